@@ -1,0 +1,291 @@
+/* fe.h - the Formulate engine: image of a formula in, LaTeX out.
+ *
+ * This is the engine's one public header. The engine is plain C11 (libc, a BLAS,
+ * pthreads); it never touches GTK or GLib objects and never calls abort()/exit():
+ * every call that can fail returns an fe_status and leaves a one-line message that
+ * fe_last_error() returns on the same thread.
+ *
+ * Objects
+ *   FeContext  the model: configuration, vocabulary and weights on one device.
+ *              Read-only once loaded; share it between threads.
+ *   FeState    per-run buffers (activation arena, KV cache, beam scratch).
+ *              Belongs to one thread at a time; make one per worker thread.
+ *
+ * Thread-safety rule: any number of threads may use one FeContext at once, each
+ * through its own FeState. Never use one FeState from two threads at the same time.
+ * Callbacks (progress, abort, log) run on the thread that called the engine, i.e.
+ * the worker thread: never touch GUI objects from them, post to your main loop.
+ *
+ * Usage
+ *
+ *   FeContextParams cp = fe_context_default_params();
+ *   cp.device = "auto";                          // or "cpu", "cuda:0"
+ *   FeContext *ctx;
+ *   if (fe_context_load("formulate.safetensors", &cp, &ctx) != FE_OK) {
+ *       fprintf(stderr, "%s\n", fe_last_error());
+ *       return 1;
+ *   }
+ *   FeState *st;
+ *   if (fe_state_new(ctx, &st) != FE_OK) { ... }
+ *
+ *   FeImage img = { .data = pixels, .width = w, .height = h, .stride = w,
+ *                   .format = FE_PIXEL_GRAY8 };
+ *   FeRecognizeParams rp = fe_recognize_default_params();
+ *   rp.beam_width = 4;
+ *   FeResult res;
+ *   if (fe_recognize(st, &img, 1, &rp, &res) == FE_OK)
+ *       printf("%s  (confidence %.2f)\n", res.latex, res.confidence_mean);
+ *   fe_result_clear(&res);
+ *
+ *   fe_state_free(st);
+ *   fe_context_free(ctx);
+ */
+#ifndef FE_H
+#define FE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define FE_API __attribute__((visibility("default")))
+#else
+#define FE_API
+#endif
+
+#define FE_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------------ */
+/* Status and messages                                                      */
+
+typedef enum {
+    FE_OK = 0,
+    FE_ERR_INVALID_ARGUMENT,  /* a NULL where none is allowed, a bad size, ...   */
+    FE_ERR_IO,                /* a file cannot be opened, read or mapped          */
+    FE_ERR_FORMAT,            /* a model file is malformed or inconsistent        */
+    FE_ERR_UNSUPPORTED,       /* a valid file asks for something we do not do     */
+    FE_ERR_OUT_OF_MEMORY,     /* host or device memory exhausted                  */
+    FE_ERR_DEVICE,            /* device missing, driver error, kernel failure     */
+    FE_ERR_DEVICE_MISMATCH,   /* operands live on different devices               */
+    FE_ERR_ABORTED,           /* the abort callback asked to stop                 */
+    FE_ERR_INTERNAL,          /* a broken invariant: a bug, reported not crashed  */
+} fe_status;
+
+/* Short stable name of a status, e.g. "FE_ERR_FORMAT". */
+FE_API const char *fe_status_name(fe_status status);
+
+/* The message left by the last failing engine call on this thread, one line,
+ * e.g. "model.safetensors: tensor 'dec.norm.weight' has shape [255], config
+ * needs [256]". Empty string when nothing failed. Valid until the next engine
+ * call on this thread. */
+FE_API const char *fe_last_error(void);
+
+typedef enum {
+    FE_LOG_DEBUG = 0,
+    FE_LOG_INFO,
+    FE_LOG_WARN,
+    FE_LOG_ERROR,
+} fe_log_level;
+
+typedef void (*fe_log_callback)(fe_log_level level, const char *message, void *user_data);
+
+/* Process-wide log sink (default: warnings and errors to stderr). Pass NULL to
+ * silence. The callback may be called from any thread that calls the engine. */
+FE_API void fe_set_log_callback(fe_log_callback callback, void *user_data);
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                  */
+
+typedef enum {
+    FE_DEVICE_CPU = 0,
+    FE_DEVICE_CUDA,
+} fe_device_kind;
+
+typedef struct {
+    char id[32];                  /* "cpu", "cuda:0", ...                        */
+    char name[128];               /* "Intel Xeon ...", "NVIDIA H100 80GB HBM3"   */
+    fe_device_kind kind;
+    int index;                    /* 0 for cpu, ordinal for cuda                 */
+    bool available;               /* false: listed so the UI can say why not     */
+    char unavailable_reason[160]; /* "no CUDA driver", "CUDA libraries not installed", ... */
+    uint64_t total_memory;        /* bytes (RAM for cpu, VRAM for gpu)           */
+    uint64_t free_memory;         /* bytes, at the time of the call              */
+    int compute_major, compute_minor; /* cuda only                               */
+    char detail[256];             /* cpu: "AVX-512 AMX-BF16; GEMM: OpenBLAS (SkylakeX kernels), 2 threads" */
+} FeDeviceInfo;
+
+/* Fills up to max entries of out (may be NULL to count) and returns how many
+ * devices exist: CPU first, then every GPU of every compiled-in backend,
+ * including unavailable ones (available == false with a reason). When the CUDA
+ * module is not built or cannot load, one "cuda" entry says why. */
+FE_API size_t fe_devices_list(FeDeviceInfo *out, size_t max);
+
+/* ------------------------------------------------------------------------ */
+/* Context: the model                                                       */
+
+typedef struct FeContext FeContext;
+typedef struct FeState FeState;
+
+typedef enum {
+    FE_PRECISION_AUTO = 0,  /* fp32 on CPU, fp16 on GPU                        */
+    FE_PRECISION_FP32,
+    FE_PRECISION_FP16,
+    FE_PRECISION_BF16,
+} fe_precision;
+
+typedef struct {
+    /* "auto" (best usable GPU, else CPU; falls back to CPU on any GPU failure),
+     * "cpu", "cuda:N" (forced: a GPU failure is an error), "cuda:0,cuda:1" or
+     * "all" (batches split across GPUs). */
+    const char *device;
+    fe_precision precision;
+    int n_threads;              /* CPU threads; 0 = one per core                 */
+    /* For PyTorch .pt checkpoints, which hold only tensors: the JSON file with
+     * {"config": {...}, "vocab": [...]}. NULL = "<model path minus .pt>.json". */
+    const char *config_path;
+    fe_log_callback log_callback;  /* NULL = the process-wide sink             */
+    void *log_user_data;
+} FeContextParams;
+
+FE_API FeContextParams fe_context_default_params(void);
+
+/* Loads a .safetensors (with formulate metadata) or a PyTorch .pt state_dict.
+ * Weights are mapped into CPU memory first, checked, BatchNorm is folded into
+ * the convolutions, then they move to the chosen device. */
+FE_API fe_status fe_context_load(const char *path, const FeContextParams *params,
+                                 FeContext **out_context);
+FE_API void fe_context_free(FeContext *context);
+
+typedef struct {
+    char arch[32];            /* "formulate-v1"                                 */
+    int format_version;
+    int d_model, n_heads, d_ff, enc_layers, dec_layers;
+    int vocab_size, max_tokens;
+    int em_px;                /* glyph size (font size in pixels) the model expects */
+    int max_height, max_width;
+    int height_stride, width_stride; /* the CNN's overall stride               */
+    uint64_t n_parameters;
+    char source_format[16];   /* "safetensors" or "pytorch"                     */
+    char weights_dtype[8];    /* dtype in the file: "f32", "f16", "bf16"        */
+} FeModelInfo;
+
+FE_API const FeModelInfo *fe_context_model_info(const FeContext *context);
+
+typedef struct {
+    FeDeviceInfo device;          /* the device in use                           */
+    fe_precision precision;       /* resolved, never AUTO                        */
+    bool fell_back;               /* asked for a GPU (auto), got the CPU         */
+    char fallback_reason[256];    /* why, when fell_back                         */
+    char gemm_path[128];          /* "OpenBLAS 0.3.21 SkylakeX kernels (cpuid: AVX-512F)" */
+    uint64_t weights_bytes;       /* bytes of weights on the device              */
+    uint64_t engine_bytes;        /* all bytes the engine holds on the device    */
+    uint64_t device_free, device_total; /* live figures from the device         */
+} FeRuntimeInfo;
+
+/* Where and how the context runs, with live memory figures. */
+FE_API fe_status fe_context_runtime_info(const FeContext *context, FeRuntimeInfo *out);
+
+/* The vocabulary: token id -> its LaTeX text (NULL when out of range). */
+FE_API const char *fe_context_token_text(const FeContext *context, int token_id);
+
+/* ------------------------------------------------------------------------ */
+/* State and recognition                                                    */
+
+FE_API fe_status fe_state_new(FeContext *context, FeState **out_state);
+FE_API void fe_state_free(FeState *state);
+
+typedef enum {
+    FE_PIXEL_GRAY8 = 0,   /* 1 byte per pixel, 0 = black                        */
+    FE_PIXEL_RGB8,
+    FE_PIXEL_RGBA8,       /* straight alpha; transparent counts as background  */
+} fe_pixel_format;
+
+typedef struct {
+    const uint8_t *data;
+    int width, height;
+    int stride;               /* bytes per row; 0 = tight                      */
+    fe_pixel_format format;
+    /* Glyph size in pixels when the caller knows it (the PDF pipeline does: font
+     * size in pt x render scale). 0 = the engine estimates it from the ink. */
+    float em_px_hint;
+} FeImage;
+
+/* Called after each finished formula; done counts up to total. */
+typedef void (*fe_progress_callback)(int done, int total, void *user_data);
+/* Polled between decode steps; return true to stop (fe_recognize returns
+ * FE_ERR_ABORTED and the results finished so far stay filled in). */
+typedef bool (*fe_abort_callback)(void *user_data);
+
+typedef struct {
+    int beam_width;           /* 1 = greedy (default 1)                        */
+    int max_tokens;           /* 0 = the model's limit                         */
+    /* Repetition guard: a run of the same n-gram repeated more than this many
+     * times ends the hypothesis (0 = off; default 4). */
+    int max_repeats;
+    float length_penalty;     /* beam score / len^alpha (default 0.6)          */
+    fe_progress_callback progress_callback;
+    void *progress_user_data;
+    fe_abort_callback abort_callback;
+    void *abort_user_data;
+} FeRecognizeParams;
+
+FE_API FeRecognizeParams fe_recognize_default_params(void);
+
+typedef struct {
+    char *latex;              /* owned; NUL-terminated; freed by fe_result_clear */
+    int *token_ids;           /* owned; n_tokens ids without BOS/EOS           */
+    int n_tokens;
+    float confidence_mean;    /* mean token probability                        */
+    float confidence_min;     /* lowest token probability                      */
+    bool hit_length_limit;    /* stopped at max_tokens without EOS             */
+    bool repetition_stopped;  /* the repetition guard ended it                 */
+    int input_width, input_height; /* image size after preprocessing            */
+    float scale;              /* resize factor applied by preprocessing         */
+    double preprocess_ms, encoder_ms, decoder_ms;
+} FeResult;
+
+/* Recognises n images; results[i] receives image i. On error the results
+ * finished so far are valid; the rest are zeroed. Clear each with
+ * fe_result_clear. */
+FE_API fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
+                              const FeRecognizeParams *params, FeResult *results);
+FE_API void fe_result_clear(FeResult *result);
+
+/* ------------------------------------------------------------------------ */
+/* Lower-level steps, for tests, benchmarks and tools                       */
+
+/* Preprocesses one image exactly as fe_recognize does. *out_pixels receives a
+ * malloc'd float image (ink = 1, background = 0) of out_height x out_width,
+ * already padded to the model's strides; free() it. */
+FE_API fe_status fe_preprocess(const FeContext *context, const FeImage *image,
+                               float **out_pixels, int *out_height, int *out_width,
+                               float *out_scale);
+
+/* Runs the encoder on a preprocessed image (ink = 1, background = 0; height and
+ * width multiples of the model's strides). The output stays in the state. */
+FE_API fe_status fe_state_encode(FeState *state, const float *pixels, int height, int width);
+
+/* Copies the last encoder output (n_tokens x d_model, row-major) to host memory
+ * owned by the state; valid until the next call on the state. */
+FE_API fe_status fe_state_encoder_output(FeState *state, const float **out,
+                                         int *n_tokens, int *d_model);
+
+/* Greedy decode from the last encoding. tokens (capacity max_tokens) receives
+ * the ids without BOS/EOS; first_logits (vocab_size floats, may be NULL) the
+ * logits of the first step. */
+FE_API fe_status fe_state_decode_greedy(FeState *state, int *tokens, int max_tokens,
+                                        int *n_tokens, float *first_logits);
+
+/* Token ids -> LaTeX, with spaces only where LaTeX needs them (after a control
+ * word followed by a letter). Returns a malloc'd string or NULL on error. */
+FE_API char *fe_detokenize(const FeContext *context, const int *ids, int n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FE_H */
