@@ -208,6 +208,13 @@ fe_status fe_tensor_download(const FeTensor *src, void *host, size_t nbytes);
  * not all live on one device. */
 fe_status fe_check_same_device(const char *op, int n, const FeTensor *const *tensors);
 
+/* Wraps memory the caller owns (e.g. a weight mapping) as a buffer without
+ * copying; CPU devices only. fe_buffer_free leaves the memory alone. */
+fe_status fe_buffer_wrap(FeDevice *device, void *data, size_t size, FeBuffer **out);
+/* Bytes a tensor of that shape takes; 0 on overflow or a bad dtype. */
+size_t fe_tensor_nbytes(const FeTensor *t);
+
+
 /* ------------------------------------------------------------------------ */
 /* Ops: the front-end checks devices, dtypes and shapes, then dispatches to
  * the backend of the operands' device. Activations are f32; weights may be
@@ -238,6 +245,26 @@ typedef struct {
     int iparams[8];
     float fparams[4];
 } FeOpDesc;
+/* FeOpDesc conventions (what a backend reads; fe-ops.c has checked shapes):
+ *   MATMUL      src x [..,K], w [N,K], b [N] or NULL; iparams[0] = gelu;
+ *               dst [..,N] (rows M = nelements(x) / K)
+ *   CONV3X3     src x [B,Cin,H,W], w [Cout,Cin,3,3], b [Cout] or NULL;
+ *               iparams[0] = relu; dst [B,Cout,H,W]
+ *   MAXPOOL     src x [B,C,H,W]; iparams = ph, pw; dst [B,C,H/ph,W/pw] (floor)
+ *   NCHW_TO_NLC src x [B,C,H,W]; dst [B,H*W,C]
+ *   ADD         src a, b; nelements(a) % nelements(b) == 0; dst like a
+ *   LAYERNORM   src x [..,D], gamma [D], beta [D]; fparams[0] = eps
+ *   GELU        src x; dst like x
+ *   ATTENTION   src q [B,Tq,D], k, v [B,Tkmax,D]; iparams = n_heads, kv_len,
+ *               causal, q_pos0; dst [B,Tq,D]
+ *   EMBED       src table [V,D], pos [P,D], ids i32 or i64 [B]; iparams[0] =
+ *               position; dst [B,D] or [B,1,D]
+ *   KV_WRITE    dst cache [B,Tmax,D]; src rows [B,1,D] or [B,D]; iparams[0] = pos
+ *   LOG_SOFTMAX src x [..,N]; dst like x
+ *   TOPK        dst values f32 [B,k]; src[0] x [B,N], src[1] indices i32 [B,k]
+ *               (a second output); iparams[0] = k; best first, ties -> lower index
+ * Every op may run in place (dst == src[0]) except MATMUL, CONV3X3,
+ * NCHW_TO_NLC, ATTENTION and TOPK. */
 
 /* The backend table (ggml-style). One per backend kind; each device points at
  * its backend. Every function returns a status and sets the message. */
@@ -279,6 +306,60 @@ fe_status fe_log_softmax(FeTensor *y, const FeTensor *x);
 fe_status fe_topk(FeTensor *values, FeTensor *indices, const FeTensor *x, int k);
 
 /* ------------------------------------------------------------------------ */
+/* Backend modules                                                          */
+
+/* Device registry and the backend-module hook.
+ *
+ * The CPU backend is always there. Other backends (CUDA) are modules: either
+ * linked in and registered with fe_backend_register_module(), or a shared
+ * library "libformulate-cuda.so" that the engine dlopen()s the first time
+ * devices are listed or opened. That library exports
+ *     const FeBackendModule *fe_cuda_backend_module(const FeBackendHost *host);
+ * (FE_CUDA_MODULE_ENTRY) and must not call engine symbols directly: the engine
+ * is a static library with hidden symbols, so a module reports errors and logs
+ * through the FeBackendHost function table it is given. It is searched in
+ * $FE_CUDA_MODULE (a full path), the executable's directory, <exe dir>/../lib/
+ * formulate, then the dynamic loader's path. When it cannot be used,
+ * fe_devices_list() shows one unavailable "cuda" entry whose reason is
+ * "CUDA backend not built" (no module file found), "CUDA libraries not
+ * installed (<dlerror>)" (the module exists but its CUDA libraries do not
+ * load), or whatever the module says through list_devices (e.g. "no CUDA
+ * driver"). Tests register fake modules in-process (tests/ops). */
+#define FE_BACKEND_ABI_VERSION 1
+#define FE_CUDA_MODULE_NAME "libformulate-cuda.so"
+#define FE_CUDA_MODULE_ENTRY "fe_cuda_backend_module"
+
+typedef struct {
+    int abi_version;                                    /* FE_BACKEND_ABI_VERSION */
+    fe_status (*set_error)(fe_status status, const char *fmt, ...)
+        __attribute__((format(printf, 2, 3)));
+    void (*log)(fe_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    const char *(*op_name)(fe_op op);
+} FeBackendHost;
+
+typedef struct FeBackendModule {
+    int abi_version;                                    /* FE_BACKEND_ABI_VERSION */
+    const char *name;                                   /* "cuda", "fake"      */
+    fe_device_kind kind;
+    /* Fills up to max entries (out may be NULL) and returns how many devices the
+     * module has. Returning 0 means "none usable": it then writes why into
+     * reason (e.g. "no CUDA driver") and fe_devices_list shows one unavailable
+     * entry named after the module. */
+    size_t (*list_devices)(FeDeviceInfo *out, size_t max, char *reason, size_t reason_len);
+    /* The device with that ordinal, initialised on first use and kept for the
+     * process; sets the error (through the host table) when it cannot be used. */
+    fe_status (*open_device)(int index, FeDevice **out);
+} FeBackendModule;
+
+typedef const FeBackendModule *(*FeBackendModuleEntry)(const FeBackendHost *host);
+
+/* Adds a module (linked-in backend or a test's fake device). At most 8. */
+fe_status fe_backend_register_module(const FeBackendModule *module);
+/* "cpu", "cuda:1", "cuda" (= cuda:0), "fake:0" -> the device, or an error
+ * that says why (FE_ERR_DEVICE, message includes the unavailable reason). */
+fe_status fe_device_open(const char *id, FeDevice **out);
+
+/* ------------------------------------------------------------------------ */
 /* CPU facts                                                                */
 
 typedef struct {
@@ -294,5 +375,33 @@ const FeCpuInfo *fe_cpu_info(void);
  * kernels, chosen from cpuid: AVX-512F)". */
 const char *fe_cpu_gemm_path(void);
 void fe_cpu_set_threads(int n);
+int fe_cpu_get_threads(void);
+
+/* Row-major single-precision GEMM used by the CPU ops:
+ *   C[M,N] = alpha * A[M,K] * op(B) + beta * C,
+ *   op(B) = B[K,N] (b_trans false, ldb >= N) or B[N,K]^T (b_trans true, ldb >= K).
+ * fe_sgemm takes the path fe_cpu_gemm_path() reports: OpenBLAS loaded at run
+ * time with kernels chosen from cpuid, or the engine's own blocked kernels
+ * when OpenBLAS is absent or FE_BLAS=builtin is set in the environment
+ * (FE_BLAS=/path/libopenblas.so.0 picks a library). No allocation once warm. */
+typedef enum {
+    FE_GEMM_AUTO = 0,        /* whatever fe_cpu_gemm_path() says            */
+    FE_GEMM_OPENBLAS,
+    FE_GEMM_BUILTIN_AVX512,
+    FE_GEMM_BUILTIN_AVX2,    /* AVX2 + FMA                                  */
+    FE_GEMM_BUILTIN_GENERIC, /* portable C                                  */
+    FE_GEMM_COUNT
+} fe_gemm_kernel;
+
+void fe_sgemm(bool b_trans, int m, int n, int k, float alpha, const float *a, int lda,
+              const float *b, int ldb, float beta, float *c, int ldc);
+/* The same through one named kernel (tests, bench/gemm): FE_ERR_UNSUPPORTED
+ * when that kernel cannot run here (no OpenBLAS, CPU lacks the ISA). */
+fe_status fe_sgemm_with(fe_gemm_kernel kernel, bool b_trans, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                        int ldc);
+const char *fe_gemm_kernel_name(fe_gemm_kernel kernel);
+/* The kernel FE_GEMM_AUTO resolves to. */
+fe_gemm_kernel fe_gemm_active_kernel(void);
 
 #endif /* FE_INTERNAL_H */
