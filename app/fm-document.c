@@ -1,0 +1,361 @@
+/* fm-document.c - a PDF opened with Poppler behind one mutex. */
+#include "fm-document.h"
+
+#include <math.h>
+#include <string.h>
+
+G_DEFINE_QUARK (fm-document-error-quark, fm_document_error)
+
+/* Pages smaller than this cannot hold text; larger ones are beyond anything a
+ * PDF producer writes (the spec's limit is 14400 units times UserUnit). */
+#define FM_PAGE_MIN_PT 1.0
+#define FM_PAGE_MAX_PT 1.0e6
+
+struct _FmDocument {
+  GObject parent_instance;
+  GMutex lock;
+  PopplerDocument *poppler;  /* only touched with lock held */
+  GBytes *bytes;             /* Poppler reads from these for the document's life */
+  char *name;
+  int n_pages;
+};
+
+G_DEFINE_FINAL_TYPE (FmDocument, fm_document, G_TYPE_OBJECT)
+
+static void
+fm_document_finalize (GObject *object)
+{
+  FmDocument *self = FM_DOCUMENT (object);
+
+  g_mutex_lock (&self->lock);
+  g_clear_object (&self->poppler);
+  g_mutex_unlock (&self->lock);
+  g_clear_pointer (&self->bytes, g_bytes_unref);
+  g_free (self->name);
+  g_mutex_clear (&self->lock);
+  G_OBJECT_CLASS (fm_document_parent_class)->finalize (object);
+}
+
+static void
+fm_document_class_init (FmDocumentClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = fm_document_finalize;
+}
+
+static void
+fm_document_init (FmDocument *self)
+{
+  g_mutex_init (&self->lock);
+}
+
+/* A PDF header may sit after up to 1024 bytes of junk (PDF 1.7, H.3 note 13). */
+static gboolean
+has_pdf_header (GBytes *bytes)
+{
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+  gsize limit = MIN (size, 1024 + 5);
+
+  if (data == NULL || size < 5)
+    return FALSE;
+  for (gsize i = 0; i + 5 <= limit; i++)
+    if (memcmp (data + i, "%PDF-", 5) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+FmDocument *
+fm_document_new_for_bytes (GBytes     *bytes,
+                           const char *name,
+                           const char *password,
+                           GError    **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  PopplerDocument *poppler;
+  FmDocument *self;
+  int n_pages;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  if (name == NULL)
+    name = "document";
+
+  if (g_bytes_get_size (bytes) == 0)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_PDF,
+                   "%s: empty file, not a PDF", name);
+      return NULL;
+    }
+  if (!has_pdf_header (bytes))
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_PDF,
+                   "%s: not a PDF file (no %%PDF- header)", name);
+      return NULL;
+    }
+
+  poppler = poppler_document_new_from_bytes (bytes, password, &local_error);
+  if (poppler == NULL)
+    {
+      if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
+        {
+          /* Poppler reports both cases the same way; only we know whether a
+           * password was offered. */
+          if (password == NULL || password[0] == '\0')
+            g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NEEDS_PASSWORD,
+                         "%s: the PDF is encrypted and needs a password (use --password)", name);
+          else
+            g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_WRONG_PASSWORD,
+                         "%s: wrong password for this encrypted PDF", name);
+        }
+      else
+        g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_DAMAGED,
+                     "%s: damaged or truncated PDF (%s)", name,
+                     local_error ? local_error->message : "unknown error");
+      return NULL;
+    }
+
+  n_pages = poppler_document_get_n_pages (poppler);
+  if (n_pages <= 0)
+    {
+      g_object_unref (poppler);
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_PAGES,
+                   "%s: the PDF has no pages", name);
+      return NULL;
+    }
+
+  self = g_object_new (FM_TYPE_DOCUMENT, NULL);
+  self->poppler = poppler;
+  self->bytes = g_bytes_ref (bytes);
+  self->name = g_strdup (name);
+  self->n_pages = n_pages;
+  return self;
+}
+
+FmDocument *
+fm_document_new_for_file (GFile        *file,
+                          const char   *password,
+                          GCancellable *cancellable,
+                          GError      **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), NULL);
+
+  name = g_file_get_parse_name (file);
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                            G_FILE_QUERY_INFO_NONE, cancellable, &local_error);
+  if (info == NULL)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR,
+                   g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+                     ? FM_DOCUMENT_ERROR_CANCELLED : FM_DOCUMENT_ERROR_NOT_FOUND,
+                   "%s: %s", name, local_error->message);
+      return NULL;
+    }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                   "%s: is a directory, not a PDF file", name);
+      return NULL;
+    }
+
+  if (g_file_is_native (file))
+    {
+      /* Map local files: large PDFs need not be copied into memory. */
+      g_autofree char *path = g_file_get_path (file);
+      GMappedFile *mapped = g_mapped_file_new (path, FALSE, &local_error);
+
+      if (mapped == NULL)
+        {
+          g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                       "%s", local_error->message);
+          return NULL;
+        }
+      bytes = g_mapped_file_get_bytes (mapped);
+      g_mapped_file_unref (mapped);
+    }
+  else
+    {
+      char *contents = NULL;
+      gsize length = 0;
+
+      if (!g_file_load_contents (file, cancellable, &contents, &length, NULL, &local_error))
+        {
+          g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                       "%s: %s", name, local_error->message);
+          return NULL;
+        }
+      bytes = g_bytes_new_take (contents, length);
+    }
+
+  return fm_document_new_for_bytes (bytes, name, password, error);
+}
+
+FmDocument *
+fm_document_new_for_path (const char  *path,
+                          const char  *password,
+                          GError     **error)
+{
+  g_autoptr(GFile) file = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  file = g_file_new_for_commandline_arg (path);
+  return fm_document_new_for_file (file, password, NULL, error);
+}
+
+typedef struct {
+  GFile *file;
+  char *password;
+} OpenData;
+
+static void
+open_data_free (OpenData *data)
+{
+  g_object_unref (data->file);
+  if (data->password)
+    memset (data->password, 0, strlen (data->password));
+  g_free (data->password);
+  g_free (data);
+}
+
+static void
+open_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  OpenData *data = task_data;
+  GError *error = NULL;
+  FmDocument *doc = fm_document_new_for_file (data->file, data->password, cancellable, &error);
+
+  if (doc)
+    g_task_return_pointer (task, doc, g_object_unref);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+fm_document_new_for_file_async (GFile               *file,
+                                const char          *password,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
+  OpenData *data = g_new0 (OpenData, 1);
+
+  data->file = g_object_ref (file);
+  data->password = g_strdup (password);
+  g_task_set_source_tag (task, fm_document_new_for_file_async);
+  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
+  g_task_run_in_thread (task, open_thread);
+}
+
+FmDocument *
+fm_document_new_for_file_finish (GAsyncResult *result,
+                                 GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+const char *
+fm_document_get_name (FmDocument *self)
+{
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), NULL);
+  return self->name;
+}
+
+int
+fm_document_get_n_pages (FmDocument *self)
+{
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), 0);
+  return self->n_pages;
+}
+
+void
+fm_document_lock (FmDocument *self)
+{
+  g_mutex_lock (&self->lock);
+}
+
+void
+fm_document_unlock (FmDocument *self)
+{
+  g_mutex_unlock (&self->lock);
+}
+
+PopplerPage *
+fm_document_get_page_locked (FmDocument *self,
+                             int         index,
+                             GError    **error)
+{
+  PopplerPage *page;
+
+  if (index < 0 || index >= self->n_pages)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_PAGE_RANGE,
+                   "%s: page %d does not exist (the document has %d)",
+                   self->name, index + 1, self->n_pages);
+      return NULL;
+    }
+  page = poppler_document_get_page (self->poppler, index);
+  if (page == NULL)
+    g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_BAD_PAGE,
+                 "%s: page %d cannot be read", self->name, index + 1);
+  return page;
+}
+
+gboolean
+fm_document_get_page_size (FmDocument *self,
+                           int         index,
+                           double     *width,
+                           double     *height,
+                           GError    **error)
+{
+  PopplerPage *page;
+  double w = 0, h = 0;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), FALSE);
+
+  fm_document_lock (self);
+  page = fm_document_get_page_locked (self, index, error);
+  if (page)
+    {
+      poppler_page_get_size (page, &w, &h);
+      g_object_unref (page);
+    }
+  fm_document_unlock (self);
+  if (page == NULL)
+    return FALSE;
+
+  if (!isfinite (w) || !isfinite (h) || w < FM_PAGE_MIN_PT || h < FM_PAGE_MIN_PT ||
+      w > FM_PAGE_MAX_PT || h > FM_PAGE_MAX_PT)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_BAD_PAGE,
+                   "%s: page %d has an unusable size (%g x %g pt)",
+                   self->name, index + 1, w, h);
+      return FALSE;
+    }
+  if (width)
+    *width = w;
+  if (height)
+    *height = h;
+  return TRUE;
+}
+
+char *
+fm_document_dup_title (FmDocument *self)
+{
+  char *title;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), NULL);
+  fm_document_lock (self);
+  title = poppler_document_get_title (self->poppler);
+  fm_document_unlock (self);
+  if (title && title[0] == '\0')
+    g_clear_pointer (&title, g_free);
+  return title;
+}

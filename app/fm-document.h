@@ -1,0 +1,85 @@
+/* fm-document.h - a PDF opened with Poppler, safe to use from several threads.
+ *
+ * Poppler documents and pages are not thread-safe, so every FmDocument carries
+ * one mutex and every Poppler call on it (or on one of its pages) happens with
+ * that mutex held: either through the fm_document_* calls below, which take it
+ * themselves, or between fm_document_lock() and fm_document_unlock() for code
+ * that works on PopplerPage objects directly (the *_locked functions).
+ *
+ * Coordinates everywhere in the PDF library are PDF points (1/72 inch) on the
+ * page as displayed: the page's /Rotate is applied, origin top-left, y down,
+ * exactly as Poppler's text layout reports them.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <poppler.h>
+
+G_BEGIN_DECLS
+
+#define FM_DOCUMENT_ERROR (fm_document_error_quark ())
+GQuark fm_document_error_quark (void);
+
+typedef enum {
+  FM_DOCUMENT_ERROR_NOT_FOUND,       /* missing, a directory, unreadable        */
+  FM_DOCUMENT_ERROR_NOT_PDF,         /* no %PDF- header                         */
+  FM_DOCUMENT_ERROR_DAMAGED,         /* Poppler cannot parse it                 */
+  FM_DOCUMENT_ERROR_NO_PAGES,        /* a valid file with zero pages            */
+  FM_DOCUMENT_ERROR_NEEDS_PASSWORD,  /* encrypted and no password was given     */
+  FM_DOCUMENT_ERROR_WRONG_PASSWORD,  /* encrypted and the given one is wrong    */
+  FM_DOCUMENT_ERROR_PAGE_RANGE,      /* page index out of range                 */
+  FM_DOCUMENT_ERROR_BAD_PAGE,        /* a page with an unusable size            */
+  FM_DOCUMENT_ERROR_RENDER,          /* Cairo could not render / too large      */
+  FM_DOCUMENT_ERROR_NO_TEXT_LAYER,   /* page has no text to detect formulas in  */
+  FM_DOCUMENT_ERROR_CANCELLED,
+} FmDocumentError;
+
+#define FM_TYPE_DOCUMENT (fm_document_get_type ())
+G_DECLARE_FINAL_TYPE (FmDocument, fm_document, FM, DOCUMENT, GObject)
+
+/* Opens a local file. password may be NULL. Errors are FM_DOCUMENT_ERROR with a
+ * one-line message that names the file. */
+FmDocument *fm_document_new_for_path (const char  *path,
+                                      const char  *password,
+                                      GError     **error);
+/* Opens any GFile (local path or URI GIO understands). */
+FmDocument *fm_document_new_for_file (GFile        *file,
+                                      const char   *password,
+                                      GCancellable *cancellable,
+                                      GError      **error);
+/* Opens a PDF held in memory (fuzzing, tests). name is used in messages. */
+FmDocument *fm_document_new_for_bytes (GBytes     *bytes,
+                                       const char *name,
+                                       const char *password,
+                                       GError    **error);
+
+/* Async open for the window: runs fm_document_new_for_file on a worker thread. */
+void        fm_document_new_for_file_async  (GFile               *file,
+                                             const char          *password,
+                                             GCancellable        *cancellable,
+                                             GAsyncReadyCallback  callback,
+                                             gpointer             user_data);
+FmDocument *fm_document_new_for_file_finish (GAsyncResult *result,
+                                             GError      **error);
+
+const char *fm_document_get_name (FmDocument *self);   /* basename for messages */
+int         fm_document_get_n_pages (FmDocument *self);
+/* Size of page index (0-based) as displayed (rotation applied), in points. */
+gboolean    fm_document_get_page_size (FmDocument *self,
+                                       int         index,
+                                       double     *width,
+                                       double     *height,
+                                       GError    **error);
+/* The /Title, or NULL. Free with g_free. */
+char       *fm_document_dup_title (FmDocument *self);
+
+/* The document-wide Poppler lock. */
+void        fm_document_lock   (FmDocument *self);
+void        fm_document_unlock (FmDocument *self);
+/* With the lock held: the Poppler page (a new reference; unref it with the lock
+ * held too, since page finalisation touches the document). */
+PopplerPage *fm_document_get_page_locked (FmDocument *self,
+                                          int         index,
+                                          GError    **error);
+
+G_END_DECLS

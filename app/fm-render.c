@@ -1,0 +1,273 @@
+/* fm-render.c - Poppler + Cairo rendering with a pixel cap. */
+#include "fm-render.h"
+
+#include <math.h>
+#include <string.h>
+
+double
+fm_render_scale_for_font (double font_size_pt,
+                          int    em_px)
+{
+  /* Text layers carry 0 or garbage sizes for some Type 3 fonts; 10 pt is the
+   * most common body size and keeps the crop usable. */
+  if (!isfinite (font_size_pt) || font_size_pt < 0.5 || font_size_pt > 1000.0)
+    font_size_pt = 10.0;
+  if (em_px <= 0)
+    em_px = FM_RENDER_DEFAULT_EM_PX;
+  return (double) em_px / font_size_pt;
+}
+
+double
+fm_render_fit_scale (double width_pt,
+                     double height_pt,
+                     double wanted_scale)
+{
+  double scale = wanted_scale;
+
+  if (!(width_pt > 0) || !(height_pt > 0) || !(scale > 0) || !isfinite (scale))
+    return 0;
+  if (width_pt * scale > FM_RENDER_MAX_SIDE)
+    scale = FM_RENDER_MAX_SIDE / width_pt;
+  if (height_pt * scale > FM_RENDER_MAX_SIDE)
+    scale = FM_RENDER_MAX_SIDE / height_pt;
+  if (width_pt * height_pt * scale * scale > FM_RENDER_MAX_PIXELS)
+    scale = sqrt (FM_RENDER_MAX_PIXELS / (width_pt * height_pt));
+  /* ceil() in the render may add a pixel per side; stay safely inside. */
+  return scale * 0.999;
+}
+
+cairo_surface_t *
+fm_render_page_rect_locked (PopplerPage  *page,
+                            const FmRect *rect,
+                            double        scale,
+                            GError      **error)
+{
+  FmRect area;
+  double pw = 0, ph = 0, w_px, h_px;
+  cairo_surface_t *surface;
+  cairo_t *cr;
+  cairo_status_t status;
+
+  poppler_page_get_size (page, &pw, &ph);
+  if (rect)
+    area = *rect;
+  else
+    area = (FmRect) { 0, 0, pw, ph };
+
+  if (!isfinite (scale) || scale <= 0 ||
+      !isfinite (area.x0) || !isfinite (area.y0) || !isfinite (area.x1) || !isfinite (area.y1) ||
+      area.x1 <= area.x0 || area.y1 <= area.y0)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: cannot render an empty area or at scale %g",
+                   poppler_page_get_index (page) + 1, scale);
+      return NULL;
+    }
+
+  w_px = ceil ((area.x1 - area.x0) * scale - 1e-6);
+  h_px = ceil ((area.y1 - area.y0) * scale - 1e-6);
+  if (w_px < 1) w_px = 1;
+  if (h_px < 1) h_px = 1;
+  if (w_px > FM_RENDER_MAX_SIDE || h_px > FM_RENDER_MAX_SIDE || w_px * h_px > FM_RENDER_MAX_PIXELS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: a render of %.0f x %.0f pixels is above the limit of %d pixels",
+                   poppler_page_get_index (page) + 1, w_px, h_px, FM_RENDER_MAX_PIXELS);
+      return NULL;
+    }
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w_px, (int) h_px);
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: cannot allocate a %.0f x %.0f image: %s",
+                   poppler_page_get_index (page) + 1, w_px, h_px,
+                   cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+
+  cr = cairo_create (surface);
+  cairo_set_source_rgb (cr, 1, 1, 1);
+  cairo_paint (cr);
+  cairo_scale (cr, scale, scale);
+  cairo_translate (cr, -area.x0, -area.y0);
+  /* poppler_page_render applies the page's /Rotate, like the text layout. */
+  poppler_page_render (page, cr);
+  status = cairo_status (cr);
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d cannot be rendered: %s",
+                   poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+  return surface;
+}
+
+cairo_surface_t *
+fm_render_page_rect (FmDocument   *doc,
+                     int           page_index,
+                     const FmRect *rect,
+                     double        scale,
+                     GError      **error)
+{
+  PopplerPage *page;
+  cairo_surface_t *surface = NULL;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, page_index, error);
+  if (page)
+    {
+      surface = fm_render_page_rect_locked (page, rect, scale, error);
+      g_object_unref (page);
+    }
+  fm_document_unlock (doc);
+  return surface;
+}
+
+FmGrayImage *
+fm_gray_image_new (int width,
+                   int height)
+{
+  FmGrayImage *image;
+
+  g_return_val_if_fail (width > 0 && height > 0, NULL);
+  image = g_new0 (FmGrayImage, 1);
+  image->width = width;
+  image->height = height;
+  image->stride = width;
+  image->pixels = g_malloc ((gsize) width * (gsize) height);
+  memset (image->pixels, 255, (gsize) width * (gsize) height);
+  return image;
+}
+
+void
+fm_gray_image_free (FmGrayImage *image)
+{
+  if (image == NULL)
+    return;
+  g_free (image->pixels);
+  g_free (image);
+}
+
+FmGrayImage *
+fm_gray_image_new_from_surface (cairo_surface_t *surface)
+{
+  FmGrayImage *image;
+  const guint8 *src;
+  int w, h, stride;
+  cairo_format_t format;
+
+  g_return_val_if_fail (surface != NULL, NULL);
+  format = cairo_image_surface_get_format (surface);
+  g_return_val_if_fail (format == CAIRO_FORMAT_ARGB32 || format == CAIRO_FORMAT_RGB24, NULL);
+
+  cairo_surface_flush (surface);
+  w = cairo_image_surface_get_width (surface);
+  h = cairo_image_surface_get_height (surface);
+  stride = cairo_image_surface_get_stride (surface);
+  src = cairo_image_surface_get_data (surface);
+  image = fm_gray_image_new (w, h);
+
+  for (int y = 0; y < h; y++)
+    {
+      const guint32 *row = (const guint32 *) (const void *) (src + (gsize) y * stride);
+      guint8 *out = image->pixels + (gsize) y * image->stride;
+
+      for (int x = 0; x < w; x++)
+        {
+          guint32 p = row[x];
+          guint a = format == CAIRO_FORMAT_ARGB32 ? (p >> 24) & 0xff : 255;
+          /* Premultiplied colour over white: c + (255 - a). */
+          guint r = ((p >> 16) & 0xff) + 255 - a;
+          guint g = ((p >> 8) & 0xff) + 255 - a;
+          guint b = (p & 0xff) + 255 - a;
+          guint v = (r * 77 + g * 150 + b * 29 + 128) >> 8;
+
+          out[x] = (guint8) MIN (v, 255u);
+        }
+    }
+  return image;
+}
+
+FmGrayImage *
+fm_render_page_rect_gray (FmDocument   *doc,
+                          int           page_index,
+                          const FmRect *rect,
+                          double        scale,
+                          GError      **error)
+{
+  cairo_surface_t *surface = fm_render_page_rect (doc, page_index, rect, scale, error);
+  FmGrayImage *image;
+
+  if (surface == NULL)
+    return NULL;
+  image = fm_gray_image_new_from_surface (surface);
+  cairo_surface_destroy (surface);
+  return image;
+}
+
+typedef struct {
+  int page_index;
+  gboolean has_rect;
+  FmRect rect;
+  double scale;
+} RenderData;
+
+static void
+render_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  RenderData *data = task_data;
+  GError *error = NULL;
+  cairo_surface_t *surface;
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+  surface = fm_render_page_rect (FM_DOCUMENT (source_object), data->page_index,
+                                 data->has_rect ? &data->rect : NULL, data->scale, &error);
+  if (surface)
+    g_task_return_pointer (task, surface, (GDestroyNotify) cairo_surface_destroy);
+  else
+    g_task_return_error (task, error);
+}
+
+void
+fm_render_page_rect_async (FmDocument          *doc,
+                           int                  page_index,
+                           const FmRect        *rect,
+                           double               scale,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (doc, cancellable, callback, user_data);
+  RenderData *data = g_new0 (RenderData, 1);
+
+  data->page_index = page_index;
+  data->has_rect = rect != NULL;
+  if (rect)
+    data->rect = *rect;
+  data->scale = scale;
+  g_task_set_source_tag (task, fm_render_page_rect_async);
+  g_task_set_task_data (task, data, g_free);
+  g_task_run_in_thread (task, render_thread);
+}
+
+cairo_surface_t *
+fm_render_page_rect_finish (FmDocument   *doc,
+                            GAsyncResult *result,
+                            GError      **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, doc), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
