@@ -55,7 +55,7 @@ fe_status fe_prefix_error(fe_status status, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, fe_error_message, sizeof old);
-    snprintf(fe_error_message, sizeof fe_error_message, "%s: %s", prefix, old);
+    snprintf(fe_error_message, sizeof fe_error_message, "%.500s: %.500s", prefix, old);
     return status;
 }
 
