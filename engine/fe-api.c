@@ -1,0 +1,546 @@
+/* fe-api.c - the public API of fe.h on top of the model layer. */
+#include "fe-model.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct FeContext {
+    FeModel model;
+    FeModelInfo info;
+    FeRuntimeInfo runtime;
+    char **vocab;
+    int n_vocab;
+    fe_log_callback log_callback;
+    void *log_user_data;
+    /* bytes of state buffers on the device, for runtime_info */
+    pthread_mutex_t lock;
+    uint64_t state_bytes;
+};
+
+struct FeState {
+    FeContext *ctx;
+    FeStateBuffers sb;
+    int *tokens;                   /* [max_tokens]                             */
+    uint64_t bytes;
+};
+
+static double fe_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void fe_context_log(const FeContext *ctx, fe_log_level level, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fe_context_log(const FeContext *ctx, fe_log_level level, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (ctx && ctx->log_callback)
+        ctx->log_callback(level, msg, ctx->log_user_data);
+    else
+        fe_log(level, "%s", msg);
+}
+
+FeContextParams fe_context_default_params(void) {
+    FeContextParams p;
+    memset(&p, 0, sizeof p);
+    p.device = "auto";
+    p.precision = FE_PRECISION_AUTO;
+    p.n_threads = 0;
+    p.config_path = NULL;
+    p.log_callback = NULL;
+    p.log_user_data = NULL;
+    return p;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device choice                                                            */
+
+static bool fe_is_cuda_id(const char *s) {
+    if (strcmp(s, "cuda") == 0)
+        return true;
+    if (strncmp(s, "cuda:", 5) != 0 || !s[5])
+        return false;
+    for (const char *p = s + 5; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
+}
+
+fe_status fe_device_choose(const char *request, FeDevice **out_device, bool *fell_back,
+                           char *reason, size_t reason_size) {
+    *out_device = NULL;
+    *fell_back = false;
+    if (reason_size)
+        reason[0] = '\0';
+    if (!request || !*request || strcmp(request, "auto") == 0) {
+        /* The best usable GPU, else the CPU with the reason none was taken. */
+        FeDeviceInfo devs[16];
+        size_t n = fe_devices_list(devs, 16);
+        if (n > 16)
+            n = 16;
+        char why[256] = "";
+        for (size_t i = 0; i < n; i++) {
+            if (devs[i].kind != FE_DEVICE_CUDA)
+                continue;
+            if (!devs[i].available) {
+                if (!why[0])
+                    snprintf(why, sizeof why, "no CUDA device: %.200s", devs[i].unavailable_reason);
+                continue;
+            }
+            if (fe_device_open(devs[i].id, out_device) == FE_OK)
+                return FE_OK;
+            snprintf(why, sizeof why, "%.31s failed: %.200s", devs[i].id, fe_last_error());
+        }
+        if (!why[0])
+            snprintf(why, sizeof why, "no CUDA device");
+        *fell_back = true;
+        snprintf(reason, reason_size, "%.255s", why);
+        fe_clear_error();
+        return fe_device_open("cpu", out_device);
+    }
+    if (strcmp(request, "cpu") == 0)
+        return fe_device_open("cpu", out_device);
+    if (fe_is_cuda_id(request))
+        return fe_device_open(request, out_device);
+    if (strcmp(request, "all") == 0 || strchr(request, ',')) {
+        /* Splitting batches across GPUs is not implemented; a set naming one
+         * usable GPU runs on it, anything more is refused rather than
+         * silently using one. */
+        FeDeviceInfo devs[16];
+        size_t n = fe_devices_list(devs, 16);
+        if (n > 16)
+            n = 16;
+        int usable = 0;
+        const char *first = NULL;
+        char why[256] = "no CUDA device";
+        for (size_t i = 0; i < n; i++) {
+            if (devs[i].kind != FE_DEVICE_CUDA)
+                continue;
+            bool named = strcmp(request, "all") == 0;
+            if (!named) {
+                const char *p = request;
+                size_t idl = strlen(devs[i].id);
+                while (p && *p) {
+                    if (strncmp(p, devs[i].id, idl) == 0 && (p[idl] == ',' || p[idl] == '\0'))
+                        named = true;
+                    p = strchr(p, ',');
+                    if (p)
+                        p++;
+                }
+            }
+            if (!named)
+                continue;
+            if (devs[i].available) {
+                usable++;
+                if (!first)
+                    first = devs[i].id;
+            } else {
+                snprintf(why, sizeof why, "%s", devs[i].unavailable_reason);
+            }
+        }
+        if (usable == 0)
+            return fe_set_error(FE_ERR_DEVICE, "device '%s': %s", request, why);
+        if (usable > 1)
+            return fe_set_error(FE_ERR_UNSUPPORTED,
+                                "device '%s': splitting batches across %d GPUs is not implemented; "
+                                "name one GPU", request, usable);
+        return fe_device_open(first, out_device);
+    }
+    return fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                        "unknown device '%s' (expected auto, cpu, cuda:N or all)", request);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Context                                                                  */
+
+static fe_status fe_fill_device_info(FeDevice *dev, FeDeviceInfo *out) {
+    FeDeviceInfo devs[16];
+    size_t n = fe_devices_list(devs, 16);
+    if (n > 16)
+        n = 16;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(devs[i].id, dev->id) == 0) {
+            *out = devs[i];
+            return FE_OK;
+        }
+    memset(out, 0, sizeof *out);
+    snprintf(out->id, sizeof out->id, "%s", dev->id);
+    snprintf(out->name, sizeof out->name, "%s", dev->id);
+    out->kind = strncmp(dev->id, "cuda", 4) == 0 ? FE_DEVICE_CUDA : FE_DEVICE_CPU;
+    out->index = dev->index;
+    out->available = true;
+    return FE_OK;
+}
+
+fe_status fe_context_load(const char *path, const FeContextParams *params,
+                          FeContext **out_context) {
+    if (!path || !out_context)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_context_load: NULL path or output");
+    *out_context = NULL;
+    FeContextParams p = params ? *params : fe_context_default_params();
+    fe_clear_error();
+
+    FeContext *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    pthread_mutex_init(&ctx->lock, NULL);
+    ctx->log_callback = p.log_callback;
+    ctx->log_user_data = p.log_user_data;
+
+    FeDevice *dev = NULL;
+    bool fell_back = false;
+    char reason[256];
+    fe_status st = fe_device_choose(p.device, &dev, &fell_back, reason, sizeof reason);
+    if (st != FE_OK) {
+        fe_context_free(ctx);
+        return st;
+    }
+    if (p.n_threads > 0)
+        fe_cpu_set_threads(p.n_threads);
+
+    FeWeightFile *wf = NULL;
+    st = fe_weights_open(path, p.config_path, &wf);
+    if (st != FE_OK) {
+        fe_context_free(ctx);
+        return st;
+    }
+    st = fe_model_load(&ctx->model, wf, dev);
+    if (st != FE_OK) {
+        fe_prefix_error(st, "%s", path);
+        fe_weights_close(wf);
+        fe_context_free(ctx);
+        return st;
+    }
+    /* The vocabulary outlives the mapping, which is released now that the
+     * weights are on the device. */
+    ctx->vocab = calloc((size_t)wf->n_vocab, sizeof(char *));
+    ctx->n_vocab = wf->n_vocab;
+    st = ctx->vocab ? FE_OK : fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; st == FE_OK && i < wf->n_vocab; i++) {
+        ctx->vocab[i] = strdup(wf->vocab[i]);
+        if (!ctx->vocab[i])
+            st = fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    /* weights dtype: the dtype of the file's first floating tensor */
+    const char *wdtype = "f32";
+    for (size_t i = 0; i < wf->n_entries; i++) {
+        fe_dtype dt = wf->entries[i].dtype;
+        if (dt == FE_DTYPE_F32 || dt == FE_DTYPE_F16 || dt == FE_DTYPE_BF16) {
+            wdtype = fe_dtype_name(dt);
+            break;
+        }
+    }
+    FeModelInfo *mi = &ctx->info;
+    const FeModelConfig *c = &ctx->model.cfg;
+    snprintf(mi->arch, sizeof mi->arch, "%s", c->arch);
+    mi->format_version = c->format_version;
+    mi->d_model = c->d_model;
+    mi->n_heads = c->n_heads;
+    mi->d_ff = c->d_ff;
+    mi->enc_layers = c->enc_layers;
+    mi->dec_layers = c->dec_layers;
+    mi->vocab_size = c->vocab_size;
+    mi->max_tokens = c->max_tokens;
+    mi->em_px = c->em_px;
+    mi->max_height = c->max_height;
+    mi->max_width = c->max_width;
+    mi->height_stride = c->height_stride;
+    mi->width_stride = c->width_stride;
+    mi->n_parameters = ctx->model.n_parameters;
+    snprintf(mi->source_format, sizeof mi->source_format, "%s", wf->format);
+    snprintf(mi->weights_dtype, sizeof mi->weights_dtype, "%s", wdtype);
+    fe_weights_close(wf);
+    if (st != FE_OK) {
+        fe_context_free(ctx);
+        return st;
+    }
+
+    FeRuntimeInfo *ri = &ctx->runtime;
+    fe_fill_device_info(dev, &ri->device);
+    ri->precision = FE_PRECISION_FP32;
+    if (p.precision == FE_PRECISION_FP16 || p.precision == FE_PRECISION_BF16)
+        fe_context_log(ctx, FE_LOG_INFO, "%s runs in fp32: reduced precision is for GPUs",
+                       dev->id);
+    ri->fell_back = fell_back;
+    if (fell_back) {
+        snprintf(ri->fallback_reason, sizeof ri->fallback_reason, "%s", reason);
+        fe_context_log(ctx, FE_LOG_INFO, "device auto: using the CPU (%s)", reason);
+    }
+    snprintf(ri->gemm_path, sizeof ri->gemm_path, "%s",
+             strcmp(dev->id, "cpu") == 0 ? fe_cpu_gemm_path() : dev->backend->name);
+    ri->weights_bytes = ctx->model.weights_bytes;
+    fe_clear_error();
+    *out_context = ctx;
+    return FE_OK;
+}
+
+void fe_context_free(FeContext *context) {
+    if (!context)
+        return;
+    fe_model_free(&context->model);
+    if (context->vocab)
+        for (int i = 0; i < context->n_vocab; i++)
+            free(context->vocab[i]);
+    free(context->vocab);
+    pthread_mutex_destroy(&context->lock);
+    free(context);
+}
+
+const FeModelInfo *fe_context_model_info(const FeContext *context) {
+    return context ? &context->info : NULL;
+}
+
+fe_status fe_context_runtime_info(const FeContext *context, FeRuntimeInfo *out) {
+    if (!context || !out)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_context_runtime_info: NULL argument");
+    *out = context->runtime;
+    FeContext *ctx = (FeContext *)context;  /* the lock guards a counter only */
+    pthread_mutex_lock(&ctx->lock);
+    out->engine_bytes = ctx->runtime.weights_bytes + ctx->state_bytes;
+    pthread_mutex_unlock(&ctx->lock);
+    FeDevice *dev = context->model.device;
+    if (dev && dev->backend && dev->backend->memory_info) {
+        uint64_t f = 0, t = 0;
+        if (dev->backend->memory_info(dev, &f, &t) == FE_OK) {
+            out->device_free = f;
+            out->device_total = t;
+            out->device.free_memory = f;
+            out->device.total_memory = t;
+        }
+    }
+    return FE_OK;
+}
+
+const char *fe_context_token_text(const FeContext *context, int token_id) {
+    if (!context || token_id < 0 || token_id >= context->n_vocab)
+        return NULL;
+    return context->vocab[token_id];
+}
+
+/* ------------------------------------------------------------------------ */
+/* State                                                                    */
+
+static uint64_t fe_state_device_bytes(const FeStateBuffers *sb) {
+    return (sb->enc_arena ? sb->enc_arena->size : 0) + (sb->dec_arena ? sb->dec_arena->size : 0);
+}
+
+fe_status fe_state_new(FeContext *context, FeState **out_state) {
+    if (!context || !out_state)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_new: NULL argument");
+    *out_state = NULL;
+    FeState *st = calloc(1, sizeof *st);
+    if (!st)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    st->ctx = context;
+    st->tokens = malloc((size_t)context->model.cfg.max_tokens * sizeof(int));
+    if (!st->tokens) {
+        free(st);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    fe_status s = fe_state_buffers_init(&st->sb, &context->model);
+    if (s != FE_OK) {
+        free(st->tokens);
+        free(st);
+        return s;
+    }
+    st->bytes = fe_state_device_bytes(&st->sb);
+    pthread_mutex_lock(&context->lock);
+    context->state_bytes += st->bytes;
+    pthread_mutex_unlock(&context->lock);
+    *out_state = st;
+    return FE_OK;
+}
+
+void fe_state_free(FeState *state) {
+    if (!state)
+        return;
+    pthread_mutex_lock(&state->ctx->lock);
+    state->ctx->state_bytes -= state->bytes;
+    pthread_mutex_unlock(&state->ctx->lock);
+    fe_state_buffers_free(&state->sb);
+    free(state->tokens);
+    free(state);
+}
+
+/* Grows the decoder buffers for a beam width and keeps the context's byte
+ * count right. */
+static fe_status fe_state_reserve(FeState *state, int beams) {
+    FE_TRY(fe_state_buffers_reserve_beams(&state->sb, beams));
+    uint64_t now = fe_state_device_bytes(&state->sb);
+    if (now != state->bytes) {
+        pthread_mutex_lock(&state->ctx->lock);
+        state->ctx->state_bytes += now - state->bytes;
+        pthread_mutex_unlock(&state->ctx->lock);
+        state->bytes = now;
+    }
+    return FE_OK;
+}
+
+FeRecognizeParams fe_recognize_default_params(void) {
+    FeRecognizeParams p;
+    memset(&p, 0, sizeof p);
+    p.beam_width = 1;
+    p.max_tokens = 0;
+    p.max_repeats = 4;
+    p.length_penalty = 0.6f;
+    return p;
+}
+
+void fe_result_clear(FeResult *result) {
+    if (!result)
+        return;
+    free(result->latex);
+    free(result->token_ids);
+    memset(result, 0, sizeof *result);
+}
+
+fe_status fe_preprocess(const FeContext *context, const FeImage *image, float **out_pixels,
+                        int *out_height, int *out_width, float *out_scale) {
+    if (!context)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_preprocess: NULL context");
+    return fe_preprocess_config(&context->model.cfg, image, out_pixels, out_height, out_width,
+                                out_scale);
+}
+
+fe_status fe_state_encode(FeState *state, const float *pixels, int height, int width) {
+    if (!state)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_encode: NULL state");
+    return fe_model_encode(&state->sb, pixels, height, width);
+}
+
+fe_status fe_state_encoder_output(FeState *state, const float **out, int *n_tokens, int *d_model) {
+    if (!state || !out)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_encoder_output: NULL argument");
+    FeStateBuffers *sb = &state->sb;
+    if (sb->enc_len <= 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_encoder_output: nothing encoded");
+    int d = sb->model->cfg.d_model;
+    FeTensor view = sb->enc_out;
+    view.ndim = 2;
+    view.shape[0] = sb->enc_len;
+    view.shape[1] = d;
+    FE_TRY(fe_tensor_download(&view, sb->host_enc_out, (size_t)sb->enc_len * d * sizeof(float)));
+    *out = sb->host_enc_out;
+    if (n_tokens)
+        *n_tokens = sb->enc_len;
+    if (d_model)
+        *d_model = d;
+    return FE_OK;
+}
+
+fe_status fe_state_decode_greedy(FeState *state, int *tokens, int max_tokens, int *n_tokens,
+                                 float *first_logits) {
+    if (!state || !tokens || !n_tokens || max_tokens <= 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_decode_greedy: bad argument");
+    FeDecodeOptions opt = {.beam_width = 1, .max_tokens = max_tokens, .max_repeats = 0,
+                           .first_logits = first_logits};
+    FeDecodeOutput out = {.tokens = state->tokens};
+    FE_TRY(fe_decode_greedy(&state->sb, &opt, &out));
+    int n = out.n_tokens < max_tokens ? out.n_tokens : max_tokens;
+    memcpy(tokens, out.tokens, (size_t)n * sizeof(int));
+    *n_tokens = n;
+    return FE_OK;
+}
+
+char *fe_detokenize(const FeContext *context, const int *ids, int n) {
+    if (!context) {
+        fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_detokenize: NULL context");
+        return NULL;
+    }
+    return fe_detokenize_vocab(context->vocab, context->n_vocab, &context->model.cfg, ids, n);
+}
+
+static fe_status fe_recognize_one(FeState *state, const FeImage *image,
+                                  const FeRecognizeParams *p, FeResult *res) {
+    FeContext *ctx = state->ctx;
+    float *pixels = NULL;
+    int h = 0, w = 0;
+    float scale = 1.0f;
+    double t0 = fe_now_ms();
+    FE_TRY(fe_preprocess_config(&ctx->model.cfg, image, &pixels, &h, &w, &scale));
+    double t1 = fe_now_ms();
+    fe_status st = fe_model_encode(&state->sb, pixels, h, w);
+    free(pixels);
+    FE_TRY(st);
+    FE_TRY(fe_model_cross_kv(&state->sb));
+    double t2 = fe_now_ms();
+    FeDecodeOptions opt = {
+        .beam_width = p->beam_width,
+        .max_tokens = p->max_tokens,
+        .max_repeats = p->max_repeats,
+        .length_penalty = p->length_penalty,
+        .abort_callback = p->abort_callback,
+        .abort_user_data = p->abort_user_data,
+    };
+    FeDecodeOutput out = {.tokens = state->tokens};
+    if (p->beam_width <= 1)
+        FE_TRY(fe_decode_greedy(&state->sb, &opt, &out));
+    else
+        FE_TRY(fe_decode_beam(&state->sb, &opt, &out));
+    double t3 = fe_now_ms();
+    char *latex = fe_detokenize_vocab(ctx->vocab, ctx->n_vocab, &ctx->model.cfg, out.tokens,
+                                      out.n_tokens);
+    if (!latex)
+        return FE_ERR_INTERNAL;
+    int *ids = malloc((size_t)(out.n_tokens > 0 ? out.n_tokens : 1) * sizeof(int));
+    if (!ids) {
+        free(latex);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(ids, out.tokens, (size_t)out.n_tokens * sizeof(int));
+    res->latex = latex;
+    res->token_ids = ids;
+    res->n_tokens = out.n_tokens;
+    res->confidence_mean = out.confidence_mean;
+    res->confidence_min = out.confidence_min;
+    res->hit_length_limit = out.hit_length_limit;
+    res->repetition_stopped = out.repetition_stopped;
+    res->input_width = w;
+    res->input_height = h;
+    res->scale = scale;
+    res->preprocess_ms = t1 - t0;
+    res->encoder_ms = t2 - t1;
+    res->decoder_ms = t3 - t2;
+    return FE_OK;
+}
+
+fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
+                       const FeRecognizeParams *params, FeResult *results) {
+    if (!state || (n > 0 && (!images || !results)))
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_recognize: NULL argument");
+    FeRecognizeParams p = params ? *params : fe_recognize_default_params();
+    if (p.beam_width < 1)
+        p.beam_width = 1;
+    if (p.beam_width > FE_MAX_BEAM)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "beam width %d is above %d", p.beam_width,
+                            FE_MAX_BEAM);
+    if (p.max_tokens < 0 || p.max_repeats < 0 || !(p.length_penalty >= 0.0f))
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                            "fe_recognize: negative max_tokens, max_repeats or length_penalty");
+    memset(results, 0, n * sizeof *results);
+    /* Buffers for the beam width are made before the first image, so no
+     * decode step ever allocates. */
+    FE_TRY(fe_state_reserve(state, p.beam_width));
+    for (size_t i = 0; i < n; i++) {
+        if (p.abort_callback && p.abort_callback(p.abort_user_data))
+            return fe_set_error(FE_ERR_ABORTED, "recognition aborted");
+        fe_status st = fe_recognize_one(state, &images[i], &p, &results[i]);
+        if (st != FE_OK) {
+            fe_result_clear(&results[i]);
+            if (n > 1 && st != FE_ERR_ABORTED)
+                fe_prefix_error(st, "image %zu", i);
+            return st;
+        }
+        if (p.progress_callback)
+            p.progress_callback((int)(i + 1), (int)n, p.progress_user_data);
+    }
+    return FE_OK;
+}

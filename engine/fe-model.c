@@ -1,0 +1,728 @@
+/* fe-model.c - formulate-v1 (docs/model.md) built from a weight file with the
+ * ops front-end: loading with BatchNorm folding, the per-state buffers, the
+ * encoder forward and one decoder step.
+ *
+ * Every activation lives in buffers sized once for the model's largest input
+ * (and, for the decoder, for the beam width): a forward pass only takes views
+ * of them, so recognising an image allocates nothing on the device and
+ * decoding allocates nothing at all. */
+#include "fe-model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FE_ALIGN 64
+
+static size_t fe_align_up(size_t v) { return (v + FE_ALIGN - 1) / FE_ALIGN * FE_ALIGN; }
+
+/* A view of `base` starting `offset` elements in, with a new shape; the views
+ * never outgrow the capacity they were carved with. */
+static fe_status fe_view(FeTensor *out, const FeTensor *base, int64_t offset, int ndim,
+                         int64_t d0, int64_t d1, int64_t d2, int64_t d3) {
+    int64_t shape[4] = {d0, d1, d2, d3};
+    int64_t n = 1;
+    *out = *base;
+    out->ndim = ndim;
+    for (int i = 0; i < 4; i++) {
+        out->shape[i] = i < ndim ? shape[i] : 0;
+        if (i < ndim)
+            n *= shape[i];
+    }
+    if (offset < 0 || offset + n > fe_tensor_nelements(base))
+        return fe_set_error(FE_ERR_INTERNAL,
+                            "view of %lld elements at %lld exceeds '%s' (%lld elements)",
+                            (long long)n, (long long)offset, base->name,
+                            (long long)fe_tensor_nelements(base));
+    for (int i = 0; i < 4; i++)
+        out->shape[i] = i < ndim ? shape[i] : 1;
+    out->offset = base->offset + (size_t)offset * fe_dtype_size(base->dtype);
+    return FE_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                  */
+
+typedef struct {
+    const FeWeightFile *wf;
+    FeBuffer *buffer;      /* NULL while counting bytes                        */
+    size_t bytes;
+    uint64_t n_parameters;
+} FeLoader;
+
+static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, int ndim,
+                                 const int64_t *shape, const float *host) {
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++)
+        n *= shape[i];
+    if (!ld->buffer) {
+        ld->bytes += fe_align_up((size_t)n * sizeof(float)) + FE_ALIGN;
+        return FE_OK;
+    }
+    FE_TRY(fe_buffer_tensor(ld->buffer, FE_DTYPE_F32, ndim, shape, name, t));
+    return fe_tensor_upload(t, host, (size_t)n * sizeof(float));
+}
+
+/* Finds `name`, checks its element count, converts to f32 (malloc'd). */
+static fe_status fe_loader_host(FeLoader *ld, const char *name, int64_t expected, float **out) {
+    const FeWeightEntry *e = fe_weights_find(ld->wf, name);
+    *out = NULL;
+    if (!e)
+        return fe_set_error(FE_ERR_FORMAT, "tensor '%s' is missing", name);
+    int64_t n = 1;
+    for (int i = 0; i < e->ndim; i++)
+        n *= e->shape[i];
+    if (n != expected)
+        return fe_set_error(FE_ERR_FORMAT, "tensor '%s' has %lld elements, the config needs %lld",
+                            name, (long long)n, (long long)expected);
+    return fe_weights_to_f32(e, out);
+}
+
+static fe_status fe_loader_tensor(FeLoader *ld, FeTensor *t, const char *name, int ndim,
+                                  int64_t d0, int64_t d1) {
+    int64_t shape[2] = {d0, d1};
+    int64_t n = ndim == 1 ? d0 : d0 * d1;
+    if (!ld->buffer) {
+        ld->n_parameters += (uint64_t)n;
+        return fe_loader_carve(ld, t, name, ndim, shape, NULL);
+    }
+    float *host;
+    FE_TRY(fe_loader_host(ld, name, n, &host));
+    fe_status st = fe_loader_carve(ld, t, name, ndim, shape, host);
+    free(host);
+    return st;
+}
+
+static fe_status fe_loader_linear(FeLoader *ld, FeLinear *lin, const char *prefix, int out_dim,
+                                  int in_dim) {
+    char name[96];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    FE_TRY(fe_loader_tensor(ld, &lin->weight, name, 2, out_dim, in_dim));
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    return fe_loader_tensor(ld, &lin->bias, name, 1, out_dim, 0);
+}
+
+static fe_status fe_loader_norm(FeLoader *ld, FeNorm *norm, const char *prefix, int dim) {
+    char name[96];
+    snprintf(name, sizeof name, "%s.weight", prefix);
+    FE_TRY(fe_loader_tensor(ld, &norm->weight, name, 1, dim, 0));
+    snprintf(name, sizeof name, "%s.bias", prefix);
+    return fe_loader_tensor(ld, &norm->bias, name, 1, dim, 0);
+}
+
+static fe_status fe_loader_attention(FeLoader *ld, FeAttentionWeights *a, const char *prefix,
+                                     int d) {
+    char name[96];
+    FeLinear *lins[4] = {&a->q, &a->k, &a->v, &a->o};
+    const char *names[4] = {"q", "k", "v", "o"};
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "%s.%s", prefix, names[i]);
+        FE_TRY(fe_loader_linear(ld, lins[i], name, d, d));
+    }
+    return FE_OK;
+}
+
+/* Conv + BatchNorm (eval) -> one conv with bias (docs/model.md):
+ * s = gamma / sqrt(var + eps), W' = W s, b' = (b - mean) s + beta. */
+static fe_status fe_loader_conv(FeLoader *ld, FeModel *m, int i, int c_in, int c_out) {
+    int64_t wshape[4] = {c_out, c_in, 3, 3};
+    int64_t bshape[1] = {c_out};
+    char name[96];
+    if (!ld->buffer) {
+        ld->n_parameters += (uint64_t)c_out * c_in * 9 + 2u * (uint64_t)c_out;
+        snprintf(name, sizeof name, "cnn.%d.conv.bias", i);
+        if (fe_weights_find(ld->wf, name))
+            ld->n_parameters += (uint64_t)c_out;
+        FE_TRY(fe_loader_carve(ld, NULL, name, 4, wshape, NULL));
+        return fe_loader_carve(ld, NULL, name, 1, bshape, NULL);
+    }
+    float *w = NULL, *b = NULL, *gamma = NULL, *beta = NULL, *mean = NULL, *var = NULL;
+    fe_status st;
+    snprintf(name, sizeof name, "cnn.%d.conv.weight", i);
+    if ((st = fe_loader_host(ld, name, (int64_t)c_out * c_in * 9, &w)) != FE_OK)
+        goto out;
+    snprintf(name, sizeof name, "cnn.%d.conv.bias", i);
+    if (fe_weights_find(ld->wf, name) && (st = fe_loader_host(ld, name, c_out, &b)) != FE_OK)
+        goto out;
+    snprintf(name, sizeof name, "cnn.%d.bn.weight", i);
+    if ((st = fe_loader_host(ld, name, c_out, &gamma)) != FE_OK)
+        goto out;
+    snprintf(name, sizeof name, "cnn.%d.bn.bias", i);
+    if ((st = fe_loader_host(ld, name, c_out, &beta)) != FE_OK)
+        goto out;
+    snprintf(name, sizeof name, "cnn.%d.bn.running_mean", i);
+    if ((st = fe_loader_host(ld, name, c_out, &mean)) != FE_OK)
+        goto out;
+    snprintf(name, sizeof name, "cnn.%d.bn.running_var", i);
+    if ((st = fe_loader_host(ld, name, c_out, &var)) != FE_OK)
+        goto out;
+    {
+        float *fb = malloc((size_t)c_out * sizeof(float));
+        if (!fb) {
+            st = fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory folding cnn.%d", i);
+            goto out;
+        }
+        for (int o = 0; o < c_out; o++) {
+            /* double: the fold must not add error beyond f32 rounding of the
+             * result, the tests compare with PyTorch at 1e-4 */
+            double s = gamma[o] / sqrt((double)var[o] + (double)m->cfg.bn_eps);
+            for (int k = 0; k < c_in * 9; k++)
+                w[(size_t)o * c_in * 9 + k] = (float)(w[(size_t)o * c_in * 9 + k] * s);
+            fb[o] = (float)(((b ? b[o] : 0.0) - mean[o]) * s + beta[o]);
+        }
+        snprintf(name, sizeof name, "cnn.%d.conv.weight", i);
+        st = fe_loader_carve(ld, &m->conv_weight[i], name, 4, wshape, w);
+        if (st == FE_OK) {
+            snprintf(name, sizeof name, "cnn.%d.conv.bias", i);
+            st = fe_loader_carve(ld, &m->conv_bias[i], name, 1, bshape, fb);
+        }
+        free(fb);
+    }
+out:
+    free(w);
+    free(b);
+    free(gamma);
+    free(beta);
+    free(mean);
+    free(var);
+    return st;
+}
+
+static fe_status fe_model_walk(FeLoader *ld, FeModel *m) {
+    const FeModelConfig *c = &m->cfg;
+    char prefix[64];
+    int c_in = c->in_channels;
+    for (int i = 0; i < c->n_cnn; i++) {
+        FE_TRY(fe_loader_conv(ld, m, i, c_in, c->cnn_channels[i]));
+        c_in = c->cnn_channels[i];
+    }
+    int d = c->d_model;
+    FE_TRY(fe_loader_linear(ld, &m->enc_proj, "enc.proj", d, c_in));
+    for (int l = 0; l < c->enc_layers; l++) {
+        FeEncoderLayer *L = &m->enc[l];
+        snprintf(prefix, sizeof prefix, "enc.layers.%d.ln1", l);
+        FE_TRY(fe_loader_norm(ld, &L->ln1, prefix, d));
+        snprintf(prefix, sizeof prefix, "enc.layers.%d.attn", l);
+        FE_TRY(fe_loader_attention(ld, &L->attn, prefix, d));
+        snprintf(prefix, sizeof prefix, "enc.layers.%d.ln2", l);
+        FE_TRY(fe_loader_norm(ld, &L->ln2, prefix, d));
+        snprintf(prefix, sizeof prefix, "enc.layers.%d.mlp.fc1", l);
+        FE_TRY(fe_loader_linear(ld, &L->fc1, prefix, c->d_ff, d));
+        snprintf(prefix, sizeof prefix, "enc.layers.%d.mlp.fc2", l);
+        FE_TRY(fe_loader_linear(ld, &L->fc2, prefix, d, c->d_ff));
+    }
+    FE_TRY(fe_loader_norm(ld, &m->enc_norm, "enc.norm", d));
+    FE_TRY(fe_loader_tensor(ld, &m->tok_emb, "dec.tok_emb.weight", 2, c->vocab_size, d));
+    FE_TRY(fe_loader_tensor(ld, &m->pos_emb, "dec.pos_emb.weight", 2, c->max_tokens, d));
+    for (int l = 0; l < c->dec_layers; l++) {
+        FeDecoderLayer *L = &m->dec[l];
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln1", l);
+        FE_TRY(fe_loader_norm(ld, &L->ln1, prefix, d));
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.self_attn", l);
+        FE_TRY(fe_loader_attention(ld, &L->self_attn, prefix, d));
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln2", l);
+        FE_TRY(fe_loader_norm(ld, &L->ln2, prefix, d));
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.cross_attn", l);
+        FE_TRY(fe_loader_attention(ld, &L->cross_attn, prefix, d));
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln3", l);
+        FE_TRY(fe_loader_norm(ld, &L->ln3, prefix, d));
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp.fc1", l);
+        FE_TRY(fe_loader_linear(ld, &L->fc1, prefix, c->d_ff, d));
+        snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp.fc2", l);
+        FE_TRY(fe_loader_linear(ld, &L->fc2, prefix, d, c->d_ff));
+    }
+    FE_TRY(fe_loader_norm(ld, &m->dec_norm, "dec.norm", d));
+    if (c->tie_embeddings) {
+        if (ld->buffer)
+            m->out_weight = m->tok_emb;
+    } else {
+        FE_TRY(fe_loader_tensor(ld, &m->out_weight, "dec.out.weight", 2, c->vocab_size, d));
+    }
+    return fe_loader_tensor(ld, &m->out_bias, "dec.out.bias", 1, c->vocab_size, 0);
+}
+
+/* pe_n(p)[2j] = sin(p 10000^(-2j/n)), [2j+1] = cos(...), n = d_model / 2. */
+static void fe_sinusoid_table(float *table, int positions, int n) {
+    for (int p = 0; p < positions; p++)
+        for (int j = 0; j < n / 2; j++) {
+            double freq = pow(10000.0, -2.0 * j / n);
+            table[(size_t)p * n + 2 * j] = (float)sin(p * freq);
+            table[(size_t)p * n + 2 * j + 1] = (float)cos(p * freq);
+        }
+}
+
+fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device) {
+    memset(model, 0, sizeof *model);
+    model->cfg = wf->config;
+    model->device = device;
+    const FeModelConfig *c = &model->cfg;
+    if (c->d_model % 4 != 0)
+        return fe_set_error(FE_ERR_UNSUPPORTED,
+                            "d_model %d: the 2-D sinusoid needs a multiple of 4", c->d_model);
+    model->enc = calloc(c->enc_layers > 0 ? (size_t)c->enc_layers : 1, sizeof *model->enc);
+    model->dec = calloc(c->dec_layers > 0 ? (size_t)c->dec_layers : 1, sizeof *model->dec);
+    int rows = c->max_height / c->height_stride, cols = c->max_width / c->width_stride;
+    model->pe_rows = malloc((size_t)rows * (c->d_model / 2) * sizeof(float));
+    model->pe_cols = malloc((size_t)cols * (c->d_model / 2) * sizeof(float));
+    if (!model->enc || !model->dec || !model->pe_rows || !model->pe_cols) {
+        fe_model_free(model);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory building the model");
+    }
+    fe_sinusoid_table(model->pe_rows, rows, c->d_model / 2);
+    fe_sinusoid_table(model->pe_cols, cols, c->d_model / 2);
+
+    FeLoader ld = {.wf = wf};
+    fe_status st = fe_model_walk(&ld, model);  /* counting pass */
+    if (st == FE_OK)
+        st = fe_buffer_new(device, ld.bytes, &model->weights);
+    if (st == FE_OK) {
+        model->n_parameters = ld.n_parameters;
+        model->weights_bytes = ld.bytes;
+        ld.buffer = model->weights;
+        st = fe_model_walk(&ld, model);
+    }
+    if (st != FE_OK) {
+        fe_model_free(model);
+        return st;
+    }
+    return FE_OK;
+}
+
+void fe_model_free(FeModel *model) {
+    if (!model)
+        return;
+    fe_buffer_free(model->weights);
+    free(model->enc);
+    free(model->dec);
+    free(model->pe_rows);
+    free(model->pe_cols);
+    memset(model, 0, sizeof *model);
+}
+
+/* ------------------------------------------------------------------------ */
+/* State buffers                                                            */
+
+typedef struct {
+    FeTensor *t;
+    fe_dtype dtype;
+    int64_t n;
+    const char *name;
+} FeCarve;
+
+static fe_status fe_carve_all(FeDevice *dev, FeBuffer **arena, FeCarve *list, int count) {
+    size_t bytes = 0;
+    for (int i = 0; i < count; i++)
+        bytes += fe_align_up((size_t)list[i].n * fe_dtype_size(list[i].dtype)) + FE_ALIGN;
+    FE_TRY(fe_buffer_new(dev, bytes, arena));
+    for (int i = 0; i < count; i++)
+        FE_TRY(fe_buffer_tensor(*arena, list[i].dtype, 1, &list[i].n, list[i].name, list[i].t));
+    return FE_OK;
+}
+
+static int fe_max_tokens_in_grid(const FeModelConfig *c) {
+    return (c->max_height / c->height_stride) * (c->max_width / c->width_stride);
+}
+
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
+    memset(sb, 0, sizeof *sb);
+    sb->model = model;
+    const FeModelConfig *c = &model->cfg;
+    /* The CNN ping-pongs between two buffers, each as large as the largest
+     * activation of the largest input. */
+    int64_t h = c->max_height, w = c->max_width, ch = c->in_channels;
+    int64_t cnn_cap = h * w * ch;
+    for (int i = 0; i < c->n_cnn; i++) {
+        ch = c->cnn_channels[i];
+        if (h * w * ch > cnn_cap)
+            cnn_cap = h * w * ch;
+        h /= c->cnn_pool[i][0];
+        w /= c->cnn_pool[i][1];
+    }
+    int64_t lmax = fe_max_tokens_in_grid(c), d = c->d_model;
+    sb->cross_k = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
+    sb->cross_v = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
+    sb->host_pos = malloc((size_t)(lmax * d) * sizeof(float));
+    sb->host_enc_out = malloc((size_t)(lmax * d) * sizeof(float));
+    FeCarve *list = calloc((size_t)(16 + 2 * c->dec_layers), sizeof *list);
+    if (!sb->cross_k || !sb->cross_v || !sb->host_pos || !sb->host_enc_out || !list) {
+        free(list);
+        fe_state_buffers_free(sb);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory for the state");
+    }
+    int n = 0;
+    list[n++] = (FeCarve){&sb->cnn_a, FE_DTYPE_F32, cnn_cap, "cnn_a"};
+    list[n++] = (FeCarve){&sb->cnn_b, FE_DTYPE_F32, cnn_cap, "cnn_b"};
+    list[n++] = (FeCarve){&sb->enc_x, FE_DTYPE_F32, lmax * d, "enc_x"};
+    list[n++] = (FeCarve){&sb->enc_h, FE_DTYPE_F32, lmax * d, "enc_h"};
+    list[n++] = (FeCarve){&sb->enc_q, FE_DTYPE_F32, lmax * d, "enc_q"};
+    list[n++] = (FeCarve){&sb->enc_k, FE_DTYPE_F32, lmax * d, "enc_k"};
+    list[n++] = (FeCarve){&sb->enc_v, FE_DTYPE_F32, lmax * d, "enc_v"};
+    list[n++] = (FeCarve){&sb->enc_att, FE_DTYPE_F32, lmax * d, "enc_att"};
+    list[n++] = (FeCarve){&sb->enc_ff, FE_DTYPE_F32, lmax * c->d_ff, "enc_ff"};
+    list[n++] = (FeCarve){&sb->enc_out, FE_DTYPE_F32, lmax * d, "enc_out"};
+    list[n++] = (FeCarve){&sb->enc_pos, FE_DTYPE_F32, lmax * d, "enc_pos"};
+    for (int l = 0; l < c->dec_layers; l++) {
+        list[n++] = (FeCarve){&sb->cross_k[l], FE_DTYPE_F32, lmax * d, "cross_k"};
+        list[n++] = (FeCarve){&sb->cross_v[l], FE_DTYPE_F32, lmax * d, "cross_v"};
+    }
+    fe_status st = fe_carve_all(model->device, &sb->enc_arena, list, n);
+    free(list);
+    if (st == FE_OK)
+        st = fe_state_buffers_reserve_beams(sb, 1);
+    if (st != FE_OK) {
+        fe_state_buffers_free(sb);
+        return st;
+    }
+    return FE_OK;
+}
+
+static void fe_state_free_decoder(FeStateBuffers *sb) {
+    fe_buffer_free(sb->dec_arena);
+    sb->dec_arena = NULL;
+    free(sb->self_k);
+    free(sb->self_v);
+    free(sb->host_logits);
+    free(sb->host_kv);
+    free(sb->host_ids);
+    free(sb->beam_tokens);
+    free(sb->beam_new_tokens);
+    free(sb->beam_probs);
+    free(sb->beam_new_probs);
+    free(sb->beam_len);
+    free(sb->beam_parent);
+    free(sb->beam_score);
+    free(sb->cand_beam);
+    free(sb->cand_token);
+    free(sb->cand_score);
+    free(sb->cand_prob);
+    free(sb->topk_index);
+    free(sb->fin_tokens);
+    free(sb->fin_len);
+    free(sb->fin_n_probs);
+    free(sb->fin_probs);
+    free(sb->fin_score);
+    free(sb->fin_repetition);
+    free(sb->fin_length_limit);
+    sb->self_k = sb->self_v = NULL;
+    sb->host_logits = NULL;
+    sb->host_kv = NULL;
+    sb->host_ids = NULL;
+    sb->beam_tokens = sb->beam_new_tokens = NULL;
+    sb->beam_probs = sb->beam_new_probs = NULL;
+    sb->beam_len = sb->beam_parent = NULL;
+    sb->beam_score = NULL;
+    sb->cand_beam = sb->cand_token = NULL;
+    sb->cand_score = NULL;
+    sb->cand_prob = NULL;
+    sb->topk_index = NULL;
+    sb->fin_tokens = sb->fin_len = sb->fin_n_probs = NULL;
+    sb->fin_probs = NULL;
+    sb->fin_score = NULL;
+    sb->fin_repetition = sb->fin_length_limit = NULL;
+    sb->beam_capacity = 0;
+}
+
+fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams) {
+    if (beams < 1 || beams > FE_MAX_BEAM)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "beam width %d is outside 1..%d", beams,
+                            FE_MAX_BEAM);
+    if (beams <= sb->beam_capacity)
+        return FE_OK;
+    fe_state_free_decoder(sb);
+    sb->n_decoder_allocs++;
+    const FeModelConfig *c = &sb->model->cfg;
+    int64_t B = beams, d = c->d_model, T = c->max_tokens, V = c->vocab_size;
+    int nl = c->dec_layers > 0 ? c->dec_layers : 1;
+    sb->self_k = calloc((size_t)nl, sizeof(FeTensor));
+    sb->self_v = calloc((size_t)nl, sizeof(FeTensor));
+    sb->host_logits = malloc((size_t)(B * V) * sizeof(float));
+    sb->host_kv = malloc((size_t)(B * T * d) * sizeof(float));
+    sb->host_ids = malloc((size_t)B * sizeof(int32_t));
+    sb->beam_tokens = malloc((size_t)(B * T) * sizeof(int));
+    sb->beam_new_tokens = malloc((size_t)(B * T) * sizeof(int));
+    sb->beam_probs = malloc((size_t)(B * T) * sizeof(float));
+    sb->beam_new_probs = malloc((size_t)(B * T) * sizeof(float));
+    sb->beam_len = malloc((size_t)B * 2 * sizeof(int));
+    sb->beam_parent = malloc((size_t)B * sizeof(int));
+    sb->beam_score = malloc((size_t)B * 2 * sizeof(double));
+    sb->cand_beam = malloc((size_t)(B * B) * sizeof(int));
+    sb->cand_token = malloc((size_t)(B * B) * sizeof(int));
+    sb->cand_score = malloc((size_t)(B * B) * sizeof(double));
+    sb->cand_prob = malloc((size_t)(B * B) * sizeof(float));
+    sb->topk_index = malloc((size_t)B * sizeof(int));
+    sb->fin_tokens = malloc((size_t)(B * T) * sizeof(int));
+    sb->fin_len = malloc((size_t)B * sizeof(int));
+    sb->fin_n_probs = malloc((size_t)B * sizeof(int));
+    sb->fin_probs = malloc((size_t)(B * (T + 1)) * sizeof(float));
+    sb->fin_score = malloc((size_t)B * sizeof(double));
+    sb->fin_repetition = malloc((size_t)B * sizeof(bool));
+    sb->fin_length_limit = malloc((size_t)B * sizeof(bool));
+    FeCarve *list = calloc((size_t)(16 + 2 * nl), sizeof *list);
+    if (!sb->self_k || !sb->self_v || !sb->host_logits || !sb->host_kv || !sb->host_ids ||
+        !sb->beam_tokens || !sb->beam_new_tokens || !sb->beam_probs || !sb->beam_new_probs ||
+        !sb->beam_len || !sb->beam_parent || !sb->beam_score || !sb->cand_beam ||
+        !sb->cand_token || !sb->cand_score || !sb->cand_prob || !sb->topk_index ||
+        !sb->fin_tokens || !sb->fin_len || !sb->fin_n_probs || !sb->fin_probs || !sb->fin_score ||
+        !sb->fin_repetition || !sb->fin_length_limit || !list) {
+        free(list);
+        fe_state_free_decoder(sb);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory for %d beams", beams);
+    }
+    int n = 0;
+    list[n++] = (FeCarve){&sb->dec_ids, FE_DTYPE_I32, B, "dec_ids"};
+    list[n++] = (FeCarve){&sb->dec_x, FE_DTYPE_F32, B * d, "dec_x"};
+    list[n++] = (FeCarve){&sb->dec_h, FE_DTYPE_F32, B * d, "dec_h"};
+    list[n++] = (FeCarve){&sb->dec_q, FE_DTYPE_F32, B * d, "dec_q"};
+    list[n++] = (FeCarve){&sb->dec_k, FE_DTYPE_F32, B * d, "dec_k"};
+    list[n++] = (FeCarve){&sb->dec_v, FE_DTYPE_F32, B * d, "dec_v"};
+    list[n++] = (FeCarve){&sb->dec_att, FE_DTYPE_F32, B * d, "dec_att"};
+    list[n++] = (FeCarve){&sb->dec_ff, FE_DTYPE_F32, B * c->d_ff, "dec_ff"};
+    list[n++] = (FeCarve){&sb->dec_logits, FE_DTYPE_F32, B * V, "dec_logits"};
+    for (int l = 0; l < c->dec_layers; l++) {
+        list[n++] = (FeCarve){&sb->self_k[l], FE_DTYPE_F32, B * T * d, "self_k"};
+        list[n++] = (FeCarve){&sb->self_v[l], FE_DTYPE_F32, B * T * d, "self_v"};
+    }
+    fe_status st = fe_carve_all(sb->model->device, &sb->dec_arena, list, n);
+    free(list);
+    if (st != FE_OK) {
+        fe_state_free_decoder(sb);
+        return st;
+    }
+    sb->beam_capacity = beams;
+    return FE_OK;
+}
+
+void fe_state_buffers_free(FeStateBuffers *sb) {
+    if (!sb)
+        return;
+    fe_state_free_decoder(sb);
+    fe_buffer_free(sb->enc_arena);
+    free(sb->cross_k);
+    free(sb->cross_v);
+    free(sb->host_pos);
+    free(sb->host_enc_out);
+    memset(sb, 0, sizeof *sb);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Forward                                                                  */
+
+/* x += Attention(LN(x)) or MLP(LN(x)) pieces shared by encoder and decoder:
+ * rows x [n, d]. */
+static fe_status fe_linear(FeTensor *y, const FeTensor *x, const FeLinear *lin, bool gelu) {
+    return fe_matmul(y, x, &lin->weight, &lin->bias, gelu);
+}
+
+fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, int width) {
+    const FeModel *m = sb->model;
+    const FeModelConfig *c = &m->cfg;
+    if (!pixels)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "encode: NULL pixels");
+    if (height <= 0 || width <= 0 || height % c->height_stride || width % c->width_stride ||
+        height > c->max_height || width > c->max_width)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                            "encode: image %dx%d must be a positive multiple of %dx%d within %dx%d",
+                            width, height, c->width_stride, c->height_stride, c->max_width,
+                            c->max_height);
+    sb->enc_len = 0;
+    sb->cross_ready = false;
+    FeTensor cur, next;
+    int64_t ch = c->in_channels, h = height, w = width;
+    FE_TRY(fe_view(&cur, &sb->cnn_a, 0, 4, 1, ch, h, w));
+    FE_TRY(fe_tensor_upload(&cur, pixels, (size_t)(h * w) * sizeof(float)));
+    const FeTensor *bufs[2] = {&sb->cnn_a, &sb->cnn_b};
+    int cur_buf = 0;
+    for (int i = 0; i < c->n_cnn; i++) {
+        ch = c->cnn_channels[i];
+        FE_TRY(fe_view(&next, bufs[1 - cur_buf], 0, 4, 1, ch, h, w));
+        FE_TRY(fe_conv3x3(&next, &cur, &m->conv_weight[i], &m->conv_bias[i], true));
+        cur = next;
+        cur_buf = 1 - cur_buf;
+        int ph = c->cnn_pool[i][0], pw = c->cnn_pool[i][1];
+        if (ph != 1 || pw != 1) {
+            h /= ph;
+            w /= pw;
+            FE_TRY(fe_view(&next, bufs[1 - cur_buf], 0, 4, 1, ch, h, w));
+            FE_TRY(fe_maxpool(&next, &cur, ph, pw));
+            cur = next;
+            cur_buf = 1 - cur_buf;
+        }
+    }
+    int64_t L = h * w, d = c->d_model;
+    FeTensor seq, seq2d;
+    FE_TRY(fe_view(&seq, bufs[1 - cur_buf], 0, 3, 1, L, ch, 0));
+    FE_TRY(fe_nchw_to_nlc(&seq, &cur));
+    FE_TRY(fe_view(&seq2d, bufs[1 - cur_buf], 0, 2, L, ch, 0, 0));
+
+    FeTensor x, hbuf, q, k, v, att, ff, pos, out;
+    FE_TRY(fe_view(&x, &sb->enc_x, 0, 2, L, d, 0, 0));
+    FE_TRY(fe_view(&hbuf, &sb->enc_h, 0, 2, L, d, 0, 0));
+    FE_TRY(fe_view(&ff, &sb->enc_ff, 0, 2, L, c->d_ff, 0, 0));
+    FE_TRY(fe_view(&pos, &sb->enc_pos, 0, 2, L, d, 0, 0));
+    FE_TRY(fe_view(&out, &sb->enc_out, 0, 2, L, d, 0, 0));
+    FE_TRY(fe_linear(&x, &seq2d, &m->enc_proj, false));
+
+    /* token (y, x) gets concat(pe(y), pe(x)) */
+    int half = (int)d / 2;
+    for (int64_t yy = 0; yy < h; yy++)
+        for (int64_t xx = 0; xx < w; xx++) {
+            float *row = sb->host_pos + (size_t)(yy * w + xx) * d;
+            memcpy(row, m->pe_rows + (size_t)yy * half, (size_t)half * sizeof(float));
+            memcpy(row + half, m->pe_cols + (size_t)xx * half, (size_t)half * sizeof(float));
+        }
+    FE_TRY(fe_tensor_upload(&pos, sb->host_pos, (size_t)(L * d) * sizeof(float)));
+    FE_TRY(fe_add(&x, &x, &pos));
+
+    for (int l = 0; l < c->enc_layers; l++) {
+        const FeEncoderLayer *E = &m->enc[l];
+        FeTensor q3, k3, v3, att3;
+        FE_TRY(fe_layernorm(&hbuf, &x, &E->ln1.weight, &E->ln1.bias, c->ln_eps));
+        FE_TRY(fe_view(&q, &sb->enc_q, 0, 2, L, d, 0, 0));
+        FE_TRY(fe_view(&k, &sb->enc_k, 0, 2, L, d, 0, 0));
+        FE_TRY(fe_view(&v, &sb->enc_v, 0, 2, L, d, 0, 0));
+        FE_TRY(fe_view(&att, &sb->enc_att, 0, 2, L, d, 0, 0));
+        FE_TRY(fe_linear(&q, &hbuf, &E->attn.q, false));
+        FE_TRY(fe_linear(&k, &hbuf, &E->attn.k, false));
+        FE_TRY(fe_linear(&v, &hbuf, &E->attn.v, false));
+        FE_TRY(fe_view(&q3, &sb->enc_q, 0, 3, 1, L, d, 0));
+        FE_TRY(fe_view(&k3, &sb->enc_k, 0, 3, 1, L, d, 0));
+        FE_TRY(fe_view(&v3, &sb->enc_v, 0, 3, 1, L, d, 0));
+        FE_TRY(fe_view(&att3, &sb->enc_att, 0, 3, 1, L, d, 0));
+        FE_TRY(fe_attention(&att3, &q3, &k3, &v3, c->n_heads, (int)L, false, 0));
+        FE_TRY(fe_linear(&hbuf, &att, &E->attn.o, false));
+        FE_TRY(fe_add(&x, &x, &hbuf));
+        FE_TRY(fe_layernorm(&hbuf, &x, &E->ln2.weight, &E->ln2.bias, c->ln_eps));
+        FE_TRY(fe_linear(&ff, &hbuf, &E->fc1, true));
+        FE_TRY(fe_linear(&hbuf, &ff, &E->fc2, false));
+        FE_TRY(fe_add(&x, &x, &hbuf));
+    }
+    FE_TRY(fe_layernorm(&out, &x, &m->enc_norm.weight, &m->enc_norm.bias, c->ln_eps));
+    sb->enc_len = (int)L;
+    sb->enc_grid_h = (int)h;
+    sb->enc_grid_w = (int)w;
+    return FE_OK;
+}
+
+fe_status fe_model_cross_kv(FeStateBuffers *sb) {
+    const FeModel *m = sb->model;
+    const FeModelConfig *c = &m->cfg;
+    if (sb->enc_len <= 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "decode: no encoder output (encode first)");
+    if (sb->cross_ready)
+        return FE_OK;
+    int64_t L = sb->enc_len, d = c->d_model;
+    FeTensor enc, k, v;
+    FE_TRY(fe_view(&enc, &sb->enc_out, 0, 2, L, d, 0, 0));
+    for (int l = 0; l < c->dec_layers; l++) {
+        FE_TRY(fe_view(&k, &sb->cross_k[l], 0, 2, L, d, 0, 0));
+        FE_TRY(fe_view(&v, &sb->cross_v[l], 0, 2, L, d, 0, 0));
+        FE_TRY(fe_linear(&k, &enc, &m->dec[l].cross_attn.k, false));
+        FE_TRY(fe_linear(&v, &enc, &m->dec[l].cross_attn.v, false));
+    }
+    sb->cross_ready = true;
+    return FE_OK;
+}
+
+fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_rows, int position) {
+    const FeModel *m = sb->model;
+    const FeModelConfig *c = &m->cfg;
+    if (n_rows < 1 || n_rows > sb->beam_capacity)
+        return fe_set_error(FE_ERR_INTERNAL, "decode step: %d rows, capacity %d", n_rows,
+                            sb->beam_capacity);
+    if (position < 0 || position >= c->max_tokens)
+        return fe_set_error(FE_ERR_INTERNAL, "decode step: position %d outside 0..%d", position,
+                            c->max_tokens - 1);
+    FE_TRY(fe_model_cross_kv(sb));
+    int64_t B = n_rows, d = c->d_model, T = c->max_tokens, L = sb->enc_len;
+    FeTensor idt, x, h, q, kk, vv, att, ff, logits, q3, k3, v3, att3, kc, vc;
+    FE_TRY(fe_view(&idt, &sb->dec_ids, 0, 1, B, 0, 0, 0));
+    memcpy(sb->host_ids, ids, (size_t)B * sizeof(int32_t));
+    FE_TRY(fe_tensor_upload(&idt, sb->host_ids, (size_t)B * sizeof(int32_t)));
+    FE_TRY(fe_view(&x, &sb->dec_x, 0, 2, B, d, 0, 0));
+    FE_TRY(fe_view(&h, &sb->dec_h, 0, 2, B, d, 0, 0));
+    FE_TRY(fe_view(&q, &sb->dec_q, 0, 2, B, d, 0, 0));
+    FE_TRY(fe_view(&kk, &sb->dec_k, 0, 2, B, d, 0, 0));
+    FE_TRY(fe_view(&vv, &sb->dec_v, 0, 2, B, d, 0, 0));
+    FE_TRY(fe_view(&att, &sb->dec_att, 0, 2, B, d, 0, 0));
+    FE_TRY(fe_view(&ff, &sb->dec_ff, 0, 2, B, c->d_ff, 0, 0));
+    FE_TRY(fe_view(&logits, &sb->dec_logits, 0, 2, B, c->vocab_size, 0, 0));
+    FE_TRY(fe_view(&q3, &sb->dec_q, 0, 3, B, 1, d, 0));
+    FE_TRY(fe_view(&k3, &sb->dec_k, 0, 3, B, 1, d, 0));
+    FE_TRY(fe_view(&v3, &sb->dec_v, 0, 3, B, 1, d, 0));
+    FE_TRY(fe_view(&att3, &sb->dec_att, 0, 3, B, 1, d, 0));
+    FE_TRY(fe_embed(&x, &m->tok_emb, &m->pos_emb, &idt, position));
+    for (int l = 0; l < c->dec_layers; l++) {
+        const FeDecoderLayer *D = &m->dec[l];
+        /* causal self-attention over the cache: this step's K/V go in at
+         * `position`, the query sees positions 0..position */
+        FE_TRY(fe_layernorm(&h, &x, &D->ln1.weight, &D->ln1.bias, c->ln_eps));
+        FE_TRY(fe_linear(&q, &h, &D->self_attn.q, false));
+        FE_TRY(fe_linear(&kk, &h, &D->self_attn.k, false));
+        FE_TRY(fe_linear(&vv, &h, &D->self_attn.v, false));
+        FE_TRY(fe_view(&kc, &sb->self_k[l], 0, 3, B, T, d, 0));
+        FE_TRY(fe_view(&vc, &sb->self_v[l], 0, 3, B, T, d, 0));
+        FE_TRY(fe_kv_write(&kc, &k3, position));
+        FE_TRY(fe_kv_write(&vc, &v3, position));
+        FE_TRY(fe_attention(&att3, &q3, &kc, &vc, c->n_heads, position + 1, true, position));
+        FE_TRY(fe_linear(&h, &att, &D->self_attn.o, false));
+        FE_TRY(fe_add(&x, &x, &h));
+        /* cross-attention: every row reads the one encoding, so it runs per
+         * row against K/V computed once per image */
+        FE_TRY(fe_layernorm(&h, &x, &D->ln2.weight, &D->ln2.bias, c->ln_eps));
+        FE_TRY(fe_linear(&q, &h, &D->cross_attn.q, false));
+        FE_TRY(fe_view(&kc, &sb->cross_k[l], 0, 3, 1, L, d, 0));
+        FE_TRY(fe_view(&vc, &sb->cross_v[l], 0, 3, 1, L, d, 0));
+        for (int64_t r = 0; r < B; r++) {
+            FeTensor qr, ar;
+            FE_TRY(fe_view(&qr, &sb->dec_q, r * d, 3, 1, 1, d, 0));
+            FE_TRY(fe_view(&ar, &sb->dec_att, r * d, 3, 1, 1, d, 0));
+            FE_TRY(fe_attention(&ar, &qr, &kc, &vc, c->n_heads, (int)L, false, 0));
+        }
+        FE_TRY(fe_linear(&h, &att, &D->cross_attn.o, false));
+        FE_TRY(fe_add(&x, &x, &h));
+        FE_TRY(fe_layernorm(&h, &x, &D->ln3.weight, &D->ln3.bias, c->ln_eps));
+        FE_TRY(fe_linear(&ff, &h, &D->fc1, true));
+        FE_TRY(fe_linear(&h, &ff, &D->fc2, false));
+        FE_TRY(fe_add(&x, &x, &h));
+    }
+    FE_TRY(fe_layernorm(&h, &x, &m->dec_norm.weight, &m->dec_norm.bias, c->ln_eps));
+    FE_TRY(fe_matmul(&logits, &h, &m->out_weight, &m->out_bias, false));
+    return fe_tensor_download(&logits, sb->host_logits,
+                              (size_t)(B * c->vocab_size) * sizeof(float));
+}
+
+fe_status fe_model_reorder_cache(FeStateBuffers *sb, const int *parent, int n_rows,
+                                 int n_positions) {
+    const FeModelConfig *c = &sb->model->cfg;
+    int64_t d = c->d_model, T = c->max_tokens;
+    bool identity = true;
+    for (int r = 0; r < n_rows; r++)
+        if (parent[r] != r)
+            identity = false;
+    if (identity || n_positions <= 0)
+        return FE_OK;
+    size_t row_bytes = (size_t)(n_positions * d) * sizeof(float);
+    for (int l = 0; l < c->dec_layers; l++) {
+        FeTensor *caches[2] = {&sb->self_k[l], &sb->self_v[l]};
+        for (int which = 0; which < 2; which++) {
+            FeTensor view;
+            /* Read every source before writing any row: row r's old contents
+             * may be another row's parent. */
+            for (int r = 0; r < n_rows; r++) {
+                if (parent[r] == r)
+                    continue;
+                FE_TRY(fe_view(&view, caches[which], (int64_t)parent[r] * T * d, 2, n_positions,
+                               d, 0, 0));
+                FE_TRY(fe_tensor_download(&view, sb->host_kv + (size_t)r * T * d, row_bytes));
+            }
+            for (int r = 0; r < n_rows; r++) {
+                if (parent[r] == r)
+                    continue;
+                FE_TRY(fe_view(&view, caches[which], (int64_t)r * T * d, 2, n_positions, d, 0, 0));
+                FE_TRY(fe_tensor_upload(&view, sb->host_kv + (size_t)r * T * d, row_bytes));
+            }
+        }
+    }
+    return FE_OK;
+}

@@ -1,0 +1,190 @@
+/* fe-model.h - the model layer's internal interface (fe-model.c, fe-decode.c,
+ * fe-preprocess.c, fe-tokens.c, fe-api.c). Not installed; tests include it to
+ * reach the steps below the public API. */
+#ifndef FE_MODEL_H
+#define FE_MODEL_H
+
+#include "fe-internal.h"
+
+/* Beam search keeps one decoder row per hypothesis; the state grows its
+ * per-beam buffers to the width asked for, up to this bound, before the first
+ * decode step of a call (never during decoding). */
+#define FE_MAX_BEAM 32
+/* n-gram sizes the repetition guard looks at (1..FE_REPEAT_MAX_NGRAM). */
+#define FE_REPEAT_MAX_NGRAM 8
+
+typedef struct {
+    FeTensor weight, bias;
+} FeLinear;
+
+typedef struct {
+    FeTensor weight, bias;
+} FeNorm;
+
+typedef struct {
+    FeLinear q, k, v, o;
+} FeAttentionWeights;
+
+typedef struct {
+    FeNorm ln1, ln2;
+    FeAttentionWeights attn;
+    FeLinear fc1, fc2;
+} FeEncoderLayer;
+
+typedef struct {
+    FeNorm ln1, ln2, ln3;
+    FeAttentionWeights self_attn, cross_attn;
+    FeLinear fc1, fc2;
+} FeDecoderLayer;
+
+/* formulate-v1 on one device: every weight as a tensor in one device buffer,
+ * BatchNorm already folded into the convolutions. */
+typedef struct {
+    FeModelConfig cfg;
+    FeDevice *device;
+    FeBuffer *weights;             /* owns every tensor below                  */
+    FeTensor conv_weight[FE_MAX_CNN_BLOCKS];  /* [C_i, C_{i-1}, 3, 3], folded  */
+    FeTensor conv_bias[FE_MAX_CNN_BLOCKS];    /* [C_i], folded                 */
+    FeLinear enc_proj;
+    FeEncoderLayer *enc;
+    FeNorm enc_norm;
+    FeTensor tok_emb, pos_emb;
+    FeDecoderLayer *dec;
+    FeNorm dec_norm;
+    FeTensor out_weight;           /* tok_emb's storage when tied              */
+    FeTensor out_bias;
+    /* host tables of the 1-D sinusoid halves (rows = grid rows / columns),
+     * assembled per image into the 2-D encoding */
+    float *pe_rows;                /* [max_height/height_stride][d_model/2]    */
+    float *pe_cols;                /* [max_width/width_stride][d_model/2]      */
+    uint64_t n_parameters;
+    uint64_t weights_bytes;
+} FeModel;
+
+/* The one place that decides which device a context runs on, from
+ * FeContextParams.device ("auto", "cpu", "cuda:N", "cuda:0,cuda:1", "all").
+ * "auto" never fails: it takes the CPU and says why in *fell_back / reason.
+ * A forced device that cannot be used is FE_ERR_DEVICE with the reason. */
+fe_status fe_device_choose(const char *request, FeDevice **out_device, bool *fell_back,
+                           char *reason, size_t reason_size);
+
+/* Builds the model from an open weight file on a device (host copies are
+ * converted to f32 and folded, then uploaded). */
+fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device);
+void fe_model_free(FeModel *model);
+
+/* Per-thread buffers. Sizes are fixed by the config at creation (encoder,
+ * cross K/V) and by beam_capacity (decoder rows, self-attention KV cache). */
+typedef struct {
+    const FeModel *model;
+    int beam_capacity;
+    /* encoder: two ping-pong CNN buffers and the transformer's scratch, all
+     * 1-D capacities viewed with the shape each step needs */
+    FeBuffer *enc_arena;
+    FeTensor cnn_a, cnn_b;
+    FeTensor enc_x, enc_h, enc_q, enc_k, enc_v, enc_att, enc_ff;
+    FeTensor enc_out;              /* [L, d_model] of the last encode          */
+    float *host_pos;               /* [Lmax, d_model] positional scratch       */
+    FeTensor enc_pos;
+    int enc_len;                   /* L of the last encode; 0 = none           */
+    int enc_grid_h, enc_grid_w;
+    /* cross-attention K/V of the encoder output, once per image per layer */
+    FeTensor *cross_k, *cross_v;   /* dec_layers x [Lmax, d_model]             */
+    bool cross_ready;
+    float *host_enc_out;           /* fe_state_encoder_output's copy           */
+    /* decoder, sized for beam_capacity rows */
+    FeBuffer *dec_arena;
+    FeTensor dec_ids;              /* [B] i32                                  */
+    FeTensor dec_x, dec_h, dec_q, dec_k, dec_v, dec_att, dec_ff, dec_logits;
+    FeTensor *self_k, *self_v;     /* dec_layers x [B, max_tokens, d_model]    */
+    float *host_logits;            /* [B, vocab]                               */
+    float *host_kv;                /* [B, max_tokens, d_model] beam reorder    */
+    int32_t *host_ids;             /* [B]                                      */
+    /* beam bookkeeping, [B] or [B*B] or [B][max_tokens] */
+    int *beam_tokens, *beam_new_tokens;
+    float *beam_probs, *beam_new_probs;
+    int *beam_len, *beam_parent;
+    double *beam_score;
+    int *cand_beam, *cand_token;
+    double *cand_score;
+    float *cand_prob;
+    int *topk_index;
+    /* finished hypotheses, [B] or [B][max_tokens] */
+    int *fin_tokens, *fin_len, *fin_n_probs;
+    float *fin_probs;
+    double *fin_score;
+    bool *fin_repetition, *fin_length_limit;
+    /* counts decoder-buffer (re)allocations so tests can check that decoding
+     * never allocates per token */
+    unsigned long n_decoder_allocs;
+} FeStateBuffers;
+
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model);
+/* Grows the decoder buffers to hold `beams` rows; a no-op when they do. */
+fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams);
+void fe_state_buffers_free(FeStateBuffers *sb);
+
+/* Encoder forward of an ink image [height, width] (multiples of the strides,
+ * within the caps); leaves the output in sb->enc_out. */
+fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, int width);
+/* Cross-attention K/V of sb->enc_out for every decoder layer. */
+fe_status fe_model_cross_kv(FeStateBuffers *sb);
+/* One decoder step for rows 0..n_rows-1: token ids at `position`, updates the
+ * self-attention caches at that position, leaves logits in sb->host_logits
+ * ([n_rows, vocab]). */
+fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_rows, int position);
+/* Rearranges the self-attention caches: row r takes the rows 0..n_positions-1
+ * of old row parent[r]. */
+fe_status fe_model_reorder_cache(FeStateBuffers *sb, const int *parent, int n_rows,
+                                 int n_positions);
+
+/* Decoding (fe-decode.c) */
+typedef struct {
+    int *tokens;                   /* caller's array, capacity max_tokens     */
+    int n_tokens;
+    float confidence_mean, confidence_min;
+    bool hit_length_limit, repetition_stopped;
+} FeDecodeOutput;
+
+typedef struct {
+    int beam_width;
+    int max_tokens;                /* generated tokens, EOS excluded           */
+    int max_repeats;
+    float length_penalty;
+    fe_abort_callback abort_callback;
+    void *abort_user_data;
+    float *first_logits;           /* may be NULL                              */
+} FeDecodeOptions;
+
+/* Needs fe_model_encode first. Greedy when beam_width == 1 through its own
+ * path; fe_decode_beam handles any width (1 included, which the tests compare
+ * with greedy). */
+fe_status fe_decode_greedy(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out);
+fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out);
+/* Largest number of generated tokens a decode can return. */
+int fe_decode_token_limit(const FeModelConfig *cfg, int requested);
+/* true when the last n tokens of seq, for some n in 1..8, occur more than
+ * max_repeats times in a row at the end. */
+bool fe_repetition_detected(const int *seq, int len, int max_repeats, int *out_ngram);
+
+/* Tokens (fe-tokens.c) */
+bool fe_token_is_control_word(const char *token);
+char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                          const int *ids, int n);
+
+/* Preprocessing (fe-preprocess.c) */
+/* Any pixel format -> ink in [0, 1] (1 = ink), dark backgrounds inverted.
+ * *out is malloc'd [height][width]. */
+fe_status fe_image_to_ink(const FeImage *image, float **out, bool *out_inverted);
+/* Glyph size (1 em in pixels) from the median height of the connected
+ * components of ink > 0.5, without dots, rules and tall delimiters.
+ * Returns 0 when there is nothing to measure. */
+float fe_estimate_em_px(const float *ink, int width, int height, float cc_median_em);
+/* The whole preprocessing for a config; *out malloc'd [out_h][out_w]. */
+fe_status fe_preprocess_config(const FeModelConfig *cfg, const FeImage *image, float **out,
+                               int *out_height, int *out_width, float *out_scale);
+/* Resamples an ink image by `scale` (area averaging when shrinking, bilinear
+ * when enlarging) into dst [dst_h][dst_w]. */
+void fe_resize_ink(const float *src, int src_w, int src_h, float *dst, int dst_w, int dst_h);
+
+#endif /* FE_MODEL_H */

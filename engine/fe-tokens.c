@@ -1,0 +1,64 @@
+/* fe-tokens.c - token ids -> LaTeX with docs/model.md's spacing rule.
+ *
+ * Tokens are joined with no space, except one space between a control word
+ * (a backslash followed by letters only: \alpha, \mathrm) and a next token that
+ * starts with a letter, because LaTeX would otherwise read "\alphax" as one
+ * control word. The normaliser in tools/ writes exactly this form, so a
+ * normalised formula survives tokenise -> detokenise byte for byte. */
+#include "fe-model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool fe_ascii_letter(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+bool fe_token_is_control_word(const char *token) {
+    if (!token || token[0] != '\\' || !fe_ascii_letter(token[1]))
+        return false;
+    for (const char *p = token + 1; *p; p++)
+        if (!fe_ascii_letter(*p))
+            return false;
+    return true;
+}
+
+char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                          const int *ids, int n) {
+    if (!vocab || (n > 0 && !ids) || n < 0) {
+        fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_detokenize: NULL vocabulary or ids");
+        return NULL;
+    }
+    size_t total = 1;
+    for (int i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= n_vocab) {
+            fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                         "fe_detokenize: token id %d at index %d is outside the vocabulary (0..%d)",
+                         ids[i], i, n_vocab - 1);
+            return NULL;
+        }
+        total += strlen(vocab[ids[i]]) + 1;
+    }
+    char *out = malloc(total);
+    if (!out) {
+        fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_detokenize: out of memory");
+        return NULL;
+    }
+    size_t len = 0;
+    const char *prev = NULL;
+    for (int i = 0; i < n; i++) {
+        int id = ids[i];
+        /* Padding, BOS and EOS are framing, not text. */
+        if (cfg && (id == cfg->pad_id || id == cfg->bos_id || id == cfg->eos_id))
+            continue;
+        const char *tok = vocab[id];
+        if (prev && fe_token_is_control_word(prev) && fe_ascii_letter(tok[0]))
+            out[len++] = ' ';
+        size_t tl = strlen(tok);
+        memcpy(out + len, tok, tl);
+        len += tl;
+        prev = tok;
+    }
+    out[len] = '\0';
+    return out;
+}
