@@ -226,14 +226,17 @@ class Decoder(nn.Module):
 
 
 class FormulateModel(nn.Module):
-    def __init__(self, cfg):
+    def __init__(self, cfg, conv_bias=False):
+        """conv_bias: give the convolutions a bias (docs/model.md allows an
+        optional cnn.{i}.conv.bias; the engine sees it from the tensors, so it is
+        not a config key)."""
         super().__init__()
         check_config(cfg)
         self.cfg = dict(cfg)
         self.height_stride, self.width_stride = strides(cfg)
         chans = [cfg["in_channels"]] + list(cfg["cnn_channels"])
         self.cnn = nn.ModuleList(
-            [ConvBlock(chans[i], chans[i + 1], cfg["cnn_pool"][i], cfg["bn_eps"])
+            [ConvBlock(chans[i], chans[i + 1], cfg["cnn_pool"][i], cfg["bn_eps"], conv_bias)
              for i in range(len(cfg["cnn_channels"]))])
         self.enc = Encoder(cfg)
         self.dec = Decoder(cfg)
@@ -250,6 +253,8 @@ class FormulateModel(nn.Module):
                 nn.init.zeros_(m.bias)
             elif isinstance(m, nn.Conv2d):
                 nn.init.kaiming_normal_(m.weight, nonlinearity="relu")
+                if m.bias is not None:
+                    nn.init.zeros_(m.bias)
 
     # ------------------------------------------------------------------ encoder
 
@@ -420,6 +425,29 @@ def load_pt(path, map_location="cpu"):
     sidecar = path[:-3] + ".json" if path.endswith(".pt") else path + ".json"
     with open(sidecar) as f:
         side = json.load(f)
-    model = FormulateModel(side["config"])
-    model.load_state_dict(torch.load(path, map_location=map_location))
-    return model, side["vocab"]
+    return model_from_state_dict(side["config"], torch.load(path, map_location=map_location)), side["vocab"]
+
+
+def model_from_state_dict(cfg, state):
+    """A model for cfg with state's tensors (any float dtype, made float32)."""
+    model = FormulateModel(cfg, conv_bias="cnn.0.conv.bias" in state)
+    own = model.state_dict()
+    fixed = {}
+    for name, t in state.items():
+        fixed[name] = t.to(own[name].dtype) if name in own and own[name].is_floating_point() else t
+    missing = [k for k in own if k not in fixed and not k.endswith("num_batches_tracked")]
+    if missing:
+        raise KeyError(f"missing tensors: {missing[:5]}")
+    model.load_state_dict(fixed, strict=False)
+    return model
+
+
+def load_safetensors(path):
+    """(model, vocab, metadata) from an engine .safetensors file."""
+    from safetensors_io import load_file
+    tensors, meta = load_file(path)
+    if meta.get("format") != "formulate":
+        raise ValueError(f"{path}: not a formulate model (metadata format={meta.get('format')!r})")
+    cfg = json.loads(meta["formulate.config"])
+    vocab = json.loads(meta["formulate.vocab"])
+    return model_from_state_dict(cfg, tensors), vocab, meta
