@@ -28,6 +28,8 @@ struct FeState {
     uint64_t bytes;
 };
 
+FeStateBuffers *fe_state_buffers(FeState *state) { return state ? &state->sb : NULL; }
+
 static double fe_now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

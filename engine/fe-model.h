@@ -124,6 +124,9 @@ fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model);
 fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams);
 void fe_state_buffers_free(FeStateBuffers *sb);
 
+/* The buffers behind a public FeState (fe-api.c), for tests and tools. */
+FeStateBuffers *fe_state_buffers(FeState *state);
+
 /* Encoder forward of an ink image [height, width] (multiples of the strides,
  * within the caps); leaves the output in sb->enc_out. */
 fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, int width);

@@ -3,7 +3,7 @@
  * Steps (the numbers are explained in docs/preprocessing.md):
  *   1. pixels -> gray (+ alpha), dark backgrounds inverted, contrast stretched
  *      from the background level (the median) to the darkest ink;
- *   2. crop to the bounding box of ink > 0.5;
+ *   2. crop to the bounding box of ink > 0.25;
  *   3. glyph scale: em_px_hint when given, else the median height of the
  *      connected components (without dots, rules and tall delimiters) divided
  *      by cfg->cc_median_em; scale = em_px / estimated em, left at 1 when
@@ -21,7 +21,10 @@
 /* Images above this are refused before any allocation: 64 Mpixel is a
  * 8000x8000 scan, far beyond any formula crop. */
 #define FE_MAX_INPUT_PIXELS (64LL * 1024 * 1024)
-#define FE_INK_THRESHOLD 0.5f
+/* Binarisation for the ink box and the connected components. Low, because
+ * at 96 dpi the hairlines of a 10 pt font cover well under half a pixel: at
+ * 0.5 the glyphs fall apart into fragments and the median height halves. */
+#define FE_INK_THRESHOLD 0.25f
 /* Scale estimates this close to 1 leave the image untouched. */
 #define FE_SCALE_TOLERANCE 0.10f
 
@@ -100,11 +103,15 @@ fe_status fe_image_to_ink(const FeImage *image, float **out, bool *out_inverted)
             }
         }
     }
-    bool inverted = median < 128;
-    float bg_ink = inverted ? median / 255.0f : 1.0f - median / 255.0f;
+    /* Mostly transparent: a drawing on a clear background (a screenshot of
+     * a dark-mode formula, say). The opaque shapes are the ink whatever their
+     * colour. */
+    bool shapes_are_ink = n_opaque * 2 < n;
+    bool inverted = !shapes_are_ink && median < 128;
+    float bg_ink = shapes_are_ink ? 0.0f : inverted ? median / 255.0f : 1.0f - median / 255.0f;
     float max_ink = 0.0f;
     for (size_t i = 0; i < n; i++) {
-        float v = inverted ? gray[i] / 255.0f : 1.0f - gray[i] / 255.0f;
+        float v = shapes_are_ink ? 1.0f : inverted ? gray[i] / 255.0f : 1.0f - gray[i] / 255.0f;
         /* Transparent pixels are background whatever their colour. */
         v = alpha[i] * v;
         gray[i] = v;
@@ -141,11 +148,6 @@ static float fe_median(float *v, int n) {
     return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
 }
 
-/* Height with sub-pixel precision: the binarised rows in between count 1, the
- * first and last binarised rows and the rows just outside count their
- * strongest ink within the component's columns. An edge that covers 70 % of
- * a row thus adds 0.7, so the estimate at 96 dpi is not off by a whole pixel
- * (7 % of a 13 px em) depending on where the glyph falls on the grid. */
 static float fe_row_max(const float *ink, int w, int h, int y, int x0, int x1) {
     float m = 0.0f;
     if (y < 0 || y >= h)
@@ -156,14 +158,17 @@ static float fe_row_max(const float *ink, int w, int h, int y, int x0, int x1) {
     return m;
 }
 
+/* Height with sub-pixel refinement: the binarised rows count 1 each, the
+ * rows just above and below add their strongest ink (under the threshold)
+ * within the component's columns. At 96 dpi a glyph edge that covers 20 % of
+ * a row thus adds 0.2 instead of 0 or 1, so the estimate is not off by a
+ * whole pixel (7 % of a 13 px em) depending on where it falls on the grid.
+ * (Counting the partial coverage of the binarised edge rows too looks more
+ * exact but is not: hairline curve tops cover far less of their row than the
+ * glyph's extent into it, and the estimate shrinks at low resolution.) */
 static float fe_component_height(const float *ink, int w, int h, int x0, int x1, int y0, int y1) {
-    float total = y1 - y0 - 1 > 0 ? (float)(y1 - y0 - 1) : 0.0f;
-    total += fe_row_max(ink, w, h, y0, x0, x1);
-    if (y1 != y0)
-        total += fe_row_max(ink, w, h, y1, x0, x1);
-    total += fe_row_max(ink, w, h, y0 - 1, x0, x1);
-    total += fe_row_max(ink, w, h, y1 + 1, x0, x1);
-    return total;
+    return (float)(y1 - y0 + 1) + fe_row_max(ink, w, h, y0 - 1, x0, x1) +
+           fe_row_max(ink, w, h, y1 + 1, x0, x1);
 }
 
 float fe_estimate_em_px(const float *ink, int w, int h, float cc_median_em) {

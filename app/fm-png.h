@@ -1,0 +1,20 @@
+/* fm-png.h - PNG files -> pixels the engine takes (libpng; plain C, no GLib). */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fe.h"
+
+typedef struct {
+  uint8_t *data;           /* malloc'd, rows of stride bytes              */
+  int width, height, stride;
+  fe_pixel_format format;  /* GRAY8, RGB8 or RGBA8                        */
+} FmPngImage;
+
+/* Reads any PNG (palette, 1-16 bit, gray/RGB with or without alpha or tRNS)
+ * as GRAY8, RGB8 or RGBA8. Returns 0, or -1 with a one-line reason in err
+ * ("cannot open x.png: No such file or directory", "x.png: not a PNG file").
+ * Without libpng at build time it always fails and says so. */
+int fm_png_load (const char *path, FmPngImage *out, char *err, size_t err_size);
+void fm_png_clear (FmPngImage *image);
