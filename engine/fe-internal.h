@@ -317,9 +317,10 @@ fe_status fe_topk(FeTensor *values, FeTensor *indices, const FeTensor *x, int k)
  *     const FeBackendModule *fe_cuda_backend_module(const FeBackendHost *host);
  * (FE_CUDA_MODULE_ENTRY) and must not call engine symbols directly: the engine
  * is a static library with hidden symbols, so a module reports errors and logs
- * through the FeBackendHost function table it is given. It is searched in
- * $FE_CUDA_MODULE (a full path), the executable's directory, <exe dir>/../lib/
- * formulate, then the dynamic loader's path. When it cannot be used,
+ * through the FeBackendHost function table it is given. It is looked for at
+ * $FE_CUDA_MODULE (a full path; when set, nowhere else), else in the
+ * executable's directory, <exe dir>/../lib/formulate, then the dynamic
+ * loader's path. When it cannot be used,
  * fe_devices_list() shows one unavailable "cuda" entry whose reason is
  * "CUDA backend not built" (no module file found), "CUDA libraries not
  * installed (<dlerror>)" (the module exists but its CUDA libraries do not
@@ -403,5 +404,12 @@ fe_status fe_sgemm_with(fe_gemm_kernel kernel, bool b_trans, int m, int n, int k
 const char *fe_gemm_kernel_name(fe_gemm_kernel kernel);
 /* The kernel FE_GEMM_AUTO resolves to. */
 fe_gemm_kernel fe_gemm_active_kernel(void);
+
+/* The CPU backend's worker pool (fe-cpu-pool.c): runs fn(ctx, task) for task
+ * in [0, n_tasks) on up to fe_cpu_get_threads() threads, the caller among
+ * them, and returns when all are done. Workers are created once and kept;
+ * a call made while the pool is busy (another FeState's thread) runs inline. */
+typedef void (*FeParallelFn)(void *ctx, int task);
+void fe_cpu_parallel_for(int n_tasks, FeParallelFn fn, void *ctx);
 
 #endif /* FE_INTERNAL_H */

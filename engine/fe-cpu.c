@@ -1,0 +1,900 @@
+/* fe-cpu.c - the CPU backend: host memory and the op kernels.
+ *
+ * Shapes were checked by fe-ops.c. Heavy ops go through fe_sgemm (OpenBLAS or
+ * the built-in kernels, fe-blas.c); the rest are loops, with AVX-512 versions
+ * of the ones that sit on the per-token decode path. Scratch memory is
+ * per thread and only ever grows, so a warm engine decodes without
+ * allocating. */
+#include "fe-internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define FE_HAVE_X86_KERNELS 1
+/* GCC 12's AVX-512 headers build their "undefined" pass-through operands as
+ * `__m512 __Y = __Y;`, which -Winit-self turns into -Wuninitialized noise at
+ * every use; the operand is masked out by construction. */
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Per-thread scratch                                                       */
+
+static pthread_key_t fe_scratch_key;
+static pthread_once_t fe_scratch_once = PTHREAD_ONCE_INIT;
+
+typedef struct {
+    float *data;
+    size_t cap;
+} FeScratch;
+
+static void fe_scratch_destroy(void *p) {
+    FeScratch *s = p;
+    if (s) {
+        free(s->data);
+        free(s);
+    }
+}
+
+static void fe_scratch_key_init(void) { pthread_key_create(&fe_scratch_key, fe_scratch_destroy); }
+
+/* A float buffer of at least n elements, private to this thread. */
+static float *fe_scratch(size_t n) {
+    pthread_once(&fe_scratch_once, fe_scratch_key_init);
+    FeScratch *s = pthread_getspecific(fe_scratch_key);
+    if (!s) {
+        s = calloc(1, sizeof *s);
+        if (!s || pthread_setspecific(fe_scratch_key, s) != 0) {
+            free(s);
+            return NULL;
+        }
+    }
+    if (n > s->cap) {
+        float *p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
+        if (!p)
+            return NULL;
+        free(s->data);
+        s->data = p;
+        s->cap = n;
+    }
+    return s->data;
+}
+
+static fe_status fe_scratch_error(size_t n) {
+    return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu MiB",
+                        n * sizeof(float) >> 20);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Vector helpers                                                           */
+
+static bool fe_use_avx512(void) {
+#ifdef FE_HAVE_X86_KERNELS
+    return fe_cpu_info()->avx512f;
+#else
+    return false;
+#endif
+}
+
+static float fe_dot_scalar(const float *a, const float *b, int n) {
+    /* Four partial sums: vectorisable order without -ffast-math. */
+    float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+        s0 += a[i] * b[i];
+        s1 += a[i + 1] * b[i + 1];
+        s2 += a[i + 2] * b[i + 2];
+        s3 += a[i + 3] * b[i + 3];
+    }
+    for (; i < n; i++)
+        s0 += a[i] * b[i];
+    return (s0 + s1) + (s2 + s3);
+}
+
+#ifdef FE_HAVE_X86_KERNELS
+/* Horizontal sum through memory: GCC 12's reduce/shuffle intrinsics trip
+ * -Wuninitialized inside its own header, and this runs once per dot. */
+__attribute__((target("avx512f"))) static inline float fe_hsum512(__m512 v) {
+    float t[16] __attribute__((aligned(64)));
+    _mm512_store_ps(t, v);
+    float s0 = (t[0] + t[1]) + (t[2] + t[3]), s1 = (t[4] + t[5]) + (t[6] + t[7]);
+    float s2 = (t[8] + t[9]) + (t[10] + t[11]), s3 = (t[12] + t[13]) + (t[14] + t[15]);
+    return (s0 + s1) + (s2 + s3);
+}
+
+__attribute__((target("avx512f"))) static float fe_dot_avx512(const float *a, const float *b,
+                                                              int n) {
+    __m512 acc0 = _mm512_setzero_ps(), acc1 = _mm512_setzero_ps();
+    int i = 0;
+    for (; i + 32 <= n; i += 32) {
+        acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
+        acc1 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i + 16), _mm512_loadu_ps(b + i + 16), acc1);
+    }
+    for (; i + 16 <= n; i += 16)
+        acc0 = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc0);
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        acc1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, a + i), _mm512_maskz_loadu_ps(m, b + i),
+                               acc1);
+    }
+    return fe_hsum512(_mm512_add_ps(acc0, acc1));
+}
+
+/* y[j] = dot(x, w[j]) for four rows of w at once, so x is loaded once. */
+__attribute__((target("avx512f"))) static void fe_dot4_avx512(const float *x, const float *w,
+                                                              size_t ldw, int k, float *y) {
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    __m512 a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();
+    const float *w0 = w, *w1 = w + ldw, *w2 = w + 2 * ldw, *w3 = w + 3 * ldw;
+    int i = 0;
+    for (; i + 16 <= k; i += 16) {
+        __m512 xv = _mm512_loadu_ps(x + i);
+        a0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w0 + i), a0);
+        a1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w1 + i), a1);
+        a2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w2 + i), a2);
+        a3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(w3 + i), a3);
+    }
+    if (i < k) {
+        __mmask16 m = (__mmask16)((1u << (k - i)) - 1);
+        __m512 xv = _mm512_maskz_loadu_ps(m, x + i);
+        a0 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, w0 + i), a0);
+        a1 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, w1 + i), a1);
+        a2 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, w2 + i), a2);
+        a3 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, w3 + i), a3);
+    }
+    y[0] = fe_hsum512(a0);
+    y[1] = fe_hsum512(a1);
+    y[2] = fe_hsum512(a2);
+    y[3] = fe_hsum512(a3);
+}
+
+__attribute__((target("avx512f"))) static void fe_axpy_avx512(float a, const float *x, float *y,
+                                                              int n) {
+    __m512 va = _mm512_set1_ps(a);
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_fmadd_ps(va, _mm512_loadu_ps(x + i), _mm512_loadu_ps(y + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m,
+                              _mm512_fmadd_ps(va, _mm512_maskz_loadu_ps(m, x + i),
+                                              _mm512_maskz_loadu_ps(m, y + i)));
+    }
+}
+#endif
+
+static float fe_dot(const float *a, const float *b, int n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512())
+        return fe_dot_avx512(a, b, n);
+#endif
+    return fe_dot_scalar(a, b, n);
+}
+
+static void fe_axpy(float a, const float *x, float *y, int n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_axpy_avx512(a, x, y, n);
+        return;
+    }
+#endif
+    for (int i = 0; i < n; i++)
+        y[i] += a * x[i];
+}
+
+/* erf as a rational function on [-3.93, 3.93] (Eigen's fast erf, within a
+ * few ulp of erff), so GELU vectorises; outside that range erf is +-1 in
+ * float. */
+#define FE_ERF_CLAMP 3.832506856900711f
+static inline float fe_erf_fast(float x) {
+    /* Exactly +-1 outside, so GELU of a large negative is 0, not -1e-6. */
+    if (x <= -FE_ERF_CLAMP)
+        return -1.0f;
+    if (x >= FE_ERF_CLAMP)
+        return 1.0f;
+    float x2 = x * x;
+    float p = -2.72614225801306e-10f;
+    p = p * x2 + 2.77068142495902e-08f;
+    p = p * x2 + -2.10102402082508e-06f;
+    p = p * x2 + -5.69250639462346e-05f;
+    p = p * x2 + -7.34990630326855e-04f;
+    p = p * x2 + -2.95459980854025e-03f;
+    p = p * x2 + -1.60960333262415e-02f;
+    p = p * x;
+    float q = -1.45660718464996e-05f;
+    q = q * x2 + -2.13374055278905e-04f;
+    q = q * x2 + -1.68282697438203e-03f;
+    q = q * x2 + -7.37332916720468e-03f;
+    q = q * x2 + -1.42647390514189e-02f;
+    return p / q;
+}
+
+#ifdef FE_HAVE_X86_KERNELS
+__attribute__((target("avx512f"))) static void fe_gelu_avx512(const float *x, float *y, size_t n) {
+    const __m512 lo = _mm512_set1_ps(-FE_ERF_CLAMP), hi = _mm512_set1_ps(FE_ERF_CLAMP);
+    const __m512 inv_sqrt2 = _mm512_set1_ps(0.70710678118654752f), half = _mm512_set1_ps(0.5f);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    size_t i = 0;
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        __m512 tu = _mm512_mul_ps(v, inv_sqrt2);
+        __m512 t = _mm512_min_ps(_mm512_max_ps(tu, lo), hi);
+        __m512 t2 = _mm512_mul_ps(t, t);
+        __m512 p = _mm512_set1_ps(-2.72614225801306e-10f);
+        p = _mm512_fmadd_ps(p, t2, _mm512_set1_ps(2.77068142495902e-08f));
+        p = _mm512_fmadd_ps(p, t2, _mm512_set1_ps(-2.10102402082508e-06f));
+        p = _mm512_fmadd_ps(p, t2, _mm512_set1_ps(-5.69250639462346e-05f));
+        p = _mm512_fmadd_ps(p, t2, _mm512_set1_ps(-7.34990630326855e-04f));
+        p = _mm512_fmadd_ps(p, t2, _mm512_set1_ps(-2.95459980854025e-03f));
+        p = _mm512_fmadd_ps(p, t2, _mm512_set1_ps(-1.60960333262415e-02f));
+        p = _mm512_mul_ps(p, t);
+        __m512 q = _mm512_set1_ps(-1.45660718464996e-05f);
+        q = _mm512_fmadd_ps(q, t2, _mm512_set1_ps(-2.13374055278905e-04f));
+        q = _mm512_fmadd_ps(q, t2, _mm512_set1_ps(-1.68282697438203e-03f));
+        q = _mm512_fmadd_ps(q, t2, _mm512_set1_ps(-7.37332916720468e-03f));
+        q = _mm512_fmadd_ps(q, t2, _mm512_set1_ps(-1.42647390514189e-02f));
+        __m512 erf = _mm512_div_ps(p, q);
+        /* Exactly +-1 outside the fitted range, as in fe_erf_fast. */
+        erf = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(tu, lo, _CMP_LE_OQ), erf,
+                                   _mm512_set1_ps(-1.0f));
+        erf = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(tu, hi, _CMP_GE_OQ), erf, one);
+        __m512 r = _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_add_ps(one, erf));
+        _mm512_mask_storeu_ps(y + i, m, r);
+    }
+}
+#endif
+
+static void fe_gelu_rows(const float *x, float *y, size_t n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_gelu_avx512(x, y, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        y[i] = 0.5f * x[i] * (1.0f + fe_erf_fast(x[i] * 0.70710678118654752f));
+}
+
+/* ------------------------------------------------------------------------ */
+/* matmul                                                                   */
+
+typedef struct {
+    const float *x, *w, *b;
+    float *y;
+    int m, n, k;
+    int n_chunk;
+    bool gelu;
+} FeGemvJob;
+
+/* Rows of y for few input rows (decode): dot products straight off the
+ * weight rows, no packing, since each weight is used m <= 4 times. */
+static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
+    for (int r = 0; r < j->m; r++) {
+        const float *x = j->x + (size_t)r * j->k;
+        float *y = j->y + (size_t)r * j->n;
+        int c = n0;
+#ifdef FE_HAVE_X86_KERNELS
+        if (fe_use_avx512())
+            for (; c + 4 <= n1; c += 4)
+                fe_dot4_avx512(x, j->w + (size_t)c * j->k, (size_t)j->k, j->k, y + c);
+#endif
+        for (; c < n1; c++)
+            y[c] = fe_dot(x, j->w + (size_t)c * j->k, j->k);
+        if (j->b)
+            for (c = n0; c < n1; c++)
+                y[c] += j->b[c];
+        if (j->gelu)
+            fe_gelu_rows(y + n0, y + n0, (size_t)(n1 - n0));
+    }
+}
+
+static void fe_gemv_task(void *ctx, int task) {
+    FeGemvJob *j = ctx;
+    int n0 = task * j->n_chunk;
+    int n1 = n0 + j->n_chunk < j->n ? n0 + j->n_chunk : j->n;
+    if (n0 < n1)
+        fe_gemv_columns(j, n0, n1);
+}
+
+#define FE_GEMV_MAX_ROWS 4
+
+static fe_status fe_cpu_matmul(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0], *wt = op->src[1], *bt = op->src[2];
+    int n = (int)wt->shape[0], k = (int)wt->shape[1];
+    int m = k ? (int)(fe_tensor_nelements(xt) / k) : (int)(fe_tensor_nelements(op->dst) / (n ? n : 1));
+    const float *x = fe_tensor_data(xt), *w = fe_tensor_data(wt);
+    const float *b = bt ? fe_tensor_data(bt) : NULL;
+    float *y = fe_tensor_data(op->dst);
+    bool gelu = op->iparams[0] != 0;
+    if (m == 0 || n == 0)
+        return FE_OK;
+
+    if (m <= FE_GEMV_MAX_ROWS && k > 0) {
+        FeGemvJob job = {x, w, b, y, m, n, k, n, gelu};
+        int threads = fe_cpu_get_threads();
+        /* Only split when the weight is big enough that two cores streaming
+         * halves of it beat one core plus a wake-up. */
+        if (threads > 1 && (size_t)n * k >= 128 * 1024 && n >= 64) {
+            int tasks = threads;
+            job.n_chunk = ((n + tasks - 1) / tasks + 15) & ~15;
+            fe_cpu_parallel_for((n + job.n_chunk - 1) / job.n_chunk, fe_gemv_task, &job);
+        } else {
+            fe_gemv_columns(&job, 0, n);
+        }
+        return FE_OK;
+    }
+
+    float beta = 0.0f;
+    if (b) {
+        for (int r = 0; r < m; r++)
+            memcpy(y + (size_t)r * n, b, (size_t)n * sizeof(float));
+        beta = 1.0f;
+    }
+    FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, true, m, n, k, 1.0f, x, k > 0 ? k : 1, w, k > 0 ? k : 1,
+                         beta, y, n));
+    if (gelu)
+        fe_gelu_rows(y, y, (size_t)m * n);
+    return FE_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* conv3x3 (pad 1): im2col tiles + sgemm, or direct for 1-2 input channels  */
+
+typedef struct {
+    const float *x;          /* one image [Cin, H, W]                       */
+    float *col;              /* [Cin*9, p1-p0]                              */
+    int cin, h, w;
+    int p0, p1;              /* output pixel range of this tile             */
+} FeIm2colJob;
+
+static void fe_im2col_task(void *ctx, int ci) {
+    const FeIm2colJob *j = ctx;
+    int h = j->h, w = j->w, np = j->p1 - j->p0;
+    const float *plane = j->x + (size_t)ci * h * w;
+    for (int ky = 0; ky < 3; ky++)
+        for (int kx = 0; kx < 3; kx++) {
+            float *row = j->col + ((size_t)ci * 9 + ky * 3 + kx) * np;
+            int p = j->p0;
+            while (p < j->p1) {
+                int oy = p / w, ox = p % w;
+                int run = w - ox < j->p1 - p ? w - ox : j->p1 - p; /* rest of this output row */
+                int iy = oy + ky - 1;
+                float *dst = row + (p - j->p0);
+                if (iy < 0 || iy >= h) {
+                    memset(dst, 0, (size_t)run * sizeof(float));
+                } else {
+                    const float *src = plane + (size_t)iy * w;
+                    for (int t = 0; t < run; t++) {
+                        int ix = ox + t + kx - 1;
+                        dst[t] = ix >= 0 && ix < w ? src[ix] : 0.0f;
+                    }
+                }
+                p += run;
+            }
+        }
+}
+
+typedef struct {
+    const float *x, *wt, *b;
+    float *y;
+    int cin, h, w;
+    bool relu;
+} FeDirectConvJob;
+
+/* One output channel of a conv with few input channels: nine shifted
+ * multiply-adds per input plane, vectorised along the row. */
+static void fe_direct_conv_task(void *ctx, int co) {
+    const FeDirectConvJob *j = ctx;
+    int h = j->h, w = j->w;
+    float *out = j->y + (size_t)co * h * w;
+    float bias = j->b ? j->b[co] : 0.0f;
+    for (int oy = 0; oy < h; oy++) {
+        float *orow = out + (size_t)oy * w;
+        for (int ox = 0; ox < w; ox++)
+            orow[ox] = bias;
+        for (int ci = 0; ci < j->cin; ci++) {
+            const float *plane = j->x + (size_t)ci * h * w;
+            const float *k9 = j->wt + ((size_t)co * j->cin + ci) * 9;
+            for (int ky = 0; ky < 3; ky++) {
+                int iy = oy + ky - 1;
+                if (iy < 0 || iy >= h)
+                    continue;
+                const float *irow = plane + (size_t)iy * w;
+                float k0 = k9[ky * 3], k1 = k9[ky * 3 + 1], k2 = k9[ky * 3 + 2];
+                /* Interior without bounds tests; the two edge pixels apart. */
+                for (int ox = 1; ox < w - 1; ox++)
+                    orow[ox] += k0 * irow[ox - 1] + k1 * irow[ox] + k2 * irow[ox + 1];
+                orow[0] += k1 * irow[0] + (w > 1 ? k2 * irow[1] : 0.0f);
+                if (w > 1)
+                    orow[w - 1] += k0 * irow[w - 2] + k1 * irow[w - 1];
+            }
+        }
+        if (j->relu)
+            for (int ox = 0; ox < w; ox++)
+                orow[ox] = orow[ox] > 0.0f ? orow[ox] : 0.0f;
+    }
+}
+
+/* Column buffer budget per tile: big enough for efficient GEMMs, small
+ * enough to stay in L2/L3 while the GEMM reads it. */
+#define FE_IM2COL_FLOATS (1u << 20)
+
+static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0], *wt = op->src[1], *bt = op->src[2];
+    int batch = (int)xt->shape[0], cin = (int)xt->shape[1], h = (int)xt->shape[2],
+        w = (int)xt->shape[3];
+    int cout = (int)wt->shape[0];
+    int hw = h * w, kdim = cin * 9;
+    const float *x = fe_tensor_data(xt), *wd = fe_tensor_data(wt);
+    const float *b = bt ? fe_tensor_data(bt) : NULL;
+    float *y = fe_tensor_data(op->dst);
+    bool relu = op->iparams[0] != 0;
+    if (hw == 0 || cout == 0 || batch == 0)
+        return FE_OK;
+
+    if (cin <= 2) {
+        for (int bi = 0; bi < batch; bi++) {
+            FeDirectConvJob job = {x + (size_t)bi * cin * hw, wd, b, y + (size_t)bi * cout * hw,
+                                   cin, h, w, relu};
+            fe_cpu_parallel_for(cout, fe_direct_conv_task, &job);
+        }
+        return FE_OK;
+    }
+
+    int tile = (int)(FE_IM2COL_FLOATS / (unsigned)kdim);
+    if (tile < 64)
+        tile = 64;
+    if (tile > hw)
+        tile = hw;
+    float *col = fe_scratch((size_t)kdim * tile);
+    if (!col)
+        return fe_scratch_error((size_t)kdim * tile);
+    for (int bi = 0; bi < batch; bi++) {
+        const float *xi = x + (size_t)bi * cin * hw;
+        float *yi = y + (size_t)bi * cout * hw;
+        for (int p0 = 0; p0 < hw; p0 += tile) {
+            int p1 = p0 + tile < hw ? p0 + tile : hw, np = p1 - p0;
+            FeIm2colJob job = {xi, col, cin, h, w, p0, p1};
+            fe_cpu_parallel_for(cin, fe_im2col_task, &job);
+            float beta = 0.0f;
+            if (b) {
+                for (int co = 0; co < cout; co++) {
+                    float *dst = yi + (size_t)co * hw + p0;
+                    for (int t = 0; t < np; t++)
+                        dst[t] = b[co];
+                }
+                beta = 1.0f;
+            }
+            FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, false, cout, np, kdim, 1.0f, wd, kdim, col, np,
+                                 beta, yi + p0, hw));
+            if (relu)
+                for (int co = 0; co < cout; co++) {
+                    float *dst = yi + (size_t)co * hw + p0;
+                    for (int t = 0; t < np; t++)
+                        dst[t] = dst[t] > 0.0f ? dst[t] : 0.0f;
+                }
+        }
+    }
+    return FE_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Layout and elementwise ops                                               */
+
+static fe_status fe_cpu_maxpool(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0];
+    int ph = op->iparams[0], pw = op->iparams[1];
+    int64_t planes = xt->shape[0] * xt->shape[1];
+    int h = (int)xt->shape[2], w = (int)xt->shape[3];
+    int oh = h / ph, ow = w / pw;
+    const float *x = fe_tensor_data(xt);
+    float *y = fe_tensor_data(op->dst);
+    for (int64_t p = 0; p < planes; p++) {
+        const float *src = x + p * h * w;
+        float *dst = y + p * oh * ow;
+        for (int oy = 0; oy < oh; oy++) {
+            float *orow = dst + (size_t)oy * ow;
+            const float *r0 = src + (size_t)oy * ph * w;
+            for (int ox = 0; ox < ow; ox++) {
+                float m = r0[ox * pw];
+                for (int dy = 0; dy < ph; dy++)
+                    for (int dx = 0; dx < pw; dx++) {
+                        float v = r0[(size_t)dy * w + ox * pw + dx];
+                        /* NaN wins, as in PyTorch. */
+                        m = (v > m || v != v) ? v : m;
+                    }
+                orow[ox] = m;
+            }
+        }
+    }
+    return FE_OK;
+}
+
+static fe_status fe_cpu_nchw_to_nlc(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0];
+    int64_t batch = xt->shape[0], c = xt->shape[1], hw = xt->shape[2] * xt->shape[3];
+    const float *x = fe_tensor_data(xt);
+    float *y = fe_tensor_data(op->dst);
+    enum { BLK = 32 };
+    for (int64_t bi = 0; bi < batch; bi++) {
+        const float *src = x + bi * c * hw;
+        float *dst = y + bi * c * hw;
+        /* Blocked transpose: both sides touch whole cache lines. */
+        for (int64_t c0 = 0; c0 < c; c0 += BLK)
+            for (int64_t p0 = 0; p0 < hw; p0 += BLK) {
+                int64_t c1 = c0 + BLK < c ? c0 + BLK : c, p1 = p0 + BLK < hw ? p0 + BLK : hw;
+                for (int64_t p = p0; p < p1; p++)
+                    for (int64_t ch = c0; ch < c1; ch++)
+                        dst[p * c + ch] = src[ch * hw + p];
+            }
+    }
+    return FE_OK;
+}
+
+static fe_status fe_cpu_add(const FeOpDesc *op) {
+    const float *a = fe_tensor_data(op->src[0]), *b = fe_tensor_data(op->src[1]);
+    float *y = fe_tensor_data(op->dst);
+    int64_t n = fe_tensor_nelements(op->src[0]), nb = fe_tensor_nelements(op->src[1]);
+    for (int64_t i0 = 0; i0 < n; i0 += nb)
+        for (int64_t j = 0; j < nb; j++)
+            y[i0 + j] = a[i0 + j] + b[j];
+    return FE_OK;
+}
+
+static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0];
+    int64_t d = xt->shape[xt->ndim - 1], rows = fe_tensor_nelements(xt) / d;
+    const float *x = fe_tensor_data(xt), *g = fe_tensor_data(op->src[1]),
+                *bb = fe_tensor_data(op->src[2]);
+    float *y = fe_tensor_data(op->dst);
+    float eps = op->fparams[0];
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * d;
+        float *yr = y + r * d;
+        /* Two passes in double: exact enough for any row length. */
+        double sum = 0.0, sq = 0.0;
+        for (int64_t i = 0; i < d; i++)
+            sum += xr[i];
+        double mean = sum / (double)d;
+        for (int64_t i = 0; i < d; i++) {
+            double t = xr[i] - mean;
+            sq += t * t;
+        }
+        float rstd = (float)(1.0 / sqrt(sq / (double)d + eps));
+        float fmean = (float)mean;
+        for (int64_t i = 0; i < d; i++)
+            yr[i] = (xr[i] - fmean) * rstd * g[i] + bb[i];
+    }
+    return FE_OK;
+}
+
+static fe_status fe_cpu_gelu(const FeOpDesc *op) {
+    fe_gelu_rows(fe_tensor_data(op->src[0]), fe_tensor_data(op->dst),
+                 (size_t)fe_tensor_nelements(op->src[0]));
+    return FE_OK;
+}
+
+static fe_status fe_cpu_log_softmax(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0];
+    int64_t n = xt->shape[xt->ndim - 1], rows = fe_tensor_nelements(xt) / n;
+    const float *x = fe_tensor_data(xt);
+    float *y = fe_tensor_data(op->dst);
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *yr = y + r * n;
+        float mx = -INFINITY;
+        for (int64_t i = 0; i < n; i++)
+            mx = xr[i] > mx ? xr[i] : mx;
+        double sum = 0.0;
+        for (int64_t i = 0; i < n; i++)
+            sum += expf(xr[i] - mx);
+        float lse = mx + (float)log(sum);
+        for (int64_t i = 0; i < n; i++)
+            yr[i] = xr[i] - lse;
+    }
+    return FE_OK;
+}
+
+static fe_status fe_cpu_topk(const FeOpDesc *op) {
+    const FeTensor *xt = op->src[0];
+    int k = op->iparams[0];
+    int64_t n = xt->shape[xt->ndim - 1], rows = fe_tensor_nelements(xt) / n;
+    const float *x = fe_tensor_data(xt);
+    float *vals = fe_tensor_data(op->dst);
+    int32_t *idx = fe_tensor_data(op->src[1]);
+    for (int64_t r = 0; r < rows; r++) {
+        const float *xr = x + r * n;
+        float *vr = vals + r * k;
+        int32_t *ir = idx + r * k;
+        int have = 0;
+        /* Insertion into a sorted list of k: k is a beam width, N a vocab. */
+        for (int64_t i = 0; i < n; i++) {
+            float v = xr[i] != xr[i] ? -INFINITY : xr[i]; /* NaN ranks last */
+            if (have == k && !(v > vr[k - 1]))
+                continue; /* equal values keep the lower index already in */
+            int pos = have < k ? have : k - 1;
+            while (pos > 0 && v > vr[pos - 1]) {
+                vr[pos] = vr[pos - 1];
+                ir[pos] = ir[pos - 1];
+                pos--;
+            }
+            vr[pos] = v;
+            ir[pos] = (int32_t)i;
+            if (have < k)
+                have++;
+        }
+    }
+    return FE_OK;
+}
+
+static fe_status fe_cpu_embed(const FeOpDesc *op) {
+    const FeTensor *tt = op->src[0], *pt = op->src[1], *it = op->src[2];
+    int64_t vocab = tt->shape[0], d = tt->shape[1], nb = fe_tensor_nelements(it);
+    const float *table = fe_tensor_data(tt);
+    const float *pos = (const float *)fe_tensor_data(pt) + (int64_t)op->iparams[0] * d;
+    float *y = fe_tensor_data(op->dst);
+    for (int64_t b = 0; b < nb; b++) {
+        int64_t id = it->dtype == FE_DTYPE_I32 ? ((const int32_t *)fe_tensor_data(it))[b]
+                                               : ((const int64_t *)fe_tensor_data(it))[b];
+        if (id < 0 || id >= vocab)
+            return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_embed: token id %lld outside [0, %lld)",
+                                (long long)id, (long long)vocab);
+        const float *row = table + id * d;
+        for (int64_t i = 0; i < d; i++)
+            y[b * d + i] = row[i] + pos[i];
+    }
+    return FE_OK;
+}
+
+static fe_status fe_cpu_kv_write(const FeOpDesc *op) {
+    const FeTensor *cache = op->dst;
+    int64_t batch = cache->shape[0], tmax = cache->shape[1], d = cache->shape[2];
+    const float *rows = fe_tensor_data(op->src[0]);
+    float *c = fe_tensor_data(cache);
+    for (int64_t b = 0; b < batch; b++)
+        memcpy(c + (b * tmax + op->iparams[0]) * d, rows + b * d, (size_t)d * sizeof(float));
+    return FE_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* attention                                                                */
+
+/* Query rows per block: bounds the score scratch to QB x kv_len floats. */
+#define FE_ATTN_QB 128
+
+typedef struct {
+    const float *q, *k, *v;
+    float *y;
+    int tq, tk_max, d, heads, dh, kv_len, q_pos0;
+    bool causal;
+    float scale;
+    int q_blocks;
+    fe_gemm_kernel kernel;
+    bool failed;
+} FeAttnJob;
+
+static int fe_attn_visible(const FeAttnJob *j, int qi) {
+    if (!j->causal)
+        return j->kv_len;
+    int lim = j->q_pos0 + qi + 1;
+    return lim < j->kv_len ? lim : j->kv_len;
+}
+
+/* softmax in place over n scores; returns nothing, the row sums to 1. */
+static void fe_softmax_row(float *s, int n) {
+    float mx = -INFINITY;
+    for (int i = 0; i < n; i++)
+        mx = s[i] > mx ? s[i] : mx;
+    float sum = 0.0f;
+    for (int i = 0; i < n; i++) {
+        s[i] = expf(s[i] - mx);
+        sum += s[i];
+    }
+    float inv = 1.0f / sum;
+    for (int i = 0; i < n; i++)
+        s[i] *= inv;
+}
+
+static void fe_attn_task(void *ctx, int task) {
+    FeAttnJob *j = ctx;
+    int qb = task % j->q_blocks, bh = task / j->q_blocks;
+    int b = bh / j->heads, h = bh % j->heads;
+    int i0 = qb * FE_ATTN_QB, i1 = i0 + FE_ATTN_QB < j->tq ? i0 + FE_ATTN_QB : j->tq;
+    int rows = i1 - i0, d = j->d, dh = j->dh;
+    const float *q = j->q + ((size_t)b * j->tq + i0) * d + (size_t)h * dh;
+    const float *k = j->k + (size_t)b * j->tk_max * d + (size_t)h * dh;
+    const float *v = j->v + (size_t)b * j->tk_max * d + (size_t)h * dh;
+    float *y = j->y + ((size_t)b * j->tq + i0) * d + (size_t)h * dh;
+    /* Keys past the last visible one never matter for this block. */
+    int kv = fe_attn_visible(j, i1 - 1);
+    float *s = fe_scratch((size_t)rows * kv);
+    if (!s) {
+        j->failed = true;
+        return;
+    }
+
+    if (rows <= 2) {
+        /* Decode step: a few dot products per key, no GEMM set-up. */
+        for (int r = 0; r < rows; r++) {
+            int vis = fe_attn_visible(j, i0 + r);
+            float *sr = s + (size_t)r * kv;
+            const float *qr = q + (size_t)r * d;
+            for (int t = 0; t < vis; t++)
+                sr[t] = j->scale * fe_dot(qr, k + (size_t)t * d, dh);
+            fe_softmax_row(sr, vis);
+            float *yr = y + (size_t)r * d;
+            memset(yr, 0, (size_t)dh * sizeof(float));
+            for (int t = 0; t < vis; t++)
+                fe_axpy(sr[t], v + (size_t)t * d, yr, dh);
+        }
+        return;
+    }
+
+    if (fe_sgemm_with(j->kernel, true, rows, kv, dh, j->scale, q, d, k, d, 0.0f, s, kv) != FE_OK) {
+        j->failed = true;
+        return;
+    }
+    for (int r = 0; r < rows; r++) {
+        int vis = fe_attn_visible(j, i0 + r);
+        float *sr = s + (size_t)r * kv;
+        fe_softmax_row(sr, vis);
+        for (int t = vis; t < kv; t++)
+            sr[t] = 0.0f;
+    }
+    if (fe_sgemm_with(j->kernel, false, rows, dh, kv, 1.0f, s, kv, v, d, 0.0f, y, d) != FE_OK)
+        j->failed = true;
+}
+
+static fe_gemm_kernel fe_best_builtin_kernel(void) {
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (ci->avx512f)
+        return FE_GEMM_BUILTIN_AVX512;
+    if (ci->avx2 && ci->fma)
+        return FE_GEMM_BUILTIN_AVX2;
+    return FE_GEMM_BUILTIN_GENERIC;
+}
+
+static fe_status fe_cpu_attention(const FeOpDesc *op) {
+    const FeTensor *qt = op->src[0], *kt = op->src[1];
+    FeAttnJob job = {
+        .q = fe_tensor_data(qt),
+        .k = fe_tensor_data(kt),
+        .v = fe_tensor_data(op->src[2]),
+        .y = fe_tensor_data(op->dst),
+        .tq = (int)qt->shape[1],
+        .tk_max = (int)kt->shape[1],
+        .d = (int)qt->shape[2],
+        .heads = op->iparams[0],
+        .kv_len = op->iparams[1],
+        .causal = op->iparams[2] != 0,
+        .q_pos0 = op->iparams[3],
+    };
+    int batch = (int)qt->shape[0];
+    if (job.tq == 0 || batch == 0)
+        return FE_OK;
+    job.dh = job.d / job.heads;
+    job.scale = 1.0f / sqrtf((float)job.dh);
+    job.q_blocks = (job.tq + FE_ATTN_QB - 1) / FE_ATTN_QB;
+    /* Heads run on the pool's threads, so each GEMM inside stays on its own
+     * thread: the built-in kernel does exactly that (a nested parallel_for
+     * runs inline), while OpenBLAS would start its own threads on top. */
+    job.kernel = fe_best_builtin_kernel();
+    int tasks = batch * job.heads * job.q_blocks;
+    double work = (double)batch * job.tq * job.kv_len * job.d;
+    if (work < 64.0 * 1024)
+        for (int t = 0; t < tasks; t++)
+            fe_attn_task(&job, t);
+    else
+        fe_cpu_parallel_for(tasks, fe_attn_task, &job);
+    if (job.failed)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_attention: out of scratch memory");
+    return FE_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The backend table                                                        */
+
+static fe_status fe_cpu_buffer_alloc(FeDevice *dev, size_t size, void **out) {
+    size_t rounded = (size + 63) & ~(size_t)63;
+    if (rounded < size)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "cpu: buffer of %zu bytes", size);
+    *out = aligned_alloc(64, rounded ? rounded : 64);
+    if (!*out)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "cpu: out of memory allocating %zu MiB",
+                            size >> 20);
+    return FE_OK;
+}
+
+static void fe_cpu_buffer_free(FeDevice *dev, void *data) { free(data); }
+
+static fe_status fe_cpu_copy(FeDevice *dev, void *dst, const void *src, size_t n) {
+    memmove(dst, src, n);
+    return FE_OK;
+}
+
+static bool fe_cpu_supports_op(FeDevice *dev, const FeOpDesc *op) {
+    /* Weights stay f32 on the CPU: the loader converts f16/bf16 files. */
+    for (int i = 0; i < 6; i++) {
+        const FeTensor *t = op->src[i];
+        if (t && (t->dtype == FE_DTYPE_F16 || t->dtype == FE_DTYPE_BF16))
+            return false;
+    }
+    return true;
+}
+
+static fe_status fe_cpu_compute(FeDevice *dev, const FeOpDesc *op) {
+    switch (op->op) {
+    case FE_OP_MATMUL: return fe_cpu_matmul(op);
+    case FE_OP_CONV3X3: return fe_cpu_conv3x3(op);
+    case FE_OP_MAXPOOL: return fe_cpu_maxpool(op);
+    case FE_OP_NCHW_TO_NLC: return fe_cpu_nchw_to_nlc(op);
+    case FE_OP_ADD: return fe_cpu_add(op);
+    case FE_OP_LAYERNORM: return fe_cpu_layernorm(op);
+    case FE_OP_GELU: return fe_cpu_gelu(op);
+    case FE_OP_ATTENTION: return fe_cpu_attention(op);
+    case FE_OP_EMBED: return fe_cpu_embed(op);
+    case FE_OP_KV_WRITE: return fe_cpu_kv_write(op);
+    case FE_OP_LOG_SOFTMAX: return fe_cpu_log_softmax(op);
+    case FE_OP_TOPK: return fe_cpu_topk(op);
+    case FE_OP_COUNT:
+    default: return fe_set_error(FE_ERR_INTERNAL, "cpu: op %d has no kernel", (int)op->op);
+    }
+}
+
+static fe_status fe_cpu_synchronize(FeDevice *dev) { return FE_OK; }
+
+static fe_status fe_cpu_memory_info(FeDevice *dev, uint64_t *free_bytes, uint64_t *total_bytes) {
+    uint64_t total = 0, avail = 0;
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+                total = kb * 1024ull;
+            else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                avail = kb * 1024ull;
+        }
+        fclose(f);
+    }
+    if (!total) {
+        long pages = sysconf(_SC_PHYS_PAGES), avp = sysconf(_SC_AVPHYS_PAGES);
+        long page = sysconf(_SC_PAGESIZE);
+        total = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+        avail = avp > 0 && page > 0 ? (uint64_t)avp * (uint64_t)page : 0;
+    }
+    if (free_bytes)
+        *free_bytes = avail;
+    if (total_bytes)
+        *total_bytes = total;
+    return FE_OK;
+}
+
+static const FeBackend fe_cpu_backend = {
+    .name = "cpu",
+    .buffer_alloc = fe_cpu_buffer_alloc,
+    .buffer_free = fe_cpu_buffer_free,
+    .upload = fe_cpu_copy,
+    .download = fe_cpu_copy,
+    .supports_op = fe_cpu_supports_op,
+    .compute = fe_cpu_compute,
+    .synchronize = fe_cpu_synchronize,
+    .memory_info = fe_cpu_memory_info,
+};
+
+static FeDevice fe_cpu_dev = {
+    .backend = &fe_cpu_backend,
+    .index = 0,
+    .id = "cpu",
+    .backend_data = NULL,
+};
+
+FeDevice *fe_cpu_device(void) { return &fe_cpu_dev; }

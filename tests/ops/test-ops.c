@@ -1,0 +1,892 @@
+/* test-ops.c - the runtime layer: every CPU op against a naive double
+ * reference on random odd-sized inputs (outputs poisoned with NaN first),
+ * each sgemm kernel, cpuid, the device registry and the CUDA module hook.
+ * Run twice by meson: once as configured, once with FE_BLAS=builtin. */
+#include "fe-internal.h"
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <malloc.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------------ */
+/* Helpers                                                                  */
+
+static FeBuffer *arena;
+
+static void rand_fill(float *p, size_t n, float lo, float hi) {
+    for (size_t i = 0; i < n; i++)
+        p[i] = (float)g_test_rand_double_range(lo, hi);
+}
+
+static FeTensor make(fe_dtype dt, int ndim, const int64_t *shape, const char *name) {
+    FeTensor t;
+    fe_status st = fe_buffer_tensor(arena, dt, ndim, shape, name, &t);
+    if (st != FE_OK)
+        g_error("fe_buffer_tensor: %s", fe_last_error());
+    /* Poison: a kernel that skips an element leaves a NaN the check finds. */
+    if (dt == FE_DTYPE_F32) {
+        float *d = fe_tensor_data(&t);
+        for (int64_t i = 0; i < fe_tensor_nelements(&t); i++)
+            d[i] = NAN;
+    }
+    return t;
+}
+
+static FeTensor make_rand(int ndim, const int64_t *shape, const char *name, float lo, float hi) {
+    FeTensor t = make(FE_DTYPE_F32, ndim, shape, name);
+    rand_fill(fe_tensor_data(&t), (size_t)fe_tensor_nelements(&t), lo, hi);
+    return t;
+}
+
+static void assert_close(const char *what, const float *got, const double *ref, size_t n,
+                         double atol, double rtol) {
+    for (size_t i = 0; i < n; i++) {
+        double err = fabs((double)got[i] - ref[i]);
+        if (!(err <= atol + rtol * fabs(ref[i])))
+            g_error("%s: element %zu is %.9g, reference %.9g (|err| %.3g)", what, i, got[i],
+                    ref[i], err);
+    }
+}
+
+static void arena_setup(void) {
+    if (!arena)
+        g_assert_cmpint(fe_buffer_new(fe_cpu_device(), 256u << 20, &arena), ==, FE_OK);
+    fe_buffer_reset(arena);
+}
+
+/* ------------------------------------------------------------------------ */
+/* cpuid                                                                    */
+
+static bool cpuinfo_has_flag(const char *flag) {
+    gchar *text = NULL;
+    if (!g_file_get_contents("/proc/cpuinfo", &text, NULL, NULL))
+        return false;
+    bool found = false;
+    gchar **lines = g_strsplit(text, "\n", -1);
+    for (gchar **l = lines; *l && !found; l++) {
+        if (!g_str_has_prefix(*l, "flags"))
+            continue;
+        gchar **words = g_strsplit_set(strchr(*l, ':') ? strchr(*l, ':') + 1 : *l, " \t", -1);
+        for (gchar **w = words; *w; w++)
+            if (strcmp(*w, flag) == 0)
+                found = true;
+        g_strfreev(words);
+        break;
+    }
+    g_strfreev(lines);
+    g_free(text);
+    return found;
+}
+
+static void test_cpuid_report(void) {
+    const FeCpuInfo *ci = fe_cpu_info();
+    g_test_message("cpu: %s (%s family %d model %d), %d cores; sse4.2=%d avx=%d avx2=%d fma=%d "
+                   "avx512f=%d bw=%d vl=%d avx512_bf16=%d amx_bf16=%d amx_tile=%d",
+                   ci->brand, ci->vendor, ci->family, ci->model, ci->n_cores, ci->sse42, ci->avx,
+                   ci->avx2, ci->fma, ci->avx512f, ci->avx512bw, ci->avx512vl, ci->avx512_bf16,
+                   ci->amx_bf16, ci->amx_tile);
+    g_test_message("gemm: %s", fe_cpu_gemm_path());
+    g_assert_cmpint(ci->n_cores, ==, (int)sysconf(_SC_NPROCESSORS_ONLN));
+    g_assert_true(ci->brand[0] != '\0');
+    g_assert_true(fe_cpu_info() == ci);
+#if defined(__x86_64__) && defined(__linux__)
+    /* The kernel lists a flag only when it also saves that state, which is
+     * what our xgetbv check asks too: the two must agree. */
+    g_assert_cmpint(ci->sse42, ==, cpuinfo_has_flag("sse4_2"));
+    g_assert_cmpint(ci->avx2, ==, cpuinfo_has_flag("avx2"));
+    g_assert_cmpint(ci->fma, ==, cpuinfo_has_flag("fma"));
+    g_assert_cmpint(ci->avx512f, ==, cpuinfo_has_flag("avx512f"));
+    g_assert_cmpint(ci->avx512bw, ==, cpuinfo_has_flag("avx512bw"));
+    g_assert_cmpint(ci->avx512vl, ==, cpuinfo_has_flag("avx512vl"));
+    g_assert_cmpint(ci->avx512_bf16, ==, cpuinfo_has_flag("avx512_bf16"));
+    if (!cpuinfo_has_flag("amx_bf16"))
+        g_assert_false(ci->amx_bf16);
+#endif
+}
+
+static void test_gemm_path(void) {
+    const char *path = fe_cpu_gemm_path();
+    const char *choice = g_getenv("FE_BLAS");
+    fe_gemm_kernel k = fe_gemm_active_kernel();
+    const FeCpuInfo *ci = fe_cpu_info();
+    g_test_message("GEMM path: %s", path);
+    if (choice && strcmp(choice, "builtin") == 0) {
+        g_assert_cmpint(k, !=, FE_GEMM_OPENBLAS);
+        g_assert_nonnull(strstr(path, "built-in"));
+        g_assert_nonnull(strstr(path, "FE_BLAS=builtin"));
+        if (ci->avx512f)
+            g_assert_cmpint(k, ==, FE_GEMM_BUILTIN_AVX512);
+        return;
+    }
+    if (k != FE_GEMM_OPENBLAS) {
+        g_assert_nonnull(strstr(path, "OpenBLAS not found"));
+        g_test_skip("OpenBLAS is not installed: the built-in path is tested instead");
+        return;
+    }
+    g_assert_true(g_str_has_prefix(path, "OpenBLAS "));
+    g_assert_nonnull(strstr(path, "kernels (cpuid: "));
+    if (ci->avx512f && ci->avx512bw && ci->avx512vl && strstr(path, "set by engine")) {
+        /* The engine chose the kernels: OpenBLAS must have taken them. */
+        g_assert_cmpstr(g_getenv("OPENBLAS_CORETYPE"), ==, "SkylakeX");
+        g_assert_nonnull(strcasestr(path, "skylakex"));
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* sgemm, every kernel                                                      */
+
+static void ref_gemm(bool bt, int m, int n, int k, float alpha, const float *a, int lda,
+                     const float *b, int ldb, float beta, const float *c0, int ldc, double *out) {
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double s = 0;
+            for (int p = 0; p < k; p++)
+                s += (double)a[i * lda + p] * (bt ? b[j * ldb + p] : b[p * ldb + j]);
+            out[i * n + j] = alpha * s + (beta != 0.0f ? beta * (double)c0[i * ldc + j] : 0.0);
+        }
+}
+
+static void check_gemm_kernel(fe_gemm_kernel kernel) {
+    static const int sizes[][3] = {
+        {1, 1, 1}, {7, 13, 5}, {6, 32, 16}, {37, 45, 71}, {1, 257, 96}, {130, 70, 300},
+        {13, 600, 256}, {200, 33, 9}, {64, 64, 0},
+    };
+    for (size_t s = 0; s < G_N_ELEMENTS(sizes); s++)
+        for (int variant = 0; variant < 4; variant++) {
+            int m = sizes[s][0], n = sizes[s][1], k = sizes[s][2];
+            bool bt = variant & 1;
+            float beta = variant & 2 ? 0.5f : 0.0f;
+            float alpha = variant == 3 ? -1.25f : 1.0f;
+            int lda = k + 3, ldb = (bt ? k : n) + 2, ldc = n + 5;
+            float *a = g_new(float, (size_t)m * lda + 1);
+            float *b = g_new(float, (size_t)(bt ? n : k) * ldb + 1);
+            float *c = g_new(float, (size_t)m * ldc + 1);
+            float *c0 = g_new(float, (size_t)m * ldc + 1);
+            double *ref = g_new(double, (size_t)m * n + 1);
+            rand_fill(a, (size_t)m * lda, -1, 1);
+            rand_fill(b, (size_t)(bt ? n : k) * ldb, -1, 1);
+            if (beta != 0.0f)
+                rand_fill(c, (size_t)m * ldc, -1, 1);
+            else
+                for (size_t i = 0; i < (size_t)m * ldc; i++)
+                    c[i] = NAN; /* beta = 0 must not read C */
+            memcpy(c0, c, (size_t)m * ldc * sizeof(float));
+            ref_gemm(bt, m, n, k, alpha, a, lda, b, ldb, beta, c0, ldc, ref);
+            fe_status st = fe_sgemm_with(kernel, bt, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+            if (st != FE_OK)
+                g_error("sgemm: %s", fe_last_error());
+            for (int i = 0; i < m; i++) {
+                float *row = g_new(float, (size_t)n + 1);
+                memcpy(row, c + (size_t)i * ldc, (size_t)n * sizeof(float));
+                char what[96];
+                snprintf(what, sizeof what, "%s %dx%dx%d bt=%d row %d",
+                         fe_gemm_kernel_name(kernel), m, n, k, bt, i);
+                assert_close(what, row, ref + (size_t)i * n, (size_t)n, 1e-5 * (k + 1), 1e-5);
+                /* The padding between rows is untouched. */
+                for (int j = n; j < ldc && i < m - 1; j++)
+                    g_assert_true(memcmp(&c[(size_t)i * ldc + j], &c0[(size_t)i * ldc + j],
+                                         sizeof(float)) == 0);
+                g_free(row);
+            }
+            g_free(a);
+            g_free(b);
+            g_free(c);
+            g_free(c0);
+            g_free(ref);
+        }
+}
+
+static void test_gemm_kernel(gconstpointer data) {
+    fe_gemm_kernel kernel = (fe_gemm_kernel)GPOINTER_TO_INT(data);
+    float a = 1, b = 1, c = 0;
+    fe_status st = fe_sgemm_with(kernel, false, 1, 1, 1, 1, &a, 1, &b, 1, 0, &c, 1);
+    if (st == FE_ERR_UNSUPPORTED) {
+        g_test_message("%s", fe_last_error());
+        g_test_skip("kernel not available here");
+        return;
+    }
+    g_assert_cmpint(st, ==, FE_OK);
+    check_gemm_kernel(kernel);
+    /* The same through one and several threads. */
+    int threads = fe_cpu_get_threads();
+    fe_cpu_set_threads(1);
+    check_gemm_kernel(kernel);
+    fe_cpu_set_threads(3);
+    check_gemm_kernel(kernel);
+    fe_cpu_set_threads(threads);
+}
+
+static void test_gemm_bad_sizes(void) {
+    float x = 0;
+    g_assert_cmpint(fe_sgemm_with(FE_GEMM_BUILTIN_GENERIC, false, 2, 2, 2, 1, &x, 1, &x, 2, 0, &x,
+                                  2),
+                    ==, FE_ERR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(fe_last_error(), "lda=1"));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops                                                                      */
+
+static double gelu_ref(double x) { return 0.5 * x * (1.0 + erf(x / sqrt(2.0))); }
+
+static void check_matmul(int m, int n, int k, bool bias, bool gelu) {
+    arena_setup();
+    int64_t xs[3] = {1, m, k}, ws[2] = {n, k}, bs[1] = {n}, ys[3] = {1, m, n};
+    FeTensor x = make_rand(3, xs, "x", -1, 1), w = make_rand(2, ws, "w", -0.5f, 0.5f);
+    FeTensor b = make_rand(1, bs, "b", -1, 1), y = make(FE_DTYPE_F32, 3, ys, "y");
+    g_assert_cmpint(fe_matmul(&y, &x, &w, bias ? &b : NULL, gelu), ==, FE_OK);
+    double *ref = g_new(double, (size_t)m * n);
+    const float *xd = fe_tensor_data(&x), *wd = fe_tensor_data(&w), *bd = fe_tensor_data(&b);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            double s = bias ? bd[j] : 0.0;
+            for (int p = 0; p < k; p++)
+                s += (double)xd[i * k + p] * wd[j * k + p];
+            ref[i * n + j] = gelu ? gelu_ref(s) : s;
+        }
+    char what[64];
+    snprintf(what, sizeof what, "matmul %dx%dx%d bias=%d gelu=%d", m, n, k, bias, gelu);
+    assert_close(what, fe_tensor_data(&y), ref, (size_t)m * n, 2e-5 * k, 1e-5);
+    g_free(ref);
+}
+
+static void test_matmul(void) {
+    /* m <= 4 takes the decode (dot product) path, larger m the sgemm. */
+    const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {3, 1024, 256}, {4, 37, 19},
+                             {5, 33, 17},   {37, 45, 71},  {130, 257, 96}, {1, 1, 1}};
+    for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++)
+        for (int v = 0; v < 4; v++)
+            check_matmul(shapes[i][0], shapes[i][1], shapes[i][2], v & 1, v & 2);
+}
+
+static void test_gelu(void) {
+    arena_setup();
+    int64_t s[2] = {3, 1001};
+    FeTensor x = make_rand(2, s, "x", -8, 8), y = make(FE_DTYPE_F32, 2, s, "y");
+    float *xd = fe_tensor_data(&x);
+    xd[0] = 0.0f;
+    xd[1] = -0.0f;
+    xd[2] = 1e-20f;
+    xd[3] = 50.0f;
+    xd[4] = -50.0f;
+    g_assert_cmpint(fe_gelu(&y, &x), ==, FE_OK);
+    double ref[3 * 1001];
+    for (int i = 0; i < 3 * 1001; i++)
+        ref[i] = gelu_ref(xd[i]);
+    assert_close("gelu", fe_tensor_data(&y), ref, 3 * 1001, 1e-6, 2e-6);
+    /* in place */
+    g_assert_cmpint(fe_gelu(&x, &x), ==, FE_OK);
+    assert_close("gelu in place", fe_tensor_data(&x), ref, 3 * 1001, 1e-6, 2e-6);
+}
+
+static void check_conv(int batch, int cin, int cout, int h, int w, bool bias, bool relu) {
+    arena_setup();
+    int64_t xs[4] = {batch, cin, h, w}, ws[4] = {cout, cin, 3, 3}, bs[1] = {cout},
+            ys[4] = {batch, cout, h, w};
+    FeTensor x = make_rand(4, xs, "x", -1, 1), wt = make_rand(4, ws, "w", -0.5f, 0.5f);
+    FeTensor b = make_rand(1, bs, "b", -1, 1), y = make(FE_DTYPE_F32, 4, ys, "y");
+    g_assert_cmpint(fe_conv3x3(&y, &x, &wt, bias ? &b : NULL, relu), ==, FE_OK);
+    const float *xd = fe_tensor_data(&x), *wd = fe_tensor_data(&wt), *bd = fe_tensor_data(&b);
+    size_t n = (size_t)batch * cout * h * w;
+    double *ref = g_new(double, n);
+    for (int bi = 0; bi < batch; bi++)
+        for (int co = 0; co < cout; co++)
+            for (int oy = 0; oy < h; oy++)
+                for (int ox = 0; ox < w; ox++) {
+                    double s = bias ? bd[co] : 0.0;
+                    for (int ci = 0; ci < cin; ci++)
+                        for (int ky = 0; ky < 3; ky++)
+                            for (int kx = 0; kx < 3; kx++) {
+                                int iy = oy + ky - 1, ix = ox + kx - 1;
+                                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                                    continue;
+                                s += (double)xd[((bi * cin + ci) * h + iy) * w + ix] *
+                                     wd[((co * cin + ci) * 3 + ky) * 3 + kx];
+                            }
+                    ref[((bi * cout + co) * h + oy) * w + ox] = relu && s < 0 ? 0.0 : s;
+                }
+    char what[80];
+    snprintf(what, sizeof what, "conv3x3 b%d %d->%d %dx%d bias=%d relu=%d", batch, cin, cout, h,
+             w, bias, relu);
+    assert_close(what, fe_tensor_data(&y), ref, n, 1e-5 * cin * 9, 1e-5);
+    g_free(ref);
+}
+
+static void test_conv3x3(void) {
+    check_conv(1, 1, 7, 17, 23, true, true);    /* direct path */
+    check_conv(2, 2, 5, 9, 1, false, false);    /* direct, one column */
+    check_conv(2, 3, 9, 11, 13, true, true);    /* im2col */
+    check_conv(1, 5, 4, 1, 7, true, false);     /* one row */
+    check_conv(1, 33, 17, 19, 45, false, true);
+    /* Big enough for several im2col tiles (K = 1152 -> 910 pixels a tile). */
+    check_conv(1, 128, 8, 33, 41, true, true);
+}
+
+static void test_maxpool(void) {
+    const int cases[][4] = {{9, 13, 2, 2}, {8, 7, 2, 1}, {5, 5, 1, 1}, {7, 9, 3, 2}};
+    for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+        arena_setup();
+        int h = cases[c][0], w = cases[c][1], ph = cases[c][2], pw = cases[c][3];
+        int oh = h / ph, ow = w / pw;
+        int64_t xs[4] = {2, 3, h, w}, ys[4] = {2, 3, oh, ow};
+        FeTensor x = make_rand(4, xs, "x", -5, 5), y = make(FE_DTYPE_F32, 4, ys, "y");
+        g_assert_cmpint(fe_maxpool(&y, &x, ph, pw), ==, FE_OK);
+        const float *xd = fe_tensor_data(&x);
+        double *ref = g_new(double, 6 * oh * ow);
+        for (int p = 0; p < 6; p++)
+            for (int oy = 0; oy < oh; oy++)
+                for (int ox = 0; ox < ow; ox++) {
+                    double m = -INFINITY;
+                    for (int dy = 0; dy < ph; dy++)
+                        for (int dx = 0; dx < pw; dx++)
+                            m = fmax(m, xd[(p * h + oy * ph + dy) * w + ox * pw + dx]);
+                    ref[(p * oh + oy) * ow + ox] = m;
+                }
+        assert_close("maxpool", fe_tensor_data(&y), ref, (size_t)6 * oh * ow, 0, 0);
+        g_free(ref);
+    }
+    arena_setup();
+    int64_t xs[4] = {1, 1, 4, 4}, bad[4] = {1, 1, 3, 2};
+    FeTensor x = make_rand(4, xs, "x", 0, 1), y = make(FE_DTYPE_F32, 4, bad, "y");
+    g_assert_cmpint(fe_maxpool(&y, &x, 2, 2), ==, FE_ERR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(fe_last_error(), "fe_maxpool: output 'y'"));
+}
+
+static void test_nchw_to_nlc(void) {
+    arena_setup();
+    int b = 2, c = 37, h = 3, w = 45;
+    int64_t xs[4] = {b, c, h, w}, ys[3] = {b, h * w, c};
+    FeTensor x = make_rand(4, xs, "x", -1, 1), y = make(FE_DTYPE_F32, 3, ys, "y");
+    g_assert_cmpint(fe_nchw_to_nlc(&y, &x), ==, FE_OK);
+    const float *xd = fe_tensor_data(&x);
+    double *ref = g_new(double, (size_t)b * c * h * w);
+    for (int bi = 0; bi < b; bi++)
+        for (int ch = 0; ch < c; ch++)
+            for (int p = 0; p < h * w; p++)
+                ref[(bi * h * w + p) * c + ch] = xd[(bi * c + ch) * h * w + p];
+    assert_close("nchw_to_nlc", fe_tensor_data(&y), ref, (size_t)b * c * h * w, 0, 0);
+    g_free(ref);
+}
+
+static void test_add(void) {
+    arena_setup();
+    int64_t as[3] = {2, 7, 33}, bs[1] = {33}, bad[1] = {32};
+    FeTensor a = make_rand(3, as, "a", -1, 1), b = make_rand(1, bs, "b", -1, 1);
+    FeTensor y = make(FE_DTYPE_F32, 3, as, "y");
+    g_assert_cmpint(fe_add(&y, &a, &b), ==, FE_OK);
+    const float *ad = fe_tensor_data(&a), *bd = fe_tensor_data(&b);
+    double ref[2 * 7 * 33];
+    for (int i = 0; i < 2 * 7 * 33; i++)
+        ref[i] = (double)ad[i] + bd[i % 33];
+    assert_close("add broadcast", fe_tensor_data(&y), ref, G_N_ELEMENTS(ref), 1e-7, 1e-7);
+    /* same shape, in place */
+    FeTensor a2 = make_rand(3, as, "a2", -1, 1);
+    const float *a2d = fe_tensor_data(&a2);
+    double ref2[2 * 7 * 33];
+    for (int i = 0; i < 2 * 7 * 33; i++)
+        ref2[i] = (double)ad[i] + a2d[i];
+    g_assert_cmpint(fe_add(&a, &a, &a2), ==, FE_OK);
+    assert_close("add in place", fe_tensor_data(&a), ref2, G_N_ELEMENTS(ref2), 1e-7, 1e-7);
+    FeTensor bb = make_rand(1, bad, "b32", -1, 1);
+    g_assert_cmpint(fe_add(&y, &a, &bb), ==, FE_ERR_INVALID_ARGUMENT);
+}
+
+static void test_layernorm(void) {
+    arena_setup();
+    int rows = 5, d = 257;
+    int64_t xs[2] = {rows, d}, gs[1] = {d};
+    FeTensor x = make_rand(2, xs, "x", -3, 7), g = make_rand(1, gs, "g", 0.5f, 1.5f);
+    FeTensor b = make_rand(1, gs, "b", -1, 1), y = make(FE_DTYPE_F32, 2, xs, "y");
+    g_assert_cmpint(fe_layernorm(&y, &x, &g, &b, 1e-5f), ==, FE_OK);
+    const float *xd = fe_tensor_data(&x), *gd = fe_tensor_data(&g), *bd = fe_tensor_data(&b);
+    double *ref = g_new(double, (size_t)rows * d);
+    for (int r = 0; r < rows; r++) {
+        double mean = 0, var = 0;
+        for (int i = 0; i < d; i++)
+            mean += xd[r * d + i];
+        mean /= d;
+        for (int i = 0; i < d; i++)
+            var += (xd[r * d + i] - mean) * (xd[r * d + i] - mean);
+        var /= d;
+        for (int i = 0; i < d; i++)
+            ref[r * d + i] = (xd[r * d + i] - mean) / sqrt(var + 1e-5) * gd[i] + bd[i];
+    }
+    assert_close("layernorm", fe_tensor_data(&y), ref, (size_t)rows * d, 1e-5, 1e-5);
+    g_free(ref);
+}
+
+static void test_log_softmax(void) {
+    arena_setup();
+    int rows = 3, n = 601;
+    int64_t xs[2] = {rows, n};
+    FeTensor x = make_rand(2, xs, "x", -20, 20), y = make(FE_DTYPE_F32, 2, xs, "y");
+    g_assert_cmpint(fe_log_softmax(&y, &x), ==, FE_OK);
+    const float *xd = fe_tensor_data(&x);
+    double *ref = g_new(double, (size_t)rows * n);
+    for (int r = 0; r < rows; r++) {
+        double mx = -INFINITY, s = 0;
+        for (int i = 0; i < n; i++)
+            mx = fmax(mx, xd[r * n + i]);
+        for (int i = 0; i < n; i++)
+            s += exp(xd[r * n + i] - mx);
+        for (int i = 0; i < n; i++)
+            ref[r * n + i] = xd[r * n + i] - mx - log(s);
+    }
+    assert_close("log_softmax", fe_tensor_data(&y), ref, (size_t)rows * n, 2e-5, 1e-6);
+    g_free(ref);
+}
+
+static void test_topk(void) {
+    arena_setup();
+    int rows = 3, n = 301, k = 5;
+    int64_t xs[2] = {rows, n}, ks[2] = {rows, k};
+    FeTensor x = make_rand(2, xs, "x", -1, 1), v = make(FE_DTYPE_F32, 2, ks, "v");
+    FeTensor idx = make(FE_DTYPE_I32, 2, ks, "idx");
+    float *xd = fe_tensor_data(&x);
+    /* row 1: ties at the top resolve to the lower index; a NaN ranks last */
+    xd[n + 10] = 5.0f;
+    xd[n + 3] = 5.0f;
+    xd[n + 200] = 4.0f;
+    xd[n + 0] = NAN;
+    g_assert_cmpint(fe_topk(&v, &idx, &x, k), ==, FE_OK);
+    const float *vd = fe_tensor_data(&v);
+    const int32_t *id = fe_tensor_data(&idx);
+    for (int r = 0; r < rows; r++) {
+        /* reference: repeated argmax with lower index on ties */
+        bool *taken = g_new0(bool, n);
+        for (int j = 0; j < k; j++) {
+            int best = -1;
+            for (int i = 0; i < n; i++) {
+                float xv = xd[r * n + i];
+                if (taken[i] || isnan(xv))
+                    continue;
+                if (best < 0 || xv > xd[r * n + best])
+                    best = i;
+            }
+            taken[best] = true;
+            g_assert_cmpint(id[r * k + j], ==, best);
+            g_assert_cmpfloat(vd[r * k + j], ==, xd[r * n + best]);
+        }
+        g_free(taken);
+    }
+    g_assert_cmpint(id[k + 0], ==, 3);
+    g_assert_cmpint(id[k + 1], ==, 10);
+    g_assert_cmpint(id[k + 2], ==, 200);
+    g_assert_cmpint(fe_topk(&v, &idx, &x, n + 1), ==, FE_ERR_INVALID_ARGUMENT);
+}
+
+static void test_embed_kv_write(void) {
+    arena_setup();
+    int vocab = 37, d = 19, npos = 11, batch = 3, tmax = 7;
+    int64_t ts[2] = {vocab, d}, ps[2] = {npos, d}, is[1] = {batch}, ys[3] = {batch, 1, d};
+    FeTensor table = make_rand(2, ts, "tok", -1, 1), pos = make_rand(2, ps, "pos", -1, 1);
+    FeTensor ids32 = make(FE_DTYPE_I32, 1, is, "ids32"), ids64 = make(FE_DTYPE_I64, 1, is, "ids64");
+    FeTensor y = make(FE_DTYPE_F32, 3, ys, "y");
+    int32_t *i32 = fe_tensor_data(&ids32);
+    int64_t *i64 = fe_tensor_data(&ids64);
+    const int want[3] = {0, 36, 5};
+    for (int b = 0; b < batch; b++) {
+        i32[b] = want[b];
+        i64[b] = want[b];
+    }
+    const float *td = fe_tensor_data(&table), *pd = fe_tensor_data(&pos);
+    double ref[3 * 19];
+    for (int b = 0; b < batch; b++)
+        for (int i = 0; i < d; i++)
+            ref[b * d + i] = (double)td[want[b] * d + i] + pd[4 * d + i];
+    g_assert_cmpint(fe_embed(&y, &table, &pos, &ids32, 4), ==, FE_OK);
+    assert_close("embed i32", fe_tensor_data(&y), ref, (size_t)batch * d, 1e-7, 1e-7);
+    g_assert_cmpint(fe_embed(&y, &table, &pos, &ids64, 4), ==, FE_OK);
+    assert_close("embed i64", fe_tensor_data(&y), ref, (size_t)batch * d, 1e-7, 1e-7);
+    g_assert_cmpint(fe_embed(&y, &table, &pos, &ids32, npos), ==, FE_ERR_INVALID_ARGUMENT);
+    i32[1] = vocab;
+    g_assert_cmpint(fe_embed(&y, &table, &pos, &ids32, 0), ==, FE_ERR_INVALID_ARGUMENT);
+    g_assert_cmpstr(fe_last_error(), ==, "fe_embed: token id 37 outside [0, 37)");
+
+    int64_t cs[3] = {batch, tmax, d};
+    FeTensor cache = make(FE_DTYPE_F32, 3, cs, "cache");
+    g_assert_cmpint(fe_kv_write(&cache, &y, 6), ==, FE_OK);
+    const float *cd = fe_tensor_data(&cache), *yd = fe_tensor_data(&y);
+    for (int b = 0; b < batch; b++) {
+        g_assert_true(memcmp(cd + ((size_t)b * tmax + 6) * d, yd + (size_t)b * d,
+                             (size_t)d * sizeof(float)) == 0);
+        g_assert_true(isnan(cd[((size_t)b * tmax + 5) * d])); /* other rows untouched */
+    }
+    g_assert_cmpint(fe_kv_write(&cache, &y, tmax), ==, FE_ERR_INVALID_ARGUMENT);
+}
+
+static void ref_attention(const float *q, const float *k, const float *v, int batch, int tq,
+                          int tkmax, int d, int heads, int kv_len, bool causal, int q_pos0,
+                          double *out) {
+    int dh = d / heads;
+    double *s = g_new(double, kv_len);
+    for (int b = 0; b < batch; b++)
+        for (int h = 0; h < heads; h++)
+            for (int i = 0; i < tq; i++) {
+                int vis = causal ? MIN(kv_len, q_pos0 + i + 1) : kv_len;
+                double mx = -INFINITY, sum = 0;
+                for (int t = 0; t < vis; t++) {
+                    double acc = 0;
+                    for (int c = 0; c < dh; c++)
+                        acc += (double)q[((size_t)b * tq + i) * d + h * dh + c] *
+                               k[((size_t)b * tkmax + t) * d + h * dh + c];
+                    s[t] = acc / sqrt((double)dh);
+                    mx = fmax(mx, s[t]);
+                }
+                for (int t = 0; t < vis; t++)
+                    sum += (s[t] = exp(s[t] - mx));
+                for (int c = 0; c < dh; c++) {
+                    double acc = 0;
+                    for (int t = 0; t < vis; t++)
+                        acc += s[t] / sum * v[((size_t)b * tkmax + t) * d + h * dh + c];
+                    out[((size_t)b * tq + i) * d + h * dh + c] = acc;
+                }
+            }
+    g_free(s);
+}
+
+static void check_attention(int batch, int tq, int tkmax, int d, int heads, int kv_len,
+                            bool causal, int q_pos0) {
+    arena_setup();
+    int64_t qs[3] = {batch, tq, d}, ks[3] = {batch, tkmax, d};
+    FeTensor q = make_rand(3, qs, "q", -2, 2), k = make_rand(3, ks, "k", -2, 2);
+    FeTensor v = make_rand(3, ks, "v", -1, 1), y = make(FE_DTYPE_F32, 3, qs, "y");
+    /* Rows past kv_len are NaN: reading them would show. */
+    float *kd = fe_tensor_data(&k), *vd = fe_tensor_data(&v);
+    for (int b = 0; b < batch; b++)
+        for (int t = kv_len; t < tkmax; t++)
+            for (int c = 0; c < d; c++)
+                kd[((size_t)b * tkmax + t) * d + c] = vd[((size_t)b * tkmax + t) * d + c] = NAN;
+    g_assert_cmpint(fe_attention(&y, &q, &k, &v, heads, kv_len, causal, q_pos0), ==, FE_OK);
+    double *ref = g_new(double, (size_t)batch * tq * d);
+    ref_attention(fe_tensor_data(&q), kd, vd, batch, tq, tkmax, d, heads, kv_len, causal, q_pos0,
+                  ref);
+    char what[96];
+    snprintf(what, sizeof what, "attention b%d tq%d tk%d/%d d%d h%d causal=%d pos0=%d", batch, tq,
+             kv_len, tkmax, d, heads, causal, q_pos0);
+    assert_close(what, fe_tensor_data(&y), ref, (size_t)batch * tq * d, 2e-5, 1e-4);
+    g_free(ref);
+}
+
+static void test_attention(void) {
+    check_attention(1, 1, 9, 24, 3, 5, true, 4);        /* decode step, KV cache */
+    check_attention(3, 1, 17, 64, 8, 17, true, 16);     /* beam of 3, full cache */
+    check_attention(2, 1, 37, 32, 4, 37, false, 0);     /* cross-attention, one query */
+    check_attention(1, 37, 37, 48, 6, 37, true, 0);     /* causal prefill */
+    check_attention(2, 45, 130, 32, 2, 129, false, 0);  /* encoder-like, gemm path */
+    check_attention(1, 300, 300, 16, 1, 300, false, 0); /* several query blocks */
+    check_attention(1, 3, 11, 8, 2, 10, true, 7);       /* 3 queries at positions 7..9 */
+}
+
+static void test_bad_shapes(void) {
+    arena_setup();
+    int64_t xs[2] = {3, 8}, ws[2] = {5, 7}, ys[2] = {3, 5};
+    FeTensor x = make_rand(2, xs, "x", 0, 1), w = make_rand(2, ws, "w", 0, 1);
+    FeTensor y = make(FE_DTYPE_F32, 2, ys, "y");
+    g_assert_cmpint(fe_matmul(&y, &x, &w, NULL, false), ==, FE_ERR_INVALID_ARGUMENT);
+    g_assert_cmpstr(fe_last_error(), ==,
+                    "fe_matmul: input 'x' is f32 [3, 8], expected f32 [.., K]");
+    g_assert_cmpint(fe_matmul(&x, &x, &x, NULL, false), ==, FE_ERR_INVALID_ARGUMENT);
+    /* in-place matmul would read what it already wrote */
+    int64_t sq[2] = {8, 8};
+    FeTensor s = make_rand(2, sq, "s", 0, 1), ws8 = make_rand(2, sq, "w8", 0, 1);
+    g_assert_cmpint(fe_matmul(&s, &s, &ws8, NULL, false), ==, FE_ERR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(fe_last_error(), "overlaps"));
+    g_assert_cmpint(fe_matmul(&y, NULL, &w, NULL, false), ==, FE_ERR_INVALID_ARGUMENT);
+    /* arena exhaustion is an error, not a crash */
+    FeBuffer *small = NULL;
+    FeTensor t;
+    int64_t big[1] = {1000};
+    g_assert_cmpint(fe_buffer_new(fe_cpu_device(), 100, &small), ==, FE_OK);
+    g_assert_cmpint(fe_buffer_tensor(small, FE_DTYPE_F32, 1, big, "big", &t), ==,
+                    FE_ERR_OUT_OF_MEMORY);
+    g_assert_nonnull(strstr(fe_last_error(), "arena on cpu full"));
+    fe_buffer_free(small);
+}
+
+/* ------------------------------------------------------------------------ */
+/* No allocation on the decode path once warm                               */
+
+static void decode_step(FeTensor *x, FeTensor *h, FeTensor *w1, FeTensor *w2, FeTensor *g,
+                        FeTensor *b, FeTensor *kc, FeTensor *vc, FeTensor *q, FeTensor *att,
+                        FeTensor *logits, FeTensor *lp, FeTensor *tv, FeTensor *ti, int pos) {
+    g_assert_cmpint(fe_layernorm(h, x, g, b, 1e-5f), ==, FE_OK);
+    g_assert_cmpint(fe_matmul(q, h, w1, b, false), ==, FE_OK);
+    g_assert_cmpint(fe_kv_write(kc, q, pos), ==, FE_OK);
+    g_assert_cmpint(fe_kv_write(vc, q, pos), ==, FE_OK);
+    g_assert_cmpint(fe_attention(att, q, kc, vc, 8, pos + 1, true, pos), ==, FE_OK);
+    g_assert_cmpint(fe_add(x, x, att), ==, FE_OK);
+    g_assert_cmpint(fe_matmul(logits, x, w2, NULL, false), ==, FE_OK);
+    g_assert_cmpint(fe_log_softmax(lp, logits), ==, FE_OK);
+    g_assert_cmpint(fe_topk(tv, ti, lp, 4), ==, FE_OK);
+}
+
+static void test_decode_no_alloc(void) {
+    arena_setup();
+    int d = 256, vocab = 600, tmax = 64;
+    int64_t xs[3] = {1, 1, d}, ws[2] = {d, d}, w2s[2] = {vocab, d}, ds[1] = {d},
+            cs[3] = {1, tmax, d}, ls[2] = {1, vocab}, ks[2] = {1, 4};
+    FeTensor x = make_rand(3, xs, "x", -1, 1), h = make(FE_DTYPE_F32, 3, xs, "h");
+    FeTensor w1 = make_rand(2, ws, "w1", -0.1f, 0.1f), w2 = make_rand(2, w2s, "w2", -0.1f, 0.1f);
+    FeTensor g = make_rand(1, ds, "g", 0.9f, 1.1f), b = make_rand(1, ds, "b", -0.1f, 0.1f);
+    FeTensor kc = make(FE_DTYPE_F32, 3, cs, "kc"), vc = make(FE_DTYPE_F32, 3, cs, "vc");
+    FeTensor q = make(FE_DTYPE_F32, 3, xs, "q"), att = make(FE_DTYPE_F32, 3, xs, "att");
+    FeTensor logits = make(FE_DTYPE_F32, 2, ls, "logits"), lp = make(FE_DTYPE_F32, 2, ls, "lp");
+    FeTensor tv = make(FE_DTYPE_F32, 2, ks, "tv"), ti = make(FE_DTYPE_I32, 2, ks, "ti");
+    decode_step(&x, &h, &w1, &w2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, 0);
+    decode_step(&x, &h, &w1, &w2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, 1);
+    struct mallinfo2 before = mallinfo2();
+    for (int pos = 2; pos < tmax; pos++)
+        decode_step(&x, &h, &w1, &w2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, pos);
+    struct mallinfo2 after = mallinfo2();
+    g_assert_cmpuint(after.uordblks, ==, before.uordblks);
+    g_assert_cmpuint(after.hblkhd, ==, before.hblkhd);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Devices                                                                  */
+
+/* A test-only backend: host memory under another id, so tensors on it are
+ * real but "elsewhere". */
+static fe_status fake_alloc(FeDevice *dev, size_t size, void **out) {
+    *out = g_malloc0(size);
+    return FE_OK;
+}
+static void fake_free(FeDevice *dev, void *data) { g_free(data); }
+static fe_status fake_copy(FeDevice *dev, void *dst, const void *src, size_t n) {
+    memcpy(dst, src, n);
+    return FE_OK;
+}
+static int fake_computes;
+static fe_status fake_compute(FeDevice *dev, const FeOpDesc *op) {
+    fake_computes++;
+    return FE_OK;
+}
+static const FeBackend fake_backend = {
+    .name = "fake",
+    .buffer_alloc = fake_alloc,
+    .buffer_free = fake_free,
+    .upload = fake_copy,
+    .download = fake_copy,
+    .compute = fake_compute,
+};
+static FeDevice fake_device = {.backend = &fake_backend, .index = 0, .id = "fake:0"};
+
+static size_t fake_list(FeDeviceInfo *out, size_t max, char *reason, size_t reason_len) {
+    if (out && max >= 1) {
+        memset(out, 0, sizeof *out);
+        snprintf(out->id, sizeof out->id, "fake:0");
+        snprintf(out->name, sizeof out->name, "Test device");
+        out->kind = FE_DEVICE_CUDA;
+        out->available = true;
+    }
+    return 1;
+}
+static fe_status fake_open(int index, FeDevice **out) {
+    if (index != 0)
+        return fe_set_error(FE_ERR_DEVICE, "fake:%d does not exist", index);
+    *out = &fake_device;
+    return FE_OK;
+}
+static const FeBackendModule fake_module = {
+    .abi_version = FE_BACKEND_ABI_VERSION,
+    .name = "fake",
+    .kind = FE_DEVICE_CUDA,
+    .list_devices = fake_list,
+    .open_device = fake_open,
+};
+
+static void ensure_fake_registered(void) {
+    static bool done;
+    if (!done) {
+        g_assert_cmpint(fe_backend_register_module(&fake_module), ==, FE_OK);
+        done = true;
+    }
+}
+
+static void test_device_mismatch(void) {
+    arena_setup();
+    ensure_fake_registered();
+    FeDevice *fake = NULL;
+    g_assert_cmpint(fe_device_open("fake:0", &fake), ==, FE_OK);
+    g_assert_true(fake == &fake_device);
+    FeDevice *missing = NULL;
+    g_assert_cmpint(fe_device_open("fake:1", &missing), ==, FE_ERR_DEVICE);
+    g_assert_null(missing);
+
+    FeBuffer *fb = NULL;
+    g_assert_cmpint(fe_buffer_new(fake, 4096, &fb), ==, FE_OK);
+    int64_t xs[2] = {2, 4}, ws[2] = {3, 4}, ys[2] = {2, 3};
+    FeTensor x = make_rand(2, xs, "x", 0, 1), y = make(FE_DTYPE_F32, 2, ys, "y");
+    FeTensor w;
+    g_assert_cmpint(fe_buffer_tensor(fb, FE_DTYPE_F32, 2, ws, "w", &w), ==, FE_OK);
+    float host[12] = {0};
+    g_assert_cmpint(fe_tensor_upload(&w, host, sizeof host), ==, FE_OK);
+    g_assert_cmpint(fe_tensor_upload(&w, host, 4), ==, FE_ERR_INVALID_ARGUMENT);
+
+    fake_computes = 0;
+    g_assert_cmpint(fe_matmul(&y, &x, &w, NULL, false), ==, FE_ERR_DEVICE_MISMATCH);
+    g_assert_cmpstr(fe_last_error(), ==, "device mismatch: cpu vs fake:0 in fe_matmul");
+    g_assert_cmpint(fake_computes, ==, 0);
+
+    /* All on the fake device: dispatch goes to its backend, not the CPU's. */
+    FeTensor fx, fy;
+    g_assert_cmpint(fe_buffer_tensor(fb, FE_DTYPE_F32, 2, xs, "fx", &fx), ==, FE_OK);
+    g_assert_cmpint(fe_buffer_tensor(fb, FE_DTYPE_F32, 2, ys, "fy", &fy), ==, FE_OK);
+    g_assert_cmpint(fe_matmul(&fy, &fx, &w, NULL, false), ==, FE_OK);
+    g_assert_cmpint(fake_computes, ==, 1);
+    g_assert_cmpint(fe_gelu(&fy, &y), ==, FE_ERR_DEVICE_MISMATCH);
+    g_assert_cmpstr(fe_last_error(), ==, "device mismatch: fake:0 vs cpu in fe_gelu");
+    fe_buffer_free(fb);
+}
+
+static const FeDeviceInfo *find_dev(const FeDeviceInfo *devs, size_t n, const char *id) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(devs[i].id, id) == 0)
+            return &devs[i];
+    return NULL;
+}
+
+static void test_devices_list_no_cuda(void) {
+    if (g_test_subprocess()) {
+        FeDeviceInfo devs[8];
+        size_t n = fe_devices_list(devs, G_N_ELEMENTS(devs));
+        g_assert_cmpuint(n, ==, fe_devices_list(NULL, 0));
+        g_assert_cmpuint(n, >=, 2);
+        g_assert_cmpstr(devs[0].id, ==, "cpu");
+        g_assert_true(devs[0].available);
+        g_assert_cmpuint(devs[0].total_memory, >, 0);
+        g_assert_nonnull(strstr(devs[0].detail, "GEMM: "));
+        printf("cpu: %s | %s\n", devs[0].name, devs[0].detail);
+        const FeDeviceInfo *cuda = find_dev(devs, n, "cuda");
+        g_assert_nonnull(cuda);
+        g_assert_false(cuda->available);
+        g_assert_cmpint(cuda->kind, ==, FE_DEVICE_CUDA);
+        printf("cuda: %s\n", cuda->unavailable_reason);
+        FeDevice *dev = NULL;
+        g_assert_cmpint(fe_device_open("cuda:0", &dev), ==, FE_ERR_DEVICE);
+        g_assert_true(g_str_has_prefix(fe_last_error(), "device 'cuda:0' unavailable: "));
+        g_assert_cmpint(fe_device_open("tpu:0", &dev), ==, FE_ERR_INVALID_ARGUMENT);
+        g_assert_cmpint(fe_device_open("cuda:x", &dev), ==, FE_ERR_INVALID_ARGUMENT);
+        g_assert_cmpint(fe_device_open("cpu", &dev), ==, FE_OK);
+        g_assert_true(dev == fe_cpu_device());
+        return;
+    }
+    /* No module anywhere: "not built". */
+    g_setenv("FE_CUDA_MODULE", "/nonexistent/libformulate-cuda.so", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("*cuda: CUDA backend not built*");
+    g_test_trap_assert_stdout("*cpu: *GEMM: *");
+    g_unsetenv("FE_CUDA_MODULE");
+}
+
+static void test_devices_list_broken_module(void) {
+    if (g_test_subprocess()) {
+        FeDeviceInfo devs[8];
+        size_t n = fe_devices_list(devs, G_N_ELEMENTS(devs));
+        const FeDeviceInfo *cuda = find_dev(devs, n, "cuda");
+        g_assert_nonnull(cuda);
+        printf("cuda: %s\n", cuda->unavailable_reason);
+        return;
+    }
+    /* The module file is there but does not load (as when libcudart is
+     * missing): "CUDA libraries not installed (<loader message>)". */
+    gchar *dir = g_dir_make_tmp("fe-ops-XXXXXX", NULL);
+    gchar *path = g_build_filename(dir, "libformulate-cuda.so", NULL);
+    g_assert_true(g_file_set_contents(path, "not an ELF file", -1, NULL));
+    g_setenv("FE_CUDA_MODULE", path, TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("*cuda: CUDA libraries not installed (*)*");
+    g_unsetenv("FE_CUDA_MODULE");
+    g_unlink(path);
+    g_rmdir(dir);
+    g_free(path);
+    g_free(dir);
+}
+
+static void test_devices_list_module_without_driver(void) {
+    const char *module = g_getenv("FE_TEST_FAKE_CUDA_MODULE");
+    if (g_test_subprocess()) {
+        FeDeviceInfo devs[8];
+        size_t n = fe_devices_list(devs, G_N_ELEMENTS(devs));
+        const FeDeviceInfo *cuda = find_dev(devs, n, "cuda");
+        g_assert_nonnull(cuda);
+        g_assert_false(cuda->available);
+        printf("cuda: %s\n", cuda->unavailable_reason);
+        FeDevice *dev = NULL;
+        g_assert_cmpint(fe_device_open("cuda:0", &dev), ==, FE_ERR_DEVICE);
+        printf("open: %s\n", fe_last_error());
+        return;
+    }
+    if (!module || access(module, R_OK) != 0) {
+        g_test_skip("FE_TEST_FAKE_CUDA_MODULE not set (run through meson test)");
+        return;
+    }
+    g_setenv("FE_CUDA_MODULE", module, TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("*cuda: no CUDA driver\n*");
+    /* The module's error came back through the host table. */
+    g_test_trap_assert_stdout("*open: cuda:0: no CUDA driver*");
+    g_unsetenv("FE_CUDA_MODULE");
+}
+
+static void test_devices_list_fake(void) {
+    ensure_fake_registered();
+    FeDeviceInfo devs[8];
+    size_t n = fe_devices_list(devs, G_N_ELEMENTS(devs));
+    const FeDeviceInfo *f = find_dev(devs, n, "fake:0");
+    g_assert_nonnull(f);
+    g_assert_true(f->available);
+    /* Truncated output still counts everything. */
+    FeDeviceInfo one;
+    g_assert_cmpuint(fe_devices_list(&one, 1), ==, n);
+    g_assert_cmpstr(one.id, ==, "cpu");
+    g_assert_cmpint(fe_backend_register_module(&fake_module), ==, FE_ERR_INVALID_ARGUMENT);
+}
+
+int main(int argc, char **argv) {
+    g_test_init(&argc, &argv, NULL);
+    fe_set_log_callback(NULL, NULL);
+
+    g_test_add_func("/ops/cpuid/report", test_cpuid_report);
+    g_test_add_func("/ops/gemm/path", test_gemm_path);
+    for (int k = FE_GEMM_OPENBLAS; k < FE_GEMM_COUNT; k++) {
+        gchar *name = g_strdup_printf("/ops/gemm/kernel/%s", fe_gemm_kernel_name(k));
+        for (char *p = name; *p; p++)
+            if (*p == ' ' || *p == '+')
+                *p = '-';
+        g_test_add_data_func_full(name, GINT_TO_POINTER(k), test_gemm_kernel, NULL);
+        g_free(name);
+    }
+    g_test_add_func("/ops/gemm/bad-sizes", test_gemm_bad_sizes);
+    g_test_add_func("/ops/matmul", test_matmul);
+    g_test_add_func("/ops/gelu", test_gelu);
+    g_test_add_func("/ops/conv3x3", test_conv3x3);
+    g_test_add_func("/ops/maxpool", test_maxpool);
+    g_test_add_func("/ops/nchw-to-nlc", test_nchw_to_nlc);
+    g_test_add_func("/ops/add", test_add);
+    g_test_add_func("/ops/layernorm", test_layernorm);
+    g_test_add_func("/ops/log-softmax", test_log_softmax);
+    g_test_add_func("/ops/topk", test_topk);
+    g_test_add_func("/ops/embed-kv-write", test_embed_kv_write);
+    g_test_add_func("/ops/attention", test_attention);
+    g_test_add_func("/ops/bad-shapes", test_bad_shapes);
+    g_test_add_func("/ops/decode-no-alloc", test_decode_no_alloc);
+    g_test_add_func("/ops/device/mismatch", test_device_mismatch);
+    g_test_add_func("/ops/device/list-no-cuda", test_devices_list_no_cuda);
+    g_test_add_func("/ops/device/list-broken-module", test_devices_list_broken_module);
+    g_test_add_func("/ops/device/list-module-without-driver",
+                    test_devices_list_module_without_driver);
+    g_test_add_func("/ops/device/list-fake", test_devices_list_fake);
+    int rc = g_test_run();
+    fe_buffer_free(arena);
+    return rc;
+}
