@@ -341,7 +341,7 @@ static fe_status fe_pk_persistent(FePickle *p, FePkObj *pid, FePkObj **out) {
                                &nbytes) ||
         nbytes > entry->size)
         return fe_set_error(FE_ERR_FORMAT,
-                            "storage '%.200s' holds %llu bytes, %lld %s elements need more",
+                            "storage '%.200s' holds %llu bytes, fewer than its %lld %s elements need",
                             path, (unsigned long long)entry->size, (long long)numel->integer,
                             fe_dtype_name(type->dtype));
     FE_TRY(fe_pk_new(p, FE_PK_STORAGE, &o));

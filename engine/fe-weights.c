@@ -422,15 +422,24 @@ static fe_status fe_weights_read_sidecar(FeWeightFile *wf, const char *path) {
     return st;
 }
 
+static uint64_t fe_weights_le64(const uint8_t *b) {
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = (v << 8) | b[i];
+    return v;
+}
+
 static fe_status fe_weights_load(const char *path, const char *config_path, FeWeightFile *wf) {
     const uint8_t *bytes = wf->map_base;
     size_t len = wf->map_len;
 
     if (len >= 4 && memcmp(bytes, "PK\x03\x04", 4) == 0) {
-        char *sidecar = config_path ? NULL : fe_weights_sidecar_path(path);
+        char *sidecar = NULL;
         fe_status st;
         snprintf(wf->format, sizeof wf->format, "pytorch");
         FE_TRY(fe_pytorch_parse(bytes, len, wf));
+        if (!config_path)
+            sidecar = fe_weights_sidecar_path(path);
         if (!config_path && !sidecar)
             return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
         st = fe_weights_read_sidecar(wf, config_path ? config_path : sidecar);
@@ -440,7 +449,10 @@ static fe_status fe_weights_load(const char *path, const char *config_path, FeWe
         return fe_set_error(FE_ERR_UNSUPPORTED,
                             "legacy (non-zip) PyTorch file; re-save it with torch.save() from "
                             "PyTorch 1.6 or newer");
-    } else if (len >= 9 && bytes[8] == '{') {
+    } else if (len >= 9 && (bytes[8] == '{' || fe_weights_le64(bytes) <= len - 8)) {
+        /* A safetensors header starts with '{' right after its length; a
+         * length that fits the file is also taken as one, so a broken header
+         * gets the safetensors parser's specific message. */
         snprintf(wf->format, sizeof wf->format, "safetensors");
         FE_TRY(fe_safetensors_parse(bytes, len, wf));
         FE_TRY(fe_weights_apply_metadata(wf));
