@@ -416,16 +416,18 @@ typedef struct {
     const float *a, *b;
     int lda, ldb, ldc;
     float *c;
-    int n_chunk;              /* columns per task, a multiple of nr          */
+    int chunk;                /* rows (split_m) or columns per task          */
+    bool split_m;
     bool failed;
 } FeGemmJob;
 
-/* C[:, j_begin:j_end] of the job, single-threaded. */
-static bool fe_gemm_columns(const FeGemmJob *job, int j_begin, int j_end) {
+/* C[i_begin:i_end, j_begin:j_end] of the job, single-threaded. */
+static bool fe_gemm_block(const FeGemmJob *job, int i_begin, int i_end, int j_begin, int j_end) {
     const FeGemmShape *s = job->s;
     FeGemmScratch *sc = &fe_gemm_scratch;
     int mr = s->mr, nr = s->nr;
-    int mc_max = job->m < s->mc ? job->m : s->mc;
+    int rows_total = i_end - i_begin;
+    int mc_max = rows_total < s->mc ? rows_total : s->mc;
     int nc_max = j_end - j_begin < s->nc ? j_end - j_begin : s->nc;
     int kc_max = job->k < s->kc ? job->k : s->kc;
     size_t a_need = (size_t)((mc_max + mr - 1) / mr) * mr * kc_max;
@@ -444,8 +446,8 @@ static bool fe_gemm_columns(const FeGemmJob *job, int j_begin, int j_end) {
             const float *bsrc = job->b_trans ? job->b + (size_t)jc * job->ldb + pc
                                              : job->b + (size_t)pc * job->ldb + jc;
             fe_pack_b(job->b_trans, bsrc, job->ldb, kc, nc, nr, bp);
-            for (int ic = 0; ic < job->m; ic += s->mc) {
-                int mc = job->m - ic < s->mc ? job->m - ic : s->mc;
+            for (int ic = i_begin; ic < i_end; ic += s->mc) {
+                int mc = i_end - ic < s->mc ? i_end - ic : s->mc;
                 fe_pack_a(job->a + (size_t)ic * job->lda + pc, job->lda, mc, kc, mr, ap);
                 for (int jr = 0; jr < nc; jr += nr) {
                     int cols = nc - jr < nr ? nc - jr : nr;
@@ -474,9 +476,14 @@ static bool fe_gemm_columns(const FeGemmJob *job, int j_begin, int j_end) {
 
 static void fe_gemm_task(void *ctx, int task) {
     FeGemmJob *job = ctx;
-    int j0 = task * job->n_chunk;
-    int j1 = j0 + job->n_chunk < job->n ? j0 + job->n_chunk : job->n;
-    if (j0 < j1 && !fe_gemm_columns(job, j0, j1))
+    int total = job->split_m ? job->m : job->n;
+    int b0 = task * job->chunk;
+    int b1 = b0 + job->chunk < total ? b0 + job->chunk : total;
+    if (b0 >= b1)
+        return;
+    bool ok = job->split_m ? fe_gemm_block(job, b0, b1, 0, job->n)
+                           : fe_gemm_block(job, 0, job->m, b0, b1);
+    if (!ok)
         job->failed = true;
 }
 
@@ -494,18 +501,24 @@ static fe_status fe_sgemm_builtin(const FeGemmShape *s, bool b_trans, int m, int
         fe_gemm_scale_only(m, n, beta, c, ldc);
         return FE_OK;
     }
-    FeGemmJob job = {s, b_trans, m, n, k, alpha, beta, a, b, lda, ldb, ldc, c, n, false};
+    FeGemmJob job = {s, b_trans, m, n, k, alpha, beta, a, b, lda, ldb, ldc, c, n, false, false};
     int threads = fe_cpu_get_threads();
     double flops = 2.0 * m * n * k;
     int n_tasks = 1;
-    /* Split columns only when each thread gets real work: a wake-up costs a
-     * few microseconds, and each task re-packs A. */
-    if (threads > 1 && flops > 4e6 && n >= 2 * s->nr) {
-        int panels = (n + s->nr - 1) / s->nr;
-        n_tasks = threads * 2 < panels ? threads * 2 : panels;
-        int per = (panels + n_tasks - 1) / n_tasks;
-        job.n_chunk = per * s->nr;
-        n_tasks = (n + job.n_chunk - 1) / job.n_chunk;
+    /* Split only when each thread gets real work (a wake-up costs a few
+     * microseconds), along the longer side: each task packs its own copy of
+     * the other operand, so that one should be the small one. */
+    if (threads > 1 && flops > 4e6) {
+        job.split_m = m >= n;
+        int unit = job.split_m ? s->mr : s->nr;
+        int total = job.split_m ? m : n;
+        int panels = (total + unit - 1) / unit;
+        if (panels >= 2) {
+            n_tasks = threads < panels ? threads : panels;
+            int per = (panels + n_tasks - 1) / n_tasks;
+            job.chunk = per * unit;
+            n_tasks = (total + job.chunk - 1) / job.chunk;
+        }
     }
     if (n_tasks == 1)
         fe_gemm_task(&job, 0);
