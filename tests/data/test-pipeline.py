@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""tools/data end to end on a tiny corpus, one font: pdflatex batch with a
+failing formula in the middle, render-crops, shards, reader, resume.
+Skipped (exit 77) without pdflatex or render-crops."""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("FE_SOURCE_ROOT") or os.path.join(os.path.dirname(__file__), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tools", "data"))
+import latex_tokens as lt  # noqa: E402
+import generate_formulas  # noqa: E402
+import render_batch  # noqa: E402
+from dataset_reader import Dataset  # noqa: E402
+
+render_crops = os.environ.get("FM_RENDER_CROPS") or render_batch.find_render_crops()
+if not shutil.which("pdflatex"):
+    print("SKIP: pdflatex not installed")
+    sys.exit(77)
+if not render_crops or not os.access(render_crops, os.X_OK):
+    print("SKIP: render-crops not built (needs poppler-glib and cairo)")
+    sys.exit(77)
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what)
+
+
+tmp = tempfile.mkdtemp(prefix="fm-data-test-")
+try:
+    # 1. a failing formula must not shift the pages of the others
+    res = render_batch.render_formulas(
+        os.path.join(tmp, "batch"), ["x", "\\mathscr{x}", "\\frac{a}{b", "x+y+z+w"],
+        ["inline"] * 4, "cm", 10, render_crops=render_crops)
+    status = [r[0] for r in res]
+    check(status == ["ok", "compile", "compile", "ok"], f"batch statuses {status}")
+    if status[0] == "ok" and status[3] == "ok":
+        a, b = res[0][1], res[3][1]
+        check(b.shape[1] > 3 * a.shape[1], f"pages out of order: {a.shape} {b.shape}")
+        # 1 em = 20 px at 10 pt: an x is about half an em high
+        check(8 <= a.shape[0] - 4 <= 14, f"x height {a.shape[0] - 4} px off the scale rule")
+        check(a.min() < 64 and a[0].min() == 255, "ink inside a white margin")
+
+    # 2. dataset end to end on a tiny corpus
+    corpus = os.path.join(tmp, "corpus", "texsrc")
+    os.makedirs(corpus)
+    rng = random.Random(3)
+    forms = []
+    while len(forms) < 150:
+        try:
+            forms.append(lt.detokenize(lt.normalize(generate_formulas.generate(rng))))
+        except lt.NormalizeError:
+            pass
+    with open(os.path.join(corpus, "lebl-ra.display.txt"), "w") as f:
+        f.write("\n".join(forms[:100]) + "\n\\undefinedcommand x\n")
+    with open(os.path.join(corpus, "crowell-lm.inline.txt"), "w") as f:
+        f.write("\n".join(forms[100:]) + "\n")
+    out = os.path.join(tmp, "ds")
+    cmd = [sys.executable, os.path.join(ROOT, "tools", "data", "build_dataset.py"),
+           "--out", out, "--corpus", os.path.join(tmp, "corpus"), "--train-samples", "60",
+           "--shard-size", "30", "--val-samples", "3", "--test-samples", "3",
+           "--fonts", "cm", "--jobs", "1", "--render-crops", render_crops]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    print(run.stdout[-2000:], run.stderr[-2000:])
+    check(run.returncode == 0, "build_dataset failed")
+    meta = json.load(open(os.path.join(out, "meta.json")))
+    check(meta["corpus"]["dropped_before_render"].get("unknown_command") == 1,
+          "dropped formula not counted")
+    check(meta["vocab_size"] == len(json.load(open(os.path.join(out, "vocab.json")))),
+          "vocab size")
+    check(meta["cc_median_em"] is not None and 0.2 < meta["cc_median_em"] < 0.8,
+          f"cc_median_em {meta['cc_median_em']}")
+    vocab = json.load(open(os.path.join(out, "vocab.json")))
+    check(vocab[:4] == ["<pad>", "<bos>", "<eos>", "<unk>"], "specials at 0-3")
+    held_out = set()
+    for split in ("val", "test"):
+        ds = Dataset(out, split)
+        for i in range(len(ds)):
+            held_out.add(lt.detokenize(ds.tokens(ds[i][1])))
+    ds = Dataset(out, "train")
+    check(len(ds) >= 55, f"train samples {len(ds)}")
+    n_aug = 0
+    for i in range(len(ds)):
+        img, ids, info = ds[i]
+        toks = ds.tokens(ids)
+        s = lt.detokenize(toks)
+        check(lt.tokenize(s) == toks, "stored tokens round trip")
+        check(s not in held_out, "a held-out formula is in train: " + s)
+        check(0 < img.shape[0] <= 256 and 0 < img.shape[1] <= 1536, f"image size {img.shape}")
+        check(info["font"] == "cm" and 9 <= info["size_pt"] <= 12, f"info {info}")
+        check(min(ids) >= 4, "special token inside a formula")
+        n_aug += info["augmented"]
+    check(0 < n_aug < len(ds), f"augmented {n_aug} of {len(ds)}")
+    # 3. resume: a second run finds every shard done and changes nothing
+    before = {p: os.path.getmtime(os.path.join(out, p)) for p in os.listdir(out)
+              if p.endswith(".img")}
+    run2 = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
+    check(run2.returncode == 0 and "0 shards to do" in run2.stdout, "resume redid work")
+    after = {p: os.path.getmtime(os.path.join(out, p)) for p in before}
+    check(before == after, "resume rewrote shards")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+print("FAILED %d checks" % len(failures) if failures else "ok")
+sys.exit(1 if failures else 0)
