@@ -108,6 +108,16 @@ def sinusoid_2d(h, w, d_model):
     return pe.reshape(h * w, d_model)
 
 
+class LayerNorm(nn.LayerNorm):
+    """nn.LayerNorm computed in float32 whatever the input dtype: under CPU
+    autocast (torch 1.13) plain layer_norm refuses bf16 input with fp32 weights,
+    and a float32 result keeps the residual stream in float32."""
+
+    def forward(self, x):
+        return F.layer_norm(x.float(), self.normalized_shape, self.weight.float(),
+                            self.bias.float(), self.eps)
+
+
 class ConvBlock(nn.Module):
     def __init__(self, c_in, c_out, pool, bn_eps, conv_bias=False):
         super().__init__()
@@ -172,9 +182,9 @@ class EncoderLayer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         d, eps = cfg["d_model"], cfg["ln_eps"]
-        self.ln1 = nn.LayerNorm(d, eps=eps)
+        self.ln1 = LayerNorm(d, eps=eps)
         self.attn = Attention(d, cfg["n_heads"])
-        self.ln2 = nn.LayerNorm(d, eps=eps)
+        self.ln2 = LayerNorm(d, eps=eps)
         self.mlp = MLP(d, cfg["d_ff"])
 
     def forward(self, x, mask):
@@ -187,18 +197,18 @@ class Encoder(nn.Module):
         super().__init__()
         self.proj = nn.Linear(cfg["cnn_channels"][-1], cfg["d_model"])
         self.layers = nn.ModuleList([EncoderLayer(cfg) for _ in range(cfg["enc_layers"])])
-        self.norm = nn.LayerNorm(cfg["d_model"], eps=cfg["ln_eps"])
+        self.norm = LayerNorm(cfg["d_model"], eps=cfg["ln_eps"])
 
 
 class DecoderLayer(nn.Module):
     def __init__(self, cfg):
         super().__init__()
         d, eps, h = cfg["d_model"], cfg["ln_eps"], cfg["n_heads"]
-        self.ln1 = nn.LayerNorm(d, eps=eps)
+        self.ln1 = LayerNorm(d, eps=eps)
         self.self_attn = Attention(d, h)
-        self.ln2 = nn.LayerNorm(d, eps=eps)
+        self.ln2 = LayerNorm(d, eps=eps)
         self.cross_attn = Attention(d, h)
-        self.ln3 = nn.LayerNorm(d, eps=eps)
+        self.ln3 = LayerNorm(d, eps=eps)
         self.mlp = MLP(d, cfg["d_ff"])
 
 
@@ -221,7 +231,7 @@ class Decoder(nn.Module):
         self.tok_emb = nn.Embedding(cfg["vocab_size"], cfg["d_model"])
         self.pos_emb = nn.Embedding(cfg["max_tokens"], cfg["d_model"])
         self.layers = nn.ModuleList([DecoderLayer(cfg) for _ in range(cfg["dec_layers"])])
-        self.norm = nn.LayerNorm(cfg["d_model"], eps=cfg["ln_eps"])
+        self.norm = LayerNorm(cfg["d_model"], eps=cfg["ln_eps"])
         self.out = OutputHead(cfg)
 
 
@@ -289,7 +299,7 @@ class FormulateModel(nn.Module):
                 x = x * keep[:, None].to(x.dtype)
         b, c, h, w = x.shape
         x = x.flatten(2).transpose(1, 2)  # [B, L, C], index = y*w + x
-        x = self.enc.proj(x)
+        x = self.enc.proj(x).float()  # the residual stream stays float32 under autocast
         x = x + self.enc_positions(h, w, x.device, x.dtype)[None]
         mask = None
         if valid_hw is not None:

@@ -1,0 +1,157 @@
+"""Packed dataset shards for training formulate-v1, and the batching over them.
+
+Layout of a dataset directory (written by the data pipeline, tools/data/; see
+tools/train/README.md for the exact byte layout):
+
+  vocab.json               JSON array of token strings, id = index (ids 0-3 the specials),
+                           or an object with a "vocab"/"tokens" array
+  meta.json                optional: {"normalizer_version": ..., "em_px": ..., ...}
+  {split}-NNNN.idx         int64 LE records of 4: (image byte offset, height, width, n_tokens)
+  {split}-NNNN.img         uint8 gray images (0 = black ink, 255 = white), row-major, concatenated
+  {split}-NNNN.tok         int32 LE token ids without BOS/EOS, concatenated in index order
+
+Images are stored as the engine's preprocessing leaves them before stride padding
+(content at the top-left with its margin); batching pads right and bottom with
+background, and the model masks that padding, so a batch computes what the
+engine computes for each image alone.
+"""
+
+import glob
+import hashlib
+import json
+import os
+
+import numpy as np
+import torch
+
+
+def load_vocab(directory):
+    with open(os.path.join(directory, "vocab.json")) as f:
+        v = json.load(f)
+    if isinstance(v, dict):
+        v = v.get("vocab") or v.get("tokens")
+    if not isinstance(v, list) or v[:4] != ["<pad>", "<bos>", "<eos>", "<unk>"]:
+        raise ValueError(f"{directory}/vocab.json: expected a token list starting with the 4 specials")
+    return v
+
+
+def load_meta(directory):
+    p = os.path.join(directory, "meta.json")
+    if os.path.exists(p):
+        with open(p) as f:
+            return json.load(f)
+    return {}
+
+
+def data_hash(directory):
+    """sha256 over vocab.json and every index file: names the exact dataset
+    cheaply (an index changes whenever images or tokens change)."""
+    h = hashlib.sha256()
+    for p in [os.path.join(directory, "vocab.json")] + sorted(glob.glob(os.path.join(directory, "*.idx"))):
+        h.update(os.path.basename(p).encode())
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+class ShardSet:
+    """All samples of one split, memory-mapped."""
+
+    def __init__(self, directory, split, max_height, max_width, max_tokens):
+        self.shards = []
+        paths = sorted(glob.glob(os.path.join(directory, f"{split}-*.idx")))
+        if not paths:
+            raise FileNotFoundError(f"no {split}-*.idx shards in {directory}")
+        refs = []
+        skipped = 0
+        for si, idx_path in enumerate(paths):
+            stem = idx_path[:-4]
+            idx = np.fromfile(idx_path, dtype="<i8").reshape(-1, 4)
+            img = np.memmap(stem + ".img", dtype=np.uint8, mode="r")
+            tok = np.memmap(stem + ".tok", dtype="<i4", mode="r")
+            tok_off = np.concatenate([[0], np.cumsum(idx[:, 3])])
+            if tok_off[-1] != len(tok):
+                raise ValueError(f"{stem}.tok: {len(tok)} ids, index says {tok_off[-1]}")
+            end = idx[:, 0] + idx[:, 1] * idx[:, 2]
+            if len(idx) and end.max() > len(img):
+                raise ValueError(f"{stem}.img: index points past the end")
+            self.shards.append((idx, img, tok, tok_off))
+            for i in range(len(idx)):
+                h, w, n = int(idx[i, 1]), int(idx[i, 2]), int(idx[i, 3])
+                # n + 1 decoder inputs (BOS + tokens) must fit the learned positions
+                if h > max_height or w > max_width or n + 1 > max_tokens or h == 0 or w == 0:
+                    skipped += 1
+                    continue
+                refs.append((si, i))
+        self.refs = refs
+        self.skipped = skipped
+        self.hw = np.array([[int(self.shards[s][0][i, 1]), int(self.shards[s][0][i, 2])] for s, i in refs],
+                           dtype=np.int64).reshape(-1, 2)
+        self.ntok = np.array([int(self.shards[s][0][i, 3]) for s, i in refs], dtype=np.int64)
+
+    def __len__(self):
+        return len(self.refs)
+
+    def get(self, k):
+        """(ink float32 [h, w], token ids np.int64 [n])."""
+        si, i = self.refs[k]
+        idx, img, tok, tok_off = self.shards[si]
+        off, h, w, _ = (int(v) for v in idx[i])
+        gray = np.asarray(img[off:off + h * w], dtype=np.float32).reshape(h, w)
+        ids = np.asarray(tok[tok_off[i]:tok_off[i + 1]], dtype=np.int64)
+        return 1.0 - gray / 255.0, ids
+
+
+def round_up(v, m):
+    return (v + m - 1) // m * m
+
+
+def make_batches(ds, epoch, seed, hs, ws, max_pixels, max_batch, chunk=64):
+    """Deterministic batches for one epoch: a seeded shuffle, then inside chunks
+    of `chunk` batches' worth of samples a sort by (padded width, height, length)
+    so a batch holds similar sizes (little padding); batches are capped by
+    padded pixel count and by size, then shuffled. Same (seed, epoch) -> same
+    batches, which makes resuming at a batch index exact."""
+    rng = np.random.default_rng([seed, epoch])
+    order = rng.permutation(len(ds))
+    ph = (ds.hw[:, 0] + hs - 1) // hs * hs
+    pw = (ds.hw[:, 1] + ws - 1) // ws * ws
+    batches = []
+    span = max(1, chunk * max_batch)
+    for c in range(0, len(order), span):
+        part = order[c:c + span]
+        part = part[np.lexsort((ds.ntok[part], ph[part], pw[part]))]
+        cur = []
+        cur_h = cur_w = 0
+        for k in part:
+            nh, nw = max(cur_h, ph[k]), max(cur_w, pw[k])
+            if cur and (len(cur) >= max_batch or nh * nw * (len(cur) + 1) > max_pixels):
+                batches.append(cur)
+                cur, nh, nw = [], ph[k], pw[k]
+            cur.append(int(k))
+            cur_h, cur_w = nh, nw
+        if cur:
+            batches.append(cur)
+    perm = rng.permutation(len(batches))
+    return [batches[i] for i in perm]
+
+
+def collate(ds, ks, hs, ws, pad_id, bos_id, eos_id):
+    """-> pixels [B,1,H,W], valid_hw [B,2], dec_in [B,T], dec_target [B,T]."""
+    items = [ds.get(k) for k in ks]
+    hh = [round_up(im.shape[0], hs) for im, _ in items]
+    ww = [round_up(im.shape[1], ws) for im, _ in items]
+    H, W = max(hh), max(ww)
+    T = max(len(t) for _, t in items) + 1
+    pixels = torch.zeros(len(items), 1, H, W)
+    dec_in = torch.full((len(items), T), pad_id, dtype=torch.long)
+    target = torch.full((len(items), T), pad_id, dtype=torch.long)
+    for b, (im, t) in enumerate(items):
+        pixels[b, 0, :im.shape[0], :im.shape[1]] = torch.from_numpy(im)
+        n = len(t)
+        dec_in[b, 0] = bos_id
+        dec_in[b, 1:n + 1] = torch.from_numpy(t)
+        target[b, :n] = torch.from_numpy(t)
+        target[b, n] = eos_id
+    valid_hw = torch.tensor([[h, w] for h, w in zip(hh, ww)], dtype=torch.long)
+    return pixels, valid_hw, dec_in, target
