@@ -26,7 +26,7 @@ superscript, and spaces only survive inside text (as `\\ `).
 import re
 import sys
 
-NORMALIZER_VERSION = 1
+NORMALIZER_VERSION = 2
 
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 
@@ -60,8 +60,11 @@ OPTIONAL_ARG = {"\\sqrt", "\\xrightarrow", "\\xleftarrow", "\\smash"}
 # commands whose argument is typeset in text mode (spaces count there)
 TEXT_CMDS = {"\\text", "\\textbf", "\\textit", "\\textsf", "\\texttt", "\\fbox"}
 ENV_ARGS = {"array": 1, "alignedat": 1, "subarray": 1}
+# split only works inside equation-like environments; for a standalone
+# formula it renders exactly as aligned
+ENV_SYNONYMS = {"split": "aligned"}
 ENVS = {"matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix",
-        "cases", "aligned", "alignedat", "gathered", "array", "split", "subarray"}
+        "cases", "aligned", "alignedat", "gathered", "array", "subarray"}
 
 # old-style switches: {\bf x} -> \mathbf{x}
 SWITCHES = {"\\bf": "\\mathbf", "\\rm": "\\mathrm", "\\it": "\\mathit", "\\cal": "\\mathcal",
@@ -241,6 +244,7 @@ class _Parser:
             raise NormalizeError("bad_delimiter", d)
         if t == "\\begin":
             name = self.read_name()
+            name = ENV_SYNONYMS.get(name, name)
             if name not in ENVS:
                 raise NormalizeError("unknown_env", name)
             spec = None
@@ -256,7 +260,8 @@ class _Parser:
                     spec.append(("tok", c))
             body = self.parse_list({"\\end"})
             self.expect("\\end")
-            if self.read_name() != name:
+            end_name = self.read_name()
+            if ENV_SYNONYMS.get(end_name, end_name) != name:
                 raise NormalizeError("parse", "mismatched \\end")
             return ("env", name, spec, body)
         if t in TEXT_CMDS:
