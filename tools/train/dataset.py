@@ -1,17 +1,18 @@
 """Packed dataset shards for training formulate-v1, and the batching over them.
 
-Layout of a dataset directory (written by the data pipeline, tools/data/; see
-tools/train/README.md for the exact byte layout):
+The format is the data pipeline's (tools/data/README.md, written by
+tools/data/build_dataset.py, reference reader tools/data/dataset_reader.py):
 
-  vocab.json               JSON array of token strings, id = index (ids 0-3 the specials),
-                           or an object with a "vocab"/"tokens" array
-  meta.json                optional: {"normalizer_version": ..., "em_px": ..., ...}
-  {split}-NNNN.idx         int64 LE records of 4: (image byte offset, height, width, n_tokens)
-  {split}-NNNN.img         uint8 gray images (0 = black ink, 255 = white), row-major, concatenated
-  {split}-NNNN.tok         int32 LE token ids without BOS/EOS, concatenated in index order
+  vocab.json               JSON array of token strings, id = index (ids 0-3 the specials)
+  meta.json                {"splits": {split: {"shards": [name, ...]}}, "normalizer_version",
+                            "em_px", "cc_median_em", "max_height", "max_width", ...}
+  NAME.idx.npy             structured array, one record per sample: img_offset, tok_offset,
+                           h, w, n_tokens (+ font, style, size_pt, source, augmented, cc_median_px)
+  NAME.img                 uint8 gray images (0 = black ink, 255 = white), row-major
+  NAME.tok                 int32 LE token ids without BOS/EOS
 
-Images are stored as the engine's preprocessing leaves them before stride padding
-(content at the top-left with its margin); batching pads right and bottom with
+Images are what the engine's preprocessing leaves before stride padding (content
+at the top-left with its margin); batching pads right and bottom with
 background, and the model masks that padding, so a batch computes what the
 engine computes for each image alone.
 """
@@ -36,18 +37,15 @@ def load_vocab(directory):
 
 
 def load_meta(directory):
-    p = os.path.join(directory, "meta.json")
-    if os.path.exists(p):
-        with open(p) as f:
-            return json.load(f)
-    return {}
+    with open(os.path.join(directory, "meta.json")) as f:
+        return json.load(f)
 
 
 def data_hash(directory):
     """sha256 over vocab.json and every index file: names the exact dataset
     cheaply (an index changes whenever images or tokens change)."""
     h = hashlib.sha256()
-    for p in [os.path.join(directory, "vocab.json")] + sorted(glob.glob(os.path.join(directory, "*.idx"))):
+    for p in [os.path.join(directory, "vocab.json")] + sorted(glob.glob(os.path.join(directory, "*.idx.npy"))):
         h.update(os.path.basename(p).encode())
         with open(p, "rb") as f:
             h.update(f.read())
@@ -59,35 +57,34 @@ class ShardSet:
 
     def __init__(self, directory, split, max_height, max_width, max_tokens):
         self.shards = []
-        paths = sorted(glob.glob(os.path.join(directory, f"{split}-*.idx")))
-        if not paths:
-            raise FileNotFoundError(f"no {split}-*.idx shards in {directory}")
+        names = load_meta(directory).get("splits", {}).get(split, {}).get("shards", [])
+        if not names:
+            raise FileNotFoundError(f"no {split} shards listed in {directory}/meta.json")
         refs = []
         skipped = 0
-        for si, idx_path in enumerate(paths):
-            stem = idx_path[:-4]
-            idx = np.fromfile(idx_path, dtype="<i8").reshape(-1, 4)
-            img = np.memmap(stem + ".img", dtype=np.uint8, mode="r")
-            tok = np.memmap(stem + ".tok", dtype="<i4", mode="r")
-            tok_off = np.concatenate([[0], np.cumsum(idx[:, 3])])
-            if tok_off[-1] != len(tok):
-                raise ValueError(f"{stem}.tok: {len(tok)} ids, index says {tok_off[-1]}")
-            end = idx[:, 0] + idx[:, 1] * idx[:, 2]
-            if len(idx) and end.max() > len(img):
-                raise ValueError(f"{stem}.img: index points past the end")
-            self.shards.append((idx, img, tok, tok_off))
-            for i in range(len(idx)):
-                h, w, n = int(idx[i, 1]), int(idx[i, 2]), int(idx[i, 3])
-                # n + 1 decoder inputs (BOS + tokens) must fit the learned positions
-                if h > max_height or w > max_width or n + 1 > max_tokens or h == 0 or w == 0:
-                    skipped += 1
-                    continue
-                refs.append((si, i))
+        for si, name in enumerate(names):
+            base = os.path.join(directory, name)
+            idx = np.load(base + ".idx.npy")
+            if len(idx) == 0:
+                self.shards.append((idx, None, None))
+                continue
+            img = np.memmap(base + ".img", dtype=np.uint8, mode="r")
+            tok = np.memmap(base + ".tok", dtype="<i4", mode="r")
+            h = idx["h"].astype(np.int64)
+            w = idx["w"].astype(np.int64)
+            n = idx["n_tokens"].astype(np.int64)
+            if (idx["img_offset"] + h * w).max() > len(img) or (idx["tok_offset"] + n).max() > len(tok):
+                raise ValueError(f"{base}: index points past the end of its .img/.tok")
+            self.shards.append((idx, img, tok))
+            # n + 1 decoder inputs (BOS + tokens) must fit the learned positions
+            ok = (h <= max_height) & (w <= max_width) & (n + 1 <= max_tokens) & (h > 0) & (w > 0)
+            skipped += int((~ok).sum())
+            refs.extend((si, int(i)) for i in np.nonzero(ok)[0])
         self.refs = refs
         self.skipped = skipped
-        self.hw = np.array([[int(self.shards[s][0][i, 1]), int(self.shards[s][0][i, 2])] for s, i in refs],
+        self.hw = np.array([[int(self.shards[s][0][i]["h"]), int(self.shards[s][0][i]["w"])] for s, i in refs],
                            dtype=np.int64).reshape(-1, 2)
-        self.ntok = np.array([int(self.shards[s][0][i, 3]) for s, i in refs], dtype=np.int64)
+        self.ntok = np.array([int(self.shards[s][0][i]["n_tokens"]) for s, i in refs], dtype=np.int64)
 
     def __len__(self):
         return len(self.refs)
@@ -95,10 +92,12 @@ class ShardSet:
     def get(self, k):
         """(ink float32 [h, w], token ids np.int64 [n])."""
         si, i = self.refs[k]
-        idx, img, tok, tok_off = self.shards[si]
-        off, h, w, _ = (int(v) for v in idx[i])
+        idx, img, tok = self.shards[si]
+        r = idx[i]
+        off, h, w = int(r["img_offset"]), int(r["h"]), int(r["w"])
+        t0, n = int(r["tok_offset"]), int(r["n_tokens"])
         gray = np.asarray(img[off:off + h * w], dtype=np.float32).reshape(h, w)
-        ids = np.asarray(tok[tok_off[i]:tok_off[i + 1]], dtype=np.int64)
+        ids = np.asarray(tok[t0:t0 + n], dtype=np.int64)
         return 1.0 - gray / 255.0, ids
 
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A tiny synthetic dataset in the trainer's shard format, for smoke tests of
+"""A tiny synthetic dataset in the data pipeline's shard format (tools/data/README.md), for smoke tests of
 train.py / export.py / the benchmark without the real data pipeline:
 short strings of digits and operators drawn with PIL's built-in bitmap font,
 tokens = their characters.
@@ -29,23 +29,38 @@ def render(text, scale):
     return np.asarray(img, dtype=np.uint8)
 
 
+# tools/data/build_dataset.py INDEX_DTYPE
+INDEX_DTYPE = np.dtype([
+    ("img_offset", "<i8"), ("tok_offset", "<i8"),
+    ("h", "<u2"), ("w", "<u2"), ("n_tokens", "<u2"),
+    ("font", "u1"), ("style", "u1"), ("size_pt", "u1"), ("source", "u1"),
+    ("augmented", "u1"), ("cc_median_px", "<f4"),
+])
+
+
 def write_split(out, split, n, rng, vocab_index):
-    idx, imgs, toks = [], [], []
+    """One shard NAME = {split}-00000; returns NAME."""
+    idx = np.zeros(n, dtype=INDEX_DTYPE)
+    imgs, toks = [], []
     off = 0
-    for _ in range(n):
+    for i in range(n):
         length = int(rng.integers(1, 12))
         text = "".join(rng.choice(CHARS, size=length))
         im = render(text, 2)
         ids = [vocab_index[c] for c in text]
-        idx.append((off, im.shape[0], im.shape[1], len(ids)))
+        idx[i]["img_offset"], idx[i]["tok_offset"] = off, len(toks)
+        idx[i]["h"], idx[i]["w"], idx[i]["n_tokens"] = im.shape[0], im.shape[1], len(ids)
+        idx[i]["size_pt"] = 10
         imgs.append(im.tobytes())
         toks.extend(ids)
         off += im.size
-    stem = os.path.join(out, f"{split}-0000")
-    np.asarray(idx, dtype="<i8").tofile(stem + ".idx")
+    name = f"{split}-00000"
+    stem = os.path.join(out, name)
+    np.save(stem + ".idx.npy", idx)
     with open(stem + ".img", "wb") as f:
         f.write(b"".join(imgs))
     np.asarray(toks, dtype="<i4").tofile(stem + ".tok")
+    return name
 
 
 def main():
@@ -59,12 +74,13 @@ def main():
     vocab = SPECIALS + CHARS
     with open(os.path.join(a.out, "vocab.json"), "w") as f:
         json.dump(vocab, f)
-    with open(os.path.join(a.out, "meta.json"), "w") as f:
-        json.dump({"normalizer_version": "smoke", "em_px": 20, "max_height": 64, "max_width": 256}, f)
     rng = np.random.default_rng(a.seed)
     index = {t: i for i, t in enumerate(vocab)}
-    write_split(a.out, "train", a.train, rng, index)
-    write_split(a.out, "val", a.val, rng, index)
+    splits = {s: {"shards": [write_split(a.out, s, n, rng, index)], "samples": n}
+              for s, n in (("train", a.train), ("val", a.val))}
+    with open(os.path.join(a.out, "meta.json"), "w") as f:
+        json.dump({"format_version": 1, "normalizer_version": "smoke", "em_px": 20,
+                   "max_height": 64, "max_width": 256, "splits": splits}, f, indent=1)
 
 
 if __name__ == "__main__":

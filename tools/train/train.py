@@ -46,7 +46,7 @@ LOG_FIELDS = ["time_s", "step", "epoch", "kind", "loss", "lr", "grad_norm", "tok
 
 def parse_args(argv=None):
     ap = argparse.ArgumentParser(description="Train formulate-v1 on packed shards.")
-    ap.add_argument("--data", required=True, help="dataset directory (vocab.json, {split}-*.idx/img/tok)")
+    ap.add_argument("--data", required=True, help="dataset directory (tools/data/README.md format)")
     ap.add_argument("--out", required=True, help="run directory (checkpoints, log.csv)")
     ap.add_argument("--train-split", default="train")
     ap.add_argument("--val-split", default="val")
@@ -258,7 +258,7 @@ def build_config(args, vocab):
     over.setdefault("max_tokens", args.max_tokens)
     meta = D.load_meta(args.data)
     for k in ("em_px", "cc_median_em", "max_height", "max_width"):
-        if k in meta:
+        if meta.get(k) is not None:
             over.setdefault(k, meta[k])
     return M.make_config(**over)
 
@@ -300,6 +300,8 @@ def main(argv=None):
     state = {"step": 0, "epoch": 0, "batch": 0, "elapsed_s": 0.0, "total_steps": 0,
              "data_hash": D.data_hash(args.data), "normalizer_version":
              str(D.load_meta(args.data).get("normalizer_version", "unknown"))}
+    if ckpt is None and state["normalizer_version"] == "unknown":
+        print("warning: meta.json has no normalizer_version", flush=True)
     if ckpt:
         model.load_state_dict(ckpt["model"])
         opt.load_state_dict(ckpt["optimizer"])
@@ -331,7 +333,8 @@ def main(argv=None):
         weights = ema.state_dict_for(model) if ema else model.state_dict()
         torch.save({k: v.cpu() for k, v in weights.items()}, os.path.join(args.out, "ema.pt"))
         with open(os.path.join(args.out, "ema.json"), "w") as f:
-            json.dump({"config": cfg, "vocab": vocab}, f)
+            json.dump({"config": cfg, "vocab": vocab, "normalizer_version": state["normalizer_version"],
+                       "data_hash": state["data_hash"], "step": state["step"]}, f)
 
     def run_eval():
         if val_ds is None or state.get("last_eval_step") == state["step"]:
