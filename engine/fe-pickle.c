@@ -405,7 +405,7 @@ static fe_status fe_pk_rebuild_tensor(FePickle *p, const FePkObj *args, FePkObj 
 }
 
 static fe_status fe_pk_reduce(FePickle *p) {
-    FePkObj *args, *callable, *result = NULL;
+    FePkObj *args = NULL, *callable = NULL, *result = NULL;
     FE_TRY(fe_pk_pop(p, &args));
     FE_TRY(fe_pk_pop(p, &callable));
     if (callable->type != FE_PK_GLOBAL)
@@ -469,8 +469,8 @@ static fe_status fe_pk_run(FePickle *p, FePkObj **result) {
     char module[256], name[256];
     for (;;) {
         uint8_t op;
-        size_t mark;
-        FePkObj *a, *b, *o;
+        size_t mark = 0;
+        FePkObj *a = NULL, *b = NULL, *o = NULL;
 
         FE_TRY(fe_pk_need(p, 1));
         op = p->pkl[p->pos++];
