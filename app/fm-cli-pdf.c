@@ -1,0 +1,454 @@
+/* fm-cli-pdf.c - formulate-cli pdf FILE.pdf: find (and recognise) the formulas.
+ *
+ * Exit codes are the shared ones of fm-cli.h; a page-level problem (no text
+ * layer, a page that cannot be rendered) is a warning on stderr and a note in
+ * the output, and only fails the run when no selected page could be read.
+ */
+#include "fm-cli.h"
+#include "fm-detect.h"
+#include "fm-document.h"
+#include "fm-export.h"
+#include "fm-pages.h"
+
+#include "fe.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t fm_interrupted;
+
+static void
+on_sigint (int signum)
+{
+  (void) signum;
+  if (fm_interrupted)
+    _exit (FM_EXIT_INTERRUPTED);  /* a second Ctrl-C: stop now */
+  fm_interrupted = 1;
+}
+
+static bool
+engine_should_abort (void *user_data)
+{
+  (void) user_data;
+  return fm_interrupted != 0;
+}
+
+typedef struct {
+  gboolean enabled;
+  gint64 start_us;
+  int pages_done, pages_total;
+  int formulas_done, formulas_total;
+} Progress;
+
+static void
+progress_draw (Progress *p, gboolean final)
+{
+  double elapsed, rate, eta = -1;
+
+  if (!p->enabled)
+    return;
+  elapsed = (g_get_monotonic_time () - p->start_us) / 1e6;
+  rate = elapsed > 0 ? p->formulas_done / elapsed : 0;
+  if (p->pages_done > 0 && p->pages_done < p->pages_total)
+    eta = elapsed / p->pages_done * (p->pages_total - p->pages_done);
+  fprintf (stderr, "\r\033[K[");
+  for (int i = 0; i < 20; i++)
+    fputc (i < (p->pages_total ? 20 * p->pages_done / p->pages_total : 20) ? '#' : '.', stderr);
+  fprintf (stderr, "] pages %d/%d  formulas %d", p->pages_done, p->pages_total, p->formulas_done);
+  if (p->formulas_total > p->formulas_done)
+    fprintf (stderr, "/%d", p->formulas_total);
+  fprintf (stderr, "  %.1f formulas/s", rate);
+  if (eta >= 0)
+    fprintf (stderr, "  ETA %d:%02d", (int) eta / 60, (int) eta % 60);
+  if (final)
+    fputc ('\n', stderr);
+  fflush (stderr);
+}
+
+static int
+exit_code_for (const GError *error)
+{
+  if (error->domain != FM_DOCUMENT_ERROR)
+    return FM_EXIT_FAILURE;
+  switch ((FmDocumentError) error->code)
+    {
+    case FM_DOCUMENT_ERROR_NEEDS_PASSWORD:
+    case FM_DOCUMENT_ERROR_WRONG_PASSWORD:
+      return FM_EXIT_PASSWORD;
+    case FM_DOCUMENT_ERROR_PAGE_RANGE:
+      return FM_EXIT_USAGE;
+    case FM_DOCUMENT_ERROR_CANCELLED:
+      return FM_EXIT_INTERRUPTED;
+    case FM_DOCUMENT_ERROR_NOT_FOUND:
+    case FM_DOCUMENT_ERROR_NOT_PDF:
+    case FM_DOCUMENT_ERROR_DAMAGED:
+    case FM_DOCUMENT_ERROR_NO_PAGES:
+    case FM_DOCUMENT_ERROR_BAD_PAGE:
+    case FM_DOCUMENT_ERROR_RENDER:
+    case FM_DOCUMENT_ERROR_NO_TEXT_LAYER:
+      return FM_EXIT_INPUT;
+    default:
+      return FM_EXIT_FAILURE;
+    }
+}
+
+static char *
+default_model_path (void)
+{
+  const char *env = g_getenv ("FORMULATE_MODEL");
+  const char *dirs[] = { FM_DATADIR, FM_SOURCE_DATADIR };
+
+  if (env && *env)
+    return g_strdup (env);
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      char *path = g_build_filename (dirs[i], "formulate.safetensors", NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
+        return path;
+      g_free (path);
+    }
+  return NULL;
+}
+
+typedef struct {
+  FeContext *ctx;
+  FeState *state;
+  int em_px;
+} Recognizer;
+
+static int
+recognizer_open (Recognizer *rec, const char *model, const char *device)
+{
+  FeContextParams cp = fe_context_default_params ();
+  const FeModelInfo *info;
+  fe_status st;
+
+  cp.device = device ? device : "auto";
+  st = fe_context_load (model, &cp, &rec->ctx);
+  if (st != FE_OK)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
+      return st == FE_ERR_DEVICE ? FM_EXIT_DEVICE : FM_EXIT_MODEL;
+    }
+  st = fe_state_new (rec->ctx, &rec->state);
+  if (st != FE_OK)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
+      return FM_EXIT_FAILURE;
+    }
+  info = fe_context_model_info (rec->ctx);
+  rec->em_px = info && info->em_px > 0 ? info->em_px : FM_RENDER_DEFAULT_EM_PX;
+  return FM_EXIT_OK;
+}
+
+static void
+recognizer_close (Recognizer *rec)
+{
+  if (rec->state)
+    fe_state_free (rec->state);
+  if (rec->ctx)
+    fe_context_free (rec->ctx);
+}
+
+typedef struct {
+  Progress *progress;
+  int base;
+} ProgressLink;
+
+static void
+on_engine_progress (int done, int total, void *user_data)
+{
+  ProgressLink *link = user_data;
+  (void) total;
+  link->progress->formulas_done = link->base + done;
+  progress_draw (link->progress, FALSE);
+}
+
+/* Recognises the formulas (not the numbers) among regions[first..]. */
+static int
+recognize_page (Recognizer *rec, FmDocument *doc, GPtrArray *regions, guint first,
+                Progress *progress, double *ms)
+{
+  GPtrArray *crops = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_gray_image_free);
+  GArray *which = g_array_new (FALSE, FALSE, sizeof (guint));
+  FeImage *images;
+  FeResult *results;
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  ProgressLink link = { progress, progress->formulas_done };
+  gint64 t0;
+  fe_status st;
+  int ret = FM_EXIT_OK;
+
+  for (guint i = first; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      g_autoptr(GError) error = NULL;
+      FmGrayImage *crop;
+
+      if (r->kind == FM_REGION_NUMBER)
+        continue;
+      crop = fm_region_render_crop (doc, r, rec->em_px, 0.25, &error);
+      if (crop == NULL)
+        {
+          fprintf (stderr, "formulate-cli: %s\n", error->message);
+          continue;
+        }
+      g_ptr_array_add (crops, crop);
+      g_array_append_val (which, i);
+    }
+  if (crops->len == 0)
+    goto out;
+
+  images = g_new0 (FeImage, crops->len);
+  results = g_new0 (FeResult, crops->len);
+  for (guint k = 0; k < crops->len; k++)
+    {
+      FmGrayImage *c = crops->pdata[k];
+      images[k] = (FeImage) { .data = c->pixels, .width = c->width, .height = c->height,
+                              .stride = c->stride, .format = FE_PIXEL_GRAY8,
+                              .em_px_hint = (float) rec->em_px };
+    }
+  rp.progress_callback = on_engine_progress;
+  rp.progress_user_data = &link;
+  rp.abort_callback = engine_should_abort;
+  t0 = g_get_monotonic_time ();
+  st = fe_recognize (rec->state, images, crops->len, &rp, results);
+  *ms += (g_get_monotonic_time () - t0) / 1000.0;
+  for (guint k = 0; k < crops->len; k++)
+    {
+      FmRegion *r = regions->pdata[g_array_index (which, guint, k)];
+      if (results[k].latex)
+        {
+          r->latex = g_strdup (results[k].latex);
+          r->confidence = results[k].confidence_mean;
+          r->recognize_ms = results[k].preprocess_ms + results[k].encoder_ms + results[k].decoder_ms;
+        }
+      fe_result_clear (&results[k]);
+    }
+  if (st == FE_ERR_ABORTED)
+    ret = FM_EXIT_INTERRUPTED;
+  else if (st != FE_OK)
+    {
+      fprintf (stderr, "formulate-cli: recognition failed: %s\n", fe_last_error ());
+      ret = FM_EXIT_FAILURE;
+    }
+  progress->formulas_done = link.base + (int) crops->len;
+  g_free (images);
+  g_free (results);
+out:
+  g_ptr_array_unref (crops);
+  g_array_unref (which);
+  return ret;
+}
+
+static gboolean
+write_output (const char *path, const char *data, GError **error)
+{
+  if (path == NULL || strcmp (path, "-") == 0)
+    {
+      size_t n = strlen (data);
+      if (fwrite (data, 1, n, stdout) != n || fflush (stdout) != 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write to standard output");
+          return FALSE;
+        }
+      return TRUE;
+    }
+  /* g_file_set_contents writes a temporary file and renames it over path. */
+  return g_file_set_contents (path, data, -1, error);
+}
+
+int
+fm_cli_pdf (int argc, char **argv)
+{
+  g_autofree char *pages_spec = NULL, *password = NULL, *format_name = NULL;
+  g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
+  gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE;
+  g_auto(GStrv) files = NULL;
+  GOptionEntry entries[] = {
+    { "pages", 'p', 0, G_OPTION_ARG_STRING, &pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
+    { "password", 0, 0, G_OPTION_ARG_STRING, &password, "Password of an encrypted PDF", "P" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "Output format: json, tex or md (default json)", "FMT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of stdout", "FILE" },
+    { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "auto, cpu, cuda:N (default auto)", "DEV" },
+    { "model", 'm', 0, G_OPTION_ARG_FILENAME, &model, "Model file (.safetensors or .pt)", "FILE" },
+    { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
+    { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
+    { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE.pdf" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) octx = g_option_context_new ("FILE.pdf - find the formulas in a PDF");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(FmExportJob) job = NULL;
+  g_autoptr(GArray) pages = NULL;
+  g_autofree char *result = NULL;
+  FmExportFormat format = FM_EXPORT_JSON;
+  FmDetectOptions dopts = fm_detect_default_options ();
+  Recognizer rec = { 0 };
+  Progress progress = { 0 };
+  struct sigaction sa = { 0 }, old_sa;
+  gint64 t_start = g_get_monotonic_time ();
+  int pages_ok = 0, ret = FM_EXIT_OK;
+  GError *page_error = NULL;
+
+  g_option_context_add_main_entries (octx, entries, NULL);
+  if (!g_option_context_parse (octx, &argc, &argv, &error))
+    {
+      fprintf (stderr, "formulate-cli pdf: %s\n", error->message);
+      return FM_EXIT_USAGE;
+    }
+  if (files == NULL || files[0] == NULL || files[1] != NULL)
+    {
+      fprintf (stderr, "formulate-cli pdf: give exactly one PDF file (see --help)\n");
+      return FM_EXIT_USAGE;
+    }
+  if (format_name && !fm_export_format_from_string (format_name, &format))
+    {
+      fprintf (stderr, "formulate-cli pdf: unknown format '%s' (json, tex or md)\n", format_name);
+      return FM_EXIT_USAGE;
+    }
+  if (rule_name)
+    {
+      if (strcmp (rule_name, "full") == 0)
+        dopts.rule = FM_DETECT_RULE_FULL;
+      else if (strcmp (rule_name, "pdfmathtranslate") == 0)
+        dopts.rule = FM_DETECT_RULE_PDFMATHTRANSLATE;
+      else
+        {
+          fprintf (stderr, "formulate-cli pdf: unknown rule '%s' (full or pdfmathtranslate)\n", rule_name);
+          return FM_EXIT_USAGE;
+        }
+    }
+  dopts.refine_with_bitmap = !no_refine;
+
+  doc = fm_document_new_for_path (files[0], password, &error);
+  if (password)
+    memset (password, 0, strlen (password));
+  if (doc == NULL)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", error->message);
+      return exit_code_for (error);
+    }
+  pages = fm_pages_parse (pages_spec, fm_document_get_n_pages (doc), &error);
+  if (pages == NULL)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", error->message);
+      return FM_EXIT_USAGE;
+    }
+
+  if (!detect_only)
+    {
+      if (model == NULL)
+        model = default_model_path ();
+      if (model == NULL)
+        {
+          fprintf (stderr, "formulate-cli: no model found: pass --model FILE, set FORMULATE_MODEL, "
+                           "or use --detect-only\n");
+          return FM_EXIT_MODEL;
+        }
+      ret = recognizer_open (&rec, model, device);
+      if (ret != FM_EXIT_OK)
+        {
+          recognizer_close (&rec);
+          return ret;
+        }
+    }
+
+  sa.sa_handler = on_sigint;
+  sigemptyset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, &old_sa);
+
+  job = fm_export_job_new (files[0]);
+  job->title = fm_document_dup_title (doc);
+  job->n_pages = fm_document_get_n_pages (doc);
+  job->recognized = !detect_only;
+  if (!detect_only)
+    {
+      FeRuntimeInfo info;
+      job->model = g_strdup (model);
+      if (fe_context_runtime_info (rec.ctx, &info) == FE_OK)
+        job->device = g_strdup (info.device.id);
+    }
+
+  progress.enabled = !quiet && isatty (STDERR_FILENO);
+  progress.start_us = t_start;
+  progress.pages_total = (int) pages->len;
+
+  for (guint i = 0; i < pages->len && !fm_interrupted; i++)
+    {
+      int page = g_array_index (pages, int, i);
+      g_autoptr(GPtrArray) found = NULL;
+      guint first = job->regions->len;
+      gint64 t0 = g_get_monotonic_time ();
+      char *note = NULL;
+
+      g_clear_error (&page_error);
+      if (fm_document_get_page_size (doc, page, NULL, NULL, &page_error))
+        found = fm_detect_page (doc, page, &dopts, &page_error);
+      job->detect_ms += (g_get_monotonic_time () - t0) / 1000.0;
+      g_array_append_val (job->pages, page);
+      if (found == NULL)
+        {
+          if (progress.enabled)
+            fputc ('\n', stderr);
+          fprintf (stderr, "formulate-cli: %s\n", page_error->message);
+          note = g_strdup (page_error->message);
+        }
+      else
+        {
+          pages_ok++;
+          for (guint k = 0; k < found->len; k++)
+            g_ptr_array_add (job->regions, fm_region_copy (found->pdata[k]));
+          progress.formulas_total += (int) found->len;
+          /* label_of indices are page-local; make them job-wide. */
+          for (guint k = first; k < job->regions->len; k++)
+            {
+              FmRegion *r = job->regions->pdata[k];
+              if (r->label_of >= 0)
+                r->label_of += (int) first;
+            }
+          if (!detect_only)
+            {
+              int rret = recognize_page (&rec, doc, job->regions, first, &progress, &job->recognize_ms);
+              if (rret != FM_EXIT_OK && rret != FM_EXIT_INTERRUPTED)
+                ret = rret;
+            }
+          else
+            progress.formulas_done = progress.formulas_total;
+        }
+      g_ptr_array_add (job->page_notes, note);
+      progress.pages_done = (int) i + 1;
+      progress_draw (&progress, FALSE);
+    }
+  progress_draw (&progress, TRUE);
+  sigaction (SIGINT, &old_sa, NULL);
+  recognizer_close (&rec);
+
+  if (fm_interrupted)
+    {
+      fprintf (stderr, "formulate-cli: interrupted, nothing written\n");
+      g_clear_error (&page_error);
+      return FM_EXIT_INTERRUPTED;
+    }
+  if (pages_ok == 0)
+    {
+      int code = page_error ? exit_code_for (page_error) : FM_EXIT_INPUT;
+      g_clear_error (&page_error);
+      return code;
+    }
+  g_clear_error (&page_error);
+
+  job->total_ms = (g_get_monotonic_time () - t_start) / 1000.0;
+  result = fm_export_to_string (job, doc, format, &error);
+  if (result == NULL || !write_output (output, result, &error))
+    {
+      fprintf (stderr, "formulate-cli: %s\n", error->message);
+      return FM_EXIT_FAILURE;
+    }
+  return ret;
+}

@@ -1,0 +1,1040 @@
+/* fm-detect.c - formulas from Poppler's text layout (see fm-detect.h). */
+#include "fm-detect.h"
+#include "fm-fonts.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum {
+  CLS_TEXT,      /* a letter or symbol of running text                        */
+  CLS_NEUTRAL,   /* digits, ASCII operators, brackets, function names          */
+  CLS_WEAK,      /* a short italic word in a text italic: math in mathptmx etc */
+  CLS_STRONG,    /* math font or math symbol                                   */
+} GlyphClass;
+
+typedef struct {
+  gunichar c;
+  FmRect r;
+  double size;
+  FmFontClass font;
+  GlyphClass cls;
+  gboolean space_before;   /* a space or line break precedes it in the text  */
+  gboolean line_before;    /* a line break precedes it                        */
+} Glyph;
+
+typedef struct {
+  int start, end;          /* glyph range [start, end)                        */
+  FmRect box;
+  double em;               /* median font size                                */
+  int n_text, n_neutral, n_weak, n_strong;
+  gboolean is_display;
+  gboolean is_number;      /* looks like "(3.1)"                               */
+  int block;               /* display block index or -1                       */
+} Chunk;
+
+FmDetectOptions
+fm_detect_default_options (void)
+{
+  return (FmDetectOptions) { FM_DETECT_RULE_FULL, TRUE };
+}
+
+static void
+rect_union (FmRect *acc, const FmRect *r, gboolean *first)
+{
+  if (*first)
+    {
+      *acc = *r;
+      *first = FALSE;
+      return;
+    }
+  acc->x0 = MIN (acc->x0, r->x0);
+  acc->y0 = MIN (acc->y0, r->y0);
+  acc->x1 = MAX (acc->x1, r->x1);
+  acc->y1 = MAX (acc->y1, r->y1);
+}
+
+static int
+compare_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static int
+compare_int (const void *a, const void *b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+median_size (const Glyph *g, int start, int end)
+{
+  int n = end - start;
+  double *v, m;
+
+  if (n <= 0)
+    return 10.0;
+  v = g_new (double, n);
+  for (int i = 0; i < n; i++)
+    v[i] = g[start + i].size;
+  qsort (v, n, sizeof *v, compare_double);
+  m = v[n / 2];
+  g_free (v);
+  return m > 0.5 ? m : 10.0;
+}
+
+static gboolean
+is_operator (gunichar c)
+{
+  if (c < 128)
+    return strchr ("+-=<>|/*", (int) c) != NULL && c != 0;
+  return g_unichar_type (c) == G_UNICODE_MATH_SYMBOL || c == 0x00B1 || c == 0x00D7 ||
+         c == 0x00B7 || c == 0x22C5 || c == 0x0338 ||
+         g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;
+}
+
+/* Word-level decisions: upright function names are neutral; a short italic
+ * word on its own is a weak seed, a longer italic word or an italic phrase is
+ * emphasis. */
+static void
+classify_words (Glyph *g, int n)
+{
+  int i = 0;
+
+  while (i < n)
+    {
+      int j = i;
+      gboolean letters = TRUE, italic = FALSE, upright = FALSE;
+
+      if (!g_unichar_isalpha (g[i].c) || g[i].font == FM_FONT_MATH || fm_char_is_math_symbol (g[i].c))
+        {
+          i++;
+          continue;
+        }
+      while (j < n && (j == i || !g[j].space_before) && g_unichar_isalpha (g[j].c) &&
+             g[j].font != FM_FONT_MATH && !fm_char_is_math_symbol (g[j].c))
+        {
+          if (g[j].font == FM_FONT_TEXT_ITALIC)
+            italic = TRUE;
+          else
+            upright = TRUE;
+          j++;
+        }
+      (void) letters;
+      if (upright && !italic)
+        {
+          char word[16];
+          int len = 0;
+          for (int k = i; k < j && len < (int) sizeof word - 6; k++)
+            len += g_unichar_to_utf8 (g[k].c, word + len);
+          word[len] = '\0';
+          if (j - i <= 7 && fm_word_is_math_function (word))
+            for (int k = i; k < j; k++)
+              g[k].cls = CLS_NEUTRAL;
+        }
+      else if (italic && !upright && j - i <= 2)
+        {
+          /* Part of an emphasised phrase when an italic word of three or more
+           * letters sits right before or after it. */
+          gboolean phrase = FALSE;
+          int k;
+
+          for (k = i - 1; k >= 0 && k >= i - 2 && !g_unichar_isalpha (g[k].c); k--)
+            ;
+          if (k >= 0 && g_unichar_isalpha (g[k].c) && g[k].font == FM_FONT_TEXT_ITALIC)
+            {
+              int len = 0;
+              for (int m = k; m >= 0 && g_unichar_isalpha (g[m].c) && g[m].font == FM_FONT_TEXT_ITALIC; m--)
+                {
+                  len++;
+                  if (g[m].space_before)
+                    break;
+                }
+              if (len >= 3)
+                phrase = TRUE;
+            }
+          if (j < n && g[j].space_before && g_unichar_isalpha (g[j].c) && g[j].font == FM_FONT_TEXT_ITALIC)
+            {
+              int len = 0;
+              for (int m = j; m < n && g_unichar_isalpha (g[m].c) && g[m].font == FM_FONT_TEXT_ITALIC; m++)
+                {
+                  if (m > j && g[m].space_before)
+                    break;
+                  len++;
+                }
+              if (len >= 3)
+                phrase = TRUE;
+            }
+          for (int m = i; m < j; m++)
+            g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
+        }
+      i = j;
+    }
+}
+
+static GlyphClass
+classify_glyph (const Glyph *g, FmDetectRule rule)
+{
+  if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+    return CLS_TEXT; /* decided from the raw font name by the caller */
+  if (fm_char_is_math_symbol (g->c))
+    return CLS_STRONG;
+  if (g->font == FM_FONT_MATH)
+    return CLS_STRONG;
+  if (fm_char_is_neutral (g->c))
+    return CLS_NEUTRAL;
+  return CLS_TEXT;
+}
+
+static gboolean
+pmt_char_is_math (gunichar c)
+{
+  /* PDFMathTranslate also flags these Unicode categories. */
+  GUnicodeType t = g_unichar_type (c);
+
+  return t == G_UNICODE_MODIFIER_LETTER || t == G_UNICODE_NON_SPACING_MARK ||
+         t == G_UNICODE_MODIFIER_SYMBOL || t == G_UNICODE_MATH_SYMBOL;
+}
+
+/* "[12]" or "[3, 7]" starting at glyph i, preceded by a space: a citation. */
+static gboolean
+is_citation (const Glyph *g, int i, int end)
+{
+  if (g[i].c != '[' || !g[i].space_before)
+    return FALSE;
+  for (int k = i + 1; k < end && k < i + 12; k++)
+    {
+      if (g[k].c == ']')
+        return k > i + 1;
+      if (!g_ascii_isdigit (g[k].c) && g[k].c != ',' && g[k].c != '-')
+        return FALSE;
+    }
+  return FALSE;
+}
+
+/* Whether a small chunk (a script, a limit that Poppler moved out of the line)
+ * sits in the horizontal gap between glyph boxes a and b. */
+static gboolean
+gap_filled (GArray *chunks, const FmRect *a, const FmRect *b, double em)
+{
+  double y0 = MIN (a->y0, b->y0) - 0.3 * em, y1 = MAX (a->y1, b->y1) + 0.3 * em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *c = &g_array_index (chunks, Chunk, i);
+      if (c->end - c->start > 8)
+        continue;
+      if (c->box.x0 >= a->x1 - 0.15 * em && c->box.x1 <= b->x0 + 0.15 * em &&
+          c->box.y1 > y0 && c->box.y0 < y1)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+chunk_text_matches_number (const Glyph *g, const Chunk *ch)
+{
+  static GRegex *re;
+  char buf[64];
+  int len = 0;
+  gboolean match;
+
+  if (ch->end - ch->start > 12)
+    return FALSE;
+  for (int i = ch->start; i < ch->end; i++)
+    len += g_unichar_to_utf8 (g[i].c, buf + len);
+  buf[len] = '\0';
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("^\\(([0-9]+[a-z]?|[A-Z]?[0-9]+(\\.[0-9]+)+[a-z]?|[0-9]+[.-][0-9]+|\\*|[ivx]+)\\)$",
+                                         G_REGEX_OPTIMIZE, 0, NULL));
+  match = g_regex_match (re, buf, 0, NULL);
+  return match;
+}
+
+static char *
+glyph_text (const Glyph *g, const int *idx, int n)
+{
+  GString *s = g_string_new (NULL);
+
+  for (int k = 0; k < n; k++)
+    {
+      if (k > 0 && g[idx[k]].space_before)
+        g_string_append_c (s, ' ');
+      g_string_append_unichar (s, g[idx[k]].c);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+v_overlap_enough (const FmRect *a, const FmRect *b, double frac)
+{
+  double ov = MIN (a->y1, b->y1) - MAX (a->y0, b->y0);
+  double h = MIN (a->y1 - a->y0, b->y1 - b->y0);
+
+  return h > 0 && ov >= frac * h;
+}
+
+static double
+h_gap (const FmRect *a, const FmRect *b)
+{
+  if (a->x1 < b->x0)
+    return b->x0 - a->x1;
+  if (b->x1 < a->x0)
+    return a->x0 - b->x1;
+  return 0;
+}
+
+static double
+v_gap (const FmRect *a, const FmRect *b)
+{
+  if (a->y1 < b->y0)
+    return b->y0 - a->y1;
+  if (b->y1 < a->y0)
+    return a->y0 - b->y1;
+  return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ink refinement on one gray render of the page.                           */
+
+typedef struct {
+  guint8 *ink;     /* 1 = ink */
+  int w, h;
+  double scale;
+  int *label;      /* scratch, w*h, component id stamp */
+  int *stack;
+} InkMap;
+
+static void
+ink_map_clear (InkMap *m)
+{
+  g_free (m->ink);
+  g_free (m->label);
+  g_free (m->stack);
+}
+
+static gboolean
+ink_map_init (InkMap *m, PopplerPage *page)
+{
+  double pw, ph, scale;
+  cairo_surface_t *surface;
+  FmGrayImage *gray;
+
+  memset (m, 0, sizeof *m);
+  poppler_page_get_size (page, &pw, &ph);
+  /* 3 px/pt resolves 0.4 pt fraction bars; big pages get less, never more
+   * than the render cap. */
+  scale = fm_render_fit_scale (pw, ph, 3.0);
+  scale = MIN (scale, fm_render_fit_scale (pw, ph, sqrt (6.0e6 / (pw * ph))));
+  if (!(scale > 0.2))
+    return FALSE;
+  surface = fm_render_page_rect_locked (page, NULL, scale, NULL);
+  if (surface == NULL)
+    return FALSE;
+  gray = fm_gray_image_new_from_surface (surface);
+  cairo_surface_destroy (surface);
+  m->w = gray->width;
+  m->h = gray->height;
+  m->scale = scale;
+  m->ink = g_malloc ((gsize) m->w * m->h);
+  for (int y = 0; y < m->h; y++)
+    for (int x = 0; x < m->w; x++)
+      m->ink[(gsize) y * m->w + x] = gray->pixels[(gsize) y * gray->stride + x] < 170;
+  fm_gray_image_free (gray);
+  m->label = g_new0 (int, (gsize) m->w * m->h);
+  m->stack = g_new (int, (gsize) m->w * m->h);
+  return TRUE;
+}
+
+/* Grows/shrinks box to the ink of the connected components that belong to it:
+ * those whose centre lies inside the glyph box, or that mostly overlap it
+ * horizontally and reach into it (fraction bars, radical signs). */
+static void
+ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
+{
+  int ax0, ay0, ax1, ay1, bx0, by0, bx1, by1;
+  double margin = 0.6 * em;
+  gboolean first = TRUE;
+  FmRect out = { 0 };
+  int stamp = stamp_base;
+
+  ax0 = MAX (0, (int) floor ((box->x0 - margin) * m->scale));
+  ay0 = MAX (0, (int) floor ((box->y0 - margin) * m->scale));
+  ax1 = MIN (m->w, (int) ceil ((box->x1 + margin) * m->scale));
+  ay1 = MIN (m->h, (int) ceil ((box->y1 + margin) * m->scale));
+  bx0 = (int) floor (box->x0 * m->scale);
+  by0 = (int) floor (box->y0 * m->scale);
+  bx1 = (int) ceil (box->x1 * m->scale);
+  by1 = (int) ceil (box->y1 * m->scale);
+  if (ax1 <= ax0 || ay1 <= ay0)
+    return;
+
+  for (int y = MAX (by0, ay0); y < MIN (by1, ay1); y++)
+    for (int x = MAX (bx0, ax0); x < MIN (bx1, ax1); x++)
+      {
+        gsize p = (gsize) y * m->w + x;
+        int sp = 0, cx0 = x, cx1 = x, cy0 = y, cy1 = y;
+        gboolean clipped = FALSE;
+        double cxm, cym, ov;
+
+        if (!m->ink[p] || m->label[p] == stamp)
+          continue;
+        /* Flood fill inside the neighbourhood (8-connected). */
+        m->label[p] = stamp;
+        m->stack[sp++] = (int) p;
+        while (sp > 0)
+          {
+            int q = m->stack[--sp];
+            int qx = q % m->w, qy = q / m->w;
+
+            cx0 = MIN (cx0, qx); cx1 = MAX (cx1, qx);
+            cy0 = MIN (cy0, qy); cy1 = MAX (cy1, qy);
+            for (int dy = -1; dy <= 1; dy++)
+              for (int dx = -1; dx <= 1; dx++)
+                {
+                  int nx = qx + dx, ny = qy + dy;
+                  gsize np;
+                  if (nx < ax0 || ny < ay0 || nx >= ax1 || ny >= ay1)
+                    {
+                      if (nx >= 0 && ny >= 0 && nx < m->w && ny < m->h &&
+                          m->ink[(gsize) ny * m->w + nx])
+                        clipped = TRUE;
+                      continue;
+                    }
+                  np = (gsize) ny * m->w + nx;
+                  if (m->ink[np] && m->label[np] != stamp)
+                    {
+                      m->label[np] = stamp;
+                      m->stack[sp++] = (int) np;
+                    }
+                }
+          }
+        /* A component running out of the neighbourhood is a neighbour's
+         * (a rule across the column, a big figure): keep the glyph box's part. */
+        if (clipped)
+          {
+            cx0 = MAX (cx0, bx0); cx1 = MIN (cx1, bx1 - 1);
+            cy0 = MAX (cy0, by0); cy1 = MIN (cy1, by1 - 1);
+          }
+        cxm = 0.5 * (cx0 + cx1 + 1);
+        cym = 0.5 * (cy0 + cy1 + 1);
+        ov = MIN (cx1 + 1, bx1) - MAX (cx0, bx0);
+        if ((cxm >= bx0 && cxm <= bx1 && cym >= by0 && cym <= by1) ||
+            (ov >= 0.5 * (cx1 + 1 - cx0) && cym >= by0 - 0.3 * em * m->scale && cym <= by1 + 0.3 * em * m->scale))
+          {
+            FmRect c = { cx0 / m->scale, cy0 / m->scale, (cx1 + 1) / m->scale, (cy1 + 1) / m->scale };
+            rect_union (&out, &c, &first);
+          }
+      }
+  if (!first)
+    *box = out;
+}
+
+/* ------------------------------------------------------------------------ */
+
+typedef struct Proto {
+  int *idx;
+  int n;
+  FmRegionKind kind;
+  int chunk_first;  /* for ordering */
+  int label_block;  /* numbers: the display block they label */
+  gboolean absorb_only;  /* script-sized digits: kept only when joined to a formula */
+} Proto;
+
+static double
+proto_em (const Glyph *g, const Proto *pr)
+{
+  double *v = g_new (double, pr->n), m;
+  for (int i = 0; i < pr->n; i++)
+    v[i] = g[pr->idx[i]].size;
+  qsort (v, pr->n, sizeof *v, compare_double);
+  m = v[pr->n / 2];
+  g_free (v);
+  return m > 0.5 ? m : 10.0;
+}
+
+GPtrArray *
+fm_detect_page (FmDocument            *doc,
+                int                    page_index,
+                const FmDetectOptions *options,
+                GError               **error)
+{
+  FmDetectOptions opts = options ? *options : fm_detect_default_options ();
+  PopplerPage *page;
+  char *text = NULL;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  GList *attrs = NULL;
+  Glyph *g = NULL;
+  int n = 0;
+  GArray *chunks;
+  GPtrArray *protos;
+  GPtrArray *regions;
+  InkMap ink = { 0 };
+  gboolean have_ink = FALSE;
+  double page_w = 0, page_h = 0;
+  int n_blocks = 0;
+  double body_em = 10.0;
+  FmRect *blocks = NULL;
+  int *block_first = NULL;
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, page_index, error);
+  if (page == NULL)
+    {
+      fm_document_unlock (doc);
+      return NULL;
+    }
+  poppler_page_get_size (page, &page_w, &page_h);
+  text = poppler_page_get_text (page);
+  if (text && *text)
+    {
+      if (!poppler_page_get_text_layout (page, &rects, &n_rects))
+        n_rects = 0;
+      attrs = poppler_page_get_text_attributes (page);
+    }
+
+  if (text && n_rects > 0)
+    {
+      /* Per character font: attribute ranges are character offsets. */
+      glong n_chars = g_utf8_strlen (text, -1);
+      const char **font_of = g_new0 (const char *, n_chars + 1);
+      double *size_of = g_new0 (double, n_chars + 1);
+      const char *p = text;
+      gboolean space = TRUE, newline = TRUE;
+
+      for (GList *l = attrs; l; l = l->next)
+        {
+          PopplerTextAttributes *a = l->data;
+          for (int k = MAX (0, a->start_index); k <= a->end_index && k < n_chars; k++)
+            {
+              font_of[k] = a->font_name;
+              size_of[k] = a->font_size;
+            }
+        }
+
+      g = g_new0 (Glyph, MIN ((glong) n_rects, n_chars) + 1);
+      for (glong k = 0; k < n_chars && k < (glong) n_rects; k++, p = g_utf8_next_char (p))
+        {
+          gunichar c = g_utf8_get_char (p);
+          Glyph *gl;
+          PopplerRectangle *pr = &rects[k];
+
+          if (g_unichar_isspace (c) || c == 0xA0 || c == 0 || !isfinite (pr->x1) || !isfinite (pr->y1) ||
+              !isfinite (pr->x2) || !isfinite (pr->y2))
+            {
+              space = TRUE;
+              if (c == '\n')
+                newline = TRUE;
+              continue;
+            }
+          gl = &g[n++];
+          gl->c = c;
+          gl->r = (FmRect) { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
+          gl->size = size_of[k];
+          gl->space_before = space;
+          gl->line_before = newline;
+          space = newline = FALSE;
+          if (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+            {
+              gl->font = fm_font_is_math_pdfmathtranslate (font_of[k]) ? FM_FONT_MATH : FM_FONT_TEXT;
+              gl->cls = (gl->font == FM_FONT_MATH || pmt_char_is_math (c)) ? CLS_STRONG : CLS_TEXT;
+            }
+          else
+            {
+              gl->font = fm_font_classify (font_of[k]);
+              gl->cls = classify_glyph (gl, opts.rule);
+            }
+        }
+      g_free (font_of);
+      g_free (size_of);
+      if (opts.rule == FM_DETECT_RULE_FULL)
+        classify_words (g, n);
+    }
+
+  if (n == 0)
+    {
+      g_clear_object (&page);
+      fm_document_unlock (doc);
+      g_free (text);
+      g_free (rects);
+      poppler_page_free_text_attributes (attrs);
+      g_free (g);
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_TEXT_LAYER,
+                   "%s: page %d has no text layer (a scan?): formulas cannot be found",
+                   fm_document_get_name (doc), page_index + 1);
+      return NULL;
+    }
+
+  body_em = median_size (g, 0, n);
+  if (opts.refine_with_bitmap)
+    have_ink = ink_map_init (&ink, page);
+  g_clear_object (&page);
+  fm_document_unlock (doc);
+  g_free (text);
+  g_free (rects);
+  poppler_page_free_text_attributes (attrs);
+
+  /* Chunks: runs of glyphs in text order, cut at line breaks that move to
+   * another line and at wide horizontal gaps. */
+  chunks = g_array_new (FALSE, TRUE, sizeof (Chunk));
+  {
+    int start = 0;
+    for (int i = 1; i <= n; i++)
+      {
+        gboolean cut = i == n;
+        if (!cut)
+          {
+            double em = MAX (g[i - 1].size, g[i].size);
+            const FmRect *a = &g[i - 1].r, *b = &g[i].r;
+            if (em < 1) em = 10;
+            if (b->x0 < a->x0 - 0.5 * em && !v_overlap_enough (a, b, 0.3))
+              cut = TRUE;  /* back to the left on another line */
+            else if (b->x0 - a->x1 > 0.9 * em || a->x0 - b->x1 > 0.9 * em)
+              cut = TRUE;  /* a wide gap: equation number, column, \quad */
+            else if (g[i].line_before && !v_overlap_enough (a, b, 0.05))
+              cut = TRUE;  /* Poppler's next line */
+          }
+        if (cut)
+          {
+            Chunk ch = { 0 };
+            gboolean first = TRUE;
+            ch.start = start;
+            ch.end = i;
+            ch.block = -1;
+            for (int k = start; k < i; k++)
+              {
+                rect_union (&ch.box, &g[k].r, &first);
+                switch (g[k].cls)
+                  {
+                  case CLS_TEXT: ch.n_text++; break;
+                  case CLS_NEUTRAL: ch.n_neutral++; break;
+                  case CLS_WEAK: ch.n_weak++; break;
+                  case CLS_STRONG: ch.n_strong++; break;
+                  default: break;
+                  }
+              }
+            ch.em = median_size (g, start, i);
+            ch.is_number = chunk_text_matches_number (g, &ch);
+            g_array_append_val (chunks, ch);
+            start = i;
+          }
+      }
+  }
+
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    for (guint i = 0; i < chunks->len; i++)
+      {
+        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        g_printerr ("chunk %u [%.1f %.1f %.1f %.1f] em %.1f:", i, ch->box.x0, ch->box.y0, ch->box.x1, ch->box.y1, ch->em);
+        for (int k = ch->start; k < ch->end; k++)
+          {
+            char u[8] = { 0 };
+            g_unichar_to_utf8 (g[k].c, u);
+            g_printerr (" %s%s/%c%c", g[k].space_before ? "_" : "", u, "TNWS"[g[k].cls], "tim"[g[k].font]);
+          }
+        g_printerr ("\n");
+      }
+
+  /* Display candidates: math-dominated chunks with no text chunk beside them. */
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      int total = ch->end - ch->start;
+      gboolean isolated = TRUE;
+
+      if (ch->is_number || ch->n_strong + ch->n_weak == 0)
+        continue;
+      if (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+        {
+          if (ch->n_text > 0)
+            continue;
+        }
+      else if (ch->n_text > MAX (1, total / 6))
+        continue;
+      for (guint j = 0; j < chunks->len && isolated; j++)
+        {
+          Chunk *o = &g_array_index (chunks, Chunk, j);
+          int ot = o->end - o->start;
+          if (j == i || o->is_number)
+            continue;
+          if (o->n_text * 3 < ot)
+            continue;    /* not text */
+          if (v_overlap_enough (&ch->box, &o->box, 0.5) && h_gap (&ch->box, &o->box) < 2.0 * ch->em)
+            isolated = FALSE;
+        }
+      ch->is_display = isolated;
+    }
+
+  /* Display blocks: stacked or side-by-side display chunks. */
+  blocks = g_new0 (FmRect, chunks->len + 1);
+  block_first = g_new0 (int, chunks->len + 1);
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      int b = -1;
+
+      if (!ch->is_display)
+        continue;
+      for (int k = 0; k < n_blocks && b < 0; k++)
+        {
+          double em = ch->em;
+          gboolean stacked = v_gap (&blocks[k], &ch->box) < 0.9 * em &&
+                             h_gap (&blocks[k], &ch->box) < 0.5 * em;
+          gboolean beside = v_overlap_enough (&blocks[k], &ch->box, 0.3) &&
+                            h_gap (&blocks[k], &ch->box) < 3.0 * em;
+          if (stacked || beside)
+            b = k;
+        }
+      if (b < 0)
+        {
+          b = n_blocks++;
+          blocks[b] = ch->box;
+          block_first[b] = (int) i;
+        }
+      else
+        {
+          gboolean first = FALSE;
+          rect_union (&blocks[b], &ch->box, &first);
+        }
+      ch->block = b;
+    }
+  /* Merging can make blocks touch that did not before (a limit joins two
+   * pieces): merge until stable. */
+  for (gboolean changed = TRUE; changed;)
+    {
+      changed = FALSE;
+      for (int a = 0; a < n_blocks && !changed; a++)
+        for (int b = a + 1; b < n_blocks && !changed; b++)
+          {
+            double em = 10;
+            if (blocks[a].x1 <= blocks[a].x0 || blocks[b].x1 <= blocks[b].x0)
+              continue;
+            for (guint i = 0; i < chunks->len; i++)
+              if (g_array_index (chunks, Chunk, i).block == a)
+                em = g_array_index (chunks, Chunk, i).em;
+            if ((v_gap (&blocks[a], &blocks[b]) < 0.9 * em && h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
+                (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em))
+              {
+                gboolean first = FALSE;
+                rect_union (&blocks[a], &blocks[b], &first);
+                blocks[b] = (FmRect) { 0, 0, 0, 0 };
+                for (guint i = 0; i < chunks->len; i++)
+                  if (g_array_index (chunks, Chunk, i).block == b)
+                    g_array_index (chunks, Chunk, i).block = a;
+                block_first[a] = MIN (block_first[a], block_first[b]);
+                changed = TRUE;
+              }
+          }
+    }
+
+  protos = g_ptr_array_new ();
+  for (int b = 0; b < n_blocks; b++)
+    {
+      Proto *pr;
+      GArray *idx;
+      if (blocks[b].x1 <= blocks[b].x0)
+        continue;
+      idx = g_array_new (FALSE, FALSE, sizeof (int));
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          if (ch->block == b)
+            for (int k = ch->start; k < ch->end; k++)
+              g_array_append_val (idx, k);
+        }
+      pr = g_new0 (Proto, 1);
+      pr->kind = FM_REGION_DISPLAY;
+      pr->n = (int) idx->len;
+      pr->idx = (int *) (void *) g_array_free (idx, FALSE);
+      pr->chunk_first = block_first[b];
+      pr->label_block = b;
+      g_ptr_array_add (protos, pr);
+    }
+
+  /* Equation numbers: number-like chunks level with a display block. */
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      int best = -1;
+      double best_gap = G_MAXDOUBLE;
+
+      if (!ch->is_number || opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+        continue;
+      for (int b = 0; b < n_blocks; b++)
+        {
+          double cy = 0.5 * (ch->box.y0 + ch->box.y1);
+          double gap = h_gap (&blocks[b], &ch->box);
+          if (blocks[b].x1 <= blocks[b].x0)
+            continue;
+          if (cy >= blocks[b].y0 - 0.5 * ch->em && cy <= blocks[b].y1 + 0.5 * ch->em &&
+              gap > 0.5 * ch->em && gap < page_w * 0.6 && gap < best_gap)
+            {
+              best = b;
+              best_gap = gap;
+            }
+        }
+      if (best >= 0)
+        {
+          Proto *pr = g_new0 (Proto, 1);
+          pr->kind = FM_REGION_NUMBER;
+          pr->n = ch->end - ch->start;
+          pr->idx = g_new (int, pr->n);
+          for (int k = 0; k < pr->n; k++)
+            pr->idx[k] = ch->start + k;
+          pr->chunk_first = (int) i;
+          pr->label_block = best;
+          ch->block = -2; /* used */
+          g_ptr_array_add (protos, pr);
+        }
+    }
+
+  /* Inline runs inside the other chunks. */
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      int k;
+
+      if (ch->block != -1 || ch->n_strong + ch->n_weak == 0)
+        continue;
+      k = ch->start;
+      while (k < ch->end)
+        {
+          int s, e;
+          if (g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK)
+            {
+              k++;
+              continue;
+            }
+          s = k;
+          e = k + 1;
+          /* Can the run cross from glyph a to the next glyph b? */
+#define JOINABLE(a, b)                                                              \
+          ((g[b].cls != CLS_TEXT) &&                                                \
+           (!g[b].space_before ||                                                   \
+            (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE) ||                      \
+            ((g[b].r.x0 - g[a].r.x1) < 1.2 * ch->em &&                              \
+             (is_operator (g[a].c) || is_operator (g[b].c) ||                       \
+              gap_filled (chunks, &g[a].r, &g[b].r, ch->em) ||                      \
+              (g[b].r.x0 - g[a].r.x1) < 0.2 * ch->em ||                             \
+              ((g[a].c == ',' || g[a].c == ';' || g[a].c == '.' || g[b].c == '.') &&  \
+               (g[b].r.x0 - g[a].r.x1) < 0.27 * ch->em)))) &&                       \
+           !is_citation (g, b, ch->end))
+          while (s > ch->start && JOINABLE (s - 1, s) && g[s - 1].cls != CLS_TEXT)
+            s--;
+          while (e < ch->end && JOINABLE (e - 1, e))
+            e++;
+#undef JOINABLE
+          /* Trim sentence punctuation and unbalanced brackets at the ends. */
+          for (gboolean trimmed = TRUE; trimmed && e > s;)
+            {
+              gunichar last = g[e - 1].c, firstc = g[s].c;
+              int open = 0, close = 0;
+              trimmed = FALSE;
+              for (int m = s; m < e; m++)
+                {
+                  if (g[m].c == '(' || g[m].c == '[') open++;
+                  if (g[m].c == ')' || g[m].c == ']') close++;
+                }
+              if (g[e - 1].cls == CLS_NEUTRAL && strchr (".,;:!", (int) (last < 128 ? last : 1)) && last != 0 &&
+                  g[e - 1].font != FM_FONT_MATH)
+                { e--; trimmed = TRUE; }
+              else if ((last == ')' || last == ']') && close > open)
+                { e--; trimmed = TRUE; }
+              else if ((firstc == '(' || firstc == '[') && open > close)
+                { s++; trimmed = TRUE; }
+              else if (g[s].cls == CLS_NEUTRAL && strchr (".,;:", (int) (firstc < 128 ? firstc : 1)) && firstc != 0)
+                { s++; trimmed = TRUE; }
+            }
+          if (e > s)
+            {
+              gboolean seeded = FALSE;
+              for (int m = s; m < e; m++)
+                if (g[m].cls == CLS_STRONG || g[m].cls == CLS_WEAK)
+                  seeded = TRUE;
+              if (seeded)
+                {
+                  Proto *pr = g_new0 (Proto, 1);
+                  pr->kind = FM_REGION_INLINE;
+                  pr->n = e - s;
+                  pr->idx = g_new (int, pr->n);
+                  for (int m = 0; m < pr->n; m++)
+                    pr->idx[m] = s + m;
+                  pr->chunk_first = (int) i;
+                  pr->label_block = -1;
+                  g_ptr_array_add (protos, pr);
+                }
+            }
+          k = MAX (e, k + 1);
+        }
+    }
+
+  /* Script-sized pieces without math glyphs (the 80 of a1/80, limits made of
+   * digits) join a formula they touch, and are dropped otherwise. */
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != -1 || ch->n_strong + ch->n_weak > 0 || ch->n_text > 0 ||
+          ch->end - ch->start > 8 || ch->em > 0.85 * body_em)
+        continue;
+      {
+        Proto *pr = g_new0 (Proto, 1);
+        pr->kind = FM_REGION_INLINE;
+        pr->n = ch->end - ch->start;
+        pr->idx = g_new (int, pr->n);
+        for (int m = 0; m < pr->n; m++)
+          pr->idx[m] = ch->start + m;
+        pr->chunk_first = (int) i;
+        pr->label_block = -1;
+        pr->absorb_only = TRUE;
+        g_ptr_array_add (protos, pr);
+      }
+    }
+
+  /* Poppler orders the pieces of a formula by its own line logic: limits,
+   * radical signs and scripts can land in other chunks. Join inline pieces
+   * whose boxes touch, and pieces lying inside a display block to it. */
+  {
+    GArray *boxes = g_array_new (FALSE, TRUE, sizeof (FmRect));
+    for (guint a = 0; a < protos->len; a++)
+      {
+        Proto *pr = protos->pdata[a];
+        FmRect box = { 0 };
+        gboolean first = TRUE;
+        for (int m = 0; m < pr->n; m++)
+          rect_union (&box, &g[pr->idx[m]].r, &first);
+        g_array_append_val (boxes, box);
+      }
+    for (gboolean changed = TRUE; changed;)
+      {
+        changed = FALSE;
+        for (guint a = 0; a < protos->len && !changed; a++)
+          for (guint b = 0; b < protos->len && !changed; b++)
+            {
+              Proto *pa = protos->pdata[a], *pb = protos->pdata[b];
+              FmRect *ba = &g_array_index (boxes, FmRect, a), *bb = &g_array_index (boxes, FmRect, b);
+              double em = g[pb->idx[0]].size > 0.5 ? g[pb->idx[0]].size : 10.0;
+              gboolean join = FALSE;
+
+              if (a == b || pb->kind != FM_REGION_INLINE || pa->kind == FM_REGION_NUMBER)
+                continue;
+              if (pa->kind == FM_REGION_INLINE && b < a)
+                continue;  /* each unordered pair once */
+              if (pa->kind == FM_REGION_DISPLAY)
+                {
+                  double ix = MIN (ba->x1, bb->x1) - MAX (ba->x0, bb->x0);
+                  double iy = MIN (ba->y1, bb->y1) - MAX (ba->y0, bb->y0);
+                  join = ix > 0 && iy > 0 && ix * iy >= 0.5 * (bb->x1 - bb->x0) * (bb->y1 - bb->y0);
+                }
+              else
+                {
+                  double ix = MIN (ba->x1, bb->x1) - MAX (ba->x0, bb->x0);
+                  double iy = MIN (ba->y1, bb->y1) - MAX (ba->y0, bb->y0);
+                  double small = MIN ((ba->x1 - ba->x0) * (ba->y1 - ba->y0), (bb->x1 - bb->x0) * (bb->y1 - bb->y0));
+                  gboolean piece = pa->absorb_only || pb->absorb_only || MIN (pa->n, pb->n) <= 3;
+                  gboolean script = piece && MIN (proto_em (g, pa), proto_em (g, pb)) <= 0.85 * body_em;
+                  join = (ix > 0 && iy > 0 && ix * iy >= 0.3 * small) ||
+                         (iy > 0 && v_overlap_enough (ba, bb, 0.3) && h_gap (ba, bb) < 0.25 * em) ||
+                         (script && ix > 0.1 * em && v_gap (ba, bb) < 0.25 * body_em);
+                  if (pa->absorb_only && pb->absorb_only)
+                    join = FALSE;
+                }
+              if (join)
+                {
+                  gboolean first = FALSE;
+                  pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
+                  memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
+                  pa->n += pb->n;
+                  qsort (pa->idx, pa->n, sizeof (int), compare_int);
+                  pa->chunk_first = MIN (pa->chunk_first, pb->chunk_first);
+                  pa->absorb_only = pa->absorb_only && pb->absorb_only;
+                  rect_union (ba, bb, &first);
+                  g_free (pb->idx);
+                  g_free (pb);
+                  g_ptr_array_remove_index (protos, b);
+                  g_array_remove_index (boxes, b);
+                  changed = TRUE;
+                }
+            }
+      }
+    g_array_free (boxes, TRUE);
+    for (guint a = protos->len; a-- > 0;)
+      {
+        Proto *pr = protos->pdata[a];
+        if (pr->absorb_only)
+          {
+            g_free (pr->idx);
+            g_free (pr);
+            g_ptr_array_remove_index (protos, a);
+          }
+      }
+  }
+
+  /* Regions in reading order (the order of their first chunk). */
+  regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+  {
+    int *block_region = g_new (int, n_blocks + 1);
+    for (int b = 0; b <= n_blocks; b++)
+      block_region[b] = -1;
+    for (guint a = 0; a < protos->len; a++)
+      for (guint b = a + 1; b < protos->len; b++)
+        {
+          Proto *pa = protos->pdata[a], *pb = protos->pdata[b];
+          int ka = pa->chunk_first * 4 + (pa->kind == FM_REGION_NUMBER ? 3 : 0);
+          int kb = pb->chunk_first * 4 + (pb->kind == FM_REGION_NUMBER ? 3 : 0);
+          if (kb < ka || (kb == ka && pb->idx[0] < pa->idx[0]))
+            {
+              protos->pdata[a] = pb;
+              protos->pdata[b] = pa;
+            }
+        }
+    /* Numbers after their display: give displays their indices first. */
+    for (guint a = 0; a < protos->len; a++)
+      {
+        Proto *pr = protos->pdata[a];
+        FmRect box = { 0 };
+        gboolean first = TRUE;
+        FmRegion *region;
+        double *sizes = g_new (double, pr->n);
+
+        for (int m = 0; m < pr->n; m++)
+          {
+            rect_union (&box, &g[pr->idx[m]].r, &first);
+            sizes[m] = g[pr->idx[m]].size;
+          }
+        qsort (sizes, pr->n, sizeof *sizes, compare_double);
+        region = fm_region_new (page_index, pr->kind, &box);
+        region->font_size = sizes[pr->n / 2] > 0.5 ? sizes[pr->n / 2] : 10.0;
+        g_free (sizes);
+        region->text = glyph_text (g, pr->idx, pr->n);
+        if (have_ink)
+          ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+        if (pr->kind == FM_REGION_DISPLAY)
+          block_region[pr->label_block] = (int) regions->len;
+        g_ptr_array_add (regions, region);
+      }
+    for (guint a = 0; a < protos->len; a++)
+      {
+        Proto *pr = protos->pdata[a];
+        if (pr->kind == FM_REGION_NUMBER)
+          ((FmRegion *) regions->pdata[a])->label_of = block_region[pr->label_block];
+      }
+    g_free (block_region);
+  }
+
+  for (guint a = 0; a < protos->len; a++)
+    {
+      Proto *pr = protos->pdata[a];
+      g_free (pr->idx);
+      g_free (pr);
+    }
+  g_ptr_array_free (protos, TRUE);
+  g_array_free (chunks, TRUE);
+  g_free (blocks);
+  g_free (block_first);
+  g_free (g);
+  if (have_ink)
+    ink_map_clear (&ink);
+  return regions;
+}

@@ -1,0 +1,133 @@
+/* fm-fonts.c - math font and character rules. */
+#include "fm-fonts.h"
+
+#include <string.h>
+
+const char *
+fm_font_strip_subset (const char *name)
+{
+  if (name == NULL)
+    return "";
+  /* A subset tag is exactly six capitals and a plus (PDF 1.7, 9.6.4). */
+  if (strlen (name) > 7 && name[6] == '+')
+    {
+      for (int i = 0; i < 6; i++)
+        if (name[i] < 'A' || name[i] > 'Z')
+          return name;
+      return name + 7;
+    }
+  return name;
+}
+
+static GRegex *
+regex_once (GRegex **slot, const char *pattern, GRegexCompileFlags flags)
+{
+  if (g_once_init_enter (slot))
+    {
+      GRegex *re = g_regex_new (pattern, flags | G_REGEX_OPTIMIZE, 0, NULL);
+      g_assert (re != NULL);
+      g_once_init_leave (slot, re);
+    }
+  return *slot;
+}
+
+gboolean
+fm_font_is_math_pdfmathtranslate (const char *name)
+{
+  static GRegex *re;
+  regex_once (&re, "^(CM[^R]|MS.M|XY|MT|BL|RM|EU|LA|RS|LINE|LCIRCLE|TeX-|rsfs|txsy|wasy|stmary"
+                   "|.*Mono|.*Code|.*Ital|.*Sym|.*Math)", 0);
+  return g_regex_match (re, fm_font_strip_subset (name), 0, NULL);
+}
+
+FmFontClass
+fm_font_classify (const char *full_name)
+{
+  static GRegex *math_re, *text_re, *italic_re;
+  const char *name = fm_font_strip_subset (full_name);
+
+  /* OpenType and Type 1 math faces first: "Cambria Math" must not fall into
+   * the Cambria text family below, nor "LMMathItalic" into LM's italics. */
+  regex_once (&math_re,
+              "^(Latin ?Modern ?Math|LatinModernMath|LMMath|STIX|XITS|Cambria ?Math|TeXGyre\\w*Math"
+              "|Asana|Libertinus ?Math|Fira ?Math|NewCM\\w*Math|DejaVuMath|Garamond ?Math|Euler"
+              "|CMMI|CMSY|CMEX|CMBSY|CMMIB|MSAM|MSBM|EUFM|EUSM|EURM|EUEX|rsfs|RSFS|wasy|stmary"
+              "|PazoMath|StandardSym|Symbol|rtxm|txm|txsy|txex|pxm|pxsy|pxex|zplm|zptm|ztmcm|cmmi|cmsy|cmex"
+              "|MTMI|MTSY|MTEX|MathTime|Lucida\\w*Math|ESSTIX|Mathematica)", 0);
+  if (g_regex_match (math_re, name, 0, NULL))
+    return FM_FONT_MATH;
+
+  /* Known text faces; their italics are flagged below. */
+  regex_once (&italic_re, "(Ital|Italic|Oblique|Obl|Slant|-It$|-BoldIt|-MediumIt|TI\\d|SL\\d|^CMTI|^CMSL|^CMBXTI|^CMMIB?\\d)", 0);
+  regex_once (&text_re,
+              "^(CMR|CMBX|CMTI|CMSL|CMSS|CMTT|CMCSC|CMB\\d|CMDUNH|CMFIB|CMU|LMRoman|LMSans|LMMono|LMTypewriter"
+              "|SF[A-Z]{2}|EC[A-Z]{2}|TC[A-Z]{2}|Times|Nimbus|Helvetica|Arial|Cambria|Calibri|Palatino|URWPalladio"
+              "|P052|TeXGyre|Georgia|Garamond|EBGaramond|DejaVu|Liberation|Verdana|Tahoma|Utopia|Charter"
+              "|Bookman|Century|NewCentury|Courier|Optima|Minion|Myriad|Source|Open ?Sans|Roboto|Noto"
+              "|Lato|Libertine|Linux|Linotype|Baskerville|Bembo|Caslon|Sabon|Segoe|Consolas|Menlo"
+              "|AdvOT|Adv|Gulliver|Warnock|Frutiger|Univers|Futura|Gill|Trebuchet)", 0);
+  if (g_regex_match (text_re, name, 0, NULL))
+    return g_regex_match (italic_re, name, 0, NULL) ? FM_FONT_TEXT_ITALIC : FM_FONT_TEXT;
+
+  if (fm_font_is_math_pdfmathtranslate (full_name))
+    {
+      /* PDFMathTranslate counts every *Ital* face as math; an unknown italic
+       * is more often emphasis than a formula. */
+      static GRegex *pmt_ital_re;
+      regex_once (&pmt_ital_re, "^.*Ital", 0);
+      if (g_regex_match (pmt_ital_re, name, 0, NULL) && !strstr (name, "Math"))
+        return FM_FONT_TEXT_ITALIC;
+      return FM_FONT_MATH;
+    }
+  return g_regex_match (italic_re, name, 0, NULL) ? FM_FONT_TEXT_ITALIC : FM_FONT_TEXT;
+}
+
+gboolean
+fm_char_is_math_symbol (gunichar c)
+{
+  if (c >= 0x0391 && c <= 0x03F5 && c != 0x0387)   /* Greek and its symbol forms */
+    return TRUE;
+  if (c >= 0x1D400 && c <= 0x1D7FF)                /* mathematical alphanumerics */
+    return TRUE;
+  if ((c >= 0x2190 && c <= 0x22FF) ||              /* arrows, operators */
+      (c >= 0x27C0 && c <= 0x27FF) || (c >= 0x2900 && c <= 0x2AFF) ||
+      (c >= 0x2308 && c <= 0x230B) ||              /* ceilings, floors */
+      (c >= 0x239B && c <= 0x23B3))                /* bracket pieces */
+    return TRUE;
+  switch (c)
+    {
+    case 0x00B1: /* ± */ case 0x00D7: /* × */ case 0x00F7: /* ÷ */ case 0x00AC: /* ¬ */
+    case 0x2032: case 0x2033: /* primes */ case 0x2016: /* ‖ */ case 0x221E: /* ∞ */
+    case 0x2202: /* ∂ */ case 0x210F: /* ℏ */ case 0x2113: /* ℓ */ case 0x2118: /* ℘ */
+    case 0x211C: case 0x2111: case 0x2135: /* ℜ ℑ ℵ */
+      return TRUE;
+    default:
+      break;
+    }
+  return FALSE;
+}
+
+gboolean
+fm_char_is_neutral (gunichar c)
+{
+  if (c >= '0' && c <= '9')
+    return TRUE;
+  if (c == 0x2026 || c == 0x00B7 || c == 0x2013)  /* … · – */
+    return TRUE;
+  return c < 128 && strchr ("+-=<>()[]{}/|',.;:!*^_~", (int) c) != NULL && c != 0;
+}
+
+gboolean
+fm_word_is_math_function (const char *word)
+{
+  static const char *const names[] = {
+    "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh",
+    "tanh", "coth", "log", "ln", "lg", "exp", "lim", "liminf", "limsup", "max", "min", "sup",
+    "inf", "det", "dim", "ker", "deg", "arg", "gcd", "hom", "Pr", "mod", "tr", "Tr", "diag",
+    "rank", "sgn", "span", "Re", "Im", NULL
+  };
+  for (int i = 0; names[i]; i++)
+    if (strcmp (word, names[i]) == 0)
+      return TRUE;
+  return FALSE;
+}

@@ -1,0 +1,42 @@
+/* fm-fonts.h - which fonts and characters are math.
+ *
+ * Two rules live here: the bare PDFMathTranslate font rule (the bench's
+ * baseline) and ours, which first excludes known text fonts, always accepts
+ * math fonts, treats italic text fonts as "maybe math" (mathptmx, mathpazo and
+ * sfmath set math letters in the text italic) and looks at the characters too.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  FM_FONT_TEXT,         /* a text face: CMR, Times, LM Roman, Helvetica, ...   */
+  FM_FONT_TEXT_ITALIC,  /* its italic/oblique: emphasis, or math letters       */
+  FM_FONT_MATH,         /* a math face: CMMI, CMSY, CMEX, LM Math, STIX, ...   */
+} FmFontClass;
+
+/* "ABCDEF+CMMI10" -> "CMMI10" (pointer into name). */
+const char *fm_font_strip_subset (const char *name);
+
+/* PDFMathTranslate's rule: the name after the subset prefix matches
+ * (CM[^R]|MS.M|XY|MT|BL|RM|EU|LA|RS|LINE|LCIRCLE|TeX-|rsfs|txsy|wasy|stmary|
+ *  .*Mono|.*Code|.*Ital|.*Sym|.*Math) at its start. */
+gboolean fm_font_is_math_pdfmathtranslate (const char *name);
+
+/* Our rule (see docs/detection.md). */
+FmFontClass fm_font_classify (const char *name);
+
+/* Characters that are math whatever the font: math operators and arrows
+ * outside ASCII, Greek letters, mathematical alphanumerics, big operators. */
+gboolean fm_char_is_math_symbol (gunichar c);
+
+/* ASCII-ish characters that occur in formulas and in text alike: digits,
+ * + - = < > ( ) [ ] / | ' , . ; : ! * and the like. */
+gboolean fm_char_is_neutral (gunichar c);
+
+/* Upright words set in a text font inside formulas: sin, log, lim, ... */
+gboolean fm_word_is_math_function (const char *word);
+
+G_END_DECLS

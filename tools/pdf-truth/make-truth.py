@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""Make test PDFs whose formulas record their own boxes (the detection truth).
+
+Each document is random article text with inline formulas, display formulas
+(single line, aligned/gathered/cases blocks, matrices, fractions), equation
+numbers, footnotes, one or two columns, in one of several font setups. Every
+formula is typeset into a box and placed with \\pdfsavepos; a delayed \\write puts
+the position (resolved at shipout, so the page is right) and the box's width,
+height and depth into the .aux file. This script turns those into NAME.truth.json
+next to NAME.pdf (format: bench/detect/README.md).
+
+  /usr/bin/python3 tools/pdf-truth/make-truth.py --out DIR --count N --seed S
+
+The committed fixtures (tests/fixtures/pdf) are --seed 1 --count 6; the held-out
+bench set is a different seed (bench/detect does that itself).
+"""
+import argparse
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+FONTS = {
+    "cm": r"",
+    "lmodern": r"\usepackage{lmodern}\usepackage[T1]{fontenc}",
+    "times": r"\usepackage{mathptmx}\usepackage[T1]{fontenc}",
+    "palatino": r"\usepackage{mathpazo}\usepackage[T1]{fontenc}",
+    "sans": r"\usepackage[T1]{fontenc}\usepackage{helvet}\renewcommand{\familydefault}{\sfdefault}\usepackage{sfmath}",
+}
+
+PREAMBLE = r"""\documentclass[10pt%(twocol)s]{article}
+\usepackage[margin=%(margin)s]{geometry}
+\usepackage{amsmath,amssymb}
+%(fonts)s
+\pdfinfo{/Title (Formulate detection truth %(name)s)}
+\makeatletter
+\newsavebox\fmbox
+\def\fmpos#1#2#3#4#5#6#7#8{}
+%% \fmrecord{id}: record the position of what follows (the content of \fmbox) and
+%% the box's dimensions; the \write is delayed so the position and page are the
+%% ones at shipout.
+\newcommand\fmrecord[1]{%%
+  \edef\fm@w{\noexpand\write\noexpand\@auxout{\string\fmpos{#1}%%
+    {\noexpand\the\noexpand\pdflastxpos}{\noexpand\the\noexpand\pdflastypos}%%
+    {\noexpand\the\noexpand\c@page}{\the\wd\fmbox}{\the\ht\fmbox}{\the\dp\fmbox}%%
+    {\the\pdfpageheight}}}%%
+  \pdfsavepos\fm@w\usebox\fmbox}
+\newcommand\FI[2]{\sbox\fmbox{$#2$}\fmrecord{#1}}
+\newcommand\FD[2]{\sbox\fmbox{$\displaystyle #2$}\fmrecord{#1}}
+\newcommand\FN[2]{\sbox\fmbox{\normalfont #2}\fmrecord{#1}}
+\makeatother
+\begin{document}
+"""
+
+WORDS = """the of and to in is that for it as was with be by on not he this are or his
+from at which but have an they you were her she there been one all we their has would
+when if so no more out up into do any your what some can them other than then its only
+time new these two may first also after way well many our most over such where could
+system method result value function model data case order point process given space
+number problem theory paper section proof lemma follows shows consider assume define
+hence therefore thus where note example approach error bound estimate condition""".split()
+
+GREEK = [r"\alpha", r"\beta", r"\gamma", r"\delta", r"\epsilon", r"\theta", r"\lambda",
+         r"\mu", r"\pi", r"\sigma", r"\phi", r"\omega", r"\Omega", r"\Gamma", r"\Delta"]
+VARS = list("xyzabcnkmtfgu")
+OPS = ["+", "-", r"\cdot", r"\times", r"\pm"]
+RELS = ["=", r"\le", r"\ge", r"\neq", r"\approx", r"\to", r"\in", r"\subset", r"<", r">"]
+FUNCS = [r"\sin", r"\cos", r"\log", r"\exp", r"\tan", "f", "g", r"\max", r"\det"]
+
+
+def atom(r, depth=0):
+    c = r.random()
+    if c < 0.35:
+        return r.choice(VARS)
+    if c < 0.50:
+        return r.choice(GREEK)
+    if c < 0.62:
+        return str(r.randint(1, 99))
+    if c < 0.75:
+        return "%s_{%s}" % (r.choice(VARS), r.choice(["i", "j", "k", "n", "0", "1", "i+1", "ij"]))
+    if c < 0.86:
+        return "%s^{%s}" % (r.choice(VARS + GREEK[:4]), r.choice(["2", "3", "n", "k", "-1", r"\prime", "*"]))
+    if c < 0.93 and depth < 1:
+        return r"%s(%s)" % (r.choice(FUNCS), expr(r, depth + 1, 2))
+    return r"\|%s\|" % r.choice(VARS)
+
+
+def expr(r, depth=0, n=None):
+    n = n or r.randint(1, 3)
+    parts = [atom(r, depth)]
+    for _ in range(n - 1):
+        parts.append(r.choice(OPS))
+        parts.append(atom(r, depth))
+    return " ".join(parts)
+
+
+def inline_formula(r):
+    c = r.random()
+    if c < 0.25:
+        # A bare number in math mode looks exactly like one in text: no
+        # detector (or annotator) can tell them apart, so the truth has none.
+        a = atom(r)
+        while a.isdigit():
+            a = atom(r)
+        return a
+    if c < 0.55:
+        return "%s %s %s" % (atom(r), r.choice(RELS), expr(r, 1))
+    if c < 0.65:
+        return r"\frac{%s}{%s}" % (atom(r, 1), atom(r, 1))
+    if c < 0.75:
+        return r"\sqrt{%s}" % expr(r, 1, 2)
+    if c < 0.85:
+        return r"\sum_{i=1}^{n} %s" % atom(r, 1)
+    if c < 0.92:
+        return r"%s_1, \dots, %s_n" % ((r.choice(VARS),) * 2)
+    return r"O(%s \log %s)" % ((r.choice("nmk"),) * 2)
+
+
+def display_formula(r):
+    c = r.random()
+    if c < 0.2:
+        return r"\int_{%s}^{%s} %s \, d%s = %s" % (
+            r.choice(["0", "a", r"-\infty"]), r.choice(["1", "b", r"\infty"]),
+            expr(r, 1, 2), r.choice("xt"), expr(r, 1))
+    if c < 0.4:
+        return r"\frac{%s}{%s} %s %s" % (expr(r, 1, 2), expr(r, 1, 2), r.choice(RELS), expr(r, 1))
+    if c < 0.5:
+        return r"\sum_{%s=1}^{%s} %s = %s" % ("k", "N", expr(r, 1, 2), r"\frac{%s}{%s}" % (atom(r, 1), atom(r, 1)))
+    if c < 0.6:
+        return r"%s = \begin{pmatrix} %s & %s \\ %s & %s \end{pmatrix}" % (
+            r.choice("AMBR"), atom(r, 1), atom(r, 1), atom(r, 1), atom(r, 1))
+    if c < 0.72:
+        rows = [r"%s &%s %s" % (atom(r, 1) if i == 0 else "", r.choice(RELS), expr(r, 1))
+                for i in range(r.randint(2, 3))]
+        return r"\begin{aligned} %s \end{aligned}" % r" \\ ".join(rows)
+    if c < 0.8:
+        return r"%s(x) = \begin{cases} %s & x \ge 0, \\ %s & x < 0. \end{cases}" % (
+            r.choice("fgh"), expr(r, 1), expr(r, 1))
+    if c < 0.88:
+        return r"\sqrt{%s} %s \left( %s \right)^{2}" % (expr(r, 1, 2), r.choice(RELS), r"\frac{%s}{%s}" % (atom(r, 1), atom(r, 1)))
+    return "%s %s %s" % (expr(r, 1, 3), r.choice(RELS), expr(r, 1, 3))
+
+
+class Doc:
+    def __init__(self, r):
+        self.r = r
+        self.formulas = {}  # id -> (kind, latex)
+        self.n = 0
+        self.eqno = 0
+
+    def new_id(self, kind, latex):
+        self.n += 1
+        fid = "f%d" % self.n
+        self.formulas[fid] = (kind, latex)
+        return fid
+
+    def sentence(self, inline_rate):
+        r = self.r
+        words = []
+        for _ in range(r.randint(6, 16)):
+            c = r.random()
+            if c < inline_rate:
+                f = inline_formula(r)
+                words.append(r"\FI{%s}{%s}" % (self.new_id("inline", f), f))
+            elif c < inline_rate + 0.02:
+                words.append(r"\emph{%s %s}" % (r.choice(WORDS), r.choice(WORDS)))
+            elif c < inline_rate + 0.04:
+                words.append(str(r.choice([2, 3, 12, 1998, 2024, 42])))
+            elif c < inline_rate + 0.05:
+                words.append("[%d]" % r.randint(1, 40))
+            else:
+                words.append(r.choice(WORDS))
+        s = " ".join(words)
+        s = s[0].upper() + s[1:] if s[0].isalpha() else s
+        return s + r.choice([".", ".", ".", ",", ":"]) if not s.endswith("}") else s + "."
+
+    def display(self):
+        r = self.r
+        f = display_formula(r)
+        fid = self.new_id("display", f)
+        if r.random() < 0.5:
+            self.eqno += 1
+            num = "(%d)" % self.eqno if r.random() < 0.6 else "(%d.%d)" % (r.randint(1, 5), self.eqno)
+            nid = self.new_id("number", num)
+            return "\\begin{equation*}\\FD{%s}{%s}\\tag*{\\FN{%s}{%s}}\\end{equation*}\n" % (fid, f, nid, num)
+        return "\\[ \\FD{%s}{%s} \\]\n" % (fid, f)
+
+    def body(self, n_paragraphs):
+        r = self.r
+        out = []
+        sec = 0
+        for p in range(n_paragraphs):
+            if p % 4 == 0:
+                sec += 1
+                out.append("\\section{%s %s}\n" % (r.choice(WORDS).capitalize(), r.choice(WORDS)))
+            rate = r.choice([0.0, 0.04, 0.08, 0.12])
+            para = [self.sentence(rate) for _ in range(r.randint(2, 5))]
+            if r.random() < 0.25:
+                f = inline_formula(r)
+                para.insert(1, r"Also\footnote{A note on \FI{%s}{%s} and %s.}" % (self.new_id("inline", f), f, r.choice(WORDS)))
+            out.append(" ".join(para) + "\n")
+            for _ in range(r.choice([0, 1, 1, 2])):
+                out.append(self.display())
+                out.append(self.sentence(rate) + "\n\n")
+            out.append("\n")
+        return "".join(out)
+
+
+POS_RE = re.compile(r"\\fmpos\{(f\d+)\}\{(-?\d+)\}\{(-?\d+)\}\{(\d+)\}\{([-\d.]+)pt\}\{([-\d.]+)pt\}\{([-\d.]+)pt\}\{([-\d.]+)pt\}")
+SP_PER_BP = 65536 * 72.27 / 72.0
+BP_PER_PT = 72.0 / 72.27
+
+
+def make_one(name, seed, out_dir, font=None, twocol=None):
+    r = random.Random(seed)
+    font = font or r.choice(sorted(FONTS))
+    twocol = r.random() < 0.35 if twocol is None else twocol
+    doc = Doc(r)
+    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": r.choice(["1in", "1.2in", "0.8in"]),
+                      "fonts": FONTS[font], "name": name}
+    src += doc.body(r.randint(4, 7) if not twocol else r.randint(6, 10))
+    src += "\\end{document}\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, name + ".tex"), "w") as f:
+            f.write(src)
+        res = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", name + ".tex"],
+                             cwd=tmp, capture_output=True, text=True)
+        if res.returncode != 0:
+            sys.stderr.write(res.stdout[-3000:])
+            raise RuntimeError("pdflatex failed for %s" % name)
+        aux = open(os.path.join(tmp, name + ".aux")).read()
+        shutil.copy(os.path.join(tmp, name + ".pdf"), os.path.join(out_dir, name + ".pdf"))
+        if os.environ.get("FM_KEEP_TEX"):
+            shutil.copy(os.path.join(tmp, name + ".tex"), os.path.join(out_dir, name + ".tex"))
+    regions = []
+    seen = set()
+    for m in POS_RE.finditer(aux):
+        fid, x, y, page, wd, ht, dp, ph = m.groups()
+        if fid in seen:
+            continue
+        seen.add(fid)
+        kind, latex = doc.formulas[fid]
+        x_bp = int(x) / SP_PER_BP
+        y_bp = int(y) / SP_PER_BP
+        page_h = float(ph) * BP_PER_PT
+        x0 = x_bp
+        x1 = x_bp + float(wd) * BP_PER_PT
+        top = page_h - (y_bp + float(ht) * BP_PER_PT)
+        bottom = page_h - (y_bp - float(dp) * BP_PER_PT)
+        regions.append({"page": int(page), "kind": kind,
+                        "box": [round(x0, 2), round(top, 2), round(x1, 2), round(bottom, 2)],
+                        "latex": latex})
+    missing = set(doc.formulas) - seen
+    if missing:
+        raise RuntimeError("%s: no position for %d formulas" % (name, len(missing)))
+    regions.sort(key=lambda g: (g["page"], g["box"][1], g["box"][0]))
+    truth = {"format": "formulate-detect-truth-1", "pdf": name + ".pdf", "units": "pt",
+             "origin": "top-left", "font_setup": font, "two_column": twocol, "regions": regions}
+    with open(os.path.join(out_dir, name + ".truth.json"), "w") as f:
+        json.dump(truth, f, indent=1)
+    return len(regions)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--count", type=int, default=6)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--prefix", default="truth")
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    fonts = sorted(FONTS)
+    total = 0
+    for i in range(a.count):
+        # Cycle through the font setups so every set covers all of them.
+        name = "%s-%d-%02d" % (a.prefix, a.seed, i)
+        total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)])
+    print("%d PDFs, %d regions in %s" % (a.count, total, a.out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""Score formula detections against truth files (used by bench/detect).
+
+  score.py --truth DIR --pred DIR [--pred-baseline DIR]
+
+For every DIR/NAME.truth.json the detections are PRED/NAME.json (the output of
+`formulate-cli pdf NAME.pdf --detect-only --format json`). A detection matches
+a truth region of the same kind on the same page when their IoU >= 0.5; each
+truth region matches at most one detection (greedy, highest IoU first).
+Precision = matched / detections, recall = matched / truth, per kind.
+"""
+import argparse
+import glob
+import json
+import os
+import sys
+
+KINDS = ("display", "inline", "number")
+
+
+def iou(a, b):
+    ix = min(a[2], b[2]) - max(a[0], b[0])
+    iy = min(a[3], b[3]) - max(a[1], b[1])
+    if ix <= 0 or iy <= 0:
+        return 0.0
+    inter = ix * iy
+    ua = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / ua if ua > 0 else 0.0
+
+
+def score(truth_dir, pred_dir, verbose=False):
+    counts = {k: [0, 0, 0] for k in KINDS}  # matched, predicted, truth
+    files = sorted(glob.glob(os.path.join(truth_dir, "*.truth.json")))
+    if not files:
+        sys.exit("no *.truth.json in %s" % truth_dir)
+    for tf in files:
+        name = os.path.basename(tf)[:-len(".truth.json")]
+        truth = json.load(open(tf))
+        pf = os.path.join(pred_dir, name + ".json")
+        pred = json.load(open(pf)) if os.path.exists(pf) else {"regions": []}
+        for kind in KINDS:
+            t = [r for r in truth["regions"] if r["kind"] == kind]
+            p = [r for r in pred["regions"] if r["kind"] == kind]
+            pairs = sorted(((iou(a["box"], b["box"]), i, j) for i, a in enumerate(t)
+                            for j, b in enumerate(p) if a["page"] == b["page"]), reverse=True)
+            used_t, used_p = set(), set()
+            for v, i, j in pairs:
+                if v < 0.5:
+                    break
+                if i in used_t or j in used_p:
+                    continue
+                used_t.add(i)
+                used_p.add(j)
+            counts[kind][0] += len(used_t)
+            counts[kind][1] += len(p)
+            counts[kind][2] += len(t)
+            if verbose:
+                for i, a in enumerate(t):
+                    if i not in used_t:
+                        print("MISS %s p%d %s %s %r" % (name, a["page"], kind, a["box"], a.get("latex")))
+                for j, b in enumerate(p):
+                    if j not in used_p:
+                        print("FP   %s p%d %s %s %r" % (name, b["page"], kind, b["box"], b.get("text")))
+    return counts, len(files)
+
+
+def pr(c):
+    m, p, t = c
+    return (m / p if p else 1.0), (m / t if t else 1.0)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--truth", required=True)
+    ap.add_argument("--pred", required=True)
+    ap.add_argument("--pred-baseline")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    a = ap.parse_args()
+    rows = []
+    if a.pred_baseline:
+        rows.append(("PDFMathTranslate font rule",) + score(a.truth, a.pred_baseline)[:1])
+    ours, n_files = score(a.truth, a.pred, a.verbose)
+    rows.append(("formulate (fm-detect)", ours))
+    print("%d PDFs, %d display / %d inline / %d number truth regions; match = same kind, IoU >= 0.5"
+          % (n_files, ours["display"][2], ours["inline"][2], ours["number"][2]))
+    print()
+    print("| detector | display P | display R | inline P | inline R | number P | number R |")
+    print("|---|---|---|---|---|---|---|")
+    for name, c in rows:
+        cells = []
+        for k in KINDS:
+            p, r = pr(c[k])
+            cells += ["%.3f" % p, "%.3f" % r]
+        print("| %s | %s |" % (name, " | ".join(cells)))
+    print()
+    dp, dr = pr(ours["display"])
+    ip, ir = pr(ours["inline"])
+    print("display_P: %.3f display_R: %.3f inline_P: %.3f inline_R: %.3f" % (dp, dr, ip, ir))
+
+
+if __name__ == "__main__":
+    main()
