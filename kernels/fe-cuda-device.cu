@@ -397,11 +397,14 @@ static fe_status upload(FeDevice *base, void *dst, const void *host, size_t n) {
 }
 
 static fe_status check_error_flag(FeCudaDevice *dev) {
+    /* on our stream: it does not wait for the legacy default stream */
     int flag = 0;
-    FE_CUDA_CHECK(cudaMemcpy(&flag, dev->error_flag, sizeof flag, cudaMemcpyDeviceToHost));
+    FE_CUDA_CHECK(cudaMemcpyAsync(&flag, dev->error_flag, sizeof flag, cudaMemcpyDeviceToHost,
+                                  dev->stream));
+    FE_CUDA_CHECK(cudaStreamSynchronize(dev->stream));
     if (flag == 0)
         return FE_OK;
-    FE_CUDA_CHECK(cudaMemset(dev->error_flag, 0, sizeof(int)));
+    FE_CUDA_CHECK(cudaMemsetAsync(dev->error_flag, 0, sizeof(int), dev->stream));
     if (flag & FE_CUDA_FLAG_BAD_TOKEN_ID)
         return fe_cuda_fail(FE_ERR_INVALID_ARGUMENT,
                             "%s: a token id outside the vocabulary reached the embedding",
@@ -538,7 +541,9 @@ static fe_status device_create(int ordinal, FeCudaDevice **out) {
         (err = cudaEventCreateWithFlags(&dev->staging_done[1], cudaEventDisableTiming)) !=
             cudaSuccess ||
         (err = cudaMalloc((void **)&dev->error_flag, sizeof(int))) != cudaSuccess ||
-        (err = cudaMemset(dev->error_flag, 0, sizeof(int))) != cudaSuccess) {
+        (err = cudaMemset(dev->error_flag, 0, sizeof(int))) != cudaSuccess ||
+        /* the memset ran on the legacy stream; ours does not wait for it */
+        (err = cudaDeviceSynchronize()) != cudaSuccess) {
         st = fe_cuda_report(err, "creating the stream, events and error flag", __FILE__,
                             __LINE__);
         goto fail;
