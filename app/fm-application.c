@@ -1,0 +1,225 @@
+/* fm-application.c - AdwApplication subclass: windows, actions, settings, worker. */
+#include "fm-application.h"
+
+#include <glib/gi18n.h>
+
+#include "formulate-resources.h"
+#include "fm-preferences.h"
+#include "fm-window.h"
+
+struct _FmApplication {
+  AdwApplication parent_instance;
+  GSettings *settings;
+  FmEngineWorker *worker;
+};
+
+G_DEFINE_FINAL_TYPE (FmApplication, fm_application, ADW_TYPE_APPLICATION)
+
+/* The model: the setting, then $FORMULATE_MODEL, then the first .safetensors in
+ * the installed models folder, then (for uninstalled runs) the source tree's. */
+static char *
+find_model_path (FmApplication *self)
+{
+  g_autofree char *setting = g_settings_get_string (self->settings, "model-path");
+  const char *env = g_getenv ("FORMULATE_MODEL");
+  const char *dirs[] = { FM_DATADIR "/models", FM_SOURCE_DATADIR "/models" };
+
+  if (setting != NULL && *setting != '\0')
+    return g_steal_pointer (&setting);
+  if (env != NULL && *env != '\0')
+    return g_strdup (env);
+  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autoptr(GDir) dir = g_dir_open (dirs[i], 0, NULL);
+      const char *name;
+
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        if (g_str_has_suffix (name, ".safetensors"))
+          return g_build_filename (dirs[i], name, NULL);
+    }
+  return NULL;
+}
+
+static void
+reload_model (FmApplication *self)
+{
+  g_autofree char *path = find_model_path (self);
+  g_autofree char *device = g_settings_get_string (self->settings, "device");
+  fe_precision precision = g_settings_get_enum (self->settings, "precision");
+
+  fm_engine_worker_load_model (self->worker, path, device, precision);
+}
+
+static void
+on_settings_changed (GSettings *settings, const char *key, FmApplication *self)
+{
+  if (g_str_equal (key, "device") || g_str_equal (key, "precision") ||
+      g_str_equal (key, "model-path"))
+    reload_model (self);
+  else if (g_str_equal (key, "beam-width"))
+    fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (settings, "beam-width"));
+}
+
+static FmWindow *
+get_or_create_window (FmApplication *self)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (window == NULL)
+    window = GTK_WINDOW (fm_window_new (self));
+  return FM_WINDOW (window);
+}
+
+static void
+fm_application_activate (GApplication *app)
+{
+  gtk_window_present (GTK_WINDOW (get_or_create_window (FM_APPLICATION (app))));
+}
+
+static void
+fm_application_open (GApplication *app, GFile **files, int n_files, const char *hint)
+{
+  FmWindow *window = get_or_create_window (FM_APPLICATION (app));
+
+  gtk_window_present (GTK_WINDOW (window));
+  fm_window_open_files (window, files, n_files);
+}
+
+static void
+about_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FmApplication *self = user_data;
+  const char *developers[] = { _("The Formulate developers"), NULL };
+  GtkWidget *about;
+
+  about = g_object_new (ADW_TYPE_ABOUT_WINDOW,
+                        "transient-for", gtk_application_get_active_window (GTK_APPLICATION (self)),
+                        "application-name", _("Formulate"),
+                        "application-icon", FM_APPLICATION_ID,
+                        "developer-name", _("The Formulate developers"),
+                        "developers", developers,
+                        "version", FM_VERSION,
+                        "comments", _("Turns the mathematics in PDF files into LaTeX, on your own computer."),
+                        "license-type", GTK_LICENSE_GPL_3_0,
+                        "translator-credits", _("translator-credits"),
+                        NULL);
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+preferences_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  FmApplication *self = user_data;
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (self));
+  FmPreferences *prefs = fm_preferences_new (self->settings, self->worker);
+
+  gtk_window_set_transient_for (GTK_WINDOW (prefs), parent);
+  gtk_window_present (GTK_WINDOW (prefs));
+}
+
+static void
+new_window_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  gtk_window_present (GTK_WINDOW (fm_window_new (FM_APPLICATION (user_data))));
+}
+
+static void
+quit_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
+{
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
+
+  /* Close each window so it saves its size and stops its work. */
+  while (windows != NULL)
+    {
+      GList *next = windows->next;
+      gtk_window_destroy (windows->data);
+      windows = next;
+    }
+}
+
+static const GActionEntry app_actions[] = {
+  { "about", about_action },
+  { "preferences", preferences_action },
+  { "new-window", new_window_action },
+  { "quit", quit_action },
+};
+
+static void
+fm_application_startup (GApplication *app)
+{
+  FmApplication *self = FM_APPLICATION (app);
+  const char *quit_accels[] = { "<Control>q", NULL };
+  const char *prefs_accels[] = { "<Control>comma", NULL };
+  const char *new_window_accels[] = { "<Control>n", NULL };
+
+  G_APPLICATION_CLASS (fm_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
+                                   G_N_ELEMENTS (app_actions), app);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.quit", quit_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);
+  gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.new-window", new_window_accels);
+
+  self->settings = g_settings_new (FM_APPLICATION_ID);
+  self->worker = fm_engine_worker_new ();
+  fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (self->settings, "beam-width"));
+  g_signal_connect (self->settings, "changed", G_CALLBACK (on_settings_changed), self);
+  /* The model loads on the worker thread while the first window comes up. */
+  reload_model (self);
+}
+
+static void
+fm_application_shutdown (GApplication *app)
+{
+  FmApplication *self = FM_APPLICATION (app);
+
+  G_APPLICATION_CLASS (fm_application_parent_class)->shutdown (app);
+  /* Joins the worker thread: the engine is freed before exit. */
+  g_clear_object (&self->worker);
+  g_clear_object (&self->settings);
+}
+
+static void
+fm_application_class_init (FmApplicationClass *klass)
+{
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->activate = fm_application_activate;
+  app_class->open = fm_application_open;
+  app_class->startup = fm_application_startup;
+  app_class->shutdown = fm_application_shutdown;
+}
+
+static void
+fm_application_init (FmApplication *self)
+{
+}
+
+FmApplication *
+fm_application_new (void)
+{
+  static gsize registered;
+
+  if (g_once_init_enter (&registered))
+    {
+      formulate_register_resource ();
+      g_once_init_leave (&registered, 1);
+    }
+  return g_object_new (FM_TYPE_APPLICATION,
+                       "application-id", FM_APPLICATION_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "resource-base-path", "/io/github/formulate/Formulate",
+                       NULL);
+}
+
+GSettings *
+fm_application_get_settings (FmApplication *self)
+{
+  return self->settings;
+}
+
+FmEngineWorker *
+fm_application_get_worker (FmApplication *self)
+{
+  return self->worker;
+}

@@ -1,0 +1,20 @@
+/* fm-application.h - the Formulate GTK application: windows, settings, the engine worker. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "fm-engine-worker.h"
+
+G_BEGIN_DECLS
+
+#define FM_APPLICATION_ID "io.github.formulate.Formulate"
+
+#define FM_TYPE_APPLICATION (fm_application_get_type ())
+G_DECLARE_FINAL_TYPE (FmApplication, fm_application, FM, APPLICATION, AdwApplication)
+
+FmApplication  *fm_application_new        (void);
+GSettings      *fm_application_get_settings (FmApplication *self);
+/* The one engine worker of the process, shared by every window. */
+FmEngineWorker *fm_application_get_worker   (FmApplication *self);
+
+G_END_DECLS

@@ -1,0 +1,531 @@
+/* fm-document-tab.c - one open document: pages, thumbnails, formulas, results. */
+#include "fm-document-tab.h"
+
+#include <glib/gi18n.h>
+
+#ifdef FM_HAVE_DETECT
+#include "fm-detect.h"
+#endif
+
+struct _FmDocumentTab {
+  GtkWidget parent_instance;
+
+  GFile *file;
+  char *password;
+  char *title;
+  FmDocument *document;
+  FmEngineWorker *worker;
+  GSettings *settings;
+  GListStore *items;
+  GCancellable *cancellable;
+  gboolean detecting;
+  int pages_detected;
+  char **page_notes;           /* per page: why detection found nothing, or NULL */
+  int n_notes;
+  guint refilter_idle;
+
+  GtkWidget *box;
+  GtkWidget *thumbs_revealer;
+  GtkWidget *thumbs_view;
+  GtkWidget *paned;
+  GtkWidget *page_scroller;
+  GtkWidget *page_view;
+  GtkWidget *results_panel;
+};
+
+G_DEFINE_FINAL_TYPE (FmDocumentTab, fm_document_tab, GTK_TYPE_WIDGET)
+
+enum {
+  SIGNAL_LOADED,
+  SIGNAL_LOAD_FAILED,
+  SIGNAL_DETECTED,
+  N_SIGNALS
+};
+static guint signals[N_SIGNALS];
+
+enum { PROP_0, PROP_DETECTING, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+/* ---------------------------------------------------------------------- */
+/* Opening, off the main thread                                           */
+
+typedef struct {
+  char *password;
+  FmDocument *document;
+  double *sizes;
+  int n_pages;
+} OpenData;
+
+static void
+open_data_free (OpenData *data)
+{
+  g_free (data->password);
+  g_clear_object (&data->document);
+  g_free (data->sizes);
+  g_free (data);
+}
+
+static void
+open_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  OpenData *data = task_data;
+  GFile *file = source;
+  GError *error = NULL;
+
+  data->document = fm_document_new_for_file (file, data->password, cancellable, &error);
+  if (data->document == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  /* Page sizes now, so the view never waits on the Poppler lock. */
+  data->n_pages = fm_document_get_n_pages (data->document);
+  data->sizes = g_new0 (double, 2 * (gsize) data->n_pages);
+  for (int i = 0; i < data->n_pages; i++)
+    if (!fm_document_get_page_size (data->document, i, &data->sizes[2 * i],
+                                    &data->sizes[2 * i + 1], &error))
+      {
+        g_task_return_error (task, error);
+        return;
+      }
+  g_task_return_boolean (task, TRUE);
+}
+
+static void add_item (FmDocumentTab *self, FmResultsItem *item);
+
+/* Detection runs page by page on a worker thread; each page's regions come
+ * back to the main thread as soon as that page is done, so boxes (and
+ * recognition) start on the first pages while later ones are still read. */
+typedef struct {
+  FmDocumentTab *self;       /* reffed */
+  int page;                  /* -1: detection finished */
+  GPtrArray *regions;        /* FmRegion*, owning; NULL on error */
+  char *note;
+} DetectedPage;
+
+static void finish_detection (FmDocumentTab *self);
+
+static gboolean
+deliver_page (gpointer data)
+{
+  DetectedPage *dp = data;
+  FmDocumentTab *self = dp->self;
+
+  if (!g_cancellable_is_cancelled (self->cancellable) && self->document != NULL)
+    {
+      if (dp->page < 0)
+        finish_detection (self);
+      else
+        {
+          self->pages_detected++;
+          if (dp->note != NULL && self->page_notes != NULL)
+            self->page_notes[dp->page] = g_steal_pointer (&dp->note);
+          for (guint i = 0; dp->regions != NULL && i < dp->regions->len; i++)
+            {
+              g_autoptr(FmResultsItem) item = fm_results_item_new (g_ptr_array_index (dp->regions, i), FALSE);
+              add_item (self, item);
+              if (g_settings_get_boolean (self->settings, "recognize-on-open") &&
+                  fm_engine_worker_get_state (self->worker) != FM_ENGINE_STATE_NO_MODEL &&
+                  fm_engine_worker_get_state (self->worker) != FM_ENGINE_STATE_LOADING)
+                fm_engine_worker_submit (self->worker, self->document, item);
+            }
+          g_signal_emit (self, signals[SIGNAL_DETECTED], 0);
+        }
+    }
+  g_clear_pointer (&dp->regions, g_ptr_array_unref);
+  g_free (dp->note);
+  g_object_unref (dp->self);
+  g_free (dp);
+  return G_SOURCE_REMOVE;
+}
+
+#ifdef FM_HAVE_DETECT
+static void
+detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  FmDocumentTab *self = source;
+  FmDocument *doc = task_data;
+  FmDetectOptions options = fm_detect_default_options ();
+  int n = fm_document_get_n_pages (doc);
+  GMainContext *context = g_task_get_context (task);
+
+  for (int page = 0; page <= n; page++)
+    {
+      DetectedPage *dp = g_new0 (DetectedPage, 1);
+
+      dp->self = g_object_ref (self);
+      dp->page = page < n ? page : -1;
+      if (page < n && !g_cancellable_is_cancelled (cancellable))
+        {
+          g_autoptr(GError) error = NULL;
+          dp->regions = fm_detect_page (doc, page, &options, &error);
+          if (dp->regions == NULL)
+            dp->note = g_strdup (error->message);
+        }
+      g_main_context_invoke (context, deliver_page, dp);
+      if (g_cancellable_is_cancelled (cancellable))
+        break;
+    }
+  g_task_return_boolean (task, TRUE);
+}
+#endif
+
+static void
+start_detection (FmDocumentTab *self)
+{
+  self->n_notes = fm_document_get_n_pages (self->document);
+  self->page_notes = g_new0 (char *, self->n_notes + 1);
+  self->detecting = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETECTING]);
+#ifdef FM_HAVE_DETECT
+  {
+    g_autoptr(GTask) task = g_task_new (self, self->cancellable, NULL, NULL);
+    g_task_set_task_data (task, g_object_ref (self->document), g_object_unref);
+    g_task_run_in_thread (task, detect_thread);
+  }
+#else
+  /* Built without the detector: regions are the ones drawn by hand. */
+  finish_detection (self);
+#endif
+}
+
+static void
+finish_detection (FmDocumentTab *self)
+{
+  self->detecting = FALSE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETECTING]);
+  g_signal_emit (self, signals[SIGNAL_DETECTED], 0);
+}
+
+static void
+open_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FmDocumentTab *self = user_data;   /* the task holds a reference */
+  OpenData *data = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL;
+
+  if (!g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_signal_emit (self, signals[SIGNAL_LOAD_FAILED], 0, error);
+      return;
+    }
+  self->document = g_steal_pointer (&data->document);
+  fm_page_view_set_document (FM_PAGE_VIEW (self->page_view), self->document, data->sizes, data->n_pages);
+  fm_page_view_set_document (FM_PAGE_VIEW (self->thumbs_view), self->document, data->sizes, data->n_pages);
+  g_signal_emit (self, signals[SIGNAL_LOADED], 0);
+  start_detection (self);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void
+refilter_soon_cb (gpointer data)
+{
+  FmDocumentTab *self = data;
+
+  self->refilter_idle = 0;
+  fm_results_panel_refilter (FM_RESULTS_PANEL (self->results_panel));
+  gtk_widget_queue_draw (self->page_view);
+}
+
+static void
+item_notify (FmResultsItem *item, GParamSpec *pspec, FmDocumentTab *self)
+{
+  /* Many results arrive together: redraw and refilter once for them. */
+  if (self->refilter_idle == 0)
+    self->refilter_idle = g_idle_add_once (refilter_soon_cb, self);
+}
+
+static int
+compare_items (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  FmResultsItem *ia = (FmResultsItem *) a, *ib = (FmResultsItem *) b;
+  graphene_rect_t ra, rb;
+
+  if (fm_results_item_get_page (ia) != fm_results_item_get_page (ib))
+    return fm_results_item_get_page (ia) - fm_results_item_get_page (ib);
+  fm_results_item_get_rect (ia, &ra);
+  fm_results_item_get_rect (ib, &rb);
+  if (ra.origin.y != rb.origin.y)
+    return ra.origin.y < rb.origin.y ? -1 : 1;
+  return ra.origin.x < rb.origin.x ? -1 : ra.origin.x > rb.origin.x;
+}
+
+static void
+add_item (FmDocumentTab *self, FmResultsItem *item)
+{
+  g_signal_connect_object (item, "notify", G_CALLBACK (item_notify), self, 0);
+  g_list_store_insert_sorted (self->items, item, compare_items, NULL);
+}
+
+FmResultsItem *
+fm_document_tab_add_region (FmDocumentTab *self, int page, const graphene_rect_t *rect)
+{
+  /* A hand-drawn box has no font size: 0 lets the renderer use its default
+   * scale and the engine estimate the glyph size from the ink. */
+  FmRect box = { rect->origin.x, rect->origin.y,
+                 rect->origin.x + rect->size.width, rect->origin.y + rect->size.height };
+  g_autoptr(FmRegion) region = fm_region_new (page, FM_REGION_DISPLAY, &box);
+  FmResultsItem *item = fm_results_item_new (region, TRUE);
+
+  add_item (self, item);
+  fm_page_view_set_selected (FM_PAGE_VIEW (self->page_view), item);
+  fm_results_panel_select (FM_RESULTS_PANEL (self->results_panel), item);
+  if (self->document != NULL && fm_engine_worker_get_state (self->worker) != FM_ENGINE_STATE_NO_MODEL)
+    fm_engine_worker_submit (self->worker, self->document, item);
+  g_object_unref (item);
+  return item;
+}
+
+static void
+region_drawn (FmPageView *view, int page, double x, double y, double w, double h, FmDocumentTab *self)
+{
+  graphene_rect_t rect;
+
+  graphene_rect_init (&rect, (float) x, (float) y, (float) w, (float) h);
+  fm_document_tab_add_region (self, page, &rect);
+}
+
+static void
+page_item_activated (FmPageView *view, FmResultsItem *item, FmDocumentTab *self)
+{
+  fm_results_panel_select (FM_RESULTS_PANEL (self->results_panel), item);
+}
+
+static void
+panel_item_selected (FmResultsPanel *panel, FmResultsItem *item, FmDocumentTab *self)
+{
+  fm_page_view_scroll_to_item (FM_PAGE_VIEW (self->page_view), item);
+}
+
+static void
+thumb_activated (FmPageView *view, int page, FmDocumentTab *self)
+{
+  fm_page_view_go_to_page (FM_PAGE_VIEW (self->page_view), page);
+}
+
+static void
+current_page_changed (FmPageView *view, GParamSpec *pspec, FmDocumentTab *self)
+{
+  int page = fm_page_view_get_current_page (view);
+
+  if (self->document != NULL)
+    fm_engine_worker_set_focus (self->worker, self->document, page);
+  /* The thumbnail of the current page is highlighted and kept in view. */
+  fm_page_view_go_to_page (FM_PAGE_VIEW (self->thumbs_view), page);
+  gtk_widget_queue_draw (self->thumbs_view);
+}
+
+static void
+fm_document_tab_dispose (GObject *object)
+{
+  FmDocumentTab *self = FM_DOCUMENT_TAB (object);
+
+  if (self->cancellable)
+    g_cancellable_cancel (self->cancellable);
+  if (self->document != NULL && self->worker != NULL)
+    fm_engine_worker_cancel (self->worker, self->document);
+  g_clear_handle_id (&self->refilter_idle, g_source_remove);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->document);
+  g_clear_object (&self->items);
+  g_clear_object (&self->worker);
+  g_clear_object (&self->settings);
+  G_OBJECT_CLASS (fm_document_tab_parent_class)->dispose (object);
+}
+
+static void
+fm_document_tab_finalize (GObject *object)
+{
+  FmDocumentTab *self = FM_DOCUMENT_TAB (object);
+
+  g_clear_object (&self->file);
+  g_free (self->password);
+  g_free (self->title);
+  for (int i = 0; i < self->n_notes; i++)
+    g_free (self->page_notes[i]);
+  g_free (self->page_notes);
+  G_OBJECT_CLASS (fm_document_tab_parent_class)->finalize (object);
+}
+
+static void
+fm_document_tab_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id)
+    {
+    case PROP_DETECTING: g_value_set_boolean (value, FM_DOCUMENT_TAB (object)->detecting); break;
+    default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+fm_document_tab_class_init (FmDocumentTabClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = fm_document_tab_dispose;
+  object_class->finalize = fm_document_tab_finalize;
+  object_class->get_property = fm_document_tab_get_property;
+  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
+
+  properties[PROP_DETECTING] = g_param_spec_boolean ("detecting", NULL, NULL, FALSE,
+                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  signals[SIGNAL_LOADED] =
+    g_signal_new ("loaded", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+  signals[SIGNAL_LOAD_FAILED] =
+    g_signal_new ("load-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_ERROR);
+  signals[SIGNAL_DETECTED] =
+    g_signal_new ("detected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+}
+
+static void
+fm_document_tab_init (FmDocumentTab *self)
+{
+  GtkWidget *thumbs_scroller;
+
+  self->items = g_list_store_new (FM_TYPE_RESULTS_ITEM);
+  self->cancellable = g_cancellable_new ();
+
+  self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  self->thumbs_view = fm_page_view_new ();
+  fm_page_view_set_thumbnails (FM_PAGE_VIEW (self->thumbs_view), TRUE);
+  thumbs_scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (thumbs_scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (thumbs_scroller), self->thumbs_view);
+  self->thumbs_revealer = gtk_revealer_new ();
+  gtk_revealer_set_transition_type (GTK_REVEALER (self->thumbs_revealer), GTK_REVEALER_TRANSITION_TYPE_SLIDE_RIGHT);
+  gtk_revealer_set_child (GTK_REVEALER (self->thumbs_revealer), thumbs_scroller);
+  gtk_box_append (GTK_BOX (self->box), self->thumbs_revealer);
+  g_signal_connect (self->thumbs_view, "page-activated", G_CALLBACK (thumb_activated), self);
+
+  self->paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  gtk_widget_set_hexpand (self->paned, TRUE);
+  gtk_paned_set_resize_end_child (GTK_PANED (self->paned), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (self->paned), FALSE);
+  gtk_box_append (GTK_BOX (self->box), self->paned);
+
+  self->page_view = fm_page_view_new ();
+  self->page_scroller = gtk_scrolled_window_new ();
+  gtk_widget_add_css_class (self->page_scroller, "fm-pages");
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->page_scroller), self->page_view);
+  gtk_paned_set_start_child (GTK_PANED (self->paned), self->page_scroller);
+  fm_page_view_set_items (FM_PAGE_VIEW (self->page_view), G_LIST_MODEL (self->items));
+  {
+    /* Delete only where the boxes are: entries keep their own Delete key. */
+    GtkEventController *shortcuts = gtk_shortcut_controller_new ();
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (shortcuts),
+      gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_Delete, 0),
+                                                     gtk_keyval_trigger_new (GDK_KEY_BackSpace, 0)),
+                        gtk_named_action_new ("win.delete-region")));
+    gtk_widget_add_controller (self->page_view, shortcuts);
+  }
+  g_signal_connect (self->page_view, "region-drawn", G_CALLBACK (region_drawn), self);
+  g_signal_connect (self->page_view, "item-activated", G_CALLBACK (page_item_activated), self);
+  g_signal_connect (self->page_view, "notify::current-page", G_CALLBACK (current_page_changed), self);
+
+  self->results_panel = fm_results_panel_new ();
+  gtk_widget_set_size_request (self->results_panel, 340, -1);
+  fm_results_panel_set_items (FM_RESULTS_PANEL (self->results_panel), G_LIST_MODEL (self->items));
+  gtk_paned_set_end_child (GTK_PANED (self->paned), self->results_panel);
+  g_signal_connect (self->results_panel, "item-selected", G_CALLBACK (panel_item_selected), self);
+}
+
+FmDocumentTab *
+fm_document_tab_new (GFile *file, const char *password, FmEngineWorker *worker, GSettings *settings)
+{
+  FmDocumentTab *self = g_object_new (FM_TYPE_DOCUMENT_TAB, NULL);
+  g_autoptr(GTask) task = NULL;
+  OpenData *data = g_new0 (OpenData, 1);
+  g_autofree char *basename = g_file_get_basename (file);
+  double threshold = g_settings_get_double (settings, "low-confidence-threshold");
+
+  self->file = g_object_ref (file);
+  self->password = g_strdup (password);
+  self->title = g_strdup (basename);
+  self->worker = g_object_ref (worker);
+  self->settings = g_object_ref (settings);
+  fm_results_panel_set_low_threshold (FM_RESULTS_PANEL (self->results_panel), threshold);
+  fm_page_view_set_low_threshold (FM_PAGE_VIEW (self->page_view), threshold);
+  gtk_widget_set_visible (self->thumbs_revealer, TRUE);
+  gtk_revealer_set_reveal_child (GTK_REVEALER (self->thumbs_revealer),
+                                 g_settings_get_boolean (settings, "show-thumbnails"));
+
+  data->password = g_strdup (password);
+  task = g_task_new (file, self->cancellable, open_done, g_object_ref (self));
+  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
+  /* The callback's reference on the tab is dropped with the task. */
+  g_signal_connect_swapped (task, "notify::completed", G_CALLBACK (g_object_unref), self);
+  g_task_run_in_thread (task, open_thread);
+  return self;
+}
+
+GFile *fm_document_tab_get_file (FmDocumentTab *self) { return self->file; }
+FmDocument *fm_document_tab_get_document (FmDocumentTab *self) { return self->document; }
+const char *fm_document_tab_get_title (FmDocumentTab *self) { return self->title; }
+GListModel *fm_document_tab_get_items (FmDocumentTab *self) { return G_LIST_MODEL (self->items); }
+FmPageView *fm_document_tab_get_page_view (FmDocumentTab *self) { return FM_PAGE_VIEW (self->page_view); }
+FmResultsPanel *fm_document_tab_get_results_panel (FmDocumentTab *self) { return FM_RESULTS_PANEL (self->results_panel); }
+gboolean fm_document_tab_get_detecting (FmDocumentTab *self) { return self->detecting; }
+
+void
+fm_document_tab_recognize (FmDocumentTab *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+
+  if (self->document == NULL)
+    return;
+  fm_engine_worker_set_focus (self->worker, self->document,
+                              fm_page_view_get_current_page (FM_PAGE_VIEW (self->page_view)));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+      FmResultState state = fm_results_item_get_state (item);
+      if (state == FM_RESULT_STATE_WAITING || state == FM_RESULT_STATE_FAILED)
+        fm_engine_worker_submit (self->worker, self->document, item);
+    }
+}
+
+void
+fm_document_tab_cancel (FmDocumentTab *self)
+{
+  if (self->document != NULL)
+    fm_engine_worker_cancel (self->worker, self->document);
+}
+
+gboolean
+fm_document_tab_delete_selected (FmDocumentTab *self)
+{
+  FmResultsItem *selected = fm_page_view_get_selected (FM_PAGE_VIEW (self->page_view));
+  guint position;
+
+  if (selected == NULL || !g_list_store_find (self->items, selected, &position))
+    return FALSE;
+  g_list_store_remove (self->items, position);
+  fm_page_view_set_selected (FM_PAGE_VIEW (self->page_view), NULL);
+  return TRUE;
+}
+
+void
+fm_document_tab_set_thumbnails_visible (FmDocumentTab *self, gboolean visible)
+{
+  gtk_revealer_set_reveal_child (GTK_REVEALER (self->thumbs_revealer), visible);
+}
+
+const char *
+fm_document_tab_get_page_note (FmDocumentTab *self, int page)
+{
+  if (self->page_notes == NULL || self->document == NULL || page < 0 ||
+      page >= fm_document_get_n_pages (self->document))
+    return NULL;
+  return self->page_notes[page];
+}

@@ -1,0 +1,44 @@
+/* fm-document-tab.h - one open document: pages, thumbnails, formulas, results. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fm-document.h"
+#include "fm-engine-worker.h"
+#include "fm-page-view.h"
+#include "fm-results-panel.h"
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_DOCUMENT_TAB (fm_document_tab_get_type ())
+G_DECLARE_FINAL_TYPE (FmDocumentTab, fm_document_tab, FM, DOCUMENT_TAB, GtkWidget)
+
+/* Starts opening file off the main thread; "loaded" or "load-failed" follows. */
+FmDocumentTab  *fm_document_tab_new (GFile          *file,
+                                     const char     *password,
+                                     FmEngineWorker *worker,
+                                     GSettings      *settings);
+GFile          *fm_document_tab_get_file (FmDocumentTab *self);
+/* NULL until loaded. */
+FmDocument     *fm_document_tab_get_document (FmDocumentTab *self);
+const char     *fm_document_tab_get_title (FmDocumentTab *self);
+/* A GListModel of FmResultsItem in page order. */
+GListModel     *fm_document_tab_get_items (FmDocumentTab *self);
+FmPageView     *fm_document_tab_get_page_view (FmDocumentTab *self);
+FmResultsPanel *fm_document_tab_get_results_panel (FmDocumentTab *self);
+gboolean        fm_document_tab_get_detecting (FmDocumentTab *self);
+/* Why detection found nothing on page (e.g. no text layer), or NULL. */
+const char     *fm_document_tab_get_page_note (FmDocumentTab *self, int page);
+
+/* Queues every formula not yet recognised (the current page first). */
+void            fm_document_tab_recognize (FmDocumentTab *self);
+void            fm_document_tab_cancel (FmDocumentTab *self);
+/* Removes the selected region; FALSE when none was selected. */
+gboolean        fm_document_tab_delete_selected (FmDocumentTab *self);
+void            fm_document_tab_set_thumbnails_visible (FmDocumentTab *self, gboolean visible);
+/* Adds a region by hand (what a drag on the page does). */
+FmResultsItem  *fm_document_tab_add_region (FmDocumentTab         *self,
+                                            int                    page,
+                                            const graphene_rect_t *rect);
+
+G_END_DECLS

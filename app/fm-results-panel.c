@@ -1,0 +1,241 @@
+/* fm-results-panel.c - list of formulas with crop, LaTeX, confidence and copy. */
+#include "fm-results-panel.h"
+
+#include <adwaita.h>
+#include <glib/gi18n.h>
+
+#include "fm-results-row.h"
+
+struct _FmResultsPanel {
+  GtkWidget parent_instance;
+
+  GtkWidget *box;
+  GtkWidget *count_label;
+  GtkWidget *low_only_button;
+  GtkWidget *copy_all_button;
+  GtkWidget *stack;
+  GtkWidget *list_view;
+
+  GListModel *items;
+  GtkCustomFilter *filter;
+  GtkFilterListModel *filtered;
+  GtkSingleSelection *selection;
+  double low_threshold;
+  gboolean selecting;          /* set while selecting from code */
+};
+
+G_DEFINE_FINAL_TYPE (FmResultsPanel, fm_results_panel, GTK_TYPE_WIDGET)
+
+enum { SIGNAL_ITEM_SELECTED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+static gboolean
+filter_func (gpointer object, gpointer user_data)
+{
+  FmResultsPanel *self = user_data;
+
+  if (!gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->low_only_button)))
+    return TRUE;
+  return fm_results_item_is_low_confidence (object, self->low_threshold) ||
+         fm_results_item_get_state (object) == FM_RESULT_STATE_FAILED;
+}
+
+static void
+update_count (FmResultsPanel *self)
+{
+  guint n = self->items ? g_list_model_get_n_items (self->items) : 0;
+  guint shown = fm_results_panel_get_n_shown (self);
+  g_autofree char *text = NULL;
+
+  if (shown == n)
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u formula", "%u formulas", n), n);
+  else
+    /* Translators: "3 of 40 formulas" (only low-confidence shown) */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u of %u formula", "%u of %u formulas", n), shown, n);
+  gtk_label_set_text (GTK_LABEL (self->count_label), text);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->stack), n > 0 ? "list" : "empty");
+  gtk_widget_set_sensitive (self->copy_all_button, n > 0);
+}
+
+static void
+setup_row (GtkSignalListItemFactory *factory, GtkListItem *list_item, FmResultsPanel *self)
+{
+  gtk_list_item_set_child (list_item, fm_results_row_new ());
+}
+
+static void
+bind_row (GtkSignalListItemFactory *factory, GtkListItem *list_item, FmResultsPanel *self)
+{
+  FmResultsRow *row = FM_RESULTS_ROW (gtk_list_item_get_child (list_item));
+
+  fm_results_row_set_low_threshold (row, self->low_threshold);
+  fm_results_row_set_item (row, gtk_list_item_get_item (list_item));
+}
+
+static void
+unbind_row (GtkSignalListItemFactory *factory, GtkListItem *list_item, FmResultsPanel *self)
+{
+  fm_results_row_set_item (FM_RESULTS_ROW (gtk_list_item_get_child (list_item)), NULL);
+}
+
+static void
+selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, FmResultsPanel *self)
+{
+  FmResultsItem *item = gtk_single_selection_get_selected_item (selection);
+
+  if (!self->selecting && item != NULL)
+    g_signal_emit (self, signals[SIGNAL_ITEM_SELECTED], 0, item);
+}
+
+static void
+copy_all_clicked (GtkButton *button, FmResultsPanel *self)
+{
+  g_autofree char *all = fm_results_panel_dup_all_latex (self);
+
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), all);
+}
+
+static void
+low_only_toggled (GtkToggleButton *button, FmResultsPanel *self)
+{
+  fm_results_panel_refilter (self);
+}
+
+static void
+items_changed (GListModel *model, guint position, guint removed, guint added, FmResultsPanel *self)
+{
+  update_count (self);
+}
+
+static void
+fm_results_panel_dispose (GObject *object)
+{
+  FmResultsPanel *self = FM_RESULTS_PANEL (object);
+
+  if (self->filtered)
+    g_signal_handlers_disconnect_by_func (self->filtered, items_changed, self);
+  gtk_widget_dispose_template (GTK_WIDGET (self), FM_TYPE_RESULTS_PANEL);
+  g_clear_object (&self->selection);
+  g_clear_object (&self->items);
+  G_OBJECT_CLASS (fm_results_panel_parent_class)->dispose (object);
+}
+
+static void
+fm_results_panel_class_init (FmResultsPanelClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = fm_results_panel_dispose;
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/formulate/Formulate/ui/fm-results-panel.ui");
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, box);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, count_label);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, low_only_button);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, copy_all_button);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, stack);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, list_view);
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+
+  signals[SIGNAL_ITEM_SELECTED] =
+    g_signal_new ("item-selected", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, FM_TYPE_RESULTS_ITEM);
+}
+
+static void
+fm_results_panel_init (FmResultsPanel *self)
+{
+  GtkListItemFactory *factory;
+
+  g_type_ensure (ADW_TYPE_STATUS_PAGE);
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->low_threshold = 0.6;
+
+  self->filter = gtk_custom_filter_new (filter_func, self, NULL);
+  self->filtered = gtk_filter_list_model_new (NULL, GTK_FILTER (self->filter));
+  self->selection = gtk_single_selection_new (G_LIST_MODEL (self->filtered));
+  gtk_single_selection_set_autoselect (self->selection, FALSE);
+  gtk_single_selection_set_can_unselect (self->selection, TRUE);
+  g_signal_connect (self->selection, "notify::selected", G_CALLBACK (selection_changed), self);
+  g_signal_connect (self->filtered, "items-changed", G_CALLBACK (items_changed), self);
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_row), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_row), self);
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
+  gtk_list_view_set_factory (GTK_LIST_VIEW (self->list_view), factory);
+  g_object_unref (factory);
+  gtk_list_view_set_model (GTK_LIST_VIEW (self->list_view), GTK_SELECTION_MODEL (g_object_ref (self->selection)));
+
+  g_signal_connect (self->copy_all_button, "clicked", G_CALLBACK (copy_all_clicked), self);
+  g_signal_connect (self->low_only_button, "toggled", G_CALLBACK (low_only_toggled), self);
+  update_count (self);
+}
+
+GtkWidget *
+fm_results_panel_new (void)
+{
+  return g_object_new (FM_TYPE_RESULTS_PANEL, NULL);
+}
+
+void
+fm_results_panel_set_items (FmResultsPanel *self, GListModel *items)
+{
+  g_set_object (&self->items, items);
+  gtk_filter_list_model_set_model (self->filtered, items);
+  update_count (self);
+}
+
+void
+fm_results_panel_set_low_threshold (FmResultsPanel *self, double threshold)
+{
+  self->low_threshold = threshold;
+  fm_results_panel_refilter (self);
+}
+
+void
+fm_results_panel_select (FmResultsPanel *self, FmResultsItem *item)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
+
+  self->selecting = TRUE;
+  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  for (guint i = 0; i < n && item != NULL; i++)
+    {
+      g_autoptr(FmResultsItem) candidate = g_list_model_get_item (G_LIST_MODEL (self->filtered), i);
+      if (candidate == item)
+        {
+          gtk_single_selection_set_selected (self->selection, i);
+          gtk_widget_activate_action (self->list_view, "list.scroll-to-item", "u", i);
+          break;
+        }
+    }
+  self->selecting = FALSE;
+}
+
+char *
+fm_results_panel_dup_all_latex (FmResultsPanel *self)
+{
+  GString *all = g_string_new (NULL);
+  guint n = self->items ? g_list_model_get_n_items (self->items) : 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (self->items, i);
+      const char *latex = fm_results_item_get_latex (item);
+      if (latex != NULL && *latex != '\0')
+        g_string_append_printf (all, "%s\n", latex);
+    }
+  return g_string_free (all, FALSE);
+}
+
+void
+fm_results_panel_refilter (FmResultsPanel *self)
+{
+  gtk_filter_changed (GTK_FILTER (self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_count (self);
+}
+
+guint
+fm_results_panel_get_n_shown (FmResultsPanel *self)
+{
+  return g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
+}

@@ -1,0 +1,204 @@
+/* fm-results-row.c - a result: crop, editable LaTeX, confidence and a copy button. */
+#include "fm-results-row.h"
+
+#include <glib/gi18n.h>
+
+struct _FmResultsRow {
+  GtkWidget parent_instance;
+
+  FmResultsItem *item;
+  GBinding *latex_binding;
+  GBinding *crop_binding;
+  gulong state_handler;
+  double low_threshold;
+
+  GtkWidget *box;
+  GtkWidget *crop;
+  GtkWidget *entry;
+  GtkWidget *status;
+  GtkWidget *copy_button;
+};
+
+G_DEFINE_FINAL_TYPE (FmResultsRow, fm_results_row, GTK_TYPE_WIDGET)
+
+static void
+update_status (FmResultsRow *self)
+{
+  FmResultsItem *item = self->item;
+  g_autofree char *text = NULL;
+  gboolean low;
+
+  if (item == NULL)
+    return;
+  low = fm_results_item_is_low_confidence (item, self->low_threshold);
+  switch (fm_results_item_get_state (item))
+    {
+    case FM_RESULT_STATE_WAITING:
+      text = g_strdup_printf (_("Page %d · waiting"), fm_results_item_get_page (item) + 1);
+      break;
+    case FM_RESULT_STATE_RUNNING:
+      text = g_strdup_printf (_("Page %d · recognising…"), fm_results_item_get_page (item) + 1);
+      break;
+    case FM_RESULT_STATE_DONE:
+      /* Translators: "Page 3 · confidence 92 %" */
+      text = g_strdup_printf (low ? _("Page %d · confidence %.0f %% · check this one")
+                                  : _("Page %d · confidence %.0f %%"),
+                              fm_results_item_get_page (item) + 1,
+                              100.0 * fm_results_item_get_confidence (item));
+      break;
+    case FM_RESULT_STATE_FAILED:
+      text = g_strdup_printf (_("Page %d · failed: %s"), fm_results_item_get_page (item) + 1,
+                              fm_results_item_get_error (item) ? fm_results_item_get_error (item) : "");
+      break;
+    default:
+      text = g_strdup ("");
+    }
+  gtk_label_set_text (GTK_LABEL (self->status), text);
+  if (low || fm_results_item_get_state (item) == FM_RESULT_STATE_FAILED)
+    gtk_widget_add_css_class (self->status, "warning");
+  else
+    gtk_widget_remove_css_class (self->status, "warning");
+  gtk_widget_set_sensitive (self->copy_button, fm_results_item_get_latex (item) != NULL);
+}
+
+static void
+copy_clicked (GtkButton *button, FmResultsRow *self)
+{
+  const char *latex = self->item ? fm_results_item_get_latex (self->item) : NULL;
+
+  if (latex != NULL)
+    gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), latex);
+}
+
+static void
+fm_results_row_dispose (GObject *object)
+{
+  FmResultsRow *self = FM_RESULTS_ROW (object);
+
+  fm_results_row_set_item (self, NULL);
+  g_clear_pointer (&self->box, gtk_widget_unparent);
+  G_OBJECT_CLASS (fm_results_row_parent_class)->dispose (object);
+}
+
+static void
+fm_results_row_class_init (FmResultsRowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = fm_results_row_dispose;
+  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "fm-results-row");
+}
+
+static void
+fm_results_row_init (FmResultsRow *self)
+{
+  GtkWidget *line;
+
+  self->low_threshold = 0.6;
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_margin_top (self->box, 6);
+  gtk_widget_set_margin_bottom (self->box, 6);
+  gtk_widget_set_margin_start (self->box, 6);
+  gtk_widget_set_margin_end (self->box, 6);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+
+  self->crop = gtk_picture_new ();
+  gtk_picture_set_can_shrink (GTK_PICTURE (self->crop), TRUE);
+  gtk_picture_set_content_fit (GTK_PICTURE (self->crop), GTK_CONTENT_FIT_SCALE_DOWN);
+  gtk_widget_set_halign (self->crop, GTK_ALIGN_START);
+  gtk_widget_set_size_request (self->crop, -1, 32);
+  gtk_box_append (GTK_BOX (self->box), self->crop);
+
+  line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  self->entry = gtk_entry_new ();
+  gtk_widget_add_css_class (self->entry, "monospace");
+  gtk_widget_set_hexpand (self->entry, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("LaTeX"), -1);
+  gtk_box_append (GTK_BOX (line), self->entry);
+  self->copy_button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+  gtk_widget_set_tooltip_text (self->copy_button, _("Copy LaTeX"));
+  gtk_widget_add_css_class (self->copy_button, "flat");
+  g_signal_connect (self->copy_button, "clicked", G_CALLBACK (copy_clicked), self);
+  gtk_box_append (GTK_BOX (line), self->copy_button);
+  gtk_box_append (GTK_BOX (self->box), line);
+
+  self->status = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (self->status), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (self->status), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (self->status, "caption");
+  gtk_widget_add_css_class (self->status, "dim-label");
+  gtk_box_append (GTK_BOX (self->box), self->status);
+}
+
+GtkWidget *
+fm_results_row_new (void)
+{
+  return g_object_new (FM_TYPE_RESULTS_ROW, NULL);
+}
+
+static gboolean
+latex_to_text (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  const char *latex = g_value_get_string (from);
+  g_value_set_string (to, latex != NULL ? latex : "");
+  return TRUE;
+}
+
+/* An empty entry on a formula not yet recognised is not an edit. */
+static gboolean
+text_to_latex (GBinding *binding, const GValue *from, GValue *to, gpointer user_data)
+{
+  const char *text = g_value_get_string (from);
+  FmResultsItem *item = FM_RESULTS_ITEM (g_binding_dup_source (binding));
+  gboolean done = fm_results_item_get_state (item) == FM_RESULT_STATE_DONE;
+
+  g_object_unref (item);
+  if (!done && (text == NULL || *text == '\0'))
+    return FALSE;
+  g_value_set_string (to, text);
+  return TRUE;
+}
+
+static void
+on_item_notify (FmResultsItem *item, GParamSpec *pspec, FmResultsRow *self)
+{
+  update_status (self);
+}
+
+void
+fm_results_row_set_item (FmResultsRow *self, FmResultsItem *item)
+{
+  if (self->item == item)
+    return;
+  if (self->item != NULL)
+    {
+      g_clear_pointer (&self->latex_binding, g_binding_unbind);
+      g_clear_pointer (&self->crop_binding, g_binding_unbind);
+      g_clear_signal_handler (&self->state_handler, self->item);
+      g_clear_object (&self->item);
+    }
+  if (item == NULL)
+    return;
+  self->item = g_object_ref (item);
+  gtk_editable_set_text (GTK_EDITABLE (self->entry), "");
+  self->latex_binding = g_object_bind_property_full (item, "latex", self->entry, "text",
+                                                     G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE,
+                                                     latex_to_text, text_to_latex, NULL, NULL);
+  self->crop_binding = g_object_bind_property (item, "crop", self->crop, "paintable",
+                                               G_BINDING_SYNC_CREATE);
+  self->state_handler = g_signal_connect (item, "notify", G_CALLBACK (on_item_notify), self);
+  update_status (self);
+}
+
+FmResultsItem *
+fm_results_row_get_item (FmResultsRow *self)
+{
+  return self->item;
+}
+
+void
+fm_results_row_set_low_threshold (FmResultsRow *self, double threshold)
+{
+  self->low_threshold = threshold;
+  update_status (self);
+}

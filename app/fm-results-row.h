@@ -1,0 +1,19 @@
+/* fm-results-row.h - one row of the results panel: crop, LaTeX, confidence, copy. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fm-results-item.h"
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_RESULTS_ROW (fm_results_row_get_type ())
+G_DECLARE_FINAL_TYPE (FmResultsRow, fm_results_row, FM, RESULTS_ROW, GtkWidget)
+
+GtkWidget     *fm_results_row_new (void);
+/* Rows are recycled by the list view: set_item rebinds to another item. */
+void           fm_results_row_set_item (FmResultsRow *self, FmResultsItem *item);
+FmResultsItem *fm_results_row_get_item (FmResultsRow *self);
+void           fm_results_row_set_low_threshold (FmResultsRow *self, double threshold);
+
+G_END_DECLS

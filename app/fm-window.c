@@ -1,0 +1,1180 @@
+/* fm-window.c - the main window. */
+#include "fm-window.h"
+
+#include <glib/gi18n.h>
+#include <math.h>
+#include <string.h>
+
+#include "fm-export.h"
+
+
+#define RECENT_MAX 6
+
+struct _FmWindow {
+  AdwApplicationWindow parent_instance;
+
+  /* template */
+  AdwToastOverlay *toast_overlay;
+  GtkWidget *header_bar;
+  GtkWidget *thumbnails_button;
+  GtkWidget *page_box;
+  GtkWidget *page_entry;
+  GtkWidget *page_count_label;
+  AdwWindowTitle *window_title;
+  GtkWidget *export_button;
+  GtkWidget *device_dropdown;
+  GtkWidget *recognize_button;
+  GtkWidget *main_stack;
+  GtkWidget *recent_list;
+  AdwTabView *tab_view;
+  GtkWidget *status_label;
+  GtkWidget *progress_box;
+  GtkWidget *progress_label;
+  GtkWidget *progress_bar;
+
+  FmApplication *application;
+  FmEngineWorker *worker;
+  GSettings *settings;
+  GtkStringList *device_ids;     /* dropdown position -> device id */
+  gboolean updating_devices;
+  guint tick_id;
+  char *last_error;
+  char *status_text;
+  char *progress_text;
+  GtkFileChooserNative *chooser;
+};
+
+G_DEFINE_FINAL_TYPE (FmWindow, fm_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void update_status (FmWindow *self);
+static void update_actions (FmWindow *self);
+static void open_file_with_password (FmWindow *self, GFile *file, const char *password);
+
+/* ---------------------------------------------------------------------- */
+/* Messages                                                               */
+
+static void
+remember_error (FmWindow *self, const char *message)
+{
+  g_free (self->last_error);
+  self->last_error = g_strdup (message);
+}
+
+static void
+show_toast (FmWindow *self, const char *message)
+{
+  AdwToast *toast = adw_toast_new (message);
+
+  adw_toast_set_timeout (toast, 6);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+static void
+show_error_toast (FmWindow *self, const char *message)
+{
+  remember_error (self, message);
+  show_toast (self, message);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Tabs                                                                   */
+
+FmDocumentTab *
+fm_window_get_current_tab (FmWindow *self)
+{
+  AdwTabPage *page = adw_tab_view_get_selected_page (self->tab_view);
+
+  return page ? FM_DOCUMENT_TAB (adw_tab_page_get_child (page)) : NULL;
+}
+
+guint
+fm_window_get_n_tabs (FmWindow *self)
+{
+  return (guint) adw_tab_view_get_n_pages (self->tab_view);
+}
+
+static void
+update_page_entry (FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  FmDocument *doc = tab ? fm_document_tab_get_document (tab) : NULL;
+  g_autofree char *current = NULL;
+  g_autofree char *count = NULL;
+
+  gtk_widget_set_visible (self->page_box, doc != NULL);
+  if (doc == NULL)
+    return;
+  current = g_strdup_printf ("%d", fm_page_view_get_current_page (fm_document_tab_get_page_view (tab)) + 1);
+  /* Translators: after the page number entry, "of 12" */
+  count = g_strdup_printf (_("of %d"), fm_document_get_n_pages (doc));
+  if (!gtk_widget_has_focus (self->page_entry) &&
+      !gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (self)) ? gtk_root_get_focus (GTK_ROOT (self)) : GTK_WIDGET (self), self->page_entry))
+    gtk_editable_set_text (GTK_EDITABLE (self->page_entry), current);
+  gtk_label_set_text (GTK_LABEL (self->page_count_label), count);
+}
+
+static void
+update_title (FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+
+  adw_window_title_set_subtitle (self->window_title, tab ? fm_document_tab_get_title (tab) : NULL);
+  gtk_stack_set_visible_child_name (GTK_STACK (self->main_stack), tab ? "documents" : "empty");
+}
+
+static void
+tab_page_changed (FmPageView *view, GParamSpec *pspec, FmWindow *self)
+{
+  update_page_entry (self);
+}
+
+static void
+tab_loaded (FmDocumentTab *tab, FmWindow *self)
+{
+  g_autofree char *uri = g_file_get_uri (fm_document_tab_get_file (tab));
+  FmDocument *doc = fm_document_tab_get_document (tab);
+  AdwTabPage *page = adw_tab_view_get_page (self->tab_view, GTK_WIDGET (tab));
+  g_autofree char *title = fm_document_dup_title (doc);
+
+  adw_tab_page_set_loading (page, FALSE);
+  if (title != NULL && *title != '\0')
+    adw_tab_page_set_tooltip (page, title);
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  update_page_entry (self);
+  update_actions (self);
+}
+
+static void
+close_tab (FmWindow *self, FmDocumentTab *tab)
+{
+  AdwTabPage *page = adw_tab_view_get_page (self->tab_view, GTK_WIDGET (tab));
+
+  if (page != NULL)
+    adw_tab_view_close_page (self->tab_view, page);
+}
+
+typedef struct {
+  FmWindow *self;
+  GFile *file;
+  GtkWidget *entry;
+} PasswordData;
+
+static void
+password_response (AdwMessageDialog *dialog, const char *response, PasswordData *data)
+{
+  if (g_str_equal (response, "unlock"))
+    open_file_with_password (data->self, data->file,
+                             gtk_editable_get_text (GTK_EDITABLE (data->entry)));
+  g_object_unref (data->file);
+  g_object_unref (data->self);
+  g_free (data);
+}
+
+static void
+ask_password (FmWindow *self, GFile *file, gboolean wrong)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  PasswordData *data = g_new0 (PasswordData, 1);
+  AdwMessageDialog *dialog;
+
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                       wrong ? _("Wrong Password") : _("Password Required"),
+                                                       NULL));
+  adw_message_dialog_format_body (dialog, _("“%s” is encrypted. Enter its password to open it."), name);
+  data->self = g_object_ref (self);
+  data->file = g_object_ref (file);
+  data->entry = gtk_password_entry_new ();
+  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (data->entry), TRUE);
+  g_object_set (data->entry, "activates-default", TRUE, NULL);
+  adw_message_dialog_set_extra_child (dialog, data->entry);
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "unlock", _("_Unlock"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "unlock", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "unlock");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  g_signal_connect (dialog, "response", G_CALLBACK (password_response), data);
+  gtk_widget_set_name (GTK_WIDGET (dialog), "password-dialog");
+  gtk_window_present (GTK_WINDOW (dialog));
+  gtk_widget_grab_focus (data->entry);
+}
+
+static void
+tab_load_failed (FmDocumentTab *tab, GError *error, FmWindow *self)
+{
+  g_autoptr(GFile) file = g_object_ref (fm_document_tab_get_file (tab));
+
+  close_tab (self, tab);
+  if (g_error_matches (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NEEDS_PASSWORD) ||
+      g_error_matches (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_WRONG_PASSWORD))
+    {
+      remember_error (self, error->message);
+      ask_password (self, file, error->code == FM_DOCUMENT_ERROR_WRONG_PASSWORD);
+    }
+  else
+    {
+      /* Translators: "Could not open “x.pdf”: <reason>" */
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *message = g_strdup_printf (_("Could not open “%s”: %s"), name, error->message);
+      show_error_toast (self, message);
+    }
+}
+
+static void
+tab_detected (FmDocumentTab *tab, FmWindow *self)
+{
+  update_actions (self);
+  update_status (self);
+}
+
+static void
+open_file_with_password (FmWindow *self, GFile *file, const char *password)
+{
+  FmDocumentTab *tab;
+  AdwTabPage *page;
+  g_autofree char *name = g_file_get_basename (file);
+
+  /* A file already open is shown, not opened twice. */
+  for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+    {
+      AdwTabPage *existing = adw_tab_view_get_nth_page (self->tab_view, i);
+      FmDocumentTab *other = FM_DOCUMENT_TAB (adw_tab_page_get_child (existing));
+      if (g_file_equal (fm_document_tab_get_file (other), file))
+        {
+          adw_tab_view_set_selected_page (self->tab_view, existing);
+          return;
+        }
+    }
+
+  tab = fm_document_tab_new (file, password, self->worker, self->settings);
+  page = adw_tab_view_append (self->tab_view, GTK_WIDGET (tab));
+  adw_tab_page_set_title (page, name);
+  adw_tab_page_set_loading (page, TRUE);
+  g_signal_connect (tab, "loaded", G_CALLBACK (tab_loaded), self);
+  g_signal_connect (tab, "load-failed", G_CALLBACK (tab_load_failed), self);
+  g_signal_connect (tab, "detected", G_CALLBACK (tab_detected), self);
+  g_signal_connect (fm_document_tab_get_page_view (tab), "notify::current-page",
+                    G_CALLBACK (tab_page_changed), self);
+  fm_document_tab_set_thumbnails_visible (tab, g_settings_get_boolean (self->settings, "show-thumbnails"));
+  adw_tab_view_set_selected_page (self->tab_view, page);
+  update_title (self);
+}
+
+void
+fm_window_open_files (FmWindow *self, GFile **files, int n_files)
+{
+  for (int i = 0; i < n_files; i++)
+    open_file_with_password (self, files[i], NULL);
+}
+
+static void
+selected_page_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+
+  update_title (self);
+  update_page_entry (self);
+  update_actions (self);
+  if (tab != NULL && fm_document_tab_get_document (tab) != NULL)
+    fm_engine_worker_set_focus (self->worker, fm_document_tab_get_document (tab),
+                                fm_page_view_get_current_page (fm_document_tab_get_page_view (tab)));
+}
+
+static void
+n_pages_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self)
+{
+  update_title (self);
+  update_actions (self);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Recent files                                                           */
+
+static void
+recent_activated (AdwActionRow *row, FmWindow *self)
+{
+  const char *uri = g_object_get_data (G_OBJECT (row), "uri");
+  g_autoptr(GFile) file = g_file_new_for_uri (uri);
+
+  open_file_with_password (self, file, NULL);
+}
+
+static int
+compare_recent (gconstpointer a, gconstpointer b)
+{
+  GDateTime *ta = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
+  GDateTime *tb = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
+
+  return g_date_time_compare (tb, ta);
+}
+
+static void
+update_recent (FmWindow *self)
+{
+  GtkRecentManager *manager = gtk_recent_manager_get_default ();
+  GList *items = gtk_recent_manager_get_items (manager);
+  g_autoptr(GPtrArray) pdfs = g_ptr_array_new ();
+  GtkWidget *child;
+  guint shown = 0;
+
+  while ((child = gtk_widget_get_first_child (self->recent_list)) != NULL)
+    gtk_list_box_remove (GTK_LIST_BOX (self->recent_list), child);
+
+  for (GList *l = items; l != NULL; l = l->next)
+    {
+      GtkRecentInfo *info = l->data;
+      if (g_strcmp0 (gtk_recent_info_get_mime_type (info), "application/pdf") == 0 &&
+          gtk_recent_info_exists (info))
+        g_ptr_array_add (pdfs, info);
+    }
+  g_ptr_array_sort (pdfs, compare_recent);
+  for (guint i = 0; i < pdfs->len && shown < RECENT_MAX; i++, shown++)
+    {
+      GtkRecentInfo *info = g_ptr_array_index (pdfs, i);
+      GtkWidget *row = adw_action_row_new ();
+      g_autofree char *location = gtk_recent_info_get_uri_display (info);
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), gtk_recent_info_get_display_name (info));
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), location);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+      g_object_set_data_full (G_OBJECT (row), "uri", g_strdup (gtk_recent_info_get_uri (info)), g_free);
+      g_signal_connect (row, "activated", G_CALLBACK (recent_activated), self);
+      gtk_list_box_append (GTK_LIST_BOX (self->recent_list), row);
+    }
+  gtk_widget_set_visible (self->recent_list, shown > 0);
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Status line and progress                                               */
+
+static char *
+format_bytes (guint64 bytes)
+{
+  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+static void
+update_status (FmWindow *self)
+{
+  FeRuntimeInfo info;
+  FmEngineState state = fm_engine_worker_get_state (self->worker);
+  g_autoptr(GString) status = g_string_new (NULL);
+  int done, total;
+  double rate;
+
+  switch (state)
+    {
+    case FM_ENGINE_STATE_LOADING:
+      g_string_append (status, _("Loading the model…"));
+      break;
+    case FM_ENGINE_STATE_NO_MODEL:
+      {
+        const char *error = fm_engine_worker_get_load_error (self->worker);
+        g_string_append (status, error ? _("Recognition unavailable") : _("No model loaded"));
+      }
+      break;
+    case FM_ENGINE_STATE_READY:
+    case FM_ENGINE_STATE_WORKING:
+    default:
+      if (fm_engine_worker_get_runtime_info (self->worker, &info))
+        {
+          g_autofree char *total_s = format_bytes (info.device_total);
+          g_autofree char *free_s = format_bytes (info.device_free);
+          g_autofree char *engine_s = format_bytes (info.engine_bytes);
+
+          g_string_append (status, info.device.name[0] ? info.device.name : info.device.id);
+          if (info.device.kind == FE_DEVICE_CUDA)
+            /* Translators: VRAM figures, "VRAM 1.2 GiB used by the model · 70 GiB free of 80 GiB" */
+            g_string_append_printf (status, _(" · VRAM %s used by the model · %s free of %s"),
+                                    engine_s, free_s, total_s);
+          else
+            g_string_append_printf (status, _(" · RAM %s used by the model · %s free of %s"),
+                                    engine_s, free_s, total_s);
+        }
+      break;
+    }
+
+  fm_engine_worker_get_progress (self->worker, &done, &total, &rate);
+  if (state == FM_ENGINE_STATE_WORKING && rate > 0)
+    g_string_append_printf (status, _(" · %.1f formulas/s"), rate);
+  g_free (self->status_text);
+  self->status_text = g_strdup (status->str);
+  gtk_label_set_text (GTK_LABEL (self->status_label), status->str);
+
+  gtk_widget_set_visible (self->progress_box,
+                          (state == FM_ENGINE_STATE_WORKING || state == FM_ENGINE_STATE_LOADING) && total > 0);
+  if (total > 0)
+    {
+      g_autoptr(GString) progress = g_string_new (NULL);
+
+      /* Translators: "37 of 112 formulas" */
+      g_string_append_printf (progress, g_dngettext (GETTEXT_PACKAGE, "%d of %d formula", "%d of %d formulas", total),
+                              done, total);
+      if (rate > 0)
+        {
+          int left = (int) ceil ((total - done) / rate);
+          g_string_append_printf (progress, _(" · %.0f/s"), rate);
+          /* Translators: time left, "2 s left" */
+          g_string_append_printf (progress, _(" · %d s left"), left);
+        }
+      gtk_label_set_text (GTK_LABEL (self->progress_label), progress->str);
+      gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress_bar), (double) done / total);
+      g_free (self->progress_text);
+      self->progress_text = g_strdup (progress->str);
+    }
+}
+
+static gboolean
+tick (gpointer data)
+{
+  update_status (data);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+worker_state_changed (FmEngineWorker *worker, FmWindow *self)
+{
+  gboolean busy = fm_engine_worker_get_state (worker) == FM_ENGINE_STATE_WORKING;
+
+  if (busy && self->tick_id == 0)
+    self->tick_id = g_timeout_add_seconds (1, tick, self);
+  else if (!busy)
+    g_clear_handle_id (&self->tick_id, g_source_remove);
+  update_status (self);
+  update_actions (self);
+}
+
+static void
+worker_progress (FmEngineWorker *worker, FmWindow *self)
+{
+  update_status (self);
+}
+
+static void
+worker_model_failed (FmEngineWorker *worker, const char *message, FmWindow *self)
+{
+  /* Translators: the model could not be loaded: <reason> */
+  g_autofree char *text = g_strdup_printf (_("Recognition is unavailable: %s"), message);
+
+  /* Queued formulas would wait forever for a model that is not coming. */
+  fm_engine_worker_cancel (worker, NULL);
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    show_error_toast (self, text);
+  else
+    remember_error (self, text);
+  update_status (self);
+}
+
+static void
+worker_fell_back (FmEngineWorker *worker, const char *reason, FmWindow *self)
+{
+  /* Translators: the GPU could not be used, the CPU is used instead: <why> */
+  g_autofree char *text = g_strdup_printf (_("Running on the CPU: %s"), reason);
+  show_error_toast (self, text);
+}
+
+static void
+worker_model_loaded (FmEngineWorker *worker, FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+
+  update_status (self);
+  /* Documents opened before the model was ready start now. */
+  if (tab != NULL && g_settings_get_boolean (self->settings, "recognize-on-open"))
+    fm_document_tab_recognize (tab);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Devices                                                                */
+
+static void
+device_setup (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *self)
+{
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_list_item_set_child (item, label);
+}
+
+static gboolean
+device_info_for (FmWindow *self, const char *id, FeDeviceInfo *out)
+{
+  gsize n;
+  const FeDeviceInfo *devices = fm_engine_worker_list_devices (self->worker, &n);
+
+  for (gsize i = 0; i < n; i++)
+    if (g_str_equal (devices[i].id, id))
+      {
+        *out = devices[i];
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static void
+device_bind (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *self)
+{
+  GtkWidget *label = gtk_list_item_get_child (item);
+  GtkStringObject *label_obj = gtk_list_item_get_item (item);
+  guint position = gtk_list_item_get_position (item);
+  const char *id = gtk_string_list_get_string (self->device_ids, position);
+  FeDeviceInfo info;
+  gboolean available = TRUE;
+
+  gtk_label_set_text (GTK_LABEL (label), gtk_string_object_get_string (label_obj));
+  if (id != NULL && device_info_for (self, id, &info) && !info.available)
+    {
+      available = FALSE;
+      gtk_widget_set_tooltip_text (label, info.unavailable_reason);
+    }
+  else
+    gtk_widget_set_tooltip_text (label, NULL);
+  /* Unavailable devices stay listed, greyed, with the reason as tooltip. */
+  gtk_widget_set_sensitive (label, available);
+  gtk_list_item_set_activatable (item, available);
+  gtk_list_item_set_selectable (item, available);
+}
+
+static void
+select_device_in_dropdown (FmWindow *self)
+{
+  g_autofree char *wanted = g_settings_get_string (self->settings, "device");
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->device_ids));
+
+  self->updating_devices = TRUE;
+  for (guint i = 0; i < n; i++)
+    if (g_str_equal (gtk_string_list_get_string (self->device_ids, i), wanted))
+      gtk_drop_down_set_selected (GTK_DROP_DOWN (self->device_dropdown), i);
+  self->updating_devices = FALSE;
+}
+
+static void
+worker_devices_changed (FmEngineWorker *worker, FmWindow *self)
+{
+  gsize n;
+  const FeDeviceInfo *devices = fm_engine_worker_list_devices (worker, &n);
+  g_autoptr(GtkStringList) labels = gtk_string_list_new (NULL);
+
+  self->updating_devices = TRUE;
+  g_clear_object (&self->device_ids);
+  self->device_ids = gtk_string_list_new (NULL);
+  gtk_string_list_append (labels, _("Auto"));
+  gtk_string_list_append (self->device_ids, "auto");
+  for (gsize i = 0; i < n; i++)
+    {
+      g_autofree char *label = NULL;
+      g_autofree char *memory = format_bytes (devices[i].total_memory);
+
+      if (devices[i].kind == FE_DEVICE_CPU)
+        label = g_strdup (_("CPU"));
+      else if (devices[i].total_memory > 0)
+        /* Translators: a GPU and its memory, "NVIDIA H100 (80 GiB)" */
+        label = g_strdup_printf (_("%s (%s)"), devices[i].name[0] ? devices[i].name : devices[i].id, memory);
+      else
+        label = g_strdup (devices[i].name[0] ? devices[i].name : devices[i].id);
+      gtk_string_list_append (labels, label);
+      gtk_string_list_append (self->device_ids, devices[i].id);
+    }
+  gtk_drop_down_set_model (GTK_DROP_DOWN (self->device_dropdown), G_LIST_MODEL (labels));
+  self->updating_devices = FALSE;
+  select_device_in_dropdown (self);
+}
+
+static void
+device_selected (GtkDropDown *dropdown, GParamSpec *pspec, FmWindow *self)
+{
+  guint position = gtk_drop_down_get_selected (dropdown);
+  const char *id;
+  FeDeviceInfo info;
+
+  if (self->updating_devices || self->device_ids == NULL || position == GTK_INVALID_LIST_POSITION)
+    return;
+  id = gtk_string_list_get_string (self->device_ids, position);
+  if (id == NULL)
+    return;
+  if (device_info_for (self, id, &info) && !info.available)
+    {
+      /* Translators: "cuda: no CUDA driver" */
+      g_autofree char *text = g_strdup_printf (_("%s cannot be used: %s"), info.name[0] ? info.name : info.id,
+                                               info.unavailable_reason);
+      show_error_toast (self, text);
+      select_device_in_dropdown (self);
+      return;
+    }
+  /* The application reloads the model on the new device; results stay. */
+  g_settings_set_string (self->settings, "device", id);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Actions                                                                */
+
+static void
+chooser_response (GtkNativeDialog *chooser, int response, FmWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GListModel) files = gtk_file_chooser_get_files (GTK_FILE_CHOOSER (chooser));
+      guint n = g_list_model_get_n_items (files);
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(GFile) file = g_list_model_get_item (files, i);
+          open_file_with_password (self, file, NULL);
+        }
+    }
+  g_clear_object (&self->chooser);
+}
+
+static void
+open_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmWindow *self = FM_WINDOW (widget);
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new ();
+
+  if (self->chooser != NULL)
+    return;
+  self->chooser = gtk_file_chooser_native_new (_("Open PDF"), GTK_WINDOW (self),
+                                               GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+  gtk_file_filter_set_name (filter, _("PDF documents"));
+  gtk_file_filter_add_mime_type (filter, "application/pdf");
+  gtk_file_filter_add_suffix (filter, "pdf");
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (self->chooser), filter);
+  gtk_file_chooser_set_select_multiple (GTK_FILE_CHOOSER (self->chooser), TRUE);
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (self->chooser), TRUE);
+  g_signal_connect (self->chooser, "response", G_CALLBACK (chooser_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (self->chooser));
+}
+
+static void
+recognize_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmWindow *self = FM_WINDOW (widget);
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+
+  if (tab == NULL)
+    return;
+  if (fm_engine_worker_get_state (self->worker) == FM_ENGINE_STATE_NO_MODEL)
+    {
+      const char *error = fm_engine_worker_get_load_error (self->worker);
+      show_error_toast (self, error ? error : _("No model loaded"));
+      return;
+    }
+  fm_document_tab_recognize (tab);
+}
+
+static void
+cancel_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  fm_engine_worker_cancel (FM_WINDOW (widget)->worker, NULL);
+}
+
+static void
+zoom_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+  FmPageView *view;
+
+  if (tab == NULL)
+    return;
+  view = fm_document_tab_get_page_view (tab);
+  if (g_str_equal (name, "win.zoom-in"))
+    fm_page_view_zoom_in (view);
+  else if (g_str_equal (name, "win.zoom-out"))
+    fm_page_view_zoom_out (view);
+  else
+    fm_page_view_set_fit_width (view, TRUE);
+}
+
+static void
+thumbnails_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmWindow *self = FM_WINDOW (widget);
+  gboolean visible = !g_settings_get_boolean (self->settings, "show-thumbnails");
+
+  g_settings_set_boolean (self->settings, "show-thumbnails", visible);
+  for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+    fm_document_tab_set_thumbnails_visible (
+      FM_DOCUMENT_TAB (adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i))), visible);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->thumbnails_button), visible);
+}
+
+static void
+delete_region_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+
+  if (tab != NULL)
+    fm_document_tab_delete_selected (tab);
+}
+
+static void
+copy_all_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+  g_autofree char *all = NULL;
+
+  if (tab == NULL)
+    return;
+  all = fm_results_panel_dup_all_latex (fm_document_tab_get_results_panel (tab));
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (widget), all);
+  show_toast (FM_WINDOW (widget), _("Copied the LaTeX of every formula"));
+}
+
+static void
+close_tab_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmWindow *self = FM_WINDOW (widget);
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+
+  if (tab != NULL)
+    close_tab (self, tab);
+  else
+    gtk_window_close (GTK_WINDOW (self));
+}
+
+static void
+go_to_page_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmWindow *self = FM_WINDOW (widget);
+
+  if (gtk_widget_get_visible (self->page_box))
+    gtk_widget_grab_focus (self->page_entry);
+}
+
+static void
+page_entry_activate (GtkEntry *entry, FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+  guint64 page;
+
+  if (tab == NULL || fm_document_tab_get_document (tab) == NULL)
+    return;
+  if (g_ascii_string_to_unsigned (text, 10, 1, fm_document_get_n_pages (fm_document_tab_get_document (tab)),
+                                  &page, NULL))
+    {
+      fm_page_view_go_to_page (fm_document_tab_get_page_view (tab), (int) page - 1);
+      gtk_widget_grab_focus (GTK_WIDGET (fm_document_tab_get_page_view (tab)));
+    }
+  else
+    gtk_widget_error_bell (GTK_WIDGET (entry));
+  update_page_entry (self);
+}
+
+static void
+update_actions (FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  gboolean loaded = tab != NULL && fm_document_tab_get_document (tab) != NULL;
+  gboolean has_items = loaded && g_list_model_get_n_items (fm_document_tab_get_items (tab)) > 0;
+  gboolean working = fm_engine_worker_get_state (self->worker) == FM_ENGINE_STATE_WORKING;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", has_items);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-all", has_items);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.recognize", has_items && !working);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", working);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-width", loaded);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Export                                                                 */
+
+/* The current tab's formulas as the PDF library's export job. */
+static FmExportJob *
+build_export_job (FmWindow *self, FmDocumentTab *tab)
+{
+  FmDocument *doc = fm_document_tab_get_document (tab);
+  GListModel *items = fm_document_tab_get_items (tab);
+  g_autofree char *source = g_file_get_basename (fm_document_tab_get_file (tab));
+  FmExportJob *job = fm_export_job_new (source);
+  FeRuntimeInfo info;
+  guint n = g_list_model_get_n_items (items);
+
+  job->title = fm_document_dup_title (doc);
+  job->n_pages = fm_document_get_n_pages (doc);
+  for (int page = 0; page < job->n_pages; page++)
+    {
+      const char *note = fm_document_tab_get_page_note (tab, page);
+      g_array_append_val (job->pages, page);
+      g_ptr_array_add (job->page_notes, g_strdup (note));
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      g_ptr_array_add (job->regions, fm_region_copy (fm_results_item_get_region (item)));
+      if (fm_results_item_get_latex (item) != NULL)
+        job->recognized = TRUE;
+    }
+  if (job->recognized && fm_engine_worker_get_runtime_info (self->worker, &info))
+    job->device = g_strdup (info.device.id);
+  return job;
+}
+
+static gboolean
+format_for_file (GFile *file, const char *format, FmExportFormat *out)
+{
+  g_autofree char *name = g_file_get_basename (file);
+
+  if (format != NULL)
+    return fm_export_format_from_string (format, out);
+  if (g_str_has_suffix (name, ".json"))
+    *out = FM_EXPORT_JSON;
+  else if (g_str_has_suffix (name, ".md") || g_str_has_suffix (name, ".markdown"))
+    *out = FM_EXPORT_MARKDOWN;
+  else
+    *out = FM_EXPORT_TEX;
+  return TRUE;
+}
+
+/* Writes text to file through a temporary file renamed into place, so a
+ * failed export never leaves half a file where the old one was. */
+static gboolean
+write_export (FmExportJob *job, FmDocument *doc, FmExportFormat format, GFile *file, GError **error)
+{
+  g_autofree char *text = fm_export_to_string (job, doc, format, error);
+
+  if (text == NULL)
+    return FALSE;
+  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+                                  G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+}
+
+gboolean
+fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GError **error)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  g_autoptr(FmExportJob) job = NULL;
+  FmExportFormat fmt;
+
+  if (tab == NULL || fm_document_tab_get_document (tab) == NULL)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, _("No document is open"));
+      return FALSE;
+    }
+  if (!format_for_file (file, format, &fmt))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Unknown export format “%s”"), format);
+      return FALSE;
+    }
+  job = build_export_job (self, tab);
+  return write_export (job, fm_document_tab_get_document (tab), fmt, file, error);
+}
+
+typedef struct {
+  FmExportJob *job;
+  FmDocument *doc;
+  FmExportFormat format;
+  GFile *file;
+} ExportData;
+
+static void
+export_data_free (ExportData *data)
+{
+  fm_export_job_free (data->job);
+  g_object_unref (data->doc);
+  g_object_unref (data->file);
+  g_free (data);
+}
+
+static void
+export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  ExportData *data = task_data;
+  GError *error = NULL;
+
+  /* Markdown reads the text layer: off the main thread, behind the lock. */
+  if (write_export (data->job, data->doc, data->format, data->file, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+export_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FmWindow *self = FM_WINDOW (source);
+  ExportData *data = g_task_get_task_data (G_TASK (result));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *name = g_file_get_basename (data->file);
+
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      /* Translators: "Exported to x.tex" */
+      g_autofree char *text = g_strdup_printf (_("Exported to %s"), name);
+      show_toast (self, text);
+    }
+  else
+    {
+      g_autofree char *text = g_strdup_printf (_("Could not export to %s: %s"), name, error->message);
+      show_error_toast (self, text);
+    }
+}
+
+static void
+export_response (GtkNativeDialog *chooser, int response, FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+
+  if (response == GTK_RESPONSE_ACCEPT && tab != NULL && fm_document_tab_get_document (tab) != NULL)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (chooser));
+      GtkFileFilter *filter = gtk_file_chooser_get_filter (GTK_FILE_CHOOSER (chooser));
+      const char *format = filter ? g_object_get_data (G_OBJECT (filter), "format") : NULL;
+      g_autofree char *name = g_file_get_basename (file);
+      ExportData *data = g_new0 (ExportData, 1);
+      g_autoptr(GTask) task = g_task_new (self, NULL, export_done, NULL);
+
+      /* A typed extension wins over the selected filter. */
+      if (strchr (name, '.') != NULL)
+        format = NULL;
+      format_for_file (file, format, &data->format);
+      data->job = build_export_job (self, tab);
+      data->doc = g_object_ref (fm_document_tab_get_document (tab));
+      data->file = g_object_ref (file);
+      g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
+      g_task_run_in_thread (task, export_thread);
+    }
+  g_object_unref (chooser);
+}
+
+static void
+add_export_filter (GtkFileChooser *chooser, const char *title, const char *pattern, const char *format)
+{
+  GtkFileFilter *filter = gtk_file_filter_new ();
+
+  gtk_file_filter_set_name (filter, title);
+  gtk_file_filter_add_pattern (filter, pattern);
+  g_object_set_data (G_OBJECT (filter), "format", (gpointer) format);
+  gtk_file_chooser_add_filter (chooser, filter);
+  g_object_unref (filter);
+}
+
+static void
+export_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmWindow *self = FM_WINDOW (widget);
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  GtkFileChooserNative *chooser;
+  g_autofree char *suggested = NULL;
+  char *dot;
+
+  if (tab == NULL || fm_document_tab_get_document (tab) == NULL)
+    return;
+  chooser = gtk_file_chooser_native_new (_("Export Formulas"), GTK_WINDOW (self),
+                                         GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"), _("_Cancel"));
+  add_export_filter (GTK_FILE_CHOOSER (chooser), _("LaTeX document (.tex)"), "*.tex", "tex");
+  add_export_filter (GTK_FILE_CHOOSER (chooser), _("Markdown (.md)"), "*.md", "markdown");
+  add_export_filter (GTK_FILE_CHOOSER (chooser), _("JSON (.json)"), "*.json", "json");
+  suggested = g_strdup (fm_document_tab_get_title (tab));
+  if ((dot = strrchr (suggested, '.')) != NULL)
+    *dot = '\0';
+  {
+    g_autofree char *with_ext = g_strconcat (suggested, ".tex", NULL);
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), with_ext);
+  }
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
+  g_signal_connect (chooser, "response", G_CALLBACK (export_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+/* ---------------------------------------------------------------------- */
+/* Drag and drop                                                          */
+
+static gboolean
+drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, FmWindow *self)
+{
+  GSList *files;
+
+  if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    return FALSE;
+  files = gdk_file_list_get_files (g_value_get_boxed (value));
+  for (GSList *l = files; l != NULL; l = l->next)
+    open_file_with_password (self, l->data, NULL);
+  g_slist_free (files);
+  return files != NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* GObject                                                                */
+
+static gboolean
+fm_window_close_request (GtkWindow *window)
+{
+  FmWindow *self = FM_WINDOW (window);
+  int width, height;
+
+  gtk_window_get_default_size (window, &width, &height);
+  g_settings_set_int (self->settings, "window-width", width);
+  g_settings_set_int (self->settings, "window-height", height);
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+  return GTK_WINDOW_CLASS (fm_window_parent_class)->close_request (window);
+}
+
+static void
+fm_window_dispose (GObject *object)
+{
+  FmWindow *self = FM_WINDOW (object);
+
+  g_clear_handle_id (&self->tick_id, g_source_remove);
+  if (self->worker != NULL)
+    g_signal_handlers_disconnect_by_data (self->worker, self);
+  if (self->chooser != NULL)
+    gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
+  g_clear_object (&self->chooser);
+  gtk_widget_dispose_template (GTK_WIDGET (self), FM_TYPE_WINDOW);
+  g_clear_object (&self->worker);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->device_ids);
+  G_OBJECT_CLASS (fm_window_parent_class)->dispose (object);
+}
+
+static void
+fm_window_finalize (GObject *object)
+{
+  FmWindow *self = FM_WINDOW (object);
+
+  g_free (self->last_error);
+  g_free (self->status_text);
+  g_free (self->progress_text);
+  G_OBJECT_CLASS (fm_window_parent_class)->finalize (object);
+}
+
+static void
+fm_window_class_init (FmWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = fm_window_dispose;
+  object_class->finalize = fm_window_finalize;
+  GTK_WINDOW_CLASS (klass)->close_request = fm_window_close_request;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/io/github/formulate/Formulate/ui/fm-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, header_bar);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, thumbnails_button);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, page_box);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, page_entry);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, page_count_label);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, export_button);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, device_dropdown);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, recognize_button);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, main_stack);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, recent_list);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, tab_view);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, status_label);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, progress_box);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, progress_label);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, progress_bar);
+
+  gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
+  gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.recognize", NULL, recognize_action);
+  gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.fit-width", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.show-thumbnails", NULL, thumbnails_action);
+  gtk_widget_class_install_action (widget_class, "win.delete-region", NULL, delete_region_action);
+  gtk_widget_class_install_action (widget_class, "win.copy-all", NULL, copy_all_action);
+  gtk_widget_class_install_action (widget_class, "win.close-tab", NULL, close_tab_action);
+  gtk_widget_class_install_action (widget_class, "win.go-to-page", NULL, go_to_page_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_equal, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Add, GDK_CONTROL_MASK, "win.zoom-in", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "win.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "win.zoom-out", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.fit-width", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.show-thumbnails", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close-tab", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.go-to-page", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.recognize", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
+}
+
+static void
+fm_window_init (FmWindow *self)
+{
+  GtkListItemFactory *factory;
+  GtkDropTarget *drop;
+
+  g_type_ensure (FM_TYPE_DOCUMENT_TAB);
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  factory = gtk_signal_list_item_factory_new ();
+  g_signal_connect (factory, "setup", G_CALLBACK (device_setup), self);
+  g_signal_connect (factory, "bind", G_CALLBACK (device_bind), self);
+  gtk_drop_down_set_factory (GTK_DROP_DOWN (self->device_dropdown), factory);
+  g_object_unref (factory);
+  g_signal_connect (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected), self);
+
+  g_signal_connect (self->tab_view, "notify::selected-page", G_CALLBACK (selected_page_changed), self);
+  g_signal_connect (self->tab_view, "notify::n-pages", G_CALLBACK (n_pages_changed), self);
+  g_signal_connect (self->page_entry, "activate", G_CALLBACK (page_entry_activate), self);
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
+                           G_CALLBACK (update_recent), self, G_CONNECT_SWAPPED);
+}
+
+FmWindow *
+fm_window_new (FmApplication *application)
+{
+  FmWindow *self = g_object_new (FM_TYPE_WINDOW, "application", application, NULL);
+
+  self->application = application;
+  self->settings = g_object_ref (fm_application_get_settings (application));
+  self->worker = g_object_ref (fm_application_get_worker (application));
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->thumbnails_button),
+                                g_settings_get_boolean (self->settings, "show-thumbnails"));
+
+  g_signal_connect (self->worker, "state-changed", G_CALLBACK (worker_state_changed), self);
+  g_signal_connect (self->worker, "progress", G_CALLBACK (worker_progress), self);
+  g_signal_connect (self->worker, "runtime-changed", G_CALLBACK (worker_progress), self);
+  g_signal_connect (self->worker, "model-failed", G_CALLBACK (worker_model_failed), self);
+  g_signal_connect (self->worker, "model-loaded", G_CALLBACK (worker_model_loaded), self);
+  g_signal_connect (self->worker, "fell-back", G_CALLBACK (worker_fell_back), self);
+  g_signal_connect (self->worker, "devices-changed", G_CALLBACK (worker_devices_changed), self);
+  worker_devices_changed (self->worker, self);
+  if (fm_engine_worker_get_load_error (self->worker) != NULL)
+    remember_error (self, fm_engine_worker_get_load_error (self->worker));
+
+  update_recent (self);
+  update_title (self);
+  update_page_entry (self);
+  update_actions (self);
+  update_status (self);
+  return self;
+}
+
+const char *
+fm_window_get_last_error (FmWindow *self)
+{
+  return self->last_error;
+}
+
+const char *
+fm_window_get_status_text (FmWindow *self)
+{
+  return self->status_text;
+}
+
+const char *
+fm_window_get_progress_text (FmWindow *self)
+{
+  return self->progress_text;
+}

@@ -1,0 +1,32 @@
+/* fm-window.h - the main window: open PDFs, pages, formulas, results, export. */
+#pragma once
+
+#include <adwaita.h>
+
+#include "fm-application.h"
+#include "fm-document-tab.h"
+
+G_BEGIN_DECLS
+
+#define FM_TYPE_WINDOW (fm_window_get_type ())
+G_DECLARE_FINAL_TYPE (FmWindow, fm_window, FM, WINDOW, AdwApplicationWindow)
+
+FmWindow      *fm_window_new (FmApplication *application);
+/* Opens each file in its own tab (already open ones are shown instead). */
+void           fm_window_open_files (FmWindow *self, GFile **files, int n_files);
+/* The tab on show, or NULL when none is open. */
+FmDocumentTab *fm_window_get_current_tab (FmWindow *self);
+guint          fm_window_get_n_tabs (FmWindow *self);
+/* The message of the last error shown to the user (toast or dialog), for tests. */
+const char    *fm_window_get_last_error (FmWindow *self);
+/* The text of the status line and of the progress label. */
+const char    *fm_window_get_status_text (FmWindow *self);
+const char    *fm_window_get_progress_text (FmWindow *self);
+/* Writes the current document's results to file in format ("latex",
+ * "markdown", "json"), as the export dialog does. */
+gboolean       fm_window_export_to_file (FmWindow    *self,
+                                         GFile       *file,
+                                         const char  *format,
+                                         GError     **error);
+
+G_END_DECLS

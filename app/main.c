@@ -1,0 +1,19 @@
+/* main.c - the formulate desktop application. */
+#include <glib/gi18n.h>
+#include <locale.h>
+
+#include "fm-application.h"
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(FmApplication) app = NULL;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, FM_LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  app = fm_application_new ();
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}
