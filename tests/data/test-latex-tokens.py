@@ -63,6 +63,8 @@ def unit():
     check(norm("\\begin{array}{cc} {a} & {b+c} \\end{array}") ==
           "\\begin{array}{cc}a&b+c\\end{array}", "array spec and cell groups")
     check(norm("\\sqrt[3]{x}") == "\\sqrt[3]{x}", "optional argument")
+    check(norm("\\begin{split}a&=b\\\\&=c\\end{split}") ==
+          "\\begin{aligned}a&=b\\\\&=c\\end{aligned}", "split renders as aligned")
     drops("\\foo x", "unknown_command")
     drops("{x", "parse")
     drops("x}", "parse")
