@@ -1,8 +1,10 @@
 /* fm-document.c - a PDF opened with Poppler behind one mutex. */
 #include "fm-document.h"
 
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 G_DEFINE_QUARK (fm-document-error-quark, fm_document_error)
 
@@ -64,11 +66,54 @@ has_pdf_header (GBytes *bytes)
   return FALSE;
 }
 
-FmDocument *
-fm_document_new_for_bytes (GBytes     *bytes,
-                           const char *name,
-                           const char *password,
-                           GError    **error)
+/* Poppler 22.x's poppler_document_new_from_bytes() retries a failed password
+ * on a stream the first attempt already freed (a use-after-free that crashes
+ * on every wrong password). The file-based constructor reopens the file for
+ * the retry, so with a password we go through a file. */
+static PopplerDocument *
+open_poppler (GBytes     *bytes,
+              const char *local_path,
+              const char *password,
+              GError    **error)
+{
+  g_autofree char *tmp_path = NULL;
+  g_autofree char *uri = NULL;
+  PopplerDocument *doc;
+
+  if (password == NULL || password[0] == '\0')
+    return poppler_document_new_from_bytes (bytes, NULL, error);
+
+  if (local_path == NULL)
+    {
+      gsize size;
+      const char *data = g_bytes_get_data (bytes, &size);
+      int fd = g_file_open_tmp ("formulate-XXXXXX.pdf", &tmp_path, error);
+      gboolean ok;
+
+      if (fd < 0)
+        return NULL;
+      close (fd);
+      ok = g_file_set_contents (tmp_path, data, (gssize) size, error);
+      if (!ok)
+        {
+          g_unlink (tmp_path);
+          return NULL;
+        }
+      local_path = tmp_path;
+    }
+  uri = g_filename_to_uri (local_path, NULL, error);
+  doc = uri ? poppler_document_new_from_file (uri, password, error) : NULL;
+  if (tmp_path)
+    g_unlink (tmp_path);
+  return doc;
+}
+
+static FmDocument *
+document_new (GBytes     *bytes,
+              const char *local_path,
+              const char *name,
+              const char *password,
+              GError    **error)
 {
   g_autoptr(GError) local_error = NULL;
   PopplerDocument *poppler;
@@ -92,7 +137,7 @@ fm_document_new_for_bytes (GBytes     *bytes,
       return NULL;
     }
 
-  poppler = poppler_document_new_from_bytes (bytes, password, &local_error);
+  poppler = open_poppler (bytes, local_path, password, &local_error);
   if (poppler == NULL)
     {
       if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
@@ -131,6 +176,15 @@ fm_document_new_for_bytes (GBytes     *bytes,
 }
 
 FmDocument *
+fm_document_new_for_bytes (GBytes     *bytes,
+                           const char *name,
+                           const char *password,
+                           GError    **error)
+{
+  return document_new (bytes, NULL, name, password, error);
+}
+
+FmDocument *
 fm_document_new_for_file (GFile        *file,
                           const char   *password,
                           GCancellable *cancellable,
@@ -140,6 +194,7 @@ fm_document_new_for_file (GFile        *file,
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autofree char *name = NULL;
+  g_autofree char *local_path = NULL;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
@@ -175,6 +230,7 @@ fm_document_new_for_file (GFile        *file,
         }
       bytes = g_mapped_file_get_bytes (mapped);
       g_mapped_file_unref (mapped);
+      local_path = g_steal_pointer (&path);
     }
   else
     {
@@ -190,7 +246,7 @@ fm_document_new_for_file (GFile        *file,
       bytes = g_bytes_new_take (contents, length);
     }
 
-  return fm_document_new_for_bytes (bytes, name, password, error);
+  return document_new (bytes, local_path, name, password, error);
 }
 
 FmDocument *

@@ -1,0 +1,526 @@
+/* test-pdf.c - the PDF library: documents, rendering, page ranges, detection. */
+#include "fm-detect.h"
+#include "fm-document.h"
+#include "fm-export.h"
+#include "fm-fonts.h"
+#include "fm-pages.h"
+#include "fm-render.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *
+src_path (const char *rel)
+{
+  return g_build_filename (FM_TEST_SRCDIR, rel, NULL);
+}
+
+static FmDocument *
+open_fixture (const char *rel, const char *password, GError **error)
+{
+  g_autofree char *path = src_path (rel);
+  return fm_document_new_for_path (path, password, error);
+}
+
+static void
+test_scale_rule (void)
+{
+  g_assert_cmpfloat_with_epsilon (fm_render_scale_for_font (10.0, 20), 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fm_render_scale_for_font (8.0, 20), 2.5, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fm_render_scale_for_font (12.0, 24), 2.0, 1e-12);
+  /* Garbage sizes fall back to 10 pt, a bad em to the model default. */
+  g_assert_cmpfloat_with_epsilon (fm_render_scale_for_font (0.0, 20), 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fm_render_scale_for_font (NAN, 20), 2.0, 1e-12);
+  g_assert_cmpfloat_with_epsilon (fm_render_scale_for_font (10.0, 0), FM_RENDER_DEFAULT_EM_PX / 10.0, 1e-12);
+}
+
+static void
+test_render_page_and_crop (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/truth-1-00.pdf", NULL, &error);
+  cairo_surface_t *s;
+  FmRect rect = { 100, 100, 150.5, 120 };
+  g_autoptr(FmGrayImage) gray = NULL;
+  double w, h;
+  guint64 dark = 0;
+
+  g_assert_no_error (error);
+  g_assert_cmpint (fm_document_get_n_pages (doc), ==, 1);
+  g_assert_true (fm_document_get_page_size (doc, 0, &w, &h, &error));
+  g_assert_cmpfloat_with_epsilon (w, 612, 0.01);
+  g_assert_cmpfloat_with_epsilon (h, 792, 0.01);
+
+  s = fm_render_page_rect (doc, 0, NULL, 0.5, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cairo_image_surface_get_width (s), ==, 306);
+  g_assert_cmpint (cairo_image_surface_get_height (s), ==, 396);
+  cairo_surface_destroy (s);
+
+  gray = fm_render_page_rect_gray (doc, 0, &rect, 2.0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gray->width, ==, 101);
+  g_assert_cmpint (gray->height, ==, 40);
+
+  /* The whole page in gray: white margins, some ink. */
+  g_clear_pointer (&gray, fm_gray_image_free);
+  gray = fm_render_page_rect_gray (doc, 0, NULL, 1.0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gray->pixels[0], ==, 255);
+  for (int i = 0; i < gray->width * gray->height; i++)
+    dark += gray->pixels[i] < 128;
+  g_assert_cmpuint (dark, >, 1000);
+
+  g_assert_null (fm_render_page_rect (doc, 0, &rect, -1, &error));
+  g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER);
+  g_clear_error (&error);
+  g_assert_null (fm_render_page_rect (doc, 3, NULL, 1, &error));
+  g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_PAGE_RANGE);
+  g_clear_error (&error);
+  g_assert_cmpstr (fm_document_get_name (doc), !=, NULL);
+  {
+    g_autofree char *title = fm_document_dup_title (doc);
+    g_assert_cmpstr (title, ==, "Formulate detection truth truth-1-00");
+  }
+}
+
+static void
+test_render_pixel_cap (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/bad/pdf/huge-page.pdf", NULL, &error);
+  double w, h, scale;
+  cairo_surface_t *s;
+
+  g_assert_no_error (error);
+  g_assert_true (fm_document_get_page_size (doc, 0, &w, &h, &error));
+  g_assert_cmpfloat (w, ==, 14400);
+  /* 200 x 200 inches at 1 px/pt is 207 M pixels: refused, not allocated. */
+  g_assert_null (fm_render_page_rect (doc, 0, NULL, 1.0, &error));
+  g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER);
+  g_clear_error (&error);
+  scale = fm_render_fit_scale (w, h, 1.0);
+  g_assert_cmpfloat (scale, <, 1.0);
+  g_assert_cmpfloat (scale, >, 0.1);
+  s = fm_render_page_rect (doc, 0, NULL, scale, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint ((gint64) cairo_image_surface_get_width (s) * cairo_image_surface_get_height (s), <=, FM_RENDER_MAX_PIXELS);
+  cairo_surface_destroy (s);
+}
+
+static void
+test_rotation (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/rotated-90.pdf", NULL, &error);
+  cairo_surface_t *s;
+  double w, h;
+
+  g_assert_no_error (error);
+  g_assert_true (fm_document_get_page_size (doc, 0, &w, &h, &error));
+  /* /Rotate 90 on a letter page: displayed landscape. */
+  g_assert_cmpfloat_with_epsilon (w, 792, 0.01);
+  g_assert_cmpfloat_with_epsilon (h, 612, 0.01);
+  s = fm_render_page_rect (doc, 0, NULL, 0.25, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cairo_image_surface_get_width (s), ==, 198);
+  g_assert_cmpint (cairo_image_surface_get_height (s), ==, 153);
+  cairo_surface_destroy (s);
+}
+
+typedef struct {
+  const char *file;
+  int code;
+  const char *password;
+} BadCase;
+
+static void
+test_bad_inputs (void)
+{
+  const BadCase cases[] = {
+    { "tests/bad/pdf/not-a-pdf.pdf", FM_DOCUMENT_ERROR_NOT_PDF, NULL },
+    { "tests/bad/pdf/empty.pdf", FM_DOCUMENT_ERROR_NOT_PDF, NULL },
+    { "tests/bad/pdf/truncated.pdf", FM_DOCUMENT_ERROR_DAMAGED, NULL },
+    { "tests/bad/pdf/zero-pages.pdf", FM_DOCUMENT_ERROR_NO_PAGES, NULL },
+    { "tests/bad/pdf/encrypted.pdf", FM_DOCUMENT_ERROR_NEEDS_PASSWORD, NULL },
+    { "tests/bad/pdf/encrypted.pdf", FM_DOCUMENT_ERROR_NEEDS_PASSWORD, "" },
+    { "tests/bad/pdf/encrypted.pdf", FM_DOCUMENT_ERROR_WRONG_PASSWORD, "wrong" },
+    { "tests/bad/pdf", FM_DOCUMENT_ERROR_NOT_FOUND, NULL },
+    { "tests/bad/pdf/does-not-exist.pdf", FM_DOCUMENT_ERROR_NOT_FOUND, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = open_fixture (cases[i].file, cases[i].password, &error);
+
+      g_test_message ("%s", cases[i].file);
+      g_assert_null (doc);
+      g_assert_error (error, FM_DOCUMENT_ERROR, cases[i].code);
+      g_assert_null (strchr (error->message, '\n'));
+    }
+
+  /* The right password opens it. */
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FmDocument) doc = open_fixture ("tests/bad/pdf/encrypted.pdf", "secret", &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (fm_document_get_n_pages (doc), ==, 1);
+  }
+
+  /* Pages without text: a clear error from detection, not an empty result. */
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *file = i == 0 ? "tests/bad/pdf/no-text.pdf" : "tests/bad/pdf/unrenderable.pdf";
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = open_fixture (file, NULL, &error);
+      GPtrArray *regions;
+
+      g_assert_no_error (error);
+      regions = fm_detect_page (doc, 0, NULL, &error);
+      g_assert_null (regions);
+      g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_TEXT_LAYER);
+    }
+
+  if (geteuid () != 0)
+    {
+      g_autofree char *tmp = g_build_filename (g_get_tmp_dir (), "fm-test-locked.pdf", NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = NULL;
+      g_assert_true (g_file_set_contents (tmp, "%PDF-1.4\n", -1, NULL));
+      g_chmod (tmp, 0);
+      doc = fm_document_new_for_path (tmp, NULL, &error);
+      g_assert_null (doc);
+      g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND);
+      g_unlink (tmp);
+    }
+}
+
+static void
+test_bytes_fuzz_like (void)
+{
+  /* Every prefix length class of a real PDF: never a crash, always a verdict. */
+  g_autofree char *path = src_path ("tests/fixtures/pdf/truth-1-02.pdf");
+  g_autofree char *data = NULL;
+  gsize len;
+
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  for (gsize cut = 0; cut < len; cut += len / 7 + 1)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (data, cut);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = fm_document_new_for_bytes (bytes, "cut.pdf", NULL, &error);
+      g_assert_true ((doc != NULL) != (error != NULL));
+      if (doc)
+        {
+          GPtrArray *r = fm_detect_page (doc, 0, NULL, NULL);
+          if (r)
+            g_ptr_array_unref (r);
+        }
+    }
+}
+
+static void
+test_pages_parse (void)
+{
+  g_autoptr(GError) error = NULL;
+  GArray *p = fm_pages_parse ("1-3,7", 10, &error);
+  const char *bad[] = { "x", "0", "11", "3-2", "1,,2", "1-2-3", "", "2-x" };
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->len, ==, 4);
+  g_assert_cmpint (g_array_index (p, int, 0), ==, 0);
+  g_assert_cmpint (g_array_index (p, int, 3), ==, 6);
+  g_array_unref (p);
+
+  p = fm_pages_parse ("9-, 2,2", 10, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p->len, ==, 3);
+  g_assert_cmpint (g_array_index (p, int, 0), ==, 1);
+  g_assert_cmpint (g_array_index (p, int, 2), ==, 9);
+  g_array_unref (p);
+
+  p = fm_pages_parse (NULL, 3, &error);
+  g_assert_cmpuint (p->len, ==, 3);
+  g_array_unref (p);
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) e = NULL;
+      g_test_message ("'%s'", bad[i]);
+      g_assert_null (fm_pages_parse (bad[i], 10, &e));
+      g_assert_error (e, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_PAGE_RANGE);
+    }
+}
+
+static void
+test_font_rules (void)
+{
+  g_assert_cmpstr (fm_font_strip_subset ("ABCDEF+CMMI10"), ==, "CMMI10");
+  g_assert_cmpstr (fm_font_strip_subset ("Abcdef+CMMI10"), ==, "Abcdef+CMMI10");
+  g_assert_true (fm_font_is_math_pdfmathtranslate ("XYZABC+CMSY10"));
+  g_assert_false (fm_font_is_math_pdfmathtranslate ("XYZABC+CMR10"));
+  g_assert_true (fm_font_is_math_pdfmathtranslate ("NimbusRomNo9L-ReguItal"));
+  g_assert_cmpint (fm_font_classify ("ABCDEF+CMMI10"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+CMR10"), ==, FM_FONT_TEXT);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+CMTI10"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("LatinModernMath-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("CambriaMath"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("Cambria"), ==, FM_FONT_TEXT);
+  g_assert_cmpint (fm_font_classify ("STIXTwoMath-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("NimbusRomNo9L-ReguItal"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("LMRoman10-Italic"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("LMMathItalic10-Regular"), ==, FM_FONT_MATH);
+  g_assert_true (fm_char_is_math_symbol (0x2211));  /* ∑ */
+  g_assert_true (fm_char_is_math_symbol (0x03B1));  /* α */
+  g_assert_false (fm_char_is_math_symbol ('a'));
+  g_assert_true (fm_char_is_neutral ('7'));
+  g_assert_true (fm_word_is_math_function ("sin"));
+  g_assert_false (fm_word_is_math_function ("sine"));
+}
+
+/* Detection against the truth files of the committed fixtures. The floors sit
+ * below what bench/detect measures, so a regression fails here first. */
+static void
+score_fixture (const char *name, int *matched, int *predicted, int *truth)
+{
+  g_autofree char *pdf_rel = g_strdup_printf ("tests/fixtures/pdf/%s.pdf", name);
+  g_autofree char *truth_path = g_strdup_printf ("%s/tests/fixtures/pdf/%s.truth.json", FM_TEST_SRCDIR, name);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture (pdf_rel, NULL, &error);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonArray *tr;
+  GPtrArray *all = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+
+  g_assert_no_error (error);
+  g_assert_true (json_parser_load_from_file (parser, truth_path, &error));
+  tr = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "regions");
+  for (int p = 0; p < fm_document_get_n_pages (doc); p++)
+    {
+      GPtrArray *r = fm_detect_page (doc, p, NULL, &error);
+      g_assert_no_error (error);
+      for (guint i = 0; i < r->len; i++)
+        {
+          FmRegion *reg = r->pdata[i];
+          g_assert_nonnull (reg->text);
+          g_assert_cmpfloat (reg->font_size, >, 3);
+          g_ptr_array_add (all, fm_region_copy (reg));
+        }
+      g_ptr_array_unref (r);
+    }
+  for (int kind = 0; kind < 2; kind++)
+    {
+      const char *kname = fm_region_kind_to_string (kind);
+      gboolean *used = g_new0 (gboolean, all->len + 1);
+      for (guint t = 0; t < json_array_get_length (tr); t++)
+        {
+          JsonObject *o = json_array_get_object_element (tr, t);
+          JsonArray *b = json_object_get_array_member (o, "box");
+          FmRect box = { json_array_get_double_element (b, 0), json_array_get_double_element (b, 1),
+                         json_array_get_double_element (b, 2), json_array_get_double_element (b, 3) };
+          int page = (int) json_object_get_int_member (o, "page") - 1;
+          int best = -1;
+          double best_iou = 0.5;
+          if (strcmp (json_object_get_string_member (o, "kind"), kname) != 0)
+            continue;
+          truth[kind]++;
+          for (guint k = 0; k < all->len; k++)
+            {
+              FmRegion *reg = all->pdata[k];
+              double v;
+              if (used[k] || (int) reg->kind != kind || reg->page != page)
+                continue;
+              v = fm_rect_iou (&box, &reg->box);
+              if (v >= best_iou)
+                {
+                  best_iou = v;
+                  best = (int) k;
+                }
+            }
+          if (best >= 0)
+            {
+              used[best] = TRUE;
+              matched[kind]++;
+            }
+        }
+      for (guint k = 0; k < all->len; k++)
+        if ((int) ((FmRegion *) all->pdata[k])->kind == kind)
+          predicted[kind]++;
+      g_free (used);
+    }
+  g_ptr_array_unref (all);
+}
+
+static void
+test_detect_fixtures (void)
+{
+  const char *names[] = { "truth-1-00", "truth-1-01", "truth-1-02", "truth-1-03", "truth-1-04" };
+  int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
+  double dp, dr, ip, ir;
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    score_fixture (names[i], matched, predicted, truth);
+  dp = (double) matched[0] / MAX (predicted[0], 1);
+  dr = (double) matched[0] / MAX (truth[0], 1);
+  ip = (double) matched[1] / MAX (predicted[1], 1);
+  ir = (double) matched[1] / MAX (truth[1], 1);
+  g_test_message ("fixtures: display P %.3f R %.3f (%d truth), inline P %.3f R %.3f (%d truth)",
+                  dp, dr, truth[0], ip, ir, truth[1]);
+  g_assert_cmpint (truth[0], >, 10);
+  g_assert_cmpint (truth[1], >, 20);
+  g_assert_cmpfloat (dp, >=, 0.85);
+  g_assert_cmpfloat (dr, >=, 0.85);
+  g_assert_cmpfloat (ip, >=, 0.70);
+  g_assert_cmpfloat (ir, >=, 0.70);
+}
+
+static void
+test_detect_baseline_rule_differs (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/truth-1-01.pdf", NULL, &error);
+  FmDetectOptions opts = fm_detect_default_options ();
+  GPtrArray *full, *base;
+
+  g_assert_no_error (error);
+  full = fm_detect_page (doc, 0, &opts, &error);
+  opts.rule = FM_DETECT_RULE_PDFMATHTRANSLATE;
+  opts.refine_with_bitmap = FALSE;
+  base = fm_detect_page (doc, 0, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (full->len, >, 0);
+  g_assert_cmpuint (base->len, >, 0);
+  g_ptr_array_unref (full);
+  g_ptr_array_unref (base);
+}
+
+static void
+test_crop_scale (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/truth-1-00.pdf", NULL, &error);
+  GPtrArray *r = fm_detect_page (doc, 0, NULL, &error);
+  FmRegion *first;
+  g_autoptr(FmGrayImage) crop = NULL;
+  double scale;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (r->len, >, 0);
+  first = r->pdata[0];
+  scale = fm_region_crop_scale (first, 20);
+  g_assert_cmpfloat_with_epsilon (scale, 20.0 / first->font_size, 1e-9);
+  crop = fm_region_render_crop (doc, first, 20, 0.0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (crop->width, ==, (int) ceil ((first->box.x1 - first->box.x0) * scale - 1e-6));
+  g_ptr_array_unref (r);
+}
+
+static void
+test_export (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/truth-1-01.pdf", NULL, &error);
+  g_autoptr(FmExportJob) job = fm_export_job_new ("truth-1-01.pdf");
+  GPtrArray *r = fm_detect_page (doc, 0, NULL, &error);
+  g_autofree char *tex = NULL, *md = NULL, *json = NULL;
+  int page = 0;
+
+  g_assert_no_error (error);
+  g_array_append_val (job->pages, page);
+  g_ptr_array_add (job->page_notes, NULL);
+  for (guint i = 0; i < r->len; i++)
+    {
+      FmRegion *reg = fm_region_copy (r->pdata[i]);
+      if (i == 0)
+        reg->latex = g_strdup ("\\frac{a}{b}");
+      else if (i == 1)
+        reg->latex = g_strdup ("\\frac{a}{b");   /* unbalanced: must become a comment */
+      g_ptr_array_add (job->regions, reg);
+    }
+  g_ptr_array_unref (r);
+  tex = fm_export_to_string (job, doc, FM_EXPORT_TEX, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (tex, "\\begin{document}"));
+  g_assert_nonnull (strstr (tex, "% unbalanced LaTeX: \\frac{a}{b\n"));
+  md = fm_export_to_string (job, doc, FM_EXPORT_MARKDOWN, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (md, "$$"));
+  json = fm_export_to_string (job, doc, FM_EXPORT_JSON, &error);
+  g_assert_nonnull (strstr (json, "\"latex\" : \"\\\\frac{a}{b}\""));
+
+  g_assert_true (fm_export_latex_is_balanced ("\\left( x \\right)"));
+  g_assert_true (fm_export_latex_is_balanced ("\\{ a \\}"));
+  g_assert_false (fm_export_latex_is_balanced ("\\left( x"));
+  g_assert_false (fm_export_latex_is_balanced ("}{"));
+  g_assert_false (fm_export_latex_is_balanced ("a $ b"));
+  g_assert_false (fm_export_latex_is_balanced ("\\begin{matrix} a"));
+}
+
+/* Several threads on one document: the document lock serialises Poppler. */
+static gpointer
+render_worker (gpointer data)
+{
+  FmDocument *doc = data;
+  for (int i = 0; i < 4; i++)
+    {
+      FmRect rect = { 50.0 + i * 10, 100, 300, 200 };
+      FmGrayImage *g = fm_render_page_rect_gray (doc, 0, &rect, 1.5, NULL);
+      g_assert_nonnull (g);
+      fm_gray_image_free (g);
+      g_ptr_array_unref (fm_detect_page (doc, 0, NULL, NULL));
+    }
+  return NULL;
+}
+
+static void
+on_rendered (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GError *error = NULL;
+  cairo_surface_t *s = fm_render_page_rect_finish (FM_DOCUMENT (source), result, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (cairo_image_surface_get_width (s), ==, 153);
+  cairo_surface_destroy (s);
+  g_main_loop_quit (user_data);
+}
+
+static void
+test_threads_and_async (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/truth-1-02.pdf", NULL, &error);
+  GThread *threads[3];
+  GMainLoop *loop = g_main_loop_new (NULL, FALSE);
+
+  g_assert_no_error (error);
+  for (int i = 0; i < 3; i++)
+    threads[i] = g_thread_new ("render", render_worker, doc);
+  for (int i = 0; i < 3; i++)
+    g_thread_join (threads[i]);
+
+  fm_render_page_rect_async (doc, 0, NULL, 0.25, NULL, on_rendered, loop);
+  g_main_loop_run (loop);
+  g_main_loop_unref (loop);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pdf/render/scale-rule", test_scale_rule);
+  g_test_add_func ("/pdf/render/page-and-crop", test_render_page_and_crop);
+  g_test_add_func ("/pdf/render/pixel-cap", test_render_pixel_cap);
+  g_test_add_func ("/pdf/render/rotation", test_rotation);
+  g_test_add_func ("/pdf/document/bad-inputs", test_bad_inputs);
+  g_test_add_func ("/pdf/document/truncated-bytes", test_bytes_fuzz_like);
+  g_test_add_func ("/pdf/pages/parse", test_pages_parse);
+  g_test_add_func ("/pdf/detect/font-rules", test_font_rules);
+  g_test_add_func ("/pdf/detect/fixtures", test_detect_fixtures);
+  g_test_add_func ("/pdf/detect/baseline-rule", test_detect_baseline_rule_differs);
+  g_test_add_func ("/pdf/detect/crop-scale", test_crop_scale);
+  g_test_add_func ("/pdf/export/formats", test_export);
+  g_test_add_func ("/pdf/document/threads-and-async", test_threads_and_async);
+  return g_test_run ();
+}
