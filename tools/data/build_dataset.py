@@ -370,6 +370,15 @@ def main(argv=None):
         for f in list(FONT_WEIGHTS):
             if f not in args.fonts.split(","):
                 del FONT_WEIGHTS[f]
+    have_fonts = render_batch.available_fonts()
+    for f in list(FONT_WEIGHTS):
+        if f not in have_fonts:
+            log("font set-up %s not installed (%s missing), left out" %
+                (f, render_batch.FONT_REQUIRES[f]))
+            del FONT_WEIGHTS[f]
+    if not FONT_WEIGHTS:
+        log("no font set-up available: is pdflatex installed?")
+        return 1
     render_crops = args.render_crops or render_batch.find_render_crops()
     if not render_crops:
         log("render-crops not found: build it (ninja -C build-data tools/render-crops) "

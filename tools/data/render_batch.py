@@ -28,6 +28,9 @@ FONT_SETS = {
              "\\usepackage{sansmath}\\renewcommand{\\familydefault}{\\sfdefault}"
              "\\AtBeginDocument{\\sansmath}"),
 }
+# the package each set-up needs beyond texlive-latex-base/-recommended
+FONT_REQUIRES = {"cm": "fix-cm.sty", "lm": "lmodern.sty", "times": "mathptmx.sty",
+                 "palatino": "mathpazo.sty", "sans": "sansmath.sty"}
 FONT_NAMES = list(FONT_SETS)
 STYLES = ["inline", "display"]
 FONT_SIZES = [9, 10, 11, 12]
@@ -48,6 +51,21 @@ def find_render_crops():
         if os.access(p, os.X_OK):
             return p
     return shutil.which("render-crops")
+
+
+def available_fonts():
+    """Font set-ups whose packages this TeX installation has (Debian's lmodern
+    is only a Recommends of texlive-base)."""
+    have = []
+    for name in FONT_NAMES:
+        r = subprocess.run(["kpsewhich", FONT_REQUIRES[name]], capture_output=True, text=True)
+        if r.returncode == 0 and r.stdout.strip():
+            have.append(name)
+    return have
+
+
+class PreambleError(RuntimeError):
+    pass
 
 
 def tex_document(formulas, styles, font, size_pt):
@@ -100,7 +118,9 @@ def _run_pdflatex(workdir, formulas, styles, font, size_pt):
                     finished = True
                 continue
             if line.startswith("! ") or line.startswith("Missing character"):
-                if current is not None and current < len(formulas):
+                if current is None:
+                    raise PreambleError("pdflatex preamble (%s): %s" % (font, line))
+                if current < len(formulas):
                     failed.add(current)
     fatal = None
     if not finished:
