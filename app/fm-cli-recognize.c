@@ -1,0 +1,373 @@
+/* fm-cli-recognize.c - `formulate-cli recognize` and `--list-devices`. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fe.h"
+#include "fm-cli.h"
+#include "fm-png.h"
+
+#define FM_MODEL_FILE "formulate-v1.safetensors"
+
+static volatile sig_atomic_t fm_interrupted;
+
+static void
+fm_on_sigint (int sig)
+{
+  (void) sig;
+  fm_interrupted = 1;
+}
+
+static bool
+fm_should_abort (void *user_data)
+{
+  (void) user_data;
+  return fm_interrupted != 0;
+}
+
+static double
+fm_now_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* JSON string with the escapes RFC 8259 requires. */
+static void
+fm_json_string (FILE *out, const char *s)
+{
+  fputc ('"', out);
+  for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
+    {
+      switch (*p)
+        {
+        case '"': fputs ("\\\"", out); break;
+        case '\\': fputs ("\\\\", out); break;
+        case '\n': fputs ("\\n", out); break;
+        case '\r': fputs ("\\r", out); break;
+        case '\t': fputs ("\\t", out); break;
+        default:
+          if (*p < 0x20)
+            fprintf (out, "\\u%04x", *p);
+          else
+            fputc (*p, out);
+        }
+    }
+  fputc ('"', out);
+}
+
+static bool
+fm_parse_int (const char *s, int min, int max, int *out)
+{
+  char *end;
+  errno = 0;
+  long v = strtol (s, &end, 10);
+  if (errno || end == s || *end || v < min || v > max)
+    return false;
+  *out = (int) v;
+  return true;
+}
+
+static bool
+fm_file_exists (const char *path)
+{
+  return access (path, R_OK) == 0;
+}
+
+/* --model, else $FORMULATE_MODEL, else the installed model, else the source
+ * tree's data/models/ (so a build runs before `ninja install`). NULL when
+ * none exists; `looked` then lists the places. */
+static const char *
+fm_find_model (const char *option, char *buf, size_t size, char *looked, size_t looked_size)
+{
+  if (option)
+    return option;
+  const char *env = getenv ("FORMULATE_MODEL");
+  if (env && *env)
+    return env;
+  snprintf (buf, size, "%s/models/%s", FM_DATADIR, FM_MODEL_FILE);
+  if (fm_file_exists (buf))
+    return buf;
+  char source[PATH_MAX];
+  snprintf (source, sizeof source, "%s/models/%s", FM_SOURCE_DATADIR, FM_MODEL_FILE);
+  if (fm_file_exists (source))
+    {
+      snprintf (buf, size, "%s", source);
+      return buf;
+    }
+  snprintf (looked, looked_size, "%s/models/%s, %s", FM_DATADIR, FM_MODEL_FILE, source);
+  return NULL;
+}
+
+static const char *
+fm_precision_name (fe_precision p)
+{
+  switch (p)
+    {
+    case FE_PRECISION_FP32: return "fp32";
+    case FE_PRECISION_FP16: return "fp16";
+    case FE_PRECISION_BF16: return "bf16";
+    case FE_PRECISION_AUTO: return "auto";
+    default: return "?";
+    }
+}
+
+static void
+fm_recognize_usage (FILE *out)
+{
+  fprintf (out,
+           "Usage: formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
+           "                               [--beam N] [--threads N] [--max-tokens N] [--json]\n");
+}
+
+int
+fm_cli_recognize (int argc, char **argv)
+{
+  static const struct option options[] = {
+    { "model", required_argument, NULL, 'm' },
+    { "device", required_argument, NULL, 'd' },
+    { "beam", required_argument, NULL, 'b' },
+    { "threads", required_argument, NULL, 't' },
+    { "max-tokens", required_argument, NULL, 'n' },
+    { "json", no_argument, NULL, 'j' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *model_opt = NULL, *device = "auto";
+  int beam = 1, threads = 0, max_tokens = 0;
+  bool json = false;
+  int c;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "m:d:b:t:n:jh", options, NULL)) != -1)
+    {
+      switch (c)
+        {
+        case 'm': model_opt = optarg; break;
+        case 'd': device = optarg; break;
+        case 'b':
+          if (!fm_parse_int (optarg, 1, 32, &beam))
+            {
+              fprintf (stderr, "formulate-cli: --beam wants a number from 1 to 32, not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 't':
+          if (!fm_parse_int (optarg, 0, 1024, &threads))
+            {
+              fprintf (stderr, "formulate-cli: --threads wants a number from 0 to 1024, not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'n':
+          if (!fm_parse_int (optarg, 0, 100000, &max_tokens))
+            {
+              fprintf (stderr, "formulate-cli: --max-tokens wants a number, not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'j': json = true; break;
+        case 'h':
+          fm_recognize_usage (stdout);
+          return FM_EXIT_OK;
+        default:
+          fprintf (stderr, "formulate-cli recognize: unknown or incomplete option '%s'\n",
+                   argv[optind - 1]);
+          return FM_EXIT_USAGE;
+        }
+    }
+  int n_images = argc - optind;
+  if (n_images < 1)
+    {
+      fprintf (stderr, "formulate-cli recognize: no image given (formulate-cli recognize IMAGE.png)\n");
+      return FM_EXIT_USAGE;
+    }
+
+  /* Images first: a typo in a file name should not wait for a model load. */
+  FmPngImage *pngs = calloc ((size_t) n_images, sizeof *pngs);
+  FeImage *images = calloc ((size_t) n_images, sizeof *images);
+  FeResult *results = calloc ((size_t) n_images, sizeof *results);
+  if (!pngs || !images || !results)
+    {
+      fprintf (stderr, "formulate-cli: out of memory\n");
+      return FM_EXIT_FAILURE;
+    }
+  int rc = FM_EXIT_OK;
+  FeContext *ctx = NULL;
+  FeState *st = NULL;
+  int loaded = 0;
+  for (int i = 0; i < n_images; i++, loaded++)
+    {
+      char err[512];
+      if (fm_png_load (argv[optind + i], &pngs[i], err, sizeof err) != 0)
+        {
+          fprintf (stderr, "formulate-cli: %s\n", err);
+          rc = FM_EXIT_INPUT;
+          goto out;
+        }
+      images[i] = (FeImage) { .data = pngs[i].data, .width = pngs[i].width,
+                              .height = pngs[i].height, .stride = pngs[i].stride,
+                              .format = pngs[i].format };
+    }
+
+  char model_buf[PATH_MAX], looked[2 * PATH_MAX + 64];
+  const char *model = fm_find_model (model_opt, model_buf, sizeof model_buf, looked, sizeof looked);
+  if (!model)
+    {
+      fprintf (stderr, "formulate-cli: no model found (looked in %s); pass --model FILE or set FORMULATE_MODEL\n",
+               looked);
+      rc = FM_EXIT_MODEL;
+      goto out;
+    }
+  FeContextParams cp = fe_context_default_params ();
+  cp.device = device;
+  cp.n_threads = threads;
+  double t0 = fm_now_ms ();
+  fe_status s = fe_context_load (model, &cp, &ctx);
+  double load_ms = fm_now_ms () - t0;
+  if (s != FE_OK)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
+      rc = s == FE_ERR_DEVICE ? FM_EXIT_DEVICE
+           : s == FE_ERR_INVALID_ARGUMENT ? FM_EXIT_USAGE : FM_EXIT_MODEL;
+      goto out;
+    }
+  if ((s = fe_state_new (ctx, &st)) != FE_OK)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
+      rc = FM_EXIT_FAILURE;
+      goto out;
+    }
+
+  struct sigaction sa;
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = fm_on_sigint;
+  sigaction (SIGINT, &sa, NULL);
+
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  rp.beam_width = beam;
+  rp.max_tokens = max_tokens;
+  rp.abort_callback = fm_should_abort;
+  s = fe_recognize (st, images, (size_t) n_images, &rp, results);
+  if (s == FE_ERR_ABORTED)
+    {
+      fprintf (stderr, "formulate-cli: interrupted\n");
+      rc = FM_EXIT_INTERRUPTED;
+      goto out;
+    }
+  if (s != FE_OK)
+    {
+      fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
+      rc = s == FE_ERR_INVALID_ARGUMENT ? FM_EXIT_INPUT : FM_EXIT_FAILURE;
+      goto out;
+    }
+
+  if (!json)
+    {
+      for (int i = 0; i < n_images; i++)
+        puts (results[i].latex);
+    }
+  else
+    {
+      FeRuntimeInfo ri;
+      fe_context_runtime_info (ctx, &ri);
+      const FeModelInfo *mi = fe_context_model_info (ctx);
+      FILE *o = stdout;
+      fputs ("{\n  \"model\": ", o);
+      fm_json_string (o, model);
+      fprintf (o, ",\n  \"model_parameters\": %llu,\n  \"device\": {\"id\": ",
+               (unsigned long long) mi->n_parameters);
+      fm_json_string (o, ri.device.id);
+      fputs (", \"name\": ", o);
+      fm_json_string (o, ri.device.name);
+      fprintf (o, ", \"precision\": \"%s\", \"fell_back\": %s, \"fallback_reason\": ",
+               fm_precision_name (ri.precision), ri.fell_back ? "true" : "false");
+      fm_json_string (o, ri.fell_back ? ri.fallback_reason : "");
+      fputs ("},\n  \"gemm_path\": ", o);
+      fm_json_string (o, ri.gemm_path);
+      fprintf (o, ",\n  \"beam\": %d,\n  \"load_ms\": %.3f,\n  \"results\": [", beam, load_ms);
+      for (int i = 0; i < n_images; i++)
+        {
+          const FeResult *r = &results[i];
+          fputs (i ? ",\n    {\"file\": " : "\n    {\"file\": ", o);
+          fm_json_string (o, argv[optind + i]);
+          fputs (", \"latex\": ", o);
+          fm_json_string (o, r->latex);
+          fprintf (o,
+                   ", \"confidence\": {\"mean\": %.6f, \"min\": %.6f}, \"tokens\": %d,"
+                   " \"hit_length_limit\": %s, \"repetition_stopped\": %s,"
+                   " \"input\": {\"width\": %d, \"height\": %d, \"scale\": %.6f},"
+                   " \"timings_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f}}",
+                   r->confidence_mean, r->confidence_min, r->n_tokens,
+                   r->hit_length_limit ? "true" : "false", r->repetition_stopped ? "true" : "false",
+                   r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
+                   r->decoder_ms);
+        }
+      fputs ("\n  ]\n}\n", o);
+    }
+  if (fflush (stdout) != 0)
+    rc = FM_EXIT_FAILURE;
+
+out:
+  for (int i = 0; i < n_images; i++)
+    fe_result_clear (&results[i]);
+  for (int i = 0; i < loaded; i++)
+    fm_png_clear (&pngs[i]);
+  fe_state_free (st);
+  fe_context_free (ctx);
+  free (pngs);
+  free (images);
+  free (results);
+  return rc;
+}
+
+static void
+fm_format_bytes (char *buf, size_t size, uint64_t bytes)
+{
+  if (bytes == 0)
+    snprintf (buf, size, "-");
+  else
+    snprintf (buf, size, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+}
+
+int
+fm_cli_list_devices (int argc, char **argv)
+{
+  (void) argc;
+  (void) argv;
+  size_t n = fe_devices_list (NULL, 0);
+  FeDeviceInfo *devs = calloc (n ? n : 1, sizeof *devs);
+  if (!devs)
+    {
+      fprintf (stderr, "formulate-cli: out of memory\n");
+      return FM_EXIT_FAILURE;
+    }
+  n = fe_devices_list (devs, n);
+  printf ("%-8s %-9s %-10s %-10s %s\n", "ID", "AVAILABLE", "MEMORY", "FREE", "NAME / DETAIL");
+  for (size_t i = 0; i < n; i++)
+    {
+      const FeDeviceInfo *d = &devs[i];
+      char total[32], free_b[32];
+      fm_format_bytes (total, sizeof total, d->total_memory);
+      fm_format_bytes (free_b, sizeof free_b, d->free_memory);
+      printf ("%-8s %-9s %-10s %-10s %s", d->id, d->available ? "yes" : "no", total, free_b,
+              d->name);
+      if (d->kind == FE_DEVICE_CUDA && d->available)
+        printf (" (compute %d.%d)", d->compute_major, d->compute_minor);
+      if (!d->available)
+        printf (": %s", d->unavailable_reason);
+      else if (d->detail[0])
+        printf (": %s", d->detail);
+      putchar ('\n');
+    }
+  free (devs);
+  return fflush (stdout) == 0 ? FM_EXIT_OK : FM_EXIT_FAILURE;
+}

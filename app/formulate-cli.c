@@ -1,0 +1,67 @@
+/* formulate-cli - the engine from the command line.
+ *
+ *   formulate-cli recognize IMAGE.png... [options]   (app/fm-cli-recognize.c)
+ *   formulate-cli pdf FILE.pdf ...                    (app/fm-cli-pdf.c, with Poppler)
+ *   formulate-cli --list-devices
+ *   formulate-cli --version
+ *
+ * Plain C on the engine and libpng, no GLib, so it runs where the GUI's
+ * libraries are not installed. Exit codes: app/fm-cli.h, docs/cli.md. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fe.h"
+#include "fm-cli.h"
+
+static void
+usage (FILE *out)
+{
+  fprintf (out,
+           "Usage:\n"
+           "  formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
+           "                [--beam N] [--threads N] [--max-tokens N] [--json]\n"
+#ifdef HAVE_PDF
+           "  formulate-cli pdf FILE.pdf ...   (formulate-cli pdf --help)\n"
+#endif
+           "  formulate-cli --list-devices\n"
+           "  formulate-cli --version\n"
+           "\n"
+           "The model is --model, else $FORMULATE_MODEL, else the installed\n"
+           "formulate-v1.safetensors. See docs/cli.md for the exit codes.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      usage (stderr);
+      return FM_EXIT_USAGE;
+    }
+  const char *cmd = argv[1];
+  if (strcmp (cmd, "--version") == 0 || strcmp (cmd, "-V") == 0)
+    {
+      printf ("formulate-cli %s (engine %s)\n", FM_VERSION, FE_VERSION_STRING);
+      return FM_EXIT_OK;
+    }
+  if (strcmp (cmd, "--help") == 0 || strcmp (cmd, "-h") == 0 || strcmp (cmd, "help") == 0)
+    {
+      usage (stdout);
+      return FM_EXIT_OK;
+    }
+  if (strcmp (cmd, "--list-devices") == 0)
+    return fm_cli_list_devices (argc - 1, argv + 1);
+  if (strcmp (cmd, "recognize") == 0)
+    return fm_cli_recognize (argc - 1, argv + 1);
+  if (strcmp (cmd, "pdf") == 0)
+    {
+#ifdef HAVE_PDF
+      return fm_cli_pdf (argc - 1, argv + 1);
+#else
+      fprintf (stderr, "formulate-cli: this build has no PDF support (Poppler was not found)\n");
+      return FM_EXIT_USAGE;
+#endif
+    }
+  fprintf (stderr, "formulate-cli: unknown command '%s' (try --help)\n", cmd);
+  return FM_EXIT_USAGE;
+}
