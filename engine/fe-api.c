@@ -1,5 +1,6 @@
 /* fe-api.c - the public API of fe.h on top of the model layer. */
 #include "fe-model.h"
+#include "fe-cuda-loader.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -213,6 +214,16 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
     if (st != FE_OK) {
         fe_context_free(ctx);
         return st;
+    }
+    /* auto: a GPU the model does not fit on (weights, arenas, KV caches for the
+     * widest beam) is passed over for the CPU. fe-cuda-loader.c; with
+     * FE_CUDA_FAKE_FREE_MB=10 this path runs on any GPU. */
+    if ((!p.device || !*p.device || strcmp(p.device, "auto") == 0) && dev != fe_cpu_device() &&
+        fe_cuda_device_fits(dev, &wf->config, p.precision, 1, FE_MAX_BEAM) != FE_OK) {
+        fell_back = true;
+        snprintf(reason, sizeof reason, "%.255s", fe_last_error());
+        fe_clear_error();
+        dev = fe_cpu_device();
     }
     st = fe_model_load(&ctx->model, wf, dev);
     if (st != FE_OK) {

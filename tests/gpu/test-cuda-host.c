@@ -285,6 +285,105 @@ test_device_fits (void)
   g_test_trap_assert_passed ();
 }
 
+/* The engine's device choice: "auto" on a GPU that has too little free memory
+ * for the model loads on the CPU instead and says why. The GPU here is a fake
+ * CUDA-kind module computing with the CPU backend and claiming 16 GiB free;
+ * FE_CUDA_FAKE_FREE_MB=10 then makes the fit check fail, as it would on a
+ * real GPU. */
+static FeBackend fake_gpu_backend;
+static FeDevice fake_gpu_device;
+
+static size_t
+fake_gpu_list (FeDeviceInfo *out, size_t max, char *reason, size_t reason_len)
+{
+  if (out && max > 0)
+    {
+      memset (out, 0, sizeof *out);
+      g_strlcpy (out->id, "fakegpu:0", sizeof out->id);
+      g_strlcpy (out->name, "fake GPU", sizeof out->name);
+      out->kind = FE_DEVICE_CUDA;
+      out->available = TRUE;
+      out->total_memory = G_GUINT64_CONSTANT (24) << 30;
+      out->free_memory = G_GUINT64_CONSTANT (16) << 30;
+      out->compute_major = 9;
+    }
+  return 1;
+}
+
+static fe_status
+fake_gpu_open (int index, FeDevice **out)
+{
+  *out = &fake_gpu_device;
+  return FE_OK;
+}
+
+static const FeBackendModule fake_gpu_module = {
+  .abi_version = FE_BACKEND_ABI_VERSION,
+  .name = "fakegpu",
+  .kind = FE_DEVICE_CUDA,
+  .list_devices = fake_gpu_list,
+  .open_device = fake_gpu_open,
+};
+
+static void
+test_auto_falls_back (void)
+{
+  g_autofree char *model = g_build_filename (g_getenv ("FE_SOURCE_ROOT"), "tests", "fixtures",
+                                             "model", "tiny.safetensors", NULL);
+  if (!g_file_test (model, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("tests/fixtures/model/tiny.safetensors is missing");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      FeDevice *cpu = fe_cpu_device ();
+      fake_gpu_backend = *cpu->backend;
+      fake_gpu_backend.name = "fakegpu";
+      fake_gpu_backend.memory_info = big_memory_info;
+      fake_gpu_device = *cpu;
+      fake_gpu_device.backend = &fake_gpu_backend;
+      g_strlcpy (fake_gpu_device.id, "fakegpu:0", sizeof fake_gpu_device.id);
+      g_assert_cmpint (fe_backend_register_module (&fake_gpu_module), ==, FE_OK);
+
+      const char *fake = g_getenv ("FE_TEST_FAKE_FREE");   /* set per run below */
+      if (fake)
+        g_setenv ("FE_CUDA_FAKE_FREE_MB", fake, TRUE);
+      else
+        g_unsetenv ("FE_CUDA_FAKE_FREE_MB");
+
+      FeContextParams cp = fe_context_default_params ();
+      FeContext *ctx = NULL;
+      FeRuntimeInfo ri;
+      fe_status st = fe_context_load (model, &cp, &ctx);
+      if (st != FE_OK)
+        g_error ("fe_context_load (auto): %s", fe_last_error ());
+      g_assert_cmpint (fe_context_runtime_info (ctx, &ri), ==, FE_OK);
+      if (fake)
+        {
+          g_assert_cmpstr (ri.device.id, ==, "cpu");
+          g_assert_true (ri.fell_back);
+          g_assert_nonnull (strstr (ri.fallback_reason, "fakegpu:0: the model needs"));
+          g_assert_nonnull (strstr (ri.fallback_reason, "10 MiB free (FE_CUDA_FAKE_FREE_MB)"));
+        }
+      else
+        {
+          g_assert_cmpstr (ri.device.id, ==, "fakegpu:0");
+          g_assert_false (ri.fell_back);
+        }
+      fe_context_free (ctx);
+
+      return;
+    }
+  g_unsetenv ("FE_TEST_FAKE_FREE");
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_setenv ("FE_TEST_FAKE_FREE", "10", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_unsetenv ("FE_TEST_FAKE_FREE");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -294,5 +393,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/host/vram-plan", test_vram_plan);
   g_test_add_func ("/gpu/host/fake-free-check", test_fake_free_check);
   g_test_add_func ("/gpu/host/device-fits", test_device_fits);
+  g_test_add_func ("/gpu/host/auto-falls-back", test_auto_falls_back);
   return g_test_run ();
 }
