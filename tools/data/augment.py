@@ -29,7 +29,7 @@ def augment(img, rng):
     """rng: numpy Generator. Applies at least one degradation."""
     pil = Image.fromarray(img)
     ops = [k for k, p in (("rotate", 0.35), ("blur", 0.45), ("resample", 0.3),
-                          ("noise", 0.45), ("jpeg", 0.4), ("binarise", 0.2))
+                          ("noise", 0.45), ("jpeg", 0.4), ("binarise", 0.15))
            if rng.random() < p]
     if not ops:
         ops = [str(rng.choice(["blur", "noise", "jpeg"]))]
@@ -41,7 +41,7 @@ def augment(img, rng):
         pil = pil.rotate(float(rng.uniform(-1.5, 1.5)), resample=Image.BICUBIC, expand=True,
                          fillcolor=255)
     if "resample" in ops:
-        f = float(rng.uniform(0.5, 0.85))
+        f = float(rng.uniform(0.6, 0.9))
         small = pil.resize((max(1, int(pil.width * f)), max(1, int(pil.height * f))),
                            Image.BILINEAR)
         pil = small.resize(pil.size, Image.BILINEAR)
@@ -53,7 +53,9 @@ def augment(img, rng):
         return None, ops
     a = a.astype(np.float32)
     if "noise" in ops:
-        a = a + rng.normal(0.0, float(rng.uniform(3, 18)), a.shape)
+        # binarised noise is speckle all over: keep it faint then
+        sigma = float(rng.uniform(2, 6)) if "binarise" in ops else float(rng.uniform(3, 18))
+        a = a + rng.normal(0.0, sigma, a.shape)
         # a slightly grey paper, as on scans
         a = a - float(rng.uniform(0, 25)) * (a > 128)
     a = np.clip(a, 0, 255).astype(np.uint8)
@@ -63,5 +65,9 @@ def augment(img, rng):
         buf.seek(0)
         a = np.asarray(Image.open(buf).convert("L"))
     if "binarise" in ops:
-        a = np.where(a < int(rng.integers(110, 200)), 0, 255).astype(np.uint8)
+        # threshold between the darkest ink and the paper: a fixed level
+        # either loses thin blurred strokes or merges strokes into blobs
+        lo, hi = float(a.min()), float(np.median(a))
+        t = lo + (hi - lo) * float(rng.uniform(0.5, 0.75))
+        a = np.where(a < t, 0, 255).astype(np.uint8)
     return a, ops
