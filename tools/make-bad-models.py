@@ -177,6 +177,32 @@ def rezip(data, transform):
     return out.getvalue()
 
 
+def zip64_bytes(data):
+    """The same archive written with zip64 records everywhere (what torch's
+    writer does for archives past 4 GiB), every entry stored."""
+    src = zipfile.ZipFile(io.BytesIO(data))
+    out, central = b"", b""
+    for info in src.infolist():
+        raw, name = src.read(info.filename), info.filename.encode()
+        crc = zipfile.crc32(raw)
+        offset = len(out)
+        extra = struct.pack("<HHQQ", 1, 16, len(raw), len(raw))
+        out += struct.pack("<IHHHHHIIIHH", 0x04034b50, 45, 0, 0, 0, 0x21, crc,
+                           0xFFFFFFFF, 0xFFFFFFFF, len(name), len(extra)) + name + extra + raw
+        cextra = struct.pack("<HHQQQ", 1, 24, len(raw), len(raw), offset)
+        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 45, 45, 0, 0, 0, 0x21, crc,
+                               0xFFFFFFFF, 0xFFFFFFFF, len(name), len(cextra), 0, 0, 0, 0,
+                               0xFFFFFFFF) + name + cextra
+    cd_offset, n = len(out), len(src.infolist())
+    out += central
+    eocd64 = len(out)
+    out += struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, n, n, len(central), cd_offset)
+    out += struct.pack("<IIQI", 0x07064b50, 0, eocd64, 1)
+    out += struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    assert zipfile.ZipFile(io.BytesIO(out)).read(src.infolist()[0].filename)
+    return out
+
+
 def pt_state(sd, cfg):
     """The state dict as model.state_dict() would hold it: tied output weight
     sharing the embedding's storage, a transposed (non-contiguous) weight, a
@@ -203,6 +229,19 @@ def make_fixtures():
     write(os.path.join(FIXTURES, "tiny.pt"), torch_save_bytes(pt_state(sd, TINY_CONFIG)))
     write_json(os.path.join(FIXTURES, "tiny.json"),
                {"config": TINY_CONFIG, "vocab": TINY_VOCAB, "git_commit": "fixture"})
+
+    # The micro model three ways: as torch.save wrote it, rewritten with zip64
+    # records, and as saved from a GPU (storage location "cuda:0").
+    micro = torch_save_bytes(pt_state(random_state(MICRO_CONFIG, seed=2), MICRO_CONFIG))
+    cuda = rezip(micro, lambda n, b: (n, b.replace(b"X\x03\x00\x00\x00cpu",
+                                                   b"X\x06\x00\x00\x00cuda:0")
+                                      if n.endswith("/data.pkl") else b, zipfile.ZIP_STORED))
+    assert b"cuda:0" in zipfile.ZipFile(io.BytesIO(cuda)).read("archive/data.pkl")
+    for name, data in (("micro", micro), ("micro-zip64", zip64_bytes(micro)),
+                       ("micro-cuda", cuda)):
+        write(os.path.join(FIXTURES, name + ".pt"), data)
+        write_json(os.path.join(FIXTURES, name + ".json"),
+                   {"config": MICRO_CONFIG, "vocab": MICRO_VOCAB})
 
 
 class SystemCall:
