@@ -458,6 +458,39 @@ test_beam_search (void)
   loaded_clear (&l);
 }
 
+/* tiny-blobs' reference ends in 13 x \mathrm: with the guard at 4 the
+ * decode stops after the 4th copy, and the tokens before are the reference's. */
+static void
+test_repetition_stops_decode (void)
+{
+  if (!have_fixtures ())
+    return;
+  Loaded l;
+  loaded_init (&l, "tiny-blobs");
+  FeStateBuffers *sb = state_buffers (l.st);
+  int toks[64];
+  FeDecodeOptions opt = { .beam_width = 1, .max_repeats = 4, .length_penalty = 0.6f };
+  FeDecodeOutput out = { .tokens = toks };
+  g_assert_cmpint (fe_decode_greedy (sb, &opt, &out), ==, FE_OK);
+  int n_ref = (int) json_array_get_length (l.c.tokens);
+  g_assert_true (out.repetition_stopped);
+  g_assert_false (out.hit_length_limit);
+  g_assert_cmpint (out.n_tokens, <, n_ref);
+  for (int i = 0; i < out.n_tokens; i++)
+    g_assert_cmpint (toks[i], ==, (int) json_array_get_int_element (l.c.tokens, i));
+  /* the end is exactly max_repeats copies of one token, not more */
+  int last = toks[out.n_tokens - 1], run = 0;
+  for (int i = out.n_tokens - 1; i >= 0 && toks[i] == last; i--)
+    run++;
+  g_assert_cmpint (run, ==, 4);
+  g_assert_false (fe_repetition_detected (toks, out.n_tokens, 4, NULL));
+  /* beam search applies the same guard */
+  opt.beam_width = 3;
+  g_assert_cmpint (fe_decode_beam (sb, &opt, &out), ==, FE_OK);
+  g_assert_false (fe_repetition_detected (toks, out.n_tokens, 4, NULL));
+  loaded_clear (&l);
+}
+
 static int abort_polls;
 
 static bool
@@ -886,6 +919,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/devices", test_devices);
   g_test_add_func ("/model/beam1-equals-greedy", test_beam1_equals_greedy);
   g_test_add_func ("/model/beam-search", test_beam_search);
+  g_test_add_func ("/model/repetition-stops-decode", test_repetition_stops_decode);
   g_test_add_func ("/model/recognize-abort-progress", test_recognize_abort_progress);
   g_test_add_func ("/model/no-allocation-per-token", test_no_allocation_per_token);
   int rc = g_test_run ();
