@@ -26,7 +26,7 @@ superscript, and spaces only survive inside text (as `\\ `).
 import re
 import sys
 
-NORMALIZER_VERSION = 2
+NORMALIZER_VERSION = 3
 
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 
@@ -266,6 +266,10 @@ class _Parser:
             return ("env", name, spec, body)
         if t in TEXT_CMDS:
             return ("cmd", t, None, [self.parse_text_arg()])
+        if t == "\\operatorname" and self.peek() == "*":
+            # \operatorname*{lim}: limits below in display
+            self.next()
+            return self.simplify_cmd("\\operatorname*", None, [self.parse_arg()])
         if t in ARITY:
             opt = None
             if t in OPTIONAL_ARG and self.peek() == "[":
@@ -336,16 +340,15 @@ class _Parser:
             nodes.append(("tok", t))
 
     def simplify_cmd(self, name, opt, args):
-        if name == "\\operatorname" or name == "\\mathop":
+        if name in ("\\operatorname", "\\operatorname*", "\\mathop"):
             word = _plain_word(args[0], inside_mathrm=(name == "\\mathop"))
             if word is not None:
                 if name == "\\mathop" and self.peek() == "\\nolimits":
                     self.next()
                 if word in NAMED_OPERATORS:
                     return ("tok", "\\" + word)
-                return ("cmd", "\\operatorname", None, [[("tok", c) for c in word]])
-        if name == "\\operatorname" and self.peek() == "*":
-            raise NormalizeError("parse", "operatorname*")
+                op = "\\operatorname*" if name == "\\operatorname*" else "\\operatorname"
+                return ("cmd", op, None, [[("tok", c) for c in word]])
         return ("cmd", name, opt, args)
 
 
@@ -450,7 +453,10 @@ def _emit(nodes, out):
             _emit(n[2], out)
             out.append("}")
         elif kind == "cmd":
-            out.append(n[1])
+            if n[1].endswith("*"):          # \operatorname* is two tokens
+                out.extend((n[1][:-1], "*"))
+            else:
+                out.append(n[1])
             if n[2] is not None:
                 out.append("[")
                 _emit(n[2], out)
