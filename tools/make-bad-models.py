@@ -211,7 +211,7 @@ def pt_state(sd, cfg):
     if "enc.proj.weight" in sd:
         sd["enc.proj.weight"] = sd["enc.proj.weight"].t().contiguous().t()
         assert not sd["enc.proj.weight"].is_contiguous()
-    big = torch.zeros(100)
+    big = torch.zeros(max(100, cfg["d_model"] + 20))
     big[10:10 + cfg["d_model"]] = sd["dec.norm.weight"]
     sd["dec.norm.weight"] = big[10:10 + cfg["d_model"]]
     if cfg["tie_embeddings"]:
