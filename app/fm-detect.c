@@ -661,7 +661,22 @@ fm_detect_page (FmDocument            *doc,
             continue;
           if (o->n_text * 3 < ot)
             continue;    /* not text */
-          if (v_overlap_enough (&ch->box, &o->box, 0.5) && h_gap (&ch->box, &o->box) < 2.0 * ch->em)
+          if (v_overlap_enough (&ch->box, &o->box, total <= 2 ? 0.15 : 0.5) && h_gap (&ch->box, &o->box) < 2.0 * ch->em)
+            isolated = FALSE;
+        }
+      /* A lone script or radical sign that Poppler put on a line of its own
+       * is a piece of an inline formula, not a display. */
+      if (isolated && total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em)
+        isolated = FALSE;
+      /* Displays are indented or centred; a math-only line flush with the
+       * text margin above it is the end of a paragraph. */
+      for (guint j = 0; j < chunks->len && isolated; j++)
+        {
+          Chunk *o = &g_array_index (chunks, Chunk, j);
+          if (o->n_text * 3 < o->end - o->start || o->box.y1 > ch->box.y0 ||
+              ch->box.y0 - o->box.y1 > 1.0 * ch->em)
+            continue;
+          if (fabs (o->box.x0 - ch->box.x0) < 0.3 * ch->em && ch->box.x1 < o->box.x1 - 2 * ch->em)
             isolated = FALSE;
         }
       ch->is_display = isolated;
@@ -936,7 +951,10 @@ fm_detect_page (FmDocument            *doc,
                   gboolean script = piece && MIN (proto_em (g, pa), proto_em (g, pb)) <= 0.85 * body_em;
                   join = (ix > 0 && iy > 0 && ix * iy >= 0.3 * small) ||
                          (iy > 0 && v_overlap_enough (ba, bb, 0.3) && h_gap (ba, bb) < 0.25 * em) ||
-                         (script && ix > 0.1 * em && v_gap (ba, bb) < 0.25 * body_em);
+                         (script && ix > 0.1 * em && v_gap (ba, bb) < 0.25 * body_em) ||
+                         (MIN (pa->n, pb->n) <= 2 &&
+                          MIN (ba->y1 - ba->y0, bb->y1 - bb->y0) < 0.5 * body_em &&
+                          h_gap (ba, bb) < 0.3 * body_em && v_gap (ba, bb) < 0.3 * body_em);
                   if (pa->absorb_only && pb->absorb_only)
                     join = FALSE;
                 }
