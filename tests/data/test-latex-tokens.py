@@ -44,6 +44,9 @@ def unit():
     check(norm("\\operatorname { s i n } x", True) == norm("\\sin x"), "im2latex operatorname")
     check(norm("\\mathop{\\mathrm{Spec}}\\nolimits(A)") == "\\operatorname{Spec}(A)", "mathop")
     check(norm("\\mathop{\\mathrm{lim}}_{n}") == "\\lim_{n}", "mathop named operator")
+    check(norm("\\operatorname* { l i m } _ { x }", True) == "\\lim_{x}", "im2latex operatorname*")
+    check(lt.normalize("\\operatorname*{colim}") ==
+          ["\\operatorname", "*", "{", "c", "o", "l", "i", "m", "}"], "operatorname* tokens")
     check(norm("{ \\bf C } _ { n }", True) == "\\mathbf{C}_{n}", "old font switch")
     check(norm("x^2_i") == "x_{i}^{2}" == norm("x_{i}^{2}"), "script order and braces")
     check(norm("\\frac12") == "\\frac{1}{2}", "braced arguments")
