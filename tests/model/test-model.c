@@ -52,6 +52,8 @@ free (void *p)
 /* ------------------------------------------------------------------------ */
 /* Fixtures                                                                 */
 
+static FmPngImage load_png (const char *name);
+
 static char *fixture_dir;
 static JsonObject *fixture_index;
 static JsonParser *fixture_parser;
@@ -582,6 +584,73 @@ test_recognize_abort_progress (void)
   loaded_clear (&l);
 }
 
+typedef struct {
+  FeContext *ctx;
+  const FeImage *image;
+  char *latex;
+  fe_status status;
+} ThreadJob;
+
+static gpointer
+recognize_thread (gpointer data)
+{
+  ThreadJob *job = data;
+  FeState *st;
+  job->status = fe_state_new (job->ctx, &st);
+  if (job->status != FE_OK)
+    return NULL;
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  rp.beam_width = 2;
+  for (int round = 0; round < 3 && job->status == FE_OK; round++)
+    {
+      FeResult res;
+      job->status = fe_recognize (st, job->image, 1, &rp, &res);
+      if (job->status == FE_OK)
+        {
+          if (!job->latex)
+            job->latex = g_strdup (res.latex);
+          else if (strcmp (job->latex, res.latex) != 0)
+            job->status = FE_ERR_INTERNAL;
+          fe_result_clear (&res);
+        }
+    }
+  fe_state_free (st);
+  return NULL;
+}
+
+/* One context, several threads with a state each: the same answers as one
+ * thread alone (fe.h's thread-safety rule). */
+static void
+test_threads_share_context (void)
+{
+  if (!have_fixtures ())
+    return;
+  FmPngImage png = load_png ("formula-96dpi.png");
+  FeImage img = { .data = png.data, .width = png.width, .height = png.height,
+                  .stride = png.stride, .format = png.format };
+  FeContext *ctx = load_model ("tiny", "safetensors");
+  ThreadJob alone = { .ctx = ctx, .image = &img };
+  recognize_thread (&alone);
+  g_assert_cmpint (alone.status, ==, FE_OK);
+  ThreadJob jobs[3];
+  GThread *threads[3];
+  for (int i = 0; i < 3; i++)
+    {
+      jobs[i] = (ThreadJob) { .ctx = ctx, .image = &img };
+      threads[i] = g_thread_new ("recognize", recognize_thread, &jobs[i]);
+    }
+  for (int i = 0; i < 3; i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_cmpint (jobs[i].status, ==, FE_OK);
+      g_assert_cmpstr (jobs[i].latex, ==, alone.latex);
+      g_free (jobs[i].latex);
+    }
+  g_free (alone.latex);
+  fe_context_free (ctx);
+  fm_png_clear (&png);
+}
+
 /* Decoding allocates nothing per token: after a warm-up, a decode of many
  * tokens makes exactly as many allocations as a decode of one. */
 static void
@@ -922,6 +991,7 @@ main (int argc, char **argv)
   g_test_add_func ("/model/repetition-stops-decode", test_repetition_stops_decode);
   g_test_add_func ("/model/recognize-abort-progress", test_recognize_abort_progress);
   g_test_add_func ("/model/no-allocation-per-token", test_no_allocation_per_token);
+  g_test_add_func ("/model/threads-share-context", test_threads_share_context);
   int rc = g_test_run ();
   g_clear_object (&fixture_parser);
   g_free (fixture_dir);
