@@ -293,6 +293,8 @@ fm_cli_recognize (int argc, char **argv)
       fm_json_string (o, ri.fell_back ? ri.fallback_reason : "");
       fputs ("},\n  \"gemm_path\": ", o);
       fm_json_string (o, ri.gemm_path);
+      fprintf (o, ",\n  \"weights_bytes\": %llu,\n  \"engine_bytes\": %llu",
+               (unsigned long long) ri.weights_bytes, (unsigned long long) ri.engine_bytes);
       fprintf (o, ",\n  \"beam\": %d,\n  \"load_ms\": %.3f,\n  \"results\": [", beam, load_ms);
       for (int i = 0; i < n_images; i++)
         {
