@@ -44,6 +44,12 @@ static struct {
 } fe_openblas;
 
 static pthread_once_t fe_blas_once = PTHREAD_ONCE_INIT;
+/* Who runs OpenBLAS's threads. By default the engine does: OpenBLAS runs
+ * single-threaded inside the engine's pool, which splits each GEMM. OpenBLAS's
+ * own workers busy-wait between calls (about 2^28 cycles), which on a small,
+ * shared machine steals the cores the engine's other ops (im2col, attention)
+ * and other processes need. FE_BLAS_THREADS=openblas restores them (bench). */
+static bool fe_openblas_own_threads;
 static fe_gemm_kernel fe_gemm_active = FE_GEMM_BUILTIN_GENERIC;
 static char fe_gemm_path_text[256];
 
@@ -121,6 +127,8 @@ static void fe_blas_init(void) {
             "libopenblas.so",
         };
         const char *coretype_note = "OPENBLAS_CORETYPE set by engine";
+        const char *threads_env = getenv("FE_BLAS_THREADS");
+        fe_openblas_own_threads = threads_env && strcmp(threads_env, "openblas") == 0;
         const char *user_coretype = getenv("OPENBLAS_CORETYPE");
         bool explicit_lib = choice && choice[0] && strcmp(choice, "openblas") != 0;
         void *h = NULL;
@@ -140,6 +148,9 @@ static void fe_blas_init(void) {
             else
                 coretype_note = "OpenBLAS's own detection";
         }
+        /* No idle OpenBLAS workers when the pool does the threading. */
+        if (!h && !fe_openblas_own_threads)
+            setenv("OPENBLAS_NUM_THREADS", "1", 0);
         if (!h && explicit_lib)
             h = dlopen(choice, RTLD_NOW | RTLD_LOCAL);
         for (size_t i = 0; !explicit_lib && !h && i < sizeof candidates / sizeof *candidates; i++)
@@ -164,6 +175,10 @@ static void fe_blas_init(void) {
                      "%s %s kernels (cpuid: %s; %s)", version, core ? core : "default", feats,
                      coretype_note);
             fe_gemm_active = FE_GEMM_OPENBLAS;
+            if (!fe_openblas_own_threads && fe_openblas.set_num_threads) {
+                fe_openblas.set_num_threads(1);
+                fe_openblas.threads_set = 1;
+            }
             fe_log(FE_LOG_DEBUG, "GEMM: %s", fe_gemm_path_text);
             return;
         }
@@ -421,9 +436,22 @@ typedef struct {
     bool failed;
 } FeGemmJob;
 
-/* C[i_begin:i_end, j_begin:j_end] of the job, single-threaded. */
+static void fe_openblas_block(const FeGemmJob *job, int i0, int i1, int j0, int j1) {
+    const float *bsub = job->b_trans ? job->b + (size_t)j0 * job->ldb : job->b + j0;
+    fe_openblas.sgemm(FE_CBLAS_ROW_MAJOR, FE_CBLAS_NO_TRANS,
+                      job->b_trans ? FE_CBLAS_TRANS : FE_CBLAS_NO_TRANS, i1 - i0, j1 - j0, job->k,
+                      job->alpha, job->a + (size_t)i0 * job->lda, job->lda, bsub, job->ldb,
+                      job->beta, job->c + (size_t)i0 * job->ldc + j0, job->ldc);
+}
+
+/* C[i_begin:i_end, j_begin:j_end] of the job, single-threaded. A job
+ * without a shape runs on OpenBLAS (one thread per call, see below). */
 static bool fe_gemm_block(const FeGemmJob *job, int i_begin, int i_end, int j_begin, int j_end) {
     const FeGemmShape *s = job->s;
+    if (!s) {
+        fe_openblas_block(job, i_begin, i_end, j_begin, j_end);
+        return true;
+    }
     FeGemmScratch *sc = &fe_gemm_scratch;
     int mr = s->mr, nr = s->nr;
     int rows_total = i_end - i_begin;
@@ -494,15 +522,19 @@ static void fe_gemm_scale_only(int m, int n, float beta, float *c, int ldc) {
             c[(size_t)i * ldc + j] = beta == 0.0f ? 0.0f : beta * c[(size_t)i * ldc + j];
 }
 
-static fe_status fe_sgemm_builtin(const FeGemmShape *s, bool b_trans, int m, int n, int k,
-                                  float alpha, const float *a, int lda, const float *b, int ldb,
-                                  float beta, float *c, int ldc) {
+/* Runs a GEMM on the built-in kernels (s) or OpenBLAS (s == NULL), split
+ * over the engine's pool. */
+static fe_status fe_sgemm_split(const FeGemmShape *s, bool b_trans, int m, int n, int k,
+                                float alpha, const float *a, int lda, const float *b, int ldb,
+                                float beta, float *c, int ldc) {
     if (k == 0) {
         fe_gemm_scale_only(m, n, beta, c, ldc);
         return FE_OK;
     }
     FeGemmJob job = {s, b_trans, m, n, k, alpha, beta, a, b, lda, ldb, ldc, c, n, false, false};
     int threads = fe_cpu_get_threads();
+    /* OpenBLAS blocks: whole cache lines of C per column split. */
+    FeGemmShape units = s ? *s : (FeGemmShape){8, 16, 0, 0, 0, NULL};
     double flops = 2.0 * m * n * k;
     int n_tasks = 1;
     /* Split only when each thread gets real work (a wake-up costs a few
@@ -510,7 +542,7 @@ static fe_status fe_sgemm_builtin(const FeGemmShape *s, bool b_trans, int m, int
      * the other operand, so that one should be the small one. */
     if (threads > 1 && flops > 4e6) {
         job.split_m = m >= n;
-        int unit = job.split_m ? s->mr : s->nr;
+        int unit = job.split_m ? units.mr : units.nr;
         int total = job.split_m ? m : n;
         int panels = (total + unit - 1) / unit;
         if (panels >= 2) {
@@ -557,17 +589,20 @@ fe_status fe_sgemm_with(fe_gemm_kernel kernel, bool b_trans, int m, int n, int k
             fe_gemm_scale_only(m, n, beta, c, ldc);
             return FE_OK;
         }
-        fe_openblas_threads();
-        fe_openblas.sgemm(FE_CBLAS_ROW_MAJOR, FE_CBLAS_NO_TRANS,
-                          b_trans ? FE_CBLAS_TRANS : FE_CBLAS_NO_TRANS, m, n, k, alpha, a, lda, b,
-                          ldb, beta, c, ldc);
-        return FE_OK;
+        if (fe_openblas_own_threads) {
+            fe_openblas_threads();
+            fe_openblas.sgemm(FE_CBLAS_ROW_MAJOR, FE_CBLAS_NO_TRANS,
+                              b_trans ? FE_CBLAS_TRANS : FE_CBLAS_NO_TRANS, m, n, k, alpha, a,
+                              lda, b, ldb, beta, c, ldc);
+            return FE_OK;
+        }
+        return fe_sgemm_split(NULL, b_trans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
     }
     FeGemmShape s;
     if (!fe_gemm_shape_for(kernel, &s))
         return fe_set_error(FE_ERR_UNSUPPORTED, "sgemm: the %s kernel cannot run on this CPU",
                             fe_gemm_kernel_name(kernel));
-    return fe_sgemm_builtin(&s, b_trans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return fe_sgemm_split(&s, b_trans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void fe_sgemm(bool b_trans, int m, int n, int k, float alpha, const float *a, int lda,

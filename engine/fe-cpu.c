@@ -277,17 +277,21 @@ typedef struct {
 /* Rows of y for few input rows (decode): dot products straight off the
  * weight rows, no packing, since each weight is used m <= 4 times. */
 static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
-    for (int r = 0; r < j->m; r++) {
-        const float *x = j->x + (size_t)r * j->k;
-        float *y = j->y + (size_t)r * j->n;
-        int c = n0;
+    int c = n0;
 #ifdef FE_HAVE_X86_KERNELS
-        if (fe_use_avx512())
-            for (; c + 4 <= n1; c += 4)
-                fe_dot4_avx512(x, j->w + (size_t)c * j->k, (size_t)j->k, j->k, y + c);
+    /* Weight rows outermost: four of them stay in L1 while every input row
+     * (a beam) passes over them, so the weights stream from memory once. */
+    if (fe_use_avx512())
+        for (; c + 4 <= n1; c += 4)
+            for (int r = 0; r < j->m; r++)
+                fe_dot4_avx512(j->x + (size_t)r * j->k, j->w + (size_t)c * j->k, (size_t)j->k,
+                               j->k, j->y + (size_t)r * j->n + c);
 #endif
-        for (; c < n1; c++)
-            y[c] = fe_dot(x, j->w + (size_t)c * j->k, j->k);
+    for (; c < n1; c++)
+        for (int r = 0; r < j->m; r++)
+            j->y[(size_t)r * j->n + c] = fe_dot(j->x + (size_t)r * j->k, j->w + (size_t)c * j->k, j->k);
+    for (int r = 0; r < j->m; r++) {
+        float *y = j->y + (size_t)r * j->n;
         if (j->b)
             for (c = n0; c < n1; c++)
                 y[c] += j->b[c];
@@ -320,9 +324,10 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     if (m <= FE_GEMV_MAX_ROWS && k > 0) {
         FeGemvJob job = {x, w, b, y, m, n, k, n, gelu};
         int threads = fe_cpu_get_threads();
-        /* Only split when the weight is big enough that two cores streaming
-         * halves of it beat one core plus a wake-up. */
-        if (threads > 1 && (size_t)n * k >= 128 * 1024 && n >= 64) {
+        /* One core streams a cached weight at ~80 GB/s (a 256 x 1024 one in
+         * 13 us), about what waking a second thread costs, so only weights
+         * far bigger than formulate-v1's are split (tools: bench/gemm). */
+        if (threads > 1 && (size_t)n * k >= ((size_t)1 << 21) && n >= 64) {
             int tasks = threads;
             job.n_chunk = ((n + tasks - 1) / tasks + 15) & ~15;
             fe_cpu_parallel_for((n + job.n_chunk - 1) / job.n_chunk, fe_gemv_task, &job);
@@ -789,7 +794,8 @@ static fe_status fe_cpu_attention(const FeOpDesc *op) {
     job.kernel = fe_best_builtin_kernel();
     int tasks = batch * job.heads * job.q_blocks;
     double work = (double)batch * job.tq * job.kv_len * job.d;
-    if (work < 64.0 * 1024)
+    /* Small (decode) attention is a few microseconds: cheaper than a wake-up. */
+    if (work < 256.0 * 1024)
         for (int t = 0; t < tasks; t++)
             fe_attn_task(&job, t);
     else
