@@ -125,7 +125,7 @@ fm_recognize_usage (FILE *out)
 {
   fprintf (out,
            "Usage: formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
-           "                               [--beam N] [--threads N] [--max-tokens N] [--json]\n");
+           "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N] [--json]\n");
 }
 
 int
@@ -137,17 +137,18 @@ fm_cli_recognize (int argc, char **argv)
     { "beam", required_argument, NULL, 'b' },
     { "threads", required_argument, NULL, 't' },
     { "max-tokens", required_argument, NULL, 'n' },
+    { "max-repeats", required_argument, NULL, 'r' },
     { "json", no_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *model_opt = NULL, *device = "auto";
-  int beam = 1, threads = 0, max_tokens = 0;
+  int beam = 1, threads = 0, max_tokens = 0, max_repeats = -1;
   bool json = false;
   int c;
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long (argc, argv, "m:d:b:t:n:jh", options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "m:d:b:t:n:r:jh", options, NULL)) != -1)
     {
       switch (c)
         {
@@ -171,6 +172,13 @@ fm_cli_recognize (int argc, char **argv)
           if (!fm_parse_int (optarg, 0, 100000, &max_tokens))
             {
               fprintf (stderr, "formulate-cli: --max-tokens wants a number, not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'r':
+          if (!fm_parse_int (optarg, 0, 100000, &max_repeats))
+            {
+              fprintf (stderr, "formulate-cli: --max-repeats wants a number (0 = off), not '%s'\n", optarg);
               return FM_EXIT_USAGE;
             }
           break;
@@ -255,6 +263,8 @@ fm_cli_recognize (int argc, char **argv)
   FeRecognizeParams rp = fe_recognize_default_params ();
   rp.beam_width = beam;
   rp.max_tokens = max_tokens;
+  if (max_repeats >= 0)
+    rp.max_repeats = max_repeats;
   rp.abort_callback = fm_should_abort;
   s = fe_recognize (st, images, (size_t) n_images, &rp, results);
   if (s == FE_ERR_ABORTED)

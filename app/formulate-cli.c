@@ -19,7 +19,7 @@ usage (FILE *out)
   fprintf (out,
            "Usage:\n"
            "  formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
-           "                [--beam N] [--threads N] [--max-tokens N] [--json]\n"
+           "                [--beam N] [--threads N] [--max-tokens N] [--max-repeats N] [--json]\n"
 #ifdef HAVE_PDF
            "  formulate-cli pdf FILE.pdf ...   (formulate-cli pdf --help)\n"
 #endif

@@ -97,6 +97,10 @@ test_version_and_usage (void)
   g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
   assert_one_line_error (&r);
   run_clear (&r);
+  r = run_cli (NULL, "recognize", image_path, "--max-repeats", "x", NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
+  assert_one_line_error (&r);
+  run_clear (&r);
   r = run_cli (NULL, "recognize", image_path, "--bogus", NULL);
   g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
   assert_one_line_error (&r);
@@ -165,7 +169,8 @@ test_recognize_plain_and_json (void)
   /* FORMULATE_MODEL stands in for --model */
   g_autofree char *env_model = g_strdup_printf ("FORMULATE_MODEL=%s", model_path);
   const char *env[] = { env_model, NULL };
-  Run r = run_cli (env, "recognize", image_path, "--beam", "3", NULL);
+  Run r = run_cli (env, "recognize", image_path, "--beam", "3", "--max-repeats", "0",
+                   "--max-tokens", "5", NULL);
   g_assert_cmpint (r.status, ==, FM_EXIT_OK);
   g_assert_cmpstr (r.err, ==, "");
   run_clear (&r);
