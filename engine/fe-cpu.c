@@ -170,6 +170,76 @@ __attribute__((target("avx512f"))) static void fe_axpy_avx512(float a, const flo
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+__attribute__((target("avx512f"))) static void fe_fill_avx512(float *y, float v, size_t n) {
+    __m512 vv = _mm512_set1_ps(v);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, vv);
+    if (i < n)
+        _mm512_mask_storeu_ps(y + i, (__mmask16)((1u << (n - i)) - 1), vv);
+}
+
+__attribute__((target("avx512f"))) static void fe_relu_avx512(float *y, size_t n) {
+    __m512 z = _mm512_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_max_ps(_mm512_loadu_ps(y + i), z));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m, _mm512_max_ps(_mm512_maskz_loadu_ps(m, y + i), z));
+    }
+}
+
+__attribute__((target("avx512f"))) static void fe_add_avx512(const float *a, const float *b,
+                                                             float *y, size_t n) {
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(y + i, _mm512_add_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i)));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(y + i, m,
+                              _mm512_add_ps(_mm512_maskz_loadu_ps(m, a + i),
+                                            _mm512_maskz_loadu_ps(m, b + i)));
+    }
+}
+#endif
+
+static void fe_fill(float *y, float v, size_t n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_fill_avx512(y, v, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        y[i] = v;
+}
+
+/* max(x, 0). Both versions turn a NaN into 0 (PyTorch keeps it); only a
+ * broken model produces NaNs, and those are caught at the logits. */
+static void fe_relu(float *y, size_t n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_relu_avx512(y, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+}
+
+static void fe_add_rows(const float *a, const float *b, float *y, size_t n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_add_avx512(a, b, y, n);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < n; i++)
+        y[i] = a[i] + b[i];
+}
+
 static float fe_dot(const float *a, const float *b, int n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512())
@@ -394,10 +464,57 @@ typedef struct {
     bool relu;
 } FeDirectConvJob;
 
+#ifdef FE_HAVE_X86_KERNELS
+/* 16 output pixels at a time, all input planes and taps in one register;
+ * masked loads give the zero padding at both row ends (masked-off lanes are
+ * never read, so the loads one before the row start cannot fault). */
+__attribute__((target("avx512f"))) static void fe_direct_conv_avx512(const FeDirectConvJob *j,
+                                                                    int co) {
+    int h = j->h, w = j->w;
+    float *out = j->y + (size_t)co * h * w;
+    __m512 bias = _mm512_set1_ps(j->b ? j->b[co] : 0.0f), zero = _mm512_setzero_ps();
+    for (int oy = 0; oy < h; oy++) {
+        float *orow = out + (size_t)oy * w;
+        for (int ox = 0; ox < w; ox += 16) {
+            int lanes = w - ox < 16 ? w - ox : 16;
+            __mmask16 mc = (__mmask16)((1u << lanes) - 1);
+            __mmask16 ml = ox == 0 ? (__mmask16)(mc & 0xfffe) : mc;
+            __mmask16 mr = ox + 16 < w ? mc : (__mmask16)(mc >> 1);
+            __m512 acc = bias;
+            for (int ci = 0; ci < j->cin; ci++) {
+                const float *plane = j->x + (size_t)ci * h * w;
+                const float *k9 = j->wt + ((size_t)co * j->cin + ci) * 9;
+                for (int ky = 0; ky < 3; ky++) {
+                    int iy = oy + ky - 1;
+                    if (iy < 0 || iy >= h)
+                        continue;
+                    const float *irow = plane + (size_t)iy * w + ox;
+                    acc = _mm512_fmadd_ps(_mm512_set1_ps(k9[ky * 3]),
+                                          _mm512_maskz_loadu_ps(ml, irow - 1), acc);
+                    acc = _mm512_fmadd_ps(_mm512_set1_ps(k9[ky * 3 + 1]),
+                                          _mm512_maskz_loadu_ps(mc, irow), acc);
+                    acc = _mm512_fmadd_ps(_mm512_set1_ps(k9[ky * 3 + 2]),
+                                          _mm512_maskz_loadu_ps(mr, irow + 1), acc);
+                }
+            }
+            if (j->relu)
+                acc = _mm512_max_ps(acc, zero);
+            _mm512_mask_storeu_ps(orow + ox, mc, acc);
+        }
+    }
+}
+#endif
+
 /* One output channel of a conv with few input channels: nine shifted
  * multiply-adds per input plane, vectorised along the row. */
 static void fe_direct_conv_task(void *ctx, int co) {
     const FeDirectConvJob *j = ctx;
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_direct_conv_avx512(j, co);
+        return;
+    }
+#endif
     int h = j->h, w = j->w;
     float *out = j->y + (size_t)co * h * w;
     float bias = j->b ? j->b[co] : 0.0f;
@@ -471,21 +588,15 @@ static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
             fe_cpu_parallel_for(cin, fe_im2col_task, &job);
             float beta = 0.0f;
             if (b) {
-                for (int co = 0; co < cout; co++) {
-                    float *dst = yi + (size_t)co * hw + p0;
-                    for (int t = 0; t < np; t++)
-                        dst[t] = b[co];
-                }
+                for (int co = 0; co < cout; co++)
+                    fe_fill(yi + (size_t)co * hw + p0, b[co], (size_t)np);
                 beta = 1.0f;
             }
             FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, false, cout, np, kdim, 1.0f, wd, kdim, col, np,
                                  beta, yi + p0, hw));
             if (relu)
-                for (int co = 0; co < cout; co++) {
-                    float *dst = yi + (size_t)co * hw + p0;
-                    for (int t = 0; t < np; t++)
-                        dst[t] = dst[t] > 0.0f ? dst[t] : 0.0f;
-                }
+                for (int co = 0; co < cout; co++)
+                    fe_relu(yi + (size_t)co * hw + p0, (size_t)np);
         }
     }
     return FE_OK;
@@ -549,8 +660,7 @@ static fe_status fe_cpu_add(const FeOpDesc *op) {
     float *y = fe_tensor_data(op->dst);
     int64_t n = fe_tensor_nelements(op->src[0]), nb = fe_tensor_nelements(op->src[1]);
     for (int64_t i0 = 0; i0 < n; i0 += nb)
-        for (int64_t j = 0; j < nb; j++)
-            y[i0 + j] = a[i0 + j] + b[j];
+        fe_add_rows(a + i0, b, y + i0, (size_t)nb);
     return FE_OK;
 }
 
