@@ -446,11 +446,19 @@ static void fe_im2col_task(void *ctx, int ci) {
                 if (iy < 0 || iy >= h) {
                     memset(dst, 0, (size_t)run * sizeof(float));
                 } else {
-                    const float *src = plane + (size_t)iy * w;
-                    for (int t = 0; t < run; t++) {
-                        int ix = ox + t + kx - 1;
-                        dst[t] = ix >= 0 && ix < w ? src[ix] : 0.0f;
-                    }
+                    /* Pixels t with 0 <= ox + t + kx - 1 < w come from the row,
+                     * the (at most one) others on either side are padding. */
+                    const float *irow = plane + (size_t)iy * w;
+                    int shift = ox + kx - 1; /* input column of pixel t = shift + t */
+                    int t_lo = 1 - kx - ox > 0 ? 1 - kx - ox : 0;
+                    int t_hi = w - ox - kx + 1 < run ? w - ox - kx + 1 : run;
+                    for (int t = 0; t < t_lo; t++)
+                        dst[t] = 0.0f;
+                    if (t_hi > t_lo)
+                        memcpy(dst + t_lo, irow + shift + t_lo,
+                               (size_t)(t_hi - t_lo) * sizeof(float));
+                    for (int t = t_hi > t_lo ? t_hi : t_lo; t < run; t++)
+                        dst[t] = 0.0f;
                 }
                 p += run;
             }
@@ -605,6 +613,40 @@ static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
 /* ------------------------------------------------------------------------ */
 /* Layout and elementwise ops                                               */
 
+#ifdef FE_HAVE_X86_KERNELS
+/* The common pools (2x2, 2x1, 1x1 copy) along whole rows: a vertical max of
+ * ph rows, then for pw = 2 the max of even and odd lanes. */
+__attribute__((target("avx512f"))) static void fe_maxpool_row_avx512(const float *r0, int w,
+                                                                    int ph, int pw, int ow,
+                                                                    float *orow) {
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    for (int ox = 0; ox < ow; ox += 16) {
+        int lanes = ow - ox < 16 ? ow - ox : 16;
+        __mmask16 mo = (__mmask16)((1u << lanes) - 1);
+        if (pw == 1) {
+            __m512 m = _mm512_maskz_loadu_ps(mo, r0 + ox);
+            for (int dy = 1; dy < ph; dy++)
+                m = _mm512_max_ps(m, _mm512_maskz_loadu_ps(mo, r0 + (size_t)dy * w + ox));
+            _mm512_mask_storeu_ps(orow + ox, mo, m);
+        } else {
+            /* 2 * lanes input columns, in two halves of up to 16. */
+            int in0 = 2 * lanes < 16 ? 2 * lanes : 16, in1 = 2 * lanes - in0;
+            __mmask16 m0 = (__mmask16)((1u << in0) - 1), m1 = (__mmask16)((1u << in1) - 1);
+            const float *src = r0 + 2 * ox;
+            __m512 a = _mm512_maskz_loadu_ps(m0, src), b = _mm512_maskz_loadu_ps(m1, src + 16);
+            for (int dy = 1; dy < ph; dy++) {
+                a = _mm512_max_ps(a, _mm512_maskz_loadu_ps(m0, src + (size_t)dy * w));
+                b = _mm512_max_ps(b, _mm512_maskz_loadu_ps(m1, src + (size_t)dy * w + 16));
+            }
+            __m512 m = _mm512_max_ps(_mm512_permutex2var_ps(a, even, b),
+                                     _mm512_permutex2var_ps(a, odd, b));
+            _mm512_mask_storeu_ps(orow + ox, mo, m);
+        }
+    }
+}
+#endif
+
 static fe_status fe_cpu_maxpool(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0];
     int ph = op->iparams[0], pw = op->iparams[1];
@@ -619,13 +661,18 @@ static fe_status fe_cpu_maxpool(const FeOpDesc *op) {
         for (int oy = 0; oy < oh; oy++) {
             float *orow = dst + (size_t)oy * ow;
             const float *r0 = src + (size_t)oy * ph * w;
+#ifdef FE_HAVE_X86_KERNELS
+            if (pw <= 2 && fe_use_avx512()) {
+                fe_maxpool_row_avx512(r0, w, ph, pw, ow, orow);
+                continue;
+            }
+#endif
             for (int ox = 0; ox < ow; ox++) {
                 float m = r0[ox * pw];
                 for (int dy = 0; dy < ph; dy++)
                     for (int dx = 0; dx < pw; dx++) {
                         float v = r0[(size_t)dy * w + ox * pw + dx];
-                        /* NaN wins, as in PyTorch. */
-                        m = (v > m || v != v) ? v : m;
+                        m = v > m ? v : m;
                     }
                 orow[ox] = m;
             }
@@ -803,8 +850,69 @@ static int fe_attn_visible(const FeAttnJob *j, int qi) {
     return lim < j->kv_len ? lim : j->kv_len;
 }
 
+#ifdef FE_HAVE_X86_KERNELS
+/* expf for 16 lanes: Cephes' polynomial on the reduced argument, 2^n by
+ * scalef; within 2 ulp of expf over the softmax range (x <= 0). */
+__attribute__((target("avx512f"))) static inline __m512 fe_exp512(__m512 x) {
+    x = _mm512_max_ps(x, _mm512_set1_ps(-87.3f));
+    x = _mm512_min_ps(x, _mm512_set1_ps(88.3f));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
+    __m512 p = _mm512_set1_ps(1.9875691500e-4f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+    p = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+    return _mm512_scalef_ps(p, n);
+}
+
+__attribute__((target("avx512f"))) static void fe_softmax_row_avx512(float *s, int n) {
+    __m512 vmax = _mm512_set1_ps(-INFINITY);
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        vmax = _mm512_max_ps(vmax, _mm512_loadu_ps(s + i));
+    if (i < n)
+        vmax = _mm512_mask_max_ps(vmax, (__mmask16)((1u << (n - i)) - 1), vmax,
+                                  _mm512_maskz_loadu_ps((__mmask16)((1u << (n - i)) - 1), s + i));
+    float t[16] __attribute__((aligned(64)));
+    _mm512_store_ps(t, vmax);
+    float mx = t[0];
+    for (int l = 1; l < 16; l++)
+        mx = t[l] > mx ? t[l] : mx;
+    __m512 vm = _mm512_set1_ps(mx), vsum = _mm512_setzero_ps();
+    for (i = 0; i + 16 <= n; i += 16) {
+        __m512 e = fe_exp512(_mm512_sub_ps(_mm512_loadu_ps(s + i), vm));
+        _mm512_storeu_ps(s + i, e);
+        vsum = _mm512_add_ps(vsum, e);
+    }
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        __m512 e = fe_exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, s + i), vm));
+        _mm512_mask_storeu_ps(s + i, m, e);
+        vsum = _mm512_add_ps(vsum, _mm512_maskz_mov_ps(m, e));
+    }
+    __m512 inv = _mm512_set1_ps(1.0f / fe_hsum512(vsum));
+    for (i = 0; i + 16 <= n; i += 16)
+        _mm512_storeu_ps(s + i, _mm512_mul_ps(_mm512_loadu_ps(s + i), inv));
+    if (i < n) {
+        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
+        _mm512_mask_storeu_ps(s + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, s + i), inv));
+    }
+}
+#endif
+
 /* softmax in place over n scores; returns nothing, the row sums to 1. */
 static void fe_softmax_row(float *s, int n) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        fe_softmax_row_avx512(s, n);
+        return;
+    }
+#endif
     float mx = -INFINITY;
     for (int i = 0; i < n; i++)
         mx = s[i] > mx ? s[i] : mx;

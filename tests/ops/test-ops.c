@@ -328,7 +328,8 @@ static void test_conv3x3(void) {
 }
 
 static void test_maxpool(void) {
-    const int cases[][4] = {{9, 13, 2, 2}, {8, 7, 2, 1}, {5, 5, 1, 1}, {7, 9, 3, 2}};
+    const int cases[][4] = {{9, 13, 2, 2}, {8, 7, 2, 1}, {5, 5, 1, 1}, {7, 9, 3, 2},
+                            {4, 77, 2, 2}, {6, 45, 2, 1}, {3, 64, 2, 2}, {4, 33, 1, 3}};
     for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
         arena_setup();
         int h = cases[c][0], w = cases[c][1], ph = cases[c][2], pw = cases[c][3];
