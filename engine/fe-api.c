@@ -320,6 +320,10 @@ fe_status fe_context_runtime_info(const FeContext *context, FeRuntimeInfo *out) 
     out->engine_bytes = ctx->runtime.weights_bytes + ctx->state_bytes;
     pthread_mutex_unlock(&ctx->lock);
     FeDevice *dev = context->model.device;
+    /* On a GPU the module counts every byte it holds there: all buffers plus
+     * its workspace and cuBLAS workspace. */
+    if (fe_cuda_is_device(dev))
+        out->engine_bytes = fe_cuda_engine_bytes(dev);
     if (dev && dev->backend && dev->backend->memory_info) {
         uint64_t f = 0, t = 0;
         if (dev->backend->memory_info(dev, &f, &t) == FE_OK) {
