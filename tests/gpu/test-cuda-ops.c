@@ -620,6 +620,13 @@ test_model_on_gpu (void)
       g_assert_cmpint (fe_context_runtime_info (ctx[s], &ri), ==, FE_OK);
       g_assert_cmpstr (ri.device.id, ==, devices[s]);
       g_assert_false (ri.fell_back);
+      if (s == 1)
+        {
+          /* device-wide accounting: the weights and the module's workspaces */
+          g_assert_cmpuint (ri.engine_bytes, ==, fe_cuda_engine_bytes (gpu));
+          g_assert_cmpuint (ri.engine_bytes, >, ri.weights_bytes);
+          g_assert_cmpuint (ri.device_total, >, 0);
+        }
       g_assert_cmpint (fe_state_new (ctx[s], &st[s]), ==, FE_OK);
       g_assert_cmpint (fe_state_encode (st[s], (const float *) pixels, H, W), ==, FE_OK);
       g_assert_cmpint (fe_state_encoder_output (st[s], &enc[s], &n_tok[s], &d_model[s]), ==, FE_OK);
