@@ -2,7 +2,7 @@
  * cache, in one fused kernel.
  *
  * One block per (query row, head, batch item). The query's head slice sits in
- * shared memory; each warp takes every FE_ATT_WARPS-th key, its lanes read the
+ * shared memory; each of the kWarps warps takes every kWarps-th key, its lanes read the
  * key's head slice (contiguous, coalesced) and reduce the dot product with
  * shuffles; the scores stay in shared memory for the softmax; then each warp
  * accumulates its keys' value rows per lane-owned dimension and the warps'
@@ -12,17 +12,19 @@
  * attention, no score matrix round trip. */
 #include "fe-cuda-common.h"
 
-#define FE_ATT_WARPS 4
-#define FE_ATT_THREADS (FE_ATT_WARPS * 32)
 #define FE_ATT_MAX_DH 256               /* 8 dims per lane */
+/* Long key sequences (cross-attention over a wide image, one query row per
+ * decode step) get twice the warps per block: few blocks, much work each. */
+#define FE_ATT_LONG_KEYS 1024
 
+template <int kWarps>
 static __global__ void attention_kernel(float *y, const float *q, const float *k, const float *v,
                                         int Tq, int Tk_max, int D, int dh, int kv_len,
                                         bool causal, int q_pos0, float scale) {
     extern __shared__ float smem[];
     float *q_s = smem;                                  /* [dh]                 */
-    float *part = q_s + dh;                             /* [FE_ATT_WARPS][dh]   */
-    float *red = part + FE_ATT_WARPS * dh;              /* [32]                 */
+    float *part = q_s + dh;                             /* [kWarps][dh]   */
+    float *red = part + kWarps * dh;              /* [32]                 */
     float *scores = red + 32;                           /* [kv_len]             */
 
     const int i = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
@@ -47,7 +49,7 @@ static __global__ void attention_kernel(float *y, const float *q, const float *k
     __syncthreads();
 
     /* scores */
-    for (int j = warp; j < n_keys; j += FE_ATT_WARPS) {
+    for (int j = warp; j < n_keys; j += kWarps) {
         const float *kr = kb + (int64_t)j * D;
         float s = 0.0f;
         for (int d = lane; d < dh; d += 32)
@@ -69,7 +71,7 @@ static __global__ void attention_kernel(float *y, const float *q, const float *k
         red[warp] = m;
     __syncthreads();
     m = red[0];
-    for (int w = 1; w < FE_ATT_WARPS; w++)
+    for (int w = 1; w < kWarps; w++)
         m = fmaxf(m, red[w]);
     __syncthreads();
     float s = 0.0f;
@@ -84,7 +86,7 @@ static __global__ void attention_kernel(float *y, const float *q, const float *k
         red[warp] = s;
     __syncthreads();
     float total = 0.0f;
-    for (int w = 0; w < FE_ATT_WARPS; w++)
+    for (int w = 0; w < kWarps; w++)
         total += red[w];
 
     /* weighted sum of the value rows */
@@ -92,7 +94,7 @@ static __global__ void attention_kernel(float *y, const float *q, const float *k
 #pragma unroll
     for (int t = 0; t < FE_ATT_MAX_DH / 32; t++)
         acc[t] = 0.0f;
-    for (int j = warp; j < n_keys; j += FE_ATT_WARPS) {
+    for (int j = warp; j < n_keys; j += kWarps) {
         const float p = scores[j];
         const float *vr = vb + (int64_t)j * D;
 #pragma unroll
@@ -112,18 +114,19 @@ static __global__ void attention_kernel(float *y, const float *q, const float *k
     const float inv = 1.0f / total;
     for (int d = threadIdx.x; d < dh; d += blockDim.x) {
         float o = 0.0f;
-        for (int w = 0; w < FE_ATT_WARPS; w++)
+        for (int w = 0; w < kWarps; w++)
             o += part[w * dh + d];
         yr[d] = o * inv;
     }
 }
 
+template <int kWarps>
 static fe_status launch_attention(cudaStream_t stream, int device_ordinal, float *y,
                                   const float *q, const float *k, const float *v, int B, int Tq,
                                   int Tk_max, int D, int n_heads, int kv_len, bool causal,
                                   int q_pos0) {
     const int dh = D / n_heads;
-    size_t smem = ((size_t)dh * (1 + FE_ATT_WARPS) + 32 + (size_t)kv_len) * sizeof(float);
+    size_t smem = ((size_t)dh * (1 + kWarps) + 32 + (size_t)kv_len) * sizeof(float);
     if (smem > 48 * 1024) {
         /* long key sequences (wide images) need the opt-in shared memory */
         int max_optin = 0;
@@ -134,12 +137,12 @@ static fe_status launch_attention(cudaStream_t stream, int device_ordinal, float
                                 "fe_cuda_attention: %d keys need %zu bytes of shared memory, "
                                 "the device allows %d",
                                 kv_len, smem, max_optin);
-        FE_CUDA_CHECK(cudaFuncSetAttribute(attention_kernel,
+        FE_CUDA_CHECK(cudaFuncSetAttribute(attention_kernel<kWarps>,
                                            cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)smem));
     }
     dim3 grid(Tq, n_heads, B);
-    attention_kernel<<<grid, FE_ATT_THREADS, smem, stream>>>(
+    attention_kernel<kWarps><<<grid, kWarps * 32, smem, stream>>>(
         y, q, k, v, Tq, Tk_max, D, dh, kv_len, causal, q_pos0, 1.0f / sqrtf((float)dh));
     FE_CUDA_CHECK_LAUNCH();
     return FE_OK;
@@ -161,6 +164,9 @@ extern "C" fe_status fe_cuda_attention(FeCudaDevice *dev, float *y, const float 
                             kv_len, Tk_max);
     if (Tq > INT32_MAX || n_heads > 65535 || B > 65535)
         return fe_cuda_fail(FE_ERR_UNSUPPORTED, "fe_cuda_attention: grid too large");
-    return launch_attention(dev->stream, dev->ordinal, y, q, k, v, B, Tq, Tk_max, D, n_heads,
-                            kv_len, causal, q_pos0);
+    if (kv_len >= FE_ATT_LONG_KEYS)
+        return launch_attention<8>(dev->stream, dev->ordinal, y, q, k, v, B, Tq, Tk_max, D,
+                                   n_heads, kv_len, causal, q_pos0);
+    return launch_attention<4>(dev->stream, dev->ordinal, y, q, k, v, B, Tq, Tk_max, D, n_heads,
+                               kv_len, causal, q_pos0);
 }

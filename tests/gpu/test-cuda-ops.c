@@ -390,6 +390,7 @@ test_attention (void)
   run_attention (3, 1, 64, 256, 8, 9, TRUE, 8);        /* decode step, self-attention */
   run_attention (3, 1, 3072, 256, 8, 3072, FALSE, 0);  /* decode step, v1 cross-attention */
   run_attention (1, 40, 40, 96, 1, 40, FALSE, 0);      /* one head of 96 dims */
+  run_attention (2, 3, 1500, 64, 4, 1200, TRUE, 1100); /* 8-warp blocks, causal cut */
   run_attention (1, 2, 14000, 64, 2, 14000, FALSE, 0); /* opt-in shared memory */
 }
 
