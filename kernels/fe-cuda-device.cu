@@ -648,15 +648,17 @@ static fe_status graph_end(FeDevice *base, FeCudaGraph **out) {
         return fe_cuda_fail(FE_ERR_INVALID_ARGUMENT, "%s: no graph capture is running",
                             base->id);
     dev->capturing = false;
+    /* end the capture first in every case, so the stream is usable again */
+    cudaGraph_t graph = NULL;
+    cudaError_t err = cudaStreamEndCapture(dev->stream, &graph);
+    if (err != cudaSuccess)
+        return fe_cuda_report(err, "cudaStreamEndCapture", __FILE__, __LINE__);
     FeCudaGraph *g = (FeCudaGraph *)calloc(1, sizeof *g);
-    cudaError_t err = cudaStreamEndCapture(dev->stream, g ? &g->graph : NULL);
     if (!g) {
+        cudaGraphDestroy(graph);
         return fe_cuda_fail(FE_ERR_OUT_OF_MEMORY, "out of host memory");
     }
-    if (err != cudaSuccess) {
-        free(g);
-        return fe_cuda_report(err, "cudaStreamEndCapture", __FILE__, __LINE__);
-    }
+    g->graph = graph;
     err = cudaGraphInstantiate(&g->exec, g->graph, 0);
     if (err != cudaSuccess) {
         cudaGraphDestroy(g->graph);
