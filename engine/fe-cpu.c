@@ -1006,10 +1006,15 @@ static fe_status fe_cpu_attention(const FeOpDesc *op) {
     job.dh = job.d / job.heads;
     job.scale = 1.0f / sqrtf((float)job.dh);
     job.q_blocks = (job.tq + FE_ATTN_QB - 1) / FE_ATTN_QB;
-    /* Heads run on the pool's threads, so each GEMM inside stays on its own
-     * thread: the built-in kernel does exactly that (a nested parallel_for
-     * runs inline), while OpenBLAS would start its own threads on top. */
-    job.kernel = fe_best_builtin_kernel();
+    /* Heads run on the pool's threads, so each GEMM inside must stay on its
+     * own thread. The usual path does: OpenBLAS runs single-threaded in the
+     * engine's pool and a nested parallel_for runs inline (and OpenBLAS beats
+     * the built-in kernel at these K = d_head shapes). Only when OpenBLAS
+     * keeps its own threads (FE_BLAS_THREADS=openblas, fe-blas.c) would it
+     * start them on top, so then the built-in kernel runs the heads. */
+    const char *blas_threads = getenv("FE_BLAS_THREADS");
+    job.kernel = blas_threads && strcmp(blas_threads, "openblas") == 0 ? fe_best_builtin_kernel()
+                                                                        : FE_GEMM_AUTO;
     int tasks = batch * job.heads * job.q_blocks;
     double work = (double)batch * job.tq * job.kv_len * job.d;
     /* Small (decode) attention is a few microseconds: cheaper than a wake-up. */
