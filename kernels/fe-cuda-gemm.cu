@@ -23,7 +23,10 @@ static fe_status launch_gemm_ex(cublasHandle_t handle, cudaStream_t stream, bool
     cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
     if (dtype == FE_DTYPE_F32 && allow_tf32)
         compute = CUBLAS_COMPUTE_32F_FAST_TF32;
-    FE_CUBLAS_CHECK(cublasSetStream(handle, stream));
+    /* The handle was bound to the device's stream once, at creation: calling
+     * cublasSetStream here would also reset cuBLAS to its own workspace pool
+     * (see the cuBLAS docs), undoing cublasSetWorkspace. */
+    (void)stream;
     if (batch == 1) {
         FE_CUBLAS_CHECK(cublasGemmEx(handle, b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, CUBLAS_OP_N, n,
                                      m, k, &alpha, b, t, (int)ldb, a, t, (int)lda, &beta, c,
