@@ -33,6 +33,7 @@ typedef enum {
 
 typedef enum {
     FE_PK_GLOBAL_ORDERED_DICT = 0,
+    FE_PK_GLOBAL_REBUILD_TENSOR,
     FE_PK_GLOBAL_REBUILD_TENSOR_V2,
     FE_PK_GLOBAL_REBUILD_PARAMETER,
     FE_PK_GLOBAL_STORAGE_TYPE,
@@ -267,9 +268,13 @@ static fe_status fe_pk_push_global(FePickle *p, const char *module, const char *
 
     if (strcmp(module, "collections") == 0 && strcmp(name, "OrderedDict") == 0) {
         kind = FE_PK_GLOBAL_ORDERED_DICT;
+    } else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_tensor") == 0) {
+        kind = FE_PK_GLOBAL_REBUILD_TENSOR;
     } else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_tensor_v2") == 0) {
         kind = FE_PK_GLOBAL_REBUILD_TENSOR_V2;
-    } else if (strcmp(module, "torch._utils") == 0 && strcmp(name, "_rebuild_parameter") == 0) {
+    } else if (strcmp(module, "torch._utils") == 0 &&
+               (strcmp(name, "_rebuild_parameter") == 0 ||
+                strcmp(name, "_rebuild_parameter_with_state") == 0)) {
         kind = FE_PK_GLOBAL_REBUILD_PARAMETER;
     } else {
         size_t i, n = sizeof fe_pk_storages / sizeof fe_pk_storages[0];
@@ -364,14 +369,17 @@ static fe_status fe_pk_int_tuple(const FePickle *p, const FePkObj *t, int64_t *v
     return FE_OK;
 }
 
-static fe_status fe_pk_rebuild_tensor(FePickle *p, const FePkObj *args, FePkObj **out) {
+/* _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+ * backward_hooks[, metadata]) or the older _rebuild_tensor(storage,
+ * storage_offset, size, stride); gradients and hooks mean nothing here. */
+static fe_status fe_pk_rebuild_tensor(FePickle *p, const FePkObj *args, bool v2, FePkObj **out) {
     FePkObj *t;
     int n_size = 0, n_stride = 0;
     uint64_t last = 0, numel = 1;
 
-    /* (storage, storage_offset, size, stride, requires_grad, backward_hooks[, metadata]) */
-    if (args->n_items != 6 && args->n_items != 7)
-        return fe_pk_error(p, "_rebuild_tensor_v2 takes 6 or 7 arguments");
+    if (v2 ? args->n_items != 6 && args->n_items != 7 : args->n_items != 4)
+        return fe_pk_error(p, v2 ? "_rebuild_tensor_v2 takes 6 or 7 arguments"
+                                 : "_rebuild_tensor takes 4 arguments");
     if (args->items[0]->type != FE_PK_STORAGE || args->items[1]->type != FE_PK_INT ||
         args->items[1]->integer < 0)
         return fe_pk_error(p, "_rebuild_tensor_v2 needs a storage and an offset");
@@ -418,12 +426,14 @@ static fe_status fe_pk_reduce(FePickle *p) {
             return fe_pk_error(p, "OrderedDict() with arguments");
         FE_TRY(fe_pk_new(p, FE_PK_DICT, &result));
         break;
+    case FE_PK_GLOBAL_REBUILD_TENSOR:
     case FE_PK_GLOBAL_REBUILD_TENSOR_V2:
-        FE_TRY(fe_pk_rebuild_tensor(p, args, &result));
+        FE_TRY(fe_pk_rebuild_tensor(p, args, callable->global == FE_PK_GLOBAL_REBUILD_TENSOR_V2,
+                                    &result));
         break;
     case FE_PK_GLOBAL_REBUILD_PARAMETER:
-        /* (data, requires_grad, backward_hooks): a Parameter is its tensor. */
-        if (args->n_items != 3 || args->items[0]->type != FE_PK_TENSOR)
+        /* (data, requires_grad, backward_hooks[, state]): a Parameter is its tensor. */
+        if ((args->n_items != 3 && args->n_items != 4) || args->items[0]->type != FE_PK_TENSOR)
             return fe_pk_error(p, "_rebuild_parameter needs a tensor");
         result = args->items[0];
         break;

@@ -203,6 +203,47 @@ def zip64_bytes(data):
     return out
 
 
+class _StorageRef:
+    def __init__(self, key, tensor):
+        self.key, self.tensor = key, tensor
+
+
+class _OldTensor:
+    """Pickles as the pre-1.? torch._utils._rebuild_tensor(storage, offset, size, stride)."""
+    def __init__(self, ref):
+        self.ref = ref
+
+    def __reduce__(self):
+        t = self.ref.tensor
+        return (torch._utils._rebuild_tensor, (self.ref, 0, tuple(t.shape), tuple(t.stride())))
+
+
+class _StoragePickler(pickle.Pickler):
+    def persistent_id(self, obj):
+        if isinstance(obj, _StorageRef):
+            storage_type = {torch.float32: torch.FloatStorage, torch.int64: torch.LongStorage}
+            return ("storage", storage_type[obj.tensor.dtype], obj.key, "cpu", obj.tensor.numel())
+        return None
+
+
+def old_rebuild_pt(sd):
+    """A .pt written the way torch.save does, but naming _rebuild_tensor."""
+    refs = collections.OrderedDict()
+    for i, (name, t) in enumerate(sd.items()):
+        refs[name] = _OldTensor(_StorageRef(str(i), t.contiguous()))
+    pkl = io.BytesIO()
+    _StoragePickler(pkl, protocol=2).dump(refs)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        def put(name, raw):
+            z.writestr(zipfile.ZipInfo("archive/" + name, date_time=(2020, 1, 1, 0, 0, 0)), raw)
+        put("data.pkl", pkl.getvalue())
+        for name, ref in refs.items():
+            put("data/" + ref.ref.key, ref.ref.tensor.numpy().tobytes())
+        put("version", b"3\n")
+    return out.getvalue()
+
+
 def pt_state(sd, cfg):
     """The state dict as model.state_dict() would hold it: tied output weight
     sharing the embedding's storage, a transposed (non-contiguous) weight, a
@@ -237,8 +278,20 @@ def make_fixtures():
                                                    b"X\x06\x00\x00\x00cuda:0")
                                       if n.endswith("/data.pkl") else b, zipfile.ZIP_STORED))
     assert b"cuda:0" in zipfile.ZipFile(io.BytesIO(cuda)).read("archive/data.pkl")
+    # And as saved by other habits: nn.Parameter values (_rebuild_parameter),
+    # and pickle protocol 4 (STACK_GLOBAL, MEMOIZE, FRAME, SHORT_BINUNICODE).
+    params = pt_state(random_state(MICRO_CONFIG, seed=2), MICRO_CONFIG)
+    for k, v in params.items():
+        if v.is_floating_point():
+            params[k] = torch.nn.Parameter(v, requires_grad=False)
+    proto4 = io.BytesIO()
+    torch.save(pt_state(random_state(MICRO_CONFIG, seed=2), MICRO_CONFIG), proto4,
+               pickle_protocol=4)
+    assert b"\x93" in zipfile.ZipFile(io.BytesIO(proto4.getvalue())).read("archive/data.pkl")
     for name, data in (("micro", micro), ("micro-zip64", zip64_bytes(micro)),
-                       ("micro-cuda", cuda)):
+                       ("micro-cuda", cuda), ("micro-params", torch_save_bytes(params)),
+                       ("micro-proto4", proto4.getvalue()),
+                       ("micro-v1", old_rebuild_pt(pt_state(random_state(MICRO_CONFIG, seed=2), MICRO_CONFIG)))):
         write(os.path.join(FIXTURES, name + ".pt"), data)
         write_json(os.path.join(FIXTURES, name + ".json"),
                    {"config": MICRO_CONFIG, "vocab": MICRO_VOCAB})

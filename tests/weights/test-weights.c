@@ -300,11 +300,15 @@ static void test_tiny_formats_agree(void) {
     fe_weights_close(ref);
 }
 
-/* zip64 records and a GPU storage location change nothing about the tensors. */
+/* zip64 records, a GPU storage location, Parameters, pickle protocol 4 and
+ * the old _rebuild_tensor change nothing about the tensors. */
 static void test_pt_variants(void) {
     static const char *const variants[] = {
         "tests/weights/fixtures/micro-zip64.pt",
         "tests/weights/fixtures/micro-cuda.pt",
+        "tests/weights/fixtures/micro-params.pt",
+        "tests/weights/fixtures/micro-proto4.pt",
+        "tests/weights/fixtures/micro-v1.pt",
     };
     FeWeightFile *ref = open_ok("tests/weights/fixtures/micro.pt");
     g_assert_cmpint(ref->config.d_model, ==, 8);
