@@ -199,11 +199,20 @@ def plan_shard(split, k, pools, vocab_index, n, seed):
             samples.append({"norm": norm, "toks": toks, "source": src,
                             "style": style_for(src, kind, rng)})
     fonts, fweights = list(FONT_WEIGHTS), list(FONT_WEIGHTS.values())
-    for start in range(0, len(samples), BATCH):
-        font = rng.choices(fonts, fweights)[0]
-        size = rng.choice(render_batch.FONT_SIZES)
-        for s in samples[start:start + BATCH]:
-            s["font"], s["size"] = font, size
+    if split == "train":
+        for start in range(0, len(samples), BATCH):
+            font = rng.choices(fonts, fweights)[0]
+            size = rng.choice(render_batch.FONT_SIZES)
+            for s in samples[start:start + BATCH]:
+                s["font"], s["size"] = font, size
+    else:
+        # evaluation sets: every font set-up and size equally often
+        combos = [(f, z) for z in render_batch.FONT_SIZES for f in fonts]
+        batch = max(1, -(-len(samples) // len(combos)))
+        for b, start in enumerate(range(0, len(samples), batch)):
+            font, size = combos[b % len(combos)]
+            for s in samples[start:start + batch]:
+                s["font"], s["size"] = font, size
     for s in samples:
         s["augment"] = split == "train" and rng.random() < AUGMENT_FRACTION
     return samples
@@ -219,8 +228,17 @@ def render_shard(job):
     drops = {}
     kept = []   # (sample, img, cc)
     try:
-        for start in range(0, len(samples), BATCH):
-            chunk = samples[start:start + BATCH]
+        # one pdflatex run per run of equal (font, size), at most BATCH long
+        chunks, cur = [], []
+        for s in samples:
+            if cur and ((s["font"], s["size"]) != (cur[0]["font"], cur[0]["size"]) or
+                        len(cur) >= BATCH):
+                chunks.append(cur)
+                cur = []
+            cur.append(s)
+        if cur:
+            chunks.append(cur)
+        for start, chunk in enumerate(chunks):
             res = render_batch.render_formulas(
                 os.path.join(work, str(start)), [s["norm"] for s in chunk],
                 [s["style"] for s in chunk], chunk[0]["font"], chunk[0]["size"],
@@ -232,8 +250,9 @@ def render_shard(job):
                 kept.append((s, img, cc))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    if keep_max is not None:
-        kept = kept[:keep_max]
+    if keep_max is not None and len(kept) > keep_max:
+        # evenly spaced, so every (font, size) batch keeps its share
+        kept = [kept[i * len(kept) // keep_max] for i in range(keep_max)]
 
     # not hash(): string hashing is salted per process
     arng = np.random.default_rng(int(hashlib.sha1(("%d/%s/%d" % (seed, split, k)).encode())
