@@ -304,9 +304,10 @@ test_elementwise (void)
   if (!need_gpu ())
     return;
   int64_t v[2] = { 10, 1000 };
-  run_unary (UNARY_GELU, 2, v, 2, v, -6, 6, 1e-12, "gelu");
+  /* the CPU uses a rational erf within a few ulp of erff; CUDA erff is 2 ulp */
+  run_unary (UNARY_GELU, 2, v, 2, v, -6, 6, 1e-10, "gelu");
   int64_t l[2] = { 4, 600 };
-  run_unary (UNARY_LOG_SOFTMAX, 2, l, 2, l, -20, 20, 1e-12, "log_softmax");
+  run_unary (UNARY_LOG_SOFTMAX, 2, l, 2, l, -20, 20, 1e-10, "log_softmax");
   int64_t px[4] = { 2, 3, 9, 13 }, p22[4] = { 2, 3, 4, 6 }, p21[4] = { 2, 3, 4, 13 };
   run_unary (UNARY_MAXPOOL_22, 4, px, 4, p22, -1, 1, 0, "maxpool 2x2 (odd sizes floor)");
   run_unary (UNARY_MAXPOOL_21, 4, px, 4, p21, -1, 1, 0, "maxpool 2x1");
