@@ -69,25 +69,29 @@ def make_images(args):
 
 
 def run(args):
-    if not torch.cuda.is_available():
+    dev = torch.device(args.device)
+    cuda = dev.type == "cuda"
+    if cuda and not torch.cuda.is_available():
         sys.exit("pytorch_peer.py: torch.cuda.is_available() is False")
-    dev = torch.device("cuda:0")
     model, _vocab, _meta = fm.load_safetensors(args.model)
     model = model.to(dev).eval()
     raw = np.fromfile(args.images, dtype=np.float32)
     per = args.height * args.width
     n = raw.size // per
     imgs = torch.from_numpy(raw[: n * per].reshape(n, 1, args.height, args.width))
-    print(f"device=cuda:0 name=\"{torch.cuda.get_device_name(0)}\" torch={torch.__version__}")
+    name = torch.cuda.get_device_name(dev) if cuda else "cpu"
+    print(f"device={dev} name=\"{name}\" torch={torch.__version__}")
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
     for b in args.batch:
         idx = torch.arange(b) % n
         pixels = imgs[idx].to(dev)
-        with torch.no_grad(), torch.autocast("cuda", dtype=torch.float16):
+        # fp16 autocast on the GPU; the CPU run (a smoke test of this script) stays fp32
+        with torch.no_grad(), torch.autocast("cuda", dtype=torch.float16, enabled=cuda):
             model.recognize(pixels[:1], max_steps=args.steps)  # warm-up
-            torch.cuda.synchronize()
+            sync()
             t0 = time.perf_counter()
             out = model.recognize(pixels, max_steps=args.steps)
-            torch.cuda.synchronize()
+            sync()
             dt = time.perf_counter() - t0
         tokens = sum(len(o) for o in out)
         print(f"batch={b} images_per_s={b / dt:.3f} ms_per_image={dt * 1e3 / b:.3f} tokens={tokens}",
@@ -113,6 +117,7 @@ def main():
     r.add_argument("width", type=int)
     r.add_argument("steps", type=int)
     r.add_argument("batch", type=int, nargs="+")
+    r.add_argument("--device", default="cuda:0", help="cpu only to smoke-test this script")
     args = p.parse_args()
     {"make-model": make_model, "make-images": make_images, "run": run}[args.cmd](args)
 
