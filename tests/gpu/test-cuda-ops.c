@@ -677,6 +677,63 @@ test_model_on_gpu (void)
     }
 }
 
+/* On a real GPU: "auto" takes cuda:0, and with FE_CUDA_FAKE_FREE_MB=10 the
+ * fit check sends the model to the CPU with the reason. */
+static void
+test_auto_fallback_on_gpu (void)
+{
+  if (!need_gpu ())
+    return;
+  g_autofree char *path = fixture ("tiny.safetensors");
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("tests/fixtures/model/tiny.safetensors is missing");
+      return;
+    }
+  if (g_test_subprocess ())
+    {
+      const char *fake = g_getenv ("FE_TEST_FAKE_FREE");
+      if (fake)
+        g_setenv ("FE_CUDA_FAKE_FREE_MB", fake, TRUE);
+      else
+        g_unsetenv ("FE_CUDA_FAKE_FREE_MB");
+      FeContextParams cp = fe_context_default_params ();
+      FeContext *ctx = NULL;
+      FeRuntimeInfo ri;
+      g_assert_cmpint (fe_context_load (path, &cp, &ctx), ==, FE_OK);
+      g_assert_cmpint (fe_context_runtime_info (ctx, &ri), ==, FE_OK);
+      g_test_message ("auto -> %s%s%s", ri.device.id, ri.fell_back ? ": " : "",
+                      ri.fallback_reason);
+      if (fake)
+        {
+          g_assert_cmpstr (ri.device.id, ==, "cpu");
+          g_assert_true (ri.fell_back);
+          g_assert_nonnull (strstr (ri.fallback_reason, "the model needs"));
+          g_assert_nonnull (strstr (ri.fallback_reason, "(FE_CUDA_FAKE_FREE_MB)"));
+        }
+      else
+        {
+          g_assert_true (g_str_has_prefix (ri.device.id, "cuda:"));
+          g_assert_false (ri.fell_back);
+        }
+      fe_context_free (ctx);
+      /* named explicitly, the GPU is used whatever the check would say */
+      cp.device = gpu->id;
+      g_assert_cmpint (fe_context_load (path, &cp, &ctx), ==, FE_OK);
+      g_assert_cmpint (fe_context_runtime_info (ctx, &ri), ==, FE_OK);
+      g_assert_cmpstr (ri.device.id, ==, gpu->id);
+      fe_context_free (ctx);
+      return;
+    }
+  g_unsetenv ("FE_TEST_FAKE_FREE");
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_setenv ("FE_TEST_FAKE_FREE", "10", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed ();
+  g_unsetenv ("FE_TEST_FAKE_FREE");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -698,5 +755,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/graph/replay", test_graph_replay);
   g_test_add_func ("/gpu/memory/returns", test_memory_returns);
   g_test_add_func ("/gpu/model/tiny", test_model_on_gpu);
+  g_test_add_func ("/gpu/model/auto-fallback", test_auto_fallback_on_gpu);
   return g_test_run ();
 }
