@@ -369,12 +369,39 @@ static bool fe_gemm_shape_for(fe_gemm_kernel kernel, FeGemmShape *s) {
 }
 
 /* Per-thread packing buffers: grown, never shrunk, so a warm engine (and
- * every pool worker) packs without allocating. */
+ * every pool worker) packs without allocating; freed when the thread ends. */
 typedef struct {
     float *a, *b;
     size_t a_cap, b_cap;
 } FeGemmScratch;
-static _Thread_local FeGemmScratch fe_gemm_scratch;
+static pthread_key_t fe_gemm_scratch_key;
+static pthread_once_t fe_gemm_scratch_once = PTHREAD_ONCE_INIT;
+
+static void fe_gemm_scratch_free(void *p) {
+    FeGemmScratch *sc = p;
+    if (sc) {
+        free(sc->a);
+        free(sc->b);
+        free(sc);
+    }
+}
+
+static void fe_gemm_scratch_key_init(void) {
+    pthread_key_create(&fe_gemm_scratch_key, fe_gemm_scratch_free);
+}
+
+static FeGemmScratch *fe_gemm_scratch(void) {
+    pthread_once(&fe_gemm_scratch_once, fe_gemm_scratch_key_init);
+    FeGemmScratch *sc = pthread_getspecific(fe_gemm_scratch_key);
+    if (!sc) {
+        sc = calloc(1, sizeof *sc);
+        if (sc && pthread_setspecific(fe_gemm_scratch_key, sc) != 0) {
+            free(sc);
+            sc = NULL;
+        }
+    }
+    return sc;
+}
 
 static float *fe_scratch_grow(float **p, size_t *cap, size_t n) {
     if (n > *cap) {
@@ -452,7 +479,7 @@ static bool fe_gemm_block(const FeGemmJob *job, int i_begin, int i_end, int j_be
         fe_openblas_block(job, i_begin, i_end, j_begin, j_end);
         return true;
     }
-    FeGemmScratch *sc = &fe_gemm_scratch;
+    FeGemmScratch *sc = fe_gemm_scratch();
     int mr = s->mr, nr = s->nr;
     int rows_total = i_end - i_begin;
     int mc_max = rows_total < s->mc ? rows_total : s->mc;
@@ -460,6 +487,8 @@ static bool fe_gemm_block(const FeGemmJob *job, int i_begin, int i_end, int j_be
     int kc_max = job->k < s->kc ? job->k : s->kc;
     size_t a_need = (size_t)((mc_max + mr - 1) / mr) * mr * kc_max;
     size_t b_need = (size_t)((nc_max + nr - 1) / nr) * nr * kc_max;
+    if (!sc)
+        return false;
     float *ap = fe_scratch_grow(&sc->a, &sc->a_cap, a_need);
     float *bp = fe_scratch_grow(&sc->b, &sc->b_cap, b_need);
     float edge[FE_EDGE_TILE_MAX] __attribute__((aligned(64)));
