@@ -162,7 +162,14 @@ detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
           if (dp->regions == NULL)
             dp->note = g_strdup (error->message);
         }
-      g_main_context_invoke (context, deliver_page, dp);
+      {
+        /* A source, never g_main_context_invoke(): that could run
+         * deliver_page on this thread when the main context is free. */
+        GSource *idle = g_idle_source_new ();
+        g_source_set_callback (idle, deliver_page, dp, NULL);
+        g_source_attach (idle, context);
+        g_source_unref (idle);
+      }
       if (g_cancellable_is_cancelled (cancellable))
         break;
     }

@@ -2,8 +2,14 @@
 #include "fm-engine-worker.h"
 
 #include <glib/gi18n.h>
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "fm-region.h"
 #include "fm-render.h"
@@ -13,6 +19,8 @@
 #define FM_ENGINE_BATCH 4
 /* The status line wants memory figures about once a second while working. */
 #define FM_ENGINE_RUNTIME_INTERVAL_US G_USEC_PER_SEC
+/* Nice value of the worker thread (and the engine threads it starts). */
+#define FM_ENGINE_NICE 10
 /* White around each crop, in ems, as in the training renders. */
 #define FM_ENGINE_CROP_MARGIN_EM 0.25
 
@@ -314,10 +322,18 @@ deliver_devices (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Always through a source: g_main_context_invoke() would run func right here
+ * on the worker thread whenever the main context happens to be free. */
 static void
 post (FmEngineWorker *self, GSourceFunc func, gpointer data)
 {
-  g_main_context_invoke_full (self->main_context, G_PRIORITY_DEFAULT, func, data, NULL);
+  GSource *source = g_idle_source_new ();
+
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, func, data, NULL);
+  g_source_set_static_name (source, "[fm-engine-worker report]");
+  g_source_attach (source, self->main_context);
+  g_source_unref (source);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -389,6 +405,13 @@ worker_thread (gpointer data)
   gint64 last_runtime_us = 0;
 #endif
 
+#ifdef __linux__
+  /* Below the window's thread, so a busy CPU never makes the window stutter;
+   * the engine's own threads, created from here, inherit it. */
+  if (setpriority (PRIO_PROCESS, (id_t) syscall (SYS_gettid), FM_ENGINE_NICE) != 0)
+    g_debug ("engine worker: could not lower priority: %s", g_strerror (errno));
+#endif
+
   /* Probing devices can dlopen CUDA: done here, never on the main thread. */
   {
     DevicesReport *report = g_new0 (DevicesReport, 1);
@@ -434,6 +457,8 @@ worker_thread (gpointer data)
             g_clear_pointer (&context, fe_context_free);
             params.device = device;
             params.precision = precision;
+            /* One core stays with the window. */
+            params.n_threads = MAX (1, (int) g_get_num_processors () - 1);
             if (path == NULL || *path == '\0')
               lr->error = g_strdup (_("No model file found. Set one in Preferences or with the FORMULATE_MODEL environment variable."));
             else if (fe_context_load (path, &params, &fresh) != FE_OK)

@@ -119,8 +119,10 @@ layout_pages (FmPageView *self)
 
   for (int i = 0; i < self->n_pages; i++)
     {
+      /* Whole pixels: a page drawn at a fractional offset makes the
+       * software renderer filter the whole texture on every frame. */
       self->page_top[i] = y;
-      y += self->pages[i].height * self->zoom + PAGE_GAP;
+      y += ceil (self->pages[i].height * self->zoom) + PAGE_GAP;
       max_w = MAX (max_w, self->pages[i].width * self->zoom);
     }
   self->content_height = y;
@@ -135,7 +137,7 @@ page_rect (FmPageView *self, int index, graphene_rect_t *r)
   double w = self->pages[index].width * self->zoom;
   double h = self->pages[index].height * self->zoom;
 
-  graphene_rect_init (r, floor ((view_w - w) / 2), self->page_top[index], w, h);
+  graphene_rect_init (r, floor ((view_w - w) / 2), self->page_top[index], ceil (w), ceil (h));
 }
 
 static double
@@ -434,7 +436,7 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   graphene_rect_init (&clip, 0, 0, gtk_widget_get_width (widget), gtk_widget_get_height (widget));
   gtk_snapshot_push_clip (snapshot, &clip);
   gtk_snapshot_save (snapshot);
-  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (-(float) hvalue (self), -(float) vvalue (self)));
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (-(float) round (hvalue (self)), -(float) round (vvalue (self))));
 
   visible_range (self, &first, &last);
   for (int i = first; i <= last; i++)
@@ -448,7 +450,19 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       gtk_snapshot_append_outset_shadow (snapshot, &rounded, &shadow, 0, 1, 1, 3);
       gtk_snapshot_append_color (snapshot, &white, &area);
       if (page->texture != NULL)
-        gtk_snapshot_append_texture (snapshot, page->texture, &area);
+        {
+          /* At the render's own scale, draw it pixel for pixel (a plain
+           * copy); otherwise stretch it until the new render arrives. */
+          graphene_rect_t tex_area = area;
+          double device = self->zoom * gtk_widget_get_scale_factor (widget);
+          if (fabs (page->texture_scale - device) < 1e-6)
+            {
+              int scale_factor = gtk_widget_get_scale_factor (widget);
+              tex_area.size.width = (float) gdk_texture_get_width (page->texture) / scale_factor;
+              tex_area.size.height = (float) gdk_texture_get_height (page->texture) / scale_factor;
+            }
+          gtk_snapshot_append_texture (snapshot, page->texture, &tex_area);
+        }
 
       if (!self->thumbnails && self->items != NULL)
         {

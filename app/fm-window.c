@@ -82,7 +82,7 @@ show_error_toast (FmWindow *self, const char *message)
 FmDocumentTab *
 fm_window_get_current_tab (FmWindow *self)
 {
-  AdwTabPage *page = adw_tab_view_get_selected_page (self->tab_view);
+  AdwTabPage *page = self->tab_view ? adw_tab_view_get_selected_page (self->tab_view) : NULL;
 
   return page ? FM_DOCUMENT_TAB (adw_tab_page_get_child (page)) : NULL;
 }
@@ -125,16 +125,23 @@ update_title (FmWindow *self)
 static void
 tab_page_changed (FmPageView *view, GParamSpec *pspec, FmWindow *self)
 {
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
   update_page_entry (self);
 }
 
 static void
 tab_loaded (FmDocumentTab *tab, FmWindow *self)
 {
-  g_autofree char *uri = g_file_get_uri (fm_document_tab_get_file (tab));
-  FmDocument *doc = fm_document_tab_get_document (tab);
-  AdwTabPage *page = adw_tab_view_get_page (self->tab_view, GTK_WIDGET (tab));
-  g_autofree char *title = fm_document_dup_title (doc);
+  g_autofree char *uri = NULL;
+  g_autofree char *title = NULL;
+  AdwTabPage *page;
+
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
+  uri = g_file_get_uri (fm_document_tab_get_file (tab));
+  title = fm_document_dup_title (fm_document_tab_get_document (tab));
+  page = adw_tab_view_get_page (self->tab_view, GTK_WIDGET (tab));
 
   adw_tab_page_set_loading (page, FALSE);
   if (title != NULL && *title != '\0')
@@ -183,9 +190,12 @@ ask_password (FmWindow *self, GFile *file, gboolean wrong)
   adw_message_dialog_format_body (dialog, _("“%s” is encrypted. Enter its password to open it."), name);
   data->self = g_object_ref (self);
   data->file = g_object_ref (file);
-  data->entry = gtk_password_entry_new ();
-  gtk_password_entry_set_show_peek_icon (GTK_PASSWORD_ENTRY (data->entry), TRUE);
-  g_object_set (data->entry, "activates-default", TRUE, NULL);
+  /* A hidden-text GtkEntry: GTK 4.8's GtkPasswordEntry warns about a stale
+   * keyboard handler when its dialog closes on a response. */
+  data->entry = gtk_entry_new ();
+  gtk_entry_set_visibility (GTK_ENTRY (data->entry), FALSE);
+  gtk_entry_set_input_purpose (GTK_ENTRY (data->entry), GTK_INPUT_PURPOSE_PASSWORD);
+  gtk_entry_set_activates_default (GTK_ENTRY (data->entry), TRUE);
   adw_message_dialog_set_extra_child (dialog, data->entry);
   adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "unlock", _("_Unlock"), NULL);
   adw_message_dialog_set_response_appearance (dialog, "unlock", ADW_RESPONSE_SUGGESTED);
@@ -201,6 +211,8 @@ static void
 tab_load_failed (FmDocumentTab *tab, GError *error, FmWindow *self)
 {
   g_autoptr(GFile) file = g_object_ref (fm_document_tab_get_file (tab));
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
 
   close_tab (self, tab);
   if (g_error_matches (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NEEDS_PASSWORD) ||
@@ -221,6 +233,8 @@ tab_load_failed (FmDocumentTab *tab, GError *error, FmWindow *self)
 static void
 tab_detected (FmDocumentTab *tab, FmWindow *self)
 {
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
   update_actions (self);
   update_status (self);
 }
@@ -269,6 +283,8 @@ static void
 selected_page_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self)
 {
   FmDocumentTab *tab = fm_window_get_current_tab (self);
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
 
   update_title (self);
   update_page_entry (self);
@@ -281,6 +297,8 @@ selected_page_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self)
 static void
 n_pages_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self)
 {
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
   update_title (self);
   update_actions (self);
 }

@@ -1,0 +1,700 @@
+/* test-gui.c - drives the real Formulate window under Xvfb.
+ *
+ * One application and window for the whole run (as a user would have): open
+ * the bundled sample PDF, wait for the first page to be painted and for
+ * detection, recognise on the CPU with the tiny test model while measuring the
+ * main loop's longest stall, copy a result and read it back from the
+ * clipboard, export in every format, draw and delete a region, zoom and page
+ * navigation, a corrupt PDF and an encrypted one (password dialog), and
+ * screenshots of the window (PNG) for docs/screenshots/.
+ */
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fm-application.h"
+#include "fm-results-row.h"
+#include "fm-window.h"
+
+static gint64 process_start_us;
+static FmApplication *app;
+static FmWindow *window;
+static char *tmp_dir;
+static double first_paint_s = -1;
+
+static const char *
+source_root (void)
+{
+  const char *root = g_getenv ("FE_SOURCE_ROOT");
+  return root ? root : FM_SOURCE_DATADIR "/..";
+}
+
+static char *
+sample_path (void)
+{
+  return g_build_filename (source_root (), "data", "samples", "sample.pdf", NULL);
+}
+
+/* Iterates the main loop until done() or timeout; FALSE on timeout. */
+static gboolean
+wait_for (gboolean (*done) (gpointer), gpointer data, double timeout_s)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
+
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > end)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+static void
+spin (double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
+  while (g_get_monotonic_time () < end)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+}
+
+static FmDocumentTab *
+current_tab (void)
+{
+  return fm_window_get_current_tab (window);
+}
+
+static gboolean
+tab_loaded (gpointer data)
+{
+  FmDocumentTab *tab = current_tab ();
+  return tab != NULL && fm_document_tab_get_document (tab) != NULL;
+}
+
+static gboolean
+page_painted (gpointer data)
+{
+  FmDocumentTab *tab = current_tab ();
+  return tab != NULL && fm_page_view_get_n_painted (fm_document_tab_get_page_view (tab)) > 0;
+}
+
+static gboolean
+detection_done (gpointer data)
+{
+  FmDocumentTab *tab = current_tab ();
+  return tab != NULL && fm_document_tab_get_document (tab) != NULL && !fm_document_tab_get_detecting (tab);
+}
+
+static gboolean
+engine_settled (gpointer data)
+{
+  FmEngineState state = fm_engine_worker_get_state (fm_application_get_worker (app));
+  return state == FM_ENGINE_STATE_READY || state == FM_ENGINE_STATE_NO_MODEL;
+}
+
+static void
+on_first_paint (FmPageView *view, int page, gpointer data)
+{
+  if (first_paint_s < 0)
+    first_paint_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
+}
+
+static void
+test_open_sample (void)
+{
+  g_autofree char *path = sample_path ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  FmDocumentTab *tab;
+
+  fm_window_open_files (window, &file, 1);
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, 1);
+  tab = current_tab ();
+  g_assert_nonnull (tab);
+  g_signal_connect (fm_document_tab_get_page_view (tab), "painted", G_CALLBACK (on_first_paint), NULL);
+
+  g_assert_true (wait_for (tab_loaded, NULL, 20));
+  g_assert_cmpint (fm_document_get_n_pages (fm_document_tab_get_document (tab)), ==, 2);
+  g_assert_true (wait_for (page_painted, NULL, 20));
+  /* Launch (process start, GTK init included) to the first page on screen. */
+  g_test_message ("launch to first page painted: %.3f s (target <= 0.5 s)", first_paint_s);
+  g_printerr ("# launch to first page painted: %.3f s (target <= 0.5 s)\n", first_paint_s);
+  g_assert_cmpfloat (first_paint_s, >, 0);
+  g_assert_cmpfloat (first_paint_s, <, 5.0);
+}
+
+static void
+test_detection (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  GListModel *items;
+  guint n, display = 0;
+
+  g_assert_true (wait_for (detection_done, NULL, 60));
+  items = fm_document_tab_get_items (tab);
+  n = g_list_model_get_n_items (items);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_get_kind (item) == FM_REGION_DISPLAY)
+        display++;
+    }
+  g_printerr ("# detected %u regions, %u display\n", n, display);
+  /* sample.tex has 5 displayed formulas and 7 inline ones. */
+  g_assert_cmpuint (display, >=, 4);
+  g_assert_cmpuint (n, >=, display + 3);
+}
+
+/* Main-loop stall probe: a 2 ms timeout that records its longest gap. */
+typedef struct {
+  gint64 last, last_cpu;
+  gint64 max_gap;
+  gint64 max_gap_cpu;   /* main-thread CPU time spent inside the longest gap */
+  gint64 max_cpu;       /* longest main-thread CPU time between two ticks */
+  guint ticks;
+} StallProbe;
+
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
+static gboolean
+stall_tick (gpointer data)
+{
+  StallProbe *probe = data;
+  gint64 now = g_get_monotonic_time ();
+  gint64 cpu = thread_cpu_us ();
+
+  if (probe->last != 0)
+    {
+      if (now - probe->last > probe->max_gap)
+        {
+          probe->max_gap = now - probe->last;
+          probe->max_gap_cpu = cpu - probe->last_cpu;
+        }
+      probe->max_cpu = MAX (probe->max_cpu, cpu - probe->last_cpu);
+    }
+  probe->last = now;
+  probe->last_cpu = cpu;
+  probe->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+all_recognized (gpointer data)
+{
+  GListModel *items = fm_document_tab_get_items (current_tab ());
+  guint n = g_list_model_get_n_items (items);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      FmResultState state = fm_results_item_get_state (item);
+      if (state != FM_RESULT_STATE_DONE && state != FM_RESULT_STATE_FAILED)
+        return FALSE;
+    }
+  return n > 0 && engine_settled (NULL);
+}
+
+static void
+test_recognition (void)
+{
+  FmEngineWorker *worker = fm_application_get_worker (app);
+  GListModel *items;
+  StallProbe probe = { 0 };
+  guint probe_id;
+  guint n, done = 0;
+  gint64 start;
+
+  if (!fm_engine_worker_has_engine ())
+    {
+      g_test_skip ("built without the engine's recognition API");
+      return;
+    }
+  if (!wait_for (engine_settled, NULL, 60))
+    {
+      int d, t;
+      fm_engine_worker_get_progress (worker, &d, &t, NULL);
+      g_printerr ("# engine state %d, progress %d/%d, status %s\n", fm_engine_worker_get_state (worker), d, t,
+                  fm_window_get_status_text (window));
+      g_assert_not_reached ();
+    }
+  if (fm_engine_worker_get_state (worker) == FM_ENGINE_STATE_NO_MODEL)
+    {
+      g_autofree char *msg = g_strdup_printf ("the test model did not load: %s",
+                                              fm_engine_worker_get_load_error (worker));
+      g_test_fail_printf ("%s", msg);
+      return;
+    }
+
+  /* Recognise from scratch under the probe (recognise-on-open may have run). */
+  items = fm_document_tab_get_items (current_tab ());
+  n = g_list_model_get_n_items (items);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_get_state (item) == FM_RESULT_STATE_DONE)
+        fm_results_item_set_state (item, FM_RESULT_STATE_WAITING);
+    }
+  probe_id = g_timeout_add (2, stall_tick, &probe);
+  start = g_get_monotonic_time ();
+  if (!wait_for (engine_settled, NULL, 60))
+    {
+      int d, t;
+      fm_engine_worker_get_progress (worker, &d, &t, NULL);
+      g_printerr ("# engine state %d, progress %d/%d, status %s\n", fm_engine_worker_get_state (worker), d, t,
+                  fm_window_get_status_text (window));
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+          g_printerr ("#  item %u: state %d pending %d latex %s error %s\n", i, fm_results_item_get_state (item),
+                      fm_engine_worker_is_pending (worker, item),
+                      fm_results_item_get_latex (item), fm_results_item_get_error (item));
+        }
+      g_assert_not_reached ();
+    }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL));
+  if (!wait_for (all_recognized, NULL, 120))
+    {
+      int d, t;
+      fm_engine_worker_get_progress (worker, &d, &t, NULL);
+      g_printerr ("# engine state %d, progress %d/%d, status %s\n", fm_engine_worker_get_state (worker), d, t,
+                  fm_window_get_status_text (window));
+      for (guint i = 0; i < n; i++)
+        {
+          g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+          g_printerr ("#  item %u: state %d pending %d latex %s error %s\n", i, fm_results_item_get_state (item),
+                      fm_engine_worker_is_pending (worker, item),
+                      fm_results_item_get_latex (item), fm_results_item_get_error (item));
+        }
+      g_assert_not_reached ();
+    }
+  g_source_remove (probe_id);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_get_state (item) == FM_RESULT_STATE_DONE)
+        {
+          g_assert_nonnull (fm_results_item_get_latex (item));
+          g_assert_cmpfloat (fm_results_item_get_confidence (item), >=, 0.0);
+          g_assert_cmpfloat (fm_results_item_get_confidence (item), <=, 1.0);
+          g_assert_nonnull (fm_results_item_get_crop (item));
+          done++;
+        }
+    }
+  {
+    double load = -1;
+    int cpus = (int) g_get_num_processors ();
+    gboolean overloaded;
+
+    if (getloadavg (&load, 1) != 1)
+      load = -1;
+    overloaded = load > cpus;
+    g_printerr ("# recognised %u of %u in %.2f s; main loop: %u ticks, longest gap %.1f ms "
+                "(main thread on CPU %.1f ms of it), longest busy stretch %.1f ms (target < 50 ms); "
+                "load average %.1f on %d CPUs\n",
+                done, n, (g_get_monotonic_time () - start) / 1e6, probe.ticks, probe.max_gap / 1000.0,
+                probe.max_gap_cpu / 1000.0, probe.max_cpu / 1000.0, load, cpus);
+    g_printerr ("# status: %s\n", fm_window_get_status_text (window));
+    g_assert_cmpuint (done, ==, n);
+    /* Our own work on the main thread must never block it for 50 ms. */
+    g_assert_cmpint (probe.max_cpu, <, 50 * 1000);
+    /* Wall-clock gaps also count other processes' time slices: only
+     * meaningful when the machine is not oversubscribed. */
+    if (!overloaded)
+      g_assert_cmpint (probe.max_gap, <, 50 * 1000);
+    else
+      g_printerr ("# wall-clock gap not asserted: load average %.1f > %d CPUs\n", load, cpus);
+  }
+  g_assert_nonnull (strstr (fm_window_get_progress_text (window), " of "));
+}
+
+typedef struct {
+  char *text;
+  gboolean done;
+} ClipRead;
+
+static void
+clip_read_done (GObject *source, GAsyncResult *result, gpointer data)
+{
+  ClipRead *read = data;
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), result, NULL);
+  read->done = TRUE;
+}
+
+static gboolean
+clip_done (gpointer data)
+{
+  return ((ClipRead *) data)->done;
+}
+
+static char *
+read_clipboard (void)
+{
+  ClipRead read = { 0 };
+
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (GTK_WIDGET (window)), NULL, clip_read_done, &read);
+  g_assert_true (wait_for (clip_done, &read, 10));
+  return read.text;
+}
+
+static FmResultsRow *
+find_row (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      FmResultsRow *row;
+      if (FM_IS_RESULTS_ROW (child) && fm_results_row_get_item (FM_RESULTS_ROW (child)) != NULL &&
+          fm_results_item_get_latex (fm_results_row_get_item (FM_RESULTS_ROW (child))) != NULL)
+        return FM_RESULTS_ROW (child);
+      if ((row = find_row (child)) != NULL)
+        return row;
+    }
+  return NULL;
+}
+
+static GtkWidget *
+find_button_with_tooltip (GtkWidget *widget, const char *tooltip)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found;
+      if (GTK_IS_BUTTON (child) && g_strcmp0 (gtk_widget_get_tooltip_text (child), tooltip) == 0)
+        return child;
+      if ((found = find_button_with_tooltip (child, tooltip)) != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static void
+test_copy (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  FmResultsRow *row;
+  GtkWidget *copy;
+  g_autofree char *all = NULL;
+  g_autofree char *clip = NULL;
+  g_autofree char *clip_all = NULL;
+
+  if (!fm_engine_worker_has_engine () ||
+      fm_engine_worker_get_state (fm_application_get_worker (app)) == FM_ENGINE_STATE_NO_MODEL)
+    {
+      g_test_skip ("no recognition results to copy");
+      return;
+    }
+  spin (0.2);
+  row = find_row (GTK_WIDGET (fm_document_tab_get_results_panel (tab)));
+  g_assert_nonnull (row);
+  copy = find_button_with_tooltip (GTK_WIDGET (row), "Copy LaTeX");
+  g_assert_nonnull (copy);
+  /* Something else first, so the copy must replace it. */
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
+  g_signal_emit_by_name (copy, "clicked");
+  clip = read_clipboard ();
+  g_assert_cmpstr (clip, ==, fm_results_item_get_latex (fm_results_row_get_item (row)));
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.copy-all", NULL);
+  clip_all = read_clipboard ();
+  all = fm_results_panel_dup_all_latex (fm_document_tab_get_results_panel (tab));
+  g_assert_cmpstr (clip_all, ==, all);
+}
+
+static void
+test_export (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  guint n = g_list_model_get_n_items (fm_document_tab_get_items (tab));
+  const char *formats[] = { "json", "tex", "md" };
+
+  for (gsize f = 0; f < G_N_ELEMENTS (formats); f++)
+    {
+      g_autofree char *name = g_strdup_printf ("export.%s", formats[f]);
+      g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
+      g_autoptr(GError) error = NULL;
+      g_autofree char *contents = NULL;
+
+      g_assert_true (fm_window_export_to_file (window, file, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+      if (f == 0)
+        {
+          g_autoptr(JsonParser) parser = json_parser_new ();
+          JsonObject *root;
+          JsonArray *regions;
+
+          g_assert_true (json_parser_load_from_data (parser, contents, -1, &error));
+          root = json_node_get_object (json_parser_get_root (parser));
+          g_assert_nonnull (root);
+          regions = json_object_get_array_member (root, "regions");
+          g_assert_nonnull (regions);
+          g_assert_cmpuint (json_array_get_length (regions), ==, n);
+        }
+      else if (f == 1)
+        g_assert_nonnull (strstr (contents, "\\begin{document}"));
+      else
+        g_assert_cmpuint (strlen (contents), >, 0);
+    }
+  /* A folder that does not exist: an error, no crash, nothing written. */
+  {
+    g_autofree char *path = g_build_filename (tmp_dir, "missing", "x.json", NULL);
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autoptr(GError) error = NULL;
+    g_assert_false (fm_window_export_to_file (window, file, NULL, &error));
+    g_assert_nonnull (error);
+  }
+}
+
+static void
+test_regions_by_hand (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  GListModel *items = fm_document_tab_get_items (tab);
+  guint before = g_list_model_get_n_items (items);
+  graphene_rect_t rect = GRAPHENE_RECT_INIT (100, 100, 120, 30);
+  FmResultsItem *item;
+
+  item = fm_document_tab_add_region (tab, 0, &rect);
+  g_assert_nonnull (item);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, before + 1);
+  g_assert_true (fm_page_view_get_selected (fm_document_tab_get_page_view (tab)) == item);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-region", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, before);
+  g_assert_null (fm_page_view_get_selected (fm_document_tab_get_page_view (tab)));
+}
+
+static void
+test_zoom_and_pages (void)
+{
+  FmPageView *view = fm_document_tab_get_page_view (current_tab ());
+  double zoom = fm_page_view_get_zoom (view);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-in", NULL);
+  g_assert_cmpfloat (fm_page_view_get_zoom (view), >, zoom * 1.1);
+  g_assert_false (fm_page_view_get_fit_width (view));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-out", NULL);
+  g_assert_cmpfloat_with_epsilon (fm_page_view_get_zoom (view), zoom, 1e-6);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
+  g_assert_true (fm_page_view_get_fit_width (view));
+  fm_page_view_go_to_page (view, 1);
+  spin (0.3);
+  g_assert_cmpint (fm_page_view_get_current_page (view), ==, 1);
+  fm_page_view_go_to_page (view, 0);
+  spin (0.3);
+  g_assert_cmpint (fm_page_view_get_current_page (view), ==, 0);
+}
+
+static gboolean
+error_shown (gpointer data)
+{
+  const char *error = fm_window_get_last_error (window);
+  return error != NULL && strstr (error, data) != NULL;
+}
+
+static void
+test_corrupt_pdf (void)
+{
+  g_autofree char *path = g_build_filename (tmp_dir, "corrupt.pdf", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  guint tabs = fm_window_get_n_tabs (window);
+  const char garbage[] = "%PDF-1.5\n1 0 obj << /Type /Catalog /Pages 2 0 R >>\nthis is not a PDF\n%%EOF\n";
+
+  g_assert_true (g_file_set_contents (path, garbage, sizeof garbage - 1, NULL));
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (error_shown, (gpointer) "corrupt.pdf", 20));
+  g_printerr ("# corrupt PDF: %s\n", fm_window_get_last_error (window));
+  spin (0.2);
+  /* The failed tab is gone; the window still works. */
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
+}
+
+static AdwMessageDialog *
+find_password_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n = g_list_model_get_n_items (toplevels);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (w) &&
+          g_strcmp0 (gtk_widget_get_name (w), "password-dialog") == 0)
+        return ADW_MESSAGE_DIALOG (w);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_shown (gpointer data)
+{
+  return find_password_dialog () != NULL;
+}
+
+static void
+test_encrypted_pdf (void)
+{
+  g_autofree char *sample = sample_path ();
+  g_autofree char *path = g_build_filename (tmp_dir, "locked.pdf", NULL);
+  g_autofree char *qpdf = g_find_program_in_path ("qpdf");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  AdwMessageDialog *dialog;
+  GtkWidget *entry;
+  guint tabs = fm_window_get_n_tabs (window);
+  int status = 0;
+
+  if (qpdf == NULL)
+    {
+      g_test_skip ("qpdf is needed to make an encrypted PDF");
+      return;
+    }
+  {
+    char *argv[] = { qpdf, (char *) "--encrypt", (char *) "secret", (char *) "owner", (char *) "256", (char *) "--", sample, path, NULL };
+    g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL));
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+  }
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (dialog_shown, NULL, 20));
+  dialog = find_password_dialog ();
+  entry = adw_message_dialog_get_extra_child (dialog);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "secret");
+  /* As a click on Unlock does; the dialog closes itself. */
+  adw_message_dialog_response (dialog, "unlock");
+  g_assert_true (wait_for (tab_loaded, NULL, 20));
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs + 1);
+  g_assert_cmpint (fm_document_get_n_pages (fm_document_tab_get_document (current_tab ())), ==, 2);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  spin (0.3);
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Screenshots: the window as the compositor would draw it, to PNG.       */
+
+static gboolean
+save_screenshot (const char *name)
+{
+  GtkWidget *widget = GTK_WIDGET (window);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  const char *dir = g_getenv ("FM_SCREENSHOT_DIR");
+
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
+    return FALSE;
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  path = g_build_filename (dir ? dir : tmp_dir, name, NULL);
+  g_printerr ("# screenshot %s (%d x %d)\n", path, w, h);
+  return gdk_texture_save_to_png (texture, path);
+}
+
+static void
+test_screenshots (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  GListModel *items = fm_document_tab_get_items (tab);
+
+  if (g_list_model_get_n_items (items) > 0)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, 0);
+      fm_page_view_scroll_to_item (fm_document_tab_get_page_view (tab), item);
+      fm_results_panel_select (fm_document_tab_get_results_panel (tab), item);
+    }
+  spin (0.5);
+  g_assert_true (wait_for (page_painted, NULL, 10));
+  g_assert_true (save_screenshot ("window-document.png"));
+}
+
+/* Xvfb without a session bus: GTK warns that it cannot reach one, which
+ * changes nothing for these tests. Every other warning stays fatal. */
+static gboolean
+fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  if (message != NULL && (strstr (message, "session bus") != NULL || strstr (message, "dbus-launch") != NULL))
+    return FALSE;
+  return TRUE;
+}
+
+static gboolean
+schema_available (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = source ? g_settings_schema_source_lookup (source, FM_APPLICATION_ID, TRUE) : NULL;
+  return schema != NULL;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autofree char *model = NULL;
+  int result;
+
+  process_start_us = g_get_monotonic_time ();
+  tmp_dir = g_dir_make_tmp ("formulate-gui-XXXXXX", NULL);
+  /* Keep the user's recent files and settings out of it. */
+  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  if (g_getenv ("GSETTINGS_SCHEMA_DIR") == NULL)
+    g_setenv ("GSETTINGS_SCHEMA_DIR", FM_SCHEMA_DIR, TRUE);
+  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
+  if (g_getenv ("FORMULATE_MODEL") == NULL)
+    g_setenv ("FORMULATE_MODEL", model, TRUE);
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_log_set_fatal_handler (fatal_log_filter, NULL);
+  /* Without a session bus GTK warns through structured logging, which the
+   * filter above cannot see: then only criticals stay fatal. */
+  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL)
+    g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_FATAL_MASK);
+  if (!gtk_init_check ())
+    {
+      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
+      return 77;
+    }
+  if (!schema_available ())
+    {
+      g_printerr ("SKIP: the GSettings schema is not compiled in %s\n", g_getenv ("GSETTINGS_SCHEMA_DIR"));
+      return 77;
+    }
+
+  app = fm_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  window = fm_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
+  gtk_window_present (GTK_WINDOW (window));
+
+  g_test_add_func ("/gui/open-sample", test_open_sample);
+  g_test_add_func ("/gui/detection", test_detection);
+  g_test_add_func ("/gui/recognition", test_recognition);
+  g_test_add_func ("/gui/copy", test_copy);
+  g_test_add_func ("/gui/export", test_export);
+  g_test_add_func ("/gui/regions-by-hand", test_regions_by_hand);
+  g_test_add_func ("/gui/zoom-and-pages", test_zoom_and_pages);
+  g_test_add_func ("/gui/screenshots", test_screenshots);
+  g_test_add_func ("/gui/corrupt-pdf", test_corrupt_pdf);
+  g_test_add_func ("/gui/encrypted-pdf", test_encrypted_pdf);
+  result = g_test_run ();
+
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (0.1);
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return result;
+}
