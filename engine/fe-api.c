@@ -225,7 +225,23 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
         fe_clear_error();
         dev = fe_cpu_device();
     }
-    st = fe_model_load(&ctx->model, wf, dev);
+    /* A GPU keeps the matrices (linear / conv weights, embedding tables) in
+     * half precision unless fp32 is asked for; the CPU computes in fp32
+     * (docs/cuda.md). bf16 needs compute capability 8.0. */
+    fe_precision precision = FE_PRECISION_FP32;
+    fe_dtype matrix_dtype = FE_DTYPE_F32;
+    if (fe_cuda_is_device(dev) && p.precision != FE_PRECISION_FP32) {
+        FeDeviceInfo di;
+        bool bf16 = p.precision == FE_PRECISION_BF16;
+        if (bf16 && fe_fill_device_info(dev, &di) == FE_OK && di.compute_major < 8) {
+            fe_context_log(ctx, FE_LOG_WARN, "%s has compute capability %d.%d: fp16, not bf16",
+                           dev->id, di.compute_major, di.compute_minor);
+            bf16 = false;
+        }
+        precision = bf16 ? FE_PRECISION_BF16 : FE_PRECISION_FP16;
+        matrix_dtype = bf16 ? FE_DTYPE_BF16 : FE_DTYPE_F16;
+    }
+    st = fe_model_load_as(&ctx->model, wf, dev, matrix_dtype);
     if (st != FE_OK) {
         fe_prefix_error(st, "%s", path);
         fe_weights_close(wf);
@@ -278,8 +294,9 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
 
     FeRuntimeInfo *ri = &ctx->runtime;
     fe_fill_device_info(dev, &ri->device);
-    ri->precision = FE_PRECISION_FP32;
-    if (p.precision == FE_PRECISION_FP16 || p.precision == FE_PRECISION_BF16)
+    ri->precision = precision;
+    if (precision == FE_PRECISION_FP32 &&
+        (p.precision == FE_PRECISION_FP16 || p.precision == FE_PRECISION_BF16))
         fe_context_log(ctx, FE_LOG_INFO, "%s runs in fp32: reduced precision is for GPUs",
                        dev->id);
     ri->fell_back = fell_back;

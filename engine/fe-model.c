@@ -49,6 +49,10 @@ typedef struct {
     FeBuffer *buffer;      /* NULL while counting bytes                        */
     size_t bytes;
     uint64_t n_parameters;
+    /* dtype of the matrices (linear and conv weights, embedding tables) on the
+     * device: f32, or f16 / bf16 on a GPU (docs/cuda.md). Biases and norms stay
+     * f32, as the ops take them. */
+    fe_dtype matrix_dtype;
 } FeLoader;
 
 static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, int ndim,
@@ -56,12 +60,23 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
     int64_t n = 1;
     for (int i = 0; i < ndim; i++)
         n *= shape[i];
+    fe_dtype dt = ndim >= 2 ? ld->matrix_dtype : FE_DTYPE_F32;
+    size_t es = fe_dtype_size(dt);
     if (!ld->buffer) {
-        ld->bytes += fe_align_up((size_t)n * sizeof(float)) + FE_ALIGN;
+        ld->bytes += fe_align_up((size_t)n * es) + FE_ALIGN;
         return FE_OK;
     }
-    FE_TRY(fe_buffer_tensor(ld->buffer, FE_DTYPE_F32, ndim, shape, name, t));
-    return fe_tensor_upload(t, host, (size_t)n * sizeof(float));
+    FE_TRY(fe_buffer_tensor(ld->buffer, dt, ndim, shape, name, t));
+    if (dt == FE_DTYPE_F32)
+        return fe_tensor_upload(t, host, (size_t)n * sizeof(float));
+    uint16_t *half = malloc((size_t)n * sizeof(uint16_t));
+    if (!half)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
+    for (int64_t i = 0; i < n; i++)
+        half[i] = dt == FE_DTYPE_BF16 ? fe_f32_to_bf16(host[i]) : fe_f32_to_f16(host[i]);
+    fe_status st = fe_tensor_upload(t, half, (size_t)n * sizeof(uint16_t));
+    free(half);
+    return st;
 }
 
 /* Finds `name`, checks its element count, converts to f32 (malloc'd). */
@@ -253,6 +268,15 @@ static void fe_sinusoid_table(float *table, int positions, int n) {
 }
 
 fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device) {
+    return fe_model_load_as(model, wf, device, FE_DTYPE_F32);
+}
+
+fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *device,
+                           fe_dtype matrix_dtype) {
+    if (matrix_dtype != FE_DTYPE_F32 && matrix_dtype != FE_DTYPE_F16 &&
+        matrix_dtype != FE_DTYPE_BF16)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_model_load_as: weights in %s",
+                            fe_dtype_name(matrix_dtype));
     memset(model, 0, sizeof *model);
     model->cfg = wf->config;
     model->device = device;
@@ -272,7 +296,7 @@ fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device
     fe_sinusoid_table(model->pe_rows, rows, c->d_model / 2);
     fe_sinusoid_table(model->pe_cols, cols, c->d_model / 2);
 
-    FeLoader ld = {.wf = wf};
+    FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype};
     fe_status st = fe_model_walk(&ld, model);  /* counting pass */
     if (st == FE_OK)
         st = fe_buffer_new(device, ld.bytes, &model->weights);

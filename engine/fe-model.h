@@ -71,6 +71,10 @@ fe_status fe_device_choose(const char *request, FeDevice **out_device, bool *fel
 /* Builds the model from an open weight file on a device (host copies are
  * converted to f32 and folded, then uploaded). */
 fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device);
+/* The same with the matrices (linear / conv weights, embedding tables) stored
+ * in matrix_dtype (f32, f16 or bf16: the GPU precisions, docs/cuda.md). */
+fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *device,
+                           fe_dtype matrix_dtype);
 void fe_model_free(FeModel *model);
 
 /* Per-thread buffers. Sizes are fixed by the config at creation (encoder,

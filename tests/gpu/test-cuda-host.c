@@ -3,6 +3,7 @@
  * used, the CPU still working next to it, the VRAM plan and the
  * FE_CUDA_FAKE_FREE_MB check that sends the device choice to the CPU. */
 #include "fe-cuda-loader.h"
+#include "fe-model.h"
 
 #include <glib.h>
 #include <math.h>
@@ -386,6 +387,58 @@ test_auto_falls_back (void)
   g_unsetenv ("FE_TEST_FAKE_FREE");
 }
 
+/* The half-precision weights a GPU context gets (fe_model_load_as), checked on
+ * the CPU device where the buffers are plain memory: matrices f16 / bf16 and
+ * rounded from the file's values, biases and norms f32. */
+static void
+test_half_weights (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("FE_SOURCE_ROOT"), "tests", "fixtures",
+                                            "model", "tiny.safetensors", NULL);
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("tests/fixtures/model/tiny.safetensors is missing");
+      return;
+    }
+  FeWeightFile *wf = NULL;
+  g_assert_cmpint (fe_weights_open (path, NULL, &wf), ==, FE_OK);
+  const FeWeightEntry *e = fe_weights_find (wf, "dec.tok_emb.weight");
+  g_assert_nonnull (e);
+  float *file_values = NULL;
+  g_assert_cmpint (fe_weights_to_f32 (e, &file_values), ==, FE_OK);
+
+  FeModel f32, half[2];
+  const fe_dtype dts[2] = { FE_DTYPE_F16, FE_DTYPE_BF16 };
+  g_assert_cmpint (fe_model_load_as (&f32, wf, fe_cpu_device (), FE_DTYPE_F32), ==, FE_OK);
+  for (int h = 0; h < 2; h++)
+    {
+      FeModel *m = &half[h];
+      g_assert_cmpint (fe_model_load_as (m, wf, fe_cpu_device (), dts[h]), ==, FE_OK);
+      g_assert_cmpint (m->conv_weight[0].dtype, ==, dts[h]);
+      g_assert_cmpint (m->tok_emb.dtype, ==, dts[h]);
+      g_assert_cmpint (m->pos_emb.dtype, ==, dts[h]);
+      g_assert_cmpint (m->dec[0].self_attn.q.weight.dtype, ==, dts[h]);
+      g_assert_cmpint (m->conv_bias[0].dtype, ==, FE_DTYPE_F32);
+      g_assert_cmpint (m->dec[0].self_attn.q.bias.dtype, ==, FE_DTYPE_F32);
+      g_assert_cmpint (m->dec_norm.weight.dtype, ==, FE_DTYPE_F32);
+      g_assert_cmpuint (m->n_parameters, ==, f32.n_parameters);
+      g_assert_cmpuint (m->weights_bytes, <, f32.weights_bytes * 6 / 10);
+      gsize n = (gsize) fe_tensor_nelements (&m->tok_emb);
+      uint16_t *got = g_new (uint16_t, n);
+      g_assert_cmpint (fe_tensor_download (&m->tok_emb, got, n * 2), ==, FE_OK);
+      for (gsize i = 0; i < n; i++)
+        g_assert_cmpuint (got[i], ==, dts[h] == FE_DTYPE_F16 ? fe_f32_to_f16 (file_values[i])
+                                                             : fe_f32_to_bf16 (file_values[i]));
+      g_free (got);
+      fe_model_free (m);
+    }
+  g_assert_cmpint (fe_model_load_as (&half[0], wf, fe_cpu_device (), FE_DTYPE_I8), ==,
+                   FE_ERR_INVALID_ARGUMENT);
+  fe_model_free (&f32);
+  free (file_values);
+  fe_weights_close (wf);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -396,5 +449,6 @@ main (int argc, char **argv)
   g_test_add_func ("/gpu/host/fake-free-check", test_fake_free_check);
   g_test_add_func ("/gpu/host/device-fits", test_device_fits);
   g_test_add_func ("/gpu/host/auto-falls-back", test_auto_falls_back);
+  g_test_add_func ("/gpu/host/half-weights", test_half_weights);
   return g_test_run ();
 }

@@ -626,22 +626,31 @@ test_model_on_gpu (void)
           engine0 = fe_cuda_engine_bytes (gpu);
         }
 
-      const char *devices[2] = { "cpu", gpu->id };
-      const float *enc[2];
-      float *enc_copy[2];
-      int n_tok[2], d_model[2], tokens[2][64], n_out[2];
-      FeContext *ctx[2];
-      FeState *st[2];
-      for (int s = 0; s < 2; s++)
+      /* the CPU; the GPU in fp32 (exact unless FE_TEST_TF32=1); the GPU in
+       * its default fp16 (f16 matrices, f32 activations) */
+      const char *devices[3] = { "cpu", gpu->id, gpu->id };
+      const fe_precision precisions[3] = { FE_PRECISION_AUTO, FE_PRECISION_FP32,
+                                           FE_PRECISION_AUTO };
+      const double bounds[3] = { 0, 1e-5, 1e-3 };
+      const float *enc[3];
+      float *enc_copy[3];
+      int n_tok[3], d_model[3], tokens[3][64], n_out[3];
+      uint64_t weights_bytes[3];
+      FeContext *ctx[3];
+      FeState *st[3];
+      for (int s = 0; s < 3; s++)
         {
           FeContextParams cp = fe_context_default_params ();
           cp.device = devices[s];
+          cp.precision = precisions[s];
           g_assert_cmpint (fe_context_load (path, &cp, &ctx[s]), ==, FE_OK);
           FeRuntimeInfo ri;
           g_assert_cmpint (fe_context_runtime_info (ctx[s], &ri), ==, FE_OK);
           g_assert_cmpstr (ri.device.id, ==, devices[s]);
           g_assert_false (ri.fell_back);
-          if (s == 1)
+          g_assert_cmpint (ri.precision, ==, s == 2 ? FE_PRECISION_FP16 : FE_PRECISION_FP32);
+          weights_bytes[s] = ri.weights_bytes;
+          if (s > 0)
             {
               /* device-wide accounting: the weights and the module's workspaces */
               g_assert_cmpuint (ri.engine_bytes, ==, fe_cuda_engine_bytes (gpu));
@@ -654,13 +663,18 @@ test_model_on_gpu (void)
           enc_copy[s] = g_memdup2 (enc[s], (gsize) n_tok[s] * d_model[s] * sizeof (float));
           g_assert_cmpint (fe_state_decode_greedy (st[s], tokens[s], 64, &n_out[s], NULL), ==, FE_OK);
         }
-      g_assert_cmpint (n_tok[0], ==, n_tok[1]);
-      assert_close ("tiny model encoder output", enc_copy[1], enc_copy[0],
-                    (size_t) n_tok[0] * d_model[0], 1e-5);
-      /* the fixture's smallest top-1 margin is 0.32: far above TF32 noise */
-      g_assert_cmpint (n_out[0], ==, n_out[1]);
-      g_assert_cmpmem (tokens[1], n_out[1] * sizeof (int), tokens[0], n_out[0] * sizeof (int));
-      for (int s = 0; s < 2; s++)
+      g_assert_cmpuint (weights_bytes[2], <, weights_bytes[1]);
+      for (int s = 1; s < 3; s++)
+        {
+          g_assert_cmpint (n_tok[0], ==, n_tok[s]);
+          g_autofree char *what = g_strdup_printf ("tiny model encoder output, %s",
+                                                   s == 1 ? "fp32" : "fp16");
+          assert_close (what, enc_copy[s], enc_copy[0], (size_t) n_tok[0] * d_model[0], bounds[s]);
+          /* the fixture's smallest top-1 margin is 0.32: far above fp16 / TF32 noise */
+          g_assert_cmpint (n_out[0], ==, n_out[s]);
+          g_assert_cmpmem (tokens[s], n_out[s] * sizeof (int), tokens[0], n_out[0] * sizeof (int));
+        }
+      for (int s = 0; s < 3; s++)
         {
           fe_state_free (st[s]);
           fe_context_free (ctx[s]);
