@@ -480,11 +480,14 @@ fe_status fe_weights_open(const char *path, const char *config_path, FeWeightFil
     fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return fe_set_error(FE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    if (fstat(fd, &sb) != 0) {
         int err = errno;
         close(fd);
-        return fe_set_error(FE_ERR_IO, "%s: not a regular file%s%s", path, err ? ": " : "",
-                            err ? strerror(err) : "");
+        return fe_set_error(FE_ERR_IO, "%s: cannot stat: %s", path, strerror(err));
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        close(fd);
+        return fe_set_error(FE_ERR_IO, "%s: not a regular file", path);
     }
     if (sb.st_size == 0) {
         close(fd);

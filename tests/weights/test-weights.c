@@ -341,6 +341,18 @@ static void test_explicit_sidecar(void) {
     g_assert_nonnull(strstr(fe_last_error(), "does-not-exist.json cannot be opened"));
 }
 
+static void test_open_errors(void) {
+    g_autofree char *dir = source_path("tests/bad");
+    g_autofree char *missing = source_path("tests/bad/no-such-model.safetensors");
+    FeWeightFile *wf = NULL;
+    g_assert_cmpint(fe_weights_open(dir, NULL, &wf), ==, FE_ERR_IO);
+    g_assert_nonnull(strstr(fe_last_error(), "tests/bad: not a regular file"));
+    g_assert_cmpint(fe_weights_open(missing, NULL, &wf), ==, FE_ERR_IO);
+    g_assert_nonnull(strstr(fe_last_error(), "no-such-model.safetensors: cannot open: "));
+    g_assert_null(wf);
+    g_assert_cmpint(fe_weights_open(NULL, NULL, &wf), ==, FE_ERR_INVALID_ARGUMENT);
+}
+
 static void test_to_f32_refuses_ints(void) {
     FeWeightFile *wf = open_ok("tests/weights/fixtures/tiny-f32.safetensors");
     const FeWeightEntry *nbt = fe_weights_find(wf, "cnn.1.bn.num_batches_tracked");
@@ -486,6 +498,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/weights/load/formats-agree", test_tiny_formats_agree);
     g_test_add_func("/weights/load/pt-variants", test_pt_variants);
     g_test_add_func("/weights/load/explicit-sidecar", test_explicit_sidecar);
+    g_test_add_func("/weights/load/open-errors", test_open_errors);
     g_test_add_func("/weights/load/to-f32-ints", test_to_f32_refuses_ints);
     g_test_add_func("/weights/load/truncations", test_truncations);
     g_test_add_func("/weights/bad/complete", test_bad_corpus_complete);
