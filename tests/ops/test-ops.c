@@ -137,6 +137,56 @@ static void test_gemm_path(void) {
     }
 }
 
+/* A library that does not load: the engine says so and uses its own sgemm. */
+static void test_gemm_missing_openblas(void) {
+    if (g_test_subprocess()) {
+        float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 0, 1, 1}, c[4];
+        printf("path: %s\n", fe_cpu_gemm_path());
+        g_assert_cmpint(fe_gemm_active_kernel(), !=, FE_GEMM_OPENBLAS);
+        fe_sgemm(true, 2, 2, 3, 1.0f, a, 3, b, 3, 0.0f, c, 2);
+        /* [1 2 3; 4 5 6] * [1 0 0; 0 1 1]^T */
+        g_assert_cmpfloat(c[0], ==, 1.0f);
+        g_assert_cmpfloat(c[1], ==, 5.0f);
+        g_assert_cmpfloat(c[2], ==, 4.0f);
+        g_assert_cmpfloat(c[3], ==, 11.0f);
+        g_assert_cmpint(fe_sgemm_with(FE_GEMM_OPENBLAS, true, 2, 2, 3, 1.0f, a, 3, b, 3, 0.0f, c, 2),
+                        ==, FE_ERR_UNSUPPORTED);
+        return;
+    }
+    g_setenv("FE_BLAS", "/nonexistent/libopenblas.so.0", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("*path: built-in * sgemm (cpuid: *; FE_BLAS library has no "
+                              "cblas_sgemm or does not load)*");
+    g_unsetenv("FE_BLAS");
+}
+
+/* A kernel set the user chose is left alone, and reported as theirs. */
+static void test_gemm_user_coretype(void) {
+    if (g_test_subprocess()) {
+        printf("path: %s\n", fe_cpu_gemm_path());
+        return;
+    }
+    const FeCpuInfo *ci = fe_cpu_info();
+    const char *choice = g_getenv("FE_BLAS");
+    if (!(ci->avx2 && ci->fma) || (choice && strcmp(choice, "builtin") == 0) ||
+        fe_gemm_active_kernel() != FE_GEMM_OPENBLAS) {
+        g_test_skip("needs OpenBLAS and an AVX2 CPU");
+        return;
+    }
+    gchar *old = g_strdup(g_getenv("OPENBLAS_CORETYPE"));
+    g_setenv("OPENBLAS_CORETYPE", "Haswell", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("*path: OpenBLAS * Haswell kernels (cpuid: *; OPENBLAS_CORETYPE set "
+                              "by user)*");
+    if (old)
+        g_setenv("OPENBLAS_CORETYPE", old, TRUE);
+    else
+        g_unsetenv("OPENBLAS_CORETYPE");
+    g_free(old);
+}
+
 /* ------------------------------------------------------------------------ */
 /* sgemm, every kernel                                                      */
 
@@ -868,6 +918,8 @@ int main(int argc, char **argv) {
         g_free(name);
     }
     g_test_add_func("/ops/gemm/bad-sizes", test_gemm_bad_sizes);
+    g_test_add_func("/ops/gemm/missing-openblas", test_gemm_missing_openblas);
+    g_test_add_func("/ops/gemm/user-coretype", test_gemm_user_coretype);
     g_test_add_func("/ops/matmul", test_matmul);
     g_test_add_func("/ops/gelu", test_gelu);
     g_test_add_func("/ops/conv3x3", test_conv3x3);
