@@ -13,7 +13,7 @@
 #include <string.h>
 
 /* Bounds on what a hostile data.pkl can make us allocate. */
-#define FE_PK_MAX_OBJECTS (1u << 22)
+#define FE_PK_MAX_OBJECTS (1u << 20)   /* ~220 MB worst case; a state dict needs ~15 per tensor */
 #define FE_PK_MAX_MEMO (1u << 22)
 #define FE_PK_MAX_STACK (1u << 20)
 
