@@ -372,8 +372,11 @@ typedef struct {
 } FeCpuInfo;
 
 const FeCpuInfo *fe_cpu_info(void);
-/* Which GEMM path the CPU backend uses, e.g. "OpenBLAS 0.3.21 (SkylakeX
- * kernels, chosen from cpuid: AVX-512F)". */
+/* Which GEMM path the CPU backend uses, e.g. "OpenBLAS 0.3.21 SkylakeX
+ * kernels (cpuid: AVX-512F, AMX-BF16; OPENBLAS_CORETYPE set by engine)".
+ * The first call (or first GEMM, or fe_devices_list) loads OpenBLAS and may
+ * setenv() OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS=1 for it (unless set):
+ * programs should make it early in main, before they start other threads. */
 const char *fe_cpu_gemm_path(void);
 void fe_cpu_set_threads(int n);
 int fe_cpu_get_threads(void);
