@@ -454,6 +454,397 @@ proto_em (const Glyph *g, const Proto *pr)
   return m > 0.5 ? m : 10.0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Inline formulas from the page geometry.
+ *
+ * Poppler's text order is not reliable inside formulas: it moves limits,
+ * radical signs, fraction parts and scripts into other "lines", sometimes
+ * into the next text line. So inline formulas are not grown along Poppler's
+ * order but clustered in the plane: math glyphs join when they are neighbours
+ * on one text line (with the spacing rules of TeX's math: no space, thin space,
+ * or a space next to an operator) or stacked with a script-sized or line-less
+ * part (fractions, limits). Text lines ("bands") come from the glyphs of
+ * running text only, which Poppler never displaces; a math glyph belongs to
+ * the band its centre lies in, and two glyphs of different text lines are
+ * never joined, however close they are. */
+
+typedef struct {
+  double x0, x1, y0, y1, cy, em;
+} Band;
+
+static double
+median_of (double *v, int n)
+{
+  if (n <= 0)
+    return 0;
+  qsort (v, n, sizeof *v, compare_double);
+  return v[n / 2];
+}
+
+/* Text-line fragments: runs of running-text letters in Poppler's order that
+ * stay on one line. */
+static GArray *
+text_bands (const Glyph *g, int n, const gboolean *excluded)
+{
+  GArray *bands = g_array_new (FALSE, FALSE, sizeof (Band));
+  int *run = g_new (int, n + 1);
+  double *v = g_new (double, n + 1);
+  int len = 0;
+
+  for (int i = 0; i <= n; i++)
+    {
+      gboolean text = i < n && !excluded[i] && g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c);
+      gboolean extend = FALSE;
+
+      if (text && len > 0)
+        {
+          const Glyph *last = &g[run[len - 1]];
+          double em = MAX (last->size, 1.0);
+          extend = v_overlap_enough (&last->r, &g[i].r, 0.5) && g[i].r.x0 > last->r.x0 - 0.5 * em &&
+                   g[i].r.x0 - last->r.x1 < 3.0 * em;
+        }
+      if (!extend && len > 0 && (i == n || text))
+        {
+          Band b;
+          b.x0 = G_MAXDOUBLE;
+          b.x1 = -G_MAXDOUBLE;
+          for (int k = 0; k < len; k++)
+            {
+              b.x0 = MIN (b.x0, g[run[k]].r.x0);
+              b.x1 = MAX (b.x1, g[run[k]].r.x1);
+            }
+          for (int k = 0; k < len; k++) v[k] = g[run[k]].r.y0;
+          b.y0 = median_of (v, len);
+          for (int k = 0; k < len; k++) v[k] = g[run[k]].r.y1;
+          b.y1 = median_of (v, len);
+          for (int k = 0; k < len; k++) v[k] = g[run[k]].size;
+          b.em = median_of (v, len);
+          if (!(b.em > 0.5))
+            b.em = MAX (b.y1 - b.y0, 1.0);
+          b.cy = 0.5 * (b.y0 + b.y1);
+          if (b.y1 > b.y0)
+            g_array_append_val (bands, b);
+          len = 0;
+        }
+      if (text)
+        run[len++] = i;
+    }
+  g_free (run);
+  g_free (v);
+  return bands;
+}
+
+typedef struct {
+  int glyph;
+  int band;          /* home text line or -1 */
+  double em;         /* the home line's font size (the page's when none) */
+  gboolean script;   /* script-sized for its line */
+} MathGlyph;
+
+static int
+uf_find (int *parent, int i)
+{
+  while (parent[i] != i)
+    {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+  return i;
+}
+
+/* Joins the clusters of a and b unless they are anchored on different text
+ * lines. */
+static gboolean
+uf_join (int *parent, double *line_cy, double *line_em, int a, int b)
+{
+  int ra = uf_find (parent, a), rb = uf_find (parent, b);
+
+  if (ra == rb)
+    return TRUE;
+  if (!isnan (line_cy[ra]) && !isnan (line_cy[rb]) &&
+      fabs (line_cy[ra] - line_cy[rb]) > 0.4 * MAX (line_em[ra], line_em[rb]))
+    return FALSE;
+  parent[rb] = ra;
+  if (isnan (line_cy[ra]))
+    {
+      line_cy[ra] = line_cy[rb];
+      line_em[ra] = line_em[rb];
+    }
+  return TRUE;
+}
+
+/* Any running-text glyph between two horizontal neighbours on their line. */
+static gboolean
+text_between (const Glyph *g, const gboolean *excluded, const int *text_idx, int n_text,
+              const FmRect *left, const FmRect *right)
+{
+  double x0 = left->x1, x1 = right->x0;
+
+  if (x1 <= x0)
+    return FALSE;
+  for (int k = 0; k < n_text; k++)
+    {
+      const Glyph *t = &g[text_idx[k]];
+      double cx = 0.5 * (t->r.x0 + t->r.x1);
+      if (excluded[text_idx[k]] || cx <= x0 || cx >= x1)
+        continue;
+      if (v_overlap_enough (&t->r, left, 0.3) || v_overlap_enough (&t->r, right, 0.3))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Radicals and big operators take an operand on their right only: the space
+ * before one is the space between two formulas. */
+static gboolean
+is_prefix_operator (gunichar c)
+{
+  return (c >= 0x221A && c <= 0x221C) || c == 0x2211 || c == 0x220F || c == 0x2210 ||
+         (c >= 0x222B && c <= 0x2233) || (c >= 0x22C0 && c <= 0x22C3) || c == 0x00AC;
+}
+
+static gboolean
+is_sentence_punct (gunichar c)
+{
+  return c == '.' || c == ',' || c == ';' || c == ':' || c == '!';
+}
+
+static gboolean
+is_open_bracket (gunichar c)
+{
+  return c == '(' || c == '[' || c == '{';
+}
+
+static gboolean
+is_close_bracket (gunichar c)
+{
+  return c == ')' || c == ']' || c == '}';
+}
+
+static int
+compare_glyph_x (const void *a, const void *b, gpointer data)
+{
+  const Glyph *g = data;
+  double xa = g[*(const int *) a].r.x0 + g[*(const int *) a].r.x1;
+  double xb = g[*(const int *) b].r.x0 + g[*(const int *) b].r.x1;
+  return (xa > xb) - (xa < xb);
+}
+
+static int
+compare_math_x0 (const void *a, const void *b, gpointer data)
+{
+  const Glyph *g = data;
+  double xa = g[((const MathGlyph *) a)->glyph].r.x0, xb = g[((const MathGlyph *) b)->glyph].r.x0;
+  return (xa > xb) - (xa < xb);
+}
+
+/* Inline formulas among the glyphs not excluded (display blocks, numbers):
+ * a GPtrArray of Proto. */
+static GPtrArray *
+inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chunk_of,
+                 double body_em, FmDetectRule rule)
+{
+  GPtrArray *protos = g_ptr_array_new ();
+  GArray *bands = text_bands (g, n, excluded);
+  GArray *math = g_array_new (FALSE, FALSE, sizeof (MathGlyph));
+  int *text_idx = g_new (int, n + 1), n_text = 0;
+  int *parent, m;
+  double *line_cy, *line_em;
+
+  for (int i = 0; i < n; i++)
+    {
+      MathGlyph mg = { i, -1, body_em, FALSE };
+      double cy = 0.5 * (g[i].r.y0 + g[i].r.y1), best_d = G_MAXDOUBLE;
+
+      if (excluded[i])
+        continue;
+      if (g[i].cls == CLS_TEXT)
+        {
+          text_idx[n_text++] = i;
+          continue;
+        }
+      for (guint b = 0; b < bands->len; b++)
+        {
+          const Band *bd = &g_array_index (bands, Band, b);
+          double d = g[i].r.x1 < bd->x0 ? bd->x0 - g[i].r.x1 : (g[i].r.x0 > bd->x1 ? g[i].r.x0 - bd->x1 : 0);
+          if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em)
+            continue;
+          d += fabs (cy - bd->cy) * 0.1;
+          if (d < best_d)
+            {
+              best_d = d;
+              mg.band = (int) b;
+              mg.em = bd->em;
+            }
+        }
+      mg.script = g[i].size > 0 && g[i].size <= 0.85 * mg.em;
+      g_array_append_val (math, mg);
+    }
+  m = (int) math->len;
+  g_array_sort_with_data (math, compare_math_x0, (gpointer) g);
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    {
+      for (guint b = 0; b < bands->len; b++)
+        {
+          const Band *bd = &g_array_index (bands, Band, b);
+          g_printerr ("band %u [%.1f %.1f %.1f %.1f] em %.1f\n", b, bd->x0, bd->y0, bd->x1, bd->y1, bd->em);
+        }
+      for (int a = 0; a < m; a++)
+        {
+          const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+          char u[8] = { 0 };
+          g_unichar_to_utf8 (g[ma->glyph].c, u);
+          g_printerr ("math %d [%.1f %.1f %.1f %.1f] %s size %.1f band %d%s\n", ma->glyph, g[ma->glyph].r.x0,
+                      g[ma->glyph].r.y0, g[ma->glyph].r.x1, g[ma->glyph].r.y1, u, g[ma->glyph].size, ma->band,
+                      ma->script ? " script" : "");
+        }
+    }
+  parent = g_new (int, m + 1);
+  line_cy = g_new (double, m + 1);
+  line_em = g_new (double, m + 1);
+  for (int a = 0; a < m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      parent[a] = a;
+      line_cy[a] = ma->band >= 0 ? g_array_index (bands, Band, ma->band).cy : NAN;
+      line_em[a] = ma->em;
+    }
+
+  /* Pass 0: neighbours on a line; pass 1: stacked parts. */
+  for (int pass = 0; pass < 2; pass++)
+    for (int a = 0; a < m; a++)
+      {
+        const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+        const Glyph *ga = &g[ma->glyph];
+        for (int b = a + 1; b < m; b++)
+          {
+            const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+            const Glyph *gb = &g[mb->glyph];
+            double em = MAX (ma->em, mb->em);
+            gboolean join = FALSE;
+
+            if (gb->r.x0 > ga->r.x1 + 1.3 * em)
+              break;  /* sorted by x0: nothing further can be close */
+            if (v_gap (&ga->r, &gb->r) > 0.5 * em)
+              continue;
+            if (ma->band >= 0 && mb->band >= 0 &&
+                fabs (g_array_index (bands, Band, ma->band).cy - g_array_index (bands, Band, mb->band).cy) > 0.4 * em)
+              continue;  /* different text lines */
+            if (pass == 0)
+              {
+                const Glyph *l = ga, *r = gb;
+                const MathGlyph *ml = ma, *mr = mb;
+                double gap;
+                gboolean adjacent;
+
+                if (0.5 * (gb->r.x0 + gb->r.x1) < 0.5 * (ga->r.x0 + ga->r.x1))
+                  {
+                    l = gb; r = ga; ml = mb; mr = ma;
+                  }
+                if (!v_overlap_enough (&l->r, &r->r, 0.3))
+                  continue;
+                gap = MAX (0.0, r->r.x0 - l->r.x1);
+                /* Next in Poppler's order with no space: one word. */
+                adjacent = (r - g == l - g + 1) && !r->space_before;
+                join = gap < 0.2 * em ||
+                       (adjacent && gap < 0.4 * em) ||
+                       (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
+                       ((l->c == ',' || l->c == ';' || r->c == '.' || l->c == '.' || r->c == 0x2026 ||
+                         l->c == 0x2026) && gap < 0.3 * em) ||
+                       ((ml->script || mr->script) && gap < 0.3 * em);
+                if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+                  join = gap < 0.6 * em;
+                if (join && is_citation (g, (int) (r - g), n))
+                  join = FALSE;
+                if (join && text_between (g, excluded, text_idx, n_text, &l->r, &r->r))
+                  join = FALSE;
+              }
+            else
+              {
+                double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
+                double wmin = MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0);
+                join = ix > 0.2 * wmin && v_gap (&ga->r, &gb->r) < 0.35 * em &&
+                       (ma->script || mb->script || ma->band < 0 || mb->band < 0);
+              }
+            if (join)
+              uf_join (parent, line_cy, line_em, a, b);
+          }
+      }
+
+  /* Clusters with a seed (a math-font glyph, a math symbol or a weak letter). */
+  {
+    GHashTable *by_root = g_hash_table_new (NULL, NULL);
+    GPtrArray *lists = g_ptr_array_new ();
+
+    for (int a = 0; a < m; a++)
+      {
+        int root = uf_find (parent, a);
+        GArray *list = g_hash_table_lookup (by_root, GINT_TO_POINTER (root + 1));
+        if (list == NULL)
+          {
+            list = g_array_new (FALSE, FALSE, sizeof (int));
+            g_hash_table_insert (by_root, GINT_TO_POINTER (root + 1), list);
+            g_ptr_array_add (lists, list);
+          }
+        g_array_append_val (list, g_array_index (math, MathGlyph, a).glyph);
+      }
+    for (guint l = 0; l < lists->len; l++)
+      {
+        GArray *list = lists->pdata[l];
+        int *idx = (int *) (void *) list->data;
+        int s = 0, e = (int) list->len;
+        gboolean seeded = FALSE;
+
+        g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
+        /* Sentence punctuation and unbalanced brackets at the ends are text. */
+        for (gboolean trimmed = TRUE; trimmed && e > s;)
+          {
+            gunichar last = g[idx[e - 1]].c, firstc = g[idx[s]].c;
+            int open = 0, close = 0;
+            trimmed = FALSE;
+            for (int k = s; k < e; k++)
+              {
+                open += is_open_bracket (g[idx[k]].c);
+                close += is_close_bracket (g[idx[k]].c);
+              }
+            if (g[idx[e - 1]].cls == CLS_NEUTRAL && is_sentence_punct (last) && g[idx[e - 1]].font != FM_FONT_MATH)
+              { e--; trimmed = TRUE; }
+            else if (is_close_bracket (last) && close > open)
+              { e--; trimmed = TRUE; }
+            else if (is_open_bracket (firstc) && open > close)
+              { s++; trimmed = TRUE; }
+            else if (g[idx[s]].cls == CLS_NEUTRAL && is_sentence_punct (firstc))
+              { s++; trimmed = TRUE; }
+          }
+        for (int k = s; k < e; k++)
+          if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
+            seeded = TRUE;
+        if (seeded)
+          {
+            Proto *pr = g_new0 (Proto, 1);
+            pr->kind = FM_REGION_INLINE;
+            pr->n = e - s;
+            pr->idx = g_new (int, pr->n);
+            memcpy (pr->idx, idx + s, sizeof (int) * pr->n);
+            qsort (pr->idx, pr->n, sizeof (int), compare_int);
+            pr->chunk_first = chunk_of[pr->idx[0]];
+            pr->label_block = -1;
+            g_ptr_array_add (protos, pr);
+          }
+        g_array_free (list, TRUE);
+      }
+    g_ptr_array_free (lists, TRUE);
+    g_hash_table_destroy (by_root);
+  }
+  g_free (parent);
+  g_free (line_cy);
+  g_free (line_em);
+  g_free (text_idx);
+  g_array_free (math, TRUE);
+  g_array_free (bands, TRUE);
+  return protos;
+}
+
 GPtrArray *
 fm_detect_page (FmDocument            *doc,
                 int                    page_index,
@@ -533,6 +924,15 @@ fm_detect_page (FmDocument            *doc,
           gl->c = c;
           gl->r = (FmRect) { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
           gl->size = size_of[k];
+          /* TeX's radical signs hang below their baseline (height ~0, depth
+           * ~1 em) but Poppler boxes every glyph from the font's ascent to
+           * its descent, so the box sits most of a line too high. */
+          if (c == 0x221A || c == 0x221B || c == 0x221C)
+            {
+              double h = gl->r.y1 - gl->r.y0;
+              gl->r.y0 += 0.75 * h;
+              gl->r.y1 += 0.75 * h;
+            }
           gl->space_before = space;
           gl->line_before = newline;
           space = newline = FALSE;
@@ -805,188 +1205,60 @@ fm_detect_page (FmDocument            *doc,
         }
     }
 
-  /* Inline runs inside the other chunks. */
-  for (guint i = 0; i < chunks->len; i++)
-    {
-      Chunk *ch = &g_array_index (chunks, Chunk, i);
-      int k;
-
-      if (ch->block != -1 || ch->n_strong + ch->n_weak == 0)
-        continue;
-      k = ch->start;
-      while (k < ch->end)
-        {
-          int s, e;
-          if (g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK)
-            {
-              k++;
-              continue;
-            }
-          s = k;
-          e = k + 1;
-          /* Can the run cross from glyph a to the next glyph b? */
-#define JOINABLE(a, b)                                                              \
-          ((g[b].cls != CLS_TEXT) &&                                                \
-           (!g[b].space_before ||                                                   \
-            (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE) ||                      \
-            ((g[b].r.x0 - g[a].r.x1) < 1.2 * ch->em &&                              \
-             (is_operator (g[a].c) || is_operator (g[b].c) ||                       \
-              gap_filled (chunks, &g[a].r, &g[b].r, ch->em) ||                      \
-              (g[b].r.x0 - g[a].r.x1) < 0.2 * ch->em ||                             \
-              ((g[a].c == ',' || g[a].c == ';' || g[a].c == '.' || g[b].c == '.') &&  \
-               (g[b].r.x0 - g[a].r.x1) < 0.27 * ch->em)))) &&                       \
-           !is_citation (g, b, ch->end))
-          while (s > ch->start && JOINABLE (s - 1, s) && g[s - 1].cls != CLS_TEXT)
-            s--;
-          while (e < ch->end && JOINABLE (e - 1, e))
-            e++;
-#undef JOINABLE
-          /* Trim sentence punctuation and unbalanced brackets at the ends. */
-          for (gboolean trimmed = TRUE; trimmed && e > s;)
-            {
-              gunichar last = g[e - 1].c, firstc = g[s].c;
-              int open = 0, close = 0;
-              trimmed = FALSE;
-              for (int m = s; m < e; m++)
-                {
-                  if (g[m].c == '(' || g[m].c == '[') open++;
-                  if (g[m].c == ')' || g[m].c == ']') close++;
-                }
-              if (g[e - 1].cls == CLS_NEUTRAL && strchr (".,;:!", (int) (last < 128 ? last : 1)) && last != 0 &&
-                  g[e - 1].font != FM_FONT_MATH)
-                { e--; trimmed = TRUE; }
-              else if ((last == ')' || last == ']') && close > open)
-                { e--; trimmed = TRUE; }
-              else if ((firstc == '(' || firstc == '[') && open > close)
-                { s++; trimmed = TRUE; }
-              else if (g[s].cls == CLS_NEUTRAL && strchr (".,;:", (int) (firstc < 128 ? firstc : 1)) && firstc != 0)
-                { s++; trimmed = TRUE; }
-            }
-          if (e > s)
-            {
-              gboolean seeded = FALSE;
-              for (int m = s; m < e; m++)
-                if (g[m].cls == CLS_STRONG || g[m].cls == CLS_WEAK)
-                  seeded = TRUE;
-              if (seeded)
-                {
-                  Proto *pr = g_new0 (Proto, 1);
-                  pr->kind = FM_REGION_INLINE;
-                  pr->n = e - s;
-                  pr->idx = g_new (int, pr->n);
-                  for (int m = 0; m < pr->n; m++)
-                    pr->idx[m] = s + m;
-                  pr->chunk_first = (int) i;
-                  pr->label_block = -1;
-                  g_ptr_array_add (protos, pr);
-                }
-            }
-          k = MAX (e, k + 1);
-        }
-    }
-
-  /* Script-sized pieces without math glyphs (the 80 of a1/80, limits made of
-   * digits) join a formula they touch, and are dropped otherwise. */
-  for (guint i = 0; i < chunks->len; i++)
-    {
-      Chunk *ch = &g_array_index (chunks, Chunk, i);
-      if (ch->block != -1 || ch->n_strong + ch->n_weak > 0 || ch->n_text > 0 ||
-          ch->end - ch->start > 8 || ch->em > 0.85 * body_em)
-        continue;
-      {
-        Proto *pr = g_new0 (Proto, 1);
-        pr->kind = FM_REGION_INLINE;
-        pr->n = ch->end - ch->start;
-        pr->idx = g_new (int, pr->n);
-        for (int m = 0; m < pr->n; m++)
-          pr->idx[m] = ch->start + m;
-        pr->chunk_first = (int) i;
-        pr->label_block = -1;
-        pr->absorb_only = TRUE;
-        g_ptr_array_add (protos, pr);
-      }
-    }
-
-  /* Poppler orders the pieces of a formula by its own line logic: limits,
-   * radical signs and scripts can land in other chunks. Join inline pieces
-   * whose boxes touch, and pieces lying inside a display block to it. */
+  /* Inline formulas among the glyphs of no display and no number. */
   {
-    GArray *boxes = g_array_new (FALSE, TRUE, sizeof (FmRect));
-    for (guint a = 0; a < protos->len; a++)
-      {
-        Proto *pr = protos->pdata[a];
-        FmRect box = { 0 };
-        gboolean first = TRUE;
-        for (int m = 0; m < pr->n; m++)
-          rect_union (&box, &g[pr->idx[m]].r, &first);
-        g_array_append_val (boxes, box);
-      }
-    for (gboolean changed = TRUE; changed;)
-      {
-        changed = FALSE;
-        for (guint a = 0; a < protos->len && !changed; a++)
-          for (guint b = 0; b < protos->len && !changed; b++)
-            {
-              Proto *pa = protos->pdata[a], *pb = protos->pdata[b];
-              FmRect *ba = &g_array_index (boxes, FmRect, a), *bb = &g_array_index (boxes, FmRect, b);
-              double em = g[pb->idx[0]].size > 0.5 ? g[pb->idx[0]].size : 10.0;
-              gboolean join = FALSE;
+    gboolean *excluded = g_new0 (gboolean, n + 1);
+    int *chunk_of = g_new0 (int, n + 1);
+    GPtrArray *inl;
 
-              if (a == b || pb->kind != FM_REGION_INLINE || pa->kind == FM_REGION_NUMBER)
-                continue;
-              if (pa->kind == FM_REGION_INLINE && b < a)
-                continue;  /* each unordered pair once */
-              if (pa->kind == FM_REGION_DISPLAY)
-                {
-                  double ix = MIN (ba->x1, bb->x1) - MAX (ba->x0, bb->x0);
-                  double iy = MIN (ba->y1, bb->y1) - MAX (ba->y0, bb->y0);
-                  join = ix > 0 && iy > 0 && ix * iy >= 0.5 * (bb->x1 - bb->x0) * (bb->y1 - bb->y0);
-                }
-              else
-                {
-                  double ix = MIN (ba->x1, bb->x1) - MAX (ba->x0, bb->x0);
-                  double iy = MIN (ba->y1, bb->y1) - MAX (ba->y0, bb->y0);
-                  double small = MIN ((ba->x1 - ba->x0) * (ba->y1 - ba->y0), (bb->x1 - bb->x0) * (bb->y1 - bb->y0));
-                  gboolean piece = pa->absorb_only || pb->absorb_only || MIN (pa->n, pb->n) <= 3;
-                  gboolean script = piece && MIN (proto_em (g, pa), proto_em (g, pb)) <= 0.85 * body_em;
-                  join = (ix > 0 && iy > 0 && ix * iy >= 0.3 * small) ||
-                         (iy > 0 && v_overlap_enough (ba, bb, 0.3) && h_gap (ba, bb) < 0.25 * em) ||
-                         (script && ix > 0.1 * em && v_gap (ba, bb) < 0.25 * body_em) ||
-                         (MIN (pa->n, pb->n) <= 2 &&
-                          MIN (ba->y1 - ba->y0, bb->y1 - bb->y0) < 0.5 * body_em &&
-                          h_gap (ba, bb) < 0.3 * body_em && v_gap (ba, bb) < 0.3 * body_em);
-                  if (pa->absorb_only && pb->absorb_only)
-                    join = FALSE;
-                }
-              if (join)
-                {
-                  gboolean first = FALSE;
-                  pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
-                  memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
-                  pa->n += pb->n;
-                  qsort (pa->idx, pa->n, sizeof (int), compare_int);
-                  pa->chunk_first = MIN (pa->chunk_first, pb->chunk_first);
-                  pa->absorb_only = pa->absorb_only && pb->absorb_only;
-                  rect_union (ba, bb, &first);
-                  g_free (pb->idx);
-                  g_free (pb);
-                  g_ptr_array_remove_index (protos, b);
-                  g_array_remove_index (boxes, b);
-                  changed = TRUE;
-                }
-            }
-      }
-    g_array_free (boxes, TRUE);
-    for (guint a = protos->len; a-- > 0;)
+    for (guint i = 0; i < chunks->len; i++)
       {
-        Proto *pr = protos->pdata[a];
-        if (pr->absorb_only)
+        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        for (int k = ch->start; k < ch->end; k++)
           {
-            g_free (pr->idx);
-            g_free (pr);
-            g_ptr_array_remove_index (protos, a);
+            chunk_of[k] = (int) i;
+            excluded[k] = ch->block != -1;
           }
       }
+    inl = inline_clusters (g, n, excluded, chunk_of, body_em, opts.rule);
+    g_free (excluded);
+    g_free (chunk_of);
+
+    /* Pieces of a display that its chunks did not catch (a limit Poppler
+     * put on a text line) join it when they lie mostly inside its block. */
+    for (guint a = 0; a < inl->len; a++)
+      {
+        Proto *pb = inl->pdata[a];
+        FmRect bb = { 0 };
+        gboolean first = TRUE, joined = FALSE;
+
+        for (int m = 0; m < pb->n; m++)
+          rect_union (&bb, &g[pb->idx[m]].r, &first);
+        for (guint d = 0; d < protos->len && !joined; d++)
+          {
+            Proto *pa = protos->pdata[d];
+            const FmRect *ba;
+            double ix, iy;
+            if (pa->kind != FM_REGION_DISPLAY)
+              continue;
+            ba = &blocks[pa->label_block];
+            ix = MIN (ba->x1, bb.x1) - MAX (ba->x0, bb.x0);
+            iy = MIN (ba->y1, bb.y1) - MAX (ba->y0, bb.y0);
+            if (ix > 0 && iy > 0 && ix * iy >= 0.5 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0))
+              {
+                pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
+                memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
+                pa->n += pb->n;
+                qsort (pa->idx, pa->n, sizeof (int), compare_int);
+                g_free (pb->idx);
+                g_free (pb);
+                joined = TRUE;
+              }
+          }
+        if (!joined)
+          g_ptr_array_add (protos, pb);
+      }
+    g_ptr_array_free (inl, TRUE);
   }
 
   /* Regions in reading order (the order of their first chunk). */

@@ -43,12 +43,15 @@ PREAMBLE = r"""\documentclass[10pt%(twocol)s]{article}
 %% \fmrecord{id}: record the position of what follows (the content of \fmbox) and
 %% the box's dimensions; the \write is delayed so the position and page are the
 %% ones at shipout.
+%% \leavevmode first: a formula that starts a paragraph would otherwise record
+%% the position of the vertical list before the paragraph (one line up, no
+%% indent) - the truth box of every paragraph-initial formula was off.
 \newcommand\fmrecord[1]{%%
   \edef\fm@w{\noexpand\write\noexpand\@auxout{\string\fmpos{#1}%%
     {\noexpand\the\noexpand\pdflastxpos}{\noexpand\the\noexpand\pdflastypos}%%
     {\noexpand\the\noexpand\c@page}{\the\wd\fmbox}{\the\ht\fmbox}{\the\dp\fmbox}%%
     {\the\pdfpageheight}}}%%
-  \pdfsavepos\fm@w\usebox\fmbox}
+  \leavevmode\pdfsavepos\fm@w\usebox\fmbox}
 \newcommand\FI[2]{\sbox\fmbox{$#2$}\fmrecord{#1}}
 \newcommand\FD[2]{\sbox\fmbox{$\displaystyle #2$}\fmrecord{#1}}
 \newcommand\FN[2]{\sbox\fmbox{\normalfont #2}\fmrecord{#1}}
