@@ -84,7 +84,7 @@ static void *fe_cuda_try(const char *path, bool *exists, char *err, size_t err_l
 }
 
 static void fe_cuda_load(void) {
-    char candidates[4][PATH_MAX];
+    char candidates[5][PATH_MAX];
     int n = 0;
     const char *env = getenv("FE_CUDA_MODULE");
     bool exists = false;
@@ -107,6 +107,14 @@ static void fe_cuda_load(void) {
             snprintf(candidates[n++], PATH_MAX, "%.*s/%s", PATH_MAX - 64, exe, FE_CUDA_MODULE_NAME);
             snprintf(candidates[n++], PATH_MAX, "%.*s/../lib/formulate/%s", PATH_MAX - 64, exe,
                      FE_CUDA_MODULE_NAME);
+#ifdef FE_BUILD_ROOT
+            /* Uninstalled programs (build/app/formulate-cli, tests) use the
+             * module of their own build tree, never an installed one. */
+            size_t root_len = strlen(FE_BUILD_ROOT);
+            if (strncmp(exe, FE_BUILD_ROOT, root_len) == 0 && (exe[root_len] == '/' || !exe[root_len]))
+                snprintf(candidates[n++], PATH_MAX, "%s/kernels/%s", FE_BUILD_ROOT,
+                         FE_CUDA_MODULE_NAME);
+#endif
         }
     }
     if (!(env && env[0]))
