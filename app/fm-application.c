@@ -179,10 +179,23 @@ fm_application_shutdown (GApplication *app)
   g_clear_object (&self->settings);
 }
 
+static int
+fm_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("formulate %s (engine %s)\n", FM_VERSION, FE_VERSION_STRING);
+      return 0;
+    }
+  return -1;  /* go on: activate or open */
+}
+
 static void
 fm_application_class_init (FmApplicationClass *klass)
 {
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  app_class->handle_local_options = fm_application_handle_local_options;
 
   app_class->activate = fm_application_activate;
   app_class->open = fm_application_open;
@@ -193,6 +206,12 @@ fm_application_class_init (FmApplicationClass *klass)
 static void
 fm_application_init (FmApplication *self)
 {
+  const GOptionEntry entries[] = {
+    { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
+    { NULL },
+  };
+
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
 }
 
 FmApplication *

@@ -260,11 +260,16 @@ compare_items (gconstpointer a, gconstpointer b, gpointer user_data)
   return ra.origin.x < rb.origin.x ? -1 : ra.origin.x > rb.origin.x;
 }
 
+/* Detected regions arrive page by page in reading order and are appended;
+ * a box drawn by hand goes in by page and position. */
 static void
 add_item (FmDocumentTab *self, FmResultsItem *item)
 {
   g_signal_connect_object (item, "notify", G_CALLBACK (item_notify), self, 0);
-  g_list_store_insert_sorted (self->items, item, compare_items, NULL);
+  if (fm_results_item_get_manual (item))
+    g_list_store_insert_sorted (self->items, item, compare_items, NULL);
+  else
+    g_list_store_append (self->items, item);
 }
 
 FmResultsItem *

@@ -489,7 +489,18 @@ worker_fell_back (FmEngineWorker *worker, const char *reason, FmWindow *self)
 {
   /* Translators: the GPU could not be used, the CPU is used instead: <why> */
   g_autofree char *text = g_strdup_printf (_("Running on the CPU: %s"), reason);
-  show_error_toast (self, text);
+  gsize n;
+  const FeDeviceInfo *devices = fm_engine_worker_list_devices (worker, &n);
+  gboolean have_gpu = FALSE;
+
+  for (gsize i = 0; i < n; i++)
+    have_gpu |= devices[i].kind == FE_DEVICE_CUDA && devices[i].available;
+  /* A machine without a usable GPU simply runs on the CPU; only a GPU that
+   * is there and failed deserves a toast. The reason is kept either way. */
+  if (have_gpu)
+    show_error_toast (self, text);
+  else
+    remember_error (self, text);
 }
 
 static void
