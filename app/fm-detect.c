@@ -94,6 +94,37 @@ is_operator (gunichar c)
          g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;
 }
 
+/* Letters of g[i..j) at the word's full size (not scripts). */
+static int
+full_size_letters (const Glyph *g, int i, int j)
+{
+  double top = 0;
+  int count = 0;
+
+  for (int k = i; k < j; k++)
+    top = MAX (top, g[k].size);
+  for (int k = i; k < j; k++)
+    count += g[k].size >= 0.85 * top;
+  return count;
+}
+
+static gboolean v_overlap_enough (const FmRect *a, const FmRect *b, double frac);
+
+/* Whether italic letters a and b (in that order) are two words of one
+ * emphasised phrase: same size, same line, a word space apart (math's thin
+ * space before "dx" is 1/6 em; a word space is 1/3 em, at least 2/9 em
+ * when the line is squeezed). */
+static gboolean
+word_space_between (const Glyph *a, const Glyph *b)
+{
+  double em = MAX (a->size, b->size);
+
+  return b->space_before && g_unichar_isalpha (a->c) && g_unichar_isalpha (b->c) &&
+         a->font == FM_FONT_TEXT_ITALIC && b->font == FM_FONT_TEXT_ITALIC &&
+         fabs (a->size - b->size) <= 0.1 * em && v_overlap_enough (&a->r, &b->r, 0.5) &&
+         b->r.x0 - a->r.x1 >= 0.2 * em && b->r.x0 - a->r.x1 < 1.0 * em;
+}
+
 /* Word-level decisions: upright function names are neutral; a short italic
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
@@ -133,39 +164,19 @@ classify_words (Glyph *g, int n)
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
-      else if (italic && !upright && j - i <= 2)
+      else if (italic && !upright && full_size_letters (g, i, j) <= 2)
         {
-          /* Part of an emphasised phrase when an italic word of three or more
-           * letters sits right before or after it. */
+          /* A short italic word is a math letter (with its scripts: "y_ij"
+           * in mathptmx is one italic "word" with two small letters), unless
+           * it is part of an emphasised phrase: another full-size italic word
+           * right before or after it, one plain space away. Math never puts a
+           * word space between two letters. */
           gboolean phrase = FALSE;
-          int k;
 
-          for (k = i - 1; k >= 0 && k >= i - 2 && !g_unichar_isalpha (g[k].c); k--)
-            ;
-          if (k >= 0 && g_unichar_isalpha (g[k].c) && g[k].font == FM_FONT_TEXT_ITALIC)
-            {
-              int len = 0;
-              for (int m = k; m >= 0 && g_unichar_isalpha (g[m].c) && g[m].font == FM_FONT_TEXT_ITALIC; m--)
-                {
-                  len++;
-                  if (g[m].space_before)
-                    break;
-                }
-              if (len >= 3)
-                phrase = TRUE;
-            }
-          if (j < n && g[j].space_before && g_unichar_isalpha (g[j].c) && g[j].font == FM_FONT_TEXT_ITALIC)
-            {
-              int len = 0;
-              for (int m = j; m < n && g_unichar_isalpha (g[m].c) && g[m].font == FM_FONT_TEXT_ITALIC; m++)
-                {
-                  if (m > j && g[m].space_before)
-                    break;
-                  len++;
-                }
-              if (len >= 3)
-                phrase = TRUE;
-            }
+          if (i > 0 && word_space_between (&g[i - 1], &g[i]))
+            phrase = TRUE;
+          if (j < n && word_space_between (&g[j - 1], &g[j]))
+            phrase = TRUE;
           for (int m = i; m < j; m++)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
         }
