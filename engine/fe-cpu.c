@@ -921,6 +921,55 @@ static void fe_softmax_row(float *s, int n) {
         s[i] *= inv;
 }
 
+#ifdef FE_HAVE_X86_KERNELS
+/* Head widths up to this many floats keep the query and the output of one
+ * head in registers for the whole pass over the keys. */
+#define FE_ATTN_REG_DH 64
+
+/* One query of one head (decode): scores, softmax, weighted sum of values,
+ * with q and the running output held in zmm registers (dh in 16..64). */
+__attribute__((target("avx512f"))) static void
+fe_attn_query_avx512(const float *q, const float *k, const float *v, int ld, int dh, int n,
+                     float scale, float *s, float *y) {
+    int nv = dh / 16;
+    __m512 q0 = _mm512_loadu_ps(q), q1 = nv > 1 ? _mm512_loadu_ps(q + 16) : _mm512_setzero_ps();
+    __m512 q2 = nv > 2 ? _mm512_loadu_ps(q + 32) : _mm512_setzero_ps();
+    __m512 q3 = nv > 3 ? _mm512_loadu_ps(q + 48) : _mm512_setzero_ps();
+    for (int t = 0; t < n; t++) {
+        const float *kt = k + (size_t)t * ld;
+        __m512 acc = _mm512_mul_ps(q0, _mm512_loadu_ps(kt));
+        if (nv > 1)
+            acc = _mm512_fmadd_ps(q1, _mm512_loadu_ps(kt + 16), acc);
+        if (nv > 2)
+            acc = _mm512_fmadd_ps(q2, _mm512_loadu_ps(kt + 32), acc);
+        if (nv > 3)
+            acc = _mm512_fmadd_ps(q3, _mm512_loadu_ps(kt + 48), acc);
+        s[t] = scale * fe_hsum512(acc);
+    }
+    fe_softmax_row(s, n);
+    __m512 y0 = _mm512_setzero_ps(), y1 = _mm512_setzero_ps();
+    __m512 y2 = _mm512_setzero_ps(), y3 = _mm512_setzero_ps();
+    for (int t = 0; t < n; t++) {
+        const float *vt = v + (size_t)t * ld;
+        __m512 p = _mm512_set1_ps(s[t]);
+        y0 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vt), y0);
+        if (nv > 1)
+            y1 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vt + 16), y1);
+        if (nv > 2)
+            y2 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vt + 32), y2);
+        if (nv > 3)
+            y3 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vt + 48), y3);
+    }
+    _mm512_storeu_ps(y, y0);
+    if (nv > 1)
+        _mm512_storeu_ps(y + 16, y1);
+    if (nv > 2)
+        _mm512_storeu_ps(y + 32, y2);
+    if (nv > 3)
+        _mm512_storeu_ps(y + 48, y3);
+}
+#endif
+
 static void fe_attn_task(void *ctx, int task) {
     FeAttnJob *j = ctx;
     int qb = task % j->q_blocks, bh = task / j->q_blocks;
@@ -945,10 +994,16 @@ static void fe_attn_task(void *ctx, int task) {
             int vis = fe_attn_visible(j, i0 + r);
             float *sr = s + (size_t)r * kv;
             const float *qr = q + (size_t)r * d;
+            float *yr = y + (size_t)r * d;
+#ifdef FE_HAVE_X86_KERNELS
+            if (fe_use_avx512() && dh % 16 == 0 && dh <= FE_ATTN_REG_DH) {
+                fe_attn_query_avx512(qr, k, v, d, dh, vis, j->scale, sr, yr);
+                continue;
+            }
+#endif
             for (int t = 0; t < vis; t++)
                 sr[t] = j->scale * fe_dot(qr, k + (size_t)t * d, dh);
             fe_softmax_row(sr, vis);
-            float *yr = y + (size_t)r * d;
             memset(yr, 0, (size_t)dh * sizeof(float));
             for (int t = 0; t < vis; t++)
                 fe_axpy(sr[t], v + (size_t)t * d, yr, dh);

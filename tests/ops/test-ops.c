@@ -632,6 +632,13 @@ static void test_attention(void) {
     check_attention(2, 45, 130, 32, 2, 129, false, 0);  /* encoder-like, gemm path */
     check_attention(1, 300, 300, 16, 1, 300, false, 0); /* several query blocks */
     check_attention(1, 3, 11, 8, 2, 10, true, 7);       /* 3 queries at positions 7..9 */
+    /* Decode with the head in registers: d_head 16, 32, 48, 64; 80 falls back. */
+    check_attention(2, 1, 40, 32, 2, 33, true, 32);
+    check_attention(2, 1, 40, 256, 8, 33, true, 32);
+    check_attention(1, 2, 20, 96, 2, 20, true, 18);
+    check_attention(1, 1, 50, 128, 2, 50, false, 0);
+    check_attention(1, 1, 10, 160, 2, 7, false, 0);
+    check_attention(4, 1, 300, 256, 8, 300, false, 0);  /* cross-attention, beam 4, pool */
 }
 
 static void test_bad_shapes(void) {
