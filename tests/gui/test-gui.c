@@ -634,6 +634,132 @@ fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message,
   return TRUE;
 }
 
+
+static gboolean
+engine_ready (gpointer data)
+{
+  return fm_engine_worker_get_state (fm_application_get_worker (app)) == FM_ENGINE_STATE_READY;
+}
+
+static gboolean
+engine_failed (gpointer data)
+{
+  return fm_engine_worker_get_state (fm_application_get_worker (app)) == FM_ENGINE_STATE_NO_MODEL;
+}
+
+static guint
+count_done (void)
+{
+  GListModel *items = fm_document_tab_get_items (current_tab ());
+  guint n = g_list_model_get_n_items (items), done = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      done += fm_results_item_get_state (item) == FM_RESULT_STATE_DONE;
+    }
+  return done;
+}
+
+/* Switching the device reloads the model and keeps every result. */
+static void
+test_device_switch (void)
+{
+  GSettings *settings = fm_application_get_settings (app);
+  FmEngineWorker *worker = fm_application_get_worker (app);
+  guint done_before = count_done ();
+  FeRuntimeInfo info;
+
+  if (!fm_engine_worker_has_engine () || fm_engine_worker_get_state (worker) == FM_ENGINE_STATE_NO_MODEL)
+    {
+      g_test_skip ("no model loaded");
+      return;
+    }
+  g_assert_cmpuint (done_before, >, 0);
+  g_settings_set_string (settings, "device", "cpu");
+  g_assert_cmpint (fm_engine_worker_get_state (worker), ==, FM_ENGINE_STATE_LOADING);
+  g_assert_true (wait_for (engine_ready, NULL, 60));
+  g_assert_true (fm_engine_worker_get_runtime_info (worker, &info));
+  g_assert_cmpstr (info.device.id, ==, "cpu");
+  g_assert_false (info.fell_back);
+  g_assert_cmpuint (count_done (), ==, done_before);
+  g_settings_reset (settings, "device");
+  g_assert_true (wait_for (engine_ready, NULL, 60));
+}
+
+/* Cancel right after queueing everything: the queue empties, the batch in
+ * the engine stops, nothing stays pending and the window keeps working. */
+static void
+test_cancel (void)
+{
+  FmEngineWorker *worker = fm_application_get_worker (app);
+  GListModel *items = fm_document_tab_get_items (current_tab ());
+  guint n = g_list_model_get_n_items (items);
+
+  if (!fm_engine_worker_has_engine () || fm_engine_worker_get_state (worker) != FM_ENGINE_STATE_READY)
+    {
+      g_test_skip ("no model loaded");
+      return;
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      fm_results_item_set_state (item, FM_RESULT_STATE_WAITING);
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL);
+  g_assert_cmpint (fm_engine_worker_get_state (worker), ==, FM_ENGINE_STATE_WORKING);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.cancel", NULL));
+  g_assert_true (wait_for (engine_ready, NULL, 30));
+  spin (0.2);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      g_assert_false (fm_engine_worker_is_pending (worker, item));
+      g_assert_cmpint (fm_results_item_get_state (item), !=, FM_RESULT_STATE_RUNNING);
+    }
+  /* At most the batch that was already running finished. */
+  g_printerr ("# cancel: %u of %u finished before the stop\n", count_done (), n);
+  g_assert_cmpuint (count_done (), <, n);
+  /* And recognition still works afterwards. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL);
+  g_assert_true (wait_for (all_recognized, NULL, 120));
+  g_assert_cmpuint (count_done (), ==, n);
+}
+
+/* A model that is not there: an error message, no crash, the window works. */
+static void
+test_missing_model (void)
+{
+  GSettings *settings = fm_application_get_settings (app);
+  g_autofree char *missing = g_build_filename (tmp_dir, "no-such-model.safetensors", NULL);
+
+  if (!fm_engine_worker_has_engine ())
+    {
+      g_test_skip ("built without the engine's recognition API");
+      return;
+    }
+  g_settings_set_string (settings, "model-path", missing);
+  g_assert_true (wait_for (engine_failed, NULL, 30));
+  g_assert_true (wait_for (error_shown, (gpointer) "no-such-model", 5));
+  g_printerr ("# missing model: %s\n", fm_window_get_last_error (window));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL);
+  g_settings_reset (settings, "model-path");
+  g_assert_true (wait_for (engine_ready, NULL, 60));
+}
+
+static void
+test_thumbnails (void)
+{
+  GSettings *settings = fm_application_get_settings (app);
+  gboolean before = g_settings_get_boolean (settings, "show-thumbnails");
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL);
+  g_assert_cmpint (g_settings_get_boolean (settings, "show-thumbnails"), ==, !before);
+  spin (0.5);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL);
+  g_assert_cmpint (g_settings_get_boolean (settings, "show-thumbnails"), ==, before);
+}
+
 static gboolean
 no_tabs (gpointer data)
 {
@@ -711,6 +837,10 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/regions-by-hand", test_regions_by_hand);
   g_test_add_func ("/gui/zoom-and-pages", test_zoom_and_pages);
   g_test_add_func ("/gui/screenshots", test_screenshots);
+  g_test_add_func ("/gui/thumbnails", test_thumbnails);
+  g_test_add_func ("/gui/device-switch", test_device_switch);
+  g_test_add_func ("/gui/cancel", test_cancel);
+  g_test_add_func ("/gui/missing-model", test_missing_model);
   g_test_add_func ("/gui/corrupt-pdf", test_corrupt_pdf);
   g_test_add_func ("/gui/encrypted-pdf", test_encrypted_pdf);
   g_test_add_func ("/gui/screenshot-empty", test_screenshot_empty);
