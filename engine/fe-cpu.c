@@ -166,23 +166,14 @@ __attribute__((target("avx512f"))) static void fe_axpy_avx512(float a, const flo
 #endif
 
 #ifdef FE_HAVE_X86_KERNELS
-__attribute__((target("avx512f"))) static void fe_fill_avx512(float *y, float v, size_t n) {
-    __m512 vv = _mm512_set1_ps(v);
+__attribute__((target("avx512f"))) static void fe_bias_relu_avx512(float *y, float bias,
+                                                                  bool relu, size_t n) {
+    __m512 vb = _mm512_set1_ps(bias), zero = _mm512_setzero_ps();
     size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, vv);
-    if (i < n)
-        _mm512_mask_storeu_ps(y + i, (__mmask16)((1u << (n - i)) - 1), vv);
-}
-
-__attribute__((target("avx512f"))) static void fe_relu_avx512(float *y, size_t n) {
-    __m512 z = _mm512_setzero_ps();
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm512_storeu_ps(y + i, _mm512_max_ps(_mm512_loadu_ps(y + i), z));
-    if (i < n) {
-        __mmask16 m = (__mmask16)((1u << (n - i)) - 1);
-        _mm512_mask_storeu_ps(y + i, m, _mm512_max_ps(_mm512_maskz_loadu_ps(m, y + i), z));
+    for (; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m512 t = _mm512_add_ps(_mm512_maskz_loadu_ps(m, y + i), vb);
+        _mm512_mask_storeu_ps(y + i, m, relu ? _mm512_max_ps(t, zero) : t);
     }
 }
 
@@ -200,28 +191,20 @@ __attribute__((target("avx512f"))) static void fe_add_avx512(const float *a, con
 }
 #endif
 
-static void fe_fill(float *y, float v, size_t n) {
+/* y = max(y + bias, 0) with relu, y + bias without. Both versions turn a
+ * NaN into 0 under ReLU (PyTorch keeps it); only a broken model makes NaNs,
+ * and those are caught at the logits. */
+static void fe_bias_relu(float *y, float bias, bool relu, size_t n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512()) {
-        fe_fill_avx512(y, v, n);
+        fe_bias_relu_avx512(y, bias, relu, n);
         return;
     }
 #endif
-    for (size_t i = 0; i < n; i++)
-        y[i] = v;
-}
-
-/* max(x, 0). Both versions turn a NaN into 0 (PyTorch keeps it); only a
- * broken model produces NaNs, and those are caught at the logits. */
-static void fe_relu(float *y, size_t n) {
-#ifdef FE_HAVE_X86_KERNELS
-    if (fe_use_avx512()) {
-        fe_relu_avx512(y, n);
-        return;
+    for (size_t i = 0; i < n; i++) {
+        float t = y[i] + bias;
+        y[i] = relu && !(t > 0.0f) ? 0.0f : t;
     }
-#endif
-    for (size_t i = 0; i < n; i++)
-        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
 }
 
 static void fe_add_rows(const float *a, const float *b, float *y, size_t n) {
@@ -589,17 +572,12 @@ static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
             int p1 = p0 + tile < hw ? p0 + tile : hw, np = p1 - p0;
             FeIm2colJob job = {xi, col, cin, h, w, p0, p1};
             fe_cpu_parallel_for(cin, fe_im2col_task, &job);
-            float beta = 0.0f;
-            if (b) {
-                for (int co = 0; co < cout; co++)
-                    fe_fill(yi + (size_t)co * hw + p0, b[co], (size_t)np);
-                beta = 1.0f;
-            }
             FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, false, cout, np, kdim, 1.0f, wd, kdim, col, np,
-                                 beta, yi + p0, hw));
-            if (relu)
+                                 0.0f, yi + p0, hw));
+            /* Bias and ReLU in one pass over the tile while it is in cache. */
+            if (b || relu)
                 for (int co = 0; co < cout; co++)
-                    fe_relu(yi + (size_t)co * hw + p0, (size_t)np);
+                    fe_bias_relu(yi + (size_t)co * hw + p0, b ? b[co] : 0.0f, relu, (size_t)np);
         }
     }
     return FE_OK;
