@@ -22,9 +22,14 @@ import random
 import sys
 import time
 
-import numpy as np
-import torch
-import torch.nn.functional as F
+# libgomp's default active waiting is ruinous when the cores are shared: on the
+# loaded 2-core development machine 2 spinning OpenMP threads made steps many
+# times slower than passive waiting does. It must be set before torch loads libgomp.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
