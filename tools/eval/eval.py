@@ -27,8 +27,12 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-from PIL import Image
+# Before torch (imported only for --agreement) loads libgomp: spinning OpenMP
+# threads are ruinous on shared cores (tools/train/train.py measured it).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -85,11 +89,19 @@ class Sample:
         self.source = info["source"]
 
 
+def spread(n, limit):
+    """limit indices spread evenly over range(n) (all of them without a limit):
+    the shards are ordered by font set-up and size, so the first N would all
+    be one set-up."""
+    if limit is None or limit >= n:
+        return list(range(n))
+    return sorted({int(i * n / limit) for i in range(limit)})
+
+
 def load_samples(data, split, limit):
     ds = Dataset(data, split)
-    n = len(ds) if limit is None else min(limit, len(ds))
     out = []
-    for i in range(n):
+    for i in spread(len(ds), limit):
         img, ids, info = ds[i]
         out.append(Sample(i, np.array(img), ds.tokens(ids), info))
     return out, ds
@@ -431,14 +443,16 @@ def main(argv=None):
     ap.add_argument("--model", default=os.path.join(ROOT, "data", "models", "formulate-v1.safetensors"))
     ap.add_argument("--data", default=os.path.join(ROOT, "work", "data"))
     ap.add_argument("--split", default="test")
-    ap.add_argument("--limit", type=int, default=None, help="first N samples only")
+    ap.add_argument("--limit", type=int, default=None,
+                    help="N samples spread evenly over the split (all font set-ups)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel formulate-cli / pdflatex processes")
     ap.add_argument("--beam", type=int, default=1)
     ap.add_argument("--cli", default=None, help="formulate-cli (default: build-eval/, build/, PATH)")
     ap.add_argument("--no-render", action="store_true", help="skip the rendered-image match")
     ap.add_argument("--robustness", action="store_true", help="also score the re-rasterised set")
     ap.add_argument("--robust-limit", type=int, default=None,
-                    help="first N samples for the robustness set (default: same as --limit)")
+                    help="N of the evaluated samples, spread evenly, for the robustness set"
+                         " (default: all of them)")
     ap.add_argument("--agreement", action="store_true",
                     help="engine vs PyTorch twin greedy agreement on the clean set")
     ap.add_argument("--out", default=os.path.join(ROOT, "work", "eval", "results.json"))
@@ -511,7 +525,7 @@ def main(argv=None):
 
         if args.robustness:
             rl = args.robust_limit if args.robust_limit is not None else len(samples)
-            rsamples = samples[:rl]
+            rsamples = [samples[k] for k in spread(len(samples), rl)]
             t0 = time.time()
             variants = robust_renders(rsamples, scratch, args.jobs)
             print("robustness: rasterised %d formulas %d ways in %.1f s" %
