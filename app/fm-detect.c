@@ -28,6 +28,7 @@ typedef struct {
   double em;               /* median font size                                */
   int n_text, n_neutral, n_weak, n_strong;
   gboolean is_display;
+  gboolean is_display_piece; /* a display's limit/script, if it has a display */
   gboolean is_number;      /* looks like "(3.1)"                               */
   int block;               /* display block index or -1                       */
 } Chunk;
@@ -110,6 +111,12 @@ full_size_letters (const Glyph *g, int i, int j)
 
 static gboolean v_overlap_enough (const FmRect *a, const FmRect *b, double frac);
 
+static double
+h_gap_rect (const FmRect *a, const FmRect *b)
+{
+  return a->x1 < b->x0 ? b->x0 - a->x1 : (b->x1 < a->x0 ? a->x0 - b->x1 : 0);
+}
+
 /* Whether italic letters a and b (in that order) are two words of one
  * emphasised phrase: same size, same line, a word space apart (math's thin
  * space before "dx" is 1/6 em; a word space is 1/3 em, at least 2/9 em
@@ -123,6 +130,19 @@ word_space_between (const Glyph *a, const Glyph *b)
          a->font == FM_FONT_TEXT_ITALIC && b->font == FM_FONT_TEXT_ITALIC &&
          fabs (a->size - b->size) <= 0.1 * em && v_overlap_enough (&a->r, &b->r, 0.5) &&
          b->r.x0 - a->r.x1 >= 0.2 * em && b->r.x0 - a->r.x1 < 1.0 * em;
+}
+
+
+/* Whether glyph o, next to glyph w on its line, is a math symbol or an
+ * operator. */
+static gboolean
+math_neighbour (const Glyph *o, const Glyph *w)
+{
+  double em = MAX (o->size, w->size);
+
+  if (h_gap_rect (&o->r, &w->r) > 1.5 * em || !v_overlap_enough (&o->r, &w->r, 0.3))
+    return FALSE;
+  return o->cls == CLS_STRONG || (o->c != '-' && o->c != '/' && is_operator (o->c));
 }
 
 /* Word-level decisions: upright function names are neutral; a short italic
@@ -173,10 +193,21 @@ classify_words (Glyph *g, int n)
            * word space between two letters. */
           gboolean phrase = FALSE;
 
-          if (i > 0 && word_space_between (&g[i - 1], &g[i]))
-            phrase = TRUE;
-          if (j < n && word_space_between (&g[j - 1], &g[j]))
-            phrase = TRUE;
+          if ((i > 0 && word_space_between (&g[i - 1], &g[i])) ||
+              (j < n && word_space_between (&g[j - 1], &g[j])))
+            {
+              /* ... unless the italic run touches a math symbol or an
+               * operator ("f dx = c" with a thin space that looks wide). */
+              int s0 = i, e0 = j;
+              while (s0 > 0 && g_unichar_isalpha (g[s0 - 1].c) && g[s0 - 1].font == FM_FONT_TEXT_ITALIC &&
+                     (!g[s0].space_before || word_space_between (&g[s0 - 1], &g[s0])))
+                s0--;
+              while (e0 < n && g_unichar_isalpha (g[e0].c) && g[e0].font == FM_FONT_TEXT_ITALIC &&
+                     (!g[e0].space_before || word_space_between (&g[e0 - 1], &g[e0])))
+                e0++;
+              phrase = !((s0 > 0 && math_neighbour (&g[s0 - 1], &g[s0])) ||
+                         (e0 < n && math_neighbour (&g[e0], &g[e0 - 1])));
+            }
           for (int m = i; m < j; m++)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
         }
@@ -224,24 +255,6 @@ is_citation (const Glyph *g, int i, int end)
   return FALSE;
 }
 
-/* Whether a small chunk (a script, a limit that Poppler moved out of the line)
- * sits in the horizontal gap between glyph boxes a and b. */
-static gboolean
-gap_filled (GArray *chunks, const FmRect *a, const FmRect *b, double em)
-{
-  double y0 = MIN (a->y0, b->y0) - 0.3 * em, y1 = MAX (a->y1, b->y1) + 0.3 * em;
-
-  for (guint i = 0; i < chunks->len; i++)
-    {
-      const Chunk *c = &g_array_index (chunks, Chunk, i);
-      if (c->end - c->start > 8)
-        continue;
-      if (c->box.x0 >= a->x1 - 0.15 * em && c->box.x1 <= b->x0 + 0.15 * em &&
-          c->box.y1 > y0 && c->box.y0 < y1)
-        return TRUE;
-    }
-  return FALSE;
-}
 
 static gboolean
 chunk_text_matches_number (const Glyph *g, const Chunk *ch)
@@ -304,6 +317,40 @@ v_gap (const FmRect *a, const FmRect *b)
   if (b->y1 < a->y0)
     return a->y0 - b->y1;
   return 0;
+}
+
+/* Whether the glyphs level with box, taken while each is less than 0.9 em
+ * from those taken so far, include a letter of running text. */
+static gboolean
+line_reaches_text (const Glyph *g, int n, const FmRect *box, double em)
+{
+  double x0 = box->x0, x1 = box->x1;
+  gboolean *taken = g_new0 (gboolean, n + 1);
+  gboolean found = FALSE;
+
+  for (gboolean grew = TRUE; grew && !found;)
+    {
+      grew = FALSE;
+      for (int i = 0; i < n && !found; i++)
+        {
+          double cy = 0.5 * (g[i].r.y0 + g[i].r.y1);
+          if (taken[i] || cy < box->y0 || cy > box->y1)
+            continue;
+          if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em)
+            continue;
+          taken[i] = TRUE;
+          if (g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c))
+            found = TRUE;
+          if (g[i].r.x0 < x0 || g[i].r.x1 > x1)
+            {
+              x0 = MIN (x0, g[i].r.x0);
+              x1 = MAX (x1, g[i].r.x1);
+              grew = TRUE;
+            }
+        }
+    }
+  g_free (taken);
+  return found;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -453,17 +500,6 @@ typedef struct Proto {
   gboolean absorb_only;  /* script-sized digits: kept only when joined to a formula */
 } Proto;
 
-static double
-proto_em (const Glyph *g, const Proto *pr)
-{
-  double *v = g_new (double, pr->n), m;
-  for (int i = 0; i < pr->n; i++)
-    v[i] = g[pr->idx[i]].size;
-  qsort (v, pr->n, sizeof *v, compare_double);
-  m = v[pr->n / 2];
-  g_free (v);
-  return m > 0.5 ? m : 10.0;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Inline formulas from the page geometry.
@@ -1053,7 +1089,7 @@ fm_detect_page (FmDocument            *doc,
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       int total = ch->end - ch->start;
-      gboolean isolated = TRUE;
+      gboolean isolated = TRUE, piece;
 
       if (ch->is_number || ch->n_strong + ch->n_weak == 0)
         continue;
@@ -1077,7 +1113,13 @@ fm_detect_page (FmDocument            *doc,
         }
       /* A lone script or radical sign that Poppler put on a line of its own
        * is a piece of an inline formula, not a display. */
-      if (isolated && total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em)
+      /* So is a script-sized piece (limits, scripts, fraction parts): both
+       * may only join a display block that has a full-size chunk. */
+      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em < 0.8 * body_em;
+      /* A display has its line to itself: walking along the line from it
+       * over gaps narrower than a column gap must not reach running text
+       * (Poppler may have listed the rest of the line as other chunks). */
+      if (isolated && opts.rule == FM_DETECT_RULE_FULL && line_reaches_text (g, n, &ch->box, ch->em))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -1090,7 +1132,8 @@ fm_detect_page (FmDocument            *doc,
           if (fabs (o->box.x0 - ch->box.x0) < 0.3 * ch->em && ch->box.x1 < o->box.x1 - 2 * ch->em)
             isolated = FALSE;
         }
-      ch->is_display = isolated;
+      ch->is_display = isolated && !piece;
+      ch->is_display_piece = isolated && piece;
     }
 
   /* Display blocks: stacked or side-by-side display chunks. */
@@ -1101,7 +1144,7 @@ fm_detect_page (FmDocument            *doc,
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       int b = -1;
 
-      if (!ch->is_display)
+      if (!ch->is_display && !ch->is_display_piece)
         continue;
       for (int k = 0; k < n_blocks && b < 0; k++)
         {
@@ -1153,6 +1196,23 @@ fm_detect_page (FmDocument            *doc,
                 changed = TRUE;
               }
           }
+    }
+
+  /* Blocks of pieces only are not displays. */
+  for (int b = 0; b < n_blocks; b++)
+    {
+      gboolean whole = FALSE;
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          whole |= ch->block == b && ch->is_display;
+        }
+      if (whole)
+        continue;
+      blocks[b] = (FmRect) { 0, 0, 0, 0 };
+      for (guint i = 0; i < chunks->len; i++)
+        if (g_array_index (chunks, Chunk, i).block == b)
+          g_array_index (chunks, Chunk, i).block = -1;
     }
 
   protos = g_ptr_array_new ();
