@@ -43,7 +43,8 @@ def git_commit():
 def load_source(path, use_ema):
     """-> (config, vocab, state_dict, provenance dict)."""
     if path.endswith(".ckpt"):
-        ck = torch.load(path, map_location="cpu")
+        # our own file, with RNG states and numpy objects: not weights-only (torch >= 2.6 default)
+        ck = torch.load(path, map_location="cpu", weights_only=False)
         cfg, vocab = ck["config"], ck["vocab"]
         if use_ema and ck.get("ema"):
             state = {k: (ck["ema"][k].to(v.dtype) if k in ck["ema"] else v) for k, v in ck["model"].items()}

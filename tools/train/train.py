@@ -278,7 +278,8 @@ def main(argv=None):
 
     ckpt_path = os.path.join(args.out, "last.ckpt")
     resume = None if args.no_resume else (args.resume or (ckpt_path if os.path.exists(ckpt_path) else None))
-    ckpt = torch.load(resume, map_location="cpu") if resume else None
+    # our own file, with RNG states and numpy objects: not weights-only (torch >= 2.6 default)
+    ckpt = torch.load(resume, map_location="cpu", weights_only=False) if resume else None
 
     vocab = D.load_vocab(args.data)
     cfg = ckpt["config"] if ckpt else build_config(args, vocab)
