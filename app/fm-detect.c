@@ -798,7 +798,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                        (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
                        ((l->c == ',' || l->c == ';' || r->c == '.' || l->c == '.' || r->c == 0x2026 ||
                          l->c == 0x2026) && gap < 0.3 * em) ||
-                       ((ml->script || mr->script) && gap < 0.3 * em);
+                       ((ml->script || mr->script) && gap < 0.3 * em) ||
+                       /* TeX's thin space around an operator name (log, sin) */
+                       (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
+                                            (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))));
                 if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
                   join = gap < 0.6 * em;
                 if (join && is_citation (g, (int) (r - g), n))

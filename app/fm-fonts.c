@@ -100,6 +100,9 @@ fm_char_is_math_symbol (gunichar c)
     case 0x2032: case 0x2033: /* primes */ case 0x2016: /* ‖ */ case 0x221E: /* ∞ */
     case 0x2202: /* ∂ */ case 0x210F: /* ℏ */ case 0x2113: /* ℓ */ case 0x2118: /* ℘ */
     case 0x211C: case 0x2111: case 0x2135: /* ℜ ℑ ℵ */
+    /* Greek that Poppler maps through glyph names to look-alike symbols:
+     * CMR's Omega becomes the ohm sign, mu the micro sign. */
+    case 0x2126: /* Ω */ case 0x00B5: /* µ */ case 0x2127: /* ℧ */
       return TRUE;
     default:
       break;
