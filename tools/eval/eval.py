@@ -58,6 +58,24 @@ SCREEN_BG = np.array([0xfa, 0xfa, 0xfb], np.float32)   # light window background
 CROP_MARGIN_PX = 4
 
 
+def model_provenance(path):
+    """Config and provenance of the evaluated model file: the safetensors
+    __metadata__ (docs/model.md), or a .pt's sidecar JSON."""
+    try:
+        if path.endswith(".pt"):
+            side = json.load(open(path[:-3] + ".json"))
+            return {"config": side["config"], "vocab_size": len(side["vocab"])}
+        with open(path, "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            meta = json.loads(f.read(n)).get("__metadata__", {})
+        out = {k: v for k, v in meta.items() if k not in ("formulate.vocab", "formulate.config")}
+        if "formulate.config" in meta:
+            out["config"] = json.loads(meta["formulate.config"])
+        return out
+    except (OSError, ValueError, KeyError) as e:
+        return {"error": str(e)}
+
+
 def find_cli():
     for build in ("build-eval", "build"):
         p = os.path.join(ROOT, build, "app", "formulate-cli")
@@ -475,7 +493,8 @@ def main(argv=None):
         out = {"model": os.path.abspath(args.model), "data": os.path.abspath(args.data),
                "split": args.split, "limit": args.limit, "beam": args.beam, "jobs": args.jobs,
                "command": " ".join([os.path.relpath(__file__, ROOT)] + (argv if argv is not None else sys.argv[1:])),
-               "sets": {}}
+               "model_file": model_provenance(args.model),
+               "model_bytes": os.path.getsize(args.model), "sets": {}}
         sets = []
 
         def evaluate(name, set_samples, images):

@@ -36,6 +36,16 @@ def main():
     args = ap.parse_args()
     res = json.load(open(args.results))
     print("Command: `%s`\n" % res["command"])
+    mf = res.get("model_file", {})
+    if "config" in mf:
+        c = mf["config"]
+        print("Model file: %s (%.2f MB); provenance: %s\n" % (
+            os.path.basename(res["model"]), res.get("model_bytes", 0) / 1e6,
+            ", ".join("%s=%s" % (k.replace("formulate.", ""), v) for k, v in sorted(mf.items())
+                      if k != "config") or "none recorded"))
+        print("Config: " + ", ".join("`%s`=%s" % (k, json.dumps(c[k])) for k in (
+            "cnn_channels", "cnn_pool", "d_model", "n_heads", "d_ff", "enc_layers", "dec_layers",
+            "vocab_size", "max_tokens", "em_px", "cc_median_em", "max_height", "max_width") if k in c) + "\n")
     print(HEAD)
     for name, s in res["sets"].items():
         print(row(name, s["overall"]))
