@@ -116,5 +116,52 @@ class ColumnMatch(unittest.TestCase):
         self.assertEqual(metrics.column_match(a, canvas(10, 20, [])), (False, False))
 
 
+class EvalPlumbing(unittest.TestCase):
+    """eval.py's glue on fake engine results (imports tools/data, needs no TeX)."""
+
+    def setUp(self):
+        sys.path.insert(0, os.path.join(ROOT, "tools", "data"))
+        import eval as ev
+        self.ev = ev
+
+    def test_spread_covers_the_split(self):
+        self.assertEqual(self.ev.spread(10, None), list(range(10)))
+        self.assertEqual(self.ev.spread(10, 20), list(range(10)))
+        self.assertEqual(self.ev.spread(2000, 4), [0, 500, 1000, 1500])
+
+    def test_crop_ink(self):
+        img = canvas(40, 60, [(10, 20, 30, 35)])
+        c = self.ev.crop_ink(img, margin=2)
+        self.assertEqual(c.shape, (14, 9))
+        self.assertIsNone(self.ev.crop_ink(canvas(5, 5, [])))
+
+    def test_score_and_aggregate(self):
+        info = {"font": "cm", "style": "inline", "size_pt": 10, "source": "stacks"}
+        truth = ["\\frac", "{", "a", "}", "{", "b", "}"]
+        s1 = self.ev.Sample(0, canvas(10, 10, [(2, 8, 2, 8)]), truth, info)
+        s2 = self.ev.Sample(1, canvas(10, 10, [(2, 8, 2, 8)]), ["\\alpha", "x"], dict(info, font="sans"))
+
+        def result(latex):
+            return {"latex": latex, "confidence": {"mean": 0.9, "min": 0.5},
+                    "hit_length_limit": False, "repetition_stopped": False,
+                    "input": {"scale": 1.0}, "timings_ms": {"preprocess": 1, "encoder": 2, "decoder": 3}}
+        # s1 exact; s2 engine printed "\alpha y": one substitution of two tokens
+        recs = self.ev.score([s1, s2], [result("\\frac{a}{b}"), result("\\alpha y")],
+                             [None, canvas(10, 10, [(2, 8, 2, 9)])], "t")
+        self.assertTrue(recs[0][0]["exact"])
+        self.assertTrue(recs[0][0]["img_exact"])
+        self.assertFalse(recs[1][0]["exact"])
+        self.assertAlmostEqual(recs[1][0]["ned"], 0.5)
+        self.assertEqual(recs[1][0]["img_exact"], False)
+        agg = self.ev.aggregate(recs)
+        self.assertEqual(agg["n"], 2)
+        self.assertAlmostEqual(agg["exact_match"], 0.5)
+        self.assertAlmostEqual(agg["edit_distance"], 0.25)
+        self.assertAlmostEqual(agg["image_match"], 0.5)
+        by = self.ev.breakdowns(recs)
+        self.assertEqual(sorted(by["font"]), ["cm", "sans"])
+        self.assertAlmostEqual(by["font"]["cm"]["bleu4"], 1.0)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)
