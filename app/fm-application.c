@@ -174,7 +174,10 @@ fm_application_shutdown (GApplication *app)
   FmApplication *self = FM_APPLICATION (app);
 
   G_APPLICATION_CLASS (fm_application_parent_class)->shutdown (app);
-  /* Joins the worker thread: the engine is freed before exit. */
+  /* Join the worker thread now, whoever still holds a reference: the engine
+   * is freed before exit. */
+  if (self->worker != NULL)
+    fm_engine_worker_stop (self->worker);
   g_clear_object (&self->worker);
   g_clear_object (&self->settings);
 }

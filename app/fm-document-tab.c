@@ -452,6 +452,13 @@ fm_document_tab_init (FmDocumentTab *self)
   g_signal_connect (self->results_panel, "item-selected", G_CALLBACK (panel_item_selected), self);
 }
 
+static void
+show_preview_changed (GSettings *settings, const char *key, FmDocumentTab *self)
+{
+  fm_results_panel_set_preview_enabled (FM_RESULTS_PANEL (self->results_panel),
+                                        g_settings_get_boolean (settings, key));
+}
+
 FmDocumentTab *
 fm_document_tab_new (GFile *file, const char *password, FmEngineWorker *worker, GSettings *settings)
 {
@@ -468,6 +475,9 @@ fm_document_tab_new (GFile *file, const char *password, FmEngineWorker *worker, 
   self->settings = g_object_ref (settings);
   fm_results_panel_set_low_threshold (FM_RESULTS_PANEL (self->results_panel), threshold);
   fm_page_view_set_low_threshold (FM_PAGE_VIEW (self->page_view), threshold);
+  fm_results_panel_set_preview_enabled (FM_RESULTS_PANEL (self->results_panel),
+                                        g_settings_get_boolean (settings, "show-preview"));
+  g_signal_connect_object (settings, "changed::show-preview", G_CALLBACK (show_preview_changed), self, 0);
   gtk_widget_set_visible (self->thumbs_revealer, TRUE);
   gtk_revealer_set_reveal_child (GTK_REVEALER (self->thumbs_revealer),
                                  g_settings_get_boolean (settings, "show-thumbnails"));

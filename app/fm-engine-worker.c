@@ -626,21 +626,26 @@ worker_thread (gpointer data)
 /* ---------------------------------------------------------------------- */
 /* Main-thread API                                                        */
 
+void
+fm_engine_worker_stop (FmEngineWorker *self)
+{
+  g_return_if_fail (FM_IS_ENGINE_WORKER (self));
+
+  if (self->thread == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  self->quit = TRUE;
+  g_atomic_int_set (&self->abort_requested, 1);
+  g_cond_signal (&self->cond);
+  g_mutex_unlock (&self->lock);
+  g_thread_join (self->thread);
+  self->thread = NULL;
+}
+
 static void
 fm_engine_worker_dispose (GObject *object)
 {
-  FmEngineWorker *self = FM_ENGINE_WORKER (object);
-
-  if (self->thread != NULL)
-    {
-      g_mutex_lock (&self->lock);
-      self->quit = TRUE;
-      g_atomic_int_set (&self->abort_requested, 1);
-      g_cond_signal (&self->cond);
-      g_mutex_unlock (&self->lock);
-      g_thread_join (self->thread);
-      self->thread = NULL;
-    }
+  fm_engine_worker_stop (FM_ENGINE_WORKER (object));
   G_OBJECT_CLASS (fm_engine_worker_parent_class)->dispose (object);
 }
 
@@ -698,7 +703,8 @@ fm_engine_worker_init (FmEngineWorker *self)
 {
   g_mutex_init (&self->lock);
   g_cond_init (&self->cond);
-  self->queue = g_ptr_array_new ();
+  /* Jobs move between the arrays with steal; only the queue owns leftovers. */
+  self->queue = g_ptr_array_new_with_free_func ((GDestroyNotify) job_free);
   self->running = g_ptr_array_new ();
   self->beam_width = 1;
   self->pending_items = g_hash_table_new (NULL, NULL);

@@ -31,6 +31,11 @@ G_DECLARE_FINAL_TYPE (FmEngineWorker, fm_engine_worker, FM, ENGINE_WORKER, GObje
 
 FmEngineWorker *fm_engine_worker_new (void);
 
+/* Stops the thread (the running batch aborts between decode steps), frees
+ * the model and joins. Reports already posted may still arrive. Idempotent;
+ * the application calls it on shutdown so no engine work outlives main(). */
+void            fm_engine_worker_stop (FmEngineWorker *self);
+
 /* Whether this build links the engine's recognition API at all. */
 gboolean        fm_engine_worker_has_engine (void);
 

@@ -5,6 +5,9 @@
 #include <glib/gi18n.h>
 
 #include "fm-results-row.h"
+#ifdef FM_HAVE_PREVIEW
+#include "fm-results-preview.h"
+#endif
 
 struct _FmResultsPanel {
   GtkWidget parent_instance;
@@ -15,6 +18,12 @@ struct _FmResultsPanel {
   GtkWidget *copy_all_button;
   GtkWidget *stack;
   GtkWidget *list_view;
+  GtkWidget *preview_revealer;
+  GtkWidget *preview_box;
+  GtkWidget *preview;          /* NULL when built without WebKitGTK/KaTeX */
+  gboolean preview_enabled;
+  FmResultsItem *preview_item;
+  gulong preview_handler;
 
   GListModel *items;
   GtkCustomFilter *filter;
@@ -79,9 +88,52 @@ unbind_row (GtkSignalListItemFactory *factory, GtkListItem *list_item, FmResults
 }
 
 static void
+update_preview (FmResultsPanel *self)
+{
+#ifdef FM_HAVE_PREVIEW
+  const char *latex = self->preview_item ? fm_results_item_get_latex (self->preview_item) : NULL;
+  gboolean show = self->preview_enabled && latex != NULL && *latex != '\0';
+
+  /* The web view (and its web process) only comes when first needed. */
+  if (show && self->preview == NULL)
+    {
+      self->preview = fm_results_preview_new ();
+      gtk_box_append (GTK_BOX (self->preview_box), self->preview);
+    }
+
+  gtk_revealer_set_reveal_child (GTK_REVEALER (self->preview_revealer), show);
+  if (show)
+    fm_results_preview_set_latex (FM_RESULTS_PREVIEW (self->preview), latex);
+#else
+  gtk_revealer_set_reveal_child (GTK_REVEALER (self->preview_revealer), FALSE);
+#endif
+}
+
+static void
+preview_item_notify (FmResultsItem *item, GParamSpec *pspec, FmResultsPanel *self)
+{
+  update_preview (self);
+}
+
+static void
+set_preview_item (FmResultsPanel *self, FmResultsItem *item)
+{
+  if (self->preview_item == item)
+    return;
+  if (self->preview_item != NULL)
+    g_clear_signal_handler (&self->preview_handler, self->preview_item);
+  g_set_object (&self->preview_item, item);
+  if (item != NULL)
+    self->preview_handler = g_signal_connect (item, "notify::latex", G_CALLBACK (preview_item_notify), self);
+  update_preview (self);
+}
+
+static void
 selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, FmResultsPanel *self)
 {
   FmResultsItem *item = gtk_single_selection_get_selected_item (selection);
+
+  set_preview_item (self, item);
 
   if (!self->selecting && item != NULL)
     g_signal_emit (self, signals[SIGNAL_ITEM_SELECTED], 0, item);
@@ -114,6 +166,9 @@ fm_results_panel_dispose (GObject *object)
 
   if (self->filtered)
     g_signal_handlers_disconnect_by_func (self->filtered, items_changed, self);
+  if (self->preview_item != NULL)
+    g_clear_signal_handler (&self->preview_handler, self->preview_item);
+  g_clear_object (&self->preview_item);
   gtk_widget_dispose_template (GTK_WIDGET (self), FM_TYPE_RESULTS_PANEL);
   g_clear_object (&self->selection);
   g_clear_object (&self->items);
@@ -133,6 +188,8 @@ fm_results_panel_class_init (FmResultsPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, copy_all_button);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, stack);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, list_view);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, preview_revealer);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, preview_box);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
 
   signals[SIGNAL_ITEM_SELECTED] =
@@ -168,6 +225,19 @@ fm_results_panel_init (FmResultsPanel *self)
   g_signal_connect (self->copy_all_button, "clicked", G_CALLBACK (copy_all_clicked), self);
   g_signal_connect (self->low_only_button, "toggled", G_CALLBACK (low_only_toggled), self);
   update_count (self);
+}
+
+void
+fm_results_panel_set_preview_enabled (FmResultsPanel *self, gboolean enabled)
+{
+  self->preview_enabled = enabled;
+  update_preview (self);
+}
+
+GtkWidget *
+fm_results_panel_get_preview (FmResultsPanel *self)
+{
+  return self->preview;
 }
 
 GtkWidget *

@@ -20,6 +20,11 @@ void       fm_results_panel_select (FmResultsPanel *self, FmResultsItem *item);
 char      *fm_results_panel_dup_all_latex (FmResultsPanel *self);
 /* Call when confidences changed, so "Show only low-confidence" refilters. */
 void       fm_results_panel_refilter (FmResultsPanel *self);
+/* Typeset preview of the selected formula; does nothing in builds without
+ * WebKitGTK/KaTeX. */
+void       fm_results_panel_set_preview_enabled (FmResultsPanel *self, gboolean enabled);
+/* The FmResultsPreview, or NULL (not built, or never enabled). */
+GtkWidget *fm_results_panel_get_preview (FmResultsPanel *self);
 /* Number of rows shown (after the filter). */
 guint      fm_results_panel_get_n_shown (FmResultsPanel *self);
 
