@@ -588,6 +588,23 @@ typedef struct {
   gboolean script;   /* script-sized for its line */
 } MathGlyph;
 
+static gboolean
+different_lines (GArray *bands, const MathGlyph *a, const MathGlyph *b, double em)
+{
+  return a->band >= 0 && b->band >= 0 &&
+         fabs (g_array_index (bands, Band, a->band).cy - g_array_index (bands, Band, b->band).cy) > 0.4 * em;
+}
+
+/* A dot of an ellipsis ("x_1, ..., x_n" set as three periods) rather than a
+ * sentence's full stop. */
+static gboolean
+ellipsis_dot (const Glyph *g, int n, int i)
+{
+  if (g[i].c == 0x2026 || g[i].c == 0x22EF)
+    return TRUE;
+  return g[i].c == '.' && ((i > 0 && g[i - 1].c == '.') || (i + 1 < n && g[i + 1].c == '.'));
+}
+
 static int
 uf_find (int *parent, int i)
 {
@@ -757,8 +774,18 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
       line_em[a] = ma->em;
     }
 
-  /* Pass 0: neighbours on a line; pass 1: stacked parts. */
-  for (int pass = 0; pass < 2; pass++)
+  /* Neighbours on a line: each glyph is tested against its nearest math
+   * neighbour on either side only, so that a rule for a wide gap (the space
+   * around an operator) never reaches past a glyph in between. */
+  {
+    int *best_right = g_new (int, m + 1), *best_left = g_new (int, m + 1);
+    double *gap_right = g_new (double, m + 1), *gap_left = g_new (double, m + 1);
+
+    for (int a = 0; a < m; a++)
+      {
+        best_right[a] = best_left[a] = -1;
+        gap_right[a] = gap_left[a] = G_MAXDOUBLE;
+      }
     for (int a = 0; a < m; a++)
       {
         const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
@@ -767,59 +794,101 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           {
             const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
             const Glyph *gb = &g[mb->glyph];
-            double em = MAX (ma->em, mb->em);
-            gboolean join = FALSE;
+            double em = MAX (ma->em, mb->em), key;
+            int l = a, r = b;
 
             if (gb->r.x0 > ga->r.x1 + 1.3 * em)
               break;  /* sorted by x0: nothing further can be close */
-            if (v_gap (&ga->r, &gb->r) > 0.5 * em)
+            if (!v_overlap_enough (&ga->r, &gb->r, 0.3) || different_lines (bands, ma, mb, em))
               continue;
-            if (ma->band >= 0 && mb->band >= 0 &&
-                fabs (g_array_index (bands, Band, ma->band).cy - g_array_index (bands, Band, mb->band).cy) > 0.4 * em)
-              continue;  /* different text lines */
-            if (pass == 0)
+            if (gb->r.x0 + gb->r.x1 < ga->r.x0 + ga->r.x1)
               {
-                const Glyph *l = ga, *r = gb;
-                const MathGlyph *ml = ma, *mr = mb;
-                double gap;
-                gboolean adjacent;
-
-                if (0.5 * (gb->r.x0 + gb->r.x1) < 0.5 * (ga->r.x0 + ga->r.x1))
-                  {
-                    l = gb; r = ga; ml = mb; mr = ma;
-                  }
-                if (!v_overlap_enough (&l->r, &r->r, 0.3))
-                  continue;
-                gap = MAX (0.0, r->r.x0 - l->r.x1);
-                /* Next in Poppler's order with no space: one word. */
-                adjacent = (r - g == l - g + 1) && !r->space_before;
-                join = gap < 0.2 * em ||
-                       (adjacent && gap < 0.4 * em) ||
-                       (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
-                       ((l->c == ',' || l->c == ';' || r->c == '.' || l->c == '.' || r->c == 0x2026 ||
-                         l->c == 0x2026) && gap < 0.3 * em) ||
-                       ((ml->script || mr->script) && gap < 0.3 * em) ||
-                       /* TeX's thin space around an operator name (log, sin) */
-                       (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
-                                            (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))));
-                if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
-                  join = gap < 0.6 * em;
-                if (join && is_citation (g, (int) (r - g), n))
-                  join = FALSE;
-                if (join && text_between (g, excluded, text_idx, n_text, &l->r, &r->r))
-                  join = FALSE;
+                l = b;
+                r = a;
               }
-            else
+            /* Nearest by gap, then by centre distance. */
+            key = MAX (0.0, g[g_array_index (math, MathGlyph, r).glyph].r.x0 -
+                            g[g_array_index (math, MathGlyph, l).glyph].r.x1) +
+                  1e-3 * fabs (ga->r.x0 + ga->r.x1 - gb->r.x0 - gb->r.x1);
+            if (key < gap_right[l])
               {
-                double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
-                double wmin = MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0);
-                join = ix > 0.2 * wmin && v_gap (&ga->r, &gb->r) < 0.35 * em &&
-                       (ma->script || mb->script || ma->band < 0 || mb->band < 0);
+                gap_right[l] = key;
+                best_right[l] = r;
               }
-            if (join)
-              uf_join (parent, line_cy, line_em, a, b);
+            if (key < gap_left[r])
+              {
+                gap_left[r] = key;
+                best_left[r] = l;
+              }
           }
       }
+    for (int a = 0; a < m; a++)
+      for (int side = 0; side < 2; side++)
+        {
+          int li = side == 0 ? a : best_left[a], ri = side == 0 ? best_right[a] : a;
+          const MathGlyph *ml, *mr;
+          const Glyph *l, *r;
+          double gap, em;
+          gboolean adjacent, join;
+
+          if (li < 0 || ri < 0)
+            continue;
+          ml = &g_array_index (math, MathGlyph, li);
+          mr = &g_array_index (math, MathGlyph, ri);
+          l = &g[ml->glyph];
+          r = &g[mr->glyph];
+          em = MAX (ml->em, mr->em);
+          gap = MAX (0.0, r->r.x0 - l->r.x1);
+          /* Next in Poppler's order with no space: one word. */
+          adjacent = (r - g == l - g + 1) && !r->space_before;
+          join = gap < 0.2 * em ||
+                 (adjacent && gap < 0.4 * em) ||
+                 (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
+                 /* math's comma and \dots are followed by a thin space; a
+                  * sentence's period or comma by a word space */
+                 ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (l - g)) ||
+                   ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
+                 ((ml->script || mr->script) && gap < 0.3 * em) ||
+                 /* TeX's thin space around an operator name (log, sin) */
+                 (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
+                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))));
+          if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+            join = gap < 0.6 * em;
+          if (join && is_citation (g, (int) (r - g), n))
+            join = FALSE;
+          if (join && text_between (g, excluded, text_idx, n_text, &l->r, &r->r))
+            join = FALSE;
+          if (join)
+            uf_join (parent, line_cy, line_em, li, ri);
+        }
+    g_free (best_right);
+    g_free (best_left);
+    g_free (gap_right);
+    g_free (gap_left);
+  }
+
+  /* Stacked parts: fraction numerators and denominators, limits. */
+  for (int a = 0; a < m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      for (int b = a + 1; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          double em = MAX (ma->em, mb->em);
+          double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
+          double wmin = MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0);
+
+          if (gb->r.x0 > ga->r.x1)
+            break;
+          if (different_lines (bands, ma, mb, em))
+            continue;
+          if (ix > 0.2 * wmin && v_gap (&ga->r, &gb->r) < 0.35 * em &&
+              (ma->script || mb->script || ma->band < 0 || mb->band < 0))
+            uf_join (parent, line_cy, line_em, a, b);
+        }
+    }
 
   /* Clusters with a seed (a math-font glyph, a math symbol or a weak letter). */
   {
