@@ -78,6 +78,7 @@ enum {
   SIGNAL_RUNTIME_CHANGED,
   SIGNAL_DEVICES_CHANGED,
   SIGNAL_STATE_CHANGED,
+  SIGNAL_RECOGNITION_FAILED,
   N_SIGNALS
 };
 static guint signals[N_SIGNALS];
@@ -166,6 +167,7 @@ deliver_batch (gpointer data)
   BatchReport *report = data;
   FmEngineWorker *self = report->self;
   GPtrArray *requeue = g_ptr_array_new ();
+  const char *first_error = NULL;
 
   for (guint i = 0; i < report->jobs->len; i++)
     {
@@ -190,6 +192,8 @@ deliver_batch (gpointer data)
       else if (report->error[i] != NULL)
         {
           fm_results_item_set_failed (job->item, report->error[i]);
+          if (first_error == NULL)
+            first_error = report->error[i];
           self->done++;
           self->run_done++;
         }
@@ -223,6 +227,9 @@ deliver_batch (gpointer data)
   g_mutex_unlock (&self->lock);
   g_ptr_array_unref (requeue);
 
+  /* One message per batch, not one per formula (a broken GPU fails them all). */
+  if (first_error != NULL)
+    g_signal_emit (self, signals[SIGNAL_RECOGNITION_FAILED], 0, first_error);
   g_signal_emit (self, signals[SIGNAL_PROGRESS], 0);
   update_idle_state (self);
   batch_report_free (report);
@@ -693,6 +700,9 @@ fm_engine_worker_class_init (FmEngineWorkerClass *klass)
   signals[SIGNAL_DEVICES_CHANGED] =
     g_signal_new ("devices-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_RECOGNITION_FAILED] =
+    g_signal_new ("recognition-failed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_STATE_CHANGED] =
     g_signal_new ("state-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);

@@ -504,6 +504,17 @@ worker_fell_back (FmEngineWorker *worker, const char *reason, FmWindow *self)
 }
 
 static void
+worker_recognition_failed (FmEngineWorker *worker, const char *message, FmWindow *self)
+{
+  /* Translators: the engine failed on some formulas: <reason> */
+  g_autofree char *text = g_strdup_printf (_("Recognition failed: %s"), message);
+
+  /* The same failure on every batch would bury the window in toasts. */
+  if (g_strcmp0 (self->last_error, text) != 0)
+    show_error_toast (self, text);
+}
+
+static void
 worker_model_loaded (FmEngineWorker *worker, FmWindow *self)
 {
   FmDocumentTab *tab = fm_window_get_current_tab (self);
@@ -1177,6 +1188,7 @@ fm_window_new (FmApplication *application)
   g_signal_connect (self->worker, "model-failed", G_CALLBACK (worker_model_failed), self);
   g_signal_connect (self->worker, "model-loaded", G_CALLBACK (worker_model_loaded), self);
   g_signal_connect (self->worker, "fell-back", G_CALLBACK (worker_fell_back), self);
+  g_signal_connect (self->worker, "recognition-failed", G_CALLBACK (worker_recognition_failed), self);
   g_signal_connect (self->worker, "devices-changed", G_CALLBACK (worker_devices_changed), self);
   worker_devices_changed (self->worker, self);
   if (fm_engine_worker_get_load_error (self->worker) != NULL)
