@@ -309,3 +309,9 @@ fm_results_panel_get_n_shown (FmResultsPanel *self)
 {
   return g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
 }
+
+void
+fm_results_panel_set_low_only (FmResultsPanel *self, gboolean low_only)
+{
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->low_only_button), low_only);
+}

@@ -25,6 +25,8 @@ void       fm_results_panel_refilter (FmResultsPanel *self);
 void       fm_results_panel_set_preview_enabled (FmResultsPanel *self, gboolean enabled);
 /* The FmResultsPreview, or NULL (not built, or never enabled). */
 GtkWidget *fm_results_panel_get_preview (FmResultsPanel *self);
+/* The "Show only low-confidence" toggle. */
+void       fm_results_panel_set_low_only (FmResultsPanel *self, gboolean low_only);
 /* Number of rows shown (after the filter). */
 guint      fm_results_panel_get_n_shown (FmResultsPanel *self);
 

@@ -802,6 +802,58 @@ test_preview (void)
 #endif
 }
 
+/* "Show only low-confidence" shows exactly the flagged and failed results. */
+static void
+test_low_confidence_filter (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  FmResultsPanel *panel = fm_document_tab_get_results_panel (tab);
+  GListModel *items = fm_document_tab_get_items (tab);
+  double threshold = g_settings_get_double (fm_application_get_settings (app), "low-confidence-threshold");
+  guint n = g_list_model_get_n_items (items), expected = 0;
+  g_autoptr(FmResultsItem) first = g_list_model_get_item (items, 0);
+
+  /* One sure low one, whatever the test model says. */
+  fm_results_item_set_result (first, "x", threshold / 2, threshold / 4);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      expected += fm_results_item_is_low_confidence (item, threshold) ||
+                  fm_results_item_get_state (item) == FM_RESULT_STATE_FAILED;
+    }
+  g_assert_cmpuint (expected, >=, 1);
+  fm_results_panel_set_low_only (panel, TRUE);
+  g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, expected);
+  fm_results_panel_set_low_only (panel, FALSE);
+  g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, n);
+}
+
+/* GApplication "open" (what `formulate a.pdf b.pdf` and the file manager do). */
+static void
+test_application_open (void)
+{
+  g_autofree char *sample = sample_path ();
+  g_autofree char *copy_path = g_build_filename (tmp_dir, "copy of sample.pdf", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  GFile *files[2];
+  guint tabs = fm_window_get_n_tabs (window);
+
+  g_assert_true (g_file_get_contents (sample, &contents, &length, NULL));
+  g_assert_true (g_file_set_contents (copy_path, contents, (gssize) length, NULL));
+  files[0] = g_file_new_for_path (sample);     /* already open: shown, not reopened */
+  files[1] = g_file_new_for_path (copy_path);  /* a new tab */
+  g_application_open (G_APPLICATION (app), files, 2, "");
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs + 1);
+  g_assert_true (wait_for (tab_loaded, NULL, 20));
+  g_assert_true (wait_for (detection_done, NULL, 60));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  spin (0.2);
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
+  g_object_unref (files[0]);
+  g_object_unref (files[1]);
+}
+
 static gboolean
 no_tabs (gpointer data)
 {
@@ -884,6 +936,8 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/zoom-and-pages", test_zoom_and_pages);
   g_test_add_func ("/gui/screenshots", test_screenshots);
   g_test_add_func ("/gui/thumbnails", test_thumbnails);
+  g_test_add_func ("/gui/low-confidence-filter", test_low_confidence_filter);
+  g_test_add_func ("/gui/application-open", test_application_open);
   g_test_add_func ("/gui/preview", test_preview);
   g_test_add_func ("/gui/device-switch", test_device_switch);
   g_test_add_func ("/gui/cancel", test_cancel);
