@@ -1063,6 +1063,8 @@ fm_detect_page (FmDocument            *doc,
           else
             {
               gl->font = fm_font_classify (font_of[k]);
+              if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "fonts") == 0)
+                g_printerr ("font U+%04X %s -> %d\n", c, font_of[k] ? font_of[k] : "(null)", gl->font);
               gl->cls = classify_glyph (gl, opts.rule);
             }
         }

@@ -52,8 +52,10 @@ fm_font_classify (const char *full_name)
               "^(Latin ?Modern ?Math|LatinModernMath|LMMath|STIX|XITS|Cambria ?Math|TeXGyre\\w*Math"
               "|Asana|Libertinus ?Math|Fira ?Math|NewCM\\w*Math|DejaVuMath|Garamond ?Math|Euler"
               "|CMMI|CMSY|CMEX|CMBSY|CMMIB|MSAM|MSBM|EUFM|EUSM|EURM|EUEX|rsfs|RSFS|wasy|stmary"
-              "|PazoMath|StandardSym|Symbol|rtxm|txm|txsy|txex|pxm|pxsy|pxex|zplm|zptm|ztmcm|cmmi|cmsy|cmex"
-              "|MTMI|MTSY|MTEX|MathTime|Lucida\\w*Math|ESSTIX|Mathematica)", 0);
+              "|PazoMath|StandardSym|Symbol|rtxm|rpxm|txm|txsy|txex|pxm|pxsy|pxex|zplm|zptm|ztmcm|cmmi|cmsy|cmex"
+              "|MTMI|MTSY|MTEX|MathTime|Lucida\\w*Math|ESSTIX|Mathematica)",
+              /* Poppler capitalises some names ("Pxex", "Rpxmi") */
+              G_REGEX_CASELESS);
   if (g_regex_match (math_re, name, 0, NULL))
     return FM_FONT_MATH;
 
