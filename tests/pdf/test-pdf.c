@@ -274,6 +274,12 @@ test_font_rules (void)
   g_assert_cmpint (fm_font_classify ("NimbusRomNo9L-ReguItal"), ==, FM_FONT_TEXT_ITALIC);
   g_assert_cmpint (fm_font_classify ("LMRoman10-Italic"), ==, FM_FONT_TEXT_ITALIC);
   g_assert_cmpint (fm_font_classify ("LMMathItalic10-Regular"), ==, FM_FONT_MATH);
+  /* Poppler's spelling of txfonts/pxfonts names */
+  g_assert_cmpint (fm_font_classify ("NUQHRO+Pxex"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("Rpxmi"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("txsy"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("URWPalladioL-Ital"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_true (fm_char_is_math_symbol (0x2126));  /* CMR's Omega, as Poppler names it */
   g_assert_true (fm_char_is_math_symbol (0x2211));  /* ∑ */
   g_assert_true (fm_char_is_math_symbol (0x03B1));  /* α */
   g_assert_false (fm_char_is_math_symbol ('a'));
@@ -357,7 +363,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
 static void
 test_detect_fixtures (void)
 {
-  const char *names[] = { "truth-1-00", "truth-1-01", "truth-1-02", "truth-1-03", "truth-1-04" };
+  /* Seed 1 of tools/pdf-truth/make-truth.py: the five default font setups,
+   * and txfonts/pxfonts (--fonts txfonts,pxfonts --prefix truth-tx), whose
+   * math fonts Poppler names "Pxex", "Rpxmi". */
+  const char *names[] = { "truth-1-00", "truth-1-01", "truth-1-02", "truth-1-03", "truth-1-04",
+                          "truth-tx-1-00", "truth-tx-1-01" };
   int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
   double dp, dr, ip, ir;
 
@@ -371,10 +381,12 @@ test_detect_fixtures (void)
                   dp, dr, truth[0], ip, ir, truth[1]);
   g_assert_cmpint (truth[0], >, 10);
   g_assert_cmpint (truth[1], >, 20);
-  g_assert_cmpfloat (dp, >=, 0.85);
-  g_assert_cmpfloat (dr, >=, 0.85);
-  g_assert_cmpfloat (ip, >=, 0.70);
-  g_assert_cmpfloat (ir, >=, 0.70);
+  /* Measured 1.000/1.000 display, 0.988/1.000 inline (2026-11-22); the
+   * floors leave room for other Poppler versions' text order. */
+  g_assert_cmpfloat (dp, >=, 0.95);
+  g_assert_cmpfloat (dr, >=, 0.95);
+  g_assert_cmpfloat (ip, >=, 0.90);
+  g_assert_cmpfloat (ir, >=, 0.90);
 }
 
 static void
