@@ -28,6 +28,20 @@ def iou(a, b):
     return inter / ua if ua > 0 else 0.0
 
 
+def check_truth(path, truth):
+    """Truth from elsewhere: say clearly what is wrong instead of scoring nonsense."""
+    if truth.get("format") != "formulate-detect-truth-1":
+        sys.exit("%s: format must be \"formulate-detect-truth-1\" (bench/detect/README.md)" % path)
+    if truth.get("units", "pt") != "pt" or truth.get("origin", "top-left") != "top-left":
+        sys.exit("%s: boxes must be in pt with a top-left origin" % path)
+    for i, r in enumerate(truth.get("regions", [])):
+        box = r.get("box")
+        if r.get("kind") not in KINDS or not isinstance(r.get("page"), int) or r["page"] < 1 or \
+                not isinstance(box, list) or len(box) != 4 or box[2] <= box[0] or box[3] <= box[1]:
+            sys.exit("%s: region %d needs kind (%s), page >= 1 and box [x0, y0, x1, y1] with x0 < x1, y0 < y1"
+                     % (path, i, "/".join(KINDS), ))
+
+
 def score(truth_dir, pred_dir, verbose=False):
     counts = {k: [0, 0, 0] for k in KINDS}  # matched, predicted, truth
     files = sorted(glob.glob(os.path.join(truth_dir, "*.truth.json")))
@@ -36,6 +50,7 @@ def score(truth_dir, pred_dir, verbose=False):
     for tf in files:
         name = os.path.basename(tf)[:-len(".truth.json")]
         truth = json.load(open(tf))
+        check_truth(tf, truth)
         pf = os.path.join(pred_dir, name + ".json")
         pred = json.load(open(pf)) if os.path.exists(pf) else {"regions": []}
         for kind in KINDS:
