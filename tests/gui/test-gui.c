@@ -854,6 +854,146 @@ test_application_open (void)
   g_object_unref (files[1]);
 }
 
+#ifdef FM_HAVE_XTEST
+#include <gdk/x11/gdkx.h>
+#include <X11/extensions/XTest.h>
+#include <X11/keysym.h>
+
+/* Widget point -> root-window point of the Xvfb screen. */
+static gboolean
+to_root (GtkWidget *widget, double x, double y, int *rx, int *ry)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  GdkSurface *surface = gtk_native_get_surface (native);
+  graphene_point_t p;
+  double sx, sy;
+  Window child;
+  Display *dpy;
+
+  if (!GDK_IS_X11_SURFACE (surface) ||
+      !gtk_widget_compute_point (widget, GTK_WIDGET (native), &GRAPHENE_POINT_INIT ((float) x, (float) y), &p))
+    return FALSE;
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  dpy = gdk_x11_display_get_xdisplay (gtk_widget_get_display (widget));
+  return XTranslateCoordinates (dpy, gdk_x11_surface_get_xid (surface), DefaultRootWindow (dpy),
+                                (int) (p.x + sx), (int) (p.y + sy), rx, ry, &child);
+}
+
+static Display *
+xdisplay (void)
+{
+  return gdk_x11_display_get_xdisplay (gtk_widget_get_display (GTK_WIDGET (window)));
+}
+
+static void
+pointer_to (GtkWidget *widget, double x, double y)
+{
+  int rx, ry;
+
+  g_assert_true (to_root (widget, x, y, &rx, &ry));
+  XTestFakeMotionEvent (xdisplay (), -1, rx, ry, 0);
+  XFlush (xdisplay ());
+  spin (0.05);
+}
+
+static void
+button (unsigned int number, gboolean press)
+{
+  XTestFakeButtonEvent (xdisplay (), number, press, 0);
+  XFlush (xdisplay ());
+  spin (0.05);
+}
+
+static void
+key (KeySym sym, gboolean press)
+{
+  XTestFakeKeyEvent (xdisplay (), XKeysymToKeycode (xdisplay (), sym), press, 0);
+  XFlush (xdisplay ());
+  spin (0.05);
+}
+#endif
+
+/* Real pointer and keyboard events through XTest: click a box to select it,
+ * drag on the page to draw a region, Delete removes it, Ctrl+scroll zooms. */
+static void
+test_pointer (void)
+{
+#ifdef FM_HAVE_XTEST
+  FmDocumentTab *tab = current_tab ();
+  FmPageView *view = fm_document_tab_get_page_view (tab);
+  GtkWidget *widget = GTK_WIDGET (view);
+  GListModel *items = fm_document_tab_get_items (tab);
+  g_autoptr(FmResultsItem) target = NULL;
+  graphene_rect_t page, box;
+  double zoom, x, y;
+  guint before;
+  int rx, ry;
+
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (widget)) ||
+      !to_root (widget, 0, 0, &rx, &ry))
+    {
+      g_test_skip ("not on an X11 display");
+      return;
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
+  fm_page_view_go_to_page (view, 0);
+  spin (0.5);
+  g_assert_true (fm_page_view_get_page_area (view, 0, &page));
+  zoom = fm_page_view_get_zoom (view);
+
+  /* The first display formula on page 1. */
+  for (guint i = 0; i < g_list_model_get_n_items (items) && target == NULL; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_get_page (item) == 0 && fm_results_item_get_kind (item) == FM_REGION_DISPLAY)
+        target = g_steal_pointer (&item);
+    }
+  g_assert_nonnull (target);
+  fm_page_view_set_selected (view, NULL);
+  fm_results_item_get_rect (target, &box);
+  x = page.origin.x + (box.origin.x + box.size.width / 2) * zoom;
+  y = page.origin.y + (box.origin.y + box.size.height / 2) * zoom;
+  pointer_to (widget, x, y);
+  button (1, TRUE);
+  button (1, FALSE);
+  spin (0.2);
+  g_assert_true (fm_page_view_get_selected (view) == target);
+
+  /* Drag across the empty lower part of page 1. */
+  before = g_list_model_get_n_items (items);
+  x = page.origin.x + page.size.width * 0.3;
+  y = MIN (page.origin.y + page.size.height * 0.8, gtk_widget_get_height (widget) - 60.0);
+  pointer_to (widget, x, y);
+  button (1, TRUE);
+  for (int step = 1; step <= 5; step++)
+    pointer_to (widget, x + step * 30, y + step * 8);
+  button (1, FALSE);
+  spin (0.2);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, before + 1);
+  g_assert_nonnull (fm_page_view_get_selected (view));
+  g_assert_true (fm_results_item_get_manual (fm_page_view_get_selected (view)));
+
+  /* The click gave the page view the focus: Delete removes the new box. */
+  g_assert_true (gtk_widget_has_focus (widget));
+  key (XK_Delete, TRUE);
+  key (XK_Delete, FALSE);
+  spin (0.2);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, before);
+
+  /* Ctrl+scroll up zooms in around the pointer. */
+  key (XK_Control_L, TRUE);
+  button (4, TRUE);
+  button (4, FALSE);
+  key (XK_Control_L, FALSE);
+  spin (0.3);
+  g_assert_cmpfloat (fm_page_view_get_zoom (view), >, zoom * 1.05);
+  g_assert_false (fm_page_view_get_fit_width (view));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
+#else
+  g_test_skip ("built without XTest (libxtst-dev)");
+#endif
+}
+
 static gboolean
 no_tabs (gpointer data)
 {
@@ -935,6 +1075,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/regions-by-hand", test_regions_by_hand);
   g_test_add_func ("/gui/zoom-and-pages", test_zoom_and_pages);
   g_test_add_func ("/gui/screenshots", test_screenshots);
+  g_test_add_func ("/gui/pointer", test_pointer);
   g_test_add_func ("/gui/thumbnails", test_thumbnails);
   g_test_add_func ("/gui/low-confidence-filter", test_low_confidence_filter);
   g_test_add_func ("/gui/application-open", test_application_open);
