@@ -994,6 +994,55 @@ test_pointer (void)
 #endif
 }
 
+/* Dropping several PDFs on the window opens each in a tab (the GtkDropTarget's
+ * "drop" with a GdkFileList, as GTK emits it for a drag from a file manager). */
+static void
+test_drop_files (void)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (window));
+  GtkDropTarget *target = NULL;
+  g_autofree char *sample = sample_path ();
+  g_autofree char *contents = NULL;
+  gsize length;
+  GSList *files = NULL;
+  GValue value = G_VALUE_INIT;
+  gboolean accepted = FALSE;
+  guint tabs = fm_window_get_n_tabs (window);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && target == NULL; i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+      if (GTK_IS_DROP_TARGET (controller))
+        target = GTK_DROP_TARGET (controller);
+    }
+  g_assert_nonnull (target);
+  g_assert_true (g_file_get_contents (sample, &contents, &length, NULL));
+  for (int i = 0; i < 2; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("dropped-%d.pdf", i);
+      g_autofree char *path = g_build_filename (tmp_dir, name, NULL);
+      g_assert_true (g_file_set_contents (path, contents, (gssize) length, NULL));
+      files = g_slist_append (files, g_file_new_for_path (path));
+    }
+  g_value_init (&value, GDK_TYPE_FILE_LIST);
+  g_value_take_boxed (&value, gdk_file_list_new_from_list (files));
+  g_signal_emit_by_name (target, "drop", &value, 10.0, 10.0, &accepted);
+  g_value_unset (&value);
+  g_slist_free_full (files, g_object_unref);
+  g_assert_true (accepted);
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs + 2);
+  g_assert_true (wait_for (tab_loaded, NULL, 20));
+  g_assert_true (wait_for (detection_done, NULL, 60));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  spin (0.1);
+  /* Closing the last one shows the other dropped tab; wait for it too. */
+  g_assert_true (wait_for (tab_loaded, NULL, 20));
+  g_assert_true (wait_for (detection_done, NULL, 60));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  spin (0.2);
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
+}
+
 static gboolean
 no_tabs (gpointer data)
 {
@@ -1079,6 +1128,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/thumbnails", test_thumbnails);
   g_test_add_func ("/gui/low-confidence-filter", test_low_confidence_filter);
   g_test_add_func ("/gui/application-open", test_application_open);
+  g_test_add_func ("/gui/drop-files", test_drop_files);
   g_test_add_func ("/gui/preview", test_preview);
   g_test_add_func ("/gui/device-switch", test_device_switch);
   g_test_add_func ("/gui/cancel", test_cancel);
