@@ -11,6 +11,8 @@ struct _FmApplication {
   AdwApplication parent_instance;
   GSettings *settings;
   FmEngineWorker *worker;
+  gboolean engine_started;
+  guint engine_idle;
 };
 
 G_DEFINE_FINAL_TYPE (FmApplication, fm_application, ADW_TYPE_APPLICATION)
@@ -53,11 +55,51 @@ reload_model (FmApplication *self)
 static void
 on_settings_changed (GSettings *settings, const char *key, FmApplication *self)
 {
-  if (g_str_equal (key, "device") || g_str_equal (key, "precision") ||
-      g_str_equal (key, "model-path"))
+  if ((g_str_equal (key, "device") || g_str_equal (key, "precision") ||
+       g_str_equal (key, "model-path")) && self->engine_started)
     reload_model (self);
   else if (g_str_equal (key, "beam-width"))
     fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (settings, "beam-width"));
+}
+
+static gboolean
+start_engine_cb (gpointer data)
+{
+  FmApplication *self = data;
+
+  self->engine_idle = 0;
+  if (!self->engine_started && self->worker != NULL)
+    {
+      self->engine_started = TRUE;
+      reload_model (self);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* The engine's first dlopen()s take the dynamic loader's lock for a while;
+ * starting it after the first window is mapped keeps that off the way to the
+ * first painted page. */
+static void
+first_window_mapped (GtkWidget *window, FmApplication *self)
+{
+  g_signal_handlers_disconnect_by_func (window, first_window_mapped, self);
+  if (!self->engine_started && self->engine_idle == 0)
+    self->engine_idle = g_timeout_add_full (G_PRIORITY_LOW, 100, start_engine_cb, self, NULL);
+}
+
+static void
+fm_application_window_added (GtkApplication *app, GtkWindow *window)
+{
+  FmApplication *self = FM_APPLICATION (app);
+
+  GTK_APPLICATION_CLASS (fm_application_parent_class)->window_added (app, window);
+  if (!self->engine_started && FM_IS_WINDOW (window))
+    {
+      if (gtk_widget_get_mapped (GTK_WIDGET (window)))
+        first_window_mapped (GTK_WIDGET (window), self);
+      else
+        g_signal_connect (window, "map", G_CALLBACK (first_window_mapped), self);
+    }
 }
 
 static FmWindow *
@@ -164,8 +206,8 @@ fm_application_startup (GApplication *app)
   self->worker = fm_engine_worker_new ();
   fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (self->settings, "beam-width"));
   g_signal_connect (self->settings, "changed", G_CALLBACK (on_settings_changed), self);
-  /* The model loads on the worker thread while the first window comes up. */
-  reload_model (self);
+  /* The model loads on the worker thread, started once the first window is
+   * on screen (see window_added). */
 }
 
 static void
@@ -173,6 +215,7 @@ fm_application_shutdown (GApplication *app)
 {
   FmApplication *self = FM_APPLICATION (app);
 
+  g_clear_handle_id (&self->engine_idle, g_source_remove);
   G_APPLICATION_CLASS (fm_application_parent_class)->shutdown (app);
   /* Join the worker thread now, whoever still holds a reference: the engine
    * is freed before exit. */
@@ -199,6 +242,7 @@ fm_application_class_init (FmApplicationClass *klass)
   GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
 
   app_class->handle_local_options = fm_application_handle_local_options;
+  GTK_APPLICATION_CLASS (klass)->window_added = fm_application_window_added;
 
   app_class->activate = fm_application_activate;
   app_class->open = fm_application_open;

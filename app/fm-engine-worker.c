@@ -639,7 +639,10 @@ fm_engine_worker_stop (FmEngineWorker *self)
   g_return_if_fail (FM_IS_ENGINE_WORKER (self));
 
   if (self->thread == NULL)
-    return;
+    {
+      self->quit = TRUE;   /* and never start it later */
+      return;
+    }
   g_mutex_lock (&self->lock);
   self->quit = TRUE;
   g_atomic_int_set (&self->abort_requested, 1);
@@ -719,7 +722,9 @@ fm_engine_worker_init (FmEngineWorker *self)
   self->beam_width = 1;
   self->pending_items = g_hash_table_new (NULL, NULL);
   self->main_context = g_main_context_ref_thread_default ();
-  self->thread = g_thread_new ("fm-engine", worker_thread, self);
+  /* The thread starts with the first load: its dlopen()s (BLAS, the CUDA
+   * module) hold the loader lock, which GTK needs while it builds the first
+   * window, so the application starts it once that window is up. */
 }
 
 FmEngineWorker *
@@ -744,6 +749,8 @@ fm_engine_worker_load_model (FmEngineWorker *self, const char *model_path,
 {
   g_return_if_fail (FM_IS_ENGINE_WORKER (self));
 
+  if (self->thread == NULL && !self->quit)
+    self->thread = g_thread_new ("fm-engine", worker_thread, self);
   g_mutex_lock (&self->lock);
   g_free (self->load_path);
   g_free (self->load_device);

@@ -39,7 +39,8 @@ void            fm_engine_worker_stop (FmEngineWorker *self);
 /* Whether this build links the engine's recognition API at all. */
 gboolean        fm_engine_worker_has_engine (void);
 
-/* Loads (or reloads on another device) the model on the worker thread. Queued
+/* Loads (or reloads on another device) the model on the worker thread, which
+ * the first call starts (and which then lists the devices). Queued
  * formulas wait for the load and then go on, so switching devices keeps every
  * result. Ends with "model-loaded" or "model-failed". */
 void            fm_engine_worker_load_model (FmEngineWorker *self,
