@@ -25,12 +25,14 @@ find_model_path (FmApplication *self)
   g_autofree char *setting = g_settings_get_string (self->settings, "model-path");
   const char *env = g_getenv ("FORMULATE_MODEL");
   const char *dirs[] = { FM_DATADIR "/models", FM_SOURCE_DATADIR "/models" };
+  /* FE_NO_SOURCE_TREE: behave as installed (the install test sets it). */
+  gsize n_dirs = g_getenv ("FE_NO_SOURCE_TREE") != NULL ? 1 : G_N_ELEMENTS (dirs);
 
   if (setting != NULL && *setting != '\0')
     return g_steal_pointer (&setting);
   if (env != NULL && *env != '\0')
     return g_strdup (env);
-  for (gsize i = 0; i < G_N_ELEMENTS (dirs); i++)
+  for (gsize i = 0; i < n_dirs; i++)
     {
       g_autoptr(GDir) dir = g_dir_open (dirs[i], 0, NULL);
       const char *name;
