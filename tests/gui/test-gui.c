@@ -104,8 +104,11 @@ detection_done (gpointer data)
 static gboolean
 engine_settled (gpointer data)
 {
-  FmEngineState state = fm_engine_worker_get_state (fm_application_get_worker (app));
-  return state == FM_ENGINE_STATE_READY || state == FM_ENGINE_STATE_NO_MODEL;
+  FmEngineWorker *worker = fm_application_get_worker (app);
+  FmEngineState state = fm_engine_worker_get_state (worker);
+  /* NO_MODEL counts only with an error: before that the engine has not started. */
+  return state == FM_ENGINE_STATE_READY ||
+         (state == FM_ENGINE_STATE_NO_MODEL && fm_engine_worker_get_load_error (worker) != NULL);
 }
 
 static void
