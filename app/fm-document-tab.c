@@ -551,3 +551,9 @@ fm_document_tab_get_page_note (FmDocumentTab *self, int page)
     return NULL;
   return self->page_notes[page];
 }
+
+int
+fm_document_tab_get_pages_detected (FmDocumentTab *self)
+{
+  return self->pages_detected;
+}

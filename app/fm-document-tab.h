@@ -27,6 +27,8 @@ GListModel     *fm_document_tab_get_items (FmDocumentTab *self);
 FmPageView     *fm_document_tab_get_page_view (FmDocumentTab *self);
 FmResultsPanel *fm_document_tab_get_results_panel (FmDocumentTab *self);
 gboolean        fm_document_tab_get_detecting (FmDocumentTab *self);
+/* Pages whose formulas have been looked for so far. */
+int             fm_document_tab_get_pages_detected (FmDocumentTab *self);
 /* Why detection found nothing on page (e.g. no text layer), or NULL. */
 const char     *fm_document_tab_get_page_note (FmDocumentTab *self, int page);
 

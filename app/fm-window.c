@@ -413,6 +413,21 @@ update_status (FmWindow *self)
       break;
     }
 
+  {
+    FmDocumentTab *tab = fm_window_get_current_tab (self);
+    FmDocument *doc = tab ? fm_document_tab_get_document (tab) : NULL;
+
+    if (doc != NULL && fm_document_tab_get_detecting (tab))
+      {
+        int n_pages = fm_document_get_n_pages (doc);
+        /* Translators: detection progress, "Finding formulas: page 3 of 12" */
+        g_autofree char *finding = g_strdup_printf (_("Finding formulas: page %d of %d · "),
+                                                    MIN (fm_document_tab_get_pages_detected (tab) + 1, n_pages),
+                                                    n_pages);
+        g_string_prepend (status, finding);
+      }
+  }
+
   fm_engine_worker_get_progress (self->worker, &done, &total, &rate);
   if (state == FM_ENGINE_STATE_WORKING && rate > 0)
     g_string_append_printf (status, _(" · %.1f formulas/s"), rate);
