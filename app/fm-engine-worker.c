@@ -877,8 +877,9 @@ fm_engine_worker_get_progress (FmEngineWorker *self, int *done, int *total, doub
 {
   double elapsed = (g_get_monotonic_time () - self->run_started_us) / (double) G_USEC_PER_SEC;
 
+  /* A batch delivered just after a new run began counts into it: clamp. */
   if (done)
-    *done = self->done;
+    *done = MIN (self->done, self->total);
   if (total)
     *total = self->total;
   if (per_second)
