@@ -317,11 +317,12 @@ fm_cli_recognize (int argc, char **argv)
                    ", \"confidence\": {\"mean\": %.6f, \"min\": %.6f}, \"tokens\": %d,"
                    " \"hit_length_limit\": %s, \"repetition_stopped\": %s,"
                    " \"input\": {\"width\": %d, \"height\": %d, \"scale\": %.6f},"
-                   " \"timings_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f}}",
+                   " \"timings_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f},"
+                   " \"cpu_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f}}",
                    r->confidence_mean, r->confidence_min, r->n_tokens,
                    r->hit_length_limit ? "true" : "false", r->repetition_stopped ? "true" : "false",
                    r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
-                   r->decoder_ms);
+                   r->decoder_ms, r->preprocess_cpu_ms, r->encoder_cpu_ms, r->decoder_cpu_ms);
         }
       fputs ("\n  ]\n}\n", o);
     }

@@ -37,6 +37,12 @@ static double fe_now_ms(void) {
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static double fe_cpu_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 static void fe_context_log(const FeContext *ctx, fe_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fe_context_log(const FeContext *ctx, fe_log_level level, const char *fmt, ...) {
@@ -498,14 +504,14 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
     float *pixels = NULL;
     int h = 0, w = 0;
     float scale = 1.0f;
-    double t0 = fe_now_ms();
+    double t0 = fe_now_ms(), c0 = fe_cpu_now_ms();
     FE_TRY(fe_preprocess_config(&ctx->model.cfg, image, &pixels, &h, &w, &scale));
-    double t1 = fe_now_ms();
+    double t1 = fe_now_ms(), c1 = fe_cpu_now_ms();
     fe_status st = fe_model_encode(&state->sb, pixels, h, w);
     free(pixels);
     FE_TRY(st);
     FE_TRY(fe_model_cross_kv(&state->sb));
-    double t2 = fe_now_ms();
+    double t2 = fe_now_ms(), c2 = fe_cpu_now_ms();
     FeDecodeOptions opt = {
         .beam_width = p->beam_width,
         .max_tokens = p->max_tokens,
@@ -519,7 +525,7 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
         FE_TRY(fe_decode_greedy(&state->sb, &opt, &out));
     else
         FE_TRY(fe_decode_beam(&state->sb, &opt, &out));
-    double t3 = fe_now_ms();
+    double t3 = fe_now_ms(), c3 = fe_cpu_now_ms();
     char *latex = fe_detokenize_vocab(ctx->vocab, ctx->n_vocab, &ctx->model.cfg, out.tokens,
                                       out.n_tokens);
     if (!latex)
@@ -543,6 +549,9 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
     res->preprocess_ms = t1 - t0;
     res->encoder_ms = t2 - t1;
     res->decoder_ms = t3 - t2;
+    res->preprocess_cpu_ms = c1 - c0;
+    res->encoder_cpu_ms = c2 - c1;
+    res->decoder_cpu_ms = c3 - c2;
     return FE_OK;
 }
 

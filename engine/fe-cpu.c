@@ -314,13 +314,76 @@ static void fe_gelu_rows(const float *x, float *y, size_t n) {
 /* ------------------------------------------------------------------------ */
 /* matmul                                                                   */
 
+/* Weights may be the model file's own 16-bit numbers (f16 or bf16), kept as
+ * they are (fe-model.c): widening them to f32 is exact, so the products and
+ * sums are those of the f32 path, bit for bit, while a decode step streams
+ * half the bytes (decoding is bound by reading the weights). */
+static void fe_widen_row(fe_dtype dt, const void *src, size_t i0, float *dst, size_t n) {
+    if (dt == FE_DTYPE_F16) {
+        const uint16_t *h = (const uint16_t *)src + i0;
+        for (size_t i = 0; i < n; i++)
+            dst[i] = fe_f16_to_f32(h[i]);
+    } else if (dt == FE_DTYPE_BF16) {
+        const uint16_t *h = (const uint16_t *)src + i0;
+        for (size_t i = 0; i < n; i++)
+            dst[i] = fe_bf16_to_f32(h[i]);
+    } else {
+        memcpy(dst, (const float *)src + i0, n * sizeof(float));
+    }
+}
+
 typedef struct {
-    const float *x, *w, *b;
+    const float *x, *b;
+    const void *w;           /* [n, k] of wdt                               */
+    fe_dtype wdt;
     float *y;
     int m, n, k;
     int n_chunk;
     bool gelu;
 } FeGemvJob;
+
+#ifdef FE_HAVE_X86_KERNELS
+/* 16 weights of a 16-bit row as f32 lanes. */
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m512
+fe_load_f16x16(const uint16_t *p, __mmask16 m) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p));
+}
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m512
+fe_load_bf16x16(const uint16_t *p, __mmask16 m) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+}
+
+/* fe_dot4_avx512 for 16-bit weight rows. */
+#define FE_DEFINE_DOT4_HALF(NAME, LOAD, TARGET)                                                 \
+    __attribute__((target(TARGET))) static void NAME(const float *x, const uint16_t *w,          \
+                                                     size_t ldw, int k, float *y) {              \
+        __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();                               \
+        __m512 a2 = _mm512_setzero_ps(), a3 = _mm512_setzero_ps();                               \
+        const uint16_t *w0 = w, *w1 = w + ldw, *w2 = w + 2 * ldw, *w3 = w + 3 * ldw;             \
+        int i = 0;                                                                               \
+        for (; i + 16 <= k; i += 16) {                                                           \
+            __m512 xv = _mm512_loadu_ps(x + i);                                                  \
+            a0 = _mm512_fmadd_ps(xv, LOAD(w0 + i, 0xffff), a0);                                  \
+            a1 = _mm512_fmadd_ps(xv, LOAD(w1 + i, 0xffff), a1);                                  \
+            a2 = _mm512_fmadd_ps(xv, LOAD(w2 + i, 0xffff), a2);                                  \
+            a3 = _mm512_fmadd_ps(xv, LOAD(w3 + i, 0xffff), a3);                                  \
+        }                                                                                        \
+        if (i < k) {                                                                             \
+            __mmask16 m = (__mmask16)((1u << (k - i)) - 1);                                      \
+            __m512 xv = _mm512_maskz_loadu_ps(m, x + i);                                         \
+            a0 = _mm512_fmadd_ps(xv, LOAD(w0 + i, m), a0);                                       \
+            a1 = _mm512_fmadd_ps(xv, LOAD(w1 + i, m), a1);                                       \
+            a2 = _mm512_fmadd_ps(xv, LOAD(w2 + i, m), a2);                                       \
+            a3 = _mm512_fmadd_ps(xv, LOAD(w3 + i, m), a3);                                       \
+        }                                                                                        \
+        y[0] = fe_hsum512(a0);                                                                   \
+        y[1] = fe_hsum512(a1);                                                                   \
+        y[2] = fe_hsum512(a2);                                                                   \
+        y[3] = fe_hsum512(a3);                                                                   \
+    }
+FE_DEFINE_DOT4_HALF(fe_dot4_f16_avx512, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
+FE_DEFINE_DOT4_HALF(fe_dot4_bf16_avx512, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
+#endif
 
 /* Rows of y for few input rows (decode): dot products straight off the
  * weight rows, no packing, since each weight is used m <= 4 times. */
@@ -329,15 +392,59 @@ static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
 #ifdef FE_HAVE_X86_KERNELS
     /* Weight rows outermost: four of them stay in L1 while every input row
      * (a beam) passes over them, so the weights stream from memory once. */
-    if (fe_use_avx512())
-        for (; c + 4 <= n1; c += 4)
-            for (int r = 0; r < j->m; r++)
-                fe_dot4_avx512(j->x + (size_t)r * j->k, j->w + (size_t)c * j->k, (size_t)j->k,
-                               j->k, j->y + (size_t)r * j->n + c);
+    if (fe_use_avx512()) {
+        const FeCpuInfo *ci = fe_cpu_info();
+        if (j->wdt == FE_DTYPE_F32) {
+            for (; c + 4 <= n1; c += 4)
+                for (int r = 0; r < j->m; r++)
+                    fe_dot4_avx512(j->x + (size_t)r * j->k, (const float *)j->w + (size_t)c * j->k,
+                                   (size_t)j->k, j->k, j->y + (size_t)r * j->n + c);
+        } else if (j->wdt == FE_DTYPE_F16 && ci->avx512bw && ci->avx512vl) {
+            for (; c + 4 <= n1; c += 4)
+                for (int r = 0; r < j->m; r++)
+                    fe_dot4_f16_avx512(j->x + (size_t)r * j->k,
+                                       (const uint16_t *)j->w + (size_t)c * j->k, (size_t)j->k,
+                                       j->k, j->y + (size_t)r * j->n + c);
+        } else if (j->wdt == FE_DTYPE_BF16 && ci->avx512bw && ci->avx512vl) {
+            for (; c + 4 <= n1; c += 4)
+                for (int r = 0; r < j->m; r++)
+                    fe_dot4_bf16_avx512(j->x + (size_t)r * j->k,
+                                        (const uint16_t *)j->w + (size_t)c * j->k, (size_t)j->k,
+                                        j->k, j->y + (size_t)r * j->n + c);
+        }
+    }
 #endif
+    if (c < n1 && j->wdt != FE_DTYPE_F32) {
+        /* Without the vector kernels: one widened weight row at a time. */
+        float *row = fe_scratch((size_t)j->k);
+        for (; row && c < n1; c++) {
+            fe_widen_row(j->wdt, j->w, (size_t)c * j->k, row, (size_t)j->k);
+            for (int r = 0; r < j->m; r++)
+                j->y[(size_t)r * j->n + c] = fe_dot(j->x + (size_t)r * j->k, row, j->k);
+        }
+        if (c < n1) /* no scratch: element by element, the same sums */
+            for (; c < n1; c++)
+                for (int r = 0; r < j->m; r++) {
+                    float s0 = 0, s1 = 0, s2 = 0, s3 = 0, t[4];
+                    int i = 0;
+                    for (; i + 4 <= j->k; i += 4) {
+                        fe_widen_row(j->wdt, j->w, (size_t)c * j->k + i, t, 4);
+                        s0 += j->x[(size_t)r * j->k + i] * t[0];
+                        s1 += j->x[(size_t)r * j->k + i + 1] * t[1];
+                        s2 += j->x[(size_t)r * j->k + i + 2] * t[2];
+                        s3 += j->x[(size_t)r * j->k + i + 3] * t[3];
+                    }
+                    for (; i < j->k; i++) {
+                        fe_widen_row(j->wdt, j->w, (size_t)c * j->k + i, t, 1);
+                        s0 += j->x[(size_t)r * j->k + i] * t[0];
+                    }
+                    j->y[(size_t)r * j->n + c] = (s0 + s1) + (s2 + s3);
+                }
+    }
     for (; c < n1; c++)
         for (int r = 0; r < j->m; r++)
-            j->y[(size_t)r * j->n + c] = fe_dot(j->x + (size_t)r * j->k, j->w + (size_t)c * j->k, j->k);
+            j->y[(size_t)r * j->n + c] =
+                fe_dot(j->x + (size_t)r * j->k, (const float *)j->w + (size_t)c * j->k, j->k);
     for (int r = 0; r < j->m; r++) {
         float *y = j->y + (size_t)r * j->n;
         if (j->b)
@@ -362,7 +469,8 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0], *wt = op->src[1], *bt = op->src[2];
     int n = (int)wt->shape[0], k = (int)wt->shape[1];
     int m = k ? (int)(fe_tensor_nelements(xt) / k) : (int)(fe_tensor_nelements(op->dst) / (n ? n : 1));
-    const float *x = fe_tensor_data(xt), *w = fe_tensor_data(wt);
+    const float *x = fe_tensor_data(xt);
+    const void *w = fe_tensor_data(wt);
     const float *b = bt ? fe_tensor_data(bt) : NULL;
     float *y = fe_tensor_data(op->dst);
     bool gelu = op->iparams[0] != 0;
@@ -370,7 +478,7 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         return FE_OK;
 
     if (m <= FE_GEMV_MAX_ROWS && k > 0) {
-        FeGemvJob job = {x, w, b, y, m, n, k, n, gelu};
+        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu};
         int threads = fe_cpu_get_threads();
         /* One core streams a cached weight at ~80 GB/s (a 256 x 1024 one in
          * 13 us), about what waking a second thread costs, so only weights
@@ -385,13 +493,22 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         return FE_OK;
     }
 
+    const float *wf = w;
+    if (wt->dtype != FE_DTYPE_F32 && k > 0) {
+        /* Many rows (a wide beam): widen the weight once, then one GEMM. */
+        float *wide = fe_scratch((size_t)n * k);
+        if (!wide)
+            return fe_scratch_error((size_t)n * k);
+        fe_widen_row(wt->dtype, w, 0, wide, (size_t)n * k);
+        wf = wide;
+    }
     float beta = 0.0f;
     if (b) {
         for (int r = 0; r < m; r++)
             memcpy(y + (size_t)r * n, b, (size_t)n * sizeof(float));
         beta = 1.0f;
     }
-    FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, true, m, n, k, 1.0f, x, k > 0 ? k : 1, w, k > 0 ? k : 1,
+    FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, true, m, n, k, 1.0f, x, k > 0 ? k : 1, wf, k > 0 ? k : 1,
                          beta, y, n));
     if (gelu)
         fe_gelu_rows(y, y, (size_t)m * n);
@@ -773,7 +890,7 @@ static fe_status fe_cpu_topk(const FeOpDesc *op) {
 static fe_status fe_cpu_embed(const FeOpDesc *op) {
     const FeTensor *tt = op->src[0], *pt = op->src[1], *it = op->src[2];
     int64_t vocab = tt->shape[0], d = tt->shape[1], nb = fe_tensor_nelements(it);
-    const float *table = fe_tensor_data(tt);
+    const void *table = fe_tensor_data(tt);
     const float *pos = (const float *)fe_tensor_data(pt) + (int64_t)op->iparams[0] * d;
     float *y = fe_tensor_data(op->dst);
     for (int64_t b = 0; b < nb; b++) {
@@ -782,9 +899,10 @@ static fe_status fe_cpu_embed(const FeOpDesc *op) {
         if (id < 0 || id >= vocab)
             return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_embed: token id %lld outside [0, %lld)",
                                 (long long)id, (long long)vocab);
-        const float *row = table + id * d;
+        /* the row widened into the output, then the position added */
+        fe_widen_row(tt->dtype, table, (size_t)(id * d), y + b * d, (size_t)d);
         for (int64_t i = 0; i < d; i++)
-            y[b * d + i] = row[i] + pos[i];
+            y[b * d + i] += pos[i];
     }
     return FE_OK;
 }
@@ -1078,8 +1196,11 @@ static fe_status fe_cpu_copy(FeDevice *dev, void *dst, const void *src, size_t n
 }
 
 static bool fe_cpu_supports_op(FeDevice *dev, const FeOpDesc *op) {
-    /* Weights stay f32 on the CPU: the loader converts f16/bf16 files. */
+    /* Activations are f32. A matmul weight or an embedding table may be the
+     * model file's f16/bf16 (widened exactly on the fly); nothing else. */
     for (int i = 0; i < 6; i++) {
+        if ((op->op == FE_OP_MATMUL && i == 1) || (op->op == FE_OP_EMBED && i == 0))
+            continue;
         const FeTensor *t = op->src[i];
         if (t && (t->dtype == FE_DTYPE_F16 || t->dtype == FE_DTYPE_BF16))
             return false;

@@ -246,6 +246,10 @@ typedef struct {
     int input_width, input_height; /* image size after preprocessing            */
     float scale;              /* resize factor applied by preprocessing         */
     double preprocess_ms, encoder_ms, decoder_ms;
+    /* CPU time of the whole process over the same phases (all its threads,
+     * CLOCK_PROCESS_CPUTIME_ID): the work done, which unlike wall time does
+     * not grow when other processes share the cores (bench/engine-cpu). */
+    double preprocess_cpu_ms, encoder_cpu_ms, decoder_cpu_ms;
 } FeResult;
 
 /* Recognises n images; results[i] receives image i. On error the results
