@@ -401,7 +401,11 @@ update_status (FmWindow *self)
           g_autofree char *free_s = format_bytes (info.device_free);
           g_autofree char *engine_s = format_bytes (info.engine_bytes);
 
+          static const char *const precisions[] = { "auto", "fp32", "fp16", "bf16" };
+
           g_string_append (status, info.device.name[0] ? info.device.name : info.device.id);
+          if ((unsigned) info.precision < G_N_ELEMENTS (precisions))
+            g_string_append_printf (status, " · %s", precisions[info.precision]);
           if (info.device.kind == FE_DEVICE_CUDA)
             /* Translators: VRAM figures, "VRAM 1.2 GiB used by the model · 70 GiB free of 80 GiB" */
             g_string_append_printf (status, _(" · VRAM %s used by the model · %s free of %s"),
