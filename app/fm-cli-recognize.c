@@ -125,7 +125,8 @@ fm_recognize_usage (FILE *out)
 {
   fprintf (out,
            "Usage: formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
-           "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N] [--json]\n");
+           "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N]\n"
+           "                               [--em-px PX] [--json]\n");
 }
 
 int
@@ -138,17 +139,21 @@ fm_cli_recognize (int argc, char **argv)
     { "threads", required_argument, NULL, 't' },
     { "max-tokens", required_argument, NULL, 'n' },
     { "max-repeats", required_argument, NULL, 'r' },
+    { "em-px", required_argument, NULL, 'e' },
     { "json", no_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *model_opt = NULL, *device = "auto";
   int beam = 1, threads = 0, max_tokens = 0, max_repeats = -1;
+  /* Glyph size of every image in pixels when the caller knows it (renders of a
+   * known font size, as the PDF pipeline passes it); 0 = the engine estimates it. */
+  int em_px = 0;
   bool json = false;
   int c;
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long (argc, argv, "m:d:b:t:n:r:jh", options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "m:d:b:t:n:r:e:jh", options, NULL)) != -1)
     {
       switch (c)
         {
@@ -179,6 +184,13 @@ fm_cli_recognize (int argc, char **argv)
           if (!fm_parse_int (optarg, 0, 100000, &max_repeats))
             {
               fprintf (stderr, "formulate-cli: --max-repeats wants a number (0 = off), not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'e':
+          if (!fm_parse_int (optarg, 0, 1000, &em_px))
+            {
+              fprintf (stderr, "formulate-cli: --em-px wants a number of pixels (0 = estimate), not '%s'\n", optarg);
               return FM_EXIT_USAGE;
             }
           break;
@@ -223,7 +235,7 @@ fm_cli_recognize (int argc, char **argv)
         }
       images[i] = (FeImage) { .data = pngs[i].data, .width = pngs[i].width,
                               .height = pngs[i].height, .stride = pngs[i].stride,
-                              .format = pngs[i].format };
+                              .format = pngs[i].format, .em_px_hint = (float) em_px };
     }
 
   char model_buf[PATH_MAX], looked[2 * PATH_MAX + 64];
