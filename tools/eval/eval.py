@@ -127,9 +127,9 @@ def load_samples(data, split, limit):
 
 # ---------------------------------------------------------------------- engine
 
-def run_cli(cli, model, paths, beam, threads, max_repeats=None):
+def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None):
     cmd = [cli, "recognize", "--json", "--model", model, "--device", "cpu",
-           "--beam", str(beam), "--threads", str(threads)]
+           "--beam", str(beam), "--threads", str(threads), "--em-px", str(em_px)]
     if max_repeats is not None:
         cmd += ["--max-repeats", str(max_repeats)]
     proc = subprocess.run(cmd + paths, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -143,14 +143,14 @@ def run_cli(cli, model, paths, beam, threads, max_repeats=None):
     return doc
 
 
-def recognize_images(cli, model, paths, beam, jobs, chunk=100):
+def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100):
     """All images through formulate-cli, `jobs` single-threaded processes at a
     time, many images per process (the model loads once per chunk). Returns
     (results in order, run info, wall seconds)."""
     chunks = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        docs = list(pool.map(lambda c: run_cli(cli, model, c, beam, 1), chunks))
+        docs = list(pool.map(lambda c: run_cli(cli, model, c, beam, 1, em_px), chunks))
     wall = time.time() - t0
     results = [r for d in docs for r in d["results"]]
     info = {k: docs[0][k] for k in ("model", "model_parameters", "device", "gemm_path", "beam")} \
@@ -334,12 +334,12 @@ def breakdowns(records):
 
 # ------------------------------------------------------------------- agreement
 
-def engine_inputs(helper, model, images):
+def engine_inputs(helper, model, images, em_px=0):
     """The engine's own preprocessed tensors (eval-engine-inputs)."""
     req = bytearray()
     for img in images:
         ch = 1 if img.ndim == 2 else 3
-        req += struct.pack("<iiif", img.shape[1], img.shape[0], ch, 0.0)
+        req += struct.pack("<iiif", img.shape[1], img.shape[0], ch, float(em_px))
         req += np.ascontiguousarray(img, np.uint8).tobytes()
     proc = subprocess.run([helper, model], input=bytes(req), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE)
@@ -394,7 +394,7 @@ def twin_greedy(net, inputs, steps, batch):
     return out
 
 
-def agreement(samples, results, model_path, helper, threads, batch=16):
+def agreement(samples, results, model_path, helper, threads, em_px, batch=16):
     """Greedy tokens of the PyTorch twin (fp32, fed the engine's own
     preprocessed tensor) vs the engine's. The engine's repetition guard and
     length limit end a formula early, so a guarded engine output agrees when
@@ -406,7 +406,7 @@ def agreement(samples, results, model_path, helper, threads, batch=16):
     net, vocab = load_twin(model_path)
     tok_id = {t: i for i, t in enumerate(vocab)}
     hidden = {net.cfg["pad_id"], net.cfg["bos_id"], net.cfg["eos_id"]}
-    inputs = engine_inputs(helper, model_path, [s.image for s in samples])
+    inputs = engine_inputs(helper, model_path, [s.image for s in samples], em_px)
     agree, disagreements = 0, []
     t0 = time.time()
     # The twin needs only as many steps as the engine took plus the end token:
@@ -504,9 +504,9 @@ def main(argv=None):
 
         render_cache = {}
 
-        def evaluate(name, set_samples, images):
+        def evaluate(name, set_samples, images, em_px=0):
             paths = write_pngs(images, os.path.join(scratch, name))
-            results, info, wall = recognize_images(cli, args.model, paths, args.beam, args.jobs)
+            results, info, wall = recognize_images(cli, args.model, paths, args.beam, args.jobs, em_px)
             engine_s = sum(sum(r["timings_ms"].values()) for r in results) / 1000.0
             print("%s: %d images in %.1f s wall (%.2f images/s with %d single-thread processes;"
                   " engine %.1f ms/image)" % (name, len(paths), wall, len(paths) / wall, args.jobs,
@@ -546,13 +546,17 @@ def main(argv=None):
                     f.write(json.dumps(rec) + "\n")
             return results
 
-        clean_results = evaluate("clean", samples, [s.image for s in samples])
+        # The test renders are at the dataset's em_px, and the engine is told so,
+        # as the app's PDF pipeline tells it the font size of every crop.
+        em_px = int(ds.meta["em_px"])
+        out["clean_em_px_hint"] = em_px
+        clean_results = evaluate("clean", samples, [s.image for s in samples], em_px)
 
         if args.agreement:
             helper = find_engine_inputs()
             if not helper:
                 sys.exit("eval.py: eval-engine-inputs not built (ninja -C build-eval tools/eval/eval-engine-inputs)")
-            ag = agreement(samples, clean_results, args.model, helper, 1)
+            ag = agreement(samples, clean_results, args.model, helper, 1, em_px)
             out["agreement"] = ag
             print("agreement: engine == PyTorch greedy on %d / %d (%.2f %%), twin took %.1f s" %
                   (ag["agree"], ag["n"], 100 * ag["rate"], ag["pytorch_seconds"]), flush=True)
@@ -560,6 +564,9 @@ def main(argv=None):
         if args.robustness:
             rl = args.robust_limit if args.robust_limit is not None else len(samples)
             rsamples = [samples[k] for k in spread(len(samples), rl)]
+            # Same pixels as the clean set, but the engine estimates the glyph
+            # scale from the ink (a PNG of unknown origin).
+            evaluate("clean-estimated-scale", rsamples, [s.image for s in rsamples], 0)
             t0 = time.time()
             variants = robust_renders(rsamples, scratch, args.jobs)
             print("robustness: rasterised %d formulas %d ways in %.1f s" %
