@@ -482,6 +482,8 @@ def main(argv=None):
     ap.add_argument("--workdir", default=None, help="scratch (default: a temp dir, removed)")
     args = ap.parse_args(argv)
 
+    if args.agreement and args.beam != 1:
+        sys.exit("eval.py: --agreement compares greedy decodes; run it with --beam 1")
     cli = args.cli or find_cli()
     if not cli:
         sys.exit("eval.py: formulate-cli not found; build it (meson setup build-eval && ninja -C build-eval)")
