@@ -322,12 +322,23 @@ def aggregate(records):
     return out
 
 
+LENGTH_BUCKETS = [(1, 10), (11, 25), (26, 50), (51, 100), (101, 10 ** 6)]
+
+
+def length_bucket(n):
+    for lo, hi in LENGTH_BUCKETS:
+        if lo <= n <= hi:
+            return "%03d-%s" % (lo, hi if hi < 10 ** 6 else "")
+    return "000"
+
+
 def breakdowns(records):
     out = {}
-    for key in ("font", "style", "source", "size_pt"):
+    for key in ("font", "style", "source", "size_pt", "truth_length"):
         groups = collections.defaultdict(list)
         for rec in records:
-            groups[str(rec[0][key])].append(rec)
+            g = length_bucket(rec[0]["truth_tokens"]) if key == "truth_length" else str(rec[0][key])
+            groups[g].append(rec)
         out[key] = {g: aggregate(v) for g, v in sorted(groups.items())}
     return out
 

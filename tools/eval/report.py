@@ -51,19 +51,22 @@ def main():
         print(row(name, s["overall"]))
     clean = res["sets"].get("clean")
     if clean:
-        for key in ("font", "style", "source", "size_pt"):
+        for key in ("font", "style", "source", "size_pt", "truth_length"):
             print("\nClean set by %s:\n" % key)
             print(HEAD.replace("| set |", "| %s |" % key, 1))
             for g, a in clean["by"][key].items():
                 print(row(g, a))
     print("\nThroughput (engine on CPU, `--jobs` single-thread formulate-cli processes):\n")
-    print("| set | images | wall s | images/s | engine ms/image | resized by the engine % |")
-    print("|---|---|---|---|---|---|")
+    print("| set | images | wall s | images/s | engine ms/image | resized by the engine % |"
+          " repetition guard stops | length-limit stops |")
+    print("|---|---|---|---|---|---|---|---|")
     for name, s in res["sets"].items():
         t = s["throughput"]
-        print("| %s | %d | %.1f | %.2f | %.1f | %s |" % (
+        o = s["overall"]
+        print("| %s | %d | %.1f | %.2f | %.1f | %s | %d | %d |" % (
             name, t["images"], t["wall_s"], t["images_per_s"], t["engine_ms_per_image"],
-            pct(s["overall"].get("resized_fraction", 0.0))))
+            pct(o.get("resized_fraction", 0.0)), o.get("repetition_stopped", 0),
+            o.get("hit_length_limit", 0)))
     if clean:
         e = clean["engine"]
         print("\nEngine: %s, %s parameters, device %s, %s." % (
