@@ -453,7 +453,8 @@ fe_status fe_preprocess(const FeContext *context, const FeImage *image, float **
 fe_status fe_state_encode(FeState *state, const float *pixels, int height, int width) {
     if (!state)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_encode: NULL state");
-    return fe_model_encode(&state->sb, pixels, height, width);
+    FE_TRY(fe_model_encode(&state->sb, pixels, height, width));
+    return fe_state_reserve(state, 1); /* the encoder's buffers may have grown */
 }
 
 fe_status fe_state_encoder_output(FeState *state, const float **out, int *n_tokens, int *d_model) {
@@ -510,6 +511,7 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
     fe_status st = fe_model_encode(&state->sb, pixels, h, w);
     free(pixels);
     FE_TRY(st);
+    FE_TRY(fe_state_reserve(state, 1)); /* counts the encoder's buffers if they grew */
     FE_TRY(fe_model_cross_kv(&state->sb));
     double t2 = fe_now_ms(), c2 = fe_cpu_now_ms();
     FeDecodeOptions opt = {

@@ -2,10 +2,11 @@
  * ops front-end: loading with BatchNorm folding, the per-state buffers, the
  * encoder forward and one decoder step.
  *
- * Every activation lives in buffers sized once for the model's largest input
- * (and, for the decoder, for the beam width): a forward pass only takes views
- * of them, so recognising an image allocates nothing on the device and
- * decoding allocates nothing at all. */
+ * Every activation lives in per-state buffers: the encoder's grow to the
+ * largest input encoded so far (an image no larger than one before allocates
+ * nothing on the device), the decoder's are sized for the beam width before
+ * the first step, so decoding allocates nothing at all. A forward pass only
+ * takes views of them. */
 #include "fe-model.h"
 
 #include <math.h>
@@ -375,26 +376,44 @@ static fe_status fe_carve_all(FeDevice *dev, FeBuffer **arena, FeCarve *list, in
     return FE_OK;
 }
 
-static int fe_max_tokens_in_grid(const FeModelConfig *c) {
-    return (c->max_height / c->height_stride) * (c->max_width / c->width_stride);
-}
-
-fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
-    memset(sb, 0, sizeof *sb);
-    sb->model = model;
-    const FeModelConfig *c = &model->cfg;
-    /* The CNN ping-pongs between two buffers, each as large as the largest
-     * activation of the largest input. */
-    int64_t h = c->max_height, w = c->max_width, ch = c->in_channels;
-    int64_t cnn_cap = h * w * ch;
+/* Floats of one CNN ping-pong buffer for an input of height x width: the
+ * largest activation on the way (the first conv's output, usually). */
+static int64_t fe_cnn_floats(const FeModelConfig *c, int64_t h, int64_t w) {
+    int64_t cap = h * w * c->in_channels;
     for (int i = 0; i < c->n_cnn; i++) {
-        ch = c->cnn_channels[i];
-        if (h * w * ch > cnn_cap)
-            cnn_cap = h * w * ch;
+        if (h * w * c->cnn_channels[i] > cap)
+            cap = h * w * c->cnn_channels[i];
         h /= c->cnn_pool[i][0];
         w /= c->cnn_pool[i][1];
     }
-    int64_t lmax = fe_max_tokens_in_grid(c), d = c->d_model;
+    return cap;
+}
+
+/* The encoder's buffers are made by the first encode and grow to the largest
+ * input seen: sizing them for the model's cap (256 x 1536 px) took 194 MB
+ * per state for the v1 model, almost all of it never touched by
+ * formula-sized crops. */
+static void fe_state_free_encoder(FeStateBuffers *sb) {
+    fe_buffer_free(sb->enc_arena);
+    sb->enc_arena = NULL;
+    free(sb->cross_k);
+    free(sb->cross_v);
+    free(sb->host_pos);
+    free(sb->host_enc_out);
+    sb->cross_k = sb->cross_v = NULL;
+    sb->host_pos = sb->host_enc_out = NULL;
+    sb->enc_cnn_capacity = sb->enc_token_capacity = 0;
+    sb->enc_len = 0;
+    sb->cross_ready = false;
+}
+
+/* (Re)makes the encoder's buffers for cnn_cap floats per CNN buffer and lmax
+ * tokens. The previous encoding is gone afterwards. */
+static fe_status fe_state_alloc_encoder(FeStateBuffers *sb, int64_t cnn_cap, int64_t lmax) {
+    const FeModel *model = sb->model;
+    const FeModelConfig *c = &model->cfg;
+    fe_state_free_encoder(sb);
+    int64_t d = c->d_model;
     sb->cross_k = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
     sb->cross_v = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
     sb->host_pos = malloc((size_t)(lmax * d) * sizeof(float));
@@ -402,7 +421,7 @@ fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
     FeCarve *list = calloc((size_t)(16 + 2 * c->dec_layers), sizeof *list);
     if (!sb->cross_k || !sb->cross_v || !sb->host_pos || !sb->host_enc_out || !list) {
         free(list);
-        fe_state_buffers_free(sb);
+        fe_state_free_encoder(sb);
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory for the state");
     }
     int n = 0;
@@ -423,8 +442,33 @@ fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
     }
     fe_status st = fe_carve_all(model->device, &sb->enc_arena, list, n);
     free(list);
-    if (st == FE_OK)
-        st = fe_state_buffers_reserve_beams(sb, 1);
+    if (st != FE_OK) {
+        fe_state_free_encoder(sb);
+        return st;
+    }
+    sb->enc_cnn_capacity = cnn_cap;
+    sb->enc_token_capacity = lmax;
+    return FE_OK;
+}
+
+/* Grows the encoder's buffers (never shrinks them) to hold an input of
+ * height x width; a no-op when they do. */
+static fe_status fe_state_fit_encoder(FeStateBuffers *sb, int height, int width) {
+    const FeModelConfig *c = &sb->model->cfg;
+    int64_t cnn = fe_cnn_floats(c, height, width);
+    int64_t tokens = (int64_t)(height / c->height_stride) * (width / c->width_stride);
+    if (sb->enc_arena && cnn <= sb->enc_cnn_capacity && tokens <= sb->enc_token_capacity)
+        return FE_OK;
+    int64_t cnn_cap = cnn > sb->enc_cnn_capacity ? cnn : sb->enc_cnn_capacity;
+    int64_t lmax = tokens > sb->enc_token_capacity ? tokens : sb->enc_token_capacity;
+    return fe_state_alloc_encoder(sb, cnn_cap, lmax);
+}
+
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
+    memset(sb, 0, sizeof *sb);
+    sb->model = model;
+    /* the encoder's buffers come with the first encode */
+    fe_status st = fe_state_buffers_reserve_beams(sb, 1);
     if (st != FE_OK) {
         fe_state_buffers_free(sb);
         return st;
@@ -552,11 +596,7 @@ void fe_state_buffers_free(FeStateBuffers *sb) {
     if (!sb)
         return;
     fe_state_free_decoder(sb);
-    fe_buffer_free(sb->enc_arena);
-    free(sb->cross_k);
-    free(sb->cross_v);
-    free(sb->host_pos);
-    free(sb->host_enc_out);
+    fe_state_free_encoder(sb);
     memset(sb, 0, sizeof *sb);
 }
 
@@ -582,6 +622,7 @@ fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, i
                             c->max_height);
     sb->enc_len = 0;
     sb->cross_ready = false;
+    FE_TRY(fe_state_fit_encoder(sb, height, width));
     FeTensor cur, next;
     int64_t ch = c->in_channels, h = height, w = width;
     FE_TRY(fe_view(&cur, &sb->cnn_a, 0, 4, 1, ch, h, w));

@@ -77,8 +77,9 @@ fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *dev
                            fe_dtype matrix_dtype);
 void fe_model_free(FeModel *model);
 
-/* Per-thread buffers. Sizes are fixed by the config at creation (encoder,
- * cross K/V) and by beam_capacity (decoder rows, self-attention KV cache). */
+/* Per-thread buffers. The encoder's (and the cross K/V) grow to the largest
+ * input encoded; the decoder's are sized by beam_capacity (decoder rows,
+ * self-attention KV cache). */
 typedef struct {
     const FeModel *model;
     int beam_capacity;
@@ -92,6 +93,9 @@ typedef struct {
     FeTensor enc_pos;
     int enc_len;                   /* L of the last encode; 0 = none           */
     int enc_grid_h, enc_grid_w;
+    /* what the encoder buffers hold now: floats per CNN buffer, tokens; they
+     * grow to the largest input encoded (fe_model_encode) */
+    int64_t enc_cnn_capacity, enc_token_capacity;
     /* cross-attention K/V of the encoder output, once per image per layer */
     FeTensor *cross_k, *cross_v;   /* dec_layers x [Lmax, d_model]             */
     bool cross_ready;
