@@ -4,11 +4,18 @@
  * split over threads costs a wake-up, not a pthread_create (and no
  * allocation per decoded token). One parallel_for runs at a time; a second
  * caller (another FeState on another thread) simply runs its tasks inline,
- * which keeps the pool free of deadlocks and nested-parallelism surprises. */
+ * which keeps the pool free of deadlocks and nested-parallelism surprises.
+ *
+ * The caller never waits for a helper that has not started: tasks are taken
+ * from a shared counter, and once the caller has run out of tasks it closes
+ * the job, so a helper that wakes up late (on a loaded machine the scheduler
+ * may give it the core a whole time slice later) finds nothing to join. The
+ * caller only waits for helpers that are inside a task. */
 #include "fe-internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #define FE_POOL_MAX_THREADS 256
 
@@ -20,7 +27,8 @@ static pthread_cond_t fe_pool_done = PTHREAD_COND_INITIALIZER;
 static int fe_pool_workers;             /* started so far (never stopped)      */
 static int fe_pool_helpers;             /* of those, how many join this job    */
 static unsigned long fe_pool_generation;
-static int fe_pool_running;             /* helpers still inside the job        */
+static int fe_pool_joined;              /* helpers inside the current job      */
+static bool fe_pool_closed;             /* the caller is done: no one joins    */
 
 static FeParallelFn fe_pool_fn;
 static void *fe_pool_ctx;
@@ -62,15 +70,18 @@ static void *fe_pool_worker(void *arg) {
             pthread_cond_wait(&fe_pool_wake, &fe_pool_lock);
         }
         seen = fe_pool_generation;
+        if (fe_pool_closed)
+            continue; /* woke too late: the caller has finished the job */
         FeParallelFn fn = fe_pool_fn;
         void *ctx = fe_pool_ctx;
         int n_tasks = fe_pool_n_tasks;
+        fe_pool_joined++;
         pthread_mutex_unlock(&fe_pool_lock);
 
         fe_pool_run_tasks(fn, ctx, n_tasks);
 
         pthread_mutex_lock(&fe_pool_lock);
-        if (--fe_pool_running == 0)
+        if (--fe_pool_joined == 0 && fe_pool_closed)
             pthread_cond_signal(&fe_pool_done);
     }
     return NULL;
@@ -112,7 +123,8 @@ void fe_cpu_parallel_for(int n_tasks, FeParallelFn fn, void *ctx) {
     fe_pool_n_tasks = n_tasks;
     atomic_store(&fe_pool_next, 0);
     fe_pool_helpers = helpers;
-    fe_pool_running = helpers;
+    fe_pool_joined = 0;
+    fe_pool_closed = false;
     fe_pool_generation++;
     pthread_cond_broadcast(&fe_pool_wake);
     pthread_mutex_unlock(&fe_pool_lock);
@@ -120,7 +132,8 @@ void fe_cpu_parallel_for(int n_tasks, FeParallelFn fn, void *ctx) {
     fe_pool_run_tasks(fn, ctx, n_tasks);
 
     pthread_mutex_lock(&fe_pool_lock);
-    while (fe_pool_running > 0)
+    fe_pool_closed = true;
+    while (fe_pool_joined > 0)
         pthread_cond_wait(&fe_pool_done, &fe_pool_lock);
     pthread_mutex_unlock(&fe_pool_lock);
     pthread_mutex_unlock(&fe_pool_busy);
