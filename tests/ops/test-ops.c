@@ -314,6 +314,92 @@ static void test_matmul(void) {
             check_matmul(shapes[i][0], shapes[i][1], shapes[i][2], v & 1, v & 2);
 }
 
+/* A matmul weight or embedding table in f16 / bf16 (the model file's own
+ * numbers, kept by the CPU loader for the decoder) gives exactly what the f32
+ * copy of the same numbers gives: widening is exact and the sums run in the
+ * same order. Both the decode path (m <= 4) and the GEMM path (m > 4). */
+static void test_matmul_half_weights(void) {
+    const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {3, 1024, 256}, {4, 37, 19},
+                             {9, 45, 71},   {1, 3, 5}};
+    for (int dt = 0; dt < 2; dt++) {
+        fe_dtype half = dt == 0 ? FE_DTYPE_F16 : FE_DTYPE_BF16;
+        for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++) {
+            arena_setup();
+            int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+            int64_t xs[2] = {m, k}, ws[2] = {n, k}, bs[1] = {n}, ys[2] = {m, n};
+            FeTensor x = make_rand(2, xs, "x", -1, 1), w32 = make_rand(2, ws, "w32", -1, 1);
+            FeTensor w16 = make(half, 2, ws, "w16"), b = make_rand(1, bs, "b", -1, 1);
+            FeTensor y32 = make(FE_DTYPE_F32, 2, ys, "y32"), y16 = make(FE_DTYPE_F32, 2, ys, "y16");
+            float *wd = fe_tensor_data(&w32);
+            uint16_t *hd = fe_tensor_data(&w16);
+            for (int64_t j = 0; j < (int64_t)n * k; j++) {
+                /* round the f32 copy to the half value, so both hold one number */
+                hd[j] = half == FE_DTYPE_F16 ? fe_f32_to_f16(wd[j]) : fe_f32_to_bf16(wd[j]);
+                wd[j] = half == FE_DTYPE_F16 ? fe_f16_to_f32(hd[j]) : fe_bf16_to_f32(hd[j]);
+            }
+            for (int gelu = 0; gelu < 2; gelu++) {
+                g_assert_cmpint(fe_matmul(&y32, &x, &w32, &b, gelu), ==, FE_OK);
+                g_assert_cmpint(fe_matmul(&y16, &x, &w16, &b, gelu), ==, FE_OK);
+                g_assert_cmpmem(fe_tensor_data(&y16), (size_t)m * n * sizeof(float),
+                                fe_tensor_data(&y32), (size_t)m * n * sizeof(float));
+            }
+            /* the embedding: row id of the table plus the position row */
+            int64_t ps[2] = {3, k}, is[1] = {2}, es[2] = {2, k};
+            FeTensor pos = make_rand(2, ps, "pos", -1, 1), ids = make(FE_DTYPE_I32, 1, is, "ids");
+            FeTensor e32 = make(FE_DTYPE_F32, 2, es, "e32"), e16 = make(FE_DTYPE_F32, 2, es, "e16");
+            int32_t *idd = fe_tensor_data(&ids);
+            idd[0] = n - 1;
+            idd[1] = 0;
+            g_assert_cmpint(fe_embed(&e32, &w32, &pos, &ids, 2), ==, FE_OK);
+            g_assert_cmpint(fe_embed(&e16, &w16, &pos, &ids, 2), ==, FE_OK);
+            g_assert_cmpmem(fe_tensor_data(&e16), 2 * (size_t)k * sizeof(float),
+                            fe_tensor_data(&e32), 2 * (size_t)k * sizeof(float));
+        }
+    }
+}
+
+/* The worker pool: every task runs exactly once per call, whatever the task
+ * count, when the caller finishes before a helper wakes, and when two threads
+ * call at once (the second runs inline). */
+typedef struct {
+    int *hits;
+    int n;
+} PoolJob;
+
+static void pool_task(void *ctx, int task) {
+    PoolJob *j = ctx;
+    g_assert_cmpint(task, >=, 0);
+    g_assert_cmpint(task, <, j->n);
+    __atomic_fetch_add(&j->hits[task], 1, __ATOMIC_RELAXED);
+}
+
+static gpointer pool_hammer(gpointer data) {
+    int rounds = GPOINTER_TO_INT(data);
+    int hits[64];
+    for (int r = 0; r < rounds; r++) {
+        int n = 1 + r % 64;
+        memset(hits, 0, sizeof hits);
+        PoolJob j = {hits, n};
+        fe_cpu_parallel_for(n, pool_task, &j);
+        for (int t = 0; t < n; t++)
+            g_assert_cmpint(hits[t], ==, 1);
+    }
+    return NULL;
+}
+
+static void test_pool_parallel_for(void) {
+    int saved = fe_cpu_get_threads();
+    for (int threads = 1; threads <= 4; threads++) {
+        fe_cpu_set_threads(threads);
+        pool_hammer(GINT_TO_POINTER(3000));
+        GThread *a = g_thread_new("pool-a", pool_hammer, GINT_TO_POINTER(2000));
+        GThread *b = g_thread_new("pool-b", pool_hammer, GINT_TO_POINTER(2000));
+        g_thread_join(a);
+        g_thread_join(b);
+    }
+    fe_cpu_set_threads(saved);
+}
+
 static void test_gelu(void) {
     arena_setup();
     int64_t s[2] = {3, 1001};
@@ -928,6 +1014,8 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/gemm/missing-openblas", test_gemm_missing_openblas);
     g_test_add_func("/ops/gemm/user-coretype", test_gemm_user_coretype);
     g_test_add_func("/ops/matmul", test_matmul);
+    g_test_add_func("/ops/matmul/half-weights", test_matmul_half_weights);
+    g_test_add_func("/ops/pool/parallel-for", test_pool_parallel_for);
     g_test_add_func("/ops/gelu", test_gelu);
     g_test_add_func("/ops/conv3x3", test_conv3x3);
     g_test_add_func("/ops/maxpool", test_maxpool);
