@@ -221,6 +221,17 @@ def plan_shard(split, k, pools, vocab_index, n, seed):
 # --- shard rendering (worker) ---------------------------------------------------
 
 def render_shard(job):
+    """Worker entry: a failing shard is reported, not fatal to the run (it is
+    simply not done, and the next run retries it)."""
+    try:
+        return _render_shard(job)
+    except Exception as e:  # noqa: BLE001 - any failure: log it, go on
+        import traceback
+        return {"split": job[0], "shard": job[1], "error": "%s: %s" % (type(e).__name__, e),
+                "trace": traceback.format_exc()}
+
+
+def _render_shard(job):
     split, k, samples, out, vocab_index, keep_max, seed, render_crops = job
     t0 = time.time()
     name = "%s-%05d" % (split, k)
@@ -456,6 +467,10 @@ def main(argv=None):
     with multiprocessing.Pool(args.jobs) as pool:
         for st in pool.imap_unordered(render_shard, (materialise(j) for j in jobs)):
             done += 1
+            if "error" in st:
+                log("%s-%05d FAILED (retried by the next run): %s\n%s" %
+                    (st["split"], st["shard"], st["error"], st["trace"]))
+                continue
             log("%s-%05d: %d samples (%d augmented) in %.1fs, dropped %s [%d/%d]" %
                 (st["split"], st["shard"], st["samples"], st["augmented"], st["seconds"],
                  st["dropped"], done, len(jobs)))

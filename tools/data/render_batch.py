@@ -99,10 +99,12 @@ def _run_pdflatex(workdir, formulas, styles, font, size_pt):
     pdf = os.path.join(workdir, "batch.pdf")
     if os.path.exists(pdf):
         os.unlink(pdf)
-    # batchmode: errors are logged and skipped, nothing waits for a terminal
+    # batchmode: errors are logged and skipped, nothing waits for a terminal.
+    # A batch takes seconds; a formula that sends TeX into a loop raises
+    # subprocess.TimeoutExpired (handled by compile_batch).
     subprocess.run(["pdflatex", "-interaction=batchmode", "batch.tex"],
                    cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=600)
+                   timeout=batch_timeout(len(formulas)))
     failed = set()
     current = None
     last_started = None
@@ -128,6 +130,25 @@ def _run_pdflatex(workdir, formulas, styles, font, size_pt):
     return failed, fatal, pdf
 
 
+def batch_timeout(n):
+    return 30 + 0.5 * n
+
+
+def _find_hangs(workdir, idx, formulas, styles, font, size_pt):
+    """Indices in idx whose formula makes pdflatex run past its time, by
+    bisection (the log is buffered, so its last marker may be stale)."""
+    try:
+        _run_pdflatex(workdir, [formulas[i] for i in idx], [styles[i] for i in idx], font,
+                      size_pt)
+        return []
+    except subprocess.TimeoutExpired:
+        if len(idx) == 1:
+            return list(idx)
+        mid = len(idx) // 2
+        return (_find_hangs(workdir, idx[:mid], formulas, styles, font, size_pt) +
+                _find_hangs(workdir, idx[mid:], formulas, styles, font, size_pt))
+
+
 def compile_batch(workdir, formulas, styles, font, size_pt, max_rounds=8):
     """Compile; returns (kept indices into formulas, failed indices, pdf path or None)."""
     os.makedirs(workdir, exist_ok=True)
@@ -136,8 +157,15 @@ def compile_batch(workdir, formulas, styles, font, size_pt, max_rounds=8):
     for _ in range(max_rounds):
         if not keep:
             return [], failed_all, None
-        failed, fatal, pdf = _run_pdflatex(workdir, [formulas[i] for i in keep],
-                                           [styles[i] for i in keep], font, size_pt)
+        try:
+            failed, fatal, pdf = _run_pdflatex(workdir, [formulas[i] for i in keep],
+                                               [styles[i] for i in keep], font, size_pt)
+        except subprocess.TimeoutExpired:
+            hangs = _find_hangs(workdir, keep, formulas, styles, font, size_pt)
+            sys.stderr.write("pdflatex timed out on: %s\n" % [formulas[i] for i in hangs])
+            failed_all.extend(hangs)
+            keep = [k for k in keep if k not in hangs]
+            continue
         if fatal is not None:
             failed.add(fatal)
         if not failed and os.path.exists(pdf):
