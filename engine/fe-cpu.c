@@ -591,6 +591,7 @@ typedef struct {
     float *y;
     int cin, h, w;
     bool relu;
+    int cout;
 } FeDirectConvJob;
 
 #ifdef FE_HAVE_X86_KERNELS
@@ -633,6 +634,81 @@ __attribute__((target("avx512f"))) static void fe_direct_conv_avx512(const FeDir
     }
 }
 #endif
+
+#ifdef FE_HAVE_X86_KERNELS
+/* Four output channels at once: each masked load of the input serves four
+ * multiply-adds instead of one, which is what limited the one-channel loop
+ * (the first conv reads its single input plane 9 times per channel). */
+__attribute__((target("avx512f"))) static void fe_direct_conv4_avx512(const FeDirectConvJob *j,
+                                                                     int co) {
+    int h = j->h, w = j->w;
+    float *out = j->y + (size_t)co * h * w;
+    size_t plane_out = (size_t)h * w;
+    __m512 zero = _mm512_setzero_ps();
+    __m512 b0 = _mm512_set1_ps(j->b ? j->b[co] : 0.0f), b1 = _mm512_set1_ps(j->b ? j->b[co + 1] : 0.0f);
+    __m512 b2 = _mm512_set1_ps(j->b ? j->b[co + 2] : 0.0f), b3 = _mm512_set1_ps(j->b ? j->b[co + 3] : 0.0f);
+    size_t wstride = (size_t)j->cin * 9; /* from one output channel's taps to the next */
+    for (int oy = 0; oy < h; oy++) {
+        for (int ox = 0; ox < w; ox += 16) {
+            int lanes = w - ox < 16 ? w - ox : 16;
+            __mmask16 mc = (__mmask16)((1u << lanes) - 1);
+            __mmask16 ml = ox == 0 ? (__mmask16)(mc & 0xfffe) : mc;
+            __mmask16 mr = ox + 16 < w ? mc : (__mmask16)(mc >> 1);
+            __m512 a0 = b0, a1 = b1, a2 = b2, a3 = b3;
+            for (int ci = 0; ci < j->cin; ci++) {
+                const float *plane = j->x + (size_t)ci * h * w;
+                const float *k9 = j->wt + ((size_t)co * j->cin + ci) * 9;
+                for (int ky = 0; ky < 3; ky++) {
+                    int iy = oy + ky - 1;
+                    if (iy < 0 || iy >= h)
+                        continue;
+                    const float *irow = plane + (size_t)iy * w + ox;
+                    __m512 vl = _mm512_maskz_loadu_ps(ml, irow - 1);
+                    __m512 vc = _mm512_maskz_loadu_ps(mc, irow);
+                    __m512 vr = _mm512_maskz_loadu_ps(mr, irow + 1);
+                    const float *t = k9 + ky * 3;
+#define FE_CONV_TAPS(acc, c)                                                                     \
+    acc = _mm512_fmadd_ps(_mm512_set1_ps(t[(c) * wstride]), vl, acc);                            \
+    acc = _mm512_fmadd_ps(_mm512_set1_ps(t[(c) * wstride + 1]), vc, acc);                        \
+    acc = _mm512_fmadd_ps(_mm512_set1_ps(t[(c) * wstride + 2]), vr, acc);
+                    FE_CONV_TAPS(a0, 0)
+                    FE_CONV_TAPS(a1, 1)
+                    FE_CONV_TAPS(a2, 2)
+                    FE_CONV_TAPS(a3, 3)
+#undef FE_CONV_TAPS
+                }
+            }
+            if (j->relu) {
+                a0 = _mm512_max_ps(a0, zero);
+                a1 = _mm512_max_ps(a1, zero);
+                a2 = _mm512_max_ps(a2, zero);
+                a3 = _mm512_max_ps(a3, zero);
+            }
+            float *o = out + (size_t)oy * w + ox;
+            _mm512_mask_storeu_ps(o, mc, a0);
+            _mm512_mask_storeu_ps(o + plane_out, mc, a1);
+            _mm512_mask_storeu_ps(o + 2 * plane_out, mc, a2);
+            _mm512_mask_storeu_ps(o + 3 * plane_out, mc, a3);
+        }
+    }
+}
+#endif
+
+/* Task t of a direct conv: output channels 4t..4t+3 (the last group may be
+ * short). */
+static void fe_direct_conv_task(void *ctx, int co);
+static void fe_direct_conv_group_task(void *ctx, int group) {
+    const FeDirectConvJob *j = ctx;
+    int co = group * 4;
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512() && co + 4 <= j->cout) {
+        fe_direct_conv4_avx512(j, co);
+        return;
+    }
+#endif
+    for (int c = co; c < co + 4 && c < j->cout; c++)
+        fe_direct_conv_task(ctx, c);
+}
 
 /* One output channel of a conv with few input channels: nine shifted
  * multiply-adds per input plane, vectorised along the row. */
@@ -678,6 +754,9 @@ static void fe_direct_conv_task(void *ctx, int co) {
  * enough to stay in L2/L3 while the GEMM reads it. */
 #define FE_IM2COL_FLOATS (1u << 20)
 
+/* Below this many multiply-adds an op is not split over the pool's threads. */
+#define FE_PARALLEL_MIN_MACS (4.0 * 1024 * 1024)
+
 static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0], *wt = op->src[1], *bt = op->src[2];
     int batch = (int)xt->shape[0], cin = (int)xt->shape[1], h = (int)xt->shape[2],
@@ -694,8 +773,15 @@ static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
     if (cin <= 2) {
         for (int bi = 0; bi < batch; bi++) {
             FeDirectConvJob job = {x + (size_t)bi * cin * hw, wd, b, y + (size_t)bi * cout * hw,
-                                   cin, h, w, relu};
-            fe_cpu_parallel_for(cout, fe_direct_conv_task, &job);
+                                   cin, h, w, relu, cout};
+            int groups = (cout + 3) / 4;
+            /* A wake-up costs microseconds (a time slice on a loaded machine):
+             * small images stay on this thread. */
+            if ((double)cout * hw * cin * 9 >= FE_PARALLEL_MIN_MACS)
+                fe_cpu_parallel_for(groups, fe_direct_conv_group_task, &job);
+            else
+                for (int g = 0; g < groups; g++)
+                    fe_direct_conv_group_task(&job, g);
         }
         return FE_OK;
     }
@@ -714,7 +800,12 @@ static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
         for (int p0 = 0; p0 < hw; p0 += tile) {
             int p1 = p0 + tile < hw ? p0 + tile : hw, np = p1 - p0;
             FeIm2colJob job = {xi, col, cin, h, w, p0, p1};
-            fe_cpu_parallel_for(cin, fe_im2col_task, &job);
+            /* copying: worth a second thread only for big tiles */
+            if ((size_t)kdim * np >= ((size_t)1 << 19))
+                fe_cpu_parallel_for(cin, fe_im2col_task, &job);
+            else
+                for (int ci = 0; ci < cin; ci++)
+                    fe_im2col_task(&job, ci);
             FE_TRY(fe_sgemm_with(FE_GEMM_AUTO, false, cout, np, kdim, 1.0f, wd, kdim, col, np,
                                  0.0f, yi + p0, hw));
             /* Bias and ReLU in one pass over the tile while it is in cache. */
