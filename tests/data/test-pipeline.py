@@ -49,6 +49,18 @@ try:
         check(8 <= a.shape[0] - 4 <= 14, f"x height {a.shape[0] - 4} px off the scale rule")
         check(a.min() < 64 and a[0].min() == 255, "ink inside a white margin")
 
+    # a formula that sends TeX into a loop is found and dropped, not waited on
+    saved = render_batch.batch_timeout
+    render_batch.batch_timeout = lambda n: 8
+    try:
+        keep, failed, pdf = render_batch.compile_batch(
+            os.path.join(tmp, "hang"), ["x", "\\def\\loop{\\loop}\\loop", "y"],
+            ["inline"] * 3, "cm", 10)
+    finally:
+        render_batch.batch_timeout = saved
+    check(keep == [0, 2] and failed == [1] and pdf is not None,
+          f"looping formula: kept {keep}, failed {failed}")
+
     # 2. dataset end to end on a tiny corpus
     corpus = os.path.join(tmp, "corpus", "texsrc")
     os.makedirs(corpus)
