@@ -171,6 +171,12 @@ fe_status fe_device_choose(const char *request, FeDevice **out_device, bool *fel
 /* Context                                                                  */
 
 static fe_status fe_fill_device_info(FeDevice *dev, FeDeviceInfo *out) {
+    if (dev == fe_cpu_device()) {
+        /* Listing every device would load the CUDA module (150 MB of cuBLAS
+         * mapped) into a process that asked for the CPU. */
+        fe_cpu_device_info(out);
+        return FE_OK;
+    }
     FeDeviceInfo devs[16];
     size_t n = fe_devices_list(devs, 16);
     if (n > 16)

@@ -154,7 +154,7 @@ static void fe_cuda_load(void) {
 
 static void fe_modules_init(void) { pthread_once(&fe_cuda_once, fe_cuda_load); }
 
-static void fe_cpu_device_info(FeDeviceInfo *d) {
+void fe_cpu_device_info(FeDeviceInfo *d) {
     const FeCpuInfo *ci = fe_cpu_info();
     memset(d, 0, sizeof *d);
     snprintf(d->id, sizeof d->id, "cpu");

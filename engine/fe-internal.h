@@ -372,6 +372,9 @@ typedef struct {
 } FeCpuInfo;
 
 const FeCpuInfo *fe_cpu_info(void);
+/* The CPU's entry of fe_devices_list, without looking for other backends
+ * (which may load the CUDA module and its libraries). */
+void fe_cpu_device_info(FeDeviceInfo *out);
 /* Which GEMM path the CPU backend uses, e.g. "OpenBLAS 0.3.21 SkylakeX
  * kernels (cpuid: AVX-512F, AMX-BF16; OPENBLAS_CORETYPE set by engine)".
  * The first call (or first GEMM, or fe_devices_list) loads OpenBLAS and may
