@@ -1148,21 +1148,38 @@ fe_attn_query_avx512(const float *q, const float *k, const float *v, int ld, int
     __m512 q0 = _mm512_loadu_ps(q), q1 = nv > 1 ? _mm512_loadu_ps(q + 16) : _mm512_setzero_ps();
     __m512 q2 = nv > 2 ? _mm512_loadu_ps(q + 32) : _mm512_setzero_ps();
     __m512 q3 = nv > 3 ? _mm512_loadu_ps(q + 48) : _mm512_setzero_ps();
-    for (int t = 0; t < n; t++) {
-        const float *kt = k + (size_t)t * ld;
-        __m512 acc = _mm512_mul_ps(q0, _mm512_loadu_ps(kt));
-        if (nv > 1)
-            acc = _mm512_fmadd_ps(q1, _mm512_loadu_ps(kt + 16), acc);
-        if (nv > 2)
-            acc = _mm512_fmadd_ps(q2, _mm512_loadu_ps(kt + 32), acc);
-        if (nv > 3)
-            acc = _mm512_fmadd_ps(q3, _mm512_loadu_ps(kt + 48), acc);
+#define FE_QK(acc, kt)                                                                          \
+    do {                                                                                        \
+        acc = _mm512_mul_ps(q0, _mm512_loadu_ps(kt));                                           \
+        if (nv > 1)                                                                             \
+            acc = _mm512_fmadd_ps(q1, _mm512_loadu_ps((kt) + 16), acc);                         \
+        if (nv > 2)                                                                             \
+            acc = _mm512_fmadd_ps(q2, _mm512_loadu_ps((kt) + 32), acc);                         \
+        if (nv > 3)                                                                             \
+            acc = _mm512_fmadd_ps(q3, _mm512_loadu_ps((kt) + 48), acc);                         \
+    } while (0)
+    int t = 0;
+    /* Four keys per horizontal reduction: the shuffles cost more than the
+     * multiply-adds at head widths of 16-64. */
+    for (; t + 4 <= n; t += 4) {
+        __m512 c0, c1, c2, c3;
+        FE_QK(c0, k + (size_t)t * ld);
+        FE_QK(c1, k + (size_t)(t + 1) * ld);
+        FE_QK(c2, k + (size_t)(t + 2) * ld);
+        FE_QK(c3, k + (size_t)(t + 3) * ld);
+        fe_hsum4_512(c0, c1, c2, c3, s + t);
+        _mm_storeu_ps(s + t, _mm_mul_ps(_mm_loadu_ps(s + t), _mm_set1_ps(scale)));
+    }
+    for (; t < n; t++) {
+        __m512 acc;
+        FE_QK(acc, k + (size_t)t * ld);
         s[t] = scale * fe_hsum512(acc);
     }
+#undef FE_QK
     fe_softmax_row(s, n);
     __m512 y0 = _mm512_setzero_ps(), y1 = _mm512_setzero_ps();
     __m512 y2 = _mm512_setzero_ps(), y3 = _mm512_setzero_ps();
-    for (int t = 0; t < n; t++) {
+    for (t = 0; t < n; t++) {
         const float *vt = v + (size_t)t * ld;
         __m512 p = _mm512_set1_ps(s[t]);
         y0 = _mm512_fmadd_ps(p, _mm512_loadu_ps(vt), y0);
@@ -1275,9 +1292,12 @@ static fe_status fe_cpu_attention(const FeOpDesc *op) {
      * the built-in kernel at these K = d_head shapes). Only when OpenBLAS
      * keeps its own threads (FE_BLAS_THREADS=openblas, fe-blas.c) would it
      * start them on top, so then the built-in kernel runs the heads. */
-    const char *blas_threads = getenv("FE_BLAS_THREADS");
-    job.kernel = blas_threads && strcmp(blas_threads, "openblas") == 0 ? fe_best_builtin_kernel()
-                                                                        : FE_GEMM_AUTO;
+    static _Atomic int openblas_threads = -1; /* FE_BLAS_THREADS, read once, as fe-blas.c does */
+    if (openblas_threads < 0) {
+        const char *blas_threads = getenv("FE_BLAS_THREADS");
+        openblas_threads = blas_threads && strcmp(blas_threads, "openblas") == 0;
+    }
+    job.kernel = openblas_threads ? fe_best_builtin_kernel() : FE_GEMM_AUTO;
     int tasks = batch * job.heads * job.q_blocks;
     double work = (double)batch * job.tq * job.kv_len * job.d;
     /* Small (decode) attention is a few microseconds: cheaper than a wake-up. */

@@ -122,6 +122,10 @@ static fe_status fe_loader_tensor(FeLoader *ld, FeTensor *t, const char *name, i
         ld->n_parameters += (uint64_t)n;
         return fe_loader_carve(ld, t, name, ndim, shape, NULL);
     }
+    const FeWeightEntry *e = ndim >= 2 && ld->keep_file_half && ld->per_step ? fe_weights_find(ld->wf, name) : NULL;
+    if (e && (e->dtype == FE_DTYPE_F16 || e->dtype == FE_DTYPE_BF16) &&
+        e->nbytes == (size_t)n * sizeof(uint16_t))
+        return fe_loader_carve(ld, t, name, ndim, shape, NULL); /* kept as the file has it */
     float *host;
     FE_TRY(fe_loader_host(ld, name, n, &host));
     fe_status st = fe_loader_carve(ld, t, name, ndim, shape, host);
