@@ -342,7 +342,28 @@ static void fe_gelu_rows(const float *x, float *y, size_t n) {
  * they are (fe-model.c): widening them to f32 is exact, so the products and
  * sums are those of the f32 path, bit for bit, while a decode step streams
  * half the bytes (decoding is bound by reading the weights). */
+#ifdef FE_HAVE_X86_KERNELS
+__attribute__((target("avx512f,avx512bw,avx512vl"))) static void
+fe_widen_avx512(fe_dtype dt, const uint16_t *h, float *dst, size_t n) {
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m256i v = _mm256_maskz_loadu_epi16(m, h + i);
+        __m512 f = dt == FE_DTYPE_F16
+                       ? _mm512_cvtph_ps(v)
+                       : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+        _mm512_mask_storeu_ps(dst + i, m, f);
+    }
+}
+#endif
+
 static void fe_widen_row(fe_dtype dt, const void *src, size_t i0, float *dst, size_t n) {
+#ifdef FE_HAVE_X86_KERNELS
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (dt != FE_DTYPE_F32 && ci->avx512f && ci->avx512bw && ci->avx512vl) {
+        fe_widen_avx512(dt, (const uint16_t *)src + i0, dst, n);
+        return;
+    }
+#endif
     if (dt == FE_DTYPE_F16) {
         const uint16_t *h = (const uint16_t *)src + i0;
         for (size_t i = 0; i < n; i++)

@@ -54,10 +54,11 @@ typedef struct {
      * device: f32, or f16 / bf16 on a GPU (docs/cuda.md). Biases and norms stay
      * f32, as the ops take them. */
     fe_dtype matrix_dtype;
-    /* CPU: the matrices a decode step reads (decoder linears other than the
-     * cross-attention K/V, the token embedding) stay in the file's own f16 or
-     * bf16. Widening them is exact, so the results do not change, and a step
-     * that is bound by streaming its weights reads half the bytes. */
+    /* CPU with AVX-512 (whose kernels widen in registers): the matrices a
+     * decode step reads (decoder linears other than the cross-attention K/V,
+     * the token embedding) stay in the file's own f16 or bf16. Widening them
+     * is exact, so the results do not change, and a step that is bound by
+     * streaming its weights reads half the bytes. Elsewhere they are f32. */
     bool keep_file_half;
     bool per_step;                 /* the tensor being loaded is such a matrix */
 } FeLoader;
@@ -332,7 +333,9 @@ fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *dev
     fe_sinusoid_table(model->pe_cols, cols, c->d_model / 2);
 
     FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype,
-                   .keep_file_half = strcmp(device->backend->name, "cpu") == 0};
+                   .keep_file_half = strcmp(device->backend->name, "cpu") == 0 &&
+                                     fe_cpu_info()->avx512f && fe_cpu_info()->avx512bw &&
+                                     fe_cpu_info()->avx512vl};
     fe_status st = fe_model_walk(&ld, model);  /* counting pass */
     if (st == FE_OK)
         st = fe_buffer_new(device, ld.bytes, &model->weights);
