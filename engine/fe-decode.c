@@ -45,17 +45,26 @@ bool fe_repetition_detected(const int *seq, int len, int max_repeats, int *out_n
     return false;
 }
 
-/* log of the softmax normaliser of one row, in double so that a token's
- * probability does not depend on how close the other logits are to it. */
+/* log of the softmax normaliser of one row, summed in double so that a
+ * token's probability does not depend on how close the other logits are to
+ * it. Each term is expf (within 1 ulp: a probability off by at most ~1e-7
+ * relative) rather than the double exp, which cost a tenth of a small
+ * model's decode step over a 600-token vocabulary (the rounding of
+ * row[i] - mx only matters for terms far below the largest, which is 1). */
 static double fe_log_sum_exp(const float *row, int n) {
     float mx = row[0];
     for (int i = 1; i < n; i++)
         if (row[i] > mx)
             mx = row[i];
-    double s = 0.0;
-    for (int i = 0; i < n; i++)
-        s += exp((double)row[i] - mx);
-    return mx + log(s);
+    double s0 = 0.0, s1 = 0.0;
+    int i = 0;
+    for (; i + 2 <= n; i += 2) {
+        s0 += expf(row[i] - mx);
+        s1 += expf(row[i + 1] - mx);
+    }
+    for (; i < n; i++)
+        s0 += expf(row[i] - mx);
+    return mx + log(s0 + s1);
 }
 
 static void fe_confidence(const float *probs, int n, float *mean, float *min) {
