@@ -495,8 +495,7 @@ static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
     for (int r = 0; r < j->m; r++) {
         float *y = j->y + (size_t)r * j->n;
         if (j->b)
-            for (c = n0; c < n1; c++)
-                y[c] += j->b[c];
+            fe_add_rows(y + n0, j->b + n0, y + n0, (size_t)(n1 - n0));
         if (j->gelu)
             fe_gelu_rows(y + n0, y + n0, (size_t)(n1 - n0));
     }
@@ -939,6 +938,44 @@ static fe_status fe_cpu_add(const FeOpDesc *op) {
     return FE_OK;
 }
 
+#ifdef FE_HAVE_X86_KERNELS
+/* One row of fe_cpu_layernorm: the same two passes in double, eight lanes of
+ * doubles at a time (the scalar loop waited on one add after another). */
+__attribute__((target("avx512f"))) static void fe_layernorm_row_avx512(const float *x, const float *g,
+                                                                      const float *b, float *y,
+                                                                      int64_t d, float eps) {
+    __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+    for (int64_t i = 0; i < d; i += 16) {
+        __mmask16 m = d - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (d - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        s0 = _mm512_add_pd(s0, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        s1 = _mm512_add_pd(s1, _mm512_cvtps_pd(fe_hi256(v)));
+    }
+    double mean = _mm512_reduce_add_pd(_mm512_add_pd(s0, s1)) / (double)d;
+    __m512d vm = _mm512_set1_pd(mean);
+    s0 = _mm512_setzero_pd();
+    s1 = _mm512_setzero_pd();
+    for (int64_t i = 0; i < d; i += 16) {
+        __mmask16 m = d - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (d - i)) - 1);
+        __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+        /* masked-off lanes are x = 0: keep them out of the sum */
+        __m512d t0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), vm);
+        __m512d t1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), _mm512_cvtps_pd(fe_hi256(v)), vm);
+        s0 = _mm512_fmadd_pd(t0, t0, s0);
+        s1 = _mm512_fmadd_pd(t1, t1, s1);
+    }
+    double sq = _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+    __m512 rstd = _mm512_set1_ps((float)(1.0 / sqrt(sq / (double)d + eps)));
+    __m512 fmean = _mm512_set1_ps((float)mean);
+    for (int64_t i = 0; i < d; i += 16) {
+        __mmask16 m = d - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (d - i)) - 1);
+        __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), fmean), rstd);
+        t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_maskz_loadu_ps(m, g + i)), _mm512_maskz_loadu_ps(m, b + i));
+        _mm512_mask_storeu_ps(y + i, m, t);
+    }
+}
+#endif
+
 static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0];
     int64_t d = xt->shape[xt->ndim - 1], rows = fe_tensor_nelements(xt) / d;
@@ -946,6 +983,13 @@ static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
                 *bb = fe_tensor_data(op->src[2]);
     float *y = fe_tensor_data(op->dst);
     float eps = op->fparams[0];
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512()) {
+        for (int64_t r = 0; r < rows; r++)
+            fe_layernorm_row_avx512(x + r * d, g, bb, y + r * d, d, eps);
+        return FE_OK;
+    }
+#endif
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * d;
         float *yr = y + r * d;
