@@ -56,14 +56,21 @@ static double fe_log_sum_exp(const float *row, int n) {
     for (int i = 1; i < n; i++)
         if (row[i] > mx)
             mx = row[i];
+    /* Terms below e^-88 (< 1e-38) cannot change a sum that is at least 1 in
+     * double; skipping them also skips expf's slow underflow path, which a
+     * confident model's logits take for most of the vocabulary. */
     double s0 = 0.0, s1 = 0.0;
     int i = 0;
     for (; i + 2 <= n; i += 2) {
-        s0 += expf(row[i] - mx);
-        s1 += expf(row[i + 1] - mx);
+        float d0 = row[i] - mx, d1 = row[i + 1] - mx;
+        if (d0 > -88.0f)
+            s0 += expf(d0);
+        if (d1 > -88.0f)
+            s1 += expf(d1);
     }
     for (; i < n; i++)
-        s0 += expf(row[i] - mx);
+        if (row[i] - mx > -88.0f)
+            s0 += expf(row[i] - mx);
     return mx + log(s0 + s1);
 }
 
