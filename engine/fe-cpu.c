@@ -395,7 +395,8 @@ fe_load_f16x16(const uint16_t *p, __mmask16 m) {
 }
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static inline __m512
 fe_load_bf16x16(const uint16_t *p, __mmask16 m) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16));
+    __m512i wide = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(wide, 16));
 }
 
 /* fe_dot4_avx512 for 16-bit weight rows. */
@@ -665,8 +666,10 @@ __attribute__((target("avx512f"))) static void fe_direct_conv4_avx512(const FeDi
     float *out = j->y + (size_t)co * h * w;
     size_t plane_out = (size_t)h * w;
     __m512 zero = _mm512_setzero_ps();
-    __m512 b0 = _mm512_set1_ps(j->b ? j->b[co] : 0.0f), b1 = _mm512_set1_ps(j->b ? j->b[co + 1] : 0.0f);
-    __m512 b2 = _mm512_set1_ps(j->b ? j->b[co + 2] : 0.0f), b3 = _mm512_set1_ps(j->b ? j->b[co + 3] : 0.0f);
+    __m512 b0 = _mm512_set1_ps(j->b ? j->b[co] : 0.0f);
+    __m512 b1 = _mm512_set1_ps(j->b ? j->b[co + 1] : 0.0f);
+    __m512 b2 = _mm512_set1_ps(j->b ? j->b[co + 2] : 0.0f);
+    __m512 b3 = _mm512_set1_ps(j->b ? j->b[co + 3] : 0.0f);
     size_t wstride = (size_t)j->cin * 9; /* from one output channel's taps to the next */
     for (int oy = 0; oy < h; oy++) {
         for (int ox = 0; ox < w; ox += 16) {
@@ -941,9 +944,9 @@ static fe_status fe_cpu_add(const FeOpDesc *op) {
 #ifdef FE_HAVE_X86_KERNELS
 /* One row of fe_cpu_layernorm: the same two passes in double, eight lanes of
  * doubles at a time (the scalar loop waited on one add after another). */
-__attribute__((target("avx512f"))) static void fe_layernorm_row_avx512(const float *x, const float *g,
-                                                                      const float *b, float *y,
-                                                                      int64_t d, float eps) {
+__attribute__((target("avx512f"))) static void
+fe_layernorm_row_avx512(const float *x, const float *g, const float *b, float *y, int64_t d,
+                        float eps) {
     __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
     for (int64_t i = 0; i < d; i += 16) {
         __mmask16 m = d - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (d - i)) - 1);
@@ -959,8 +962,9 @@ __attribute__((target("avx512f"))) static void fe_layernorm_row_avx512(const flo
         __mmask16 m = d - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (d - i)) - 1);
         __m512 v = _mm512_maskz_loadu_ps(m, x + i);
         /* masked-off lanes are x = 0: keep them out of the sum */
-        __m512d t0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), _mm512_cvtps_pd(_mm512_castps512_ps256(v)), vm);
-        __m512d t1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), _mm512_cvtps_pd(fe_hi256(v)), vm);
+        __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v)), hi = _mm512_cvtps_pd(fe_hi256(v));
+        __m512d t0 = _mm512_maskz_sub_pd((__mmask8)(m & 0xff), lo, vm);
+        __m512d t1 = _mm512_maskz_sub_pd((__mmask8)(m >> 8), hi, vm);
         s0 = _mm512_fmadd_pd(t0, t0, s0);
         s1 = _mm512_fmadd_pd(t1, t1, s1);
     }
@@ -970,7 +974,8 @@ __attribute__((target("avx512f"))) static void fe_layernorm_row_avx512(const flo
     for (int64_t i = 0; i < d; i += 16) {
         __mmask16 m = d - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (d - i)) - 1);
         __m512 t = _mm512_mul_ps(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, x + i), fmean), rstd);
-        t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_maskz_loadu_ps(m, g + i)), _mm512_maskz_loadu_ps(m, b + i));
+        t = _mm512_add_ps(_mm512_mul_ps(t, _mm512_maskz_loadu_ps(m, g + i)),
+                          _mm512_maskz_loadu_ps(m, b + i));
         _mm512_mask_storeu_ps(y + i, m, t);
     }
 }

@@ -63,17 +63,27 @@ typedef struct {
     bool per_step;                 /* the tensor being loaded is such a matrix */
 } FeLoader;
 
+/* The file's entry for a matrix that stays in its f16/bf16 (keep_file_half),
+ * or NULL when it is converted to matrix_dtype like the rest. */
+static const FeWeightEntry *fe_loader_kept_half(const FeLoader *ld, const char *name, int ndim,
+                                                int64_t n) {
+    if (ndim < 2 || !ld->keep_file_half || !ld->per_step || ld->matrix_dtype != FE_DTYPE_F32)
+        return NULL;
+    const FeWeightEntry *e = fe_weights_find(ld->wf, name);
+    if (!e || (e->dtype != FE_DTYPE_F16 && e->dtype != FE_DTYPE_BF16) ||
+        e->nbytes != (size_t)n * sizeof(uint16_t))
+        return NULL;
+    return e;
+}
+
 static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, int ndim,
                                  const int64_t *shape, const float *host) {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++)
         n *= shape[i];
     fe_dtype dt = ndim >= 2 ? ld->matrix_dtype : FE_DTYPE_F32;
-    const FeWeightEntry *e = ndim >= 2 && ld->keep_file_half && ld->per_step && ld->matrix_dtype == FE_DTYPE_F32
-                                 ? fe_weights_find(ld->wf, name)
-                                 : NULL;
-    if (e && (e->dtype == FE_DTYPE_F16 || e->dtype == FE_DTYPE_BF16) &&
-        e->nbytes == (size_t)n * sizeof(uint16_t)) {
+    const FeWeightEntry *e = fe_loader_kept_half(ld, name, ndim, n);
+    if (e) {
         /* the file's 16-bit numbers, unchanged */
         if (!ld->buffer) {
             ld->bytes += fe_align_up((size_t)n * sizeof(uint16_t)) + FE_ALIGN;
@@ -123,9 +133,7 @@ static fe_status fe_loader_tensor(FeLoader *ld, FeTensor *t, const char *name, i
         ld->n_parameters += (uint64_t)n;
         return fe_loader_carve(ld, t, name, ndim, shape, NULL);
     }
-    const FeWeightEntry *e = ndim >= 2 && ld->keep_file_half && ld->per_step ? fe_weights_find(ld->wf, name) : NULL;
-    if (e && (e->dtype == FE_DTYPE_F16 || e->dtype == FE_DTYPE_BF16) &&
-        e->nbytes == (size_t)n * sizeof(uint16_t))
+    if (fe_loader_kept_half(ld, name, ndim, n))
         return fe_loader_carve(ld, t, name, ndim, shape, NULL); /* kept as the file has it */
     float *host;
     FE_TRY(fe_loader_host(ld, name, n, &host));
