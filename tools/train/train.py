@@ -87,6 +87,8 @@ def parse_args(argv=None):
                     help="checkpoint and exit after N steps of this process, as if killed (tests resume)")
     ap.add_argument("--resume", help="checkpoint to resume (default: OUT/last.ckpt when present)")
     ap.add_argument("--no-resume", action="store_true")
+    ap.add_argument("--init-from", help="start a new run (fresh optimiser and schedule) from the "
+                    "weights of an earlier run's ema.pt; its ema.json gives the config")
     return ap.parse_args(argv)
 
 
@@ -282,7 +284,15 @@ def main(argv=None):
     ckpt = torch.load(resume, map_location="cpu", weights_only=False) if resume else None
 
     vocab = D.load_vocab(args.data)
-    cfg = ckpt["config"] if ckpt else build_config(args, vocab)
+    init = None
+    if ckpt is None and args.init_from:
+        # A second phase: warm restart of the schedule on the earlier run's averaged weights.
+        with open(os.path.splitext(args.init_from)[0] + ".json") as f:
+            init_side = json.load(f)
+        if init_side["vocab"] != vocab:
+            raise SystemExit(f"{args.data}/vocab.json differs from {args.init_from}'s vocabulary")
+        init = torch.load(args.init_from, map_location="cpu")
+    cfg = ckpt["config"] if ckpt else (init_side["config"] if init is not None else build_config(args, vocab))
     if ckpt and ckpt["vocab"] != vocab:
         raise SystemExit(f"{args.data}/vocab.json differs from the checkpoint's vocabulary")
     random.seed(args.seed)
@@ -301,6 +311,9 @@ def main(argv=None):
     hs, ws = model.height_stride, model.width_stride
     opt = torch.optim.AdamW(param_groups(model, args.weight_decay), lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
     scaler = torch.cuda.amp.GradScaler() if (device.type == "cuda" and amp_dtype == torch.float16) else None
+    if init is not None:
+        model.load_state_dict(init)
+        print(f"initialised from {args.init_from} (step {init_side.get('step')})", flush=True)
     ema = EMA(model, args.ema) if args.ema > 0 else None
 
     state = {"step": 0, "epoch": 0, "batch": 0, "elapsed_s": 0.0, "total_steps": 0,
