@@ -66,6 +66,10 @@ def unit():
     check(norm("\\begin{array}{cc} {a} & {b+c} \\end{array}") ==
           "\\begin{array}{cc}a&b+c\\end{array}", "array spec and cell groups")
     check(norm("\\sqrt[3]{x}") == "\\sqrt[3]{x}", "optional argument")
+    check(norm("\\begin{aligned}a\\\\[6pt] b\\end{aligned}") ==
+          "\\begin{aligned}a\\\\b\\end{aligned}", "row spacing dropped")
+    check(norm("\\begin{cases}a\\\\ [z] & b\\end{cases}") ==
+          "\\begin{cases}a\\\\{}[z]&b\\end{cases}", "bracket after a row break")
     check(norm("\\begin{split}a&=b\\\\&=c\\end{split}") ==
           "\\begin{aligned}a&=b\\\\&=c\\end{aligned}", "split renders as aligned")
     drops("\\foo x", "unknown_command")

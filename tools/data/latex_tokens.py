@@ -26,7 +26,7 @@ superscript, and spaces only survive inside text (as `\\ `).
 import re
 import sys
 
-NORMALIZER_VERSION = 3
+NORMALIZER_VERSION = 4
 
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 
@@ -221,11 +221,32 @@ class _Parser:
                 raise NormalizeError("parse", f"unexpected {t}")
             t = self.next()
             t = SYNONYMS.get(t, t)
+            if t == "\\\\" and self.peek() == "[":
+                nodes.extend(self.row_break())
+                continue
             if t in SWITCHES:
                 rest = self.parse_list(stop)
                 nodes.append(("cmd", SWITCHES[t], None, [rest]))
                 return nodes
             nodes.append(self.parse_atom(t))
+
+    def row_break(self):
+        """`\\` before `[`: LaTeX reads `[...]` as a spacing argument (skipping
+        spaces), and a non-length there is an error or even an endless loop.
+        A real length (`\\[6pt]`) is cosmetic and dropped; otherwise `{}`
+        keeps the bracket as a bracket."""
+        j = self.i
+        while j < len(self.toks) and self.toks[j] == " ":
+            j += 1
+        k = j + 1
+        while k < len(self.toks) and self.toks[k] != "]" and k - j < 16:
+            k += 1
+        inner = "".join(self.toks[j + 1:k]).replace(" ", "")
+        if k < len(self.toks) and self.toks[k] == "]" and \
+                re.fullmatch(r"-?[0-9]*\.?[0-9]+(pt|em|ex|mm|cm|in|mu|bp)", inner):
+            self.i = k + 1
+            return [("tok", "\\\\")]
+        return [("tok", "\\\\"), ("group", [])]
 
     def parse_atom(self, t):
         if t == "{":
