@@ -428,39 +428,117 @@ fe_load_bf16x16(const uint16_t *p, __mmask16 m) {
     }
 FE_DEFINE_DOT4_HALF(fe_dot4_f16_avx512, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
 FE_DEFINE_DOT4_HALF(fe_dot4_bf16_avx512, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
+
+__attribute__((target("avx512f"))) static inline __m512 fe_load_f32x16(const float *p, __mmask16 m) {
+    return _mm512_maskz_loadu_ps(m, p);
+}
+
+/* y[q][j] = dot(x[q], w[j]) for four input rows q and four weight rows j:
+ * sixteen accumulators, so each load feeds four multiply-adds (one input row
+ * at a time, fe_dot4_*, is bound by its loads). The sums run in the order
+ * fe_dot4_* uses, so a row comes out the same either way. */
+#define FE_DEFINE_DOT4X4(NAME, WT, LOAD, TARGET)                                                 \
+    __attribute__((target(TARGET))) static void NAME(const float *x, size_t ldx, const WT *w,    \
+                                                     size_t ldw, int k, float *y, size_t ldy) {  \
+        __m512 a00 = _mm512_setzero_ps(), a01 = a00, a02 = a00, a03 = a00;                       \
+        __m512 a10 = a00, a11 = a00, a12 = a00, a13 = a00;                                       \
+        __m512 a20 = a00, a21 = a00, a22 = a00, a23 = a00;                                       \
+        __m512 a30 = a00, a31 = a00, a32 = a00, a33 = a00;                                       \
+        for (int i = 0; i < k; i += 16) {                                                        \
+            __mmask16 m = k - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (k - i)) - 1);    \
+            __m512 w0 = LOAD(w + i, m), w1 = LOAD(w + ldw + i, m);                               \
+            __m512 w2 = LOAD(w + 2 * ldw + i, m), w3 = LOAD(w + 3 * ldw + i, m);                 \
+            __m512 xv = _mm512_maskz_loadu_ps(m, x + i);                                         \
+            a00 = _mm512_fmadd_ps(xv, w0, a00);                                                  \
+            a01 = _mm512_fmadd_ps(xv, w1, a01);                                                  \
+            a02 = _mm512_fmadd_ps(xv, w2, a02);                                                  \
+            a03 = _mm512_fmadd_ps(xv, w3, a03);                                                  \
+            xv = _mm512_maskz_loadu_ps(m, x + ldx + i);                                          \
+            a10 = _mm512_fmadd_ps(xv, w0, a10);                                                  \
+            a11 = _mm512_fmadd_ps(xv, w1, a11);                                                  \
+            a12 = _mm512_fmadd_ps(xv, w2, a12);                                                  \
+            a13 = _mm512_fmadd_ps(xv, w3, a13);                                                  \
+            xv = _mm512_maskz_loadu_ps(m, x + 2 * ldx + i);                                      \
+            a20 = _mm512_fmadd_ps(xv, w0, a20);                                                  \
+            a21 = _mm512_fmadd_ps(xv, w1, a21);                                                  \
+            a22 = _mm512_fmadd_ps(xv, w2, a22);                                                  \
+            a23 = _mm512_fmadd_ps(xv, w3, a23);                                                  \
+            xv = _mm512_maskz_loadu_ps(m, x + 3 * ldx + i);                                      \
+            a30 = _mm512_fmadd_ps(xv, w0, a30);                                                  \
+            a31 = _mm512_fmadd_ps(xv, w1, a31);                                                  \
+            a32 = _mm512_fmadd_ps(xv, w2, a32);                                                  \
+            a33 = _mm512_fmadd_ps(xv, w3, a33);                                                  \
+        }                                                                                        \
+        fe_hsum4_512(a00, a01, a02, a03, y);                                                     \
+        fe_hsum4_512(a10, a11, a12, a13, y + ldy);                                               \
+        fe_hsum4_512(a20, a21, a22, a23, y + 2 * ldy);                                           \
+        fe_hsum4_512(a30, a31, a32, a33, y + 3 * ldy);                                           \
+    }
+FE_DEFINE_DOT4X4(fe_dot4x4_avx512, float, fe_load_f32x16, "avx512f")
+FE_DEFINE_DOT4X4(fe_dot4x4_f16_avx512, uint16_t, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
+FE_DEFINE_DOT4X4(fe_dot4x4_bf16_avx512, uint16_t, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
 #endif
 
-/* Rows of y for few input rows (decode): dot products straight off the
- * weight rows, no packing, since each weight is used m <= 4 times. */
+#ifdef FE_HAVE_X86_KERNELS
+/* Input rows r0..r1 by weight rows n0.. in blocks of four; returns where the
+ * blocks stopped (n0 when this dtype has no kernel here). Weight rows are
+ * outermost: four of them stay in L1 while the input rows pass over them. */
+static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int n1) {
+    const FeCpuInfo *ci = fe_cpu_info();
+    int m4 = r0 + ((r1 - r0) & ~3), c = n0;
+    size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
+    /* The next four weight rows are asked for while these are summed: a
+     * decode step streams its weights from memory (1.4x faster with it). */
+    size_t ahead = r0 == 0 ? 4 * ldk * fe_dtype_size(j->wdt) : 0;
+    if (j->wdt == FE_DTYPE_F32) {
+        for (; c + 4 <= n1; c += 4) {
+            const float *wc = (const float *)j->w + (size_t)c * ldk;
+            size_t pf = c + 8 <= n1 ? ahead : 0;
+            for (int r = r0; r < m4; r += 4)
+                fe_dot4x4_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
+            for (int r = m4; r < r1; r++)
+                fe_dot4_avx512(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c,
+                               r == m4 ? pf : 0);
+        }
+    } else if (j->wdt == FE_DTYPE_F16 && ci->avx512bw && ci->avx512vl) {
+        for (; c + 4 <= n1; c += 4) {
+            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
+            size_t pf = c + 8 <= n1 ? ahead : 0;
+            for (int r = r0; r < m4; r += 4)
+                fe_dot4x4_f16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
+            for (int r = m4; r < r1; r++)
+                fe_dot4_f16_avx512(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c,
+                                   r == m4 ? pf : 0);
+        }
+    } else if (j->wdt == FE_DTYPE_BF16 && ci->avx512bw && ci->avx512vl) {
+        for (; c + 4 <= n1; c += 4) {
+            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
+            size_t pf = c + 8 <= n1 ? ahead : 0;
+            for (int r = r0; r < m4; r += 4)
+                fe_dot4x4_bf16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
+            for (int r = m4; r < r1; r++)
+                fe_dot4_bf16_avx512(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c,
+                                    r == m4 ? pf : 0);
+        }
+    }
+    return c;
+}
+#endif
+
+/* Input rows per pass over the weights: their slice of x stays in L1/L2
+ * while the weights stream past (the weights are read once per chunk). */
+#define FE_GEMV_ROW_CHUNK 32
+
+/* Columns n0..n1 of y for up to FE_GEMV_MAX_ROWS_AVX512 input rows (a decode
+ * step, beams, an encoder sequence of formula size): dot products straight
+ * off the weight rows, no packing. */
 static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
     int c = n0;
 #ifdef FE_HAVE_X86_KERNELS
-    /* Weight rows outermost: four of them stay in L1 while every input row
-     * (a beam) passes over them, so the weights stream from memory once. */
-    if (fe_use_avx512()) {
-        const FeCpuInfo *ci = fe_cpu_info();
-        if (j->wdt == FE_DTYPE_F32) {
-            for (; c + 4 <= n1; c += 4)
-                for (int r = 0; r < j->m; r++)
-                    fe_dot4_avx512(j->x + (size_t)r * j->k, (const float *)j->w + (size_t)c * j->k,
-                                   (size_t)j->k, j->k, j->y + (size_t)r * j->n + c,
-                                   r == 0 && c + 8 <= n1 ? 4 * (size_t)j->k * sizeof(float) : 0);
-        } else if (j->wdt == FE_DTYPE_F16 && ci->avx512bw && ci->avx512vl) {
-            for (; c + 4 <= n1; c += 4)
-                for (int r = 0; r < j->m; r++)
-                    fe_dot4_f16_avx512(j->x + (size_t)r * j->k,
-                                       (const uint16_t *)j->w + (size_t)c * j->k, (size_t)j->k,
-                                       j->k, j->y + (size_t)r * j->n + c,
-                                       r == 0 && c + 8 <= n1 ? 4 * (size_t)j->k * 2 : 0);
-        } else if (j->wdt == FE_DTYPE_BF16 && ci->avx512bw && ci->avx512vl) {
-            for (; c + 4 <= n1; c += 4)
-                for (int r = 0; r < j->m; r++)
-                    fe_dot4_bf16_avx512(j->x + (size_t)r * j->k,
-                                        (const uint16_t *)j->w + (size_t)c * j->k, (size_t)j->k,
-                                        j->k, j->y + (size_t)r * j->n + c,
-                                        r == 0 && c + 8 <= n1 ? 4 * (size_t)j->k * 2 : 0);
-        }
-    }
+    if (fe_use_avx512())
+        for (int r0 = 0; r0 < j->m; r0 += FE_GEMV_ROW_CHUNK)
+            c = fe_gemv_block_avx512(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
+                                     n0, n1);
 #endif
     if (c < n1 && j->wdt != FE_DTYPE_F32) {
         /* Without the vector kernels: one widened weight row at a time. */
@@ -510,7 +588,15 @@ static void fe_gemv_task(void *ctx, int task) {
         fe_gemv_columns(j, n0, n1);
 }
 
+/* Up to this many input rows a matmul reads the weights in place (no
+ * packing): 4 with the portable code; with the AVX-512 kernels (four by four
+ * blocks) up to FE_GEMV_MAX_ROWS_AVX512, a beam of up to FE_MAX_BEAM rows.
+ * Longer sequences (the encoder's) go to OpenBLAS, which was as fast or a
+ * little faster there in interleaved runs (bench-conv, formulate-cli). */
 #define FE_GEMV_MAX_ROWS 4
+#ifndef FE_GEMV_MAX_ROWS_AVX512
+#define FE_GEMV_MAX_ROWS_AVX512 32
+#endif
 
 static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0], *wt = op->src[1], *bt = op->src[2];
@@ -524,13 +610,20 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     if (m == 0 || n == 0)
         return FE_OK;
 
-    if (m <= FE_GEMV_MAX_ROWS && k > 0) {
+    int max_rows = FE_GEMV_MAX_ROWS;
+#ifdef FE_HAVE_X86_KERNELS
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (ci->avx512f && (wt->dtype == FE_DTYPE_F32 || (ci->avx512bw && ci->avx512vl)))
+        max_rows = FE_GEMV_MAX_ROWS_AVX512;
+#endif
+    if (m <= max_rows && k > 0) {
         FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu};
         int threads = fe_cpu_get_threads();
         /* One core streams a cached weight at ~80 GB/s (a 256 x 1024 one in
-         * 13 us), about what waking a second thread costs, so only weights
-         * far bigger than formulate-v1's are split (tools: bench/gemm). */
-        if (threads > 1 && (size_t)n * k >= ((size_t)1 << 21) && n >= 64) {
+         * 13 us), about what waking a second thread costs, so a decode step's
+         * weights are not split (tools: bench/gemm); an encoder sequence's
+         * products are, by weight rows. */
+        if (threads > 1 && (double)m * n * k >= (double)(1 << 21) && n >= 64) {
             int tasks = threads;
             job.n_chunk = ((n + tasks - 1) / tasks + 15) & ~15;
             fe_cpu_parallel_for((n + job.n_chunk - 1) / job.n_chunk, fe_gemv_task, &job);

@@ -54,20 +54,22 @@ typedef struct {
      * device: f32, or f16 / bf16 on a GPU (docs/cuda.md). Biases and norms stay
      * f32, as the ops take them. */
     fe_dtype matrix_dtype;
-    /* CPU with AVX-512 (whose kernels widen in registers): the matrices a
-     * decode step reads (decoder linears other than the cross-attention K/V,
-     * the token embedding) stay in the file's own f16 or bf16. Widening them
-     * is exact, so the results do not change, and a step that is bound by
-     * streaming its weights reads half the bytes. Elsewhere they are f32. */
+    /* CPU with AVX-512 (whose matmul kernels widen in registers): the linear
+     * layers' matrices and the token embedding stay in the file's own f16 or
+     * bf16. Widening them is exact, so the results do not change, and a
+     * decode step, which is bound by streaming its weights, reads half the
+     * bytes (so does the encoder, whose weights come from memory again for
+     * each image). The convolutions (folded with BatchNorm, no longer the
+     * file's numbers) and the positional table are f32. Elsewhere all f32. */
     bool keep_file_half;
-    bool per_step;                 /* the tensor being loaded is such a matrix */
 } FeLoader;
 
 /* The file's entry for a matrix that stays in its f16/bf16 (keep_file_half),
  * or NULL when it is converted to matrix_dtype like the rest. */
 static const FeWeightEntry *fe_loader_kept_half(const FeLoader *ld, const char *name, int ndim,
                                                 int64_t n) {
-    if (ndim < 2 || !ld->keep_file_half || !ld->per_step || ld->matrix_dtype != FE_DTYPE_F32)
+    if (ndim != 2 || !ld->keep_file_half || ld->matrix_dtype != FE_DTYPE_F32 ||
+        strcmp(name, "dec.pos_emb.weight") == 0)
         return NULL;
     const FeWeightEntry *e = fe_weights_find(ld->wf, name);
     if (!e || (e->dtype != FE_DTYPE_F16 && e->dtype != FE_DTYPE_BF16) ||
@@ -159,19 +161,14 @@ static fe_status fe_loader_norm(FeLoader *ld, FeNorm *norm, const char *prefix, 
     return fe_loader_tensor(ld, &norm->bias, name, 1, dim, 0);
 }
 
-/* per_step_kv: K and V are projected every decode step (self-attention),
- * not once per image (cross-attention). */
 static fe_status fe_loader_attention(FeLoader *ld, FeAttentionWeights *a, const char *prefix,
-                                     int d, bool decoder, bool per_step_kv) {
+                                     int d) {
     char name[96];
     FeLinear *lins[4] = {&a->q, &a->k, &a->v, &a->o};
     const char *names[4] = {"q", "k", "v", "o"};
     for (int i = 0; i < 4; i++) {
         snprintf(name, sizeof name, "%s.%s", prefix, names[i]);
-        ld->per_step = decoder && (per_step_kv || i == 0 || i == 3);
-        fe_status st = fe_loader_linear(ld, lins[i], name, d, d);
-        ld->per_step = false;
-        FE_TRY(st);
+        FE_TRY(fe_loader_linear(ld, lins[i], name, d, d));
     }
     return FE_OK;
 }
@@ -257,7 +254,7 @@ static fe_status fe_model_walk(FeLoader *ld, FeModel *m) {
         snprintf(prefix, sizeof prefix, "enc.layers.%d.ln1", l);
         FE_TRY(fe_loader_norm(ld, &L->ln1, prefix, d));
         snprintf(prefix, sizeof prefix, "enc.layers.%d.attn", l);
-        FE_TRY(fe_loader_attention(ld, &L->attn, prefix, d, false, false));
+        FE_TRY(fe_loader_attention(ld, &L->attn, prefix, d));
         snprintf(prefix, sizeof prefix, "enc.layers.%d.ln2", l);
         FE_TRY(fe_loader_norm(ld, &L->ln2, prefix, d));
         snprintf(prefix, sizeof prefix, "enc.layers.%d.mlp.fc1", l);
@@ -266,38 +263,32 @@ static fe_status fe_model_walk(FeLoader *ld, FeModel *m) {
         FE_TRY(fe_loader_linear(ld, &L->fc2, prefix, d, c->d_ff));
     }
     FE_TRY(fe_loader_norm(ld, &m->enc_norm, "enc.norm", d));
-    ld->per_step = true; /* the embedding, and the output weight when tied */
     FE_TRY(fe_loader_tensor(ld, &m->tok_emb, "dec.tok_emb.weight", 2, c->vocab_size, d));
-    ld->per_step = false;
     FE_TRY(fe_loader_tensor(ld, &m->pos_emb, "dec.pos_emb.weight", 2, c->max_tokens, d));
     for (int l = 0; l < c->dec_layers; l++) {
         FeDecoderLayer *L = &m->dec[l];
         snprintf(prefix, sizeof prefix, "dec.layers.%d.ln1", l);
         FE_TRY(fe_loader_norm(ld, &L->ln1, prefix, d));
         snprintf(prefix, sizeof prefix, "dec.layers.%d.self_attn", l);
-        FE_TRY(fe_loader_attention(ld, &L->self_attn, prefix, d, true, true));
+        FE_TRY(fe_loader_attention(ld, &L->self_attn, prefix, d));
         snprintf(prefix, sizeof prefix, "dec.layers.%d.ln2", l);
         FE_TRY(fe_loader_norm(ld, &L->ln2, prefix, d));
         snprintf(prefix, sizeof prefix, "dec.layers.%d.cross_attn", l);
-        FE_TRY(fe_loader_attention(ld, &L->cross_attn, prefix, d, true, false));
+        FE_TRY(fe_loader_attention(ld, &L->cross_attn, prefix, d));
         snprintf(prefix, sizeof prefix, "dec.layers.%d.ln3", l);
         FE_TRY(fe_loader_norm(ld, &L->ln3, prefix, d));
-        ld->per_step = true;
         snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp.fc1", l);
         FE_TRY(fe_loader_linear(ld, &L->fc1, prefix, c->d_ff, d));
         snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp.fc2", l);
         FE_TRY(fe_loader_linear(ld, &L->fc2, prefix, d, c->d_ff));
-        ld->per_step = false;
-    }
+        }
     FE_TRY(fe_loader_norm(ld, &m->dec_norm, "dec.norm", d));
     if (c->tie_embeddings) {
         if (ld->buffer)
             m->out_weight = m->tok_emb;
     } else {
-        ld->per_step = true;
         FE_TRY(fe_loader_tensor(ld, &m->out_weight, "dec.out.weight", 2, c->vocab_size, d));
-        ld->per_step = false;
-    }
+        }
     return fe_loader_tensor(ld, &m->out_bias, "dec.out.bias", 1, c->vocab_size, 0);
 }
 
