@@ -2,10 +2,12 @@
  * reference tensors (tests/fixtures/model/, made by tools/make-test-model.py),
  * decoding, the public API, the detokeniser and preprocessing. */
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fe-model.h"
 #include "fm-png.h"
@@ -220,6 +222,145 @@ test_reference_model (gconstpointer data)
   g_assert_cmpuint (checked, >=, 3);
   fe_state_free (st);
   fe_context_free (ctx);
+}
+
+/* Writes a copy of a safetensors file with every F32 tensor rounded to f16:
+ * stored as F16 (half) or as F32 holding the rounded values. Returns the
+ * path (caller unlinks and frees). */
+static char *
+write_rounded_safetensors (const char *src, gboolean half)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (src, &data, &len, NULL));
+  guint64 hlen;
+  memcpy (&hlen, data, 8);
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_data (parser, data + 8, (gssize) hlen, NULL));
+  JsonObject *header = json_node_get_object (json_parser_get_root (parser));
+  GByteArray *blob = g_byte_array_new ();
+  GList *names = json_object_get_members (header);
+  for (GList *l = names; l; l = l->next)
+    {
+      const char *name = l->data;
+      if (strcmp (name, "__metadata__") == 0)
+        continue;
+      JsonObject *t = json_object_get_object_member (header, name);
+      JsonArray *off = json_object_get_array_member (t, "data_offsets");
+      gsize b = (gsize) json_array_get_int_element (off, 0), e = (gsize) json_array_get_int_element (off, 1);
+      const char *src_data = data + 8 + hlen + b;
+      guint start = blob->len;
+      if (strcmp (json_object_get_string_member (t, "dtype"), "F32") == 0)
+        {
+          for (gsize i = 0; i < (e - b) / 4; i++)
+            {
+              float f, r;
+              memcpy (&f, src_data + 4 * i, 4);
+              uint16_t hv = fe_f32_to_f16 (f);
+              r = fe_f16_to_f32 (hv);
+              if (half)
+                g_byte_array_append (blob, (const guint8 *) &hv, 2);
+              else
+                g_byte_array_append (blob, (const guint8 *) &r, 4);
+            }
+          if (half)
+            json_object_set_string_member (t, "dtype", "F16");
+        }
+      else
+        g_byte_array_append (blob, (const guint8 *) src_data, (guint) (e - b));
+      JsonArray *no = json_array_new ();
+      json_array_add_int_element (no, start);
+      json_array_add_int_element (no, blob->len);
+      json_object_set_array_member (t, "data_offsets", no);
+    }
+  g_list_free (names);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, json_parser_get_root (parser));
+  gsize text_len = 0;
+  g_autofree char *text = json_generator_to_data (gen, &text_len);
+  GString *file = g_string_new (NULL);
+  guint64 padded = (text_len + 7) / 8 * 8;
+  g_string_append_len (file, (const char *) &padded, 8);
+  g_string_append_len (file, text, (gssize) text_len);
+  for (gsize i = text_len; i < padded; i++)
+    g_string_append_c (file, ' ');
+  g_string_append_len (file, (const char *) blob->data, blob->len);
+  g_byte_array_free (blob, TRUE);
+  char *path = NULL;
+  int fd = g_file_open_tmp (half ? "formulate-f16-XXXXXX.safetensors" : "formulate-f32r-XXXXXX.safetensors",
+                            &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, file->str, (gssize) file->len, NULL));
+  g_string_free (file, TRUE);
+  return path;
+}
+
+/* An f16 model file runs on the CPU with its linear layers kept in f16
+ * (widened exactly in the kernels, AVX-512 CPUs): encoder output, logits and
+ * tokens are bit for bit those of an f32 file holding the same numbers, and
+ * the weights take less memory. */
+static void
+test_f16_file_equals_f32 (void)
+{
+  if (!have_fixtures ())
+    return;
+  JsonObject *m = json_object_get_object_member (json_object_get_object_member (fixture_index, "models"), "tiny");
+  g_autofree char *src = fixture_path (json_object_get_string_member (json_object_get_object_member (m, "files"), "safetensors"));
+  g_autofree char *p16 = write_rounded_safetensors (src, TRUE);
+  g_autofree char *p32 = write_rounded_safetensors (src, FALSE);
+  FeContextParams cp = fe_context_default_params ();
+  cp.device = "cpu";
+  FeContext *a = NULL, *b = NULL;
+  if (fe_context_load (p16, &cp, &a) != FE_OK || fe_context_load (p32, &cp, &b) != FE_OK)
+    g_error ("loading the rounded copies: %s", fe_last_error ());
+  g_assert_cmpstr (fe_context_model_info (a)->weights_dtype, ==, "f16");
+  FeRuntimeInfo ra, rb;
+  g_assert_cmpint (fe_context_runtime_info (a, &ra), ==, FE_OK);
+  g_assert_cmpint (fe_context_runtime_info (b, &rb), ==, FE_OK);
+  const FeCpuInfo *ci = fe_cpu_info ();
+  if (ci->avx512f && ci->avx512bw && ci->avx512vl)
+    g_assert_cmpuint (ra.weights_bytes, <, rb.weights_bytes);
+  FeState *sa, *sb;
+  g_assert_cmpint (fe_state_new (a, &sa), ==, FE_OK);
+  g_assert_cmpint (fe_state_new (b, &sb), ==, FE_OK);
+  guint checked = 0;
+  for (guint i = 0; i < n_cases (); i++)
+    {
+      Case c = get_case (i);
+      if (strcmp (c.model, "tiny") != 0)
+        continue;
+      float *px = read_f32 (c.pixels, (gsize) c.height * c.width);
+      const float *ea, *eb;
+      int na, nb, d;
+      g_assert_cmpint (fe_state_encode (sa, px, c.height, c.width), ==, FE_OK);
+      g_assert_cmpint (fe_state_encode (sb, px, c.height, c.width), ==, FE_OK);
+      g_assert_cmpint (fe_state_encoder_output (sa, &ea, &na, &d), ==, FE_OK);
+      g_assert_cmpint (fe_state_encoder_output (sb, &eb, &nb, &d), ==, FE_OK);
+      g_assert_cmpint (na, ==, nb);
+      g_assert_cmpmem (ea, (gsize) na * d * sizeof (float), eb, (gsize) nb * d * sizeof (float));
+      int max_tokens = fe_context_model_info (a)->max_tokens;
+      int *ta = g_new0 (int, max_tokens), *tb = g_new0 (int, max_tokens), la = 0, lb = 0;
+      float *fa = g_new0 (float, c.vocab_size), *fb = g_new0 (float, c.vocab_size);
+      g_assert_cmpint (fe_state_decode_greedy (sa, ta, max_tokens, &la, fa), ==, FE_OK);
+      g_assert_cmpint (fe_state_decode_greedy (sb, tb, max_tokens, &lb, fb), ==, FE_OK);
+      g_assert_cmpint (la, ==, lb);
+      g_assert_cmpmem (ta, la * sizeof (int), tb, lb * sizeof (int));
+      g_assert_cmpmem (fa, c.vocab_size * sizeof (float), fb, c.vocab_size * sizeof (float));
+      g_free (ta);
+      g_free (tb);
+      g_free (fa);
+      g_free (fb);
+      g_free (px);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >=, 3);
+  fe_state_free (sa);
+  fe_state_free (sb);
+  fe_context_free (a);
+  fe_context_free (b);
+  g_unlink (p16);
+  g_unlink (p32);
 }
 
 /* The .pt checkpoint (pickle + sidecar JSON) gives bit-identical results to
@@ -996,6 +1137,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/model/reference/tiny", "tiny", test_reference_model);
   g_test_add_data_func ("/model/reference/micro", "micro", test_reference_model);
   g_test_add_func ("/model/pt-equals-safetensors", test_pt_equals_safetensors);
+  g_test_add_func ("/model/f16-file-equals-f32", test_f16_file_equals_f32);
   g_test_add_func ("/model/info", test_model_info);
   g_test_add_func ("/model/devices", test_devices);
   g_test_add_func ("/model/beam1-equals-greedy", test_beam1_equals_greedy);
