@@ -1,5 +1,6 @@
 /* fm-application.c - AdwApplication subclass: windows, actions, settings, worker. */
 #include "fm-application.h"
+#include "fm-paths.h"
 
 #include <glib/gi18n.h>
 
@@ -17,31 +18,19 @@ struct _FmApplication {
 
 G_DEFINE_FINAL_TYPE (FmApplication, fm_application, ADW_TYPE_APPLICATION)
 
-/* The model: the setting, then $FORMULATE_MODEL, then the first .safetensors in
- * the installed models folder, then (for uninstalled runs) the source tree's. */
+/* The model: the setting, then what formulate-cli finds ($FORMULATE_MODEL, the
+ * data dir next to the installed program, or the source tree's when uninstalled). */
 static char *
 find_model_path (FmApplication *self)
 {
   g_autofree char *setting = g_settings_get_string (self->settings, "model-path");
-  const char *env = g_getenv ("FORMULATE_MODEL");
-  const char *dirs[] = { FM_DATADIR "/models", FM_SOURCE_DATADIR "/models" };
-  /* FE_NO_SOURCE_TREE: behave as installed (the install test sets it). */
-  gsize n_dirs = g_getenv ("FE_NO_SOURCE_TREE") != NULL ? 1 : G_N_ELEMENTS (dirs);
+  char buf[4096];
+  const char *path;
 
   if (setting != NULL && *setting != '\0')
     return g_steal_pointer (&setting);
-  if (env != NULL && *env != '\0')
-    return g_strdup (env);
-  for (gsize i = 0; i < n_dirs; i++)
-    {
-      g_autoptr(GDir) dir = g_dir_open (dirs[i], 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        if (g_str_has_suffix (name, ".safetensors"))
-          return g_build_filename (dirs[i], name, NULL);
-    }
-  return NULL;
+  path = fm_find_model (NULL, buf, sizeof buf, NULL, 0);
+  return path ? g_strdup (path) : NULL;
 }
 
 static void

@@ -5,6 +5,7 @@
  * the output, and only fails the run when no selected page could be read.
  */
 #include "fm-cli.h"
+#include "fm-paths.h"
 #include "fm-detect.h"
 #include "fm-document.h"
 #include "fm-export.h"
@@ -97,19 +98,9 @@ exit_code_for (const GError *error)
 static char *
 default_model_path (void)
 {
-  const char *env = g_getenv ("FORMULATE_MODEL");
-  const char *dirs[] = { FM_DATADIR, FM_SOURCE_DATADIR };
-
-  if (env && *env)
-    return g_strdup (env);
-  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
-    {
-      char *path = g_build_filename (dirs[i], "formulate.safetensors", NULL);
-      if (g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        return path;
-      g_free (path);
-    }
-  return NULL;
+  char buf[4096];
+  const char *path = fm_find_model (NULL, buf, sizeof buf, NULL, 0);
+  return path ? g_strdup (path) : NULL;
 }
 
 typedef struct {

@@ -13,8 +13,8 @@
 #include "fe.h"
 #include "fm-cli.h"
 #include "fm-png.h"
+#include "fm-paths.h"
 
-#define FM_MODEL_FILE "formulate-v1.safetensors"
 
 static volatile sig_atomic_t fm_interrupted;
 
@@ -74,37 +74,6 @@ fm_parse_int (const char *s, int min, int max, int *out)
     return false;
   *out = (int) v;
   return true;
-}
-
-static bool
-fm_file_exists (const char *path)
-{
-  return access (path, R_OK) == 0;
-}
-
-/* --model, else $FORMULATE_MODEL, else the installed model, else the source
- * tree's data/models/ (so a build runs before `ninja install`). NULL when
- * none exists; `looked` then lists the places. */
-static const char *
-fm_find_model (const char *option, char *buf, size_t size, char *looked, size_t looked_size)
-{
-  if (option)
-    return option;
-  const char *env = getenv ("FORMULATE_MODEL");
-  if (env && *env)
-    return env;
-  snprintf (buf, size, "%s/models/%s", FM_DATADIR, FM_MODEL_FILE);
-  if (fm_file_exists (buf))
-    return buf;
-  char source[PATH_MAX];
-  snprintf (source, sizeof source, "%s/models/%s", FM_SOURCE_DATADIR, FM_MODEL_FILE);
-  if (fm_file_exists (source))
-    {
-      snprintf (buf, size, "%s", source);
-      return buf;
-    }
-  snprintf (looked, looked_size, "%s/models/%s, %s", FM_DATADIR, FM_MODEL_FILE, source);
-  return NULL;
 }
 
 static const char *
