@@ -32,11 +32,11 @@ ninja -C "$build" kernels/libformulate-cuda.so bench/engine-gpu/bench-engine-gpu
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-"$python" bench/engine-gpu/pytorch_peer.py make-model "$work/v1.safetensors" >/dev/null
-"$python" bench/engine-gpu/pytorch_peer.py make-images "$work/images.f32" 32 "$height" "$width" >/dev/null
+"$python" tools/bench/pytorch_peer_gpu.py make-model "$work/v1.safetensors" >/dev/null
+"$python" tools/bench/pytorch_peer_gpu.py make-images "$work/images.f32" 32 "$height" "$width" >/dev/null
 
 # shellcheck disable=SC2086 # word splitting of the batch list is intended
-"$python" bench/engine-gpu/pytorch_peer.py run "$work/v1.safetensors" "$work/images.f32" \
+"$python" tools/bench/pytorch_peer_gpu.py run "$work/v1.safetensors" "$work/images.f32" \
   "$height" "$width" "$steps" $batches | tee "$work/torch.txt"
 # shellcheck disable=SC2086
 FE_CUDA_MODULE="$build/kernels/libformulate-cuda.so" \
