@@ -52,7 +52,8 @@ VOCAB_MIN_COUNT = 8
 TRAIN_WEIGHTS = {"im2latex": 0.25, "stacks": 0.15, "lebl-diffyqs": 0.10, "lebl-ra": 0.12,
                  "lebl-scv": 0.06, "crowell-lm": 0.10, "generated": 0.22}
 SOURCES = list(TRAIN_WEIGHTS)
-FONT_WEIGHTS = {"cm": 0.3, "lm": 0.15, "times": 0.2, "palatino": 0.2, "sans": 0.15}
+FONT_WEIGHTS = {"cm": 0.25, "lm": 0.12, "times": 0.15, "palatino": 0.13, "sans": 0.12,
+                "txfonts": 0.12, "pxfonts": 0.11}
 AUGMENT_FRACTION = 0.25
 BATCH = 250            # formulas per pdflatex run
 

@@ -27,10 +27,15 @@ FONT_SETS = {
     "sans": ("\\RequirePackage{fix-cm}",
              "\\usepackage{sansmath}\\renewcommand{\\familydefault}{\\sfdefault}"
              "\\AtBeginDocument{\\sansmath}"),
+    # Times and Palatino clones with their own math fonts (glyph shapes unlike
+    # mathptmx/mathpazo's borrowed CM symbols): more variety of symbol shapes
+    "txfonts": ("", "\\usepackage{txfonts}"),
+    "pxfonts": ("", "\\usepackage{pxfonts}"),
 }
 # the package each set-up needs beyond texlive-latex-base/-recommended
 FONT_REQUIRES = {"cm": "fix-cm.sty", "lm": "lmodern.sty", "times": "mathptmx.sty",
-                 "palatino": "mathpazo.sty", "sans": "sansmath.sty"}
+                 "palatino": "mathpazo.sty", "sans": "sansmath.sty",
+                 "txfonts": "txfonts.sty", "pxfonts": "pxfonts.sty"}
 FONT_NAMES = list(FONT_SETS)
 STYLES = ["inline", "display"]
 FONT_SIZES = [9, 10, 11, 12]

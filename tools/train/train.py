@@ -88,7 +88,8 @@ def parse_args(argv=None):
     ap.add_argument("--resume", help="checkpoint to resume (default: OUT/last.ckpt when present)")
     ap.add_argument("--no-resume", action="store_true")
     ap.add_argument("--init-from", help="start a new run (fresh optimiser and schedule) from the "
-                    "weights of an earlier run's ema.pt; its ema.json gives the config")
+                    "weights of an earlier run's ema.pt (its ema.json gives the config) "
+                    "or of an exported .safetensors model file")
     return ap.parse_args(argv)
 
 
@@ -286,12 +287,20 @@ def main(argv=None):
     vocab = D.load_vocab(args.data)
     init = None
     if ckpt is None and args.init_from:
-        # A second phase: warm restart of the schedule on the earlier run's averaged weights.
-        with open(os.path.splitext(args.init_from)[0] + ".json") as f:
-            init_side = json.load(f)
+        # A second phase: warm restart of the schedule on the earlier run's averaged weights,
+        # or on a shipped model file (fp16 safetensors, config and vocab in its metadata).
+        if args.init_from.endswith(".safetensors"):
+            from safetensors_io import load_file
+            tensors, meta = load_file(args.init_from)
+            init_side = {"config": json.loads(meta["formulate.config"]),
+                         "vocab": json.loads(meta["formulate.vocab"]), "step": None}
+            init = {k: (v.float() if v.is_floating_point() else v) for k, v in tensors.items()}
+        else:
+            with open(os.path.splitext(args.init_from)[0] + ".json") as f:
+                init_side = json.load(f)
+            init = torch.load(args.init_from, map_location="cpu")
         if init_side["vocab"] != vocab:
             raise SystemExit(f"{args.data}/vocab.json differs from {args.init_from}'s vocabulary")
-        init = torch.load(args.init_from, map_location="cpu")
     cfg = ckpt["config"] if ckpt else (init_side["config"] if init is not None else build_config(args, vocab))
     if ckpt and ckpt["vocab"] != vocab:
         raise SystemExit(f"{args.data}/vocab.json differs from the checkpoint's vocabulary")
@@ -312,6 +321,10 @@ def main(argv=None):
     opt = torch.optim.AdamW(param_groups(model, args.weight_decay), lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
     scaler = torch.cuda.amp.GradScaler() if (device.type == "cuda" and amp_dtype == torch.float16) else None
     if init is not None:
+        # export drops BatchNorm's num_batches_tracked (unused with momentum set)
+        for k, v in model.state_dict().items():
+            if k.endswith("num_batches_tracked") and k not in init:
+                init[k] = v
         model.load_state_dict(init)
         print(f"initialised from {args.init_from} (step {init_side.get('step')})", flush=True)
     ema = EMA(model, args.ema) if args.ema > 0 else None
@@ -392,7 +405,9 @@ def main(argv=None):
             pixels, vhw, dec_in, target = D.collate(train_ds, ks, hs, ws, cfg["pad_id"], cfg["bos_id"], cfg["eos_id"])
             pixels, vhw, dec_in, target = (t.to(device, non_blocking=True) for t in (pixels, vhw, dec_in, target))
             # With only a time budget the schedule's length is estimated from the
-            # speed of the first 20 steps and then fixed (kept in the checkpoint).
+            # speed of the first 20 steps and re-estimated at every log row from the
+            # recent speed, so the cosine still ends at the budget when the shared
+            # machine gets busier or quieter (kept in the checkpoint).
             horizon = state["total_steps"] or 10 ** 9
             lr = lr_at(state["step"], horizon, args)
             for g in opt.param_groups:
@@ -427,6 +442,10 @@ def main(argv=None):
                 print(f"schedule: {state['total_steps']} steps estimated for the time budget", flush=True)
             if state["step"] % args.log_steps == 0:
                 dt = time.monotonic() - win_t
+                if budget_s > 0 and not args.max_steps and not args.epochs and state["step"] > 20:
+                    remaining_s = max(0.0, budget_s - state["elapsed_s"])
+                    state["total_steps"] = max(args.warmup_steps + 1, state["step"] + 1,
+                                               state["step"] + int(remaining_s / (dt / win_steps)))
                 log.row(time_s=state["elapsed_s"], step=state["step"], epoch=state["epoch"], kind="train",
                         loss=win_loss / win_steps, lr=lr, grad_norm=gn, samples_per_s=win_n / max(dt, 1e-9))
                 print(f"step {state['step']} epoch {state['epoch']} loss {win_loss / win_steps:.4f} "
