@@ -31,11 +31,25 @@ FONT_SETS = {
     # mathptmx/mathpazo's borrowed CM symbols): more variety of symbol shapes
     "txfonts": ("", "\\usepackage{txfonts}"),
     "pxfonts": ("", "\\usepackage{pxfonts}"),
+    # texlive-fonts-extra: text+math families common in published papers and books
+    "newtx": ("", "\\usepackage{newtxtext}\\usepackage{newtxmath}"),
+    "newpx": ("", "\\usepackage{newpxtext}\\usepackage{newpxmath}"),
+    "kpfonts": ("", "\\usepackage{kpfonts}"),
+    "libertine": ("", "\\usepackage{libertine}\\usepackage[libertine]{newtxmath}"),
+    "cmbright": ("", "\\usepackage{cmbright}"),
+    "euler": ("", "\\usepackage{eulervm}"),
+    "charter": ("", "\\usepackage[charter]{mathdesign}"),
+    # never trained on: the unseen-font evaluation set (docs/data.md)
+    "stix2": ("", "\\usepackage{stix2}"),
+    "fourier": ("", "\\usepackage{fourier}"),
 }
 # the package each set-up needs beyond texlive-latex-base/-recommended
 FONT_REQUIRES = {"cm": "fix-cm.sty", "lm": "lmodern.sty", "times": "mathptmx.sty",
                  "palatino": "mathpazo.sty", "sans": "sansmath.sty",
-                 "txfonts": "txfonts.sty", "pxfonts": "pxfonts.sty"}
+                 "txfonts": "txfonts.sty", "pxfonts": "pxfonts.sty",
+                 "newtx": "newtxmath.sty", "newpx": "newpxmath.sty", "kpfonts": "kpfonts.sty",
+                 "libertine": "libertine.sty", "cmbright": "cmbright.sty", "euler": "eulervm.sty",
+                 "charter": "mathdesign.sty", "stix2": "stix2.sty", "fourier": "fourier.sty"}
 FONT_NAMES = list(FONT_SETS)
 STYLES = ["inline", "display"]
 FONT_SIZES = [9, 10, 11, 12]
