@@ -12,7 +12,8 @@
  *      its margin fits max_height x max_width;
  *   5. place at a margin of em_px/10 and pad with background to the strides.
  */
-#include "fe-model.h"
+#include "fe-preprocess.h"
+#include "fe-scale-prior.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -171,27 +172,26 @@ static float fe_component_height(const float *ink, int w, int h, int x0, int x1,
            fe_row_max(ink, w, h, y1 + 1, x0, x1);
 }
 
-float fe_estimate_em_px(const float *ink, int w, int h, float cc_median_em) {
-    if (!ink || w <= 0 || h <= 0 || cc_median_em <= 0.0f)
-        return 0.0f;
+/* The connected components of ink > FE_INK_THRESHOLD (8-connected: anti-
+ * aliased diagonal strokes touch only at corners once binarised), lone
+ * pixels dropped as noise. *out malloc'd; returns the count, -1 when out of
+ * memory. */
+static long fe_components(const float *ink, int w, int h, FeComponent **out) {
     size_t n = (size_t)w * h;
-    int32_t *label = calloc(n, sizeof *label);
+    uint8_t *seen = calloc(n, 1);
     int32_t *stack = malloc(n * sizeof *stack);
     size_t comp_cap = 256, n_comp = 0;
     FeComponent *comps = malloc(comp_cap * sizeof *comps);
-    float *heights = NULL;
-    float em = 0.0f;
-    if (!label || !stack || !comps)
+    long result = -1;
+    *out = NULL;
+    if (!seen || !stack || !comps)
         goto out;
-
     for (size_t start = 0; start < n; start++) {
-        if (label[start] || ink[start] <= FE_INK_THRESHOLD)
+        if (seen[start] || ink[start] <= FE_INK_THRESHOLD)
             continue;
-        /* Flood fill, 8-connected: anti-aliased diagonal strokes touch only at
-         * corners once binarised. */
         size_t sp = 0;
         stack[sp++] = (int32_t)start;
-        label[start] = 1;
+        seen[start] = 1;
         int x0 = w, x1 = -1, y0 = h, y1 = -1;
         long area = 0;
         while (sp > 0) {
@@ -211,8 +211,8 @@ float fe_estimate_em_px(const float *ink, int w, int h, float cc_median_em) {
                     if (nx < 0 || nx >= w)
                         continue;
                     size_t q = (size_t)ny * w + nx;
-                    if (!label[q] && ink[q] > FE_INK_THRESHOLD) {
-                        label[q] = 1;
+                    if (!seen[q] && ink[q] > FE_INK_THRESHOLD) {
+                        seen[q] = 1;
                         stack[sp++] = (int32_t)q;
                     }
                 }
@@ -232,20 +232,37 @@ float fe_estimate_em_px(const float *ink, int w, int h, float cc_median_em) {
         comps[n_comp].height = fe_component_height(ink, w, h, x0, x1, y0, y1);
         n_comp++;
     }
-    if (n_comp == 0)
+    *out = comps;
+    comps = NULL;
+    result = (long)n_comp;
+out:
+    free(seen);
+    free(stack);
+    free(comps);
+    return result;
+}
+
+float fe_estimate_em_px(const float *ink, int w, int h, float cc_median_em) {
+    if (!ink || w <= 0 || h <= 0 || cc_median_em <= 0.0f)
+        return 0.0f;
+    FeComponent *comps = NULL;
+    long n_comp = fe_components(ink, w, h, &comps);
+    float *heights = NULL;
+    float em = 0.0f;
+    if (n_comp <= 0)
         goto out;
-    heights = malloc(n_comp * sizeof *heights);
+    heights = malloc((size_t)n_comp * sizeof *heights);
     if (!heights)
         goto out;
     /* Rules (fraction bars, minus, the strokes of =, overlines) say nothing
      * about the font size: their height is the line thickness. */
     int k = 0;
-    for (size_t i = 0; i < n_comp; i++)
+    for (long i = 0; i < n_comp; i++)
         if (comps[i].width < 3 * comps[i].bin_height)
             heights[k++] = comps[i].height;
     if (k == 0) {
         /* Only rules: use them anyway rather than nothing. */
-        for (size_t i = 0; i < n_comp; i++)
+        for (long i = 0; i < n_comp; i++)
             heights[k++] = comps[i].height;
     }
     float m0 = fe_median(heights, k);
@@ -258,10 +275,67 @@ float fe_estimate_em_px(const float *ink, int w, int h, float cc_median_em) {
     float m = k2 > 0 ? fe_median(heights, k2) : m0;
     em = m / cc_median_em;
 out:
-    free(label);
-    free(stack);
     free(comps);
     free(heights);
+    return em;
+}
+
+/* Search range and step of the maximum-likelihood em, in ln(pixels): 3 to
+ * 400 px per em (a 5 pt font at 43 dpi to 40 pt at 720 dpi), 1 % steps. */
+#define FE_MLE_LN_MIN 1.0986123f /* ln 3 */
+#define FE_MLE_LN_MAX 5.9914645f /* ln 400 */
+#define FE_MLE_LN_STEP 0.01f
+
+static float fe_prior_log_density(float u, float v) {
+    /* nearest bin; outside the table the density is the floor */
+    float fr = (u - FE_PRIOR_U0) / FE_PRIOR_STEP, fc = (v - FE_PRIOR_V0) / FE_PRIOR_STEP;
+    if (!(fr >= 0.0f) || !(fc >= 0.0f) || fr >= FE_PRIOR_ROWS || fc >= FE_PRIOR_COLS)
+        return FE_PRIOR_FLOOR;
+    return fe_scale_prior[(int)fr][(int)fc];
+}
+
+float fe_estimate_em_px_mle(const float *ink, int w, int h) {
+    if (!ink || w <= 0 || h <= 0)
+        return 0.0f;
+    FeComponent *comps = NULL;
+    long n_comp = fe_components(ink, w, h, &comps);
+    float *lh = NULL, *lw = NULL;
+    float em = 0.0f;
+    if (n_comp <= 0)
+        goto out;
+    lh = malloc((size_t)n_comp * sizeof *lh);
+    lw = malloc((size_t)n_comp * sizeof *lw);
+    if (!lh || !lw)
+        goto out;
+    for (long i = 0; i < n_comp; i++) {
+        lh[i] = logf(comps[i].height > 0.5f ? comps[i].height : 0.5f);
+        lw[i] = logf((float)comps[i].width);
+    }
+    /* A change of scale shifts every component by the same amount in log
+     * units: the em is the shift that makes the image's (height, width)
+     * pairs most likely under the density measured on renders of known em
+     * (fe-scale-prior.h). Heights alone confuse x-height letters with
+     * capitals and digits; with the widths the shapes tell them apart
+     * (measured: median error 3.7 % vs 5.8 % with heights only and 17 %
+     * for the median height, docs/preprocessing.md). */
+    double best = -INFINITY;
+    float best_ln = 0.0f;
+    int steps = (int)((FE_MLE_LN_MAX - FE_MLE_LN_MIN) / FE_MLE_LN_STEP);
+    for (int s = 0; s <= steps; s++) {
+        float ln_em = FE_MLE_LN_MIN + s * FE_MLE_LN_STEP;
+        double total = 0.0;
+        for (long i = 0; i < n_comp; i++)
+            total += fe_prior_log_density(lh[i] - ln_em, lw[i] - ln_em);
+        if (total > best) {
+            best = total;
+            best_ln = ln_em;
+        }
+    }
+    em = expf(best_ln);
+out:
+    free(comps);
+    free(lh);
+    free(lw);
     return em;
 }
 
@@ -367,6 +441,11 @@ static int fe_round_up(int v, int m) { return (v + m - 1) / m * m; }
 
 fe_status fe_preprocess_config(const FeModelConfig *cfg, const FeImage *image, float **out,
                                int *out_height, int *out_width, float *out_scale) {
+    return fe_preprocess_config_em(cfg, image, 1.0f, out, out_height, out_width, out_scale);
+}
+
+fe_status fe_preprocess_config_em(const FeModelConfig *cfg, const FeImage *image, float em_factor,
+                                  float **out, int *out_height, int *out_width, float *out_scale) {
     if (!cfg || !out || !out_height || !out_width)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "preprocess: NULL argument");
     *out = NULL;
@@ -409,7 +488,7 @@ fe_status fe_preprocess_config(const FeModelConfig *cfg, const FeImage *image, f
             for (int y = 0; y < crop_h; y++)
                 memcpy(crop + (size_t)y * crop_w, ink + (size_t)(y0 + y) * w + x0,
                        (size_t)crop_w * sizeof(float));
-            em = fe_estimate_em_px(crop, crop_w, crop_h, cfg->cc_median_em);
+            em = fe_estimate_em_px_mle(crop, crop_w, crop_h) * em_factor;
             free(crop);
         }
         if (em > 0.0f)

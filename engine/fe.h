@@ -231,6 +231,11 @@ typedef struct {
     void *progress_user_data;
     fe_abort_callback abort_callback;
     void *abort_user_data;
+    /* Images without em_px_hint: how many glyph scales around the estimated
+     * one are recognised, the most confident result (mean token probability)
+     * kept; each costs one encode + decode. 0 or 1 = the estimate alone
+     * (default 3: the estimate and 15 % below and above it). */
+    int scale_candidates;
 } FeRecognizeParams;
 
 FE_API FeRecognizeParams fe_recognize_default_params(void);
