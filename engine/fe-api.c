@@ -375,7 +375,7 @@ const char *fe_context_token_text(const FeContext *context, int token_id) {
 /* State                                                                    */
 
 static uint64_t fe_state_device_bytes(const FeStateBuffers *sb) {
-    return (sb->enc_arena ? sb->enc_arena->size : 0) + (sb->dec_arena ? sb->dec_arena->size : 0);
+    return fe_state_buffers_device_bytes(sb);
 }
 
 fe_status fe_state_new(FeContext *context, FeState **out_state) {
@@ -507,19 +507,16 @@ char *fe_detokenize(const FeContext *context, const int *ids, int n) {
 }
 
 /* Glyph-scale search (FeRecognizeParams.scale_candidates): the candidates
+ * (fe_scale_candidate_factor, shared with the batched path in fe-decode.c)
  * span the estimated em x FE_SCALE_SEARCH_SPAN^[-1, 1], geometrically
  * spaced. Measured on the val split (docs/preprocessing.md): the estimate
  * is within +-10 % of the true em for 87 % of the images, and the most
  * confident of 3 or 5 candidates over +-15 % beats the estimate alone. */
-#define FE_SCALE_SEARCH_SPAN 1.15f
-#define FE_MAX_SCALE_CANDIDATES 15
 
 static fe_status fe_recognize_one(FeState *state, const FeImage *image,
                                   const FeRecognizeParams *p, FeResult *res) {
     FeContext *ctx = state->ctx;
-    int n_cand = image->em_px_hint > 0.0f || p->scale_candidates < 1 ? 1 : p->scale_candidates;
-    int half = (n_cand - 1) / 2;
-    float ratio = half > 0 ? powf(FE_SCALE_SEARCH_SPAN, 1.0f / (float)half) : 1.0f;
+    int n_cand = fe_scale_candidate_count(image, p->scale_candidates);
     float tried[FE_MAX_SCALE_CANDIDATES];
     int n_tried = 0, max_tokens = ctx->model.cfg.max_tokens;
     int *best_tokens = NULL;
@@ -537,8 +534,7 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
     /* The estimate first, then outwards alternating below and above it, so a
      * tie keeps the estimate. An even count tries one more below. */
     for (int c = 0; c < n_cand; c++) {
-        int step = (c + 1) / 2 * (c % 2 ? -1 : 1);
-        float factor = powf(ratio, (float)step);
+        float factor = fe_scale_candidate_factor(n_cand, c);
         float *pixels = NULL;
         int h = 0, w = 0;
         float scale = 1.0f;
@@ -649,7 +645,19 @@ fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
     if (p.scale_candidates < 0 || p.scale_candidates > FE_MAX_SCALE_CANDIDATES)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_recognize: scale_candidates %d is not in 0..%d",
                             p.scale_candidates, FE_MAX_SCALE_CANDIDATES);
+    if (p.max_batch < 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_recognize: max_batch %d", p.max_batch);
     memset(results, 0, n * sizeof *results);
+    /* Greedy: several images (and scale candidates) decoded together
+     * (fe-decode.c, docs/model.md); their buffers grow before decoding. */
+    int batch = fe_recognize_batch_size(&state->sb, &p);
+    if (batch > 1 && n > 0) {
+        FE_TRY(fe_state_reserve(state, batch));
+        fe_status st = fe_recognize_batched(&state->sb, state->ctx->vocab, state->ctx->n_vocab,
+                                            images, n, &p, batch, results);
+        fe_status acc = fe_state_reserve(state, 1); /* counts what grew */
+        return st != FE_OK ? st : acc;
+    }
     /* Buffers for the beam width are made before the first image, so no
      * decode step ever allocates. */
     FE_TRY(fe_state_reserve(state, p.beam_width));

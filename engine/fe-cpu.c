@@ -598,6 +598,17 @@ static void fe_gemv_task(void *ctx, int task) {
 #define FE_GEMV_MAX_ROWS_AVX512 32
 #endif
 
+int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype) {
+#ifdef FE_HAVE_X86_KERNELS
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (ci->avx512f && (weight_dtype == FE_DTYPE_F32 || (ci->avx512bw && ci->avx512vl)))
+        return FE_GEMV_MAX_ROWS_AVX512;
+#else
+    (void)weight_dtype;
+#endif
+    return FE_GEMV_MAX_ROWS;
+}
+
 static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0], *wt = op->src[1], *bt = op->src[2];
     int n = (int)wt->shape[0], k = (int)wt->shape[1];
@@ -1363,6 +1374,26 @@ fe_attn_query_avx512(const float *q, const float *k, const float *v, int ld, int
 }
 #endif
 
+/* One query of one head over n keys (rows ld floats apart): the decode
+ * step's attention, both over the one memory (fe_attn_task) and over each
+ * row's own (fe_attn_rows_task), so that the two give the same numbers. s is
+ * scratch for n scores. */
+static void fe_attn_one_query(const float *q, const float *k, const float *v, int ld, int dh,
+                              int n, float scale, float *s, float *y) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (fe_use_avx512() && dh % 16 == 0 && dh <= FE_ATTN_REG_DH) {
+        fe_attn_query_avx512(q, k, v, ld, dh, n, scale, s, y);
+        return;
+    }
+#endif
+    for (int t = 0; t < n; t++)
+        s[t] = scale * fe_dot(q, k + (size_t)t * ld, dh);
+    fe_softmax_row(s, n);
+    memset(y, 0, (size_t)dh * sizeof(float));
+    for (int t = 0; t < n; t++)
+        fe_axpy(s[t], v + (size_t)t * ld, y, dh);
+}
+
 static void fe_attn_task(void *ctx, int task) {
     FeAttnJob *j = ctx;
     int qb = task % j->q_blocks, bh = task / j->q_blocks;
@@ -1383,24 +1414,9 @@ static void fe_attn_task(void *ctx, int task) {
 
     if (rows <= 2) {
         /* Decode step: a few dot products per key, no GEMM set-up. */
-        for (int r = 0; r < rows; r++) {
-            int vis = fe_attn_visible(j, i0 + r);
-            float *sr = s + (size_t)r * kv;
-            const float *qr = q + (size_t)r * d;
-            float *yr = y + (size_t)r * d;
-#ifdef FE_HAVE_X86_KERNELS
-            if (fe_use_avx512() && dh % 16 == 0 && dh <= FE_ATTN_REG_DH) {
-                fe_attn_query_avx512(qr, k, v, d, dh, vis, j->scale, sr, yr);
-                continue;
-            }
-#endif
-            for (int t = 0; t < vis; t++)
-                sr[t] = j->scale * fe_dot(qr, k + (size_t)t * d, dh);
-            fe_softmax_row(sr, vis);
-            memset(yr, 0, (size_t)dh * sizeof(float));
-            for (int t = 0; t < vis; t++)
-                fe_axpy(sr[t], v + (size_t)t * d, yr, dh);
-        }
+        for (int r = 0; r < rows; r++)
+            fe_attn_one_query(q + (size_t)r * d, k, v, d, dh, fe_attn_visible(j, i0 + r),
+                              j->scale, s + (size_t)r * kv, y + (size_t)r * d);
         return;
     }
 
@@ -1474,6 +1490,74 @@ static fe_status fe_cpu_attention(const FeOpDesc *op) {
     return FE_OK;
 }
 
+/* Each batch row over its own span of packed keys (FE_OP_ATTENTION_ROWS). */
+typedef struct {
+    const float *q, *k, *v;
+    const int32_t *spans;
+    float *y;
+    int tq, d, heads, dh;
+    float scale;
+    bool failed;
+} FeAttnRowsJob;
+
+static void fe_attn_rows_task(void *ctx, int task) {
+    FeAttnRowsJob *j = ctx;
+    int r = task / j->heads, h = task % j->heads;
+    int start = j->spans[2 * r], len = j->spans[2 * r + 1];
+    float *s = fe_scratch((size_t)len);
+    if (!s) {
+        j->failed = true;
+        return;
+    }
+    const float *k = j->k + (size_t)start * j->d + (size_t)h * j->dh;
+    const float *v = j->v + (size_t)start * j->d + (size_t)h * j->dh;
+    for (int i = 0; i < j->tq; i++) {
+        size_t row = ((size_t)r * j->tq + i) * j->d + (size_t)h * j->dh;
+        fe_attn_one_query(j->q + row, k, v, j->d, j->dh, len, j->scale, s, j->y + row);
+    }
+}
+
+static fe_status fe_cpu_attention_rows(const FeOpDesc *op) {
+    const FeTensor *qt = op->src[0], *kt = op->src[1];
+    FeAttnRowsJob job = {
+        .q = fe_tensor_data(qt),
+        .k = fe_tensor_data(kt),
+        .v = fe_tensor_data(op->src[2]),
+        .spans = fe_tensor_data(op->src[3]),
+        .y = fe_tensor_data(op->dst),
+        .tq = (int)qt->shape[1],
+        .d = (int)qt->shape[2],
+        .heads = op->iparams[0],
+    };
+    int rows = (int)qt->shape[0], max_len = op->iparams[1];
+    int64_t n_keys = kt->shape[0];
+    if (rows == 0 || job.tq == 0)
+        return FE_OK;
+    double work = 0.0;
+    for (int r = 0; r < rows; r++) {
+        int64_t start = job.spans[2 * r], len = job.spans[2 * r + 1];
+        if (start < 0 || len < 1 || len > max_len || start + len > n_keys)
+            return fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                                "fe_attention_rows: row %d spans keys %lld+%lld of %lld "
+                                "(max_len %d)",
+                                r, (long long)start, (long long)len, (long long)n_keys, max_len);
+        work += (double)job.tq * (double)len * job.d;
+    }
+    job.dh = job.d / job.heads;
+    job.scale = 1.0f / sqrtf((float)job.dh);
+    int tasks = rows * job.heads;
+    /* The same threshold as fe_cpu_attention: one row's cross-attention
+     * alone is a few microseconds, a batch of them is worth the pool. */
+    if (work < 256.0 * 1024)
+        for (int t = 0; t < tasks; t++)
+            fe_attn_rows_task(&job, t);
+    else
+        fe_cpu_parallel_for(tasks, fe_attn_rows_task, &job);
+    if (job.failed)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_attention_rows: out of scratch memory");
+    return FE_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The backend table                                                        */
 
@@ -1522,6 +1606,7 @@ static fe_status fe_cpu_compute(FeDevice *dev, const FeOpDesc *op) {
     case FE_OP_KV_WRITE: return fe_cpu_kv_write(op);
     case FE_OP_LOG_SOFTMAX: return fe_cpu_log_softmax(op);
     case FE_OP_TOPK: return fe_cpu_topk(op);
+    case FE_OP_ATTENTION_ROWS: return fe_cpu_attention_rows(op);
     case FE_OP_COUNT:
     default: return fe_set_error(FE_ERR_INTERNAL, "cpu: op %d has no kernel", (int)op->op);
     }

@@ -11,9 +11,13 @@
  * probability of the chosen tokens, the final EOS included when there is one,
  * since "this is where the formula ends" is a decision too. */
 #include "fe-model.h"
+#include "fe-preprocess.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int fe_decode_token_limit(const FeModelConfig *cfg, int requested) {
     if (requested <= 0 || requested > cfg->max_tokens)
@@ -330,4 +334,433 @@ fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecod
     fe_confidence(sb->fin_probs + (size_t)best * (T + 1), n_probs, &out->confidence_mean,
                   &out->confidence_min);
     return FE_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Multi-image greedy batches                                               */
+
+static double fe_wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static double fe_process_cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The greedy choice for one row of logits: the first largest logit and its
+ * probability, exactly as fe_decode_greedy computes them. */
+static int fe_greedy_pick(const float *row, int V, float *prob) {
+    int best = 0;
+    for (int v = 1; v < V; v++)
+        if (row[v] > row[best])
+            best = v;
+    *prob = (float)exp((double)row[best] - fe_log_sum_exp(row, V));
+    return best;
+}
+
+fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
+                                 FeDecodeOutput *out, int n_rows) {
+    const FeModelConfig *c = &sb->model->cfg;
+    if (n_rows < 1 || n_rows > sb->beam_capacity)
+        return fe_set_error(FE_ERR_INTERNAL, "batch decode: %d rows, capacity %d", n_rows,
+                            sb->beam_capacity);
+    int limit = fe_decode_token_limit(c, opt->max_tokens);
+    int T = c->max_tokens, V = c->vocab_size;
+    /* Live row r decodes image slot[r]; its probabilities go to row slot[r]
+     * of the beam arrays (capacity max_tokens, as in fe_decode_greedy). The
+     * number of probabilities so far is beam_len[slot]. */
+    int *slot = sb->batch_slot, *perm = sb->batch_perm, *n_probs = sb->beam_len;
+    int32_t *ids = sb->batch_ids;
+    for (int r = 0; r < n_rows; r++) {
+        slot[r] = r;
+        ids[r] = c->bos_id;
+        n_probs[r] = 0;
+        out[r].n_tokens = 0;
+        out[r].hit_length_limit = out[r].repetition_stopped = false;
+        out[r].confidence_mean = out[r].confidence_min = 0.0f;
+        out[r].decode_ms = out[r].decode_cpu_ms = 0.0;
+    }
+    int alive = n_rows;
+    for (int pos = 0; alive > 0; pos++) {
+        FE_TRY(fe_check_abort(opt));
+        double t0 = fe_wall_ms(), c0 = fe_process_cpu_ms();
+        FE_TRY(fe_model_decode_step_rows(sb, ids, alive, pos));
+        /* Which rows end here; perm[] starts as the identity and finished
+         * rows are swapped out for the last live one (only that row's caches
+         * move, not every row after it). */
+        int n_done = 0;
+        for (int r = 0; r < alive; r++) {
+            FeDecodeOutput *o = &out[slot[r]];
+            float *probs = sb->beam_probs + (size_t)slot[r] * T;
+            float p;
+            int best = fe_greedy_pick(sb->host_logits + (size_t)r * V, V, &p);
+            probs[n_probs[slot[r]]++] = p;
+            perm[r] = r;
+            bool done = false;
+            if (best == c->eos_id) {
+                done = true;
+            } else {
+                o->tokens[o->n_tokens++] = best;
+                int ngram;
+                if (o->n_tokens >= limit) {
+                    o->hit_length_limit = true;
+                    done = true;
+                } else if (fe_repetition_detected(o->tokens, o->n_tokens, opt->max_repeats,
+                                                  &ngram)) {
+                    /* keep max_repeats copies, drop the one that went over */
+                    o->n_tokens -= ngram;
+                    n_probs[slot[r]] -= ngram;
+                    o->repetition_stopped = true;
+                    done = true;
+                }
+            }
+            ids[r] = best;
+            if (done) {
+                fe_confidence(probs, n_probs[slot[r]], &o->confidence_mean, &o->confidence_min);
+                perm[r] = -1;
+                n_done++;
+            }
+        }
+        /* the step's time, shared by the rows it ran */
+        double dt = fe_wall_ms() - t0, dc = fe_process_cpu_ms() - c0;
+        for (int r = 0; r < alive; r++) {
+            out[slot[r]].decode_ms += dt / alive;
+            out[slot[r]].decode_cpu_ms += dc / alive;
+        }
+        if (n_done == 0)
+            continue;
+        /* report the finished rows, in row order */
+        for (int r = 0; r < alive; r++)
+            if (perm[r] < 0 && opt->row_done)
+                FE_TRY(opt->row_done(opt->row_done_user_data, slot[r], &out[slot[r]]));
+        /* compact: from the end, so that the row moved into a hole is live */
+        int new_alive = alive;
+        for (int r = alive - 1; r >= 0; r--) {
+            if (perm[r] >= 0)
+                continue;
+            int last = new_alive - 1;
+            perm[r] = perm[last];
+            slot[r] = slot[last];
+            ids[r] = ids[last];
+            sb->host_spans[2 * r] = sb->host_spans[2 * last];
+            sb->host_spans[2 * r + 1] = sb->host_spans[2 * last + 1];
+            new_alive--;
+        }
+        alive = new_alive;
+        if (alive > 0)
+            FE_TRY(fe_model_reorder_cache(sb, perm, alive, pos + 1));
+    }
+    return FE_OK;
+}
+
+int fe_recognize_batch_size(FeStateBuffers *sb, const FeRecognizeParams *params) {
+    if (!params || params->beam_width > 1 || params->max_batch == 1)
+        return 1;
+    int want = params->max_batch;
+    if (want <= 0) {
+        /* FE_MAX_BATCH lets a program that cannot set the field (a benchmark
+         * driving formulate-cli) choose; a bad value is the default */
+        const char *env = getenv("FE_MAX_BATCH");
+        char *end = NULL;
+        long v = env && *env ? strtol(env, &end, 10) : 0;
+        want = env && *env && end && !*end && v >= 1 ? (int)(v < FE_MAX_BEAM ? v : FE_MAX_BEAM)
+                                                    : FE_DEFAULT_MAX_BATCH;
+    }
+    if (want > FE_MAX_BEAM)
+        want = FE_MAX_BEAM;
+    if (want <= 1)
+        return 1;
+    int exact = 0;
+    if (!fe_model_batch_supported(sb, &exact))
+        return 1;
+    if (exact > 0 && want > exact)
+        want = exact;
+    return want;
+}
+
+int fe_scale_candidate_count(const FeImage *image, int scale_candidates) {
+    return image->em_px_hint > 0.0f || scale_candidates < 1 ? 1 : scale_candidates;
+}
+
+float fe_scale_candidate_factor(int n_candidates, int c) {
+    /* The estimate first, then outwards alternating below and above it, so a
+     * tie keeps the estimate. An even count tries one more below. */
+    int half = (n_candidates - 1) / 2;
+    float ratio = half > 0 ? powf(FE_SCALE_SEARCH_SPAN, 1.0f / (float)half) : 1.0f;
+    int step = (c + 1) / 2 * (c % 2 ? -1 : 1);
+    return powf(ratio, (float)step);
+}
+
+/* One decoder row of a group: an image at one candidate scale. */
+typedef struct {
+    int image;                     /* index in the group                      */
+    int height, width;
+    float scale;
+    float *pixels;                 /* preprocessed, freed once encoded         */
+    int32_t span[2];               /* its packed encoder rows                  */
+    FeDecodeOutput out;
+} FeBatchRow;
+
+/* Per image of a group: the rows of its candidates and what they cost. */
+typedef struct {
+    int first_row, n_rows, pending;
+    double pre_ms, pre_cpu_ms, enc_ms, enc_cpu_ms, dec_ms, dec_cpu_ms;
+} FeBatchImage;
+
+typedef struct {
+    const FeModelConfig *cfg;
+    char *const *vocab;
+    int n_vocab;
+    const FeRecognizeParams *p;
+    FeResult *results;             /* the group's first image's                */
+    FeBatchImage image[FE_MAX_BEAM];
+    FeBatchRow row[FE_MAX_BEAM];
+    int chunk0;                    /* the decode chunk's first row            */
+    int *done;                     /* formulas finished in the whole call     */
+    int total;
+} FeBatchRun;
+
+/* An image whose candidates are all decoded: the most confident one (the
+ * first in candidate order among equals, as the serial search keeps it)
+ * becomes its result, now, so that an abort later leaves it valid. */
+static fe_status fe_batch_image_done(FeBatchRun *run, int img) {
+    const FeBatchImage *im = &run->image[img];
+    const FeBatchRow *best = &run->row[im->first_row];
+    for (int r = im->first_row + 1; r < im->first_row + im->n_rows; r++)
+        if (run->row[r].out.confidence_mean > best->out.confidence_mean)
+            best = &run->row[r];
+    const FeDecodeOutput *out = &best->out;
+    FeResult *res = &run->results[img];
+    char *latex = fe_detokenize_vocab(run->vocab, run->n_vocab, run->cfg, out->tokens,
+                                      out->n_tokens);
+    if (!latex)
+        return FE_ERR_INTERNAL;
+    int *ids = malloc((size_t)(out->n_tokens > 0 ? out->n_tokens : 1) * sizeof(int));
+    if (!ids) {
+        free(latex);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    }
+    memcpy(ids, out->tokens, (size_t)out->n_tokens * sizeof(int));
+    res->latex = latex;
+    res->token_ids = ids;
+    res->n_tokens = out->n_tokens;
+    res->confidence_mean = out->confidence_mean;
+    res->confidence_min = out->confidence_min;
+    res->hit_length_limit = out->hit_length_limit;
+    res->repetition_stopped = out->repetition_stopped;
+    res->input_width = best->width;
+    res->input_height = best->height;
+    res->scale = best->scale;
+    /* all candidates together: what the image cost */
+    res->preprocess_ms = im->pre_ms;
+    res->encoder_ms = im->enc_ms;
+    res->decoder_ms = im->dec_ms;
+    res->preprocess_cpu_ms = im->pre_cpu_ms;
+    res->encoder_cpu_ms = im->enc_cpu_ms;
+    res->decoder_cpu_ms = im->dec_cpu_ms;
+    (*run->done)++;
+    if (run->p->progress_callback)
+        run->p->progress_callback(*run->done, run->total, run->p->progress_user_data);
+    return FE_OK;
+}
+
+static fe_status fe_batch_row_done(void *user_data, int row, FeDecodeOutput *out) {
+    FeBatchRun *run = user_data;
+    FeBatchRow *r = &run->row[run->chunk0 + row];
+    FeBatchImage *im = &run->image[r->image];
+    r->out = *out;
+    im->dec_ms += out->decode_ms;
+    im->dec_cpu_ms += out->decode_cpu_ms;
+    if (--im->pending == 0)
+        return fe_batch_image_done(run, r->image);
+    return FE_OK;
+}
+
+/* Preprocesses image `img` of the group at each candidate scale, one row per
+ * distinct scale, appended at *n_rows (the caller made room for
+ * FE_MAX_SCALE_CANDIDATES). */
+static fe_status fe_batch_preprocess(FeBatchRun *run, const FeImage *image, int img, int *n_rows) {
+    FeBatchImage *im = &run->image[img];
+    int n_cand = fe_scale_candidate_count(image, run->p->scale_candidates);
+    *im = (FeBatchImage){.first_row = *n_rows};
+    for (int c = 0; c < n_cand; c++) {
+        FeBatchRow *r = &run->row[*n_rows];
+        *r = (FeBatchRow){.image = img};
+        double t0 = fe_wall_ms(), c0 = fe_process_cpu_ms();
+        fe_status st = fe_preprocess_config_em(run->cfg, image,
+                                               fe_scale_candidate_factor(n_cand, c), &r->pixels,
+                                               &r->height, &r->width, &r->scale);
+        if (st != FE_OK) {
+            r->pixels = NULL; /* fe_preprocess_config_em leaves nothing to free */
+            return st;
+        }
+        im->pre_ms += fe_wall_ms() - t0;
+        im->pre_cpu_ms += fe_process_cpu_ms() - c0;
+        /* candidates that preprocess alike would decode alike */
+        bool seen = false;
+        for (int k = im->first_row; k < *n_rows; k++)
+            seen = seen || run->row[k].scale == r->scale;
+        if (seen) {
+            free(r->pixels);
+            r->pixels = NULL;
+            continue;
+        }
+        (*n_rows)++;
+        im->n_rows++;
+    }
+    im->pending = im->n_rows;
+    return FE_OK;
+}
+
+/* One group: images [0, count) of `images`, every candidate a row, at most
+ * FE_MAX_BEAM rows. *failed receives the status of the first image that
+ * could not be preprocessed or encoded (FE_OK when none), *failed_at its
+ * index; the images before it are decoded first, as the serial path would
+ * have. The rows decode in chunks of max_batch. */
+static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const FeImage *images,
+                                    int count, int max_batch, fe_status *failed, int *failed_at) {
+    const FeModelConfig *c = run->cfg;
+    const FeRecognizeParams *p = run->p;
+    int n_rows = 0, n_images = 0;
+    int64_t tokens = 0;
+    fe_status st = FE_OK;
+    *failed = FE_OK;
+    *failed_at = -1;
+    for (int g = 0; g < count; g++) {
+        fe_status e = fe_batch_preprocess(run, &images[g], g, &n_rows);
+        if (e != FE_OK) {
+            for (int r = run->image[g].first_row; r < run->image[g].first_row + FE_MAX_SCALE_CANDIDATES && r < FE_MAX_BEAM; r++) {
+                free(run->row[r].pixels);
+                run->row[r].pixels = NULL;
+            }
+            n_rows = run->image[g].first_row;
+            *failed = e;
+            *failed_at = g;
+            break;
+        }
+        n_images++;
+    }
+    for (int r = 0; r < n_rows; r++)
+        tokens += (int64_t)(run->row[r].height / c->height_stride) *
+                  (run->row[r].width / c->width_stride);
+    if (n_rows > 0)
+        st = fe_model_batch_reserve(sb, n_rows, tokens);
+    for (int g = 0; st == FE_OK && g < n_images; g++) {
+        FeBatchImage *im = &run->image[g];
+        if (p->abort_callback && p->abort_callback(p->abort_user_data)) {
+            st = fe_set_error(FE_ERR_ABORTED, "recognition aborted");
+            break;
+        }
+        fe_status e = FE_OK;
+        for (int r = im->first_row; e == FE_OK && r < im->first_row + im->n_rows; r++) {
+            FeBatchRow *row = &run->row[r];
+            double t0 = fe_wall_ms(), c0 = fe_process_cpu_ms();
+            e = fe_model_encode(sb, row->pixels, row->height, row->width);
+            free(row->pixels);
+            row->pixels = NULL;
+            if (e == FE_OK)
+                e = fe_model_batch_add(sb, r);
+            if (e == FE_OK) {
+                row->span[0] = sb->host_spans[2 * r];
+                row->span[1] = sb->host_spans[2 * r + 1];
+            }
+            im->enc_ms += fe_wall_ms() - t0;
+            im->enc_cpu_ms += fe_process_cpu_ms() - c0;
+        }
+        if (e != FE_OK) {
+            /* decode the ones before it, then report it */
+            *failed = e;
+            *failed_at = g;
+            n_rows = im->first_row;
+            break;
+        }
+    }
+    for (int r = 0; r < FE_MAX_BEAM; r++) {
+        free(run->row[r].pixels);
+        run->row[r].pixels = NULL;
+    }
+    if (st != FE_OK)
+        return st;
+    FeDecodeOptions opt = {
+        .beam_width = 1,
+        .max_tokens = p->max_tokens,
+        .max_repeats = p->max_repeats,
+        .length_penalty = p->length_penalty,
+        .abort_callback = p->abort_callback,
+        .abort_user_data = p->abort_user_data,
+        .row_done = fe_batch_row_done,
+        .row_done_user_data = run,
+    };
+    int T = c->max_tokens;
+    FeDecodeOutput out[FE_MAX_BEAM];
+    for (int c0 = 0; c0 < n_rows; c0 += max_batch) {
+        int rows = n_rows - c0 < max_batch ? n_rows - c0 : max_batch;
+        for (int r = 0; r < rows; r++) {
+            out[r] = (FeDecodeOutput){.tokens = sb->beam_tokens + (size_t)(c0 + r) * T};
+            sb->host_spans[2 * r] = run->row[c0 + r].span[0];
+            sb->host_spans[2 * r + 1] = run->row[c0 + r].span[1];
+        }
+        run->chunk0 = c0;
+        FE_TRY(fe_decode_greedy_batch(sb, &opt, out, rows));
+    }
+    return FE_OK;
+}
+
+fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_vocab,
+                               const FeImage *images, size_t n, const FeRecognizeParams *p,
+                               int max_batch, FeResult *results) {
+    if (max_batch < 1 || max_batch > FE_MAX_BEAM || p->beam_width > 1 ||
+        p->scale_candidates > FE_MAX_SCALE_CANDIDATES)
+        return fe_set_error(FE_ERR_INTERNAL, "batched recognition of %d rows, beam %d", max_batch,
+                            p->beam_width);
+    if (n > INT32_MAX)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_recognize: %zu images", n);
+    FeBatchRun *run = calloc(1, sizeof *run);
+    if (!run)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    int done = 0;
+    *run = (FeBatchRun){.cfg = &sb->model->cfg, .vocab = vocab, .n_vocab = n_vocab, .p = p,
+                        .done = &done, .total = (int)n};
+    fe_status st = FE_OK;
+    size_t g0 = 0;
+    while (st == FE_OK && g0 < n) {
+        if (p->abort_callback && p->abort_callback(p->abort_user_data)) {
+            st = fe_set_error(FE_ERR_ABORTED, "recognition aborted");
+            break;
+        }
+        /* Whole images while their candidates fit in max_batch rows (at
+         * least one image; one with more candidates decodes in chunks). */
+        int count = 0, rows = 0;
+        while (g0 + (size_t)count < n && count < FE_MAX_BEAM) {
+            int k = fe_scale_candidate_count(&images[g0 + (size_t)count], p->scale_candidates);
+            if (count > 0 && rows + k > max_batch)
+                break;
+            rows += k;
+            count++;
+            if (rows >= max_batch)
+                break;
+        }
+        fe_status failed;
+        int failed_at;
+        run->results = results + g0;
+        st = fe_recognize_group(sb, run, images + g0, count, max_batch, &failed, &failed_at);
+        if (st != FE_OK) {
+            if (n > 1 && st != FE_ERR_ABORTED)
+                fe_prefix_error(st, "images %zu-%zu", g0, g0 + (size_t)count - 1);
+            break;
+        }
+        if (failed != FE_OK) {
+            st = failed;
+            if (n > 1 && failed != FE_ERR_ABORTED)
+                fe_prefix_error(failed, "image %zu", g0 + (size_t)failed_at);
+            break;
+        }
+        g0 += (size_t)count;
+    }
+    free(run);
+    return st;
 }

@@ -233,6 +233,7 @@ typedef enum {
     FE_OP_KV_WRITE,         /* copy rows into the KV cache at a position       */
     FE_OP_LOG_SOFTMAX,      /* over the last dim                               */
     FE_OP_TOPK,             /* k best (value, index) per row                   */
+    FE_OP_ATTENTION_ROWS,   /* attention, each batch row over its own key span */
     FE_OP_COUNT
 } fe_op;
 
@@ -263,8 +264,18 @@ typedef struct {
  *   LOG_SOFTMAX src x [..,N]; dst like x
  *   TOPK        dst values f32 [B,k]; src[0] x [B,N], src[1] indices i32 [B,k]
  *               (a second output); iparams[0] = k; best first, ties -> lower index
+ *   ATTENTION_ROWS  src q [R,Tq,D], k, v [N,D] (the key/value rows of every
+ *               batch row packed one after another), spans i32 [R,2] on the
+ *               device: row r's queries see keys start_r .. start_r+len_r-1
+ *               (no mask inside the span); iparams = n_heads, max_len (a bound
+ *               on every len_r, 1..N: shared-memory sizing on a GPU);
+ *               dst [R,Tq,D]. The spans live on the device, so the front-end
+ *               checks only their shape; a backend refuses (CPU) or clamps
+ *               (GPU) a span outside [0, N) or longer than max_len. This is the
+ *               cross-attention of a multi-image batch: each image's decoder
+ *               row reads its own encoder memory, of its own length.
  * Every op may run in place (dst == src[0]) except MATMUL, CONV3X3,
- * NCHW_TO_NLC, ATTENTION and TOPK. */
+ * NCHW_TO_NLC, ATTENTION, ATTENTION_ROWS and TOPK. */
 
 /* The backend table (ggml-style). One per backend kind; each device points at
  * its backend. Every function returns a status and sets the message. */
@@ -281,6 +292,11 @@ struct FeBackend {
 };
 
 fe_status fe_op_compute(const FeOpDesc *op);   /* checks + dispatch            */
+/* Whether the operands' device has a kernel for the op as described (its
+ * backend's supports_op; true when the backend has no such hook). Lets the
+ * model pick another way (serial decoding) before it starts, instead of
+ * failing at the first step. No shape checks. */
+bool fe_op_supported(const FeOpDesc *op);
 
 /* Convenience wrappers that build an FeOpDesc and call fe_op_compute. */
 fe_status fe_matmul(FeTensor *y, const FeTensor *x, const FeTensor *w, const FeTensor *b,
@@ -304,6 +320,12 @@ fe_status fe_kv_write(FeTensor *cache, const FeTensor *rows, int pos);
 fe_status fe_log_softmax(FeTensor *y, const FeTensor *x);
 /* values/indices [B,k] of x [B,N]. indices are i32. */
 fe_status fe_topk(FeTensor *values, FeTensor *indices, const FeTensor *x, int k);
+/* q [R,Tq,D]; k, v [N,D]; spans i32 [R,2] = (start, len) per row, every len
+ * in 1..max_len (FE_OP_ATTENTION_ROWS). Per row the same numbers as
+ * fe_attention of that row alone over k/v rows start..start+len-1 on the
+ * CPU backend. */
+fe_status fe_attention_rows(FeTensor *y, const FeTensor *q, const FeTensor *k, const FeTensor *v,
+                            const FeTensor *spans, int n_heads, int max_len);
 
 /* ------------------------------------------------------------------------ */
 /* Backend modules                                                          */
@@ -382,6 +404,11 @@ void fe_cpu_device_info(FeDeviceInfo *out);
  * programs should make it early in main, before they start other threads. */
 const char *fe_cpu_gemm_path(void);
 void fe_cpu_set_threads(int n);
+/* Up to how many input rows the CPU matmul computes each output row exactly
+ * as it would for that row alone (the in-place dot-product path, whose sums
+ * do not depend on the row count), for weights of that dtype. Batched
+ * decoding keeps its rows within this so that it gives the serial tokens. */
+int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype);
 int fe_cpu_get_threads(void);
 
 /* Row-major single-precision GEMM used by the CPU ops:

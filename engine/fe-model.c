@@ -509,6 +509,13 @@ static void fe_state_free_decoder(FeStateBuffers *sb) {
     free(sb->fin_score);
     free(sb->fin_repetition);
     free(sb->fin_length_limit);
+    free(sb->host_spans);
+    free(sb->batch_slot);
+    free(sb->batch_perm);
+    free(sb->batch_ids);
+    sb->host_spans = NULL;
+    sb->batch_slot = sb->batch_perm = NULL;
+    sb->batch_ids = NULL;
     sb->self_k = sb->self_v = NULL;
     sb->host_logits = NULL;
     sb->host_kv = NULL;
@@ -563,19 +570,25 @@ fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams) {
     sb->fin_score = malloc((size_t)B * sizeof(double));
     sb->fin_repetition = malloc((size_t)B * sizeof(bool));
     sb->fin_length_limit = malloc((size_t)B * sizeof(bool));
+    sb->host_spans = malloc((size_t)B * 2 * sizeof(int32_t));
+    sb->batch_slot = malloc((size_t)B * sizeof(int));
+    sb->batch_perm = malloc((size_t)B * sizeof(int));
+    sb->batch_ids = malloc((size_t)B * sizeof(int32_t));
     FeCarve *list = calloc((size_t)(16 + 2 * nl), sizeof *list);
     if (!sb->self_k || !sb->self_v || !sb->host_logits || !sb->host_kv || !sb->host_ids ||
         !sb->beam_tokens || !sb->beam_new_tokens || !sb->beam_probs || !sb->beam_new_probs ||
         !sb->beam_len || !sb->beam_parent || !sb->beam_score || !sb->cand_beam ||
         !sb->cand_token || !sb->cand_score || !sb->cand_prob || !sb->topk_index ||
         !sb->fin_tokens || !sb->fin_len || !sb->fin_n_probs || !sb->fin_probs || !sb->fin_score ||
-        !sb->fin_repetition || !sb->fin_length_limit || !list) {
+        !sb->fin_repetition || !sb->fin_length_limit || !sb->host_spans || !sb->batch_slot ||
+        !sb->batch_perm || !sb->batch_ids || !list) {
         free(list);
         fe_state_free_decoder(sb);
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory for %d beams", beams);
     }
     int n = 0;
     list[n++] = (FeCarve){&sb->dec_ids, FE_DTYPE_I32, B, "dec_ids"};
+    list[n++] = (FeCarve){&sb->batch_spans, FE_DTYPE_I32, B * 2, "batch_spans"};
     list[n++] = (FeCarve){&sb->dec_x, FE_DTYPE_F32, B * d, "dec_x"};
     list[n++] = (FeCarve){&sb->dec_h, FE_DTYPE_F32, B * d, "dec_h"};
     list[n++] = (FeCarve){&sb->dec_q, FE_DTYPE_F32, B * d, "dec_q"};
@@ -598,9 +611,61 @@ fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams) {
     return FE_OK;
 }
 
+static void fe_state_free_batch(FeStateBuffers *sb) {
+    fe_buffer_free(sb->batch_arena);
+    sb->batch_arena = NULL;
+    free(sb->batch_k);
+    free(sb->batch_v);
+    sb->batch_k = sb->batch_v = NULL;
+    sb->batch_token_capacity = sb->batch_tokens = 0;
+}
+
+fe_status fe_model_batch_reserve(FeStateBuffers *sb, int rows, int64_t tokens) {
+    const FeModelConfig *c = &sb->model->cfg;
+    FE_TRY(fe_state_buffers_reserve_beams(sb, rows));
+    sb->batch_tokens = 0;
+    if (tokens < 1)
+        tokens = 1;
+    if (sb->batch_arena && tokens <= sb->batch_token_capacity)
+        return FE_OK;
+    fe_state_free_batch(sb);
+    sb->n_decoder_allocs++;
+    int nl = c->dec_layers > 0 ? c->dec_layers : 1;
+    int64_t d = c->d_model;
+    sb->batch_k = calloc((size_t)nl, sizeof(FeTensor));
+    sb->batch_v = calloc((size_t)nl, sizeof(FeTensor));
+    FeCarve *list = calloc((size_t)(2 * nl), sizeof *list);
+    if (!sb->batch_k || !sb->batch_v || !list) {
+        free(list);
+        fe_state_free_batch(sb);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory for a batch of %d images",
+                            rows);
+    }
+    int n = 0;
+    for (int l = 0; l < c->dec_layers; l++) {
+        list[n++] = (FeCarve){&sb->batch_k[l], FE_DTYPE_F32, tokens * d, "batch_k"};
+        list[n++] = (FeCarve){&sb->batch_v[l], FE_DTYPE_F32, tokens * d, "batch_v"};
+    }
+    fe_status st = n ? fe_carve_all(sb->model->device, &sb->batch_arena, list, n)
+                     : fe_buffer_new(sb->model->device, FE_ALIGN, &sb->batch_arena);
+    free(list);
+    if (st != FE_OK) {
+        fe_state_free_batch(sb);
+        return st;
+    }
+    sb->batch_token_capacity = tokens;
+    return FE_OK;
+}
+
+uint64_t fe_state_buffers_device_bytes(const FeStateBuffers *sb) {
+    return (sb->enc_arena ? sb->enc_arena->size : 0) + (sb->dec_arena ? sb->dec_arena->size : 0) +
+           (sb->batch_arena ? sb->batch_arena->size : 0);
+}
+
 void fe_state_buffers_free(FeStateBuffers *sb) {
     if (!sb)
         return;
+    fe_state_free_batch(sb);
     fe_state_free_decoder(sb);
     fe_state_free_encoder(sb);
     memset(sb, 0, sizeof *sb);
@@ -726,7 +791,11 @@ fe_status fe_model_cross_kv(FeStateBuffers *sb) {
     return FE_OK;
 }
 
-fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_rows, int position) {
+/* One decoder step for rows 0..n_rows-1. per_row: row r cross-attends to the
+ * packed batch K/V rows sb->host_spans[r] (multi-image batches); otherwise
+ * every row to the one encoding's K/V (beams of one image). */
+static fe_status fe_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_rows, int position,
+                                bool per_row) {
     const FeModel *m = sb->model;
     const FeModelConfig *c = &m->cfg;
     if (n_rows < 1 || n_rows > sb->beam_capacity)
@@ -735,8 +804,24 @@ fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_row
     if (position < 0 || position >= c->max_tokens)
         return fe_set_error(FE_ERR_INTERNAL, "decode step: position %d outside 0..%d", position,
                             c->max_tokens - 1);
-    FE_TRY(fe_model_cross_kv(sb));
     int64_t B = n_rows, d = c->d_model, T = c->max_tokens, L = sb->enc_len;
+    int max_len = 0;
+    FeTensor spans;
+    if (per_row) {
+        for (int r = 0; r < n_rows; r++) {
+            int32_t start = sb->host_spans[2 * r], len = sb->host_spans[2 * r + 1];
+            if (start < 0 || len < 1 || start + (int64_t)len > sb->batch_tokens)
+                return fe_set_error(FE_ERR_INTERNAL,
+                                    "decode step: row %d spans %d+%d of %lld batch rows", r, start,
+                                    len, (long long)sb->batch_tokens);
+            if (len > max_len)
+                max_len = len;
+        }
+        FE_TRY(fe_view(&spans, &sb->batch_spans, 0, 2, B, 2, 0, 0));
+        FE_TRY(fe_tensor_upload(&spans, sb->host_spans, (size_t)B * 2 * sizeof(int32_t)));
+    } else {
+        FE_TRY(fe_model_cross_kv(sb));
+    }
     FeTensor idt, x, h, q, kk, vv, att, ff, logits, q3, k3, v3, att3, kc, vc;
     FE_TRY(fe_view(&idt, &sb->dec_ids, 0, 1, B, 0, 0, 0));
     memcpy(sb->host_ids, ids, (size_t)B * sizeof(int32_t));
@@ -769,17 +854,25 @@ fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_row
         FE_TRY(fe_attention(&att3, &q3, &kc, &vc, c->n_heads, position + 1, true, position));
         FE_TRY(fe_linear(&h, &att, &D->self_attn.o, false));
         FE_TRY(fe_add(&x, &x, &h));
-        /* cross-attention: every row reads the one encoding, so it runs per
-         * row against K/V computed once per image */
         FE_TRY(fe_layernorm(&h, &x, &D->ln2.weight, &D->ln2.bias, c->ln_eps));
         FE_TRY(fe_linear(&q, &h, &D->cross_attn.q, false));
-        FE_TRY(fe_view(&kc, &sb->cross_k[l], 0, 3, 1, L, d, 0));
-        FE_TRY(fe_view(&vc, &sb->cross_v[l], 0, 3, 1, L, d, 0));
-        for (int64_t r = 0; r < B; r++) {
-            FeTensor qr, ar;
-            FE_TRY(fe_view(&qr, &sb->dec_q, r * d, 3, 1, 1, d, 0));
-            FE_TRY(fe_view(&ar, &sb->dec_att, r * d, 3, 1, 1, d, 0));
-            FE_TRY(fe_attention(&ar, &qr, &kc, &vc, c->n_heads, (int)L, false, 0));
+        if (per_row) {
+            /* cross-attention: each row over its own image's K/V, one op */
+            FeTensor bk, bv;
+            FE_TRY(fe_view(&bk, &sb->batch_k[l], 0, 2, sb->batch_tokens, d, 0, 0));
+            FE_TRY(fe_view(&bv, &sb->batch_v[l], 0, 2, sb->batch_tokens, d, 0, 0));
+            FE_TRY(fe_attention_rows(&att3, &q3, &bk, &bv, &spans, c->n_heads, max_len));
+        } else {
+            /* cross-attention: every row reads the one encoding, so it runs
+             * per row against K/V computed once per image */
+            FE_TRY(fe_view(&kc, &sb->cross_k[l], 0, 3, 1, L, d, 0));
+            FE_TRY(fe_view(&vc, &sb->cross_v[l], 0, 3, 1, L, d, 0));
+            for (int64_t r = 0; r < B; r++) {
+                FeTensor qr, ar;
+                FE_TRY(fe_view(&qr, &sb->dec_q, r * d, 3, 1, 1, d, 0));
+                FE_TRY(fe_view(&ar, &sb->dec_att, r * d, 3, 1, 1, d, 0));
+                FE_TRY(fe_attention(&ar, &qr, &kc, &vc, c->n_heads, (int)L, false, 0));
+            }
         }
         FE_TRY(fe_linear(&h, &att, &D->cross_attn.o, false));
         FE_TRY(fe_add(&x, &x, &h));
@@ -792,6 +885,85 @@ fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_row
     FE_TRY(fe_matmul(&logits, &h, &m->out_weight, &m->out_bias, false));
     return fe_tensor_download(&logits, sb->host_logits,
                               (size_t)(B * c->vocab_size) * sizeof(float));
+}
+
+fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_rows, int position) {
+    return fe_decode_step(sb, ids, n_rows, position, false);
+}
+
+fe_status fe_model_decode_step_rows(FeStateBuffers *sb, const int32_t *ids, int n_rows,
+                                    int position) {
+    if (!sb->batch_arena)
+        return fe_set_error(FE_ERR_INTERNAL, "decode step: no batch (fe_model_batch_reserve)");
+    return fe_decode_step(sb, ids, n_rows, position, true);
+}
+
+fe_status fe_model_batch_add(FeStateBuffers *sb, int row) {
+    const FeModel *m = sb->model;
+    const FeModelConfig *c = &m->cfg;
+    if (sb->enc_len <= 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "batch: no encoder output (encode first)");
+    if (row < 0 || row >= sb->beam_capacity || !sb->batch_arena)
+        return fe_set_error(FE_ERR_INTERNAL, "batch: row %d outside the reserved %d", row,
+                            sb->batch_arena ? sb->beam_capacity : 0);
+    int64_t L = sb->enc_len, d = c->d_model, start = sb->batch_tokens;
+    if (start + L > sb->batch_token_capacity)
+        return fe_set_error(FE_ERR_INTERNAL, "batch: %lld + %lld encoder rows exceed the %lld reserved",
+                            (long long)start, (long long)L, (long long)sb->batch_token_capacity);
+    /* the same products as fe_model_cross_kv, written at the image's place */
+    FeTensor enc, k, v;
+    FE_TRY(fe_view(&enc, &sb->enc_out, 0, 2, L, d, 0, 0));
+    for (int l = 0; l < c->dec_layers; l++) {
+        FE_TRY(fe_view(&k, &sb->batch_k[l], start * d, 2, L, d, 0, 0));
+        FE_TRY(fe_view(&v, &sb->batch_v[l], start * d, 2, L, d, 0, 0));
+        FE_TRY(fe_linear(&k, &enc, &m->dec[l].cross_attn.k, false));
+        FE_TRY(fe_linear(&v, &enc, &m->dec[l].cross_attn.v, false));
+    }
+    sb->host_spans[2 * row] = (int32_t)start;
+    sb->host_spans[2 * row + 1] = (int32_t)L;
+    sb->batch_tokens = start + L;
+    return FE_OK;
+}
+
+bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows) {
+    const FeModel *m = sb->model;
+    const FeModelConfig *c = &m->cfg;
+    if (exact_rows)
+        *exact_rows = 0;
+    if (c->dec_layers < 1 || !sb->dec_arena)
+        return false;
+    /* a descriptor shaped like a step's, for the backend's supports_op */
+    FeTensor q = sb->dec_q, y = sb->dec_att, kv = sb->dec_k, spans = sb->batch_spans;
+    q.ndim = y.ndim = 3;
+    q.shape[0] = y.shape[0] = 1;
+    q.shape[1] = y.shape[1] = 1;
+    q.shape[2] = y.shape[2] = c->d_model;
+    kv.ndim = 2;
+    kv.shape[0] = 1;
+    kv.shape[1] = c->d_model;
+    spans.ndim = 2;
+    spans.shape[0] = 1;
+    spans.shape[1] = 2;
+    FeOpDesc op = {.op = FE_OP_ATTENTION_ROWS,
+                   .dst = &y,
+                   .src = {&q, &kv, &kv, &spans},
+                   .iparams = {c->n_heads, 1}};
+    if (!fe_op_supported(&op))
+        return false;
+    if (exact_rows && strcmp(m->device->backend->name, "cpu") == 0) {
+        /* every matmul of a step: the smallest promise over their weights */
+        int rows = fe_cpu_matmul_exact_rows(m->out_weight.dtype);
+        const FeDecoderLayer *D = &m->dec[0];
+        const FeTensor *w[] = {&D->self_attn.q.weight, &D->cross_attn.o.weight, &D->fc1.weight,
+                               &D->fc2.weight};
+        for (size_t i = 0; i < sizeof w / sizeof w[0]; i++) {
+            int r = fe_cpu_matmul_exact_rows(w[i]->dtype);
+            if (r < rows)
+                rows = r;
+        }
+        *exact_rows = rows;
+    }
+    return true;
 }
 
 fe_status fe_model_reorder_cache(FeStateBuffers *sb, const int *parent, int n_rows,

@@ -122,6 +122,19 @@ typedef struct {
     float *fin_probs;
     double *fin_score;
     bool *fin_repetition, *fin_length_limit;
+    /* Multi-image greedy batches (fe_decode_greedy_batch): the cross-attention
+     * K/V of every image of a group packed one after another per layer, and
+     * per decoder row the span (start, length) of its own image's rows. They
+     * grow to the largest group (fe_model_batch_reserve, before decoding). */
+    FeBuffer *batch_arena;
+    FeTensor *batch_k, *batch_v;   /* dec_layers x [batch_token_capacity, d]   */
+    int64_t batch_token_capacity;
+    int64_t batch_tokens;          /* rows used by the group so far            */
+    FeTensor batch_spans;          /* i32 [beam_capacity, 2], in dec_arena     */
+    int32_t *host_spans;           /* [beam_capacity, 2]: decoder row r's span */
+    /* per-row bookkeeping of the batched greedy decode, [beam_capacity] */
+    int *batch_slot, *batch_perm;
+    int32_t *batch_ids;
     /* counts decoder-buffer (re)allocations so tests can check that decoding
      * never allocates per token */
     unsigned long n_decoder_allocs;
@@ -149,12 +162,43 @@ fe_status fe_model_decode_step(FeStateBuffers *sb, const int32_t *ids, int n_row
 fe_status fe_model_reorder_cache(FeStateBuffers *sb, const int *parent, int n_rows,
                                  int n_positions);
 
+/* Multi-image batches. A group of images decodes together, each decoder row
+ * cross-attending to its own image's encoder output:
+ *   fe_model_batch_reserve(sb, rows, sum of the images' encoder lengths);
+ *   for each image g: fe_model_encode(...); fe_model_batch_add(sb, g);
+ *   fe_model_decode_step_rows(...) per position, with sb->host_spans in the
+ *   order of the live rows (the caller permutes it when rows finish).
+ * The encoder output is copied nowhere: its K/V go straight into the packed
+ * buffers, so encoding the next image may reuse the encoder's buffers. */
+/* Makes room for `rows` decoder rows (<= FE_MAX_BEAM) and `tokens` packed
+ * encoder rows, and empties the group. Allocates only to grow. */
+fe_status fe_model_batch_reserve(FeStateBuffers *sb, int rows, int64_t tokens);
+/* Appends the cross-attention K/V of the last encoding as decoder row
+ * `row`'s memory: host_spans[row] = (first packed row, sb->enc_len). */
+fe_status fe_model_batch_add(FeStateBuffers *sb, int row);
+/* One decoder step for rows 0..n_rows-1 like fe_model_decode_step, except
+ * that row r cross-attends to the packed rows host_spans[r] (rows may hold
+ * different images). Per row the same numbers as fe_model_decode_step on
+ * that row's image alone, on the CPU backend (fe_cpu_matmul_exact_rows). */
+fe_status fe_model_decode_step_rows(FeStateBuffers *sb, const int32_t *ids, int n_rows,
+                                    int position);
+/* Whether the model's device can run fe_model_decode_step_rows (the backend
+ * has FE_OP_ATTENTION_ROWS), and for how many rows the per-row results stay
+ * those of a serial decode: *exact_rows (0 = no such promise, e.g. a GPU
+ * whose GEMM picks its algorithm by shape). */
+bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows);
+/* Device bytes of the state's buffers (encoder, decoder, batch). */
+uint64_t fe_state_buffers_device_bytes(const FeStateBuffers *sb);
+
 /* Decoding (fe-decode.c) */
 typedef struct {
     int *tokens;                   /* caller's array, capacity max_tokens     */
     int n_tokens;
     float confidence_mean, confidence_min;
     bool hit_length_limit, repetition_stopped;
+    /* fe_decode_greedy_batch: this row's share of the decode, wall and
+     * process CPU ms: each step's time split evenly among the rows it ran */
+    double decode_ms, decode_cpu_ms;
 } FeDecodeOutput;
 
 typedef struct {
@@ -165,6 +209,11 @@ typedef struct {
     fe_abort_callback abort_callback;
     void *abort_user_data;
     float *first_logits;           /* may be NULL                              */
+    /* fe_decode_greedy_batch: called as each row finishes, with its index
+     * (the image's place in the group) and its output, complete; a failure
+     * it returns ends the decode with that status. May be NULL. */
+    fe_status (*row_done)(void *user_data, int row, FeDecodeOutput *out);
+    void *row_done_user_data;
 } FeDecodeOptions;
 
 /* Needs fe_model_encode first. Greedy when beam_width == 1 through its own
@@ -172,6 +221,43 @@ typedef struct {
  * with greedy). */
 fe_status fe_decode_greedy(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out);
 fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out);
+/* Greedy decoding of n_rows images together (after fe_model_batch_reserve and
+ * fe_model_batch_add for rows 0..n_rows-1): one decoder step for all live
+ * rows; a row that ends (EOS, length limit, repetition guard) leaves the
+ * batch and opt->row_done is called for it. out[r].tokens (capacity
+ * max_tokens each) receives row r's tokens. Each row's tokens and flags are
+ * those fe_decode_greedy gives for its image alone (on the CPU). On abort the
+ * rows finished (row_done called) are complete, the others are not. */
+fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
+                                 FeDecodeOutput *out, int n_rows);
+/* fe_recognize's multi-image greedy path (beam_width 1): groups of images
+ * whose scale candidates fill up to max_batch rows (one row per image and
+ * candidate scale) are preprocessed and encoded one by one, then decoded
+ * together; each image keeps its most confident candidate, as the serial
+ * search does. Fills results[i] (zeroed by the caller) as image i finishes and
+ * calls the progress callback then, so `done` counts finished formulas in the
+ * order they finish. On error the finished results are valid, the rest stay
+ * zeroed. vocab: the context's, for the LaTeX. */
+fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_vocab,
+                               const FeImage *images, size_t n, const FeRecognizeParams *p,
+                               int max_batch, FeResult *results);
+/* The batch size fe_recognize uses for params->max_batch on this state:
+ * 1 = serial. 0 asks for the engine default (FE_DEFAULT_MAX_BATCH, or the
+ * environment's FE_MAX_BATCH); capped by FE_MAX_BEAM, by the rows the CPU
+ * computes exactly (fe_cpu_matmul_exact_rows) and to 1 when the device has
+ * no per-row cross-attention (a CUDA module without FE_OP_ATTENTION_ROWS). */
+int fe_recognize_batch_size(FeStateBuffers *sb, const FeRecognizeParams *params);
+#define FE_DEFAULT_MAX_BATCH 8
+/* fe_recognize's glyph-scale search (FeRecognizeParams.scale_candidates),
+ * shared by the serial and the batched path: the candidates span the
+ * estimated em x FE_SCALE_SEARCH_SPAN^[-1, 1], geometrically spaced. */
+#define FE_SCALE_SEARCH_SPAN 1.15f
+#define FE_MAX_SCALE_CANDIDATES 15
+/* How many candidates an image gets (1 with an em_px_hint). */
+int fe_scale_candidate_count(const FeImage *image, int scale_candidates);
+/* The em factor of candidate c of n: the estimate first, then alternately
+ * below and above it. */
+float fe_scale_candidate_factor(int n_candidates, int c);
 /* Largest number of generated tokens a decode can return. */
 int fe_decode_token_limit(const FeModelConfig *cfg, int requested);
 /* true when the last n tokens of seq, for some n in 1..8, occur more than

@@ -20,6 +20,7 @@ const char *fe_op_name(fe_op op) {
     case FE_OP_KV_WRITE: return "fe_kv_write";
     case FE_OP_LOG_SOFTMAX: return "fe_log_softmax";
     case FE_OP_TOPK: return "fe_topk";
+    case FE_OP_ATTENTION_ROWS: return "fe_attention_rows";
     case FE_OP_COUNT:
     default: return "fe_unknown_op";
     }
@@ -165,6 +166,35 @@ static fe_status fe_check_attention(const FeOpDesc *op) {
     return FE_OK;
 }
 
+static fe_status fe_check_attention_rows(const FeOpDesc *op) {
+    const FeTensor *q = op->src[0], *k = op->src[1], *v = op->src[2], *spans = op->src[3];
+    const FeTensor *y = op->dst;
+    int heads = op->iparams[0], max_len = op->iparams[1];
+    FE_REQUIRE(q->ndim == 3 && fe_is_f32(q), q, "q", "f32 [R, Tq, D]");
+    FE_REQUIRE(k && k->ndim == 2 && fe_is_f32(k) && k->shape[1] == q->shape[2], k ? k : q, "k",
+               "f32 [N, D]");
+    FE_REQUIRE(v && v->ndim == 2 && fe_is_f32(v) && v->shape[0] == k->shape[0] &&
+                   v->shape[1] == k->shape[1],
+               v ? v : q, "v", "f32 shaped like k");
+    FE_REQUIRE(spans && spans->dtype == FE_DTYPE_I32 &&
+                   fe_tensor_nelements(spans) == 2 * q->shape[0],
+               spans ? spans : q, "spans", "i32 [R, 2]");
+    FE_REQUIRE(y->ndim == 3 && fe_is_f32(y) && y->shape[0] == q->shape[0] &&
+                   y->shape[1] == q->shape[1] && y->shape[2] == q->shape[2],
+               y, "output", "f32 shaped like q");
+    if (heads < 1 || q->shape[2] % heads != 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                            "fe_attention_rows: %d heads do not divide D=%lld", heads,
+                            (long long)q->shape[2]);
+    if (max_len < 1 || max_len > k->shape[0])
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT,
+                            "fe_attention_rows: max_len %d outside [1, %lld]", max_len,
+                            (long long)k->shape[0]);
+    if (q->shape[0] > INT32_MAX / 2 || k->shape[0] > INT32_MAX)
+        return fe_set_error(FE_ERR_UNSUPPORTED, "fe_attention_rows: sizes beyond 2^31");
+    return FE_OK;
+}
+
 static fe_status fe_check_embed(const FeOpDesc *op) {
     const FeTensor *table = op->src[0], *pos = op->src[1], *ids = op->src[2], *y = op->dst;
     FE_REQUIRE(table->ndim == 2 && fe_is_float_weight(table), table, "table", "[V, D]");
@@ -267,6 +297,10 @@ fe_status fe_op_compute(const FeOpDesc *op) {
     case FE_OP_EMBED: FE_TRY(fe_check_embed(op)); break;
     case FE_OP_KV_WRITE: FE_TRY(fe_check_kv_write(op)); break;
     case FE_OP_TOPK: FE_TRY(fe_check_topk(op)); FE_TRY(fe_check_no_alias(op, 2)); break;
+    case FE_OP_ATTENTION_ROWS:
+        FE_TRY(fe_check_attention_rows(op));
+        FE_TRY(fe_check_no_alias(op, 4));
+        break;
     case FE_OP_COUNT:
     default: return fe_set_error(FE_ERR_INVALID_ARGUMENT, "unknown op %d", (int)op->op);
     }
@@ -278,6 +312,13 @@ fe_status fe_op_compute(const FeOpDesc *op) {
                             name, dev->id, fe_dtype_name(w->dtype));
     }
     return dev->backend->compute(dev, op);
+}
+
+bool fe_op_supported(const FeOpDesc *op) {
+    if (!op || !op->dst || !op->dst->buffer || (unsigned)op->op >= FE_OP_COUNT)
+        return false;
+    FeDevice *dev = fe_tensor_device(op->dst);
+    return !dev->backend->supports_op || dev->backend->supports_op(dev, op);
 }
 
 fe_status fe_matmul(FeTensor *y, const FeTensor *x, const FeTensor *w, const FeTensor *b,
@@ -345,5 +386,14 @@ fe_status fe_log_softmax(FeTensor *y, const FeTensor *x) {
 
 fe_status fe_topk(FeTensor *values, FeTensor *indices, const FeTensor *x, int k) {
     FeOpDesc op = {.op = FE_OP_TOPK, .dst = values, .src = {x, indices}, .iparams = {k}};
+    return fe_op_compute(&op);
+}
+
+fe_status fe_attention_rows(FeTensor *y, const FeTensor *q, const FeTensor *k, const FeTensor *v,
+                            const FeTensor *spans, int n_heads, int max_len) {
+    FeOpDesc op = {.op = FE_OP_ATTENTION_ROWS,
+                   .dst = y,
+                   .src = {q, k, v, spans},
+                   .iparams = {n_heads, max_len}};
     return fe_op_compute(&op);
 }

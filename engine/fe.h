@@ -214,7 +214,8 @@ typedef struct {
     float em_px_hint;
 } FeImage;
 
-/* Called after each finished formula; done counts up to total. */
+/* Called after each finished formula; done counts up to total (with batched
+ * decoding, in the order formulas finish, not the order of the images). */
 typedef void (*fe_progress_callback)(int done, int total, void *user_data);
 /* Polled between decode steps; return true to stop (fe_recognize returns
  * FE_ERR_ABORTED and the results finished so far stay filled in). */
@@ -236,6 +237,22 @@ typedef struct {
      * kept; each costs one encode + decode. 0 or 1 = the estimate alone
      * (default 3: the estimate and 15 % below and above it). */
     int scale_candidates;
+    /* Greedy decoding (beam_width 1) of several images together: up to this
+     * many images are encoded one by one, then decoded as one batch, one
+     * decoder step for all of them (each image's row attends to its own
+     * encoding), which streams the decoder's weights once per step instead
+     * of once per image. 0 = the engine default (8, or the environment's
+     * FE_MAX_BATCH), 1 = one image after another; at most 32. The tokens are
+     * those of the serial path (on the CPU, where each row's arithmetic is
+     * the serial one; a GPU's may differ in the last bits), and so are the
+     * results' fields, except that decoder_ms / decoder_cpu_ms are the
+     * image's share of the batch's steps (each step split evenly among the
+     * images it ran), so they still add up to the decode time. Formulas
+     * finish out of order: the progress callback counts them as they finish;
+     * after an abort or error every finished result is filled in, whatever
+     * its place. Beam search (beam_width > 1) and a device without the
+     * per-row attention (docs/cuda.md) decode one image at a time. */
+    int max_batch;
 } FeRecognizeParams;
 
 FE_API FeRecognizeParams fe_recognize_default_params(void);

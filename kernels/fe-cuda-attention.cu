@@ -9,7 +9,9 @@
  * partial sums are added at the end. Nothing but q, k, v and y touches global
  * memory, which is what the decoder's one-row steps (Tq = 1, keys = the KV
  * cache, or the encoder output for cross-attention) need: one launch per
- * attention, no score matrix round trip. */
+ * attention, no score matrix round trip. The same kernel serves
+ * FE_OP_ATTENTION_ROWS (a multi-image batch's cross-attention): each batch
+ * item then reads its own span of packed key/value rows. */
 #include "fe-cuda-common.h"
 
 #define FE_ATT_MAX_DH 256               /* 8 dims per lane */
@@ -17,10 +19,16 @@
  * decode step) get twice the warps per block: few blocks, much work each. */
 #define FE_ATT_LONG_KEYS 1024
 
+/* spans (FE_OP_ATTENTION_ROWS): when not NULL, batch item b reads the key
+ * and value rows spans[2b] .. spans[2b] + spans[2b+1] - 1 of k and v, which
+ * are [n_total, D] (every item's rows packed), at most kv_len of them; a span
+ * outside the rows is clamped to them (the host checked it; a bad one must
+ * not read out of bounds). Otherwise k and v are [B, Tk_max, D]. */
 template <int kWarps>
 static __global__ void attention_kernel(float *y, const float *q, const float *k, const float *v,
                                         int Tq, int Tk_max, int D, int dh, int kv_len,
-                                        bool causal, int q_pos0, float scale) {
+                                        bool causal, int q_pos0, float scale,
+                                        const int32_t *spans, int n_total) {
     extern __shared__ float smem[];
     float *q_s = smem;                                  /* [dh]                 */
     float *part = q_s + dh;                             /* [kWarps][dh]   */
@@ -42,8 +50,24 @@ static __global__ void attention_kernel(float *y, const float *q, const float *k
         return;
     }
     const float *qr = q + ((int64_t)b * Tq + i) * D + (int64_t)h * dh;
-    const float *kb = k + (int64_t)b * Tk_max * D + (int64_t)h * dh;
-    const float *vb = v + (int64_t)b * Tk_max * D + (int64_t)h * dh;
+    int64_t first = (int64_t)b * Tk_max;
+    if (spans) {
+        int start = spans[2 * b], len = spans[2 * b + 1];
+        start = start < 0 ? 0 : start > n_total ? n_total : start;
+        len = len < 0 ? 0 : len;
+        if (len > n_total - start)
+            len = n_total - start;
+        if (len < n_keys)
+            n_keys = len;
+        first = start;
+        if (n_keys <= 0) {
+            for (int d = threadIdx.x; d < dh; d += blockDim.x)
+                yr[d] = 0.0f;
+            return;
+        }
+    }
+    const float *kb = k + first * D + (int64_t)h * dh;
+    const float *vb = v + first * D + (int64_t)h * dh;
     for (int d = threadIdx.x; d < dh; d += blockDim.x)
         q_s[d] = qr[d] * scale;
     __syncthreads();
@@ -124,7 +148,7 @@ template <int kWarps>
 static fe_status launch_attention(cudaStream_t stream, int device_ordinal, float *y,
                                   const float *q, const float *k, const float *v, int B, int Tq,
                                   int Tk_max, int D, int n_heads, int kv_len, bool causal,
-                                  int q_pos0) {
+                                  int q_pos0, const int32_t *spans, int n_total) {
     const int dh = D / n_heads;
     size_t smem = ((size_t)dh * (1 + kWarps) + 32 + (size_t)kv_len) * sizeof(float);
     if (smem > 48 * 1024) {
@@ -143,7 +167,8 @@ static fe_status launch_attention(cudaStream_t stream, int device_ordinal, float
     }
     dim3 grid(Tq, n_heads, B);
     attention_kernel<kWarps><<<grid, kWarps * 32, smem, stream>>>(
-        y, q, k, v, Tq, Tk_max, D, dh, kv_len, causal, q_pos0, 1.0f / sqrtf((float)dh));
+        y, q, k, v, Tq, Tk_max, D, dh, kv_len, causal, q_pos0, 1.0f / sqrtf((float)dh), spans,
+        n_total);
     FE_CUDA_CHECK_LAUNCH();
     return FE_OK;
 }
@@ -166,7 +191,32 @@ extern "C" fe_status fe_cuda_attention(FeCudaDevice *dev, float *y, const float 
         return fe_cuda_fail(FE_ERR_UNSUPPORTED, "fe_cuda_attention: grid too large");
     if (kv_len >= FE_ATT_LONG_KEYS)
         return launch_attention<8>(dev->stream, dev->ordinal, y, q, k, v, B, Tq, Tk_max, D,
-                                   n_heads, kv_len, causal, q_pos0);
+                                   n_heads, kv_len, causal, q_pos0, nullptr, 0);
     return launch_attention<4>(dev->stream, dev->ordinal, y, q, k, v, B, Tq, Tk_max, D, n_heads,
-                               kv_len, causal, q_pos0);
+                               kv_len, causal, q_pos0, nullptr, 0);
+}
+
+extern "C" fe_status fe_cuda_attention_rows(FeCudaDevice *dev, float *y, const float *q,
+                                            const float *k, const float *v,
+                                            const int32_t *spans, int R, int Tq, int n_total,
+                                            int D, int n_heads, int max_len) {
+    if (R <= 0 || Tq <= 0)
+        return FE_OK;
+    if (n_heads <= 0 || D % n_heads != 0)
+        return fe_cuda_fail(FE_ERR_INVALID_ARGUMENT,
+                            "fe_cuda_attention_rows: %d heads for width %d", n_heads, D);
+    if (D / n_heads > FE_ATT_MAX_DH)
+        return fe_cuda_fail(FE_ERR_UNSUPPORTED, "fe_cuda_attention_rows: head size %d > %d",
+                            D / n_heads, FE_ATT_MAX_DH);
+    if (max_len < 1 || max_len > n_total)
+        return fe_cuda_fail(FE_ERR_INVALID_ARGUMENT,
+                            "fe_cuda_attention_rows: max_len %d of %d rows", max_len, n_total);
+    if (n_heads > 65535 || R > 65535)
+        return fe_cuda_fail(FE_ERR_UNSUPPORTED, "fe_cuda_attention_rows: grid too large");
+    /* Tk_max 0: the spans, not the batch index, place each item's keys */
+    if (max_len >= FE_ATT_LONG_KEYS)
+        return launch_attention<8>(dev->stream, dev->ordinal, y, q, k, v, R, Tq, 0, D, n_heads,
+                                   max_len, false, 0, spans, n_total);
+    return launch_attention<4>(dev->stream, dev->ordinal, y, q, k, v, R, Tq, 0, D, n_heads,
+                               max_len, false, 0, spans, n_total);
 }

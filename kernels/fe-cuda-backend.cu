@@ -56,6 +56,9 @@ extern "C" bool fe_cuda_supports_op(FeDevice *base, const FeOpDesc *op) {
                s[1]->dtype == s[2]->dtype;
     case FE_OP_ATTENTION:
         return is_f32(op->dst) && is_f32(s[0]) && is_f32(s[1]) && is_f32(s[2]);
+    case FE_OP_ATTENTION_ROWS:
+        return is_f32(op->dst) && is_f32(s[0]) && is_f32(s[1]) && is_f32(s[2]) && s[3] &&
+               s[3]->dtype == FE_DTYPE_I32;
     case FE_OP_EMBED:
         return is_f32(op->dst) && s[0] && s[1] && s[2] && weight_ok(dev, s[0], false) &&
                s[0]->dtype == s[1]->dtype &&
@@ -131,6 +134,13 @@ extern "C" fe_status fe_cuda_compute(FeDevice *base, const FeOpDesc *op) {
         return fe_cuda_gelu(dev, fdata(dst), fdata(s[0]), fe_tensor_nelements(s[0]));
     case FE_OP_ATTENTION:
         return compute_attention(dev, op);
+    case FE_OP_ATTENTION_ROWS: {
+        const FeTensor *q = s[0], *k = s[1];
+        return fe_cuda_attention_rows(dev, fdata(dst), fdata(q), fdata(k), fdata(s[2]),
+                                      (const int32_t *)fe_tensor_data(s[3]), (int)q->shape[0],
+                                      (int)q->shape[1], (int)k->shape[0], (int)q->shape[2],
+                                      op->iparams[0], op->iparams[1]);
+    }
     case FE_OP_EMBED: {
         const FeTensor *table = s[0], *pos = s[1], *ids = s[2];
         const int position = op->iparams[0];

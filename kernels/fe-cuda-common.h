@@ -217,6 +217,11 @@ fe_status fe_cuda_softmax(FeCudaDevice *dev, float *y, const float *x, int64_t r
 fe_status fe_cuda_attention(FeCudaDevice *dev, float *y, const float *q, const float *k,
                             const float *v, int B, int Tq, int Tk_max, int D, int n_heads,
                             int kv_len, bool causal, int q_pos0);
+/* q [R,Tq,D]; k/v [n_total,D]; spans i32 [R,2] on the device: row r sees keys
+ * spans[2r] .. +spans[2r+1] (at most max_len; clamped to the rows). */
+fe_status fe_cuda_attention_rows(FeCudaDevice *dev, float *y, const float *q, const float *k,
+                                 const float *v, const int32_t *spans, int R, int Tq,
+                                 int n_total, int D, int n_heads, int max_len);
 
 /* fe-cuda-embed.cu */
 fe_status fe_cuda_embed(FeCudaDevice *dev, float *y, const void *table, fe_dtype table_dtype,

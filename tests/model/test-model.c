@@ -745,6 +745,9 @@ test_recognize_abort_progress (void)
   /* one decode per image (no scale search on the hint-less first image), so
    * the polls can be counted: once before each image and once per decode step */
   rp.scale_candidates = 1;
+  /* the serial path's polls (batched decoding polls per group, encode and
+   * shared step: tests/engine/test-batch.c covers its aborts) */
+  rp.max_batch = 1;
   rp.abort_user_data = GINT_TO_POINTER (1 + steps_first + 1 + 2);
   n_progress_calls = 0;
   g_assert_cmpint (fe_recognize (l.st, imgs, 2, &rp, res), ==, FE_ERR_ABORTED);

@@ -1,0 +1,661 @@
+/* test-batch.c - multi-image batched greedy decoding (fe_recognize with
+ * max_batch > 1, fe_decode_greedy_batch, FE_OP_ATTENTION_ROWS) against the
+ * serial path: the same tokens, flags and sizes, the same confidence within
+ * float rounding, on the shipped model over committed formula images and
+ * variants of them of very different widths; and the odd cases: a batch of
+ * one, rows hitting the length limit while others go on, an abort in the
+ * middle of a batch, the progress callback, no allocation per token.
+ *
+ * FE_TEST_BATCH_PNG_DIR=DIR adds every *.png of DIR to the image set (e.g.
+ * crops rendered with build/tools/render-crops) for a larger comparison. */
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fe-model.h"
+#include "fm-png.h"
+
+/* ------------------------------------------------------------------------ */
+/* Counting allocations (as tests/model does): the binary's malloc family
+ * wraps glibc's, so the engine's calls are counted. Sanitizers replace the
+ * malloc family themselves; there the engine's own counter is checked. */
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FE_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FE_TEST_SANITIZED 1
+#endif
+#endif
+
+static volatile gint alloc_count;
+
+#ifndef FE_TEST_SANITIZED
+extern void *__libc_malloc (size_t size);
+extern void *__libc_calloc (size_t n, size_t size);
+extern void *__libc_realloc (void *p, size_t size);
+extern void __libc_free (void *p);
+
+void *
+malloc (size_t size)
+{
+  g_atomic_int_inc (&alloc_count);
+  return __libc_malloc (size);
+}
+
+void *
+calloc (size_t n, size_t size)
+{
+  g_atomic_int_inc (&alloc_count);
+  return __libc_calloc (n, size);
+}
+
+void *
+realloc (void *p, size_t size)
+{
+  g_atomic_int_inc (&alloc_count);
+  return __libc_realloc (p, size);
+}
+
+void
+free (void *p)
+{
+  __libc_free (p);
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Images                                                                   */
+
+typedef struct {
+  guint8 *data;              /* GRAY8, tight rows */
+  int width, height;
+  char name[96];
+} Gray;
+
+static GPtrArray *images;    /* Gray* */
+static FeContext *shipped;
+
+static void
+gray_free (gpointer p)
+{
+  Gray *g = p;
+  g_free (g->data);
+  g_free (g);
+}
+
+static Gray *
+gray_from_png (const char *path)
+{
+  FmPngImage png;
+  char err[256];
+  if (fm_png_load (path, &png, err, sizeof err) != 0)
+    g_error ("%s: %s", path, err);
+  Gray *g = g_new0 (Gray, 1);
+  g->width = png.width;
+  g->height = png.height;
+  g->data = g_malloc ((gsize) png.width * png.height);
+  int bpp = png.format == FE_PIXEL_GRAY8 ? 1 : png.format == FE_PIXEL_RGB8 ? 3 : 4;
+  for (int y = 0; y < png.height; y++)
+    for (int x = 0; x < png.width; x++)
+      {
+        const guint8 *p = png.data + (gsize) y * png.stride + (gsize) x * bpp;
+        int v = bpp == 1 ? p[0] : (p[0] + p[1] + p[2]) / 3;
+        if (bpp == 4)
+          v = 255 - (255 - v) * p[3] / 255; /* transparent = background */
+        g->data[(gsize) y * png.width + x] = (guint8) v;
+      }
+  g_autofree char *base = g_path_get_basename (path);
+  g_snprintf (g->name, sizeof g->name, "%s", base);
+  fm_png_clear (&png);
+  return g;
+}
+
+/* Columns [x0, x1) of g. */
+static Gray *
+gray_columns (const Gray *g, int x0, int x1, const char *tag)
+{
+  Gray *o = g_new0 (Gray, 1);
+  o->width = x1 - x0;
+  o->height = g->height;
+  o->data = g_malloc ((gsize) o->width * o->height);
+  for (int y = 0; y < g->height; y++)
+    memcpy (o->data + (gsize) y * o->width, g->data + (gsize) y * g->width + x0, (gsize) o->width);
+  g_snprintf (o->name, sizeof o->name, "%s:%s", g->name, tag);
+  return o;
+}
+
+/* g scaled by num/den (box filter down, nearest up): other glyph sizes. */
+static Gray *
+gray_scaled (const Gray *g, int num, int den)
+{
+  Gray *o = g_new0 (Gray, 1);
+  o->width = MAX (1, g->width * num / den);
+  o->height = MAX (1, g->height * num / den);
+  o->data = g_malloc ((gsize) o->width * o->height);
+  for (int y = 0; y < o->height; y++)
+    for (int x = 0; x < o->width; x++)
+      {
+        int sx0 = x * den / num, sx1 = MAX (sx0 + 1, (x + 1) * den / num);
+        int sy0 = y * den / num, sy1 = MAX (sy0 + 1, (y + 1) * den / num);
+        int sum = 0, n = 0;
+        for (int sy = sy0; sy < MIN (sy1, g->height); sy++)
+          for (int sx = sx0; sx < MIN (sx1, g->width); sx++)
+            sum += g->data[(gsize) sy * g->width + sx], n++;
+        o->data[(gsize) y * o->width + x] = (guint8) (n ? sum / n : 255);
+      }
+  g_snprintf (o->name, sizeof o->name, "%s:x%d/%d", g->name, num, den);
+  return o;
+}
+
+static int
+cmp_str_ptr (gconstpointer a, gconstpointer b)
+{
+  return g_strcmp0 (*(char *const *) a, *(char *const *) b);
+}
+
+static void
+add_dir (const char *dir, int limit)
+{
+  GDir *d = g_dir_open (dir, 0, NULL);
+  if (!d)
+    return;
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *n;
+  while ((n = g_dir_read_name (d)))
+    if (g_str_has_suffix (n, ".png"))
+      g_ptr_array_add (names, g_build_filename (dir, n, NULL));
+  g_dir_close (d);
+  g_ptr_array_sort (names, cmp_str_ptr);
+  for (guint i = 0; i < names->len && (limit <= 0 || (int) i < limit); i++)
+    g_ptr_array_add (images, gray_from_png (g_ptr_array_index (names, i)));
+  g_ptr_array_free (names, TRUE);
+}
+
+static void
+build_images (void)
+{
+  images = g_ptr_array_new_with_free_func (gray_free);
+  const char *root = g_getenv ("FE_SOURCE_ROOT");
+  g_autofree char *smoke = g_build_filename (root ? root : ".", "tests", "smoke", NULL);
+  g_autofree char *model = g_build_filename (root ? root : ".", "tests", "model", "data", NULL);
+  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
+  const char *dirs[] = { smoke, model };
+  for (guint k = 0; k < G_N_ELEMENTS (dirs); k++)
+    {
+      GDir *d = g_dir_open (dirs[k], 0, NULL);
+      const char *n;
+      while (d && (n = g_dir_read_name (d)))
+        if (g_str_has_suffix (n, ".png"))
+          g_ptr_array_add (names, g_build_filename (dirs[k], n, NULL));
+      if (d)
+        g_dir_close (d);
+    }
+  g_ptr_array_sort (names, cmp_str_ptr);
+  guint n_base = names->len;
+  for (guint i = 0; i < n_base; i++)
+    g_ptr_array_add (images, gray_from_png (g_ptr_array_index (names, i)));
+  g_ptr_array_free (names, TRUE);
+  /* Variants: left and right parts (other widths and lengths), a narrow
+   * sliver, smaller and larger glyphs. */
+  for (guint i = 0; i < n_base; i++)
+    {
+      const Gray *g = g_ptr_array_index (images, i);
+      if (g->width >= 24)
+        {
+          g_ptr_array_add (images, gray_columns (g, 0, g->width / 2, "left"));
+          g_ptr_array_add (images, gray_columns (g, g->width / 3, g->width, "right"));
+          g_ptr_array_add (images, gray_columns (g, 0, MAX (8, g->width / 8), "sliver"));
+        }
+      g_ptr_array_add (images, gray_scaled (g, 3, 4));
+      g_ptr_array_add (images, gray_scaled (g, 5, 4));
+    }
+  const char *extra = g_getenv ("FE_TEST_BATCH_PNG_DIR");
+  if (extra && *extra)
+    add_dir (extra, 0);
+}
+
+static FeImage
+fe_image (const Gray *g)
+{
+  return (FeImage) { .data = g->data, .width = g->width, .height = g->height,
+                     .stride = g->width, .format = FE_PIXEL_GRAY8 };
+}
+
+static FeImage *
+all_fe_images (guint *n)
+{
+  *n = images->len;
+  FeImage *out = g_new0 (FeImage, images->len);
+  for (guint i = 0; i < images->len; i++)
+    out[i] = fe_image (g_ptr_array_index (images, i));
+  return out;
+}
+
+static gboolean
+have_shipped (void)
+{
+  if (shipped)
+    return TRUE;
+  g_test_skip ("data/models/formulate-v1.safetensors is missing");
+  return FALSE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Comparison                                                               */
+
+static void
+assert_same_result (const FeResult *a, const FeResult *b, const char *what)
+{
+  if (a->n_tokens != b->n_tokens || (a->n_tokens > 0 &&
+      memcmp (a->token_ids, b->token_ids, (gsize) a->n_tokens * sizeof (int)) != 0))
+    g_error ("%s: tokens differ: serial '%s' (%d), batched '%s' (%d)", what, a->latex,
+             a->n_tokens, b->latex, b->n_tokens);
+  g_assert_cmpstr (a->latex, ==, b->latex);
+  g_assert_cmpint (a->hit_length_limit, ==, b->hit_length_limit);
+  g_assert_cmpint (a->repetition_stopped, ==, b->repetition_stopped);
+  g_assert_cmpint (a->input_width, ==, b->input_width);
+  g_assert_cmpint (a->input_height, ==, b->input_height);
+  g_assert_cmpfloat (a->scale, ==, b->scale);
+  if (fabsf (a->confidence_mean - b->confidence_mean) > 1e-6f ||
+      fabsf (a->confidence_min - b->confidence_min) > 1e-6f)
+    g_error ("%s: confidence %.9g/%.9g serial, %.9g/%.9g batched", what, a->confidence_mean,
+             a->confidence_min, b->confidence_mean, b->confidence_min);
+  g_assert_cmpfloat (b->decoder_ms, >=, 0.0);
+  g_assert_cmpfloat (b->decoder_cpu_ms, >=, 0.0);
+}
+
+static FeResult *
+recognize (FeContext *ctx, const FeImage *imgs, guint n, FeRecognizeParams rp, int max_batch,
+           fe_status *status)
+{
+  FeState *st = NULL;
+  g_assert_cmpint (fe_state_new (ctx, &st), ==, FE_OK);
+  FeResult *res = g_new0 (FeResult, MAX (n, 1));
+  rp.max_batch = max_batch;
+  fe_status s;
+  if (max_batch > 1 && getenv ("FE_TEST_DIRECT"))
+    {
+      const FeModelInfo *mi = fe_context_model_info (ctx);
+      char **vocab = g_new0 (char *, mi->vocab_size);
+      for (int i = 0; i < mi->vocab_size; i++)
+        vocab[i] = (char *) fe_context_token_text (ctx, i);
+      s = fe_recognize_batched (fe_state_buffers (st), vocab, mi->vocab_size, imgs, n, &rp,
+                                max_batch, res);
+      g_free (vocab);
+    }
+  else
+    s = fe_recognize (st, imgs, n, &rp, res);
+  if (status)
+    *status = s;
+  else if (s != FE_OK)
+    g_error ("fe_recognize (max_batch %d): %s", max_batch, fe_last_error ());
+  /* a batched call really took the batched path */
+  if (max_batch > 1 && n > 1 && s == FE_OK)
+    g_assert_nonnull (fe_state_buffers (st)->batch_arena);
+  fe_state_free (st);
+  return res;
+}
+
+static void
+free_results (FeResult *r, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    fe_result_clear (&r[i]);
+  g_free (r);
+}
+
+static void
+compare_runs (FeRecognizeParams rp, const int *batches, guint n_batches, const char *label)
+{
+  guint n;
+  g_autofree FeImage *imgs = all_fe_images (&n);
+  FeResult *serial = recognize (shipped, imgs, n, rp, 1, NULL);
+  int limit_hits = 0, eos = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      limit_hits += serial[i].hit_length_limit;
+      eos += !serial[i].hit_length_limit && !serial[i].repetition_stopped;
+    }
+  for (guint b = 0; b < n_batches; b++)
+    {
+      FeResult *batched = recognize (shipped, imgs, n, rp, batches[b], NULL);
+      for (guint i = 0; i < n; i++)
+        {
+          char what[160];
+          const Gray *g = g_ptr_array_index (images, i);
+          g_snprintf (what, sizeof what, "%s, max_batch %d, image %u (%s)", label, batches[b], i,
+                      g->name);
+          assert_same_result (&serial[i], &batched[i], what);
+        }
+      free_results (batched, n);
+    }
+  g_test_message ("%s: %u images identical (%d ended by EOS, %d by the length limit)", label, n,
+                  eos, limit_hits);
+  free_results (serial, n);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Tests                                                                    */
+
+/* The op: each row over its own span gives what fe_attention gives for
+ * that row alone (the serial cross-attention), bit for bit. */
+static void
+test_attention_rows_op (void)
+{
+  FeDevice *cpu = fe_cpu_device ();
+  const int R = 5, D = 64, heads = 4, N = 700;
+  const int spans_host[] = { 0, 37, 37, 600, 637, 1, 638, 62, 0, 700 };
+  FeBuffer *buf = NULL;
+  g_assert_cmpint (fe_buffer_new (cpu, (gsize) (4 * R * D + 2 * N * D + 2 * R) * 4 + 4096, &buf), ==, FE_OK);
+  FeTensor q, k, v, y, y1, spans;
+  int64_t sq[3] = { R, 1, D }, skv[2] = { N, D }, ss[2] = { R, 2 };
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 3, sq, "q", &q), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 3, sq, "y", &y), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 3, sq, "y1", &y1), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 2, skv, "k", &k), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 2, skv, "v", &v), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_I32, 2, ss, "spans", &spans), ==, FE_OK);
+  GRand *rand = g_rand_new_with_seed (7);
+  float *qd = fe_tensor_data (&q), *kd = fe_tensor_data (&k), *vd = fe_tensor_data (&v);
+  for (int i = 0; i < R * D; i++)
+    qd[i] = (float) g_rand_double_range (rand, -2, 2);
+  for (int i = 0; i < N * D; i++)
+    {
+      kd[i] = (float) g_rand_double_range (rand, -2, 2);
+      vd[i] = (float) g_rand_double_range (rand, -1, 1);
+    }
+  g_rand_free (rand);
+  memcpy (fe_tensor_data (&spans), spans_host, sizeof spans_host);
+  g_assert_cmpint (fe_attention_rows (&y, &q, &k, &v, &spans, heads, 700), ==, FE_OK);
+  for (int r = 0; r < R; r++)
+    {
+      FeTensor qr = q, yr = y1, kr = k, vr = v;
+      qr.shape[0] = yr.shape[0] = 1;
+      qr.offset += (gsize) r * D * 4;
+      yr.offset += (gsize) r * D * 4;
+      kr.ndim = vr.ndim = 3;
+      kr.shape[0] = vr.shape[0] = 1;
+      kr.shape[1] = vr.shape[1] = spans_host[2 * r + 1];
+      kr.shape[2] = vr.shape[2] = D;
+      kr.offset += (gsize) spans_host[2 * r] * D * 4;
+      vr.offset += (gsize) spans_host[2 * r] * D * 4;
+      g_assert_cmpint (fe_attention (&yr, &qr, &kr, &vr, heads, spans_host[2 * r + 1], false, 0), ==, FE_OK);
+    }
+  g_assert_cmpmem (fe_tensor_data (&y), R * D * 4, fe_tensor_data (&y1), R * D * 4);
+  /* a span past the keys, or longer than max_len, is refused */
+  int32_t *sp = fe_tensor_data (&spans);
+  sp[2 * 4] = 1;
+  g_assert_cmpint (fe_attention_rows (&y, &q, &k, &v, &spans, heads, 700), ==, FE_ERR_INVALID_ARGUMENT);
+  sp[2 * 4] = 0;
+  g_assert_cmpint (fe_attention_rows (&y, &q, &k, &v, &spans, heads, 600), ==, FE_ERR_INVALID_ARGUMENT);
+  /* shapes: spans of the wrong size, k not 2-D */
+  FeTensor bad = spans;
+  bad.shape[0] = R - 1;
+  g_assert_cmpint (fe_attention_rows (&y, &q, &k, &v, &bad, heads, 700), ==, FE_ERR_INVALID_ARGUMENT);
+  g_assert_cmpint (fe_attention_rows (&y, &q, &q, &v, &spans, heads, 700), ==, FE_ERR_INVALID_ARGUMENT);
+  fe_buffer_free (buf);
+}
+
+static void
+test_equals_serial (void)
+{
+  if (!have_shipped ())
+    return;
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  const int batches[] = { 8, 3, 32 };
+  compare_runs (rp, batches, G_N_ELEMENTS (batches), "default params");
+  /* one candidate scale per image: rows = images */
+  rp.scale_candidates = 1;
+  const int b2[] = { 5 };
+  compare_runs (rp, b2, 1, "scale_candidates 1");
+}
+
+/* A short length limit: rows hit it while others end with EOS before it. */
+static void
+test_length_limit (void)
+{
+  if (!have_shipped ())
+    return;
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  rp.max_tokens = 14;
+  const int batches[] = { 8 };
+  compare_runs (rp, batches, 1, "max_tokens 14");
+}
+
+/* One image alone, and images of very different widths in one batch. */
+static void
+test_odd_batches (void)
+{
+  if (!have_shipped ())
+    return;
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  guint n;
+  g_autofree FeImage *all = all_fe_images (&n);
+  /* the narrowest and the widest input */
+  guint lo = 0, hi = 0;
+  for (guint i = 1; i < n; i++)
+    {
+      if (all[i].width < all[lo].width)
+        lo = i;
+      if (all[i].width > all[hi].width)
+        hi = i;
+    }
+  FeImage pair[3] = { all[hi], all[lo], all[hi] };
+  FeResult *s = recognize (shipped, pair, 3, rp, 1, NULL);
+  FeResult *b = recognize (shipped, pair, 3, rp, 8, NULL);
+  for (int i = 0; i < 3; i++)
+    assert_same_result (&s[i], &b[i], "widest/narrowest");
+  g_assert_cmpstr (b[0].latex, ==, b[2].latex);
+  free_results (s, 3);
+  free_results (b, 3);
+  /* one image, batched (its candidate scales are the rows) */
+  s = recognize (shipped, &all[0], 1, rp, 1, NULL);
+  b = recognize (shipped, &all[0], 1, rp, 8, NULL);
+  assert_same_result (&s[0], &b[0], "one image");
+  free_results (s, 1);
+  free_results (b, 1);
+  /* zero images */
+  b = recognize (shipped, NULL, 0, rp, 8, NULL);
+  free_results (b, 0);
+}
+
+typedef struct {
+  int polls, abort_after;
+  int calls, last_done, total;
+  gboolean ordered;
+} Callbacks;
+
+static bool
+abort_cb (void *user_data)
+{
+  Callbacks *c = user_data;
+  c->polls++;
+  return c->abort_after >= 0 && c->polls > c->abort_after;
+}
+
+static void
+progress_cb (int done, int total, void *user_data)
+{
+  Callbacks *c = user_data;
+  c->calls++;
+  c->ordered = c->ordered && done == c->last_done + 1;
+  c->last_done = done;
+  c->total = total;
+}
+
+/* The progress callback counts 1..n; an abort in the middle of a batch
+ * leaves every finished result valid (as the serial one) and the rest zeroed. */
+static void
+test_abort_progress (void)
+{
+  if (!have_shipped ())
+    return;
+  guint n;
+  g_autofree FeImage *imgs = all_fe_images (&n);
+  n = MIN (n, 20);
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  FeResult *serial = recognize (shipped, imgs, n, rp, 1, NULL);
+
+  Callbacks cb = { .abort_after = -1, .ordered = TRUE };
+  rp.progress_callback = progress_cb;
+  rp.progress_user_data = &cb;
+  rp.abort_callback = abort_cb;
+  rp.abort_user_data = &cb;
+  FeResult *b = recognize (shipped, imgs, n, rp, 8, NULL);
+  g_assert_cmpint (cb.calls, ==, (int) n);
+  g_assert_true (cb.ordered);
+  g_assert_cmpint (cb.total, ==, (int) n);
+  g_assert_cmpint (cb.last_done, ==, (int) n);
+  free_results (b, n);
+  int full_polls = cb.polls;
+
+  /* abort at several points: during the first group's decode, later */
+  int points[] = { 12, full_polls / 3, full_polls / 2, full_polls - 3 };
+  for (guint k = 0; k < G_N_ELEMENTS (points); k++)
+    {
+      cb = (Callbacks) { .abort_after = points[k], .ordered = TRUE };
+      fe_status status;
+      b = recognize (shipped, imgs, n, rp, 8, &status);
+      g_assert_cmpint (status, ==, FE_ERR_ABORTED);
+      g_assert_true (cb.ordered);
+      int filled = 0;
+      for (guint i = 0; i < n; i++)
+        if (b[i].latex)
+          {
+            filled++;
+            assert_same_result (&serial[i], &b[i], "finished before the abort");
+          }
+        else
+          {
+            g_assert_cmpint (b[i].n_tokens, ==, 0);
+            g_assert_null (b[i].token_ids);
+          }
+      g_test_message ("abort after %d of %d polls: %d of %u finished", points[k], full_polls,
+                      filled, n);
+      g_assert_cmpint (filled, ==, cb.calls);
+      g_assert_cmpint (filled, <, (int) n);
+      free_results (b, n);
+    }
+  free_results (serial, n);
+}
+
+/* fe_decode_greedy_batch allocates nothing per token: after a warm-up, a
+ * decode of many tokens per row makes exactly as many allocations (none) as
+ * a decode of one. */
+static void
+test_no_allocation_per_token (void)
+{
+  if (!have_shipped ())
+    return;
+  FeState *st = NULL;
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  FeStateBuffers *sb = fe_state_buffers (st);
+  const FeModelConfig *c = &sb->model->cfg;
+  const int rows = 3;
+  float *pix[3];
+  int h[3], w[3];
+  int64_t tokens = 0;
+  for (int r = 0; r < rows; r++)
+    {
+      FeImage img = fe_image (g_ptr_array_index (images, (guint) r));
+      float scale;
+      g_assert_cmpint (fe_preprocess (shipped, &img, &pix[r], &h[r], &w[r], &scale), ==, FE_OK);
+      tokens += (int64_t) (h[r] / c->height_stride) * (w[r] / c->width_stride);
+    }
+  g_assert_cmpint (fe_model_batch_reserve (sb, rows, tokens), ==, FE_OK);
+  for (int r = 0; r < rows; r++)
+    {
+      g_assert_cmpint (fe_model_encode (sb, pix[r], h[r], w[r]), ==, FE_OK);
+      g_assert_cmpint (fe_model_batch_add (sb, r), ==, FE_OK);
+    }
+  int32_t spans[6];
+  memcpy (spans, sb->host_spans, sizeof spans);
+  int *toks = g_new (int, (gsize) rows * c->max_tokens);
+  FeDecodeOutput out[3];
+  FeDecodeOptions opt = { .beam_width = 1, .max_repeats = 4 };
+  for (int pass = 0; pass < 3; pass++)
+    {
+      opt.max_tokens = pass == 1 ? 1 : 0;
+      for (int r = 0; r < rows; r++)
+        out[r] = (FeDecodeOutput) { .tokens = toks + r * c->max_tokens };
+      memcpy (sb->host_spans, spans, sizeof spans); /* the decode permutes them */
+      unsigned long allocs_before = sb->n_decoder_allocs;
+      gint a0 = g_atomic_int_get (&alloc_count);
+      g_assert_cmpint (fe_decode_greedy_batch (sb, &opt, out, rows), ==, FE_OK);
+      gint allocs = g_atomic_int_get (&alloc_count) - a0;
+      int n_tok = out[0].n_tokens + out[1].n_tokens + out[2].n_tokens;
+      g_test_message ("pass %d: %d tokens in all, %d allocations", pass, n_tok, allocs);
+      if (pass == 0)
+        continue; /* warm-up: scratch buffers of the CPU ops */
+      if (pass == 2)
+        g_assert_cmpint (n_tok, >, 20);
+      g_assert_cmpint (allocs, ==, 0);
+      g_assert_cmpuint (sb->n_decoder_allocs, ==, allocs_before);
+    }
+  for (int r = 0; r < rows; r++)
+    free (pix[r]);
+  g_free (toks);
+  fe_state_free (st);
+}
+
+/* The batch size the engine picks: serial for beams and max_batch 1, the
+ * CPU's exact-row bound at most, the environment's FE_MAX_BATCH for 0. */
+static void
+test_batch_size (void)
+{
+  if (!have_shipped ())
+    return;
+  FeState *st = NULL;
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  FeStateBuffers *sb = fe_state_buffers (st);
+  int exact = 0;
+  g_assert_true (fe_model_batch_supported (sb, &exact));
+  g_assert_cmpint (exact, >=, 4);
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  g_assert_cmpint (rp.max_batch, ==, 0);
+  g_unsetenv ("FE_MAX_BATCH");
+  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, MIN (FE_DEFAULT_MAX_BATCH, exact));
+  g_setenv ("FE_MAX_BATCH", "3", TRUE);
+  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 3);
+  g_setenv ("FE_MAX_BATCH", "junk", TRUE);
+  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, MIN (FE_DEFAULT_MAX_BATCH, exact));
+  g_unsetenv ("FE_MAX_BATCH");
+  rp.max_batch = 1000;
+  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, MIN (FE_MAX_BEAM, exact));
+  rp.max_batch = 1;
+  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 1);
+  rp.max_batch = 8;
+  rp.beam_width = 2;
+  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 1);
+  fe_state_free (st);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  build_images ();
+  const char *root = g_getenv ("FE_SOURCE_ROOT");
+  g_autofree char *model = g_build_filename (root ? root : ".", "data", "models",
+                                             "formulate-v1.safetensors", NULL);
+  if (g_file_test (model, G_FILE_TEST_EXISTS))
+    {
+      FeContextParams cp = fe_context_default_params ();
+      cp.device = "cpu";
+      if (fe_context_load (model, &cp, &shipped) != FE_OK)
+        g_error ("%s: %s", model, fe_last_error ());
+    }
+  g_test_add_func ("/engine/batch/attention-rows-op", test_attention_rows_op);
+  g_test_add_func ("/engine/batch/batch-size", test_batch_size);
+  g_test_add_func ("/engine/batch/equals-serial", test_equals_serial);
+  g_test_add_func ("/engine/batch/length-limit", test_length_limit);
+  g_test_add_func ("/engine/batch/odd-batches", test_odd_batches);
+  g_test_add_func ("/engine/batch/abort-progress", test_abort_progress);
+  g_test_add_func ("/engine/batch/no-allocation-per-token", test_no_allocation_per_token);
+  int rc = g_test_run ();
+  fe_context_free (shipped);
+  g_ptr_array_free (images, TRUE);
+  return rc;
+}
