@@ -477,6 +477,41 @@ __attribute__((target("avx512f"))) static inline __m512 fe_load_f32x16(const flo
 FE_DEFINE_DOT4X4(fe_dot4x4_avx512, float, fe_load_f32x16, "avx512f")
 FE_DEFINE_DOT4X4(fe_dot4x4_f16_avx512, uint16_t, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
 FE_DEFINE_DOT4X4(fe_dot4x4_bf16_avx512, uint16_t, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
+
+/* The same for the 2 or 3 input rows left over after the blocks of four (a
+ * batched decode step has any number of rows): each accumulator sees the
+ * multiply-adds of fe_dot4_* in the same order, so a row's numbers do not
+ * depend on how many rows share the pass, while each weight load still
+ * feeds two or three rows. */
+#define FE_DEFINE_DOTNX4(NAME, NR, WT, LOAD, TARGET)                                             \
+    __attribute__((target(TARGET))) static void NAME(const float *x, size_t ldx, const WT *w,    \
+                                                     size_t ldw, int k, float *y, size_t ldy) {  \
+        __m512 a[NR][4];                                                                         \
+        _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                                   \
+            a[r][0] = a[r][1] = a[r][2] = a[r][3] = _mm512_setzero_ps();                         \
+        }                                                                                        \
+        for (int i = 0; i < k; i += 16) {                                                        \
+            __mmask16 m = k - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (k - i)) - 1);    \
+            __m512 w0 = LOAD(w + i, m), w1 = LOAD(w + ldw + i, m);                               \
+            __m512 w2 = LOAD(w + 2 * ldw + i, m), w3 = LOAD(w + 3 * ldw + i, m);                 \
+            _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                               \
+                __m512 xv = _mm512_maskz_loadu_ps(m, x + r * ldx + i);                           \
+                a[r][0] = _mm512_fmadd_ps(xv, w0, a[r][0]);                                      \
+                a[r][1] = _mm512_fmadd_ps(xv, w1, a[r][1]);                                      \
+                a[r][2] = _mm512_fmadd_ps(xv, w2, a[r][2]);                                      \
+                a[r][3] = _mm512_fmadd_ps(xv, w3, a[r][3]);                                      \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                                   \
+            fe_hsum4_512(a[r][0], a[r][1], a[r][2], a[r][3], y + r * ldy);                       \
+        }                                                                                        \
+    }
+FE_DEFINE_DOTNX4(fe_dot2x4_avx512, 2, float, fe_load_f32x16, "avx512f")
+FE_DEFINE_DOTNX4(fe_dot2x4_f16_avx512, 2, uint16_t, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
+FE_DEFINE_DOTNX4(fe_dot2x4_bf16_avx512, 2, uint16_t, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
+FE_DEFINE_DOTNX4(fe_dot3x4_avx512, 3, float, fe_load_f32x16, "avx512f")
+FE_DEFINE_DOTNX4(fe_dot3x4_f16_avx512, 3, uint16_t, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
+FE_DEFINE_DOTNX4(fe_dot3x4_bf16_avx512, 3, uint16_t, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
 #endif
 
 #ifdef FE_HAVE_X86_KERNELS
@@ -496,9 +531,12 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int 
             size_t pf = c + 8 <= n1 ? ahead : 0;
             for (int r = r0; r < m4; r += 4)
                 fe_dot4x4_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            for (int r = m4; r < r1; r++)
-                fe_dot4_avx512(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c,
-                               r == m4 ? pf : 0);
+            if (r1 - m4 == 3)
+                fe_dot3x4_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
+            else if (r1 - m4 == 2)
+                fe_dot2x4_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
+            else if (r1 - m4 == 1)
+                fe_dot4_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c, pf);
         }
     } else if (j->wdt == FE_DTYPE_F16 && ci->avx512bw && ci->avx512vl) {
         for (; c + 4 <= n1; c += 4) {
@@ -506,9 +544,12 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int 
             size_t pf = c + 8 <= n1 ? ahead : 0;
             for (int r = r0; r < m4; r += 4)
                 fe_dot4x4_f16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            for (int r = m4; r < r1; r++)
-                fe_dot4_f16_avx512(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c,
-                                   r == m4 ? pf : 0);
+            if (r1 - m4 == 3)
+                fe_dot3x4_f16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
+            else if (r1 - m4 == 2)
+                fe_dot2x4_f16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
+            else if (r1 - m4 == 1)
+                fe_dot4_f16_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c, pf);
         }
     } else if (j->wdt == FE_DTYPE_BF16 && ci->avx512bw && ci->avx512vl) {
         for (; c + 4 <= n1; c += 4) {
@@ -516,9 +557,12 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int 
             size_t pf = c + 8 <= n1 ? ahead : 0;
             for (int r = r0; r < m4; r += 4)
                 fe_dot4x4_bf16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            for (int r = m4; r < r1; r++)
-                fe_dot4_bf16_avx512(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c,
-                                    r == m4 ? pf : 0);
+            if (r1 - m4 == 3)
+                fe_dot3x4_bf16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
+            else if (r1 - m4 == 2)
+                fe_dot2x4_bf16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
+            else if (r1 - m4 == 1)
+                fe_dot4_bf16_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c, pf);
         }
     }
     return c;
