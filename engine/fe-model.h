@@ -280,7 +280,7 @@ float fe_estimate_em_px(const float *ink, int width, int height, float cc_median
 /* The whole preprocessing for a config; *out malloc'd [out_h][out_w]. */
 fe_status fe_preprocess_config(const FeModelConfig *cfg, const FeImage *image, float **out,
                                int *out_height, int *out_width, float *out_scale);
-/* Resamples an ink image by `scale` (area averaging when shrinking, bilinear
+/* Resamples an ink image by `scale` (area averaging when shrinking, cubic
  * when enlarging) into dst [dst_h][dst_w]. */
 void fe_resize_ink(const float *src, int src_w, int src_h, float *dst, int dst_w, int dst_h);
 

@@ -15,7 +15,8 @@
  * engine's own fe_image_to_ink(), so the study sees the engine's ink.
  * With --recognize the request's float is the em_px_hint (any value, unlike
  * formulate-cli's integer --em-px) and each line is the engine's greedy
- * result: {"latex", "conf_mean", "conf_min", "scale", "ms"}, with
+ * result: {"latex", "conf_mean", "conf_min", "scale", "ms", "cpu_ms"} (wall
+ * and process CPU milliseconds of all candidates), with
  * FeRecognizeParams.scale_candidates = SCALE_CANDIDATES when given.
  */
 #include <stdint.h>
@@ -152,9 +153,11 @@ int main(int argc, char **argv) {
             if (fe_recognize(st, &img, 1, &rp, &res) == FE_OK) {
                 printf("{\"latex\":");
                 json_string(res.latex);
-                printf(",\"conf_mean\":%.5f,\"conf_min\":%.5f,\"scale\":%.5f,\"ms\":%.2f}\n",
+                printf(",\"conf_mean\":%.5f,\"conf_min\":%.5f,\"scale\":%.5f,\"ms\":%.2f,"
+                       "\"cpu_ms\":%.2f}\n",
                        (double)res.confidence_mean, (double)res.confidence_min, (double)res.scale,
-                       res.preprocess_ms + res.encoder_ms + res.decoder_ms);
+                       res.preprocess_ms + res.encoder_ms + res.decoder_ms,
+                       res.preprocess_cpu_ms + res.encoder_cpu_ms + res.decoder_cpu_ms);
             } else {
                 printf("{\"error\":");
                 json_string(fe_last_error());

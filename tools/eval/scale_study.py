@@ -322,6 +322,7 @@ def main(argv=None):
             exact = [latex_tokens.tokenize(r.get("latex", "")) == cache["samples"][it[1]]["truth"]
                      for r, it in zip(res, items)]
             ms = float(np.mean([r.get("ms", 0) for r in res]))
+            cpu_ms = float(np.mean([r.get("cpu_ms", 0) for r in res]))
             row = {}
             line = "%-16s" % hname
             for sname in sets + ["ALL"]:
@@ -330,12 +331,14 @@ def main(argv=None):
                 line += " %s %.1f" % (sname.replace("pdftoppm-", "").replace("screenshot-", "sc"),
                                       100 * row[sname])
             row["engine_ms"] = ms
+            row["engine_cpu_ms"] = cpu_ms
             report["e2e"][hname] = row
             report["e2e"][hname + ":records"] = [
                 {"set": it[0], "k": it[1], "true_em": it[3], "hint": h, "exact": e,
                  "conf_mean": r.get("conf_mean"), "scale": r.get("scale")}
                 for it, h, e, r in zip(items, hints, exact, res)]
-            print(line + "  (%.0f ms/image, %.0f s)" % (ms, time.time() - t0), flush=True)
+            print(line + "  (%.1f ms/image wall, %.1f ms CPU, %.0f s)" % (ms, cpu_ms, time.time() - t0),
+                  flush=True)
     with open(args.out, "w") as f:
         json.dump(report, f)
     return 0
