@@ -50,6 +50,10 @@ def parse_args():
     ap.add_argument("--max-tokens", type=int, default=64, help="decode cap per formula")
     ap.add_argument("--rounds", type=int, default=3,
                     help="engine and PyTorch runs, alternating which goes first; rows pooled")
+    ap.add_argument("--compare-batch", metavar="B1,B2,...",
+                    help="engine only: the engine at these FeRecognizeParams.max_batch values "
+                         "(FE_MAX_BATCH; 1 = serial decoding), rounds alternating the order; "
+                         "no PyTorch side")
     ap.add_argument("--pytorch-worker", help=argparse.SUPPRESS)
     return ap.parse_args()
 
@@ -113,11 +117,17 @@ def make_images(directory, n):
     return paths
 
 
-def run_measured(cmd, env):
-    """-> (returncode, stdout, stderr, peak RSS in MiB) of one child process."""
+def run_measured(cmd, env, usage=None):
+    """-> (returncode, stdout, stderr, peak RSS in MiB) of one child process.
+    usage (a dict), when given, receives its wall seconds and CPU seconds (user +
+    system, all threads)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
         _, status, ru = os.wait4(p.pid, 0)
+        if usage is not None:
+            usage["wall_s"] = time.perf_counter() - t0
+            usage["cpu_s"] = ru.ru_utime + ru.ru_stime
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -218,6 +228,72 @@ def encoder_flops(cfg, height, width):
     return f
 
 
+# ------------------------------------------------------------------ batched decoding
+
+def compare_batch(args, cli, model_path, images, env):
+    """The engine alone at several max_batch values (FE_MAX_BATCH), each round
+    running them all, the order reversed every other round; rows pooled. The
+    per-formula figures are the image's encoder time plus its share of the
+    decode steps it took part in (fe.h: decoder_ms of a batch), so their sums
+    are the phases' totals and formulas/s follows from them."""
+    sizes = [int(b) for b in args.compare_batch.split(",") if b.strip()]
+    rows = {b: [] for b in sizes}
+    procs = {b: [] for b in sizes}
+    latex = {}
+    for rnd in range(args.rounds):
+        for b in (sizes if rnd % 2 == 0 else sizes[::-1]):
+            e = dict(env)
+            e["FE_MAX_BATCH"] = str(b)
+            usage = {}
+            rc, out, err, rss = run_measured(
+                [cli, "recognize", "--json", "--device", "cpu", "--threads", str(args.threads),
+                 "--max-tokens", str(args.max_tokens), "--model", model_path] + images, e, usage)
+            if rc != 0:
+                print(f"formulate-cli failed ({rc}): {err.strip()}", file=sys.stderr)
+                return 1
+            res = json.loads(out)
+            rows[b] += res["results"][WARMUP:]
+            usage["rss"] = rss
+            usage["formulas"] = len(res["results"])
+            procs[b].append(usage)
+            latex.setdefault(b, [r["latex"] for r in res["results"]])
+            first = res
+    med = statistics.median
+    cfg = model_config(model_path)
+    try:
+        load = "load average %.1f %.1f %.1f at the end" % os.getloadavg()
+    except OSError:
+        load = "load average unknown"
+    base = sizes[0]
+    print(f"model: {model_path} ({first['model_parameters'] / 1e6:.2f} M parameters: cnn {cfg['cnn_channels']}, "
+          f"d_model {cfg['d_model']}, {cfg['n_heads']} heads, d_ff {cfg['d_ff']}, {cfg['enc_layers']}+{cfg['dec_layers']} layers)")
+    print(f"engine: {first['device']['name']}; GEMM {first['gemm_path']}; --threads {args.threads}")
+    print(f"formulas: {len(rows[base])} per setting ({args.images} images x {args.rounds} rounds, each +{WARMUP} warm-up), "
+          f"tokens per formula median {med(r['tokens'] for r in rows[base])}; {os.cpu_count()} CPUs, {load}")
+    print()
+    print(f"{'max_batch':>10s}{'same LaTeX':>12s}{'enc CPU ms':>12s}{'dec CPU ms':>12s}{'CPU ms/formula':>16s}"
+          f"{'formulas/CPU-s':>16s}{'formulas/s wall':>17s}{'process CPU s':>15s}{'peak RSS MiB':>14s}")
+    for b in sizes:
+        r = rows[b]
+        enc_c = [x["cpu_ms"]["encoder"] for x in r]
+        dec_c = [x["cpu_ms"]["decoder"] for x in r]
+        wall = sum(x["timings_ms"]["encoder"] + x["timings_ms"]["decoder"] for x in r) / 1e3
+        cpu = (sum(enc_c) + sum(dec_c)) / 1e3
+        same = sum(1 for a, c in zip(latex[base], latex[b]) if a == c)
+        proc_cpu = med(u["cpu_s"] for u in procs[b])
+        print(f"{b:>10d}{same:>7d}/{len(latex[b]):<4d}{sum(enc_c) / len(r):12.2f}{sum(dec_c) / len(r):12.2f}"
+              f"{cpu * 1e3 / len(r):16.2f}{len(r) / cpu:16.2f}{len(r) / wall:17.2f}{proc_cpu:15.2f}"
+              f"{max(u['rss'] for u in procs[b]):14.1f}")
+    if len(sizes) > 1:
+        r0 = rows[base]
+        c0 = sum(x["cpu_ms"]["encoder"] + x["cpu_ms"]["decoder"] for x in r0) / len(r0)
+        for b in sizes[1:]:
+            r = rows[b]
+            c = sum(x["cpu_ms"]["encoder"] + x["cpu_ms"]["decoder"] for x in r) / len(r)
+            print(f"cpu_speedup_batch_{b}_vs_{base}: {c0 / c:.2f}")
+    return 0
+
+
 # ------------------------------------------------------------------ main
 
 def main():
@@ -265,6 +341,9 @@ def main():
         if rc != 0:
             raise RuntimeError(f"pytorch worker failed ({rc}): {err.strip()}")
         return json.loads(out), rss
+
+    if args.compare_batch:
+        return compare_batch(args, cli, model_path, images, env)
 
     # Rounds alternate which side goes first, so a change in the machine's load
     # during the run hits both sides alike; rows of all rounds are pooled.
