@@ -306,16 +306,20 @@ free_results (FeResult *r, guint n)
   g_free (r);
 }
 
+/* Runs the image set serially and at each batch size, compares; returns how
+ * many serial results ended by EOS / the length limit / the repetition guard. */
 static void
-compare_runs (FeRecognizeParams rp, const int *batches, guint n_batches, const char *label)
+compare_runs_counted (FeRecognizeParams rp, const int *batches, guint n_batches,
+                      const char *label, int *n_eos, int *n_limit, int *n_repeat)
 {
   guint n;
   g_autofree FeImage *imgs = all_fe_images (&n);
   FeResult *serial = recognize (shipped, imgs, n, rp, 1, NULL);
-  int limit_hits = 0, eos = 0;
+  int limit_hits = 0, eos = 0, repeats = 0;
   for (guint i = 0; i < n; i++)
     {
       limit_hits += serial[i].hit_length_limit;
+      repeats += serial[i].repetition_stopped;
       eos += !serial[i].hit_length_limit && !serial[i].repetition_stopped;
     }
   for (guint b = 0; b < n_batches; b++)
@@ -331,9 +335,21 @@ compare_runs (FeRecognizeParams rp, const int *batches, guint n_batches, const c
         }
       free_results (batched, n);
     }
-  g_test_message ("%s: %u images identical (%d ended by EOS, %d by the length limit)", label, n,
-                  eos, limit_hits);
+  g_test_message ("%s: %u images identical (%d ended by EOS, %d by the length limit, %d by "
+                  "the repetition guard)", label, n, eos, limit_hits, repeats);
   free_results (serial, n);
+  if (n_eos)
+    *n_eos = eos;
+  if (n_limit)
+    *n_limit = limit_hits;
+  if (n_repeat)
+    *n_repeat = repeats;
+}
+
+static void
+compare_runs (FeRecognizeParams rp, const int *batches, guint n_batches, const char *label)
+{
+  compare_runs_counted (rp, batches, n_batches, label, NULL, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -404,7 +420,8 @@ test_equals_serial (void)
   if (!have_shipped ())
     return;
   FeRecognizeParams rp = fe_recognize_default_params ();
-  const int batches[] = { 8, 3, 32 };
+  /* 2: fewer rows than an image's 3 candidates, which then decode in chunks */
+  const int batches[] = { 8, 3, 32, 2 };
   compare_runs (rp, batches, G_N_ELEMENTS (batches), "default params");
   /* one candidate scale per image: rows = images */
   rp.scale_candidates = 1;
@@ -412,7 +429,8 @@ test_equals_serial (void)
   compare_runs (rp, b2, 1, "scale_candidates 1");
 }
 
-/* A short length limit: rows hit it while others end with EOS before it. */
+/* A short length limit: rows hit it while others end with EOS before it;
+ * the repetition guard likewise. */
 static void
 test_length_limit (void)
 {
@@ -421,7 +439,17 @@ test_length_limit (void)
   FeRecognizeParams rp = fe_recognize_default_params ();
   rp.max_tokens = 14;
   const int batches[] = { 8 };
-  compare_runs (rp, batches, 1, "max_tokens 14");
+  int eos, limit, repeat;
+  compare_runs_counted (rp, batches, 1, "max_tokens 14", &eos, &limit, &repeat);
+  g_assert_cmpint (eos, >, 0);
+  g_assert_cmpint (limit, >, 0);
+  /* the repetition guard at its tightest: rows end by it among rows that
+   * end by EOS */
+  rp = fe_recognize_default_params ();
+  rp.max_repeats = 1;
+  compare_runs_counted (rp, batches, 1, "max_repeats 1", &eos, &limit, &repeat);
+  g_assert_cmpint (eos, >, 0);
+  g_assert_cmpint (repeat, >, 0);
 }
 
 /* One image alone, and images of very different widths in one batch. */
@@ -630,6 +658,58 @@ test_batch_size (void)
   rp.beam_width = 2;
   g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 1);
   fe_state_free (st);
+  /* a negative max_batch is refused */
+  rp = fe_recognize_default_params ();
+  rp.max_batch = -1;
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  FeImage img = fe_image (g_ptr_array_index (images, 0));
+  FeResult res;
+  g_assert_cmpint (fe_recognize (st, &img, 1, &rp, &res), ==, FE_ERR_INVALID_ARGUMENT);
+  fe_state_free (st);
+}
+
+/* A device whose backend lacks FE_OP_ATTENTION_ROWS (an older CUDA module):
+ * the CPU's kernels under another name, without that op. fe_recognize then
+ * decodes one image at a time. */
+static bool
+no_rows_supports_op (FeDevice *dev, const FeOpDesc *op)
+{
+  return op->op != FE_OP_ATTENTION_ROWS;
+}
+
+static void
+test_fallback_without_op (void)
+{
+  const char *root = g_getenv ("FE_SOURCE_ROOT");
+  g_autofree char *path = g_build_filename (root ? root : ".", "data", "models",
+                                            "formulate-v1.safetensors", NULL);
+  if (!have_shipped ())
+    return;
+  static FeBackend backend;
+  static FeDevice device;
+  backend = *fe_cpu_device ()->backend;
+  backend.name = "norows";
+  backend.supports_op = no_rows_supports_op;
+  device = (FeDevice) { .backend = &backend, .index = 0, .id = "norows:0" };
+  FeWeightFile *wf = NULL;
+  g_assert_cmpint (fe_weights_open (path, NULL, &wf), ==, FE_OK);
+  FeModel model;
+  g_assert_cmpint (fe_model_load (&model, wf, &device), ==, FE_OK);
+  FeStateBuffers sb;
+  g_assert_cmpint (fe_state_buffers_init (&sb, &model), ==, FE_OK);
+  int exact = -1;
+  g_assert_false (fe_model_batch_supported (&sb, &exact));
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  rp.max_batch = 8;
+  g_assert_cmpint (fe_recognize_batch_size (&sb, &rp), ==, 1);
+  /* the same model on the CPU batches */
+  FeState *st = NULL;
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  g_assert_cmpint (fe_recognize_batch_size (fe_state_buffers (st), &rp), ==, 8);
+  fe_state_free (st);
+  fe_state_buffers_free (&sb);
+  fe_model_free (&model);
+  fe_weights_close (wf);
 }
 
 int
@@ -649,8 +729,9 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/engine/batch/attention-rows-op", test_attention_rows_op);
   g_test_add_func ("/engine/batch/batch-size", test_batch_size);
+  g_test_add_func ("/engine/batch/fallback-without-op", test_fallback_without_op);
   g_test_add_func ("/engine/batch/equals-serial", test_equals_serial);
-  g_test_add_func ("/engine/batch/length-limit", test_length_limit);
+  g_test_add_func ("/engine/batch/length-limit-repetition", test_length_limit);
   g_test_add_func ("/engine/batch/odd-batches", test_odd_batches);
   g_test_add_func ("/engine/batch/abort-progress", test_abort_progress);
   g_test_add_func ("/engine/batch/no-allocation-per-token", test_no_allocation_per_token);
