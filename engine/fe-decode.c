@@ -1,9 +1,12 @@
-/* fe-decode.c - greedy and beam-search decoding over fe_model_decode_step.
+/* fe-decode.c - greedy and beam-search decoding over fe_model_decode_step,
+ * and greedy decoding of several images at once over
+ * fe_model_decode_step_rows (fe_recognize's batched path, docs/model.md).
  *
- * Both are deterministic: ties between equal scores go to the lower token id
+ * All are deterministic: ties between equal scores go to the lower token id
  * and then to the lower beam, never to whatever order a sort happens to leave.
- * Nothing here allocates: every array lives in FeStateBuffers, sized before
- * the first step.
+ * No decode loop allocates: every array lives in FeStateBuffers, sized before
+ * the first step (the batched path allocates a result's strings when an image
+ * is done, as the serial path does after its decode).
  *
  * A decode emits at most `limit` tokens (the model's max_tokens, the number
  * of learned positions: step t feeds position t and emits token t+1, like

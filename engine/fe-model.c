@@ -5,8 +5,9 @@
  * Every activation lives in per-state buffers: the encoder's grow to the
  * largest input encoded so far (an image no larger than one before allocates
  * nothing on the device), the decoder's are sized for the beam width before
- * the first step, so decoding allocates nothing at all. A forward pass only
- * takes views of them. */
+ * the first step, so decoding allocates nothing at all; a multi-image batch's
+ * packed cross-attention K/V grow before its first step too. A forward pass
+ * only takes views of them. */
 #include "fe-model.h"
 
 #include <math.h>
