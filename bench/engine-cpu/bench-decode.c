@@ -1,7 +1,8 @@
 /* bench-decode: the decoder step alone, serial against batched, in process
  * CPU time (bench/engine-cpu/README.md).
  *
- *   bench-decode MODEL.safetensors [--rows N] [--steps N] [--reps N] IMAGE.png...
+ *   bench-decode MODEL.safetensors [--rows N] [--steps N] [--reps N]
+ *                [--only serial|batched] IMAGE.png...
  *
  * The images (up to --rows, default 8) are preprocessed and encoded once, their
  * cross-attention K/V packed as fe_recognize's batched path packs them. Then
@@ -10,6 +11,7 @@
  * and "batched", all images together for --steps steps. Token ids are fixed
  * (4 + step), so both do the same work whatever the model emits. Prints the
  * median over reps of CPU microseconds per row-step of each, and their ratio.
+ * --only runs one of the two (for a profiler).
  * Single-threaded unless FE_THREADS is set. */
 #include "fe-model.h"
 #include "fm-png.h"
@@ -37,7 +39,7 @@ static int fail(const char *what) {
 
 int main(int argc, char **argv) {
     int rows_max = 8, steps = 48, reps = 7, n_paths = 0;
-    const char *model = NULL, *paths[64];
+    const char *model = NULL, *paths[64], *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--rows") && i + 1 < argc)
             rows_max = atoi(argv[++i]);
@@ -45,6 +47,8 @@ int main(int argc, char **argv) {
             steps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
         else if (!model)
             model = argv[i];
         else if (n_paths < 64)
@@ -106,6 +110,8 @@ int main(int argc, char **argv) {
         /* alternate which goes first */
         for (int k = 0; k < 2; k++) {
             bool do_serial = (k == 0) == (rep % 2 == 0);
+            if (only && strcmp(only, do_serial ? "serial" : "batched") != 0)
+                continue;
             double t0 = cpu_us();
             if (do_serial) {
                 for (int r = 0; r < rows; r++) {
