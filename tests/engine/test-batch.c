@@ -712,6 +712,133 @@ test_fallback_without_op (void)
   fe_weights_close (wf);
 }
 
+/* ------------------------------------------------------------------------ */
+/* On a GPU (skipped without one: the CUDA module's ATTENTION_ROWS has not   */
+/* run here, docs/cuda.md)                                                  */
+
+static FeDevice *gpu;
+static char gpu_skip[256] = "no CUDA device";
+
+static void
+find_gpu (void)
+{
+  FeDeviceInfo devs[16];
+  size_t n = MIN (fe_devices_list (devs, G_N_ELEMENTS (devs)), G_N_ELEMENTS (devs));
+  for (size_t i = 0; i < n && !gpu; i++)
+    {
+      if (devs[i].kind != FE_DEVICE_CUDA)
+        continue;
+      if (!devs[i].available)
+        g_snprintf (gpu_skip, sizeof gpu_skip, "no CUDA device: %s", devs[i].unavailable_reason);
+      else if (fe_device_open (devs[i].id, &gpu) != FE_OK)
+        {
+          g_snprintf (gpu_skip, sizeof gpu_skip, "no CUDA device: %s", fe_last_error ());
+          gpu = NULL;
+        }
+    }
+  fe_clear_error ();
+}
+
+/* The op on the GPU against the CPU: f32 maths in another order (NMSE 1e-10,
+ * as tests/gpu), and a span past the keys clamped rather than read. */
+static void
+test_gpu_attention_rows (void)
+{
+  if (!gpu)
+    {
+      g_test_skip (gpu_skip);
+      return;
+    }
+  const int R = 6, D = 128, heads = 4, N = 1500;
+  int32_t spans[] = { 0, 20, 20, 1200, 1220, 1, 1221, 279, 0, 1500, 3, 5 };
+  int64_t sq[3] = { R, 1, D }, skv[2] = { N, D }, ss[2] = { R, 2 };
+  FeDevice *devs[2] = { fe_cpu_device (), gpu };
+  FeBuffer *buf[2];
+  FeTensor q[2], k[2], v[2], y[2], sp[2];
+  gsize nq = (gsize) R * D, nkv = (gsize) N * D;
+  float *hq = g_new (float, nq), *hk = g_new (float, nkv), *hv = g_new (float, nkv);
+  float *out[2] = { g_new (float, nq), g_new (float, nq) };
+  GRand *rand = g_rand_new_with_seed (3);
+  for (gsize i = 0; i < nq; i++)
+    hq[i] = (float) g_rand_double_range (rand, -2, 2);
+  for (gsize i = 0; i < nkv; i++)
+    {
+      hk[i] = (float) g_rand_double_range (rand, -2, 2);
+      hv[i] = (float) g_rand_double_range (rand, -1, 1);
+    }
+  g_rand_free (rand);
+  for (int d = 0; d < 2; d++)
+    {
+      g_assert_cmpint (fe_buffer_new (devs[d], (2 * nq + 2 * nkv + 2 * R) * 4 + 4096, &buf[d]), ==, FE_OK);
+      g_assert_cmpint (fe_buffer_tensor (buf[d], FE_DTYPE_F32, 3, sq, "q", &q[d]), ==, FE_OK);
+      g_assert_cmpint (fe_buffer_tensor (buf[d], FE_DTYPE_F32, 3, sq, "y", &y[d]), ==, FE_OK);
+      g_assert_cmpint (fe_buffer_tensor (buf[d], FE_DTYPE_F32, 2, skv, "k", &k[d]), ==, FE_OK);
+      g_assert_cmpint (fe_buffer_tensor (buf[d], FE_DTYPE_F32, 2, skv, "v", &v[d]), ==, FE_OK);
+      g_assert_cmpint (fe_buffer_tensor (buf[d], FE_DTYPE_I32, 2, ss, "spans", &sp[d]), ==, FE_OK);
+      g_assert_cmpint (fe_tensor_upload (&q[d], hq, nq * 4), ==, FE_OK);
+      g_assert_cmpint (fe_tensor_upload (&k[d], hk, nkv * 4), ==, FE_OK);
+      g_assert_cmpint (fe_tensor_upload (&v[d], hv, nkv * 4), ==, FE_OK);
+      g_assert_cmpint (fe_tensor_upload (&sp[d], spans, sizeof spans), ==, FE_OK);
+      g_assert_cmpint (fe_attention_rows (&y[d], &q[d], &k[d], &v[d], &sp[d], heads, N), ==, FE_OK);
+      g_assert_cmpint (fe_tensor_download (&y[d], out[d], nq * 4), ==, FE_OK);
+    }
+  double num = 0, den = 0;
+  for (gsize i = 0; i < nq; i++)
+    {
+      num += ((double) out[1][i] - out[0][i]) * ((double) out[1][i] - out[0][i]);
+      den += (double) out[0][i] * out[0][i];
+    }
+  g_test_message ("ATTENTION_ROWS on %s: NMSE %.3g", gpu->id, num / den);
+  g_assert_cmpfloat (num / den, <, 1e-10);
+  /* a span past the keys: clamped to them on the GPU, no fault */
+  spans[2 * 5] = N - 2;
+  spans[2 * 5 + 1] = 50;
+  g_assert_cmpint (fe_tensor_upload (&sp[1], spans, sizeof spans), ==, FE_OK);
+  g_assert_cmpint (fe_attention_rows (&y[1], &q[1], &k[1], &v[1], &sp[1], heads, N), ==, FE_OK);
+  g_assert_cmpint (fe_tensor_download (&y[1], out[1], nq * 4), ==, FE_OK);
+  for (int d = 0; d < 2; d++)
+    {
+      fe_buffer_free (buf[d]);
+      g_free (out[d]);
+    }
+  g_free (hq);
+  g_free (hk);
+  g_free (hv);
+}
+
+/* The shipped model on the GPU, serial against batched. The rows' GEMMs may
+ * round differently from one row's (cuBLAS picks by shape), so near ties may
+ * decode differently: nearly all, not all, must agree. */
+static void
+test_gpu_recognize (void)
+{
+  if (!gpu || !shipped)
+    {
+      g_test_skip (gpu ? "data/models/formulate-v1.safetensors is missing" : gpu_skip);
+      return;
+    }
+  const char *root = g_getenv ("FE_SOURCE_ROOT");
+  g_autofree char *path = g_build_filename (root ? root : ".", "data", "models",
+                                            "formulate-v1.safetensors", NULL);
+  FeContextParams cp = fe_context_default_params ();
+  cp.device = gpu->id;
+  FeContext *ctx = NULL;
+  g_assert_cmpint (fe_context_load (path, &cp, &ctx), ==, FE_OK);
+  guint n;
+  g_autofree FeImage *imgs = all_fe_images (&n);
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  FeResult *s = recognize (ctx, imgs, n, rp, 1, NULL);
+  FeResult *b = recognize (ctx, imgs, n, rp, 8, NULL);
+  guint same = 0;
+  for (guint i = 0; i < n; i++)
+    same += g_strcmp0 (s[i].latex, b[i].latex) == 0;
+  g_test_message ("%s: %u of %u images decode alike serially and batched", gpu->id, same, n);
+  g_assert_cmpuint (same * 10, >=, n * 9);
+  free_results (s, n);
+  free_results (b, n);
+  fe_context_free (ctx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -735,6 +862,9 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/batch/odd-batches", test_odd_batches);
   g_test_add_func ("/engine/batch/abort-progress", test_abort_progress);
   g_test_add_func ("/engine/batch/no-allocation-per-token", test_no_allocation_per_token);
+  find_gpu ();
+  g_test_add_func ("/engine/batch/gpu/attention-rows", test_gpu_attention_rows);
+  g_test_add_func ("/engine/batch/gpu/recognize", test_gpu_recognize);
   int rc = g_test_run ();
   fe_context_free (shipped);
   g_ptr_array_free (images, TRUE);
