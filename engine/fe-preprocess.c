@@ -4,10 +4,11 @@
  *   1. pixels -> gray (+ alpha), dark backgrounds inverted, contrast stretched
  *      from the background level (the median) to the darkest ink;
  *   2. crop to the bounding box of ink > 0.25;
- *   3. glyph scale: em_px_hint when given, else the median height of the
- *      connected components (without dots, rules and tall delimiters) divided
- *      by cfg->cc_median_em; scale = em_px / estimated em, left at 1 when
- *      within +-10 % so already-right images are not blurred by resampling;
+ *   3. glyph scale: em_px_hint when given, else the em under which the
+ *      connected components' (height, width) are most likely, by the density
+ *      of fe-scale-prior.h (times em_factor: fe_recognize's scale search);
+ *      scale = em_px / em, left at 1 when within +-10 % so already-right
+ *      images are not blurred by resampling;
  *   4. resample (area averaging down, cubic up), capped so the result with
  *      its margin fits max_height x max_width;
  *   5. place at a margin of em_px/10 and pad with background to the strides.

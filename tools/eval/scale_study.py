@@ -55,8 +55,14 @@ def build_cache(args):
     samples, ds = ev.load_samples(args.data, args.split, args.limit)
     em_px = float(ds.meta["em_px"])
     items = []   # (set, sample k, image, true em)
-    for k, s in enumerate(samples):
-        items.append(("clean", k, s.image, em_px))
+    if args.font:
+        # Another font set-up (one the model and the density never saw, say):
+        # only the re-rendered sets, the dataset's images are in their own fonts.
+        for s in samples:
+            s.font = args.font
+    else:
+        for k, s in enumerate(samples):
+            items.append(("clean", k, s.image, em_px))
     ev.ROBUST_VARIANTS = STUDY_VARIANTS
     import tempfile
     scratch = tempfile.mkdtemp(prefix="scale-study-", dir=os.path.dirname(os.path.abspath(args.cache)))
@@ -239,6 +245,9 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=300)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--cache", default=None)
+    ap.add_argument("--font", default=None,
+                    help="re-render every formula in this font set-up of tools/data/render_batch.py"
+                         " (e.g. stix2, fourier: held out of training) instead of its own")
     ap.add_argument("--build", default=os.path.join(ROOT, "build-scale"))
     ap.add_argument("--model", default=os.path.join(ROOT, "data", "models", "formulate-v1.safetensors"))
     ap.add_argument("--estimators", default=None, help="comma-separated subset for --e2e")
@@ -254,7 +263,8 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(ROOT, "work", "eval-scale", "study.json"))
     args = ap.parse_args(argv)
     args.cache = args.cache or os.path.join(ROOT, "work", "eval-scale",
-                                            "cache-%s-%d.pkl" % (args.split, args.limit))
+                                            "cache-%s-%d%s.pkl" % (args.split, args.limit,
+                                                                   "-" + args.font if args.font else ""))
     os.makedirs(os.path.dirname(os.path.abspath(args.cache)), exist_ok=True)
     if not os.path.exists(args.cache):
         t0 = time.time()
