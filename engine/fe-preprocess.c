@@ -286,6 +286,7 @@ out:
 #define FE_MLE_LN_MIN 1.0986123f /* ln 3 */
 #define FE_MLE_LN_MAX 5.9914645f /* ln 400 */
 #define FE_MLE_LN_STEP 0.01f
+#define FE_MLE_MIN_PX 2
 
 static float fe_prior_log_density(float u, float v) {
     /* nearest bin; outside the table the density is the floor */
@@ -308,10 +309,25 @@ float fe_estimate_em_px_mle(const float *ink, int w, int h) {
     lw = malloc((size_t)n_comp * sizeof *lw);
     if (!lh || !lw)
         goto out;
+    /* Components of at most FE_MLE_MIN_PX in both directions are left out
+     * (the density was measured without them too): on a scan they are mostly
+     * specks, which look like the dots of a much smaller font. Measured
+     * (tools/eval/scale_study.py --degrade speckle --sets pdftoppm-300dpi,
+     * 0.3 % two-pixel specks): estimate / true em 0.27 with them, 0.98
+     * without; on the clean val study 3.6 % median error either way (87.2 vs
+     * 86.9 % within 10 %). When nothing bigger exists they are all there is. */
+    long n_big = 0;
+    for (long i = 0; i < n_comp; i++)
+        n_big += comps[i].width > FE_MLE_MIN_PX || comps[i].bin_height > FE_MLE_MIN_PX;
+    long k = 0;
     for (long i = 0; i < n_comp; i++) {
-        lh[i] = logf(comps[i].height > 0.5f ? comps[i].height : 0.5f);
-        lw[i] = logf((float)comps[i].width);
+        if (n_big > 0 && comps[i].width <= FE_MLE_MIN_PX && comps[i].bin_height <= FE_MLE_MIN_PX)
+            continue;
+        lh[k] = logf(comps[i].height > 0.5f ? comps[i].height : 0.5f);
+        lw[k] = logf((float)comps[i].width);
+        k++;
     }
+    n_comp = k;
     /* A change of scale shifts every component by the same amount in log
      * units: the em is the shift that makes the image's (height, width)
      * pairs most likely under the density measured on renders of known em
