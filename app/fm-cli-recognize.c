@@ -95,7 +95,7 @@ fm_recognize_usage (FILE *out)
   fprintf (out,
            "Usage: formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
            "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N]\n"
-           "                               [--em-px PX] [--json]\n");
+           "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n");
 }
 
 int
@@ -109,6 +109,8 @@ fm_cli_recognize (int argc, char **argv)
     { "max-tokens", required_argument, NULL, 'n' },
     { "max-repeats", required_argument, NULL, 'r' },
     { "em-px", required_argument, NULL, 'e' },
+    { "scale-candidates", required_argument, NULL, 's' },
+    { "batch", required_argument, NULL, 'B' },
     { "json", no_argument, NULL, 'j' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -118,11 +120,13 @@ fm_cli_recognize (int argc, char **argv)
   /* Glyph size of every image in pixels when the caller knows it (renders of a
    * known font size, as the PDF pipeline passes it); 0 = the engine estimates it. */
   int em_px = 0;
+  /* -1 = the engine's defaults (fe_recognize_default_params) */
+  int scale_candidates = -1, max_batch = -1;
   bool json = false;
   int c;
   opterr = 0;
   optind = 1;
-  while ((c = getopt_long (argc, argv, "m:d:b:t:n:r:e:jh", options, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "m:d:b:t:n:r:e:s:B:jh", options, NULL)) != -1)
     {
       switch (c)
         {
@@ -160,6 +164,20 @@ fm_cli_recognize (int argc, char **argv)
           if (!fm_parse_int (optarg, 0, 1000, &em_px))
             {
               fprintf (stderr, "formulate-cli: --em-px wants a number of pixels (0 = estimate), not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 's':
+          if (!fm_parse_int (optarg, 1, 9, &scale_candidates))
+            {
+              fprintf (stderr, "formulate-cli: --scale-candidates wants a number from 1 to 9, not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'B':
+          if (!fm_parse_int (optarg, 1, 32, &max_batch))
+            {
+              fprintf (stderr, "formulate-cli: --batch wants a number from 1 to 32, not '%s'\n", optarg);
               return FM_EXIT_USAGE;
             }
           break;
@@ -246,6 +264,10 @@ fm_cli_recognize (int argc, char **argv)
   rp.max_tokens = max_tokens;
   if (max_repeats >= 0)
     rp.max_repeats = max_repeats;
+  if (scale_candidates > 0)
+    rp.scale_candidates = scale_candidates;
+  if (max_batch > 0)
+    rp.max_batch = max_batch;
   rp.abort_callback = fm_should_abort;
   s = fe_recognize (st, images, (size_t) n_images, &rp, results);
   if (s == FE_ERR_ABORTED)

@@ -97,6 +97,14 @@ test_version_and_usage (void)
   g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
   assert_one_line_error (&r);
   run_clear (&r);
+  r = run_cli (NULL, "recognize", image_path, "--scale-candidates", "0", NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
+  assert_one_line_error (&r);
+  run_clear (&r);
+  r = run_cli (NULL, "recognize", image_path, "--batch", "33", NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
+  assert_one_line_error (&r);
+  run_clear (&r);
   r = run_cli (NULL, "recognize", image_path, "--max-repeats", "x", NULL);
   g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
   assert_one_line_error (&r);
@@ -174,6 +182,19 @@ test_recognize_plain_and_json (void)
   g_assert_cmpint (r.status, ==, FM_EXIT_OK);
   g_assert_cmpstr (r.err, ==, "");
   run_clear (&r);
+
+  /* batched greedy decoding prints what one image after another prints, and a
+   * single scale candidate is accepted */
+  Run serial = run_cli (env, "recognize", image_path, image_path, "--batch", "1",
+                        "--scale-candidates", "1", NULL);
+  Run batched = run_cli (env, "recognize", image_path, image_path, "--batch", "2",
+                         "--scale-candidates", "1", NULL);
+  g_assert_cmpint (serial.status, ==, FM_EXIT_OK);
+  g_assert_cmpint (batched.status, ==, FM_EXIT_OK);
+  g_assert_cmpstr (serial.out, !=, "");
+  g_assert_cmpstr (batched.out, ==, serial.out);
+  run_clear (&serial);
+  run_clear (&batched);
 }
 
 static void
