@@ -293,126 +293,1177 @@ to_tex (FmExportJob *job)
   return g_string_free (out, FALSE);
 }
 
-/* Markdown: the text layer in reading order with formulas substituted. */
+/* ---- Markdown -------------------------------------------------------------
+ *
+ * Poppler's text order is not used as the reading order: it leaves the pieces
+ * of a display formula that its boxes put outside the region (radical signs,
+ * "det" before a matrix, limits, numerators) as lines of their own, puts page
+ * numbers between the lines of a formula, and reads a rotated page's lines in
+ * a wrong order. So each page is laid out again, in a frame where text runs
+ * left to right and lines go down:
+ *  1. every glyph goes to the region that covers it; glyphs on a display's
+ *     line next to it, or stacked on it, go to the display too, and an
+ *     equation number on its line becomes the display's \tag;
+ *  2. the other glyphs and the inline regions make lines, lines and displays
+ *     are split into columns (a gutter that few items cross) and read column
+ *     by column; page numbers and running headers are left out;
+ *  3. lines make paragraphs (indent, a wider gap, a short last line), joined
+ *     with hyphens undone; text is escaped for Markdown, formulas are not.
+ */
+
+typedef struct {
+  gunichar c;
+  FmRect r;               /* text frame                                     */
+  double size;            /* font size, points (0: unknown)                 */
+  gboolean space_before;  /* a space in the text layer before it            */
+  gboolean line_before;   /* Poppler started a line before it               */
+  int slot;               /* MdSlot it belongs to, or -1                    */
+} MdGlyph;
+
+typedef struct {
+  FmRegion *reg;
+  FmRect r;               /* text frame; displays grow by their glyphs      */
+  char *tag;              /* DISPLAY: its equation number ("3.1") or NULL   */
+  gboolean placed;
+} MdSlot;
+
+typedef struct {
+  gboolean math;          /* an inline region (index = slot), else a glyph  */
+  int index;
+  FmRect r;
+} MdTok;
+
+typedef struct {
+  gboolean display;       /* a display (slot), else a text line (toks)      */
+  int slot;
+  GArray *toks;
+  FmRect r;
+  double base;            /* bottom of its text glyphs (median)             */
+  double em;              /* median font size of its glyphs                 */
+  int column;             /* 0: spanning or single column, 1 left, 2 right  */
+  gboolean drop;          /* page number or running header                  */
+} MdItem;
+
+typedef struct {
+  MdGlyph *g;
+  int n;
+  MdSlot *slots;
+  int n_slots;
+  GArray *items;          /* MdItem, in reading order after md_layout       */
+  double body_em;
+} MdPage;
+
+static void
+md_page_clear (MdPage *pg)
+{
+  for (int s = 0; s < pg->n_slots; s++)
+    g_free (pg->slots[s].tag);
+  if (pg->items)
+    {
+      for (guint i = 0; i < pg->items->len; i++)
+        {
+          MdItem *it = &g_array_index (pg->items, MdItem, i);
+          if (it->toks)
+            g_array_unref (it->toks);
+        }
+      g_array_unref (pg->items);
+    }
+  g_free (pg->g);
+  g_free (pg->slots);
+  memset (pg, 0, sizeof *pg);
+}
+
+static double rect_w (const FmRect *r) { return r->x1 - r->x0; }
+static double rect_h (const FmRect *r) { return r->y1 - r->y0; }
+static double rect_cx (const FmRect *r) { return 0.5 * (r->x0 + r->x1); }
+static double rect_cy (const FmRect *r) { return 0.5 * (r->y0 + r->y1); }
+
+static double
+v_overlap (const FmRect *a, const FmRect *b)
+{
+  return MIN (a->y1, b->y1) - MAX (a->y0, b->y0);
+}
+
+static double
+h_gap (const FmRect *a, const FmRect *b)
+{
+  return MAX (0.0, MAX (a->x0 - b->x1, b->x0 - a->x1));
+}
+
+static double
+v_gap (const FmRect *a, const FmRect *b)
+{
+  return MAX (0.0, MAX (a->y0 - b->y1, b->y0 - a->y1));
+}
+
+static void
+rect_union (FmRect *a, const FmRect *b)
+{
+  a->x0 = MIN (a->x0, b->x0);
+  a->y0 = MIN (a->y0, b->y0);
+  a->x1 = MAX (a->x1, b->x1);
+  a->y1 = MAX (a->y1, b->y1);
+}
+
+/* A displayed-page rectangle in the text frame of direction dir (0: text runs
+ * right, 1: down, 2: left, 3: up) on a w x h page. */
+static FmRect
+to_frame (const FmRect *r, int dir, double w, double h)
+{
+  switch (dir)
+    {
+    case 1:
+      return (FmRect) { r->y0, w - r->x1, r->y1, w - r->x0 };
+    case 2:
+      return (FmRect) { w - r->x1, h - r->y1, w - r->x0, h - r->y0 };
+    case 3:
+      return (FmRect) { h - r->y1, r->x0, h - r->y0, r->x1 };
+    default:
+      return *r;
+    }
+}
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+median (double *v, int n, double fallback)
+{
+  if (n <= 0)
+    return fallback;
+  qsort (v, n, sizeof *v, cmp_double);
+  return v[n / 2];
+}
+
+/* "(3.1)", "(12a)", "(A.2)", "(2.1′)": an equation number set beside a
+ * display. Returns the label without parentheses, or NULL. */
+static char *
+md_equation_label (const char *text)
+{
+  g_autofree char *t = g_strstrip (g_strdup (text ? text : ""));
+  gsize n = strlen (t);
+  char *inner;
+
+  if (n < 3 || t[0] != '(' || t[n - 1] != ')')
+    return NULL;
+  t[n - 1] = '\0';
+  inner = g_strstrip (t + 1);
+  if (*inner == '\0' || strlen (inner) > 12)
+    return NULL;
+  for (const char *p = inner; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (!(g_unichar_isalnum (c) || c == '.' || c == '-' || c == 0x2032 || c == '\''))
+        return NULL;
+    }
+  return g_strdup (inner);
+}
+
 static gboolean
-markdown_page (GString    *out,
-               FmExportJob *job,
-               FmDocument *doc,
-               int         page_index,
-               GError    **error)
+md_load (MdPage *pg, FmExportJob *job, FmDocument *doc, int page_index, GError **error)
 {
   PopplerPage *page;
   char *text;
   PopplerRectangle *rects = NULL;
   guint n_rects = 0;
+  GList *attrs = NULL;
+  double w = 0, h = 0, *size_of;
+  glong n_chars;
   const char *p;
-  gboolean *emitted;
-  double prev_line_x0 = -1, line_x0 = -1, prev_y1 = -1, line_h = 0;
-  gboolean at_line_start = TRUE;
-  GString *para = g_string_new (NULL);
+  gboolean space = TRUE, newline = TRUE;
+  int votes[4] = { 0 }, dir = 0;
+  double *sizes;
+  int n_sizes = 0;
 
   fm_document_lock (doc);
   page = fm_document_get_page_locked (doc, page_index, error);
   if (page == NULL)
     {
       fm_document_unlock (doc);
-      g_string_free (para, TRUE);
       return FALSE;
     }
+  poppler_page_get_size (page, &w, &h);
   text = poppler_page_get_text (page);
-  if (text && !poppler_page_get_text_layout (page, &rects, &n_rects))
-    n_rects = 0;
+  if (text && *text)
+    {
+      if (!poppler_page_get_text_layout (page, &rects, &n_rects))
+        n_rects = 0;
+      attrs = poppler_page_get_text_attributes (page);
+    }
   g_object_unref (page);
   fm_document_unlock (doc);
 
-  emitted = g_new0 (gboolean, job->regions->len + 1);
+  n_chars = text ? g_utf8_strlen (text, -1) : 0;
+  size_of = g_new0 (double, n_chars + 1);
+  for (GList *l = attrs; l; l = l->next)
+    {
+      PopplerTextAttributes *a = l->data;
+      for (int k = MAX (0, a->start_index); k <= a->end_index && k < n_chars; k++)
+        size_of[k] = a->font_size;
+    }
+  poppler_page_free_text_attributes (attrs);
+
+  pg->g = g_new0 (MdGlyph, MIN ((glong) n_rects, n_chars) + 1);
   p = text ? text : "";
-  for (guint k = 0; *p && k < n_rects; k++, p = g_utf8_next_char (p))
+  for (glong k = 0; k < n_chars && k < (glong) n_rects; k++, p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
       PopplerRectangle *pr = &rects[k];
-      double cx = 0.5 * (pr->x1 + pr->x2), cy = 0.5 * (pr->y1 + pr->y2);
-      int inside = -1;
+      MdGlyph *gl;
 
-      if (c == '\n')
+      if (g_unichar_isspace (c) || c == 0xA0 || !isfinite (pr->x1) || !isfinite (pr->y1) ||
+          !isfinite (pr->x2) || !isfinite (pr->y2))
         {
-          /* Hyphenated line ends join; other line ends are spaces. */
-          if (para->len > 0 && para->str[para->len - 1] == '-')
-            g_string_truncate (para, para->len - 1);
-          else if (para->len > 0 && para->str[para->len - 1] != ' ')
-            g_string_append_c (para, ' ');
-          at_line_start = TRUE;
+          space = TRUE;
+          if (c == '\n')
+            newline = TRUE;
           continue;
         }
-      for (guint r = 0; r < job->regions->len; r++)
-        {
-          FmRegion *reg = job->regions->pdata[r];
-          if (reg->page == page_index && cx >= reg->box.x0 && cx <= reg->box.x1 &&
-              cy >= reg->box.y0 && cy <= reg->box.y1)
-            {
-              inside = (int) r;
-              break;
-            }
-        }
-      if (at_line_start && !g_unichar_isspace (c))
-        {
-          double h = fabs (pr->y2 - pr->y1);
-          line_x0 = MIN (pr->x1, pr->x2);
-          /* New paragraph: an indented first line, or a gap of more than
-           * half a line above it. */
-          if (inside < 0 && prev_y1 >= 0 &&
-              ((line_x0 > prev_line_x0 + 5 && prev_line_x0 >= 0) ||
-               MIN (pr->y1, pr->y2) - prev_y1 > 0.6 * MAX (h, line_h)))
-            {
-              g_strstrip (para->str);
-              para->len = strlen (para->str);
-              if (para->len > 0)
-                g_string_append_printf (out, "%s\n\n", para->str);
-              g_string_truncate (para, 0);
-            }
-          prev_line_x0 = line_x0;
-          line_h = h;
-          at_line_start = FALSE;
-        }
-      if (!g_unichar_isspace (c))
-        prev_y1 = MAX (pr->y1, pr->y2);
-      if (inside >= 0)
-        {
-          FmRegion *reg = job->regions->pdata[inside];
-          if (!emitted[inside])
-            {
-              const char *body = reg->latex ? reg->latex : reg->text;
-              emitted[inside] = TRUE;
-              if (reg->kind == FM_REGION_DISPLAY)
-                {
-                  g_strstrip (para->str);
-                  para->len = strlen (para->str);
-                  if (para->len > 0)
-                    g_string_append_printf (out, "%s\n\n", para->str);
-                  g_string_truncate (para, 0);
-                  g_string_append_printf (out, "$$%s$$\n\n", body ? body : "");
-                }
-              else if (reg->kind == FM_REGION_INLINE)
-                {
-                  if (para->len > 0 && para->str[para->len - 1] != ' ')
-                    g_string_append_c (para, ' ');
-                  g_string_append_printf (para, "$%s$", body ? body : "");
-                }
-              /* numbers: dropped; the display carries the formula */
-            }
-          continue;
-        }
-      g_string_append_unichar (para, c);
+      gl = &pg->g[pg->n++];
+      gl->c = c;
+      gl->r = (FmRect) { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
+      gl->size = size_of[k];
+      gl->space_before = space;
+      gl->line_before = newline;
+      gl->slot = -1;
+      space = newline = FALSE;
     }
-  g_strstrip (para->str);
-  para->len = strlen (para->str);
-  if (para->len > 0)
-    g_string_append_printf (out, "%s\n\n", para->str);
-  g_string_free (para, TRUE);
-  g_free (emitted);
+  g_free (size_of);
   g_free (rects);
   g_free (text);
+
+  /* The direction text runs in: the step from one glyph to the next. */
+  for (int i = 1; i < pg->n; i++)
+    if (!pg->g[i].line_before)
+      {
+        double dx = rect_cx (&pg->g[i].r) - rect_cx (&pg->g[i - 1].r);
+        double dy = rect_cy (&pg->g[i].r) - rect_cy (&pg->g[i - 1].r);
+        if (fabs (dx) >= fabs (dy))
+          votes[dx >= 0 ? 0 : 2]++;
+        else
+          votes[dy >= 0 ? 1 : 3]++;
+      }
+  for (int d = 1; d < 4; d++)
+    if (votes[d] > votes[dir])
+      dir = d;
+
+  sizes = g_new (double, pg->n + 1);
+  for (int i = 0; i < pg->n; i++)
+    {
+      pg->g[i].r = to_frame (&pg->g[i].r, dir, w, h);
+      if (pg->g[i].size > 0)
+        sizes[n_sizes++] = pg->g[i].size;
+    }
+  pg->body_em = median (sizes, n_sizes, 10.0);
+  g_free (sizes);
+  for (int i = 0; i < pg->n; i++)
+    if (pg->g[i].size <= 0)
+      pg->g[i].size = pg->body_em;
+
+  pg->slots = g_new0 (MdSlot, job->regions->len + 1);
+  for (guint i = 0; i < job->regions->len; i++)
+    {
+      FmRegion *reg = job->regions->pdata[i];
+      if (reg->page != page_index)
+        continue;
+      pg->slots[pg->n_slots].reg = reg;
+      pg->slots[pg->n_slots].r = to_frame (&reg->box, dir, w, h);
+      pg->n_slots++;
+    }
   return TRUE;
+}
+
+/* Step 1: glyphs to regions. */
+static void
+md_assign (MdPage *pg, FmExportJob *job)
+{
+  int *chunk_of = g_new (int, pg->n + 1);
+  int n_chunks = 0;
+  gboolean changed = TRUE;
+
+  for (int i = 0; i < pg->n; i++)
+    {
+      MdGlyph *g = &pg->g[i];
+      double cx = rect_cx (&g->r), cy = rect_cy (&g->r);
+      double area = MAX (rect_w (&g->r) * rect_h (&g->r), 1e-6);
+      double best = G_MAXDOUBLE, best_ov = 0;
+      int pick = -1;
+
+      /* The smallest region whose box holds the glyph's centre. */
+      for (int s = 0; s < pg->n_slots; s++)
+        {
+          const FmRect *b = &pg->slots[s].r;
+          if (cx >= b->x0 - 0.5 && cx <= b->x1 + 0.5 && cy >= b->y0 - 0.5 && cy <= b->y1 + 0.5 &&
+              rect_w (b) * rect_h (b) < best)
+            {
+              best = rect_w (b) * rect_h (b);
+              pick = s;
+            }
+        }
+      /* Else one that covers most of it, or an inline formula it sticks out
+       * of (a radical sign or superscript Poppler boxes too high). */
+      for (int s = 0; pick < 0 && s < pg->n_slots; s++)
+        {
+          const FmRect *b = &pg->slots[s].r;
+          double ov = MAX (0.0, MIN (g->r.x1, b->x1) - MAX (g->r.x0, b->x0)) * MAX (0.0, v_overlap (&g->r, b));
+          if (ov >= 0.5 * area && ov > best_ov)
+            best_ov = ov, pick = s;
+        }
+      for (int s = 0; pick < 0 && s < pg->n_slots; s++)
+        {
+          const FmRect *b = &pg->slots[s].r;
+          if (pg->slots[s].reg->kind == FM_REGION_INLINE && cx >= b->x0 && cx <= b->x1 &&
+              v_overlap (&g->r, b) >= 0.3 * rect_h (&g->r))
+            pick = s;
+        }
+      /* TeX's radical signs hang below their baseline but Poppler boxes
+       * them from the font's ascent, most of a line too high (as in
+       * fm-detect.c): try where the sign is drawn. */
+      if (pick < 0 && (g->c == 0x221A || g->c == 0x221B || g->c == 0x221C))
+        for (int s = 0; pick < 0 && s < pg->n_slots; s++)
+          {
+            const FmRect *b = &pg->slots[s].r;
+            double dy = cy + 0.75 * rect_h (&g->r);
+            if (cx >= b->x0 - 0.5 && cx <= b->x1 + 0.5 && dy >= b->y0 - 0.5 && dy <= b->y1 + 0.5)
+              pick = s;
+          }
+      g->slot = pick;
+      if (pick >= 0 && pg->slots[pick].reg->kind != FM_REGION_NUMBER)
+        rect_union (&pg->slots[pick].r, &g->r);
+    }
+
+  /* Equation numbers the detector found. */
+  for (int s = 0; s < pg->n_slots; s++)
+    {
+      FmRegion *num = pg->slots[s].reg;
+      if (num->kind != FM_REGION_NUMBER || num->label_of < 0 || num->label_of >= (int) job->regions->len)
+        continue;
+      for (int d = 0; d < pg->n_slots; d++)
+        if (pg->slots[d].reg == job->regions->pdata[num->label_of] && pg->slots[d].tag == NULL)
+          pg->slots[d].tag = md_equation_label (num->text);
+    }
+
+  /* Chunks: runs of unassigned glyphs on one Poppler line without a wide gap. */
+  for (int i = 0; i < pg->n; i++)
+    {
+      MdGlyph *g = &pg->g[i];
+      if (g->slot >= 0)
+        {
+          chunk_of[i] = -1;
+          continue;
+        }
+      if (i > 0 && chunk_of[i - 1] >= 0 && !g->line_before &&
+          h_gap (&g->r, &pg->g[i - 1].r) <= g->size && v_overlap (&g->r, &pg->g[i - 1].r) > 0)
+        chunk_of[i] = chunk_of[i - 1];
+      else
+        chunk_of[i] = n_chunks++;
+    }
+
+  /* Pieces of a display that Poppler boxed outside it: on its line and next
+   * to it, or stacked on it (limits, numerators) and no wider than it. The
+   * display grows with each, so a chain of pieces is taken in a few rounds. */
+  for (int round = 0; changed && round < 8; round++)
+    {
+      changed = FALSE;
+      for (int c = 0; c < n_chunks; c++)
+        {
+          FmRect b = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+          GString *txt = g_string_new (NULL);
+          double em = 0;
+          int count = 0, take = -1;
+          gboolean as_tag = FALSE;
+          g_autofree char *label = NULL;
+
+          for (int i = 0; i < pg->n; i++)
+            if (chunk_of[i] == c && pg->g[i].slot < 0)
+              {
+                rect_union (&b, &pg->g[i].r);
+                em = MAX (em, pg->g[i].size);
+                if (pg->g[i].space_before && count > 0)
+                  g_string_append_c (txt, ' ');
+                g_string_append_unichar (txt, pg->g[i].c);
+                count++;
+              }
+          if (count == 0)
+            {
+              g_string_free (txt, TRUE);
+              continue;
+            }
+          label = md_equation_label (txt->str);
+          g_string_free (txt, TRUE);
+          for (int d = 0; d < pg->n_slots && take < 0; d++)
+            {
+              MdSlot *ds = &pg->slots[d];
+              const FmRect *D = &ds->r;
+              gboolean band = rect_cy (&b) >= D->y0 && rect_cy (&b) <= D->y1;
+              if (ds->reg->kind != FM_REGION_DISPLAY)
+                continue;
+              if (band && label && ds->tag == NULL)
+                {
+                  ds->tag = g_steal_pointer (&label);
+                  take = d;
+                  as_tag = TRUE;
+                }
+              else if (band && h_gap (&b, D) <= 1.5 * em)
+                take = d;
+              else if (b.x0 >= D->x0 - em && b.x1 <= D->x1 + em && v_gap (&b, D) <= 0.5 * em)
+                take = d;
+            }
+          if (take < 0)
+            continue;
+          for (int i = 0; i < pg->n; i++)
+            if (chunk_of[i] == c && pg->g[i].slot < 0)
+              pg->g[i].slot = take;
+          if (!as_tag)  /* a number stays outside: it would widen the band */
+            rect_union (&pg->slots[take].r, &b);
+          changed = TRUE;
+        }
+    }
+  g_free (chunk_of);
+}
+
+static char *md_line_plain (MdPage *pg, const MdItem *it);
+
+static void
+md_item_measure (MdPage *pg, MdItem *it)
+{
+  double *bases, *sizes;
+  int nb = 0, ns = 0;
+
+  if (it->display)
+    {
+      it->r = pg->slots[it->slot].r;
+      it->base = it->r.y1;
+      it->em = pg->body_em;
+      return;
+    }
+  bases = g_new (double, it->toks->len + 1);
+  sizes = g_new (double, it->toks->len + 1);
+  it->r = (FmRect) { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+  for (guint k = 0; k < it->toks->len; k++)
+    {
+      MdTok *t = &g_array_index (it->toks, MdTok, k);
+      rect_union (&it->r, &t->r);
+      if (!t->math)
+        {
+          bases[nb++] = t->r.y1;
+          sizes[ns++] = pg->g[t->index].size;
+        }
+    }
+  it->base = median (bases, nb, it->r.y1);
+  it->em = median (sizes, ns, pg->body_em);
+  g_free (bases);
+  g_free (sizes);
+}
+
+static int
+cmp_tok_x (const void *a, const void *b)
+{
+  const MdTok *x = a, *y = b;
+  return (x->r.x0 > y->r.x0) - (x->r.x0 < y->r.x0);
+}
+
+typedef struct {
+  int band, column;
+  double y;
+  guint index;
+} MdOrderKey;
+
+static int
+cmp_order (const void *a, const void *b)
+{
+  const MdOrderKey *x = a, *y = b;
+  if (x->band != y->band)
+    return x->band - y->band;
+  if (x->column != y->column)
+    return x->column - y->column;
+  if (x->y != y->y)
+    return (x->y > y->y) - (x->y < y->y);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Two columns: a vertical strip in the middle of the text that (almost) no
+ * glyph covers while the text beside it covers each point many times over
+ * (a line per point in one column), with a fifth of the glyphs on each side. */
+static gboolean
+md_find_gutter (MdPage *pg, double *gutter_lo, double *gutter_hi)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, *sorted, typical;
+  int n_bins, *cov, best_lo = -1, best_len = 0, left = 0, right = 0;
+
+  for (int i = 0; i < pg->n; i++)
+    {
+      lo = MIN (lo, pg->g[i].r.x0);
+      hi = MAX (hi, pg->g[i].r.x1);
+    }
+  if (pg->n < 40 || hi - lo < 100 || hi - lo > 10000)
+    return FALSE;
+  n_bins = (int) ceil (hi - lo) + 1;
+  cov = g_new0 (int, n_bins);
+  for (int i = 0; i < pg->n; i++)
+    for (int b = (int) floor (pg->g[i].r.x0 - lo); b <= (int) ceil (pg->g[i].r.x1 - lo) && b < n_bins; b++)
+      cov[MAX (b, 0)]++;
+  sorted = g_new (double, n_bins);
+  for (int b = 0; b < n_bins; b++)
+    sorted[b] = cov[b];
+  typical = median (sorted + n_bins / 10, n_bins - 2 * (n_bins / 10), 0);
+  g_free (sorted);
+  for (int b = (int) (0.3 * n_bins); b < (int) (0.7 * n_bins); b++)
+    {
+      int len = 0;
+      while (b + len < (int) (0.7 * n_bins) && cov[b + len] <= 0.1 * typical)
+        len++;
+      if (len > best_len ||
+          (len == best_len && len > 0 && fabs (b + 0.5 * len - 0.5 * n_bins) < fabs (best_lo + 0.5 * best_len - 0.5 * n_bins)))
+        best_lo = b, best_len = len;
+      b += len;
+    }
+  g_free (cov);
+  if (best_len < 3 || typical < 5)
+    return FALSE;
+  *gutter_lo = lo + best_lo;
+  *gutter_hi = lo + best_lo + best_len;
+  for (int i = 0; i < pg->n; i++)
+    {
+      left += pg->g[i].r.x1 <= *gutter_lo + 0.5;
+      right += pg->g[i].r.x0 >= *gutter_hi - 0.5;
+    }
+  return left >= pg->n / 5 && right >= pg->n / 5;
+}
+
+/* Step 2: lines, columns, reading order. */
+static void
+md_layout (MdPage *pg)
+{
+  GArray *pieces = g_array_new (FALSE, TRUE, sizeof (MdItem));
+  MdItem *cur = NULL;
+  const MdTok *last = NULL;
+  double gutter_lo = 0, gutter_hi = 0, gutter;
+  gboolean two;
+  GArray *lines;
+  guint n_span = 0;
+  double *span_y;
+  MdOrderKey *keys;
+
+  two = md_find_gutter (pg, &gutter_lo, &gutter_hi);
+  gutter = 0.5 * (gutter_lo + gutter_hi);
+
+  /* Pieces: Poppler's text order, cut where the next token is not on the
+   * same line (no vertical overlap, or back to the left, or far right) and
+   * at the gutter (Poppler joins lines of two columns that line up). */
+  for (int i = 0; i < pg->n; i++)
+    {
+      MdGlyph *g = &pg->g[i];
+      MdTok t = { FALSE, i, g->r };
+      gboolean same;
+
+      if (g->slot >= 0)
+        {
+          MdSlot *s = &pg->slots[g->slot];
+          if (s->reg->kind != FM_REGION_INLINE || s->placed)
+            continue;
+          s->placed = TRUE;
+          t = (MdTok) { TRUE, g->slot, s->r };
+        }
+      else if (g->c < 0x20 || (g->c >= 0x7F && g->c < 0xA0) || g_unichar_type (g->c) == G_UNICODE_PRIVATE_USE)
+        continue;  /* unmapped glyphs of big delimiters and the like */
+      same = cur != NULL && last != NULL &&
+             v_overlap (&t.r, &last->r) >= 0.4 * MIN (rect_h (&t.r), rect_h (&last->r)) &&
+             t.r.x0 >= last->r.x0 - 0.5 * g->size && t.r.x0 - last->r.x1 <= 3 * g->size &&
+             !(two && last->r.x1 <= gutter_lo + 0.5 && t.r.x0 >= gutter_hi - 0.5);
+      if (!same)
+        {
+          MdItem it = { 0 };
+          it.toks = g_array_new (FALSE, FALSE, sizeof (MdTok));
+          g_array_append_val (pieces, it);
+          cur = &g_array_index (pieces, MdItem, pieces->len - 1);
+        }
+      g_array_append_val (cur->toks, t);
+      last = &g_array_index (cur->toks, MdTok, cur->toks->len - 1);
+    }
+  /* Inline regions with no glyph of their own, and displays. */
+  for (int s = 0; s < pg->n_slots; s++)
+    {
+      MdItem it = { 0 };
+      if (pg->slots[s].reg->kind == FM_REGION_INLINE && !pg->slots[s].placed)
+        {
+          MdTok t = { TRUE, s, pg->slots[s].r };
+          it.toks = g_array_new (FALSE, FALSE, sizeof (MdTok));
+          g_array_append_val (it.toks, t);
+          g_array_append_val (pieces, it);
+        }
+      else if (pg->slots[s].reg->kind == FM_REGION_DISPLAY)
+        {
+          it.display = TRUE;
+          it.slot = s;
+          g_array_append_val (pieces, it);
+        }
+    }
+  for (guint i = 0; i < pieces->len; i++)
+    {
+      MdItem *it = &g_array_index (pieces, MdItem, i);
+      md_item_measure (pg, it);
+    }
+
+  for (guint i = 0; i < pieces->len; i++)
+    {
+      MdItem *it = &g_array_index (pieces, MdItem, i);
+      it->column = !two ? 0 : it->r.x1 <= gutter ? 1 : it->r.x0 >= gutter ? 2 : 0;
+    }
+
+  /* Pieces of one column on one baseline are one line ("1" and "Theory"
+   * of a numbered heading, text on both sides of an inline formula that
+   * Poppler split). */
+  lines = g_array_new (FALSE, TRUE, sizeof (MdItem));
+  for (guint i = 0; i < 2 * pieces->len; i++)
+    {
+      /* Text first, then formulas alone, which join the text line they
+       * sit in whatever Poppler's order. */
+      MdItem *p = &g_array_index (pieces, MdItem, i % pieces->len);
+      gboolean merged = FALSE, only_math = !p->display;
+      if (!p->display && p->toks == NULL)
+        continue;  /* merged in the first pass */
+      for (guint k = 0; !p->display && k < p->toks->len && only_math; k++)
+        only_math = g_array_index (p->toks, MdTok, k).math;
+      if ((i < pieces->len) == only_math)
+        continue;
+      if (p->display)
+        {
+          g_array_append_val (lines, *p);
+          continue;
+        }
+      for (guint j = 0; j < lines->len && !merged; j++)
+        {
+          MdItem *l = &g_array_index (lines, MdItem, j);
+          double em = MAX (l->em, p->em);
+          if (l->display || l->column != p->column)
+            continue;
+          /* A formula alone (a sum with limits) has no baseline of its own:
+           * its middle sits on the math axis, inside the text line. */
+          if ((!only_math && fabs (l->base - p->base) <= 0.25 * em) ||
+              (only_math && rect_cy (&p->r) <= l->base + 0.3 * l->em &&
+               rect_cy (&p->r) >= l->base - 1.2 * l->em))
+            {
+              g_array_append_vals (l->toks, p->toks->data, p->toks->len);
+              g_array_unref (p->toks);
+              p->toks = NULL;
+              merged = TRUE;
+            }
+        }
+      if (!merged)
+        g_array_append_val (lines, *p);
+    }
+  g_array_unref (pieces);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      MdItem *l = &g_array_index (lines, MdItem, i);
+      if (!l->display)
+        {
+          /* Stable within a piece: pieces start left of where the next begins. */
+          g_array_sort (l->toks, cmp_tok_x);
+          md_item_measure (pg, l);
+        }
+    }
+
+  /* Reading order: items spanning both columns cut the page into bands;
+   * each band is read left column, right column, then the spanning item. */
+  span_y = g_new (double, lines->len + 1);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      MdItem *l = &g_array_index (lines, MdItem, i);
+      if (two && l->column == 0)
+        span_y[n_span++] = rect_cy (&l->r);
+    }
+  qsort (span_y, n_span, sizeof *span_y, cmp_double);
+  keys = g_new (MdOrderKey, lines->len + 1);
+  for (guint i = 0; i < lines->len; i++)
+    {
+      MdItem *l = &g_array_index (lines, MdItem, i);
+      double y = rect_cy (&l->r);
+      int band = 0;
+      while ((guint) band < n_span && span_y[band] < y)
+        band++;
+      keys[i] = (MdOrderKey) { band, two && l->column == 0 ? 3 : l->column, y, i };
+    }
+  qsort (keys, lines->len, sizeof *keys, cmp_order);
+  pg->items = g_array_sized_new (FALSE, TRUE, sizeof (MdItem), lines->len);
+  for (guint i = 0; i < lines->len; i++)
+    g_array_append_val (pg->items, g_array_index (lines, MdItem, keys[i].index));
+  /* FM_MD_DEBUG=1: the laid-out items, for working on the layout. */
+  if (g_getenv ("FM_MD_DEBUG"))
+    for (guint i = 0; i < pg->items->len; i++)
+      {
+        MdItem *l = &g_array_index (pg->items, MdItem, i);
+        g_autofree char *t = md_line_plain (pg, l);
+        g_printerr ("item %u col %d [%.0f %.0f %.0f %.0f] base %.1f em %.1f %s%s\n", i, l->column,
+                    l->r.x0, l->r.y0, l->r.x1, l->r.y1, l->base, l->em, l->display ? "DISPLAY " : "", t);
+      }
+  g_array_unref (lines);
+  g_free (keys);
+  g_free (span_y);
+}
+
+/* A line's text layer, math included, for comparing lines across pages. */
+static char *
+md_line_plain (MdPage *pg, const MdItem *it)
+{
+  GString *s = g_string_new (NULL);
+  if (it->display)
+    return g_string_free (s, FALSE);
+  for (guint k = 0; k < it->toks->len; k++)
+    {
+      const MdTok *t = &g_array_index (it->toks, MdTok, k);
+      if (k > 0 && (t->math || pg->g[t->index].space_before))
+        g_string_append_c (s, ' ');
+      if (t->math)
+        g_string_append (s, pg->slots[t->index].reg->text ? pg->slots[t->index].reg->text : "");
+      else
+        g_string_append_unichar (s, pg->g[t->index].c);
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* "12", "- 12 -", "xii", "Page 12", "12 / 30": a page number. */
+static gboolean
+md_is_page_number (const char *text)
+{
+  g_autofree char *t = g_utf8_strdown (text, -1);
+  const char *p = g_strstrip (t);
+  gboolean digits = FALSE, roman = TRUE;
+
+  if (g_str_has_prefix (p, "page "))
+    p += 5;
+  if (*p == '\0' || strlen (p) > 16)
+    return FALSE;
+  for (const char *q = p; *q; q++)
+    {
+      if (g_ascii_isdigit (*q))
+        digits = TRUE;
+      else if (strchr ("ivxlcdm", *q) == NULL)
+        roman = FALSE;
+      if (!g_ascii_isdigit (*q) && strchr ("ivxlcdm-/ ", *q) == NULL && (guchar) *q < 0x80)
+        return FALSE;
+      if ((guchar) *q >= 0x80 && !g_str_has_prefix (q, "\xe2\x80\x93") && !g_str_has_prefix (q, "\xe2\x80\x94") &&
+          (guchar) *q >= 0xC0)
+        return FALSE;  /* only en and em dashes besides ASCII */
+    }
+  return digits || (roman && strlen (p) <= 6);
+}
+
+/* The top or bottom item of a page, apart from the rest by more than a line:
+ * where page numbers and running heads sit. Returns its index or -1. */
+static int
+md_edge_item (MdPage *pg, gboolean top)
+{
+  int pick = -1;
+  double gap = G_MAXDOUBLE;
+
+  for (guint i = 0; i < pg->items->len; i++)
+    {
+      MdItem *it = &g_array_index (pg->items, MdItem, i);
+      if (pick < 0 || (top ? it->r.y0 < g_array_index (pg->items, MdItem, pick).r.y0
+                           : it->r.y1 > g_array_index (pg->items, MdItem, pick).r.y1))
+        pick = (int) i;
+    }
+  if (pick < 0 || g_array_index (pg->items, MdItem, pick).display || pg->items->len < 2)
+    return -1;
+  for (guint i = 0; i < pg->items->len; i++)
+    {
+      MdItem *it = &g_array_index (pg->items, MdItem, i), *e = &g_array_index (pg->items, MdItem, pick);
+      if ((int) i != pick)
+        gap = MIN (gap, top ? it->r.y0 - e->r.y1 : e->r.y0 - it->r.y1);
+    }
+  return gap >= 1.0 * g_array_index (pg->items, MdItem, pick).em ? pick : -1;
+}
+
+/* A line for running-head comparison: digits left out (page numbers). */
+static char *
+md_head_key (MdPage *pg, int index)
+{
+  g_autofree char *plain = md_line_plain (pg, &g_array_index (pg->items, MdItem, index));
+  GString *s = g_string_new (NULL);
+  for (const char *p = plain; *p; p++)
+    if (!g_ascii_isdigit (*p) && !g_ascii_isspace (*p))
+      g_string_append_c (s, *p);
+  return g_string_free (s, FALSE);
+}
+
+/* Page numbers at the top or bottom of a page, and running heads and feet:
+ * the same top or bottom line (digits aside) on two or more pages. */
+static void
+md_drop_furniture (MdPage *pages, int n_pages)
+{
+  for (int e = 0; e < 2; e++)
+    {
+      int *edge = g_new (int, n_pages + 1);
+      char **key = g_new0 (char *, n_pages + 1);
+
+      for (int i = 0; i < n_pages; i++)
+        {
+          edge[i] = pages[i].items ? md_edge_item (&pages[i], e == 0) : -1;
+          if (edge[i] >= 0)
+            key[i] = md_head_key (&pages[i], edge[i]);
+        }
+      for (int i = 0; i < n_pages; i++)
+        {
+          MdItem *it;
+          g_autofree char *plain = NULL;
+          gboolean repeated = FALSE;
+
+          if (edge[i] < 0)
+            continue;
+          it = &g_array_index (pages[i].items, MdItem, edge[i]);
+          plain = md_line_plain (&pages[i], it);
+          for (int j = 0; j < n_pages && !repeated; j++)
+            repeated = j != i && key[j] && *key[i] && strcmp (key[i], key[j]) == 0;
+          if (md_is_page_number (plain) || repeated)
+            it->drop = TRUE;
+        }
+      for (int i = 0; i < n_pages; i++)
+        g_free (key[i]);
+      g_free (key);
+      g_free (edge);
+    }
+}
+
+/* Paragraph text being built: Markdown-escaped text and $math$. */
+typedef struct {
+  GString *s;
+  gboolean last_math;        /* the last thing written is a formula    */
+  gsize math_end;            /* where that formula's closing $ is      */
+  gboolean pending_space;
+  gboolean hyphen_pending;   /* the last line ended "letter-"          */
+} MdPara;
+
+static gboolean
+md_is_closing (gunichar c)
+{
+  return c != 0 && (strchr (".,;:!?)]}", (int) (c < 0x80 ? c : 0x80)) != NULL ||
+                    c == 0x2019 || c == 0x201D || c == 0x2026);
+}
+
+static gboolean
+md_is_opening (gunichar c)
+{
+  return c == '(' || c == '[' || c == '{' || c == 0x2018 || c == 0x201C;
+}
+
+static gunichar
+md_last_char (GString *s)
+{
+  const char *p;
+  if (s->len == 0)
+    return 0;
+  p = g_utf8_find_prev_char (s->str, s->str + s->len);
+  return p ? g_utf8_get_char (p) : 0;
+}
+
+static void
+md_para_separator (MdPara *P, gunichar next, gboolean next_math)
+{
+  gunichar prev = md_last_char (P->s);
+  gboolean space = P->pending_space;
+
+  P->pending_space = FALSE;
+  if (P->s->len == 0)
+    return;
+  if (P->hyphen_pending)
+    {
+      P->hyphen_pending = FALSE;
+      /* "equa-" + "tion": a word broken at the line end; "Navier-" +
+       * "Stokes" keeps its hyphen. Either way no space. */
+      if (!next_math && g_unichar_islower (next))
+        g_string_truncate (P->s, g_utf8_find_prev_char (P->s->str, P->s->str + P->s->len) - P->s->str);
+      return;
+    }
+  if (P->last_math && next_math)
+    space = TRUE;  /* "$a$$b$" would open a display */
+  else if (P->last_math)
+    space = g_unichar_isalnum (next) || (space && !md_is_closing (next));
+  else if (next_math)
+    space = g_unichar_isalnum (prev) || (space && !md_is_opening (prev));
+  if (space && prev != ' ')
+    g_string_append_c (P->s, ' ');
+}
+
+static void
+md_para_add_char (MdPara *P, gunichar c, gboolean space_before)
+{
+  P->pending_space |= space_before;
+  /* A formula that ends in the punctuation the text goes on with: the crop
+   * took the comma or period after it (E = mc^{2}. followed by ","). */
+  if (P->last_math && (c == '.' || c == ',' || c == ';' || c == ':') &&
+      P->math_end + 1 == P->s->len && P->math_end >= 3 &&
+      strchr (".,;:", P->s->str[P->math_end - 1]) && P->s->str[P->math_end - 2] != '\\' &&
+      P->s->str[P->math_end - 2] != '$')
+    {
+      g_string_erase (P->s, P->math_end - 1, 1);
+      P->math_end--;
+    }
+  md_para_separator (P, c, FALSE);
+  P->last_math = FALSE;
+  if (c == '\\' || c == '*' || c == '_' || c == '`' || c == '$')
+    g_string_append_c (P->s, '\\');
+  g_string_append_unichar (P->s, c);
+}
+
+/* Formula text for between dollars: one line, no unescaped $. Without
+ * LaTeX (--detect-only) it is the text layer of the glyphs the region was
+ * given here, pieces outside its box included, so the output shows them. */
+static char *
+md_math_body (MdPage *pg, int slot)
+{
+  const FmRegion *reg = pg->slots[slot].reg;
+  g_autoptr(GString) layer = g_string_new (NULL);
+  const char *src;
+  GString *s = g_string_new (NULL);
+
+  for (int i = 0; reg->latex == NULL && i < pg->n; i++)
+    if (pg->g[i].slot == slot)
+      {
+        if (layer->len > 0 && pg->g[i].space_before)
+          g_string_append_c (layer, ' ');
+        g_string_append_unichar (layer, pg->g[i].c);
+      }
+  src = reg->latex ? reg->latex : layer->len > 0 ? layer->str : reg->text ? reg->text : "";
+
+  for (const char *p = src; *p; p++)
+    {
+      if (*p == '\\' && p[1] != '\0')
+        {
+          g_string_append_c (s, *p++);
+          g_string_append_c (s, *p);
+          continue;
+        }
+      if (*p == '$')
+        g_string_append_c (s, '\\');
+      /* Control characters: unmapped glyphs (big delimiters) in a text layer. */
+      g_string_append_c (s, ((guchar) *p < 0x20 || *p == 0x7F) ? ' ' : *p);
+    }
+  /* Pandoc and most note apps want no space inside the dollars. */
+  for (;;)
+    {
+      g_strstrip (s->str);
+      s->len = strlen (s->str);
+      if (s->len >= 2 && s->str[s->len - 2] == '\\' && strchr (",;:! ", s->str[s->len - 1]) &&
+          (s->len < 3 || s->str[s->len - 3] != '\\'))
+        g_string_truncate (s, s->len - 2);
+      else
+        break;
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+md_para_add_math (MdPara *P, MdPage *pg, int slot, gboolean space_before)
+{
+  g_autofree char *body = md_math_body (pg, slot);
+  if (*body == '\0')
+    return;
+  P->pending_space |= space_before;
+  md_para_separator (P, 0, TRUE);
+  g_string_append_printf (P->s, "$%s$", body);
+  P->last_math = TRUE;
+  P->math_end = P->s->len - 1;
+}
+
+static void
+md_para_line_end (MdPara *P)
+{
+  gsize n = P->s->len;
+  const char *prev;
+
+  if (n == 0)
+    return;
+  prev = g_utf8_find_prev_char (P->s->str, P->s->str + n);
+  if (!P->last_math && prev && prev > P->s->str &&
+      (*prev == '-' || g_str_has_prefix (prev, "\xe2\x80\x90") || g_str_has_prefix (prev, "\xc2\xad")))
+    {
+      const char *before = g_utf8_find_prev_char (P->s->str, prev);
+      if (before && g_unichar_isalpha (g_utf8_get_char (before)))
+        {
+          P->hyphen_pending = TRUE;
+          return;
+        }
+    }
+  P->pending_space = TRUE;
+}
+
+/* Writes the paragraph, escaping what would start a Markdown block. */
+static void
+md_para_flush (MdPara *P, GString *out, const char *prefix)
+{
+  const char *s;
+
+  g_strstrip (P->s->str);
+  P->s->len = strlen (P->s->str);
+  s = P->s->str;
+  if (P->s->len > 0)
+    {
+      gsize digits = strspn (s, "0123456789");
+      g_string_append (out, prefix);
+      if (*s == '#' || *s == '>' || *s == '=' || *s == '|' ||
+          ((*s == '-' || *s == '+') && (s[1] == ' ' || s[1] == '\0' || s[1] == *s)))
+        g_string_append_c (out, '\\');
+      else if (digits > 0 && digits <= 9 && (s[digits] == '.' || s[digits] == ')') &&
+               (s[digits + 1] == ' ' || s[digits + 1] == '\0'))
+        {
+          g_string_append_len (out, s, digits);
+          g_string_append_c (out, '\\');
+          s += digits;
+        }
+      g_string_append (out, s);
+      g_string_append (out, "\n\n");
+    }
+  g_string_truncate (P->s, 0);
+  P->last_math = P->pending_space = P->hyphen_pending = FALSE;
+}
+
+typedef struct {
+  double left, right, pitch;
+} MdColumn;
+
+/* Step 3: paragraphs. */
+static void
+md_emit (MdPage *pg, GString *out)
+{
+  MdPara P = { g_string_new (NULL), FALSE, 0, FALSE, FALSE };
+  MdColumn col[3];
+  const MdItem *prev = NULL;
+
+  /* Each column's usual left and right edge and line pitch. */
+  for (int c = 0; c < 3; c++)
+    {
+      double *l = g_new (double, pg->items->len + 1), *r = g_new (double, pg->items->len + 1);
+      double *d = g_new (double, pg->items->len + 1);
+      int n = 0, nd = 0;
+      const MdItem *before = NULL;
+      for (guint i = 0; i < pg->items->len; i++)
+        {
+          const MdItem *it = &g_array_index (pg->items, MdItem, i);
+          if (it->column != c || it->drop)
+            continue;
+          if (it->display)
+            {
+              before = NULL;
+              continue;
+            }
+          l[n] = it->r.x0;
+          r[n++] = it->r.x1;
+          if (before && it->base > before->base && it->base - before->base < 3 * it->em)
+            d[nd++] = it->base - before->base;
+          before = it;
+        }
+      col[c].left = median (l, n, 0);
+      col[c].right = median (r, n, 0);
+      col[c].pitch = median (d, nd, 1.2 * pg->body_em);
+      g_free (l);
+      g_free (r);
+      g_free (d);
+    }
+
+  for (guint i = 0; i < pg->items->len; i++)
+    {
+      const MdItem *it = &g_array_index (pg->items, MdItem, i);
+      const MdColumn *c = &col[it->column];
+      gboolean heading;
+
+      if (it->drop)
+        continue;
+      if (it->display)
+        {
+          MdSlot *s = &pg->slots[it->slot];
+          g_autofree char *body = md_math_body (pg, it->slot);
+          md_para_flush (&P, out, "");
+          if (*body)
+            {
+              g_string_append_printf (out, "$$%s", body);
+              if (s->tag && tag_is_safe (s->tag))
+                g_string_append_printf (out, " \\tag{%s}", s->tag);
+              g_string_append (out, "$$\n\n");
+            }
+          prev = it;
+          continue;
+        }
+      /* A heading: a line in a font clearly larger than the body's. */
+      heading = it->em >= 1.15 * pg->body_em && it->toks->len <= 80;
+      if (heading || (prev && prev->display))
+        md_para_flush (&P, out, "");
+      else if (prev && !prev->display && P.s->len > 0)
+        {
+          gboolean indent = it->r.x0 > c->left + 0.7 * it->em;
+          gboolean gap = prev->column == it->column && it->base - prev->base > 1.45 * c->pitch &&
+                         it->base - prev->base > c->pitch + 0.3 * it->em;
+          gunichar endc = md_last_char (P.s);
+          gboolean short_end = prev->column == it->column &&
+                               prev->r.x1 < col[prev->column].right - 2.0 * prev->em &&
+                               (endc == '.' || endc == ':' || endc == '!' || endc == '?');
+          if (indent || gap || short_end || prev->em >= 1.15 * pg->body_em)
+            md_para_flush (&P, out, "");
+        }
+      for (guint k = 0; k < it->toks->len; k++)
+        {
+          const MdTok *t = &g_array_index (it->toks, MdTok, k);
+          gboolean space = k > 0 && h_gap (&t->r, &g_array_index (it->toks, MdTok, k - 1).r) >= 0.15 * it->em;
+          if (t->math)
+            md_para_add_math (&P, pg, t->index, space);
+          else
+            md_para_add_char (&P, pg->g[t->index].c, space || (k > 0 && pg->g[t->index].space_before));
+        }
+      md_para_line_end (&P);
+      if (heading)
+        md_para_flush (&P, out, "## ");
+      prev = it;
+    }
+  md_para_flush (&P, out, "");
+  g_string_free (P.s, TRUE);
+}
+
+static char *
+to_markdown (FmExportJob *job, FmDocument *doc, GError **error)
+{
+  GString *out = g_string_new (NULL);
+  MdPage *pages = g_new0 (MdPage, job->pages->len + 1);
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < job->pages->len && ok; i++)
+    {
+      ok = md_load (&pages[i], job, doc, g_array_index (job->pages, int, i), error);
+      if (ok)
+        {
+          md_assign (&pages[i], job);
+          md_layout (&pages[i]);
+        }
+    }
+  if (ok)
+    {
+      md_drop_furniture (pages, (int) job->pages->len);
+      if (job->title)
+        {
+          g_autofree char *t = g_strdup (job->title);
+          g_strdelimit (t, "\r\n", ' ');
+          g_string_append_printf (out, "# %s\n\n", g_strstrip (t));
+        }
+      for (guint i = 0; i < job->pages->len; i++)
+        {
+          if (i > 0)
+            g_string_append (out, "---\n\n");
+          md_emit (&pages[i], out);
+        }
+    }
+  for (guint i = 0; i < job->pages->len; i++)
+    md_page_clear (&pages[i]);
+  g_free (pages);
+  if (!ok)
+    {
+      g_string_free (out, TRUE);
+      return NULL;
+    }
+  return g_string_free (out, FALSE);
 }
 
 char *
@@ -428,23 +1479,7 @@ fm_export_to_string (FmExportJob    *job,
     case FM_EXPORT_TEX:
       return to_tex (job);
     case FM_EXPORT_MARKDOWN:
-      {
-        GString *out = g_string_new (NULL);
-        if (job->title)
-          g_string_append_printf (out, "# %s\n\n", job->title);
-        for (guint i = 0; i < job->pages->len; i++)
-          {
-            int page = g_array_index (job->pages, int, i);
-            if (i > 0)
-              g_string_append (out, "---\n\n");
-            if (!markdown_page (out, job, doc, page, error))
-              {
-                g_string_free (out, TRUE);
-                return NULL;
-              }
-          }
-        return g_string_free (out, FALSE);
-      }
+      return to_markdown (job, doc, error);
     default:
       break;
     }

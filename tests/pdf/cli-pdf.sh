@@ -55,4 +55,54 @@ grep -q '"kind" : "inline"' "$tmp/out.json" || { echo "FAIL: json has no inline 
 grep -q '\\begin{document}' "$tmp/out.tex" && grep -q '\\end{document}' "$tmp/out.tex" || { echo "FAIL: tex"; fail=1; }
 grep -q '\$\$' "$tmp/out.md" && grep -q ' \$[^$]' "$tmp/out.md" || { echo "FAIL: md has no formulas"; fail=1; }
 ls "$tmp" | grep -q '^out\.json\.' && { echo "FAIL: temporary file left behind"; fail=1; }
+
+# Markdown layout (docs/cli.md): tests/pdf/data/md-layout.pdf has two columns, a
+# running head, page numbers, a hyphenated line end, numbered displays (3.1)
+# whose radical sign, "det" and limits Poppler boxes outside the region, and
+# text with Markdown's special characters. --detect-only writes each formula's
+# text layer between the dollars, so this does not depend on a model.
+md=$tmp/layout.md
+"$cli" pdf "$src/tests/pdf/data/md-layout.pdf" --detect-only -q --format md -o "$md" || { echo "FAIL: md layout run"; fail=1; }
+mdcheck() { # mdcheck DESCRIPTION COMMAND...: the command must succeed
+  desc=$1; shift
+  if "$@" >/dev/null 2>&1; then echo "ok: md: $desc"; else echo "FAIL: md: $desc"; fail=1; fi
+}
+mdnot() { desc=$1; shift; if "$@" >/dev/null 2>&1; then echo "FAIL: md: $desc"; fail=1; else echo "ok: md: $desc"; fi; }
+# Text outside the formulas, for the checks below: $$..$$ lines and $..$ spans removed.
+sed -e '/^\$\$.*\$\$$/d' -e 's/\\\$//g' -e 's/\$[^$]*\$/ MATH /g' "$md" >"$tmp/prose"
+mdnot "no stray formula pieces (a line of only math glyphs)" \
+  grep -xE '[[:space:]]*([√∞XΣ∑=+−()0-9n]|det|lim|n→∞|n=0|[0-9]+)([[:space:]]*([√∞XΣ∑=+−()0-9n]|det|lim))*[[:space:]]*' "$tmp/prose"
+mdcheck "det and the radical sign inside their displays" grep -E '^\$\$.*√.*\\tag\{3\.1\}\$\$$' "$md"
+mdcheck "det inside its display" grep -E '^\$\$.*det.*\$\$$' "$md"
+mdcheck "limits inside their display" grep -E '^\$\$.*n=0.*\\tag\{3\.2\}\$\$$' "$md"
+mdcheck "equation numbers become tag{}" grep -F '\tag{3.3}$$' "$md"
+mdnot "no equation number left as text" grep -F '(3.' "$tmp/prose"
+mdcheck "hyphenated line end joined" grep -F 'the quadratic equation below' "$md"
+mdnot "no hyphen left at a joined line end" grep -E 'equa- ?tion|col- ?umn' "$md"
+mdcheck "paragraphs end at blank lines" sh -c "awk 'p==1 && /^\$/ {p=2; next} p==2 {exit !/^A quadratic has/} /first paragraph of the left column\.\$/ {p=1; next} p==1 {exit 1} END {exit p!=2}' '$md'"
+mdcheck "left column before right column" sh -c "awk '/LEFTEND/{l=NR} /RIGHTSTART/{r=NR} /RIGHTEND/{e=NR} /Second page/{s=NR} END{exit !(l && l<r && r<=e && e<s)}' '$md'"
+mdnot "columns not mixed line by line" grep -E 'LEFTEND.*(RIGHT|Euler)|energy.*five constants' "$md"
+mdnot "no running head" grep -F 'Running head' "$md"
+mdnot "no page number lines" grep -xE '[0-9]+' "$md"
+mdcheck "\$ in text escaped" grep -F 'The price is \$5 per copy' "$md"
+mdcheck "* in text escaped" grep -F 'the stars are \*, all' "$md"
+mdcheck "# at a paragraph start escaped" grep -E '^\\# is a hash sign' "$md"
+mdnot "no space before punctuation after a formula" grep -E '\$ [,.;:!?]' "$md"
+# A formula glued to a word (word$x$ or $x$word): walk the dollars of each line.
+sed -e '/^\$\$/d' -e 's/\\\$//g' "$md" | awk '{
+  n = split($0, c, ""); m = 0
+  for (i = 1; i <= n; i++) if (c[i] == "$") {
+    if (!m && i > 1 && c[i-1] ~ /[[:alnum:]]/) print
+    if (m && i < n && c[i+1] ~ /[[:alnum:]]/) print
+    m = !m
+  } }' >"$tmp/glued"
+mdnot "no formula glued to a word (word\$x\$, \$x\$word)" test -s "$tmp/glued"
+mdcheck "a heading per section" grep -xF '## 2 Second page' "$md"
+# The committed detection fixtures: no line of the text layer's formula pieces
+# left outside the formulas (a single symbol, a number, a limit).
+for f in "$fix"/truth-1-0[0-4].pdf; do
+  "$cli" pdf "$f" --detect-only -q --format md -o "$tmp/t.md" || { echo "FAIL: md $f"; fail=1; continue; }
+  sed -e '/^\$\$.*\$\$$/d' -e '/^#/d' -e '/^---$/d' -e '/^$/d' "$tmp/t.md" | awk 'length($0) < 12' >"$tmp/short"
+  if [ -s "$tmp/short" ]; then echo "FAIL: md $(basename "$f"): stray short lines:"; cat "$tmp/short"; fail=1; fi
+done
 exit $fail
