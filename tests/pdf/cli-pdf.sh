@@ -105,4 +105,21 @@ for f in "$fix"/truth-1-0[0-4].pdf; do
   sed -e '/^\$\$.*\$\$$/d' -e '/^#/d' -e '/^---$/d' -e '/^$/d' "$tmp/t.md" | awk 'length($0) < 12' >"$tmp/short"
   if [ -s "$tmp/short" ]; then echo "FAIL: md $(basename "$f"): stray short lines:"; cat "$tmp/short"; fail=1; fi
 done
+# The tex export compiles whatever the recogniser writes: the fixture model's
+# random weights write nonsense LaTeX, and the shipped model when present.
+if command -v pdflatex >/dev/null 2>&1; then
+  for model in "$src/tests/fixtures/model/tiny.safetensors" "$src/data/models/formulate-v1.safetensors"; do
+    [ -f "$model" ] || continue
+    for f in "$src/tests/pdf/data/md-layout.pdf" "$fix/truth-1-01.pdf" "$fix/truth-1-04.pdf"; do
+      "$cli" pdf "$f" --model "$model" --device cpu -q --format tex -o "$tmp/c.tex" || { echo "FAIL: tex $f"; fail=1; continue; }
+      if (cd "$tmp" && pdflatex -interaction=nonstopmode -halt-on-error -no-shell-escape c.tex >/dev/null 2>&1); then
+        echo "ok: tex of $(basename "$f") with $(basename "$model") compiles"
+      else
+        echo "FAIL: tex of $f with $model does not compile:"; grep -A3 '^!' "$tmp/c.log"; fail=1
+      fi
+    done
+  done
+else
+  echo "skip: no pdflatex, tex not compiled"
+fi
 exit $fail
