@@ -171,16 +171,26 @@ recognize_page (Recognizer *rec, FmDocument *doc, GPtrArray *regions, guint firs
   gint64 t0;
   fe_status st;
   int ret = FM_EXIT_OK;
+  FmRect *boxes = g_new (FmRect, regions->len - first + 1);
+  g_autoptr(GError) box_error = NULL;
 
+  /* A display's crop takes in what belongs to it on its line but outside
+   * its box ("det" before a matrix); on failure the boxes stay as found. */
+  if (!fm_export_crop_boxes (doc, regions, first, boxes, &box_error))
+    for (guint i = first; i < regions->len; i++)
+      boxes[i - first] = ((FmRegion *) regions->pdata[i])->box;
   for (guint i = first; i < regions->len; i++)
     {
       FmRegion *r = regions->pdata[i];
       g_autoptr(GError) error = NULL;
+      g_autoptr(FmRegion) grown = NULL;
       FmGrayImage *crop;
 
       if (r->kind == FM_REGION_NUMBER)
         continue;
-      crop = fm_region_render_crop (doc, r, rec->em_px, 0.25, &error);
+      grown = fm_region_copy (r);
+      grown->box = boxes[i - first];
+      crop = fm_region_render_crop (doc, grown, rec->em_px, 0.25, &error);
       if (crop == NULL)
         {
           fprintf (stderr, "formulate-cli: %s\n", error->message);
@@ -229,6 +239,7 @@ recognize_page (Recognizer *rec, FmDocument *doc, GPtrArray *regions, guint firs
   g_free (images);
   g_free (results);
 out:
+  g_free (boxes);
   g_ptr_array_unref (crops);
   g_array_unref (which);
   return ret;

@@ -760,6 +760,7 @@ typedef struct {
   FmRegion *reg;
   FmRect r;               /* text frame; displays grow by their glyphs      */
   char *tag;              /* DISPLAY: its equation number ("3.1") or NULL   */
+  FmRect crop;            /* DISPLAY: r widened by the pieces on its line   */
   gboolean placed;
 } MdSlot;
 
@@ -787,6 +788,8 @@ typedef struct {
   int n_slots;
   GArray *items;          /* MdItem, in reading order after md_layout       */
   double body_em;
+  int dir;                /* text direction, as for to_frame                */
+  double page_w, page_h;  /* displayed page                                 */
 } MdPage;
 
 static void
@@ -900,7 +903,7 @@ md_equation_label (const char *text)
 }
 
 static gboolean
-md_load (MdPage *pg, FmExportJob *job, FmDocument *doc, int page_index, GError **error)
+md_load (MdPage *pg, GPtrArray *regions, FmDocument *doc, int page_index, GError **error)
 {
   PopplerPage *page;
   char *text;
@@ -1000,14 +1003,18 @@ md_load (MdPage *pg, FmExportJob *job, FmDocument *doc, int page_index, GError *
     if (pg->g[i].size <= 0)
       pg->g[i].size = pg->body_em;
 
-  pg->slots = g_new0 (MdSlot, job->regions->len + 1);
-  for (guint i = 0; i < job->regions->len; i++)
+  pg->dir = dir;
+  pg->page_w = w;
+  pg->page_h = h;
+  pg->slots = g_new0 (MdSlot, regions->len + 1);
+  for (guint i = 0; i < regions->len; i++)
     {
-      FmRegion *reg = job->regions->pdata[i];
+      FmRegion *reg = regions->pdata[i];
       if (reg->page != page_index)
         continue;
       pg->slots[pg->n_slots].reg = reg;
       pg->slots[pg->n_slots].r = to_frame (&reg->box, dir, w, h);
+      pg->slots[pg->n_slots].crop = pg->slots[pg->n_slots].r;
       pg->n_slots++;
     }
   return TRUE;
@@ -1015,7 +1022,7 @@ md_load (MdPage *pg, FmExportJob *job, FmDocument *doc, int page_index, GError *
 
 /* Step 1: glyphs to regions. */
 static void
-md_assign (MdPage *pg, FmExportJob *job)
+md_assign (MdPage *pg, GPtrArray *regions)
 {
   int *chunk_of = g_new (int, pg->n + 1);
   int n_chunks = 0;
@@ -1076,10 +1083,10 @@ md_assign (MdPage *pg, FmExportJob *job)
   for (int s = 0; s < pg->n_slots; s++)
     {
       FmRegion *num = pg->slots[s].reg;
-      if (num->kind != FM_REGION_NUMBER || num->label_of < 0 || num->label_of >= (int) job->regions->len)
+      if (num->kind != FM_REGION_NUMBER || num->label_of < 0 || num->label_of >= (int) regions->len)
         continue;
       for (int d = 0; d < pg->n_slots; d++)
-        if (pg->slots[d].reg == job->regions->pdata[num->label_of] && pg->slots[d].tag == NULL)
+        if (pg->slots[d].reg == regions->pdata[num->label_of] && pg->slots[d].tag == NULL)
           pg->slots[d].tag = md_equation_label (num->text);
     }
 
@@ -1145,7 +1152,14 @@ md_assign (MdPage *pg, FmExportJob *job)
                   as_tag = TRUE;
                 }
               else if (band && h_gap (&b, D) <= 1.5 * em)
-                take = d;
+                {
+                  take = d;
+                  /* "det" before a matrix: part of the formula the
+                   * recogniser should see. Only sideways: a piece stacked
+                   * above may be boxed by Poppler up into the line above. */
+                  ds->crop.x0 = MIN (ds->crop.x0, b.x0);
+                  ds->crop.x1 = MAX (ds->crop.x1, b.x1);
+                }
               else if (b.x0 >= D->x0 - em && b.x1 <= D->x1 + em && v_gap (&b, D) <= 0.5 * em)
                 take = d;
             }
@@ -1573,7 +1587,36 @@ typedef struct {
   gsize math_end;            /* where that formula's closing $ is      */
   gboolean pending_space;
   gboolean hyphen_pending;   /* the last line ended "letter-"          */
+  gboolean math_line_end;    /* the last line ended with that formula  */
 } MdPara;
+
+/* Does the formula before s[end] end in a relation or operator, where TeX
+ * breaks an inline formula across lines? */
+static gboolean
+md_math_ends_open (const char *s, gsize end)
+{
+  static const char *const ops[] = {
+    "leq", "geq", "le", "ge", "neq", "ne", "times", "cdot", "pm", "mp", "to", "in", "subset",
+    "subseteq", "approx", "equiv", "sim", "simeq", "cong", "rightarrow", "Rightarrow", "mapsto",
+    "cup", "cap", "oplus", "otimes", "ll", "gg", "propto", NULL
+  };
+  gsize k = end;
+
+  while (k > 0 && s[k - 1] == ' ')
+    k--;
+  if (k == 0)
+    return FALSE;
+  if (strchr ("=+-<>,", s[k - 1]) && !(k >= 2 && s[k - 2] == '\\'))
+    return TRUE;
+  {
+    gsize j = k;
+    while (j > 0 && g_ascii_isalpha (s[j - 1]))
+      j--;
+    if (j > 0 && j < k && s[j - 1] == '\\')
+      return tex_in (ops, s + j, k - j);
+  }
+  return FALSE;
+}
 
 static gboolean
 md_is_closing (gunichar c)
@@ -1641,7 +1684,7 @@ md_para_add_char (MdPara *P, gunichar c, gboolean space_before)
       P->math_end--;
     }
   md_para_separator (P, c, FALSE);
-  P->last_math = FALSE;
+  P->last_math = P->math_line_end = FALSE;
   if (c == '\\' || c == '*' || c == '_' || c == '`' || c == '$')
     g_string_append_c (P->s, '\\');
   g_string_append_unichar (P->s, c);
@@ -1700,6 +1743,17 @@ md_para_add_math (MdPara *P, MdPage *pg, int slot, gboolean space_before)
   g_autofree char *body = md_math_body (pg, slot);
   if (*body == '\0')
     return;
+  /* One formula that TeX broke at the line end after "E =": one $...$. */
+  if (P->last_math && P->math_line_end && P->math_end + 1 == P->s->len &&
+      md_math_ends_open (P->s->str, P->math_end))
+    {
+      g_string_truncate (P->s, P->math_end);
+      g_string_append_printf (P->s, " %s$", body);
+      P->math_end = P->s->len - 1;
+      P->pending_space = P->math_line_end = FALSE;
+      return;
+    }
+  P->math_line_end = FALSE;
   P->pending_space |= space_before;
   md_para_separator (P, 0, TRUE);
   g_string_append_printf (P->s, "$%s$", body);
@@ -1715,6 +1769,7 @@ md_para_line_end (MdPara *P)
 
   if (n == 0)
     return;
+  P->math_line_end = P->last_math;
   prev = g_utf8_find_prev_char (P->s->str, P->s->str + n);
   if (!P->last_math && prev && prev > P->s->str &&
       (*prev == '-' || g_str_has_prefix (prev, "\xe2\x80\x90") || g_str_has_prefix (prev, "\xc2\xad")))
@@ -1756,7 +1811,7 @@ md_para_flush (MdPara *P, GString *out, const char *prefix)
       g_string_append (out, "\n\n");
     }
   g_string_truncate (P->s, 0);
-  P->last_math = P->pending_space = P->hyphen_pending = FALSE;
+  P->last_math = P->pending_space = P->hyphen_pending = P->math_line_end = FALSE;
 }
 
 typedef struct {
@@ -1767,7 +1822,7 @@ typedef struct {
 static void
 md_emit (MdPage *pg, GString *out)
 {
-  MdPara P = { g_string_new (NULL), FALSE, 0, FALSE, FALSE };
+  MdPara P = { g_string_new (NULL), FALSE, 0, FALSE, FALSE, FALSE };
   MdColumn col[3];
   const MdItem *prev = NULL;
 
@@ -1859,6 +1914,52 @@ md_emit (MdPage *pg, GString *out)
   g_string_free (P.s, TRUE);
 }
 
+/* The inverse of to_frame. */
+static FmRect
+from_frame (const FmRect *r, int dir, double w, double h)
+{
+  switch (dir)
+    {
+    case 1:
+      return (FmRect) { w - r->y1, r->x0, w - r->y0, r->x1 };
+    case 2:
+      return (FmRect) { w - r->x1, h - r->y1, w - r->x0, h - r->y0 };
+    case 3:
+      return (FmRect) { r->y0, h - r->x1, r->y1, h - r->x0 };
+    default:
+      return *r;
+    }
+}
+
+gboolean
+fm_export_crop_boxes (FmDocument *doc,
+                      GPtrArray  *regions,
+                      guint       first,
+                      FmRect     *boxes,
+                      GError    **error)
+{
+  MdPage pg = { 0 };
+  int page;
+
+  if (first >= regions->len)
+    return TRUE;
+  page = ((FmRegion *) regions->pdata[first])->page;
+  for (guint i = first; i < regions->len; i++)
+    boxes[i - first] = ((FmRegion *) regions->pdata[i])->box;
+  if (!md_load (&pg, regions, doc, page, error))
+    return FALSE;
+  md_assign (&pg, regions);
+  for (int s = 0; s < pg.n_slots; s++)
+    for (guint i = first; i < regions->len; i++)
+      if (regions->pdata[i] == pg.slots[s].reg && pg.slots[s].reg->kind == FM_REGION_DISPLAY)
+        {
+          FmRect grown = from_frame (&pg.slots[s].crop, pg.dir, pg.page_w, pg.page_h);
+          rect_union (&boxes[i - first], &grown);
+        }
+  md_page_clear (&pg);
+  return TRUE;
+}
+
 static char *
 to_markdown (FmExportJob *job, FmDocument *doc, GError **error)
 {
@@ -1868,10 +1969,10 @@ to_markdown (FmExportJob *job, FmDocument *doc, GError **error)
 
   for (guint i = 0; i < job->pages->len && ok; i++)
     {
-      ok = md_load (&pages[i], job, doc, g_array_index (job->pages, int, i), error);
+      ok = md_load (&pages[i], job->regions, doc, g_array_index (job->pages, int, i), error);
       if (ok)
         {
-          md_assign (&pages[i], job);
+          md_assign (&pages[i], job->regions);
           md_layout (&pages[i]);
         }
     }

@@ -41,8 +41,20 @@ char        *fm_export_to_string (FmExportJob    *job,
                                   FmExportFormat  format,
                                   GError        **error);
 
-/* LaTeX whose braces and \left/\right pairs balance, so a tex export stays
- * compilable whatever the recogniser wrote. */
+/* Boxes to crop regions[first..] (all of one page) at for recognition:
+ * each display's box widened by the text-layer pieces on its line that the
+ * Markdown export gives to it ("det" before a matrix); other boxes as they
+ * are. boxes has room for regions->len - first entries. */
+gboolean     fm_export_crop_boxes (FmDocument *doc,
+                                   GPtrArray  *regions,
+                                   guint       first,
+                                   FmRect     *boxes,
+                                   GError    **error);
+
+/* LaTeX that pdflatex with amsmath and amssymb compiles, as far as a small
+ * parser can tell (known commands with their arguments, environments, \left
+ * and \right, no double scripts, & and \\ only in alignments), so a tex
+ * export stays compilable whatever the recogniser wrote. */
 gboolean     fm_export_latex_is_balanced (const char *latex);
 
 G_END_DECLS

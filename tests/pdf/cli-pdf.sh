@@ -97,6 +97,7 @@ sed -e '/^\$\$/d' -e 's/\\\$//g' "$md" | awk '{
     m = !m
   } }' >"$tmp/glued"
 mdnot "no formula glued to a word (word\$x\$, \$x\$word)" test -s "$tmp/glued"
+mdcheck "an inline formula TeX broke across lines is one" grep -F 'at rest is $E = mc2$, and' "$md"
 mdcheck "a heading per section" grep -xF '## 2 Second page' "$md"
 # The committed detection fixtures: no line of the text layer's formula pieces
 # left outside the formulas (a single symbol, a number, a limit).
