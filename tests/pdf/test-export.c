@@ -109,7 +109,9 @@ test_check_verdicts (void)
 static void
 test_pdflatex (void)
 {
-  if (g_find_program_in_path ("pdflatex") == NULL)
+  g_autofree char *pdflatex = g_find_program_in_path ("pdflatex");
+
+  if (pdflatex == NULL)
     {
       g_test_skip ("no pdflatex");
       return;
