@@ -675,6 +675,23 @@ tag_is_safe (const char *tag)
   return *tag != '\0';
 }
 
+/* Only for the comment's wording: do the braces balance? */
+static gboolean
+braces_balance (const char *latex)
+{
+  int depth = 0;
+  for (const char *p = latex; *p; p++)
+    {
+      if (*p == '\\' && p[1] != '\0')
+        p++;
+      else if (*p == '{')
+        depth++;
+      else if (*p == '}' && --depth < 0)
+        return FALSE;
+    }
+  return depth == 0;
+}
+
 static char *
 to_tex (FmExportJob *job)
 {
@@ -711,7 +728,9 @@ to_tex (FmExportJob *job)
           }
       if (r->latex == NULL || !fm_export_latex_is_balanced (r->latex))
         {
-          append_comment (out, r->latex ? "LaTeX that would not compile: " : "not recognised, text layer: ",
+          append_comment (out, r->latex == NULL ? "not recognised, text layer: "
+                               : braces_balance (r->latex) ? "LaTeX that would not compile: "
+                               : "unbalanced LaTeX: ",
                           r->latex ? r->latex : r->text);
           continue;
         }
