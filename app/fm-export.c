@@ -787,6 +787,7 @@ typedef struct {
   gboolean math;          /* an inline region (index = slot), else a glyph  */
   int index;
   FmRect r;
+  gboolean piece_start;   /* Poppler's space before it is a line break      */
 } MdTok;
 
 typedef struct {
@@ -1291,6 +1292,8 @@ md_find_gutter (MdPage *pg, double *gutter_lo, double *gutter_hi)
         best_lo = b, best_len = len;
       b += len;
     }
+  if (g_getenv ("FM_MD_DEBUG"))
+    g_printerr ("gutter: lo %.0f hi %.0f typical %.1f best %d+%d\n", lo, hi, typical, best_lo, best_len);
   g_free (cov);
   if (best_len < 3 || typical < 5)
     return FALSE;
@@ -1344,6 +1347,7 @@ md_layout (MdPage *pg)
              v_overlap (&t.r, &last->r) >= 0.4 * MIN (rect_h (&t.r), rect_h (&last->r)) &&
              t.r.x0 >= last->r.x0 - 0.5 * g->size && t.r.x0 - last->r.x1 <= 3 * g->size &&
              !(two && last->r.x1 <= gutter_lo + 0.5 && t.r.x0 >= gutter_hi - 0.5);
+      t.piece_start = !same;
       if (!same)
         {
           MdItem it = { 0 };
@@ -1388,17 +1392,19 @@ md_layout (MdPage *pg)
    * of a numbered heading, text on both sides of an inline formula that
    * Poppler split). */
   lines = g_array_new (FALSE, TRUE, sizeof (MdItem));
-  for (guint i = 0; i < 2 * pieces->len; i++)
+  for (guint i = 0; i < 3 * pieces->len; i++)
     {
-      /* Text first, then formulas alone, which join the text line they
-       * sit in whatever Poppler's order. */
+      /* Text first, then script-size pieces (a footnote mark Poppler put
+       * on a line of its own), then formulas alone: they join the text line
+       * they sit in whatever Poppler's order. */
       MdItem *p = &g_array_index (pieces, MdItem, i % pieces->len);
-      gboolean merged = FALSE, only_math = !p->display;
+      gboolean merged = FALSE, only_math = !p->display, script;
       if (!p->display && p->toks == NULL)
         continue;  /* merged in the first pass */
       for (guint k = 0; !p->display && k < p->toks->len && only_math; k++)
         only_math = g_array_index (p->toks, MdTok, k).math;
-      if ((i < pieces->len) == only_math)
+      script = !p->display && !only_math && p->em < 0.9 * pg->body_em;
+      if (i / pieces->len != (only_math ? 2u : script ? 1u : 0u))
         continue;
       if (p->display)
         {
@@ -1415,7 +1421,9 @@ md_layout (MdPage *pg)
            * its middle sits on the math axis, inside the text line. */
           if ((!only_math && fabs (l->base - p->base) <= 0.25 * em) ||
               (only_math && rect_cy (&p->r) <= l->base + 0.3 * l->em &&
-               rect_cy (&p->r) >= l->base - 1.2 * l->em))
+               rect_cy (&p->r) >= l->base - 1.2 * l->em) ||
+              (script && l->em > 1.1 * p->em && v_overlap (&p->r, &l->r) >= 0.5 * rect_h (&p->r) &&
+               p->r.x0 >= l->r.x0 - l->em && p->r.x1 <= l->r.x1 + l->em))
             {
               g_array_append_vals (l->toks, p->toks->data, p->toks->len);
               g_array_unref (p->toks);
@@ -1912,7 +1920,10 @@ md_emit (MdPage *pg, GString *out)
           gboolean short_end = prev->column == it->column &&
                                prev->r.x1 < col[prev->column].right - 2.0 * prev->em &&
                                (endc == '.' || endc == ':' || endc == '!' || endc == '?');
-          if (indent || gap || short_end || prev->em >= 1.15 * pg->body_em)
+          /* A change of font size: a footnote after the text, or the text
+           * after it. */
+          gboolean size = fabs (it->em - prev->em) > 0.12 * MAX (it->em, prev->em);
+          if (indent || gap || short_end || size || prev->em >= 1.15 * pg->body_em)
             md_para_flush (&P, out, "");
         }
       for (guint k = 0; k < it->toks->len; k++)
@@ -1922,7 +1933,8 @@ md_emit (MdPage *pg, GString *out)
           if (t->math)
             md_para_add_math (&P, pg, t->index, space);
           else
-            md_para_add_char (&P, pg->g[t->index].c, space || (k > 0 && pg->g[t->index].space_before));
+            md_para_add_char (&P, pg->g[t->index].c,
+                              space || (k > 0 && !t->piece_start && pg->g[t->index].space_before));
         }
       md_para_line_end (&P);
       if (heading)
