@@ -33,6 +33,33 @@ typedef struct {
   int block;               /* display block index or -1                       */
 } Chunk;
 
+typedef struct InkMap InkMap;
+
+/* What grouping knows about the page besides its glyphs. */
+typedef struct {
+  gboolean has_gutter;     /* a two-column page: the white stripe between   */
+  double gutter_x0, gutter_x1;
+  const InkMap *ink;       /* the page's ink (upright frame), or NULL        */
+} PageCtx;
+
+/* Whether x-centres a and b lie in different columns. */
+static gboolean
+across_gutter (const PageCtx *pc, double a, double b)
+{
+  double mid;
+
+  if (pc == NULL || !pc->has_gutter)
+    return FALSE;
+  mid = 0.5 * (pc->gutter_x0 + pc->gutter_x1);
+  return (a - mid) * (b - mid) < 0;
+}
+
+static double
+rect_cx (const FmRect *r)
+{
+  return 0.5 * (r->x0 + r->x1);
+}
+
 FmDetectOptions
 fm_detect_default_options (void)
 {
@@ -322,7 +349,7 @@ v_gap (const FmRect *a, const FmRect *b)
 /* Whether the glyphs level with box, taken while each is less than 0.9 em
  * from those taken so far, include a letter of running text. */
 static gboolean
-line_reaches_text (const Glyph *g, int n, const FmRect *box, double em)
+line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc)
 {
   double x0 = box->x0, x1 = box->x1;
   gboolean *taken = g_new0 (gboolean, n + 1);
@@ -334,7 +361,7 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em)
       for (int i = 0; i < n && !found; i++)
         {
           double cy = 0.5 * (g[i].r.y0 + g[i].r.y1);
-          if (taken[i] || cy < box->y0 || cy > box->y1)
+          if (taken[i] || cy < box->y0 || cy > box->y1 || across_gutter (pc, rect_cx (&g[i].r), rect_cx (box)))
             continue;
           if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em)
             continue;
@@ -356,13 +383,13 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em)
 /* ------------------------------------------------------------------------ */
 /* Ink refinement on one gray render of the page.                           */
 
-typedef struct {
+struct InkMap {
   guint8 *ink;     /* 1 = ink */
   int w, h;
   double scale;
   int *label;      /* scratch, w*h, component id stamp */
   int *stack;
-} InkMap;
+};
 
 static void
 ink_map_clear (InkMap *m)
@@ -489,6 +516,245 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
     *box = out;
 }
 
+
+/* Ink pixels inside r (PDF points, the map's frame). */
+static long
+ink_count (const InkMap *m, const FmRect *r)
+{
+  int x0 = MAX (0, (int) floor (r->x0 * m->scale)), x1 = MIN (m->w, (int) ceil (r->x1 * m->scale));
+  int y0 = MAX (0, (int) floor (r->y0 * m->scale)), y1 = MIN (m->h, (int) ceil (r->y1 * m->scale));
+  long count = 0;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      count += m->ink[(gsize) y * m->w + x];
+  return count;
+}
+
+/* See the caller (fm_detect_page). */
+static gboolean
+radical_to_ink (const InkMap *m, FmRect *r)
+{
+  double h = r->y1 - r->y0, w = r->x1 - r->x0;
+  int x0 = MAX (0, (int) floor ((r->x0 + 0.3 * w) * m->scale));
+  int x1 = MIN (m->w, (int) ceil ((r->x1 - 0.3 * w) * m->scale));
+  int y0 = MAX (0, (int) floor (r->y0 * m->scale)), y1 = MIN (m->h, (int) ceil ((r->y1 + 0.75 * h) * m->scale));
+  int best0 = -1, best1 = -1, run0 = -1;
+
+  if (x1 <= x0 || y1 <= y0)
+    return FALSE;
+  /* The run may start above the box (a tall sign); extend upwards later. */
+  for (int y = y0; y <= y1; y++)
+    {
+      gboolean any = FALSE;
+      if (y < y1)
+        for (int x = x0; x < x1 && !any; x++)
+          any = m->ink[(gsize) y * m->w + x];
+      if (any && run0 < 0)
+        run0 = y;
+      if (!any && run0 >= 0)
+        {
+          if (y - run0 > best1 - best0)
+            {
+              best0 = run0;
+              best1 = y;
+            }
+          run0 = -1;
+        }
+    }
+  if (best0 < 0 || (best1 - best0) < 0.3 * h * m->scale)
+    return FALSE;
+  /* A sign taller than the window: follow its stroke up and down. */
+  while (best0 > 0)
+    {
+      gboolean any = FALSE;
+      for (int x = x0; x < x1 && !any; x++)
+        any = m->ink[(gsize) (best0 - 1) * m->w + x];
+      if (!any)
+        break;
+      best0--;
+    }
+  while (best1 < m->h)
+    {
+      gboolean any = FALSE;
+      for (int x = x0; x < x1 && !any; x++)
+        any = m->ink[(gsize) best1 * m->w + x];
+      if (!any)
+        break;
+      best1++;
+    }
+  r->y0 = best0 / m->scale;
+  r->y1 = best1 / m->scale;
+  return TRUE;
+}
+
+/* Whether a horizontal rule (a fraction bar) runs between the upper glyph box
+ * a and the lower b across their common width: some pixel row between them
+ * that is ink all along. */
+static gboolean
+ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
+{
+  double ox0 = MAX (a->x0, b->x0), ox1 = MIN (a->x1, b->x1);
+  int x0, x1, y0, y1;
+
+  if (m == NULL)
+    return FALSE;
+  x0 = MAX (0, (int) ceil (ox0 * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor (ox1 * m->scale) - 1);
+  y0 = MAX (0, (int) floor (a->y1 * m->scale) - 1);
+  y1 = MIN (m->h, (int) ceil (b->y0 * m->scale) + 1);
+  if (x1 - x0 < 2 || y1 <= y0)
+    return FALSE;
+  for (int y = y0; y < y1; y++)
+    {
+      int x = x0;
+      while (x < x1 && m->ink[(gsize) y * m->w + x])
+        x++;
+      if (x == x1)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The map turned so that text runs left to right (rot: quarter turns of the
+ * text, see text_direction()). */
+static void
+ink_map_turn (InkMap *m, int rot)
+{
+  int w = m->w, h = m->h, uw = (rot & 1) ? h : w, uh = (rot & 1) ? w : h;
+  guint8 *up;
+
+  if (rot == 0)
+    return;
+  up = g_malloc ((gsize) uw * uh);
+  for (int v = 0; v < uh; v++)
+    for (int u = 0; u < uw; u++)
+      {
+        int x, y;
+        switch (rot)
+          {
+          case 1: x = w - 1 - v; y = u; break;
+          case 2: x = w - 1 - u; y = h - 1 - v; break;
+          default: x = v; y = h - 1 - u; break;
+          }
+        up[(gsize) v * uw + u] = m->ink[(gsize) y * w + x];
+      }
+  g_free (m->ink);
+  m->ink = up;
+  m->w = uw;
+  m->h = uh;
+}
+
+/* Rotated pages (/Rotate, or content turned on the page): Poppler gives the
+ * boxes as displayed, so text may run down (1), right to left (2) or up (3).
+ * The direction is the majority of steps between consecutive letters of one
+ * word; math glyphs are left out (scripts and fractions step anywhere). */
+static int
+text_direction (const Glyph *g, int n)
+{
+  int votes[4] = { 0 }, total = 0, best = 0;
+
+  for (int i = 1; i < n; i++)
+    {
+      double dx, dy;
+      if (g[i].space_before || g[i].line_before || g[i].cls != CLS_TEXT || g[i - 1].cls != CLS_TEXT ||
+          !g_unichar_isalpha (g[i].c) || !g_unichar_isalpha (g[i - 1].c))
+        continue;
+      dx = rect_cx (&g[i].r) - rect_cx (&g[i - 1].r);
+      dy = 0.5 * (g[i].r.y0 + g[i].r.y1 - g[i - 1].r.y0 - g[i - 1].r.y1);
+      if (fabs (dx) > fabs (dy))
+        votes[dx > 0 ? 0 : 2]++;
+      else
+        votes[dy > 0 ? 1 : 3]++;
+      total++;
+    }
+  for (int d = 1; d < 4; d++)
+    if (votes[d] > votes[best])
+      best = d;
+  return total >= 10 && votes[best] > 0.6 * total ? best : 0;
+}
+
+/* From the page as displayed (w x h points) to the upright frame of text
+ * direction rot, and back. */
+static FmRect
+rect_to_upright (FmRect r, int rot, double w, double h)
+{
+  switch (rot)
+    {
+    case 1: return (FmRect) { r.y0, w - r.x1, r.y1, w - r.x0 };
+    case 2: return (FmRect) { w - r.x1, h - r.y1, w - r.x0, h - r.y0 };
+    case 3: return (FmRect) { h - r.y1, r.x0, h - r.y0, r.x1 };
+    default: return r;
+    }
+}
+
+static FmRect
+rect_from_upright (FmRect r, int rot, double w, double h)
+{
+  switch (rot)
+    {
+    case 1: return (FmRect) { w - r.y1, r.x0, w - r.y0, r.x1 };
+    case 2: return (FmRect) { w - r.x1, h - r.y1, w - r.x0, h - r.y0 };
+    case 3: return (FmRect) { r.y0, h - r.x1, r.y1, h - r.x0 };
+    default: return r;
+    }
+}
+
+/* Two-column pages: Poppler lists level lines of both columns as one line,
+ * and LaTeX's 10 pt column gap is narrower than the 0.9 em that cuts chunks
+ * once the text is 12 pt. The gutter is the widest stripe in the middle of
+ * the page that (almost) no glyph crosses while the stripes beside it are
+ * covered by many lines: a one-column page has its lines across the middle. */
+static void
+find_gutter (const Glyph *g, int n, double page_w, double body_em, PageCtx *pc)
+{
+  const double bin = 0.5;
+  int nb = (int) ceil (page_w / bin) + 2, peak = 0, best_w = 0, best_s = -1;
+  int *cover;
+
+  pc->has_gutter = FALSE;
+  if (!(page_w > 10) || n < 50)
+    return;
+  cover = g_new0 (int, nb);
+  for (int i = 0; i < n; i++)
+    {
+      int b0 = CLAMP ((int) floor (g[i].r.x0 / bin), 0, nb - 1), b1 = CLAMP ((int) floor (g[i].r.x1 / bin), 0, nb - 1);
+      for (int b = b0; b <= b1; b++)
+        cover[b]++;
+    }
+  for (int b = 0; b < nb; b++)
+    peak = MAX (peak, cover[b]);
+  for (int b = (int) (0.25 * page_w / bin); b < (int) (0.75 * page_w / bin) && b < nb;)
+    {
+      int e = b;
+      while (e < nb && cover[e] <= MAX (2, peak / 8))
+        e++;
+      if (e - b > best_w)
+        {
+          best_w = e - b;
+          best_s = b;
+        }
+      b = MAX (e, b + 1);
+    }
+  if (best_s >= 0 && best_w * bin >= 0.4 * body_em)
+    {
+      int side = (int) (3 * body_em / bin);
+      double left = 0, right = 0;
+      for (int k = 1; k <= side; k++)
+        {
+          left += best_s - k >= 0 ? cover[best_s - k] : 0;
+          right += best_s + best_w - 1 + k < nb ? cover[best_s + best_w - 1 + k] : 0;
+        }
+      if (left / side >= 0.2 * peak && right / side >= 0.2 * peak)
+        {
+          pc->has_gutter = TRUE;
+          pc->gutter_x0 = best_s * bin;
+          pc->gutter_x1 = (best_s + best_w) * bin;
+        }
+    }
+  g_free (cover);
+}
+
 /* ------------------------------------------------------------------------ */
 
 typedef struct Proto {
@@ -531,7 +797,7 @@ median_of (double *v, int n)
 /* Text-line fragments: runs of running-text letters in Poppler's order that
  * stay on one line. */
 static GArray *
-text_bands (const Glyph *g, int n, const gboolean *excluded)
+text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
 {
   GArray *bands = g_array_new (FALSE, FALSE, sizeof (Band));
   int *run = g_new (int, n + 1);
@@ -548,7 +814,7 @@ text_bands (const Glyph *g, int n, const gboolean *excluded)
           const Glyph *last = &g[run[len - 1]];
           double em = MAX (last->size, 1.0);
           extend = v_overlap_enough (&last->r, &g[i].r, 0.5) && g[i].r.x0 > last->r.x0 - 0.5 * em &&
-                   g[i].r.x0 - last->r.x1 < 3.0 * em;
+                   g[i].r.x0 - last->r.x1 < 3.0 * em && !across_gutter (pc, rect_cx (&last->r), rect_cx (&g[i].r));
         }
       if (!extend && len > 0 && (i == n || text))
         {
@@ -650,9 +916,12 @@ text_between (const Glyph *g, const gboolean *excluded, const int *text_idx, int
     {
       const Glyph *t = &g[text_idx[k]];
       double cx = 0.5 * (t->r.x0 + t->r.x1);
+      double cy = 0.5 * (t->r.y0 + t->r.y1);
       if (excluded[text_idx[k]] || cx <= x0 || cx >= x1)
         continue;
-      if (v_overlap_enough (&t->r, left, 0.3) || v_overlap_enough (&t->r, right, 0.3))
+      /* Its centre level with them: OpenType fonts' boxes are so tall that
+       * the next line's letters overlap a subscript. */
+      if (cy >= MIN (left->y0, right->y0) && cy <= MAX (left->y1, right->y1))
         return TRUE;
     }
   return FALSE;
@@ -706,10 +975,10 @@ compare_math_x0 (const void *a, const void *b, gpointer data)
  * a GPtrArray of Proto. */
 static GPtrArray *
 inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chunk_of,
-                 double body_em, FmDetectRule rule)
+                 double body_em, FmDetectRule rule, const PageCtx *pc)
 {
   GPtrArray *protos = g_ptr_array_new ();
-  GArray *bands = text_bands (g, n, excluded);
+  GArray *bands = text_bands (g, n, excluded, pc);
   GArray *math = g_array_new (FALSE, FALSE, sizeof (MathGlyph));
   int *text_idx = g_new (int, n + 1), n_text = 0;
   int *parent, m;
@@ -731,9 +1000,13 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         {
           const Band *bd = &g_array_index (bands, Band, b);
           double d = g[i].r.x1 < bd->x0 ? bd->x0 - g[i].r.x1 : (g[i].r.x0 > bd->x1 ? g[i].r.x0 - bd->x1 : 0);
-          if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em)
+          if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em ||
+              across_gutter (pc, 0.5 * (bd->x0 + bd->x1), rect_cx (&g[i].r)))
             continue;
-          d += fabs (cy - bd->cy) * 0.1;
+          /* Lines overlap where the font's boxes are tall (OpenType fonts,
+           * tight leading): the line whose middle is nearest, then the
+           * nearest fragment of it. */
+          d = fabs (cy - bd->cy) + 0.01 * d;
           if (d < best_d)
             {
               best_d = d;
@@ -858,6 +1131,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             join = FALSE;
           if (join && text_between (g, excluded, text_idx, n_text, &l->r, &r->r))
             join = FALSE;
+          if (join && across_gutter (pc, rect_cx (&l->r), rect_cx (&r->r)))
+            join = FALSE;
           if (join)
             uf_join (parent, line_cy, line_em, li, ri);
         }
@@ -884,8 +1159,13 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             break;
           if (different_lines (bands, ma, mb, em))
             continue;
-          if (ix > 0.2 * wmin && v_gap (&ga->r, &gb->r) < 0.35 * em &&
-              (ma->script || mb->script || ma->band < 0 || mb->band < 0))
+          /* OpenType math fonts' boxes are tighter than Type 1 ones: the
+           * parts of an inline fraction can lie 0.5 em apart around the bar. */
+          if (ix > 0.2 * wmin && (ma->script || mb->script || ma->band < 0 || mb->band < 0) &&
+              (v_gap (&ga->r, &gb->r) < 0.35 * em ||
+               (v_gap (&ga->r, &gb->r) < 1.0 * em &&
+                ink_rule_between (pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
+                                  ga->r.y1 <= gb->r.y0 ? &gb->r : &ga->r))))
             uf_join (parent, line_cy, line_em, a, b);
         }
     }
@@ -983,7 +1263,9 @@ fm_detect_page (FmDocument            *doc,
   GPtrArray *regions;
   InkMap ink = { 0 };
   gboolean have_ink = FALSE;
-  double page_w = 0, page_h = 0;
+  double page_w = 0, page_h = 0, disp_w, disp_h;
+  int rot = 0;
+  PageCtx pc = { FALSE, 0, 0, NULL };
   int n_blocks = 0;
   double body_em = 10.0;
   FmRect *blocks = NULL;
@@ -1043,15 +1325,6 @@ fm_detect_page (FmDocument            *doc,
           gl->c = c;
           gl->r = (FmRect) { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
           gl->size = size_of[k];
-          /* TeX's radical signs hang below their baseline (height ~0, depth
-           * ~1 em) but Poppler boxes every glyph from the font's ascent to
-           * its descent, so the box sits most of a line too high. */
-          if (c == 0x221A || c == 0x221B || c == 0x221C)
-            {
-              double h = gl->r.y1 - gl->r.y0;
-              gl->r.y0 += 0.75 * h;
-              gl->r.y1 += 0.75 * h;
-            }
           gl->space_before = space;
           gl->line_before = newline;
           space = newline = FALSE;
@@ -1089,8 +1362,44 @@ fm_detect_page (FmDocument            *doc,
     }
 
   body_em = median_size (g, 0, n);
+  /* Turned text: work in the frame where it runs left to right, and give
+   * the boxes back as displayed. */
+  rot = text_direction (g, n);
+  if (rot != 0)
+    for (int i = 0; i < n; i++)
+      g[i].r = rect_to_upright (g[i].r, rot, page_w, page_h);
+  disp_w = page_w;
+  disp_h = page_h;
+  if (rot & 1)
+    {
+      page_w = disp_h;
+      page_h = disp_w;
+    }
   if (opts.refine_with_bitmap)
     have_ink = ink_map_init (&ink, page);
+  if (have_ink)
+    ink_map_turn (&ink, rot);
+  pc.ink = have_ink ? &ink : NULL;
+  /* Radical signs: Poppler boxes every glyph from the font's ascent to its
+   * descent, but TeX's Type 1 radicals hang below their baseline (height ~0,
+   * depth ~1 em), so their box sits most of a line too high, while OpenType
+   * math fonts' radicals (XeTeX, LuaTeX, Word) and some Type 1 ones sit in it.
+   * With a render, the box's height becomes the tallest run of ink rows in
+   * the middle of its columns that meets the box or the 3/4 of its height
+   * below it (the sign's stroke covers every row it spans); without one, the
+   * Type 1 case is assumed. */
+  for (int i = 0; i < n; i++)
+    if (g[i].c == 0x221A || g[i].c == 0x221B || g[i].c == 0x221C)
+      {
+        double h = g[i].r.y1 - g[i].r.y0;
+        if (!have_ink || !radical_to_ink (&ink, &g[i].r))
+          {
+            g[i].r.y0 += 0.75 * h;
+            g[i].r.y1 += 0.75 * h;
+          }
+      }
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    find_gutter (g, n, page_w, body_em, &pc);
   g_clear_object (&page);
   fm_document_unlock (doc);
   g_free (text);
@@ -1116,6 +1425,8 @@ fm_detect_page (FmDocument            *doc,
               cut = TRUE;  /* a wide gap: equation number, column, \quad */
             else if (g[i].line_before && !v_overlap_enough (a, b, 0.05))
               cut = TRUE;  /* Poppler's next line */
+            else if (across_gutter (&pc, rect_cx (a), rect_cx (b)))
+              cut = TRUE;  /* the other column */
           }
         if (cut)
           {
@@ -1180,8 +1491,8 @@ fm_detect_page (FmDocument            *doc,
           int ot = o->end - o->start;
           if (j == i || o->is_number)
             continue;
-          if (o->n_text * 3 < ot)
-            continue;    /* not text */
+          if (o->n_text * 3 < ot || across_gutter (&pc, rect_cx (&o->box), rect_cx (&ch->box)))
+            continue;    /* not text, or the other column's */
           if (v_overlap_enough (&ch->box, &o->box, total <= 2 ? 0.15 : 0.5) && h_gap (&ch->box, &o->box) < 2.0 * ch->em)
             isolated = FALSE;
         }
@@ -1193,7 +1504,7 @@ fm_detect_page (FmDocument            *doc,
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
-      if (isolated && opts.rule == FM_DETECT_RULE_FULL && line_reaches_text (g, n, &ch->box, ch->em))
+      if (isolated && opts.rule == FM_DETECT_RULE_FULL && line_reaches_text (g, n, &ch->box, ch->em, &pc))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -1227,7 +1538,7 @@ fm_detect_page (FmDocument            *doc,
                              h_gap (&blocks[k], &ch->box) < 0.5 * em;
           gboolean beside = v_overlap_enough (&blocks[k], &ch->box, 0.3) &&
                             h_gap (&blocks[k], &ch->box) < 3.0 * em;
-          if (stacked || beside)
+          if ((stacked || beside) && !across_gutter (&pc, rect_cx (&blocks[k]), rect_cx (&ch->box)))
             b = k;
         }
       if (b < 0)
@@ -1257,8 +1568,9 @@ fm_detect_page (FmDocument            *doc,
             for (guint i = 0; i < chunks->len; i++)
               if (g_array_index (chunks, Chunk, i).block == a)
                 em = g_array_index (chunks, Chunk, i).em;
-            if ((v_gap (&blocks[a], &blocks[b]) < 0.9 * em && h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
-                (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em))
+            if (((v_gap (&blocks[a], &blocks[b]) < 0.9 * em && h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
+                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em)) &&
+                !across_gutter (&pc, rect_cx (&blocks[a]), rect_cx (&blocks[b])))
               {
                 gboolean first = FALSE;
                 rect_union (&blocks[a], &blocks[b], &first);
@@ -1329,7 +1641,8 @@ fm_detect_page (FmDocument            *doc,
           if (blocks[b].x1 <= blocks[b].x0)
             continue;
           if (cy >= blocks[b].y0 - 0.5 * ch->em && cy <= blocks[b].y1 + 0.5 * ch->em &&
-              gap > 0.5 * ch->em && gap < page_w * 0.6 && gap < best_gap)
+              gap > 0.5 * ch->em && gap < page_w * 0.6 && gap < best_gap &&
+              !across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
             {
               best = b;
               best_gap = gap;
@@ -1365,7 +1678,7 @@ fm_detect_page (FmDocument            *doc,
             excluded[k] = ch->block != -1;
           }
       }
-    inl = inline_clusters (g, n, excluded, chunk_of, body_em, opts.rule);
+    inl = inline_clusters (g, n, excluded, chunk_of, body_em, opts.rule, &pc);
     g_free (excluded);
     g_free (chunk_of);
 
@@ -1445,6 +1758,7 @@ fm_detect_page (FmDocument            *doc,
         region->text = glyph_text (g, pr->idx, pr->n);
         if (have_ink)
           ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+        region->box = rect_from_upright (region->box, rot, disp_w, disp_h);
         if (pr->kind == FM_REGION_DISPLAY)
           block_region[pr->label_block] = (int) regions->len;
         g_ptr_array_add (regions, region);

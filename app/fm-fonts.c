@@ -49,25 +49,27 @@ fm_font_classify (const char *full_name)
   /* OpenType and Type 1 math faces first: "Cambria Math" must not fall into
    * the Cambria text family below, nor "LMMathItalic" into LM's italics. */
   regex_once (&math_re,
-              "^(Latin ?Modern ?Math|LatinModernMath|LMMath|STIX|XITS|Cambria ?Math|TeXGyre\\w*Math"
+              "^(Latin ?Modern ?Math|LatinModernMath|LMMath|STIX ?(Two)? ?Math|STIX(Size|NonUni|Integrals|Variants)|XITS ?Math|Cambria ?Math|TeXGyre\\w*Math"
               "|Asana|Libertinus ?Math|Fira ?Math|NewCM\\w*Math|DejaVuMath|Garamond ?Math|Euler"
               "|CMMI|CMSY|CMEX|CMBSY|CMMIB|MSAM|MSBM|EUFM|EUSM|EURM|EUEX|rsfs|RSFS|wasy|stmary"
               "|PazoMath|StandardSym|Symbol|rtxm|rpxm|txm|txsy|txex|pxm|pxsy|pxex|zplm|zptm|ztmcm|cmmi|cmsy|cmex"
               "|MTMI|MTSY|MTEX|MathTime|Lucida\\w*Math|ESSTIX|Mathematica)",
-              /* Poppler capitalises some names ("Pxex", "Rpxmi") */
+              /* Poppler capitalises some names ("Pxex", "Rpxmi"). STIX Two
+               * Text, STIXGeneral and XITS are the text faces that go with
+               * the STIX and XITS math fonts. */
               G_REGEX_CASELESS);
   if (g_regex_match (math_re, name, 0, NULL))
     return FM_FONT_MATH;
 
   /* Known text faces; their italics are flagged below. */
-  regex_once (&italic_re, "(Ital|Italic|Oblique|Obl|Slant|-It$|-BoldIt|-MediumIt|TI\\d|SL\\d|^CMTI|^CMSL|^CMBXTI|^CMMIB?\\d)", 0);
+  regex_once (&italic_re, "(Ital|Italic|Oblique|Obl|Slant|-It(-|$)|-BoldIt|-MediumIt|TI\\d|SL\\d|^CMTI|^CMSL|^CMBXTI|^CMMIB?\\d)", 0);
   regex_once (&text_re,
               "^(CMR|CMBX|CMTI|CMSL|CMSS|CMTT|CMCSC|CMB\\d|CMDUNH|CMFIB|CMU|LMRoman|LMSans|LMMono|LMTypewriter"
               "|SF[A-Z]{2}|EC[A-Z]{2}|TC[A-Z]{2}|Times|Nimbus|Helvetica|Arial|Cambria|Calibri|Palatino|URWPalladio"
               "|P052|TeXGyre|Georgia|Garamond|EBGaramond|DejaVu|Liberation|Verdana|Tahoma|Utopia|Charter"
               "|Bookman|Century|NewCentury|Courier|Optima|Minion|Myriad|Source|Open ?Sans|Roboto|Noto"
               "|Lato|Libertine|Linux|Linotype|Baskerville|Bembo|Caslon|Sabon|Segoe|Consolas|Menlo"
-              "|AdvOT|Adv|Gulliver|Warnock|Frutiger|Univers|Futura|Gill|Trebuchet)", 0);
+              "|AdvOT|Adv|Gulliver|Warnock|Frutiger|Univers|Futura|Gill|Trebuchet|STIX|XITS|Fira|Libertinus)", 0);
   if (g_regex_match (text_re, name, 0, NULL))
     return g_regex_match (italic_re, name, 0, NULL) ? FM_FONT_TEXT_ITALIC : FM_FONT_TEXT;
 

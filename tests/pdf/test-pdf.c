@@ -274,6 +274,16 @@ test_font_rules (void)
   g_assert_cmpint (fm_font_classify ("NimbusRomNo9L-ReguItal"), ==, FM_FONT_TEXT_ITALIC);
   g_assert_cmpint (fm_font_classify ("LMRoman10-Italic"), ==, FM_FONT_TEXT_ITALIC);
   g_assert_cmpint (fm_font_classify ("LMMathItalic10-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+STIXTwoText-Regular-Identity-H"), ==, FM_FONT_TEXT);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+STIXTwoText-Italic-Identity-H"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+STIXTwoMath-Regular-Identity-H"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("XITS-Regular"), ==, FM_FONT_TEXT);
+  g_assert_cmpint (fm_font_classify ("XITSMath-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("STIXGeneral-Italic"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("STIXSizeOneSym-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("TeXGyreDejaVuMath-Regular-Identity-H"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("LibertinusMath-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("LibertinusSerif-Italic"), ==, FM_FONT_TEXT_ITALIC);
   /* Poppler's spelling of txfonts/pxfonts names */
   g_assert_cmpint (fm_font_classify ("NUQHRO+Pxex"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("Rpxmi"), ==, FM_FONT_MATH);

@@ -37,13 +37,46 @@ FONTS = {
 EXTRA_FONTS = {
     "txfonts": r"\usepackage{txfonts}\usepackage[T1]{fontenc}",
     "pxfonts": r"\usepackage{pxfonts}\usepackage[T1]{fontenc}",
+    "newtx": r"\usepackage[T1]{fontenc}\usepackage{newtxtext,newtxmath}",
+    "libertine": r"\usepackage[T1]{fontenc}\usepackage{libertine}\usepackage[libertine]{newtxmath}",
+    "stix2": r"\usepackage[T1]{fontenc}\usepackage{stix2}",
+    "fourier": r"\usepackage[T1]{fontenc}\usepackage{fourier}",
+    "kpfonts": r"\usepackage[T1]{fontenc}\usepackage{kpfonts}",
+    "charter": r"\usepackage[T1]{fontenc}\usepackage[charter]{mathdesign}",
+    "euler": r"\usepackage[T1]{fontenc}\usepackage{charter}\usepackage{eulervm}",
 }
+# XeLaTeX and LuaLaTeX: unicode-math with OpenType math fonts (fonts by file
+# name, so fontconfig need not know them). Debian packages: texlive-xetex,
+# texlive-luatex, fonts-lmodern, fonts-texgyre, fonts-texgyre-math,
+# texlive-fonts-extra (STIX Two, XITS, Libertinus, Fira Math).
+OT_FONTS = {
+    "lm-math": r"\setmainfont{lmroman10-regular.otf}[BoldFont=lmroman10-bold.otf,ItalicFont=lmroman10-italic.otf]"
+               r"\setmathfont{latinmodern-math.otf}",
+    "termes-math": r"\setmainfont{texgyretermes-regular.otf}[BoldFont=texgyretermes-bold.otf,ItalicFont=texgyretermes-italic.otf]"
+                   r"\setmathfont{texgyretermes-math.otf}",
+    "pagella-math": r"\setmainfont{texgyrepagella-regular.otf}[BoldFont=texgyrepagella-bold.otf,ItalicFont=texgyrepagella-italic.otf]"
+                    r"\setmathfont{texgyrepagella-math.otf}",
+    "stix2-math": r"\setmainfont{STIXTwoText-Regular.otf}[BoldFont=STIXTwoText-Bold.otf,ItalicFont=STIXTwoText-Italic.otf]"
+                  r"\setmathfont{STIXTwoMath-Regular.otf}",
+    "dejavu-math": r"\setmainfont{DejaVuSans.ttf}[BoldFont=DejaVuSans-Bold.ttf,ItalicFont=DejaVuSans-Oblique.ttf]"
+                   r"\setmathfont{texgyredejavu-math.otf}",
+}
+# Only with --fonts: OpenType setups outside the default cycle.
+OT_EXTRA_FONTS = {
+    "xits-math": r"\setmainfont{XITS-Regular.otf}[BoldFont=XITS-Bold.otf,ItalicFont=XITS-Italic.otf]"
+                 r"\setmathfont{XITSMath-Regular.otf}",
+    "libertinus-math": r"\setmainfont{LibertinusSerif-Regular.otf}[BoldFont=LibertinusSerif-Bold.otf,ItalicFont=LibertinusSerif-Italic.otf]"
+                       r"\setmathfont{LibertinusMath-Regular.otf}",
+    "fira-math": r"\setmainfont{FiraSans-Regular.otf}[BoldFont=FiraSans-Bold.otf,ItalicFont=FiraSans-Italic.otf]"
+                 r"\setmathfont{FiraMath-Regular.otf}",
+    "bonum-math": r"\setmainfont{texgyrebonum-regular.otf}[BoldFont=texgyrebonum-bold.otf,ItalicFont=texgyrebonum-italic.otf]"
+                  r"\setmathfont{texgyrebonum-math.otf}",
+}
+ENGINES = ("pdflatex", "xelatex", "lualatex")
 
-PREAMBLE = r"""\documentclass[10pt%(twocol)s]{article}
+PREAMBLE = r"""\documentclass[%(size)s%(twocol)s]{article}
 \usepackage[margin=%(margin)s]{geometry}
-\usepackage{amsmath,amssymb}
-%(fonts)s
-\pdfinfo{/Title (Formulate detection truth %(name)s)}
+%(engine_setup)s
 \makeatletter
 \newsavebox\fmbox
 \def\fmpos#1#2#3#4#5#6#7#8{}
@@ -220,28 +253,61 @@ class Doc:
         return "".join(out)
 
 
+PDFLATEX_SETUP = r"""\usepackage{amsmath,amssymb}
+%(fonts)s
+\pdfinfo{/Title (Formulate detection truth %(name)s)}"""
+# unicode-math after amsmath; LuaTeX calls pdfTeX's position primitives
+# \savepos, \lastxpos, \lastypos and has \pageheight; XeTeX has pdfTeX's names.
+# Positions are in sp from the page's lower-left corner on all three engines.
+OT_SETUP = r"""\usepackage{amsmath}
+\usepackage{fontspec}
+\usepackage{unicode-math}
+%(fonts)s
+\ifdefined\pdfsavepos\else
+  \let\pdfsavepos\savepos \let\pdflastxpos\lastxpos \let\pdflastypos\lastypos
+  \let\pdfpageheight\pageheight
+\fi
+\ifdefined\pdfextension
+  \pdfextension info{/Title (Formulate detection truth %(name)s)}
+\else
+  \AtBeginDocument{\special{pdf:docinfo <</Title (Formulate detection truth %(name)s)>>}}
+\fi"""
+
 POS_RE = re.compile(r"\\fmpos\{(f\d+)\}\{(-?\d+)\}\{(-?\d+)\}\{(\d+)\}\{([-\d.]+)pt\}\{([-\d.]+)pt\}\{([-\d.]+)pt\}\{([-\d.]+)pt\}")
 SP_PER_BP = 65536 * 72.27 / 72.0
 BP_PER_PT = 72.0 / 72.27
 
 
-def make_one(name, seed, out_dir, font=None, twocol=None):
+def font_setup(engine, font):
+    if engine == "pdflatex":
+        return FONTS.get(font, EXTRA_FONTS.get(font))
+    return OT_FONTS.get(font, OT_EXTRA_FONTS.get(font))
+
+
+def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex"):
     r = random.Random(seed)
     font = font or r.choice(sorted(FONTS))
     twocol = r.random() < 0.35 if twocol is None else twocol
     doc = Doc(r)
-    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": r.choice(["1in", "1.2in", "0.8in"]),
-                      "fonts": FONTS.get(font, EXTRA_FONTS.get(font)), "name": name}
+    margin = r.choice(["1in", "1.2in", "0.8in"])
+    # The body size varies only off pdfLaTeX's default font cycle, from its own
+    # generator, so that the pdfLaTeX sets of a seed stay what they were.
+    size = "10pt"
+    if engine != "pdflatex" or font in EXTRA_FONTS:
+        size = random.Random(seed * 7 + 3).choice(["10pt", "11pt", "12pt"])
+    setup = (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {"fonts": font_setup(engine, font), "name": name}
+    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": margin, "size": size,
+                      "engine_setup": setup}
     src += doc.body(r.randint(4, 7) if not twocol else r.randint(6, 10))
     src += "\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, name + ".tex"), "w") as f:
             f.write(src)
-        res = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", name + ".tex"],
+        res = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", name + ".tex"],
                              cwd=tmp, capture_output=True, text=True)
         if res.returncode != 0:
             sys.stderr.write(res.stdout[-3000:])
-            raise RuntimeError("pdflatex failed for %s" % name)
+            raise RuntimeError("%s failed for %s" % (engine, name))
         aux = open(os.path.join(tmp, name + ".aux")).read()
         shutil.copy(os.path.join(tmp, name + ".pdf"), os.path.join(out_dir, name + ".pdf"))
         if os.environ.get("FM_KEEP_TEX"):
@@ -269,7 +335,8 @@ def make_one(name, seed, out_dir, font=None, twocol=None):
         raise RuntimeError("%s: no position for %d formulas" % (name, len(missing)))
     regions.sort(key=lambda g: (g["page"], g["box"][1], g["box"][0]))
     truth = {"format": "formulate-detect-truth-1", "pdf": name + ".pdf", "units": "pt",
-             "origin": "top-left", "font_setup": font, "two_column": twocol, "regions": regions}
+             "origin": "top-left", "engine": engine, "font_setup": font, "size": size, "two_column": twocol,
+             "regions": regions}
     with open(os.path.join(out_dir, name + ".truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
     return len(regions)
@@ -281,19 +348,27 @@ def main():
     ap.add_argument("--count", type=int, default=6)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--prefix", default="truth")
-    ap.add_argument("--fonts", help="comma-separated font setups to cycle through (default: %s; also: %s)"
-                    % (",".join(sorted(FONTS)), ",".join(sorted(EXTRA_FONTS))))
+    ap.add_argument("--engine", default="pdflatex", choices=ENGINES,
+                    help="TeX engine; xelatex and lualatex set math with unicode-math and OpenType math fonts")
+    ap.add_argument("--fonts", help="comma-separated font setups to cycle through (pdflatex default: %s; "
+                    "also: %s; xelatex/lualatex default: %s; also: %s)"
+                    % (",".join(sorted(FONTS)), ",".join(sorted(EXTRA_FONTS)),
+                       ",".join(sorted(OT_FONTS)), ",".join(sorted(OT_EXTRA_FONTS))))
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
-    fonts = a.fonts.split(",") if a.fonts else sorted(FONTS)
+    if a.engine == "pdflatex":
+        default, known = sorted(FONTS), sorted(FONTS) + sorted(EXTRA_FONTS)
+    else:
+        default, known = sorted(OT_FONTS), sorted(OT_FONTS) + sorted(OT_EXTRA_FONTS)
+    fonts = a.fonts.split(",") if a.fonts else default
     for f in fonts:
-        if f not in FONTS and f not in EXTRA_FONTS:
-            sys.exit("unknown font setup %r (known: %s)" % (f, ", ".join(sorted(FONTS) + sorted(EXTRA_FONTS))))
+        if f not in known:
+            sys.exit("unknown font setup %r for %s (known: %s)" % (f, a.engine, ", ".join(known)))
     total = 0
     for i in range(a.count):
         # Cycle through the font setups so every set covers all of them.
         name = "%s-%d-%02d" % (a.prefix, a.seed, i)
-        total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)])
+        total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine)
     print("%d PDFs, %d regions in %s" % (a.count, total, a.out))
 
 
