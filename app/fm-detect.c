@@ -1121,10 +1121,17 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                   * sentence's period or comma by a word space */
                  ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (l - g)) ||
                    ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
-                 ((ml->script || mr->script) && gap < 0.3 * em) ||
+                 /* two scripts a word space apart are the ends of two
+                  * formulas ("n_n \sum^n"), not one */
+                 ((ml->script || mr->script) && gap < 0.3 * em &&
+                  !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
                  /* TeX's thin space around an operator name (log, sin) */
                  (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
                                       (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))));
+          /* Before a radical or big operator only TeX's thin space
+           * (1/6 em) is inside a formula. */
+          if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
+            join = FALSE;
           if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
             join = gap < 0.6 * em;
           if (join && is_citation (g, (int) (r - g), n))
@@ -1343,8 +1350,6 @@ fm_detect_page (FmDocument            *doc,
         }
       g_free (font_of);
       g_free (size_of);
-      if (opts.rule == FM_DETECT_RULE_FULL)
-        classify_words (g, n);
     }
 
   if (n == 0)
@@ -1368,6 +1373,9 @@ fm_detect_page (FmDocument            *doc,
   if (rot != 0)
     for (int i = 0; i < n; i++)
       g[i].r = rect_to_upright (g[i].r, rot, page_w, page_h);
+  /* Word-level classes measure gaps along the line: after turning. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    classify_words (g, n);
   disp_w = page_w;
   disp_h = page_h;
   if (rot & 1)
