@@ -156,9 +156,23 @@ word_space_between (const Glyph *a, const Glyph *b)
   return b->space_before && g_unichar_isalpha (a->c) && g_unichar_isalpha (b->c) &&
          a->font == FM_FONT_TEXT_ITALIC && b->font == FM_FONT_TEXT_ITALIC &&
          fabs (a->size - b->size) <= 0.1 * em && v_overlap_enough (&a->r, &b->r, 0.5) &&
-         b->r.x0 - a->r.x1 >= 0.2 * em && b->r.x0 - a->r.x1 < 1.0 * em;
+         b->r.x0 - a->r.x1 >= 0.15 * em && b->r.x0 - a->r.x1 < 1.0 * em;
 }
 
+
+/* Whether italic letters a and b are the last and first words of two lines
+ * of one emphasised phrase ("\emph{as so}" broken after "as"). */
+static gboolean
+line_broken_phrase (const Glyph *a, const Glyph *b)
+{
+  double em = MAX (a->size, b->size);
+
+  return b->line_before && g_unichar_isalpha (a->c) && g_unichar_isalpha (b->c) &&
+         a->font == FM_FONT_TEXT_ITALIC && b->font == FM_FONT_TEXT_ITALIC &&
+         fabs (a->size - b->size) <= 0.1 * em && b->r.y0 > a->r.y1 - 0.3 * em &&
+         /* back to the start of the next line, not a matrix entry below */
+         b->r.x1 < a->r.x0 - 5 * em;
+}
 
 /* Whether glyph o, next to glyph w on its line, is a math symbol or an
  * operator. */
@@ -221,7 +235,9 @@ classify_words (Glyph *g, int n)
           gboolean phrase = FALSE;
 
           if ((i > 0 && word_space_between (&g[i - 1], &g[i])) ||
-              (j < n && word_space_between (&g[j - 1], &g[j])))
+              (j < n && word_space_between (&g[j - 1], &g[j])) ||
+              (i > 0 && line_broken_phrase (&g[i - 1], &g[i])) ||
+              (j < n && line_broken_phrase (&g[j - 1], &g[j])))
             {
               /* ... unless the italic run touches a math symbol or an
                * operator ("f dx = c" with a thin space that looks wide). */
@@ -232,7 +248,10 @@ classify_words (Glyph *g, int n)
               while (e0 < n && g_unichar_isalpha (g[e0].c) && g[e0].font == FM_FONT_TEXT_ITALIC &&
                      (!g[e0].space_before || word_space_between (&g[e0 - 1], &g[e0])))
                 e0++;
-              phrase = !((s0 > 0 && math_neighbour (&g[s0 - 1], &g[s0])) ||
+              /* A run with a long word ("section up") is emphasis even
+               * right before a formula: math's italic words are letters. */
+              phrase = (e0 - s0) - (j - i) >= 3 ||
+                       !((s0 > 0 && math_neighbour (&g[s0 - 1], &g[s0])) ||
                          (e0 < n && math_neighbour (&g[e0], &g[e0 - 1])));
             }
           for (int m = i; m < j; m++)
@@ -349,7 +368,8 @@ v_gap (const FmRect *a, const FmRect *b)
 /* Whether the glyphs level with box, taken while each is less than 0.9 em
  * from those taken so far, include a letter of running text. */
 static gboolean
-line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc)
+line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc,
+                   double *line_x0, double *line_x1)
 {
   double x0 = box->x0, x1 = box->x1;
   gboolean *taken = g_new0 (gboolean, n + 1);
@@ -377,6 +397,8 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
         }
     }
   g_free (taken);
+  *line_x0 = x0;
+  *line_x1 = x1;
   return found;
 }
 
@@ -1483,6 +1505,7 @@ fm_detect_page (FmDocument            *doc,
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       int total = ch->end - ch->start;
       gboolean isolated = TRUE, piece;
+      double line_x0, line_x1;
 
       if (ch->is_number || ch->n_strong + ch->n_weak == 0)
         continue;
@@ -1512,7 +1535,10 @@ fm_detect_page (FmDocument            *doc,
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
-      if (isolated && opts.rule == FM_DETECT_RULE_FULL && line_reaches_text (g, n, &ch->box, ch->em, &pc))
+      line_x0 = ch->box.x0;
+      line_x1 = ch->box.x1;
+      if (isolated && opts.rule == FM_DETECT_RULE_FULL &&
+          line_reaches_text (g, n, &ch->box, ch->em, &pc, &line_x0, &line_x1))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -1522,7 +1548,8 @@ fm_detect_page (FmDocument            *doc,
           if (o->n_text * 3 < o->end - o->start || o->box.y1 > ch->box.y0 ||
               ch->box.y0 - o->box.y1 > 1.0 * ch->em)
             continue;
-          if (fabs (o->box.x0 - ch->box.x0) < 0.3 * ch->em && ch->box.x1 < o->box.x1 - 2 * ch->em)
+          /* the line's extent: Poppler may list its first glyph apart */
+          if (fabs (o->box.x0 - line_x0) < 0.3 * ch->em && line_x1 < o->box.x1 - 2 * ch->em)
             isolated = FALSE;
         }
       ch->is_display = isolated && !piece;

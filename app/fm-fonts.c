@@ -53,7 +53,11 @@ fm_font_classify (const char *full_name)
               "|Asana|Libertinus ?Math|Fira ?Math|NewCM\\w*Math|DejaVuMath|Garamond ?Math|Euler"
               "|CMMI|CMSY|CMEX|CMBSY|CMMIB|MSAM|MSBM|EUFM|EUSM|EURM|EUEX|rsfs|RSFS|wasy|stmary"
               "|PazoMath|StandardSym|Symbol|rtxm|rpxm|txm|txsy|txex|pxm|pxsy|pxex|zplm|zptm|ztmcm|cmmi|cmsy|cmex"
-              "|MTMI|MTSY|MTEX|MathTime|Lucida\\w*Math|ESSTIX|Mathematica)",
+              "|MTMI|MTSY|MTEX|MathTime|Lucida\\w*Math|ESSTIX|Mathematica"
+              /* newtxmath, libertine's newtxmath, kpfonts' math faces (their
+               * math-roman "LibertineMathRM", "Kp--M-Regular" hold digits
+               * and function names, which are text-like) */
+              "|NewTX(B?MI|SY|EX)|ntxmi|ntxsy|ntxex|LibertineMath(MI|SY|EX|BMI)|Kp-+M-(Sy|Ex|Italic|Bold|Semibold|Light))",
               /* Poppler capitalises some names ("Pxex", "Rpxmi"). STIX Two
                * Text, STIXGeneral and XITS are the text faces that go with
                * the STIX and XITS math fonts. */
@@ -62,7 +66,7 @@ fm_font_classify (const char *full_name)
     return FM_FONT_MATH;
 
   /* Known text faces; their italics are flagged below. */
-  regex_once (&italic_re, "(Ital|Italic|Oblique|Obl|Slant|-It(-|$)|-BoldIt|-MediumIt|TI\\d|SL\\d|^CMTI|^CMSL|^CMBXTI|^CMMIB?\\d)", 0);
+  regex_once (&italic_re, "(Ital|Italic|Oblique|Obl|Slant|-It(-|$)|-BoldIt|-MediumIt|TI\\d|SL\\d|^CMTI|^CMSL|^CMBXTI|^CMMIB?\\d|^Lin(Libertine|Biolinum)\\w*I$)", 0);
   regex_once (&text_re,
               "^(CMR|CMBX|CMTI|CMSL|CMSS|CMTT|CMCSC|CMB\\d|CMDUNH|CMFIB|CMU|LMRoman|LMSans|LMMono|LMTypewriter"
               "|SF[A-Z]{2}|EC[A-Z]{2}|TC[A-Z]{2}|Times|Nimbus|Helvetica|Arial|Cambria|Calibri|Palatino|URWPalladio"

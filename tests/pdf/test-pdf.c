@@ -284,6 +284,13 @@ test_font_rules (void)
   g_assert_cmpint (fm_font_classify ("TeXGyreDejaVuMath-Regular-Identity-H"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("LibertinusMath-Regular"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("LibertinusSerif-Italic"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+NewTXMI"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+NewTXMI7"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+LibertineMathMI"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+Kp--M-Italic"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+Kp--M-Sy-Regular"), ==, FM_FONT_MATH);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+Kp-Italic"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+LinLibertineTI"), ==, FM_FONT_TEXT_ITALIC);
   /* Poppler's spelling of txfonts/pxfonts names */
   g_assert_cmpint (fm_font_classify ("NUQHRO+Pxex"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("Rpxmi"), ==, FM_FONT_MATH);
