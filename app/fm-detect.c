@@ -1041,6 +1041,74 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
     }
   m = (int) math->len;
   g_array_sort_with_data (math, compare_math_x0, (gpointer) g);
+  /* Lines with no running text (a paragraph's last line holding only a
+   * formula) have no band, and their glyphs would join the formula of the
+   * line above through the stacked rule: full-size line-less glyphs level
+   * with each other (three or more, less than 3 em apart) make a line of
+   * their own, and the line-less scripts inside it belong to it. */
+  if (rule == FM_DETECT_RULE_FULL)
+    {
+      guint first_new = bands->len;
+      int *count = NULL;
+
+      for (int a = 0; a < m; a++)
+        {
+          MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+          const Glyph *ga = &g[ma->glyph];
+          double cy = 0.5 * (ga->r.y0 + ga->r.y1);
+          int found = -1;
+          if (ma->band >= 0 || ma->script || !(ga->size > 0.85 * body_em))
+            continue;
+          for (guint b = first_new; b < bands->len && found < 0; b++)
+            {
+              Band *bd = &g_array_index (bands, Band, b);
+              if (fabs (cy - bd->cy) < 0.25 * bd->em && ga->r.x0 < bd->x1 + 3 * bd->em)
+                found = (int) b;
+            }
+          if (found < 0)
+            {
+              Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0) };
+              g_array_append_val (bands, nb);
+              found = (int) bands->len - 1;
+            }
+          else
+            {
+              Band *bd = &g_array_index (bands, Band, found);
+              bd->x0 = MIN (bd->x0, ga->r.x0);
+              bd->x1 = MAX (bd->x1, ga->r.x1);
+              bd->y0 = MIN (bd->y0, ga->r.y0);
+              bd->y1 = MAX (bd->y1, ga->r.y1);
+            }
+          ma->band = found;
+        }
+      count = g_new0 (int, bands->len + 1);
+      for (int a = 0; a < m; a++)
+        {
+          const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+          if (ma->band >= (int) first_new)
+            count[ma->band]++;
+        }
+      for (int a = 0; a < m; a++)
+        {
+          MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+          const Glyph *ga = &g[ma->glyph];
+          double cy = 0.5 * (ga->r.y0 + ga->r.y1);
+          if (ma->band >= (int) first_new && count[ma->band] < 3)
+            ma->band = -1;
+          else if (ma->band < 0 && ma->script)
+            for (guint b = first_new; b < bands->len; b++)
+              {
+                const Band *bd = &g_array_index (bands, Band, b);
+                if (count[b] >= 3 && cy > bd->y0 && cy < bd->y1 &&
+                    ga->r.x0 < bd->x1 + bd->em && ga->r.x1 > bd->x0 - bd->em)
+                  {
+                    ma->band = (int) b;
+                    break;
+                  }
+              }
+        }
+      g_free (count);
+    }
   if (g_getenv ("FM_DETECT_DEBUG"))
     {
       for (guint b = 0; b < bands->len; b++)
@@ -1426,6 +1494,23 @@ fm_detect_page (FmDocument            *doc,
           {
             g[i].r.y0 += 0.75 * h;
             g[i].r.y1 += 0.75 * h;
+          }
+      }
+    else if (have_ink && is_prefix_operator (g[i].c) && g[i].c != 0x00AC)
+      {
+        /* Big operators of Type 1 extension fonts (CMEX-like: STIX 2's,
+         * txfonts') hang below their baseline the same way: the box moves
+         * to the ink when that lies mostly below it, and keeps its height
+         * (which the line tests are tuned to). */
+        FmRect fit = g[i].r;
+        double h = g[i].r.y1 - g[i].r.y0, d;
+        if (radical_to_ink (&ink, &fit) &&
+            (d = 0.5 * (fit.y0 + fit.y1 - g[i].r.y0 - g[i].r.y1)) > 0.25 * h &&
+            /* the operator's own ink, not the next line's */
+            MIN (fit.y1, g[i].r.y1) - MAX (fit.y0, g[i].r.y0) > 0.25 * (fit.y1 - fit.y0))
+          {
+            g[i].r.y0 += d;
+            g[i].r.y1 += d;
           }
       }
   if (opts.rule == FM_DETECT_RULE_FULL)
