@@ -1303,7 +1303,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                 open += is_open_bracket (g[idx[k]].c);
                 close += is_close_bracket (g[idx[k]].c);
               }
-            if (g[idx[e - 1]].cls == CLS_NEUTRAL && is_sentence_punct (last) && g[idx[e - 1]].font != FM_FONT_MATH)
+            /* also a period or comma typed inside the math ("$x,$") */
+            if ((g[idx[e - 1]].cls == CLS_NEUTRAL || g[idx[e - 1]].font == FM_FONT_MATH) &&
+                is_sentence_punct (last) && !ellipsis_dot (g, n, idx[e - 1]))
               { e--; trimmed = TRUE; }
             else if (is_close_bracket (last) && close > open)
               { e--; trimmed = TRUE; }
@@ -1864,7 +1866,25 @@ fm_detect_page (FmDocument            *doc,
         FmRect box = { 0 };
         gboolean first = TRUE;
         FmRegion *region;
-        double *sizes = g_new (double, pr->n);
+        double *sizes;
+
+        /* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost
+         * glyph, a period/comma/semicolon that is no ellipsis dot, is not
+         * part of the formula. */
+        if (pr->kind == FM_REGION_DISPLAY && pr->n > 2)
+          {
+            int last = 0;
+            for (int m = 1; m < pr->n; m++)
+              if (g[pr->idx[m]].r.x1 > g[pr->idx[last]].r.x1)
+                last = m;
+            if (is_sentence_punct (g[pr->idx[last]].c) && g[pr->idx[last]].c != ':' &&
+                !ellipsis_dot (g, n, pr->idx[last]))
+              {
+                memmove (pr->idx + last, pr->idx + last + 1, sizeof (int) * (pr->n - last - 1));
+                pr->n--;
+              }
+          }
+        sizes = g_new (double, pr->n);
 
         for (int m = 0; m < pr->n; m++)
           {

@@ -422,6 +422,69 @@ test_detect_rotated (void)
     }
 }
 
+/* Sentence punctuation after a formula, typed outside or inside the math
+ * ("$x$," and "$x,$", "\\[ ... . \\]"), is not in the region: each region
+ * ends left of the period, comma or semicolon that follows it on its line
+ * (tests/fixtures/pdf/punct.tex). */
+static void
+test_detect_punctuation (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/punct.pdf", NULL, &error);
+  GPtrArray *r;
+  PopplerPage *page;
+  char *text;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  int checked = 0, n_display = 0;
+
+  g_assert_no_error (error);
+  r = fm_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, 0, &error);
+  g_assert_no_error (error);
+  text = poppler_page_get_text (page);
+  g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
+  fm_document_unlock (doc);
+  for (guint i = 0; i < r->len; i++)
+    {
+      FmRegion *reg = r->pdata[i];
+      const char *p = text;
+      double nearest = G_MAXDOUBLE;
+      gsize len = strlen (reg->text);
+
+      n_display += reg->kind == FM_REGION_DISPLAY;
+      g_assert_true (len > 0 && strchr (".,;", reg->text[len - 1]) == NULL);
+      /* The middle of the punctuation glyph nearest to the region's right on
+       * its line. */
+      for (guint k = 0; k < n_rects && *p; k++, p = g_utf8_next_char (p))
+        {
+          gunichar c = g_utf8_get_char (p);
+          double cy = 0.5 * (rects[k].y1 + rects[k].y2);
+          if ((c == '.' || c == ',' || c == ';') && cy > reg->box.y0 && cy < reg->box.y1 + 2 &&
+              rects[k].x1 > reg->box.x0 && rects[k].x1 - reg->box.x1 < 6 && rects[k].x1 - reg->box.x1 > -3)
+            nearest = MIN (nearest, 0.5 * (rects[k].x1 + rects[k].x2));
+        }
+      if (nearest < G_MAXDOUBLE)
+        {
+          /* A formula's ink may overhang its advance into the next glyph's
+           * box, but never past the punctuation's middle, which its own ink
+           * crosses. */
+          g_assert_cmpfloat (reg->box.x1, <, nearest);
+          checked++;
+        }
+    }
+  g_test_message ("punctuation: %u regions, %d checked", r->len, checked);
+  g_assert_cmpint (n_display, ==, 2);
+  g_assert_cmpint (r->len, ==, 8);
+  g_assert_cmpint (checked, >=, 6);
+  g_free (rects);
+  g_free (text);
+  g_clear_object (&page);
+  g_ptr_array_unref (r);
+}
+
 static void
 test_detect_fixtures (void)
 {
@@ -598,6 +661,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/detect/font-rules", test_font_rules);
   g_test_add_func ("/pdf/detect/fixtures", test_detect_fixtures);
   g_test_add_func ("/pdf/detect/rotated", test_detect_rotated);
+  g_test_add_func ("/pdf/detect/punctuation", test_detect_punctuation);
   g_test_add_func ("/pdf/detect/baseline-rule", test_detect_baseline_rule_differs);
   g_test_add_func ("/pdf/detect/crop-scale", test_crop_scale);
   g_test_add_func ("/pdf/export/formats", test_export);
