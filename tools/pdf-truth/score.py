@@ -7,7 +7,10 @@ For every DIR/NAME.truth.json the detections are PRED/NAME.json (the output of
 `formulate-cli pdf NAME.pdf --detect-only --format json`). A detection matches
 a truth region of the same kind on the same page when their IoU >= 0.5; each
 truth region matches at most one detection (greedy, highest IoU first).
-Precision = matched / detections, recall = matched / truth, per kind.
+Precision = matched / detections, recall = matched / truth, per kind, per
+engine (the truth file's "engine": pdflatex, xelatex, lualatex; "-" for truth
+files without one) and, with several engines, over all. The last line is over
+all files.
 """
 import argparse
 import glob
@@ -42,7 +45,9 @@ def check_truth(path, truth):
                      % (path, i, "/".join(KINDS), ))
 
 
-def score(truth_dir, pred_dir, verbose=False):
+def score(truth_dir, pred_dir, verbose=False, groups=None):
+    """Counts over all files; per engine too when groups is a dict (the truth
+    file's "engine", "-" when it has none: truth from elsewhere)."""
     counts = {k: [0, 0, 0] for k in KINDS}  # matched, predicted, truth
     files = sorted(glob.glob(os.path.join(truth_dir, "*.truth.json")))
     if not files:
@@ -66,9 +71,11 @@ def score(truth_dir, pred_dir, verbose=False):
                     continue
                 used_t.add(i)
                 used_p.add(j)
-            counts[kind][0] += len(used_t)
-            counts[kind][1] += len(p)
-            counts[kind][2] += len(t)
+            for c in [counts] + ([groups.setdefault(truth.get("engine", "-"), {k: [0, 0, 0] for k in KINDS})]
+                                 if groups is not None else []):
+                c[kind][0] += len(used_t)
+                c[kind][1] += len(p)
+                c[kind][2] += len(t)
             if verbose:
                 for i, a in enumerate(t):
                     if i not in used_t:
@@ -93,20 +100,27 @@ def main():
     a = ap.parse_args()
     rows = []
     if a.pred_baseline:
-        rows.append(("PDFMathTranslate font rule",) + score(a.truth, a.pred_baseline)[:1])
-    ours, n_files = score(a.truth, a.pred, a.verbose)
-    rows.append(("formulate (fm-detect)", ours))
+        base_groups = {}
+        base = score(a.truth, a.pred_baseline, groups=base_groups)[0]
+        rows += [("PDFMathTranslate font rule", e, c) for e, c in sorted(base_groups.items())]
+        if len(base_groups) > 1:
+            rows.append(("PDFMathTranslate font rule", "all", base))
+    groups = {}
+    ours, n_files = score(a.truth, a.pred, a.verbose, groups=groups)
+    rows += [("formulate (fm-detect)", e, c) for e, c in sorted(groups.items())]
+    if len(groups) > 1:
+        rows.append(("formulate (fm-detect)", "all", ours))
     print("%d PDFs, %d display / %d inline / %d number truth regions; match = same kind, IoU >= 0.5"
           % (n_files, ours["display"][2], ours["inline"][2], ours["number"][2]))
     print()
-    print("| detector | display P | display R | inline P | inline R | number P | number R |")
-    print("|---|---|---|---|---|---|---|")
-    for name, c in rows:
+    print("| detector | engine | display P | display R | inline P | inline R | number P | number R |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, engine, c in rows:
         cells = []
         for k in KINDS:
             p, r = pr(c[k])
             cells += ["%.3f" % p, "%.3f" % r]
-        print("| %s | %s |" % (name, " | ".join(cells)))
+        print("| %s | %s | %s |" % (name, engine, " | ".join(cells)))
     print()
     dp, dr = pr(ours["display"])
     ip, ir = pr(ours["inline"])
