@@ -16,95 +16,9 @@
 
 #include "fm-application.h"
 #include "fm-window.h"
+#include "gui-test-util.h"
 
-static FmApplication *app;
-static FmWindow *window;
 static char *tmp_dir;
-
-static const char *
-source_root (void)
-{
-  const char *root = g_getenv ("FE_SOURCE_ROOT");
-  return root ? root : FM_SOURCE_DATADIR "/..";
-}
-
-static gboolean
-wait_for (gboolean (*done) (gpointer), gpointer data, double timeout_s)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (timeout_s * G_USEC_PER_SEC);
-
-  while (!done (data))
-    {
-      if (g_get_monotonic_time () > end)
-        return FALSE;
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-  return TRUE;
-}
-
-static void
-spin (double seconds)
-{
-  gint64 end = g_get_monotonic_time () + (gint64) (seconds * G_USEC_PER_SEC);
-  while (g_get_monotonic_time () < end)
-    {
-      g_main_context_iteration (NULL, FALSE);
-      g_usleep (1000);
-    }
-}
-
-static FmDocumentTab *
-current_tab (void)
-{
-  return fm_window_get_current_tab (window);
-}
-
-static gboolean
-tab_loaded (gpointer data)
-{
-  FmDocumentTab *tab = current_tab ();
-  return tab != NULL && fm_document_tab_get_document (tab) != NULL;
-}
-
-static gboolean
-page_painted (gpointer data)
-{
-  FmDocumentTab *tab = current_tab ();
-  return tab != NULL && fm_page_view_get_n_painted (fm_document_tab_get_page_view (tab)) > 0;
-}
-
-static gboolean
-detection_done (gpointer data)
-{
-  FmDocumentTab *tab = current_tab ();
-  return tab != NULL && fm_document_tab_get_document (tab) != NULL && !fm_document_tab_get_detecting (tab);
-}
-
-static gboolean
-engine_settled (gpointer data)
-{
-  FmEngineWorker *worker = fm_application_get_worker (app);
-  FmEngineState state = fm_engine_worker_get_state (worker);
-  return state == FM_ENGINE_STATE_READY ||
-         (state == FM_ENGINE_STATE_NO_MODEL && fm_engine_worker_get_load_error (worker) != NULL);
-}
-
-static gboolean
-all_recognized (gpointer data)
-{
-  GListModel *items = fm_document_tab_get_items (current_tab ());
-  guint n = g_list_model_get_n_items (items);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
-      FmResultState state = fm_results_item_get_state (item);
-      if (state != FM_RESULT_STATE_DONE && state != FM_RESULT_STATE_FAILED)
-        return FALSE;
-    }
-  return n > 0 && engine_settled (NULL);
-}
 
 /* At least one character from the CJK Unified Ideographs block: proof that a
  * string is Chinese and not an untranslated English msgid. */

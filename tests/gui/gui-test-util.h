@@ -1,0 +1,35 @@
+/* gui-test-util.h - helpers shared by the GUI tests (test-gui.c, test-gui-zh-cn.c).
+ *
+ * Both tests drive one application and one window for their whole run; the
+ * helpers below read them from these two globals, which each test sets in its
+ * main() (the predicates are GSourceFunc-like callbacks for wait_for(), so
+ * they take no window argument).
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "fm-application.h"
+#include "fm-window.h"
+
+extern FmApplication *app;
+extern FmWindow *window;
+
+/* The source tree ($FE_SOURCE_ROOT as set by meson test, else the configured one). */
+const char *source_root (void);
+
+/* Iterates the main loop until done(data) or timeout; FALSE on timeout. */
+gboolean wait_for (gboolean (*done) (gpointer), gpointer data, double timeout_s);
+
+/* Iterates the main loop for a fixed time (lets redraws and idles run). */
+void spin (double seconds);
+
+FmDocumentTab *current_tab (void);
+
+/* Predicates for wait_for(); data is unused. */
+gboolean tab_loaded (gpointer data);
+gboolean page_painted (gpointer data);
+gboolean detection_done (gpointer data);
+gboolean engine_settled (gpointer data);
+/* Every queued result is done or failed (and the engine settled). */
+gboolean all_recognized (gpointer data);
