@@ -874,6 +874,7 @@ typedef struct {
   int band;          /* home text line or -1 */
   double em;         /* the home line's font size (the page's when none) */
   gboolean script;   /* script-sized for its line */
+  gboolean ambiguous; /* its centre lies in two text lines' bands */
 } MathGlyph;
 
 static gboolean
@@ -1008,8 +1009,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 
   for (int i = 0; i < n; i++)
     {
-      MathGlyph mg = { i, -1, body_em, FALSE };
+      MathGlyph mg = { i, -1, body_em, FALSE, FALSE };
       double cy = 0.5 * (g[i].r.y0 + g[i].r.y1), best_d = G_MAXDOUBLE;
+      double lo_cy = G_MAXDOUBLE, hi_cy = -G_MAXDOUBLE;
 
       if (excluded[i])
         continue;
@@ -1029,6 +1031,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
            * tight leading): the line whose middle is nearest, then the
            * nearest fragment of it. */
           d = fabs (cy - bd->cy) + 0.01 * d;
+          lo_cy = MIN (lo_cy, bd->cy);
+          hi_cy = MAX (hi_cy, bd->cy);
           if (d < best_d)
             {
               best_d = d;
@@ -1037,10 +1041,39 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             }
         }
       mg.script = g[i].size > 0 && g[i].size <= 0.85 * mg.em;
+      mg.ambiguous = hi_cy - lo_cy > 0.4 * mg.em;
       g_array_append_val (math, mg);
     }
   m = (int) math->len;
   g_array_sort_with_data (math, compare_math_x0, (gpointer) g);
+  /* A script whose centre lies in two lines' bands (OpenType fonts' boxes
+   * are tall: a subscript reaches well into the next line's) belongs to the
+   * line of the full-size math glyph it touches: its base. */
+  for (int a = 0; a < m; a++)
+    {
+      MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      double best = G_MAXDOUBLE;
+      int band = -1;
+      if (!ma->ambiguous || !ma->script)
+        continue;
+      for (int b = 0; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          double gap = h_gap (&ga->r, &gb->r);
+          if (b == a || mb->script || mb->band < 0 || mb->ambiguous || gap > 0.3 * ma->em ||
+              MIN (ga->r.y1, gb->r.y1) <= MAX (ga->r.y0, gb->r.y0))
+            continue;
+          if (gap < best)
+            {
+              best = gap;
+              band = mb->band;
+            }
+        }
+      if (band >= 0)
+        ma->band = band;
+    }
   /* Lines with no running text (a paragraph's last line holding only a
    * formula) have no band, and their glyphs would join the formula of the
    * line above through the stacked rule: full-size line-less glyphs level
