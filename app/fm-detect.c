@@ -1062,7 +1062,11 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
           double gap = h_gap (&ga->r, &gb->r);
+          double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
+          /* beside it, not above or below (a fraction's denominator sits
+           * over the next line's glyphs) */
           if (b == a || mb->script || mb->band < 0 || mb->ambiguous || gap > 0.3 * ma->em ||
+              ix > 0.5 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) ||
               MIN (ga->r.y1, gb->r.y1) <= MAX (ga->r.y0, gb->r.y0))
             continue;
           if (gap < best)
@@ -1073,6 +1077,30 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         }
       if (band >= 0)
         ma->band = band;
+    }
+  /* The parts of an inline fraction (a rule between them) are on one line:
+   * an ambiguous part takes its unambiguous partner's. */
+  for (int a = 0; a < m; a++)
+    {
+      MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      if (!ma->ambiguous || !ma->script)
+        continue;
+      for (int b = 0; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
+          if (b == a || mb->ambiguous || mb->band < 0 || !mb->script ||
+              ix <= 0.2 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) || v_gap (&ga->r, &gb->r) >= 1.0 * ma->em)
+            continue;
+          if (ink_rule_between (pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
+                                ga->r.y1 <= gb->r.y0 ? &gb->r : &ga->r))
+            {
+              ma->band = mb->band;
+              break;
+            }
+        }
     }
   /* Lines with no running text (a paragraph's last line holding only a
    * formula) have no band, and their glyphs would join the formula of the
