@@ -1693,12 +1693,26 @@ fm_detect_page (FmDocument            *doc,
       for (guint j = 0; j < chunks->len && isolated; j++)
         {
           Chunk *o = &g_array_index (chunks, Chunk, j);
-          if (o->n_text * 3 < o->end - o->start || o->box.y1 > ch->box.y0 ||
+          /* the line above: its middle above this chunk's top (OpenType
+           * fonts' boxes of neighbouring lines overlap) */
+          if (o->n_text * 3 < o->end - o->start || 0.5 * (o->box.y0 + o->box.y1) > ch->box.y0 ||
               ch->box.y0 - o->box.y1 > 1.0 * ch->em)
             continue;
-          /* the line's extent: Poppler may list its first glyph apart */
-          if (fabs (o->box.x0 - line_x0) < 0.3 * ch->em && line_x1 < o->box.x1 - 2 * ch->em)
-            isolated = FALSE;
+          /* the line's extent: Poppler may list its first glyph apart; the
+           * line above may be cut into chunks at formulas and wide spaces */
+          if (fabs (o->box.x0 - line_x0) < 0.3 * ch->em)
+            {
+              double above_x1 = o->box.x1;
+              for (guint k = 0; k < chunks->len; k++)
+                {
+                  const Chunk *q = &g_array_index (chunks, Chunk, k);
+                  if (v_overlap_enough (&q->box, &o->box, 0.5) && q->box.x0 >= o->box.x0 &&
+                      !across_gutter (&pc, rect_cx (&q->box), rect_cx (&o->box)))
+                    above_x1 = MAX (above_x1, q->box.x1);
+                }
+              if (line_x1 < above_x1 - 2 * ch->em)
+                isolated = FALSE;
+            }
         }
       ch->is_display = isolated && !piece;
       ch->is_display_piece = isolated && piece;
