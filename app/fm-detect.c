@@ -248,9 +248,16 @@ classify_words (Glyph *g, int n)
               while (e0 < n && g_unichar_isalpha (g[e0].c) && g[e0].font == FM_FONT_TEXT_ITALIC &&
                      (!g[e0].space_before || word_space_between (&g[e0 - 1], &g[e0])))
                 e0++;
-              /* A run with a long word ("section up") is emphasis even
-               * right before a formula: math's italic words are letters. */
-              phrase = (e0 - s0) - (j - i) >= 3 ||
+              int words = 1;
+              for (int k = s0 + 1; k < e0; k++)
+                words += g[k].space_before;
+              /* single letters a word space apart are formulas ("$z$
+               * $O(n)$"); a run with a long word ("section up") is emphasis
+               * even right before a formula: math's italic words are letters */
+              if (words == e0 - s0)
+                phrase = FALSE;
+              else
+                phrase = (e0 - s0) - (j - i) >= 3 ||
                        !((s0 > 0 && math_neighbour (&g[s0 - 1], &g[s0])) ||
                          (e0 < n && math_neighbour (&g[e0], &g[e0 - 1])));
             }
