@@ -120,11 +120,27 @@ deliver_page (gpointer data)
           self->pages_detected++;
           if (dp->note != NULL && self->page_notes != NULL)
             self->page_notes[dp->page] = g_steal_pointer (&dp->note);
-          for (guint i = 0; dp->regions != NULL && i < dp->regions->len; i++)
+          guint n_regions = dp->regions != NULL ? dp->regions->len : 0;
+          g_autoptr(GPtrArray) page_items = g_ptr_array_new_full (n_regions, g_object_unref);
+
+          for (guint i = 0; i < n_regions; i++)
+            g_ptr_array_add (page_items, fm_results_item_new (g_ptr_array_index (dp->regions, i), FALSE));
+          /* An equation number is not a formula of its own: its text goes with
+           * the display it labels (label_of is page-local), and the number
+           * stays in the list only for its grey box on the page. */
+          for (guint i = 0; i < n_regions; i++)
             {
-              g_autoptr(FmResultsItem) item = fm_results_item_new (g_ptr_array_index (dp->regions, i), FALSE);
+              const FmRegion *r = g_ptr_array_index (dp->regions, i);
+              if (r->kind == FM_REGION_NUMBER && r->label_of >= 0 && (guint) r->label_of < n_regions &&
+                  r->text != NULL && *r->text != '\0')
+                fm_results_item_set_number (g_ptr_array_index (page_items, r->label_of), r->text);
+            }
+          for (guint i = 0; i < n_regions; i++)
+            {
+              FmResultsItem *item = g_ptr_array_index (page_items, i);
               add_item (self, item);
-              if (g_settings_get_boolean (self->settings, "recognize-on-open") &&
+              if (fm_results_item_is_formula (item) &&
+                  g_settings_get_boolean (self->settings, "recognize-on-open") &&
                   fm_engine_worker_get_state (self->worker) != FM_ENGINE_STATE_NO_MODEL &&
                   fm_engine_worker_get_state (self->worker) != FM_ENGINE_STATE_LOADING)
                 fm_engine_worker_submit (self->worker, self->document, item);
@@ -512,6 +528,8 @@ fm_document_tab_recognize (FmDocumentTab *self)
     {
       g_autoptr(FmResultsItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
       FmResultState state = fm_results_item_get_state (item);
+      if (!fm_results_item_is_formula (item))
+        continue;
       if (state == FM_RESULT_STATE_WAITING || state == FM_RESULT_STATE_FAILED)
         fm_engine_worker_submit (self->worker, self->document, item);
     }

@@ -781,7 +781,9 @@ fm_engine_worker_submit (FmEngineWorker *self, FmDocument *document, FmResultsIt
   g_return_if_fail (FM_IS_ENGINE_WORKER (self));
   g_return_if_fail (FM_IS_RESULTS_ITEM (item));
 
-  if (fm_engine_worker_is_pending (self, item))
+  /* An equation number is text, not math: never recognised nor counted in
+   * the progress ("12 of 40 formulas"); it is shown with its display. */
+  if (!fm_results_item_is_formula (item) || fm_engine_worker_is_pending (self, item))
     return;
 
   job = g_new0 (Job, 1);

@@ -12,6 +12,7 @@ struct _FmResultsItem {
   double confidence_min;
   GdkTexture *crop;
   gboolean edited;
+  char *number;          /* DISPLAY: its equation number's text, e.g. "(3.1)"; else NULL */
 };
 
 G_DEFINE_FINAL_TYPE (FmResultsItem, fm_results_item, G_TYPE_OBJECT)
@@ -52,6 +53,7 @@ fm_results_item_finalize (GObject *object)
   fm_region_free (self->region);
   g_free (self->latex);
   g_free (self->error);
+  g_free (self->number);
   g_clear_object (&self->crop);
   G_OBJECT_CLASS (fm_results_item_parent_class)->finalize (object);
 }
@@ -231,4 +233,33 @@ fm_results_item_set_crop (FmResultsItem *self, GdkTexture *crop)
   g_return_if_fail (FM_IS_RESULTS_ITEM (self));
   if (g_set_object (&self->crop, crop))
     g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CROP]);
+}
+
+/* The equation number is not a result of its own: it is shown with the display
+ * formula it labels (see fm_document_tab's delivery of detected regions). */
+const char *
+fm_results_item_get_number (FmResultsItem *self)
+{
+  g_return_val_if_fail (FM_IS_RESULTS_ITEM (self), NULL);
+  return self->number;
+}
+
+void
+fm_results_item_set_number (FmResultsItem *self, const char *number)
+{
+  g_return_if_fail (FM_IS_RESULTS_ITEM (self));
+  if (g_strcmp0 (self->number, number) == 0)
+    return;
+  g_free (self->number);
+  /* The text layer may carry the line's spaces around "(3.1)". */
+  self->number = number != NULL ? g_strstrip (g_strdup (number)) : NULL;
+  /* Rows listen to notify::state for their status line; no property of its
+   * own is needed because the number is set before the item is listed. */
+}
+
+gboolean
+fm_results_item_is_formula (FmResultsItem *self)
+{
+  g_return_val_if_fail (FM_IS_RESULTS_ITEM (self), FALSE);
+  return self->region->kind != FM_REGION_NUMBER;
 }

@@ -33,6 +33,11 @@ const FmRegion *fm_results_item_get_region (FmResultsItem *self);
 int            fm_results_item_get_page       (FmResultsItem *self);
 void           fm_results_item_get_rect       (FmResultsItem *self, graphene_rect_t *rect);
 FmRegionKind   fm_results_item_get_kind       (FmResultsItem *self);
+/* FALSE for an equation number: drawn on the page, never recognised, listed or counted. */
+gboolean       fm_results_item_is_formula     (FmResultsItem *self);
+/* A display formula's equation number ("(3.1)", the text layer's string), or NULL. */
+const char    *fm_results_item_get_number     (FmResultsItem *self);
+void           fm_results_item_set_number     (FmResultsItem *self, const char *number);
 double         fm_results_item_get_font_size  (FmResultsItem *self);
 gboolean       fm_results_item_get_manual     (FmResultsItem *self);
 FmResultState  fm_results_item_get_state      (FmResultsItem *self);

@@ -43,16 +43,32 @@ filter_func (gpointer object, gpointer user_data)
 {
   FmResultsPanel *self = user_data;
 
+  /* Equation numbers are shown in their display formula's row. */
+  if (!fm_results_item_is_formula (object))
+    return FALSE;
   if (!gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->low_only_button)))
     return TRUE;
   return fm_results_item_is_low_confidence (object, self->low_threshold) ||
          fm_results_item_get_state (object) == FM_RESULT_STATE_FAILED;
 }
 
+static guint
+count_formulas (GListModel *items)
+{
+  guint n = items ? g_list_model_get_n_items (items) : 0, formulas = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      formulas += fm_results_item_is_formula (item);
+    }
+  return formulas;
+}
+
 static void
 update_count (FmResultsPanel *self)
 {
-  guint n = self->items ? g_list_model_get_n_items (self->items) : 0;
+  guint n = count_formulas (self->items);
   guint shown = fm_results_panel_get_n_shown (self);
   g_autofree char *text = NULL;
 

@@ -16,6 +16,7 @@ struct _FmResultsRow {
   GtkWidget *crop;
   GtkWidget *entry;
   GtkWidget *status;
+  GtkWidget *number;       /* the display's equation number, "(3.1)"; hidden without one */
   GtkWidget *copy_button;
 };
 
@@ -30,6 +31,9 @@ update_status (FmResultsRow *self)
 
   if (item == NULL)
     return;
+  /* Shown beside the LaTeX, never part of it: copying gives the LaTeX only. */
+  gtk_label_set_text (GTK_LABEL (self->number), fm_results_item_get_number (item) ? fm_results_item_get_number (item) : "");
+  gtk_widget_set_visible (self->number, fm_results_item_get_number (item) != NULL);
   low = fm_results_item_is_low_confidence (item, self->low_threshold);
   switch (fm_results_item_get_state (item))
     {
@@ -115,6 +119,10 @@ fm_results_row_init (FmResultsRow *self)
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("LaTeX"), -1);
   gtk_box_append (GTK_BOX (line), self->entry);
+  self->number = gtk_label_new (NULL);
+  gtk_widget_add_css_class (self->number, "dim-label");
+  gtk_widget_set_visible (self->number, FALSE);
+  gtk_box_append (GTK_BOX (line), self->number);
   self->copy_button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   gtk_widget_set_tooltip_text (self->copy_button, _("Copy LaTeX"));
   gtk_widget_add_css_class (self->copy_button, "flat");
@@ -201,4 +209,11 @@ fm_results_row_set_low_threshold (FmResultsRow *self, double threshold)
 {
   self->low_threshold = threshold;
   update_status (self);
+}
+
+const char *
+fm_results_row_get_number_text (FmResultsRow *self)
+{
+  g_return_val_if_fail (FM_IS_RESULTS_ROW (self), NULL);
+  return gtk_widget_get_visible (self->number) ? gtk_label_get_text (GTK_LABEL (self->number)) : NULL;
 }

@@ -14,6 +14,8 @@ GtkWidget     *fm_results_row_new (void);
 /* Rows are recycled by the list view: set_item rebinds to another item. */
 void           fm_results_row_set_item (FmResultsRow *self, FmResultsItem *item);
 FmResultsItem *fm_results_row_get_item (FmResultsRow *self);
+/* The equation number shown beside the LaTeX ("(3.1)"), or NULL when none is shown. */
+const char    *fm_results_row_get_number_text (FmResultsRow *self);
 void           fm_results_row_set_low_threshold (FmResultsRow *self, double threshold);
 
 G_END_DECLS

@@ -84,6 +84,9 @@ all_recognized (gpointer data)
     {
       g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
       FmResultState state = fm_results_item_get_state (item);
+      /* Equation numbers are never recognised. */
+      if (!fm_results_item_is_formula (item))
+        continue;
       if (state != FM_RESULT_STATE_DONE && state != FM_RESULT_STATE_FAILED)
         return FALSE;
     }

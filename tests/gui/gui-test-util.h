@@ -31,5 +31,5 @@ gboolean tab_loaded (gpointer data);
 gboolean page_painted (gpointer data);
 gboolean detection_done (gpointer data);
 gboolean engine_settled (gpointer data);
-/* Every queued result is done or failed (and the engine settled). */
+/* Every formula (equation numbers are none) is done or failed, and the engine settled. */
 gboolean all_recognized (gpointer data);

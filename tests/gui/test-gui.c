@@ -146,7 +146,7 @@ test_recognition (void)
   GListModel *items;
   StallProbe probe = { 0 };
   guint probe_id;
-  guint n, done = 0;
+  guint n, done = 0, n_numbers = 0;
   gint64 start;
 
   if (!fm_engine_worker_has_engine ())
@@ -232,7 +232,9 @@ test_recognition (void)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
-      if (fm_results_item_get_state (item) == FM_RESULT_STATE_DONE)
+      if (!fm_results_item_is_formula (item))
+        n_numbers++;
+      else if (fm_results_item_get_state (item) == FM_RESULT_STATE_DONE)
         {
           g_assert_nonnull (fm_results_item_get_latex (item));
           g_assert_cmpfloat (fm_results_item_get_confidence (item), >=, 0.0);
@@ -255,7 +257,7 @@ test_recognition (void)
                 done, n, (g_get_monotonic_time () - start) / 1e6, probe.ticks, probe.max_gap / 1000.0,
                 probe.max_gap_cpu / 1000.0, probe.max_cpu / 1000.0, load, cpus);
     g_printerr ("# status: %s\n", fm_window_get_status_text (window));
-    g_assert_cmpuint (done, ==, n);
+    g_assert_cmpuint (done, ==, n - n_numbers);
     /* Our own work on the main thread must never block it for 50 ms. */
     g_assert_cmpint (probe.max_cpu, <, 50 * 1000);
     /* Wall-clock gaps also count other processes' time slices: only
@@ -310,6 +312,106 @@ find_row (GtkWidget *widget)
         return row;
     }
   return NULL;
+}
+
+static FmResultsRow *
+find_numbered_row (GtkWidget *widget)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      FmResultsRow *row;
+      if (FM_IS_RESULTS_ROW (child) && fm_results_row_get_number_text (FM_RESULTS_ROW (child)) != NULL)
+        return FM_RESULTS_ROW (child);
+      if ((row = find_numbered_row (child)) != NULL)
+        return row;
+    }
+  return NULL;
+}
+
+/* Equation numbers ("(3.1)") are text, not formulas: they must not be queued
+ * for recognition, listed, or counted in the progress; their text shows in the
+ * row of the display formula they label, and copying that row gives the LaTeX
+ * only. */
+static void
+test_equation_numbers (void)
+{
+  FmEngineWorker *worker = fm_application_get_worker (app);
+  FmDocumentTab *tab = current_tab ();
+  GListModel *items = fm_document_tab_get_items (tab);
+  FmResultsPanel *panel = fm_document_tab_get_results_panel (tab);
+  guint n = g_list_model_get_n_items (items), n_numbers = 0, n_labelled = 0, n_numbered = 0;
+  FmResultsRow *row;
+  int d, total;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      const FmRegion *region = fm_results_item_get_region (item);
+      if (fm_results_item_get_kind (item) == FM_REGION_NUMBER)
+        {
+          g_assert_false (fm_results_item_is_formula (item));
+          g_assert_null (fm_results_item_get_latex (item));
+          g_assert_cmpint (fm_results_item_get_state (item), !=, FM_RESULT_STATE_DONE);
+          n_numbers++;
+          n_labelled += region->label_of >= 0 && region->text != NULL && *region->text != '\0';
+        }
+      else if (fm_results_item_get_number (item) != NULL)
+        {
+          g_assert_cmpint (fm_results_item_get_kind (item), ==, FM_REGION_DISPLAY);
+          g_assert_true (g_str_has_prefix (fm_results_item_get_number (item), "("));
+          n_numbered++;
+        }
+    }
+  g_printerr ("# %u regions, %u equation numbers (%u labelling a display), %u numbered displays\n",
+              n, n_numbers, n_labelled, n_numbered);
+  /* The sample has numbered displays; without them this test proves nothing. */
+  g_assert_cmpuint (n_numbers, >, 0);
+  g_assert_cmpuint (n_numbered, ==, n_labelled);
+  g_assert_cmpuint (n_numbered, >, 0);
+
+  /* The list shows formulas only. */
+  fm_results_panel_set_low_only (panel, FALSE);
+  g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, n - n_numbers);
+
+  /* A new run counts formulas only ("12 of 40 formulas"). */
+  g_assert_true (wait_for (engine_settled, NULL, 60));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      fm_results_item_set_state (item, FM_RESULT_STATE_WAITING);
+    }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL));
+  fm_engine_worker_get_progress (worker, &d, &total, NULL);
+  g_assert_cmpint (total, ==, (int) (n - n_numbers));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (!fm_results_item_is_formula (item))
+        g_assert_false (fm_engine_worker_is_pending (worker, item));
+    }
+  g_assert_true (wait_for (all_recognized, NULL, 120));
+
+  /* The number shows in its display's row; the row's copy gives the LaTeX alone. */
+  fm_results_panel_select (panel, NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_get_number (item) != NULL)
+        {
+          fm_results_panel_select (panel, item);
+          break;
+        }
+    }
+  spin (0.3);
+  row = find_numbered_row (GTK_WIDGET (panel));
+  g_assert_nonnull (row);
+  g_assert_cmpstr (fm_results_row_get_number_text (row), ==,
+                   fm_results_item_get_number (fm_results_row_get_item (row)));
+  {
+    const char *latex = fm_results_item_get_latex (fm_results_row_get_item (row));
+    g_assert_nonnull (latex);
+    g_assert_null (strstr (latex, fm_results_row_get_number_text (row)));
+  }
 }
 
 static GtkWidget *
@@ -607,6 +709,21 @@ count_done (void)
   return done;
 }
 
+/* Results that recognition works on: everything but equation numbers. */
+static guint
+count_formulas (void)
+{
+  GListModel *items = fm_document_tab_get_items (current_tab ());
+  guint n = g_list_model_get_n_items (items), formulas = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      formulas += fm_results_item_is_formula (item);
+    }
+  return formulas;
+}
+
 /* Switching the device reloads the model and keeps every result. */
 static void
 test_device_switch (void)
@@ -664,12 +781,12 @@ test_cancel (void)
       g_assert_cmpint (fm_results_item_get_state (item), !=, FM_RESULT_STATE_RUNNING);
     }
   /* At most the batch that was already running finished. */
-  g_printerr ("# cancel: %u of %u finished before the stop\n", count_done (), n);
-  g_assert_cmpuint (count_done (), <, n);
+  g_printerr ("# cancel: %u of %u finished before the stop\n", count_done (), count_formulas ());
+  g_assert_cmpuint (count_done (), <, count_formulas ());
   /* And recognition still works afterwards. */
   gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL);
   g_assert_true (wait_for (all_recognized, NULL, 120));
-  g_assert_cmpuint (count_done (), ==, n);
+  g_assert_cmpuint (count_done (), ==, count_formulas ());
 }
 
 /* A model that is not there: an error message, no crash, the window works. */
@@ -749,14 +866,25 @@ test_low_confidence_filter (void)
   FmResultsPanel *panel = fm_document_tab_get_results_panel (tab);
   GListModel *items = fm_document_tab_get_items (tab);
   double threshold = g_settings_get_double (fm_application_get_settings (app), "low-confidence-threshold");
-  guint n = g_list_model_get_n_items (items), expected = 0;
-  g_autoptr(FmResultsItem) first = g_list_model_get_item (items, 0);
+  guint n = g_list_model_get_n_items (items), expected = 0, n_formulas = 0;
+  g_autoptr(FmResultsItem) first = NULL;
 
+  for (guint i = 0; i < n && first == NULL; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_is_formula (item))
+        first = g_steal_pointer (&item);
+    }
+  g_assert_nonnull (first);
   /* One sure low one, whatever the test model says. */
   fm_results_item_set_result (first, "x", threshold / 2, threshold / 4);
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      /* Equation numbers are not listed (they show in their display's row). */
+      if (!fm_results_item_is_formula (item))
+        continue;
+      n_formulas++;
       expected += fm_results_item_is_low_confidence (item, threshold) ||
                   fm_results_item_get_state (item) == FM_RESULT_STATE_FAILED;
     }
@@ -764,7 +892,7 @@ test_low_confidence_filter (void)
   fm_results_panel_set_low_only (panel, TRUE);
   g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, expected);
   fm_results_panel_set_low_only (panel, FALSE);
-  g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, n);
+  g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, n_formulas);
 }
 
 /* GApplication "open" (what `formulate a.pdf b.pdf` and the file manager do). */
@@ -1069,6 +1197,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/open-sample", test_open_sample);
   g_test_add_func ("/gui/detection", test_detection);
   g_test_add_func ("/gui/recognition", test_recognition);
+  g_test_add_func ("/gui/equation-numbers", test_equation_numbers);
   g_test_add_func ("/gui/copy", test_copy);
   g_test_add_func ("/gui/export", test_export);
   g_test_add_func ("/gui/regions-by-hand", test_regions_by_hand);
