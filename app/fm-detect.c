@@ -20,6 +20,7 @@ typedef struct {
   GlyphClass cls;
   gboolean space_before;   /* a space or line break precedes it in the text  */
   gboolean line_before;    /* a line break precedes it                        */
+  gboolean ext;            /* from a TeX math extension font                  */
 } Glyph;
 
 typedef struct {
@@ -1503,6 +1504,7 @@ fm_detect_page (FmDocument            *doc,
           else
             {
               gl->font = fm_font_classify (font_of[k]);
+              gl->ext = fm_font_is_math_extension (font_of[k]);
               if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "fonts") == 0)
                 g_printerr ("font U+%04X %s -> %d\n", c, font_of[k] ? font_of[k] : "(null)", gl->font);
               gl->cls = classify_glyph (gl, opts.rule);
@@ -1566,7 +1568,7 @@ fm_detect_page (FmDocument            *doc,
             g[i].r.y1 += 0.75 * h;
           }
       }
-    else if (have_ink && is_prefix_operator (g[i].c) && g[i].c != 0x00AC)
+    else if (have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
       {
         /* Big operators of Type 1 extension fonts (CMEX-like: STIX 2's,
          * txfonts') hang below their baseline the same way: the box moves

@@ -40,6 +40,15 @@ fm_font_is_math_pdfmathtranslate (const char *name)
   return g_regex_match (re, fm_font_strip_subset (name), 0, NULL);
 }
 
+gboolean
+fm_font_is_math_extension (const char *name)
+{
+  static GRegex *re;
+  regex_once (&re, "^(cmex|euex|txex|pxex|ntxex|newtxex|rtxmex|rpxmex|zeuex|esint|mnsymbol.?e|stix\\w*ex)"
+                   "|-ex-|-ex$|mathex|extension|largesymbols", G_REGEX_CASELESS);
+  return g_regex_match (re, fm_font_strip_subset (name), 0, NULL);
+}
+
 FmFontClass
 fm_font_classify (const char *full_name)
 {

@@ -28,6 +28,12 @@ gboolean fm_font_is_math_pdfmathtranslate (const char *name);
 /* Our rule (see docs/detection.md). */
 FmFontClass fm_font_classify (const char *name);
 
+/* A TeX math extension font (CMEX, EUEX, txexs, Fourier-Math-Extension,
+ * Kp--M-Ex, ...): big operators, radicals and delimiters, whose glyphs hang
+ * below their baseline and often map to wrong characters ("P" for a sum in
+ * EUEX10, "Í" in txexs). */
+gboolean fm_font_is_math_extension (const char *name);
+
 /* Characters that are math whatever the font: math operators and arrows
  * outside ASCII, Greek letters, mathematical alphanumerics, big operators. */
 gboolean fm_char_is_math_symbol (gunichar c);

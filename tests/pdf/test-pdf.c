@@ -291,6 +291,14 @@ test_font_rules (void)
   g_assert_cmpint (fm_font_classify ("ABCDEF+Kp--M-Sy-Regular"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("ABCDEF+Kp-Italic"), ==, FM_FONT_TEXT_ITALIC);
   g_assert_cmpint (fm_font_classify ("ABCDEF+LinLibertineTI"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_true (fm_font_is_math_extension ("ABCDEF+CMEX10"));
+  g_assert_true (fm_font_is_math_extension ("ABCDEF+EUEX10"));
+  g_assert_true (fm_font_is_math_extension ("txexs"));
+  g_assert_true (fm_font_is_math_extension ("Fourier-Math-Extension"));
+  g_assert_true (fm_font_is_math_extension ("Kp--M-Ex-Regular"));
+  g_assert_false (fm_font_is_math_extension ("ABCDEF+CMSY10"));
+  g_assert_false (fm_font_is_math_extension ("LatinModernMath-Regular"));
+  g_assert_false (fm_font_is_math_extension ("TeXGyreTermesX-Regular"));
   /* Poppler's spelling of txfonts/pxfonts names */
   g_assert_cmpint (fm_font_classify ("NUQHRO+Pxex"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("Rpxmi"), ==, FM_FONT_MATH);
