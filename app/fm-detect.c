@@ -1321,10 +1321,19 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
           double wmin = MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0);
 
-          if (gb->r.x0 > ga->r.x1)
+          if (gb->r.x0 > ga->r.x1 + 0.15 * em)
             break;
           if (different_lines (bands, ma, mb, em))
             continue;
+          /* A script diagonally against its base: Type 1 fonts with small
+           * boxes (txfonts, newtx) leave a text-style sum's subscript below
+           * the sum's box and beside it. */
+          if ((ma->script != mb->script) && h_gap (&ga->r, &gb->r) < 0.15 * em && v_gap (&ga->r, &gb->r) > 0 &&
+              v_gap (&ga->r, &gb->r) < 0.25 * em)
+            {
+              uf_join (parent, line_cy, line_em, a, b);
+              continue;
+            }
           /* OpenType math fonts' boxes are tighter than Type 1 ones: the
            * parts of an inline fraction can lie 0.5 em apart around the bar. */
           if (ix > 0.2 * wmin && (ma->script || mb->script || ma->band < 0 || mb->band < 0) &&
