@@ -82,7 +82,10 @@ fm_font_classify (const char *full_name)
               "|P052|TeXGyre|Georgia|Garamond|EBGaramond|DejaVu|Liberation|Verdana|Tahoma|Utopia|Charter"
               "|Bookman|Century|NewCentury|Courier|Optima|Minion|Myriad|Source|Open ?Sans|Roboto|Noto"
               "|Lato|Libertine|Linux|Linotype|Baskerville|Bembo|Caslon|Sabon|Segoe|Consolas|Menlo"
-              "|AdvOT|Adv|Gulliver|Warnock|Frutiger|Univers|Futura|Gill|Trebuchet|STIX|XITS|Fira|Libertinus)", 0);
+              "|AdvOT|Adv|Gulliver|Warnock|Frutiger|Univers|Futura|Gill|Trebuchet|STIX|XITS|Fira|Libertinus"
+              /* mathdesign's text-encoded faces (OT1 is its math roman: = + digits;
+               * its other math faces: -MathItalic-, -Symbol-, -Extension-) */
+              "|MathDesign-\\w+-\\w+-(T1|TS1)-)", 0);
   if (g_regex_match (text_re, name, 0, NULL))
     return g_regex_match (italic_re, name, 0, NULL) ? FM_FONT_TEXT_ITALIC : FM_FONT_TEXT;
 

@@ -291,6 +291,8 @@ test_font_rules (void)
   g_assert_cmpint (fm_font_classify ("ABCDEF+Kp--M-Sy-Regular"), ==, FM_FONT_MATH);
   g_assert_cmpint (fm_font_classify ("ABCDEF+Kp-Italic"), ==, FM_FONT_TEXT_ITALIC);
   g_assert_cmpint (fm_font_classify ("ABCDEF+LinLibertineTI"), ==, FM_FONT_TEXT_ITALIC);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+MathDesign-CH-Regular-T1-10"), ==, FM_FONT_TEXT);
+  g_assert_cmpint (fm_font_classify ("ABCDEF+MathDesign-CH-Regular-Italic-MathItalic-10"), ==, FM_FONT_MATH);
   g_assert_true (fm_font_is_math_extension ("ABCDEF+CMEX10"));
   g_assert_true (fm_font_is_math_extension ("ABCDEF+EUEX10"));
   g_assert_true (fm_font_is_math_extension ("txexs"));
