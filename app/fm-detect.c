@@ -775,7 +775,9 @@ find_gutter (const Glyph *g, int n, double page_w, double body_em, PageCtx *pc)
           left += best_s - k >= 0 ? cover[best_s - k] : 0;
           right += best_s + best_w - 1 + k < nb ? cover[best_s + best_w - 1 + k] : 0;
         }
-      if (left / side >= 0.2 * peak && right / side >= 0.2 * peak)
+      /* Text on both sides; a short last column (the end of a paper) has
+       * few lines, so only a little. */
+      if (left / side >= MAX (2.0, 0.05 * peak) && right / side >= MAX (2.0, 0.05 * peak))
         {
           pc->has_gutter = TRUE;
           pc->gutter_x0 = best_s * bin;
@@ -1596,6 +1598,8 @@ fm_detect_page (FmDocument            *doc,
       }
   if (opts.rule == FM_DETECT_RULE_FULL)
     find_gutter (g, n, page_w, body_em, &pc);
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("gutter %d [%.1f %.1f] rot %d\n", pc.has_gutter, pc.gutter_x0, pc.gutter_x1, rot);
   g_clear_object (&page);
   fm_document_unlock (doc);
   g_free (text);
