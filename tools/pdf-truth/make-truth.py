@@ -10,6 +10,17 @@ height and depth into the .aux file. This script turns those into NAME.truth.jso
 next to NAME.pdf (format: bench/detect/README.md).
 
   /usr/bin/python3 tools/pdf-truth/make-truth.py --out DIR --count N --seed S
+      [--engine pdflatex|xelatex|lualatex] [--fonts SETUP,...]
+
+pdflatex (the default) cycles through five Type 1 font setups (more with
+--fonts: txfonts, pxfonts, newtx, libertine, stix2, fourier, kpfonts, charter,
+euler). xelatex and lualatex set the math with unicode-math and OpenType math
+fonts (Latin Modern, TeX Gyre Termes/Pagella/DejaVu, STIX Two; with --fonts
+also XITS, Libertinus, Fira, Bonum): glyphs in the Unicode math alphanumerics,
+fonts named like "LatinModernMath-Regular-Identity-H". Positions are recorded
+the same way on all three (LuaTeX's \savepos/\lastxpos under pdfTeX's names).
+Off pdfLaTeX's default cycle the body size varies (10/11/12 pt), drawn from a
+separate generator so that the pdfLaTeX sets of a seed stay what they were.
 
 The committed fixtures (tests/fixtures/pdf) are --seed 1 --count 6; the held-out
 bench set is a different seed (bench/detect does that itself).
