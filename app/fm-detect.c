@@ -21,12 +21,14 @@ typedef struct {
   gboolean space_before;   /* a space or line break precedes it in the text  */
   gboolean line_before;    /* a line break precedes it                        */
   gboolean ext;            /* from a TeX math extension font                  */
+  gboolean bold;           /* from a bold face                                */
 } Glyph;
 
 typedef struct {
   int start, end;          /* glyph range [start, end)                        */
   FmRect box;
   double em;               /* median font size                                */
+  double em_max;           /* largest font size (scripts pull the median down) */
   int n_text, n_neutral, n_weak, n_strong;
   gboolean is_display;
   gboolean is_display_piece; /* a display's limit/script, if it has a display */
@@ -187,6 +189,69 @@ math_neighbour (const Glyph *o, const Glyph *w)
   return o->cls == CLS_STRONG || (o->c != '-' && o->c != '/' && is_operator (o->c));
 }
 
+/* Whether glyph b touches glyph a on its line: no space between, less than
+ * 0.15 em apart. */
+static gboolean
+glued (const Glyph *a, const Glyph *b)
+{
+  double em = MAX (a->size, b->size);
+
+  return !b->space_before && v_overlap_enough (&a->r, &b->r, 0.3) &&
+         b->r.x0 - a->r.x1 < 0.15 * em && b->r.x0 - a->r.x1 > -0.3 * em;
+}
+
+static gboolean
+is_math_seed (const Glyph *g)
+{
+  return g->cls == CLS_STRONG || g->cls == CLS_WEAK || g->font == FM_FONT_MATH;
+}
+
+/* Whether the upright word g[i..j) is text inside a formula (\\text{pr}_1,
+ * \\mathrm{Spec}(A), F_{\\text{water}}, \\mathrm{d}x) rather than a word of
+ * running text: it carries a script, takes an argument in brackets that
+ * starts with math, is a script of a math letter, or runs into a math
+ * letter, each without a space. */
+static gboolean
+upright_word_in_math (const Glyph *g, int n, int i, int j)
+{
+  double size = 0;
+
+  for (int k = i; k < j; k++)
+    size = MAX (size, g[k].size);
+  if (j < n && glued (&g[j - 1], &g[j]))
+    {
+      const Glyph *next = &g[j];
+      if (next->size < 0.85 * size && next->r.y0 < g[j - 1].r.y1)
+        return TRUE;    /* its script */
+      if (is_math_seed (next) && next->size >= 0.85 * size)
+        return TRUE;    /* \\mathrm{d}x */
+      if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
+        return TRUE;    /* Spec(S */
+    }
+  if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
+    return TRUE;        /* a script in text: F_{water} */
+  return FALSE;
+}
+
+/* Whether the bold letter g[i] is part of a bold phrase (a heading,
+ * \\textbf{...}): a bold letter a word space or less before or after it. */
+static gboolean
+bold_phrase (const Glyph *g, int n, int i)
+{
+  for (int d = -1; d <= 1; d += 2)
+    {
+      int k = i + d;
+      const Glyph *a, *b;
+      if (k < 0 || k >= n || !g[k].bold || !g_unichar_isalnum (g[k].c))
+        continue;
+      a = d < 0 ? &g[k] : &g[i];
+      b = d < 0 ? &g[i] : &g[k];
+      if (v_overlap_enough (&a->r, &b->r, 0.5) && b->r.x0 - a->r.x1 < 0.6 * MAX (a->size, b->size))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Word-level decisions: upright function names are neutral; a short italic
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
@@ -207,13 +272,22 @@ classify_words (Glyph *g, int n)
         }
       while (j < n && (j == i || !g[j].space_before) && g_unichar_isalpha (g[j].c) &&
              g[j].font != FM_FONT_MATH && !fm_char_is_math_symbol (g[j].c))
-        {
-          if (g[j].font == FM_FONT_TEXT_ITALIC)
-            italic = TRUE;
-          else
-            upright = TRUE;
-          j++;
-        }
+        j++;
+      /* Italic or upright by the word's full-size letters: "T_{\\text{linear}}"
+       * in mathptmx is one run, an italic T with upright script letters. */
+      {
+        double top = 0;
+        for (int k = i; k < j; k++)
+          top = MAX (top, g[k].size);
+        for (int k = i; k < j; k++)
+          if (g[k].size >= 0.85 * top)
+            {
+              if (g[k].font == FM_FONT_TEXT_ITALIC)
+                italic = TRUE;
+              else
+                upright = TRUE;
+            }
+      }
       (void) letters;
       if (upright && !italic)
         {
@@ -222,9 +296,11 @@ classify_words (Glyph *g, int n)
           for (int k = i; k < j && len < (int) sizeof word - 6; k++)
             len += g_unichar_to_utf8 (g[k].c, word + len);
           word[len] = '\0';
-          if (j - i <= 7 && fm_word_is_math_function (word))
+          if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
+          else if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
+            g[i].cls = CLS_WEAK;   /* \\mathbf{v}: a bold letter on its own */
         }
       else if (italic && !upright && full_size_letters (g, i, j) <= 2)
         {
@@ -1423,6 +1499,132 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   return protos;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Display lines: a display's line may hold text (\text{for all }, \quad
+ * \text{and}, upright operator names, bold vectors) that the chunk tests
+ * count as running text. What sets a display apart is its place on the line:
+ * it stays clear of both text margins and is centred (or indented) in the
+ * column, while a line of a paragraph starts or ends at a margin.          */
+
+typedef struct {
+  gboolean known[2];
+  double left[2], right[2];  /* per column (0 left/only, 1 right of a gutter) */
+} Margins;
+
+static int
+column_of (const PageCtx *pc, double cx)
+{
+  return pc->has_gutter && cx > 0.5 * (pc->gutter_x0 + pc->gutter_x1) ? 1 : 0;
+}
+
+/* The most common value within +-1 pt (values sorted), and how many share it. */
+static double
+mode_of (double *v, int n, int *count)
+{
+  double best = 0;
+  int best_n = 0;
+
+  qsort (v, n, sizeof *v, compare_double);
+  for (int i = 0, j = 0; i < n; i++)
+    {
+      int k = i;
+      while (j < n && v[j] < v[i] - 1.0)
+        j++;
+      while (k + 1 < n && v[k + 1] <= v[i] + 1.0)
+        k++;
+      if (k - j + 1 > best_n)
+        {
+          best_n = k - j + 1;
+          best = v[i];
+        }
+    }
+  *count = best_n;
+  return best;
+}
+
+/* Text margins: the most common left and right ends of long chunks of
+ * running text (justified paragraphs share both). */
+static void
+find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
+{
+  for (int col = 0; col < 2; col++)
+    {
+      double *l = g_new (double, chunks->len + 1), *r = g_new (double, chunks->len + 1);
+      int nl = 0, cl = 0, cr = 0;
+
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          const Chunk *ch = &g_array_index (chunks, Chunk, i);
+          int total = ch->end - ch->start;
+          if (total < 12 || ch->n_text * 3 < total * 2 || column_of (pc, rect_cx (&ch->box)) != col)
+            continue;
+          l[nl] = ch->box.x0;
+          r[nl++] = ch->box.x1;
+        }
+      m->known[col] = FALSE;
+      if (nl >= 3)
+        {
+          m->left[col] = mode_of (l, nl, &cl);
+          m->right[col] = mode_of (r, nl, &cr);
+          m->known[col] = cl >= 3 && cr >= 3 && m->right[col] - m->left[col] > 10.0;
+        }
+      g_free (l);
+      g_free (r);
+    }
+}
+
+/* The chunks on chunk i's line: their middle level with it, chained over
+ * gaps narrower than 3.5 em (two \qquad), not numbers, not across a gutter.
+ * Fills members (room for chunks->len) and returns how many. */
+static int
+line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ext)
+{
+  const Chunk *ch = &g_array_index (chunks, Chunk, i);
+  int n = 0;
+  gboolean *in = g_new0 (gboolean, chunks->len + 1);
+
+  members[n++] = (int) i;
+  in[i] = TRUE;
+  *ext = ch->box;
+  for (gboolean grew = TRUE; grew;)
+    {
+      grew = FALSE;
+      for (guint j = 0; j < chunks->len; j++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, j);
+          double cy = 0.5 * (o->box.y0 + o->box.y1);
+          if (in[j] || o->is_number || cy < ch->box.y0 || cy > ch->box.y1 ||
+              !v_overlap_enough (&o->box, &ch->box, 0.5) ||
+              across_gutter (pc, rect_cx (&o->box), rect_cx (&ch->box)) ||
+              h_gap (ext, &o->box) > 3.5 * ch->em)
+            continue;
+          in[j] = TRUE;
+          members[n++] = (int) j;
+          ext->x0 = MIN (ext->x0, o->box.x0);
+          ext->x1 = MAX (ext->x1, o->box.x1);
+          grew = TRUE;
+        }
+    }
+  g_free (in);
+  return n;
+}
+
+/* Whether a line spanning ext stays clear of its column's margins and is
+ * centred or indented like a display. */
+static gboolean
+line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
+{
+  double lg, rg;
+
+  if (!m->known[col])
+    return FALSE;
+  lg = ext->x0 - m->left[col];
+  rg = m->right[col] - ext->x1;
+  if (lg < 1.0 * em || rg < 1.0 * em)
+    return FALSE;
+  return fabs (lg - rg) < 1.5 * em || (lg >= 2.0 * em && rg >= 2.5 * em);
+}
+
 GPtrArray *
 fm_detect_page (FmDocument            *doc,
                 int                    page_index,
@@ -1516,6 +1718,7 @@ fm_detect_page (FmDocument            *doc,
             {
               gl->font = fm_font_classify (font_of[k]);
               gl->ext = fm_font_is_math_extension (font_of[k]);
+              gl->bold = fm_font_is_bold (font_of[k]);
               if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "fonts") == 0)
                 g_printerr ("font U+%04X %s -> %d\n", c, font_of[k] ? font_of[k] : "(null)", gl->font);
               gl->cls = classify_glyph (gl, opts.rule);
@@ -1648,6 +1851,8 @@ fm_detect_page (FmDocument            *doc,
                   }
               }
             ch.em = median_size (g, start, i);
+            for (int k = start; k < i; k++)
+              ch.em_max = MAX (ch.em_max, g[k].size);
             ch.is_number = chunk_text_matches_number (g, &ch);
             g_array_append_val (chunks, ch);
             start = i;
@@ -1701,7 +1906,7 @@ fm_detect_page (FmDocument            *doc,
        * is a piece of an inline formula, not a display. */
       /* So is a script-sized piece (limits, scripts, fraction parts): both
        * may only join a display block that has a full-size chunk. */
-      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em < 0.8 * body_em;
+      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em_max < 0.8 * body_em;
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
@@ -1738,6 +1943,50 @@ fm_detect_page (FmDocument            *doc,
         }
       ch->is_display = isolated && !piece;
       ch->is_display_piece = isolated && piece;
+    }
+
+  /* Display lines with text in them: a chunk with math whose whole line is
+   * set off like a display (clear of both margins, centred or indented) and
+   * is not mostly text makes that line a display, text chunks and all. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    {
+      Margins margins;
+      int *members = g_new (int, chunks->len + 1);
+
+      find_margins (chunks, &pc, &margins);
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          FmRect ext;
+          int nm, n_text = 0, total = 0, math = 0;
+          gboolean all_display = TRUE;
+
+          if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.8 * body_em)
+            continue;
+          nm = line_group (chunks, i, &pc, members, &ext);
+          for (int k = 0; k < nm; k++)
+            {
+              const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+              n_text += o->n_text;
+              total += o->end - o->start;
+              math += o->n_strong + o->n_weak;
+              all_display &= o->is_display;
+            }
+          if (all_display || math < 2 || n_text * 5 > total * 3 ||
+              !line_is_set_off (&margins, column_of (&pc, rect_cx (&ext)), &ext, ch->em))
+            continue;
+          for (int k = 0; k < nm; k++)
+            {
+              Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+              o->is_display = TRUE;
+              o->is_display_piece = FALSE;
+            }
+        }
+      if (g_getenv ("FM_DETECT_DEBUG"))
+        for (int col = 0; col < 2; col++)
+          g_printerr ("margins col %d: %s [%.1f %.1f]\n", col, margins.known[col] ? "known" : "unknown",
+                      margins.left[col], margins.right[col]);
+      g_free (members);
     }
 
   /* Display blocks: stacked or side-by-side display chunks. */

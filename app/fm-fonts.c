@@ -141,13 +141,32 @@ fm_char_is_neutral (gunichar c)
 }
 
 gboolean
+fm_font_is_bold (const char *full_name)
+{
+  static GRegex *re;
+  const char *name = fm_font_strip_subset (full_name);
+
+  if (name == NULL)
+    return FALSE;
+  /* CMBX10, SFBX1000, LMRoman10-Bold, NimbusRomNo9L-Medi (Times bold),
+   * URWPalladioL-Bold, texgyretermes-bold, STIXTwoText-Bold, ... */
+  regex_once (&re, "(Bold|^CMBX|^SFBX|^ECBX|^CMB\\d|Medi$|Medi[^a-z]|Black|Heavy|Semibold|Demi)", G_REGEX_CASELESS);
+  return g_regex_match (re, name, 0, NULL);
+}
+
+gboolean
 fm_word_is_math_function (const char *word)
 {
   static const char *const names[] = {
     "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh",
     "tanh", "coth", "log", "ln", "lg", "exp", "lim", "liminf", "limsup", "max", "min", "sup",
     "inf", "det", "dim", "ker", "deg", "arg", "gcd", "hom", "Pr", "mod", "tr", "Tr", "diag",
-    "rank", "sgn", "span", "Re", "Im", NULL
+    "rank", "sgn", "span", "Re", "Im",
+    /* algebra, geometry, analysis and statistics (the corpus's \\mathrm{} and
+     * \\operatorname{} names) */
+    "Hom", "Spec", "Proj", "Aut", "Ker", "Coker", "coker", "id", "Id", "pr", "Res", "ord",
+    "supp", "vol", "Var", "Cov", "erf", "Tor", "Gal", "lcm", "codim", "colim", "Pic", "div",
+    "grad", "curl", "argmax", "argmin", "Frac", "Mor", "Sym", "Stab", "Isom", "Spf", "Sh", NULL
   };
   for (int i = 0; names[i]; i++)
     if (strcmp (word, names[i]) == 0)

@@ -42,6 +42,9 @@ gboolean fm_char_is_math_symbol (gunichar c);
  * + - = < > ( ) [ ] / | ' , . ; : ! * and the like. */
 gboolean fm_char_is_neutral (gunichar c);
 
+/* A bold face (CMBX, *-Bold, Times' "Medi", ...): \\mathbf letters. */
+gboolean fm_font_is_bold (const char *name);
+
 /* Upright words set in a text font inside formulas: sin, log, lim, ... */
 gboolean fm_word_is_math_function (const char *word);
 

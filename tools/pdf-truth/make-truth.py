@@ -22,6 +22,18 @@ the same way on all three (LuaTeX's \savepos/\lastxpos under pdfTeX's names).
 Off pdfLaTeX's default cycle the body size varies (10/11/12 pt), drawn from a
 separate generator so that the pdfLaTeX sets of a seed stay what they were.
 
+--formulas corpus takes the formulas from real documents instead of the
+random generator: inline and display formulas drawn from the LaTeX formula
+corpus (../shared/data/formulas/texsrc: the Stacks project, Lebl's analysis and
+ODE books, Crowell's physics book; --corpus DIR for another folder of
+*.inline.txt / *.display.txt files), so the detector is scored on formulas it
+was not developed on: \text{...} and units in text fonts, \mathcal, \mathscr,
+\mathbb, primes, sentence punctuation inside displays, matrices. A document
+whose formula does not fit its line (a display wider than the column, an inline
+formula wider than half of it) gets another formula drawn in its place and is
+typeset again. The documents of this mode also vary the class (article, amsart)
+and the paragraph layout.
+
 The committed fixtures (tests/fixtures/pdf) are --seed 1 --count 6; the held-out
 bench set is a different seed (bench/detect does that itself).
 """
@@ -91,6 +103,7 @@ PREAMBLE = r"""\documentclass[%(size)s%(twocol)s]{article}
 \makeatletter
 \newsavebox\fmbox
 \def\fmpos#1#2#3#4#5#6#7#8{}
+\def\fmlinewidth#1{}
 %% \fmrecord{id}: record the position of what follows (the content of \fmbox) and
 %% the box's dimensions; the \write is delayed so the position and page are the
 %% ones at shipout.
@@ -199,12 +212,61 @@ def display_formula(r):
     return "%s %s %s" % (expr(r, 1, 3), r.choice(RELS), expr(r, 1, 3))
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "data", "formulas", "texsrc")
+# Formulas that need a document around them (references, tags, spacing by
+# hand, text-mode breaks) or that are typographically text (bare numbers: not
+# in the truth, see inline_formula) are left out.
+CORPUS_SKIP = re.compile(r"\\(label|ref|eqref|cite|tag|notag|nonumber|hspace|vspace|intertext|"
+                         r"newline|linebreak|pagebreak|displaybreak|footnote|hbox|mbox|raisebox|"
+                         r"phantom|hphantom|vphantom|kern|mkern|rule|color|textcolor|href|url|shortintertext|"
+                         r"allowdisplaybreaks|qedhere|index|write|input|include)\b")
+BARE_NUMBER = re.compile(r"^[\d\s.,]*$")
+
+
+class Corpus:
+    """Real formulas, one per line, from DIR/*.inline.txt and DIR/*.display.txt.
+    A draw picks a source file first, then a formula: the biggest source (the
+    Stacks project) does not drown the physics and analysis books."""
+
+    def __init__(self, path):
+        self.inline, self.display = [], []  # one list per source file
+        names = sorted(os.listdir(path)) if os.path.isdir(path) else []
+        for name in names:
+            kind = "inline" if name.endswith(".inline.txt") else "display" if name.endswith(".display.txt") else None
+            if not kind:
+                continue
+            with open(os.path.join(path, name), encoding="utf-8") as f:
+                usable = [line.strip() for line in f if self.usable(line.strip(), kind)]
+            if usable:
+                getattr(self, kind).append(usable)
+        if not self.inline or not self.display:
+            raise SystemExit("no usable formulas in %s (need *.inline.txt and *.display.txt)" % path)
+
+    @staticmethod
+    def usable(f, kind):
+        if not f or BARE_NUMBER.match(f) or CORPUS_SKIP.search(f) or "%" in f:
+            return False
+        if f.count("{") != f.count("}"):
+            return False
+        if kind == "inline":
+            return len(f) <= 70 and "\\\\" not in f and "&" not in f and "\\begin" not in f
+        return len(f) <= 220 and "\\begin{split}" not in f and "\\begin{align" not in f.replace("aligned", "")
+
+
 class Doc:
-    def __init__(self, r):
+    def __init__(self, r, corpus=None):
         self.r = r
+        self.corpus = corpus
         self.formulas = {}  # id -> (kind, latex)
         self.n = 0
         self.eqno = 0
+
+    def inline_formula(self):
+        return self.r.choice(self.r.choice(self.corpus.inline)) if self.corpus else inline_formula(self.r)
+
+    def display_formula(self):
+        return self.r.choice(self.r.choice(self.corpus.display)) if self.corpus else display_formula(self.r)
 
     def new_id(self, kind, latex):
         self.n += 1
@@ -218,7 +280,7 @@ class Doc:
         for _ in range(r.randint(6, 16)):
             c = r.random()
             if c < inline_rate:
-                f = inline_formula(r)
+                f = self.inline_formula()
                 words.append(r"\FI{%s}{%s}" % (self.new_id("inline", f), f))
             elif c < inline_rate + 0.02:
                 words.append(r"\emph{%s %s}" % (r.choice(WORDS), r.choice(WORDS)))
@@ -234,7 +296,7 @@ class Doc:
 
     def display(self):
         r = self.r
-        f = display_formula(r)
+        f = self.display_formula()
         fid = self.new_id("display", f)
         if r.random() < 0.5:
             self.eqno += 1
@@ -254,7 +316,7 @@ class Doc:
             rate = r.choice([0.0, 0.04, 0.08, 0.12])
             para = [self.sentence(rate) for _ in range(r.randint(2, 5))]
             if r.random() < 0.25:
-                f = inline_formula(r)
+                f = self.inline_formula()
                 para.insert(1, r"Also\footnote{A note on \FI{%s}{%s} and %s.}" % (self.new_id("inline", f), f, r.choice(WORDS)))
             out.append(" ".join(para) + "\n")
             for _ in range(r.choice([0, 1, 1, 2])):
@@ -295,31 +357,86 @@ def font_setup(engine, font):
     return OT_FONTS.get(font, OT_EXTRA_FONTS.get(font))
 
 
-def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex"):
+LINEWIDTH_RE = re.compile(r"\\fmlinewidth\{([-\d.]+)pt\}")
+CORPUS_PACKAGES = {"pdflatex": r"\usepackage{amsfonts,mathrsfs,mathtools}",
+                   "xelatex": r"\usepackage{mathtools}", "lualatex": r"\usepackage{mathtools}"}
+
+
+def too_wide(aux, doc):
+    """Formula ids whose box does not fit the line (corpus mode draws again)."""
+    m = LINEWIDTH_RE.search(aux)
+    if not m:
+        return []
+    line = float(m.group(1))
+    bad = []
+    for p in POS_RE.finditer(aux):
+        fid, wd = p.group(1), float(p.group(5))
+        kind = doc.formulas[fid][0]
+        if (kind == "display" and wd > 0.98 * line) or (kind == "inline" and wd > 0.5 * line):
+            bad.append(fid)
+    return sorted(set(bad))
+
+
+def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", corpus=None):
     r = random.Random(seed)
     font = font or r.choice(sorted(FONTS))
     twocol = r.random() < 0.35 if twocol is None else twocol
-    doc = Doc(r)
+    doc = Doc(r, corpus)
     margin = r.choice(["1in", "1.2in", "0.8in"])
     # The body size varies only off pdfLaTeX's default font cycle, from its own
     # generator, so that the pdfLaTeX sets of a seed stay what they were.
     size = "10pt"
-    if engine != "pdflatex" or font in EXTRA_FONTS:
+    if engine != "pdflatex" or font in EXTRA_FONTS or corpus:
         size = random.Random(seed * 7 + 3).choice(["10pt", "11pt", "12pt"])
     setup = (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {"fonts": font_setup(engine, font), "name": name}
+    docclass = "article"
+    if corpus:
+        # Its own generator again: the generated mode's documents stay as they were.
+        lr = random.Random(seed * 11 + 5)
+        docclass = lr.choice(["article", "article", "amsart"])
+        setup = CORPUS_PACKAGES[engine] + "\n" + setup
+        if engine != "pdflatex":
+            # mathtools before unicode-math
+            setup = setup.replace(r"\usepackage{mathtools}" + "\n" + r"\usepackage{amsmath}", r"\usepackage{amsmath}\usepackage{mathtools}")
+        if lr.random() < 0.3:
+            setup += "\n\\usepackage{parskip}"
     src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": margin, "size": size,
                       "engine_setup": setup}
+    src = src.replace("{article}", "{%s}" % docclass, 1)
+    src += "\\makeatletter\\immediate\\write\\@auxout{\\string\\fmlinewidth{\\the\\linewidth}}\\makeatother\n"
     src += doc.body(r.randint(4, 7) if not twocol else r.randint(6, 10))
     src += "\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
-        with open(os.path.join(tmp, name + ".tex"), "w") as f:
-            f.write(src)
-        res = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", name + ".tex"],
-                             cwd=tmp, capture_output=True, text=True)
-        if res.returncode != 0:
-            sys.stderr.write(res.stdout[-3000:])
-            raise RuntimeError("%s failed for %s" % (engine, name))
-        aux = open(os.path.join(tmp, name + ".aux")).read()
+        for attempt in range(10):
+            with open(os.path.join(tmp, name + ".tex"), "w") as f:
+                f.write(src)
+            res = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", name + ".tex"],
+                                 cwd=tmp, capture_output=True, text=True)
+            if res.returncode != 0:
+                # A corpus formula that this engine cannot typeset (unicode-math
+                # is stricter than pdfLaTeX): draw again for the formulas on the
+                # source line TeX stopped at.
+                m = re.search(r"^l\.(\d+) ", res.stdout, re.M)
+                bad = []
+                if corpus and m:
+                    line = src.split("\n")[int(m.group(1)) - 1]
+                    bad = [fid for fid in re.findall(r"\\F[ID]\{(f\d+)\}", line)]
+                if not bad:
+                    sys.stderr.write(res.stdout[-3000:])
+                    raise RuntimeError("%s failed for %s" % (engine, name))
+            else:
+                aux = open(os.path.join(tmp, name + ".aux")).read()
+                bad = too_wide(aux, doc) if corpus else []
+            if not bad:
+                break
+            for fid in bad:
+                kind, old = doc.formulas[fid]
+                new = doc.display_formula() if kind == "display" else doc.inline_formula()
+                macro = "FD" if kind == "display" else "FI"
+                src = src.replace("\\%s{%s}{%s}" % (macro, fid, old), "\\%s{%s}{%s}" % (macro, fid, new), 1)
+                doc.formulas[fid] = (kind, new)
+        else:
+            raise RuntimeError("%s: formulas still too wide or failing after 10 draws" % name)
         shutil.copy(os.path.join(tmp, name + ".pdf"), os.path.join(out_dir, name + ".pdf"))
         if os.environ.get("FM_KEEP_TEX"):
             shutil.copy(os.path.join(tmp, name + ".tex"), os.path.join(out_dir, name + ".tex"))
@@ -346,7 +463,8 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex"):
         raise RuntimeError("%s: no position for %d formulas" % (name, len(missing)))
     regions.sort(key=lambda g: (g["page"], g["box"][1], g["box"][0]))
     truth = {"format": "formulate-detect-truth-1", "pdf": name + ".pdf", "units": "pt",
-             "origin": "top-left", "engine": engine, "font_setup": font, "size": size, "two_column": twocol,
+             "origin": "top-left", "engine": engine, "font_setup": font, "class": docclass,
+             "formulas": "corpus" if corpus else "generated", "size": size, "two_column": twocol,
              "regions": regions}
     with open(os.path.join(out_dir, name + ".truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
@@ -365,7 +483,12 @@ def main():
                     "also: %s; xelatex/lualatex default: %s; also: %s)"
                     % (",".join(sorted(FONTS)), ",".join(sorted(EXTRA_FONTS)),
                        ",".join(sorted(OT_FONTS)), ",".join(sorted(OT_EXTRA_FONTS))))
+    ap.add_argument("--formulas", default="generated", choices=("generated", "corpus"),
+                    help="generated: the random formula generator; corpus: real formulas from --corpus")
+    ap.add_argument("--corpus", default=DEFAULT_CORPUS,
+                    help="folder of *.inline.txt and *.display.txt formula files (default: %(default)s)")
     a = ap.parse_args()
+    corpus = Corpus(a.corpus) if a.formulas == "corpus" else None
     os.makedirs(a.out, exist_ok=True)
     if a.engine == "pdflatex":
         default, known = sorted(FONTS), sorted(FONTS) + sorted(EXTRA_FONTS)
@@ -379,7 +502,8 @@ def main():
     for i in range(a.count):
         # Cycle through the font setups so every set covers all of them.
         name = "%s-%d-%02d" % (a.prefix, a.seed, i)
-        total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine)
+        total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine,
+                          corpus=corpus)
     print("%d PDFs, %d regions in %s" % (a.count, total, a.out))
 
 
