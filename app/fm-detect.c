@@ -118,8 +118,13 @@ median_size (const Glyph *g, int start, int end)
 static gboolean
 is_operator (gunichar c)
 {
+  /* ':' is a relation in math (f : X -> Y, :=), '\\' is \\setminus in
+   * CMSY; running text has no math on both sides of them. */
   if (c < 128)
-    return strchr ("+-=<>|/*", (int) c) != NULL && c != 0;
+    return strchr ("+-=<>|/*:\\", (int) c) != NULL && c != 0;
+  /* arrows: some are "other symbols" in Unicode (U+21DD squiggly arrow) */
+  if ((c >= 0x2190 && c <= 0x21FF) || (c >= 0x27F0 && c <= 0x27FF) || (c >= 0x2900 && c <= 0x297F))
+    return TRUE;
   return g_unichar_type (c) == G_UNICODE_MATH_SYMBOL || c == 0x00B1 || c == 0x00D7 ||
          c == 0x00B7 || c == 0x22C5 || c == 0x0338 ||
          g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;
@@ -1961,7 +1966,8 @@ fm_detect_page (FmDocument            *doc,
           int nm, n_text = 0, total = 0, math = 0;
           gboolean all_display = TRUE;
 
-          if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.8 * body_em)
+          /* full size: footnotes are set off by their own indent */
+          if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.9 * body_em)
             continue;
           nm = line_group (chunks, i, &pc, members, &ext);
           for (int k = 0; k < nm; k++)
