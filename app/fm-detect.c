@@ -307,6 +307,13 @@ classify_words (Glyph *g, int n)
           else if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
             g[i].cls = CLS_WEAK;   /* \\mathbf{v}: a bold letter on its own */
         }
+      else if (italic && upright && full_size_letters (g, i, j) <= 3)
+        {
+          /* Upright and italic letters in one short run: \\mathrm{d}x in
+           * mathptmx; running text does not switch faces inside a word. */
+          for (int k = i; k < j; k++)
+            g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
+        }
       else if (italic && !upright && full_size_letters (g, i, j) <= 2)
         {
           /* A short italic word is a math letter (with its scripts: "y_ij"
