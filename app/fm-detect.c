@@ -125,6 +125,11 @@ is_operator (gunichar c)
   /* arrows: some are "other symbols" in Unicode (U+21DD squiggly arrow) */
   if ((c >= 0x2190 && c <= 0x21FF) || (c >= 0x27F0 && c <= 0x27FF) || (c >= 0x2900 && c <= 0x297F))
     return TRUE;
+  /* what Poppler maps CMSY's binary operators to: \\circ -> U+25E6 WHITE
+   * BULLET, \\bullet -> U+2022, \\dagger, \\star, triangles */
+  if (c == 0x25E6 || c == 0x2022 || c == 0x2219 || c == 0x22C6 || c == 0x2020 || c == 0x2021 ||
+      c == 0x25B3 || c == 0x25BD || c == 0x25C3 || c == 0x25B9)
+    return TRUE;
   return g_unichar_type (c) == G_UNICODE_MATH_SYMBOL || c == 0x00B1 || c == 0x00D7 ||
          c == 0x00B7 || c == 0x22C5 || c == 0x0338 ||
          g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;

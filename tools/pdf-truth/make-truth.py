@@ -440,6 +440,12 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
         shutil.copy(os.path.join(tmp, name + ".pdf"), os.path.join(out_dir, name + ".pdf"))
         if os.environ.get("FM_KEEP_TEX"):
             shutil.copy(os.path.join(tmp, name + ".tex"), os.path.join(out_dir, name + ".tex"))
+    return write_truth(name, aux, doc, out_dir,
+                       {"engine": engine, "font_setup": font, "class": docclass,
+                        "formulas": "corpus" if corpus else "generated", "size": size, "two_column": twocol})
+
+
+def write_truth(name, aux, doc, out_dir, info):
     regions = []
     seen = set()
     for m in POS_RE.finditer(aux):
@@ -463,12 +469,61 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
         raise RuntimeError("%s: no position for %d formulas" % (name, len(missing)))
     regions.sort(key=lambda g: (g["page"], g["box"][1], g["box"][0]))
     truth = {"format": "formulate-detect-truth-1", "pdf": name + ".pdf", "units": "pt",
-             "origin": "top-left", "engine": engine, "font_setup": font, "class": docclass,
-             "formulas": "corpus" if corpus else "generated", "size": size, "two_column": twocol,
-             "regions": regions}
+             "origin": "top-left"}
+    truth.update(info)
+    truth["regions"] = regions
     with open(os.path.join(out_dir, name + ".truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
     return len(regions)
+
+
+def balanced_arg(text, pos):
+    """The {...} group starting at text[pos] == '{': (content, end index)."""
+    depth = 0
+    for k in range(pos, len(text)):
+        if text[k] == "{" and text[k - 1] != "\\":
+            depth += 1
+        elif text[k] == "}" and text[k - 1] != "\\":
+            depth -= 1
+            if depth == 0:
+                return text[pos + 1:k], k + 1
+    raise ValueError("unbalanced braces at %d" % pos)
+
+
+class BodyDoc:
+    """A hand-written document body (--body): its \\FI/\\FD/\\FN{id}{...} are the truth."""
+
+    def __init__(self, body):
+        self.body = body
+        self.formulas = {}
+        kinds = {"FI": "inline", "FD": "display", "FN": "number"}
+        for m in re.finditer(r"\\(FI|FD|FN)\{(f\d+)\}", body):
+            latex, _ = balanced_arg(body, m.end())
+            if m.group(2) in self.formulas:
+                raise SystemExit("formula id %s used twice" % m.group(2))
+            self.formulas[m.group(2)] = (kinds[m.group(1)], latex)
+
+
+def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex"):
+    """Typesets a hand-written body (a fixture) with the recording macros."""
+    body = open(body_path, encoding="utf-8").read()
+    doc = BodyDoc(body)
+    setup = CORPUS_PACKAGES[engine] + "\n" + (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {
+        "fonts": font_setup(engine, font), "name": name}
+    src = PREAMBLE % {"twocol": "", "margin": "1in", "size": "10pt", "engine_setup": setup}
+    src = src.replace("{article}", "{%s}" % docclass, 1) + body + "\n\\end{document}\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, name + ".tex"), "w") as f:
+            f.write(src)
+        res = subprocess.run([engine, "-interaction=nonstopmode", "-halt-on-error", name + ".tex"],
+                             cwd=tmp, capture_output=True, text=True)
+        if res.returncode != 0:
+            sys.stderr.write(res.stdout[-3000:])
+            raise RuntimeError("%s failed for %s" % (engine, name))
+        aux = open(os.path.join(tmp, name + ".aux")).read()
+        shutil.copy(os.path.join(tmp, name + ".pdf"), os.path.join(out_dir, name + ".pdf"))
+    return write_truth(name, aux, doc, out_dir, {"engine": engine, "font_setup": font, "class": docclass,
+                                                 "formulas": "hand-written " + os.path.basename(body_path)})
 
 
 def main():
@@ -487,7 +542,16 @@ def main():
                     help="generated: the random formula generator; corpus: real formulas from --corpus")
     ap.add_argument("--corpus", default=DEFAULT_CORPUS,
                     help="folder of *.inline.txt and *.display.txt formula files (default: %(default)s)")
+    ap.add_argument("--body", help="typeset this hand-written document body (\\FI/\\FD/\\FN{id}{...} "
+                    "formulas) as OUT/PREFIX.pdf with its truth, instead of generating documents")
+    ap.add_argument("--class", dest="docclass", default="article", help="document class for --body")
     a = ap.parse_args()
+    if a.body:
+        os.makedirs(a.out, exist_ok=True)
+        font = (a.fonts or ("cm" if a.engine == "pdflatex" else "lm-math")).split(",")[0]
+        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine)
+        print("%s.pdf: %d regions in %s" % (a.prefix, n, a.out))
+        return
     corpus = Corpus(a.corpus) if a.formulas == "corpus" else None
     os.makedirs(a.out, exist_ok=True)
     if a.engine == "pdflatex":
