@@ -2087,6 +2087,33 @@ fm_detect_page (FmDocument            *doc,
           g_array_index (chunks, Chunk, i).block = -1;
     }
 
+  /* A block that a line of running text passes through is the numerator and
+   * denominator (or limits) of an inline \\displaystyle fraction on that
+   * line, not a display: a display has its lines to itself. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    for (int b = 0; b < n_blocks; b++)
+      {
+        gboolean crossed = FALSE;
+        if (blocks[b].x1 <= blocks[b].x0)
+          continue;
+        for (guint i = 0; i < chunks->len && !crossed; i++)
+          {
+            const Chunk *o = &g_array_index (chunks, Chunk, i);
+            int ot = o->end - o->start;
+            double cy = 0.5 * (o->box.y0 + o->box.y1);
+            if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot ||
+                across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])))
+              continue;
+            crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
+          }
+        if (!crossed)
+          continue;
+        blocks[b] = (FmRect) { 0, 0, 0, 0 };
+        for (guint i = 0; i < chunks->len; i++)
+          if (g_array_index (chunks, Chunk, i).block == b)
+            g_array_index (chunks, Chunk, i).block = -1;
+      }
+
   protos = g_ptr_array_new ();
   for (int b = 0; b < n_blocks; b++)
     {
