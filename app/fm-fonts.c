@@ -137,6 +137,12 @@ fm_char_is_neutral (gunichar c)
     return TRUE;
   if (c == 0x2026 || c == 0x00B7 || c == 0x2013)  /* … · – */
     return TRUE;
+  /* Accents set apart from their letter (\\bar, \\hat, \\tilde, \\dot, \\ddot,
+   * \\check, \\breve, \\acute, \\grave, OT1 text accents): they sit over a
+   * formula's letter as often as over a word's. */
+  if (c == 0x00AF || c == 0x00A8 || c == 0x00B4 || c == 0x02C6 || c == 0x02C7 || c == 0x02D8 ||
+      c == 0x02D9 || c == 0x02DA || c == 0x02DC || (c >= 0x0300 && c <= 0x036F))
+    return TRUE;
   return c < 128 && strchr ("+-=<>()[]{}/|',.;:!*^_~", (int) c) != NULL && c != 0;
 }
 
