@@ -823,6 +823,60 @@ rect_from_upright (FmRect r, int rot, double w, double h)
     }
 }
 
+/* The most common value within +-1 pt (values sorted), and how many share it. */
+static double
+mode_of (double *v, int n, int *count)
+{
+  double best = 0;
+  int best_n = 0;
+
+  qsort (v, n, sizeof *v, compare_double);
+  for (int i = 0, j = 0; i < n; i++)
+    {
+      int k = i;
+      while (j < n && v[j] < v[i] - 1.0)
+        j++;
+      while (k + 1 < n && v[k + 1] <= v[i] + 1.0)
+        k++;
+      if (k - j + 1 > best_n)
+        {
+          best_n = k - j + 1;
+          best = v[i];
+        }
+    }
+  *count = best_n;
+  return best;
+}
+
+/* Whether the lines to the right of a candidate gutter start at one x (a
+ * column's left margin, shared by all its lines but indented ones), as
+ * opposed to a river of word spaces on a short one-column page, after which
+ * each line goes on mid-sentence at its own x. */
+static gboolean
+column_starts_aligned (const Glyph *g, int n, double x, double em)
+{
+  int *cand = g_new (int, n + 1), nc = 0, n_first = 0, best = 0;
+  double *first = g_new (double, n + 1);
+
+  for (int i = 0; i < n; i++)
+    if (g[i].r.x0 >= x && g[i].r.x0 < x + 3 * em)
+      cand[nc++] = i;
+  for (int a = 0; a < nc; a++)
+    {
+      gboolean is_first = TRUE;
+      for (int b = 0; b < nc && is_first; b++)
+        if (b != a && g[cand[b]].r.x0 < g[cand[a]].r.x0 && v_overlap_enough (&g[cand[a]].r, &g[cand[b]].r, 0.5))
+          is_first = FALSE;
+      if (is_first)
+        first[n_first++] = g[cand[a]].r.x0;
+    }
+  if (n_first > 0)
+    mode_of (first, n_first, &best);
+  g_free (cand);
+  g_free (first);
+  return best >= 3 && best * 2 >= n_first;
+}
+
 /* Two-column pages: Poppler lists level lines of both columns as one line,
  * and LaTeX's 10 pt column gap is narrower than the 0.9 em that cuts chunks
  * once the text is 12 pt. The gutter is the widest stripe in the middle of
@@ -870,7 +924,8 @@ find_gutter (const Glyph *g, int n, double page_w, double body_em, PageCtx *pc)
         }
       /* Text on both sides; a short last column (the end of a paper) has
        * few lines, so only a little. */
-      if (left / side >= MAX (2.0, 0.05 * peak) && right / side >= MAX (2.0, 0.05 * peak))
+      if (left / side >= MAX (2.0, 0.05 * peak) && right / side >= MAX (2.0, 0.05 * peak) &&
+          column_starts_aligned (g, n, (best_s + best_w) * bin, body_em))
         {
           pc->has_gutter = TRUE;
           pc->gutter_x0 = best_s * bin;
@@ -1534,30 +1589,6 @@ column_of (const PageCtx *pc, double cx)
   return pc->has_gutter && cx > 0.5 * (pc->gutter_x0 + pc->gutter_x1) ? 1 : 0;
 }
 
-/* The most common value within +-1 pt (values sorted), and how many share it. */
-static double
-mode_of (double *v, int n, int *count)
-{
-  double best = 0;
-  int best_n = 0;
-
-  qsort (v, n, sizeof *v, compare_double);
-  for (int i = 0, j = 0; i < n; i++)
-    {
-      int k = i;
-      while (j < n && v[j] < v[i] - 1.0)
-        j++;
-      while (k + 1 < n && v[k + 1] <= v[i] + 1.0)
-        k++;
-      if (k - j + 1 > best_n)
-        {
-          best_n = k - j + 1;
-          best = v[i];
-        }
-    }
-  *count = best_n;
-  return best;
-}
 
 /* Text margins: the most common left and right ends of long chunks of
  * running text (justified paragraphs share both). */
