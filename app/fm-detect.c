@@ -1673,6 +1673,15 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
   return fabs (lg - rg) < 1.5 * em || (lg >= 2.0 * em && rg >= 2.5 * em);
 }
 
+/* Moves the chunks of display block `from` into block `to` (-1: none). */
+static void
+reassign_block (GArray *chunks, int from, int to)
+{
+  for (guint i = 0; i < chunks->len; i++)
+    if (g_array_index (chunks, Chunk, i).block == from)
+      g_array_index (chunks, Chunk, i).block = to;
+}
+
 GPtrArray *
 fm_detect_page (FmDocument            *doc,
                 int                    page_index,
@@ -2092,9 +2101,7 @@ fm_detect_page (FmDocument            *doc,
                 gboolean first = FALSE;
                 rect_union (&blocks[a], &blocks[b], &first);
                 blocks[b] = (FmRect) { 0, 0, 0, 0 };
-                for (guint i = 0; i < chunks->len; i++)
-                  if (g_array_index (chunks, Chunk, i).block == b)
-                    g_array_index (chunks, Chunk, i).block = a;
+                reassign_block (chunks, b, a);
                 block_first[a] = MIN (block_first[a], block_first[b]);
                 changed = TRUE;
               }
@@ -2113,9 +2120,7 @@ fm_detect_page (FmDocument            *doc,
       if (whole)
         continue;
       blocks[b] = (FmRect) { 0, 0, 0, 0 };
-      for (guint i = 0; i < chunks->len; i++)
-        if (g_array_index (chunks, Chunk, i).block == b)
-          g_array_index (chunks, Chunk, i).block = -1;
+      reassign_block (chunks, b, -1);
     }
 
   /* A block that a line of running text passes through is the numerator and
@@ -2140,9 +2145,7 @@ fm_detect_page (FmDocument            *doc,
         if (!crossed)
           continue;
         blocks[b] = (FmRect) { 0, 0, 0, 0 };
-        for (guint i = 0; i < chunks->len; i++)
-          if (g_array_index (chunks, Chunk, i).block == b)
-            g_array_index (chunks, Chunk, i).block = -1;
+        reassign_block (chunks, b, -1);
       }
 
   protos = g_ptr_array_new ();
