@@ -118,15 +118,15 @@ median_size (const Glyph *g, int start, int end)
 static gboolean
 is_operator (gunichar c)
 {
-  /* ':' is a relation in math (f : X -> Y, :=), '\\' is \\setminus in
+  /* ':' is a relation in math (f : X -> Y, :=), '\\' is \setminus in
    * CMSY; running text has no math on both sides of them. */
   if (c < 128)
     return strchr ("+-=<>|/*:\\", (int) c) != NULL && c != 0;
   /* arrows: some are "other symbols" in Unicode (U+21DD squiggly arrow) */
   if ((c >= 0x2190 && c <= 0x21FF) || (c >= 0x27F0 && c <= 0x27FF) || (c >= 0x2900 && c <= 0x297F))
     return TRUE;
-  /* what Poppler maps CMSY's binary operators to: \\circ -> U+25E6 WHITE
-   * BULLET, \\bullet -> U+2022, \\dagger, \\star, triangles */
+  /* what Poppler maps CMSY's binary operators to: \circ -> U+25E6 WHITE
+   * BULLET, \bullet -> U+2022, \dagger, \star, triangles */
   if (c == 0x25E6 || c == 0x2022 || c == 0x2219 || c == 0x22C6 || c == 0x2020 || c == 0x2021 ||
       c == 0x25B3 || c == 0x25BD || c == 0x25C3 || c == 0x25B9)
     return TRUE;
@@ -216,8 +216,8 @@ is_math_seed (const Glyph *g)
   return g->cls == CLS_STRONG || g->cls == CLS_WEAK || g->font == FM_FONT_MATH;
 }
 
-/* Whether the upright word g[i..j) is text inside a formula (\\text{pr}_1,
- * \\mathrm{Spec}(A), F_{\\text{water}}, \\mathrm{d}x) rather than a word of
+/* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
+ * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
  * starts with math, is a script of a math letter, or runs into a math
  * letter, each without a space. */
@@ -234,7 +234,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       if (next->size < 0.85 * size && next->r.y0 < g[j - 1].r.y1)
         return TRUE;    /* its script */
       if (is_math_seed (next) && next->size >= 0.85 * size)
-        return TRUE;    /* \\mathrm{d}x */
+        return TRUE;    /* \mathrm{d}x */
       if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
         return TRUE;    /* Spec(S */
     }
@@ -244,7 +244,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
 }
 
 /* Whether the bold letter g[i] is part of a bold phrase (a heading,
- * \\textbf{...}): a bold letter a word space or less before or after it. */
+ * \textbf{...}): a bold letter a word space or less before or after it. */
 static gboolean
 bold_phrase (const Glyph *g, int n, int i)
 {
@@ -273,7 +273,7 @@ classify_words (Glyph *g, int n)
   while (i < n)
     {
       int j = i;
-      gboolean letters = TRUE, italic = FALSE, upright = FALSE;
+      gboolean italic = FALSE, upright = FALSE;
 
       if (!g_unichar_isalpha (g[i].c) || g[i].font == FM_FONT_MATH || fm_char_is_math_symbol (g[i].c))
         {
@@ -298,7 +298,6 @@ classify_words (Glyph *g, int n)
                 upright = TRUE;
             }
       }
-      (void) letters;
       if (upright && !italic)
         {
           char word[16];
@@ -310,11 +309,11 @@ classify_words (Glyph *g, int n)
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
           else if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
-            g[i].cls = CLS_WEAK;   /* \\mathbf{v}: a bold letter on its own */
+            g[i].cls = CLS_WEAK;   /* \mathbf{v}: a bold letter on its own */
         }
       else if (italic && upright && full_size_letters (g, i, j) <= 3)
         {
-          /* Upright and italic letters in one short run: \\mathrm{d}x in
+          /* Upright and italic letters in one short run: \mathrm{d}x in
            * mathptmx; running text does not switch faces inside a word. */
           for (int k = i; k < j; k++)
             g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
@@ -1589,7 +1588,6 @@ column_of (const PageCtx *pc, double cx)
   return pc->has_gutter && cx > 0.5 * (pc->gutter_x0 + pc->gutter_x1) ? 1 : 0;
 }
 
-
 /* Text margins: the most common left and right ends of long chunks of
  * running text (justified paragraphs share both). */
 static void
@@ -2124,7 +2122,7 @@ fm_detect_page (FmDocument            *doc,
     }
 
   /* A block that a line of running text passes through is the numerator and
-   * denominator (or limits) of an inline \\displaystyle fraction on that
+   * denominator (or limits) of an inline \displaystyle fraction on that
    * line, not a display: a display has its lines to itself. */
   if (opts.rule == FM_DETECT_RULE_FULL)
     for (int b = 0; b < n_blocks; b++)

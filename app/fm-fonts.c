@@ -137,8 +137,8 @@ fm_char_is_neutral (gunichar c)
     return TRUE;
   if (c == 0x2026 || c == 0x00B7 || c == 0x2013)  /* … · – */
     return TRUE;
-  /* Accents set apart from their letter (\\bar, \\hat, \\tilde, \\dot, \\ddot,
-   * \\check, \\breve, \\acute, \\grave, OT1 text accents): they sit over a
+  /* Accents set apart from their letter (\bar, \hat, \tilde, \dot, \ddot,
+   * \check, \breve, \acute, \grave, OT1 text accents): they sit over a
    * formula's letter as often as over a word's. */
   if (c == 0x00AF || c == 0x00A8 || c == 0x00B4 || c == 0x02C6 || c == 0x02C7 || c == 0x02D8 ||
       c == 0x02D9 || c == 0x02DA || c == 0x02DC || (c >= 0x0300 && c <= 0x036F))
@@ -168,8 +168,8 @@ fm_word_is_math_function (const char *word)
     "tanh", "coth", "log", "ln", "lg", "exp", "lim", "liminf", "limsup", "max", "min", "sup",
     "inf", "det", "dim", "ker", "deg", "arg", "gcd", "hom", "Pr", "mod", "tr", "Tr", "diag",
     "rank", "sgn", "span", "Re", "Im",
-    /* algebra, geometry, analysis and statistics (the corpus's \\mathrm{} and
-     * \\operatorname{} names) */
+    /* algebra, geometry, analysis and statistics (the corpus's \mathrm{} and
+     * \operatorname{} names) */
     "Hom", "Spec", "Proj", "Aut", "Ker", "Coker", "coker", "id", "Id", "pr", "Res", "ord",
     "supp", "vol", "Var", "Cov", "erf", "Tor", "Gal", "lcm", "codim", "colim", "Pic", "div",
     "grad", "curl", "argmax", "argmin", "Frac", "Mor", "Sym", "Stab", "Isom", "Spf", "Sh", NULL
