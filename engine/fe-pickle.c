@@ -399,6 +399,14 @@ static fe_status fe_pk_rebuild_tensor(FePickle *p, const FePkObj *args, bool v2,
             return fe_pk_error(p, "tensor too large");
         if (t->shape[i] == 0)
             continue;
+        /* A stride-0 dimension repeats one element: (2^14, 2^14) over one
+         * float would expand a 500-byte file to 1 GB. torch.save never
+         * writes one for a parameter; an expanded tensor is not a weight. */
+        if (t->shape[i] > 1 && t->stride[i] == 0)
+            return fe_set_error(FE_ERR_FORMAT,
+                                "data.pkl: a tensor has stride 0 in dimension %d of size %lld "
+                                "(an expanded view, not a weight)",
+                                i, (long long)t->shape[i]);
         if (__builtin_mul_overflow((uint64_t)(t->shape[i] - 1), (uint64_t)t->stride[i], &span) ||
             __builtin_add_overflow(last, span, &last))
             return fe_pk_error(p, "tensor extent overflows");
@@ -408,6 +416,15 @@ static fe_status fe_pk_rebuild_tensor(FePickle *p, const FePkObj *args, bool v2,
         return fe_set_error(FE_ERR_FORMAT,
                             "data.pkl: a tensor reaches element %llu of a storage of %llu",
                             (unsigned long long)last, (unsigned long long)t->storage->numel);
+    /* Overlapping strides ((n, n) with strides (1, 1)) address few elements
+     * many times; a weight never has more elements than its storage, so what
+     * a tensor expands to is bounded by what the file holds, and numel times
+     * the element size can no longer wrap. */
+    if (numel > t->storage->numel)
+        return fe_set_error(FE_ERR_FORMAT,
+                            "data.pkl: a tensor of %llu elements views a storage of %llu "
+                            "(overlapping strides)",
+                            (unsigned long long)numel, (unsigned long long)t->storage->numel);
     *out = t;
     return FE_OK;
 }
@@ -680,17 +697,24 @@ static fe_status fe_pk_run(FePickle *p, FePkObj **result) {
 
 /* A tensor as a weight entry: in place when its elements are contiguous in
  * row-major order, else gathered into a contiguous owned copy. */
-static fe_status fe_pk_tensor_entry(FeWeightFile *wf, const char *name, const FePkObj *t) {
+static fe_status fe_pk_tensor_entry(FeWeightFile *wf, const char *name, const FePkObj *t,
+                                    uint64_t *copy_budget) {
     size_t esize = fe_dtype_size(t->dtype);
-    uint64_t numel = 1;
+    uint64_t numel = 1, nbytes;
     int64_t expect = 1;
     bool contiguous = true;
     const uint8_t *base = t->storage->data;
     uint8_t *copy;
     int64_t index[8] = {0};
 
+    /* fe_pk_rebuild_tensor bounded numel by the storage's, whose bytes are in
+     * the file; checked again here so this function is safe on its own. */
     for (int i = 0; i < t->ndim; i++)
-        numel *= (uint64_t)t->shape[i];
+        if (__builtin_mul_overflow(numel, (uint64_t)t->shape[i], &numel))
+            return fe_set_error(FE_ERR_FORMAT, "tensor '%.80s' is too large", name);
+    if (numel > t->storage->numel || __builtin_mul_overflow(numel, (uint64_t)esize, &nbytes) ||
+        nbytes > SIZE_MAX)
+        return fe_set_error(FE_ERR_FORMAT, "tensor '%.80s' is larger than its storage", name);
     for (int i = t->ndim - 1; i >= 0; i--) {
         if (t->shape[i] != 1 && t->stride[i] != expect)
             contiguous = false;
@@ -701,9 +725,17 @@ static fe_status fe_pk_tensor_entry(FeWeightFile *wf, const char *name, const Fe
     /* Checked against the storage's size when the tensor was rebuilt. */
     base += (size_t)t->offset * esize;
     if (contiguous)
-        return fe_weights_add_entry(wf, name, t->dtype, t->ndim, t->shape, base,
-                                    (size_t)numel * esize);
-    copy = malloc((size_t)numel * esize);
+        return fe_weights_add_entry(wf, name, t->dtype, t->ndim, t->shape, base, (size_t)nbytes);
+    /* Gathered copies together stay within the archive's size: a pickle that
+     * names one large storage through a million transposed views would
+     * otherwise multiply it. */
+    if (nbytes > *copy_budget)
+        return fe_set_error(FE_ERR_FORMAT,
+                            "tensor '%.80s': non-contiguous tensors would copy more bytes than "
+                            "the archive holds",
+                            name);
+    *copy_budget -= nbytes;
+    copy = malloc((size_t)nbytes);
     if (!copy)
         return fe_pk_oom();
     FE_TRY(fe_weights_add_owned(wf, copy));
@@ -718,8 +750,7 @@ static fe_status fe_pk_tensor_entry(FeWeightFile *wf, const char *name, const Fe
             index[i] = 0;
         }
     }
-    return fe_weights_add_entry(wf, name, t->dtype, t->ndim, t->shape, copy,
-                                (size_t)numel * esize);
+    return fe_weights_add_entry(wf, name, t->dtype, t->ndim, t->shape, copy, (size_t)nbytes);
 }
 
 static fe_status fe_pk_find_prefix(const FeZipArchive *zip, char *prefix, size_t size) {
@@ -748,6 +779,7 @@ fe_status fe_pytorch_parse(const uint8_t *data, size_t len, FeWeightFile *wf) {
     FePkObj *root = NULL;
     const FeZipEntry *pkl, *byteorder;
     char prefix[256], path[300];
+    uint64_t copy_budget = len;
     fe_status st;
 
     if (!data || !wf)
@@ -790,7 +822,7 @@ fe_status fe_pytorch_parse(const uint8_t *data, size_t len, FeWeightFile *wf) {
             st = fe_set_error(FE_ERR_FORMAT, "state dict entry '%.80s' is a %s, not a tensor",
                               key->string, fe_pk_type_name(value->type));
         else
-            st = fe_pk_tensor_entry(wf, key->string, value);
+            st = fe_pk_tensor_entry(wf, key->string, value, &copy_budget);
     }
     if (st == FE_OK)
         st = fe_weights_check_unique_names(wf);

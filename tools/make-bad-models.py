@@ -244,6 +244,40 @@ def old_rebuild_pt(sd):
     return out.getvalue()
 
 
+class _CraftedTensor:
+    """Pickles as _rebuild_tensor_v2(storage, offset, shape, stride, ...) with
+    whatever shape and stride it is given: what a hostile .pt can claim."""
+    def __init__(self, ref, offset, shape, stride):
+        self.ref, self.offset, self.shape, self.stride = ref, offset, shape, stride
+
+    def __reduce__(self):
+        return (torch._utils._rebuild_tensor_v2,
+                (self.ref, self.offset, tuple(self.shape), tuple(self.stride), False,
+                 collections.OrderedDict()))
+
+
+def crafted_pt(tensors, shared=False):
+    """A torch.save()-shaped archive whose state dict holds name -> (storage
+    elements, offset, shape, stride), each over its own zero-filled f32
+    storage, or all over the first one's when shared."""
+    refs = collections.OrderedDict()
+    for i, (name, (numel, offset, shape, stride)) in enumerate(tensors.items()):
+        ref = next(iter(refs.values())).ref if shared and refs else \
+            _StorageRef(str(i), torch.zeros(numel))
+        refs[name] = _CraftedTensor(ref, offset, shape, stride)
+    pkl = io.BytesIO()
+    _StoragePickler(pkl, protocol=2).dump(refs)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        def put(name, raw):
+            z.writestr(zipfile.ZipInfo("archive/" + name, date_time=(2020, 1, 1, 0, 0, 0)), raw)
+        put("data.pkl", pkl.getvalue())
+        for key, ref in {t.ref.key: t.ref for t in refs.values()}.items():
+            put("data/" + key, ref.tensor.numpy().tobytes())
+        put("version", b"3\n")
+    return out.getvalue()
+
+
 def pt_state(sd, cfg):
     """The state dict as model.state_dict() would hold it: tied output weight
     sharing the embedding's storage, a transposed (non-contiguous) weight, a
@@ -394,6 +428,20 @@ def make_bad():
     # The start of a pre-1.6 torch.save file: magic number, protocol version.
     # (A whole one would name storages by memory address, so not reproducible.)
     pt("legacy", pickle.dumps(0x1950a86a20f9469cfc6c, protocol=2) + pickle.dumps(1001, protocol=2))
+    # Shapes and strides that expand a small storage (issue 18): stride 0 over
+    # one element, where (2^31, 2^31) wrapped numel * 4 to 0 and overflowed the
+    # heap, and (2^14, 2^14) took 1 GB; overlapping strides that address 1024
+    # elements 2^56 times; a huge storage offset.
+    pt("stride0-wrap", crafted_pt({"dec.norm.weight": (1, 0, [1 << 31, 1 << 31], [0, 0])}))
+    pt("stride0-expand", crafted_pt({"dec.norm.weight": (1, 0, [1 << 14, 1 << 14], [0, 0])}))
+    pt("overlap-strides", crafted_pt({"dec.norm.weight": (1024, 0, [128] * 8, [1] * 8)}))
+    pt("offset-past-storage", crafted_pt({"dec.norm.weight": (8, (1 << 63) - 8, [8], [1])}))
+    # Many transposed views of one storage: each is legal, their copies together
+    # would be 64 times the file.
+    views = collections.OrderedDict()
+    for i in range(64):
+        views[f"view.{i}"] = (64 * 64, 0, [64, 64], [1, 64])
+    pt("many-views", crafted_pt(views, shared=True))
     missing_sd = pt_state(sd, cfg)
     del missing_sd["dec.pos_emb.weight"]
     pt("missing-tensor", torch_save_bytes(missing_sd))

@@ -436,6 +436,12 @@ static const struct {
     {"no-sidecar.pt", FE_ERR_IO, "its config and vocabulary sidecar"},
     {"legacy.pt", FE_ERR_UNSUPPORTED, "legacy (non-zip) PyTorch file"},
     {"missing-tensor.pt", FE_ERR_FORMAT, "missing tensor 'dec.pos_emb.weight' [4, 8]"},
+    /* Issue 18: shapes and strides that expand a few bytes past the storage. */
+    {"stride0-wrap.pt", FE_ERR_FORMAT, "a tensor has stride 0 in dimension 0 of size 2147483648"},
+    {"stride0-expand.pt", FE_ERR_FORMAT, "a tensor has stride 0 in dimension 0 of size 16384"},
+    {"overlap-strides.pt", FE_ERR_FORMAT, "a tensor of 72057594037927936 elements views a storage of 1024"},
+    {"offset-past-storage.pt", FE_ERR_FORMAT, "a tensor reaches element"},
+    {"many-views.pt", FE_ERR_FORMAT, "non-contiguous tensors would copy more bytes than the archive holds"},
 };
 
 static void test_bad_file(gconstpointer data) {
