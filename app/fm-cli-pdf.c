@@ -9,10 +9,12 @@
 #include "fm-detect.h"
 #include "fm-document.h"
 #include "fm-export.h"
+#include "fm-output-file.h"
 #include "fm-pages.h"
 
 #include "fe.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -95,6 +97,32 @@ exit_code_for (const GError *error)
     }
 }
 
+/* The engine's device names (fe_context_load): checked before the document
+ * is read so that a typo is a usage error even with --detect-only. */
+static gboolean
+device_name_valid (const char *device)
+{
+  g_auto(GStrv) parts = NULL;
+
+  if (strcmp (device, "auto") == 0 || strcmp (device, "cpu") == 0 ||
+      strcmp (device, "all") == 0)
+    return TRUE;
+  /* cuda, cuda:N, or a comma-separated set of cuda:N */
+  parts = g_strsplit (device, ",", -1);
+  for (int i = 0; parts[i]; i++)
+    {
+      const char *digits = parts[i] + 5;
+      if (strcmp (parts[i], "cuda") == 0 && parts[1] == NULL)
+        continue;
+      if (!g_str_has_prefix (parts[i], "cuda:") || *digits == '\0' || strlen (digits) > 4)
+        return FALSE;
+      for (; *digits; digits++)
+        if (!g_ascii_isdigit (*digits))
+          return FALSE;
+    }
+  return parts[0] != NULL;
+}
+
 static char *
 default_model_path (void)
 {
@@ -121,7 +149,10 @@ recognizer_open (Recognizer *rec, const char *model, const char *device)
   if (st != FE_OK)
     {
       fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
-      return st == FE_ERR_DEVICE ? FM_EXIT_DEVICE : FM_EXIT_MODEL;
+      /* An unknown --device name is a bad command line, as for recognize. */
+      return st == FE_ERR_DEVICE             ? FM_EXIT_DEVICE
+             : st == FE_ERR_INVALID_ARGUMENT ? FM_EXIT_USAGE
+                                             : FM_EXIT_MODEL;
     }
   st = fe_state_new (rec->ctx, &rec->state);
   if (st != FE_OK)
@@ -246,20 +277,23 @@ out:
 }
 
 static gboolean
-write_output (const char *path, const char *data, GError **error)
+write_output (const char *path, const char *input, const char *data, GError **error)
 {
   if (path == NULL || strcmp (path, "-") == 0)
     {
       size_t n = strlen (data);
       if (fwrite (data, 1, n, stdout) != n || fflush (stdout) != 0)
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "cannot write to standard output");
+          int saved = errno;
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                       "cannot write to standard output: %s", g_strerror (saved));
           return FALSE;
         }
       return TRUE;
     }
-  /* g_file_set_contents writes a temporary file and renames it over path. */
-  return g_file_set_contents (path, data, -1, error);
+  /* Atomic for a regular file, in place for a device or FIFO, never over
+   * the input (fm-output-file.h). */
+  return fm_output_file_write (path, input, data, strlen (data), error);
 }
 
 int
@@ -327,6 +361,12 @@ fm_cli_pdf (int argc, char **argv)
         }
     }
   dopts.refine_with_bitmap = !no_refine;
+  if (device && !device_name_valid (device))
+    {
+      fprintf (stderr, "formulate-cli pdf: unknown device '%s' (auto, cpu, cuda:N or all)\n",
+               device);
+      return FM_EXIT_USAGE;
+    }
 
   doc = fm_document_new_for_path (files[0], password, &error);
   if (password)
@@ -372,7 +412,7 @@ fm_cli_pdf (int argc, char **argv)
   if (!detect_only)
     {
       FeRuntimeInfo info;
-      job->model = g_strdup (model);
+      job->model = g_utf8_make_valid (model, -1);
       if (fe_context_runtime_info (rec.ctx, &info) == FE_OK)
         job->device = g_strdup (info.device.id);
     }
@@ -447,7 +487,7 @@ fm_cli_pdf (int argc, char **argv)
 
   job->total_ms = (g_get_monotonic_time () - t_start) / 1000.0;
   result = fm_export_to_string (job, doc, format, &error);
-  if (result == NULL || !write_output (output, result, &error))
+  if (result == NULL || !write_output (output, files[0], result, &error))
     {
       fprintf (stderr, "formulate-cli: %s\n", error->message);
       return FM_EXIT_FAILURE;

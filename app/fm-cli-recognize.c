@@ -16,6 +16,11 @@
 #include "fm-paths.h"
 
 
+/* Images decoded at once (lazily, batch by batch): at most this many, and
+ * at most this many pixels together unless one image alone is larger. */
+#define FM_DECODE_BATCH 32
+#define FM_DECODE_PIXELS (64LL * 1024 * 1024)
+
 static volatile sig_atomic_t fm_interrupted;
 
 static void
@@ -40,6 +45,34 @@ fm_now_ms (void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* Length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0: no
+ * overlong forms, surrogates or code points past U+10FFFF. */
+static int
+fm_utf8_sequence_length (const unsigned char *p)
+{
+  int n;
+  unsigned int cp;
+
+  if (p[0] >= 0xC2 && p[0] <= 0xDF)
+    n = 2, cp = p[0] & 0x1F;
+  else if (p[0] >= 0xE0 && p[0] <= 0xEF)
+    n = 3, cp = p[0] & 0x0F;
+  else if (p[0] >= 0xF0 && p[0] <= 0xF4)
+    n = 4, cp = p[0] & 0x07;
+  else
+    return 0;
+  for (int i = 1; i < n; i++)
+    {
+      if ((p[i] & 0xC0) != 0x80)  /* also stops at the terminating NUL */
+        return 0;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+      (cp >= 0xD800 && cp <= 0xDFFF))
+    return 0;
+  return n;
+}
+
 /* JSON string with the escapes RFC 8259 requires. */
 static void
 fm_json_string (FILE *out, const char *s)
@@ -47,6 +80,20 @@ fm_json_string (FILE *out, const char *s)
   fputc ('"', out);
   for (const unsigned char *p = (const unsigned char *) (s ? s : ""); *p; p++)
     {
+      if (*p >= 0x80)
+        {
+          /* File names need not be UTF-8; JSON must be: a byte that does not
+           * start a valid sequence becomes U+FFFD. */
+          int n = fm_utf8_sequence_length (p);
+          if (n == 0)
+            fputs ("\\ufffd", out);
+          else
+            {
+              fwrite (p, 1, (size_t) n, out);
+              p += n - 1;
+            }
+          continue;
+        }
       switch (*p)
         {
         case '"': fputs ("\\\"", out); break;
@@ -198,31 +245,31 @@ fm_cli_recognize (int argc, char **argv)
       return FM_EXIT_USAGE;
     }
 
-  /* Images first: a typo in a file name should not wait for a model load. */
-  FmPngImage *pngs = calloc ((size_t) n_images, sizeof *pngs);
-  FeImage *images = calloc ((size_t) n_images, sizeof *images);
-  FeResult *results = calloc ((size_t) n_images, sizeof *results);
-  if (!pngs || !images || !results)
-    {
-      fprintf (stderr, "formulate-cli: out of memory\n");
-      return FM_EXIT_FAILURE;
-    }
+  /* Every image is checked first (a typo in a file name should not wait for
+   * a model load) but decoded only when its batch comes: one 275 KB PNG can
+   * decode to 800 MB, so decoding all of them up front multiplied that. */
   int rc = FM_EXIT_OK;
   FeContext *ctx = NULL;
   FeState *st = NULL;
-  int loaded = 0;
-  for (int i = 0; i < n_images; i++, loaded++)
+  FmPngImage *pngs = calloc ((size_t) n_images, sizeof *pngs);
+  FeImage *images = calloc ((size_t) n_images, sizeof *images);
+  FeResult *results = calloc ((size_t) n_images, sizeof *results);
+  long long *pixels = calloc ((size_t) n_images, sizeof *pixels);
+  if (!pngs || !images || !results || !pixels)
+    {
+      fprintf (stderr, "formulate-cli: out of memory\n");
+      rc = FM_EXIT_FAILURE;
+      goto out;
+    }
+  for (int i = 0; i < n_images; i++)
     {
       char err[512];
-      if (fm_png_load (argv[optind + i], &pngs[i], err, sizeof err) != 0)
+      if (fm_png_probe (argv[optind + i], &pixels[i], err, sizeof err) != 0)
         {
           fprintf (stderr, "formulate-cli: %s\n", err);
           rc = FM_EXIT_INPUT;
           goto out;
         }
-      images[i] = (FeImage) { .data = pngs[i].data, .width = pngs[i].width,
-                              .height = pngs[i].height, .stride = pngs[i].stride,
-                              .format = pngs[i].format, .em_px_hint = (float) em_px };
     }
 
   char model_buf[PATH_MAX], looked[2 * PATH_MAX + 64];
@@ -269,31 +316,13 @@ fm_cli_recognize (int argc, char **argv)
   if (max_batch > 0)
     rp.max_batch = max_batch;
   rp.abort_callback = fm_should_abort;
-  s = fe_recognize (st, images, (size_t) n_images, &rp, results);
-  if (s == FE_ERR_ABORTED)
-    {
-      fprintf (stderr, "formulate-cli: interrupted\n");
-      rc = FM_EXIT_INTERRUPTED;
-      goto out;
-    }
-  if (s != FE_OK)
-    {
-      fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
-      rc = s == FE_ERR_INVALID_ARGUMENT ? FM_EXIT_INPUT : FM_EXIT_FAILURE;
-      goto out;
-    }
 
-  if (!json)
-    {
-      for (int i = 0; i < n_images; i++)
-        puts (results[i].latex);
-    }
-  else
+  FILE *o = stdout;
+  if (json)
     {
       FeRuntimeInfo ri;
       fe_context_runtime_info (ctx, &ri);
       const FeModelInfo *mi = fe_context_model_info (ctx);
-      FILE *o = stdout;
       fputs ("{\n  \"model\": ", o);
       fm_json_string (o, model);
       fprintf (o, ",\n  \"model_parameters\": %llu,\n  \"device\": {\"id\": ",
@@ -309,11 +338,83 @@ fm_cli_recognize (int argc, char **argv)
       fprintf (o, ",\n  \"weights_bytes\": %llu,\n  \"engine_bytes\": %llu",
                (unsigned long long) ri.weights_bytes, (unsigned long long) ri.engine_bytes);
       fprintf (o, ",\n  \"beam\": %d,\n  \"load_ms\": %.3f,\n  \"results\": [", beam, load_ms);
-      for (int i = 0; i < n_images; i++)
+    }
+
+  /* Batches of at most FM_DECODE_BATCH images and FM_DECODE_PIXELS decoded
+   * pixels (one image alone may reach fm_png's own cap): what is decoded at
+   * once stays bounded however many images are given. */
+  int blank = 0;
+  for (int first = 0; first < n_images && rc == FM_EXIT_OK; )
+    {
+      int end = first;
+      long long batch_pixels = 0;
+      while (end < n_images && end - first < FM_DECODE_BATCH &&
+             (end == first || batch_pixels + pixels[end] <= FM_DECODE_PIXELS))
+        batch_pixels += pixels[end++];
+
+      /* Decode; blank images are answered without the model. */
+      int n_ink = 0;
+      int *which = calloc ((size_t) (end - first), sizeof *which);
+      if (!which)
         {
-          const FeResult *r = &results[i];
+          fprintf (stderr, "formulate-cli: out of memory\n");
+          rc = FM_EXIT_FAILURE;
+          break;
+        }
+      for (int i = first; i < end && rc == FM_EXIT_OK; i++)
+        {
+          char err[512];
+          if (fm_png_load (argv[optind + i], &pngs[i], err, sizeof err) != 0)
+            {
+              fprintf (stderr, "formulate-cli: %s\n", err);
+              rc = FM_EXIT_INPUT;
+              break;
+            }
+          if (!fm_png_has_ink (&pngs[i]))
+            {
+              fm_png_clear (&pngs[i]);
+              continue;
+            }
+          images[n_ink] = (FeImage) { .data = pngs[i].data, .width = pngs[i].width,
+                                      .height = pngs[i].height, .stride = pngs[i].stride,
+                                      .format = pngs[i].format, .em_px_hint = (float) em_px };
+          which[n_ink++] = i;
+        }
+      if (rc == FM_EXIT_OK && n_ink > 0)
+        {
+          s = fe_recognize (st, images, (size_t) n_ink, &rp, results);
+          if (s == FE_ERR_ABORTED)
+            {
+              fprintf (stderr, "formulate-cli: interrupted\n");
+              rc = FM_EXIT_INTERRUPTED;
+            }
+          else if (s != FE_OK)
+            {
+              fprintf (stderr, "formulate-cli: %s\n", fe_last_error ());
+              rc = s == FE_ERR_INVALID_ARGUMENT ? FM_EXIT_INPUT : FM_EXIT_FAILURE;
+            }
+        }
+      for (int i = first, k = 0; i < end && rc == FM_EXIT_OK; i++)
+        {
+          const FeResult *r = k < n_ink && which[k] == i ? &results[k++] : NULL;
+          if (!r)
+            {
+              /* Said on stderr; stdout keeps one line (or entry) per image. */
+              fprintf (stderr, "formulate-cli: %s: no ink in image\n", argv[optind + i]);
+              blank++;
+            }
+          if (!json)
+            {
+              puts (r ? r->latex : "");
+              continue;
+            }
           fputs (i ? ",\n    {\"file\": " : "\n    {\"file\": ", o);
           fm_json_string (o, argv[optind + i]);
+          if (!r)
+            {
+              fputs (", \"latex\": null, \"error\": \"no ink in image\"}", o);
+              continue;
+            }
           fputs (", \"latex\": ", o);
           fm_json_string (o, r->latex);
           fprintf (o,
@@ -327,21 +428,29 @@ fm_cli_recognize (int argc, char **argv)
                    r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
                    r->decoder_ms, r->preprocess_cpu_ms, r->encoder_cpu_ms, r->decoder_cpu_ms);
         }
-      fputs ("\n  ]\n}\n", o);
+      for (int k = 0; k < n_ink; k++)
+        fe_result_clear (&results[k]);
+      for (int i = first; i < end; i++)
+        fm_png_clear (&pngs[i]);
+      free (which);
+      first = end;
     }
+  if (json && rc == FM_EXIT_OK)
+    fputs ("\n  ]\n}\n", o);
+  if (rc == FM_EXIT_OK && blank > 0)
+    rc = FM_EXIT_NO_INK;
   if (fflush (stdout) != 0)
     rc = FM_EXIT_FAILURE;
 
 out:
-  for (int i = 0; i < n_images; i++)
-    fe_result_clear (&results[i]);
-  for (int i = 0; i < loaded; i++)
+  for (int i = 0; i < n_images && pngs; i++)
     fm_png_clear (&pngs[i]);
   fe_state_free (st);
   fe_context_free (ctx);
   free (pngs);
   free (images);
   free (results);
+  free (pixels);
   return rc;
 }
 

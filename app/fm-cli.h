@@ -17,5 +17,6 @@ enum {
   FM_EXIT_MODEL = 4,        /* model file missing or invalid                */
   FM_EXIT_DEVICE = 5,       /* the forced device cannot be used             */
   FM_EXIT_PASSWORD = 6,     /* the PDF needs a (different) password         */
+  FM_EXIT_NO_INK = 7,       /* recognize: an image is blank (no ink)        */
   FM_EXIT_INTERRUPTED = 130 /* Ctrl-C                                       */
 };

@@ -2,8 +2,11 @@
 #include "fm-document.h"
 
 #include <glib/gstdio.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 G_DEFINE_QUARK (fm-document-error-quark, fm_document_error)
@@ -66,6 +69,95 @@ has_pdf_header (GBytes *bytes)
   return FALSE;
 }
 
+/* PDF 2.0 (7.6.4.3.3) truncates an AES-256 password to 127 UTF-8 bytes, and
+ * Poppler 22.12 smashes its stack on a longer one: cut it here, for the CLI
+ * and the window alike, at a character boundary. */
+#define FM_PASSWORD_MAX_BYTES 127
+
+static char *
+password_truncate (const char *password)
+{
+  const char *end;
+
+  if (password == NULL)
+    return NULL;
+  if (strlen (password) <= FM_PASSWORD_MAX_BYTES)
+    return g_strdup (password);
+  end = password + FM_PASSWORD_MAX_BYTES;
+  if (g_utf8_validate (password, -1, NULL))
+    while (end > password && (*end & 0xC0) == 0x80)
+      end--;  /* back to the first byte of the character cut in half */
+  return g_strndup (password, (gsize) (end - password));
+}
+
+/* Reads a local file whole. Mapping it would let a file that shrinks while
+ * we render (pdflatex rewriting it in place) kill us with SIGBUS; opening
+ * with O_NONBLOCK and checking the opened descriptor refuses a FIFO or a
+ * device without blocking on it. */
+static GBytes *
+read_regular_file (const char *path,
+                   const char *name,
+                   GError    **error)
+{
+  struct stat st;
+  guint8 *data;
+  gsize done = 0;
+  int fd = g_open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
+
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                   "%s: %s", name, g_strerror (saved));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      gboolean dir = S_ISDIR (st.st_mode);
+      close (fd);
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                   dir ? "%s: is a directory, not a PDF file" : "%s: not a regular file", name);
+      return NULL;
+    }
+  if ((guint64) st.st_size > G_MAXSIZE / 2)
+    {
+      close (fd);
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                   "%s: too large to read", name);
+      return NULL;
+    }
+  data = g_try_malloc ((gsize) st.st_size + 1);
+  if (data == NULL)
+    {
+      close (fd);
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                   "%s: not enough memory to read %lld bytes", name, (long long) st.st_size);
+      return NULL;
+    }
+  while (done < (gsize) st.st_size)
+    {
+      ssize_t n = read (fd, data + done, (gsize) st.st_size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        {
+          int saved = errno;
+          close (fd);
+          g_free (data);
+          if (n == 0)
+            g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_DAMAGED,
+                         "%s: the file changed while it was being read", name);
+          else
+            g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                         "%s: %s", name, g_strerror (saved));
+          return NULL;
+        }
+      done += (gsize) n;
+    }
+  close (fd);
+  return g_bytes_new_take (data, done);
+}
+
 /* Poppler 22.x's poppler_document_new_from_bytes() retries a failed password
  * on a stream the first attempt already freed (a use-after-free that crashes
  * on every wrong password). The file-based constructor reopens the file for
@@ -116,6 +208,7 @@ document_new (GBytes     *bytes,
               GError    **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *cut_password = password_truncate (password);
   PopplerDocument *poppler;
   FmDocument *self;
   int n_pages;
@@ -137,7 +230,9 @@ document_new (GBytes     *bytes,
       return NULL;
     }
 
-  poppler = open_poppler (bytes, local_path, password, &local_error);
+  poppler = open_poppler (bytes, local_path, cut_password, &local_error);
+  if (cut_password)
+    memset (cut_password, 0, strlen (cut_password));
   if (poppler == NULL)
     {
       if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
@@ -194,7 +289,6 @@ fm_document_new_for_file (GFile        *file,
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GBytes) bytes = NULL;
   g_autofree char *name = NULL;
-  g_autofree char *local_path = NULL;
 
   g_return_val_if_fail (G_IS_FILE (file), NULL);
 
@@ -215,22 +309,21 @@ fm_document_new_for_file (GFile        *file,
                    "%s: is a directory, not a PDF file", name);
       return NULL;
     }
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_SPECIAL)
+    {
+      /* A FIFO would block the read forever; /dev/zero would never end. */
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
+                   "%s: not a regular file", name);
+      return NULL;
+    }
 
   if (g_file_is_native (file))
     {
-      /* Map local files: large PDFs need not be copied into memory. */
       g_autofree char *path = g_file_get_path (file);
-      GMappedFile *mapped = g_mapped_file_new (path, FALSE, &local_error);
 
-      if (mapped == NULL)
-        {
-          g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NOT_FOUND,
-                       "%s", local_error->message);
-          return NULL;
-        }
-      bytes = g_mapped_file_get_bytes (mapped);
-      g_mapped_file_unref (mapped);
-      local_path = g_steal_pointer (&path);
+      bytes = read_regular_file (path, name, error);
+      if (bytes == NULL)
+        return NULL;
     }
   else
     {
@@ -246,7 +339,9 @@ fm_document_new_for_file (GFile        *file,
       bytes = g_bytes_new_take (contents, length);
     }
 
-  return document_new (bytes, local_path, name, password, error);
+  /* No local path: with a password Poppler then reads a private copy of
+   * the bytes we hold, not a file that may have changed since. */
+  return document_new (bytes, NULL, name, password, error);
 }
 
 FmDocument *

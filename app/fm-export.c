@@ -10,7 +10,8 @@ fm_export_job_new (const char *source)
 {
   FmExportJob *job = g_new0 (FmExportJob, 1);
 
-  job->source = g_strdup (source);
+  /* File names need not be UTF-8; every export format must be. */
+  job->source = g_utf8_make_valid (source, -1);
   job->pages = g_array_new (FALSE, FALSE, sizeof (int));
   job->page_notes = g_ptr_array_new_with_free_func (g_free);
   job->regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
@@ -675,6 +676,39 @@ tag_is_safe (const char *tag)
   return *tag != '\0';
 }
 
+/* Every equation number of display i, "3.1" or "3.1, 3.2" for a display
+ * that carries several (an amsldoc align): one \tag with all of them
+ * compiles in equation* and keeps every number; NULL when it has none or
+ * one would not be safe inside \tag. */
+static char *
+display_tags (FmExportJob *job, guint i)
+{
+  GString *tags = NULL;
+  gboolean safe = TRUE;
+
+  for (guint k = i + 1; k < job->regions->len; k++)
+    {
+      FmRegion *num = job->regions->pdata[k];
+      g_autofree char *tag = NULL;
+      if (num->kind != FM_REGION_NUMBER || num->label_of != (int) i)
+        continue;
+      tag = number_tag (num);
+      safe = safe && tag_is_safe (tag);
+      if (tags == NULL)
+        tags = g_string_new (tag);
+      else
+        g_string_append_printf (tags, ", %s", tag);
+    }
+  if (tags == NULL)
+    return NULL;
+  if (!safe)
+    {
+      g_string_free (tags, TRUE);
+      return NULL;
+    }
+  return g_string_free (tags, FALSE);
+}
+
 /* Only for the comment's wording: do the braces balance? */
 static gboolean
 braces_balance (const char *latex)
@@ -720,12 +754,7 @@ to_tex (FmExportJob *job)
       if (r->kind == FM_REGION_NUMBER)
         continue;  /* written as the \tag of its display */
       if (r->kind == FM_REGION_DISPLAY)
-        for (guint k = i + 1; k < job->regions->len; k++)
-          {
-            FmRegion *num = job->regions->pdata[k];
-            if (num->kind == FM_REGION_NUMBER && num->label_of == (int) i)
-              tag = number_tag (num);
-          }
+        tag = display_tags (job, i);
       if (r->latex == NULL || !fm_export_latex_is_balanced (r->latex))
         {
           append_comment (out, r->latex == NULL ? "not recognised, text layer: "
@@ -737,7 +766,7 @@ to_tex (FmExportJob *job)
       if (r->kind == FM_REGION_DISPLAY)
         {
           g_string_append_printf (out, "\\begin{equation*}\n  %s", r->latex);
-          if (tag && tag_is_safe (tag))
+          if (tag)
             g_string_append_printf (out, " \\tag{%s}", tag);
           g_string_append (out, "\n\\end{equation*}\n");
         }
@@ -1996,15 +2025,24 @@ to_markdown (FmExportJob *job, FmDocument *doc, GError **error)
 {
   GString *out = g_string_new (NULL);
   MdPage *pages = g_new0 (MdPage, job->pages->len + 1);
+  /* A page that cannot be read is a note in its place, as in json and tex:
+   * the rest of the document is still worth writing (docs/cli.md). */
+  char **unreadable = g_new0 (char *, job->pages->len + 1);
   gboolean ok = TRUE;
 
-  for (guint i = 0; i < job->pages->len && ok; i++)
+  (void) error;
+  for (guint i = 0; i < job->pages->len; i++)
     {
-      ok = md_load (&pages[i], job->regions, doc, g_array_index (job->pages, int, i), error);
-      if (ok)
+      g_autoptr(GError) page_error = NULL;
+      if (md_load (&pages[i], job->regions, doc, g_array_index (job->pages, int, i), &page_error))
         {
           md_assign (&pages[i], job->regions);
           md_layout (&pages[i]);
+        }
+      else
+        {
+          md_page_clear (&pages[i]);
+          unreadable[i] = g_strdup (page_error ? page_error->message : "the page cannot be read");
         }
     }
   if (ok)
@@ -2018,13 +2056,25 @@ to_markdown (FmExportJob *job, FmDocument *doc, GError **error)
         }
       for (guint i = 0; i < job->pages->len; i++)
         {
+          const char *note = i < job->page_notes->len ? job->page_notes->pdata[i] : NULL;
           if (i > 0)
             g_string_append (out, "---\n\n");
-          md_emit (&pages[i], out);
+          if (note == NULL)
+            note = unreadable[i];
+          if (note)
+            {
+              g_autofree char *flat = g_strdup (note);
+              g_strdelimit (flat, "\r\n", ' ');
+              g_string_append_printf (out, "> Page %d: %s\n\n",
+                                      g_array_index (job->pages, int, i) + 1, flat);
+            }
+          if (pages[i].items)
+            md_emit (&pages[i], out);
         }
     }
   for (guint i = 0; i < job->pages->len; i++)
     md_page_clear (&pages[i]);
+  g_strfreev (unreadable);
   g_free (pages);
   if (!ok)
     {

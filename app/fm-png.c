@@ -2,9 +2,12 @@
 #include "fm-png.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* A formula crop is far below this; a bigger PNG is a mistake or an attack. */
 #define FM_PNG_MAX_PIXELS (64LL * 1024 * 1024)
@@ -16,6 +19,90 @@ fm_png_clear (FmPngImage *image)
     return;
   free (image->data);
   memset (image, 0, sizeof *image);
+}
+
+/* Opens path for reading if it is a regular file; O_NONBLOCK so that a FIFO
+ * is refused instead of waited on. Returns the stream or NULL with err set. */
+static FILE *
+fm_png_open_regular (const char *path, char *err, size_t err_size)
+{
+  struct stat st;
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  FILE *f;
+
+  if (fd < 0)
+    {
+      snprintf (err, err_size, "cannot open %s: %s", path, strerror (errno));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      snprintf (err, err_size, S_ISDIR (st.st_mode) ? "%s: is a directory, not a PNG file"
+                                                    : "%s: not a regular file", path);
+      close (fd);
+      return NULL;
+    }
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  f = fdopen (fd, "rb");
+  if (!f)
+    {
+      snprintf (err, err_size, "cannot open %s: %s", path, strerror (errno));
+      close (fd);
+    }
+  return f;
+}
+
+int
+fm_png_probe (const char *path, long long *pixels, char *err, size_t err_size)
+{
+  static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  unsigned char head[24];
+  FILE *f = fm_png_open_regular (path, err, err_size);
+  size_t n;
+
+  if (!f)
+    return -1;
+  n = fread (head, 1, sizeof head, f);
+  fclose (f);
+  if (n < 8 || memcmp (head, sig, 8) != 0)
+    {
+      snprintf (err, err_size, "%s: not a PNG file", path);
+      return -1;
+    }
+  if (n < sizeof head || memcmp (head + 12, "IHDR", 4) != 0)
+    {
+      snprintf (err, err_size, "%s: invalid PNG (no IHDR chunk)", path);
+      return -1;
+    }
+  *pixels = (long long) ((unsigned long) head[16] << 24 | head[17] << 16 | head[18] << 8 | head[19]) *
+            (long long) ((unsigned long) head[20] << 24 | head[21] << 16 | head[22] << 8 | head[23]);
+  return 0;
+}
+
+int
+fm_png_has_ink (const FmPngImage *image)
+{
+  int channels = image->format == FE_PIXEL_GRAY8 ? 1 : image->format == FE_PIXEL_RGB8 ? 3 : 4;
+  int lo = 255, hi = 0;
+
+  for (int y = 0; y < image->height; y++)
+    {
+      const uint8_t *row = image->data + (size_t) y * (size_t) image->stride;
+      for (int x = 0; x < image->width; x++)
+        {
+          const uint8_t *px = row + (size_t) x * (size_t) channels;
+          int v = channels == 1 ? px[0] : (px[0] * 299 + px[1] * 587 + px[2] * 114) / 1000;
+          if (channels == 4)  /* over white */
+            v = (v * px[3] + 255 * (255 - px[3])) / 255;
+          if (v < lo)
+            lo = v;
+          if (v > hi)
+            hi = v;
+        }
+      if (hi - lo >= 26)
+        return 1;
+    }
+  return hi - lo >= 26;
 }
 
 #ifdef HAVE_LIBPNG
@@ -47,12 +134,9 @@ int
 fm_png_load (const char *path, FmPngImage *out, char *err, size_t err_size)
 {
   memset (out, 0, sizeof *out);
-  FILE *f = fopen (path, "rb");
+  FILE *f = fm_png_open_regular (path, err, err_size);
   if (!f)
-    {
-      snprintf (err, err_size, "cannot open %s: %s", path, strerror (errno));
-      return -1;
-    }
+    return -1;
   unsigned char sig[8];
   if (fread (sig, 1, 8, f) != 8 || png_sig_cmp (sig, 0, 8) != 0)
     {

@@ -18,3 +18,14 @@ typedef struct {
  * Without libpng at build time it always fails and says so. */
 int fm_png_load (const char *path, FmPngImage *out, char *err, size_t err_size);
 void fm_png_clear (FmPngImage *image);
+
+/* Checks path without decoding it: a regular file (a FIFO or a device is
+ * refused without blocking on it, a directory is named as one) that starts
+ * with a PNG signature and an IHDR chunk; *pixels gets width * height.
+ * Returns 0, or -1 with a one-line reason in err as fm_png_load does. */
+int fm_png_probe (const char *path, long long *pixels, char *err, size_t err_size);
+
+/* Whether the image has anything to recognise: some pixel differs from the
+ * lightest by at least a tenth of the range, transparent counting as white
+ * (the engine's preprocessing leaves a fainter image blank). */
+int fm_png_has_ink (const FmPngImage *image);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fm-export.h"
+#include "fm-output-file.h"
 
 
 #define RECENT_MAX 6
@@ -887,17 +888,25 @@ format_for_file (GFile *file, const char *format, FmExportFormat *out)
   return TRUE;
 }
 
-/* Writes text to file through a temporary file renamed into place, so a
- * failed export never leaves half a file where the old one was. */
+/* Writes text to file with the CLI's writer (fm-output-file.h): atomic for a
+ * regular file and keeping its mode, in place for anything else, never over
+ * the PDF it came from. Files without a local path go through GIO. */
 static gboolean
-write_export (FmExportJob *job, FmDocument *doc, FmExportFormat format, GFile *file, GError **error)
+write_export (FmExportJob *job, FmDocument *doc, FmExportFormat format, GFile *file,
+              GFile *input, GError **error)
 {
   g_autofree char *text = fm_export_to_string (job, doc, format, error);
+  g_autofree char *path = NULL;
+  g_autofree char *input_path = NULL;
 
   if (text == NULL)
     return FALSE;
-  return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
-                                  G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+  path = g_file_get_path (file);
+  if (path == NULL)
+    return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+                                    G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
+  input_path = input ? g_file_get_path (input) : NULL;
+  return fm_output_file_write (path, input_path, text, strlen (text), error);
 }
 
 gboolean
@@ -918,7 +927,8 @@ fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GErro
       return FALSE;
     }
   job = build_export_job (self, tab);
-  return write_export (job, fm_document_tab_get_document (tab), fmt, file, error);
+  return write_export (job, fm_document_tab_get_document (tab), fmt, file,
+                       fm_document_tab_get_file (tab), error);
 }
 
 typedef struct {
@@ -926,6 +936,7 @@ typedef struct {
   FmDocument *doc;
   FmExportFormat format;
   GFile *file;
+  GFile *input;  /* the PDF, which the export must not replace */
 } ExportData;
 
 static void
@@ -934,6 +945,7 @@ export_data_free (ExportData *data)
   fm_export_job_free (data->job);
   g_object_unref (data->doc);
   g_object_unref (data->file);
+  g_clear_object (&data->input);
   g_free (data);
 }
 
@@ -944,7 +956,7 @@ export_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
   GError *error = NULL;
 
   /* Markdown reads the text layer: off the main thread, behind the lock. */
-  if (write_export (data->job, data->doc, data->format, data->file, &error))
+  if (write_export (data->job, data->doc, data->format, data->file, data->input, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -992,6 +1004,7 @@ export_response (GtkNativeDialog *chooser, int response, FmWindow *self)
       data->job = build_export_job (self, tab);
       data->doc = g_object_ref (fm_document_tab_get_document (tab));
       data->file = g_object_ref (file);
+      data->input = g_object_ref (fm_document_tab_get_file (tab));
       g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
       g_task_run_in_thread (task, export_thread);
     }

@@ -7,6 +7,8 @@
  *
  * Plain C on the engine and libpng, no GLib, so it runs where the GUI's
  * libraries are not installed. Exit codes: app/fm-cli.h, docs/cli.md. */
+#include <errno.h>
+#include <locale.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -30,8 +32,8 @@ usage (FILE *out)
            "formulate-v1.safetensors. See docs/cli.md for the exit codes.\n");
 }
 
-int
-main (int argc, char **argv)
+static int
+run_command (int argc, char **argv)
 {
   if (argc < 2)
     {
@@ -64,4 +66,28 @@ main (int argc, char **argv)
     }
   fprintf (stderr, "formulate-cli: unknown command '%s' (try --help)\n", cmd);
   return FM_EXIT_USAGE;
+}
+
+/* Output that never reached its file (a full disk, a closed pipe) is a
+ * failure the user must hear about, whatever the command was. */
+static int
+finish_stdout (int rc)
+{
+  if (fflush (stdout) != 0 || ferror (stdout))
+    {
+      int saved = errno;
+      fprintf (stderr, "formulate-cli: cannot write to standard output: %s\n",
+               saved ? strerror (saved) : "write error");
+      return rc == FM_EXIT_OK ? FM_EXIT_FAILURE : rc;
+    }
+  return rc;
+}
+
+int
+main (int argc, char **argv)
+{
+  /* The user's locale: GOption converts --password and file names from it,
+   * so without this a UTF-8 password fails as "Invalid byte sequence". */
+  setlocale (LC_ALL, "");
+  return finish_stdout (run_command (argc, argv));
 }

@@ -1,0 +1,39 @@
+#!/usr/bin/python3
+"""Writes the hostile-input fixtures of issue 18 that are not models
+(tools/make-bad-models.py writes those):
+
+    tests/bad/pdf/aes256.pdf   tests/fixtures/pdf/punct.pdf encrypted with
+                               AES-256 (qpdf) under a 127-byte UTF-8 password;
+                               Poppler 22.12 smashed its stack on passwords
+                               of 128 bytes and more
+    tests/bad/png/blank.png    a white image: no ink to recognise
+
+    /usr/bin/python3 tools/make-hostile-inputs.py      # from the source root
+
+Needs qpdf and PIL. AES-256 encryption draws a random file key, so the PDF
+differs on every run; the committed one is what the tests use.
+"""
+import os
+import subprocess
+
+from PIL import Image
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# 100 + 13 * 2 + 1 = 127 bytes: the last character ends on the limit, and
+# tests/hostile/hostile-cli.sh appends to it to check the cut.
+PASSWORD = "p" * 100 + "\u00e9" * 13 + "x"
+
+
+def main():
+    assert len(PASSWORD.encode()) == 127
+    pdf_dir = os.path.join(ROOT, "tests", "bad", "pdf")
+    subprocess.run(["qpdf", "--encrypt", PASSWORD, "formulate-owner", "256", "--",
+                    os.path.join(ROOT, "tests", "fixtures", "pdf", "punct.pdf"),
+                    os.path.join(pdf_dir, "aes256.pdf")], check=True)
+    png_dir = os.path.join(ROOT, "tests", "bad", "png")
+    os.makedirs(png_dir, exist_ok=True)
+    Image.new("L", (240, 64), 255).save(os.path.join(png_dir, "blank.png"), optimize=True)
+
+
+if __name__ == "__main__":
+    main()
