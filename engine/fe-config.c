@@ -18,6 +18,12 @@ typedef struct {
 
 #define FE_CFG(field) offsetof(FeModelConfig, field)
 
+/* Bounds on what a config may make one image cost (fe_config_from_json):
+ * ten times the shipped model's 256 x 1536 input, and 1 GiB for any one
+ * buffer the config alone sizes. */
+#define FE_CONFIG_MAX_INPUT_PIXELS (4LL << 20)
+#define FE_CONFIG_MAX_BUFFER_BYTES (1LL << 30)
+
 static const FeConfigKey fe_config_keys[] = {
     {"arch", FE_KEY_STRING, true, FE_CFG(arch), 0, 0},
     {"format_version", FE_KEY_INT, false, FE_CFG(format_version), 1, 1},
@@ -215,6 +221,26 @@ fe_status fe_config_from_json(const FeJson *object, FeModelConfig *out) {
                             "config: max_height %d / max_width %d must be multiples of the "
                             "strides %d / %d",
                             c.max_height, c.max_width, c.height_stride, c.width_stride);
+    /* Each key is in range on its own, but the buffers are products: the
+     * input image, the first conv block's activations and the decoder's
+     * key/value cache. max_height = max_width = 65536 asked for 7.9 GB at
+     * the first image; refuse such a file at load time instead. */
+    if ((int64_t)c.max_height * c.max_width > FE_CONFIG_MAX_INPUT_PIXELS)
+        return fe_set_error(FE_ERR_FORMAT,
+                            "config: max_height %d x max_width %d is over the %lld pixel limit",
+                            c.max_height, c.max_width, (long long)FE_CONFIG_MAX_INPUT_PIXELS);
+    if ((int64_t)c.max_height * c.max_width * c.cnn_channels[0] * 4 > FE_CONFIG_MAX_BUFFER_BYTES)
+        return fe_set_error(FE_ERR_FORMAT,
+                            "config: the first conv block's %d channels at max_height %d x "
+                            "max_width %d would take over %lld bytes",
+                            c.cnn_channels[0], c.max_height, c.max_width,
+                            (long long)FE_CONFIG_MAX_BUFFER_BYTES);
+    if ((int64_t)c.dec_layers * 2 * c.max_tokens * c.d_model * 4 > FE_CONFIG_MAX_BUFFER_BYTES)
+        return fe_set_error(FE_ERR_FORMAT,
+                            "config: a %d-layer decoder with max_tokens %d and d_model %d needs a "
+                            "key/value cache over %lld bytes per formula",
+                            c.dec_layers, c.max_tokens, c.d_model,
+                            (long long)FE_CONFIG_MAX_BUFFER_BYTES);
     {
         const int ids[4] = {c.pad_id, c.bos_id, c.eos_id, c.unk_id};
         static const char *const names[4] = {"pad_id", "bos_id", "eos_id", "unk_id"};

@@ -384,6 +384,8 @@ def make_bad():
     st("bad-pool-width", config_change(cnn_pool=[[16, 4]]))
     st("pool-count", config_change(cnn_pool=[[4, 8], [4, 1]]))
     st("unknown-config-key", config_change(dropout=0.1))
+    # Each value in range, together 7.9 GB at the first image (issue 18).
+    st("huge-input", config_change(max_height=65536, max_width=65536))
     st("vocab-mismatch", safetensors_bytes(items, metadata(cfg, vocab[:5]))[0])
     st("bad-format-version", safetensors_bytes(items, dict(meta, **{"formulate.format_version": "2"}))[0])
 

@@ -164,6 +164,10 @@ static void test_config_rejects(void) {
         {"{\"arch\": \"formulate-v1\", \"vocab_size\": 600, \"eos_id\": 1}", "bos_id and eos_id are both 1"},
         {"{\"arch\": \"formulate-v1\", \"vocab_size\": 4, \"unk_id\": 4}", "unk_id 4 is outside the vocabulary"},
         {"{\"arch\": \"formulate-v1\", \"vocab_size\": 600, \"max_width\": 100}", "multiples of the strides"},
+        /* Issue 18: in range one by one, too large together. */
+        {"{\"arch\": \"formulate-v1\", \"vocab_size\": 600, \"max_height\": 65536, \"max_width\": 65536}", "max_height 65536 x max_width 65536 is over the 4194304 pixel limit"},
+        {"{\"arch\": \"formulate-v1\", \"vocab_size\": 600, \"max_height\": 2048, \"max_width\": 2048, \"cnn_channels\": [128, 64, 128, 256, 256]}", "first conv block's 128 channels"},
+        {"{\"arch\": \"formulate-v1\", \"vocab_size\": 600, \"dec_layers\": 64, \"max_tokens\": 65536, \"d_model\": 1024}", "key/value cache over 1073741824 bytes"},
     };
     for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
         FeModelConfig c;
@@ -418,6 +422,7 @@ static const struct {
     {"bad-pool-width.safetensors", FE_ERR_FORMAT, "cnn_pool widths multiply to 4, must be 8 or 16"},
     {"pool-count.safetensors", FE_ERR_FORMAT, "cnn_pool has 2 entries but cnn_channels has 1"},
     {"unknown-config-key.safetensors", FE_ERR_FORMAT, "config: unknown key 'dropout'"},
+    {"huge-input.safetensors", FE_ERR_FORMAT, "config: max_height 65536 x max_width 65536 is over the 4194304 pixel limit"},
     {"vocab-mismatch.safetensors", FE_ERR_FORMAT, "formulate.vocab has 5 tokens but config vocab_size is 6"},
     {"bad-format-version.safetensors", FE_ERR_UNSUPPORTED, "formulate.format_version '2' is not supported"},
     {"missing-tensor.safetensors", FE_ERR_FORMAT, "missing tensor 'dec.norm.weight' [8]"},
