@@ -9,9 +9,13 @@ fm_render_scale_for_font (double font_size_pt,
                           int    em_px)
 {
   /* Text layers carry 0 or garbage sizes for some Type 3 fonts; 10 pt is the
-   * most common body size and keeps the crop usable. */
-  if (!isfinite (font_size_pt) || font_size_pt < 0.5 || font_size_pt > 1000.0)
+   * most common body size and keeps the crop usable. A size over 1000 pt is
+   * real on a scaled-up page: clamped, not reset, or its crops would be
+   * rendered 100 times too large and exceed the render cap. */
+  if (!isfinite (font_size_pt) || font_size_pt < 0.5)
     font_size_pt = 10.0;
+  else if (font_size_pt > 1000.0)
+    font_size_pt = 1000.0;
   if (em_px <= 0)
     em_px = FM_RENDER_DEFAULT_EM_PX;
   return (double) em_px / font_size_pt;
