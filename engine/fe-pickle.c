@@ -715,13 +715,15 @@ static fe_status fe_pk_tensor_entry(FeWeightFile *wf, const char *name, const Fe
     if (numel > t->storage->numel || __builtin_mul_overflow(numel, (uint64_t)esize, &nbytes) ||
         nbytes > SIZE_MAX)
         return fe_set_error(FE_ERR_FORMAT, "tensor '%.80s' is larger than its storage", name);
+    /* Before the contiguity test: with a 0 in the shape the other sizes may
+     * be anything, and their product would overflow `expect`. */
+    if (numel == 0)
+        return fe_weights_add_entry(wf, name, t->dtype, t->ndim, t->shape, base, 0);
     for (int i = t->ndim - 1; i >= 0; i--) {
         if (t->shape[i] != 1 && t->stride[i] != expect)
             contiguous = false;
-        expect *= t->shape[i];
+        expect *= t->shape[i]; /* at most numel, itself at most the storage's */
     }
-    if (numel == 0)
-        return fe_weights_add_entry(wf, name, t->dtype, t->ndim, t->shape, base, 0);
     /* Checked against the storage's size when the tensor was rebuilt. */
     base += (size_t)t->offset * esize;
     if (contiguous)
