@@ -22,6 +22,128 @@
 
 static volatile sig_atomic_t fm_interrupted;
 
+/* Whether standard error was a terminal before the Poppler filter below
+ * replaced it with a pipe (the progress bar is drawn only on a terminal). */
+static gboolean stderr_is_terminal;
+
+/* Poppler's glib binding writes some complaints straight to stderr with
+ * fprintf ("some font thing failed", once per glyph run of a broken font),
+ * bypassing any error callback. While `pdf` runs, fd 2 is a pipe read by
+ * this thread: our own lines (and the progress bar) pass through, every
+ * other line gets our prefix the first time and is counted after that; the
+ * counts are one line each at the end. */
+typedef struct {
+  int read_fd;
+  int real_fd;  /* the original stderr */
+  GThread *thread;
+  GHashTable *repeats;  /* line -> extra occurrences */
+} StderrFilter;
+
+static void
+stderr_filter_line (StderrFilter *f, const char *line, gsize len)
+{
+  g_autofree char *text = g_strndup (line, len);
+  gpointer count;
+
+  if (g_str_has_prefix (text, "formulate-cli") || text[0] == '\r')
+    {
+      (void) !write (f->real_fd, line, len);
+      return;
+    }
+  g_strchomp (text);
+  if (g_hash_table_lookup_extended (f->repeats, text, NULL, &count))
+    {
+      g_hash_table_insert (f->repeats, g_strdup (text), GINT_TO_POINTER (GPOINTER_TO_INT (count) + 1));
+      return;
+    }
+  g_hash_table_insert (f->repeats, g_strdup (text), GINT_TO_POINTER (0));
+  {
+    g_autofree char *out = g_strdup_printf ("formulate-cli: poppler: %s\n", text);
+    (void) !write (f->real_fd, out, strlen (out));
+  }
+}
+
+static gpointer
+stderr_filter_thread (gpointer data)
+{
+  StderrFilter *f = data;
+  GString *pending = g_string_new (NULL);
+  char buf[4096];
+  ssize_t n;
+
+  while ((n = read (f->read_fd, buf, sizeof buf)) != 0)
+    {
+      const char *nl;
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          break;
+        }
+      g_string_append_len (pending, buf, n);
+      while ((nl = memchr (pending->str, '\n', pending->len)) != NULL)
+        {
+          gsize len = (gsize) (nl - pending->str) + 1;
+          stderr_filter_line (f, pending->str, len);
+          g_string_erase (pending, 0, (gssize) len);
+        }
+      /* The progress bar redraws with \r and no newline: pass it on now. */
+      if (pending->len > 0 && pending->str[0] == '\r')
+        {
+          stderr_filter_line (f, pending->str, pending->len);
+          g_string_truncate (pending, 0);
+        }
+    }
+  if (pending->len > 0)
+    stderr_filter_line (f, pending->str, pending->len);
+  g_string_free (pending, TRUE);
+  return NULL;
+}
+
+static gboolean
+stderr_filter_start (StderrFilter *f)
+{
+  int fds[2];
+
+  memset (f, 0, sizeof *f);
+  fflush (stderr);
+  if (pipe (fds) != 0)
+    return FALSE;
+  f->real_fd = dup (STDERR_FILENO);
+  if (f->real_fd < 0 || dup2 (fds[1], STDERR_FILENO) < 0)
+    {
+      if (f->real_fd >= 0)
+        close (f->real_fd);
+      close (fds[0]);
+      close (fds[1]);
+      return FALSE;
+    }
+  close (fds[1]);
+  f->read_fd = fds[0];
+  f->repeats = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  f->thread = g_thread_new ("stderr-filter", stderr_filter_thread, f);
+  return TRUE;
+}
+
+static void
+stderr_filter_stop (StderrFilter *f)
+{
+  GHashTableIter it;
+  gpointer key, count;
+
+  fflush (stderr);
+  dup2 (f->real_fd, STDERR_FILENO);  /* closes the pipe's last write end */
+  g_thread_join (f->thread);
+  close (f->read_fd);
+  close (f->real_fd);
+  g_hash_table_iter_init (&it, f->repeats);
+  while (g_hash_table_iter_next (&it, &key, &count))
+    if (GPOINTER_TO_INT (count) > 0)
+      fprintf (stderr, "formulate-cli: poppler: '%s' %d more times\n", (const char *) key,
+               GPOINTER_TO_INT (count));
+  g_hash_table_unref (f->repeats);
+}
+
 static void
 on_sigint (int signum)
 {
@@ -296,8 +418,8 @@ write_output (const char *path, const char *input, const char *data, GError **er
   return fm_output_file_write (path, input, data, strlen (data), error);
 }
 
-int
-fm_cli_pdf (int argc, char **argv)
+static int
+run_pdf (int argc, char **argv)
 {
   g_autofree char *pages_spec = NULL, *password = NULL, *format_name = NULL;
   g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
@@ -417,7 +539,7 @@ fm_cli_pdf (int argc, char **argv)
         job->device = g_strdup (info.device.id);
     }
 
-  progress.enabled = !quiet && isatty (STDERR_FILENO);
+  progress.enabled = !quiet && stderr_is_terminal;
   progress.start_us = t_start;
   progress.pages_total = (int) pages->len;
 
@@ -492,5 +614,19 @@ fm_cli_pdf (int argc, char **argv)
       fprintf (stderr, "formulate-cli: %s\n", error->message);
       return FM_EXIT_FAILURE;
     }
+  return ret;
+}
+
+int
+fm_cli_pdf (int argc, char **argv)
+{
+  StderrFilter filter;
+  int ret;
+
+  stderr_is_terminal = isatty (STDERR_FILENO);
+  if (!stderr_filter_start (&filter))
+    return run_pdf (argc, argv);  /* unfiltered is still a working run */
+  ret = run_pdf (argc, argv);
+  stderr_filter_stop (&filter);
   return ret;
 }

@@ -101,12 +101,19 @@ check "pdf --device foo --detect-only" 2 "unknown device 'foo'" -- pdf "$fix/pun
 if [ -w /dev/full ]; then
   for args in "--version" "--help" "--list-devices"; do
     "$cli" $args >/dev/full 2>"$tmp/err"; rc=$?
-    ok "$args to /dev/full exits 1 and says so" [ $rc -eq 1 ] && grep -q "cannot write to standard output" "$tmp/err"
+    good=no; [ $rc -eq 1 ] && grep -q "cannot write to standard output" "$tmp/err" && good=yes
+    ok "$args to /dev/full exits 1 and says so" [ $good = yes ]
   done
   "$cli" recognize "$img" --model "$model" >/dev/full 2>"$tmp/err"; rc=$?
-  ok "recognize to /dev/full exits 1 and says so" [ $rc -eq 1 ] && grep -q "cannot write to standard output" "$tmp/err"
+  good=no; [ $rc -eq 1 ] && grep -q "cannot write to standard output" "$tmp/err" && good=yes
+  ok "recognize to /dev/full exits 1 and says so" [ $good = yes ]
   check "pdf -o /dev/full" 1 "/dev/full: cannot write: No space left" -- pdf "$fix/punct.pdf" -q --detect-only -o /dev/full
 fi
+"$cli" pdf "$bad/pdf/broken-fonts.pdf" -q --detect-only >"$tmp/fonts.json" 2>"$tmp/err"; rc=$?
+good=no
+[ $rc -eq 0 ] && [ "$(grep -vc '^formulate-cli: poppler: ' "$tmp/err")" -eq 0 ] && \
+  [ "$(grep -c 'some font thing failed' "$tmp/err")" -eq 2 ] && grep -q "more times" "$tmp/err" && good=yes
+ok "Poppler's own stderr lines carry our prefix, repeats counted (rc $rc)" [ $good = yes ]
 check "a directory as the PNG" 3 "is a directory" -- recognize "$bad/png" --model "$model"
 cp "$fix/punct.pdf" "$tmp/$(printf 'caf\351.pdf')"
 "$cli" pdf "$tmp/$(printf 'caf\351.pdf')" -q --detect-only >"$tmp/latin1.json"
