@@ -100,13 +100,14 @@ static fe_status fe_st_tensor(const char *name, const FeJson *t, const uint8_t *
                             name, (unsigned long long)begin, (unsigned long long)end,
                             (unsigned long long)data_len);
     fe_weights_shape_string((int)shape->n_items, dims, shape_text, sizeof shape_text);
-    if (__builtin_mul_overflow(count, (uint64_t)fe_dtype_size(dt), &nbytes) ||
-        nbytes != end - begin)
+    if (__builtin_mul_overflow(count, (uint64_t)fe_dtype_size(dt), &nbytes))
+        return fe_set_error(FE_ERR_FORMAT, "tensor '%.80s': shape %s of %s is too large", name,
+                            shape_text, fe_dtype_name(dt));
+    if (nbytes != end - begin)
         return fe_set_error(FE_ERR_FORMAT,
                             "tensor '%.80s': shape %s of %s needs %llu bytes but data_offsets "
                             "span %llu",
-                            name, shape_text, fe_dtype_name(dt),
-                            (unsigned long long)count * fe_dtype_size(dt),
+                            name, shape_text, fe_dtype_name(dt), (unsigned long long)nbytes,
                             (unsigned long long)(end - begin));
     span->begin = begin;
     span->end = end;

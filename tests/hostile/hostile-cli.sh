@@ -95,6 +95,18 @@ check "a FIFO as the PNG" 3 "not a regular file" -- recognize "$tmp/in.fifo" --m
 check "a model whose config asks for 65536 x 65536 images" 4 "pixel limit" -- recognize "$img" --model "$bad/huge-input.safetensors"
 check "a blank image" 7 "no ink in image" -- recognize "$bad/png/blank.png" --model "$model"
 
+# Lazy decoding in batches of 32: 40 images with a blank one in the middle print
+# 40 lines in order, the blank one empty, and exit 7.
+set --
+for i in $(seq 40); do
+  if [ "$i" -eq 33 ]; then set -- "$@" "$bad/png/blank.png"; else set -- "$@" "$img"; fi
+done
+"$cli" recognize "$@" --model "$model" >"$tmp/many" 2>"$tmp/err"; rc=$?
+good=no
+[ $rc -eq 7 ] && [ "$(wc -l <"$tmp/many")" -eq 40 ] && [ -z "$(sed -n 33p "$tmp/many")" ] && \
+  [ "$(sort -u "$tmp/many" | grep -c .)" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && good=yes
+ok "40 images across two batches, blank 33rd: 40 lines, rc $rc" [ $good = yes ]
+
 # --- exit codes and messages ----------------------------------------------------------
 check "pdf --device foo" 2 "unknown device 'foo'" -- pdf "$fix/punct.pdf" -q --device foo
 check "pdf --device foo --detect-only" 2 "unknown device 'foo'" -- pdf "$fix/punct.pdf" -q --detect-only --device foo
