@@ -2074,7 +2074,9 @@ to_markdown (FmExportJob *job, FmDocument *doc, GError **error)
     }
   for (guint i = 0; i < job->pages->len; i++)
     md_page_clear (&pages[i]);
-  g_strfreev (unreadable);
+  for (guint i = 0; i < job->pages->len; i++)
+    g_free (unreadable[i]);  /* not g_strfreev: readable pages leave NULL holes */
+  g_free (unreadable);
   g_free (pages);
   if (!ok)
     {
