@@ -142,6 +142,13 @@ fm_output_file_write (const char  *path,
     return write_in_place (path, TRUE, data, len, error);
   if (S_ISLNK (link_st.st_mode))
     {
+      g_autofree char *target = g_file_read_link (path, NULL);
+      /* /dev/stdout and friends name an open descriptor: write through it,
+       * as the shell's redirection expects, instead of renaming over the
+       * file it happens to point to. */
+      if (target && (g_str_has_prefix (target, "/proc/self/fd/") ||
+                     g_str_has_prefix (target, "/dev/fd/")))
+        return write_in_place (path, TRUE, data, len, error);
       resolved = realpath (path, NULL);
       if (resolved == NULL)
         return set_errno_error (error, errno, path, NULL);

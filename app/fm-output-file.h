@@ -11,7 +11,9 @@ G_BEGIN_DECLS
  * - A regular file (new, or existing with one link) is replaced atomically:
  *   a temporary file in its folder, renamed over it, with the old file's
  *   permission bits (a private 0600 file stays private).
- * - A symbolic link is followed: its target is written, the link stays.
+ * - A symbolic link is followed: its target is written, the link stays; a
+ *   link to an open descriptor (/dev/stdout -> /proc/self/fd/1) is written
+ *   through in place.
  * - A regular file with several hard links is written in place so the links
  *   keep sharing it.
  * - Anything else (a FIFO, /dev/null, /dev/stdout, a terminal) is opened and

@@ -83,6 +83,9 @@ ok "-o a FIFO writes into it" grep -q '"format"' "$tmp/from-fifo"
 ok "and leaves it a FIFO" [ -p "$tmp/out.fifo" ]
 "$cli" pdf "$tmp/in.pdf" -q --detect-only -o /dev/null
 ok "-o /dev/null leaves a character device" [ -c /dev/null ]
+"$cli" pdf "$tmp/in.pdf" -q --detect-only -o /dev/stdout >"$tmp/via-stdout.json"
+ok "-o /dev/stdout into a redirected file writes it" grep -q '"format"' "$tmp/via-stdout.json"
+ok "and leaves no temporary file beside it" [ -z "$(ls "$tmp" | grep '^via-stdout\.json\.')" ]
 check "-o a directory" 1 "is a directory" -- pdf "$tmp/in.pdf" -q --detect-only -o "$tmp"
 ok "no temporary file left" [ -z "$(ls "$tmp" | grep '\.[A-Za-z0-9]\{6\}$')" ]
 
