@@ -385,16 +385,31 @@ static char *fe_weights_sidecar_path(const char *path) {
 }
 
 static fe_status fe_weights_read_sidecar(FeWeightFile *wf, const char *path) {
-    FILE *f = fopen(path, "rb");
+    /* Non-blocking open and a regular-file check, as for the model: a FIFO
+     * named as the sidecar must not hang the load. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    struct stat sb;
+    FILE *f;
     char *text;
     long size;
     fe_status st;
 
-    if (!f)
+    if (fd < 0)
         return fe_set_error(FE_ERR_IO,
                             "a .pt holds only tensors; its config and vocabulary sidecar %s "
                             "cannot be opened: %s",
                             path, strerror(errno));
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return fe_set_error(FE_ERR_IO, "sidecar %s: not a regular file", path);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    f = fdopen(fd, "rb");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        return fe_set_error(FE_ERR_IO, "cannot read sidecar %s: %s", path, strerror(err));
+    }
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
         fclose(f);
         return fe_set_error(FE_ERR_IO, "cannot read sidecar %s: %s", path, strerror(errno));
@@ -477,7 +492,9 @@ fe_status fe_weights_open(const char *path, const char *config_path, FeWeightFil
     if (!path || !out)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_weights_open: NULL argument");
     *out = NULL;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
+     * it is refused below as not a regular file. (mmap ignores the flag.) */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return fe_set_error(FE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     if (fstat(fd, &sb) != 0) {

@@ -94,6 +94,9 @@ mkfifo "$tmp/in.fifo"
 check "a FIFO as the PDF" 3 "not a regular file" -- pdf "$tmp/in.fifo" -q --detect-only
 ln -s /dev/zero "$tmp/zero.pdf"
 check "a /dev/zero symlink as the PDF" 3 "not a regular file" -- pdf "$tmp/zero.pdf" -q --detect-only
+check "a FIFO as the model" 4 "not a regular file" -- recognize "$img" --model "$tmp/in.fifo"
+cp "$bad/no-sidecar.pt" "$tmp/fifo-sidecar.pt"; mkfifo "$tmp/fifo-sidecar.json"
+check "a FIFO as the .pt sidecar" 4 "sidecar .*fifo-sidecar.json: not a regular file" -- recognize "$img" --model "$tmp/fifo-sidecar.pt"
 check "a FIFO as the PNG" 3 "not a regular file" -- recognize "$tmp/in.fifo" --model "$model"
 check "a model whose config asks for 65536 x 65536 images" 4 "pixel limit" -- recognize "$img" --model "$bad/huge-input.safetensors"
 check "a blank image" 7 "no ink in image" -- recognize "$bad/png/blank.png" --model "$model"
