@@ -1,10 +1,12 @@
 /* fm-application.c - AdwApplication subclass: windows, actions, settings, worker. */
 #include "fm-application.h"
 #include "fm-paths.h"
+#include "fm-settings.h"
 
 #include <glib/gi18n.h>
 
 #include "formulate-resources.h"
+#include "formulate-schema-resources.h"
 #include "fm-preferences.h"
 #include "fm-window.h"
 
@@ -193,7 +195,9 @@ fm_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.new-window", new_window_accels);
 
-  self->settings = g_settings_new (FM_APPLICATION_ID);
+  /* Never g_settings_new(): it aborts when the schema is not installed,
+   * which is every run from the build tree. */
+  self->settings = fm_settings_open (FM_APPLICATION_ID, NULL);
   self->worker = fm_engine_worker_new ();
   fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (self->settings, "beam-width"));
   g_signal_connect (self->settings, "changed", G_CALLBACK (on_settings_changed), self);
@@ -260,6 +264,7 @@ fm_application_new (void)
   if (g_once_init_enter (&registered))
     {
       formulate_register_resource ();
+      formulate_schema_register_resource ();
       g_once_init_leave (&registered, 1);
     }
   return g_object_new (FM_TYPE_APPLICATION,
