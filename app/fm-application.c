@@ -1,10 +1,14 @@
 /* fm-application.c - AdwApplication subclass: windows, actions, settings, worker. */
 #include "fm-application.h"
 #include "fm-paths.h"
+#include "fm-settings.h"
+#include "fm-startup-log.h"
 
 #include <glib/gi18n.h>
 
 #include "formulate-resources.h"
+#include "formulate-schema-resources.h"
+#include "fm-document-tab.h"
 #include "fm-preferences.h"
 #include "fm-window.h"
 
@@ -13,7 +17,8 @@ struct _FmApplication {
   GSettings *settings;
   FmEngineWorker *worker;
   gboolean engine_started;
-  guint engine_idle;
+  guint engine_idle;            /* polls until the first page is on screen */
+  gint64 engine_wait_since_us;
 };
 
 G_DEFINE_FINAL_TYPE (FmApplication, fm_application, ADW_TYPE_APPLICATION)
@@ -53,29 +58,84 @@ on_settings_changed (GSettings *settings, const char *key, FmApplication *self)
     fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (settings, "beam-width"));
 }
 
+/* How often the application looks whether the first page is on screen, and
+ * for how long at most: a document that never paints (a failed open, a huge
+ * first page) must not keep recognition off for good. */
+#define FM_ENGINE_START_POLL_MS 50
+#define FM_ENGINE_START_MAX_WAIT_US (5 * G_USEC_PER_SEC)
+
+/* TRUE while the first window's document has not painted its first page yet:
+ * an empty window has nothing to wait for. */
+static gboolean
+waiting_for_first_page (FmApplication *self)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (self)); l != NULL; l = l->next)
+    {
+      FmDocumentTab *tab;
+
+      if (!FM_IS_WINDOW (l->data) || (tab = fm_window_get_current_tab (l->data)) == NULL)
+        continue;
+      return fm_page_view_get_n_painted (fm_document_tab_get_page_view (tab)) == 0;
+    }
+  return FALSE;
+}
+
 static gboolean
 start_engine_cb (gpointer data)
 {
   FmApplication *self = data;
 
+  if (!self->engine_started && self->worker != NULL && waiting_for_first_page (self) &&
+      g_get_monotonic_time () - self->engine_wait_since_us < FM_ENGINE_START_MAX_WAIT_US)
+    return G_SOURCE_CONTINUE;
   self->engine_idle = 0;
   if (!self->engine_started && self->worker != NULL)
     {
       self->engine_started = TRUE;
+      fm_startup_log ("engine-started");
       reload_model (self);
     }
   return G_SOURCE_REMOVE;
 }
 
-/* The engine's first dlopen()s take the dynamic loader's lock for a while;
- * starting it after the first window is mapped keeps that off the way to the
- * first painted page. */
+static void
+on_model_loaded (FmEngineWorker *worker, FmApplication *self)
+{
+  fm_startup_log ("model-loaded");
+}
+
+static void
+on_model_failed (FmEngineWorker *worker, const char *message, FmApplication *self)
+{
+  fm_startup_log ("model-failed");
+}
+
+static void
+first_frame_painted (GdkFrameClock *clock, FmApplication *self)
+{
+  g_signal_handlers_disconnect_by_func (clock, first_frame_painted, self);
+  fm_startup_log ("window-painted");
+}
+
+/* The model loads only once the first page is on screen (or at once for an
+ * empty window): reading it, the engine's dlopen()s of BLAS and the CUDA
+ * module (which hold the dynamic loader's lock GTK needs), and its threads
+ * would otherwise compete with the window and its first page for the CPU. */
 static void
 first_window_mapped (GtkWidget *window, FmApplication *self)
 {
+  GdkFrameClock *clock;
+
   g_signal_handlers_disconnect_by_func (window, first_window_mapped, self);
+  fm_startup_log ("window-mapped");
+  if ((clock = gtk_widget_get_frame_clock (window)) != NULL)
+    g_signal_connect (clock, "after-paint", G_CALLBACK (first_frame_painted), self);
   if (!self->engine_started && self->engine_idle == 0)
-    self->engine_idle = g_timeout_add_full (G_PRIORITY_LOW, 100, start_engine_cb, self, NULL);
+    {
+      self->engine_wait_since_us = g_get_monotonic_time ();
+      self->engine_idle = g_timeout_add_full (G_PRIORITY_LOW, FM_ENGINE_START_POLL_MS,
+                                              start_engine_cb, self, NULL);
+    }
 }
 
 static void
@@ -193,12 +253,17 @@ fm_application_startup (GApplication *app)
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.preferences", prefs_accels);
   gtk_application_set_accels_for_action (GTK_APPLICATION (app), "app.new-window", new_window_accels);
 
-  self->settings = g_settings_new (FM_APPLICATION_ID);
+  /* Never g_settings_new(): it aborts when the schema is not installed,
+   * which is every run from the build tree. */
+  self->settings = fm_settings_open (FM_APPLICATION_ID, NULL);
   self->worker = fm_engine_worker_new ();
   fm_engine_worker_set_beam_width (self->worker, g_settings_get_int (self->settings, "beam-width"));
   g_signal_connect (self->settings, "changed", G_CALLBACK (on_settings_changed), self);
+  g_signal_connect (self->worker, "model-loaded", G_CALLBACK (on_model_loaded), self);
+  g_signal_connect (self->worker, "model-failed", G_CALLBACK (on_model_failed), self);
   /* The model loads on the worker thread, started once the first window is
    * on screen (see window_added). */
+  fm_startup_log ("startup-done");
 }
 
 static void
@@ -260,6 +325,7 @@ fm_application_new (void)
   if (g_once_init_enter (&registered))
     {
       formulate_register_resource ();
+      formulate_schema_register_resource ();
       g_once_init_leave (&registered, 1);
     }
   return g_object_new (FM_TYPE_APPLICATION,

@@ -1,5 +1,6 @@
 /* fm-document-tab.c - one open document: pages, thumbnails, formulas, results. */
 #include "fm-document-tab.h"
+#include "fm-startup-log.h"
 
 #include <glib/gi18n.h>
 
@@ -216,6 +217,7 @@ static void
 finish_detection (FmDocumentTab *self)
 {
   self->detecting = FALSE;
+  fm_startup_log ("detection-done");
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETECTING]);
   g_signal_emit (self, signals[SIGNAL_DETECTED], 0);
 }

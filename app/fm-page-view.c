@@ -1,5 +1,6 @@
 /* fm-page-view.c - scrolling, zooming page view with formula boxes. */
 #include "fm-page-view.h"
+#include "fm-startup-log.h"
 
 #include <math.h>
 
@@ -256,6 +257,7 @@ render_done (GObject *source, GAsyncResult *result, gpointer user_data)
           page->texture = texture_from_surface (surface);
           page->texture_scale = req->scale;
           self->n_painted++;
+          fm_startup_log ("first-page-rendered");
           gtk_widget_queue_draw (GTK_WIDGET (self));
           g_signal_emit (self, signals[SIGNAL_PAINTED], 0, req->index);
         }
@@ -462,6 +464,7 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
               tex_area.size.height = (float) gdk_texture_get_height (page->texture) / scale_factor;
             }
           gtk_snapshot_append_texture (snapshot, page->texture, &tex_area);
+          fm_startup_log ("first-page-painted");
         }
 
       if (!self->thumbnails && self->items != NULL)

@@ -4,6 +4,7 @@
  * Run twice by meson: once as configured, once with FE_BLAS=builtin. */
 #include "fe-internal.h"
 
+#include <dlfcn.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <malloc.h>
@@ -982,6 +983,43 @@ static void test_devices_list_module_without_driver(void) {
     g_unsetenv("FE_CUDA_MODULE");
 }
 
+/* Without the NVIDIA driver the real module is not even loaded: cuBLAS and the
+ * CUDA runtime would map ~60 MB into every process for nothing. Runs where the
+ * build has its module and the machine has no libcuda.so.1. */
+static void test_devices_list_no_driver_no_cublas(void) {
+    if (g_test_subprocess()) {
+        FeDeviceInfo devs[8];
+        size_t n = fe_devices_list(devs, G_N_ELEMENTS(devs));
+        const FeDeviceInfo *cuda = find_dev(devs, n, "cuda");
+        g_assert_nonnull(cuda);
+        printf("cuda: %s\n", cuda->unavailable_reason);
+        gchar *maps = NULL;
+        g_assert_true(g_file_get_contents("/proc/self/maps", &maps, NULL, NULL));
+        printf("cublas mapped: %s\n", strstr(maps, "libcublas") ? "yes" : "no");
+        printf("cudart mapped: %s\n", strstr(maps, "libcudart") ? "yes" : "no");
+        g_free(maps);
+        return;
+    }
+    const char *build_root = g_getenv("FE_BUILD_ROOT");
+    gchar *module = build_root ? g_build_filename(build_root, "kernels", "libformulate-cuda.so", NULL)
+                               : NULL;
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (driver) {
+        dlclose(driver);
+        g_test_skip("the NVIDIA driver is installed here");
+    } else if (!module || access(module, R_OK) != 0) {
+        g_test_skip("this build has no CUDA module (-Dcuda=disabled)");
+    } else {
+        g_unsetenv("FE_CUDA_MODULE");
+        g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+        g_test_trap_assert_passed();
+        g_test_trap_assert_stdout("*cuda: no CUDA driver\n*");
+        g_test_trap_assert_stdout("*cublas mapped: no\n*");
+        g_test_trap_assert_stdout("*cudart mapped: no\n*");
+    }
+    g_free(module);
+}
+
 static void test_devices_list_fake(void) {
     ensure_fake_registered();
     FeDeviceInfo devs[8];
@@ -1033,6 +1071,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/device/list-broken-module", test_devices_list_broken_module);
     g_test_add_func("/ops/device/list-module-without-driver",
                     test_devices_list_module_without_driver);
+    g_test_add_func("/ops/device/list-no-driver-no-cublas", test_devices_list_no_driver_no_cublas);
     g_test_add_func("/ops/device/list-fake", test_devices_list_fake);
     int rc = g_test_run();
     fe_buffer_free(arena);
