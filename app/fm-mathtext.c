@@ -46,7 +46,7 @@ static const SymbolName symbol_names[] = {
   { 0x03C7, "\\chi" }, { 0x03C8, "\\psi" }, { 0x03C9, "\\omega" },
   { 0x2212, "-" }, { 0x2013, "-" }, { 0x00B1, "\\pm" }, { 0x2213, "\\mp" }, { 0x00D7, "\\times" },
   { 0x00F7, "\\div" }, { 0x22C5, "\\cdot" }, { 0x00B7, "\\cdot" }, { 0x2219, "\\bullet" },
-  { 0x2022, "\\bullet" }, { 0x2218, "\\circ" }, { 0x25E6, "\\circ" }, { 0x2217, "\\ast" },
+  { 0x2022, "\\bullet" }, { 0x2218, "\\circ" }, { 0x25E6, "\\circ" }, { 0x2217, "*" },
   { 0x22C6, "\\star" }, { 0x2020, "\\dagger" }, { 0x2021, "\\ddagger" },
   { 0x2264, "\\leq" }, { 0x2265, "\\geq" }, { 0x2A7D, "\\leq" }, { 0x2A7E, "\\geq" },
   { 0x2260, "\\neq" }, { 0x226A, "\\ll" }, { 0x226B, "\\gg" }, { 0x2208, "\\in" },
@@ -61,7 +61,7 @@ static const SymbolName symbol_names[] = {
   { 0x0237, "\\jmath" },
   { 0x223C, "\\sim" }, { 0x2243, "\\simeq" }, { 0x2248, "\\approx" }, { 0x2245, "\\cong" },
   { 0x2261, "\\equiv" }, { 0x221D, "\\propto" }, { 0x224D, "\\asymp" }, { 0x2250, "\\doteq" },
-  { 0x2223, "\\mid" }, { 0x2225, "\\parallel" }, { 0x22A5, "\\perp" }, { 0x22A4, "\\top" },
+  { 0x2223, "\\mid" }, { 0x2225, "\\|" }, { 0x22A5, "\\perp" }, { 0x22A4, "\\top" },
   { 0x22A8, "\\models" }, { 0x22A2, "\\vdash" }, { 0x22A3, "\\dashv" }, { 0x227A, "\\prec" },
   { 0x227B, "\\succ" }, { 0x2AAF, "\\preceq" }, { 0x2AB0, "\\succeq" }, { 0x2272, "\\lesssim" },
   { 0x2273, "\\gtrsim" },
@@ -93,7 +93,7 @@ static const SymbolName symbol_names[] = {
   { 0x2661, "\\heartsuit" }, { 0x2660, "\\spadesuit" }, { 0x2220, "\\angle" },
   { 0x2234, "\\therefore" }, { 0x2235, "\\because" }, { 0x2201, "\\complement" },
   { 0x2254, "\\coloneqq" }, { 0x2223, "|" },
-  { '{', "\\{" }, { '}', "\\}" }, { '\\', "\\backslash" }, { '#', "\\#" }, { '%', "\\%" },
+  { '{', "\\{" }, { '}', "\\}" }, { '\\', "\\setminus" }, { '#', "\\#" }, { '%', "\\%" },
   { '&', "\\&" }, { '$', "\\$" }, { '_', "\\_" }, { '~', "\\sim" },
   { 0x00B0, "\\circ" },
 };
@@ -429,6 +429,52 @@ ink_column_extent (const FmGrayImage *img, const FmRect *origin, double scale,
   return TRUE;
 }
 
+/* TeX's math extension encoding (CMEX10 and its clones): Poppler reports
+ * glyphs without a Unicode name by their code ("P" for a sum, "n" for a big
+ * brace). Only letters and control codes are read this way: the
+ * delimiters' own characters come through ToUnicode. */
+static gunichar
+cmex_char (gunichar c)
+{
+  static const char *const table =
+    "()[]LJCD{}<>|!/\\"   /* 0x00 big          */
+    "()()[]LJCD{}<>/\\"   /* 0x10 Big, bigg     */
+    "()[]LJCD{}<>/\\/\\" /* 0x20 bigg, Bigg  */
+    "()[][]  {}{}{}  "      /* 0x30 pieces        */
+    "()()<>UUOOooPPXX"      /* 0x40               */
+    "SpIuiUWVSpIuiUWV"      /* 0x50 sums...       */
+    "CC      []LJCD{}"       /* 0x60               */
+    ;
+  unsigned char k;
+  if (c >= 0x70 || strlen (table) <= c)
+    return c >= 0x70 && c <= 0x74 ? 0x221A : 0;
+  k = (unsigned char) table[c];
+  switch (k)
+    {
+    case 'L': return 0x230A;
+    case 'J': return 0x230B;
+    case 'C': return c >= 0x60 && c < 0x62 ? 0x2210 : 0x2308;
+    case 'D': return 0x2309;
+    case '<': return 0x27E8;
+    case '>': return 0x27E9;
+    case '!': return 0x2016;
+    case 'U': return 0x2A06;
+    case 'O': return 0x222E;
+    case 'o': return 0x2A00;
+    case 'P': return 0x2A01;
+    case 'X': return 0x2A02;
+    case 'S': return 0x2211;
+    case 'p': return 0x220F;
+    case 'I': return 0x222B;
+    case 'u': return 0x22C3;
+    case 'i': return 0x22C2;
+    case 'W': return 0x22C0;
+    case 'V': return 0x22C1;
+    case ' ': return 0;
+    default: return k;
+    }
+}
+
 static Item *
 item_new (ItemKind kind)
 {
@@ -498,6 +544,16 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
             for (guint i = 0; i < r->items->len && !owned; i++)
               {
                 Item *g = r->items->pdata[i];
+                /* Strokes of a letter (the foot of 1, the top of an italic T,
+                 * whose bar overhangs its box): mostly within its width and
+                 * inside its box. A fraction bar lies outside its parts' boxes. */
+                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) && !g->ext &&
+                    MIN (rule.x1, g->box.x1) - MAX (rule.x0, g->box.x0) >= 0.7 * (rule.x1 - rule.x0) &&
+                    rcy >= g->box.y0 && rcy <= g->box.y1)
+                  {
+                    owned = TRUE;
+                    break;
+                  }
                 if (g->kind != ITEM_GLYPH || g->ext || is_radical_char (g->c) ||
                     (g->c < 0x80 && g_ascii_isalnum ((char) g->c)))
                   continue;
@@ -1149,7 +1205,11 @@ merge_words (Reader *r)
       if (op)
         word->tex = g_strdup_printf (strcmp (w->str, "mod") == 0 ? "\\bmod" : "\\%s", w->str);
       else if (w->len == 1)
-        word->tex = g_strdup_printf ("\\mathrm{%s}", w->str);
+        {
+          /* \mathrm{d}, \text{s} (a unit) and \operatorname{d} look the same. */
+          uncertain (r, "upright letter (\\mathrm or \\text)");
+          word->tex = g_strdup_printf ("\\mathrm{%s}", w->str);
+        }
       else
         {
           uncertain (r, "upright word (\\text, \\mathrm or \\operatorname)");
@@ -1160,11 +1220,60 @@ merge_words (Reader *r)
     }
 }
 
+/* CMSY-like fonts, whose unnamed glyphs Poppler reports by their code
+ * (negationslash as "6", mapstochar as "7"). */
+static gboolean
+font_is_tex_symbols (const char *font)
+{
+  return name_has (font, "^(cmsy|cmbsy|lmsy|txsy|pxsy|rtxsy|rpxsy|zplsy|ntxsy)");
+}
+
 /* Accents over a glyph; TeX's two-piece symbols (\not, long arrows, \mapsto). */
 static void
 merge_pieces (Reader *r)
 {
   GPtrArray *g = r->items;
+  /* A plain copy: g_ptr_array_copy would carry the free function along. */
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+
+  for (guint i = 0; i < g->len; i++)
+    g_ptr_array_add (sorted, g->pdata[i]);
+
+  /* Three dots in a row are \ldots or \cdots (TeX sets them as three
+   * glyphs); ":=" is \coloneqq. */
+  g_ptr_array_sort (sorted, by_x);
+  for (guint i = 0; i + 1 < sorted->len; i++)
+    {
+      Item *a = sorted->pdata[i], *b = sorted->pdata[i + 1], *c = i + 2 < sorted->len ? sorted->pdata[i + 2] : NULL;
+      gboolean dot = a->c == '.' || a->c == 0x22C5 || a->c == 0x00B7;
+      if (a->used || a->kind != ITEM_GLYPH)
+        continue;
+      if (dot && c != NULL && b->c == a->c && c->c == a->c && !b->used && !c->used &&
+          b->box.x0 - a->box.x1 < 0.3 * a->size && c->box.x0 - b->box.x1 < 0.3 * a->size &&
+          fabs (b->mid - a->mid) < 0.05 * a->size && fabs (c->mid - a->mid) < 0.05 * a->size)
+        {
+          g_free (a->tex);
+          a->tex = g_strdup (a->c == '.' ? "\\ldots" : "\\cdots");
+          a->box.x1 = c->box.x1;
+          b->used = c->used = TRUE;
+          i += 2;
+        }
+      else if (a->c == ':' && b->c == '=' && !b->used && b->box.x0 - a->box.x1 < 0.15 * a->size)
+        {
+          g_free (a->tex);
+          a->tex = g_strdup ("\\coloneqq");
+          a->box.x1 = b->box.x1;
+          b->used = TRUE;
+        }
+      else if (a->c == 0x223C && b->c == '=' && !b->used && fabs (cx (a) - cx (b)) < 0.2 * a->size)
+        {
+          /* \cong: a tilde set over an equals sign. */
+          g_free (a->tex);
+          a->tex = g_strdup ("\\cong");
+          a->box.y1 = MAX (a->box.y1, b->box.y1);
+          b->used = TRUE;
+        }
+    }
   for (guint i = 0; i < g->len; i++)
     {
       Item *a = g->pdata[i];
@@ -1191,7 +1300,7 @@ merge_pieces (Reader *r)
               a->used = TRUE;
             }
         }
-      else if (a->c == 0x0338 || a->c == 0x29F8)
+      else if (a->c == 0x0338 || a->c == 0x29F8 || (a->c == '6' && font_is_tex_symbols (a->font)))
         {
           /* \not: a slash over the next relation. */
           for (guint j = 0; j < g->len; j++)
@@ -1231,7 +1340,8 @@ merge_pieces (Reader *r)
                   if (b->c == 0x2190 || b->c == 0x21D0)
                     a->c = (a->c == 0x21D2) ? 0x21D4 : 0x2194;
                 }
-              else if ((b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
+              else if ((b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C ||
+                        (b->c == '7' && font_is_tex_symbols (b->font))) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
                        b->box.x0 < a->box.x0 && b->size == a->size && b->box.x1 - b->box.x0 < 0.3 * r->em)
                 {
                   maps = TRUE;
@@ -1322,6 +1432,12 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       it->box = b;
       it->mid = ccy;
       it->ext = fm_font_is_math_extension (it->font);
+      if (it->ext && (c < 0x20 || (c < 0x80 && g_ascii_isalpha ((char) c))))
+        {
+          gunichar m = cmex_char (c);
+          c = m != 0 ? m : 0xFFFD;
+          it->c = c;
+        }
       it->tex = fm_mathtext_glyph_latex (c, it->font);
       it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
       it->bigop = is_bigop_char (c);
