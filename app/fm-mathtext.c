@@ -95,7 +95,7 @@ static const SymbolName symbol_names[] = {
   { 0x2254, "\\coloneqq" }, { 0x2223, "|" },
   { '{', "\\{" }, { '}', "\\}" }, { '\\', "\\setminus" }, { '#', "\\#" }, { '%', "\\%" },
   { '&', "\\&" }, { '$', "\\$" }, { '_', "\\_" }, { '~', "\\sim" },
-  { 0x00B0, "\\circ" },
+  { 0x0338, "\\not" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
 };
 
 static const char *
@@ -224,7 +224,7 @@ static Style
 font_letter_style (const char *font, gunichar c)
 {
   const char *name = fm_font_strip_subset (font);
-  gboolean bold = fm_font_is_bold (name);
+  gboolean bold = fm_font_is_bold (name) || name_has (name, "^(cmmib|cmbsy|lmmib)");
   gboolean italic = name_has (name, "ital|oblique|^cmmi|^lmmi|mathitalic|^cmti|^lmti|mi[0-9]*$|-mi$|mi-|^rtxmi|^rpxmi|^zplmr|^pazomath-ital|slanted|^cmsl");
 
   if (font_is_unicode_math (name))
@@ -336,6 +336,7 @@ typedef struct {
   GPtrArray *symbols;
   double em;              /* the region's main font size                     */
   int unknown;            /* glyphs without a LaTeX meaning                   */
+  int type3;              /* ... of them in an unnamed (Type 3) font          */
 } Reader;
 
 static void
@@ -378,7 +379,7 @@ is_radical_char (gunichar c)
   return c == 0x221A || c == 0x221B || c == 0x221C;
 }
 
-/* The vertical ink run in the middle columns of a glyph's box that best meets
+/* The vertical ink run in the columns of a glyph's box that best meets
  * the box or the 3/4 of its height below it: TeX's Type 1 radicals and big
  * operators hang below their baseline, so Poppler's box sits too high
  * (docs/detection.md, "Radical signs and big operators"). */
@@ -387,8 +388,10 @@ ink_column_extent (const FmGrayImage *img, const FmRect *origin, double scale,
                    const FmRect *glyph, FmRect *out)
 {
   double w = glyph->x1 - glyph->x0, h = glyph->y1 - glyph->y0;
-  int x0 = (int) floor ((glyph->x0 + 0.3 * w - origin->x0) * scale);
-  int x1 = (int) ceil ((glyph->x1 - 0.3 * w - origin->x0) * scale);
+  /* Nearly the whole width: a radical's diagonal crosses the middle columns
+   * over only part of its height. */
+  int x0 = (int) floor ((glyph->x0 + 0.1 * w - origin->x0) * scale);
+  int x1 = (int) ceil ((glyph->x1 - 0.1 * w - origin->x0) * scale);
   int y0 = (int) floor ((glyph->y0 - origin->y0) * scale);
   int y1 = (int) ceil ((glyph->y1 + 0.75 * h - origin->y0) * scale);
   int best0 = -1, best1 = -1, run0 = -1;
@@ -422,6 +425,22 @@ ink_column_extent (const FmGrayImage *img, const FmRect *origin, double scale,
     }
   if (best0 < 0)
     return FALSE;
+  /* A glyph taller than the window (a display sum, a big delimiter): follow
+   * its ink up and down. */
+  for (gboolean more = TRUE; more && best0 > 0;)
+    {
+      more = FALSE;
+      for (int x = x0; x < x1 && !more; x++)
+        more = img->pixels[(gsize) (best0 - 1) * img->stride + x] < 160;
+      best0 -= more;
+    }
+  for (gboolean more = TRUE; more && best1 < img->height;)
+    {
+      more = FALSE;
+      for (int x = x0; x < x1 && !more; x++)
+        more = img->pixels[(gsize) best1 * img->stride + x] < 160;
+      best1 += more;
+    }
   out->x0 = glyph->x0;
   out->x1 = glyph->x1;
   out->y0 = origin->y0 + best0 / scale;
@@ -547,7 +566,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                 /* Strokes of a letter (the foot of 1, the top of an italic T,
                  * whose bar overhangs its box): mostly within its width and
                  * inside its box. A fraction bar lies outside its parts' boxes. */
-                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) && !g->ext &&
+                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) &&
                     MIN (rule.x1, g->box.x1) - MAX (rule.x0, g->box.x0) >= 0.7 * (rule.x1 - rule.x0) &&
                     rcy >= g->box.y0 && rcy <= g->box.y1)
                   {
@@ -564,6 +583,8 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
             if (!owned)
               {
                 Item *it = item_new (ITEM_RULE);
+                if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+                  g_printerr ("rule [%.1f %.1f %.1f %.1f]\n", rule.x0, rule.y0, rule.x1, rule.y1);
                 it->box = rule;
                 it->mid = rcy;
                 it->size = r->em;
@@ -1438,9 +1459,20 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
           c = m != 0 ? m : 0xFFFD;
           it->c = c;
         }
-      it->tex = fm_mathtext_glyph_latex (c, it->font);
+      /* Poppler names a font it has no name for (a Type 3 bitmap font from
+       * Metafont) "Default"; its codes are not characters. */
+      if (it->font[0] == 0 || strcmp (it->font, "Default") == 0 || strcmp (it->font, "[none]") == 0)
+        {
+          r->type3++;
+          it->tex = NULL;
+        }
+      else
+        it->tex = fm_mathtext_glyph_latex (c, it->font);
       it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
       it->bigop = is_bigop_char (c);
+      if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+        g_printerr ("glyph U+%04X %s %.1fpt [%.1f %.1f %.1f %.1f] -> %s\n", c, it->font, it->size,
+                    b.x0, b.y0, b.x1, b.y1, it->tex ? it->tex : "(unknown)");
       if (it->tex == NULL)
         r->unknown++;
       else
@@ -1528,8 +1560,10 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   if (r.unknown * 2 > n_glyphs)
     {
       res->verdict = FM_MATHTEXT_UNAVAILABLE;
-      res->reason = g_strdup_printf ("%d of %d glyphs have no Unicode meaning (Type 3 font or no ToUnicode)",
-                                     r.unknown, n_glyphs);
+      res->reason = r.type3 * 2 > n_glyphs
+                    ? g_strdup_printf ("%d of %d glyphs are in an unnamed Type 3 font", r.type3, n_glyphs)
+                    : g_strdup_printf ("%d of %d glyphs have no Unicode meaning (no ToUnicode)",
+                                       r.unknown, n_glyphs);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       return res;
@@ -1557,6 +1591,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
         {
           it->box = fit;
           it->mid = cy (it);
+          if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+            g_printerr ("ink fit U+%04X [%.1f %.1f %.1f %.1f]\n", it->c, fit.x0, fit.y0, fit.x1, fit.y1);
         }
       if (it->symbol != NULL)
         g_ptr_array_add (r.symbols, g_strdup (it->symbol));
