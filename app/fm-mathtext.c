@@ -1014,7 +1014,6 @@ parse_line (Reader *r, GPtrArray *items)
           uncertain (r, "unknown glyph");
           tex = "?";
         }
-      tex_append (out, tex);
       for (guint i = 0; i < items->len; i++)
         {
           Item *it = items->pdata[i];
@@ -1037,6 +1036,28 @@ parse_line (Reader *r, GPtrArray *items)
               g_ptr_array_add (d < 0 ? sup : sub, it);
             }
         }
+      {
+        /* An arrow with a label over it, inside its length: \xrightarrow. */
+        gboolean right = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\longrightarrow") == 0;
+        gboolean left = g_strcmp0 (tex, "\\leftarrow") == 0 || g_strcmp0 (tex, "\\longleftarrow") == 0;
+        gboolean inside = sup->len > 0 && sub->len == 0;
+        for (guint i = 0; i < sup->len && inside; i++)
+          inside = cx (sup->pdata[i]) > m->box.x0 && cx (sup->pdata[i]) < m->box.x1;
+        if ((right || left) && inside)
+          {
+            FmRect b;
+            double sz;
+            g_autofree char *label = parse_subset (r, NULL, sup, &b, &sz);
+            g_autofree char *t = g_strdup_printf ("%s{%s}", right ? "\\xrightarrow" : "\\xleftarrow", label);
+            tex_append (out, t);
+            continue;
+          }
+      }
+      tex_append (out, tex);
+      if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
+        for (guint i = 0; i < sup->len; i++)
+          if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)
+            uncertain (r, "a prime and a subscript (x'_1 or x_1')");
       append_scripts (r, out, sub, sup);
     }
   if (open_depth > 0)
@@ -1483,6 +1504,41 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
   poppler_page_free_text_attributes (attrs);
 }
 
+/* Ink inside the region that no glyph box and no rule covers, in square
+ * points: a delimiter or symbol drawn as a path, an image, a glyph the text
+ * layer lost (CMEX's \Big| can come without a text-layer glyph). The text
+ * would read fine without it and be wrong. */
+static double
+ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
+{
+  guint8 *covered = g_new0 (guint8, (gsize) img->width * img->height);
+  long count = 0;
+  double pad = 0.08 * r->em;
+  int rx0 = MAX (0, (int) floor ((region->x0 - origin->x0) * scale));
+  int ry0 = MAX (0, (int) floor ((region->y0 - origin->y0) * scale));
+  int rx1 = MIN (img->width, (int) ceil ((region->x1 - origin->x0) * scale));
+  int ry1 = MIN (img->height, (int) ceil ((region->y1 - origin->y0) * scale));
+
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      double p = it->kind == ITEM_RULE ? 1.0 / scale : pad;
+      int x0 = MAX (0, (int) floor ((it->box.x0 - p - origin->x0) * scale));
+      int y0 = MAX (0, (int) floor ((it->box.y0 - p - origin->y0) * scale));
+      int x1 = MIN (img->width, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
+      int y1 = MIN (img->height, (int) ceil ((it->box.y1 + p - origin->y0) * scale));
+      for (int y = y0; y < y1; y++)
+        memset (covered + (gsize) y * img->width + x0, 1, x1 > x0 ? x1 - x0 : 0);
+    }
+  for (int y = ry0; y < ry1; y++)
+    for (int x = rx0; x < rx1; x++)
+      count += img->pixels[(gsize) y * img->stride + x] < 128 && !covered[(gsize) y * img->width + x];
+  g_free (covered);
+  if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+    g_printerr ("ink outside glyphs: %.2f pt^2\n", count / (scale * scale));
+  return count / (scale * scale);
+}
+
 FmMathTextResult *
 fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error)
 {
@@ -1601,6 +1657,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   merge_words (&r);
   if (img != NULL)
     find_rules (&r, img, &area, scale);
+  if (img != NULL && ink_outside_glyphs (&r, img, &area, scale, &region->box) > 0.02 * r.em * r.em)
+    uncertain (&r, "ink that no glyph or rule explains");
   top = g_ptr_array_new ();
   for (guint i = 0; i < r.items->len; i++)
     if (!((Item *) r.items->pdata[i])->used)
