@@ -95,7 +95,9 @@ static const SymbolName symbol_names[] = {
   { 0x2254, "\\coloneqq" }, { 0x2223, "|" },
   { '{', "\\{" }, { '}', "\\}" }, { '\\', "\\setminus" }, { '#', "\\#" }, { '%', "\\%" },
   { '&', "\\&" }, { '$', "\\$" }, { '_', "\\_" }, { '~', "\\sim" },
-  { 0x0338, "\\not" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
+  { 0x0338, "\\not" }, { 0x00AF, "\\bar" }, { 0x02C9, "\\bar" }, { 0x02C6, "\\hat" },
+  { 0x02DC, "\\tilde" }, { 0x02D9, "\\dot" }, { 0x00A8, "\\ddot" }, { 0x02C7, "\\check" },
+  { 0x02D8, "\\breve" }, { 0x00B4, "\\acute" }, { 0x20D7, "\\vec" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
 };
 
 static const char *
@@ -231,7 +233,9 @@ font_letter_style (const char *font, gunichar c)
     return bold ? STYLE_BF : STYLE_RM;
   if (name_has (name, "^msbm|^bbold|^dsrom|^bbm|doublestruck|^txmiaX|blackboard"))
     return STYLE_BB;
-  if (name_has (name, "^eufm|^eufb|fraktur|^yfrak"))
+  /* txfonts/newtx set \mathfrak in txmia/pxmia (seen on make-truth.py's
+   * txfonts and newtx set-ups). */
+  if (name_has (name, "^eufm|^eufb|fraktur|^yfrak|^(tx|px)mia$"))
     return STYLE_FRAK;
   if (name_has (name, "^rsfs|^rsfso|^eusm|^eusb|script"))
     return name_has (name, "^eus") ? STYLE_CAL : STYLE_SCR;
@@ -277,6 +281,10 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
     }
   if (c < 0x80 && g_ascii_isalpha ((char) c))
     {
+      /* The AMS-like symbol fonts of txfonts/pxfonts hold symbols at letter
+       * codes ("B" is \coloneqq in txsyc): no meaning without their table. */
+      if (font_name && name_has (fm_font_strip_subset (font_name), "^(tx|px)sy[abc]$"))
+        return NULL;
       buf[0] = (char) c;
       buf[1] = 0;
       return styled (font_letter_style (font_name ? font_name : "", c), buf);
@@ -650,6 +658,7 @@ union_box (FmRect *acc, const FmRect *b, gboolean *first)
 }
 
 static char *parse_list (Reader *r, GPtrArray *items);
+static gboolean is_accent_char (gunichar c, const char **cmd);
 
 /* Parses the unused items of `from` that pick() accepts, marking them used. */
 static char *
@@ -932,10 +941,11 @@ append_scripts (Reader *r, GString *out, GPtrArray *sub, GPtrArray *sup)
       /* Primes come first in x order. */
       g_ptr_array_sort (sup, by_x);
       while (sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH &&
-             g_strcmp0 (((Item *) sup->pdata[0])->tex, "'") == 0)
+             (g_strcmp0 (((Item *) sup->pdata[0])->tex, "'") == 0 ||
+              g_strcmp0 (((Item *) sup->pdata[0])->tex, "''") == 0))
         {
           ((Item *) sup->pdata[0])->used = TRUE;
-          g_string_append_c (out, '\'');
+          g_string_append (out, ((Item *) sup->pdata[0])->tex);
           g_ptr_array_remove_index (sup, 0);
         }
     }
@@ -1014,6 +1024,11 @@ parse_line (Reader *r, GPtrArray *items)
           uncertain (r, "unknown glyph");
           tex = "?";
         }
+      {
+        const char *acc;
+        if (m->kind == ITEM_GLYPH && is_accent_char (m->c, &acc))
+          uncertain (r, "an accent without a base");
+      }
       for (guint i = 0; i < items->len; i++)
         {
           Item *it = items->pdata[i];
@@ -1241,6 +1256,25 @@ merge_words (Reader *r)
           g_string_append_unichar (w, b->c);
           word->box.x1 = MAX (word->box.x1, b->box.x1);
           b->used = TRUE;
+          /* \limsup and \liminf: TeX puts a thin space inside. */
+          if (strcmp (w->str, "lim") == 0)
+            for (guint k = j + 1; k + 2 < sorted->len; k++)
+              {
+                Item *s0 = sorted->pdata[k], *s1 = sorted->pdata[k + 1], *s2 = sorted->pdata[k + 2];
+                char tail[4] = { (char) s0->c, (char) s1->c, (char) s2->c, 0 };
+                if (s0->used || s0->kind != ITEM_GLYPH)
+                  continue;
+                if (s0->box.x0 - word->box.x1 < 0.3 * a->size && s0->style == STYLE_RM && s1->style == STYLE_RM &&
+                    s2->style == STYLE_RM && s0->kind == ITEM_GLYPH && s1->kind == ITEM_GLYPH && s2->kind == ITEM_GLYPH &&
+                    (strcmp (tail, "sup") == 0 || strcmp (tail, "inf") == 0))
+                  {
+                    g_string_append (w, tail);
+                    word->box.x1 = MAX (word->box.x1, s2->box.x1);
+                    s0->used = s1->used = s2->used = TRUE;
+                    j = sorted->len;
+                  }
+                break;
+              }
         }
       for (int k = 0; operator_words[k] != NULL; k++)
         op |= strcmp (operator_words[k], w->str) == 0;
@@ -1522,17 +1556,26 @@ ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, dou
   for (guint i = 0; i < r->items->len; i++)
     {
       Item *it = r->items->pdata[i];
+      /* Poppler's boxes come from the font's ascent and descent, which some
+       * fonts understate (MSBM10's R pokes 0.2 em above its box): generous
+       * vertically, tight horizontally, where lost glyphs sit. */
       double p = it->kind == ITEM_RULE ? 1.0 / scale : pad;
+      double pv = it->kind == ITEM_RULE ? 1.0 / scale : 0.3 * r->em;
       int x0 = MAX (0, (int) floor ((it->box.x0 - p - origin->x0) * scale));
-      int y0 = MAX (0, (int) floor ((it->box.y0 - p - origin->y0) * scale));
+      int y0 = MAX (0, (int) floor ((it->box.y0 - pv - origin->y0) * scale));
       int x1 = MIN (img->width, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
-      int y1 = MIN (img->height, (int) ceil ((it->box.y1 + p - origin->y0) * scale));
+      int y1 = MIN (img->height, (int) ceil ((it->box.y1 + pv - origin->y0) * scale));
       for (int y = y0; y < y1; y++)
         memset (covered + (gsize) y * img->width + x0, 1, x1 > x0 ? x1 - x0 : 0);
     }
   for (int y = ry0; y < ry1; y++)
     for (int x = rx0; x < rx1; x++)
-      count += img->pixels[(gsize) y * img->stride + x] < 128 && !covered[(gsize) y * img->width + x];
+      if (img->pixels[(gsize) y * img->stride + x] < 128 && !covered[(gsize) y * img->width + x])
+        {
+          count++;
+          if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL && count % 20 == 1)
+            g_printerr ("  uncovered ink at %.1f %.1f\n", origin->x0 + x / scale, origin->y0 + y / scale);
+        }
   g_free (covered);
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
     g_printerr ("ink outside glyphs: %.2f pt^2\n", count / (scale * scale));
