@@ -568,15 +568,39 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                             origin->x0 + x_end / scale, origin->y0 + y_end / scale };
             double rcx = 0.5 * (rule.x0 + rule.x1), rcy = 0.5 * (rule.y0 + rule.y1);
             gboolean owned = FALSE;
+            /* A vinculum starts where its radical sign ends: it is a rule
+             * whatever glyph lies under it. */
+            for (guint i = 0; i < r->items->len && !owned; i++)
+              {
+                Item *g = r->items->pdata[i];
+                if (g->kind == ITEM_GLYPH && is_radical_char (g->c) &&
+                    fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - 0.25 * r->em &&
+                    rule.y0 <= g->box.y0 + 0.4 * r->em)
+                  owned = TRUE;
+              }
+            if (owned)
+              {
+                Item *it = item_new (ITEM_RULE);
+                it->box = rule;
+                it->mid = rcy;
+                it->size = r->em;
+                g_ptr_array_add (r->items, it);
+                x = x_end;
+                continue;
+              }
             for (guint i = 0; i < r->items->len && !owned; i++)
               {
                 Item *g = r->items->pdata[i];
                 /* Strokes of a letter (the foot of 1, the top of an italic T,
                  * whose bar overhangs its box): mostly within its width and
-                 * inside its box. A fraction bar lies outside its parts' boxes. */
+                 * inside its box, or just above it: Latin Modern's ascent is
+                 * below the top of its capitals). A fraction bar is wider than
+                 * its parts by two \nulldelimiterspace (1.2 pt each at 10 pt). */
                 if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) &&
                     MIN (rule.x1, g->box.x1) - MAX (rule.x0, g->box.x0) >= 0.7 * (rule.x1 - rule.x0) &&
-                    rcy >= g->box.y0 && rcy <= g->box.y1)
+                    ((rcy >= g->box.y0 && rcy <= g->box.y1) ||
+                     (rcy >= g->box.y0 - 0.3 * g->size && rcy < g->box.y0 &&
+                      rule.x1 - rule.x0 <= g->box.x1 - g->box.x0 + 0.12 * g->size)))
                   {
                     owned = TRUE;
                     break;
@@ -1333,6 +1357,15 @@ merge_pieces (Reader *r)
           a->box.x1 = c->box.x1;
           b->used = c->used = TRUE;
           i += 2;
+        }
+      else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
+               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.08 * a->size &&
+               b->box.x0 - a->box.x1 > 0.1 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size)
+        {
+          /* TeX spaces a relation ":" on both sides (\thickmuskip), the
+           * punctuation \colon only after. */
+          g_free (a->tex);
+          a->tex = g_strdup ("\\colon");
         }
       else if (a->c == ':' && b->c == '=' && !b->used && b->box.x0 - a->box.x1 < 0.15 * a->size)
         {
