@@ -300,8 +300,9 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
   name = symbol_name (c);
   if (name != NULL)
     {
-      /* Bold Greek (CMMIB, a bold OpenType face) is \boldsymbol. */
-      if ((c >= 0x0391 && c <= 0x03F5) && font_name && fm_font_is_bold (fm_font_strip_subset (font_name)))
+      /* Bold Greek and symbols (CMMIB, CMBSY, a bold face) are \boldsymbol. */
+      if (font_name && (fm_font_is_bold (fm_font_strip_subset (font_name)) ||
+                        name_has (fm_font_strip_subset (font_name), "^(cmmib|cmbsy|lmmib)")))
         return styled (STYLE_BOLDSYM, name);
       return g_strdup (name);
     }
@@ -826,7 +827,12 @@ take_rules (Reader *r, GPtrArray *items)
           else if (lower->len > 0)
             box->tex = g_strdup_printf ("\\overline{%s}", den);
           else if (upper->len > 0)
-            box->tex = g_strdup_printf ("\\underline{%s}", num);
+            {
+              /* Rare in formulas, and what an extensible arrow's or a
+               * brace's pieces look like. */
+              uncertain (r, "a rule under glyphs (\\underline?)");
+              box->tex = g_strdup_printf ("\\underline{%s}", num);
+            }
           else
             {
               uncertain (r, "a rule that is neither fraction bar nor radical");
@@ -1348,6 +1354,15 @@ merge_pieces (Reader *r)
       gboolean dot = a->c == '.' || a->c == 0x22C5 || a->c == 0x00B7;
       if (a->used || a->kind != ITEM_GLYPH)
         continue;
+      if (b->kind == ITEM_GLYPH && b->c == a->c && fabs (b->box.x0 - a->box.x0) < 0.1 * a->size &&
+          fabs (b->mid - a->mid) < 0.1 * a->size)
+        {
+          /* The same glyph printed twice, a little apart: \pmb's poor man's
+           * bold, or an overprint we cannot spell. */
+          uncertain (r, "overprinted glyphs (\\pmb?)");
+          b->used = TRUE;
+          continue;
+        }
       if (dot && c != NULL && b->c == a->c && c->c == a->c && !b->used && !c->used &&
           b->box.x0 - a->box.x1 < 0.3 * a->size && c->box.x0 - b->box.x1 < 0.3 * a->size &&
           fabs (b->mid - a->mid) < 0.05 * a->size && fabs (c->mid - a->mid) < 0.05 * a->size)
@@ -1357,6 +1372,14 @@ merge_pieces (Reader *r)
           a->box.x1 = c->box.x1;
           b->used = c->used = TRUE;
           i += 2;
+        }
+      else if ((a->c == 0x2212 || a->c == '-') && (b->c == 0x2212 || b->c == '-' || b->c == 0x2192 || b->c == 0x27F6) &&
+               b->box.x0 - a->box.x1 < 0.05 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size &&
+               (b->c == 0x2212 || b->c == '-'))
+        {
+          /* Minus signs that touch: the pieces of an extensible arrow
+           * (\xrightarrow, amscd's arrows), whose length is the label's. */
+          uncertain (r, "an arrow built from pieces");
         }
       else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
                a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.08 * a->size &&
