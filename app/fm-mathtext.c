@@ -1,0 +1,1792 @@
+/* fm-mathtext.c - a region's formula read from the PDF's text layer.
+ * See fm-mathtext.h and docs/text-layer.md. */
+#include "fm-mathtext.h"
+#include "fm-fonts.h"
+#include "fm-render.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- glyph -> LaTeX ------------------------------------------------------ */
+
+typedef enum {
+  STYLE_PLAIN,     /* math italic letters, digits, symbols          */
+  STYLE_RM,        /* upright letters in math: \mathrm / operators  */
+  STYLE_BF,        /* \mathbf                                       */
+  STYLE_BOLDSYM,   /* bold italic or bold Greek: \boldsymbol        */
+  STYLE_BB,
+  STYLE_CAL,
+  STYLE_FRAK,
+  STYLE_SCR,
+  STYLE_SF,
+  STYLE_TT,
+} Style;
+
+static const char *const style_cmd[] = {
+  NULL, "\\mathrm", "\\mathbf", "\\boldsymbol", "\\mathbb", "\\mathcal",
+  "\\mathfrak", "\\mathscr", "\\mathsf", "\\mathtt",
+};
+
+typedef struct { gunichar c; const char *tex; } SymbolName;
+
+/* Characters with a LaTeX name. Some are Poppler's glyph-name mappings of TeX
+ * fonts (CMR's Omega -> OHM SIGN, mu -> MICRO SIGN; docs/detection.md). */
+static const SymbolName symbol_names[] = {
+  { 0x0393, "\\Gamma" }, { 0x0394, "\\Delta" }, { 0x0398, "\\Theta" }, { 0x039B, "\\Lambda" },
+  { 0x039E, "\\Xi" }, { 0x03A0, "\\Pi" }, { 0x03A3, "\\Sigma" }, { 0x03A5, "\\Upsilon" },
+  { 0x03A6, "\\Phi" }, { 0x03A8, "\\Psi" }, { 0x03A9, "\\Omega" }, { 0x2126, "\\Omega" },
+  { 0x2206, "\\Delta" }, { 0x03D2, "\\Upsilon" },
+  { 0x03B1, "\\alpha" }, { 0x03B2, "\\beta" }, { 0x03B3, "\\gamma" }, { 0x03B4, "\\delta" },
+  { 0x03F5, "\\epsilon" }, { 0x03B5, "\\varepsilon" }, { 0x03B6, "\\zeta" }, { 0x03B7, "\\eta" },
+  { 0x03B8, "\\theta" }, { 0x03D1, "\\vartheta" }, { 0x03B9, "\\iota" }, { 0x03BA, "\\kappa" },
+  { 0x03F0, "\\varkappa" }, { 0x03BB, "\\lambda" }, { 0x03BC, "\\mu" }, { 0x00B5, "\\mu" },
+  { 0x03BD, "\\nu" }, { 0x03BE, "\\xi" }, { 0x03C0, "\\pi" }, { 0x03D6, "\\varpi" },
+  { 0x03C1, "\\rho" }, { 0x03F1, "\\varrho" }, { 0x03C3, "\\sigma" }, { 0x03C2, "\\varsigma" },
+  { 0x03C4, "\\tau" }, { 0x03C5, "\\upsilon" }, { 0x03D5, "\\phi" }, { 0x03C6, "\\varphi" },
+  { 0x03C7, "\\chi" }, { 0x03C8, "\\psi" }, { 0x03C9, "\\omega" },
+  { 0x2212, "-" }, { 0x2013, "-" }, { 0x00B1, "\\pm" }, { 0x2213, "\\mp" }, { 0x00D7, "\\times" },
+  { 0x00F7, "\\div" }, { 0x22C5, "\\cdot" }, { 0x00B7, "\\cdot" }, { 0x2219, "\\bullet" },
+  { 0x2022, "\\bullet" }, { 0x2218, "\\circ" }, { 0x25E6, "\\circ" }, { 0x2217, "*" },
+  { 0x22C6, "\\star" }, { 0x2020, "\\dagger" }, { 0x2021, "\\ddagger" },
+  { 0x2264, "\\leq" }, { 0x2265, "\\geq" }, { 0x2A7D, "\\leq" }, { 0x2A7E, "\\geq" },
+  { 0x2260, "\\neq" }, { 0x226A, "\\ll" }, { 0x226B, "\\gg" }, { 0x2208, "\\in" },
+  { 0x2209, "\\notin" }, { 0x220B, "\\ni" }, { 0x2282, "\\subset" }, { 0x2283, "\\supset" },
+  { 0x2286, "\\subseteq" }, { 0x2287, "\\supseteq" }, { 0x228A, "\\subsetneq" },
+  { 0x228B, "\\supsetneq" }, { 0x222A, "\\cup" }, { 0x2229, "\\cap" }, { 0x2216, "\\setminus" },
+  { 0x29F5, "\\setminus" }, { 0x2227, "\\wedge" }, { 0x2228, "\\vee" }, { 0x00AC, "\\neg" },
+  { 0x2200, "\\forall" }, { 0x2203, "\\exists" }, { 0x2204, "\\nexists" }, { 0x2205, "\\emptyset" },
+  { 0x2300, "\\emptyset" }, { 0x221E, "\\infty" }, { 0x2202, "\\partial" }, { 0x2207, "\\nabla" },
+  { 0x2113, "\\ell" }, { 0x210F, "\\hbar" }, { 0x0127, "\\hbar" }, { 0x2135, "\\aleph" },
+  { 0x211C, "\\Re" }, { 0x2111, "\\Im" }, { 0x2118, "\\wp" }, { 0x0131, "\\imath" },
+  { 0x0237, "\\jmath" },
+  { 0x223C, "\\sim" }, { 0x2243, "\\simeq" }, { 0x2248, "\\approx" }, { 0x2245, "\\cong" },
+  { 0x2261, "\\equiv" }, { 0x221D, "\\propto" }, { 0x224D, "\\asymp" }, { 0x2250, "\\doteq" },
+  { 0x2223, "\\mid" }, { 0x2225, "\\|" }, { 0x22A5, "\\perp" }, { 0x22A4, "\\top" },
+  { 0x22A8, "\\models" }, { 0x22A2, "\\vdash" }, { 0x22A3, "\\dashv" }, { 0x227A, "\\prec" },
+  { 0x227B, "\\succ" }, { 0x2AAF, "\\preceq" }, { 0x2AB0, "\\succeq" }, { 0x2272, "\\lesssim" },
+  { 0x2273, "\\gtrsim" },
+  { 0x2295, "\\oplus" }, { 0x2296, "\\ominus" }, { 0x2297, "\\otimes" }, { 0x2299, "\\odot" },
+  { 0x2298, "\\oslash" }, { 0x2294, "\\sqcup" }, { 0x2293, "\\sqcap" }, { 0x228E, "\\uplus" },
+  { 0x2A3F, "\\amalg" }, { 0x25B3, "\\triangle" }, { 0x25B5, "\\triangle" }, { 0x25BD, "\\bigtriangledown" },
+  { 0x22B2, "\\lhd" }, { 0x22B3, "\\rhd" }, { 0x22C4, "\\diamond" }, { 0x25A1, "\\Box" },
+  { 0x22A0, "\\boxtimes" }, { 0x229E, "\\boxplus" },
+  { 0x2192, "\\to" }, { 0x2190, "\\leftarrow" }, { 0x2194, "\\leftrightarrow" },
+  { 0x21D2, "\\Rightarrow" }, { 0x21D0, "\\Leftarrow" }, { 0x21D4, "\\Leftrightarrow" },
+  { 0x27F6, "\\longrightarrow" }, { 0x27F5, "\\longleftarrow" }, { 0x27F7, "\\longleftrightarrow" },
+  { 0x27F9, "\\Longrightarrow" }, { 0x27F8, "\\Longleftarrow" }, { 0x27FA, "\\Longleftrightarrow" },
+  { 0x21A6, "\\mapsto" }, { 0x27FC, "\\longmapsto" }, { 0x21AA, "\\hookrightarrow" },
+  { 0x21A9, "\\hookleftarrow" }, { 0x2191, "\\uparrow" }, { 0x2193, "\\downarrow" },
+  { 0x21D1, "\\Uparrow" }, { 0x21D3, "\\Downarrow" }, { 0x2195, "\\updownarrow" },
+  { 0x2197, "\\nearrow" }, { 0x2198, "\\searrow" }, { 0x2196, "\\nwarrow" }, { 0x2199, "\\swarrow" },
+  { 0x21C0, "\\rightharpoonup" }, { 0x21BC, "\\leftharpoonup" }, { 0x21CC, "\\rightleftharpoons" },
+  { 0x21A0, "\\twoheadrightarrow" }, { 0x219D, "\\leadsto" },
+  { 0x2211, "\\sum" }, { 0x220F, "\\prod" }, { 0x2210, "\\coprod" }, { 0x222B, "\\int" },
+  { 0x222C, "\\iint" }, { 0x222D, "\\iiint" }, { 0x222E, "\\oint" }, { 0x22C3, "\\bigcup" },
+  { 0x22C2, "\\bigcap" }, { 0x2A01, "\\bigoplus" }, { 0x2A02, "\\bigotimes" }, { 0x2A00, "\\bigodot" },
+  { 0x2A06, "\\bigsqcup" }, { 0x22C1, "\\bigvee" }, { 0x22C0, "\\bigwedge" }, { 0x2A04, "\\biguplus" },
+  { 0x27E8, "\\langle" }, { 0x27E9, "\\rangle" }, { 0x2329, "\\langle" }, { 0x232A, "\\rangle" },
+  { 0x230A, "\\lfloor" }, { 0x230B, "\\rfloor" }, { 0x2308, "\\lceil" }, { 0x2309, "\\rceil" },
+  { 0x2016, "\\|" }, { 0x2225, "\\|" }, { 0x2026, "\\ldots" }, { 0x22EF, "\\cdots" },
+  { 0x22EE, "\\vdots" }, { 0x22F1, "\\ddots" }, { 0x2032, "'" }, { 0x2019, "'" }, { 0x2033, "''" },
+  { 0x00A7, "\\S" }, { 0x00B6, "\\P" }, { 0x266F, "\\sharp" }, { 0x266D, "\\flat" },
+  { 0x266E, "\\natural" }, { 0x2663, "\\clubsuit" }, { 0x2662, "\\diamondsuit" },
+  { 0x2661, "\\heartsuit" }, { 0x2660, "\\spadesuit" }, { 0x2220, "\\angle" },
+  { 0x2234, "\\therefore" }, { 0x2235, "\\because" }, { 0x2201, "\\complement" },
+  { 0x2254, "\\coloneqq" }, { 0x2223, "|" },
+  { '{', "\\{" }, { '}', "\\}" }, { '\\', "\\setminus" }, { '#', "\\#" }, { '%', "\\%" },
+  { '&', "\\&" }, { '$', "\\$" }, { '_', "\\_" }, { '~', "\\sim" },
+  { 0x0338, "\\not" }, { 0x00AF, "\\bar" }, { 0x02C9, "\\bar" }, { 0x02C6, "\\hat" },
+  { 0x02DC, "\\tilde" }, { 0x02D9, "\\dot" }, { 0x00A8, "\\ddot" }, { 0x02C7, "\\check" },
+  { 0x02D8, "\\breve" }, { 0x00B4, "\\acute" }, { 0x20D7, "\\vec" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
+};
+
+static const char *
+symbol_name (gunichar c)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (symbol_names); i++)
+    if (symbol_names[i].c == c)
+      return symbol_names[i].tex;
+  return NULL;
+}
+
+/* Greek in the order of the Unicode math alphanumeric blocks (U+1D6A8...):
+ * 25 capitals (with the theta symbol after rho), nabla, 25 small letters
+ * (with final sigma), partial, then the variants. */
+static const char *const math_greek[58] = {
+  "\\Alpha", "\\Beta", "\\Gamma", "\\Delta", "\\Epsilon", "\\Zeta", "\\Eta", "\\Theta",
+  "\\Iota", "\\Kappa", "\\Lambda", "\\Mu", "\\Nu", "\\Xi", "\\Omicron", "\\Pi", "\\Rho",
+  "\\varTheta", "\\Sigma", "\\Tau", "\\Upsilon", "\\Phi", "\\Chi", "\\Psi", "\\Omega",
+  "\\nabla",
+  "\\alpha", "\\beta", "\\gamma", "\\delta", "\\varepsilon", "\\zeta", "\\eta", "\\theta",
+  "\\iota", "\\kappa", "\\lambda", "\\mu", "\\nu", "\\xi", "\\omicron", "\\pi", "\\rho",
+  "\\varsigma", "\\sigma", "\\tau", "\\upsilon", "\\varphi", "\\chi", "\\psi", "\\omega",
+  "\\partial", "\\epsilon", "\\vartheta", "\\varkappa", "\\phi", "\\varrho", "\\varpi",
+};
+
+/* Capital Greek letters that are Latin look-alikes have no LaTeX command:
+ * \Alpha is A. */
+static const char *
+greek_plain (const char *name, char *buf)
+{
+  static const char *const latin[][2] = {
+    { "\\Alpha", "A" }, { "\\Beta", "B" }, { "\\Epsilon", "E" }, { "\\Zeta", "Z" },
+    { "\\Eta", "H" }, { "\\Iota", "I" }, { "\\Kappa", "K" }, { "\\Mu", "M" }, { "\\Nu", "N" },
+    { "\\Omicron", "O" }, { "\\omicron", "o" }, { "\\Rho", "P" }, { "\\Tau", "T" }, { "\\Chi", "X" },
+    { "\\varTheta", "\\Theta" },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (latin); i++)
+    if (strcmp (latin[i][0], name) == 0)
+      {
+        strcpy (buf, latin[i][1]);
+        return buf;
+      }
+  return name;
+}
+
+/* Letterlike symbols that fill the holes of the math alphanumeric blocks. */
+static gboolean
+letterlike (gunichar c, Style *style, char *letter)
+{
+  static const struct { gunichar c; Style s; char l; } table[] = {
+    { 0x210E, STYLE_PLAIN, 'h' }, { 0x212C, STYLE_CAL, 'B' }, { 0x2130, STYLE_CAL, 'E' },
+    { 0x2131, STYLE_CAL, 'F' }, { 0x210B, STYLE_CAL, 'H' }, { 0x2110, STYLE_CAL, 'I' },
+    { 0x2112, STYLE_CAL, 'L' }, { 0x2133, STYLE_CAL, 'M' }, { 0x211B, STYLE_CAL, 'R' },
+    { 0x212F, STYLE_CAL, 'e' }, { 0x210A, STYLE_CAL, 'g' }, { 0x2134, STYLE_CAL, 'o' },
+    { 0x212D, STYLE_FRAK, 'C' }, { 0x210C, STYLE_FRAK, 'H' }, { 0x2128, STYLE_FRAK, 'Z' },
+    { 0x2102, STYLE_BB, 'C' }, { 0x210D, STYLE_BB, 'H' }, { 0x2115, STYLE_BB, 'N' },
+    { 0x2119, STYLE_BB, 'P' }, { 0x211A, STYLE_BB, 'Q' }, { 0x211D, STYLE_BB, 'R' },
+    { 0x2124, STYLE_BB, 'Z' },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    if (table[i].c == c)
+      {
+        *style = table[i].s;
+        *letter = table[i].l;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* U+1D400... -> style + ASCII letter/digit, or style + Greek command. */
+static gboolean
+math_alphanumeric (gunichar c, Style *style, char *letter, const char **greek)
+{
+  static const Style latin_styles[13] = {
+    STYLE_BF, STYLE_PLAIN, STYLE_BOLDSYM, STYLE_CAL, STYLE_CAL, STYLE_FRAK, STYLE_BB,
+    STYLE_FRAK, STYLE_SF, STYLE_SF, STYLE_SF, STYLE_SF, STYLE_TT,
+  };
+  static const Style greek_styles[5] = { STYLE_BOLDSYM, STYLE_PLAIN, STYLE_BOLDSYM, STYLE_BOLDSYM, STYLE_BOLDSYM };
+  static const Style digit_styles[5] = { STYLE_BF, STYLE_BB, STYLE_SF, STYLE_SF, STYLE_TT };
+
+  *greek = NULL;
+  *letter = 0;
+  if (c >= 0x1D400 && c < 0x1D400 + 13 * 52)
+    {
+      int k = (int) (c - 0x1D400);
+      int i = k % 52;
+      *style = latin_styles[k / 52];
+      *letter = (char) (i < 26 ? 'A' + i : 'a' + i - 26);
+      return TRUE;
+    }
+  if (c >= 0x1D6A8 && c < 0x1D6A8 + 5 * 58)
+    {
+      int k = (int) (c - 0x1D6A8);
+      *style = greek_styles[k / 58];
+      *greek = math_greek[k % 58];
+      return TRUE;
+    }
+  if (c >= 0x1D7CE && c <= 0x1D7FF)
+    {
+      int k = (int) (c - 0x1D7CE);
+      *style = digit_styles[k / 10];
+      *letter = (char) ('0' + k % 10);
+      return TRUE;
+    }
+  return letterlike (c, style, letter);
+}
+
+static gboolean
+name_has (const char *name, const char *pattern)
+{
+  return g_regex_match_simple (pattern, name, G_REGEX_CASELESS, 0);
+}
+
+/* An OpenType math font (unicode-math): its plain ASCII letters are upright
+ * (\mathrm), the italic ones come as U+1D434... */
+static gboolean
+font_is_unicode_math (const char *name)
+{
+  return name_has (name, "^(Latin ?Modern ?Math|LatinModernMath|STIX ?Two ?Math|STIXTwoMath|XITS ?Math"
+                         "|Cambria ?Math|TeXGyre\\w*Math|Libertinus ?Math|Fira ?Math|NewCM\\w*Math"
+                         "|DejaVu ?Math|Garamond ?Math|Asana)");
+}
+
+/* The style a font gives to an ASCII letter c. */
+static Style
+font_letter_style (const char *font, gunichar c)
+{
+  const char *name = fm_font_strip_subset (font);
+  gboolean bold = fm_font_is_bold (name) || name_has (name, "^(cmmib|cmbsy|lmmib)");
+  gboolean italic = name_has (name, "ital|oblique|^cmmi|^lmmi|mathitalic|^cmti|^lmti|mi[0-9]*$|-mi$|mi-|^rtxmi|^rpxmi|^zplmr|^pazomath-ital|slanted|^cmsl");
+
+  if (font_is_unicode_math (name))
+    return bold ? STYLE_BF : STYLE_RM;
+  if (name_has (name, "^msbm|^bbold|^dsrom|^bbm|doublestruck|^txmiaX|blackboard"))
+    return STYLE_BB;
+  /* txfonts/newtx set \mathfrak in txmia/pxmia (seen on make-truth.py's
+   * txfonts and newtx set-ups). */
+  if (name_has (name, "^eufm|^eufb|fraktur|^yfrak|^(tx|px)mia$"))
+    return STYLE_FRAK;
+  if (name_has (name, "^rsfs|^rsfso|^eusm|^eusb|script"))
+    return name_has (name, "^eus") ? STYLE_CAL : STYLE_SCR;
+  if (g_unichar_isupper (c) && name_has (name, "^cmsy|^cmbsy|^lmsy|sy[0-9]*$|^txsy|^pxsy|^rtxsy|^rpxsy|newtxsy|^zplsy|mathsymbols|-sy$|^ntxsy|^cmbrs|^zpzccmry"))
+    return STYLE_CAL;
+  if (name_has (name, "^cmtt|^lmmono|mono|courier|^sfmono"))
+    return STYLE_TT;
+  if (name_has (name, "^cmss|^lmsans|^cmssbx"))
+    return bold ? STYLE_BF : (italic ? STYLE_PLAIN : STYLE_SF);
+  if (bold)
+    return (italic || name_has (name, "^cmmib|^cmbsy")) ? STYLE_BOLDSYM : STYLE_BF;
+  if (italic)
+    return STYLE_PLAIN;
+  if (fm_font_classify (name) == FM_FONT_MATH &&
+      !name_has (name, "^libertinemathrm|^kp--m-regular|mathrm|^pazomath$"))
+    return STYLE_PLAIN;
+  return STYLE_RM;
+}
+
+static char *
+styled (Style style, const char *base)
+{
+  if (style == STYLE_PLAIN || style_cmd[style] == NULL)
+    return g_strdup (base);
+  return g_strdup_printf ("%s{%s}", style_cmd[style], base);
+}
+
+char *
+fm_mathtext_glyph_latex (gunichar c, const char *font_name)
+{
+  Style style;
+  char letter, buf[16];
+  const char *greek, *name;
+
+  if (math_alphanumeric (c, &style, &letter, &greek))
+    {
+      if (greek != NULL)
+        return styled (style == STYLE_BOLDSYM ? STYLE_BOLDSYM : STYLE_PLAIN, greek_plain (greek, buf));
+      buf[0] = letter;
+      buf[1] = 0;
+      /* Digits are upright already: \mathbf{2} but plain 2 in italic. */
+      return styled (style, buf);
+    }
+  if (c < 0x80 && g_ascii_isalpha ((char) c))
+    {
+      /* The AMS-like symbol fonts of txfonts/pxfonts hold symbols at letter
+       * codes ("B" is \coloneqq in txsyc): no meaning without their table. */
+      if (font_name && name_has (fm_font_strip_subset (font_name), "^(tx|px)sy[abc]$"))
+        return NULL;
+      buf[0] = (char) c;
+      buf[1] = 0;
+      return styled (font_letter_style (font_name ? font_name : "", c), buf);
+    }
+  if (c < 0x80 && g_ascii_isdigit ((char) c))
+    {
+      Style s = font_letter_style (font_name ? font_name : "", c);
+      buf[0] = (char) c;
+      buf[1] = 0;
+      /* Digits are upright in every math style but the bold and blackboard ones. */
+      return styled (s == STYLE_BF || s == STYLE_BB || s == STYLE_SF || s == STYLE_TT ? s : STYLE_PLAIN, buf);
+    }
+  name = symbol_name (c);
+  if (name != NULL)
+    {
+      /* Bold Greek and symbols (CMMIB, CMBSY, a bold face) are \boldsymbol. */
+      if (font_name && (fm_font_is_bold (fm_font_strip_subset (font_name)) ||
+                        name_has (fm_font_strip_subset (font_name), "^(cmmib|cmbsy|lmmib)")))
+        return styled (STYLE_BOLDSYM, name);
+      return g_strdup (name);
+    }
+  if (c < 0x80 && strchr ("+-=<>()[]/|,.;:!*?'@\"", (int) c) != NULL)
+    {
+      buf[0] = (char) c;
+      buf[1] = 0;
+      return g_strdup (buf);
+    }
+  return NULL;
+}
+
+/* ---- the region's glyphs and rules ---------------------------------------- */
+
+typedef enum {
+  ITEM_GLYPH,     /* one glyph, or two that TeX builds one symbol from      */
+  ITEM_WORD,      /* upright letters forming a word: \sin, \mathrm{d}, ...  */
+  ITEM_RULE,      /* a drawn horizontal rule: fraction bar, vinculum        */
+  ITEM_BOX,       /* a parsed sub-formula: fraction, radical, big operator  */
+} ItemKind;
+
+typedef struct {
+  ItemKind kind;
+  gunichar c;         /* GLYPH: its character                                */
+  char *font;         /* GLYPH: subset-stripped font name                    */
+  char *tex;          /* LaTeX of the item, NULL = unknown glyph             */
+  char *symbol;       /* GLYPH: the symbol token it backs (for ->symbols)    */
+  Style style;
+  double size;        /* font size, points                                   */
+  FmRect box;         /* layout box: Poppler's, or ink for rules/big glyphs  */
+  double mid;         /* vertical reference: box centre of baseline glyphs   */
+  gboolean ext;       /* from a math extension font (CMEX-like)              */
+  gboolean bigop;     /* takes limits in display style                       */
+  gboolean used;
+} Item;
+
+typedef struct {
+  GPtrArray *items;       /* Item*, all of them (owned)                      */
+  GString *reasons;       /* why not certain, "; "-joined                    */
+  GPtrArray *symbols;
+  double em;              /* the region's main font size                     */
+  int unknown;            /* glyphs without a LaTeX meaning                   */
+  int type3;              /* ... of them in an unnamed (Type 3) font          */
+} Reader;
+
+static void
+item_free (gpointer p)
+{
+  Item *it = p;
+  g_free (it->font);
+  g_free (it->tex);
+  g_free (it->symbol);
+  g_free (it);
+}
+
+static void
+uncertain (Reader *r, const char *why)
+{
+  if (strstr (r->reasons->str, why) != NULL)
+    return;
+  if (r->reasons->len > 0)
+    g_string_append (r->reasons, "; ");
+  g_string_append (r->reasons, why);
+}
+
+static gboolean
+is_bigop_char (gunichar c)
+{
+  return c == 0x2211 || c == 0x220F || c == 0x2210 || c == 0x22C3 || c == 0x22C2 ||
+         c == 0x2A01 || c == 0x2A02 || c == 0x2A00 || c == 0x2A06 || c == 0x22C1 ||
+         c == 0x22C0 || c == 0x2A04;
+}
+
+static gboolean
+is_integral_char (gunichar c)
+{
+  return c == 0x222B || c == 0x222C || c == 0x222D || c == 0x222E;
+}
+
+static gboolean
+is_radical_char (gunichar c)
+{
+  return c == 0x221A || c == 0x221B || c == 0x221C;
+}
+
+/* The vertical ink run in the columns of a glyph's box that best meets
+ * the box or the 3/4 of its height below it: TeX's Type 1 radicals and big
+ * operators hang below their baseline, so Poppler's box sits too high
+ * (docs/detection.md, "Radical signs and big operators"). */
+static gboolean
+ink_column_extent (const FmGrayImage *img, const FmRect *origin, double scale,
+                   const FmRect *glyph, FmRect *out)
+{
+  double w = glyph->x1 - glyph->x0, h = glyph->y1 - glyph->y0;
+  /* Nearly the whole width: a radical's diagonal crosses the middle columns
+   * over only part of its height. */
+  int x0 = (int) floor ((glyph->x0 + 0.1 * w - origin->x0) * scale);
+  int x1 = (int) ceil ((glyph->x1 - 0.1 * w - origin->x0) * scale);
+  int y0 = (int) floor ((glyph->y0 - origin->y0) * scale);
+  int y1 = (int) ceil ((glyph->y1 + 0.75 * h - origin->y0) * scale);
+  int best0 = -1, best1 = -1, run0 = -1;
+
+  x0 = MAX (x0, 0); y0 = MAX (y0, 0);
+  x1 = MIN (x1, img->width); y1 = MIN (y1, img->height);
+  if (x1 <= x0)
+    {
+      x0 = MAX (0, (int) floor ((glyph->x0 - origin->x0) * scale));
+      x1 = MIN (img->width, x0 + 1);
+    }
+  if (x1 <= x0 || y1 <= y0)
+    return FALSE;
+  for (int y = y0; y <= y1; y++)
+    {
+      gboolean any = FALSE;
+      if (y < y1)
+        for (int x = x0; x < x1 && !any; x++)
+          any = img->pixels[(gsize) y * img->stride + x] < 160;
+      if (any && run0 < 0)
+        run0 = y;
+      if (!any && run0 >= 0)
+        {
+          if (y - run0 > best1 - best0)
+            {
+              best0 = run0;
+              best1 = y;
+            }
+          run0 = -1;
+        }
+    }
+  if (best0 < 0)
+    return FALSE;
+  /* A glyph taller than the window (a display sum, a big delimiter): follow
+   * its ink up and down. */
+  for (gboolean more = TRUE; more && best0 > 0;)
+    {
+      more = FALSE;
+      for (int x = x0; x < x1 && !more; x++)
+        more = img->pixels[(gsize) (best0 - 1) * img->stride + x] < 160;
+      best0 -= more;
+    }
+  for (gboolean more = TRUE; more && best1 < img->height;)
+    {
+      more = FALSE;
+      for (int x = x0; x < x1 && !more; x++)
+        more = img->pixels[(gsize) best1 * img->stride + x] < 160;
+      best1 += more;
+    }
+  out->x0 = glyph->x0;
+  out->x1 = glyph->x1;
+  out->y0 = origin->y0 + best0 / scale;
+  out->y1 = origin->y0 + best1 / scale;
+  return TRUE;
+}
+
+/* TeX's math extension encoding (CMEX10 and its clones): Poppler reports
+ * glyphs without a Unicode name by their code ("P" for a sum, "n" for a big
+ * brace). Only letters and control codes are read this way: the
+ * delimiters' own characters come through ToUnicode. */
+static gunichar
+cmex_char (gunichar c)
+{
+  static const char *const table =
+    "()[]LJCD{}<>|!/\\"   /* 0x00 big          */
+    "()()[]LJCD{}<>/\\"   /* 0x10 Big, bigg     */
+    "()[]LJCD{}<>/\\/\\" /* 0x20 bigg, Bigg  */
+    "()[][]  {}{}{}  "      /* 0x30 pieces        */
+    "()()<>UUOOooPPXX"      /* 0x40               */
+    "SpIuiUWVSpIuiUWV"      /* 0x50 sums...       */
+    "CC      []LJCD{}"       /* 0x60               */
+    ;
+  unsigned char k;
+  if (c >= 0x70 || strlen (table) <= c)
+    return c >= 0x70 && c <= 0x74 ? 0x221A : 0;
+  k = (unsigned char) table[c];
+  switch (k)
+    {
+    case 'L': return 0x230A;
+    case 'J': return 0x230B;
+    case 'C': return c >= 0x60 && c < 0x62 ? 0x2210 : 0x2308;
+    case 'D': return 0x2309;
+    case '<': return 0x27E8;
+    case '>': return 0x27E9;
+    case '!': return 0x2016;
+    case 'U': return 0x2A06;
+    case 'O': return 0x222E;
+    case 'o': return 0x2A00;
+    case 'P': return 0x2A01;
+    case 'X': return 0x2A02;
+    case 'S': return 0x2211;
+    case 'p': return 0x220F;
+    case 'I': return 0x222B;
+    case 'u': return 0x22C3;
+    case 'i': return 0x22C2;
+    case 'W': return 0x22C0;
+    case 'V': return 0x22C1;
+    case ' ': return 0;
+    default: return k;
+    }
+}
+
+static Item *
+item_new (ItemKind kind)
+{
+  Item *it = g_new0 (Item, 1);
+  it->kind = kind;
+  return it;
+}
+
+/* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
+ * 0.15 em thick, white just above and below along most of their length (so
+ * not the inside of a letter), not inside a glyph that draws one itself
+ * (minus, equals, arrows). */
+static void
+find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale)
+{
+  int min_len = (int) ceil (0.3 * r->em * scale);
+  int max_thick = MAX (2, (int) ceil (0.15 * r->em * scale));
+  int w = img->width, h = img->height;
+  guint8 *done = g_new0 (guint8, (gsize) w * h);
+
+#define INK(X, Y) (img->pixels[(gsize) (Y) * img->stride + (X)] < 128)
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        int x_end, y_end, white_above = 0, white_below = 0, len;
+        if (!INK (x, y) || done[(gsize) y * w + x])
+          continue;
+        x_end = x;
+        while (x_end < w && INK (x_end, y))
+          x_end++;
+        len = x_end - x;
+        if (len < min_len)
+          {
+            x = x_end;
+            continue;
+          }
+        /* Thickness: rows below that are ink along most of the run. */
+        y_end = y + 1;
+        while (y_end < h)
+          {
+            int n = 0;
+            for (int xx = x; xx < x_end; xx++)
+              n += INK (xx, y_end);
+            if (n < 0.9 * len)
+              break;
+            y_end++;
+          }
+        for (int yy = y; yy < y_end; yy++)
+          for (int xx = x; xx < x_end; xx++)
+            done[(gsize) yy * w + xx] = 1;
+        if (y_end - y > max_thick)
+          {
+            x = x_end;
+            continue;
+          }
+        for (int xx = x; xx < x_end; xx++)
+          {
+            white_above += (y == 0 || !INK (xx, y - 1));
+            white_below += (y_end >= h || !INK (xx, y_end));
+          }
+        if (white_above >= 0.6 * len && white_below >= 0.6 * len)
+          {
+            FmRect rule = { origin->x0 + x / scale, origin->y0 + y / scale,
+                            origin->x0 + x_end / scale, origin->y0 + y_end / scale };
+            double rcx = 0.5 * (rule.x0 + rule.x1), rcy = 0.5 * (rule.y0 + rule.y1);
+            gboolean owned = FALSE;
+            /* A vinculum starts where its radical sign ends: it is a rule
+             * whatever glyph lies under it. */
+            for (guint i = 0; i < r->items->len && !owned; i++)
+              {
+                Item *g = r->items->pdata[i];
+                if (g->kind == ITEM_GLYPH && is_radical_char (g->c) &&
+                    fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - 0.25 * r->em &&
+                    rule.y0 <= g->box.y0 + 0.4 * r->em)
+                  owned = TRUE;
+              }
+            if (owned)
+              {
+                Item *it = item_new (ITEM_RULE);
+                it->box = rule;
+                it->mid = rcy;
+                it->size = r->em;
+                g_ptr_array_add (r->items, it);
+                x = x_end;
+                continue;
+              }
+            for (guint i = 0; i < r->items->len && !owned; i++)
+              {
+                Item *g = r->items->pdata[i];
+                /* Strokes of a letter (the foot of 1, the top of an italic T,
+                 * whose bar overhangs its box): mostly within its width and
+                 * inside its box, or just above it: Latin Modern's ascent is
+                 * below the top of its capitals). A fraction bar is wider than
+                 * its parts by two \nulldelimiterspace (1.2 pt each at 10 pt). */
+                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) &&
+                    MIN (rule.x1, g->box.x1) - MAX (rule.x0, g->box.x0) >= 0.7 * (rule.x1 - rule.x0) &&
+                    ((rcy >= g->box.y0 && rcy <= g->box.y1) ||
+                     (rcy >= g->box.y0 - 0.3 * g->size && rcy < g->box.y0 &&
+                      rule.x1 - rule.x0 <= g->box.x1 - g->box.x0 + 0.12 * g->size)))
+                  {
+                    owned = TRUE;
+                    break;
+                  }
+                if (g->kind != ITEM_GLYPH || g->ext || is_radical_char (g->c) ||
+                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)))
+                  continue;
+                owned = rcx >= g->box.x0 && rcx <= g->box.x1 && rcy >= g->box.y0 - 0.1 * r->em &&
+                        rcy <= g->box.y1 + 0.1 * r->em &&
+                        rule.x1 - rule.x0 <= 1.3 * (g->box.x1 - g->box.x0) + 0.1 * r->em;
+              }
+            if (!owned)
+              {
+                Item *it = item_new (ITEM_RULE);
+                if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+                  g_printerr ("rule [%.1f %.1f %.1f %.1f]\n", rule.x0, rule.y0, rule.x1, rule.y1);
+                it->box = rule;
+                it->mid = rcy;
+                it->size = r->em;
+                g_ptr_array_add (r->items, it);
+              }
+          }
+        x = x_end;
+      }
+#undef INK
+  g_free (done);
+}
+
+/* ---- LaTeX assembly ---------------------------------------------------------- */
+
+/* Appends a token string with the normaliser's spacing rule: one space only
+ * between a control word and a following letter (docs/model.md). */
+static void
+tex_append (GString *out, const char *tex)
+{
+  if (tex == NULL || *tex == 0)
+    return;
+  if (out->len > 0 && g_ascii_isalpha (tex[0]))
+    {
+      gssize i = (gssize) out->len - 1;
+      while (i >= 0 && g_ascii_isalpha (out->str[i]))
+        i--;
+      if (i >= 0 && i < (gssize) out->len - 1 && out->str[i] == '\\')
+        g_string_append_c (out, ' ');
+    }
+  g_string_append (out, tex);
+}
+
+static double
+cx (const Item *it)
+{
+  return 0.5 * (it->box.x0 + it->box.x1);
+}
+
+static double
+cy (const Item *it)
+{
+  return 0.5 * (it->box.y0 + it->box.y1);
+}
+
+static int
+by_x (gconstpointer a, gconstpointer b)
+{
+  const Item *p = *(Item *const *) a, *q = *(Item *const *) b;
+  return (p->box.x0 > q->box.x0) - (p->box.x0 < q->box.x0);
+}
+
+static void
+union_box (FmRect *acc, const FmRect *b, gboolean *first)
+{
+  if (*first)
+    *acc = *b;
+  else
+    {
+      acc->x0 = MIN (acc->x0, b->x0); acc->y0 = MIN (acc->y0, b->y0);
+      acc->x1 = MAX (acc->x1, b->x1); acc->y1 = MAX (acc->y1, b->y1);
+    }
+  *first = FALSE;
+}
+
+static char *parse_list (Reader *r, GPtrArray *items);
+static gboolean is_accent_char (gunichar c, const char **cmd);
+
+/* Parses the unused items of `from` that pick() accepts, marking them used. */
+static char *
+parse_subset (Reader *r, GPtrArray *from, GPtrArray *chosen, FmRect *box, double *max_size)
+{
+  gboolean first = TRUE;
+  char *tex;
+
+  *max_size = 0;
+  for (guint i = 0; i < chosen->len; i++)
+    {
+      Item *it = chosen->pdata[i];
+      union_box (box, &it->box, &first);
+      if (it->kind != ITEM_RULE)
+        *max_size = MAX (*max_size, it->size);
+    }
+  (void) from;
+  tex = parse_list (r, chosen);
+  for (guint i = 0; i < chosen->len; i++)
+    ((Item *) chosen->pdata[i])->used = TRUE;
+  return tex;
+}
+
+static const char *
+open_delim (gunichar c)
+{
+  switch (c)
+    {
+    case '(': return "\\left(";
+    case '[': return "\\left[";
+    case '{': return "\\left\\{";
+    case '|': case 0x2223: return "\\left|";
+    case 0x2016: case 0x2225: return "\\left\\|";
+    case 0x27E8: case 0x2329: return "\\left\\langle";
+    case 0x230A: return "\\left\\lfloor";
+    case 0x2308: return "\\left\\lceil";
+    default: return NULL;
+    }
+}
+
+static const char *
+close_delim (gunichar c)
+{
+  switch (c)
+    {
+    case ')': return "\\right)";
+    case ']': return "\\right]";
+    case '}': return "\\right\\}";
+    case '|': case 0x2223: return "\\right|";
+    case 0x2016: case 0x2225: return "\\right\\|";
+    case 0x27E9: case 0x232A: return "\\right\\rangle";
+    case 0x230B: return "\\right\\rfloor";
+    case 0x2309: return "\\right\\rceil";
+    default: return NULL;
+    }
+}
+
+/* Fractions and radicals by their rules, longest rule first (outer before
+ * inner); the parts are parsed recursively. */
+static void
+take_rules (Reader *r, GPtrArray *items)
+{
+  for (;;)
+    {
+      Item *rule = NULL, *rad = NULL, *box;
+      g_autoptr (GPtrArray) upper = g_ptr_array_new ();
+      g_autoptr (GPtrArray) lower = g_ptr_array_new ();
+      g_autoptr (GPtrArray) index = g_ptr_array_new ();
+      double em = r->em, s1 = 0, s2 = 0;
+      FmRect b1 = { 0 }, b2 = { 0 };
+
+      for (guint i = 0; i < items->len; i++)
+        {
+          Item *it = items->pdata[i];
+          if (it->kind == ITEM_RULE && !it->used &&
+              (rule == NULL || it->box.x1 - it->box.x0 > rule->box.x1 - rule->box.x0))
+            rule = it;
+        }
+      if (rule == NULL)
+        return;
+      rule->used = TRUE;
+      for (guint i = 0; i < items->len; i++)
+        {
+          Item *g = items->pdata[i];
+          if (g->kind == ITEM_GLYPH && !g->used && is_radical_char (g->c) &&
+              g->box.x1 >= rule->box.x0 - 0.25 * em && g->box.x0 < rule->box.x0 &&
+              rule->box.y0 >= g->box.y0 - 0.25 * em && rule->box.y0 <= g->box.y0 + 0.4 * em)
+            rad = g;
+        }
+      box = item_new (ITEM_BOX);
+      if (rad != NULL)
+        {
+          GString *t = g_string_new ("\\sqrt");
+          g_autofree char *body = NULL, *idx = NULL;
+          rad->used = TRUE;
+          for (guint i = 0; i < items->len; i++)
+            {
+              Item *it = items->pdata[i];
+              if (it->used)
+                continue;
+              if (cx (it) > rule->box.x0 && cx (it) <= rule->box.x1 + 0.05 * em &&
+                  cy (it) > rule->box.y1 && it->box.y0 >= rule->box.y0 - 0.1 * em && cy (it) < rad->box.y1)
+                g_ptr_array_add (lower, it);
+              else if (cx (it) >= rad->box.x0 - 0.1 * em && cx (it) < rad->box.x1 &&
+                       it->box.y1 <= 0.5 * (rad->box.y0 + rad->box.y1) + 0.1 * em && it->size < rad->size)
+                g_ptr_array_add (index, it);
+            }
+          body = parse_subset (r, items, lower, &b1, &s1);
+          if (index->len > 0)
+            {
+              idx = parse_subset (r, items, index, &b2, &s2);
+              g_string_append_printf (t, "[%s]", idx);
+            }
+          if (lower->len == 0)
+            uncertain (r, "empty radical");
+          g_string_append_printf (t, "{%s}", body);
+          box->tex = g_string_free (t, FALSE);
+          box->box = rad->box;
+          box->box.x1 = MAX (rule->box.x1, b1.x1);
+          box->size = MAX (rad->size, s1);
+          box->mid = lower->len > 0 ? 0.5 * (b1.y0 + b1.y1) : cy (rad);
+        }
+      else
+        {
+          g_autofree char *num = NULL, *den = NULL;
+          for (guint i = 0; i < items->len; i++)
+            {
+              Item *it = items->pdata[i];
+              if (it->used || cx (it) < rule->box.x0 || cx (it) > rule->box.x1 ||
+                  it->box.x0 < rule->box.x0 - 0.2 * em || it->box.x1 > rule->box.x1 + 0.2 * em)
+                continue;
+              if (cy (it) < rule->box.y0 && it->box.y0 > rule->box.y0 - 3.0 * em)
+                g_ptr_array_add (upper, it);
+              else if (cy (it) > rule->box.y1 && it->box.y1 < rule->box.y1 + 3.0 * em)
+                g_ptr_array_add (lower, it);
+            }
+          num = parse_subset (r, items, upper, &b1, &s1);
+          den = parse_subset (r, items, lower, &b2, &s2);
+          if (upper->len > 0 && lower->len > 0)
+            box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
+          else if (lower->len > 0)
+            box->tex = g_strdup_printf ("\\overline{%s}", den);
+          else if (upper->len > 0)
+            {
+              /* Rare in formulas, and what an extensible arrow's or a
+               * brace's pieces look like. */
+              uncertain (r, "a rule under glyphs (\\underline?)");
+              box->tex = g_strdup_printf ("\\underline{%s}", num);
+            }
+          else
+            {
+              uncertain (r, "a rule that is neither fraction bar nor radical");
+              g_free (box);
+              continue;
+            }
+          box->box = rule->box;
+          if (upper->len > 0) { box->box.y0 = MIN (box->box.y0, b1.y0); }
+          if (lower->len > 0) { box->box.y1 = MAX (box->box.y1, b2.y1); }
+          box->mid = cy (rule);
+          /* A fraction on the main line has script-size parts in text style
+           * (7 of 10 pt): it counts as full size unless its parts are
+           * script-script size. */
+          box->size = MAX (s1, s2) >= 0.6 * em ? MAX (em, MAX (s1, s2)) : MAX (s1, s2) / 0.7;
+          if (upper->len == 0 || lower->len == 0)
+            box->size = MAX (s1, s2);
+        }
+      g_ptr_array_add (r->items, box);
+      g_ptr_array_add (items, box);
+    }
+}
+
+static gboolean
+is_limits_word (const char *tex)
+{
+  static const char *const w[] = { "\\lim", "\\max", "\\min", "\\sup", "\\inf", "\\limsup",
+                                   "\\liminf", "\\det", "\\gcd", "\\Pr" };
+  for (gsize i = 0; i < G_N_ELEMENTS (w); i++)
+    if (g_strcmp0 (tex, w[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Limits above and below big operators and \lim-like words. */
+static void
+take_limits (Reader *r, GPtrArray *items)
+{
+  double em = r->em;
+  for (guint k = 0; k < items->len; k++)
+    {
+      Item *op = items->pdata[k];
+      GPtrArray *part[2];
+      FmRect pb[2] = { { 0 } };
+      double ps[2];
+      char *pt[2] = { NULL, NULL };
+      GString *t;
+
+      if (op->used || !((op->kind == ITEM_GLYPH && op->bigop) ||
+                        (op->kind == ITEM_WORD && is_limits_word (op->tex))))
+        continue;
+      for (int side = 0; side < 2; side++)
+        {
+          gboolean grew = TRUE;
+          part[side] = g_ptr_array_new ();
+          for (guint i = 0; i < items->len; i++)
+            {
+              Item *it = items->pdata[i];
+              if (it == op || it->used || it->kind == ITEM_RULE)
+                continue;
+              if (MIN (it->box.x1, op->box.x1) - MAX (it->box.x0, op->box.x0) <= 0.1 * (op->box.x1 - op->box.x0))
+                continue;
+              if (side == 0 ? (it->box.y1 <= op->box.y0 + 0.15 * em && it->box.y1 > op->box.y0 - 1.5 * em && it->size < op->size)
+                            : (it->box.y0 >= op->box.y1 - 0.15 * em && it->box.y0 < op->box.y1 + 1.5 * em && it->size < op->size))
+                g_ptr_array_add (part[side], it);
+            }
+          /* The rest of a limit's line: wider than the operator, centred. */
+          while (grew && part[side]->len > 0)
+            {
+              grew = FALSE;
+              for (guint i = 0; i < items->len; i++)
+                {
+                  Item *it = items->pdata[i];
+                  gboolean near = FALSE;
+                  if (it == op || it->used || it->kind == ITEM_RULE || g_ptr_array_find (part[side], it, NULL))
+                    continue;
+                  for (guint j = 0; j < part[side]->len && !near; j++)
+                    {
+                      Item *q = part[side]->pdata[j];
+                      near = cy (it) > q->box.y0 && cy (it) < q->box.y1 &&
+                             MAX (it->box.x0 - q->box.x1, q->box.x0 - it->box.x1) < 0.25 * em &&
+                             it->size < op->size;
+                    }
+                  if (near)
+                    {
+                      g_ptr_array_add (part[side], it);
+                      grew = TRUE;
+                    }
+                }
+            }
+        }
+      if (part[0]->len == 0 && part[1]->len == 0)
+        {
+          g_ptr_array_free (part[0], TRUE);
+          g_ptr_array_free (part[1], TRUE);
+          continue;
+        }
+      op->used = TRUE;
+      t = g_string_new (NULL);
+      tex_append (t, op->tex);
+      for (int side = 1; side >= 0; side--)
+        if (part[side]->len > 0)
+          {
+            pt[side] = parse_subset (r, items, part[side], &pb[side], &ps[side]);
+            g_string_append_printf (t, side == 1 ? "_{%s}" : "^{%s}", pt[side]);
+          }
+      {
+        Item *box = item_new (ITEM_BOX);
+        gboolean first = TRUE;
+        union_box (&box->box, &op->box, &first);
+        for (int side = 0; side < 2; side++)
+          if (part[side]->len > 0)
+            union_box (&box->box, &pb[side], &first);
+        box->mid = op->mid;
+        box->size = op->size;
+        box->tex = g_string_free (t, FALSE);
+        g_ptr_array_add (r->items, box);
+        g_ptr_array_add (items, box);
+      }
+      for (int side = 0; side < 2; side++)
+        {
+          g_free (pt[side]);
+          g_ptr_array_free (part[side], TRUE);
+        }
+    }
+}
+
+/* Scripts of one base: sup and sub lists parsed recursively; primes stay
+ * primes (y''). */
+static void
+append_scripts (Reader *r, GString *out, GPtrArray *sub, GPtrArray *sup)
+{
+  FmRect b;
+  double s;
+  if (sup->len > 0)
+    {
+      /* Primes come first in x order. */
+      g_ptr_array_sort (sup, by_x);
+      while (sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH &&
+             (g_strcmp0 (((Item *) sup->pdata[0])->tex, "'") == 0 ||
+              g_strcmp0 (((Item *) sup->pdata[0])->tex, "''") == 0))
+        {
+          ((Item *) sup->pdata[0])->used = TRUE;
+          g_string_append (out, ((Item *) sup->pdata[0])->tex);
+          g_ptr_array_remove_index (sup, 0);
+        }
+    }
+  if (sub->len > 0)
+    {
+      g_autofree char *t = parse_subset (r, NULL, sub, &b, &s);
+      g_string_append_printf (out, "_{%s}", t);
+    }
+  if (sup->len > 0)
+    {
+      g_autofree char *t = parse_subset (r, NULL, sup, &b, &s);
+      g_string_append_printf (out, "^{%s}", t);
+    }
+}
+
+/* One line of items: the full-size ones in x order, each followed by its
+ * scripts (the smaller items between it and the next full-size one). */
+static char *
+parse_line (Reader *r, GPtrArray *items)
+{
+  GString *out = g_string_new (NULL);
+  g_autoptr (GPtrArray) main_items = g_ptr_array_new ();
+  double main_size = 0;
+  int open_depth = 0;
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      if (!it->used && it->kind != ITEM_RULE && !(it->kind == ITEM_GLYPH && it->ext))
+        main_size = MAX (main_size, it->size);
+    }
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      if (!it->used && it->kind != ITEM_RULE && (it->size >= 0.85 * main_size || it->ext))
+        g_ptr_array_add (main_items, it);
+    }
+  g_ptr_array_sort (main_items, by_x);
+  for (guint k = 0; k < main_items->len; k++)
+    {
+      Item *m = main_items->pdata[k];
+      Item *next = k + 1 < main_items->len ? main_items->pdata[k + 1] : NULL;
+      g_autoptr (GPtrArray) sub = g_ptr_array_new ();
+      g_autoptr (GPtrArray) sup = g_ptr_array_new ();
+      const char *tex = m->tex;
+
+      if (m->used)
+        continue;
+      m->used = TRUE;
+      if (m->kind == ITEM_GLYPH && m->ext)
+        {
+          /* A sized delimiter: \left( ... \right). */
+          const char *o = open_delim (m->c), *c = close_delim (m->c);
+          if (m->c == '|' || m->c == 0x2223 || m->c == 0x2016 || m->c == 0x2225)
+            {
+              if (open_depth > 0)
+                o = NULL;
+              else
+                c = NULL;
+            }
+          if (o != NULL)
+            {
+              tex = o;
+              open_depth++;
+            }
+          else if (c != NULL && open_depth > 0)
+            {
+              tex = c;
+              open_depth--;
+            }
+          else if (c != NULL)
+            uncertain (r, "unbalanced sized delimiter");
+        }
+      if (tex == NULL)
+        {
+          uncertain (r, "unknown glyph");
+          tex = "?";
+        }
+      {
+        const char *acc;
+        if (m->kind == ITEM_GLYPH && is_accent_char (m->c, &acc))
+          uncertain (r, "an accent without a base");
+      }
+      for (guint i = 0; i < items->len; i++)
+        {
+          Item *it = items->pdata[i];
+          double d;
+          if (it->used || it->kind == ITEM_RULE || g_ptr_array_find (main_items, it, NULL))
+            continue;
+          if (cx (it) < m->box.x0 + 0.3 * (m->box.x1 - m->box.x0) ||
+              (next != NULL && cx (it) > next->box.x0))
+            continue;
+          if (k == 0 && cx (it) < m->box.x0)
+            continue;
+          d = (cy (it) - m->mid) / MAX (m->size, 1.0);
+          if (d < -0.1)
+            g_ptr_array_add (sup, it);
+          else if (d > 0.1)
+            g_ptr_array_add (sub, it);
+          else
+            {
+              uncertain (r, "small glyph on the baseline");
+              g_ptr_array_add (d < 0 ? sup : sub, it);
+            }
+        }
+      {
+        /* An arrow with a label over it, inside its length: \xrightarrow. */
+        gboolean right = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\longrightarrow") == 0;
+        gboolean left = g_strcmp0 (tex, "\\leftarrow") == 0 || g_strcmp0 (tex, "\\longleftarrow") == 0;
+        gboolean inside = sup->len > 0 && sub->len == 0;
+        for (guint i = 0; i < sup->len && inside; i++)
+          inside = cx (sup->pdata[i]) > m->box.x0 && cx (sup->pdata[i]) < m->box.x1;
+        if ((right || left) && inside)
+          {
+            FmRect b;
+            double sz;
+            g_autofree char *label = parse_subset (r, NULL, sup, &b, &sz);
+            g_autofree char *t = g_strdup_printf ("%s{%s}", right ? "\\xrightarrow" : "\\xleftarrow", label);
+            tex_append (out, t);
+            continue;
+          }
+      }
+      tex_append (out, tex);
+      if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
+        for (guint i = 0; i < sup->len; i++)
+          if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)
+            uncertain (r, "a prime and a subscript (x'_1 or x_1')");
+      append_scripts (r, out, sub, sup);
+    }
+  if (open_depth > 0)
+    uncertain (r, "unbalanced sized delimiter");
+  /* Small items left of every full-size one (prescripts). */
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      if (!it->used && it->kind != ITEM_RULE)
+        {
+          uncertain (r, "glyphs the layout did not place");
+          it->used = TRUE;
+          if (it->tex != NULL)
+            {
+              g_autofree char *t = g_strdup_printf ("{}^{%s}", it->tex);
+              g_string_prepend (out, t);
+            }
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Lines: the full-size items grouped by vertical overlap. */
+static char *
+parse_list (Reader *r, GPtrArray *items)
+{
+  g_autoptr (GPtrArray) rows = NULL;
+  double main_size = 0;
+  GString *out;
+
+  take_rules (r, items);
+  take_limits (r, items);
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      if (!it->used && it->kind != ITEM_RULE && !(it->kind == ITEM_GLYPH && it->ext))
+        main_size = MAX (main_size, it->size);
+    }
+  /* Rows: bands of full-size items that do not overlap vertically. */
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      GPtrArray *row = NULL;
+      if (it->used || it->kind == ITEM_RULE || it->size < 0.85 * main_size)
+        continue;
+      for (guint j = 0; j < rows->len && row == NULL; j++)
+        {
+          GPtrArray *rw = rows->pdata[j];
+          for (guint q = 0; q < rw->len && row == NULL; q++)
+            {
+              Item *o = rw->pdata[q];
+              if (it->mid > o->box.y0 && it->mid < o->box.y1 && o->mid > it->box.y0 && o->mid < it->box.y1)
+                row = rw;
+            }
+        }
+      if (row == NULL)
+        {
+          row = g_ptr_array_new ();
+          g_ptr_array_add (rows, row);
+        }
+      g_ptr_array_add (row, it);
+    }
+  if (rows->len <= 1)
+    return parse_line (r, items);
+  /* Several lines (aligned, cases, matrices): each line with the small items
+   * nearest to it; alignment columns are not read yet. */
+  uncertain (r, "several lines");
+  out = g_string_new ("\\begin{aligned}");
+  {
+    double *mids = g_new (double, rows->len);
+    guint *order = g_new (guint, rows->len);
+    for (guint j = 0; j < rows->len; j++)
+      {
+        GPtrArray *rw = rows->pdata[j];
+        double s = 0;
+        for (guint q = 0; q < rw->len; q++)
+          s += ((Item *) rw->pdata[q])->mid;
+        mids[j] = s / rw->len;
+        order[j] = j;
+      }
+    for (guint a = 0; a < rows->len; a++)
+      for (guint b = a + 1; b < rows->len; b++)
+        if (mids[order[b]] < mids[order[a]])
+          {
+            guint t = order[a]; order[a] = order[b]; order[b] = t;
+          }
+    for (guint a = 0; a < rows->len; a++)
+      {
+        GPtrArray *rw = rows->pdata[order[a]];
+        g_autoptr (GPtrArray) line = g_ptr_array_new ();
+        g_autofree char *t = NULL;
+        for (guint i = 0; i < items->len; i++)
+          {
+            Item *it = items->pdata[i];
+            guint best = 0;
+            if (it->used || it->kind == ITEM_RULE)
+              continue;
+            for (guint b = 1; b < rows->len; b++)
+              if (fabs (cy (it) - mids[order[b]]) < fabs (cy (it) - mids[order[best]]))
+                best = b;
+            if (best == a || g_ptr_array_find (rw, it, NULL))
+              g_ptr_array_add (line, it);
+          }
+        t = parse_line (r, line);
+        if (a > 0)
+          g_string_append (out, "\\\\");
+        g_string_append (out, t);
+      }
+    g_free (mids);
+    g_free (order);
+  }
+  g_string_append (out, "\\end{aligned}");
+  return g_string_free (out, FALSE);
+}
+
+/* ---- glyph collection ------------------------------------------------------ */
+
+static const char *const operator_words[] = {
+  "arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "det",
+  "dim", "exp", "gcd", "hom", "inf", "ker", "lg", "lim", "liminf", "limsup", "ln", "log",
+  "max", "min", "Pr", "sec", "sin", "sinh", "sup", "tan", "tanh", "mod", NULL,
+};
+
+static gboolean
+is_accent_char (gunichar c, const char **cmd)
+{
+  switch (c)
+    {
+    case 0x02C6: case '^': *cmd = "\\hat"; return TRUE;
+    case 0x02DC: *cmd = "\\tilde"; return TRUE;
+    case 0x00AF: case 0x02C9: *cmd = "\\bar"; return TRUE;
+    case 0x02D9: *cmd = "\\dot"; return TRUE;
+    case 0x00A8: *cmd = "\\ddot"; return TRUE;
+    case 0x02C7: *cmd = "\\check"; return TRUE;
+    case 0x02D8: *cmd = "\\breve"; return TRUE;
+    case 0x00B4: *cmd = "\\acute"; return TRUE;
+    case 0x20D7: *cmd = "\\vec"; return TRUE;
+    default: return FALSE;
+    }
+}
+
+/* Upright letters in a row, glued (gap < 0.12 em), one font and size, become
+ * words: operator names, \mathrm{d}, \text{...}. */
+static void
+merge_words (Reader *r)
+{
+  GPtrArray *g = r->items;
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  for (guint i = 0; i < g->len; i++)
+    g_ptr_array_add (sorted, g->pdata[i]);
+  g_ptr_array_sort (sorted, by_x);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      Item *a = sorted->pdata[i], *word;
+      GString *w;
+      guint j;
+      gboolean op = FALSE;
+      if (a->used || a->kind != ITEM_GLYPH || a->style != STYLE_RM || a->c >= 0x80 || !g_ascii_isalpha ((char) a->c))
+        continue;
+      w = g_string_new (NULL);
+      g_string_append_unichar (w, a->c);
+      word = item_new (ITEM_WORD);
+      word->box = a->box;
+      word->size = a->size;
+      word->mid = a->mid;
+      a->used = TRUE;
+      for (j = i + 1; j < sorted->len; j++)
+        {
+          Item *b = sorted->pdata[j];
+          if (b->used || b->kind != ITEM_GLYPH || b->style != STYLE_RM || b->c >= 0x80 ||
+              !g_ascii_isalpha ((char) b->c))
+            {
+              if (b->box.x0 > word->box.x1 + 0.12 * a->size)
+                break;
+              continue;
+            }
+          if (fabs (b->size - a->size) > 0.05 * a->size || fabs (b->mid - a->mid) > 0.1 * a->size ||
+              b->box.x0 > word->box.x1 + 0.12 * a->size || b->box.x0 < word->box.x1 - 0.3 * a->size)
+            continue;
+          g_string_append_unichar (w, b->c);
+          word->box.x1 = MAX (word->box.x1, b->box.x1);
+          b->used = TRUE;
+          /* \limsup and \liminf: TeX puts a thin space inside. */
+          if (strcmp (w->str, "lim") == 0)
+            for (guint k = j + 1; k + 2 < sorted->len; k++)
+              {
+                Item *s0 = sorted->pdata[k], *s1 = sorted->pdata[k + 1], *s2 = sorted->pdata[k + 2];
+                char tail[4] = { (char) s0->c, (char) s1->c, (char) s2->c, 0 };
+                if (s0->used || s0->kind != ITEM_GLYPH)
+                  continue;
+                if (s0->box.x0 - word->box.x1 < 0.3 * a->size && s0->style == STYLE_RM && s1->style == STYLE_RM &&
+                    s2->style == STYLE_RM && s0->kind == ITEM_GLYPH && s1->kind == ITEM_GLYPH && s2->kind == ITEM_GLYPH &&
+                    (strcmp (tail, "sup") == 0 || strcmp (tail, "inf") == 0))
+                  {
+                    g_string_append (w, tail);
+                    word->box.x1 = MAX (word->box.x1, s2->box.x1);
+                    s0->used = s1->used = s2->used = TRUE;
+                    j = sorted->len;
+                  }
+                break;
+              }
+        }
+      for (int k = 0; operator_words[k] != NULL; k++)
+        op |= strcmp (operator_words[k], w->str) == 0;
+      if (op)
+        word->tex = g_strdup_printf (strcmp (w->str, "mod") == 0 ? "\\bmod" : "\\%s", w->str);
+      else if (w->len == 1)
+        {
+          /* \mathrm{d}, \text{s} (a unit) and \operatorname{d} look the same. */
+          uncertain (r, "upright letter (\\mathrm or \\text)");
+          word->tex = g_strdup_printf ("\\mathrm{%s}", w->str);
+        }
+      else
+        {
+          uncertain (r, "upright word (\\text, \\mathrm or \\operatorname)");
+          word->tex = g_strdup_printf ("\\text{%s}", w->str);
+        }
+      g_string_free (w, TRUE);
+      g_ptr_array_add (g, word);
+    }
+}
+
+/* CMSY-like fonts, whose unnamed glyphs Poppler reports by their code
+ * (negationslash as "6", mapstochar as "7"). */
+static gboolean
+font_is_tex_symbols (const char *font)
+{
+  return name_has (font, "^(cmsy|cmbsy|lmsy|txsy|pxsy|rtxsy|rpxsy|zplsy|ntxsy)");
+}
+
+/* Accents over a glyph; TeX's two-piece symbols (\not, long arrows, \mapsto). */
+static void
+merge_pieces (Reader *r)
+{
+  GPtrArray *g = r->items;
+  /* A plain copy: g_ptr_array_copy would carry the free function along. */
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+
+  for (guint i = 0; i < g->len; i++)
+    g_ptr_array_add (sorted, g->pdata[i]);
+
+  /* Three dots in a row are \ldots or \cdots (TeX sets them as three
+   * glyphs); ":=" is \coloneqq. */
+  g_ptr_array_sort (sorted, by_x);
+  for (guint i = 0; i + 1 < sorted->len; i++)
+    {
+      Item *a = sorted->pdata[i], *b = sorted->pdata[i + 1], *c = i + 2 < sorted->len ? sorted->pdata[i + 2] : NULL;
+      gboolean dot = a->c == '.' || a->c == 0x22C5 || a->c == 0x00B7;
+      if (a->used || a->kind != ITEM_GLYPH)
+        continue;
+      if (b->kind == ITEM_GLYPH && b->c == a->c && fabs (b->box.x0 - a->box.x0) < 0.1 * a->size &&
+          fabs (b->mid - a->mid) < 0.1 * a->size)
+        {
+          /* The same glyph printed twice, a little apart: \pmb's poor man's
+           * bold, or an overprint we cannot spell. */
+          uncertain (r, "overprinted glyphs (\\pmb?)");
+          b->used = TRUE;
+          continue;
+        }
+      if (dot && c != NULL && b->c == a->c && c->c == a->c && !b->used && !c->used &&
+          b->box.x0 - a->box.x1 < 0.3 * a->size && c->box.x0 - b->box.x1 < 0.3 * a->size &&
+          fabs (b->mid - a->mid) < 0.05 * a->size && fabs (c->mid - a->mid) < 0.05 * a->size)
+        {
+          g_free (a->tex);
+          a->tex = g_strdup (a->c == '.' ? "\\ldots" : "\\cdots");
+          a->box.x1 = c->box.x1;
+          b->used = c->used = TRUE;
+          i += 2;
+        }
+      else if ((a->c == 0x2212 || a->c == '-') && (b->c == 0x2212 || b->c == '-' || b->c == 0x2192 || b->c == 0x27F6) &&
+               b->box.x0 - a->box.x1 < 0.05 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size &&
+               (b->c == 0x2212 || b->c == '-'))
+        {
+          /* Minus signs that touch: the pieces of an extensible arrow
+           * (\xrightarrow, amscd's arrows), whose length is the label's. */
+          uncertain (r, "an arrow built from pieces");
+        }
+      else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
+               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.08 * a->size &&
+               b->box.x0 - a->box.x1 > 0.1 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size)
+        {
+          /* TeX spaces a relation ":" on both sides (\thickmuskip), the
+           * punctuation \colon only after. */
+          g_free (a->tex);
+          a->tex = g_strdup ("\\colon");
+        }
+      else if (a->c == ':' && b->c == '=' && !b->used && b->box.x0 - a->box.x1 < 0.15 * a->size)
+        {
+          g_free (a->tex);
+          a->tex = g_strdup ("\\coloneqq");
+          a->box.x1 = b->box.x1;
+          b->used = TRUE;
+        }
+      else if (a->c == 0x223C && b->c == '=' && !b->used && fabs (cx (a) - cx (b)) < 0.2 * a->size)
+        {
+          /* \cong: a tilde set over an equals sign. */
+          g_free (a->tex);
+          a->tex = g_strdup ("\\cong");
+          a->box.y1 = MAX (a->box.y1, b->box.y1);
+          b->used = TRUE;
+        }
+    }
+  for (guint i = 0; i < g->len; i++)
+    {
+      Item *a = g->pdata[i];
+      const char *acc;
+      if (a->used || a->kind != ITEM_GLYPH)
+        continue;
+      if (is_accent_char (a->c, &acc))
+        {
+          Item *base = NULL;
+          for (guint j = 0; j < g->len; j++)
+            {
+              Item *b = g->pdata[j];
+              if (b != a && !b->used && b->kind != ITEM_RULE && cx (a) >= b->box.x0 && cx (a) <= b->box.x1 &&
+                  cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
+                base = b;
+            }
+          is_accent_char (a->c, &acc);
+          if (base != NULL && base->tex != NULL)
+            {
+              char *t = g_strdup_printf ("%s{%s}", acc, base->tex);
+              g_free (base->tex);
+              base->tex = t;
+              base->box.y0 = MIN (base->box.y0, a->box.y0);
+              a->used = TRUE;
+            }
+        }
+      else if (a->c == 0x0338 || a->c == 0x29F8 || (a->c == '6' && font_is_tex_symbols (a->font)))
+        {
+          /* \not: a slash over the next relation. */
+          for (guint j = 0; j < g->len; j++)
+            {
+              Item *b = g->pdata[j];
+              if (b != a && !b->used && b->kind == ITEM_GLYPH && cx (b) > a->box.x0 - 0.1 * r->em &&
+                  cx (b) < a->box.x1 + 0.6 * r->em && b->tex != NULL)
+                {
+                  char *t = b->c == '=' ? g_strdup ("\\neq") : b->c == 0x2208 ? g_strdup ("\\notin")
+                            : g_strdup_printf ("\\not%s%s", g_ascii_isalpha (b->tex[0]) ? " " : "", b->tex);
+                  g_free (b->tex);
+                  b->tex = t;
+                  b->box.x0 = MIN (b->box.x0, a->box.x0);
+                  a->used = TRUE;
+                  break;
+                }
+            }
+        }
+      else if (a->c == 0x2192 || a->c == 0x2190 || a->c == 0x21D2 || a->c == 0x21D0 || a->c == 0x2194 || a->c == 0x21D4)
+        {
+          /* \longrightarrow = a minus (or =) overlapping the arrow; \mapsto = the
+           * mapsto bar before it. */
+          gboolean longer = FALSE, maps = FALSE;
+          for (guint j = 0; j < g->len; j++)
+            {
+              Item *b = g->pdata[j];
+              if (b == a || b->used || b->kind != ITEM_GLYPH)
+                continue;
+              if (fabs (cy (b) - cy (a)) > 0.2 * r->em)
+                continue;
+              if ((b->c == 0x2212 || b->c == '-' || b->c == '=' || b->c == 0x2190 || b->c == 0x21D0) &&
+                  b->box.x1 > a->box.x0 - 0.05 * r->em && b->box.x0 < a->box.x0 && a->c != b->c)
+                {
+                  longer = TRUE;
+                  a->box.x0 = MIN (a->box.x0, b->box.x0);
+                  b->used = TRUE;
+                  if (b->c == 0x2190 || b->c == 0x21D0)
+                    a->c = (a->c == 0x21D2) ? 0x21D4 : 0x2194;
+                }
+              else if ((b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C ||
+                        (b->c == '7' && font_is_tex_symbols (b->font))) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
+                       b->box.x0 < a->box.x0 && b->size == a->size && b->box.x1 - b->box.x0 < 0.3 * r->em)
+                {
+                  maps = TRUE;
+                  a->box.x0 = MIN (a->box.x0, b->box.x0);
+                  b->used = TRUE;
+                }
+            }
+          if (longer || maps)
+            {
+              const char *t;
+              switch (a->c)
+                {
+                case 0x2192: t = maps ? (longer ? "\\longmapsto" : "\\mapsto") : "\\longrightarrow"; break;
+                case 0x2190: t = "\\longleftarrow"; break;
+                case 0x21D2: t = "\\Longrightarrow"; break;
+                case 0x21D0: t = "\\Longleftarrow"; break;
+                case 0x2194: t = "\\longleftrightarrow"; break;
+                default: t = "\\Longleftrightarrow"; break;
+                }
+              g_free (a->tex);
+              a->tex = g_strdup (t);
+            }
+        }
+    }
+}
+
+/* The glyph's symbol token for constrained decoding: the innermost token of
+ * its LaTeX (\mathbb{R} -> R). */
+static char *
+symbol_of (const char *tex)
+{
+  const char *open = strrchr (tex, '{');
+  if (open != NULL && tex[0] == '\\' && strchr (open, '}') != NULL)
+    return g_strndup (open + 1, strchr (open, '}') - open - 1);
+  return g_strdup (tex);
+}
+
+static void
+collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
+{
+  g_autofree char *text = poppler_page_get_text (page);
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  GList *attrs = poppler_page_get_text_attributes (page);
+  const char *p = text;
+  guint idx = 0;
+  double area_h = area->y1 - area->y0;
+
+  if (text == NULL || !poppler_page_get_text_layout (page, &rects, &n_rects))
+    {
+      poppler_page_free_text_attributes (attrs);
+      return;
+    }
+  for (; p != NULL && *p && idx < n_rects; p = g_utf8_next_char (p), idx++)
+    {
+      gunichar c = g_utf8_get_char (p);
+      PopplerRectangle *pr = &rects[idx];
+      FmRect b = { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
+      PopplerTextAttributes *at = NULL;
+      double ccx = 0.5 * (b.x0 + b.x1), ccy = 0.5 * (b.y0 + b.y1), tol = 1.0;
+      Item *it;
+
+      if (g_unichar_isspace (c) || c == 0)
+        continue;
+      for (GList *l = attrs; l != NULL; l = l->next)
+        {
+          PopplerTextAttributes *a = l->data;
+          if ((guint) a->start_index <= idx && idx <= (guint) a->end_index)
+            {
+              at = a;
+              break;
+            }
+        }
+      if (ccx < area->x0 - tol || ccx > area->x1 + tol)
+        continue;
+      /* Type 1 radicals and extension-font glyphs hang below their box. */
+      if (ccy < area->y0 - tol || ccy > area->y1 + tol)
+        {
+          gboolean hanging = is_radical_char (c) || (at != NULL && fm_font_is_math_extension (at->font_name));
+          double h = b.y1 - b.y0;
+          if (!hanging || ccy + 0.75 * h < area->y0 || b.y0 > area->y1 || h > 3 * area_h + 20)
+            continue;
+        }
+      it = item_new (ITEM_GLYPH);
+      it->c = c;
+      it->font = g_strdup (fm_font_strip_subset (at ? at->font_name : ""));
+      it->size = at ? at->font_size : b.y1 - b.y0;
+      it->box = b;
+      it->mid = ccy;
+      it->ext = fm_font_is_math_extension (it->font);
+      if (it->ext && (c < 0x20 || (c < 0x80 && g_ascii_isalpha ((char) c))))
+        {
+          gunichar m = cmex_char (c);
+          c = m != 0 ? m : 0xFFFD;
+          it->c = c;
+        }
+      /* Poppler names a font it has no name for (a Type 3 bitmap font from
+       * Metafont) "Default"; its codes are not characters. */
+      if (it->font[0] == 0 || strcmp (it->font, "Default") == 0 || strcmp (it->font, "[none]") == 0)
+        {
+          r->type3++;
+          it->tex = NULL;
+        }
+      else
+        it->tex = fm_mathtext_glyph_latex (c, it->font);
+      it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
+      it->bigop = is_bigop_char (c);
+      if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+        g_printerr ("glyph U+%04X %s %.1fpt [%.1f %.1f %.1f %.1f] -> %s\n", c, it->font, it->size,
+                    b.x0, b.y0, b.x1, b.y1, it->tex ? it->tex : "(unknown)");
+      if (it->tex == NULL)
+        r->unknown++;
+      else
+        it->symbol = symbol_of (it->tex);
+      g_ptr_array_add (r->items, it);
+    }
+  g_free (rects);
+  poppler_page_free_text_attributes (attrs);
+}
+
+/* Ink inside the region that no glyph box and no rule covers, in square
+ * points: a delimiter or symbol drawn as a path, an image, a glyph the text
+ * layer lost (CMEX's \Big| can come without a text-layer glyph). The text
+ * would read fine without it and be wrong. */
+static double
+ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
+{
+  guint8 *covered = g_new0 (guint8, (gsize) img->width * img->height);
+  long count = 0;
+  double pad = 0.08 * r->em;
+  int rx0 = MAX (0, (int) floor ((region->x0 - origin->x0) * scale));
+  int ry0 = MAX (0, (int) floor ((region->y0 - origin->y0) * scale));
+  int rx1 = MIN (img->width, (int) ceil ((region->x1 - origin->x0) * scale));
+  int ry1 = MIN (img->height, (int) ceil ((region->y1 - origin->y0) * scale));
+
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      /* Poppler's boxes come from the font's ascent and descent, which some
+       * fonts understate (MSBM10's R pokes 0.2 em above its box): generous
+       * vertically, tight horizontally, where lost glyphs sit. */
+      double p = it->kind == ITEM_RULE ? 1.0 / scale : pad;
+      double pv = it->kind == ITEM_RULE ? 1.0 / scale : 0.3 * r->em;
+      int x0 = MAX (0, (int) floor ((it->box.x0 - p - origin->x0) * scale));
+      int y0 = MAX (0, (int) floor ((it->box.y0 - pv - origin->y0) * scale));
+      int x1 = MIN (img->width, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
+      int y1 = MIN (img->height, (int) ceil ((it->box.y1 + pv - origin->y0) * scale));
+      for (int y = y0; y < y1; y++)
+        memset (covered + (gsize) y * img->width + x0, 1, x1 > x0 ? x1 - x0 : 0);
+    }
+  for (int y = ry0; y < ry1; y++)
+    for (int x = rx0; x < rx1; x++)
+      if (img->pixels[(gsize) y * img->stride + x] < 128 && !covered[(gsize) y * img->width + x])
+        {
+          count++;
+          if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL && count % 20 == 1)
+            g_printerr ("  uncovered ink at %.1f %.1f\n", origin->x0 + x / scale, origin->y0 + y / scale);
+        }
+  g_free (covered);
+  if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+    g_printerr ("ink outside glyphs: %.2f pt^2\n", count / (scale * scale));
+  return count / (scale * scale);
+}
+
+FmMathTextResult *
+fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error)
+{
+  FmMathTextResult *res;
+  Reader r = { 0 };
+  PopplerPage *page;
+  FmRect area;
+  g_autoptr (FmGrayImage) img = NULL;
+  double scale = 6.0, sizes = 0;
+  int n_glyphs = 0;
+  g_autofree char *tex = NULL;
+  g_autoptr (GPtrArray) top = NULL;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
+  g_return_val_if_fail (region != NULL, NULL);
+
+  area = region->box;
+  r.items = g_ptr_array_new_with_free_func (item_free);
+  r.reasons = g_string_new (NULL);
+  r.symbols = g_ptr_array_new_with_free_func (g_free);
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, region->page, error);
+  if (page == NULL)
+    {
+      fm_document_unlock (doc);
+      g_ptr_array_unref (r.items);
+      g_string_free (r.reasons, TRUE);
+      g_ptr_array_unref (r.symbols);
+      return NULL;
+    }
+  collect_glyphs (&r, page, &area);
+  {
+    /* The region's ink, with a margin for hanging glyphs and rules at its
+     * edge: fraction bars and vinculums are not in the text layer. */
+    FmRect ink_area = { area.x0 - 2, area.y0 - 2, area.x1 + 2, area.y1 + 2 };
+    cairo_surface_t *s;
+    double pw, ph;
+    poppler_page_get_size (page, &pw, &ph);
+    ink_area.x0 = MAX (ink_area.x0, 0); ink_area.y0 = MAX (ink_area.y0, 0);
+    ink_area.x1 = MIN (ink_area.x1, pw); ink_area.y1 = MIN (ink_area.y1, ph);
+    scale = MIN (scale, fm_render_fit_scale (ink_area.x1 - ink_area.x0, ink_area.y1 - ink_area.y0, scale));
+    s = (ink_area.x1 > ink_area.x0 && ink_area.y1 > ink_area.y0)
+        ? fm_render_page_rect_locked (page, &ink_area, scale, NULL) : NULL;
+    if (s != NULL)
+      {
+        img = fm_gray_image_new_from_surface (s);
+        cairo_surface_destroy (s);
+      }
+    area = ink_area;
+  }
+  g_object_unref (page);
+  fm_document_unlock (doc);
+
+  res = g_new0 (FmMathTextResult, 1);
+  res->symbols = r.symbols;
+
+  for (guint i = 0; i < r.items->len; i++)
+    {
+      Item *it = r.items->pdata[i];
+      if (it->size > 0)
+        {
+          sizes += it->size;
+          n_glyphs++;
+        }
+    }
+  if (n_glyphs == 0)
+    {
+      res->verdict = FM_MATHTEXT_UNAVAILABLE;
+      res->reason = g_strdup ("no glyphs in the text layer (an image, Type 3 or no text)");
+      g_ptr_array_unref (r.items);
+      g_string_free (r.reasons, TRUE);
+      return res;
+    }
+  if (r.unknown * 2 > n_glyphs)
+    {
+      res->verdict = FM_MATHTEXT_UNAVAILABLE;
+      res->reason = r.type3 * 2 > n_glyphs
+                    ? g_strdup_printf ("%d of %d glyphs are in an unnamed Type 3 font", r.type3, n_glyphs)
+                    : g_strdup_printf ("%d of %d glyphs have no Unicode meaning (no ToUnicode)",
+                                       r.unknown, n_glyphs);
+      g_ptr_array_unref (r.items);
+      g_string_free (r.reasons, TRUE);
+      return res;
+    }
+  /* The region's main size: the largest size held by at least a third of
+   * its glyphs would be better; the median is robust enough for now. */
+  {
+    g_autofree double *v = g_new (double, r.items->len);
+    int k = 0;
+    for (guint i = 0; i < r.items->len; i++)
+      v[k++] = ((Item *) r.items->pdata[i])->size;
+    for (int a = 0; a < k; a++)
+      for (int b = a + 1; b < k; b++)
+        if (v[b] > v[a]) { double t = v[a]; v[a] = v[b]; v[b] = t; }
+    r.em = v[0];
+  }
+  if (r.unknown > 0)
+    uncertain (&r, "glyphs without a LaTeX meaning");
+  for (guint i = 0; i < r.items->len; i++)
+    {
+      Item *it = r.items->pdata[i];
+      FmRect fit;
+      if (img != NULL && (it->ext || is_radical_char (it->c) || it->bigop || is_integral_char (it->c)) &&
+          ink_column_extent (img, &area, scale, &it->box, &fit))
+        {
+          it->box = fit;
+          it->mid = cy (it);
+          if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+            g_printerr ("ink fit U+%04X [%.1f %.1f %.1f %.1f]\n", it->c, fit.x0, fit.y0, fit.x1, fit.y1);
+        }
+      if (it->symbol != NULL)
+        g_ptr_array_add (r.symbols, g_strdup (it->symbol));
+    }
+  merge_pieces (&r);
+  merge_words (&r);
+  if (img != NULL)
+    find_rules (&r, img, &area, scale);
+  if (img != NULL && ink_outside_glyphs (&r, img, &area, scale, &region->box) > 0.02 * r.em * r.em)
+    uncertain (&r, "ink that no glyph or rule explains");
+  top = g_ptr_array_new ();
+  for (guint i = 0; i < r.items->len; i++)
+    if (!((Item *) r.items->pdata[i])->used)
+      g_ptr_array_add (top, r.items->pdata[i]);
+  tex = parse_list (&r, top);
+  if (tex == NULL || *tex == 0)
+    {
+      res->verdict = FM_MATHTEXT_UNAVAILABLE;
+      res->reason = g_strdup ("nothing readable in the text layer");
+    }
+  else
+    {
+      res->latex = g_steal_pointer (&tex);
+      res->verdict = r.reasons->len > 0 ? FM_MATHTEXT_UNCERTAIN : FM_MATHTEXT_CERTAIN;
+      res->reason = r.reasons->len > 0 ? g_strdup (r.reasons->str) : NULL;
+    }
+  g_ptr_array_unref (r.items);
+  g_string_free (r.reasons, TRUE);
+  return res;
+}
+
+void
+fm_mathtext_result_free (FmMathTextResult *result)
+{
+  if (result == NULL)
+    return;
+  g_free (result->latex);
+  g_free (result->reason);
+  if (result->symbols != NULL)
+    g_ptr_array_unref (result->symbols);
+  g_free (result);
+}

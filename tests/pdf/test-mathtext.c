@@ -1,0 +1,176 @@
+/* The text-layer reader (app/fm-mathtext.c): glyph -> LaTeX per font family,
+ * the layout parser on hand-made formulas (tests/fixtures/pdf/mathtext.tex,
+ * one display per page, made with pdflatex), and a Type 3 region. */
+#include "fm-document.h"
+#include "fm-mathtext.h"
+
+static FmDocument *
+open_fixture (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext.pdf", NULL);
+  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
+  g_assert_no_error (error);
+  return doc;
+}
+
+static void
+check_glyph (gunichar c, const char *font, const char *want)
+{
+  g_autofree char *got = fm_mathtext_glyph_latex (c, font);
+  g_assert_cmpstr (got, ==, want);
+}
+
+static void
+test_glyph_mapping (void)
+{
+  /* Computer Modern / Latin Modern (pdfLaTeX). */
+  check_glyph ('x', "ABCDEF+CMMI10", "x");
+  check_glyph ('x', "LMMathItalic10-Regular", "x");
+  check_glyph ('d', "CMR10", "\\mathrm{d}");
+  check_glyph ('2', "CMR7", "2");
+  check_glyph ('v', "CMBX10", "\\mathbf{v}");
+  check_glyph ('v', "CMMIB10", "\\boldsymbol{v}");
+  check_glyph ('R', "MSBM10", "\\mathbb{R}");
+  check_glyph ('O', "CMSY10", "\\mathcal{O}");
+  check_glyph ('g', "EUFM10", "\\mathfrak{g}");
+  check_glyph ('F', "RSFS10", "\\mathscr{F}");
+  check_glyph ('A', "CMSS10", "\\mathsf{A}");
+  check_glyph ('t', "CMTT10", "\\mathtt{t}");
+  check_glyph (0x03B1, "CMMI10", "\\alpha");
+  check_glyph (0x03B5, "CMMI10", "\\varepsilon");
+  check_glyph (0x03F5, "CMMI10", "\\epsilon");
+  check_glyph (0x2126, "CMR10", "\\Omega");   /* Poppler's OHM SIGN for CMR's Omega */
+  check_glyph (0x00B5, "CMMI10", "\\mu");     /* and MICRO SIGN for mu */
+  check_glyph (0x2211, "CMEX10", "\\sum");
+  check_glyph (0x2264, "CMSY10", "\\leq");
+  check_glyph (0x2212, "CMSY10", "-");
+  check_glyph ('\\', "CMSY10", "\\setminus");
+  /* Times, Palatino, newtx, Libertine: letters in the text italic or a
+   * math italic are plain letters, upright ones \mathrm. */
+  check_glyph ('x', "NimbusRomNo9L-ReguItal", "x");
+  check_glyph ('x', "URWPalladioL-Ital", "x");
+  check_glyph ('x', "NewTXMI", "x");
+  check_glyph ('x', "LibertineMathMI", "x");
+  check_glyph ('x', "Times-Roman", "\\mathrm{x}");
+  check_glyph ('v', "NimbusRomNo9L-Medi", "\\mathbf{v}");
+  /* OpenType math (unicode-math): the style is in the character. */
+  check_glyph (0x1D465, "LatinModernMath-Regular", "x");          /* italic x */
+  check_glyph ('x', "LatinModernMath-Regular", "\\mathrm{x}");
+  check_glyph (0x1D42F, "STIXTwoMath-Regular", "\\mathbf{v}");
+  check_glyph (0x211D, "LatinModernMath-Regular", "\\mathbb{R}");
+  check_glyph (0x1D53B, "LatinModernMath-Regular", "\\mathbb{D}");
+  check_glyph (0x1D4AA, "LatinModernMath-Regular", "\\mathcal{O}");
+  check_glyph (0x1D51E, "LatinModernMath-Regular", "\\mathfrak{a}");
+  check_glyph (0x1D5A0, "LatinModernMath-Regular", "\\mathsf{A}");
+  check_glyph (0x1D6FC, "LatinModernMath-Regular", "\\alpha");    /* italic alpha */
+  check_glyph (0x1D7D0, "LatinModernMath-Regular", "\\mathbf{2}");
+  check_glyph (0x210E, "LatinModernMath-Regular", "h");           /* Planck's italic h */
+  /* No meaning: a private-use code. */
+  g_assert_null (fm_mathtext_glyph_latex (0xE000, "CMMI10"));
+}
+
+static FmMathTextResult *
+read_page (FmDocument *doc, int page)
+{
+  g_autoptr (GError) error = NULL;
+  double w, h;
+  FmRect box;
+  g_autoptr (FmRegion) region = NULL;
+  FmMathTextResult *res;
+
+  g_assert_true (fm_document_get_page_size (doc, page, &w, &h, NULL));
+  /* \pagestyle{empty}: the formula is the only ink on its page. */
+  box = (FmRect) { 0, 0, w, h };
+  region = fm_region_new (page, FM_REGION_DISPLAY, &box);
+  res = fm_mathtext_read_region (doc, region, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (res);
+  return res;
+}
+
+static void
+check_page (FmDocument *doc, int page, const char *want)
+{
+  FmMathTextResult *res = read_page (doc, page);
+  if (g_test_verbose ())
+    g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, want);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+  g_assert_null (res->reason);
+  g_assert_cmpuint (res->symbols->len, >, 0);
+  fm_mathtext_result_free (res);
+}
+
+static void
+test_layout (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+
+  check_page (doc, 0, "x^{2}+y_{1}=\\frac{a+b}{c}");
+  check_page (doc, 1, "\\sqrt{x+1}\\leq\\alpha_{i}^{2}");
+  check_page (doc, 2, "\\sum_{k=1}^{n}k=\\frac{n(n+1)}{2}");
+  check_page (doc, 3, "\\mathbb{R}\\to\\mathcal{O}_{X}\\times\\mathbf{v}");
+  check_page (doc, 4, "\\sin x+\\log y\\neq\\frac{1}{\\sqrt[3]{z}}");
+}
+
+static void
+test_symbols (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  FmMathTextResult *res = read_page (doc, 0);
+  /* x 2 + y 1 = a + b c: one token per glyph, the bar is no glyph. */
+  const char *want[] = { "x", "2", "+", "y", "1", "=", "a", "+", "b", "c" };
+
+  g_assert_cmpuint (res->symbols->len, ==, G_N_ELEMENTS (want));
+  for (gsize i = 0; i < G_N_ELEMENTS (want); i++)
+    {
+      gboolean found = FALSE;
+      for (guint j = 0; j < res->symbols->len && !found; j++)
+        found = g_strcmp0 (res->symbols->pdata[j], want[i]) == 0;
+      g_assert_true (found);
+    }
+  fm_mathtext_result_free (res);
+}
+
+/* A region set in a Type 3 bitmap font without ToUnicode has no usable
+ * text: UNAVAILABLE (the image path takes it), never an empty formula. */
+static void
+test_type3 (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  FmMathTextResult *res = read_page (doc, 5);
+
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNAVAILABLE);
+  g_assert_null (res->latex);
+  g_assert_nonnull (res->reason);
+  fm_mathtext_result_free (res);
+}
+
+/* A region with no glyphs at all (white space of a page). */
+static void
+test_empty_region (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (GError) error = NULL;
+  FmRect box = { 10, 10, 30, 30 };
+  g_autoptr (FmRegion) region = fm_region_new (0, FM_REGION_INLINE, &box);
+  FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNAVAILABLE);
+  g_assert_null (res->latex);
+  fm_mathtext_result_free (res);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pdf/mathtext/glyph-mapping", test_glyph_mapping);
+  g_test_add_func ("/pdf/mathtext/layout", test_layout);
+  g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
+  g_test_add_func ("/pdf/mathtext/type3", test_type3);
+  g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
+  return g_test_run ();
+}
