@@ -113,7 +113,7 @@ typedef struct {
     /* __metadata__ of safetensors (or the .pt sidecar's keys), for reporting */
     char **meta_keys, **meta_values;
     int n_meta;
-    /* private: mapping and owned buffers */
+    /* private: the file's bytes (read whole, malloc'd) and owned buffers */
     void *map_base;
     size_t map_len;
     void **owned;

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -360,8 +359,7 @@ void fe_weights_close(FeWeightFile *wf) {
     for (size_t i = 0; i < wf->n_owned; i++)
         free(wf->owned[i]);
     free(wf->owned);
-    if (wf->map_base)
-        munmap(wf->map_base, wf->map_len);
+    free(wf->map_base);
     free(wf);
 }
 
@@ -493,7 +491,8 @@ fe_status fe_weights_open(const char *path, const char *config_path, FeWeightFil
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_weights_open: NULL argument");
     *out = NULL;
     /* O_NONBLOCK: opening a FIFO would otherwise wait for a writer forever;
-     * it is refused below as not a regular file. (mmap ignores the flag.) */
+     * it is refused below as not a regular file; the flag is cleared before
+     * the read. */
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return fe_set_error(FE_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -514,14 +513,36 @@ fe_status fe_weights_open(const char *path, const char *config_path, FeWeightFil
         close(fd);
         return fe_set_error(FE_ERR_UNSUPPORTED, "%s: too large to map", path);
     }
-    /* Mapped read-only and private: tensors point straight into the file. */
-    map = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    /* Read whole, not mapped: a mapped file that shrinks while the model
+     * loads (a training run rewriting it) kills the process with SIGBUS.
+     * The bytes live only until the model has its own copies
+     * (fe_context_load closes the file), so this costs no steady memory. */
+    map = malloc((size_t)sb.st_size);
+    if (!map) {
+        close(fd);
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "%s: out of memory reading %lld bytes", path,
+                            (long long)sb.st_size);
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    for (size_t done = 0; done < (size_t)sb.st_size;) {
+        ssize_t n = read(fd, (uint8_t *)map + done, (size_t)sb.st_size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int err = errno;
+            close(fd);
+            free(map);
+            if (n == 0)
+                return fe_set_error(FE_ERR_IO, "%s: the file changed while it was being read",
+                                    path);
+            return fe_set_error(FE_ERR_IO, "%s: cannot read: %s", path, strerror(err));
+        }
+        done += (size_t)n;
+    }
     close(fd);
-    if (map == MAP_FAILED)
-        return fe_set_error(FE_ERR_IO, "%s: cannot map: %s", path, strerror(errno));
     wf = calloc(1, sizeof *wf);
     if (!wf) {
-        munmap(map, (size_t)sb.st_size);
+        free(map);
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
     wf->map_base = map;

@@ -154,7 +154,8 @@ typedef struct {
 FE_API FeContextParams fe_context_default_params(void);
 
 /* Loads a .safetensors (with formulate metadata) or a PyTorch .pt state_dict.
- * Weights are mapped into CPU memory first, checked, BatchNorm is folded into
+ * Weights are read into CPU memory first (whole, so a file rewritten meanwhile
+ * is an error, not a SIGBUS), checked, BatchNorm is folded into
  * the convolutions, then they move to the chosen device. */
 FE_API fe_status fe_context_load(const char *path, const FeContextParams *params,
                                  FeContext **out_context);
