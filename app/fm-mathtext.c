@@ -589,6 +589,10 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                 x = x_end;
                 continue;
               }
+            /* A glyph's own stroke touches the rest of its ink (the stem
+             * of T, of 1); an overline or fraction bar keeps clear of
+             * the glyphs under and over it. */
+            gboolean touching = white_above < len || white_below < len;
             for (guint i = 0; i < r->items->len && !owned; i++)
               {
                 Item *g = r->items->pdata[i];
@@ -597,7 +601,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                  * inside its box, or just above it: Latin Modern's ascent is
                  * below the top of its capitals). A fraction bar is wider than
                  * its parts by two \nulldelimiterspace (1.2 pt each at 10 pt). */
-                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) &&
+                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) && touching &&
                     MIN (rule.x1, g->box.x1) - MAX (rule.x0, g->box.x0) >= 0.7 * (rule.x1 - rule.x0) &&
                     ((rcy >= g->box.y0 && rcy <= g->box.y1) ||
                      (rcy >= g->box.y0 - 0.3 * g->size && rcy < g->box.y0 &&
@@ -1081,6 +1085,36 @@ parse_line (Reader *r, GPtrArray *items)
               g_ptr_array_add (d < 0 ? sup : sub, it);
             }
         }
+      if (sub->len + sup->len >= 2 && (sub->len == 0 || sup->len == 0))
+        {
+          /* All scripts on one side by the base's middle, yet at two
+           * heights with overlapping columns: x_0^2 in a font whose boxes
+           * sit differently (STIX). Split them at the widest height gap. */
+          GPtrArray *all = sub->len > 0 ? sub : sup;
+          double gap = 0, cut = 0;
+          for (guint a = 0; a < all->len; a++)
+            for (guint b = 0; b < all->len; b++)
+              {
+                Item *p = all->pdata[a], *q = all->pdata[b];
+                if (cy (q) > cy (p) && cy (q) - cy (p) > gap &&
+                    MIN (p->box.x1, q->box.x1) > MAX (p->box.x0, q->box.x0) &&
+                    p->box.y1 <= q->box.y0 + 0.1 * m->size)
+                  {
+                    gap = cy (q) - cy (p);
+                    cut = 0.5 * (cy (p) + cy (q));
+                  }
+              }
+          if (gap > 0.3 * m->size)
+            {
+              g_autoptr (GPtrArray) moved = g_ptr_array_new ();
+              for (guint a = 0; a < all->len; a++)
+                g_ptr_array_add (moved, all->pdata[a]);
+              g_ptr_array_set_size (sub, 0);
+              g_ptr_array_set_size (sup, 0);
+              for (guint a = 0; a < moved->len; a++)
+                g_ptr_array_add (cy (moved->pdata[a]) < cut ? sup : sub, moved->pdata[a]);
+            }
+        }
       {
         /* An arrow with a label over it, inside its length: \xrightarrow. */
         gboolean right = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\longrightarrow") == 0;
@@ -1382,8 +1416,9 @@ merge_pieces (Reader *r)
           uncertain (r, "an arrow built from pieces");
         }
       else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
-               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.08 * a->size &&
-               b->box.x0 - a->box.x1 > 0.1 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size)
+               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.12 * a->size &&
+               b->box.x0 - a->box.x1 > a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 + 0.08 * a->size &&
+               fabs (b->mid - a->mid) < 0.1 * a->size)
         {
           /* TeX spaces a relation ":" on both sides (\thickmuskip), the
            * punctuation \colon only after. */
@@ -1392,6 +1427,8 @@ merge_pieces (Reader *r)
         }
       else if (a->c == ':' && b->c == '=' && !b->used && b->box.x0 - a->box.x1 < 0.15 * a->size)
         {
+          /* ":=" and \coloneqq (mathtools) differ only in the colon's height. */
+          uncertain (r, "\":=\" or \\coloneqq");
           g_free (a->tex);
           a->tex = g_strdup ("\\coloneqq");
           a->box.x1 = b->box.x1;
@@ -1581,6 +1618,8 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
         it->tex = fm_mathtext_glyph_latex (c, it->font);
       it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
       it->bigop = is_bigop_char (c);
+      if (it->tex != NULL && name_has (it->font, "^rsfs"))
+        uncertain (r, "rsfs letters: \\mathscr, or \\mathcal under mathptmx");
       if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
         g_printerr ("glyph U+%04X %s %.1fpt [%.1f %.1f %.1f %.1f] -> %s\n", c, it->font, it->size,
                     b.x0, b.y0, b.x1, b.y1, it->tex ? it->tex : "(unknown)");
