@@ -180,6 +180,13 @@ math_alphanumeric (gunichar c, Style *style, char *letter, const char **greek)
 
   *greek = NULL;
   *letter = 0;
+  if (c == 0x1D4C1)
+    {
+      /* STIX Two Math sets \ell as the script small l. */
+      *greek = "\\ell";
+      *style = STYLE_PLAIN;
+      return TRUE;
+    }
   if (c >= 0x1D400 && c < 0x1D400 + 13 * 52)
     {
       int k = (int) (c - 0x1D400);
@@ -910,7 +917,18 @@ take_limits (Reader *r, GPtrArray *items)
                 {
                   Item *it = items->pdata[i];
                   gboolean near = FALSE;
+                  gboolean other_op = FALSE;
                   if (it == op || it->used || it->kind == ITEM_RULE || g_ptr_array_find (part[side], it, NULL))
+                    continue;
+                  /* Limits of the next operator (\sum_{k}\sum_{l}) are its own. */
+                  for (guint o = 0; o < items->len && !other_op; o++)
+                    {
+                      Item *op2 = items->pdata[o];
+                      other_op = op2 != op && ((op2->kind == ITEM_GLYPH && op2->bigop) ||
+                                               (op2->kind == ITEM_WORD && is_limits_word (op2->tex))) &&
+                                 MIN (it->box.x1, op2->box.x1) > MAX (it->box.x0, op2->box.x0);
+                    }
+                  if (other_op)
                     continue;
                   for (guint j = 0; j < part[side]->len && !near; j++)
                     {
@@ -1097,14 +1115,13 @@ parse_line (Reader *r, GPtrArray *items)
               {
                 Item *p = all->pdata[a], *q = all->pdata[b];
                 if (cy (q) > cy (p) && cy (q) - cy (p) > gap &&
-                    MIN (p->box.x1, q->box.x1) > MAX (p->box.x0, q->box.x0) &&
-                    p->box.y1 <= q->box.y0 + 0.1 * m->size)
+                    MIN (p->box.x1, q->box.x1) > MAX (p->box.x0, q->box.x0))
                   {
                     gap = cy (q) - cy (p);
                     cut = 0.5 * (cy (p) + cy (q));
                   }
               }
-          if (gap > 0.3 * m->size)
+          if (gap > 0.35 * m->size)
             {
               g_autoptr (GPtrArray) moved = g_ptr_array_new ();
               for (guint a = 0; a < all->len; a++)
@@ -1600,7 +1617,9 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       it->size = at ? at->font_size : b.y1 - b.y0;
       it->box = b;
       it->mid = ccy;
-      it->ext = fm_font_is_math_extension (it->font);
+      /* fm_font_is_math_extension's "stix\w*ex" also matches STIXTwoText:
+       * only math faces are read by the extension encoding. */
+      it->ext = fm_font_is_math_extension (it->font) && fm_font_classify (it->font) == FM_FONT_MATH;
       if (it->ext && (c < 0x20 || (c < 0x80 && g_ascii_isalpha ((char) c))))
         {
           gunichar m = cmex_char (c);
