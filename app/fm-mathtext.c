@@ -1432,6 +1432,15 @@ merge_pieces (Reader *r)
            * (\xrightarrow, amscd's arrows), whose length is the label's. */
           uncertain (r, "an arrow built from pieces");
         }
+      else if ((b->c == '|' || b->c == 0x2223) && !b->ext && c != NULL && !b->used &&
+               b->box.x0 - a->box.x1 > 0.2 * b->size && c->box.x0 - b->box.x1 > 0.2 * b->size &&
+               fabs (c->mid - b->mid) < 0.1 * b->size && fabs (a->mid - b->mid) < 0.1 * b->size)
+        {
+          /* A bar with a relation's thick space on both sides is \mid;
+           * absolute-value bars hug their contents. */
+          g_free (b->tex);
+          b->tex = g_strdup ("\\mid");
+        }
       else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
                a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.12 * a->size &&
                b->box.x0 - a->box.x1 > a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 + 0.08 * a->size &&
