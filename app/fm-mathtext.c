@@ -1746,6 +1746,9 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     poppler_page_get_size (page, &pw, &ph);
     ink_area.x0 = MAX (ink_area.x0, 0); ink_area.y0 = MAX (ink_area.y0, 0);
     ink_area.x1 = MIN (ink_area.x1, pw); ink_area.y1 = MIN (ink_area.y1, ph);
+    /* 6 px/pt resolves 0.4 pt rules well; a big region (a whole page)
+     * gets at most 4 Mpixels, still over 2.8 px/pt on a letter page. */
+    scale = MIN (scale, sqrt (4.0e6 / MAX (1.0, (ink_area.x1 - ink_area.x0) * (ink_area.y1 - ink_area.y0))));
     scale = MIN (scale, fm_render_fit_scale (ink_area.x1 - ink_area.x0, ink_area.y1 - ink_area.y0, scale));
     s = (ink_area.x1 > ink_area.x0 && ink_area.y1 > ink_area.y0)
         ? fm_render_page_rect_locked (page, &ink_area, scale, NULL) : NULL;
