@@ -1433,6 +1433,8 @@ merge_pieces (Reader *r)
           uncertain (r, "an arrow built from pieces");
         }
       else if ((b->c == '|' || b->c == 0x2223) && !b->ext && c != NULL && !b->used &&
+               a->kind == ITEM_GLYPH && c->kind == ITEM_GLYPH && !a->bigop && !c->bigop && !a->ext && !c->ext &&
+               fabs (a->size - b->size) < 0.05 * b->size && fabs (c->size - b->size) < 0.05 * b->size &&
                b->box.x0 - a->box.x1 > 0.2 * b->size && c->box.x0 - b->box.x1 > 0.2 * b->size &&
                fabs (c->mid - b->mid) < 0.1 * b->size && fabs (a->mid - b->mid) < 0.1 * b->size)
         {
@@ -1661,44 +1663,72 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
   poppler_page_free_text_attributes (attrs);
 }
 
-/* Ink inside the region that no glyph box and no rule covers, in square
- * points: a delimiter or symbol drawn as a path, an image, a glyph the text
- * layer lost (CMEX's \Big| can come without a text-layer glyph). The text
- * would read fine without it and be wrong. */
+/* Ink inside the region that is neither a rule nor connected to ink inside
+ * a glyph's box, in square points: a delimiter or symbol drawn as a path, an
+ * image, a glyph the text layer lost (CMEX's \Big| can come without a
+ * text-layer glyph, LuaTeX's \hat over an OpenType letter without one). The
+ * text would read fine without it and be wrong. Connected ink, not a padded
+ * box, because Poppler's boxes come from the font's ascent and descent, which
+ * some fonts understate (MSBM10's R pokes 0.2 em above its box), while an
+ * accent sits just as close above its letter but apart from it. */
 static double
 ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
 {
-  guint8 *covered = g_new0 (guint8, (gsize) img->width * img->height);
+  int w = img->width, h = img->height;
+  guint8 *covered = g_new0 (guint8, (gsize) w * h);
+  int *stack = g_new (int, (gsize) w * h);
   long count = 0;
   double pad = 0.08 * r->em;
   int rx0 = MAX (0, (int) floor ((region->x0 - origin->x0) * scale));
   int ry0 = MAX (0, (int) floor ((region->y0 - origin->y0) * scale));
-  int rx1 = MIN (img->width, (int) ceil ((region->x1 - origin->x0) * scale));
-  int ry1 = MIN (img->height, (int) ceil ((region->y1 - origin->y0) * scale));
+  int rx1 = MIN (w, (int) ceil ((region->x1 - origin->x0) * scale));
+  int ry1 = MIN (h, (int) ceil ((region->y1 - origin->y0) * scale));
 
+#define INK(X, Y) (img->pixels[(gsize) (Y) * img->stride + (X)] < 128)
   for (guint i = 0; i < r->items->len; i++)
     {
       Item *it = r->items->pdata[i];
-      /* Poppler's boxes come from the font's ascent and descent, which some
-       * fonts understate (MSBM10's R pokes 0.2 em above its box): generous
-       * vertically, tight horizontally, where lost glyphs sit. */
       double p = it->kind == ITEM_RULE ? 1.0 / scale : pad;
-      double pv = it->kind == ITEM_RULE ? 1.0 / scale : 0.3 * r->em;
       int x0 = MAX (0, (int) floor ((it->box.x0 - p - origin->x0) * scale));
-      int y0 = MAX (0, (int) floor ((it->box.y0 - pv - origin->y0) * scale));
-      int x1 = MIN (img->width, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
-      int y1 = MIN (img->height, (int) ceil ((it->box.y1 + pv - origin->y0) * scale));
+      int y0 = MAX (0, (int) floor ((it->box.y0 - 1.0 / scale - origin->y0) * scale));
+      int x1 = MIN (w, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
+      int y1 = MIN (h, (int) ceil ((it->box.y1 + 1.0 / scale - origin->y0) * scale));
       for (int y = y0; y < y1; y++)
-        memset (covered + (gsize) y * img->width + x0, 1, x1 > x0 ? x1 - x0 : 0);
+        for (int x = x0; x < x1; x++)
+          {
+            int sp = 0;
+            if (covered[(gsize) y * w + x] || !INK (x, y))
+              continue;
+            covered[(gsize) y * w + x] = 1;
+            if (it->kind == ITEM_RULE)
+              continue;
+            /* Everything connected to the glyph's ink is the glyph's. */
+            stack[sp++] = y * w + x;
+            while (sp > 0)
+              {
+                int q = stack[--sp], qx = q % w, qy = q / w;
+                for (int dy = -1; dy <= 1; dy++)
+                  for (int dx = -1; dx <= 1; dx++)
+                    {
+                      int nx = qx + dx, ny = qy + dy;
+                      if (nx < 0 || ny < 0 || nx >= w || ny >= h || covered[(gsize) ny * w + nx] || !INK (nx, ny))
+                        continue;
+                      covered[(gsize) ny * w + nx] = 1;
+                      stack[sp++] = ny * w + nx;
+                    }
+              }
+          }
     }
   for (int y = ry0; y < ry1; y++)
     for (int x = rx0; x < rx1; x++)
-      if (img->pixels[(gsize) y * img->stride + x] < 128 && !covered[(gsize) y * img->width + x])
+      if (INK (x, y) && !covered[(gsize) y * w + x])
         {
           count++;
           if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL && count % 20 == 1)
             g_printerr ("  uncovered ink at %.1f %.1f\n", origin->x0 + x / scale, origin->y0 + y / scale);
         }
+#undef INK
+  g_free (stack);
   g_free (covered);
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
     g_printerr ("ink outside glyphs: %.2f pt^2\n", count / (scale * scale));
@@ -1811,11 +1841,20 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     {
       Item *it = r.items->pdata[i];
       FmRect fit;
-      if (img != NULL && (it->ext || is_radical_char (it->c) || it->bigop || is_integral_char (it->c)) &&
+      gboolean delim = it->kind == ITEM_GLYPH && !it->ext && (open_delim (it->c) != NULL || close_delim (it->c) != NULL) &&
+                       fm_font_classify (it->font) == FM_FONT_MATH;
+      if (img != NULL && (it->ext || is_radical_char (it->c) || it->bigop || is_integral_char (it->c) || delim) &&
           ink_column_extent (img, &area, scale, &it->box, &fit))
         {
-          it->box = fit;
-          it->mid = cy (it);
+          /* OpenType math fonts keep their sized delimiters in the same
+           * font at the same code: a delimiter taller than 1.5 em is one. */
+          if (delim && fit.y1 - fit.y0 > 1.5 * it->size)
+            it->ext = TRUE;
+          if (!delim || it->ext)
+            {
+              it->box = fit;
+              it->mid = cy (it);
+            }
           if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
             g_printerr ("ink fit U+%04X [%.1f %.1f %.1f %.1f]\n", it->c, fit.x0, fit.y0, fit.x1, fit.y1);
         }
