@@ -180,6 +180,13 @@ math_alphanumeric (gunichar c, Style *style, char *letter, const char **greek)
 
   *greek = NULL;
   *letter = 0;
+  if (c == 0x1D4C1)
+    {
+      /* STIX Two Math sets \ell as the script small l. */
+      *greek = "\\ell";
+      *style = STYLE_PLAIN;
+      return TRUE;
+    }
   if (c >= 0x1D400 && c < 0x1D400 + 13 * 52)
     {
       int k = (int) (c - 0x1D400);
@@ -589,6 +596,10 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                 x = x_end;
                 continue;
               }
+            /* A glyph's own stroke touches the rest of its ink (the stem
+             * of T, of 1); an overline or fraction bar keeps clear of
+             * the glyphs under and over it. */
+            gboolean touching = white_above < len || white_below < len;
             for (guint i = 0; i < r->items->len && !owned; i++)
               {
                 Item *g = r->items->pdata[i];
@@ -597,7 +608,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                  * inside its box, or just above it: Latin Modern's ascent is
                  * below the top of its capitals). A fraction bar is wider than
                  * its parts by two \nulldelimiterspace (1.2 pt each at 10 pt). */
-                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) &&
+                if (g->kind == ITEM_GLYPH && !is_radical_char (g->c) && touching &&
                     MIN (rule.x1, g->box.x1) - MAX (rule.x0, g->box.x0) >= 0.7 * (rule.x1 - rule.x0) &&
                     ((rcy >= g->box.y0 && rcy <= g->box.y1) ||
                      (rcy >= g->box.y0 - 0.3 * g->size && rcy < g->box.y0 &&
@@ -906,7 +917,18 @@ take_limits (Reader *r, GPtrArray *items)
                 {
                   Item *it = items->pdata[i];
                   gboolean near = FALSE;
+                  gboolean other_op = FALSE;
                   if (it == op || it->used || it->kind == ITEM_RULE || g_ptr_array_find (part[side], it, NULL))
+                    continue;
+                  /* Limits of the next operator (\sum_{k}\sum_{l}) are its own. */
+                  for (guint o = 0; o < items->len && !other_op; o++)
+                    {
+                      Item *op2 = items->pdata[o];
+                      other_op = op2 != op && ((op2->kind == ITEM_GLYPH && op2->bigop) ||
+                                               (op2->kind == ITEM_WORD && is_limits_word (op2->tex))) &&
+                                 MIN (it->box.x1, op2->box.x1) > MAX (it->box.x0, op2->box.x0);
+                    }
+                  if (other_op)
                     continue;
                   for (guint j = 0; j < part[side]->len && !near; j++)
                     {
@@ -1079,6 +1101,35 @@ parse_line (Reader *r, GPtrArray *items)
             {
               uncertain (r, "small glyph on the baseline");
               g_ptr_array_add (d < 0 ? sup : sub, it);
+            }
+        }
+      if (sub->len + sup->len >= 2 && (sub->len == 0 || sup->len == 0))
+        {
+          /* All scripts on one side by the base's middle, yet at two
+           * heights with overlapping columns: x_0^2 in a font whose boxes
+           * sit differently (STIX). Split them at the widest height gap. */
+          GPtrArray *all = sub->len > 0 ? sub : sup;
+          double gap = 0, cut = 0;
+          for (guint a = 0; a < all->len; a++)
+            for (guint b = 0; b < all->len; b++)
+              {
+                Item *p = all->pdata[a], *q = all->pdata[b];
+                if (cy (q) > cy (p) && cy (q) - cy (p) > gap &&
+                    MIN (p->box.x1, q->box.x1) > MAX (p->box.x0, q->box.x0))
+                  {
+                    gap = cy (q) - cy (p);
+                    cut = 0.5 * (cy (p) + cy (q));
+                  }
+              }
+          if (gap > 0.35 * m->size)
+            {
+              g_autoptr (GPtrArray) moved = g_ptr_array_new ();
+              for (guint a = 0; a < all->len; a++)
+                g_ptr_array_add (moved, all->pdata[a]);
+              g_ptr_array_set_size (sub, 0);
+              g_ptr_array_set_size (sup, 0);
+              for (guint a = 0; a < moved->len; a++)
+                g_ptr_array_add (cy (moved->pdata[a]) < cut ? sup : sub, moved->pdata[a]);
             }
         }
       {
@@ -1381,17 +1432,31 @@ merge_pieces (Reader *r)
            * (\xrightarrow, amscd's arrows), whose length is the label's. */
           uncertain (r, "an arrow built from pieces");
         }
-      else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
-               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.08 * a->size &&
-               b->box.x0 - a->box.x1 > 0.1 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size)
+      else if ((b->c == '|' || b->c == 0x2223) && !b->ext && c != NULL && !b->used &&
+               a->kind == ITEM_GLYPH && c->kind == ITEM_GLYPH && !a->bigop && !c->bigop && !a->ext && !c->ext &&
+               fabs (a->size - b->size) < 0.05 * b->size && fabs (c->size - b->size) < 0.05 * b->size &&
+               b->box.x0 - a->box.x1 > 0.2 * b->size && c->box.x0 - b->box.x1 > 0.2 * b->size &&
+               fabs (c->mid - b->mid) < 0.1 * b->size && fabs (a->mid - b->mid) < 0.1 * b->size)
         {
-          /* TeX spaces a relation ":" on both sides (\thickmuskip), the
-           * punctuation \colon only after. */
+          /* A bar with a relation's thick space on both sides is \mid;
+           * absolute-value bars hug their contents. */
+          g_free (b->tex);
+          b->tex = g_strdup ("\\mid");
+        }
+      else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
+               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.25 * a->size &&
+               b->box.x0 - a->box.x1 > a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 + 0.08 * a->size &&
+               fabs (b->mid - a->mid) < 0.1 * a->size)
+        {
+          /* TeX spaces a relation ":" alike on both sides (\thickmuskip,
+           * 5 mu); amsmath's \colon has 2 mu before and 6 mu after. */
           g_free (a->tex);
           a->tex = g_strdup ("\\colon");
         }
       else if (a->c == ':' && b->c == '=' && !b->used && b->box.x0 - a->box.x1 < 0.15 * a->size)
         {
+          /* ":=" and \coloneqq (mathtools) differ only in the colon's height. */
+          uncertain (r, "\":=\" or \\coloneqq");
           g_free (a->tex);
           a->tex = g_strdup ("\\coloneqq");
           a->box.x1 = b->box.x1;
@@ -1563,7 +1628,9 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       it->size = at ? at->font_size : b.y1 - b.y0;
       it->box = b;
       it->mid = ccy;
-      it->ext = fm_font_is_math_extension (it->font);
+      /* fm_font_is_math_extension's "stix\w*ex" also matches STIXTwoText:
+       * only math faces are read by the extension encoding. */
+      it->ext = fm_font_is_math_extension (it->font) && fm_font_classify (it->font) == FM_FONT_MATH;
       if (it->ext && (c < 0x20 || (c < 0x80 && g_ascii_isalpha ((char) c))))
         {
           gunichar m = cmex_char (c);
@@ -1581,6 +1648,8 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
         it->tex = fm_mathtext_glyph_latex (c, it->font);
       it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
       it->bigop = is_bigop_char (c);
+      if (it->tex != NULL && name_has (it->font, "^rsfs"))
+        uncertain (r, "rsfs letters: \\mathscr, or \\mathcal under mathptmx");
       if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
         g_printerr ("glyph U+%04X %s %.1fpt [%.1f %.1f %.1f %.1f] -> %s\n", c, it->font, it->size,
                     b.x0, b.y0, b.x1, b.y1, it->tex ? it->tex : "(unknown)");
@@ -1594,44 +1663,72 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
   poppler_page_free_text_attributes (attrs);
 }
 
-/* Ink inside the region that no glyph box and no rule covers, in square
- * points: a delimiter or symbol drawn as a path, an image, a glyph the text
- * layer lost (CMEX's \Big| can come without a text-layer glyph). The text
- * would read fine without it and be wrong. */
+/* Ink inside the region that is neither a rule nor connected to ink inside
+ * a glyph's box, in square points: a delimiter or symbol drawn as a path, an
+ * image, a glyph the text layer lost (CMEX's \Big| can come without a
+ * text-layer glyph, LuaTeX's \hat over an OpenType letter without one). The
+ * text would read fine without it and be wrong. Connected ink, not a padded
+ * box, because Poppler's boxes come from the font's ascent and descent, which
+ * some fonts understate (MSBM10's R pokes 0.2 em above its box), while an
+ * accent sits just as close above its letter but apart from it. */
 static double
 ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
 {
-  guint8 *covered = g_new0 (guint8, (gsize) img->width * img->height);
+  int w = img->width, h = img->height;
+  guint8 *covered = g_new0 (guint8, (gsize) w * h);
+  int *stack = g_new (int, (gsize) w * h);
   long count = 0;
   double pad = 0.08 * r->em;
   int rx0 = MAX (0, (int) floor ((region->x0 - origin->x0) * scale));
   int ry0 = MAX (0, (int) floor ((region->y0 - origin->y0) * scale));
-  int rx1 = MIN (img->width, (int) ceil ((region->x1 - origin->x0) * scale));
-  int ry1 = MIN (img->height, (int) ceil ((region->y1 - origin->y0) * scale));
+  int rx1 = MIN (w, (int) ceil ((region->x1 - origin->x0) * scale));
+  int ry1 = MIN (h, (int) ceil ((region->y1 - origin->y0) * scale));
 
+#define INK(X, Y) (img->pixels[(gsize) (Y) * img->stride + (X)] < 128)
   for (guint i = 0; i < r->items->len; i++)
     {
       Item *it = r->items->pdata[i];
-      /* Poppler's boxes come from the font's ascent and descent, which some
-       * fonts understate (MSBM10's R pokes 0.2 em above its box): generous
-       * vertically, tight horizontally, where lost glyphs sit. */
       double p = it->kind == ITEM_RULE ? 1.0 / scale : pad;
-      double pv = it->kind == ITEM_RULE ? 1.0 / scale : 0.3 * r->em;
       int x0 = MAX (0, (int) floor ((it->box.x0 - p - origin->x0) * scale));
-      int y0 = MAX (0, (int) floor ((it->box.y0 - pv - origin->y0) * scale));
-      int x1 = MIN (img->width, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
-      int y1 = MIN (img->height, (int) ceil ((it->box.y1 + pv - origin->y0) * scale));
+      int y0 = MAX (0, (int) floor ((it->box.y0 - 1.0 / scale - origin->y0) * scale));
+      int x1 = MIN (w, (int) ceil ((it->box.x1 + p - origin->x0) * scale));
+      int y1 = MIN (h, (int) ceil ((it->box.y1 + 1.0 / scale - origin->y0) * scale));
       for (int y = y0; y < y1; y++)
-        memset (covered + (gsize) y * img->width + x0, 1, x1 > x0 ? x1 - x0 : 0);
+        for (int x = x0; x < x1; x++)
+          {
+            int sp = 0;
+            if (covered[(gsize) y * w + x] || !INK (x, y))
+              continue;
+            covered[(gsize) y * w + x] = 1;
+            if (it->kind == ITEM_RULE)
+              continue;
+            /* Everything connected to the glyph's ink is the glyph's. */
+            stack[sp++] = y * w + x;
+            while (sp > 0)
+              {
+                int q = stack[--sp], qx = q % w, qy = q / w;
+                for (int dy = -1; dy <= 1; dy++)
+                  for (int dx = -1; dx <= 1; dx++)
+                    {
+                      int nx = qx + dx, ny = qy + dy;
+                      if (nx < 0 || ny < 0 || nx >= w || ny >= h || covered[(gsize) ny * w + nx] || !INK (nx, ny))
+                        continue;
+                      covered[(gsize) ny * w + nx] = 1;
+                      stack[sp++] = ny * w + nx;
+                    }
+              }
+          }
     }
   for (int y = ry0; y < ry1; y++)
     for (int x = rx0; x < rx1; x++)
-      if (img->pixels[(gsize) y * img->stride + x] < 128 && !covered[(gsize) y * img->width + x])
+      if (INK (x, y) && !covered[(gsize) y * w + x])
         {
           count++;
           if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL && count % 20 == 1)
             g_printerr ("  uncovered ink at %.1f %.1f\n", origin->x0 + x / scale, origin->y0 + y / scale);
         }
+#undef INK
+  g_free (stack);
   g_free (covered);
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
     g_printerr ("ink outside glyphs: %.2f pt^2\n", count / (scale * scale));
@@ -1679,6 +1776,9 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     poppler_page_get_size (page, &pw, &ph);
     ink_area.x0 = MAX (ink_area.x0, 0); ink_area.y0 = MAX (ink_area.y0, 0);
     ink_area.x1 = MIN (ink_area.x1, pw); ink_area.y1 = MIN (ink_area.y1, ph);
+    /* 6 px/pt resolves 0.4 pt rules well; a big region (a whole page)
+     * gets at most 4 Mpixels, still over 2.8 px/pt on a letter page. */
+    scale = MIN (scale, sqrt (4.0e6 / MAX (1.0, (ink_area.x1 - ink_area.x0) * (ink_area.y1 - ink_area.y0))));
     scale = MIN (scale, fm_render_fit_scale (ink_area.x1 - ink_area.x0, ink_area.y1 - ink_area.y0, scale));
     s = (ink_area.x1 > ink_area.x0 && ink_area.y1 > ink_area.y0)
         ? fm_render_page_rect_locked (page, &ink_area, scale, NULL) : NULL;
@@ -1741,11 +1841,20 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     {
       Item *it = r.items->pdata[i];
       FmRect fit;
-      if (img != NULL && (it->ext || is_radical_char (it->c) || it->bigop || is_integral_char (it->c)) &&
+      gboolean delim = it->kind == ITEM_GLYPH && !it->ext && (open_delim (it->c) != NULL || close_delim (it->c) != NULL) &&
+                       fm_font_classify (it->font) == FM_FONT_MATH;
+      if (img != NULL && (it->ext || is_radical_char (it->c) || it->bigop || is_integral_char (it->c) || delim) &&
           ink_column_extent (img, &area, scale, &it->box, &fit))
         {
-          it->box = fit;
-          it->mid = cy (it);
+          /* OpenType math fonts keep their sized delimiters in the same
+           * font at the same code: a delimiter taller than 1.5 em is one. */
+          if (delim && fit.y1 - fit.y0 > 1.5 * it->size)
+            it->ext = TRUE;
+          if (!delim || it->ext)
+            {
+              it->box = fit;
+              it->mid = cy (it);
+            }
           if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
             g_printerr ("ink fit U+%04X [%.1f %.1f %.1f %.1f]\n", it->c, fit.x0, fit.y0, fit.x1, fit.y1);
         }

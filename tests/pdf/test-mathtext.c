@@ -4,6 +4,8 @@
 #include "fm-document.h"
 #include "fm-mathtext.h"
 
+#include <string.h>
+
 static FmDocument *
 open_fixture (void)
 {
@@ -133,13 +135,35 @@ test_symbols (void)
   fm_mathtext_result_free (res);
 }
 
+/* Layouts the reader must not be sure of: several lines (no column
+ * alignment yet) and an upright letter (\mathrm{d}, \text{d} and
+ * \operatorname{d} look alike). Uncertain, with a best reading and a
+ * reason, never empty. */
+static void
+test_uncertain (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  FmMathTextResult *res = read_page (doc, 5);
+
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_cmpstr (res->latex, ==, "\\begin{aligned}a=b+c\\\\d=e\\end{aligned}");
+  g_assert_nonnull (strstr (res->reason, "several lines"));
+  fm_mathtext_result_free (res);
+
+  res = read_page (doc, 6);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_cmpstr (res->latex, ==, "\\int_{0}^{1}f(x)\\mathrm{d}x");
+  g_assert_nonnull (strstr (res->reason, "upright letter"));
+  fm_mathtext_result_free (res);
+}
+
 /* A region set in a Type 3 bitmap font without ToUnicode has no usable
  * text: UNAVAILABLE (the image path takes it), never an empty formula. */
 static void
 test_type3 (void)
 {
   g_autoptr (FmDocument) doc = open_fixture ();
-  FmMathTextResult *res = read_page (doc, 5);
+  FmMathTextResult *res = read_page (doc, 7);
 
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNAVAILABLE);
   g_assert_null (res->latex);
@@ -170,6 +194,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/glyph-mapping", test_glyph_mapping);
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
+  g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);
   g_test_add_func ("/pdf/mathtext/type3", test_type3);
   g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
   return g_test_run ();
