@@ -96,3 +96,29 @@ def crop_and_scale(page, size_pt, dpi, em_px, max_h, max_w):
     if img.shape[0] > max_h or img.shape[1] > max_w:
         return None
     return img
+
+
+def bench(n=32, font="cm", size_pt=10):
+    """CPU seconds (this process + children) of one n-formula batch per setting."""
+    import tempfile
+    import time
+    import render_batch
+    forms = [r"\sum_{i=1}^{n} i^2 = \frac{n(n+1)(2n+1)}{6}", r"\int_0^\infty e^{-x^2}\,dx=\frac{\sqrt\pi}{2}",
+             r"\mathbb{R}^n \xrightarrow{f} \mathbb{C}", r"\begin{pmatrix}a&b\\c&d\end{pmatrix}"]
+    forms = (forms * n)[:n]
+    settings = [None] + [(name, dpi, aa) for name in available() for dpi, aa in ((96, False), (300, True))]
+    with tempfile.TemporaryDirectory() as tmp:
+        for rnd in range(2):  # the first round warms caches; both are printed
+            for st in settings:
+                c0, t0 = os.times(), time.monotonic()
+                render_batch.render_formulas(os.path.join(tmp, str(st)), forms, ["display"] * n, font, size_pt,
+                                             raster=st, em_px=20, max_w=1536, max_h=256)
+                c1 = os.times()
+                cpu = sum(c1[:4]) - sum(c0[:4])
+                print(f"round {rnd} {st or 'render-crops only'}: {cpu:.2f} s CPU, "
+                      f"{time.monotonic() - t0:.2f} s wall for {n} formulas", flush=True)
+
+
+if __name__ == "__main__":
+    # FM_RENDER_CROPS=build/tools/render-crops /usr/bin/python3 tools/data/rasterise.py
+    bench()
