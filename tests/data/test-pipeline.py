@@ -49,6 +49,23 @@ try:
         check(8 <= a.shape[0] - 4 <= 14, f"x height {a.shape[0] - 4} px off the scale rule")
         check(a.min() < 64 and a[0].min() == 255, "ink inside a white margin")
 
+    # other rasterisers (issue 13 section 3): same pages, same scale rule, white margin
+    import rasterise
+    for name in rasterise.available():
+        for dpi, aa in ((96, False), (300, True)):
+            r2 = render_batch.render_formulas(
+                os.path.join(tmp, "raster-%s-%d" % (name, dpi)), ["x", "\\mathscr{x}", "\\frac{a}{b", "x+y+z+w"],
+                ["inline"] * 4, "cm", 10, render_crops=render_crops, raster=(name, dpi, aa))
+            check([r[0] for r in r2] == status and all(r[3] for r in r2 if r[0] == "ok"),
+                  f"{name} {dpi} dpi: statuses {[r[0] for r in r2]}, every ok page redrawn")
+            if status[0] == "ok" and status[3] == "ok":
+                a2, b2 = r2[0][1], r2[3][1]
+                check(abs(a2.shape[0] - res[0][1].shape[0]) <= 3 and abs(b2.shape[1] - res[3][1].shape[1]) <= 4,
+                      f"{name} {dpi} dpi: sizes {a2.shape} {b2.shape} vs render-crops "
+                      f"{res[0][1].shape} {res[3][1].shape}")
+                check(a2.min() < 96 and a2[0].min() == 255 and a2[:, 0].min() == 255,
+                      f"{name} {dpi} dpi: ink inside a white margin")
+
     # a formula that sends TeX into a loop is found and dropped, not waited on
     saved = render_batch.batch_timeout
     render_batch.batch_timeout = lambda n: 8
@@ -79,7 +96,7 @@ try:
     cmd = [sys.executable, os.path.join(ROOT, "tools", "data", "build_dataset.py"),
            "--out", out, "--corpus", os.path.join(tmp, "corpus"), "--train-samples", "60",
            "--shard-size", "30", "--val-samples", "3", "--test-samples", "3",
-           "--fonts", "cm", "--jobs", "1", "--render-crops", render_crops]
+           "--fonts", "cm", "--jobs", "1", "--render-crops", render_crops, "--other-rasterisers", "0.5"]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=240)
     print(run.stdout[-2000:], run.stderr[-2000:])
     check(run.returncode == 0, "build_dataset failed")
@@ -111,6 +128,10 @@ try:
         check(min(ids) >= 4, "special token inside a formula")
         n_aug += info["augmented"]
     check(0 < n_aug < len(ds), f"augmented {n_aug} of {len(ds)}")
+    shard_stats = {n: json.load(open(os.path.join(out, n + ".json"))) for n in ("train-00000", "train-00001", "val-00000")}
+    n_redrawn = sum(sum(st.get("rasterised", {}).values()) for n, st in shard_stats.items() if n.startswith("train"))
+    check(0 < n_redrawn < len(ds), f"--other-rasterisers 0.5 redrew {n_redrawn} of {len(ds)} train samples")
+    check(not shard_stats["val-00000"]["rasterised"], "val stays rendered by render-crops")
     # 3. resume: a second run finds every shard done and changes nothing
     before = {p: os.path.getmtime(os.path.join(out, p)) for p in os.listdir(out)
               if p.endswith(".img")}

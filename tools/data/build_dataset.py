@@ -38,6 +38,7 @@ import augment  # noqa: E402
 import generate_formulas  # noqa: E402
 import latex_tokens as lt  # noqa: E402
 import render_batch  # noqa: E402
+import rasterise  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(HERE))
 FORMAT_VERSION = 1
@@ -242,8 +243,13 @@ def render_shard(job):
 
 
 def _render_shard(job):
-    split, k, samples, out, vocab_index, keep_max, seed, render_crops = job
+    split, k, samples, out, vocab_index, keep_max, seed, render_crops, other_raster = job
     t0 = time.time()
+    # which batches another rasteriser redraws: seeded by (seed, split, shard) like augmentation
+    rrng = np.random.default_rng(int(hashlib.sha1(("raster/%d/%s/%d" % (seed, split, k)).encode())
+                                     .hexdigest()[:8], 16))
+    rasterisers = rasterise.available() if other_raster > 0 else []
+    n_raster = {}
     name = "%s-%05d" % (split, k)
     work = os.path.join(out, "tmp", name)
     drops = {}
@@ -260,10 +266,18 @@ def _render_shard(job):
         if cur:
             chunks.append(cur)
         for start, chunk in enumerate(chunks):
+            raster = None
+            if rasterisers and rrng.random() < other_raster:
+                raster = rasterise.draw_setting(rrng, rasterisers)
             res = render_batch.render_formulas(
                 os.path.join(work, str(start)), [s["norm"] for s in chunk],
                 [s["style"] for s in chunk], chunk[0]["font"], chunk[0]["size"],
-                render_crops=render_crops, em_px=EM_PX, max_w=MAX_WIDTH, max_h=MAX_HEIGHT)
+                render_crops=render_crops, em_px=EM_PX, max_w=MAX_WIDTH, max_h=MAX_HEIGHT,
+                raster=raster)
+            if raster:
+                key = "%s-%s" % (raster[0], "aa" if raster[2] else "noaa")
+                n_raster[key] = n_raster.get(key, 0) + sum(1 for r in res if len(r) > 3 and r[3])
+            res = [r[:3] for r in res]
             for s, (status, img, cc) in zip(chunk, res):
                 if status != "ok":
                     drops[status] = drops.get(status, 0) + 1
@@ -312,7 +326,7 @@ def _render_shard(job):
     for ext in ("img", "tok", "idx"):
         os.replace(base + "." + ext + ".tmp", base + "." + ext if ext != "idx" else base + ".idx.npy")
     stats = {"split": split, "shard": k, "planned": len(samples), "samples": len(kept),
-             "augmented": n_aug, "dropped": drops, "seconds": round(time.time() - t0, 2)}
+             "augmented": n_aug, "rasterised": n_raster, "dropped": drops, "seconds": round(time.time() - t0, 2)}
     with open(base + ".json.tmp", "w") as f:
         json.dump(stats, f)
     os.replace(base + ".json.tmp", base + ".json")
@@ -403,6 +417,9 @@ def main(argv=None):
                     help="read only this many lines per corpus file (tests)")
     ap.add_argument("--fonts", default=None, help="comma-separated font set-ups (tests)")
     ap.add_argument("--render-crops", default=None)
+    ap.add_argument("--other-rasterisers", type=float, default=0.0,
+                    help="fraction of train batches redrawn by pdftoppm or Ghostscript at 96-300 dpi, "
+                    "antialiasing on/off, then scaled to em_px (tools/data/rasterise.py); val/test stay clean")
     args = ap.parse_args(argv)
 
     t_start = time.time()
@@ -462,21 +479,21 @@ def main(argv=None):
             # plan 10 % extra so compile/size drops still leave exactly n
             samples = plan_shard(split, 0, pools[split], vocab_index, int(n * 1.1) + 10,
                                  args.seed)
-            jobs.append((split, 0, samples, args.out, vocab_index, n, args.seed, render_crops))
+            jobs.append((split, 0, samples, args.out, vocab_index, n, args.seed, render_crops, 0.0))
     n_train_shards = (args.train_samples + args.shard_size - 1) // args.shard_size
     for k in range(n_train_shards):
         if os.path.exists(os.path.join(args.out, "train-%05d.json" % k)):
             continue
         n = min(args.shard_size, args.train_samples - k * args.shard_size)
-        jobs.append(("train", k, None, args.out, None, n, args.seed, render_crops))
+        jobs.append(("train", k, None, args.out, None, n, args.seed, render_crops, args.other_rasterisers))
     log("%d shards to do (%d train shards planned in all)" % (len(jobs), n_train_shards))
 
     def materialise(job):
-        split, k, samples, out, _, n, seed, rc = job
+        split, k, samples, out, _, n, seed, rc, other = job
         if samples is None:
             samples = plan_shard(split, k, pools["train"], vocab_index, n, seed)
             n = None
-        return (split, k, samples, out, vocab_index, n, seed, rc)
+        return (split, k, samples, out, vocab_index, n, seed, rc, other)
 
     done = 0
     with multiprocessing.Pool(args.jobs) as pool:

@@ -223,9 +223,12 @@ def render_pdf(pdf, size_pt, render_crops, em_px=20, max_w=1536, max_h=256):
     return list(read_records(io.BytesIO(proc.stdout)))
 
 
-def render_formulas(workdir, formulas, styles, font, size_pt, render_crops=None, **kw):
+def render_formulas(workdir, formulas, styles, font, size_pt, render_crops=None, raster=None, **kw):
     """Returns a list, one entry per formula: (status string, image, cc_px).
-    status: 'ok', 'compile', 'blank', 'too_big', 'render'."""
+    status: 'ok', 'compile', 'blank', 'too_big', 'render'.
+    raster=(rasteriser, dpi, antialias) (rasterise.draw_setting): the 'ok' images
+    are redrawn by that program instead (status and cc_px stay render-crops'),
+    and each entry gets a 4th element, True where the redraw replaced the image."""
     render_crops = render_crops or find_render_crops()
     keep, failed, pdf = compile_batch(workdir, formulas, styles, font, size_pt)
     out = [("compile", None, 0.0)] * len(formulas)
@@ -238,6 +241,16 @@ def render_formulas(workdir, formulas, styles, font, size_pt, render_crops=None,
              STATUS_RENDER_ERROR: "render"}
     for (page, status, img, cc), idx in zip(recs, keep):
         out[idx] = (names.get(status, "render"), img, cc)
+    if raster:
+        import rasterise
+        pages = rasterise.rasterise_pages(pdf, len(keep), raster, workdir)
+        for page, idx in zip(pages, keep):
+            st, img, cc = out[idx]
+            other = None
+            if st == "ok":
+                other = rasterise.crop_and_scale(page, size_pt, raster[1], kw.get("em_px", 20),
+                                                 kw.get("max_h", 256), kw.get("max_w", 1536))
+            out[idx] = (st, img if other is None else other, cc, other is not None)
     return out
 
 

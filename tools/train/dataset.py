@@ -135,9 +135,41 @@ def make_batches(ds, epoch, seed, hs, ws, max_pixels, max_batch, chunk=64):
     return [batches[i] for i in perm]
 
 
-def collate(ds, ks, hs, ws, pad_id, bos_id, eos_id):
-    """-> pixels [B,1,H,W], valid_hw [B,2], dec_in [B,T], dec_target [B,T]."""
+def rescale_ink(ink, factor, max_h, max_w):
+    """`ink` resized by `factor` (area-averaging when shrinking, bilinear when
+    growing, as a screenshot or a rescaled scan would be), clipped so the result
+    still fits max_h x max_w. Why: the engine normalises an image by its
+    *estimated* glyph scale, and on screenshots and scans that estimate is off by
+    tens of percent; a model that only ever saw glyphs at exactly em_px loses
+    ~12 BLEU there (issue 13 section 3)."""
+    h, w = ink.shape
+    factor = min(factor, max_h / h, max_w / w)
+    nh, nw = max(1, int(round(h * factor))), max(1, int(round(w * factor)))
+    if (nh, nw) == (h, w):
+        return ink
+    from PIL import Image
+    resample = Image.BOX if factor < 1.0 else Image.BILINEAR
+    out = Image.fromarray(ink.astype(np.float32), mode="F").resize((nw, nh), resample)
+    return np.clip(np.asarray(out, dtype=np.float32), 0.0, 1.0)
+
+
+def scale_factors(n, jitter, rng):
+    """n glyph-scale factors, log-uniform in [1/(1+jitter), 1+jitter]: as likely
+    to shrink by a ratio as to grow by it (jitter 0.25 -> 0.80..1.25)."""
+    if jitter <= 0:
+        return np.ones(n)
+    span = np.log1p(jitter)
+    return np.exp(rng.uniform(-span, span, size=n))
+
+
+def collate(ds, ks, hs, ws, pad_id, bos_id, eos_id, scales=None, max_hw=None):
+    """-> pixels [B,1,H,W], valid_hw [B,2], dec_in [B,T], dec_target [B,T].
+    `scales` (one factor per sample, scale_factors()) rescales each image first,
+    kept within `max_hw` (max_height, max_width)."""
     items = [ds.get(k) for k in ks]
+    if scales is not None:
+        mh, mw = max_hw
+        items = [(rescale_ink(im, float(f), mh, mw), t) for (im, t), f in zip(items, scales)]
     hh = [round_up(im.shape[0], hs) for im, _ in items]
     ww = [round_up(im.shape[1], ws) for im, _ in items]
     H, W = max(hh), max(ww)

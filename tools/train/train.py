@@ -83,6 +83,13 @@ def parse_args(argv=None):
     ap.add_argument("--val-samples", type=int, default=512, help="val subset for loss/token accuracy")
     ap.add_argument("--val-decode", type=int, default=128, help="val samples decoded greedily for exact match")
     ap.add_argument("--log-steps", type=int, default=50)
+    ap.add_argument("--scale-jitter", type=float, default=0.0,
+                    help="rescale each training image by a log-uniform factor in "
+                    "[1/(1+J), 1+J] (0.25: 0.80-1.25), so the model tolerates the engine's "
+                    "scale estimate on screenshots and scans; deterministic per (seed, step)")
+    ap.add_argument("--exit-after-min", type=float, default=0.0,
+                    help="checkpoint, validate and exit after N minutes of this process's training "
+                    "(one slice of a longer --time-budget-min schedule, e.g. one device call)")
     ap.add_argument("--exit-after-steps", type=int, default=0,
                     help="checkpoint and exit after N steps of this process, as if killed (tests resume)")
     ap.add_argument("--resume", help="checkpoint to resume (default: OUT/last.ckpt when present)")
@@ -402,7 +409,13 @@ def main(argv=None):
                 state["total_steps"] = args.epochs * steps_per_epoch
         while state["batch"] < len(batches):
             ks = batches[state["batch"]]
-            pixels, vhw, dec_in, target = D.collate(train_ds, ks, hs, ws, cfg["pad_id"], cfg["bos_id"], cfg["eos_id"])
+            scales = None
+            if args.scale_jitter > 0:
+                # seeded by (seed, step): a resumed run draws the same factors
+                scales = D.scale_factors(len(ks), args.scale_jitter,
+                                         np.random.default_rng([args.seed, state["step"], 7]))
+            pixels, vhw, dec_in, target = D.collate(train_ds, ks, hs, ws, cfg["pad_id"], cfg["bos_id"],
+                                                    cfg["eos_id"], scales, (cfg["max_height"], cfg["max_width"]))
             pixels, vhw, dec_in, target = (t.to(device, non_blocking=True) for t in (pixels, vhw, dec_in, target))
             # With only a time budget the schedule's length is estimated from the
             # speed of the first 20 steps and re-estimated at every log row from the
@@ -458,6 +471,9 @@ def main(argv=None):
                 print(f"exit after {args.exit_after_steps} steps at step {state['step']} (checkpointed)", flush=True)
                 return
             out_of_time = budget_s > 0 and state["elapsed_s"] >= budget_s
+            if args.exit_after_min and time.monotonic() - seg_start >= args.exit_after_min * 60.0:
+                print(f"exit after {args.exit_after_min} min of this process at step {state['step']}", flush=True)
+                out_of_time = True
             done_steps = args.max_steps and state["step"] >= args.max_steps
             if (time.monotonic() - last_ckpt >= args.ckpt_min * 60.0
                     or (args.ckpt_steps and state["step"] % args.ckpt_steps == 0)):
