@@ -44,8 +44,8 @@ typedef enum {
 } FmTextReadVerdict;
 
 /* Reads a region's glyphs from the PDF's text layer. Sets *latex (g_free) for
- * CERTAIN and UNCERTAIN. A FALSE-like failure is UNAVAILABLE with error set;
- * the region then goes to the image model, never to empty output. */
+ * CERTAIN and UNCERTAIN. A failure is UNAVAILABLE, with error set when there
+ * is a reason; the region then goes to the image model, never to empty output. */
 typedef FmTextReadVerdict (*FmTextReader) (FmDocument      *doc,
                                            const FmRegion  *region,
                                            char           **latex,
