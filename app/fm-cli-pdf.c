@@ -11,6 +11,7 @@
 #include "fm-export.h"
 #include "fm-output-file.h"
 #include "fm-pages.h"
+#include "fm-recognize.h"
 
 #include "fe.h"
 
@@ -313,73 +314,33 @@ on_engine_progress (int done, int total, void *user_data)
 /* Recognises the formulas (not the numbers) among regions[first..]. */
 static int
 recognize_page (Recognizer *rec, FmDocument *doc, GPtrArray *regions, guint first,
-                Progress *progress, double *ms)
+                const FmRecognizeOptions *base_opts, Progress *progress, double *ms)
 {
-  GPtrArray *crops = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_gray_image_free);
-  GArray *which = g_array_new (FALSE, FALSE, sizeof (guint));
-  FeImage *images;
-  FeResult *results;
-  FeRecognizeParams rp = fe_recognize_default_params ();
+  guint n = regions->len - first;
+  g_autofree FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, n + 1);
+  FmRecognizeOptions opts = *base_opts;
   ProgressLink link = { progress, progress->formulas_done };
-  gint64 t0;
+  gint64 t0 = g_get_monotonic_time ();
   fe_status st;
-  int ret = FM_EXIT_OK;
-  FmRect *boxes = g_new (FmRect, regions->len - first + 1);
-  g_autoptr(GError) box_error = NULL;
+  int ret = FM_EXIT_OK, n_formulas = 0;
 
-  /* A display's crop takes in what belongs to it on its line but outside
-   * its box ("det" before a matrix); on failure the boxes stay as found. */
-  if (!fm_export_crop_boxes (doc, regions, first, boxes, &box_error))
-    for (guint i = first; i < regions->len; i++)
-      boxes[i - first] = ((FmRegion *) regions->pdata[i])->box;
-  for (guint i = first; i < regions->len; i++)
+  for (guint i = 0; i < n; i++)
     {
-      FmRegion *r = regions->pdata[i];
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FmRegion) grown = NULL;
-      FmGrayImage *crop;
-
-      if (r->kind == FM_REGION_NUMBER)
-        continue;
-      grown = fm_region_copy (r);
-      grown->box = boxes[i - first];
-      crop = fm_region_render_crop (doc, grown, rec->em_px, 0.25, &error);
-      if (crop == NULL)
-        {
-          fprintf (stderr, "formulate-cli: %s\n", error->message);
-          continue;
-        }
-      g_ptr_array_add (crops, crop);
-      g_array_append_val (which, i);
+      tasks[i].document = doc;
+      tasks[i].region = regions->pdata[first + i];
+      n_formulas += tasks[i].region->kind != FM_REGION_NUMBER;
     }
-  if (crops->len == 0)
-    goto out;
-
-  images = g_new0 (FeImage, crops->len);
-  results = g_new0 (FeResult, crops->len);
-  for (guint k = 0; k < crops->len; k++)
-    {
-      FmGrayImage *c = crops->pdata[k];
-      images[k] = (FeImage) { .data = c->pixels, .width = c->width, .height = c->height,
-                              .stride = c->stride, .format = FE_PIXEL_GRAY8,
-                              .em_px_hint = (float) rec->em_px };
-    }
-  rp.progress_callback = on_engine_progress;
-  rp.progress_user_data = &link;
-  rp.abort_callback = engine_should_abort;
-  t0 = g_get_monotonic_time ();
-  st = fe_recognize (rec->state, images, crops->len, &rp, results);
+  opts.em_px = rec->em_px;
+  opts.progress_callback = on_engine_progress;
+  opts.progress_user_data = &link;
+  opts.abort_callback = engine_should_abort;
+  st = fm_recognize_run (rec->state, tasks, n, &opts);
   *ms += (g_get_monotonic_time () - t0) / 1000.0;
-  for (guint k = 0; k < crops->len; k++)
+  for (guint i = 0; i < n; i++)
     {
-      FmRegion *r = regions->pdata[g_array_index (which, guint, k)];
-      if (results[k].latex)
-        {
-          r->latex = g_strdup (results[k].latex);
-          r->confidence = results[k].confidence_mean;
-          r->recognize_ms = results[k].preprocess_ms + results[k].encoder_ms + results[k].decoder_ms;
-        }
-      fe_result_clear (&results[k]);
+      if (tasks[i].error)
+        fprintf (stderr, "formulate-cli: %s\n", tasks[i].error);
+      fm_recognize_task_clear (&tasks[i]);
     }
   if (st == FE_ERR_ABORTED)
     ret = FM_EXIT_INTERRUPTED;
@@ -388,13 +349,7 @@ recognize_page (Recognizer *rec, FmDocument *doc, GPtrArray *regions, guint firs
       fprintf (stderr, "formulate-cli: recognition failed: %s\n", fe_last_error ());
       ret = FM_EXIT_FAILURE;
     }
-  progress->formulas_done = link.base + (int) crops->len;
-  g_free (images);
-  g_free (results);
-out:
-  g_free (boxes);
-  g_ptr_array_unref (crops);
-  g_array_unref (which);
+  progress->formulas_done = link.base + n_formulas;
   return ret;
 }
 
@@ -423,7 +378,8 @@ run_pdf (int argc, char **argv)
 {
   g_autofree char *pages_spec = NULL, *password = NULL, *format_name = NULL;
   g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
-  gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE;
+  g_autofree char *crop_name = NULL;
+  gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "pages", 'p', 0, G_OPTION_ARG_STRING, &pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
@@ -435,6 +391,8 @@ run_pdf (int argc, char **argv)
     { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
     { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
     { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
+    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image, never from the text layer", NULL },
+    { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE.pdf" },
     { NULL }
@@ -447,6 +405,8 @@ run_pdf (int argc, char **argv)
   g_autofree char *result = NULL;
   FmExportFormat format = FM_EXPORT_JSON;
   FmDetectOptions dopts = fm_detect_default_options ();
+  FmRecognizeOptions ropts = fm_recognize_default_options ();
+  FmCropRule crop_rule = FM_CROP_RULE_DEFAULT;
   Recognizer rec = { 0 };
   Progress progress = { 0 };
   struct sigaction sa = { 0 }, old_sa;
@@ -489,6 +449,13 @@ run_pdf (int argc, char **argv)
                device);
       return FM_EXIT_USAGE;
     }
+  if (crop_name && !fm_crop_rule_from_string (crop_name, &crop_rule))
+    {
+      fprintf (stderr, "formulate-cli pdf: unknown crop rule '%s' (line or box)\n", crop_name);
+      return FM_EXIT_USAGE;
+    }
+  if (image_only)
+    ropts.read_text = NULL;
 
   doc = fm_document_new_for_path (files[0], password, &error);
   if (password)
@@ -531,6 +498,7 @@ run_pdf (int argc, char **argv)
   job->title = fm_document_dup_title (doc);
   job->n_pages = fm_document_get_n_pages (doc);
   job->recognized = !detect_only;
+  job->text_reader = !detect_only && ropts.read_text != NULL;
   if (!detect_only)
     {
       FeRuntimeInfo info;
@@ -577,8 +545,11 @@ run_pdf (int argc, char **argv)
                 r->label_of += (int) first;
             }
           if (!detect_only)
+            fm_recognize_prepare_page (doc, job->regions, first, crop_rule);
+          if (!detect_only)
             {
-              int rret = recognize_page (&rec, doc, job->regions, first, &progress, &job->recognize_ms);
+              int rret = recognize_page (&rec, doc, job->regions, first, &ropts, &progress,
+                                         &job->recognize_ms);
               if (rret != FM_EXIT_OK && rret != FM_EXIT_INTERRUPTED)
                 ret = rret;
             }

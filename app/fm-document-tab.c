@@ -6,6 +6,7 @@
 
 #ifdef FM_HAVE_DETECT
 #include "fm-detect.h"
+#include "fm-recognize.h"
 #endif
 
 struct _FmDocumentTab {
@@ -178,6 +179,9 @@ detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
           dp->regions = fm_detect_page (doc, page, &options, &error);
           if (dp->regions == NULL)
             dp->note = g_strdup (error->message);
+          else
+            /* The crops the CLI recognises too (one pipeline, fm-recognize.h). */
+            fm_recognize_prepare_page (doc, dp->regions, 0, FM_CROP_RULE_DEFAULT);
         }
       {
         /* A source, never g_main_context_invoke(): that could run

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #endif
 
+#include "fm-recognize.h"
 #include "fm-region.h"
 #include "fm-render.h"
 
@@ -21,8 +22,6 @@
 #define FM_ENGINE_RUNTIME_INTERVAL_US G_USEC_PER_SEC
 /* Nice value of the worker thread (and the engine threads it starts). */
 #define FM_ENGINE_NICE 10
-/* White around each crop, in ems, as in the training renders. */
-#define FM_ENGINE_CROP_MARGIN_EM 0.25
 
 typedef struct {
   FmDocument *document;
@@ -101,6 +100,7 @@ typedef struct {
   char **latex;               /* per job, NULL when not finished */
   double *confidence;
   double *confidence_min;
+  FmProvenance *provenance;
   char **error;               /* per job, a failure message */
   GBytes **crop_rgb;          /* per job, RGB8 pixels of the crop */
   int *crop_width, *crop_height;
@@ -152,6 +152,7 @@ batch_report_free (BatchReport *report)
   g_free (report->latex);
   g_free (report->confidence);
   g_free (report->confidence_min);
+  g_free (report->provenance);
   g_free (report->error);
   g_free (report->crop_rgb);
   g_free (report->crop_width);
@@ -184,6 +185,8 @@ deliver_batch (gpointer data)
         }
       if (report->latex[i] != NULL)
         {
+          /* Provenance first: the row redraws when the result lands. */
+          fm_results_item_set_provenance (job->item, report->provenance[i]);
           fm_results_item_set_result (job->item, report->latex[i],
                                       report->confidence[i], report->confidence_min[i]);
           self->done++;
@@ -532,71 +535,52 @@ worker_thread (gpointer data)
       report->latex = g_new0 (char *, batch->len);
       report->confidence = g_new0 (double, batch->len);
       report->confidence_min = g_new0 (double, batch->len);
+      report->provenance = g_new0 (FmProvenance, batch->len);
       report->error = g_new0 (char *, batch->len);
       report->crop_rgb = g_new0 (GBytes *, batch->len);
       report->crop_width = g_new0 (int, batch->len);
       report->crop_height = g_new0 (int, batch->len);
 
       {
-        FmGrayImage **grays = g_new0 (FmGrayImage *, batch->len);
-        FeImage *images = g_new0 (FeImage, batch->len);
-        int *slot = g_new0 (int, batch->len);   /* image index -> job index */
-        FeResult *results;
-        int n_images = 0;
-        FeRecognizeParams rp = fe_recognize_default_params ();
+        FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, batch->len);
+        FmRecognizeOptions opts = fm_recognize_default_options ();
         fe_status status;
 
         for (guint i = 0; i < batch->len; i++)
           {
             Job *job = g_ptr_array_index (batch, i);
-            g_autoptr(GError) error = NULL;
-            double scale = fm_region_crop_scale (job->region, em_px);
-            double font_size = job->region->font_size;
-
-            grays[i] = fm_region_render_crop (job->document, job->region, em_px,
-                                              FM_ENGINE_CROP_MARGIN_EM, &error);
-            if (grays[i] == NULL)
-              {
-                report->error[i] = g_strdup (error->message);
-                continue;
-              }
-            report->crop_rgb[i] = gray_to_rgb (grays[i]);
-            report->crop_width[i] = grays[i]->width;
-            report->crop_height[i] = grays[i]->height;
-            images[n_images] = (FeImage) {
-              .data = grays[i]->pixels, .width = grays[i]->width,
-              .height = grays[i]->height, .stride = grays[i]->stride,
-              .format = FE_PIXEL_GRAY8,
-              /* No font size (a box drawn by hand): the engine estimates. */
-              .em_px_hint = font_size > 0 ? (float) (font_size * scale) : 0.0f,
-            };
-            slot[n_images++] = (int) i;
+            tasks[i].document = job->document;
+            tasks[i].region = job->region;
           }
-
-        results = g_new0 (FeResult, MAX (n_images, 1));
-        rp.beam_width = beam_width;
-        rp.abort_callback = abort_cb;
-        rp.abort_user_data = self;
-        status = n_images > 0 ? fe_recognize (state, images, (size_t) n_images, &rp, results) : FE_OK;
-        for (int k = 0; k < n_images; k++)
-          {
-            int i = slot[k];
-            if (results[k].latex != NULL)
-              {
-                report->latex[i] = g_strdup (results[k].latex);
-                report->confidence[i] = results[k].confidence_mean;
-                report->confidence_min[i] = results[k].confidence_min;
-              }
-            else if (status != FE_OK && status != FE_ERR_ABORTED)
-              report->error[i] = g_strdup (fe_last_error ());
-            fe_result_clear (&results[k]);
-          }
+        opts.em_px = em_px;
+        opts.beam_width = beam_width;
+        opts.abort_callback = abort_cb;
+        opts.abort_user_data = self;
+        opts.keep_crops = TRUE;
+        status = fm_recognize_run (state, tasks, batch->len, &opts);
+        (void) status;   /* failures are per task */
         for (guint i = 0; i < batch->len; i++)
-          g_clear_pointer (&grays[i], fm_gray_image_free);
-        g_free (grays);
-        g_free (images);
-        g_free (slot);
-        g_free (results);
+          {
+            FmRegion *region = tasks[i].region;
+
+            if (tasks[i].crop != NULL)
+              {
+                report->crop_rgb[i] = gray_to_rgb (tasks[i].crop);
+                report->crop_width[i] = tasks[i].crop->width;
+                report->crop_height[i] = tasks[i].crop->height;
+              }
+            if (region->latex != NULL)
+              {
+                report->latex[i] = g_strdup (region->latex);
+                report->confidence[i] = region->confidence;
+                report->confidence_min[i] = tasks[i].confidence_min;
+                report->provenance[i] = region->provenance;
+              }
+            else if (tasks[i].error != NULL)
+              report->error[i] = g_strdup (tasks[i].error);
+            fm_recognize_task_clear (&tasks[i]);
+          }
+        g_free (tasks);
       }
 
       if (g_get_monotonic_time () - last_runtime_us >= FM_ENGINE_RUNTIME_INTERVAL_US)

@@ -545,6 +545,8 @@ to_json (FmExportJob *job)
   json_builder_add_int_value (b, job->n_pages);
   json_builder_set_member_name (b, "recognized");
   json_builder_add_boolean_value (b, job->recognized);
+  json_builder_set_member_name (b, "text_reader");
+  json_builder_add_boolean_value (b, job->text_reader);
   if (job->model)
     {
       json_builder_set_member_name (b, "model");
@@ -604,6 +606,11 @@ to_json (FmExportJob *job)
       json_builder_set_member_name (b, "confidence");
       if (r->latex && r->confidence >= 0)
         json_builder_add_double_value (b, round (r->confidence * 1000.0) / 1000.0);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "provenance");
+      if (r->latex && fm_provenance_to_string (r->provenance))
+        json_builder_add_string_value (b, fm_provenance_to_string (r->provenance));
       else
         json_builder_add_null_value (b);
       if (r->kind == FM_REGION_NUMBER)

@@ -24,6 +24,7 @@ typedef struct {
   double recognize_ms;
   double total_ms;
   gboolean recognized;     /* false for --detect-only                     */
+  gboolean text_reader;    /* a text-layer reader was asked first         */
   char *model;             /* model path or NULL                          */
   char *device;            /* device used or NULL                         */
 } FmExportJob;

@@ -47,6 +47,19 @@ fm_region_kind_to_string (FmRegionKind kind)
     }
 }
 
+const char *
+fm_provenance_to_string (FmProvenance provenance)
+{
+  switch (provenance)
+    {
+    case FM_PROVENANCE_IMAGE: return "image";
+    case FM_PROVENANCE_TEXT: return "text layer";
+    case FM_PROVENANCE_TEXT_IMAGE: return "text layer + image model";
+    case FM_PROVENANCE_NONE:
+    default: return NULL;
+    }
+}
+
 double
 fm_region_crop_scale (const FmRegion *region, int em_px)
 {
@@ -62,9 +75,11 @@ fm_region_render_crop (FmDocument     *doc,
 {
   double size = region->font_size > 0 ? region->font_size : 10.0;
   double margin = margin_em * size;
+  const FmRect *box = region->crop_box.x1 > region->crop_box.x0 &&
+                      region->crop_box.y1 > region->crop_box.y0 ? &region->crop_box : &region->box;
   FmRect area = {
-    region->box.x0 - margin, region->box.y0 - margin,
-    region->box.x1 + margin, region->box.y1 + margin,
+    box->x0 - margin, box->y0 - margin,
+    box->x1 + margin, box->y1 + margin,
   };
 
   return fm_render_page_rect_gray (doc, region->page, &area,

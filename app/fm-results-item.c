@@ -210,6 +210,19 @@ fm_results_item_set_result (FmResultsItem *self, const char *latex,
   g_object_thaw_notify (G_OBJECT (self));
 }
 
+FmProvenance
+fm_results_item_get_provenance (FmResultsItem *self)
+{
+  return self->region->provenance;
+}
+
+void
+fm_results_item_set_provenance (FmResultsItem *self, FmProvenance provenance)
+{
+  g_return_if_fail (FM_IS_RESULTS_ITEM (self));
+  self->region->provenance = provenance;
+}
+
 void
 fm_results_item_set_failed (FmResultsItem *self, const char *message)
 {

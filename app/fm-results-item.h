@@ -51,6 +51,9 @@ void           fm_results_item_set_result     (FmResultsItem *self,
                                                const char    *latex,
                                                double         confidence,
                                                double         confidence_min);
+/* Where the LaTeX came from; set by the engine worker just before the result. */
+FmProvenance   fm_results_item_get_provenance (FmResultsItem *self);
+void           fm_results_item_set_provenance (FmResultsItem *self, FmProvenance provenance);
 void           fm_results_item_set_failed     (FmResultsItem *self, const char *message);
 const char    *fm_results_item_get_error      (FmResultsItem *self);
 /* Low confidence: recognised with confidence below threshold. */

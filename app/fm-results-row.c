@@ -16,11 +16,42 @@ struct _FmResultsRow {
   GtkWidget *crop;
   GtkWidget *entry;
   GtkWidget *status;
+  GtkWidget *provenance;
   GtkWidget *number;       /* the display's equation number, "(3.1)"; hidden without one */
   GtkWidget *copy_button;
 };
 
 G_DEFINE_FINAL_TYPE (FmResultsRow, fm_results_row, GTK_TYPE_WIDGET)
+
+/* Where the LaTeX came from, so a person knows how far to trust it. */
+static void
+update_provenance (FmResultsRow *self)
+{
+  const char *text = NULL, *tooltip = NULL;
+
+  if (fm_results_item_get_state (self->item) == FM_RESULT_STATE_DONE)
+    switch (fm_results_item_get_provenance (self->item))
+      {
+      case FM_PROVENANCE_IMAGE:
+        text = _("Read from the image");
+        tooltip = _("The image model read this formula from the rendered page: compare it with the page.");
+        break;
+      case FM_PROVENANCE_TEXT:
+        text = _("Read from the PDF text layer");
+        tooltip = _("Taken from the PDF's own glyphs, which name every symbol exactly.");
+        break;
+      case FM_PROVENANCE_TEXT_IMAGE:
+        text = _("Text layer + image model");
+        tooltip = _("The PDF's glyphs left a doubt here; the image model chose the reading.");
+        break;
+      case FM_PROVENANCE_NONE:
+      default:
+        break;
+      }
+  gtk_label_set_text (GTK_LABEL (self->provenance), text ? text : "");
+  gtk_widget_set_tooltip_text (self->provenance, tooltip);
+  gtk_widget_set_visible (self->provenance, text != NULL);
+}
 
 static void
 update_status (FmResultsRow *self)
@@ -58,6 +89,7 @@ update_status (FmResultsRow *self)
       text = g_strdup ("");
     }
   gtk_label_set_text (GTK_LABEL (self->status), text);
+  update_provenance (self);
   if (low || fm_results_item_get_state (item) == FM_RESULT_STATE_FAILED)
     gtk_widget_add_css_class (self->status, "warning");
   else
@@ -136,6 +168,13 @@ fm_results_row_init (FmResultsRow *self)
   gtk_widget_add_css_class (self->status, "caption");
   gtk_widget_add_css_class (self->status, "dim-label");
   gtk_box_append (GTK_BOX (self->box), self->status);
+  self->provenance = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (self->provenance), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (self->provenance), PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class (self->provenance, "caption");
+  gtk_widget_add_css_class (self->provenance, "dim-label");
+  gtk_widget_set_visible (self->provenance, FALSE);
+  gtk_box_append (GTK_BOX (self->box), self->provenance);
 }
 
 GtkWidget *

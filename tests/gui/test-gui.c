@@ -332,6 +332,85 @@ find_numbered_row (GtkWidget *widget)
  * for recognition, listed, or counted in the progress; their text shows in the
  * row of the display formula they label, and copying that row gives the LaTeX
  * only. */
+/* The window and formulate-cli share one recognition pipeline (app/fm-recognize.c):
+ * the same crops, engine call and results, so the same LaTeX for the same PDF. */
+static void
+test_same_as_cli (void)
+{
+  g_autofree char *path = sample_path ();
+  g_autofree char *cli = g_build_filename (g_getenv ("FE_BUILD_ROOT") ? g_getenv ("FE_BUILD_ROOT") : FM_BUILD_ROOT,
+                                           "app", "formulate-cli", NULL);
+  const char *argv[] = { cli, "pdf", "--format", "json", "--quiet", "--model", g_getenv ("FORMULATE_MODEL"),
+                         path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  GListModel *items;
+  JsonArray *regions;
+  int status = 0;
+  guint n, compared = 0;
+
+  if (!fm_engine_worker_has_engine () || !g_file_test (cli, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("no recognition engine or no formulate-cli in this build");
+      return;
+    }
+  /* Recognise again with the default settings (test_recognition used a wider beam). */
+  items = fm_document_tab_get_items (current_tab ());
+  n = g_list_model_get_n_items (items);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (fm_results_item_get_state (item) == FM_RESULT_STATE_DONE)
+        fm_results_item_set_state (item, FM_RESULT_STATE_WAITING);
+    }
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL));
+  g_assert_true (wait_for (all_recognized, NULL, 120));
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &out, &err, &status, &error));
+  g_assert_no_error (error);
+  if (!g_spawn_check_wait_status (status, NULL))
+    g_printerr ("# formulate-cli: %s\n", err);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  regions = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "regions");
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      const FmRegion *region = fm_results_item_get_region (item);
+      JsonObject *best = NULL;
+      double best_iou = 0;
+
+      if (!fm_results_item_is_formula (item) || fm_results_item_get_manual (item))
+        continue;
+      g_assert_cmpint (fm_results_item_get_state (item), ==, FM_RESULT_STATE_DONE);
+      for (guint k = 0; k < json_array_get_length (regions); k++)
+        {
+          JsonObject *r = json_array_get_object_element (regions, k);
+          JsonArray *b = json_object_get_array_member (r, "box");
+          FmRect box = { json_array_get_double_element (b, 0), json_array_get_double_element (b, 1),
+                         json_array_get_double_element (b, 2), json_array_get_double_element (b, 3) };
+          double v = json_object_get_int_member (r, "page") == region->page + 1
+                     ? fm_rect_iou (&box, &region->box) : 0;
+          if (v > best_iou)
+            {
+              best_iou = v;
+              best = r;
+            }
+        }
+      g_assert_nonnull (best);
+      g_assert_cmpfloat (best_iou, >, 0.99);
+      g_assert_cmpstr (fm_results_item_get_latex (item), ==, json_object_get_string_member (best, "latex"));
+      g_assert_cmpstr (fm_provenance_to_string (fm_results_item_get_provenance (item)), ==,
+                       json_object_get_string_member (best, "provenance"));
+      compared++;
+    }
+  g_printerr ("# window and formulate-cli agree on %u formulas of %s\n", compared, path);
+  g_assert_cmpuint (compared, >, 0);
+}
+
 static void
 test_equation_numbers (void)
 {
@@ -1182,6 +1261,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/open-sample", test_open_sample);
   g_test_add_func ("/gui/detection", test_detection);
   g_test_add_func ("/gui/recognition", test_recognition);
+  g_test_add_func ("/gui/same-as-cli", test_same_as_cli);
   g_test_add_func ("/gui/equation-numbers", test_equation_numbers);
   g_test_add_func ("/gui/copy", test_copy);
   g_test_add_func ("/gui/export", test_export);

@@ -1,0 +1,102 @@
+/* fm-recognize.h - the one recognition pipeline of the window and formulate-cli.
+ *
+ * Both front ends detect a page, call fm_recognize_prepare_page on its regions
+ * (which fixes what each region's crop is), and hand regions to
+ * fm_recognize_run, which asks the text layer first (when a reader is set),
+ * renders the crops, runs the engine in one batch and writes latex,
+ * confidence, provenance and timings back into the regions. Nothing here
+ * touches GTK; fm_recognize_run may run on any thread (the document's lock
+ * guards Poppler).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "fe.h"
+#include "fm-document.h"
+#include "fm-region.h"
+
+G_BEGIN_DECLS
+
+/* White around each crop, in ems, as in the training renders. */
+#define FM_RECOGNIZE_CROP_MARGIN_EM 0.25
+
+typedef enum {
+  /* The detected box as it is. */
+  FM_CROP_RULE_BOX,
+  /* A display's box widened by what belongs to it on its line but lies
+   * outside the box ("det" before a matrix), as the Markdown export assigns
+   * text-layer pieces; other kinds as they are. bench/pdf-e2e --crop compares
+   * the two rules. */
+  FM_CROP_RULE_LINE,
+} FmCropRule;
+
+/* The rule both front ends use (chosen by bench/pdf-e2e, see bench/RESULTS.md). */
+#define FM_CROP_RULE_DEFAULT FM_CROP_RULE_LINE
+
+gboolean    fm_crop_rule_from_string (const char *name, FmCropRule *out);
+
+/* What a text-layer reader made of one region. */
+typedef enum {
+  FM_TEXT_READ_CERTAIN,      /* latex is right: the image model is skipped   */
+  FM_TEXT_READ_UNCERTAIN,    /* latex is a guess: the image model decides    */
+  FM_TEXT_READ_UNAVAILABLE,  /* nothing usable (no glyphs, no Unicode map)   */
+} FmTextReadVerdict;
+
+/* Reads a region's glyphs from the PDF's text layer. Sets *latex (g_free) for
+ * CERTAIN and UNCERTAIN. A failure is UNAVAILABLE, with error set when there
+ * is a reason; the region then goes to the image model, never to empty output. */
+typedef FmTextReadVerdict (*FmTextReader) (FmDocument      *doc,
+                                           const FmRegion  *region,
+                                           char           **latex,
+                                           GError         **error);
+
+/* The text-layer reader of app/fm-mathtext.c when this build has it, else
+ * NULL (image model only). */
+FmTextReader fm_recognize_text_reader (void);
+
+typedef struct {
+  int em_px;                 /* the model's em in pixels (fe_context_model_info) */
+  int beam_width;            /* 0: the engine's default                         */
+  FmTextReader read_text;    /* NULL: image model only                          */
+  bool (*abort_callback) (void *user_data);
+  void *abort_user_data;
+  /* done/total over the image-model formulas of this call. */
+  void (*progress_callback) (int done, int total, void *user_data);
+  void *progress_user_data;
+  gboolean keep_crops;       /* fill FmRecognizeTask.crop                       */
+} FmRecognizeOptions;
+
+/* em_px = FM_RENDER_DEFAULT_EM_PX, engine beam default, the build's text
+ * reader (fm_recognize_text_reader), no callbacks, no crops kept. */
+FmRecognizeOptions fm_recognize_default_options (void);
+
+/* Sets crop_box of regions[first..] (all of one page, in detection order)
+ * by rule. On a text-layer failure every crop stays the detected box. */
+void        fm_recognize_prepare_page (FmDocument *doc,
+                                       GPtrArray  *regions,
+                                       guint       first,
+                                       FmCropRule  rule);
+
+typedef struct {
+  FmDocument *document;
+  FmRegion *region;          /* in: box, crop_box, font_size; out: latex,
+                              * confidence, provenance, recognize_ms       */
+  double confidence_min;     /* out: the least sure token, or -1            */
+  char *error;               /* out: why this one failed (g_free)           */
+  FmGrayImage *crop;         /* out, with keep_crops (fm_gray_image_free)   */
+} FmRecognizeTask;
+
+void        fm_recognize_task_clear (FmRecognizeTask *task);
+
+/* Recognises the tasks' regions (equation numbers are skipped): text layer
+ * first when opts->read_text is set, then the rest through fe_recognize in
+ * one batch. A task left without latex and without error was stopped by the
+ * abort callback. Returns the engine's status (FE_OK when it was not
+ * needed); per-task failures are in the tasks. */
+fe_status   fm_recognize_run (FeState                  *state,
+                              FmRecognizeTask          *tasks,
+                              gsize                     n_tasks,
+                              const FmRecognizeOptions *opts);
+
+G_END_DECLS

@@ -1,0 +1,225 @@
+/* test-recognize.c - the recognition pipeline (app/fm-recognize.c) on a fixture
+ * PDF with the tiny test model: crop rules, the text-layer hook (CERTAIN skips
+ * the model, UNCERTAIN and UNAVAILABLE go to it), provenance and numbers. */
+#include "fm-detect.h"
+#include "fm-document.h"
+#include "fm-recognize.h"
+
+#include "fe.h"
+
+static const char *
+src_root (void)
+{
+  return g_getenv ("FE_SOURCE_ROOT") ? g_getenv ("FE_SOURCE_ROOT") : FM_TEST_SRCDIR;
+}
+
+static GPtrArray *
+detect_fixture (FmDocument **doc_out)
+{
+  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", "truth-1-03.pdf", NULL);
+  g_autoptr(GError) error = NULL;
+  FmDetectOptions opts = fm_detect_default_options ();
+  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
+  GPtrArray *regions;
+
+  g_assert_no_error (error);
+  regions = fm_detect_page (doc, 0, &opts, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (regions->len, >=, 3);
+  *doc_out = doc;
+  return regions;
+}
+
+static gboolean
+contains (const FmRect *outer, const FmRect *inner)
+{
+  return outer->x0 <= inner->x0 + 1e-6 && outer->y0 <= inner->y0 + 1e-6 &&
+         outer->x1 >= inner->x1 - 1e-6 && outer->y1 >= inner->y1 - 1e-6;
+}
+
+static void
+test_crop_rules (void)
+{
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = detect_fixture (&doc);
+  gboolean widened = FALSE;
+
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_BOX);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      g_assert_cmpmem (&r->crop_box, sizeof r->crop_box, &r->box, sizeof r->box);
+    }
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_LINE);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      g_assert_true (contains (&r->crop_box, &r->box));
+      if (r->kind != FM_REGION_DISPLAY)
+        g_assert_cmpmem (&r->crop_box, sizeof r->crop_box, &r->box, sizeof r->box);
+      widened |= memcmp (&r->crop_box, &r->box, sizeof r->box) != 0;
+    }
+  g_test_message ("a display crop was widened: %d", widened);
+  g_object_unref (doc);
+}
+
+/* A reader with a fixed answer per region, by index: CERTAIN, UNCERTAIN, UNAVAILABLE, ... */
+static GPtrArray *reader_regions;
+static int reader_calls;
+
+static FmTextReadVerdict
+fake_reader (FmDocument *doc, const FmRegion *region, char **latex, GError **error)
+{
+  guint index;
+
+  reader_calls++;
+  g_assert_true (g_ptr_array_find (reader_regions, region, &index));
+  switch (index % 3)
+    {
+    case 0:
+      *latex = g_strdup ("\\frac{a}{b}");
+      return FM_TEXT_READ_CERTAIN;
+    case 1:
+      *latex = g_strdup ("x");
+      return FM_TEXT_READ_UNCERTAIN;
+    default:
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "no ToUnicode map");
+      return FM_TEXT_READ_UNAVAILABLE;
+    }
+}
+
+static int progress_total;
+
+static void
+on_progress (int done, int total, void *user_data)
+{
+  progress_total = total;
+}
+
+static void
+test_text_hook (void)
+{
+  g_autofree char *model = g_build_filename (src_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
+  FeContextParams cp = fe_context_default_params ();
+  FeContext *ctx = NULL;
+  FeState *state = NULL;
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = detect_fixture (&doc);
+  g_autofree FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, regions->len);
+  FmRecognizeOptions opts = fm_recognize_default_options ();
+  int n_formulas = 0, n_model = 0;
+
+  cp.device = "cpu";
+  g_assert_cmpint (fe_context_load (model, &cp, &ctx), ==, FE_OK);
+  g_assert_cmpint (fe_state_new (ctx, &state), ==, FE_OK);
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_DEFAULT);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      tasks[i].document = doc;
+      tasks[i].region = regions->pdata[i];
+    }
+  reader_regions = regions;
+  reader_calls = 0;
+  opts.em_px = fe_context_model_info (ctx)->em_px;
+  opts.read_text = fake_reader;
+  opts.keep_crops = TRUE;
+  opts.progress_callback = on_progress;
+  g_assert_cmpint (fm_recognize_run (state, tasks, regions->len, &opts), ==, FE_OK);
+
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+
+      g_assert_null (tasks[i].error);
+      if (r->kind == FM_REGION_NUMBER)
+        {
+          /* Numbers are text: never read, never recognised. */
+          g_assert_null (r->latex);
+          g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_NONE);
+          g_assert_null (tasks[i].crop);
+          continue;
+        }
+      n_formulas++;
+      g_assert_nonnull (r->latex);
+      g_assert_nonnull (tasks[i].crop);   /* the window shows a crop even for text-layer results */
+      switch (i % 3)
+        {
+        case 0:
+          g_assert_cmpstr (r->latex, ==, "\\frac{a}{b}");
+          g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_TEXT);
+          g_assert_cmpfloat (r->confidence, ==, 1.0);
+          break;
+        case 1:
+          g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+          n_model++;
+          break;
+        default:
+          g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_IMAGE);
+          n_model++;
+          break;
+        }
+      g_assert_cmpstr (fm_provenance_to_string (r->provenance), !=, NULL);
+    }
+  g_assert_cmpint (reader_calls, ==, n_formulas);
+  /* Only the regions without a certain text reading went to the engine. */
+  g_assert_cmpint (progress_total, ==, n_model);
+
+  for (guint i = 0; i < regions->len; i++)
+    fm_recognize_task_clear (&tasks[i]);
+  fe_state_free (state);
+  fe_context_free (ctx);
+  g_object_unref (doc);
+}
+
+/* Without a reader every formula comes from the image, and the result is the
+ * same whichever batch it is in (the window batches by 4, the CLI by page). */
+static void
+test_image_only_batches (void)
+{
+  g_autofree char *model = g_build_filename (src_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
+  FeContextParams cp = fe_context_default_params ();
+  FeContext *ctx = NULL;
+  FeState *state = NULL;
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = detect_fixture (&doc);
+  g_autoptr(GPtrArray) alone = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+  g_autofree FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, regions->len);
+  FmRecognizeOptions opts = fm_recognize_default_options ();
+
+  cp.device = "cpu";
+  g_assert_cmpint (fe_context_load (model, &cp, &ctx), ==, FE_OK);
+  g_assert_cmpint (fe_state_new (ctx, &state), ==, FE_OK);
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_DEFAULT);
+  opts.em_px = fe_context_model_info (ctx)->em_px;
+  opts.read_text = NULL;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRecognizeTask one = { doc, fm_region_copy (regions->pdata[i]) };
+      tasks[i].document = doc;
+      tasks[i].region = regions->pdata[i];
+      g_assert_cmpint (fm_recognize_run (state, &one, 1, &opts), ==, FE_OK);
+      g_ptr_array_add (alone, one.region);
+      fm_recognize_task_clear (&one);
+    }
+  g_assert_cmpint (fm_recognize_run (state, tasks, regions->len, &opts), ==, FE_OK);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i], *a = alone->pdata[i];
+      g_assert_cmpstr (r->latex, ==, a->latex);
+      g_assert_cmpint (r->provenance, ==, r->kind == FM_REGION_NUMBER ? FM_PROVENANCE_NONE : FM_PROVENANCE_IMAGE);
+      fm_recognize_task_clear (&tasks[i]);
+    }
+  fe_state_free (state);
+  fe_context_free (ctx);
+  g_object_unref (doc);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/recognize/crop-rules", test_crop_rules);
+  g_test_add_func ("/recognize/text-hook", test_text_hook);
+  g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
+  return g_test_run ();
+}
