@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -95,7 +96,55 @@ fm_recognize_usage (FILE *out)
   fprintf (out,
            "Usage: formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
            "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N]\n"
-           "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n");
+           "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n"
+           "                               [--symbols \"x ^ 2 + y\" | --symbols-file FILE]\n"
+           "                               [--symbol-penalty P|mask] [--eos-penalty P]\n");
+}
+
+/* Glyph constraints (FeSymbolConstraint, docs/cli.md): a line of LaTeX
+ * tokens separated by white space becomes one image's symbol list. The
+ * strings point into `line`, which must outlive the constraint. */
+static bool
+fm_split_symbols (char *line, FeSymbolConstraint *out)
+{
+  int cap = 0, n = 0;
+  const char **list = NULL;
+  for (char *tok = strtok (line, " \t\r\n"); tok; tok = strtok (NULL, " \t\r\n"))
+    {
+      if (n == cap)
+        {
+          cap = cap ? 2 * cap : 16;
+          const char **grown = realloc (list, (size_t) cap * sizeof *list);
+          if (!grown)
+            {
+              free (list);
+              return false;
+            }
+          list = grown;
+        }
+      list[n++] = tok;
+    }
+  out->symbols = list;
+  out->n_symbols = n;
+  return true;
+}
+
+/* A penalty: a non-negative number, or "mask" / "inf" for a hard mask. */
+static bool
+fm_parse_penalty (const char *s, float *out)
+{
+  if (strcmp (s, "mask") == 0 || strcmp (s, "inf") == 0)
+    {
+      *out = INFINITY;
+      return true;
+    }
+  char *end;
+  errno = 0;
+  double v = strtod (s, &end);
+  if (errno || end == s || *end || !(v >= 0.0))
+    return false;
+  *out = (float) v;
+  return true;
 }
 
 int
@@ -112,6 +161,10 @@ fm_cli_recognize (int argc, char **argv)
     { "scale-candidates", required_argument, NULL, 's' },
     { "batch", required_argument, NULL, 'B' },
     { "json", no_argument, NULL, 'j' },
+    { "symbols", required_argument, NULL, 'S' },
+    { "symbols-file", required_argument, NULL, 'F' },
+    { "symbol-penalty", required_argument, NULL, 'P' },
+    { "eos-penalty", required_argument, NULL, 'E' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -123,6 +176,9 @@ fm_cli_recognize (int argc, char **argv)
   /* -1 = the engine's defaults (fe_recognize_default_params) */
   int scale_candidates = -1, max_batch = -1;
   bool json = false;
+  /* glyph constraints: one list for every image, or a file with one line per image */
+  const char *symbols_opt = NULL, *symbols_file = NULL;
+  float symbol_penalty = -1.0f, eos_penalty = -1.0f;  /* < 0: the engine's defaults */
   int c;
   opterr = 0;
   optind = 1;
@@ -182,6 +238,22 @@ fm_cli_recognize (int argc, char **argv)
             }
           break;
         case 'j': json = true; break;
+        case 'S': symbols_opt = optarg; break;
+        case 'F': symbols_file = optarg; break;
+        case 'P':
+          if (!fm_parse_penalty (optarg, &symbol_penalty))
+            {
+              fprintf (stderr, "formulate-cli: --symbol-penalty wants a number >= 0 or 'mask', not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'E':
+          if (!fm_parse_penalty (optarg, &eos_penalty))
+            {
+              fprintf (stderr, "formulate-cli: --eos-penalty wants a number >= 0 or 'inf', not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
         case 'h':
           fm_recognize_usage (stdout);
           return FM_EXIT_OK;
@@ -195,6 +267,11 @@ fm_cli_recognize (int argc, char **argv)
   if (n_images < 1)
     {
       fprintf (stderr, "formulate-cli recognize: no image given (formulate-cli recognize IMAGE.png)\n");
+      return FM_EXIT_USAGE;
+    }
+  if (symbols_opt && symbols_file)
+    {
+      fprintf (stderr, "formulate-cli recognize: give --symbols or --symbols-file, not both\n");
       return FM_EXIT_USAGE;
     }
 
@@ -211,6 +288,57 @@ fm_cli_recognize (int argc, char **argv)
   FeContext *ctx = NULL;
   FeState *st = NULL;
   int loaded = 0;
+  FeSymbolConstraint *constraints = NULL;
+  char **symbol_lines = NULL;  /* what the constraints' strings point into */
+  int n_symbol_lines = 0;
+  if (symbols_opt || symbols_file)
+    {
+      constraints = calloc ((size_t) n_images, sizeof *constraints);
+      symbol_lines = calloc ((size_t) n_images, sizeof *symbol_lines);
+      if (!constraints || !symbol_lines)
+        {
+          fprintf (stderr, "formulate-cli: out of memory\n");
+          rc = FM_EXIT_FAILURE;
+          goto out;
+        }
+      FILE *f = NULL;
+      if (symbols_file && !(f = fopen (symbols_file, "r")))
+        {
+          fprintf (stderr, "formulate-cli: %s: %s\n", symbols_file, strerror (errno));
+          rc = FM_EXIT_INPUT;
+          goto out;
+        }
+      for (int i = 0; i < n_images; i++)
+        {
+          char *line = NULL;
+          size_t cap = 0;
+          if (f)
+            {
+              if (getline (&line, &cap, f) < 0)
+                {
+                  free (line);
+                  fprintf (stderr, "formulate-cli: %s has fewer lines than the %d images\n",
+                           symbols_file, n_images);
+                  fclose (f);
+                  rc = FM_EXIT_USAGE;
+                  goto out;
+                }
+            }
+          else
+            line = strdup (symbols_opt);
+          symbol_lines[n_symbol_lines++] = line;
+          if (!line || !fm_split_symbols (line, &constraints[i]))
+            {
+              fprintf (stderr, "formulate-cli: out of memory\n");
+              if (f)
+                fclose (f);
+              rc = FM_EXIT_FAILURE;
+              goto out;
+            }
+        }
+      if (f)
+        fclose (f);
+    }
   for (int i = 0; i < n_images; i++, loaded++)
     {
       char err[512];
@@ -269,6 +397,11 @@ fm_cli_recognize (int argc, char **argv)
   if (max_batch > 0)
     rp.max_batch = max_batch;
   rp.abort_callback = fm_should_abort;
+  rp.constraints = constraints;
+  if (symbol_penalty >= 0.0f)
+    rp.symbol_penalty = symbol_penalty;
+  if (eos_penalty >= 0.0f)
+    rp.eos_unused_penalty = eos_penalty;
   s = fe_recognize (st, images, (size_t) n_images, &rp, results);
   if (s == FE_ERR_ABORTED)
     {
@@ -283,6 +416,10 @@ fm_cli_recognize (int argc, char **argv)
       goto out;
     }
 
+  for (int i = 0; i < n_images; i++)
+    if (results[i].unknown_symbols > 0)
+      fprintf (stderr, "formulate-cli: %s: %d of the --symbols are no symbol of the model's vocabulary; ignored\n",
+               argv[optind + i], results[i].unknown_symbols);
   if (!json)
     {
       for (int i = 0; i < n_images; i++)
@@ -319,12 +456,13 @@ fm_cli_recognize (int argc, char **argv)
           fprintf (o,
                    ", \"confidence\": {\"mean\": %.6f, \"min\": %.6f}, \"tokens\": %d,"
                    " \"hit_length_limit\": %s, \"repetition_stopped\": %s,"
+                   " \"unknown_symbols\": %d,"
                    " \"input\": {\"width\": %d, \"height\": %d, \"scale\": %.6f},"
                    " \"timings_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f},"
                    " \"cpu_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f}}",
                    r->confidence_mean, r->confidence_min, r->n_tokens,
                    r->hit_length_limit ? "true" : "false", r->repetition_stopped ? "true" : "false",
-                   r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
+                   r->unknown_symbols, r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
                    r->decoder_ms, r->preprocess_cpu_ms, r->encoder_cpu_ms, r->decoder_cpu_ms);
         }
       fputs ("\n  ]\n}\n", o);
@@ -342,6 +480,12 @@ out:
   free (pngs);
   free (images);
   free (results);
+  for (int i = 0; constraints && i < n_images; i++)
+    free ((void *) constraints[i].symbols);
+  for (int i = 0; i < n_symbol_lines; i++)
+    free (symbol_lines[i]);
+  free (symbol_lines);
+  free (constraints);
   return rc;
 }
 
