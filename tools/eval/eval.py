@@ -128,7 +128,7 @@ def load_samples(data, split, limit):
 # ---------------------------------------------------------------------- engine
 
 def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None, symbols=None,
-            symbol_penalty=None):
+            symbol_penalty=None, eos_penalty=None):
     """symbols: one token list per image (glyph constraint, --symbols-file),
     symbol_penalty: "mask" or a number (formulate-cli --symbol-penalty)."""
     cmd = [cli, "recognize", "--json", "--model", model, "--device", "cpu",
@@ -144,6 +144,8 @@ def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None, symbols
         cmd += ["--symbols-file", symbols_file]
         if symbol_penalty is not None:
             cmd += ["--symbol-penalty", str(symbol_penalty)]
+        if eos_penalty is not None:
+            cmd += ["--eos-penalty", str(eos_penalty)]
     try:
         proc = subprocess.run(cmd + paths, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     finally:
@@ -160,7 +162,7 @@ def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None, symbols
 
 
 def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100, symbols=None,
-                     symbol_penalty=None):
+                     symbol_penalty=None, eos_penalty=None):
     """All images through formulate-cli, `jobs` single-threaded processes at a
     time, many images per process (the model loads once per chunk). Returns
     (results in order, run info, wall seconds)."""
@@ -170,7 +172,8 @@ def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100, symbols=
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         docs = list(pool.map(lambda c: run_cli(cli, model, c[0], beam, 1, em_px, symbols=c[1],
-                                               symbol_penalty=symbol_penalty), chunks))
+                                               symbol_penalty=symbol_penalty,
+                                               eos_penalty=eos_penalty), chunks))
     wall = time.time() - t0
     results = [r for d in docs for r in d["results"]]
     info = {k: docs[0][k] for k in ("model", "model_parameters", "device", "gemm_path", "beam")} \
@@ -512,7 +515,8 @@ def main(argv=None):
     ap.add_argument("--oracle-symbols", default=None, metavar="VARIANTS",
                     help="also run the clean set with each formula's own truth tokens as the "
                          "glyph constraint (a perfect text layer), once per comma-separated "
-                         "--symbol-penalty value, e.g. 'mask,6'")
+                         "--symbol-penalty value, e.g. 'mask,6'; 'mask/0' also sets "
+                         "--eos-penalty 0")
     ap.add_argument("--out", default=os.path.join(ROOT, "work", "eval", "results.json"))
     ap.add_argument("--workdir", default=None, help="scratch (default: a temp dir, removed)")
     args = ap.parse_args(argv)
@@ -541,10 +545,12 @@ def main(argv=None):
 
         render_cache = {}
 
-        def evaluate(name, set_samples, images, em_px=0, symbols=None, symbol_penalty=None):
+        def evaluate(name, set_samples, images, em_px=0, symbols=None, symbol_penalty=None,
+                     eos_penalty=None):
             paths = write_pngs(images, os.path.join(scratch, name))
             results, info, wall = recognize_images(cli, args.model, paths, args.beam, args.jobs, em_px,
-                                                   symbols=symbols, symbol_penalty=symbol_penalty)
+                                                   symbols=symbols, symbol_penalty=symbol_penalty,
+                                                   eos_penalty=eos_penalty)
             engine_s = sum(sum(r["timings_ms"].values()) for r in results) / 1000.0
             print("%s: %d images in %.1f s wall (%.2f images/s with %d single-thread processes;"
                   " engine %.1f ms/image)" % (name, len(paths), wall, len(paths) / wall, args.jobs,
@@ -594,10 +600,11 @@ def main(argv=None):
         # truth tokens as its symbol list (the engine skips the structure
         # tokens among them, docs/model.md).
         for variant in (args.oracle_symbols.split(",") if args.oracle_symbols else []):
-            evaluate("clean-oracle-%s" % variant, samples, [s.image for s in samples], em_px,
+            penalty, _, eos = variant.partition("/")
+            evaluate("clean-oracle-%s" % variant.replace("/", "-eos"), samples, [s.image for s in samples], em_px,
                      symbols=[[t for t in s.truth if not t.isspace() and t.strip() == t]
                               for s in samples],  # "\\ " (a space) would split in the file
-                     symbol_penalty=variant)
+                     symbol_penalty=penalty, eos_penalty=eos or None)
 
         if args.agreement:
             helper = find_engine_inputs()
