@@ -292,8 +292,10 @@ typedef struct {
      * constraint. The probabilities behind confidence_mean/min are those of
      * the constrained distribution. */
     const FeSymbolConstraint *constraints;
-    /* Logit subtracted from a symbol without a free glyph; INFINITY = a hard
-     * mask (the default: see docs/model.md for the measurement). */
+    /* Logit subtracted from a symbol without a free glyph (default 3);
+     * INFINITY = a hard mask. The mask reads more formulas exactly but lets
+     * a formula the model cannot read with the given symbols run on through
+     * the free structure tokens: docs/model.md has the measurement. */
     float symbol_penalty;
     /* Logit subtracted from <eos> while backed symbols are unused (default
      * 4; 0 = off; INFINITY = cannot end before all are used). */
