@@ -194,10 +194,12 @@ test_unknown_symbols (void)
       fe_result_clear (&res);
     }
   /* a count without an array is the caller's mistake, reported */
-  FeSymbolConstraint bad = { NULL, 3 };
-  FeRecognizeParams p = params (1, 1, &bad);
-  FeResult res;
+  FeSymbolConstraint bad[N_FIX] = { { NULL, 3 }, { NULL, 3 } };
+  FeResult res, two[N_FIX];
+  FeRecognizeParams p = params (1, 1, bad);
   g_assert_cmpint (fe_recognize (state, &images[0], 1, &p, &res), ==, FE_ERR_INVALID_ARGUMENT);
+  p = params (1, 8, bad);  /* the batched path reports it too */
+  g_assert_cmpint (fe_recognize (state, images, N_FIX, &p, two), ==, FE_ERR_INVALID_ARGUMENT);
   p = params (1, 1, &constraints[0]);
   p.symbol_penalty = -1.0f;
   g_assert_cmpint (fe_recognize (state, &images[0], 1, &p, &res), ==, FE_ERR_INVALID_ARGUMENT);
