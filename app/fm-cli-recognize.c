@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -142,7 +143,55 @@ fm_recognize_usage (FILE *out)
   fprintf (out,
            "Usage: formulate-cli recognize IMAGE.png... [--model FILE] [--device auto|cpu|cuda:N]\n"
            "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N]\n"
-           "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n");
+           "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n"
+           "                               [--symbols \"x ^ 2 + y\" | --symbols-file FILE]\n"
+           "                               [--symbol-penalty P|mask] [--eos-penalty P]\n");
+}
+
+/* Glyph constraints (FeSymbolConstraint, docs/cli.md): a line of LaTeX
+ * tokens separated by white space becomes one image's symbol list. The
+ * strings point into `line`, which must outlive the constraint. */
+static bool
+fm_split_symbols (char *line, FeSymbolConstraint *out)
+{
+  int cap = 0, n = 0;
+  const char **list = NULL;
+  for (char *tok = strtok (line, " \t\r\n"); tok; tok = strtok (NULL, " \t\r\n"))
+    {
+      if (n == cap)
+        {
+          cap = cap ? 2 * cap : 16;
+          const char **grown = realloc (list, (size_t) cap * sizeof *list);
+          if (!grown)
+            {
+              free (list);
+              return false;
+            }
+          list = grown;
+        }
+      list[n++] = tok;
+    }
+  out->symbols = list;
+  out->n_symbols = n;
+  return true;
+}
+
+/* A penalty: a non-negative number, or "mask" / "inf" for a hard mask. */
+static bool
+fm_parse_penalty (const char *s, float *out)
+{
+  if (strcmp (s, "mask") == 0 || strcmp (s, "inf") == 0)
+    {
+      *out = INFINITY;
+      return true;
+    }
+  char *end;
+  errno = 0;
+  double v = strtod (s, &end);
+  if (errno || end == s || *end || !(v >= 0.0))
+    return false;
+  *out = (float) v;
+  return true;
 }
 
 int
@@ -159,6 +208,10 @@ fm_cli_recognize (int argc, char **argv)
     { "scale-candidates", required_argument, NULL, 's' },
     { "batch", required_argument, NULL, 'B' },
     { "json", no_argument, NULL, 'j' },
+    { "symbols", required_argument, NULL, 'S' },
+    { "symbols-file", required_argument, NULL, 'F' },
+    { "symbol-penalty", required_argument, NULL, 'P' },
+    { "eos-penalty", required_argument, NULL, 'E' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -170,6 +223,9 @@ fm_cli_recognize (int argc, char **argv)
   /* -1 = the engine's defaults (fe_recognize_default_params) */
   int scale_candidates = -1, max_batch = -1;
   bool json = false;
+  /* glyph constraints: one list for every image, or a file with one line per image */
+  const char *symbols_opt = NULL, *symbols_file = NULL;
+  float symbol_penalty = -1.0f, eos_penalty = -1.0f;  /* < 0: the engine's defaults */
   int c;
   opterr = 0;
   optind = 1;
@@ -229,6 +285,22 @@ fm_cli_recognize (int argc, char **argv)
             }
           break;
         case 'j': json = true; break;
+        case 'S': symbols_opt = optarg; break;
+        case 'F': symbols_file = optarg; break;
+        case 'P':
+          if (!fm_parse_penalty (optarg, &symbol_penalty))
+            {
+              fprintf (stderr, "formulate-cli: --symbol-penalty wants a number >= 0 or 'mask', not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'E':
+          if (!fm_parse_penalty (optarg, &eos_penalty))
+            {
+              fprintf (stderr, "formulate-cli: --eos-penalty wants a number >= 0 or 'inf', not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
         case 'h':
           fm_recognize_usage (stdout);
           return FM_EXIT_OK;
@@ -244,6 +316,11 @@ fm_cli_recognize (int argc, char **argv)
       fprintf (stderr, "formulate-cli recognize: no image given (formulate-cli recognize IMAGE.png)\n");
       return FM_EXIT_USAGE;
     }
+  if (symbols_opt && symbols_file)
+    {
+      fprintf (stderr, "formulate-cli recognize: give --symbols or --symbols-file, not both\n");
+      return FM_EXIT_USAGE;
+    }
 
   /* Every image is checked first (a typo in a file name should not wait for
    * a model load) but decoded only when its batch comes: one 275 KB PNG can
@@ -251,6 +328,9 @@ fm_cli_recognize (int argc, char **argv)
   int rc = FM_EXIT_OK;
   FeContext *ctx = NULL;
   FeState *st = NULL;
+  FeSymbolConstraint *constraints = NULL;
+  char **symbol_lines = NULL;  /* what the constraints' strings point into */
+  int n_symbol_lines = 0;
   FmPngImage *pngs = calloc ((size_t) n_images, sizeof *pngs);
   FeImage *images = calloc ((size_t) n_images, sizeof *images);
   FeResult *results = calloc ((size_t) n_images, sizeof *results);
@@ -260,6 +340,54 @@ fm_cli_recognize (int argc, char **argv)
       fprintf (stderr, "formulate-cli: out of memory\n");
       rc = FM_EXIT_FAILURE;
       goto out;
+    }
+  if (symbols_opt || symbols_file)
+    {
+      constraints = calloc ((size_t) n_images, sizeof *constraints);
+      symbol_lines = calloc ((size_t) n_images, sizeof *symbol_lines);
+      if (!constraints || !symbol_lines)
+        {
+          fprintf (stderr, "formulate-cli: out of memory\n");
+          rc = FM_EXIT_FAILURE;
+          goto out;
+        }
+      FILE *f = NULL;
+      if (symbols_file && !(f = fopen (symbols_file, "r")))
+        {
+          fprintf (stderr, "formulate-cli: %s: %s\n", symbols_file, strerror (errno));
+          rc = FM_EXIT_INPUT;
+          goto out;
+        }
+      for (int i = 0; i < n_images; i++)
+        {
+          char *line = NULL;
+          size_t cap = 0;
+          if (f)
+            {
+              if (getline (&line, &cap, f) < 0)
+                {
+                  free (line);
+                  fprintf (stderr, "formulate-cli: %s has fewer lines than the %d images\n",
+                           symbols_file, n_images);
+                  fclose (f);
+                  rc = FM_EXIT_USAGE;
+                  goto out;
+                }
+            }
+          else
+            line = strdup (symbols_opt);
+          symbol_lines[n_symbol_lines++] = line;
+          if (!line || !fm_split_symbols (line, &constraints[i]))
+            {
+              fprintf (stderr, "formulate-cli: out of memory\n");
+              if (f)
+                fclose (f);
+              rc = FM_EXIT_FAILURE;
+              goto out;
+            }
+        }
+      if (f)
+        fclose (f);
     }
   for (int i = 0; i < n_images; i++)
     {
@@ -316,6 +444,12 @@ fm_cli_recognize (int argc, char **argv)
   if (max_batch > 0)
     rp.max_batch = max_batch;
   rp.abort_callback = fm_should_abort;
+  if (symbol_penalty >= 0.0f)
+    rp.symbol_penalty = symbol_penalty;
+  if (eos_penalty >= 0.0f)
+    rp.eos_unused_penalty = eos_penalty;
+  /* each batch's images' constraints, in the order of images[] */
+  FeSymbolConstraint batch_constraints[FM_DECODE_BATCH];
 
   FILE *o = stdout;
   if (json)
@@ -378,10 +512,13 @@ fm_cli_recognize (int argc, char **argv)
           images[n_ink] = (FeImage) { .data = pngs[i].data, .width = pngs[i].width,
                                       .height = pngs[i].height, .stride = pngs[i].stride,
                                       .format = pngs[i].format, .em_px_hint = (float) em_px };
+          if (constraints)
+            batch_constraints[n_ink] = constraints[i];
           which[n_ink++] = i;
         }
       if (rc == FM_EXIT_OK && n_ink > 0)
         {
+          rp.constraints = constraints ? batch_constraints : NULL;
           s = fe_recognize (st, images, (size_t) n_ink, &rp, results);
           if (s == FE_ERR_ABORTED)
             {
@@ -397,6 +534,9 @@ fm_cli_recognize (int argc, char **argv)
       for (int i = first, k = 0; i < end && rc == FM_EXIT_OK; i++)
         {
           const FeResult *r = k < n_ink && which[k] == i ? &results[k++] : NULL;
+          if (r && r->unknown_symbols > 0)
+            fprintf (stderr, "formulate-cli: %s: %d of the --symbols are no symbol of the model's vocabulary; ignored\n",
+                     argv[optind + i], r->unknown_symbols);
           if (!r)
             {
               /* Said on stderr; stdout keeps one line (or entry) per image. */
@@ -420,12 +560,13 @@ fm_cli_recognize (int argc, char **argv)
           fprintf (o,
                    ", \"confidence\": {\"mean\": %.6f, \"min\": %.6f}, \"tokens\": %d,"
                    " \"hit_length_limit\": %s, \"repetition_stopped\": %s,"
+                   " \"unknown_symbols\": %d,"
                    " \"input\": {\"width\": %d, \"height\": %d, \"scale\": %.6f},"
                    " \"timings_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f},"
                    " \"cpu_ms\": {\"preprocess\": %.3f, \"encoder\": %.3f, \"decoder\": %.3f}}",
                    r->confidence_mean, r->confidence_min, r->n_tokens,
                    r->hit_length_limit ? "true" : "false", r->repetition_stopped ? "true" : "false",
-                   r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
+                   r->unknown_symbols, r->input_width, r->input_height, r->scale, r->preprocess_ms, r->encoder_ms,
                    r->decoder_ms, r->preprocess_cpu_ms, r->encoder_cpu_ms, r->decoder_cpu_ms);
         }
       for (int k = 0; k < n_ink; k++)
@@ -451,6 +592,12 @@ out:
   free (images);
   free (results);
   free (pixels);
+  for (int i = 0; constraints && i < n_images; i++)
+    free ((void *) constraints[i].symbols);
+  for (int i = 0; i < n_symbol_lines; i++)
+    free (symbol_lines[i]);
+  free (symbol_lines);
+  free (constraints);
   return rc;
 }
 

@@ -112,13 +112,18 @@ fe_status fe_decode_greedy(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDec
     int32_t id = c->bos_id;
     out->n_tokens = 0;
     out->hit_length_limit = out->repetition_stopped = false;
+    FeConstraint *cons = opt->constraint;
+    if (cons)
+        fe_constraint_reset(cons);
     FE_TRY(fe_model_cross_kv(sb));
     for (int pos = 0;; pos++) {
         FE_TRY(fe_check_abort(opt));
         FE_TRY(fe_model_decode_step(sb, &id, 1, pos));
-        const float *row = sb->host_logits;
+        float *row = sb->host_logits;
         if (pos == 0 && opt->first_logits)
             memcpy(opt->first_logits, row, (size_t)c->vocab_size * sizeof(float));
+        if (cons)
+            fe_constraint_apply(cons, 0, row);
         int best = 0;
         for (int v = 1; v < c->vocab_size; v++)
             if (row[v] > row[best])
@@ -127,6 +132,8 @@ fe_status fe_decode_greedy(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDec
         if (best == c->eos_id)
             break;
         out->tokens[n++] = best;
+        if (cons)
+            fe_constraint_take(cons, 0, best);
         if (n >= limit) {
             out->hit_length_limit = true;
             break;
@@ -199,6 +206,9 @@ static bool fe_cand_before(double s, int b, int t, double s2, int b2, int t2) {
 fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out) {
     const FeModelConfig *c = &sb->model->cfg;
     int W = opt->beam_width;
+    FeConstraint *cons = opt->constraint;
+    if (cons)
+        fe_constraint_reset(cons);
     FE_TRY(fe_state_buffers_reserve_beams(sb, W));
     FE_TRY(fe_model_cross_kv(sb));
     int limit = fe_decode_token_limit(c, opt->max_tokens);
@@ -224,7 +234,9 @@ fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecod
         /* The W best continuations of each row, then the W*W best overall. */
         int n_cand = 0;
         for (int r = 0; r < alive; r++) {
-            const float *row = sb->host_logits + (size_t)r * V;
+            float *row = sb->host_logits + (size_t)r * V;
+            if (cons)
+                fe_constraint_apply(cons, r, row);
             double lse = fe_log_sum_exp(row, V);
             int k = 0;
             int *top = sb->topk_index;
@@ -304,12 +316,16 @@ fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecod
             new_len[nr] = nl;
             new_score[nr] = ns;
             sb->beam_parent[nr] = r;
+            if (cons)
+                fe_constraint_branch(cons, nr, r, tok);
             new_alive++;
         }
         if (bm.n_fin >= W || new_alive == 0)
             break;
         /* the live rows become the beam; the caches follow their parents */
         FE_TRY(fe_model_reorder_cache(sb, sb->beam_parent, new_alive, pos + 1));
+        if (cons)
+            fe_constraint_commit(cons);
         int *swap_t = sb->beam_tokens;
         sb->beam_tokens = sb->beam_new_tokens;
         sb->beam_new_tokens = swap_t;
@@ -386,6 +402,8 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
         out[r].hit_length_limit = out[r].repetition_stopped = false;
         out[r].confidence_mean = out[r].confidence_min = 0.0f;
         out[r].decode_ms = out[r].decode_cpu_ms = 0.0;
+        if (opt->row_constraints && opt->row_constraints[r])
+            fe_constraint_reset(opt->row_constraints[r]);
     }
     int alive = n_rows;
     for (int pos = 0; alive > 0; pos++) {
@@ -400,6 +418,9 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
             FeDecodeOutput *o = &out[slot[r]];
             float *probs = sb->beam_probs + (size_t)slot[r] * T;
             float p;
+            FeConstraint *rc = opt->row_constraints ? opt->row_constraints[slot[r]] : NULL;
+            if (rc)
+                fe_constraint_apply(rc, 0, sb->host_logits + (size_t)r * V);
             int best = fe_greedy_pick(sb->host_logits + (size_t)r * V, V, &p);
             probs[n_probs[slot[r]]++] = p;
             perm[r] = r;
@@ -408,6 +429,8 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
                 done = true;
             } else {
                 o->tokens[o->n_tokens++] = best;
+                if (rc)
+                    fe_constraint_take(rc, 0, best);
                 int ngram;
                 if (o->n_tokens >= limit) {
                     o->hit_length_limit = true;
@@ -505,6 +528,7 @@ typedef struct {
     float scale;
     float *pixels;                 /* preprocessed, freed once encoded         */
     int32_t span[2];               /* its packed encoder rows                  */
+    FeConstraint *constraint;      /* its image's glyphs, NULL = none          */
     FeDecodeOutput out;
 } FeBatchRow;
 
@@ -520,6 +544,8 @@ typedef struct {
     int n_vocab;
     const FeRecognizeParams *p;
     FeResult *results;             /* the group's first image's                */
+    const FeSymbolConstraint *constraints; /* the group's first image's, or NULL */
+    FeConstraint *chunk_constraints[FE_MAX_BEAM]; /* per row of a decode chunk */
     FeBatchImage image[FE_MAX_BEAM];
     FeBatchRow row[FE_MAX_BEAM];
     int chunk0;                    /* the decode chunk's first row            */
@@ -558,6 +584,7 @@ static fe_status fe_batch_image_done(FeBatchRun *run, int img) {
     res->input_width = best->width;
     res->input_height = best->height;
     res->scale = best->scale;
+    res->unknown_symbols = fe_constraint_unknown(best->constraint);
     /* all candidates together: what the image cost */
     res->preprocess_ms = im->pre_ms;
     res->encoder_ms = im->enc_ms;
@@ -612,11 +639,28 @@ static fe_status fe_batch_preprocess(FeBatchRun *run, const FeImage *image, int 
             r->pixels = NULL;
             continue;
         }
+        if (run->constraints) {
+            fe_status e = fe_constraint_new(run->vocab, run->n_vocab, run->cfg,
+                                            &run->constraints[img], 1, run->p->symbol_penalty,
+                                            run->p->eos_unused_penalty, &r->constraint);
+            if (e != FE_OK) {
+                free(r->pixels);
+                r->pixels = NULL;
+                return e;
+            }
+        }
         (*n_rows)++;
         im->n_rows++;
     }
     im->pending = im->n_rows;
     return FE_OK;
+}
+
+static void fe_batch_free_constraints(FeBatchRun *run) {
+    for (int r = 0; r < FE_MAX_BEAM; r++) {
+        fe_constraint_free(run->row[r].constraint);
+        run->row[r].constraint = NULL;
+    }
 }
 
 /* One group: images [0, count) of `images`, every candidate a row, at most
@@ -686,8 +730,10 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
         free(run->row[r].pixels);
         run->row[r].pixels = NULL;
     }
-    if (st != FE_OK)
+    if (st != FE_OK) {
+        fe_batch_free_constraints(run);
         return st;
+    }
     FeDecodeOptions opt = {
         .beam_width = 1,
         .max_tokens = p->max_tokens,
@@ -698,19 +744,23 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
         .row_done = fe_batch_row_done,
         .row_done_user_data = run,
     };
+    if (run->constraints)
+        opt.row_constraints = run->chunk_constraints;
     int T = c->max_tokens;
     FeDecodeOutput out[FE_MAX_BEAM];
-    for (int c0 = 0; c0 < n_rows; c0 += max_batch) {
+    for (int c0 = 0; st == FE_OK && c0 < n_rows; c0 += max_batch) {
         int rows = n_rows - c0 < max_batch ? n_rows - c0 : max_batch;
         for (int r = 0; r < rows; r++) {
             out[r] = (FeDecodeOutput){.tokens = sb->beam_tokens + (size_t)(c0 + r) * T};
             sb->host_spans[2 * r] = run->row[c0 + r].span[0];
             sb->host_spans[2 * r + 1] = run->row[c0 + r].span[1];
+            run->chunk_constraints[r] = run->row[c0 + r].constraint;
         }
         run->chunk0 = c0;
-        FE_TRY(fe_decode_greedy_batch(sb, &opt, out, rows));
+        st = fe_decode_greedy_batch(sb, &opt, out, rows);
     }
-    return FE_OK;
+    fe_batch_free_constraints(run);
+    return st;
 }
 
 fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_vocab,
@@ -750,6 +800,7 @@ fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_voc
         fe_status failed;
         int failed_at;
         run->results = results + g0;
+        run->constraints = p->constraints ? p->constraints + g0 : NULL;
         st = fe_recognize_group(sb, run, images + g0, count, max_batch, &failed, &failed_at);
         if (st != FE_OK) {
             if (n > 1 && st != FE_ERR_ABORTED)

@@ -201,6 +201,29 @@ typedef struct {
     double decode_ms, decode_cpu_ms;
 } FeDecodeOutput;
 
+/* Glyph-constrained decoding (fe-constraint.c; FeSymbolConstraint in fe.h):
+ * per-row budgets of the symbols a formula's glyphs back. */
+typedef struct FeConstraint FeConstraint;
+/* NULL in *out when `symbols` is NULL or empty (unconstrained). rows: the
+ * decoder rows it serves (the beam width, or 1). */
+fe_status fe_constraint_new(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                            const FeSymbolConstraint *symbols, int rows, float symbol_penalty,
+                            float eos_penalty, FeConstraint **out);
+void fe_constraint_free(FeConstraint *c);
+/* Entries of the caller's list that named no symbol and were ignored. */
+int fe_constraint_unknown(const FeConstraint *c);
+bool fe_token_is_structure(const char *token);
+/* Every row back to the full budget (before each decode). */
+void fe_constraint_reset(FeConstraint *c);
+/* Lowers row's logits of spent symbols, and <eos> while glyphs are unused. */
+void fe_constraint_apply(const FeConstraint *c, int row, float *logits);
+/* Row chose token: it spends one of its key's glyphs. */
+void fe_constraint_take(FeConstraint *c, int row, int token);
+/* Beam search: new row new_row = parent row + token, in the next step's
+ * arrays; fe_constraint_commit makes those the current ones. */
+void fe_constraint_branch(FeConstraint *c, int new_row, int parent, int token);
+void fe_constraint_commit(FeConstraint *c);
+
 typedef struct {
     int beam_width;
     int max_tokens;                /* generated tokens, EOS excluded           */
@@ -214,6 +237,12 @@ typedef struct {
      * it returns ends the decode with that status. May be NULL. */
     fe_status (*row_done)(void *user_data, int row, FeDecodeOutput *out);
     void *row_done_user_data;
+    /* Glyph constraint (fe-constraint.c), NULL = none. fe_decode_greedy and
+     * fe_decode_beam use `constraint` (rows >= beam width, reset by the
+     * decode); fe_decode_greedy_batch uses row_constraints[row] (each with
+     * one row, reset by the decode; the array or an entry may be NULL). */
+    FeConstraint *constraint;
+    FeConstraint *const *row_constraints;
 } FeDecodeOptions;
 
 /* Needs fe_model_encode first. Greedy when beam_width == 1 through its own

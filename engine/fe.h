@@ -222,6 +222,38 @@ typedef void (*fe_progress_callback)(int done, int total, void *user_data);
  * FE_ERR_ABORTED and the results finished so far stay filled in). */
 typedef bool (*fe_abort_callback)(void *user_data);
 
+/* The symbols a formula is known to contain, e.g. from a born-digital PDF's
+ * glyphs (docs/model.md, "Glyph-constrained decoding"): one LaTeX token string
+ * per glyph, repeated as often as the glyph occurs, e.g. for x^2+y^2:
+ * {"x", "2", "+", "y", "2"}.
+ *
+ * Contract for the caller:
+ *  - An entry is one token of the model's vocabulary (fe_context_token_text).
+ *    Operator names and other multi-glyph symbols are ONE entry: "\sin", not
+ *    "s" "i" "n" (a text layer groups upright letters into the operator name;
+ *    letters of \operatorname{dn} or \mathrm{d} are plain "d" "n" entries).
+ *  - Delimiters are given bare: "(" backs "(" and "\left(" alike, "|" backs
+ *    "|", "\left|", "\middle|"; "\{", "\langle" likewise. A few spellings are
+ *    taken as their vocabulary twin ("\le" = "\leq", "\ne" = "\neq",
+ *    "\rightarrow" = "\to", "\lbrace" = "\{", ...).
+ *  - Structure is never listed and never constrained: { } _ ^ & \\ \frac
+ *    \sqrt \binom \left \right \big... \begin{..} \end{..} \text
+ *    \mathrm-style font commands, spacing, \overline \underline, braces
+ *    (the list: fe_token_is_structure in engine/fe-constraint.c).
+ *  - A structure token among the entries is skipped (a whole token sequence
+ *    may be passed). An entry that is no token of the vocabulary at all (a
+ *    typo, "\foo", "\operatorname{dn}") is ignored and counted in
+ *    FeResult.unknown_symbols; it never fails the call.
+ *  - n_symbols == 0 means "nothing known": that image decodes unconstrained.
+ * While decoding, a symbol token not backed by an entry, or backed by fewer
+ * entries than it has already been used, has its logit lowered by
+ * FeRecognizeParams.symbol_penalty (INFINITY: it cannot be chosen), and <eos>
+ * is lowered by eos_unused_penalty while backed symbols are still unused. */
+typedef struct {
+    const char *const *symbols;
+    int n_symbols;
+} FeSymbolConstraint;
+
 typedef struct {
     int beam_width;           /* 1 = greedy (default 1)                        */
     int max_tokens;           /* 0 = the model's limit                         */
@@ -254,6 +286,21 @@ typedef struct {
      * its place. Beam search (beam_width > 1) and a device without the
      * per-row attention (docs/cuda.md) decode one image at a time. */
     int max_batch;
+    /* Glyph-constrained decoding: NULL (the default) = none, decoding and its
+     * speed exactly as without the fields; else an array of n entries, one
+     * per image of fe_recognize (FeSymbolConstraint above). Works with greedy,
+     * beam search and batches; every scale candidate of an image gets its
+     * constraint. The probabilities behind confidence_mean/min are those of
+     * the constrained distribution. */
+    const FeSymbolConstraint *constraints;
+    /* Logit subtracted from a symbol without a free glyph (default 3);
+     * INFINITY = a hard mask. The mask reads more formulas exactly but lets
+     * a formula the model cannot read with the given symbols run on through
+     * the free structure tokens: docs/model.md has the measurement. */
+    float symbol_penalty;
+    /* Logit subtracted from <eos> while backed symbols are unused (default
+     * 4; 0 = off; INFINITY = cannot end before all are used). */
+    float eos_unused_penalty;
 } FeRecognizeParams;
 
 FE_API FeRecognizeParams fe_recognize_default_params(void);
@@ -273,6 +320,9 @@ typedef struct {
      * CLOCK_PROCESS_CPUTIME_ID): the work done, which unlike wall time does
      * not grow when other processes share the cores (bench/engine-cpu). */
     double preprocess_cpu_ms, encoder_cpu_ms, decoder_cpu_ms;
+    /* With FeRecognizeParams.constraints: how many of the image's entries
+     * named no vocabulary symbol and were ignored (0 otherwise). */
+    int unknown_symbols;
 } FeResult;
 
 /* Recognises n images; results[i] receives image i. On error the results

@@ -2,7 +2,9 @@
  * docs/cli.md), one-line errors, --json output. */
 #include <glib.h>
 #include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fm-cli.h"
 
@@ -249,6 +251,62 @@ test_devices (void)
     }
 }
 
+/* --symbols / --symbols-file (glyph-constrained decoding, docs/cli.md) on
+ * the shipped model and a test-split formula it misreads without them. */
+static void
+test_symbols (void)
+{
+  const char *root = g_getenv ("FE_SOURCE_ROOT");
+  g_autofree char *model = g_build_filename (root, "data", "models", "formulate-v1.safetensors", NULL);
+  g_autofree char *img = g_build_filename (root, "tests", "engine", "data",
+                                           "constrain-integral.png", NULL);
+  const char *glyphs = "m ( b - a ) \\leq \\int a b f \\leq M ( b - a ) .";
+  Run r = run_cli (NULL, "recognize", img, "--model", model, "--device", "cpu", "--em-px", "20", NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_OK);
+  g_assert_cmpstr (r.out, ==, "m(b-a)\\leq\\int_{d}^{3}f\\leq M(b-a).\n");
+  run_clear (&r);
+  r = run_cli (NULL, "recognize", img, "--model", model, "--device", "cpu", "--em-px", "20",
+               "--symbols", glyphs, NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_OK);
+  g_assert_cmpstr (r.out, ==, "m(b-a)\\leq\\int_{a}^{b}f\\leq M(b-a).\n");
+  g_assert_cmpstr (r.err, ==, "");
+  run_clear (&r);
+  /* one line per image from a file, the hard mask, beam 4 */
+  g_autofree char *file = NULL;
+  int fd = g_file_open_tmp ("symbols-XXXXXX", &file, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_autofree char *two = g_strdup_printf ("%s\n\n", glyphs);
+  g_assert_true (g_file_set_contents (file, two, -1, NULL));
+  r = run_cli (NULL, "recognize", img, img, "--model", model, "--device", "cpu", "--em-px", "20",
+               "--beam", "4", "--symbol-penalty", "mask", "--symbols-file", file, NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_OK);
+  g_assert_cmpstr (r.out, ==, "m(b-a)\\leq\\int_{a}^{b}f\\leq M(b-a).\n"
+                              "m(b-a)\\leq\\int_{d}^{3}f\\leq M(b-a).\n");
+  run_clear (&r);
+  /* an unknown token: said on stderr, ignored, still a result */
+  r = run_cli (NULL, "recognize", img, "--model", model, "--device", "cpu", "--em-px", "20",
+               "--symbols", "m \\foo", "--json", NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_OK);
+  g_assert_nonnull (strstr (r.err, "1 of the --symbols"));
+  g_assert_nonnull (strstr (r.out, "\"unknown_symbols\": 1"));
+  run_clear (&r);
+  /* usage errors */
+  r = run_cli (NULL, "recognize", img, "--symbols", "x", "--symbols-file", file, NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
+  assert_one_line_error (&r);
+  run_clear (&r);
+  r = run_cli (NULL, "recognize", img, "--symbol-penalty", "-2", NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);
+  assert_one_line_error (&r);
+  run_clear (&r);
+  r = run_cli (NULL, "recognize", img, img, img, "--model", model, "--symbols-file", file, NULL);
+  g_assert_cmpint (r.status, ==, FM_EXIT_USAGE);  /* 2 lines, 3 images */
+  assert_one_line_error (&r);
+  run_clear (&r);
+  g_unlink (file);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -268,6 +326,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/recognize", test_recognize_plain_and_json);
   g_test_add_func ("/cli/bad-inputs", test_bad_inputs);
   g_test_add_func ("/cli/devices", test_devices);
+  g_test_add_func ("/cli/symbols", test_symbols);
   int rc = g_test_run ();
   g_free (cli_path);
   g_free (model_path);

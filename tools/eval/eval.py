@@ -127,12 +127,30 @@ def load_samples(data, split, limit):
 
 # ---------------------------------------------------------------------- engine
 
-def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None):
+def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None, symbols=None,
+            symbol_penalty=None, eos_penalty=None):
+    """symbols: one token list per image (glyph constraint, --symbols-file),
+    symbol_penalty: "mask" or a number (formulate-cli --symbol-penalty)."""
     cmd = [cli, "recognize", "--json", "--model", model, "--device", "cpu",
            "--beam", str(beam), "--threads", str(threads), "--em-px", str(em_px)]
     if max_repeats is not None:
         cmd += ["--max-repeats", str(max_repeats)]
-    proc = subprocess.run(cmd + paths, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    symbols_file = None
+    if symbols is not None:
+        with tempfile.NamedTemporaryFile("w", suffix=".symbols", delete=False) as f:
+            for toks in symbols:
+                f.write(" ".join(toks) + "\n")
+            symbols_file = f.name
+        cmd += ["--symbols-file", symbols_file]
+        if symbol_penalty is not None:
+            cmd += ["--symbol-penalty", str(symbol_penalty)]
+        if eos_penalty is not None:
+            cmd += ["--eos-penalty", str(eos_penalty)]
+    try:
+        proc = subprocess.run(cmd + paths, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    finally:
+        if symbols_file:
+            os.unlink(symbols_file)
     if proc.returncode != 0:
         raise RuntimeError("formulate-cli failed (%d): %s" %
                            (proc.returncode, proc.stderr.decode(errors="replace").strip()))
@@ -143,14 +161,19 @@ def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None):
     return doc
 
 
-def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100):
+def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100, symbols=None,
+                     symbol_penalty=None, eos_penalty=None):
     """All images through formulate-cli, `jobs` single-threaded processes at a
     time, many images per process (the model loads once per chunk). Returns
     (results in order, run info, wall seconds)."""
-    chunks = [paths[i:i + chunk] for i in range(0, len(paths), chunk)]
+    starts = range(0, len(paths), chunk)
+    chunks = [(paths[i:i + chunk], symbols[i:i + chunk] if symbols is not None else None)
+              for i in starts]
     t0 = time.time()
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        docs = list(pool.map(lambda c: run_cli(cli, model, c, beam, 1, em_px), chunks))
+        docs = list(pool.map(lambda c: run_cli(cli, model, c[0], beam, 1, em_px, symbols=c[1],
+                                               symbol_penalty=symbol_penalty,
+                                               eos_penalty=eos_penalty), chunks))
     wall = time.time() - t0
     results = [r for d in docs for r in d["results"]]
     info = {k: docs[0][k] for k in ("model", "model_parameters", "device", "gemm_path", "beam")} \
@@ -489,6 +512,11 @@ def main(argv=None):
                          " (default: all of them)")
     ap.add_argument("--agreement", action="store_true",
                     help="engine vs PyTorch twin greedy agreement on the clean set")
+    ap.add_argument("--oracle-symbols", default=None, metavar="VARIANTS",
+                    help="also run the clean set with each formula's own truth tokens as the "
+                         "glyph constraint (a perfect text layer), once per comma-separated "
+                         "--symbol-penalty value, e.g. 'mask,6'; 'mask/0' also sets "
+                         "--eos-penalty 0")
     ap.add_argument("--out", default=os.path.join(ROOT, "work", "eval", "results.json"))
     ap.add_argument("--workdir", default=None, help="scratch (default: a temp dir, removed)")
     args = ap.parse_args(argv)
@@ -517,9 +545,12 @@ def main(argv=None):
 
         render_cache = {}
 
-        def evaluate(name, set_samples, images, em_px=0):
+        def evaluate(name, set_samples, images, em_px=0, symbols=None, symbol_penalty=None,
+                     eos_penalty=None):
             paths = write_pngs(images, os.path.join(scratch, name))
-            results, info, wall = recognize_images(cli, args.model, paths, args.beam, args.jobs, em_px)
+            results, info, wall = recognize_images(cli, args.model, paths, args.beam, args.jobs, em_px,
+                                                   symbols=symbols, symbol_penalty=symbol_penalty,
+                                                   eos_penalty=eos_penalty)
             engine_s = sum(sum(r["timings_ms"].values()) for r in results) / 1000.0
             print("%s: %d images in %.1f s wall (%.2f images/s with %d single-thread processes;"
                   " engine %.1f ms/image)" % (name, len(paths), wall, len(paths) / wall, args.jobs,
@@ -564,6 +595,16 @@ def main(argv=None):
         em_px = int(ds.meta["em_px"])
         out["clean_em_px_hint"] = em_px
         clean_results = evaluate("clean", samples, [s.image for s in samples], em_px)
+
+        # Glyph-constrained decoding with an oracle text layer: each formula's
+        # truth tokens as its symbol list (the engine skips the structure
+        # tokens among them, docs/model.md).
+        for variant in (args.oracle_symbols.split(",") if args.oracle_symbols else []):
+            penalty, _, eos = variant.partition("/")
+            evaluate("clean-oracle-%s" % variant.replace("/", "-eos"), samples, [s.image for s in samples], em_px,
+                     symbols=[[t for t in s.truth if not t.isspace() and t.strip() == t]
+                              for s in samples],  # "\\ " (a space) would split in the file
+                     symbol_penalty=penalty, eos_penalty=eos or None)
 
         if args.agreement:
             helper = find_engine_inputs()
