@@ -548,6 +548,14 @@ fm_document_tab_cancel (FmDocumentTab *self)
     fm_engine_worker_cancel (self->worker, self->document);
 }
 
+void
+fm_document_tab_stop (FmDocumentTab *self)
+{
+  g_cancellable_cancel (self->cancellable);
+  if (self->document != NULL)
+    fm_engine_worker_cancel (self->worker, self->document);
+}
+
 gboolean
 fm_document_tab_delete_selected (FmDocumentTab *self)
 {

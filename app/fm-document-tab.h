@@ -35,6 +35,9 @@ const char     *fm_document_tab_get_page_note (FmDocumentTab *self, int page);
 /* Queues every formula not yet recognised (the current page first). */
 void            fm_document_tab_recognize (FmDocumentTab *self);
 void            fm_document_tab_cancel (FmDocumentTab *self);
+/* The tab is closing: stops opening, detection and recognition for good,
+ * so nothing running keeps the tab or its document alive. */
+void            fm_document_tab_stop (FmDocumentTab *self);
 /* Removes the selected region; FALSE when none was selected. */
 gboolean        fm_document_tab_delete_selected (FmDocumentTab *self);
 void            fm_document_tab_set_thumbnails_visible (FmDocumentTab *self, gboolean visible);

@@ -236,7 +236,9 @@ fm_results_panel_init (FmResultsPanel *self)
   g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row), self);
   gtk_list_view_set_factory (GTK_LIST_VIEW (self->list_view), factory);
   g_object_unref (factory);
-  gtk_list_view_set_model (GTK_LIST_VIEW (self->list_view), GTK_SELECTION_MODEL (g_object_ref (self->selection)));
+  /* transfer none: an extra reference here kept the selection, and through
+   * it every results item and its crop texture, alive after the tab closed. */
+  gtk_list_view_set_model (GTK_LIST_VIEW (self->list_view), GTK_SELECTION_MODEL (self->selection));
 
   g_signal_connect (self->copy_all_button, "clicked", G_CALLBACK (copy_all_clicked), self);
   g_signal_connect (self->low_only_button, "toggled", G_CALLBACK (low_only_toggled), self);

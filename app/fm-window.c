@@ -152,6 +152,17 @@ tab_loaded (FmDocumentTab *tab, FmWindow *self)
   update_actions (self);
 }
 
+/* Every way a tab closes (the action, the tab's button, the window) comes
+ * here: its detection and recognition stop now. Left to dispose, they would
+ * keep the tab and its document alive, and working, until the detection
+ * thread reached the last page. Returns FALSE: AdwTabView closes the page. */
+static gboolean
+tab_closing (AdwTabView *view, AdwTabPage *page, FmWindow *self)
+{
+  fm_document_tab_stop (FM_DOCUMENT_TAB (adw_tab_page_get_child (page)));
+  return GDK_EVENT_PROPAGATE;
+}
+
 static void
 close_tab (FmWindow *self, FmDocumentTab *tab)
 {
@@ -1188,6 +1199,7 @@ fm_window_init (FmWindow *self)
 
   g_signal_connect (self->tab_view, "notify::selected-page", G_CALLBACK (selected_page_changed), self);
   g_signal_connect (self->tab_view, "notify::n-pages", G_CALLBACK (n_pages_changed), self);
+  g_signal_connect (self->tab_view, "close-page", G_CALLBACK (tab_closing), self);
   g_signal_connect (self->page_entry, "activate", G_CALLBACK (page_entry_activate), self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
