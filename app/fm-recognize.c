@@ -8,14 +8,50 @@
 #ifdef FM_HAVE_MATHTEXT
 #include "fm-mathtext.h"
 
+/* Operator names the reader spells from upright letter glyphs: the engine's
+ * contract wants them as one symbol (\sin), the reader lists their letters. */
+static const char *const operator_names[] = {
+  "sin", "cos", "tan", "sec", "csc", "cot", "sinh", "cosh", "tanh", "coth", "arcsin",
+  "arccos", "arctan", "exp", "log", "ln", "lg", "lim", "liminf", "limsup", "sup", "inf",
+  "max", "min", "det", "dim", "deg", "ker", "arg", "gcd", "hom", "Pr", "mod", "bmod",
+};
+
+/* The glyphs' symbols plus the operator names of the reading. */
+static GStrv
+constraint_symbols (const FmMathTextResult *result)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  const char *p = result->latex;
+
+  for (guint i = 0; result->symbols != NULL && i < result->symbols->len; i++)
+    g_strv_builder_add (b, result->symbols->pdata[i]);
+  while (p != NULL && (p = strchr (p, '\\')) != NULL)
+    {
+      const char *q = ++p;
+      while (g_ascii_isalpha (*q))
+        q++;
+      g_autofree char *word = g_strndup (p, q - p);
+      for (guint k = 0; k < G_N_ELEMENTS (operator_names); k++)
+        if (strcmp (word, operator_names[k]) == 0)
+          {
+            g_autofree char *command = g_strconcat ("\\", word, NULL);
+            g_strv_builder_add (b, command);
+          }
+      p = q;
+    }
+  return g_strv_builder_end (b);
+}
+
 /* fm-mathtext's verdicts in the pipeline's terms. */
 static FmTextReadVerdict
-read_mathtext (FmDocument *doc, const FmRegion *region, char **latex, GError **error)
+read_mathtext (FmDocument *doc, const FmRegion *region, char **latex, GStrv *symbols,
+               GError **error)
 {
   FmMathTextResult *result = fm_mathtext_read_region (doc, region, error);
   FmTextReadVerdict verdict = FM_TEXT_READ_UNAVAILABLE;
 
   *latex = NULL;
+  *symbols = NULL;
   if (result == NULL)
     return FM_TEXT_READ_UNAVAILABLE;
   if (result->latex != NULL && result->latex[0] != '\0')
@@ -33,6 +69,8 @@ read_mathtext (FmDocument *doc, const FmRegion *region, char **latex, GError **e
       }
   if (verdict != FM_TEXT_READ_UNAVAILABLE)
     *latex = g_strdup (result->latex);
+  if (verdict == FM_TEXT_READ_UNCERTAIN)
+    *symbols = constraint_symbols (result);
   fm_mathtext_result_free (result);
   return verdict;
 }
@@ -115,6 +153,10 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   g_autofree FeResult *results = NULL;
   g_autofree gsize *slot = g_new0 (gsize, n_tasks + 1);   /* image -> task */
   g_autofree gboolean *text_guided = g_new0 (gboolean, n_tasks + 1);
+  /* per task: the glyphs' symbols of an UNCERTAIN reading (g_strfreev) */
+  GStrv *task_symbols = g_new0 (GStrv, n_tasks + 1);
+  g_autofree FeSymbolConstraint *constraints = g_new0 (FeSymbolConstraint, n_tasks + 1);
+  gboolean constrained = FALSE;
   FeRecognizeParams rp = fe_recognize_default_params ();
   int em_px;
   gsize n_images = 0;
@@ -142,7 +184,8 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
         {
           g_autofree char *latex = NULL;
           g_autoptr(GError) read_error = NULL;
-          FmTextReadVerdict verdict = opts->read_text (task->document, region, &latex, &read_error);
+          FmTextReadVerdict verdict = opts->read_text (task->document, region, &latex,
+                                                       &task_symbols[i], &read_error);
 
           if (verdict == FM_TEXT_READ_CERTAIN && latex != NULL)
             {
@@ -155,9 +198,11 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
                                                     FM_RECOGNIZE_CROP_MARGIN_EM, NULL);
               continue;
             }
-          /* UNCERTAIN: the model reads the crop; the glyph-constrained
-           * decoder (issue 12) will take latex as its constraint here. */
+          /* UNCERTAIN: the model reads the crop, preferring the symbols the
+           * glyphs back (FeSymbolConstraint, engine/fe-constraint.c). */
           text_guided[i] = verdict == FM_TEXT_READ_UNCERTAIN;
+          if (!text_guided[i])
+            g_clear_pointer (&task_symbols[i], g_strfreev);
         }
 
       grays[i] = fm_region_render_crop (task->document, region, em_px,
@@ -172,9 +217,19 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
         .data = grays[i]->pixels, .width = grays[i]->width,
         .height = grays[i]->height, .stride = grays[i]->stride,
         .format = FE_PIXEL_GRAY8,
-        /* No font size (a box drawn by hand): the engine estimates. */
-        .em_px_hint = font_size > 0 ? (float) (font_size * scale) : 0.0f,
+        /* No font size (a box drawn by hand) or a nonsense one (Type 3
+         * fonts report 0.01 or 5000 pt, and the crop falls back to another
+         * scale): the engine estimates. */
+        .em_px_hint = font_size >= 0.5 && font_size <= 1000 ? (float) (font_size * scale) : 0.0f,
       };
+      if (!opts->no_constraints && task_symbols[i] != NULL && task_symbols[i][0] != NULL)
+        {
+          constraints[n_images] = (FeSymbolConstraint) {
+            .symbols = (const char *const *) task_symbols[i],
+            .n_symbols = (int) g_strv_length (task_symbols[i]),
+          };
+          constrained = TRUE;
+        }
       slot[n_images++] = i;
     }
 
@@ -185,6 +240,8 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   rp.abort_user_data = opts->abort_user_data;
   rp.progress_callback = opts->progress_callback;
   rp.progress_user_data = opts->progress_user_data;
+  if (constrained)
+    rp.constraints = constraints;
   if (n_images > 0)
     status = fe_recognize (state, images, n_images, &rp, results);
 
@@ -210,6 +267,8 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
       if (opts->keep_crops && grays[i] != NULL && tasks[i].crop == NULL)
         tasks[i].crop = g_steal_pointer (&grays[i]);
       g_clear_pointer (&grays[i], fm_gray_image_free);
+      g_strfreev (task_symbols[i]);
     }
+  g_free (task_symbols);
   return status;
 }

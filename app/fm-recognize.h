@@ -44,11 +44,15 @@ typedef enum {
 } FmTextReadVerdict;
 
 /* Reads a region's glyphs from the PDF's text layer. Sets *latex (g_free) for
- * CERTAIN and UNCERTAIN. A failure is UNAVAILABLE, with error set when there
- * is a reason; the region then goes to the image model, never to empty output. */
+ * CERTAIN and UNCERTAIN, and for UNCERTAIN may set *symbols (g_strfreev): the
+ * symbol tokens the glyphs back, one per use (FeSymbolConstraint's contract,
+ * engine/fe.h), which then constrain the image model's decoding. A failure is
+ * UNAVAILABLE, with error set when there is a reason; the region then goes to
+ * the image model, never to empty output. */
 typedef FmTextReadVerdict (*FmTextReader) (FmDocument      *doc,
                                            const FmRegion  *region,
                                            char           **latex,
+                                           GStrv           *symbols,
                                            GError         **error);
 
 /* The text-layer reader of app/fm-mathtext.c when this build has it, else
@@ -65,6 +69,8 @@ typedef struct {
   void (*progress_callback) (int done, int total, void *user_data);
   void *progress_user_data;
   gboolean keep_crops;       /* fill FmRecognizeTask.crop                       */
+  gboolean no_constraints;   /* UNCERTAIN readings decode without their glyphs'
+                                symbols (the bench compares both)                */
 } FmRecognizeOptions;
 
 /* em_px = FM_RENDER_DEFAULT_EM_PX, engine beam default, the build's text

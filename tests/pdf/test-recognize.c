@@ -68,7 +68,8 @@ static GPtrArray *reader_regions;
 static int reader_calls;
 
 static FmTextReadVerdict
-fake_reader (FmDocument *doc, const FmRegion *region, char **latex, GError **error)
+fake_reader (FmDocument *doc, const FmRegion *region, char **latex, GStrv *symbols,
+             GError **error)
 {
   guint index;
 
@@ -81,6 +82,8 @@ fake_reader (FmDocument *doc, const FmRegion *region, char **latex, GError **err
       return FM_TEXT_READ_CERTAIN;
     case 1:
       *latex = g_strdup ("x");
+      /* the glyphs' symbols go to the engine as its constraint */
+      *symbols = g_strsplit ("x", " ", -1);
       return FM_TEXT_READ_UNCERTAIN;
     default:
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "no ToUnicode map");
