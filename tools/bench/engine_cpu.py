@@ -60,7 +60,8 @@ def parse_args():
 
 # ------------------------------------------------------------------ inputs
 
-def random_model(path, preset):
+def random_model(path, preset, overrides=None):
+    """Random weights of a train.py preset (plus config overrides: tools/train/device/size_v2.py)."""
     import torch
     import model as M
     spec = importlib.util.spec_from_file_location("train", os.path.join(ROOT, "tools", "train", "train.py"))
@@ -70,7 +71,7 @@ def random_model(path, preset):
     mtm = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mtm)
     from safetensors_io import save_file
-    cfg = M.make_config(**train.PRESETS[preset])
+    cfg = M.make_config(**dict(train.PRESETS[preset], **(overrides or {})))
     vocab = M.SPECIAL_TOKENS + ["\\tok%d" % i if i % 3 == 0 else chr(ord("a") + i % 26) + str(i)
                                 for i in range(cfg["vocab_size"] - 4)]
     model = M.FormulateModel(cfg).eval()
