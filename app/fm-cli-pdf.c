@@ -380,7 +380,7 @@ run_pdf (int argc, char **argv)
   g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
   g_autofree char *crop_name = NULL;
   gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE;
-  gboolean no_constraints = FALSE;
+  gboolean constrain_uncertain = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "pages", 'p', 0, G_OPTION_ARG_STRING, &pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
@@ -393,7 +393,7 @@ run_pdf (int argc, char **argv)
     { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
     { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
     { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image, never from the text layer", NULL },
-    { "no-constraints", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &no_constraints, "Uncertain text-layer readings decode without their glyphs (for bench/pdf-e2e)", NULL },
+    { "constrain", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &constrain_uncertain, "Uncertain text-layer readings decode constrained by their glyphs (for bench/pdf-e2e)", NULL },
     { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE.pdf" },
@@ -458,7 +458,7 @@ run_pdf (int argc, char **argv)
     }
   if (image_only)
     ropts.read_text = NULL;
-  ropts.no_constraints = no_constraints;
+  ropts.constrain_uncertain = constrain_uncertain;
 
   doc = fm_document_new_for_path (files[0], password, &error);
   if (password)

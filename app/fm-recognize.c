@@ -23,8 +23,26 @@ constraint_symbols (const FmMathTextResult *result)
   g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
   const char *p = result->latex;
 
+  /* The engine wants one vocabulary token per entry: a text word ("for all")
+   * is its letters, a double prime two primes. */
   for (guint i = 0; result->symbols != NULL && i < result->symbols->len; i++)
-    g_strv_builder_add (b, result->symbols->pdata[i]);
+    {
+      g_auto(GStrv) words = g_strsplit_set (result->symbols->pdata[i], " \t", -1);
+      for (guint w = 0; words[w] != NULL; w++)
+        {
+          const char *word = words[w];
+          if (word[0] == '\0')
+            continue;
+          if (strspn (word, "'") == strlen (word))
+            for (const char *q = word; *q; q++)
+              g_strv_builder_add (b, "'");
+          else
+            g_strv_builder_add (b, word);
+        }
+    }
+  /* The crop is widened to the formula's line (fm_recognize_prepare_page) and
+   * may show the sentence punctuation the region leaves out. */
+  g_strv_builder_add_many (b, ".", ",", ";", NULL);
   while (p != NULL && (p = strchr (p, '\\')) != NULL)
     {
       const char *q = ++p;
@@ -222,7 +240,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
          * scale): the engine estimates. */
         .em_px_hint = font_size >= 0.5 && font_size <= 1000 ? (float) (font_size * scale) : 0.0f,
       };
-      if (!opts->no_constraints && task_symbols[i] != NULL && task_symbols[i][0] != NULL)
+      if (opts->constrain_uncertain && task_symbols[i] != NULL && task_symbols[i][0] != NULL)
         {
           constraints[n_images] = (FeSymbolConstraint) {
             .symbols = (const char *const *) task_symbols[i],
