@@ -86,8 +86,9 @@ case $mode in
 esac
 
 log=$tmp/formulate.log
-# Seen once under load: the program started before the display answered.
-for _ in $(seq 1 100); do
+# Seen under load: the program started before the display answered (Xvfb
+# can take many seconds to come up when the cores are busy).
+for _ in $(seq 1 600); do
   xwininfo -root >/dev/null 2>&1 && break
   sleep 0.1
 done
