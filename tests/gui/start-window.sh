@@ -86,28 +86,40 @@ case $mode in
 esac
 
 log=$tmp/formulate.log
-# Seen under load: the program started before the display answered (Xvfb
-# can take many seconds to come up when the cores are busy).
-for _ in $(seq 1 600); do
-  xwininfo -root >/dev/null 2>&1 && break
-  sleep 0.1
-done
-echo "running: ${cmd[*]} (in $workdir)"
-(cd "$workdir" && exec env -i HOME="$tmp/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
-   DISPLAY="$DISPLAY" ${XAUTHORITY:+XAUTHORITY="$XAUTHORITY"} \
-   ${DBUS_SESSION_BUS_ADDRESS:+DBUS_SESSION_BUS_ADDRESS="$DBUS_SESSION_BUS_ADDRESS"} \
-   "${cmd[@]}") >"$log" 2>&1 &
-pid=$!
+# Seen under load and between back-to-back tests: the program started before the
+# display answered, or xvfb-run's display was still the previous test's dying
+# server ("cannot open display"). Wait for the display, and start again (up to
+# three times) when the program could not open it; any other exit is a failure.
+for attempt in 1 2 3; do
+  for _ in $(seq 1 600); do
+    xwininfo -root >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  echo "running: ${cmd[*]} (in $workdir)"
+  (cd "$workdir" && exec env -i HOME="$tmp/home" PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 \
+     DISPLAY="$DISPLAY" ${XAUTHORITY:+XAUTHORITY="$XAUTHORITY"} \
+     ${DBUS_SESSION_BUS_ADDRESS:+DBUS_SESSION_BUS_ADDRESS="$DBUS_SESSION_BUS_ADDRESS"} \
+     "${cmd[@]}") >"$log" 2>&1 &
+  pid=$!
 
-# The main window: GTK's 1x1 client leader does not count. Generous under a loaded machine.
-window=
-for _ in $(seq 1 600); do
-  if ! kill -0 "$pid" 2>/dev/null; then
-    break
+  # The main window: GTK's 1x1 client leader does not count. Generous under a loaded machine.
+  window=
+  for _ in $(seq 1 600); do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      break
+    fi
+    window=$(xwininfo -root -tree 2>/dev/null | grep '"Formulate"' | grep -v ' 1x1+' || true)
+    [ -n "$window" ] && break
+    sleep 0.1
+  done
+  if [ -z "$window" ] && ! kill -0 "$pid" 2>/dev/null && grep -q "cannot open display" "$log"; then
+    echo "attempt $attempt: the display did not accept the program; again"
+    cat "$log"
+    wait "$pid" 2>/dev/null || true
+    sleep 2
+    continue
   fi
-  window=$(xwininfo -root -tree 2>/dev/null | grep '"Formulate"' | grep -v ' 1x1+' || true)
-  [ -n "$window" ] && break
-  sleep 0.1
+  break
 done
 if [ -n "$window" ]; then
   echo "window: $window"
