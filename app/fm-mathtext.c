@@ -1278,6 +1278,15 @@ static const char *const operator_words[] = {
   "max", "min", "Pr", "sec", "sin", "sinh", "sup", "tan", "tanh", "mod", NULL,
 };
 
+gboolean
+fm_mathtext_is_operator_word (const char *word)
+{
+  for (int k = 0; operator_words[k] != NULL; k++)
+    if (strcmp (operator_words[k], word) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 is_accent_char (gunichar c, const char **cmd)
 {
@@ -1357,8 +1366,7 @@ merge_words (Reader *r)
                 break;
               }
         }
-      for (int k = 0; operator_words[k] != NULL; k++)
-        op |= strcmp (operator_words[k], w->str) == 0;
+      op |= fm_mathtext_is_operator_word (w->str);
       if (op)
         word->tex = g_strdup_printf (strcmp (w->str, "mod") == 0 ? "\\bmod" : "\\%s", w->str);
       else if (w->len == 1)

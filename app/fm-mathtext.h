@@ -40,5 +40,7 @@ void              fm_mathtext_result_free  (FmMathTextResult *result);
  * character). Exposed for the per-font-family tests. The result is newly
  * allocated. */
 char *fm_mathtext_glyph_latex (gunichar c, const char *font_name);
+/* Is word an operator name the reader writes as a command (sin -> \sin)? */
+gboolean fm_mathtext_is_operator_word (const char *word);
 
 G_END_DECLS

@@ -8,14 +8,6 @@
 #ifdef FM_HAVE_MATHTEXT
 #include "fm-mathtext.h"
 
-/* Operator names the reader spells from upright letter glyphs: the engine's
- * contract wants them as one symbol (\sin), the reader lists their letters. */
-static const char *const operator_names[] = {
-  "sin", "cos", "tan", "sec", "csc", "cot", "sinh", "cosh", "tanh", "coth", "arcsin",
-  "arccos", "arctan", "exp", "log", "ln", "lg", "lim", "liminf", "limsup", "sup", "inf",
-  "max", "min", "det", "dim", "deg", "ker", "arg", "gcd", "hom", "Pr", "mod", "bmod",
-};
-
 /* The glyphs' symbols plus the operator names of the reading. */
 static GStrv
 constraint_symbols (const FmMathTextResult *result)
@@ -49,12 +41,13 @@ constraint_symbols (const FmMathTextResult *result)
       while (g_ascii_isalpha (*q))
         q++;
       g_autofree char *word = g_strndup (p, q - p);
-      for (guint k = 0; k < G_N_ELEMENTS (operator_names); k++)
-        if (strcmp (word, operator_names[k]) == 0)
-          {
-            g_autofree char *command = g_strconcat ("\\", word, NULL);
-            g_strv_builder_add (b, command);
-          }
+      /* the engine's contract wants an operator name as one symbol (\sin);
+       * the reader's symbols list its letters. \bmod is its spelling of mod. */
+      if (fm_mathtext_is_operator_word (word) || strcmp (word, "bmod") == 0)
+        {
+          g_autofree char *command = g_strconcat ("\\", word, NULL);
+          g_strv_builder_add (b, command);
+        }
       p = q;
     }
   return g_strv_builder_end (b);
