@@ -471,6 +471,15 @@ fm_cli_recognize (int argc, char **argv)
       fm_json_string (o, ri.gemm_path);
       fprintf (o, ",\n  \"weights_bytes\": %llu,\n  \"engine_bytes\": %llu",
                (unsigned long long) ri.weights_bytes, (unsigned long long) ri.engine_bytes);
+      fprintf (o, ",\n  \"confidence_calibration\": ");
+      if (mi->calibrated)
+        {
+          fputs ("{\"target\": ", o);
+          fm_json_string (o, mi->calibration_target);
+          fprintf (o, ", \"review_threshold\": %.4f}", mi->review_threshold);
+        }
+      else
+        fputs ("null", o);
       fprintf (o, ",\n  \"beam\": %d,\n  \"load_ms\": %.3f,\n  \"results\": [", beam, load_ms);
     }
 
@@ -557,8 +566,15 @@ fm_cli_recognize (int argc, char **argv)
             }
           fputs (", \"latex\": ", o);
           fm_json_string (o, r->latex);
+          /* The features behind the confidence: tools/eval/calibrate.py
+           * fits the model file's calibration on them. */
+          fprintf (o, ", \"confidence\": {\"value\": %.6f, \"calibrated\": %s, \"features\": {",
+                   r->confidence, fe_context_model_info (ctx)->calibrated ? "true" : "false");
+          for (int f = 0; f < FE_CONFIDENCE_N_FEATURES; f++)
+            fprintf (o, "%s\"%s\": %.6f", f ? ", " : "", fe_confidence_feature_name (f),
+                     r->confidence_features[f]);
           fprintf (o,
-                   ", \"confidence\": {\"mean\": %.6f, \"min\": %.6f}, \"tokens\": %d,"
+                   "}, \"mean\": %.6f, \"min\": %.6f}, \"tokens\": %d,"
                    " \"hit_length_limit\": %s, \"repetition_stopped\": %s,"
                    " \"unknown_symbols\": %d,"
                    " \"input\": {\"width\": %d, \"height\": %d, \"scale\": %.6f},"

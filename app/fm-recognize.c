@@ -262,7 +262,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
 
       if (results[k].latex != NULL)
         {
-          set_result (task->region, results[k].latex, results[k].confidence_mean,
+          set_result (task->region, results[k].latex, results[k].confidence,
                       text_guided[slot[k]] ? FM_PROVENANCE_TEXT_IMAGE : FM_PROVENANCE_IMAGE);
           task->confidence_min = results[k].confidence_min;
           task->region->recognize_ms = results[k].preprocess_ms + results[k].encoder_ms

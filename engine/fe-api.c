@@ -15,6 +15,7 @@ struct FeContext {
     FeRuntimeInfo runtime;
     char **vocab;
     int n_vocab;
+    FeCalibration calibration;     /* present == false: confidence = mean prob */
     fe_log_callback log_callback;
     void *log_user_data;
     /* bytes of state buffers on the device, for runtime_info */
@@ -270,6 +271,19 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
         if (!ctx->vocab[i])
             st = fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
     }
+    /* The confidence calibration is optional: without it (or with one this
+     * engine cannot use) the model reads formulas as before. */
+    for (int i = 0; st == FE_OK && i < wf->n_meta; i++) {
+        if (strcmp(wf->meta_keys[i], "formulate.calibration") != 0)
+            continue;
+        char ignored[160];
+        st = fe_calibration_parse(wf->meta_values[i], &ctx->calibration, ignored, sizeof ignored);
+        if (st != FE_OK)
+            fe_prefix_error(st, "%s", path);
+        else if (!ctx->calibration.present)
+            fe_context_log(ctx, FE_LOG_WARN, "%s: %s; confidence is the mean token probability",
+                           path, ignored);
+    }
     /* weights dtype: the dtype of the file's first floating tensor */
     const char *wdtype = "f32";
     for (size_t i = 0; i < wf->n_entries; i++) {
@@ -298,6 +312,10 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
     mi->n_parameters = ctx->model.n_parameters;
     snprintf(mi->source_format, sizeof mi->source_format, "%s", wf->format);
     snprintf(mi->weights_dtype, sizeof mi->weights_dtype, "%s", wdtype);
+    mi->calibrated = ctx->calibration.present;
+    snprintf(mi->calibration_target, sizeof mi->calibration_target, "%s",
+             ctx->calibration.target);
+    mi->review_threshold = ctx->calibration.review_threshold;
     fe_weights_close(wf);
     if (st != FE_OK) {
         fe_context_free(ctx);
@@ -521,6 +539,28 @@ char *fe_detokenize(const FeContext *context, const int *ids, int n) {
  * is within +-10 % of the true em for 87 % of the images, and the most
  * confident of 3 or 5 candidates over +-15 % beats the estimate alone. */
 
+/* ------------------------------------------------------------------------ */
+/* Confidence (fe.h, "Confidence"; features and calibration: fe-calibration.c) */
+
+fe_status fe_confidence_features(const FeContext *context, const int *token_ids, int n_tokens,
+                                 const float *token_probs, int n_probs, bool stopped,
+                                 float *out) {
+    if (!context || !out || (n_tokens > 0 && !token_ids) || (n_probs > 0 && !token_probs) ||
+        n_tokens < 0 || n_probs < 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_confidence_features: bad argument");
+    FeProbStats ps;
+    fe_prob_stats(token_probs, n_probs, &ps);
+    fe_confidence_features_from(context->vocab, context->n_vocab, token_ids, n_tokens, &ps,
+                                stopped, out);
+    return FE_OK;
+}
+
+float fe_context_calibrated_confidence(const FeContext *context, const float *features) {
+    if (!context || !features || !context->calibration.present)
+        return -1.0f;
+    return fe_calibration_apply(&context->calibration, features);
+}
+
 static fe_status fe_recognize_one(FeState *state, const FeImage *image,
                                   const FeSymbolConstraint *symbols, const FeRecognizeParams *p,
                                   FeResult *res) {
@@ -630,8 +670,8 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
     res->latex = latex;
     res->token_ids = ids;
     res->n_tokens = best.n_tokens;
-    res->confidence_mean = best.confidence_mean;
-    res->confidence_min = best.confidence_min;
+    best.tokens = ids; /* best_tokens is freed */
+    fe_result_set_confidence(ctx->vocab, ctx->n_vocab, &ctx->calibration, &best, res);
     res->hit_length_limit = best.hit_length_limit;
     res->repetition_stopped = best.repetition_stopped;
     res->input_width = best_w;
@@ -672,7 +712,8 @@ fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
     if (batch > 1 && n > 0) {
         FE_TRY(fe_state_reserve(state, batch));
         fe_status st = fe_recognize_batched(&state->sb, state->ctx->vocab, state->ctx->n_vocab,
-                                            images, n, &p, batch, results);
+                                            &state->ctx->calibration, images, n, &p, batch,
+                                            results);
         fe_status acc = fe_state_reserve(state, 1); /* counts what grew */
         return st != FE_OK ? st : acc;
     }

@@ -81,21 +81,10 @@ static double fe_log_sum_exp(const float *row, int n) {
     return mx + log(s0 + s1);
 }
 
-static void fe_confidence(const float *probs, int n, float *mean, float *min) {
-    if (n <= 0) {
-        *mean = 0.0f;
-        *min = 0.0f;
-        return;
-    }
-    double s = 0.0;
-    float m = probs[0];
-    for (int i = 0; i < n; i++) {
-        s += probs[i];
-        if (probs[i] < m)
-            m = probs[i];
-    }
-    *mean = (float)(s / n);
-    *min = m;
+static void fe_confidence(const float *probs, int n, FeDecodeOutput *out) {
+    fe_prob_stats(probs, n, &out->prob_stats);
+    out->confidence_mean = n > 0 ? (float)(out->prob_stats.sum_prob / n) : 0.0f;
+    out->confidence_min = out->prob_stats.min_prob;
 }
 
 static fe_status fe_check_abort(const FeDecodeOptions *opt) {
@@ -149,7 +138,7 @@ fe_status fe_decode_greedy(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDec
         id = best;
     }
     out->n_tokens = n;
-    fe_confidence(probs, n_probs, &out->confidence_mean, &out->confidence_min);
+    fe_confidence(probs, n_probs, out);
     return FE_OK;
 }
 
@@ -350,8 +339,7 @@ fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecod
     out->n_tokens = n_tokens;
     out->repetition_stopped = sb->fin_repetition[best];
     out->hit_length_limit = sb->fin_length_limit[best];
-    fe_confidence(sb->fin_probs + (size_t)best * (T + 1), n_probs, &out->confidence_mean,
-                  &out->confidence_min);
+    fe_confidence(sb->fin_probs + (size_t)best * (T + 1), n_probs, out);
     return FE_OK;
 }
 
@@ -401,6 +389,7 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
         out[r].n_tokens = 0;
         out[r].hit_length_limit = out[r].repetition_stopped = false;
         out[r].confidence_mean = out[r].confidence_min = 0.0f;
+        memset(&out[r].prob_stats, 0, sizeof out[r].prob_stats);
         out[r].decode_ms = out[r].decode_cpu_ms = 0.0;
         if (opt->row_constraints && opt->row_constraints[r])
             fe_constraint_reset(opt->row_constraints[r]);
@@ -446,7 +435,7 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
             }
             ids[r] = best;
             if (done) {
-                fe_confidence(probs, n_probs[slot[r]], &o->confidence_mean, &o->confidence_min);
+                fe_confidence(probs, n_probs[slot[r]], o);
                 perm[r] = -1;
                 n_done++;
             }
@@ -542,6 +531,7 @@ typedef struct {
     const FeModelConfig *cfg;
     char *const *vocab;
     int n_vocab;
+    const FeCalibration *calibration;
     const FeRecognizeParams *p;
     FeResult *results;             /* the group's first image's                */
     const FeSymbolConstraint *constraints; /* the group's first image's, or NULL */
@@ -577,8 +567,7 @@ static fe_status fe_batch_image_done(FeBatchRun *run, int img) {
     res->latex = latex;
     res->token_ids = ids;
     res->n_tokens = out->n_tokens;
-    res->confidence_mean = out->confidence_mean;
-    res->confidence_min = out->confidence_min;
+    fe_result_set_confidence(run->vocab, run->n_vocab, run->calibration, out, res);
     res->hit_length_limit = out->hit_length_limit;
     res->repetition_stopped = out->repetition_stopped;
     res->input_width = best->width;
@@ -764,7 +753,7 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
 }
 
 fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_vocab,
-                               const FeImage *images, size_t n, const FeRecognizeParams *p,
+                               const FeCalibration *calibration, const FeImage *images, size_t n, const FeRecognizeParams *p,
                                int max_batch, FeResult *results) {
     if (max_batch < 1 || max_batch > FE_MAX_BEAM || p->beam_width > 1 ||
         p->scale_candidates > FE_MAX_SCALE_CANDIDATES)
@@ -776,7 +765,8 @@ fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_voc
     if (!run)
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
     int done = 0;
-    *run = (FeBatchRun){.cfg = &sb->model->cfg, .vocab = vocab, .n_vocab = n_vocab, .p = p,
+    *run = (FeBatchRun){.cfg = &sb->model->cfg, .vocab = vocab, .n_vocab = n_vocab,
+                        .calibration = calibration, .p = p,
                         .done = &done, .total = (int)n};
     fe_status st = FE_OK;
     size_t g0 = 0;

@@ -190,11 +190,45 @@ bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows);
 /* Device bytes of the state's buffers (encoder, decoder, batch). */
 uint64_t fe_state_buffers_device_bytes(const FeStateBuffers *sb);
 
+/* The chosen tokens' probabilities of one decode, summed up (fe-calibration.c):
+ * what the confidence features need once the per-token array is gone. */
+typedef struct {
+    int n;                         /* probabilities counted                   */
+    double sum_prob, sum_log_prob;
+    float min_prob, min_log_prob;  /* 0 when n == 0                           */
+    int n_below_050, n_below_080;
+} FeProbStats;
+
+void fe_prob_stats(const float *probs, int n, FeProbStats *out);
+
+/* A decode's confidence features (FE_CONF_* in fe.h) from its tokens and
+ * probability summary. */
+void fe_confidence_features_from(char *const *vocab, int n_vocab, const int *ids, int n_ids,
+                                 const FeProbStats *ps, bool stopped, float *out);
+
+/* A model file's confidence calibration (formulate.calibration in fe.h). */
+typedef struct {
+    bool present;
+    float weights[FE_CONFIDENCE_N_FEATURES];
+    float bias;
+    float review_threshold;
+    char target[24];
+} FeCalibration;
+
+/* Parses the JSON entry into *out. A malformed entry is FE_ERR_FORMAT; an
+ * entry naming a feature this engine does not compute returns FE_OK with
+ * out->present false and the reason in `ignored` (for a warning). */
+fe_status fe_calibration_parse(const char *text, FeCalibration *out, char *ignored,
+                               size_t ignored_size);
+/* The calibrated probability of "right" (out->present must be true). */
+float fe_calibration_apply(const FeCalibration *cal, const float *features);
+
 /* Decoding (fe-decode.c) */
 typedef struct {
     int *tokens;                   /* caller's array, capacity max_tokens     */
     int n_tokens;
     float confidence_mean, confidence_min;
+    FeProbStats prob_stats;        /* of the same probabilities               */
     bool hit_length_limit, repetition_stopped;
     /* fe_decode_greedy_batch: this row's share of the decode, wall and
      * process CPU ms: each step's time split evenly among the rows it ran */
@@ -249,6 +283,10 @@ typedef struct {
  * path; fe_decode_beam handles any width (1 included, which the tests compare
  * with greedy). */
 fe_status fe_decode_greedy(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out);
+/* A finished decode's confidence fields of its result (fe-calibration.c):
+ * confidence_mean/min, the features and the calibrated confidence. */
+void fe_result_set_confidence(char *const *vocab, int n_vocab, const FeCalibration *cal,
+                              const FeDecodeOutput *out, FeResult *res);
 fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecodeOutput *out);
 /* Greedy decoding of n_rows images together (after fe_model_batch_reserve and
  * fe_model_batch_add for rows 0..n_rows-1): one decoder step for all live
@@ -266,9 +304,9 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
  * search does. Fills results[i] (zeroed by the caller) as image i finishes and
  * calls the progress callback then, so `done` counts finished formulas in the
  * order they finish. On error the finished results are valid, the rest stay
- * zeroed. vocab: the context's, for the LaTeX. */
+ * zeroed. vocab: the context's, for the LaTeX; calibration: the context's. */
 fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_vocab,
-                               const FeImage *images, size_t n, const FeRecognizeParams *p,
+                               const FeCalibration *calibration, const FeImage *images, size_t n, const FeRecognizeParams *p,
                                int max_batch, FeResult *results);
 /* The batch size fe_recognize uses for params->max_batch on this state:
  * 1 = serial. 0 asks for the engine default (FE_DEFAULT_MAX_BATCH, or the

@@ -34,7 +34,7 @@
  *   rp.beam_width = 4;
  *   FeResult res;
  *   if (fe_recognize(st, &img, 1, &rp, &res) == FE_OK)
- *       printf("%s  (confidence %.2f)\n", res.latex, res.confidence_mean);
+ *       printf("%s  (confidence %.2f)\n", res.latex, res.confidence);
  *   fe_result_clear(&res);
  *
  *   fe_state_free(st);
@@ -172,6 +172,14 @@ typedef struct {
     uint64_t n_parameters;
     char source_format[16];   /* "safetensors" or "pytorch"                     */
     char weights_dtype[8];    /* dtype in the file: "f32", "f16", "bf16"        */
+    /* The file carries a confidence calibration (formulate.calibration,
+     * "Confidence" below): FeResult.confidence is its probability that a
+     * reading is right. false: FeResult.confidence is confidence_mean. */
+    bool calibrated;
+    char calibration_target[24]; /* what "right" means to it: "token-exact", ... */
+    /* The review threshold chosen with the calibration on the validation
+     * split (data/models/README.md), 0 when the file names none. */
+    float review_threshold;
 } FeModelInfo;
 
 FE_API const FeModelInfo *fe_context_model_info(const FeContext *context);
@@ -305,12 +313,72 @@ typedef struct {
 
 FE_API FeRecognizeParams fe_recognize_default_params(void);
 
+/* Confidence
+ *
+ * The mean token probability alone does not separate right readings from
+ * wrong ones: a run-on of repeated garbage is read token by token with high
+ * probability (data/models/README.md, "Confidence"). The engine therefore
+ * describes every decode with a few features (below) and, when the model file
+ * carries a calibration (safetensors __metadata__ key
+ * "formulate.calibration", written by tools/eval/calibrate.py from the
+ * validation split), returns the probability of a logistic model over them:
+ *     confidence = 1 / (1 + exp(-(bias + sum_i weight_i * feature_i)))
+ * The JSON entry: {"version": 1, "target": "token-exact", "features":
+ * [names], "weights": [numbers], "bias": number, "review_threshold": number,
+ * ...}; features it does not list weigh 0. A file without the entry loads as
+ * before and confidence is confidence_mean; an entry naming a feature this
+ * engine does not compute is ignored with a warning (same fallback); a
+ * malformed entry fails the load (FE_ERR_FORMAT). The features, in order: */
+enum {
+    FE_CONF_MEAN_PROB = 0,     /* "mean_prob": confidence_mean                  */
+    FE_CONF_MEAN_LOG_PROB,     /* "mean_log_prob": mean ln p of the chosen
+                                  tokens, the final EOS included              */
+    FE_CONF_MIN_LOG_PROB,      /* "min_log_prob": lowest ln p, floored at -20  */
+    FE_CONF_FRAC_BELOW_050,    /* "frac_below_050": share of tokens chosen with
+                                  p < 0.5                                      */
+    FE_CONF_FRAC_BELOW_080,    /* "frac_below_080": share with p < 0.8 (the
+                                  trained model rarely goes above 0.9: label
+                                  smoothing)                                  */
+    FE_CONF_LOG_LENGTH,        /* "log_length": ln(1 + tokens)                 */
+    FE_CONF_REPEAT_FRACTION,   /* "repeat_fraction": the longest back-to-back
+                                  run of one n-gram (n <= 8, >= 3 copies),
+                                  copies after the first, over the tokens     */
+    FE_CONF_STRUCTURE_ERRORS,  /* "structure_errors": unbalanced { }, \left
+                                  \right, \begin \end, a ^ or _ with nothing
+                                  to apply to; counted, at most 4            */
+    FE_CONF_STOPPED,           /* "stopped": 1 when the repetition guard or the
+                                  length limit ended the decode, else 0       */
+    FE_CONFIDENCE_N_FEATURES
+};
+
+/* The name of feature i (as in formulate.calibration), NULL out of range. */
+FE_API const char *fe_confidence_feature_name(int index);
+
+/* The features of a decode: its token ids (without BOS/EOS) and the
+ * probability of each chosen token (n_probs: n_tokens, plus one when the
+ * decode ended with EOS), `stopped` as FE_CONF_STOPPED. Fills
+ * out[FE_CONFIDENCE_N_FEATURES] exactly as fe_recognize does. */
+FE_API fe_status fe_confidence_features(const FeContext *context, const int *token_ids,
+                                        int n_tokens, const float *token_probs, int n_probs,
+                                        bool stopped, float *out);
+
+/* The calibrated probability of "right" for these features, or -1 when the
+ * model has no calibration. */
+FE_API float fe_context_calibrated_confidence(const FeContext *context, const float *features);
+
 typedef struct {
     char *latex;              /* owned; NUL-terminated; freed by fe_result_clear */
     int *token_ids;           /* owned; n_tokens ids without BOS/EOS           */
     int n_tokens;
+    /* How likely the reading is right, 0..1: with a calibrated model
+     * (FeModelInfo.calibrated) the calibration's probability over
+     * confidence_features, else confidence_mean. The one to show and to
+     * flag results for review with ("Confidence" below). */
+    float confidence;
     float confidence_mean;    /* mean token probability                        */
     float confidence_min;     /* lowest token probability                      */
+    /* What `confidence` was computed from (fe_confidence_feature_name). */
+    float confidence_features[FE_CONFIDENCE_N_FEATURES];
     bool hit_length_limit;    /* stopped at max_tokens without EOS             */
     bool repetition_stopped;  /* the repetition guard ended it                 */
     int input_width, input_height; /* image size after preprocessing            */

@@ -258,6 +258,11 @@ assert_same_result (const FeResult *a, const FeResult *b, const char *what)
   g_assert_cmpint (a->input_width, ==, b->input_width);
   g_assert_cmpint (a->input_height, ==, b->input_height);
   g_assert_cmpfloat (a->scale, ==, b->scale);
+  for (int f = 0; f < FE_CONFIDENCE_N_FEATURES; f++)
+    if (fabsf (a->confidence_features[f] - b->confidence_features[f]) > 1e-5f)
+      g_error ("%s: confidence feature %s %.9g serial, %.9g batched", what,
+               fe_confidence_feature_name (f), a->confidence_features[f],
+               b->confidence_features[f]);
   if (fabsf (a->confidence_mean - b->confidence_mean) > 1e-6f ||
       fabsf (a->confidence_min - b->confidence_min) > 1e-6f)
     g_error ("%s: confidence %.9g/%.9g serial, %.9g/%.9g batched", what, a->confidence_mean,
@@ -281,8 +286,9 @@ recognize (FeContext *ctx, const FeImage *imgs, guint n, FeRecognizeParams rp, i
       char **vocab = g_new0 (char *, mi->vocab_size);
       for (int i = 0; i < mi->vocab_size; i++)
         vocab[i] = (char *) fe_context_token_text (ctx, i);
-      s = fe_recognize_batched (fe_state_buffers (st), vocab, mi->vocab_size, imgs, n, &rp,
-                                max_batch, res);
+      /* no calibration: confidence is confidence_mean on this path */
+      s = fe_recognize_batched (fe_state_buffers (st), vocab, mi->vocab_size, NULL, imgs, n,
+                                &rp, max_batch, res);
       g_free (vocab);
     }
   else
