@@ -234,15 +234,16 @@ def summary(score, right, threshold):
             "right_below_flag": right_below, "flagged": float(np.mean(np.asarray(score) < threshold))}
 
 
-def markdown(split, n, rate, before, after, rel_before, rel_after, target):
+def markdown(split, n, rate, before, before_tuned, after, rel_before, rel_after, target):
     out = []
     out.append("%s split, %d formulas, %s right (%s):" % (split, n, pct(rate), target))
     out.append("")
     out.append("| confidence | flag below | AUROC | ECE | wrong formulas not flagged | "
                "right formulas flagged | flagged |")
     out.append("|---|---|---|---|---|---|---|")
-    for name, s in (("mean token probability (before)", before),
-                    ("calibrated (after)", after)):
+    for name, s in (("mean token probability (before, the window's flag)", before),
+                    ("mean token probability, flag chosen on val", before_tuned),
+                    ("calibrated (after), flag chosen on val", after)):
         out.append("| %s | %.2f | %.3f | %.3f | %s | %s | %s |" % (
             name, s["threshold"], s["auroc"], s["ece"], pct(s["wrong_above_flag"]),
             pct(s["right_below_flag"]), pct(s["flagged"])))
@@ -289,6 +290,8 @@ def main(argv=None):
         weights, bias = fit_logistic(x, y, args.l2)
         p_val = predict(x, weights, bias)
         threshold = choose_threshold(p_val, y > 0.5)
+        # The fair "before": the old confidence with its own best flag on val.
+        threshold_mean = choose_threshold(np.array([r["mean"] for r in val]), y > 0.5)
         target_name = {"exact": "token-exact", "ed1": "edit-distance<=1"}[args.target]
         entry = {
             "version": 1, "target": target_name, "features": names,
@@ -305,9 +308,10 @@ def main(argv=None):
                 f.write(json.dumps(dict(r, fitted=float(p))) + "\n")
         val_before = summary([r["mean"] for r in val], y > 0.5, OLD_REVIEW_FLAG)
         val_after = summary(p_val, y > 0.5, threshold)
-        report = {"model": args.model, "entry": entry, "val": {"before": val_before,
-                                                               "after": val_after}}
-        print(markdown("val", len(val), float(y.mean()), val_before, val_after,
+        val_tuned = summary([r["mean"] for r in val], y > 0.5, threshold_mean)
+        report = {"model": args.model, "entry": entry,
+                  "val": {"before": val_before, "before_tuned": val_tuned, "after": val_after}}
+        print(markdown("val", len(val), float(y.mean()), val_before, val_tuned, val_after,
                        reliability([r["mean"] for r in val], y > 0.5),
                        reliability(p_val, y > 0.5), target_name))
         if args.no_write:
@@ -335,7 +339,8 @@ def main(argv=None):
                 report["engine_vs_fit_max_gap"] = gap
             t_before = summary(before, right, OLD_REVIEW_FLAG)
             t_after = summary(after, right, threshold)
-            report["test"] = {"before": t_before, "after": t_after,
+            t_tuned = summary(before, right, threshold_mean)
+            report["test"] = {"before": t_before, "before_tuned": t_tuned, "after": t_after,
                               "reliability_before": reliability(before, right),
                               "reliability_after": reliability(after, right),
                               "auroc_ed1_after": auroc(after, [r["ed1"] for r in test]),
@@ -344,7 +349,7 @@ def main(argv=None):
                 for r, p in zip(test, after):
                     f.write(json.dumps(dict(r, after=float(p))) + "\n")
             print()
-            print(markdown("test", len(test), float(right.mean()), t_before, t_after,
+            print(markdown("test", len(test), float(right.mean()), t_before, t_tuned, t_after,
                            reliability(before, right), reliability(after, right), target_name))
             print()
             print("AUROC for edit distance <= 1 on test: before %.3f, after %.3f" %
