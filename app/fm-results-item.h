@@ -45,7 +45,9 @@ void           fm_results_item_set_state      (FmResultsItem *self, FmResultStat
 const char    *fm_results_item_get_latex      (FmResultsItem *self);
 /* Edited by the user or filled by the engine. */
 void           fm_results_item_set_latex      (FmResultsItem *self, const char *latex);
-/* Mean token probability, or a negative value before recognition. */
+/* The engine's confidence (FeResult.confidence: calibrated probability of a
+ * right reading, or the mean token probability for an uncalibrated model), or
+ * a negative value before recognition. */
 double         fm_results_item_get_confidence (FmResultsItem *self);
 void           fm_results_item_set_result     (FmResultsItem *self,
                                                const char    *latex,
