@@ -28,6 +28,7 @@ Options: --data DIR (work/data), --jobs N (parallel formulate-cli processes,
 default 2), --limit N (N formulas of each split, spread evenly; default all),
 --target exact|ed1 (default exact), --l2 (default 1e-2, on standardised
 features), --no-write (fit and report, leave the file alone), --no-test,
+--estimated-scale (also the test split without the glyph-size hint),
 --out DIR (work/calibrate: per-formula records and report.json).
 """
 
@@ -53,11 +54,14 @@ N_BINS = 10
 
 # ------------------------------------------------------------------ collection
 
-def collect(cli, model, data, split, limit, jobs, workdir):
+def collect(cli, model, data, split, limit, jobs, workdir, estimate_scale=False):
     """Every formula of the split through the engine: a list of records with
-    the engine's features, its confidence fields and the labels."""
+    the engine's features, its confidence fields and the labels.
+    estimate_scale: no glyph-size hint, the engine estimates it and tries its
+    scale candidates (eval.py's clean-estimated-scale set)."""
     samples, ds = ev.load_samples(data, split, limit)
-    em_px = int(ds.meta["em_px"])  # the renders' glyph size, told to the engine as eval.py does
+    # the renders' glyph size, told to the engine as eval.py does
+    em_px = 0 if estimate_scale else int(ds.meta["em_px"])
     paths = ev.write_pngs([s.image for s in samples], os.path.join(workdir, split + "-png"))
     results, info, wall = ev.recognize_images(cli, model, paths, 1, jobs, em_px=em_px)
     records = []
@@ -271,6 +275,8 @@ def main(argv=None):
     ap.add_argument("--l2", type=float, default=1e-2)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--no-test", action="store_true")
+    ap.add_argument("--estimated-scale", action="store_true",
+                    help="also report the test split run without the glyph-size hint")
     ap.add_argument("--cli", default=None)
     ap.add_argument("--out", default=os.path.join(ROOT, "work", "calibrate"))
     args = ap.parse_args(argv)
@@ -354,6 +360,22 @@ def main(argv=None):
             print()
             print("AUROC for edit distance <= 1 on test: before %.3f, after %.3f" %
                   (report["test"]["auroc_ed1_before"], report["test"]["auroc_ed1_after"]))
+        if not args.no_test and args.estimated_scale:
+            est = collect(cli, args.model, args.data, "test", args.limit, args.jobs, work,
+                          estimate_scale=True)
+            right = np.array([r[args.target] for r in est], bool)
+            before = [r["mean"] for r in est]
+            after = (predict(design(est, names), weights, bias) if args.no_write
+                     else np.array([r["value"] for r in est]))
+            e_before = summary(before, right, OLD_REVIEW_FLAG)
+            e_tuned = summary(before, right, threshold_mean)
+            e_after = summary(after, right, threshold)
+            report["test_estimated_scale"] = {"before": e_before, "before_tuned": e_tuned,
+                                              "after": e_after}
+            print()
+            print(markdown("test (no glyph-size hint: the engine estimates the scale)",
+                           len(est), float(right.mean()), e_before, e_tuned, e_after,
+                           reliability(before, right), reliability(after, right), target_name))
         with open(os.path.join(args.out, "report.json"), "w") as f:
             json.dump(report, f, indent=1)
     return 0
