@@ -316,9 +316,11 @@ FE_API FeRecognizeParams fe_recognize_default_params(void);
 /* Confidence
  *
  * The mean token probability alone does not separate right readings from
- * wrong ones: a run-on of repeated garbage is read token by token with high
- * probability (data/models/README.md, "Confidence"). The engine therefore
- * describes every decode with a few features (below) and, when the model file
+ * wrong ones: most wrong readings are read token by token as surely as right
+ * ones (the v1 model's label smoothing caps a token near 0.9), a run-on of
+ * repeated garbage included (data/models/README.md, "Confidence"). The
+ * engine therefore describes every decode with a few features (below) and,
+ * when the model file
  * carries a calibration (safetensors __metadata__ key
  * "formulate.calibration", written by tools/eval/calibrate.py from the
  * validation split), returns the probability of a logistic model over them:
@@ -326,9 +328,10 @@ FE_API FeRecognizeParams fe_recognize_default_params(void);
  * The JSON entry: {"version": 1, "target": "token-exact", "features":
  * [names], "weights": [numbers], "bias": number, "review_threshold": number,
  * ...}; features it does not list weigh 0. A file without the entry loads as
- * before and confidence is confidence_mean; an entry naming a feature this
- * engine does not compute is ignored with a warning (same fallback); a
- * malformed entry fails the load (FE_ERR_FORMAT). The features, in order: */
+ * before and confidence is confidence_mean; an entry of another version or
+ * naming a feature this engine does not compute is ignored with a warning
+ * (same fallback); a malformed entry fails the load (FE_ERR_FORMAT). The
+ * features, in order: */
 enum {
     FE_CONF_MEAN_PROB = 0,     /* "mean_prob": confidence_mean                  */
     FE_CONF_MEAN_LOG_PROB,     /* "mean_log_prob": mean ln p of the chosen
