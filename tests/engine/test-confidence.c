@@ -91,9 +91,11 @@ load (const char *path, FeContext **ctx)
   return fe_context_load (path, &cp, ctx);
 }
 
-/* One image with some ink: what the tiny model reads does not matter here. */
+/* One image with some ink: what the tiny model reads does not matter here.
+ * beam 1 takes the batched greedy path (fe_batch_image_done), beam 2 the
+ * serial one (fe_recognize_one): both fill the confidence. */
 static FeResult
-recognize_blob (FeContext *ctx)
+recognize_blob (FeContext *ctx, int beam)
 {
   enum { W = 96, H = 32 };
   static guint8 pixels[W * H];
@@ -107,6 +109,7 @@ recognize_blob (FeContext *ctx)
   FeState *st = NULL;
   g_assert_cmpint (fe_state_new (ctx, &st), ==, FE_OK);
   FeRecognizeParams rp = fe_recognize_default_params ();
+  rp.beam_width = beam;
   FeResult res;
   if (fe_recognize (st, &img, 1, &rp, &res) != FE_OK)
     g_error ("fe_recognize: %s", fe_last_error ());
@@ -152,7 +155,7 @@ test_without_calibration (void)
   g_assert_cmpfloat (mi->review_threshold, ==, 0.0f);
   float f[FE_CONFIDENCE_N_FEATURES] = { 0 };
   g_assert_cmpfloat (fe_context_calibrated_confidence (ctx, f), ==, -1.0f);
-  FeResult res = recognize_blob (ctx);
+  FeResult res = recognize_blob (ctx, 1);
   g_assert_cmpfloat (res.confidence, ==, res.confidence_mean);
   g_assert_cmpfloat_with_epsilon (res.confidence_features[FE_CONF_MEAN_PROB],
                                   res.confidence_mean, 1e-6);
@@ -193,13 +196,19 @@ test_with_calibration (void)
                                   1.0 / (1.0 + exp (-(0.5 - 2.0))), 1e-6);
 
   /* a real decode: its confidence is the calibration over its features */
-  FeResult res = recognize_blob (ctx);
+  FeResult res = recognize_blob (ctx, 1);
   double z = 0.5;
   for (int i = 0; i < FE_CONFIDENCE_N_FEATURES; i++)
     z += w[i] * res.confidence_features[i];
   g_assert_cmpfloat_with_epsilon (res.confidence, 1.0 / (1.0 + exp (-z)), 1e-5);
   g_assert_cmpfloat (res.confidence, ==,
                      fe_context_calibrated_confidence (ctx, res.confidence_features));
+  fe_result_clear (&res);
+  res = recognize_blob (ctx, 2);
+  g_assert_cmpfloat (res.confidence, ==,
+                     fe_context_calibrated_confidence (ctx, res.confidence_features));
+  g_assert_cmpfloat_with_epsilon (res.confidence_features[FE_CONF_MEAN_PROB],
+                                  res.confidence_mean, 1e-6);
   fe_result_clear (&res);
   fe_context_free (ctx);
   g_unlink (path);
@@ -234,7 +243,7 @@ test_unknown_feature_ignored (void)
   g_assert_false (fe_context_model_info (ctx)->calibrated);
   g_assert_cmpint (warnings, ==, 1);
   g_assert_nonnull (strstr (last_warning, "render_match"));
-  FeResult res = recognize_blob (ctx);
+  FeResult res = recognize_blob (ctx, 1);
   g_assert_cmpfloat (res.confidence, ==, res.confidence_mean);
   fe_result_clear (&res);
   fe_context_free (ctx);
