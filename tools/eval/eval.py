@@ -71,6 +71,11 @@ def model_provenance(path):
         out = {k: v for k, v in meta.items() if k not in ("formulate.vocab", "formulate.config")}
         if "formulate.config" in meta:
             out["config"] = json.loads(meta["formulate.config"])
+        if "formulate.calibration" in meta:
+            # one phrase for report.py's provenance line, not the coefficients
+            cal = json.loads(meta["formulate.calibration"])
+            out["formulate.calibration"] = "%s, review threshold %s" % (
+                cal.get("target", "?"), cal.get("review_threshold", "?"))
         return out
     except (OSError, ValueError, KeyError) as e:
         return {"error": str(e)}
