@@ -379,7 +379,7 @@ run_pdf (int argc, char **argv)
   g_autofree char *pages_spec = NULL, *password = NULL, *format_name = NULL;
   g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
   g_autofree char *crop_name = NULL;
-  gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE;
+  gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE, text_layer = FALSE;
   gboolean constrain_uncertain = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
@@ -392,7 +392,8 @@ run_pdf (int argc, char **argv)
     { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
     { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
     { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
-    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image, never from the text layer", NULL },
+    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain", NULL },
+    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image (the default)", NULL },
     { "constrain", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &constrain_uncertain, "Uncertain text-layer readings decode constrained by their glyphs (for bench/pdf-e2e)", NULL },
     { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
@@ -456,8 +457,13 @@ run_pdf (int argc, char **argv)
       fprintf (stderr, "formulate-cli pdf: unknown crop rule '%s' (line or box)\n", crop_name);
       return FM_EXIT_USAGE;
     }
-  if (image_only)
-    ropts.read_text = NULL;
+  if ((text_layer || constrain_uncertain) && image_only)
+    {
+      fprintf (stderr, "formulate-cli pdf: --text-layer and --image-only exclude each other\n");
+      return FM_EXIT_USAGE;
+    }
+  if (text_layer || constrain_uncertain)
+    ropts.read_text = fm_recognize_text_reader ();
   ropts.constrain_uncertain = constrain_uncertain;
 
   doc = fm_document_new_for_path (files[0], password, &error);

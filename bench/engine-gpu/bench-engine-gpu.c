@@ -52,6 +52,55 @@ static int run_batch(FeState *st, const float *images, int n_images, int h, int 
     return 0;
 }
 
+/* The same images through fe_recognize: preprocessing, then batched greedy
+ * decoding (up to 32 rows a step, FeRecognizeParams.max_batch), as the app
+ * runs it. The repetition guard is off, so random weights decode to the
+ * length limit like the serial loop; a row stops early only at EOS, so the
+ * rate per token is printed beside the rate per image. */
+static int run_recognize(FeState *st, const float *images, int n_images, int h, int w, int steps,
+                         int batch) {
+    uint8_t *gray = malloc((size_t)batch * h * w);
+    FeImage *imgs = calloc((size_t)batch, sizeof *imgs);
+    FeResult *res = calloc((size_t)batch, sizeof *res);
+    if (!gray || !imgs || !res) {
+        free(gray); free(imgs); free(res);
+        return fail("out of memory");
+    }
+    for (int b = 0; b < batch; b++) {
+        const float *img = images + (size_t)(b % n_images) * h * w;
+        for (size_t k = 0; k < (size_t)h * w; k++) {
+            float ink = img[k] < 0 ? 0 : img[k] > 1 ? 1 : img[k];
+            gray[(size_t)b * h * w + k] = (uint8_t)(255.0f * (1.0f - ink) + 0.5f);
+        }
+        imgs[b] = (FeImage){ .data = gray + (size_t)b * h * w, .width = w, .height = h,
+                             .format = FE_PIXEL_GRAY8, .em_px_hint = 20.0f };
+    }
+    FeRecognizeParams rp = fe_recognize_default_params();
+    rp.max_tokens = steps;
+    rp.max_repeats = 0;
+    rp.max_batch = batch < 32 ? batch : 32;
+    int rc = 0;
+    for (int round = 0; round < 2 && rc == 0; round++) { /* round 0 warms up */
+        double t0 = now_s();
+        if (fe_recognize(st, imgs, (size_t)batch, &rp, res) != FE_OK) {
+            rc = fail("fe_recognize");
+            break;
+        }
+        double dt = now_s() - t0;
+        long total_tokens = 0;
+        for (int b = 0; b < batch; b++) {
+            total_tokens += res[b].n_tokens + 1;
+            fe_result_clear(&res[b]);
+        }
+        if (round == 1)
+            printf("recognize batch=%d images_per_s=%.3f ms_per_image=%.3f tokens=%ld "
+                   "tokens_per_s=%.1f\n", batch, batch / dt, dt * 1e3 / batch, total_tokens,
+                   total_tokens / dt);
+    }
+    free(gray); free(imgs); free(res);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 9) {
         fprintf(stderr,
@@ -106,8 +155,11 @@ int main(int argc, char **argv) {
         return fail("fe_state_new");
     int *tokens = malloc(sizeof(int) * (size_t)steps);
     int rc = tokens ? 0 : 1;
+    const char *mode = getenv("BENCH_MODE"); /* "recognize": also fe_recognize, batched */
     for (int i = 8; i < argc && rc == 0; i++)
         rc = run_batch(st, images, n_images, h, w, steps, atoi(argv[i]), tokens);
+    for (int i = 8; i < argc && rc == 0 && mode && strcmp(mode, "recognize") == 0; i++)
+        rc = run_recognize(st, images, n_images, h, w, steps, atoi(argv[i]));
     free(tokens);
     free(images);
     fe_state_free(st);

@@ -260,15 +260,15 @@ test_symbols (void)
   g_autofree char *model = g_build_filename (root, "data", "models", "formulate-v1.safetensors", NULL);
   g_autofree char *img = g_build_filename (root, "tests", "engine", "data",
                                            "constrain-integral.png", NULL);
-  const char *glyphs = "m ( b - a ) \\leq \\int a b f \\leq M ( b - a ) .";
+  const char *glyphs = "\\int \\mathbb N f ( n ) \\, d \\mu = \\sum n = 1 \\infty f ( n ) .";
   Run r = run_cli (NULL, "recognize", img, "--model", model, "--device", "cpu", "--em-px", "20", NULL);
   g_assert_cmpint (r.status, ==, FM_EXIT_OK);
-  g_assert_cmpstr (r.out, ==, "m(b-a)\\leq\\int_{d}^{3}f\\leq M(b-a).\n");
+  g_assert_cmpstr (r.out, ==, "\\int_{\\mathbb{R}}f(n)\\,d\\mu=\\sum_{n=1}^{\\infty}f(n).\n");
   run_clear (&r);
   r = run_cli (NULL, "recognize", img, "--model", model, "--device", "cpu", "--em-px", "20",
                "--symbols", glyphs, NULL);
   g_assert_cmpint (r.status, ==, FM_EXIT_OK);
-  g_assert_cmpstr (r.out, ==, "m(b-a)\\leq\\int_{a}^{b}f\\leq M(b-a).\n");
+  g_assert_cmpstr (r.out, ==, "\\int_{\\mathbb{N}}f(n)\\,d\\mu=\\sum_{n=1}^{\\infty}f(n).\n");
   g_assert_cmpstr (r.err, ==, "");
   run_clear (&r);
   /* one line per image from a file, the hard mask, beam 4 */
@@ -281,8 +281,8 @@ test_symbols (void)
   r = run_cli (NULL, "recognize", img, img, "--model", model, "--device", "cpu", "--em-px", "20",
                "--beam", "4", "--symbol-penalty", "mask", "--symbols-file", file, NULL);
   g_assert_cmpint (r.status, ==, FM_EXIT_OK);
-  g_assert_cmpstr (r.out, ==, "m(b-a)\\leq\\int_{a}^{b}f\\leq M(b-a).\n"
-                              "m(b-a)\\leq\\int_{d}^{3}f\\leq M(b-a).\n");
+  g_assert_cmpstr (r.out, ==, "\\int_{\\mathbb{N}}f(n)\\,d\\mu=\\sum_{n=1}^{\\infty}f(n).\n"
+                              "\\int_{\\mathbb{R}}f(n)\\,d\\mu=\\sum_{n=1}^{\\infty}f(n).\n");
   run_clear (&r);
   /* an unknown token: said on stderr, ignored, still a result */
   r = run_cli (NULL, "recognize", img, "--model", model, "--device", "cpu", "--em-px", "20",

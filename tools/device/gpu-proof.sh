@@ -65,9 +65,9 @@ if [ "$build_only" = 1 ]; then
   echo "gpu-proof.sh: exit $status"
   exit $status
 fi
+[ -d build-gpu ] || meson setup build-gpu -Dcuda=enabled -Dgui=disabled -Dgpu_archs=${CUDA_ARCHS:-90} >/dev/null
 if [ "$tests" = 1 ]; then
   echo "== tests/gpu/run.sh"
-  [ -d build-gpu ] || meson setup build-gpu -Dcuda=enabled -Dgui=disabled -Dgpu_archs=${CUDA_ARCHS:-90} >/dev/null
   JOBS=${JOBS:-16} sh tests/gpu/run.sh build-gpu || status=$?
   cp build-gpu/meson-logs/testlog.txt "${OUT:-/tmp}/gpu-testlog.txt" 2>/dev/null
 fi
