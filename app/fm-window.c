@@ -11,6 +11,9 @@
 
 #define RECENT_MAX 6
 
+/* How long a progress report's status update waits: see worker_progress. */
+#define FM_WINDOW_STATUS_DELAY_MS 60
+
 struct _FmWindow {
   AdwApplicationWindow parent_instance;
 
@@ -39,6 +42,7 @@ struct _FmWindow {
   GtkStringList *device_ids;     /* dropdown position -> device id */
   gboolean updating_devices;
   guint tick_id;
+  guint status_soon_id;          /* a progress report's status update, see worker_progress */
   char *last_error;
   char *status_text;
   char *progress_text;
@@ -490,14 +494,33 @@ worker_state_changed (FmEngineWorker *worker, FmWindow *self)
     self->tick_id = g_timeout_add_seconds (1, tick, self);
   else if (!busy)
     g_clear_handle_id (&self->tick_id, g_source_remove);
+  g_clear_handle_id (&self->status_soon_id, g_source_remove);
   update_status (self);
   update_actions (self);
 }
 
 static void
+status_soon_cb (gpointer data)
+{
+  FmWindow *self = data;
+
+  self->status_soon_id = 0;
+  update_status (self);
+}
+
+static void
 worker_progress (FmEngineWorker *worker, FmWindow *self)
 {
-  update_status (self);
+  /* A report comes with results whose rows change in the same main-loop
+   * turn. GTK 4.8's software renderer on X11 paints a frame into a new
+   * surface the size of the bounding box of everything that changed in it:
+   * the status line (bottom, full width) and the results list (right, full
+   * height) together made it 1238 x 730 of a 1270 x 850 window, 17-25 ms of
+   * the main thread per batch on 2 loaded cores (tests/gui /gui/recognition,
+   * 2026-11-25). A frame is at most 1/60 s away: the status line follows a
+   * few frames later, in a frame of its own (1238 x 17). */
+  if (self->status_soon_id == 0)
+    self->status_soon_id = g_timeout_add_once (FM_WINDOW_STATUS_DELAY_MS, status_soon_cb, self);
 }
 
 static void
@@ -1101,6 +1124,7 @@ fm_window_dispose (GObject *object)
   FmWindow *self = FM_WINDOW (object);
 
   g_clear_handle_id (&self->tick_id, g_source_remove);
+  g_clear_handle_id (&self->status_soon_id, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)
