@@ -106,8 +106,11 @@ copy_clicked (GtkButton *button, FmResultsRow *self)
 {
   const char *latex = self->item ? fm_results_item_get_latex (self->item) : NULL;
 
-  if (latex != NULL)
-    gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), latex);
+  if (latex == NULL)
+    return;
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), latex);
+  /* Copying shows nothing by itself: say it happened (the window's toast). */
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Copied the formula's LaTeX"));
 }
 
 static void

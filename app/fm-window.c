@@ -44,6 +44,8 @@ struct _FmWindow {
   guint tick_id;
   guint status_soon_id;          /* a progress report's status update, see worker_progress */
   char *last_error;
+  char *last_toast;
+  guint n_toasts;
   char *status_text;
   char *progress_text;
   GtkFileChooserNative *chooser;
@@ -72,6 +74,17 @@ show_toast (FmWindow *self, const char *message)
 
   adw_toast_set_timeout (toast, 6);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  g_free (self->last_toast);
+  self->last_toast = g_strdup (message);
+  self->n_toasts++;
+}
+
+/* win.show-toast(s): for the parts of the window that have no toast overlay
+ * of their own, such as a result row's Copy button. */
+static void
+show_toast_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  show_toast (FM_WINDOW (widget), g_variant_get_string (parameter, NULL));
 }
 
 static void
@@ -485,10 +498,54 @@ tick (gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* When a run ends: how many formulas the current document has and how many
+ * of them a person should look at (low confidence or failed). */
+static void
+show_run_summary (FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  GListModel *items = tab != NULL ? fm_document_tab_get_items (tab) : NULL;
+  double threshold = g_settings_get_double (self->settings, "low-confidence-threshold");
+  guint n = items != NULL ? g_list_model_get_n_items (items) : 0, formulas = 0, to_check = 0;
+  g_autofree char *text = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      if (!fm_results_item_is_formula (item))
+        continue;
+      formulas++;
+      if (fm_results_item_is_low_confidence (item, threshold) ||
+          fm_results_item_get_state (item) == FM_RESULT_STATE_FAILED)
+        to_check++;
+    }
+  if (formulas == 0)
+    return;
+  if (to_check == 0)
+    /* Translators: shown when recognition ends, "128 formulas recognised" */
+    text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u formula recognised", "%u formulas recognised", formulas),
+                            formulas);
+  else
+    {
+      /* Translators: shown when recognition ends, "128 formulas recognised, 40 to check" */
+      g_autofree char *head = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u formula recognised",
+                                                            "%u formulas recognised", formulas), formulas);
+      text = g_strdup_printf (_("%s, %u to check"), head, to_check);
+    }
+  show_toast (self, text);
+}
+
 static void
 worker_state_changed (FmEngineWorker *worker, FmWindow *self)
 {
   gboolean busy = fm_engine_worker_get_state (worker) == FM_ENGINE_STATE_WORKING;
+  int done = 0, total = 0;
+
+  /* A run that ran to its end (not cancelled) is summed up. */
+  fm_engine_worker_get_progress (worker, &done, &total, NULL);
+  if (self->tick_id != 0 && !busy && fm_engine_worker_get_state (worker) == FM_ENGINE_STATE_READY &&
+      total > 0 && done == total)
+    show_run_summary (self);
 
   if (busy && self->tick_id == 0)
     self->tick_id = g_timeout_add_seconds (1, tick, self);
@@ -753,7 +810,9 @@ recognize_action (GtkWidget *widget, const char *name, GVariant *parameter)
       show_error_toast (self, error ? error : _("No model loaded"));
       return;
     }
-  fm_document_tab_recognize (tab);
+  /* Ctrl+R with nothing left to do says so rather than nothing. */
+  if (fm_document_tab_recognize (tab) == 0 && fm_engine_worker_get_state (self->worker) != FM_ENGINE_STATE_WORKING)
+    show_toast (self, _("Every formula is already recognised"));
 }
 
 static void
@@ -1143,6 +1202,7 @@ fm_window_finalize (GObject *object)
   FmWindow *self = FM_WINDOW (object);
 
   g_free (self->last_error);
+  g_free (self->last_toast);
   g_free (self->status_text);
   g_free (self->progress_text);
   G_OBJECT_CLASS (fm_window_parent_class)->finalize (object);
@@ -1187,6 +1247,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-thumbnails", NULL, thumbnails_action);
   gtk_widget_class_install_action (widget_class, "win.delete-region", NULL, delete_region_action);
   gtk_widget_class_install_action (widget_class, "win.copy-all", NULL, copy_all_action);
+  gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_action);
   gtk_widget_class_install_action (widget_class, "win.close-tab", NULL, close_tab_action);
   gtk_widget_class_install_action (widget_class, "win.go-to-page", NULL, go_to_page_action);
 
@@ -1274,6 +1335,18 @@ const char *
 fm_window_get_last_error (FmWindow *self)
 {
   return self->last_error;
+}
+
+guint
+fm_window_get_n_toasts (FmWindow *self)
+{
+  return self->n_toasts;
+}
+
+const char *
+fm_window_get_last_toast (FmWindow *self)
+{
+  return self->last_toast;
 }
 
 const char *

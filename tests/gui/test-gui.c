@@ -346,6 +346,23 @@ test_recognition (void)
       g_printerr ("# wall-clock gap not asserted: load average %.1f > %d CPUs\n", load, cpus);
   }
   g_assert_nonnull (strstr (fm_window_get_progress_text (window), " of "));
+
+  /* When a run ends the window sums it up (issue 16): how many formulas and
+   * how many to check (that count is the model's: not pinned here). */
+  {
+    g_autofree char *summary = g_strdup_printf ("%u formulas recognised", n - n_numbers);
+    guint toasts;
+
+    g_assert_nonnull (fm_window_get_last_toast (window));
+    g_printerr ("# last toast: %s\n", fm_window_get_last_toast (window));
+    g_assert_true (g_str_has_prefix (fm_window_get_last_toast (window), summary));
+    /* Recognise with nothing left says so. */
+    toasts = fm_window_get_n_toasts (window);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL));
+    g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 1);
+    g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Every formula is already recognised");
+    g_assert_cmpint (fm_engine_worker_get_state (worker), ==, FM_ENGINE_STATE_READY);
+  }
 }
 
 typedef struct {
@@ -594,6 +611,9 @@ test_copy (void)
   g_autofree char *all = NULL;
   g_autofree char *clip = NULL;
   g_autofree char *clip_all = NULL;
+  g_autofree char *clip_button = NULL;
+  GtkWidget *copy_all;
+  guint toasts;
 
   if (!fm_engine_worker_has_engine () ||
       fm_engine_worker_get_state (fm_application_get_worker (app)) == FM_ENGINE_STATE_NO_MODEL)
@@ -608,14 +628,32 @@ test_copy (void)
   g_assert_nonnull (copy);
   /* Something else first, so the copy must replace it. */
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
+  toasts = fm_window_get_n_toasts (window);
   g_signal_emit_by_name (copy, "clicked");
   clip = read_clipboard ();
   g_assert_cmpstr (clip, ==, fm_results_item_get_latex (fm_results_row_get_item (row)));
+  /* Every copy says so (issue 16): the row's button too. */
+  g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 1);
+  g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Copied the formula's LaTeX");
 
+  all = fm_results_panel_dup_all_latex (fm_document_tab_get_results_panel (tab));
+  /* The panel's Copy All button, as a person clicks it. */
+  copy_all = find_button_with_tooltip (GTK_WIDGET (fm_document_tab_get_results_panel (tab)),
+                                       "Copy the LaTeX of every formula");
+  g_assert_nonnull (copy_all);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
+  g_signal_emit_by_name (copy_all, "clicked");
+  clip_button = read_clipboard ();
+  g_assert_cmpstr (clip_button, ==, all);
+  g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 2);
+  g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Copied the LaTeX of every formula");
+
+  /* And the window's action. */
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.copy-all", NULL);
   clip_all = read_clipboard ();
-  all = fm_results_panel_dup_all_latex (fm_document_tab_get_results_panel (tab));
   g_assert_cmpstr (clip_all, ==, all);
+  g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 3);
 }
 
 static void
