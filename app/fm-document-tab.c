@@ -521,13 +521,14 @@ FmPageView *fm_document_tab_get_page_view (FmDocumentTab *self) { return FM_PAGE
 FmResultsPanel *fm_document_tab_get_results_panel (FmDocumentTab *self) { return FM_RESULTS_PANEL (self->results_panel); }
 gboolean fm_document_tab_get_detecting (FmDocumentTab *self) { return self->detecting; }
 
-void
+guint
 fm_document_tab_recognize (FmDocumentTab *self)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint queued = 0;
 
   if (self->document == NULL)
-    return;
+    return 0;
   fm_engine_worker_set_focus (self->worker, self->document,
                               fm_page_view_get_current_page (FM_PAGE_VIEW (self->page_view)));
   for (guint i = 0; i < n; i++)
@@ -536,9 +537,14 @@ fm_document_tab_recognize (FmDocumentTab *self)
       FmResultState state = fm_results_item_get_state (item);
       if (!fm_results_item_is_formula (item))
         continue;
-      if (state == FM_RESULT_STATE_WAITING || state == FM_RESULT_STATE_FAILED)
-        fm_engine_worker_submit (self->worker, self->document, item);
+      if ((state == FM_RESULT_STATE_WAITING || state == FM_RESULT_STATE_FAILED) &&
+          !fm_engine_worker_is_pending (self->worker, item))
+        {
+          fm_engine_worker_submit (self->worker, self->document, item);
+          queued++;
+        }
     }
+  return queued;
 }
 
 void

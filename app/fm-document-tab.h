@@ -32,8 +32,9 @@ int             fm_document_tab_get_pages_detected (FmDocumentTab *self);
 /* Why detection found nothing on page (e.g. no text layer), or NULL. */
 const char     *fm_document_tab_get_page_note (FmDocumentTab *self, int page);
 
-/* Queues every formula not yet recognised (the current page first). */
-void            fm_document_tab_recognize (FmDocumentTab *self);
+/* Queues every formula not yet recognised (the current page first);
+ * returns how many it queued. */
+guint           fm_document_tab_recognize (FmDocumentTab *self);
 void            fm_document_tab_cancel (FmDocumentTab *self);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */

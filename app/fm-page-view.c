@@ -18,10 +18,14 @@
 
 typedef struct {
   double width, height;        /* points */
-  GdkTexture *texture;
-  double texture_scale;        /* device pixels per point it was rendered at */
+  GdkTexture *texture;         /* shares its pixels with surface */
+  cairo_surface_t *surface;    /* the render, ARGB32 */
+  GskRenderNode *cairo_node;   /* the render for the cairo renderer, kept between frames */
+  graphene_rect_t cairo_node_area;
+  double texture_scale;        /* device pixels per point it was asked for (the render
+                                * itself is a hair smaller: fm_render_fit_scale) */
   GCancellable *cancellable;   /* non-NULL while a render is running */
-  double pending_scale;
+  double pending_scale;        /* the asked scale of that render */
 } Page;
 
 struct _FmPageView {
@@ -98,6 +102,8 @@ drop_render (Page *page)
       g_clear_object (&page->cancellable);
     }
   g_clear_object (&page->texture);
+  g_clear_pointer (&page->surface, cairo_surface_destroy);
+  g_clear_pointer (&page->cairo_node, gsk_render_node_unref);
   page->texture_scale = 0;
 }
 
@@ -227,7 +233,10 @@ texture_from_surface (cairo_surface_t *surface)
   g_autoptr(GBytes) bytes = NULL;
 
   cairo_surface_flush (surface);
-  bytes = g_bytes_new (cairo_image_surface_get_data (surface), (gsize) stride * h);
+  /* The texture borrows the surface's pixels: one copy of a page in memory. */
+  bytes = g_bytes_new_with_free_func (cairo_image_surface_get_data (surface), (gsize) stride * h,
+                                      (GDestroyNotify) cairo_surface_destroy,
+                                      cairo_surface_reference (surface));
   /* Cairo's ARGB32 is premultiplied, native-endian 32-bit words. */
   return gdk_memory_texture_new (w, h,
                                  G_BYTE_ORDER == G_LITTLE_ENDIAN
@@ -254,7 +263,10 @@ render_done (GObject *source, GAsyncResult *result, gpointer user_data)
       if (surface != NULL)
         {
           g_clear_object (&page->texture);
+          g_clear_pointer (&page->surface, cairo_surface_destroy);
+          g_clear_pointer (&page->cairo_node, gsk_render_node_unref);
           page->texture = texture_from_surface (surface);
+          page->surface = cairo_surface_reference (surface);
           page->texture_scale = req->scale;
           self->n_painted++;
           fm_startup_log ("first-page-rendered");
@@ -284,17 +296,20 @@ request_render (FmPageView *self, int index, double scale)
       g_cancellable_cancel (page->cancellable);
       g_clear_object (&page->cancellable);
     }
-  scale = fm_render_fit_scale (page->width, page->height, scale);
   page->cancellable = g_cancellable_new ();
   page->pending_scale = scale;
   req = g_new0 (RenderRequest, 1);
   req->self = self;
   g_object_add_weak_pointer (G_OBJECT (self), (gpointer *) &req->self);
   req->index = index;
+  /* Remembered as asked, not as fitted: fm_render_fit_scale always shrinks a
+   * little, and comparing the fitted scale with the view's asked for a new
+   * render of every visible page on every update. */
   req->scale = scale;
   req->cancellable = g_object_ref (page->cancellable);
-  fm_render_page_rect_async (self->document, index, NULL, scale, page->cancellable,
-                             render_done, req);
+  fm_render_page_rect_async (self->document, index, NULL,
+                             fm_render_fit_scale (page->width, page->height, scale),
+                             page->cancellable, render_done, req);
 }
 
 static void
@@ -423,6 +438,48 @@ draw_box (FmPageView *self, GtkSnapshot *snapshot, FmResultsItem *item,
   }
 }
 
+/* GTK 4.8's cairo renderer (software rendering, and the GUI tests) has no
+ * culling and no texture cache: in every frame with any damage anywhere in
+ * the window, it copies each page texture into a new, zeroed cairo surface.
+ * For a 905 x 1171 page that was 25-35 ms of the main thread per frame, two
+ * frames per formula result (its row, its box), and the main loop's longest
+ * busy stretches during recognition (tests/gui /gui/recognition, 2026-11-25).
+ * A cairo node painted once per render and kept costs nothing in frames that
+ * do not touch it (the same node: no damage) and, in frames that do, cairo
+ * sends only the damaged part. A GPU renderer keeps the texture node: it
+ * uploads a texture once and keeps it. */
+static void
+append_page_render (FmPageView *self, GtkSnapshot *snapshot, Page *page, const graphene_rect_t *area)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (self));
+  GskRenderer *renderer = native != NULL ? gtk_native_get_renderer (native) : NULL;
+
+  /* The cairo node's surface has one pixel per logical pixel: at a scale
+   * factor above 1 it would blur the page. */
+  if (renderer == NULL || !GSK_IS_CAIRO_RENDERER (renderer) || page->surface == NULL ||
+      gtk_widget_get_scale_factor (GTK_WIDGET (self)) != 1)
+    {
+      gtk_snapshot_append_texture (snapshot, page->texture, area);
+      return;
+    }
+  if (page->cairo_node == NULL || !graphene_rect_equal (&page->cairo_node_area, area))
+    {
+      cairo_t *cr;
+
+      g_clear_pointer (&page->cairo_node, gsk_render_node_unref);
+      page->cairo_node = gsk_cairo_node_new (area);
+      page->cairo_node_area = *area;
+      cr = gsk_cairo_node_get_draw_context (page->cairo_node);
+      cairo_translate (cr, area->origin.x, area->origin.y);
+      cairo_scale (cr, area->size.width / cairo_image_surface_get_width (page->surface),
+                   area->size.height / cairo_image_surface_get_height (page->surface));
+      cairo_set_source_surface (cr, page->surface, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
+    }
+  gtk_snapshot_append_node (snapshot, page->cairo_node);
+}
+
 static void
 fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
@@ -453,17 +510,21 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       gtk_snapshot_append_color (snapshot, &white, &area);
       if (page->texture != NULL)
         {
-          /* At the render's own scale, draw it pixel for pixel (a plain
-           * copy); otherwise stretch it until the new render arrives. */
+          /* A render for this zoom is within a pixel or two of the page (the
+           * fitted scale is 0.1 % smaller, sides are rounded): draw it pixel
+           * for pixel, a plain copy, not stretched by a pixel (blurred).
+           * Another zoom's render is stretched until the new one arrives. */
           graphene_rect_t tex_area = area;
-          double device = self->zoom * gtk_widget_get_scale_factor (widget);
-          if (fabs (page->texture_scale - device) < 1e-6)
+          int scale_factor = gtk_widget_get_scale_factor (widget);
+          double tex_w = gdk_texture_get_width (page->texture);
+          double tex_h = gdk_texture_get_height (page->texture);
+          if (fabs (tex_w - area.size.width * scale_factor) <= 2.0 &&
+              fabs (tex_h - area.size.height * scale_factor) <= 2.0)
             {
-              int scale_factor = gtk_widget_get_scale_factor (widget);
-              tex_area.size.width = (float) gdk_texture_get_width (page->texture) / scale_factor;
-              tex_area.size.height = (float) gdk_texture_get_height (page->texture) / scale_factor;
+              tex_area.size.width = (float) (tex_w / scale_factor);
+              tex_area.size.height = (float) (tex_h / scale_factor);
             }
-          gtk_snapshot_append_texture (snapshot, page->texture, &tex_area);
+          append_page_render (self, snapshot, page, &tex_area);
           fm_startup_log ("first-page-painted");
         }
 

@@ -158,8 +158,13 @@ selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, FmResultsPa
 static void
 copy_all_clicked (GtkButton *button, FmResultsPanel *self)
 {
-  g_autofree char *all = fm_results_panel_dup_all_latex (self);
+  g_autofree char *all = NULL;
 
+  /* The window's Copy All says so with a toast; a panel outside a window
+   * copies by itself. */
+  if (gtk_widget_activate_action (GTK_WIDGET (self), "win.copy-all", NULL))
+    return;
+  all = fm_results_panel_dup_all_latex (self);
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), all);
 }
 

@@ -49,7 +49,11 @@ update_provenance (FmResultsRow *self)
         break;
       }
   gtk_label_set_text (GTK_LABEL (self->provenance), text ? text : "");
-  gtk_widget_set_tooltip_text (self->provenance, tooltip);
+  /* Setting a tooltip, even the same one, makes GTK query the pointer's
+   * position from the X server (round trips on the main thread); this runs
+   * for every change of every row's item while results arrive. */
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (self->provenance), tooltip) != 0)
+    gtk_widget_set_tooltip_text (self->provenance, tooltip);
   gtk_widget_set_visible (self->provenance, text != NULL);
 }
 
@@ -102,8 +106,11 @@ copy_clicked (GtkButton *button, FmResultsRow *self)
 {
   const char *latex = self->item ? fm_results_item_get_latex (self->item) : NULL;
 
-  if (latex != NULL)
-    gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), latex);
+  if (latex == NULL)
+    return;
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), latex);
+  /* Copying shows nothing by itself: say it happened (the window's toast). */
+  gtk_widget_activate_action (GTK_WIDGET (self), "win.show-toast", "s", _("Copied the formula's LaTeX"));
 }
 
 static void

@@ -19,6 +19,9 @@ FmDocumentTab *fm_window_get_current_tab (FmWindow *self);
 guint          fm_window_get_n_tabs (FmWindow *self);
 /* The message of the last error shown to the user (toast or dialog), for tests. */
 const char    *fm_window_get_last_error (FmWindow *self);
+/* How many toasts the window has shown and the last one's text, for tests. */
+guint          fm_window_get_n_toasts (FmWindow *self);
+const char    *fm_window_get_last_toast (FmWindow *self);
 /* The text of the status line and of the progress label. */
 const char    *fm_window_get_status_text (FmWindow *self);
 const char    *fm_window_get_progress_text (FmWindow *self);

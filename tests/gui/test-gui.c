@@ -10,9 +10,12 @@
  */
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fm-application.h"
 #include "fm-results-row.h"
@@ -102,11 +105,16 @@ test_detection (void)
 
 /* Main-loop stall probe: a 2 ms timeout that records its longest gap. */
 typedef struct {
-  gint64 last, last_cpu;
+  gint64 last, last_cpu, last_wait;
   gint64 max_gap;
   gint64 max_gap_cpu;   /* main-thread CPU time spent inside the longest gap */
+  gint64 max_gap_wait;  /* time the main thread waited for a CPU inside the longest gap */
   gint64 max_cpu;       /* longest main-thread CPU time between two ticks */
+  gint64 max_own_gap;   /* longest gap less the time the main thread waited for a CPU */
   guint ticks;
+  int schedstat_fd;     /* /proc/thread-self/schedstat of the main thread, or -1 */
+  gint64 frame_start_cpu;
+  gint64 max_frame_cpu; /* longest main-thread CPU time of one frame (layout and paint) */
 } StallProbe;
 
 static gint64
@@ -117,26 +125,66 @@ thread_cpu_us (void)
   return (gint64) ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
 }
 
+/* The time the calling thread has spent runnable but waiting for a CPU (the
+ * kernel's run-queue delay, second field of schedstat), in us; -1 when the
+ * kernel does not say. */
+static gint64
+thread_wait_us (int fd)
+{
+  char buf[128];
+  ssize_t n;
+  unsigned long long run_ns, wait_ns;
+
+  if (fd < 0 || (n = pread (fd, buf, sizeof buf - 1, 0)) <= 0)
+    return -1;
+  buf[n] = '\0';
+  if (sscanf (buf, "%llu %llu", &run_ns, &wait_ns) != 2)
+    return -1;
+  return (gint64) (wait_ns / 1000);
+}
+
 static gboolean
 stall_tick (gpointer data)
 {
   StallProbe *probe = data;
   gint64 now = g_get_monotonic_time ();
   gint64 cpu = thread_cpu_us ();
+  gint64 wait = thread_wait_us (probe->schedstat_fd);
 
   if (probe->last != 0)
     {
-      if (now - probe->last > probe->max_gap)
+      gint64 gap = now - probe->last;
+      gint64 waited = wait >= 0 && probe->last_wait >= 0 ? wait - probe->last_wait : 0;
+
+      if (gap > probe->max_gap)
         {
-          probe->max_gap = now - probe->last;
+          probe->max_gap = gap;
           probe->max_gap_cpu = cpu - probe->last_cpu;
+          probe->max_gap_wait = waited;
         }
       probe->max_cpu = MAX (probe->max_cpu, cpu - probe->last_cpu);
+      probe->max_own_gap = MAX (probe->max_own_gap, gap - waited);
     }
   probe->last = now;
   probe->last_cpu = cpu;
+  probe->last_wait = wait;
   probe->ticks++;
   return G_SOURCE_CONTINUE;
+}
+
+/* A frame's layout and paint run in one main-loop dispatch between these. */
+static void
+frame_begin (GdkFrameClock *clock, StallProbe *probe)
+{
+  probe->frame_start_cpu = thread_cpu_us ();
+}
+
+static void
+frame_end (GdkFrameClock *clock, StallProbe *probe)
+{
+  if (probe->frame_start_cpu != 0)
+    probe->max_frame_cpu = MAX (probe->max_frame_cpu, thread_cpu_us () - probe->frame_start_cpu);
+  probe->frame_start_cpu = 0;
 }
 
 static void
@@ -145,6 +193,7 @@ test_recognition (void)
   FmEngineWorker *worker = fm_application_get_worker (app);
   GListModel *items;
   StallProbe probe = { 0 };
+  GdkFrameClock *clock;
   guint probe_id;
   guint n, done = 0, n_numbers = 0;
   gint64 start;
@@ -181,7 +230,11 @@ test_recognition (void)
     }
   /* A wider beam: more engine work per formula, a longer run to watch. */
   g_settings_set_int (fm_application_get_settings (app), "beam-width", 4);
+  probe.schedstat_fd = open ("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
   probe_id = g_timeout_add (2, stall_tick, &probe);
+  clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
+  g_signal_connect (clock, "before-paint", G_CALLBACK (frame_begin), &probe);
+  g_signal_connect (clock, "after-paint", G_CALLBACK (frame_end), &probe);
   start = g_get_monotonic_time ();
   if (!wait_for (engine_settled, NULL, 60))
     {
@@ -227,6 +280,9 @@ test_recognition (void)
       g_assert_not_reached ();
     }
   g_source_remove (probe_id);
+  g_signal_handlers_disconnect_by_data (clock, &probe);
+  if (probe.schedstat_fd >= 0)
+    close (probe.schedstat_fd);
   g_settings_reset (fm_application_get_settings (app), "beam-width");
 
   for (guint i = 0; i < n; i++)
@@ -252,25 +308,61 @@ test_recognition (void)
       load = -1;
     overloaded = load > cpus;
     g_printerr ("# recognised %u of %u (5 rounds) in %.2f s; main loop: %u ticks, longest gap %.1f ms "
-                "(main thread on CPU %.1f ms of it), longest busy stretch %.1f ms (target < 50 ms); "
+                "(main thread on CPU %.1f ms of it, waiting for a CPU %.1f ms), longest gap less CPU waits "
+                "%.1f ms, longest busy stretch %.1f ms (target < 50 ms), longest frame %.1f ms CPU; "
                 "load average %.1f on %d CPUs\n",
                 done, n, (g_get_monotonic_time () - start) / 1e6, probe.ticks, probe.max_gap / 1000.0,
-                probe.max_gap_cpu / 1000.0, probe.max_cpu / 1000.0, load, cpus);
+                probe.max_gap_cpu / 1000.0, probe.max_gap_wait / 1000.0, probe.max_own_gap / 1000.0,
+                probe.max_cpu / 1000.0, probe.max_frame_cpu / 1000.0, load, cpus);
     g_printerr ("# status: %s\n", fm_window_get_status_text (window));
     g_assert_cmpuint (done, ==, n - n_numbers);
-    /* Our own work on the main thread must never block it for long. The
-     * target is 50 ms; since text-layer readings finish without the model,
-     * results arrive in bursts and one idle callback measured 62-68 ms of CPU
-     * (2026-11-25, issue 16 note): bounded at 100 ms until that is split. */
-    g_assert_cmpint (probe.max_cpu, <, 100 * 1000);
-    /* Wall-clock gaps also count other processes' time slices: only
-     * meaningful when the machine is not oversubscribed. */
+    /* Our own work on the main thread never blocks it for 50 ms. The longest
+     * stretches are frames painted by GTK's software renderer (the tests use
+     * GSK_RENDERER=cairo), not our callbacks (each under 11 ms): see
+     * fm-page-view.c (append_page_render) and fm-window.c (worker_progress)
+     * for what made them long, docs/gui.md for the measurements. At load
+     * 7-10 on 2 cores (2026-11-25): frames of 12-25 ms, and the frame in
+     * which the progress box with its Cancel button appears or goes repaints
+     * the whole window, 35-85 ms of CPU (issue 16, not yet found why). The
+     * 50 ms bound is asserted where the machine is not oversubscribed (not
+     * measured here: this machine never was); beyond that the old 100 ms. */
+    if (!overloaded)
+      g_assert_cmpint (probe.max_cpu, <, 50 * 1000);
+    else
+      g_assert_cmpint (probe.max_cpu, <, 100 * 1000);
+    /* The wall-clock gap also counts time the main thread was runnable but
+     * other threads had the CPUs: our engine threads (nice 10), Xvfb, the
+     * a11y bus and whatever else shares the machine. The kernel counts that
+     * wait (schedstat's run-queue delay), reported above; but at load 7-10
+     * the gap less that wait was still 33-180 ms: the rest is the main
+     * thread blocked on X round trips (stack samples: GTK asking for the
+     * monitor's work area and window-manager hints) to an Xvfb starved in
+     * turn. So the wait does not make an overloaded machine's gap
+     * meaningful: the wall-clock gap is asserted only when the load average
+     * is at most the number of CPUs (the CI machine: 1.6 on 2). */
     if (!overloaded)
       g_assert_cmpint (probe.max_gap, <, 50 * 1000);
     else
       g_printerr ("# wall-clock gap not asserted: load average %.1f > %d CPUs\n", load, cpus);
   }
   g_assert_nonnull (strstr (fm_window_get_progress_text (window), " of "));
+
+  /* When a run ends the window sums it up (issue 16): how many formulas and
+   * how many to check (that count is the model's: not pinned here). */
+  {
+    g_autofree char *summary = g_strdup_printf ("%u formulas recognised", n - n_numbers);
+    guint toasts;
+
+    g_assert_nonnull (fm_window_get_last_toast (window));
+    g_printerr ("# last toast: %s\n", fm_window_get_last_toast (window));
+    g_assert_true (g_str_has_prefix (fm_window_get_last_toast (window), summary));
+    /* Recognise with nothing left says so. */
+    toasts = fm_window_get_n_toasts (window);
+    g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL));
+    g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 1);
+    g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Every formula is already recognised");
+    g_assert_cmpint (fm_engine_worker_get_state (worker), ==, FM_ENGINE_STATE_READY);
+  }
 }
 
 typedef struct {
@@ -519,6 +611,9 @@ test_copy (void)
   g_autofree char *all = NULL;
   g_autofree char *clip = NULL;
   g_autofree char *clip_all = NULL;
+  g_autofree char *clip_button = NULL;
+  GtkWidget *copy_all;
+  guint toasts;
 
   if (!fm_engine_worker_has_engine () ||
       fm_engine_worker_get_state (fm_application_get_worker (app)) == FM_ENGINE_STATE_NO_MODEL)
@@ -533,14 +628,32 @@ test_copy (void)
   g_assert_nonnull (copy);
   /* Something else first, so the copy must replace it. */
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
+  toasts = fm_window_get_n_toasts (window);
   g_signal_emit_by_name (copy, "clicked");
   clip = read_clipboard ();
   g_assert_cmpstr (clip, ==, fm_results_item_get_latex (fm_results_row_get_item (row)));
+  /* Every copy says so (issue 16): the row's button too. */
+  g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 1);
+  g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Copied the formula's LaTeX");
 
+  all = fm_results_panel_dup_all_latex (fm_document_tab_get_results_panel (tab));
+  /* The panel's Copy All button, as a person clicks it. */
+  copy_all = find_button_with_tooltip (GTK_WIDGET (fm_document_tab_get_results_panel (tab)),
+                                       "Copy the LaTeX of every formula");
+  g_assert_nonnull (copy_all);
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
+  g_signal_emit_by_name (copy_all, "clicked");
+  clip_button = read_clipboard ();
+  g_assert_cmpstr (clip_button, ==, all);
+  g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 2);
+  g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Copied the LaTeX of every formula");
+
+  /* And the window's action. */
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (window)), "not this");
   gtk_widget_activate_action (GTK_WIDGET (window), "win.copy-all", NULL);
   clip_all = read_clipboard ();
-  all = fm_results_panel_dup_all_latex (fm_document_tab_get_results_panel (tab));
   g_assert_cmpstr (clip_all, ==, all);
+  g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 3);
 }
 
 static void
