@@ -41,6 +41,7 @@ typedef struct {
   gboolean dict;
   gboolean text;    /* running text                                          */
   gboolean number;  /* reads like an equation number                         */
+  gboolean digits;  /* digits only (a page number, a count in the prose)      */
   int band;
 } Word;
 
@@ -292,8 +293,10 @@ letters_only (const char *s, int *n_letters)
   int n = 0, core_end = 0;
 
   /* Leading quote/bracket and trailing sentence punctuation are prose's. */
-  while (*p && strchr ("\"'(", *p))
-    p++;
+  /* Opening quotes and brackets (Tesseract reads a paragraph's first
+   * letter's serif as ‘ now and then). */
+  while (*p && (strchr ("\"'(", *p) || g_str_has_prefix (p, "\u2018") || g_str_has_prefix (p, "\u201c")))
+    p = g_utf8_next_char (p);
   for (; *p; p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
@@ -394,7 +397,6 @@ words_free (GArray *words)
 typedef struct {
   double top, bottom;   /* median of its words, deskewed frame */
   double x0, x1;
-  gboolean text;        /* running text, not a display's line  */
 } Band;
 
 static int
@@ -451,10 +453,18 @@ text_bands (GArray *words, double em)
   return bands;
 }
 
+static int
+cmp_word_x (gconstpointer a, gconstpointer b)
+{
+  const Word *p = *(Word *const *) a, *q = *(Word *const *) b;
+  return p->b.x0 < q->b.x0 ? -1 : p->b.x0 > q->b.x0;
+}
+
 typedef struct {
   Box b;
   int n_seed;
   int band;         /* the text line it sits on, -1: a line of its own */
+  gboolean only_digits; /* all its ink is in digit-only words          */
   gboolean display;
   gboolean number;
   int block;
@@ -496,15 +506,19 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
       int n_letters = 0;
       w->b = box_turn (&w->img, -skew, cx, cy);
       w->number = reads_like_number (w->utf8);
+      w->digits = w->utf8[0] != '\0';
+      for (const char *p = w->utf8; *p; p++)
+        if (!g_ascii_isdigit (*p))
+          w->digits = FALSE;
       /* Running text: a word of letters (sentence punctuation allowed) that
        * Tesseract is sure of, or finds in its dictionary. Single letters are
        * not: math letters read as words ("a", "x") as often as prose's. */
       w->text = letters_only (w->utf8, &n_letters) && n_letters >= 2 &&
-                ((w->dict && w->conf >= 60) || w->conf >= 88);
+                ((w->dict && w->conf >= 40) || w->conf >= 88);
       /* A scan's misread prose ("imnber") is still a run of four or more
        * letters; math becomes such runs only on lines of its own, which
        * the band test below tells apart. */
-      if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 30)
+      if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4)
         w->text = TRUE;
     }
   heights = g_new (double, words->len + 1);
@@ -518,34 +532,51 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
    * about 0.7 em over words with and without them. */
   em = nh > 0 ? median (heights, nh) / 0.7 : 10.0 * scale;
   bands = text_bands (words, em);
-  /* A band is running text when its text words are most of the words on
-   * it: a display's line holds words Tesseract makes of the math ("adt"),
-   * some of them dictionary words, but fewer than the rest. */
+  /* Line groups: the words on a band chained over gaps < 0.8 em (a word
+   * space, the space around an inline formula, not a column gap). A group
+   * is running text when its text words are at least half its width: a
+   * display's line holds words Tesseract makes of the math ("adt"), some of
+   * them dictionary words, but fewer than the rest. The words of a math
+   * group are math. */
   for (guint k = 0; k < bands->len; k++)
     {
       Band *band = &g_array_index (bands, Band, k);
-      double text_w = 0, all_w = 0;
+      g_autoptr(GPtrArray) on = g_ptr_array_new ();
       for (guint i = 0; i < words->len; i++)
         {
           Word *w = &g_array_index (words, Word, i);
           double my = (w->b.y0 + w->b.y1) / 2;
-          if (my < band->top || my > band->bottom || w->number)
-            continue;
-          all_w += box_w (&w->b);
-          if (w->text && w->band == (int) k)
-            text_w += box_w (&w->b);
+          if (my >= band->top && my <= band->bottom && !w->number && (w->band < 0 || w->band == (int) k))
+            g_ptr_array_add (on, w);
         }
-      band->text = text_w >= 0.5 * all_w;
-      if (!band->text)
-        for (guint i = 0; i < words->len; i++)
-          {
-            Word *w = &g_array_index (words, Word, i);
-            if (w->band == (int) k)
+      g_ptr_array_sort (on, cmp_word_x);
+      for (guint a = 0; a < on->len;)
+        {
+          double text_w = 0, all_w = 0, right = ((Word *) on->pdata[a])->b.x1;
+          int n_text = 0;
+          guint b = a;
+          while (b < on->len && (b == a || ((Word *) on->pdata[b])->b.x0 - right < 0.8 * em))
+            {
+              Word *w = on->pdata[b++];
+              right = MAX (right, w->b.x1);
+              all_w += box_w (&w->b);
+              if (w->text)
+                {
+                  text_w += box_w (&w->b);
+                  n_text++;
+                }
+            }
+          /* A line of prose with a long inline formula has more text words
+           * than the two a display's misreadings make. */
+          if (text_w < 0.5 * all_w && n_text <= 2)
+            for (guint m = a; m < b; m++)
               {
-                w->band = -1;
+                Word *w = on->pdata[m];
                 w->text = FALSE;
+                w->band = -1;
               }
-          }
+          a = b;
+        }
     }
 
   for (int i = 0; i < n_comps; i++)
@@ -611,8 +642,13 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
             continue;
           gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
           gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
+          /* A long thin rule (a fraction bar, a footnote's rule) takes what
+           * lies within 0.15 em above and below it: a fraction's parts sit
+           * that close, a footnote's first line does not. */
+          gboolean rule = (box_h (&a->b) < 0.12 * em && box_w (&a->b) > 2 * em) ||
+                          (box_h (&b->b) < 0.12 * em && box_w (&b->b) > 2 * em);
           if ((gx < 0.5 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b))) ||
-              (gx < 0 && gy < 0.3 * em) || (gx < 0.12 * em && gy < 0.12 * em))
+              (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em))
             uf_join (parent, i, j);
         }
     }
@@ -630,7 +666,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         r = uf_find (parent, i);
         if (root_cluster[r] < 0)
           {
-            Cluster n = { c->b, 0, -1, FALSE, FALSE, -1 };
+            Cluster n = { c->b, 0, -1, TRUE, FALSE, FALSE, -1 };
             root_cluster[r] = (int) clusters->len;
             g_array_append_val (clusters, n);
           }
@@ -640,6 +676,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         c->cluster = root_cluster[r];
         if (c->word >= 0 && g_array_index (words, Word, c->word).number)
           cl->number = TRUE;
+        if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
+          cl->only_digits = FALSE;
       }
   }
 
@@ -654,8 +692,14 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           Band *band = &g_array_index (bands, Band, k);
           double ov = v_overlap (cl->b.y0, cl->b.y1, band->top, band->bottom);
           double frac = ov / MIN (box_h (&cl->b), band->bottom - band->top);
+          double mid = (cl->b.y0 + cl->b.y1) / 2;
           gboolean near_text = FALSE;
-          if (!band->text || frac < 0.3 || frac <= best)
+          if (frac < 0.3 || frac <= best)
+            continue;
+          /* Its middle on the line: a display's limits and fraction parts
+           * reach into the lines above and below, an inline formula's
+           * middle is on its line (the math axis). */
+          if (mid < band->top - 0.2 * em || mid > band->bottom + 0.2 * em)
             continue;
           for (guint w = 0; w < words->len && !near_text; w++)
             {
@@ -711,9 +755,9 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   {
     g_autofree int *region_of_block = g_new (int, clusters->len + 1);
     double font_size = em / scale, text_right = 0;
-    for (guint k = 0; k < bands->len; k++)
-      if (g_array_index (bands, Band, k).text)
-        text_right = MAX (text_right, g_array_index (bands, Band, k).x1);
+    for (guint i = 0; i < words->len; i++)
+      if (g_array_index (words, Word, i).text)
+        text_right = MAX (text_right, g_array_index (words, Word, i).b.x1);
     for (guint i = 0; i < clusters->len; i++)
       region_of_block[i] = -1;
     for (guint i = 0; i < clusters->len; i++)
@@ -723,6 +767,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         FmRect r;
         FmRegion *reg;
         if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
+          continue;
+        /* Bare numbers are typographically text (bench/detect/README.md):
+         * a page number, a year on a line of its own. */
+        if (cl->only_digits)
           continue;
         /* Specks and sentence dots that survived as seeds; a display is at
          * least as tall as a lowercase letter (a lone rule - a footnote's,

@@ -76,7 +76,9 @@ def degrade(img, rng, mode, max_skew):
     lo, hi = rng.uniform(0, 40), rng.uniform(220, 255)
     a = lo + np.clip(a, 0, 255) * (hi - lo) / 255.0
     if kind == "binary":
-        threshold = rng.uniform(0.45, 0.6) * 255
+        # Between paper and ink, nearer the paper: a copier keeps hairlines
+        # (fraction bars, the thin strokes of CM) but thickens strokes.
+        threshold = lo + (hi - lo) * rng.uniform(0.6, 0.75)
         # Salt-and-pepper specks, as on a copier's glass.
         specks = nrng.random(a.shape) < rng.uniform(0, 2e-4)
         a = np.where(a < threshold, 0, 255)
