@@ -40,8 +40,11 @@ typedef struct {
   char *utf8;
   gboolean dict;
   gboolean text;    /* running text                                          */
+  gboolean strong;  /* text that math is not misread as (3+ letters, or a
+                     * sure dictionary word of two)                        */
   gboolean number;  /* reads like an equation number                         */
   gboolean digits;  /* digits only (a page number, a count in the prose)      */
+  gboolean citation; /* "[12]", "[3, 7]": prose, never a formula             */
   int band;
 } Word;
 
@@ -313,6 +316,8 @@ letters_only (const char *s, int *n_letters)
         }
       else if (strchr (".,;:!?)\"", (int) c) && c < 128)
         core_end = 1;
+      else if (n >= 3 && !g_unichar_isalnum (c))
+        core_end = 1;  /* a footnote mark after a word ("Also¹" read as "Also’") */
       else
         return FALSE;
     }
@@ -328,6 +333,15 @@ reads_like_number (const char *s)
   if (g_once_init_enter (&re))
     g_once_init_leave (&re, g_regex_new ("^[(\\[{|]([0-9IlO]{1,3}([.][0-9IlO]{1,3})?[a-z]?|[A-Z][.][0-9]{1,3}|[ivx]{1,4}|[*])[)\\]}|]$",
                                          0, 0, NULL));
+  return g_regex_match (re, s, 0, NULL);
+}
+
+static gboolean
+reads_like_citation (const char *s)
+{
+  static GRegex *re;
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("^[\\[(|][0-9lI]{1,3}([,-][0-9lI]{1,3})*[\\])|][.,;:]?$", 0, 0, NULL));
   return g_regex_match (re, s, 0, NULL);
 }
 
@@ -506,6 +520,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
       int n_letters = 0;
       w->b = box_turn (&w->img, -skew, cx, cy);
       w->number = reads_like_number (w->utf8);
+      w->citation = reads_like_citation (w->utf8);
       w->digits = w->utf8[0] != '\0';
       for (const char *p = w->utf8; *p; p++)
         if (!g_ascii_isdigit (*p))
@@ -514,12 +529,13 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
        * Tesseract is sure of, or finds in its dictionary. Single letters are
        * not: math letters read as words ("a", "x") as often as prose's. */
       w->text = letters_only (w->utf8, &n_letters) && n_letters >= 2 &&
-                ((w->dict && w->conf >= 40) || w->conf >= 88);
+                ((w->dict && w->conf >= 50) || w->conf >= 88);
+      w->strong = w->text && (n_letters >= 3 || (w->dict && w->conf >= 85));
       /* A scan's misread prose ("imnber") is still a run of four or more
        * letters; math becomes such runs only on lines of its own, which
        * the band test below tells apart. */
-      if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4)
-        w->text = TRUE;
+      if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 50)
+        w->text = w->strong = TRUE;
     }
   heights = g_new (double, words->len + 1);
   for (guint i = 0; i < words->len; i++)
@@ -560,7 +576,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
               Word *w = on->pdata[b++];
               right = MAX (right, w->b.x1);
               all_w += box_w (&w->b);
-              if (w->text)
+              if (w->strong)
                 {
                   text_w += box_w (&w->b);
                   n_text++;
@@ -602,7 +618,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           c->text = w->text;
           /* Letters and digits Tesseract reads well are no evidence of math
            * by themselves (a page number, "a"), but join a formula they touch. */
-          c->seed = !w->text && !w->number &&
+          c->seed = !w->text && !w->number && !w->citation &&
                     !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
                                         g_utf8_strlen (w->utf8, -1) <= 1));
           if (!w->text && !w->number && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
@@ -734,7 +750,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
             continue;
           gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
           gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
-          if ((gx < 0 && gy < 0.9 * em) || (gy < -0.3 * em && gx < 3.0 * em))
+          if ((gx < 0 && gy < 0.9 * em) ||
+              (gy < -0.3 * MIN (em, MIN (box_h (&a->b), box_h (&b->b))) && gx < 3.0 * em))
             uf_join (bp, (int) i, (int) j);
         }
     for (guint i = 0; i < clusters->len; i++)
@@ -846,6 +863,17 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
       g_printerr ("scan: page %d, OCR %.0f ms, %d x %d px, skew %.2f deg, em %.1f px, %u words, %u bands, %d comps\n",
                   page_index + 1, t_ocr / 1000.0, img->width, img->height, skew * 180 / G_PI, em, words->len,
                   bands->len, n_comps);
+      for (guint i = 0; i < clusters->len; i++)
+        {
+          Cluster *cl = &g_array_index (clusters, Cluster, i);
+          g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d band %d%s%s block %d\n", i, cl->b.x0, cl->b.y0,
+                      cl->b.x1, cl->b.y1, cl->n_seed, cl->band, cl->display ? " display" : "",
+                      cl->number ? " number" : "", cl->block);
+        }
+      for (guint k = 0; k < bands->len; k++)
+        g_printerr ("  band %u [%.0f %.0f %.0f %.0f]\n", k, g_array_index (bands, Band, k).x0,
+                    g_array_index (bands, Band, k).top, g_array_index (bands, Band, k).x1,
+                    g_array_index (bands, Band, k).bottom);
       for (guint i = 0; i < words->len; i++)
         {
           Word *w = &g_array_index (words, Word, i);

@@ -5,7 +5,8 @@ Every page of IN.pdf is rasterised (pdftoppm, gray) at --dpi, degraded as a
 scanner or a photocopier would - a skew of up to --max-skew degrees about the
 page centre, blur, gaussian noise, then either binarisation (a fax/copier
 threshold) or JPEG compression - and written back as one image per page into
-an image-only PDF (Pillow's PDF writer, page size in points as the original,
+an image-only PDF (Pillow's PDF writer: binarised pages as 1-bit CCITT G4,
+gray ones as JPEG; page size in points as the original,
 so the twin's coordinates are the original's). The truth boxes of
 IN.truth.json are turned with the skew (the box around the four turned
 corners) and written as OUT.truth.json beside OUT.pdf, format
@@ -83,7 +84,9 @@ def degrade(img, rng, mode, max_skew):
         specks = nrng.random(a.shape) < rng.uniform(0, 2e-4)
         a = np.where(a < threshold, 0, 255)
         a[specks] = 255 - a[specks]
-        img = Image.fromarray(a.astype(np.uint8), "L")
+        # 1 bit per pixel: Pillow writes it losslessly (CCITT G4), as a
+        # fax or a copier's PDF would be, where gray goes through JPEG.
+        img = Image.fromarray(a.astype(np.uint8), "L").convert("1")
     else:
         img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "L")
         buf = io.BytesIO()
