@@ -31,6 +31,7 @@ typedef struct {
   gboolean text;    /* inside a running-text word                            */
   gboolean seed;    /* math evidence (not a word, or a word that is no text) */
   int cluster;
+  int band;         /* the text line its middle lies on, -1 none             */
 } Comp;
 
 typedef struct {
@@ -213,7 +214,7 @@ ink_components (const FmGrayImage *img, int threshold, int min_area)
         r = uf_find ((int *) parent->data, l);
         if (root_to_comp[r] < 0)
           {
-            Comp nc = { { x, y, x + 1, y + 1 }, { 0 }, 0, -1, FALSE, FALSE, -1 };
+            Comp nc = { { x, y, x + 1, y + 1 }, { 0 }, 0, -1, FALSE, FALSE, -1, -1 };
             root_to_comp[r] = (int) comps->len;
             g_array_append_val (comps, nc);
           }
@@ -479,6 +480,7 @@ typedef struct {
   int n_seed;
   int band;         /* the text line it sits on, -1: a line of its own */
   gboolean only_digits; /* all its ink is in digit-only words          */
+  int n_pieces;     /* ink components                                  */
   gboolean display;
   gboolean number;
   int block;
@@ -634,8 +636,16 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         }
       else
         c->seed = TRUE;  /* ink Tesseract made no word of: rules, big symbols */
-      /* Ink as large as a good part of the page is a picture, not a formula. */
-      if (box_w (&c->b) > img->width * 0.6 || box_h (&c->b) > img->height * 0.3)
+      c->band = -1;
+      for (guint k = 0; k < bands->len; k++)
+        if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
+          c->band = (int) k;
+      /* Ink as large as a good part of the page is a picture, not a
+       * formula; so is one piece of ink over 4 em both ways (a drawing, a
+       * frame): a formula's tallest pieces (delimiters, integrals) are
+       * narrow, its widest (rules) flat. */
+      if (box_w (&c->b) > img->width * 0.6 || box_h (&c->b) > img->height * 0.3 ||
+          (box_w (&c->b) > 4 * em && box_h (&c->b) > 4 * em))
         c->text = TRUE;
     }
 
@@ -655,6 +665,12 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           Comp *b = &g_array_index (comps, Comp, j);
           double gx, gy;
           if (b->text)
+            continue;
+          /* Ink on two different text lines is never one formula: two
+           * inline formulas one above the other are closer than a
+           * fraction's parts. Limits, fraction parts and displays lie
+           * between or off the lines. */
+          if (a->band >= 0 && b->band >= 0 && a->band != b->band)
             continue;
           gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
           gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
@@ -682,13 +698,14 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         r = uf_find (parent, i);
         if (root_cluster[r] < 0)
           {
-            Cluster n = { c->b, 0, -1, TRUE, FALSE, FALSE, -1 };
+            Cluster n = { c->b, 0, -1, TRUE, 0, FALSE, FALSE, -1 };
             root_cluster[r] = (int) clusters->len;
             g_array_append_val (clusters, n);
           }
         cl = &g_array_index (clusters, Cluster, root_cluster[r]);
         box_union (&cl->b, &c->b);
         cl->n_seed += c->seed;
+        cl->n_pieces++;
         c->cluster = root_cluster[r];
         if (c->word >= 0 && g_array_index (words, Word, c->word).number)
           cl->number = TRUE;
@@ -764,6 +781,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
             Cluster *root = &g_array_index (clusters, Cluster, r);
             box_union (&root->b, &a->b);
             root->n_seed += a->n_seed;
+            root->n_pieces += a->n_pieces;
           }
       }
   }
@@ -795,6 +813,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         if (box_w (&cl->b) < 0.25 * em && box_h (&cl->b) < 0.25 * em)
           continue;
         if (cl->display && box_h (&cl->b) < 0.4 * em)
+          continue;
+        /* One piece of ink alone on its line is a page number or a mark
+         * Tesseract did not read, not a display. */
+        if (cl->display && cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em)
           continue;
         b = box_turn (&cl->b, skew, cx, cy);
         r = (FmRect) { b.x0 / scale, b.y0 / scale, b.x1 / scale, b.y1 / scale };
