@@ -468,6 +468,40 @@ text_bands (GArray *words, double em)
   return bands;
 }
 
+/* Summed-area table of the pixels between ink and paper (64..191): type
+ * on paper has them only along its edges, a photo everywhere. */
+static guint32 *
+midtone_table (const FmGrayImage *img)
+{
+  int w = img->width, h = img->height;
+  guint32 *t = g_new0 (guint32, (gsize) (w + 1) * (h + 1));
+
+  for (int y = 0; y < h; y++)
+    {
+      guint32 row = 0;
+      for (int x = 0; x < w; x++)
+        {
+          guint8 v = img->pixels[y * img->stride + x];
+          row += v >= 64 && v < 192;
+          t[(gsize) (y + 1) * (w + 1) + x + 1] = t[(gsize) y * (w + 1) + x + 1] + row;
+        }
+    }
+  return t;
+}
+
+static double
+midtone_fraction (const guint32 *t, const FmGrayImage *img, const Box *b)
+{
+  int w = img->width;
+  int x0 = CLAMP ((int) b->x0, 0, w), x1 = CLAMP ((int) ceil (b->x1), 0, w);
+  int y0 = CLAMP ((int) b->y0, 0, img->height), y1 = CLAMP ((int) ceil (b->y1), 0, img->height);
+  double n = (double) (x1 - x0) * (y1 - y0);
+  if (n <= 0)
+    return 0;
+  return (t[(gsize) y1 * (w + 1) + x1] - t[(gsize) y0 * (w + 1) + x1] -
+          t[(gsize) y1 * (w + 1) + x0] + t[(gsize) y0 * (w + 1) + x0]) / n;
+}
+
 static int
 cmp_word_x (gconstpointer a, gconstpointer b)
 {
@@ -481,6 +515,7 @@ typedef struct {
   int band;         /* the text line it sits on, -1: a line of its own */
   gboolean only_digits; /* all its ink is in digit-only words          */
   int n_pieces;     /* ink components                                  */
+  double ink;       /* inked pixels                                    */
   gboolean display;
   gboolean number;
   int block;
@@ -502,6 +537,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   g_autoptr(GArray) clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
   g_autofree int *parent = NULL;
   g_autofree double *heights = NULL;
+  g_autofree guint32 *midtones = NULL;
   GArray *words;
   double skew = 0, em, cx = img->width / 2.0, cy = img->height / 2.0;
   int nh = 0, n_comps = (int) comps->len;
@@ -698,7 +734,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         r = uf_find (parent, i);
         if (root_cluster[r] < 0)
           {
-            Cluster n = { c->b, 0, -1, TRUE, 0, FALSE, FALSE, -1 };
+            Cluster n = { c->b, 0, -1, TRUE, 0, 0, FALSE, FALSE, -1 };
             root_cluster[r] = (int) clusters->len;
             g_array_append_val (clusters, n);
           }
@@ -706,6 +742,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         box_union (&cl->b, &c->b);
         cl->n_seed += c->seed;
         cl->n_pieces++;
+        cl->ink += c->area;
         c->cluster = root_cluster[r];
         if (c->word >= 0 && g_array_index (words, Word, c->word).number)
           cl->number = TRUE;
@@ -782,6 +819,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
             box_union (&root->b, &a->b);
             root->n_seed += a->n_seed;
             root->n_pieces += a->n_pieces;
+            root->ink += a->ink;
           }
       }
   }
@@ -814,9 +852,35 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           continue;
         if (cl->display && box_h (&cl->b) < 0.4 * em)
           continue;
+        /* Ink covering half its box is a photo's blotch or a filled
+         * shape. */
+        if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b))
+          continue;
+        /* A photo: a display, or anything larger than a few letters, with
+         * a third of its box in midtones (a JPEG'd scan's type has them
+         * only along the strokes, and a small inline box is mostly
+         * strokes; measured in the render, the box turned back onto the
+         * page). */
+        b = box_turn (&cl->b, skew, cx, cy);
+        if (midtones == NULL)
+          midtones = midtone_table (img);
+        if ((cl->display || box_w (&cl->b) * box_h (&cl->b) > 4 * em * em) &&
+            midtone_fraction (midtones, img, &b) > 0.33)
+          continue;
+        /* Larger than a few letters and a third inked: a picture (a
+         * formula of that size is mostly white between its symbols). */
+        if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
+            cl->ink > 0.33 * box_w (&cl->b) * box_h (&cl->b))
+          continue;
+        /* A photo's grain: pieces packed denser than glyphs (a formula has
+         * about 2 to 4 per square em, scripts and all). */
+        if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
+            cl->n_pieces > 8.0 * box_w (&cl->b) * box_h (&cl->b) / (em * em))
+          continue;
         /* One piece of ink alone on its line is a page number or a mark
-         * Tesseract did not read, not a display. */
-        if (cl->display && cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em)
+         * Tesseract did not read, not a display; nor is a stroke narrower
+         * than half an em (a scanner's edge, a photo's). */
+        if (cl->display && ((cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em) || box_w (&cl->b) < 0.5 * em))
           continue;
         b = box_turn (&cl->b, skew, cx, cy);
         r = (FmRect) { b.x0 / scale, b.y0 / scale, b.x1 / scale, b.y1 / scale };

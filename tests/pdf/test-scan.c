@@ -166,8 +166,8 @@ test_twins (void)
 static void
 test_blank (void)
 {
-  /* A scanned white page with dust, and a page with a drawing and nothing
-   * else: no text layer, no formula. The first is blank with or without
+  /* A scanned white page with dust, a photo, and a page with a drawing and
+   * nothing else: no text layer, no formula. The first is blank with or without
    * Tesseract (the ink test comes first). */
   {
     g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/scan/blank-scan.pdf");
@@ -182,6 +182,20 @@ test_blank (void)
     g_assert_cmpint (source, ==, FM_PAGE_SOURCE_BLANK);
     g_assert_cmpstr (fm_page_source_to_string (source), ==, "blank");
   }
+  /* A page that is one photo (smooth blotches and grain at 50 dpi): no
+   * formula either. */
+  if (fm_scan_have_ocr ())
+    {
+      g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/scan/photo.pdf");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) regions = NULL;
+      FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
+
+      regions = fm_detect_page_any (doc, 0, NULL, &source, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (source, ==, FM_PAGE_SOURCE_PIXELS);
+      g_assert_cmpuint (regions->len, ==, 0);
+    }
   if (fm_scan_have_ocr ())
     {
       g_autoptr(FmDocument) doc = open_fixture ("tests/bad/pdf/no-text.pdf");
