@@ -530,7 +530,7 @@ v_overlap (double a0, double a1, double b0, double b1)
 /* The regions of one rendered page (img at scale px/pt). */
 static GPtrArray *
 analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int page_index,
-         GError **error)
+         gboolean words_only, GError **error)
 {
   GPtrArray *regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   g_autoptr(GArray) bands = NULL;
@@ -683,6 +683,55 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
       if (box_w (&c->b) > img->width * 0.6 || box_h (&c->b) > img->height * 0.3 ||
           (box_w (&c->b) > 4 * em && box_h (&c->b) > 4 * em))
         c->text = TRUE;
+    }
+
+  if (words_only)
+    {
+      /* The bench's baseline, Tesseract alone: its words that are not in
+       * its dictionary (nor numbers, citations, bare digits) are math;
+       * neighbours on one line less than 0.6 em apart are one formula,
+       * inline on a line with running text, else display. No ink. */
+      g_autoptr(GArray) math = g_array_new (FALSE, FALSE, sizeof (Box));
+      g_autoptr(GArray) math_band = g_array_new (FALSE, FALSE, sizeof (int));
+      for (guint i = 0; i < words->len; i++)
+        {
+          Word *w = &g_array_index (words, Word, i);
+          double my = (w->b.y0 + w->b.y1) / 2;
+          int band = -1;
+          gboolean merged = FALSE;
+          if (w->dict || w->number || w->citation || w->digits || w->utf8[0] == '\0')
+            continue;
+          for (guint k = 0; k < bands->len; k++)
+            if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
+              band = (int) k;
+          for (guint m = 0; m < math->len && !merged; m++)
+            {
+              Box *o = &g_array_index (math, Box, m);
+              if (g_array_index (math_band, int, m) == band &&
+                  v_overlap (o->y0, o->y1, w->b.y0, w->b.y1) > 0 &&
+                  MAX (o->x0, w->b.x0) - MIN (o->x1, w->b.x1) < 0.6 * em)
+                {
+                  box_union (o, &w->b);
+                  merged = TRUE;
+                }
+            }
+          if (!merged)
+            {
+              g_array_append_val (math, w->b);
+              g_array_append_val (math_band, band);
+            }
+        }
+      for (guint m = 0; m < math->len; m++)
+        {
+          Box b = box_turn (&g_array_index (math, Box, m), skew, cx, cy);
+          FmRect r = { b.x0 / scale, b.y0 / scale, b.x1 / scale, b.y1 / scale };
+          FmRegion *reg = fm_region_new (page_index, g_array_index (math_band, int, m) >= 0
+                                                      ? FM_REGION_INLINE : FM_REGION_DISPLAY, &r);
+          reg->font_size = em / scale;
+          g_ptr_array_add (regions, reg);
+        }
+      words_free (words);
+      return regions;
     }
 
   /* Clusters: non-text ink within 0.5 em side by side (a thick space
@@ -983,8 +1032,9 @@ cmp_region_order (const void *a, const void *b)
   return p->box.y0 < q->box.y0 ? -1 : p->box.y0 > q->box.y0;
 }
 
-GPtrArray *
-fm_scan_detect_page (FmDocument *doc, int page_index, FmScanPageKind *kind, GError **error)
+static GPtrArray *
+scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPageKind *kind,
+                  GError **error)
 {
   double w_pt = 0, h_pt = 0, scale = FM_SCAN_DPI / 72.0;
   g_autoptr(FmGrayImage) img = NULL;
@@ -1024,7 +1074,7 @@ fm_scan_detect_page (FmDocument *doc, int page_index, FmScanPageKind *kind, GErr
     TessBaseAPI *api;
     g_mutex_lock (&tess_lock);
     api = tess_get (error);
-    regions = api ? analyse (api, img, comps, scale, page_index, error) : NULL;
+    regions = api ? analyse (api, img, comps, scale, page_index, words_only, error) : NULL;
     g_mutex_unlock (&tess_lock);
     if (regions == NULL)
       return NULL;
@@ -1053,6 +1103,12 @@ fm_scan_detect_page (FmDocument *doc, int page_index, FmScanPageKind *kind, GErr
                fm_document_get_name (doc), page_index + 1);
   return NULL;
 #endif
+}
+
+GPtrArray *
+fm_scan_detect_page (FmDocument *doc, int page_index, FmScanPageKind *kind, GError **error)
+{
+  return scan_detect_page (doc, page_index, FALSE, kind, error);
 }
 
 const char *
@@ -1085,7 +1141,10 @@ fm_detect_page_any (FmDocument *doc, int page_index, const FmDetectOptions *opti
       return regions;
     }
   g_clear_error (&local);
-  regions = fm_scan_detect_page (doc, page_index, &kind, error);
+  /* The bench's baseline rule reads a scan with Tesseract alone. */
+  regions = scan_detect_page (doc, page_index,
+                              options != NULL && options->rule == FM_DETECT_RULE_PDFMATHTRANSLATE,
+                              &kind, error);
   if (regions && source)
     *source = kind == FM_SCAN_PAGE_BLANK ? FM_PAGE_SOURCE_BLANK : FM_PAGE_SOURCE_PIXELS;
   return regions;

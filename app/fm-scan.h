@@ -54,7 +54,10 @@ typedef enum {
 const char *fm_page_source_to_string (FmPageSource source);
 
 /* fm_detect_page, and for a page without a text layer fm_scan_detect_page:
- * every page gets regions, an empty list when blank, or an error. */
+ * every page gets regions, an empty list when blank, or an error. With
+ * options->rule FM_DETECT_RULE_PDFMATHTRANSLATE (the bench's baseline) a
+ * scanned page is read by Tesseract alone: its non-dictionary words are
+ * the formulas, no ink analysis. */
 GPtrArray  *fm_detect_page_any (FmDocument            *doc,
                                 int                    page_index,
                                 const FmDetectOptions *options,
