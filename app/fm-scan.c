@@ -515,6 +515,7 @@ typedef struct {
   int band;         /* the text line it sits on, -1: a line of its own */
   gboolean only_digits; /* all its ink is in digit-only words          */
   int n_pieces;     /* ink components                                  */
+  int number_word;  /* the word reading "(3.1)" in it, -1 none         */
   double ink;       /* inked pixels                                    */
   gboolean display;
   gboolean number;
@@ -799,7 +800,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         r = uf_find (parent, i);
         if (root_cluster[r] < 0)
           {
-            Cluster n = { c->b, 0, -1, TRUE, 0, 0, FALSE, FALSE, -1 };
+            Cluster n = { c->b, 0, -1, TRUE, 0, -1, 0, FALSE, FALSE, -1 };
             root_cluster[r] = (int) clusters->len;
             g_array_append_val (clusters, n);
           }
@@ -810,7 +811,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         cl->ink += c->area;
         c->cluster = root_cluster[r];
         if (c->word >= 0 && g_array_index (words, Word, c->word).number)
-          cl->number = TRUE;
+          {
+            cl->number = TRUE;
+            cl->number_word = c->word;
+          }
         if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
           cl->only_digits = FALSE;
       }
@@ -1006,6 +1010,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         reg = fm_region_new (page_index, FM_REGION_NUMBER, &r);
         reg->font_size = font_size;
         reg->label_of = label;
+        /* What it reads, as the text layer's numbers: the window shows it
+         * beside its display's formula. */
+        if (cl->number_word >= 0)
+          reg->text = g_strdup (g_array_index (words, Word, cl->number_word).utf8);
         g_ptr_array_add (regions, reg);
       }
   }
