@@ -982,11 +982,16 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
                     v_overlap (cl->b.y0, cl->b.y1, d->b.y0, d->b.y1) > 0.3 * box_h (&cl->b) &&
                     cl->b.x0 - d->b.x1 > 3.0 * em)
                   {
-                    g_ptr_array_remove_index (regions, region_of_block[i]);
-                    for (guint m = 0; m < clusters->len; m++)
-                      if (region_of_block[m] > region_of_block[i])
-                        region_of_block[m]--;
-                    region_of_block[i] = -1;
+                    /* A display region of its own unless a rule above
+                     * dropped it already. */
+                    if (region_of_block[i] >= 0)
+                      {
+                        g_ptr_array_remove_index (regions, region_of_block[i]);
+                        for (guint m = 0; m < clusters->len; m++)
+                          if (region_of_block[m] > region_of_block[i])
+                            region_of_block[m]--;
+                        region_of_block[i] = -1;
+                      }
                     cl->number = TRUE;
                     break;
                   }
