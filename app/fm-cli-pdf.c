@@ -12,6 +12,7 @@
 #include "fm-output-file.h"
 #include "fm-pages.h"
 #include "fm-recognize.h"
+#include "fm-scan.h"
 
 #include "fe.h"
 
@@ -527,10 +528,11 @@ run_pdf (int argc, char **argv)
       guint first = job->regions->len;
       gint64 t0 = g_get_monotonic_time ();
       char *note = NULL;
+      FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
 
       g_clear_error (&page_error);
       if (fm_document_get_page_size (doc, page, NULL, NULL, &page_error))
-        found = fm_detect_page (doc, page, &dopts, &page_error);
+        found = fm_detect_page_any (doc, page, &dopts, &source, &page_error);
       job->detect_ms += (g_get_monotonic_time () - t0) / 1000.0;
       g_array_append_val (job->pages, page);
       if (found == NULL)
@@ -566,6 +568,7 @@ run_pdf (int argc, char **argv)
             progress.formulas_done = progress.formulas_total;
         }
       g_ptr_array_add (job->page_notes, note);
+      g_ptr_array_add (job->page_analysis, found ? (gpointer) fm_page_source_to_string (source) : NULL);
       progress.pages_done = (int) i + 1;
       progress_draw (&progress, FALSE);
     }

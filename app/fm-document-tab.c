@@ -7,6 +7,7 @@
 #ifdef FM_HAVE_DETECT
 #include "fm-detect.h"
 #include "fm-recognize.h"
+#include "fm-scan.h"
 #endif
 
 struct _FmDocumentTab {
@@ -23,6 +24,8 @@ struct _FmDocumentTab {
   gboolean detecting;
   int pages_detected;
   char **page_notes;           /* per page: why detection found nothing, or NULL */
+  const char **page_sources;   /* per page: fm_page_source_to_string, or NULL    */
+  int pages_from_pixels;       /* pages without a text layer, read from pixels   */
   int n_notes;
   guint refilter_idle;
 
@@ -103,6 +106,7 @@ typedef struct {
   int page;                  /* -1: detection finished */
   GPtrArray *regions;        /* FmRegion*, owning; NULL on error */
   char *note;
+  FmPageSource source;       /* what the regions were found in */
 } DetectedPage;
 
 static void finish_detection (FmDocumentTab *self);
@@ -122,6 +126,11 @@ deliver_page (gpointer data)
           self->pages_detected++;
           if (dp->note != NULL && self->page_notes != NULL)
             self->page_notes[dp->page] = g_steal_pointer (&dp->note);
+          if (dp->regions != NULL && self->page_sources != NULL)
+            {
+              self->page_sources[dp->page] = fm_page_source_to_string (dp->source);
+              self->pages_from_pixels += dp->source == FM_PAGE_SOURCE_PIXELS;
+            }
           guint n_regions = dp->regions != NULL ? dp->regions->len : 0;
           g_autoptr(GPtrArray) page_items = g_ptr_array_new_full (n_regions, g_object_unref);
 
@@ -176,7 +185,8 @@ detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
       if (page < n && !g_cancellable_is_cancelled (cancellable))
         {
           g_autoptr(GError) error = NULL;
-          dp->regions = fm_detect_page (doc, page, &options, &error);
+          /* A page without a text layer is read from its pixels (fm-scan.h). */
+          dp->regions = fm_detect_page_any (doc, page, &options, &dp->source, &error);
           if (dp->regions == NULL)
             dp->note = g_strdup (error->message);
           else
@@ -203,6 +213,9 @@ start_detection (FmDocumentTab *self)
 {
   self->n_notes = fm_document_get_n_pages (self->document);
   self->page_notes = g_new0 (char *, self->n_notes + 1);
+  g_free (self->page_sources);
+  self->page_sources = g_new0 (const char *, self->n_notes + 1);
+  self->pages_from_pixels = 0;
   self->detecting = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETECTING]);
 #ifdef FM_HAVE_DETECT
@@ -382,6 +395,7 @@ fm_document_tab_finalize (GObject *object)
   for (int i = 0; i < self->n_notes; i++)
     g_free (self->page_notes[i]);
   g_free (self->page_notes);
+  g_clear_pointer (&self->page_sources, g_free);
   G_OBJECT_CLASS (fm_document_tab_parent_class)->finalize (object);
 }
 
@@ -588,6 +602,21 @@ fm_document_tab_get_page_note (FmDocumentTab *self, int page)
       page >= fm_document_get_n_pages (self->document))
     return NULL;
   return self->page_notes[page];
+}
+
+const char *
+fm_document_tab_get_page_source (FmDocumentTab *self, int page)
+{
+  if (self->page_sources == NULL || self->document == NULL || page < 0 ||
+      page >= fm_document_get_n_pages (self->document))
+    return NULL;
+  return self->page_sources[page];
+}
+
+int
+fm_document_tab_get_pages_from_pixels (FmDocumentTab *self)
+{
+  return self->pages_from_pixels;
 }
 
 int

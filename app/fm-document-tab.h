@@ -31,6 +31,10 @@ gboolean        fm_document_tab_get_detecting (FmDocumentTab *self);
 int             fm_document_tab_get_pages_detected (FmDocumentTab *self);
 /* Why detection found nothing on page (e.g. no text layer), or NULL. */
 const char     *fm_document_tab_get_page_note (FmDocumentTab *self, int page);
+/* What page's regions were found in ("text layer", "pixels", "blank"), or
+ * NULL before it is detected; how many pages were read from pixels. */
+const char     *fm_document_tab_get_page_source (FmDocumentTab *self, int page);
+int             fm_document_tab_get_pages_from_pixels (FmDocumentTab *self);
 
 /* Queues every formula not yet recognised (the current page first);
  * returns how many it queued. */

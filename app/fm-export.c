@@ -14,6 +14,7 @@ fm_export_job_new (const char *source)
   job->source = g_utf8_make_valid (source, -1);
   job->pages = g_array_new (FALSE, FALSE, sizeof (int));
   job->page_notes = g_ptr_array_new_with_free_func (g_free);
+  job->page_analysis = g_ptr_array_new ();
   job->regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   return job;
 }
@@ -27,6 +28,7 @@ fm_export_job_free (FmExportJob *job)
   g_free (job->title);
   g_array_unref (job->pages);
   g_ptr_array_unref (job->page_notes);
+  g_ptr_array_unref (job->page_analysis);
   g_ptr_array_unref (job->regions);
   g_free (job->model);
   g_free (job->device);
@@ -565,12 +567,20 @@ to_json (FmExportJob *job)
   for (guint i = 0; i < job->pages->len; i++)
     {
       const char *note = i < job->page_notes->len ? job->page_notes->pdata[i] : NULL;
+      const char *analysis = i < job->page_analysis->len ? job->page_analysis->pdata[i] : NULL;
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "page");
       json_builder_add_int_value (b, g_array_index (job->pages, int, i) + 1);
       json_builder_set_member_name (b, "note");
       if (note)
         json_builder_add_string_value (b, note);
+      else
+        json_builder_add_null_value (b);
+      /* Which pages were read from pixels (a scan): their boxes and LaTeX
+       * deserve another look. */
+      json_builder_set_member_name (b, "analysis");
+      if (analysis)
+        json_builder_add_string_value (b, analysis);
       else
         json_builder_add_null_value (b);
       json_builder_end_object (b);

@@ -19,6 +19,10 @@ typedef struct {
   int n_pages;             /* pages in the document                       */
   GArray *pages;           /* int: 0-based pages processed                */
   GPtrArray *page_notes;   /* char* per entry of pages, NULL = fine       */
+  /* const char* per entry of pages: what its regions were found in
+   * (fm_page_source_to_string: "text layer", "pixels", "blank"), static
+   * strings; NULL or missing = not analysed. */
+  GPtrArray *page_analysis;
   GPtrArray *regions;      /* FmRegion*, owning                           */
   double detect_ms;
   double recognize_ms;

@@ -459,6 +459,13 @@ update_status (FmWindow *self)
                                                     n_pages);
         g_string_prepend (status, finding);
       }
+    if (doc != NULL && fm_document_tab_get_pages_from_pixels (tab) > 0)
+      {
+        int n = fm_document_tab_get_pages_from_pixels (tab);
+        /* Translators: pages of a scan, whose formulas were found in the image */
+        g_string_append_printf (status, g_dngettext (GETTEXT_PACKAGE, " · %d page read from pixels (no text layer)",
+                                                  " · %d pages read from pixels (no text layer)", n), n);
+      }
   }
 
   fm_engine_worker_get_progress (self->worker, &done, &total, &rate);
@@ -952,6 +959,7 @@ build_export_job (FmWindow *self, FmDocumentTab *tab)
       const char *note = fm_document_tab_get_page_note (tab, page);
       g_array_append_val (job->pages, page);
       g_ptr_array_add (job->page_notes, g_strdup (note));
+      g_ptr_array_add (job->page_analysis, (gpointer) fm_document_tab_get_page_source (tab, page));
     }
   for (guint i = 0; i < n; i++)
     {

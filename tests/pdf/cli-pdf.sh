@@ -26,8 +26,28 @@ expect 3 "not a PDF file" "$bad/not-a-pdf.pdf"
 expect 3 "empty file" "$bad/empty.pdf"
 expect 3 "damaged or truncated" "$bad/truncated.pdf"
 expect 3 "has no pages" "$bad/zero-pages.pdf"
-expect 3 "no text layer" "$bad/no-text.pdf"
-expect 3 "no text layer" "$bad/unrenderable.pdf"
+# Pages without a text layer are read from their pixels (app/fm-scan.c): a
+# drawing alone has no formula, a page with nothing on it is blank; the
+# JSON says which pages were analysed how.
+expect_analysis() { # expect_analysis ANALYSIS FILE
+  "$cli" pdf "$2" --detect-only -q -o "$tmp/an.json" 2>"$tmp/err"; rc=$?
+  if [ $rc -ne 0 ] || ! grep -q "\"analysis\" : \"$1\"" "$tmp/an.json"; then
+    echo "FAIL: pdf $2 -> rc $rc, want analysis $1:"; cat "$tmp/err"; grep analysis "$tmp/an.json"; fail=1
+  else
+    echo "ok: pdf $2 -> analysis $1"
+  fi
+}
+expect_analysis blank "$bad/unrenderable.pdf"
+expect_analysis blank "$fix/scan/blank-scan.pdf"
+expect_analysis "text layer" "$fix/truth-1-00.pdf"
+if "$cli" pdf "$fix/scan/truth-1-00-scan300.pdf" --detect-only -q -o "$tmp/scan.json" 2>"$tmp/err"; then
+  expect_analysis pixels "$bad/no-text.pdf"
+  expect_analysis pixels "$fix/scan/truth-1-00-scan300.pdf"
+  grep -q '"display"' "$tmp/scan.json" || { echo "FAIL: scanned twin: no display found"; fail=1; }
+else
+  # A build without Tesseract says so for a page with ink.
+  expect 3 "without Tesseract" "$bad/no-text.pdf"
+fi
 expect 6 "needs a password" "$bad/encrypted.pdf"
 expect 6 "wrong password" "$bad/encrypted.pdf" --password wrong
 expect 3 "is a directory" "$bad"

@@ -96,15 +96,17 @@ def main():
     ap.add_argument("--truth", required=True)
     ap.add_argument("--pred", required=True)
     ap.add_argument("--pred-baseline")
+    ap.add_argument("--baseline-name", default="PDFMathTranslate font rule",
+                    help="the baseline's row label (bench/detect/scanned: Tesseract alone)")
     ap.add_argument("-v", "--verbose", action="store_true")
     a = ap.parse_args()
     rows = []
     if a.pred_baseline:
         base_groups = {}
         base = score(a.truth, a.pred_baseline, groups=base_groups)[0]
-        rows += [("PDFMathTranslate font rule", e, c) for e, c in sorted(base_groups.items())]
+        rows += [(a.baseline_name, e, c) for e, c in sorted(base_groups.items())]
         if len(base_groups) > 1:
-            rows.append(("PDFMathTranslate font rule", "all", base))
+            rows.append((a.baseline_name, "all", base))
     groups = {}
     ours, n_files = score(a.truth, a.pred, a.verbose, groups=groups)
     rows += [("formulate (fm-detect)", e, c) for e, c in sorted(groups.items())]

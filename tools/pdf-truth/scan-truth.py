@@ -1,0 +1,171 @@
+#!/usr/bin/python3
+"""Make scanned twins of truth PDFs: image-only PDFs with the same truth boxes.
+
+Every page of IN.pdf is rasterised (pdftoppm, gray) at --dpi, degraded as a
+scanner or a photocopier would - a skew of up to --max-skew degrees about the
+page centre, blur, gaussian noise, then either binarisation (a fax/copier
+threshold) or JPEG compression - and written back as one image per page into
+an image-only PDF (Pillow's PDF writer: binarised pages as 1-bit CCITT G4,
+gray ones as JPEG; page size in points as the original,
+so the twin's coordinates are the original's). The truth boxes of
+IN.truth.json are turned with the skew (the box around the four turned
+corners) and written as OUT.truth.json beside OUT.pdf, format
+formulate-detect-truth-1 (bench/detect/README.md).
+
+  /usr/bin/python3 tools/pdf-truth/scan-truth.py --in DIR_OR_PDF... --out DIR
+      [--dpi 300] [--seed S] [--max-skew 2] [--degrade mixed|clean|binary|jpeg]
+
+The degradations are drawn per page from --seed; keep the seeds used while
+developing the pixel detector apart from the seeds it is scored on (the scored
+seeds are in docs/scanned.md).
+"""
+import argparse
+import glob
+import io
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from PIL import Image, ImageFilter
+
+
+def rasterise(pdf, dpi, tmp):
+    """Gray page images of pdf at dpi, in page order."""
+    prefix = os.path.join(tmp, "page")
+    subprocess.run(["pdftoppm", "-gray", "-r", str(dpi), pdf, prefix], check=True)
+    files = sorted(glob.glob(prefix + "-*.pgm"), key=lambda f: int(f.rsplit("-", 1)[1].split(".")[0]))
+    return [Image.open(f).convert("L") for f in files]
+
+
+def page_sizes_pt(pdf):
+    """(width, height) in points of each page as displayed (pdfinfo applies /Rotate)."""
+    out = subprocess.run(["pdfinfo", "-f", "1", "-l", "100000", pdf], check=True,
+                         capture_output=True, text=True).stdout
+    sizes = []
+    for line in out.splitlines():
+        if line.startswith("Page") and "size:" in line:
+            parts = line.split("size:")[1].split()
+            w, h = float(parts[0]), float(parts[2])
+            rot = 0
+            sizes.append([w, h])
+        elif line.startswith("Page") and "rot:" in line:
+            rot = int(line.split("rot:")[1].split()[0])
+            if rot % 180 == 90:
+                sizes[-1] = [sizes[-1][1], sizes[-1][0]]
+    return sizes
+
+
+def degrade(img, rng, mode, max_skew):
+    """The degraded page and the skew in degrees (counter-clockwise as seen)."""
+    skew = rng.uniform(-max_skew, max_skew)
+    # Turn about the centre, same canvas, white in the corners.
+    img = img.rotate(skew, resample=Image.BICUBIC, expand=False, fillcolor=255)
+    if mode == "clean":
+        return img, skew, "clean"
+    kind = mode if mode != "mixed" else rng.choice(["binary", "jpeg"])
+    radius = rng.uniform(0.3, 1.0) * img.width / 2550.0 * 2.0  # ~0.3..1 px at 300 dpi
+    img = img.filter(ImageFilter.GaussianBlur(radius))
+    a = np.asarray(img, dtype=np.float32)
+    nrng = np.random.default_rng(rng.randrange(1 << 30))
+    a = a + nrng.normal(0.0, rng.uniform(4.0, 14.0), a.shape)
+    # A scanner's paper is rarely pure white, its ink rarely pure black.
+    lo, hi = rng.uniform(0, 40), rng.uniform(220, 255)
+    a = lo + np.clip(a, 0, 255) * (hi - lo) / 255.0
+    if kind == "binary":
+        # Between paper and ink, nearer the paper: a copier keeps hairlines
+        # (fraction bars, the thin strokes of CM) but thickens strokes.
+        threshold = lo + (hi - lo) * rng.uniform(0.6, 0.75)
+        # Salt-and-pepper specks, as on a copier's glass.
+        specks = nrng.random(a.shape) < rng.uniform(0, 2e-4)
+        a = np.where(a < threshold, 0, 255)
+        a[specks] = 255 - a[specks]
+        # 1 bit per pixel: Pillow writes it losslessly (CCITT G4), as a
+        # fax or a copier's PDF would be, where gray goes through JPEG.
+        img = Image.fromarray(a.astype(np.uint8), "L").convert("1")
+    else:
+        img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "L")
+        buf = io.BytesIO()
+        img.save(buf, "JPEG", quality=rng.randint(25, 70))
+        img = Image.open(io.BytesIO(buf.getvalue())).convert("L")
+    return img, skew, kind
+
+
+def turn_box(box, skew_deg, w, h):
+    """The box around box's corners turned by skew_deg about the page centre,
+    as PIL's rotate turns the picture (counter-clockwise as seen, y down)."""
+    t = math.radians(skew_deg)
+    c, s = math.cos(t), math.sin(t)
+    cx, cy = w / 2.0, h / 2.0
+    xs, ys = [], []
+    for x, y in ((box[0], box[1]), (box[2], box[1]), (box[0], box[3]), (box[2], box[3])):
+        dx, dy = x - cx, y - cy
+        # Counter-clockwise on screen with y down: x' = x cos + y sin, y' = -x sin + y cos.
+        xs.append(cx + dx * c + dy * s)
+        ys.append(cy - dx * s + dy * c)
+    return [round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3)]
+
+
+def make_twin(pdf, out_dir, dpi, rng, mode, max_skew):
+    name = os.path.basename(pdf)[:-4]
+    truth_path = pdf[:-4] + ".truth.json"
+    truth = json.load(open(truth_path)) if os.path.exists(truth_path) else None
+    sizes = page_sizes_pt(pdf)
+    with tempfile.TemporaryDirectory() as tmp:
+        pages = rasterise(pdf, dpi, tmp)
+    if len(pages) != len(sizes):
+        sys.exit("%s: %d pages rendered, pdfinfo says %d" % (pdf, len(pages), len(sizes)))
+    out_pages, skews, kinds = [], [], []
+    for img in pages:
+        d, skew, kind = degrade(img, rng, mode, max_skew)
+        out_pages.append(d)
+        skews.append(skew)
+        kinds.append(kind)
+    twin = "%s-scan%d" % (name, dpi)
+    out_pdf = os.path.join(out_dir, twin + ".pdf")
+    # Pillow writes each image at its resolution: dpi makes the page the
+    # original's size in points.
+    out_pages[0].save(out_pdf, "PDF", resolution=float(dpi), save_all=True, append_images=out_pages[1:])
+    if truth is not None:
+        regions = []
+        for r in truth["regions"]:
+            w, h = sizes[r["page"] - 1]
+            q = dict(r)
+            q["box"] = turn_box(r["box"], skews[r["page"] - 1], w, h)
+            regions.append(q)
+        t = dict(truth)
+        t["pdf"] = twin + ".pdf"
+        t["regions"] = regions
+        t["scan"] = {"source": os.path.basename(pdf), "dpi": dpi,
+                     "pages": [{"skew_deg": round(s, 3), "degradation": k} for s, k in zip(skews, kinds)]}
+        with open(os.path.join(out_dir, twin + ".truth.json"), "w") as f:
+            json.dump(t, f, indent=1)
+    return out_pdf
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--in", dest="inputs", nargs="+", required=True, help="PDFs or folders of NAME.pdf + NAME.truth.json")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--dpi", type=int, default=300)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--max-skew", type=float, default=2.0)
+    ap.add_argument("--degrade", choices=["mixed", "clean", "binary", "jpeg"], default="mixed")
+    a = ap.parse_args()
+    if not 50 <= a.dpi <= 600:
+        sys.exit("--dpi must be in 50..600")
+    os.makedirs(a.out, exist_ok=True)
+    pdfs = []
+    for p in a.inputs:
+        pdfs += sorted(glob.glob(os.path.join(p, "*.pdf"))) if os.path.isdir(p) else [p]
+    rng = random.Random(a.seed)
+    for pdf in pdfs:
+        print(make_twin(pdf, a.out, a.dpi, rng, a.degrade, a.max_skew))
+
+
+if __name__ == "__main__":
+    main()
