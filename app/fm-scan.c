@@ -432,7 +432,8 @@ text_bands (GArray *words, double em)
   for (guint i = 0; i < words->len; i++)
     if (g_array_index (words, Word, i).text)
       g_ptr_array_add (sorted, &g_array_index (words, Word, i));
-  qsort (sorted->pdata, sorted->len, sizeof (gpointer), cmp_word_cy);
+  /* g_ptr_array_sort: an empty array's pdata is NULL, which qsort must not get */
+  g_ptr_array_sort (sorted, cmp_word_cy);
   for (guint i = 0; i < sorted->len;)
     {
       Word *first = sorted->pdata[i];
@@ -1112,7 +1113,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
     /* Reading order, with label_of following its display. */
     {
       g_autofree FmRegion **old = g_memdup2 (regions->pdata, sizeof (gpointer) * regions->len);
-      qsort (regions->pdata, regions->len, sizeof (gpointer), cmp_region_order);
+      g_ptr_array_sort (regions, cmp_region_order);
       for (guint i = 0; i < regions->len; i++)
         {
           FmRegion *r = regions->pdata[i];
