@@ -411,6 +411,9 @@ def main(argv=None):
     ap.add_argument("--val-samples", type=int, default=2000)
     ap.add_argument("--test-samples", type=int, default=2000)
     ap.add_argument("--shard-size", type=int, default=2000)
+    ap.add_argument("--first-train-shard", type=int, default=0,
+                    help="train shards start at this index (--train-samples counts from it): "
+                    "a CPU fine-tune on shards no GPU slice will carry (docs/model.md)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--limit-lines", type=int, default=None,
@@ -481,10 +484,11 @@ def main(argv=None):
                                  args.seed)
             jobs.append((split, 0, samples, args.out, vocab_index, n, args.seed, render_crops, 0.0))
     n_train_shards = (args.train_samples + args.shard_size - 1) // args.shard_size
-    for k in range(n_train_shards):
+    first = args.first_train_shard
+    for k in range(first, first + n_train_shards):
         if os.path.exists(os.path.join(args.out, "train-%05d.json" % k)):
             continue
-        n = min(args.shard_size, args.train_samples - k * args.shard_size)
+        n = min(args.shard_size, args.train_samples - (k - first) * args.shard_size)
         jobs.append(("train", k, None, args.out, None, n, args.seed, render_crops, args.other_rasterisers))
     log("%d shards to do (%d train shards planned in all)" % (len(jobs), n_train_shards))
 
