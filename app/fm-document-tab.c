@@ -4,11 +4,9 @@
 
 #include <glib/gi18n.h>
 
-#ifdef FM_HAVE_DETECT
 #include "fm-detect.h"
 #include "fm-recognize.h"
 #include "fm-scan.h"
-#endif
 
 struct _FmDocumentTab {
   GtkWidget parent_instance;
@@ -166,7 +164,6 @@ deliver_page (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-#ifdef FM_HAVE_DETECT
 static void
 detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -206,7 +203,6 @@ detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
     }
   g_task_return_boolean (task, TRUE);
 }
-#endif
 
 static void
 start_detection (FmDocumentTab *self)
@@ -218,16 +214,11 @@ start_detection (FmDocumentTab *self)
   self->pages_from_pixels = 0;
   self->detecting = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETECTING]);
-#ifdef FM_HAVE_DETECT
   {
     g_autoptr(GTask) task = g_task_new (self, self->cancellable, NULL, NULL);
     g_task_set_task_data (task, g_object_ref (self->document), g_object_unref);
     g_task_run_in_thread (task, detect_thread);
   }
-#else
-  /* Built without the detector: regions are the ones drawn by hand. */
-  finish_detection (self);
-#endif
 }
 
 static void

@@ -5,7 +5,6 @@
 
 #include "fm-export.h"
 
-#ifdef FM_HAVE_MATHTEXT
 #include "fm-mathtext.h"
 
 /* The glyphs' symbols plus the operator names of the reading. */
@@ -85,16 +84,11 @@ read_mathtext (FmDocument *doc, const FmRegion *region, char **latex, GStrv *sym
   fm_mathtext_result_free (result);
   return verdict;
 }
-#endif
 
 FmTextReader
 fm_recognize_text_reader (void)
 {
-#ifdef FM_HAVE_MATHTEXT
   return read_mathtext;
-#else
-  return NULL;
-#endif
 }
 
 gboolean
