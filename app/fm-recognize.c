@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "fm-export.h"
+#include "fm-page-text.h"
 
 #include "fm-mathtext.h"
 
@@ -131,10 +131,10 @@ fm_recognize_prepare_page (FmDocument *doc, GPtrArray *regions, guint first, FmC
   boxes = g_new (FmRect, regions->len - first);
   for (guint i = first; i < regions->len; i++)
     boxes[i - first] = ((FmRegion *) regions->pdata[i])->box;
-  /* On failure (a page whose text layer cannot be read) fm_export_crop_boxes
+  /* On failure (a page whose text layer cannot be read) fm_page_text_crop_boxes
    * has already filled in the boxes as found; recognition goes on with them. */
   if (rule == FM_CROP_RULE_LINE)
-    fm_export_crop_boxes (doc, regions, first, boxes, &error);
+    fm_page_text_crop_boxes (doc, regions, first, boxes, &error);
   for (guint i = first; i < regions->len; i++)
     ((FmRegion *) regions->pdata[i])->crop_box = boxes[i - first];
 }
