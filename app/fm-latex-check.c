@@ -198,8 +198,176 @@ tex_arg (TexCheck *t)
   return TRUE;
 }
 
+/* What one atom of a list did, for the list's script and operator state. */
+typedef enum {
+  TEX_BAD,        /* an error for pdflatex                                 */
+  TEX_ATOM,       /* an atom: a ^ or _ may follow again                    */
+  TEX_KEEP,       /* no atom of its own (\middle, \hline, \substack{..}) */
+  TEX_OPERATOR,   /* an atom that takes \limits                           */
+  TEX_LIMITS,     /* \limits or \nolimits after an operator               */
+} TexStep;
+
+/* \begin{env} .. \end{env} after "\begin": a known environment whose body
+ * is a list where & and \\ are allowed (no & in gathered), ended by \end
+ * with the same name; array's column specification is checked too. */
+static TexStep
+tex_environment (TexCheck *t)
+{
+  const char *env;
+  gsize len;
+  TexCheck inner;
+
+  tex_skip_spaces (t);
+  if (*t->p != '{')
+    return TEX_BAD;
+  env = ++t->p;
+  len = tex_word_len (env);
+  if (!tex_in (tex_envs, env, len) || env[len] != '}')
+    return TEX_BAD;
+  t->p = env + len + 1;
+  if (len == 5 && strncmp (env, "array", 5) == 0)
+    {
+      /* Column specification: {cc|l}. */
+      tex_skip_spaces (t);
+      if (*t->p != '{')
+        return TEX_BAD;
+      for (t->p++; *t->p != '}'; t->p++)
+        if (*t->p == '\0' || !strchr ("lcr| ", *t->p))
+          return TEX_BAD;
+      t->p++;
+    }
+  inner = *t;
+  inner.amp = !(len == 8 && strncmp (env, "gathered", 8) == 0);
+  inner.newline = TRUE;
+  inner.left_depth = 0;
+  if (!tex_list (&inner, 'E'))
+    return TEX_BAD;
+  t->p = inner.p;
+  /* tex_list stopped after "\end": the same name must follow. */
+  tex_skip_spaces (t);
+  if (*t->p != '{' || strncmp (t->p + 1, env, len) != 0 || t->p[1 + len] != '}')
+    return TEX_BAD;
+  t->p += len + 2;
+  return TEX_ATOM;
+}
+
+/* \left<delim> .. \right<delim> after "\left": a group, as braces are. */
+static TexStep
+tex_left_right (TexCheck *t)
+{
+  TexCheck inner = *t;
+
+  if (!tex_delimiter (t))
+    return TEX_BAD;
+  inner.p = t->p;
+  inner.left_depth++;
+  inner.amp = inner.newline = FALSE;
+  if (!tex_list (&inner, 'R'))
+    return TEX_BAD;
+  t->p = inner.p;
+  return tex_delimiter (t) ? TEX_ATOM : TEX_BAD;
+}
+
+/* \sqrt[n]{x}, \xrightarrow[below]{above}: the optional argument is math up
+ * to the matching ], then one argument. */
+static TexStep
+tex_optional_then_arg (TexCheck *t)
+{
+  tex_skip_spaces (t);
+  if (*t->p == '[')
+    {
+      TexCheck opt = *t;
+      int depth = 0;
+      for (opt.p++; *opt.p && !(*opt.p == ']' && depth == 0); opt.p++)
+        depth += (*opt.p == '{') - (*opt.p == '}');
+      if (*opt.p != ']')
+        return TEX_BAD;
+      {
+        g_autofree char *inside = g_strndup (t->p + 1, opt.p - t->p - 1);
+        TexCheck sub_check = { inside, 0, FALSE, FALSE, FALSE };
+        if (!tex_list (&sub_check, 0))
+          return TEX_BAD;
+      }
+      t->p = opt.p + 1;
+    }
+  return tex_arg (t) ? TEX_ATOM : TEX_BAD;
+}
+
+#define TEX_IS(name, n, word) ((n) == sizeof (word) - 1 && strncmp ((name), (word), (n)) == 0)
+
+/* A control word other than \end and \right, t->p just after it: checks its
+ * arguments. was_op: the atom before it was an operator; infix counts the
+ * list's \choose and \atop. */
+static TexStep
+tex_control_word (TexCheck *t, const char *name, gsize n, gboolean was_op, int *infix)
+{
+  if (TEX_IS (name, n, "begin"))
+    return tex_environment (t);
+  if (TEX_IS (name, n, "left"))
+    return tex_left_right (t);
+  if (TEX_IS (name, n, "middle"))
+    return t->left_depth > 0 && tex_delimiter (t) ? TEX_KEEP : TEX_BAD;
+  if (tex_in (tex_big, name, n))
+    return tex_delimiter (t) ? TEX_ATOM : TEX_BAD;
+  if (TEX_IS (name, n, "limits") || TEX_IS (name, n, "nolimits"))
+    return was_op ? TEX_LIMITS : TEX_BAD;  /* "Limit controls must follow a math operator" */
+  if (TEX_IS (name, n, "choose") || TEX_IS (name, n, "atop"))
+    return ++*infix > 1 ? TEX_BAD : TEX_ATOM;  /* two generalised fractions in one group */
+  if (TEX_IS (name, n, "hline"))
+    return t->newline ? TEX_KEEP : TEX_BAD;
+  if (tex_in (tex_symbols, name, n))
+    return TEX_ATOM;
+  if (tex_in (tex_operators, name, n))
+    return TEX_OPERATOR;
+  if (TEX_IS (name, n, "operatorname") || TEX_IS (name, n, "mathop"))
+    {
+      if (*t->p == '*')
+        t->p++;
+      return tex_arg (t) ? TEX_OPERATOR : TEX_BAD;
+    }
+  if (TEX_IS (name, n, "sqrt") || TEX_IS (name, n, "xrightarrow") || TEX_IS (name, n, "xleftarrow"))
+    return tex_optional_then_arg (t);
+  if (TEX_IS (name, n, "substack"))
+    {
+      TexCheck inner = *t;
+      inner.arg_newline = TRUE;
+      if (!tex_arg (&inner))
+        return TEX_BAD;
+      t->p = inner.p;
+      return TEX_KEEP;
+    }
+  if (tex_in (tex_one_arg, name, n))
+    return tex_arg (t) ? TEX_ATOM : TEX_BAD;
+  if (tex_in (tex_two_args, name, n))
+    return tex_arg (t) && tex_arg (t) ? TEX_ATOM : TEX_BAD;
+  if (tex_in (tex_text_arg, name, n))
+    return tex_text_group (t) ? TEX_ATOM : TEX_BAD;
+  return TEX_BAD;  /* not a command this parser knows to be defined */
+}
+
+/* A control symbol at t->p (a backslash and one non-letter). */
+static TexStep
+tex_control_symbol (TexCheck *t)
+{
+  char c = t->p[1];
+
+  if (c == '\\')
+    {
+      if (!t->newline)
+        return TEX_BAD;
+      t->p += 2;
+      tex_skip_spaces (t);
+      return *t->p == '[' ? TEX_BAD : TEX_ATOM;  /* \\[2pt] is not worth parsing */
+    }
+  if (c == '\0' || (guchar) c >= 0x80 || strchr ("'`\"^~=.", c))
+    return TEX_BAD;  /* text accents are errors in math */
+  t->p += 2;
+  return TEX_ATOM;
+}
+
 /* A list of atoms up to `until` ('}', 'E' for \end, 'R' for \right, 0 for
- * the end of the string). */
+ * the end of the string). sup and sub: the atom before has a superscript
+ * or subscript already; op: it is an operator (\limits may follow). */
 static gboolean
 tex_list (TexCheck *t, char until)
 {
@@ -210,255 +378,87 @@ tex_list (TexCheck *t, char until)
     {
       char c = *t->p;
       gboolean was_op = op;
+      TexStep step = TEX_ATOM;
 
       op = FALSE;
-      if (c == '\0')
-        return until == 0;
-      if (c == ' ')
+      switch (c)
         {
+        case '\0':
+          return until == 0;
+        case ' ':
           t->p++;
           op = was_op;
           continue;
-        }
-      if (c == '}')
-        {
+        case '}':
           t->p++;
           return until == '}';
-        }
-      if (c == '{')
-        {
-          if (!tex_arg (t))
-            return FALSE;
-          sup = sub = FALSE;
-          continue;
-        }
-      if (c == '^' || c == '_')
-        {
-          gboolean *used = c == '^' ? &sup : &sub;
-          if (*used)
-            return FALSE;  /* double superscript or subscript */
-          *used = TRUE;
-          t->p++;
-          if (!tex_arg (t))
-            return FALSE;
-          continue;
-        }
-      if (c == '\'')
-        {
+        case '{':
+          step = tex_arg (t) ? TEX_ATOM : TEX_BAD;
+          break;
+        case '^':
+        case '_':
+          {
+            gboolean *used = c == '^' ? &sup : &sub;
+            if (*used)
+              return FALSE;  /* double superscript or subscript */
+            *used = TRUE;
+            t->p++;
+            step = tex_arg (t) ? TEX_KEEP : TEX_BAD;
+          }
+          break;
+        case '\'':
           if (sup)
             return FALSE;  /* x^2' is a double superscript */
           while (*t->p == '\'')
             t->p++;
-          continue;
-        }
-      if (c == '&')
-        {
+          step = TEX_KEEP;
+          break;
+        case '&':
           if (!t->amp)
             return FALSE;
           t->p++;
-          sup = sub = FALSE;
-          continue;
+          break;
+        case '\\':
+          {
+            const char *name = t->p + 1;
+            gsize n = tex_word_len (name);
+            if (n == 0)
+              {
+                step = tex_control_symbol (t);
+                break;
+              }
+            t->p += 1 + n;
+            if (TEX_IS (name, n, "end"))
+              return until == 'E';
+            if (TEX_IS (name, n, "right"))
+              return until == 'R';
+            step = tex_control_word (t, name, n, was_op, &infix);
+          }
+          break;
+        default:
+          if ((guchar) c >= 0x80 || strchr ("#%$~", c) || c < 0x20)
+            return FALSE;  /* non-ASCII needs packages; # % $ would break out */
+          t->p++;
+          break;
         }
-      if (c == '\\')
+      switch (step)
         {
-          const char *name = t->p + 1;
-          gsize n = tex_word_len (name);
-          if (n == 0)
-            {
-              /* Control symbols. */
-              if (name[0] == '\\')
-                {
-                  if (!t->newline)
-                    return FALSE;
-                  t->p += 2;
-                  tex_skip_spaces (t);
-                  if (*t->p == '[')
-                    return FALSE;  /* \\[2pt] is not worth parsing */
-                  sup = sub = FALSE;
-                  continue;
-                }
-              if (name[0] == '\0' || (guchar) name[0] >= 0x80 || strchr ("'`\"^~=.", name[0]))
-                return FALSE;  /* text accents are errors in math */
-              t->p += 2;
-              sup = sub = FALSE;
-              continue;
-            }
-          t->p += 1 + n;
-          if (n == 5 && strncmp (name, "begin", 5) == 0)
-            {
-              const char *env;
-              gsize len;
-              TexCheck inner;
-              tex_skip_spaces (t);
-              if (*t->p != '{')
-                return FALSE;
-              env = ++t->p;
-              len = tex_word_len (env);
-              if (!tex_in (tex_envs, env, len) || env[len] != '}')
-                return FALSE;
-              t->p = env + len + 1;
-              if (len == 5 && strncmp (env, "array", 5) == 0)
-                {
-                  /* Column specification: {cc|l}. */
-                  tex_skip_spaces (t);
-                  if (*t->p != '{')
-                    return FALSE;
-                  for (t->p++; *t->p != '}'; t->p++)
-                    if (*t->p == '\0' || !strchr ("lcr| ", *t->p))
-                      return FALSE;
-                  t->p++;
-                }
-              inner = *t;
-              inner.amp = !(len == 8 && strncmp (env, "gathered", 8) == 0);
-              inner.newline = TRUE;
-              inner.left_depth = 0;
-              if (!tex_list (&inner, 'E'))
-                return FALSE;
-              t->p = inner.p;
-              /* tex_list stopped after "\end": the same name must follow. */
-              tex_skip_spaces (t);
-              if (*t->p != '{' || strncmp (t->p + 1, env, len) != 0 || t->p[1 + len] != '}')
-                return FALSE;
-              t->p += len + 2;
-              sup = sub = FALSE;
-              continue;
-            }
-          if (n == 3 && strncmp (name, "end", 3) == 0)
-            return until == 'E';
-          if (n == 4 && strncmp (name, "left", 4) == 0)
-            {
-              TexCheck inner = *t;
-              if (!tex_delimiter (t))
-                return FALSE;
-              inner.p = t->p;
-              inner.left_depth++;
-              inner.amp = inner.newline = FALSE;  /* a group, as braces */
-              if (!tex_list (&inner, 'R'))
-                return FALSE;
-              t->p = inner.p;
-              if (!tex_delimiter (t))
-                return FALSE;
-              sup = sub = FALSE;
-              continue;
-            }
-          if (n == 5 && strncmp (name, "right", 5) == 0)
-            return until == 'R';
-          if (n == 6 && strncmp (name, "middle", 6) == 0)
-            {
-              if (t->left_depth == 0 || !tex_delimiter (t))
-                return FALSE;
-              continue;
-            }
-          if (tex_in (tex_big, name, n))
-            {
-              if (!tex_delimiter (t))
-                return FALSE;
-              sup = sub = FALSE;
-              continue;
-            }
-          if ((n == 6 && strncmp (name, "limits", 6) == 0) || (n == 8 && strncmp (name, "nolimits", 8) == 0))
-            {
-              if (!was_op)
-                return FALSE;  /* "Limit controls must follow a math operator" */
-              op = TRUE;
-              continue;
-            }
-          if ((n == 6 && strncmp (name, "choose", 6) == 0) || (n == 4 && strncmp (name, "atop", 4) == 0))
-            {
-              if (++infix > 1)
-                return FALSE;  /* two generalised fractions in one group */
-              sup = sub = FALSE;
-              continue;
-            }
-          if (n == 5 && strncmp (name, "hline", 5) == 0)
-            {
-              if (!t->newline)
-                return FALSE;
-              continue;
-            }
-          if (tex_in (tex_symbols, name, n))
-            {
-              sup = sub = FALSE;
-              continue;
-            }
-          if (tex_in (tex_operators, name, n))
-            {
-              sup = sub = FALSE;
-              op = TRUE;
-              continue;
-            }
-          if ((n == 12 && strncmp (name, "operatorname", 12) == 0) || (n == 6 && strncmp (name, "mathop", 6) == 0))
-            {
-              if (*t->p == '*')
-                t->p++;
-              if (!tex_arg (t))
-                return FALSE;
-              sup = sub = FALSE;
-              op = TRUE;
-              continue;
-            }
-          if ((n == 4 && strncmp (name, "sqrt", 4) == 0) || (n == 11 && strncmp (name, "xrightarrow", 11) == 0) ||
-              (n == 10 && strncmp (name, "xleftarrow", 10) == 0))
-            {
-              tex_skip_spaces (t);
-              if (*t->p == '[')
-                {
-                  TexCheck opt = *t;
-                  int depth = 0;
-                  /* The optional argument: math up to the matching ]. */
-                  for (opt.p++; *opt.p && !(*opt.p == ']' && depth == 0); opt.p++)
-                    depth += (*opt.p == '{') - (*opt.p == '}');
-                  if (*opt.p != ']')
-                    return FALSE;
-                  {
-                    g_autofree char *inside = g_strndup (t->p + 1, opt.p - t->p - 1);
-                    TexCheck sub_check = { inside, 0, FALSE, FALSE, FALSE };
-                    if (!tex_list (&sub_check, 0))
-                      return FALSE;
-                  }
-                  t->p = opt.p + 1;
-                }
-              if (!tex_arg (t))
-                return FALSE;
-              sup = sub = FALSE;
-              continue;
-            }
-          if (n == 8 && strncmp (name, "substack", 8) == 0)
-            {
-              TexCheck inner = *t;
-              inner.arg_newline = TRUE;
-              if (!tex_arg (&inner))
-                return FALSE;
-              t->p = inner.p;
-              continue;
-            }
-          if (tex_in (tex_one_arg, name, n))
-            {
-              if (!tex_arg (t))
-                return FALSE;
-              sup = sub = FALSE;
-              continue;
-            }
-          if (tex_in (tex_two_args, name, n))
-            {
-              if (!tex_arg (t) || !tex_arg (t))
-                return FALSE;
-              sup = sub = FALSE;
-              continue;
-            }
-          if (tex_in (tex_text_arg, name, n))
-            {
-              if (!tex_text_group (t))
-                return FALSE;
-              sup = sub = FALSE;
-              continue;
-            }
-          return FALSE;  /* not a command this parser knows to be defined */
+        case TEX_BAD:
+          return FALSE;
+        case TEX_ATOM:
+          sup = sub = FALSE;
+          break;
+        case TEX_OPERATOR:
+          sup = sub = FALSE;
+          op = TRUE;
+          break;
+        case TEX_LIMITS:
+          op = TRUE;
+          break;
+        case TEX_KEEP:
+        default:
+          break;
         }
-      if ((guchar) c >= 0x80 || strchr ("#%$~", c) || c < 0x20)
-        return FALSE;  /* non-ASCII needs packages; # % $ would break out */
-      t->p++;
-      sup = sub = FALSE;
     }
 }
 
