@@ -3,6 +3,7 @@
 #include "fm-startup-log.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "fm-detect.h"
 #include "fm-recognize.h"
@@ -59,10 +60,21 @@ typedef struct {
   int n_pages;
 } OpenData;
 
+/* A password is wiped before its memory goes back: a freed block keeps its
+ * bytes until reused, and would show in a core dump. explicit_bzero, not
+ * memset, which the compiler may drop before a free. */
+static void
+free_password (char *password)
+{
+  if (password != NULL)
+    explicit_bzero (password, strlen (password));
+  g_free (password);
+}
+
 static void
 open_data_free (OpenData *data)
 {
-  g_free (data->password);
+  free_password (data->password);
   g_clear_object (&data->document);
   g_free (data->sizes);
   g_free (data);
@@ -381,7 +393,7 @@ fm_document_tab_finalize (GObject *object)
   FmDocumentTab *self = FM_DOCUMENT_TAB (object);
 
   g_clear_object (&self->file);
-  g_free (self->password);
+  free_password (self->password);
   g_free (self->title);
   for (int i = 0; i < self->n_notes; i++)
     g_free (self->page_notes[i]);
@@ -550,13 +562,6 @@ fm_document_tab_recognize (FmDocumentTab *self)
         }
     }
   return queued;
-}
-
-void
-fm_document_tab_cancel (FmDocumentTab *self)
-{
-  if (self->document != NULL)
-    fm_engine_worker_cancel (self->worker, self->document);
 }
 
 void
