@@ -178,26 +178,19 @@ md_find_gutter (MdPage *pg, double *gutter_lo, double *gutter_hi)
   return left >= pg->t.n / 5 && right >= pg->t.n / 5;
 }
 
-/* Step 2: lines, columns, reading order. */
-static void
-md_layout (MdPage *pg)
+/* Step 2a: pieces. Poppler's text order, cut where the next token is not on
+ * the same line (no vertical overlap, or back to the left, or far right) and
+ * at the gutter (Poppler joins lines of two columns that line up); then the
+ * inline regions with no glyph of their own, and the displays. Each piece is
+ * measured and given its column. */
+static GArray *
+md_pieces (MdPage *pg, gboolean two, double gutter_lo, double gutter_hi)
 {
   GArray *pieces = g_array_new (FALSE, TRUE, sizeof (MdItem));
   MdItem *cur = NULL;
   const MdTok *last = NULL;
-  double gutter_lo = 0, gutter_hi = 0, gutter;
-  gboolean two;
-  GArray *lines;
-  guint n_span = 0;
-  double *span_y;
-  MdOrderKey *keys;
+  double gutter = 0.5 * (gutter_lo + gutter_hi);
 
-  two = md_find_gutter (pg, &gutter_lo, &gutter_hi);
-  gutter = 0.5 * (gutter_lo + gutter_hi);
-
-  /* Pieces: Poppler's text order, cut where the next token is not on the
-   * same line (no vertical overlap, or back to the left, or far right) and
-   * at the gutter (Poppler joins lines of two columns that line up). */
   for (int i = 0; i < pg->t.n; i++)
     {
       FmTextGlyph *g = &pg->t.g[i];
@@ -259,6 +252,15 @@ md_layout (MdPage *pg)
       it->column = !two ? 0 : it->r.x1 <= gutter ? 1 : it->r.x0 >= gutter ? 2 : 0;
     }
 
+  return pieces;
+}
+
+/* Step 2b: lines. Takes pieces (and frees it). */
+static GArray *
+md_lines (MdPage *pg, GArray *pieces)
+{
+  GArray *lines;
+
   /* Pieces of one column on one baseline are one line ("1" and "Theory"
    * of a numbered heading, text on both sides of an inline formula that
    * Poppler split). */
@@ -317,8 +319,19 @@ md_layout (MdPage *pg)
         }
     }
 
-  /* Reading order: items spanning both columns cut the page into bands;
-   * each band is read left column, right column, then the spanning item. */
+  return lines;
+}
+
+/* Step 2c: reading order. Items spanning both columns cut the page into
+ * bands; each band is read left column, right column, then the spanning
+ * item. Sets pg->items from lines (which it frees). */
+static void
+md_order (MdPage *pg, GArray *lines, gboolean two)
+{
+  guint n_span = 0;
+  double *span_y;
+  MdOrderKey *keys;
+
   span_y = g_new (double, lines->len + 1);
   for (guint i = 0; i < lines->len; i++)
     {
@@ -353,6 +366,16 @@ md_layout (MdPage *pg)
   g_array_unref (lines);
   g_free (keys);
   g_free (span_y);
+}
+
+/* Step 2: lines, columns, reading order. */
+static void
+md_layout (MdPage *pg)
+{
+  double gutter_lo = 0, gutter_hi = 0;
+  gboolean two = md_find_gutter (pg, &gutter_lo, &gutter_hi);
+
+  md_order (pg, md_lines (pg, md_pieces (pg, two, gutter_lo, gutter_hi)), two);
 }
 
 /* A line's text layer, math included, for comparing lines across pages. */

@@ -158,12 +158,86 @@ fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page
   return TRUE;
 }
 
+/* Pieces of a display that Poppler boxed outside it: on its line and next
+ * to it, or stacked on it (limits, numerators) and no wider than it. The
+ * display grows with each, so a chain of pieces is taken in a few rounds.
+ * chunk_of: each glyph's chunk (a run of unassigned glyphs on one line). */
+static void
+take_display_pieces (FmPageText *pg, const int *chunk_of, int n_chunks)
+{
+  gboolean changed = TRUE;
+
+  for (int round = 0; changed && round < 8; round++)
+    {
+      changed = FALSE;
+      for (int c = 0; c < n_chunks; c++)
+        {
+          FmRect b = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+          GString *txt = g_string_new (NULL);
+          double em = 0;
+          int count = 0, take = -1;
+          gboolean as_tag = FALSE;
+          g_autofree char *label = NULL;
+
+          for (int i = 0; i < pg->n; i++)
+            if (chunk_of[i] == c && pg->g[i].slot < 0)
+              {
+                fm_rect_union (&b, &pg->g[i].r);
+                em = MAX (em, pg->g[i].size);
+                if (pg->g[i].space_before && count > 0)
+                  g_string_append_c (txt, ' ');
+                g_string_append_unichar (txt, pg->g[i].c);
+                count++;
+              }
+          if (count == 0)
+            {
+              g_string_free (txt, TRUE);
+              continue;
+            }
+          label = equation_label (txt->str);
+          g_string_free (txt, TRUE);
+          for (int d = 0; d < pg->n_slots && take < 0; d++)
+            {
+              FmTextSlot *ds = &pg->slots[d];
+              const FmRect *D = &ds->r;
+              gboolean band = fm_rect_cy (&b) >= D->y0 && fm_rect_cy (&b) <= D->y1;
+              if (ds->reg->kind != FM_REGION_DISPLAY)
+                continue;
+              if (band && label && ds->tag == NULL)
+                {
+                  ds->tag = g_steal_pointer (&label);
+                  take = d;
+                  as_tag = TRUE;
+                }
+              else if (band && fm_rect_h_gap (&b, D) <= 1.5 * em)
+                {
+                  take = d;
+                  /* "det" before a matrix: part of the formula the
+                   * recogniser should see. Only sideways: a piece stacked
+                   * above may be boxed by Poppler up into the line above. */
+                  ds->crop.x0 = MIN (ds->crop.x0, b.x0);
+                  ds->crop.x1 = MAX (ds->crop.x1, b.x1);
+                }
+              else if (b.x0 >= D->x0 - em && b.x1 <= D->x1 + em && fm_rect_v_gap (&b, D) <= 0.5 * em)
+                take = d;
+            }
+          if (take < 0)
+            continue;
+          for (int i = 0; i < pg->n; i++)
+            if (chunk_of[i] == c && pg->g[i].slot < 0)
+              pg->g[i].slot = take;
+          if (!as_tag)  /* a number stays outside: it would widen the band */
+            fm_rect_union (&pg->slots[take].r, &b);
+          changed = TRUE;
+        }
+    }
+}
+
 void
 fm_page_text_assign (FmPageText *pg, GPtrArray *regions)
 {
   int *chunk_of = g_new (int, pg->n + 1);
   int n_chunks = 0;
-  gboolean changed = TRUE;
 
   for (int i = 0; i < pg->n; i++)
     {
@@ -243,73 +317,7 @@ fm_page_text_assign (FmPageText *pg, GPtrArray *regions)
         chunk_of[i] = n_chunks++;
     }
 
-  /* Pieces of a display that Poppler boxed outside it: on its line and next
-   * to it, or stacked on it (limits, numerators) and no wider than it. The
-   * display grows with each, so a chain of pieces is taken in a few rounds. */
-  for (int round = 0; changed && round < 8; round++)
-    {
-      changed = FALSE;
-      for (int c = 0; c < n_chunks; c++)
-        {
-          FmRect b = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
-          GString *txt = g_string_new (NULL);
-          double em = 0;
-          int count = 0, take = -1;
-          gboolean as_tag = FALSE;
-          g_autofree char *label = NULL;
-
-          for (int i = 0; i < pg->n; i++)
-            if (chunk_of[i] == c && pg->g[i].slot < 0)
-              {
-                fm_rect_union (&b, &pg->g[i].r);
-                em = MAX (em, pg->g[i].size);
-                if (pg->g[i].space_before && count > 0)
-                  g_string_append_c (txt, ' ');
-                g_string_append_unichar (txt, pg->g[i].c);
-                count++;
-              }
-          if (count == 0)
-            {
-              g_string_free (txt, TRUE);
-              continue;
-            }
-          label = equation_label (txt->str);
-          g_string_free (txt, TRUE);
-          for (int d = 0; d < pg->n_slots && take < 0; d++)
-            {
-              FmTextSlot *ds = &pg->slots[d];
-              const FmRect *D = &ds->r;
-              gboolean band = fm_rect_cy (&b) >= D->y0 && fm_rect_cy (&b) <= D->y1;
-              if (ds->reg->kind != FM_REGION_DISPLAY)
-                continue;
-              if (band && label && ds->tag == NULL)
-                {
-                  ds->tag = g_steal_pointer (&label);
-                  take = d;
-                  as_tag = TRUE;
-                }
-              else if (band && fm_rect_h_gap (&b, D) <= 1.5 * em)
-                {
-                  take = d;
-                  /* "det" before a matrix: part of the formula the
-                   * recogniser should see. Only sideways: a piece stacked
-                   * above may be boxed by Poppler up into the line above. */
-                  ds->crop.x0 = MIN (ds->crop.x0, b.x0);
-                  ds->crop.x1 = MAX (ds->crop.x1, b.x1);
-                }
-              else if (b.x0 >= D->x0 - em && b.x1 <= D->x1 + em && fm_rect_v_gap (&b, D) <= 0.5 * em)
-                take = d;
-            }
-          if (take < 0)
-            continue;
-          for (int i = 0; i < pg->n; i++)
-            if (chunk_of[i] == c && pg->g[i].slot < 0)
-              pg->g[i].slot = take;
-          if (!as_tag)  /* a number stays outside: it would widen the band */
-            fm_rect_union (&pg->slots[take].r, &b);
-          changed = TRUE;
-        }
-    }
+  take_display_pieces (pg, chunk_of, n_chunks);
   g_free (chunk_of);
 }
 
