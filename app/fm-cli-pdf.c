@@ -374,6 +374,126 @@ write_output (const char *path, const char *input, const char *data, GError **er
   return fm_output_file_write (path, input, data, strlen (data), error);
 }
 
+/* --format, --rule, --no-refine, --device, --crop, --text-layer, --image-only
+ * and --constrain, checked and turned into what the run uses. Returns -1 to
+ * go on, else the exit code (a one-line message on stderr said why). */
+static int
+pdf_choices (const char         *format_name,
+             const char         *rule_name,
+             gboolean            no_refine,
+             const char         *device,
+             const char         *crop_name,
+             gboolean            text_layer,
+             gboolean            image_only,
+             gboolean            constrain_uncertain,
+             FmExportFormat     *format,
+             FmDetectOptions    *dopts,
+             FmCropRule         *crop_rule,
+             FmRecognizeOptions *ropts)
+{
+  if (format_name && !fm_export_format_from_string (format_name, format))
+    {
+      fprintf (stderr, "formulate-cli pdf: unknown format '%s' (json, tex or md)\n", format_name);
+      return FM_EXIT_USAGE;
+    }
+  if (rule_name)
+    {
+      if (strcmp (rule_name, "full") == 0)
+        dopts->rule = FM_DETECT_RULE_FULL;
+      else if (strcmp (rule_name, "pdfmathtranslate") == 0)
+        dopts->rule = FM_DETECT_RULE_PDFMATHTRANSLATE;
+      else
+        {
+          fprintf (stderr, "formulate-cli pdf: unknown rule '%s' (full or pdfmathtranslate)\n", rule_name);
+          return FM_EXIT_USAGE;
+        }
+    }
+  dopts->refine_with_bitmap = !no_refine;
+  if (device && !device_name_valid (device))
+    {
+      fprintf (stderr, "formulate-cli pdf: unknown device '%s' (auto, cpu, cuda:N or all)\n",
+               device);
+      return FM_EXIT_USAGE;
+    }
+  if (crop_name && !fm_crop_rule_from_string (crop_name, crop_rule))
+    {
+      fprintf (stderr, "formulate-cli pdf: unknown crop rule '%s' (line or box)\n", crop_name);
+      return FM_EXIT_USAGE;
+    }
+  if ((text_layer || constrain_uncertain) && image_only)
+    {
+      fprintf (stderr, "formulate-cli pdf: --text-layer and --image-only exclude each other\n");
+      return FM_EXIT_USAGE;
+    }
+  if (text_layer || constrain_uncertain)
+    ropts->read_text = fm_recognize_text_reader ();
+  ropts->constrain_uncertain = constrain_uncertain;
+
+  return -1;
+}
+
+/* One page of the run: finds its formulas (from the text layer, or from the
+ * pixels of a page without one), adds them to job with job-wide label_of, and
+ * recognises them when rec is not NULL (--detect-only: NULL). Returns FALSE
+ * when the page cannot be read: page_error says why, and so does its note. A
+ * recognition failure other than an interrupt goes to *ret. */
+static gboolean
+run_page (FmExportJob              *job,
+          FmDocument               *doc,
+          int                       page,
+          const FmDetectOptions    *dopts,
+          Recognizer               *rec,
+          const FmRecognizeOptions *ropts,
+          FmCropRule                crop_rule,
+          Progress                 *progress,
+          int                      *ret,
+          GError                  **page_error)
+{
+  g_autoptr(GPtrArray) found = NULL;
+  guint first = job->regions->len;
+  gint64 t0 = g_get_monotonic_time ();
+  char *note = NULL;
+  FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
+
+  if (fm_document_get_page_size (doc, page, NULL, NULL, page_error))
+    found = fm_detect_page_any (doc, page, dopts, &source, page_error);
+  job->detect_ms += (g_get_monotonic_time () - t0) / 1000.0;
+  g_array_append_val (job->pages, page);
+  if (found == NULL)
+    {
+      if (progress->enabled)
+        fputc ('\n', stderr);
+      fprintf (stderr, "formulate-cli: %s\n", (*page_error)->message);
+      note = g_strdup ((*page_error)->message);
+    }
+  else
+    {
+      for (guint k = 0; k < found->len; k++)
+        g_ptr_array_add (job->regions, fm_region_copy (found->pdata[k]));
+      progress->formulas_total += (int) found->len;
+      /* label_of indices are page-local; make them job-wide. */
+      for (guint k = first; k < job->regions->len; k++)
+        {
+          FmRegion *r = job->regions->pdata[k];
+          if (r->label_of >= 0)
+            r->label_of += (int) first;
+        }
+      if (rec != NULL)
+        {
+          int rret;
+          fm_recognize_prepare_page (doc, job->regions, first, crop_rule);
+          rret = recognize_page (rec, doc, job->regions, first, ropts, progress, &job->recognize_ms);
+          if (rret != FM_EXIT_OK && rret != FM_EXIT_INTERRUPTED)
+            *ret = rret;
+        }
+      else
+        progress->formulas_done = progress->formulas_total;
+    }
+  g_ptr_array_add (job->page_notes, note);
+  g_ptr_array_add (job->page_analysis, found ? (gpointer) fm_page_source_to_string (source) : NULL);
+  return found != NULL;
+}
+
 static int
 run_pdf (int argc, char **argv)
 {
@@ -429,47 +549,15 @@ run_pdf (int argc, char **argv)
       fprintf (stderr, "formulate-cli pdf: give exactly one PDF file (see --help)\n");
       return FM_EXIT_USAGE;
     }
-  if (format_name && !fm_export_format_from_string (format_name, &format))
-    {
-      fprintf (stderr, "formulate-cli pdf: unknown format '%s' (json, tex or md)\n", format_name);
-      return FM_EXIT_USAGE;
-    }
-  if (rule_name)
-    {
-      if (strcmp (rule_name, "full") == 0)
-        dopts.rule = FM_DETECT_RULE_FULL;
-      else if (strcmp (rule_name, "pdfmathtranslate") == 0)
-        dopts.rule = FM_DETECT_RULE_PDFMATHTRANSLATE;
-      else
-        {
-          fprintf (stderr, "formulate-cli pdf: unknown rule '%s' (full or pdfmathtranslate)\n", rule_name);
-          return FM_EXIT_USAGE;
-        }
-    }
-  dopts.refine_with_bitmap = !no_refine;
-  if (device && !device_name_valid (device))
-    {
-      fprintf (stderr, "formulate-cli pdf: unknown device '%s' (auto, cpu, cuda:N or all)\n",
-               device);
-      return FM_EXIT_USAGE;
-    }
-  if (crop_name && !fm_crop_rule_from_string (crop_name, &crop_rule))
-    {
-      fprintf (stderr, "formulate-cli pdf: unknown crop rule '%s' (line or box)\n", crop_name);
-      return FM_EXIT_USAGE;
-    }
-  if ((text_layer || constrain_uncertain) && image_only)
-    {
-      fprintf (stderr, "formulate-cli pdf: --text-layer and --image-only exclude each other\n");
-      return FM_EXIT_USAGE;
-    }
-  if (text_layer || constrain_uncertain)
-    ropts.read_text = fm_recognize_text_reader ();
-  ropts.constrain_uncertain = constrain_uncertain;
+  ret = pdf_choices (format_name, rule_name, no_refine, device, crop_name, text_layer, image_only,
+                     constrain_uncertain, &format, &dopts, &crop_rule, &ropts);
+  if (ret >= 0)
+    return ret;
+  ret = FM_EXIT_OK;
 
   doc = fm_document_new_for_path (files[0], password, &error);
   if (password)
-    memset (password, 0, strlen (password));
+    explicit_bzero (password, strlen (password));
   if (doc == NULL)
     {
       fprintf (stderr, "formulate-cli: %s\n", error->message);
@@ -523,52 +611,10 @@ run_pdf (int argc, char **argv)
 
   for (guint i = 0; i < pages->len && !fm_interrupted; i++)
     {
-      int page = g_array_index (pages, int, i);
-      g_autoptr(GPtrArray) found = NULL;
-      guint first = job->regions->len;
-      gint64 t0 = g_get_monotonic_time ();
-      char *note = NULL;
-      FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
-
       g_clear_error (&page_error);
-      if (fm_document_get_page_size (doc, page, NULL, NULL, &page_error))
-        found = fm_detect_page_any (doc, page, &dopts, &source, &page_error);
-      job->detect_ms += (g_get_monotonic_time () - t0) / 1000.0;
-      g_array_append_val (job->pages, page);
-      if (found == NULL)
-        {
-          if (progress.enabled)
-            fputc ('\n', stderr);
-          fprintf (stderr, "formulate-cli: %s\n", page_error->message);
-          note = g_strdup (page_error->message);
-        }
-      else
-        {
-          pages_ok++;
-          for (guint k = 0; k < found->len; k++)
-            g_ptr_array_add (job->regions, fm_region_copy (found->pdata[k]));
-          progress.formulas_total += (int) found->len;
-          /* label_of indices are page-local; make them job-wide. */
-          for (guint k = first; k < job->regions->len; k++)
-            {
-              FmRegion *r = job->regions->pdata[k];
-              if (r->label_of >= 0)
-                r->label_of += (int) first;
-            }
-          if (!detect_only)
-            fm_recognize_prepare_page (doc, job->regions, first, crop_rule);
-          if (!detect_only)
-            {
-              int rret = recognize_page (&rec, doc, job->regions, first, &ropts, &progress,
-                                         &job->recognize_ms);
-              if (rret != FM_EXIT_OK && rret != FM_EXIT_INTERRUPTED)
-                ret = rret;
-            }
-          else
-            progress.formulas_done = progress.formulas_total;
-        }
-      g_ptr_array_add (job->page_notes, note);
-      g_ptr_array_add (job->page_analysis, found ? (gpointer) fm_page_source_to_string (source) : NULL);
+      if (run_page (job, doc, g_array_index (pages, int, i), &dopts, detect_only ? NULL : &rec,
+                    &ropts, crop_rule, &progress, &ret, &page_error))
+        pages_ok++;
       progress.pages_done = (int) i + 1;
       progress_draw (&progress, FALSE);
     }

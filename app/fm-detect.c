@@ -639,20 +639,6 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
 }
 
 
-/* Ink pixels inside r (PDF points, the map's frame). */
-static long
-ink_count (const InkMap *m, const FmRect *r)
-{
-  int x0 = MAX (0, (int) floor (r->x0 * m->scale)), x1 = MIN (m->w, (int) ceil (r->x1 * m->scale));
-  int y0 = MAX (0, (int) floor (r->y0 * m->scale)), y1 = MIN (m->h, (int) ceil (r->y1 * m->scale));
-  long count = 0;
-
-  for (int y = y0; y < y1; y++)
-    for (int x = x0; x < x1; x++)
-      count += m->ink[(gsize) y * m->w + x];
-  return count;
-}
-
 /* See the caller (fm_detect_page). */
 static gboolean
 radical_to_ink (const InkMap *m, FmRect *r)

@@ -3,12 +3,11 @@
 #include "fm-startup-log.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
-#ifdef FM_HAVE_DETECT
 #include "fm-detect.h"
 #include "fm-recognize.h"
 #include "fm-scan.h"
-#endif
 
 struct _FmDocumentTab {
   GtkWidget parent_instance;
@@ -61,10 +60,21 @@ typedef struct {
   int n_pages;
 } OpenData;
 
+/* A password is wiped before its memory goes back: a freed block keeps its
+ * bytes until reused, and would show in a core dump. explicit_bzero, not
+ * memset, which the compiler may drop before a free. */
+static void
+free_password (char *password)
+{
+  if (password != NULL)
+    explicit_bzero (password, strlen (password));
+  g_free (password);
+}
+
 static void
 open_data_free (OpenData *data)
 {
-  g_free (data->password);
+  free_password (data->password);
   g_clear_object (&data->document);
   g_free (data->sizes);
   g_free (data);
@@ -166,7 +176,6 @@ deliver_page (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-#ifdef FM_HAVE_DETECT
 static void
 detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -206,7 +215,6 @@ detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *c
     }
   g_task_return_boolean (task, TRUE);
 }
-#endif
 
 static void
 start_detection (FmDocumentTab *self)
@@ -218,16 +226,11 @@ start_detection (FmDocumentTab *self)
   self->pages_from_pixels = 0;
   self->detecting = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_DETECTING]);
-#ifdef FM_HAVE_DETECT
   {
     g_autoptr(GTask) task = g_task_new (self, self->cancellable, NULL, NULL);
     g_task_set_task_data (task, g_object_ref (self->document), g_object_unref);
     g_task_run_in_thread (task, detect_thread);
   }
-#else
-  /* Built without the detector: regions are the ones drawn by hand. */
-  finish_detection (self);
-#endif
 }
 
 static void
@@ -390,7 +393,7 @@ fm_document_tab_finalize (GObject *object)
   FmDocumentTab *self = FM_DOCUMENT_TAB (object);
 
   g_clear_object (&self->file);
-  g_free (self->password);
+  free_password (self->password);
   g_free (self->title);
   for (int i = 0; i < self->n_notes; i++)
     g_free (self->page_notes[i]);
@@ -559,13 +562,6 @@ fm_document_tab_recognize (FmDocumentTab *self)
         }
     }
   return queued;
-}
-
-void
-fm_document_tab_cancel (FmDocumentTab *self)
-{
-  if (self->document != NULL)
-    fm_engine_worker_cancel (self->worker, self->document);
 }
 
 void

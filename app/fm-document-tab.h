@@ -39,7 +39,6 @@ int             fm_document_tab_get_pages_from_pixels (FmDocumentTab *self);
 /* Queues every formula not yet recognised (the current page first);
  * returns how many it queued. */
 guint           fm_document_tab_recognize (FmDocumentTab *self);
-void            fm_document_tab_cancel (FmDocumentTab *self);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */
 void            fm_document_tab_stop (FmDocumentTab *self);

@@ -356,62 +356,6 @@ fm_document_new_for_path (const char  *path,
   return fm_document_new_for_file (file, password, NULL, error);
 }
 
-typedef struct {
-  GFile *file;
-  char *password;
-} OpenData;
-
-static void
-open_data_free (OpenData *data)
-{
-  g_object_unref (data->file);
-  if (data->password)
-    memset (data->password, 0, strlen (data->password));
-  g_free (data->password);
-  g_free (data);
-}
-
-static void
-open_thread (GTask        *task,
-             gpointer      source_object,
-             gpointer      task_data,
-             GCancellable *cancellable)
-{
-  OpenData *data = task_data;
-  GError *error = NULL;
-  FmDocument *doc = fm_document_new_for_file (data->file, data->password, cancellable, &error);
-
-  if (doc)
-    g_task_return_pointer (task, doc, g_object_unref);
-  else
-    g_task_return_error (task, error);
-}
-
-void
-fm_document_new_for_file_async (GFile               *file,
-                                const char          *password,
-                                GCancellable        *cancellable,
-                                GAsyncReadyCallback  callback,
-                                gpointer             user_data)
-{
-  g_autoptr(GTask) task = g_task_new (NULL, cancellable, callback, user_data);
-  OpenData *data = g_new0 (OpenData, 1);
-
-  data->file = g_object_ref (file);
-  data->password = g_strdup (password);
-  g_task_set_source_tag (task, fm_document_new_for_file_async);
-  g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
-  g_task_run_in_thread (task, open_thread);
-}
-
-FmDocument *
-fm_document_new_for_file_finish (GAsyncResult *result,
-                                 GError      **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
 const char *
 fm_document_get_name (FmDocument *self)
 {

@@ -53,15 +53,6 @@ FmDocument *fm_document_new_for_bytes (GBytes     *bytes,
                                        const char *password,
                                        GError    **error);
 
-/* Async open for the window: runs fm_document_new_for_file on a worker thread. */
-void        fm_document_new_for_file_async  (GFile               *file,
-                                             const char          *password,
-                                             GCancellable        *cancellable,
-                                             GAsyncReadyCallback  callback,
-                                             gpointer             user_data);
-FmDocument *fm_document_new_for_file_finish (GAsyncResult *result,
-                                             GError      **error);
-
 const char *fm_document_get_name (FmDocument *self);   /* basename for messages */
 int         fm_document_get_n_pages (FmDocument *self);
 /* Size of page index (0-based) as displayed (rotation applied), in points. */

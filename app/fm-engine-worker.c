@@ -349,14 +349,12 @@ post (FmEngineWorker *self, GSourceFunc func, gpointer data)
 /* ---------------------------------------------------------------------- */
 /* The thread                                                             */
 
-#ifdef FM_HAVE_ENGINE
 static bool
 abort_cb (void *user_data)
 {
   FmEngineWorker *self = user_data;
   return g_atomic_int_get (&self->abort_requested) != 0;
 }
-#endif
 
 /* The job whose page is nearest the focus page of the focus document, so the
  * page the user is looking at fills in first. Called with the lock held. */
@@ -408,12 +406,10 @@ static gpointer
 worker_thread (gpointer data)
 {
   FmEngineWorker *self = data;
-#ifdef FM_HAVE_ENGINE
   FeContext *context = NULL;
   FeState *state = NULL;
   int em_px = FM_RENDER_DEFAULT_EM_PX;
   gint64 last_runtime_us = 0;
-#endif
 
 #ifdef __linux__
   /* Below the window's thread, so a busy CPU never makes the window stutter;
@@ -426,11 +422,9 @@ worker_thread (gpointer data)
   {
     DevicesReport *report = g_new0 (DevicesReport, 1);
     report->self = g_object_ref (self);
-#ifdef FM_HAVE_ENGINE
     report->n_devices = fe_devices_list (NULL, 0);
     report->devices = g_new0 (FeDeviceInfo, MAX (report->n_devices, 1));
     report->n_devices = fe_devices_list (report->devices, report->n_devices);
-#endif
     post (self, deliver_devices, report);
   }
 
@@ -457,7 +451,6 @@ worker_thread (gpointer data)
 
           lr->self = g_object_ref (self);
           lr->is_load = TRUE;
-#ifdef FM_HAVE_ENGINE
           {
             FeContextParams params = fe_context_default_params ();
             FeContext *fresh = NULL;
@@ -489,26 +482,17 @@ worker_thread (gpointer data)
                 last_runtime_us = g_get_monotonic_time ();
               }
           }
-#else
-          (void) path;
-          (void) device;
-          (void) precision;
-          lr->error = g_strdup (_("This build of Formulate has no recognition engine."));
-#endif
           post (self, deliver_load, lr);
           g_mutex_lock (&self->lock);
           continue;
         }
 
-#ifdef FM_HAVE_ENGINE
       if (context == NULL || self->queue->len == 0)
-#endif
         {
           g_cond_wait (&self->cond, &self->lock);
           continue;
         }
 
-#ifdef FM_HAVE_ENGINE
       batch = g_ptr_array_new ();
       while (batch->len < FM_ENGINE_BATCH && self->queue->len > 0)
         {
@@ -603,14 +587,11 @@ worker_thread (gpointer data)
       for (guint i = 0; i < batch->len; i++)
         g_ptr_array_remove_fast (self->running, g_ptr_array_index (batch, i));
       post (self, deliver_batch, report);
-#endif
     }
   g_mutex_unlock (&self->lock);
 
-#ifdef FM_HAVE_ENGINE
   g_clear_pointer (&state, fe_state_free);
   g_clear_pointer (&context, fe_context_free);
-#endif
   return NULL;
 }
 
@@ -720,11 +701,7 @@ fm_engine_worker_new (void)
 gboolean
 fm_engine_worker_has_engine (void)
 {
-#ifdef FM_HAVE_ENGINE
   return TRUE;
-#else
-  return FALSE;
-#endif
 }
 
 void

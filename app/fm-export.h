@@ -1,4 +1,9 @@
-/* fm-export.h - regions of a document as JSON, a LaTeX document or Markdown. */
+/* fm-export.h - regions of a document as JSON, a LaTeX document or Markdown.
+ *
+ * Contract: an FmExportJob holds what one run found (pages, notes, regions,
+ * timings); fm_export_to_string writes it in one format. JSON is the job as
+ * it is; tex writes only formulas fm_latex_check_compiles accepts (the others
+ * as comments), so it always compiles; Markdown is fm-markdown.c's layout. */
 #pragma once
 
 #include "fm-region.h"
@@ -40,26 +45,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (FmExportJob, fm_export_job_free)
 gboolean     fm_export_format_from_string (const char *name, FmExportFormat *out);
 
 /* Writes the job in format to a string. Markdown needs the document (it
- * reads the text layer for the paragraphs around the formulas). */
+ * reads the text layer for the paragraphs around the formulas). NULL with
+ * error only for an unknown format. */
 char        *fm_export_to_string (FmExportJob    *job,
                                   FmDocument     *doc,
                                   FmExportFormat  format,
                                   GError        **error);
-
-/* Boxes to crop regions[first..] (all of one page) at for recognition:
- * each display's box widened by the text-layer pieces on its line that the
- * Markdown export gives to it ("det" before a matrix); other boxes as they
- * are. boxes has room for regions->len - first entries. */
-gboolean     fm_export_crop_boxes (FmDocument *doc,
-                                   GPtrArray  *regions,
-                                   guint       first,
-                                   FmRect     *boxes,
-                                   GError    **error);
-
-/* LaTeX that pdflatex with amsmath and amssymb compiles, as far as a small
- * parser can tell (known commands with their arguments, environments, \left
- * and \right, no double scripts, & and \\ only in alignments), so a tex
- * export stays compilable whatever the recogniser wrote. */
-gboolean     fm_export_latex_is_balanced (const char *latex);
 
 G_END_DECLS

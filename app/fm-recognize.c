@@ -3,9 +3,8 @@
 
 #include <string.h>
 
-#include "fm-export.h"
+#include "fm-page-text.h"
 
-#ifdef FM_HAVE_MATHTEXT
 #include "fm-mathtext.h"
 
 /* The glyphs' symbols plus the operator names of the reading. */
@@ -85,16 +84,11 @@ read_mathtext (FmDocument *doc, const FmRegion *region, char **latex, GStrv *sym
   fm_mathtext_result_free (result);
   return verdict;
 }
-#endif
 
 FmTextReader
 fm_recognize_text_reader (void)
 {
-#ifdef FM_HAVE_MATHTEXT
   return read_mathtext;
-#else
-  return NULL;
-#endif
 }
 
 gboolean
@@ -137,10 +131,10 @@ fm_recognize_prepare_page (FmDocument *doc, GPtrArray *regions, guint first, FmC
   boxes = g_new (FmRect, regions->len - first);
   for (guint i = first; i < regions->len; i++)
     boxes[i - first] = ((FmRegion *) regions->pdata[i])->box;
-  /* On failure (a page whose text layer cannot be read) fm_export_crop_boxes
+  /* On failure (a page whose text layer cannot be read) fm_page_text_crop_boxes
    * has already filled in the boxes as found; recognition goes on with them. */
   if (rule == FM_CROP_RULE_LINE)
-    fm_export_crop_boxes (doc, regions, first, boxes, &error);
+    fm_page_text_crop_boxes (doc, regions, first, boxes, &error);
   for (guint i = first; i < regions->len; i++)
     ((FmRegion *) regions->pdata[i])->crop_box = boxes[i - first];
 }

@@ -2,6 +2,7 @@
  * pdflatex, and what it rejects as an error would have stopped pdflatex.
  * The compile checks skip without pdflatex on PATH. */
 #include "fm-export.h"
+#include "fm-latex-check.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -96,14 +97,14 @@ static void
 test_check_verdicts (void)
 {
   for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
-    if (!fm_export_latex_is_balanced (good[i]))
+    if (!fm_latex_check_compiles (good[i]))
       g_error ("rejected valid LaTeX: %s", good[i]);
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
-    if (fm_export_latex_is_balanced (bad[i]))
+    if (fm_latex_check_compiles (bad[i]))
       g_error ("accepted LaTeX that stops pdflatex: %s", bad[i]);
   for (gsize i = 0; refused[i]; i++)
-    g_assert_false (fm_export_latex_is_balanced (refused[i]));
-  g_assert_false (fm_export_latex_is_balanced (NULL));
+    g_assert_false (fm_latex_check_compiles (refused[i]));
+  g_assert_false (fm_latex_check_compiles (NULL));
 }
 
 static void

@@ -2,6 +2,7 @@
 #include "fm-detect.h"
 #include "fm-document.h"
 #include "fm-export.h"
+#include "fm-latex-check.h"
 #include "fm-fonts.h"
 #include "fm-pages.h"
 #include "fm-render.h"
@@ -654,12 +655,12 @@ test_export (void)
   json = fm_export_to_string (job, doc, FM_EXPORT_JSON, &error);
   g_assert_nonnull (strstr (json, "\"latex\" : \"\\\\frac{a}{b}\""));
 
-  g_assert_true (fm_export_latex_is_balanced ("\\left( x \\right)"));
-  g_assert_true (fm_export_latex_is_balanced ("\\{ a \\}"));
-  g_assert_false (fm_export_latex_is_balanced ("\\left( x"));
-  g_assert_false (fm_export_latex_is_balanced ("}{"));
-  g_assert_false (fm_export_latex_is_balanced ("a $ b"));
-  g_assert_false (fm_export_latex_is_balanced ("\\begin{matrix} a"));
+  g_assert_true (fm_latex_check_compiles ("\\left( x \\right)"));
+  g_assert_true (fm_latex_check_compiles ("\\{ a \\}"));
+  g_assert_false (fm_latex_check_compiles ("\\left( x"));
+  g_assert_false (fm_latex_check_compiles ("}{"));
+  g_assert_false (fm_latex_check_compiles ("a $ b"));
+  g_assert_false (fm_latex_check_compiles ("\\begin{matrix} a"));
 }
 
 /* Several threads on one document: the document lock serialises Poppler. */
