@@ -238,6 +238,15 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
         return TRUE;    /* Spec(S */
     }
+  /* An operator name before its argument: \mathrm{ns}\,z, \operatorname{ph} z
+   * - TeX's thin space (1/6 em) before a math letter of the word's size. A
+   * word space is 1/3 em and shrinks to 2/9 em at most; a word of running
+   * text before an inline formula keeps it. Short words only: special
+   * functions' names are abbreviations. */
+  if (j < n && j - i <= 4 && g[j].cls == CLS_STRONG && g_unichar_isalpha (g[j].c) &&
+      g[j].size >= 0.85 * size && v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
+      g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.2 * size)
+    return TRUE;
   if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
   return FALSE;
@@ -305,11 +314,13 @@ classify_words (Glyph *g, int n)
           for (int k = i; k < j && len < (int) sizeof word - 6; k++)
             len += g_unichar_to_utf8 (g[k].c, word + len);
           word[len] = '\0';
-          if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
+          /* \mathbf{v}, \mathbf{R}_2: a bold letter on its own (its script
+           * too would make it an upright word glued to math: neutral, no seed) */
+          if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
+            g[i].cls = CLS_WEAK;
+          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
-          else if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
-            g[i].cls = CLS_WEAK;   /* \mathbf{v}: a bold letter on its own */
         }
       else if (italic && upright && full_size_letters (g, i, j) <= 3)
         {
@@ -358,6 +369,94 @@ classify_words (Glyph *g, int n)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
         }
       i = j;
+    }
+}
+
+static gboolean
+is_angle_open (gunichar c)
+{
+  return c == 0x27E8 || c == 0x2329 || c == 0x3008;
+}
+
+static gboolean
+is_angle_close (gunichar c)
+{
+  return c == 0x27E9 || c == 0x232A || c == 0x3009;
+}
+
+/* Glyph-level corrections after the word classes, for what looks like math
+ * glyph by glyph but is not (or the reverse):
+ * - a number with a script (4^{1}, 15_{16}, 10^{-3}): digits are neutral
+ *   and a number alone is text, but running text has no raised or lowered
+ *   small digit glued to a number - the number and its script are a seed;
+ * - meta-variables of syntax prose, "<label>" set as \langle\textit{label}
+ *   \rangle (the amsmath guide): angle brackets around a word of running
+ *   text (three letters or more, or two upright ones; math puts its own
+ *   letters between them) are text;
+ * - logos and words that end in a math symbol with no space ("LaTeX2e"
+ *   ends in CMMI's epsilon): a strong glyph glued to the end of a word of
+ *   three or more running-text letters is part of the word;
+ * - italic abbreviations (\emph{e.g.}): single italic letters joined by
+ *   full stops with no space are a word, not math letters. */
+static void
+classify_glyph_runs (Glyph *g, int n)
+{
+  for (int i = 0; i < n; i++)
+    {
+      /* a number with a script */
+      if (g_unichar_isdigit (g[i].c) && g[i].cls == CLS_NEUTRAL && i + 1 < n)
+        {
+          const Glyph *b = &g[i], *s = &g[i + 1];
+          double em = b->size, bc = (b->r.y0 + b->r.y1) / 2, sc = (s->r.y0 + s->r.y1) / 2;
+          gboolean is_script = s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
+                               (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
+                               s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
+                               (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
+                               s->r.y1 > b->r.y0 - 0.3 * em && s->r.y0 < b->r.y1 + 0.3 * em;
+          if (is_script && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))
+            {
+              int k = i;
+              while (k >= 0 && (g_unichar_isdigit (g[k].c) || g[k].c == '.') && g[k].size >= 0.85 * em &&
+                     (k == i || !g[k + 1].space_before))
+                g[k--].cls = CLS_WEAK;
+              for (k = i + 1; k < n && !g[k].space_before && g[k].size < 0.85 * em &&
+                   (g_unichar_isalnum (g[k].c) || g[k].cls != CLS_TEXT); k++)
+                if (g[k].cls != CLS_STRONG)
+                  g[k].cls = CLS_WEAK;
+            }
+        }
+      /* a meta-variable */
+      if (is_angle_open (g[i].c))
+        {
+          int k = i + 1, letters = 0, italic = 0;
+          while (k < n && (g_unichar_isalpha (g[k].c) || g[k].c == '-') && g[k].cls != CLS_STRONG &&
+                 g[k].font != FM_FONT_MATH && v_overlap_enough (&g[i].r, &g[k].r, 0.3))
+            {
+              letters += g_unichar_isalpha (g[k].c) != 0;
+              italic += g[k].font == FM_FONT_TEXT_ITALIC;
+              k++;
+            }
+          if (k < n && is_angle_close (g[k].c) && (letters >= 3 || (letters == 2 && italic == 0)))
+            for (int m = i; m <= k; m++)
+              g[m].cls = CLS_TEXT;
+        }
+      /* a word that ends in a math symbol */
+      if (g[i].cls == CLS_STRONG && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
+          v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
+        {
+          int k = i - 1, letters = 0;
+          while (k >= 0 && g_unichar_isalnum (g[k].c) && g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK &&
+                 (k == i - 1 || !g[k + 1].space_before))
+            letters += g[k--].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c);
+          if (letters >= 3)
+            g[i].cls = CLS_TEXT;
+        }
+      /* an italic abbreviation */
+      if (g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) && i + 2 < n &&
+          g[i + 1].c == '.' && !g[i + 1].space_before && !g[i + 2].space_before &&
+          g_unichar_isalpha (g[i + 2].c) && g[i + 2].font == FM_FONT_TEXT_ITALIC &&
+          g[i + 2].size >= 0.85 * g[i].size)
+        g[i].cls = g[i + 2].cls = CLS_TEXT;
     }
 }
 
@@ -1806,7 +1905,10 @@ fm_detect_page (FmDocument            *doc,
       g[i].r = rect_to_upright (g[i].r, rot, page_w, page_h);
   /* Word-level classes measure gaps along the line: after turning. */
   if (opts.rule == FM_DETECT_RULE_FULL)
-    classify_words (g, n);
+    {
+      classify_words (g, n);
+      classify_glyph_runs (g, n);
+    }
   disp_w = page_w;
   disp_h = page_h;
   if (rot & 1)
