@@ -1771,6 +1771,35 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
+/* Whether display block b is the continuation of a display broken over
+ * lines: its leftmost full-size glyph is a binary operator or relation (TeX
+ * breaks a long display before one: "&\quad + ..."). Fraction rows push such
+ * lines more than 0.9 em apart. */
+static gboolean
+block_continues (const Glyph *g, GArray *chunks, int b)
+{
+  double top = 0;
+  int first = -1;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block == b)
+        top = MAX (top, ch->em_max);
+    }
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != b)
+        continue;
+      for (int k = ch->start; k < ch->end; k++)
+        if (g[k].size >= 0.8 * top && (first < 0 || g[k].r.x0 < g[first].r.x0))
+          first = k;
+    }
+  return first >= 0 && is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
+         g[first].c != '\\';
+}
+
 static void
 reassign_block (GArray *chunks, int from, int to)
 {
@@ -2195,7 +2224,10 @@ fm_detect_page (FmDocument            *doc,
               if (g_array_index (chunks, Chunk, i).block == a)
                 em = g_array_index (chunks, Chunk, i).em;
             if (((v_gap (&blocks[a], &blocks[b]) < 0.9 * em && h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
-                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em)) &&
+                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
+                 (opts.rule == FM_DETECT_RULE_FULL && v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
+                  h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
+                  block_continues (g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a))) &&
                 !across_gutter (&pc, rect_cx (&blocks[a]), rect_cx (&blocks[b])))
               {
                 gboolean first = FALSE;
@@ -2207,6 +2239,52 @@ fm_detect_page (FmDocument            *doc,
               }
           }
     }
+
+  /* Continuation lines: a long display broken over lines (aligned rows,
+   * multline, a two-column page's narrow display) continues on a line that
+   * starts with a binary operator or relation (TeX breaks a display before
+   * one, "&\quad + ..."). Fraction rows push the lines more than 0.9 em
+   * apart, and a continuation line flush with neither margin nor centred can
+   * be taken for inline pieces: a math-dominated chunk starting with an
+   * operator right below a display block joins it, and so do the chunks level
+   * with it that are not running text. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    for (gboolean changed = TRUE; changed;)
+      {
+        changed = FALSE;
+        for (guint i = 0; i < chunks->len; i++)
+          {
+            Chunk *ch = &g_array_index (chunks, Chunk, i);
+            int total = ch->end - ch->start, first = -1;
+            if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * body_em ||
+                ch->n_text > MAX (1, total / 6))
+              continue;
+            for (int k = ch->start; k < ch->end; k++)
+              if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
+                first = k;
+            for (int b = 0; b < n_blocks && first >= 0; b++)
+              {
+                gboolean below, level;
+                if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
+                  continue;
+                below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
+                        ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 1.5 * ch->em &&
+                        ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
+                level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
+                        h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
+                if (below || level)
+                  {
+                    gboolean f = FALSE;
+                    rect_union (&blocks[b], &ch->box, &f);
+                    ch->block = b;
+                    ch->is_display = TRUE;
+                    ch->is_display_piece = FALSE;
+                    changed = TRUE;
+                    break;
+                  }
+              }
+          }
+      }
 
   /* Blocks of pieces only are not displays. */
   for (int b = 0; b < n_blocks; b++)
