@@ -243,7 +243,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
    * word space is 1/3 em and shrinks to 2/9 em at most; a word of running
    * text before an inline formula keeps it. Short words only: special
    * functions' names are abbreviations. */
-  if (j < n && j - i <= 4 && g[j].cls == CLS_STRONG && g_unichar_isalpha (g[j].c) &&
+  if (j < n && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) && g_unichar_isalpha (g[j].c) &&
       g[j].size >= 0.85 * size && v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.2 * size)
     return TRUE;
@@ -445,12 +445,19 @@ classify_glyph_runs (Glyph *g, int n)
           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
         {
           int k = i - 1, letters = 0;
+          /* by the gaps: Poppler sees a space in LaTeX2e's kerns */
           while (k >= 0 && g_unichar_isalnum (g[k].c) && g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK &&
-                 (k == i - 1 || !g[k + 1].space_before))
+                 (k == i - 1 || (g[k + 1].r.x0 - g[k].r.x1 < 0.12 * g[i].size && !g[k + 1].line_before)))
             letters += g[k--].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c);
           if (letters >= 3)
             g[i].cls = CLS_TEXT;
         }
+      /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S) */
+      if (g[i].cls == CLS_STRONG && g_unichar_isupper (g[i].c) && i + 2 < n &&
+          g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
+          g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
+          g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
+        g[i].cls = CLS_TEXT;
       /* an italic abbreviation */
       if (g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) && i + 2 < n &&
           g[i + 1].c == '.' && !g[i + 1].space_before && !g[i + 2].space_before &&
@@ -832,6 +839,41 @@ ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
       while (x < x1 && m->ink[(gsize) y * m->w + x])
         x++;
       if (x == x1)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the gap between glyphs a and b on a line holds a tall vertical
+ * stroke of ink (>= 1 em in one pixel column, across the line's middle)
+ * that no glyph of the text layer has: a large delimiter of \left| ...
+ * \right| or \left\| built from extension pieces that Poppler drops. */
+static gboolean
+ink_delimiter_between (const InkMap *m, const FmRect *a, const FmRect *b, double em)
+{
+  double cy = 0.25 * (a->y0 + a->y1 + b->y0 + b->y1);
+  int x0, x1, y0, y1, ymid, need;
+
+  if (m == NULL)
+    return FALSE;
+  x0 = MAX (0, (int) ceil (a->x1 * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor (b->x0 * m->scale) - 1);
+  y0 = MAX (0, (int) floor ((cy - 2.0 * em) * m->scale));
+  y1 = MIN (m->h, (int) ceil ((cy + 2.0 * em) * m->scale));
+  ymid = (int) (cy * m->scale);
+  need = (int) ceil (1.0 * em * m->scale);
+  if (x1 <= x0 || y1 - y0 < need || ymid < y0 || ymid >= y1)
+    return FALSE;
+  for (int x = x0; x < x1; x++)
+    {
+      int top = ymid, bottom = ymid;
+      if (!m->ink[(gsize) ymid * m->w + x])
+        continue;
+      while (top > y0 && m->ink[(gsize) (top - 1) * m->w + x])
+        top--;
+      while (bottom + 1 < y1 && m->ink[(gsize) (bottom + 1) * m->w + x])
+        bottom++;
+      if (bottom - top + 1 >= need)
         return TRUE;
     }
   return FALSE;
@@ -1534,7 +1576,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                   !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
                  /* TeX's thin space around an operator name (log, sin) */
                  (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
-                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))));
+                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c)))) ||
+                 /* a large delimiter that the text layer lost */
+                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em));
           /* Before a radical or big operator only TeX's thin space
            * (1/6 em) is inside a formula. */
           if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
@@ -1935,6 +1979,9 @@ fm_detect_page (FmDocument            *doc,
   /* Word-level classes measure gaps along the line: after turning. */
   if (opts.rule == FM_DETECT_RULE_FULL)
     {
+      /* twice: an upright word's test looks at the class of the italic
+       * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
+      classify_words (g, n);
       classify_words (g, n);
       classify_glyph_runs (g, n);
     }
