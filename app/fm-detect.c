@@ -316,8 +316,12 @@ classify_words (Glyph *g, int n)
           word[len] = '\0';
           /* \mathbf{v}, \mathbf{R}_2: a bold letter on its own (its script
            * too would make it an upright word glued to math: neutral, no seed) */
-          if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
-            g[i].cls = CLS_WEAK;
+          int lead = i;
+          for (int k = i; k < j; k++)
+            if (g[k].size > g[lead].size)
+              lead = k;
+          if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
+            g[lead].cls = CLS_WEAK;
           else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
@@ -447,7 +451,7 @@ classify_glyph_runs (Glyph *g, int n)
           int k = i - 1, letters = 0;
           /* by the gaps: Poppler sees a space in LaTeX2e's kerns */
           while (k >= 0 && g_unichar_isalnum (g[k].c) && g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK &&
-                 (k == i - 1 || (g[k + 1].r.x0 - g[k].r.x1 < 0.12 * g[i].size && !g[k + 1].line_before)))
+                 (k == i - 1 || (g[k + 1].r.x0 - g[k].r.x1 < 0.2 * g[i].size && !g[k + 1].line_before)))
             letters += g[k--].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c);
           if (letters >= 3)
             g[i].cls = CLS_TEXT;
@@ -744,6 +748,79 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
     *box = out;
 }
 
+
+/* Longest vertical run of ink in pixel column x between rows y0 and y1. */
+static int
+ink_column_run (const InkMap *m, int x, int y0, int y1)
+{
+  int best = 0, run = 0;
+
+  for (int y = y0; y < y1; y++)
+    {
+      run = m->ink[(gsize) y * m->w + x] ? run + 1 : 0;
+      best = MAX (best, run);
+    }
+  return best;
+}
+
+/* A region's box grows over large delimiters that the text layer lost
+ * (\left| ... \right|, \left\|: CMEX's extension pieces at codes Poppler
+ * reads as spaces): a tall vertical stroke (>= 1 em, and >= 60 % of the
+ * box's height) within 0.6 em beside the box, in columns no glyph of the
+ * text layer covers. Its neighbour bar (\|) comes with it. */
+static void
+ink_lost_delimiters (const InkMap *m, FmRect *box, double em, const Glyph *g, int n)
+{
+  int y0 = MAX (0, (int) floor ((box->y0 - 0.4 * em) * m->scale));
+  int y1 = MIN (m->h, (int) ceil ((box->y1 + 0.4 * em) * m->scale));
+  int need = (int) ceil (MAX (1.0 * em, 0.6 * (box->y1 - box->y0)) * m->scale);
+
+  if (y1 - y0 < need)
+    return;
+  for (int side = 0; side < 2; side++)
+    {
+      int dir = side == 0 ? 1 : -1;
+      int start = side == 0 ? (int) ceil (box->x1 * m->scale) : (int) floor (box->x0 * m->scale) - 1;
+      int reach = (int) ceil (0.6 * em * m->scale), hit = -1, last = -1;
+
+      for (int d = 0; d < reach; d++)
+        {
+          int x = start + dir * d;
+          double xp = (x + 0.5) / m->scale;
+          gboolean covered = FALSE;
+          if (x < 0 || x >= m->w)
+            break;
+          if (hit >= 0 && abs (x - hit) > (int) ceil (0.35 * em * m->scale))
+            break;
+          if (ink_column_run (m, x, y0, y1) < need)
+            continue;
+          for (int k = 0; k < n && !covered; k++)
+            covered = xp >= g[k].r.x0 && xp <= g[k].r.x1 && g[k].r.y1 > box->y0 && g[k].r.y0 < box->y1;
+          if (covered)
+            {
+              if (hit < 0)
+                break;   /* a glyph of the text layer first: nothing lost */
+              continue;
+            }
+          if (hit < 0)
+            hit = x;
+          last = x;
+        }
+      if (last < 0)
+        continue;
+      if (side == 0)
+        box->x1 = MAX (box->x1, (last + 1) / m->scale);
+      else
+        box->x0 = MIN (box->x0, last / m->scale);
+      for (int x = MIN (hit, last); x <= MAX (hit, last); x++)
+        for (int y = y0; y < y1; y++)
+          if (m->ink[(gsize) y * m->w + x])
+            {
+              box->y0 = MIN (box->y0, y / m->scale);
+              box->y1 = MAX (box->y1, (y + 1) / m->scale);
+            }
+    }
+}
 
 /* Ink pixels inside r (PDF points, the map's frame). */
 static long
@@ -1576,7 +1653,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                   !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
                  /* TeX's thin space around an operator name (log, sin) */
                  (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
-                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c)))) ||
+                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
+                  /* not after a script and a word space: "\rangle^{2} \exp" is two */
+                  !(ml->script && r->space_before && gap >= 0.2 * em)) ||
                  /* a large delimiter that the text layer lost */
                  (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em));
           /* Before a radical or big operator only TeX's thin space
@@ -2547,7 +2626,10 @@ fm_detect_page (FmDocument            *doc,
         g_free (sizes);
         region->text = glyph_text (g, pr->idx, pr->n);
         if (have_ink)
-          ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+          {
+            ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+            ink_lost_delimiters (&ink, &region->box, region->font_size, g, n);
+          }
         region->box = rect_from_upright (region->box, rot, disp_w, disp_h);
         if (pr->kind == FM_REGION_DISPLAY)
           block_region[pr->label_block] = (int) regions->len;
