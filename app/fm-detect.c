@@ -321,7 +321,8 @@ classify_words (Glyph *g, int n)
             if (g[k].size > g[lead].size)
               lead = k;
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
-            g[lead].cls = CLS_WEAK;
+            for (int k = i; k < j; k++)
+              g[k].cls = CLS_WEAK;   /* the letter and its script letters */
           else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
@@ -374,6 +375,69 @@ classify_words (Glyph *g, int n)
         }
       i = j;
     }
+}
+
+/* Whether digits l and r (l's run of digits ends before r's starts) are two
+ * groups of one long number set with a thin or medium space
+ * (1.12139\;32942): the left side holds a decimal point with three or more
+ * digits after it, both groups three or more digits. Running text puts a
+ * word space between numbers and no decimal groups. */
+static gboolean
+digit_groups (const Glyph *g, int n, int l, int r)
+{
+  int k, right = 0, group = 0;
+  gboolean point = FALSE;
+
+  if (!g_unichar_isdigit (g[l].c) || !g_unichar_isdigit (g[r].c) || r <= l)
+    return FALSE;
+  for (k = r; k < n && g_unichar_isdigit (g[k].c) && (k == r || !g[k].space_before); k++)
+    right++;
+  if (right < 3)
+    return FALSE;
+  for (k = l; k >= 0 && !point; k--)
+    {
+      if (g_unichar_isdigit (g[k].c))
+        {
+          group++;
+          if (g[k].space_before && k > 0 && g_unichar_isdigit (g[k - 1].c))
+            {
+              if (group < 3)
+                return FALSE;
+              group = 0;   /* an earlier group of the same number */
+            }
+          else if (g[k].space_before || g[k].line_before)
+            return FALSE;
+        }
+      else if (g[k].c == '.' && group >= 3 && k > 0 && g_unichar_isdigit (g[k - 1].c) && !g[k].space_before)
+        point = TRUE;
+      else
+        return FALSE;
+    }
+  return point;
+}
+
+/* Whether a chunk is one decimal number and nothing else (digits, its
+ * point, digit groups, an ellipsis), with five digits or more: a display of
+ * a constant's value (\[ 1.12139\;32942\ldots \]). Page numbers and years
+ * have no decimal point. */
+static gboolean
+chunk_is_decimal (const Glyph *g, const Chunk *ch)
+{
+  int digits = 0;
+  gboolean point = FALSE;
+
+  for (int k = ch->start; k < ch->end; k++)
+    {
+      gunichar c = g[k].c;
+      if (g_unichar_isdigit (c))
+        digits++;
+      else if (c == '.' && k > ch->start && k + 1 < ch->end && g_unichar_isdigit (g[k - 1].c) &&
+               g_unichar_isdigit (g[k + 1].c))
+        point = TRUE;
+      else if (c != 0x2026 && c != '.')
+        return FALSE;
+    }
+  return point && digits >= 5;
 }
 
 static gboolean
@@ -1656,6 +1720,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                                       (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
                   /* not after a script and a word space: "\rangle^{2} \exp" is two */
                   !(ml->script && r->space_before && gap >= 0.2 * em)) ||
+                 /* digit groups of one number: 1.12139\;32942 */
+                 (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
+                  digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
                  /* a large delimiter that the text layer lost */
                  (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em));
           /* Before a radical or big operator only TeX's thin space
@@ -2194,7 +2261,8 @@ fm_detect_page (FmDocument            *doc,
       gboolean isolated = TRUE, piece;
       double line_x0, line_x1;
 
-      if (ch->is_number || ch->n_strong + ch->n_weak == 0)
+      if (ch->is_number || (ch->n_strong + ch->n_weak == 0 &&
+                            (opts.rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
         continue;
       if (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
         {
