@@ -275,7 +275,7 @@ bold_phrase (const Glyph *g, int n, int i)
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
 static void
-classify_words (Glyph *g, int n)
+classify_words (Glyph *g, int n, gboolean math_italic)
 {
   int i = 0;
 
@@ -370,6 +370,12 @@ classify_words (Glyph *g, int n)
                        !((s0 > 0 && math_neighbour (&g[s0 - 1], &g[s0])) ||
                          (e0 < n && math_neighbour (&g[e0], &g[e0 - 1])));
             }
+          /* On a page whose math letters come from a math font (CMMI, a
+           * math italic), a text-italic word is emphasis (\emph{as},
+           * \textsl{do}): only documents whose math italic is the text
+           * italic (mathptmx, sfmath) set math letters in it. */
+          if (math_italic)
+            phrase = TRUE;
           for (int m = i; m < j; m++)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
         }
@@ -505,8 +511,13 @@ classify_glyph_runs (Glyph *g, int n)
               k++;
             }
           if (k < n && is_angle_close (g[k].c) && (letters >= 3 || (letters == 2 && italic == 0)))
-            for (int m = i; m <= k; m++)
-              g[m].cls = CLS_TEXT;
+            {
+              /* with the closing brace of "\begin{<name>}" */
+              if (k + 1 < n && g[k + 1].c == '}' && !g[k + 1].space_before)
+                k++;
+              for (int m = i; m <= k; m++)
+                g[m].cls = CLS_TEXT;
+            }
         }
       /* a word that ends in a math symbol */
       if (g[i].cls == CLS_STRONG && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
@@ -526,6 +537,23 @@ classify_glyph_runs (Glyph *g, int n)
           g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
           g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
         g[i].cls = CLS_TEXT;
+      /* a TeX command in running text (\texttt{\textbackslash begin}):
+       * a backslash glued to a word is not \setminus, which has spaces */
+      if (g[i].c == '\\' && i + 2 < n)
+        {
+          /* \textbackslash and \{ come from CMSY in OT1: by font they are
+           * math; the command name after them is not */
+          int k = i + 1;
+          while (k < n && !g[k].space_before && g_unichar_isalpha (g[k].c) && g[k].font != FM_FONT_MATH)
+            k++;
+          if (k - i - 1 >= 2)
+            {
+              if (k < n && g[k].c == '{' && !g[k].space_before)
+                k++;
+              for (int m = i; m < k; m++)
+                g[m].cls = CLS_TEXT;
+            }
+        }
       /* an italic abbreviation */
       if (g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) && i + 2 < n &&
           g[i + 1].c == '.' && !g[i + 1].space_before && !g[i + 2].space_before &&
@@ -2127,8 +2155,12 @@ fm_detect_page (FmDocument            *doc,
     {
       /* twice: an upright word's test looks at the class of the italic
        * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
-      classify_words (g, n);
-      classify_words (g, n);
+      int math_letters = 0;
+      for (int i = 0; i < n; i++)
+        math_letters += g[i].font == FM_FONT_MATH && g_unichar_islower (g[i].c) &&
+                        (g[i].c < 0x370 || g[i].c >= 0x1D400);
+      classify_words (g, n, math_letters >= 3);
+      classify_words (g, n, math_letters >= 3);
       classify_glyph_runs (g, n);
     }
   disp_w = page_w;
