@@ -247,6 +247,15 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       g[j].size >= 0.85 * size && v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.2 * size)
     return TRUE;
+  /* ... and between a relation or operator and a math letter, where
+   * \operatorname{Bi}\,t puts two thin spaces before the argument: running
+   * text has no word between a relation and a letter */
+  if (j < n && i > 0 && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) &&
+      g_unichar_isalpha (g[j].c) && g[j].size >= 0.85 * size && is_operator (g[i - 1].c) &&
+      g[i - 1].cls == CLS_STRONG && g[i - 1].size >= 0.85 * size && v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) &&
+      v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
+      g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
+    return TRUE;
   if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
   return FALSE;
@@ -554,6 +563,15 @@ classify_glyph_runs (Glyph *g, int n)
                 g[m].cls = CLS_TEXT;
             }
         }
+      /* the AMS logo: three capitals of a math font, kerned together, the
+       * middle one lowered (\AmS sets A, M, S in CMSY); \mathcal{AMS} in
+       * math sits on one baseline */
+      if (g[i].cls == CLS_STRONG && i + 2 < n && g_unichar_isupper (g[i].c) && g_unichar_isupper (g[i + 1].c) &&
+          g_unichar_isupper (g[i + 2].c) && g[i + 1].font == g[i].font && g[i + 2].font == g[i].font &&
+          fabs (g[i + 1].size - g[i].size) < 0.1 * g[i].size && fabs (g[i + 2].size - g[i].size) < 0.1 * g[i].size &&
+          g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size &&
+          g[i + 1].r.y0 - g[i].r.y0 >= 0.15 * g[i].size && fabs (g[i + 2].r.y0 - g[i].r.y0) < 0.1 * g[i].size)
+        g[i].cls = g[i + 1].cls = g[i + 2].cls = CLS_TEXT;
       /* an italic abbreviation */
       if (g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) && i + 2 < n &&
           g[i + 1].c == '.' && !g[i + 1].space_before && !g[i + 2].space_before &&
@@ -865,7 +883,7 @@ ink_lost_delimiters (const InkMap *m, FmRect *box, double em, const Glyph *g, in
 {
   int y0 = MAX (0, (int) floor ((box->y0 - 0.4 * em) * m->scale));
   int y1 = MIN (m->h, (int) ceil ((box->y1 + 0.4 * em) * m->scale));
-  int need = (int) ceil (MAX (1.0 * em, 0.6 * (box->y1 - box->y0)) * m->scale);
+  int need = (int) ceil (MAX (0.8 * em, 0.5 * (box->y1 - box->y0)) * m->scale);
 
   if (y1 - y0 < need)
     return;
@@ -2155,12 +2173,23 @@ fm_detect_page (FmDocument            *doc,
     {
       /* twice: an upright word's test looks at the class of the italic
        * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
-      int math_letters = 0;
+      /* Whether this page's math letters come from a math font: lowercase
+       * letters of a math font (not CMEX, which maps its pieces to letters)
+       * outnumber single letters of the text italic two to one. A mathptmx
+       * page has a few \mathfrak letters and many Times Italic x and y. */
+      int math_letters = 0, single_italic = 0;
+      gboolean math_italic;
       for (int i = 0; i < n; i++)
-        math_letters += g[i].font == FM_FONT_MATH && g_unichar_islower (g[i].c) &&
-                        (g[i].c < 0x370 || g[i].c >= 0x1D400);
-      classify_words (g, n, math_letters >= 3);
-      classify_words (g, n, math_letters >= 3);
+        {
+          math_letters += g[i].font == FM_FONT_MATH && !g[i].ext && g_unichar_islower (g[i].c) &&
+                          (g[i].c < 0x370 || g[i].c >= 0x1D400);
+          single_italic += g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) &&
+                           !(i > 0 && !g[i].space_before && g_unichar_isalpha (g[i - 1].c)) &&
+                           !(i + 1 < n && !g[i + 1].space_before && g_unichar_isalpha (g[i + 1].c));
+        }
+      math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
+      classify_words (g, n, math_italic);
+      classify_words (g, n, math_italic);
       classify_glyph_runs (g, n);
     }
   disp_w = page_w;
@@ -2498,8 +2527,16 @@ fm_detect_page (FmDocument            *doc,
                         ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
                 level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
                         h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
+                if (below && is_prefix_operator (g[first].c))
+                  below = FALSE;   /* a radical or sum starts a formula */
                 if (below || level)
                   {
+                    /* a line of its own: running text on the line makes it
+                     * an inline formula's part (a radical sign Poppler put
+                     * on a chunk of its own) */
+                    double lx0, lx1;
+                    if (line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
+                      continue;
                     gboolean f = FALSE;
                     rect_union (&blocks[b], &ch->box, &f);
                     ch->block = b;

@@ -687,21 +687,22 @@ class BodyDoc:
     def __init__(self, body):
         self.body = body
         self.formulas = {}
-        kinds = {"FI": "inline", "FD": "display", "FN": "number"}
-        for m in re.finditer(r"\\(FI|FD|FN)\{(f\d+)\}", body):
+        kinds = {"FI": "inline", "FD": "display", "FN": "number", "FT": "decoy"}
+        for m in re.finditer(r"\\(FI|FD|FN|FT)\{(f\d+)\}", body):
             latex, _ = balanced_arg(body, m.end())
             if m.group(2) in self.formulas:
                 raise SystemExit("formula id %s used twice" % m.group(2))
             self.formulas[m.group(2)] = (kinds[m.group(1)], latex)
 
 
-def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex"):
+def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex", twocol=False):
     """Typesets a hand-written body (a fixture) with the recording macros."""
     body = open(body_path, encoding="utf-8").read()
     doc = BodyDoc(body)
     setup = CORPUS_PACKAGES[engine] + "\n" + (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {
         "fonts": font_setup(engine, font), "name": name}
-    src = PREAMBLE % {"twocol": "", "margin": "1in", "size": "10pt", "engine_setup": setup}
+    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": "1in", "size": "10pt",
+                      "engine_setup": setup}
     src = src.replace("{article}", "{%s}" % docclass, 1) + body + "\n\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, name + ".tex"), "w") as f:
@@ -739,11 +740,12 @@ def main():
     ap.add_argument("--body", help="typeset this hand-written document body (\\FI/\\FD/\\FN{id}{...} "
                     "formulas) as OUT/PREFIX.pdf with its truth, instead of generating documents")
     ap.add_argument("--class", dest="docclass", default="article", help="document class for --body")
+    ap.add_argument("--twocolumn", action="store_true", help="two columns for --body")
     a = ap.parse_args()
     if a.body:
         os.makedirs(a.out, exist_ok=True)
         font = (a.fonts or ("cm" if a.engine == "pdflatex" else "lm-math")).split(",")[0]
-        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine)
+        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine, a.twocolumn)
         print("%s.pdf: %d regions in %s" % (a.prefix, n, a.out))
         return
     corpus = Corpus(a.corpus) if a.formulas == "corpus" else None
