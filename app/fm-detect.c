@@ -563,15 +563,21 @@ classify_glyph_runs (Glyph *g, int n)
                 g[m].cls = CLS_TEXT;
             }
         }
-      /* the AMS logo: three capitals of a math font, kerned together, the
-       * middle one lowered (\AmS sets A, M, S in CMSY); \mathcal{AMS} in
-       * math sits on one baseline */
-      if (g[i].cls == CLS_STRONG && i + 2 < n && g_unichar_isupper (g[i].c) && g_unichar_isupper (g[i + 1].c) &&
-          g_unichar_isupper (g[i + 2].c) && g[i + 1].font == g[i].font && g[i + 2].font == g[i].font &&
-          fabs (g[i + 1].size - g[i].size) < 0.1 * g[i].size && fabs (g[i + 2].size - g[i].size) < 0.1 * g[i].size &&
-          g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size &&
-          g[i + 1].r.y0 - g[i].r.y0 >= 0.15 * g[i].size && fabs (g[i + 2].r.y0 - g[i].r.y0) < 0.1 * g[i].size)
-        g[i].cls = g[i + 1].cls = g[i + 2].cls = CLS_TEXT;
+      /* the AMS logo: three capitals of a math font kerned together (\AmS
+       * sets A, M, S in CMSY) between words of running text; a formula's
+       * calligraphic capitals are not three in a row with a hyphen or a
+       * word after them */
+      if (g[i].cls == CLS_STRONG && i + 3 < n && g_unichar_isupper (g[i].c) && g[i].space_before)
+        {
+          int k = i + 1;
+          while (k < n && g_unichar_isupper (g[k].c) && g[k].cls == CLS_STRONG && g[k].font == g[i].font &&
+                 !g[k].space_before && fabs (g[k].size - g[i].size) < 0.1 * g[i].size &&
+                 g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[i].size)
+            k++;
+          if (k - i >= 3 && k < n && (g[k].c == '-' || (g_unichar_isalpha (g[k].c) && g[k].cls == CLS_TEXT)))
+            for (int m = i; m < k; m++)
+              g[m].cls = CLS_TEXT;
+        }
       /* an italic abbreviation */
       if (g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) && i + 2 < n &&
           g[i + 1].c == '.' && !g[i + 1].space_before && !g[i + 2].space_before &&
@@ -2464,6 +2470,61 @@ fm_detect_page (FmDocument            *doc,
         }
       ch->block = b;
     }
+  /* Continuation lines: a long display broken over lines (aligned rows,
+   * multline, a two-column page's narrow display) continues on a line that
+   * starts with a binary operator or relation (TeX breaks a display before
+   * one, "&\quad + ..."). Fraction rows push the lines more than 0.9 em
+   * apart (up to 2 em between the main lines, before the fraction parts
+   * join their blocks), and a continuation line flush with neither margin nor centred can
+   * be taken for inline pieces: a math-dominated chunk starting with an
+   * operator right below a display block joins it, and so do the chunks level
+   * with it that are not running text. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    for (gboolean changed = TRUE; changed;)
+      {
+        changed = FALSE;
+        for (guint i = 0; i < chunks->len; i++)
+          {
+            Chunk *ch = &g_array_index (chunks, Chunk, i);
+            int total = ch->end - ch->start, first = -1;
+            if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * body_em ||
+                ch->n_text > MAX (1, total / 6))
+              continue;
+            for (int k = ch->start; k < ch->end; k++)
+              if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
+                first = k;
+            for (int b = 0; b < n_blocks && first >= 0; b++)
+              {
+                gboolean below, level;
+                if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
+                  continue;
+                below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
+                        ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
+                        ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
+                level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
+                        h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
+                if (below && is_prefix_operator (g[first].c))
+                  below = FALSE;   /* a radical or sum starts a formula */
+                if (below || level)
+                  {
+                    /* a line of its own: running text on the line makes it
+                     * an inline formula's part (a radical sign Poppler put
+                     * on a chunk of its own) */
+                    double lx0, lx1;
+                    if (line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
+                      continue;
+                    gboolean f = FALSE;
+                    rect_union (&blocks[b], &ch->box, &f);
+                    ch->block = b;
+                    ch->is_display = TRUE;
+                    ch->is_display_piece = FALSE;
+                    changed = TRUE;
+                    break;
+                  }
+              }
+          }
+      }
+
   /* Merging can make blocks touch that did not before (a limit joins two
    * pieces): merge until stable. */
   for (gboolean changed = TRUE; changed;)
@@ -2494,60 +2555,6 @@ fm_detect_page (FmDocument            *doc,
               }
           }
     }
-
-  /* Continuation lines: a long display broken over lines (aligned rows,
-   * multline, a two-column page's narrow display) continues on a line that
-   * starts with a binary operator or relation (TeX breaks a display before
-   * one, "&\quad + ..."). Fraction rows push the lines more than 0.9 em
-   * apart, and a continuation line flush with neither margin nor centred can
-   * be taken for inline pieces: a math-dominated chunk starting with an
-   * operator right below a display block joins it, and so do the chunks level
-   * with it that are not running text. */
-  if (opts.rule == FM_DETECT_RULE_FULL)
-    for (gboolean changed = TRUE; changed;)
-      {
-        changed = FALSE;
-        for (guint i = 0; i < chunks->len; i++)
-          {
-            Chunk *ch = &g_array_index (chunks, Chunk, i);
-            int total = ch->end - ch->start, first = -1;
-            if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * body_em ||
-                ch->n_text > MAX (1, total / 6))
-              continue;
-            for (int k = ch->start; k < ch->end; k++)
-              if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
-                first = k;
-            for (int b = 0; b < n_blocks && first >= 0; b++)
-              {
-                gboolean below, level;
-                if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
-                  continue;
-                below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
-                        ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 1.5 * ch->em &&
-                        ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
-                level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
-                        h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
-                if (below && is_prefix_operator (g[first].c))
-                  below = FALSE;   /* a radical or sum starts a formula */
-                if (below || level)
-                  {
-                    /* a line of its own: running text on the line makes it
-                     * an inline formula's part (a radical sign Poppler put
-                     * on a chunk of its own) */
-                    double lx0, lx1;
-                    if (line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
-                      continue;
-                    gboolean f = FALSE;
-                    rect_union (&blocks[b], &ch->box, &f);
-                    ch->block = b;
-                    ch->is_display = TRUE;
-                    ch->is_display_piece = FALSE;
-                    changed = TRUE;
-                    break;
-                  }
-              }
-          }
-      }
 
   /* Blocks of pieces only are not displays. */
   for (int b = 0; b < n_blocks; b++)
