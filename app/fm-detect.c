@@ -238,6 +238,12 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
         return TRUE;    /* Spec(S */
     }
+  /* Ci(x) where Poppler sees a space before the bracket or after it (the
+   * fonts' sidebearings): by the gaps, no wider than a thin space */
+  if (j + 1 < n && (g[j].c == '(' || g[j].c == '[') && is_math_seed (&g[j + 1]) && !g[j].line_before &&
+      v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) && g[j].r.x0 - g[j - 1].r.x1 < 0.12 * size &&
+      g[j + 1].r.x0 - g[j].r.x1 < 0.12 * size && g[j].r.x0 - g[j - 1].r.x1 > -0.2 * size)
+    return TRUE;
   /* An operator name before its argument: \mathrm{ns}\,z, \operatorname{ph} z
    * - TeX's thin space (1/6 em) before a math letter of the word's size. A
    * word space is 1/3 em and shrinks to 2/9 em at most; a word of running
@@ -252,7 +258,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
    * text has no word between a relation and a letter */
   if (j < n && i > 0 && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) &&
       g_unichar_isalpha (g[j].c) && g[j].size >= 0.85 * size && is_operator (g[i - 1].c) &&
-      g[i - 1].cls == CLS_STRONG && g[i - 1].size >= 0.85 * size && v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) &&
+      g[i - 1].c != '-' && g[i - 1].c != '/' && g[i - 1].size >= 0.85 * size && v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) &&
       v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
     return TRUE;
@@ -487,22 +493,32 @@ classify_glyph_runs (Glyph *g, int n)
   for (int i = 0; i < n; i++)
     {
       /* a number with a script */
-      if (g_unichar_isdigit (g[i].c) && g[i].cls == CLS_NEUTRAL && i + 1 < n)
+      if (g_unichar_isdigit (g[i].c) && g[i].cls == CLS_NEUTRAL &&
+          !(i + 1 < n && g_unichar_isdigit (g[i + 1].c) && !g[i + 1].space_before &&
+            g[i + 1].size >= 0.85 * g[i].size))
         {
-          const Glyph *b = &g[i], *s = &g[i + 1];
-          double em = b->size, bc = (b->r.y0 + b->r.y1) / 2, sc = (s->r.y0 + s->r.y1) / 2;
-          gboolean is_script = s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
-                               (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
-                               s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
-                               (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
-                               s->r.y1 > b->r.y0 - 0.3 * em && s->r.y0 < b->r.y1 + 0.3 * em;
-          if (is_script && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))
+          /* the script by position: Poppler may list a raised script apart */
+          const Glyph *b = &g[i];
+          double em = b->size, bc = (b->r.y0 + b->r.y1) / 2;
+          int si = -1;
+          for (int k = 0; k < n && si < 0; k++)
+            {
+              const Glyph *s = &g[k];
+              double sc = (s->r.y0 + s->r.y1) / 2;
+              if (k != i && s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
+                  (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
+                  s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
+                  (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
+                  s->r.y1 > b->r.y0 - 0.3 * em && s->r.y0 < b->r.y1 + 0.3 * em)
+                si = k;
+            }
+          if (si >= 0 && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))
             {
               int k = i;
               while (k >= 0 && (g_unichar_isdigit (g[k].c) || g[k].c == '.') && g[k].size >= 0.85 * em &&
                      (k == i || !g[k + 1].space_before))
                 g[k--].cls = CLS_WEAK;
-              for (k = i + 1; k < n && !g[k].space_before && g[k].size < 0.85 * em &&
+              for (k = si; k < n && (k == si || !g[k].space_before) && g[k].size < 0.85 * em &&
                    (g_unichar_isalnum (g[k].c) || g[k].cls != CLS_TEXT); k++)
                 if (g[k].cls != CLS_STRONG)
                   g[k].cls = CLS_WEAK;
