@@ -1783,8 +1783,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                   * formulas ("n_n \sum^n"), not one */
                  ((ml->script || mr->script) && gap < 0.3 * em &&
                   !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
-                 /* TeX's thin space around an operator name (log, sin) */
-                 (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
+                 /* TeX's thin space around an operator name (log, sin), two of them
+                  * in \operatorname{Re}\,z (1/3 em) */
+                 (gap < 0.36 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
                                       (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
                   /* not after a script and a word space: "\rangle^{2} \exp" is two */
                   !(ml->script && r->space_before && gap >= 0.2 * em)) ||
