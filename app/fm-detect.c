@@ -258,7 +258,8 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
    * text has no word between a relation and a letter */
   if (j < n && i > 0 && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) &&
       g_unichar_isalpha (g[j].c) && g[j].size >= 0.85 * size && is_operator (g[i - 1].c) &&
-      g[i - 1].c != '-' && g[i - 1].c != '/' && g[i - 1].size >= 0.85 * size && v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) &&
+      g[i - 1].c != '-' && g[i - 1].c != '/' && g[i - 1].c != '|' && g[i - 1].c != 0x2225 &&
+      g[i - 1].c != 0x2223 && g[i - 1].c != 0x2016 && g[i - 1].size >= 0.85 * size &&   /* not a fence: "||m|| many g" */ v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) &&
       v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
     return TRUE;
@@ -509,7 +510,7 @@ classify_glyph_runs (Glyph *g, int n)
                   (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
                   s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
                   (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
-                  s->r.y1 > b->r.y0 - 0.3 * em && s->r.y0 < b->r.y1 + 0.3 * em)
+                  v_overlap_enough (&s->r, &b->r, 0.4))   /* not a neighbouring line's script */
                 si = k;
             }
           if (si >= 0 && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))

@@ -161,7 +161,7 @@ def main():
             cells += ["%.3f" % p, "%.3f" % r]
         print("| %s | %s | %s |" % (name, engine, " | ".join(cells)))
     print()
-    if any(c != "-" for k in classes.values() for c in k):
+    if any(c not in ("-", "other") for k in classes.values() for c in k):
         print("Per class (formulate): P over the detections charged to the class, R over its truth regions")
         print()
         print("| kind | class | truth | detections | P | R |")
