@@ -238,6 +238,31 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
         return TRUE;    /* Spec(S */
     }
+  /* Ci(x) where Poppler sees a space before the bracket or after it (the
+   * fonts' sidebearings): by the gaps, no wider than a thin space */
+  if (j + 1 < n && (g[j].c == '(' || g[j].c == '[') && is_math_seed (&g[j + 1]) && !g[j].line_before &&
+      v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) && g[j].r.x0 - g[j - 1].r.x1 < 0.12 * size &&
+      g[j + 1].r.x0 - g[j].r.x1 < 0.12 * size && g[j].r.x0 - g[j - 1].r.x1 > -0.2 * size)
+    return TRUE;
+  /* An operator name before its argument: \mathrm{ns}\,z, \operatorname{ph} z
+   * - TeX's thin space (1/6 em) before a math letter of the word's size. A
+   * word space is 1/3 em and shrinks to 2/9 em at most; a word of running
+   * text before an inline formula keeps it. Short words only: special
+   * functions' names are abbreviations. */
+  if (j < n && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) && g_unichar_isalpha (g[j].c) &&
+      g[j].size >= 0.85 * size && v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
+      g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.2 * size)
+    return TRUE;
+  /* ... and between a relation or operator and a math letter, where
+   * \operatorname{Bi}\,t puts two thin spaces before the argument: running
+   * text has no word between a relation and a letter */
+  if (j < n && i > 0 && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) &&
+      g_unichar_isalpha (g[j].c) && g[j].size >= 0.85 * size && is_operator (g[i - 1].c) &&
+      g[i - 1].c != '-' && g[i - 1].c != '/' && g[i - 1].c != '|' && g[i - 1].c != 0x2225 &&
+      g[i - 1].c != 0x2223 && g[i - 1].c != 0x2016 && g[i - 1].size >= 0.85 * size &&   /* not a fence: "||m|| many g" */ v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) &&
+      v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
+      g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
+    return TRUE;
   if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
   return FALSE;
@@ -266,7 +291,7 @@ bold_phrase (const Glyph *g, int n, int i)
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
 static void
-classify_words (Glyph *g, int n)
+classify_words (Glyph *g, int n, gboolean math_italic)
 {
   int i = 0;
 
@@ -305,11 +330,18 @@ classify_words (Glyph *g, int n)
           for (int k = i; k < j && len < (int) sizeof word - 6; k++)
             len += g_unichar_to_utf8 (g[k].c, word + len);
           word[len] = '\0';
-          if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
+          /* \mathbf{v}, \mathbf{R}_2: a bold letter on its own (its script
+           * too would make it an upright word glued to math: neutral, no seed) */
+          int lead = i;
+          for (int k = i; k < j; k++)
+            if (g[k].size > g[lead].size)
+              lead = k;
+          if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
+            for (int k = i; k < j; k++)
+              g[k].cls = CLS_WEAK;   /* the letter and its script letters */
+          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
-          else if (j - i == 1 && g[i].bold && !bold_phrase (g, n, i))
-            g[i].cls = CLS_WEAK;   /* \mathbf{v}: a bold letter on its own */
         }
       else if (italic && upright && full_size_letters (g, i, j) <= 3)
         {
@@ -354,10 +386,221 @@ classify_words (Glyph *g, int n)
                        !((s0 > 0 && math_neighbour (&g[s0 - 1], &g[s0])) ||
                          (e0 < n && math_neighbour (&g[e0], &g[e0 - 1])));
             }
+          /* On a page whose math letters come from a math font (CMMI, a
+           * math italic), a text-italic word is emphasis (\emph{as},
+           * \textsl{do}): only documents whose math italic is the text
+           * italic (mathptmx, sfmath) set math letters in it. */
+          if (math_italic)
+            phrase = TRUE;
           for (int m = i; m < j; m++)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
         }
       i = j;
+    }
+}
+
+/* Whether digits l and r (l's run of digits ends before r's starts) are two
+ * groups of one long number set with a thin or medium space
+ * (1.12139\;32942): the left side holds a decimal point with three or more
+ * digits after it, both groups three or more digits. Running text puts a
+ * word space between numbers and no decimal groups. */
+static gboolean
+digit_groups (const Glyph *g, int n, int l, int r)
+{
+  int k, right = 0, group = 0;
+  gboolean point = FALSE;
+
+  if (!g_unichar_isdigit (g[l].c) || !g_unichar_isdigit (g[r].c) || r <= l)
+    return FALSE;
+  for (k = r; k < n && g_unichar_isdigit (g[k].c) && (k == r || !g[k].space_before); k++)
+    right++;
+  if (right < 3)
+    return FALSE;
+  for (k = l; k >= 0 && !point; k--)
+    {
+      if (g_unichar_isdigit (g[k].c))
+        {
+          group++;
+          if (g[k].space_before && k > 0 && g_unichar_isdigit (g[k - 1].c))
+            {
+              if (group < 3)
+                return FALSE;
+              group = 0;   /* an earlier group of the same number */
+            }
+          else if (g[k].space_before || g[k].line_before)
+            return FALSE;
+        }
+      else if (g[k].c == '.' && group >= 3 && k > 0 && g_unichar_isdigit (g[k - 1].c) && !g[k].space_before)
+        point = TRUE;
+      else
+        return FALSE;
+    }
+  return point;
+}
+
+/* Whether a chunk is one decimal number and nothing else (digits, its
+ * point, digit groups, an ellipsis), with five digits or more: a display of
+ * a constant's value (\[ 1.12139\;32942\ldots \]). Page numbers and years
+ * have no decimal point. */
+static gboolean
+chunk_is_decimal (const Glyph *g, const Chunk *ch)
+{
+  int digits = 0;
+  gboolean point = FALSE;
+
+  for (int k = ch->start; k < ch->end; k++)
+    {
+      gunichar c = g[k].c;
+      if (g_unichar_isdigit (c))
+        digits++;
+      else if (c == '.' && k > ch->start && k + 1 < ch->end && g_unichar_isdigit (g[k - 1].c) &&
+               g_unichar_isdigit (g[k + 1].c))
+        point = TRUE;
+      else if (c != 0x2026 && c != '.')
+        return FALSE;
+    }
+  return point && digits >= 5;
+}
+
+static gboolean
+is_angle_open (gunichar c)
+{
+  return c == 0x27E8 || c == 0x2329 || c == 0x3008;
+}
+
+static gboolean
+is_angle_close (gunichar c)
+{
+  return c == 0x27E9 || c == 0x232A || c == 0x3009;
+}
+
+/* Glyph-level corrections after the word classes, for what looks like math
+ * glyph by glyph but is not (or the reverse):
+ * - a number with a script (4^{1}, 15_{16}, 10^{-3}): digits are neutral
+ *   and a number alone is text, but running text has no raised or lowered
+ *   small digit glued to a number - the number and its script are a seed;
+ * - meta-variables of syntax prose, "<label>" set as \langle\textit{label}
+ *   \rangle (the amsmath guide): angle brackets around a word of running
+ *   text (three letters or more, or two upright ones; math puts its own
+ *   letters between them) are text;
+ * - logos and words that end in a math symbol with no space ("LaTeX2e"
+ *   ends in CMMI's epsilon): a strong glyph glued to the end of a word of
+ *   three or more running-text letters is part of the word;
+ * - italic abbreviations (\emph{e.g.}): single italic letters joined by
+ *   full stops with no space are a word, not math letters. */
+static void
+classify_glyph_runs (Glyph *g, int n)
+{
+  for (int i = 0; i < n; i++)
+    {
+      /* a number with a script */
+      if (g_unichar_isdigit (g[i].c) && g[i].cls == CLS_NEUTRAL &&
+          !(i + 1 < n && g_unichar_isdigit (g[i + 1].c) && !g[i + 1].space_before &&
+            g[i + 1].size >= 0.85 * g[i].size))
+        {
+          /* the script by position: Poppler may list a raised script apart */
+          const Glyph *b = &g[i];
+          double em = b->size, bc = (b->r.y0 + b->r.y1) / 2;
+          int si = -1;
+          for (int k = 0; k < n && si < 0; k++)
+            {
+              const Glyph *s = &g[k];
+              double sc = (s->r.y0 + s->r.y1) / 2;
+              if (k != i && s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
+                  (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
+                  s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
+                  (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
+                  v_overlap_enough (&s->r, &b->r, 0.4))   /* not a neighbouring line's script */
+                si = k;
+            }
+          if (si >= 0 && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))
+            {
+              int k = i;
+              while (k >= 0 && (g_unichar_isdigit (g[k].c) || g[k].c == '.') && g[k].size >= 0.85 * em &&
+                     (k == i || !g[k + 1].space_before))
+                g[k--].cls = CLS_WEAK;
+              for (k = si; k < n && (k == si || !g[k].space_before) && g[k].size < 0.85 * em &&
+                   (g_unichar_isalnum (g[k].c) || g[k].cls != CLS_TEXT); k++)
+                if (g[k].cls != CLS_STRONG)
+                  g[k].cls = CLS_WEAK;
+            }
+        }
+      /* a meta-variable */
+      if (is_angle_open (g[i].c))
+        {
+          int k = i + 1, letters = 0, italic = 0;
+          while (k < n && (g_unichar_isalpha (g[k].c) || g[k].c == '-') && g[k].cls != CLS_STRONG &&
+                 g[k].font != FM_FONT_MATH && v_overlap_enough (&g[i].r, &g[k].r, 0.3))
+            {
+              letters += g_unichar_isalpha (g[k].c) != 0;
+              italic += g[k].font == FM_FONT_TEXT_ITALIC;
+              k++;
+            }
+          if (k < n && is_angle_close (g[k].c) && (letters >= 3 || (letters == 2 && italic == 0)))
+            {
+              /* with the closing brace of "\begin{<name>}" */
+              if (k + 1 < n && g[k + 1].c == '}' && !g[k + 1].space_before)
+                k++;
+              for (int m = i; m <= k; m++)
+                g[m].cls = CLS_TEXT;
+            }
+        }
+      /* a word that ends in a math symbol */
+      if (g[i].cls == CLS_STRONG && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
+          v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
+        {
+          int k = i - 1, letters = 0;
+          /* by the gaps: Poppler sees a space in LaTeX2e's kerns */
+          while (k >= 0 && g_unichar_isalnum (g[k].c) && g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK &&
+                 (k == i - 1 || (g[k + 1].r.x0 - g[k].r.x1 < 0.2 * g[i].size && !g[k + 1].line_before)))
+            letters += g[k--].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c);
+          if (letters >= 3)
+            g[i].cls = CLS_TEXT;
+        }
+      /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S) */
+      if (g[i].cls == CLS_STRONG && g_unichar_isupper (g[i].c) && i + 2 < n &&
+          g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
+          g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
+          g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
+        g[i].cls = CLS_TEXT;
+      /* a TeX command in running text (\texttt{\textbackslash begin}):
+       * a backslash glued to a word is not \setminus, which has spaces */
+      if (g[i].c == '\\' && i + 2 < n)
+        {
+          /* \textbackslash and \{ come from CMSY in OT1: by font they are
+           * math; the command name after them is not */
+          int k = i + 1;
+          while (k < n && !g[k].space_before && g_unichar_isalpha (g[k].c) && g[k].font != FM_FONT_MATH)
+            k++;
+          if (k - i - 1 >= 2)
+            {
+              if (k < n && g[k].c == '{' && !g[k].space_before)
+                k++;
+              for (int m = i; m < k; m++)
+                g[m].cls = CLS_TEXT;
+            }
+        }
+      /* the AMS logo: three capitals of a math font kerned together (\AmS
+       * sets A, M, S in CMSY) between words of running text; a formula's
+       * calligraphic capitals are not three in a row with a hyphen or a
+       * word after them */
+      if (g[i].cls == CLS_STRONG && i + 3 < n && g_unichar_isupper (g[i].c) && g[i].space_before)
+        {
+          int k = i + 1;
+          while (k < n && g_unichar_isupper (g[k].c) && g[k].cls == CLS_STRONG && g[k].font == g[i].font &&
+                 !g[k].space_before && fabs (g[k].size - g[i].size) < 0.1 * g[i].size &&
+                 g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[i].size)
+            k++;
+          if (k - i >= 3 && k < n && (g[k].c == '-' || (g_unichar_isalpha (g[k].c) && g[k].cls == CLS_TEXT)))
+            for (int m = i; m < k; m++)
+              g[m].cls = CLS_TEXT;
+        }
+      /* an italic abbreviation */
+      if (g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) && i + 2 < n &&
+          g[i + 1].c == '.' && !g[i + 1].space_before && !g[i + 2].space_before &&
+          g_unichar_isalpha (g[i + 2].c) && g[i + 2].font == FM_FONT_TEXT_ITALIC &&
+          g[i + 2].size >= 0.85 * g[i].size)
+        g[i].cls = g[i + 2].cls = CLS_TEXT;
     }
 }
 
@@ -639,6 +882,79 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
 }
 
 
+/* Longest vertical run of ink in pixel column x between rows y0 and y1. */
+static int
+ink_column_run (const InkMap *m, int x, int y0, int y1)
+{
+  int best = 0, run = 0;
+
+  for (int y = y0; y < y1; y++)
+    {
+      run = m->ink[(gsize) y * m->w + x] ? run + 1 : 0;
+      best = MAX (best, run);
+    }
+  return best;
+}
+
+/* A region's box grows over large delimiters that the text layer lost
+ * (\left| ... \right|, \left\|: CMEX's extension pieces at codes Poppler
+ * reads as spaces): a tall vertical stroke (>= 1 em, and >= 60 % of the
+ * box's height) within 0.6 em beside the box, in columns no glyph of the
+ * text layer covers. Its neighbour bar (\|) comes with it. */
+static void
+ink_lost_delimiters (const InkMap *m, FmRect *box, double em, const Glyph *g, int n)
+{
+  int y0 = MAX (0, (int) floor ((box->y0 - 0.4 * em) * m->scale));
+  int y1 = MIN (m->h, (int) ceil ((box->y1 + 0.4 * em) * m->scale));
+  int need = (int) ceil (MAX (0.8 * em, 0.5 * (box->y1 - box->y0)) * m->scale);
+
+  if (y1 - y0 < need)
+    return;
+  for (int side = 0; side < 2; side++)
+    {
+      int dir = side == 0 ? 1 : -1;
+      int start = side == 0 ? (int) ceil (box->x1 * m->scale) : (int) floor (box->x0 * m->scale) - 1;
+      int reach = (int) ceil (0.6 * em * m->scale), hit = -1, last = -1;
+
+      for (int d = 0; d < reach; d++)
+        {
+          int x = start + dir * d;
+          double xp = (x + 0.5) / m->scale;
+          gboolean covered = FALSE;
+          if (x < 0 || x >= m->w)
+            break;
+          if (hit >= 0 && abs (x - hit) > (int) ceil (0.35 * em * m->scale))
+            break;
+          if (ink_column_run (m, x, y0, y1) < need)
+            continue;
+          for (int k = 0; k < n && !covered; k++)
+            covered = xp >= g[k].r.x0 && xp <= g[k].r.x1 && g[k].r.y1 > box->y0 && g[k].r.y0 < box->y1;
+          if (covered)
+            {
+              if (hit < 0)
+                break;   /* a glyph of the text layer first: nothing lost */
+              continue;
+            }
+          if (hit < 0)
+            hit = x;
+          last = x;
+        }
+      if (last < 0)
+        continue;
+      if (side == 0)
+        box->x1 = MAX (box->x1, (last + 1) / m->scale);
+      else
+        box->x0 = MIN (box->x0, last / m->scale);
+      for (int x = MIN (hit, last); x <= MAX (hit, last); x++)
+        for (int y = y0; y < y1; y++)
+          if (m->ink[(gsize) y * m->w + x])
+            {
+              box->y0 = MIN (box->y0, y / m->scale);
+              box->y1 = MAX (box->y1, (y + 1) / m->scale);
+            }
+    }
+}
+
 /* See the caller (fm_detect_page). */
 static gboolean
 radical_to_ink (const InkMap *m, FmRect *r)
@@ -719,6 +1035,41 @@ ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
       while (x < x1 && m->ink[(gsize) y * m->w + x])
         x++;
       if (x == x1)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the gap between glyphs a and b on a line holds a tall vertical
+ * stroke of ink (>= 1 em in one pixel column, across the line's middle)
+ * that no glyph of the text layer has: a large delimiter of \left| ...
+ * \right| or \left\| built from extension pieces that Poppler drops. */
+static gboolean
+ink_delimiter_between (const InkMap *m, const FmRect *a, const FmRect *b, double em)
+{
+  double cy = 0.25 * (a->y0 + a->y1 + b->y0 + b->y1);
+  int x0, x1, y0, y1, ymid, need;
+
+  if (m == NULL)
+    return FALSE;
+  x0 = MAX (0, (int) ceil (a->x1 * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor (b->x0 * m->scale) - 1);
+  y0 = MAX (0, (int) floor ((cy - 2.0 * em) * m->scale));
+  y1 = MIN (m->h, (int) ceil ((cy + 2.0 * em) * m->scale));
+  ymid = (int) (cy * m->scale);
+  need = (int) ceil (1.0 * em * m->scale);
+  if (x1 <= x0 || y1 - y0 < need || ymid < y0 || ymid >= y1)
+    return FALSE;
+  for (int x = x0; x < x1; x++)
+    {
+      int top = ymid, bottom = ymid;
+      if (!m->ink[(gsize) ymid * m->w + x])
+        continue;
+      while (top > y0 && m->ink[(gsize) (top - 1) * m->w + x])
+        top--;
+      while (bottom + 1 < y1 && m->ink[(gsize) (bottom + 1) * m->w + x])
+        bottom++;
+      if (bottom - top + 1 >= need)
         return TRUE;
     }
   return FALSE;
@@ -1419,9 +1770,17 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                   * formulas ("n_n \sum^n"), not one */
                  ((ml->script || mr->script) && gap < 0.3 * em &&
                   !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
-                 /* TeX's thin space around an operator name (log, sin) */
-                 (gap < 0.33 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
-                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))));
+                 /* TeX's thin space around an operator name (log, sin), two of them
+                  * in \operatorname{Re}\,z (1/3 em) */
+                 (gap < 0.36 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
+                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
+                  /* not after a script and a word space: "\rangle^{2} \exp" is two */
+                  !(ml->script && r->space_before && gap >= 0.2 * em)) ||
+                 /* digit groups of one number: 1.12139\;32942 */
+                 (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
+                  digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
+                 /* a large delimiter that the text layer lost */
+                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em));
           /* Before a radical or big operator only TeX's thin space
            * (1/6 em) is inside a formula. */
           if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
@@ -1658,6 +2017,35 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
+/* Whether display block b is the continuation of a display broken over
+ * lines: its leftmost full-size glyph is a binary operator or relation (TeX
+ * breaks a long display before one: "&\quad + ..."). Fraction rows push such
+ * lines more than 0.9 em apart. */
+static gboolean
+block_continues (const Glyph *g, GArray *chunks, int b)
+{
+  double top = 0;
+  int first = -1;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block == b)
+        top = MAX (top, ch->em_max);
+    }
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != b)
+        continue;
+      for (int k = ch->start; k < ch->end; k++)
+        if (g[k].size >= 0.8 * top && (first < 0 || g[k].r.x0 < g[first].r.x0))
+          first = k;
+    }
+  return first >= 0 && is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
+         g[first].c != '\\';
+}
+
 static void
 reassign_block (GArray *chunks, int from, int to)
 {
@@ -1792,7 +2180,28 @@ fm_detect_page (FmDocument            *doc,
       g[i].r = rect_to_upright (g[i].r, rot, page_w, page_h);
   /* Word-level classes measure gaps along the line: after turning. */
   if (opts.rule == FM_DETECT_RULE_FULL)
-    classify_words (g, n);
+    {
+      /* twice: an upright word's test looks at the class of the italic
+       * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
+      /* Whether this page's math letters come from a math font: lowercase
+       * letters of a math font (not CMEX, which maps its pieces to letters)
+       * outnumber single letters of the text italic two to one. A mathptmx
+       * page has a few \mathfrak letters and many Times Italic x and y. */
+      int math_letters = 0, single_italic = 0;
+      gboolean math_italic;
+      for (int i = 0; i < n; i++)
+        {
+          math_letters += g[i].font == FM_FONT_MATH && !g[i].ext && g_unichar_islower (g[i].c) &&
+                          (g[i].c < 0x370 || g[i].c >= 0x1D400);
+          single_italic += g[i].font == FM_FONT_TEXT_ITALIC && g_unichar_isalpha (g[i].c) &&
+                           !(i > 0 && !g[i].space_before && g_unichar_isalpha (g[i - 1].c)) &&
+                           !(i + 1 < n && !g[i + 1].space_before && g_unichar_isalpha (g[i + 1].c));
+        }
+      math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
+      classify_words (g, n, math_italic);
+      classify_words (g, n, math_italic);
+      classify_glyph_runs (g, n);
+    }
   disp_w = page_w;
   disp_h = page_h;
   if (rot & 1)
@@ -1923,7 +2332,8 @@ fm_detect_page (FmDocument            *doc,
       gboolean isolated = TRUE, piece;
       double line_x0, line_x1;
 
-      if (ch->is_number || ch->n_strong + ch->n_weak == 0)
+      if (ch->is_number || (ch->n_strong + ch->n_weak == 0 &&
+                            (opts.rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
         continue;
       if (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
         {
@@ -2064,6 +2474,61 @@ fm_detect_page (FmDocument            *doc,
         }
       ch->block = b;
     }
+  /* Continuation lines: a long display broken over lines (aligned rows,
+   * multline, a two-column page's narrow display) continues on a line that
+   * starts with a binary operator or relation (TeX breaks a display before
+   * one, "&\quad + ..."). Fraction rows push the lines more than 0.9 em
+   * apart (up to 2 em between the main lines, before the fraction parts
+   * join their blocks), and a continuation line flush with neither margin nor centred can
+   * be taken for inline pieces: a math-dominated chunk starting with an
+   * operator right below a display block joins it, and so do the chunks level
+   * with it that are not running text. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    for (gboolean changed = TRUE; changed;)
+      {
+        changed = FALSE;
+        for (guint i = 0; i < chunks->len; i++)
+          {
+            Chunk *ch = &g_array_index (chunks, Chunk, i);
+            int total = ch->end - ch->start, first = -1;
+            if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * body_em ||
+                ch->n_text > MAX (1, total / 6))
+              continue;
+            for (int k = ch->start; k < ch->end; k++)
+              if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
+                first = k;
+            for (int b = 0; b < n_blocks && first >= 0; b++)
+              {
+                gboolean below, level;
+                if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
+                  continue;
+                below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
+                        ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
+                        ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
+                level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
+                        h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
+                if (below && is_prefix_operator (g[first].c))
+                  below = FALSE;   /* a radical or sum starts a formula */
+                if (below || level)
+                  {
+                    /* a line of its own: running text on the line makes it
+                     * an inline formula's part (a radical sign Poppler put
+                     * on a chunk of its own) */
+                    double lx0, lx1;
+                    if (line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
+                      continue;
+                    gboolean f = FALSE;
+                    rect_union (&blocks[b], &ch->box, &f);
+                    ch->block = b;
+                    ch->is_display = TRUE;
+                    ch->is_display_piece = FALSE;
+                    changed = TRUE;
+                    break;
+                  }
+              }
+          }
+      }
+
   /* Merging can make blocks touch that did not before (a limit joins two
    * pieces): merge until stable. */
   for (gboolean changed = TRUE; changed;)
@@ -2079,7 +2544,10 @@ fm_detect_page (FmDocument            *doc,
               if (g_array_index (chunks, Chunk, i).block == a)
                 em = g_array_index (chunks, Chunk, i).em;
             if (((v_gap (&blocks[a], &blocks[b]) < 0.9 * em && h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
-                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em)) &&
+                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
+                 (opts.rule == FM_DETECT_RULE_FULL && v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
+                  h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
+                  block_continues (g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a))) &&
                 !across_gutter (&pc, rect_cx (&blocks[a]), rect_cx (&blocks[b])))
               {
                 gboolean first = FALSE;
@@ -2306,7 +2774,10 @@ fm_detect_page (FmDocument            *doc,
         g_free (sizes);
         region->text = glyph_text (g, pr->idx, pr->n);
         if (have_ink)
-          ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+          {
+            ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+            ink_lost_delimiters (&ink, &region->box, region->font_size, g, n);
+          }
         region->box = rect_from_upright (region->box, rot, disp_w, disp_h);
         if (pr->kind == FM_REGION_DISPLAY)
           block_region[pr->label_block] = (int) regions->len;

@@ -119,6 +119,9 @@ PREAMBLE = r"""\documentclass[%(size)s%(twocol)s]{article}
 \newcommand\FI[2]{\sbox\fmbox{$#2$}\fmrecord{#1}}
 \newcommand\FD[2]{\sbox\fmbox{$\displaystyle #2$}\fmrecord{#1}}
 \newcommand\FN[2]{\sbox\fmbox{\normalfont #2}\fmrecord{#1}}
+\newcommand\FT[2]{\sbox\fmbox{#2}\fmrecord{#1}}
+\providecommand\meta[1]{\ensuremath{\langle}\textit{#1}\ensuremath{\rangle}}
+\providecommand\AmS{{\usefont{OMS}{cmsy}{m}{n}A\kern-.1667em\lower.5ex\hbox{M}\kern-.125em S}}
 \makeatother
 \begin{document}
 """
@@ -212,6 +215,159 @@ def display_formula(r):
     return "%s %s %s" % (expr(r, 1, 3), r.choice(RELS), expr(r, 1, 3))
 
 
+# --formulas classes: the failure classes seen on PDFs made elsewhere (issue 14
+# section 1), each formula tagged with its class in the truth ("class") so the
+# scorer can report recall per class. Its own generator functions: the generated
+# and corpus modes draw exactly what they drew before.
+SPECIAL = [r"\operatorname{ph}", r"\mathrm{Ln}", r"\operatorname{Ai}", r"\operatorname{Bi}",
+           r"\mathrm{erfc}", r"\mathrm{Si}", r"\mathrm{Ci}", r"\mathrm{sn}", r"\mathrm{cn}",
+           r"\mathrm{dn}", r"\mathrm{ns}", r"\operatorname{Li}_{2}", r"\mathrm{Ei}", r"\operatorname{Re}",
+           r"\operatorname{sgn}", r"\operatorname{Tr}", r"\mathsf{j}_{%s}", r"\mathsf{y}_{%s}",
+           r"\mathrm{P}_{%s}", r"\mathrm{Q}_{%s}", r"\mathrm{J}_{%s}", r"\mathrm{K}_{%s}",
+           r"\mathrm{U}", r"\mathrm{M}"]
+CLASS_VARS = list("xyzatuk") + [r"\nu", r"\lambda", r"\kappa", r"\theta"]
+
+
+def c_var(r):
+    return r.choice(CLASS_VARS)
+
+
+def c_fname(r):
+    f = r.choice(SPECIAL)
+    return f % r.choice(["n", r"\nu", "1", "0", "m", "2"]) if "%s" in f else f
+
+
+def c_fcall(r):
+    """A special function applied: `\\mathrm{ns}\\,z`, `\\mathsf{j}_n(x)`, `\\operatorname{ph}(a+b)`."""
+    f, v = c_fname(r), c_var(r)
+    c = r.random()
+    if c < 0.3:
+        return r"%s\,%s" % (f, v)
+    if c < 0.7:
+        return r"%s(%s)" % (f, v)
+    return r"%s(%s %s %s)" % (f, v, r.choice(["+", "-"]), r.choice([c_var(r), str(r.randint(1, 9))]))
+
+
+def c_frac(r):
+    return r"\frac{%s}{%s}" % (r.choice([c_var(r), c_fcall(r), "1", "%s^{2}" % c_var(r)]),
+                               r.choice([c_var(r), str(r.randint(2, 9)), "%s+1" % c_var(r)]))
+
+
+LR = [(r"\left(", r"\right)"), (r"\left[", r"\right]"), (r"\left\{", r"\right\}"),
+      (r"\left|", r"\right|"), (r"\left\langle", r"\right\rangle"), (r"\left\|", r"\right\|")]
+
+
+def c_leftright(r, display=False):
+    """`\\left( ... \\right)` around something tall: the delimiters come from CMEX
+    (or CMR) at another size than the text."""
+    o, cl = r.choice(LR)
+    inner = r.choice([c_frac(r), r"\sum_{k=0}^{%s} %s" % (r.choice(["n", r"\infty"]), c_var(r)),
+                      r"%s + %s" % (c_frac(r), c_var(r)), r"\int_{0}^{%s} %s\,dt" % (c_var(r), c_fcall(r))])
+    if display and r.random() < 0.5:
+        inner = r"%s %s \left( %s \right)" % (inner, r.choice(["+", "-"]), c_frac(r))
+    tail = r.choice(["", "^{2}", "^{%s}" % c_var(r), "_{%s}" % c_var(r), ""])
+    head = r.choice(["", "%s = " % c_fcall(r), r"%s " % c_var(r), r"\exp"])
+    return r"%s%s %s %s%s" % (head, o, inner, cl, tail)
+
+
+def c_number(r, display=False):
+    """Digit groups (`1.12139\\;32942`), powers of ten, a number with a script."""
+    def digits(k):
+        return "".join(str(r.randint(0, 9)) for _ in range(k))
+    sep = r.choice([r"\;", r"\,", r"\:", r"\ "])
+    c = r.random()
+    if display or c < 0.35:
+        groups = sep.join(digits(5) for _ in range(r.randint(1, 3)))
+        val = "%d.%s" % (r.randint(0, 9), groups)
+        if display:
+            return r.choice([val + r"\ldots", r"%s = %s" % (c_fcall(r), val), val,
+                             r"%s \times 10^{%d}" % (val, r.randint(-9, 9))])
+        # Inline, a digit group stands beside a relation: alone it is text
+        # (a bare number in math looks exactly like one in running text).
+        return r"%s %s %s" % (r.choice([c_var(r), c_fcall(r)]), r.choice(["=", r"\approx"]),
+                              val if r.random() < 0.5 else r"%s\ldots" % val)
+    if c < 0.55:
+        return r"%d^{%s}" % (r.randint(2, 99), r.choice(["1", "2", "3", "n", "-1", "k"]))
+    if c < 0.75:
+        return r"%s \times 10^{%d}" % ("%d.%s" % (r.randint(1, 9), digits(r.randint(1, 4))), r.randint(-12, 12))
+    return r"%d_{%s}" % (r.randint(2, 16), r.choice(["2", "8", "10", "16", "p"]))
+
+
+def c_bold(r):
+    """A bold letter with a script: `\\mathbf{R}_2`, `\\mathbf{x}^{(k)}`."""
+    b = r"\mathbf{%s}" % r.choice("RxAeBuvMHZ")
+    s = r.choice(["_{2}", "_{i}", "^{(k)}", "^{-1}", "^{T}", "_{n}^{2}", "_{0}"])
+    if r.random() < 0.3:
+        return r"%s%s %s %s" % (b, s, r.choice(["=", r"\in", "+"]), r.choice([c_var(r), r"\mathbf{0}", r"\mathbb{R}^{3}"]))
+    return b + s
+
+
+def c_opname_expr(r):
+    """An operator name in the middle of a formula, the split the class is about."""
+    c = r.random()
+    if c < 0.4:
+        return r"%s = %s" % (c_fcall(r), r.choice([c_frac(r), c_var(r) + "^{2}", c_fcall(r)]))
+    if c < 0.7:
+        return r"%s %s %s" % (c_var(r), r.choice(["+", "=", r"\le"]), c_fcall(r))
+    return c_fcall(r)
+
+
+def class_inline(r):
+    c = r.random()
+    if c < 0.3:
+        return "opname", c_opname_expr(r)
+    if c < 0.5:
+        return "leftright", c_leftright(r)
+    if c < 0.7:
+        return "numbers", c_number(r)
+    if c < 0.85:
+        return "bold", c_bold(r)
+    return "generated", inline_formula(r)
+
+
+def class_display(r, twocol):
+    c = r.random()
+    if c < 0.3 or (twocol and c < 0.5):
+        # A long display: an aligned block of two rows, each nearly a line wide.
+        rows = []
+        for i in range(2):
+            terms = [c_fcall(r) if r.random() < 0.5 else c_frac(r)
+                     for _ in range(r.randint(2, 3) if twocol else r.randint(4, 6))]
+            rows.append((r"%s &= " % c_fcall(r) if i == 0 else r"&\quad + ") + " + ".join(terms))
+        return "long", r"\begin{aligned} %s \end{aligned}" % r" \\ ".join(rows)
+    if c < 0.6:
+        return "leftright", c_leftright(r, True) + r.choice(["", " = " + c_frac(r), " + " + c_fcall(r)])
+    if c < 0.75:
+        return "opname", r"%s = %s %s" % (c_fcall(r), c_frac(r), " + ".join(c_fcall(r) for _ in range(r.randint(1, 3))))
+    if c < 0.85:
+        return "numbers", c_number(r, True)
+    if c < 0.92:
+        return "bold", r"%s = %s" % (c_bold(r), c_leftright(r))
+    return "generated", display_formula(r)
+
+
+# Prose that is not math (never in the truth's regions: recorded as "decoys",
+# a detection on one is a false positive of class "prose"): meta-variables of
+# syntax descriptions, logos, words in emphasis fonts.
+META = ["label", "name", "text", "key", "cols", "pos", "width", "num", "env", "arg", "math"]
+LOGOS = [r"\TeX", r"\LaTeX", r"\AmS", r"\AmS-\LaTeX", r"\LaTeXe", r"Bib\TeX"]
+
+
+def class_decoy(r):
+    c = r.random()
+    if c < 0.45:
+        return r"\meta{%s}" % r.choice(META)
+    if c < 0.6:
+        return r"\texttt{\textbackslash %s\{}\meta{%s}\texttt{\}}" % (r.choice(["begin", "label", "tag", "ref", "section"]), r.choice(META))
+    if c < 0.8:
+        return r.choice(LOGOS)
+    # Words of three letters or more: a single italic or bold letter is what
+    # math looks like in mathptmx or \\mathbf and no rule can tell them apart.
+    return r.choice([r"\emph{%s}" % r.choice(["i.e.", "not", "only", "e.g.", "all"]),
+                     r"\textsf{%s}" % r.choice(WORDS), r"\textsl{%s}" % r.choice(WORDS),
+                     r"\textbf{%s}" % r.choice(["Note", "Remark", "Warning"])])
+
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DEFAULT_CORPUS = os.path.join(os.path.dirname(ROOT), "shared", "data", "formulas", "texsrc")
 # Formulas that need a document around them (references, tags, spacing by
@@ -255,23 +411,35 @@ class Corpus:
 
 
 class Doc:
-    def __init__(self, r, corpus=None):
+    def __init__(self, r, corpus=None, classes=False, twocol=False):
         self.r = r
         self.corpus = corpus
+        self.classes = classes  # --formulas classes
+        self.twocol = twocol
         self.formulas = {}  # id -> (kind, latex)
+        self.cls = {}  # id -> class (--formulas classes)
+        self.last_class = None
         self.n = 0
         self.eqno = 0
 
     def inline_formula(self):
+        if self.classes:
+            self.last_class, f = class_inline(self.r)
+            return f
         return self.r.choice(self.r.choice(self.corpus.inline)) if self.corpus else inline_formula(self.r)
 
     def display_formula(self):
+        if self.classes:
+            self.last_class, f = class_display(self.r, self.twocol)
+            return f
         return self.r.choice(self.r.choice(self.corpus.display)) if self.corpus else display_formula(self.r)
 
     def new_id(self, kind, latex):
         self.n += 1
         fid = "f%d" % self.n
         self.formulas[fid] = (kind, latex)
+        if self.classes:
+            self.cls[fid] = {"number": "eqno", "decoy": "prose"}.get(kind, self.last_class)
         return fid
 
     def sentence(self, inline_rate):
@@ -279,7 +447,10 @@ class Doc:
         words = []
         for _ in range(r.randint(6, 16)):
             c = r.random()
-            if c < inline_rate:
+            if self.classes and r.random() < 0.05:
+                d = class_decoy(r)
+                words.append(r"\FT{%s}{%s}" % (self.new_id("decoy", d), d))
+            elif c < inline_rate:
                 f = self.inline_formula()
                 words.append(r"\FI{%s}{%s}" % (self.new_id("inline", f), f))
             elif c < inline_rate + 0.02:
@@ -377,19 +548,25 @@ def too_wide(aux, doc):
     return sorted(set(bad))
 
 
-def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", corpus=None):
+def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", corpus=None, classes=False):
     r = random.Random(seed)
     font = font or r.choice(sorted(FONTS))
     twocol = r.random() < 0.35 if twocol is None else twocol
-    doc = Doc(r, corpus)
+    if classes:
+        # Long displays in two columns are one of the classes: more two-column
+        # pages, from a generator of their own.
+        twocol = random.Random(seed * 13 + 7).random() < 0.6
+    doc = Doc(r, corpus, classes, twocol)
     margin = r.choice(["1in", "1.2in", "0.8in"])
     # The body size varies only off pdfLaTeX's default font cycle, from its own
     # generator, so that the pdfLaTeX sets of a seed stay what they were.
     size = "10pt"
-    if engine != "pdflatex" or font in EXTRA_FONTS or corpus:
+    if engine != "pdflatex" or font in EXTRA_FONTS or corpus or classes:
         size = random.Random(seed * 7 + 3).choice(["10pt", "11pt", "12pt"])
     setup = (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {"fonts": font_setup(engine, font), "name": name}
     docclass = "article"
+    if classes:
+        setup = CORPUS_PACKAGES[engine] + "\n" + setup
     if corpus:
         # Its own generator again: the generated mode's documents stay as they were.
         lr = random.Random(seed * 11 + 5)
@@ -418,21 +595,26 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
                 # source line TeX stopped at.
                 m = re.search(r"^l\.(\d+) ", res.stdout, re.M)
                 bad = []
-                if corpus and m:
+                if (corpus or classes) and m:
                     line = src.split("\n")[int(m.group(1)) - 1]
-                    bad = [fid for fid in re.findall(r"\\F[ID]\{(f\d+)\}", line)]
+                    bad = [fid for fid in re.findall(r"\\F[IDT]\{(f\d+)\}", line)]
                 if not bad:
                     sys.stderr.write(res.stdout[-3000:])
                     raise RuntimeError("%s failed for %s" % (engine, name))
             else:
                 aux = open(os.path.join(tmp, name + ".aux")).read()
-                bad = too_wide(aux, doc) if corpus else []
+                bad = too_wide(aux, doc) if corpus or classes else []
             if not bad:
                 break
             for fid in bad:
                 kind, old = doc.formulas[fid]
-                new = doc.display_formula() if kind == "display" else doc.inline_formula()
-                macro = "FD" if kind == "display" else "FI"
+                if kind == "decoy":
+                    new = class_decoy(doc.r)
+                else:
+                    new = doc.display_formula() if kind == "display" else doc.inline_formula()
+                    if doc.classes:
+                        doc.cls[fid] = doc.last_class
+                macro = {"display": "FD", "inline": "FI", "decoy": "FT"}[kind]
                 src = src.replace("\\%s{%s}{%s}" % (macro, fid, old), "\\%s{%s}{%s}" % (macro, fid, new), 1)
                 doc.formulas[fid] = (kind, new)
         else:
@@ -442,11 +624,13 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
             shutil.copy(os.path.join(tmp, name + ".tex"), os.path.join(out_dir, name + ".tex"))
     return write_truth(name, aux, doc, out_dir,
                        {"engine": engine, "font_setup": font, "class": docclass,
-                        "formulas": "corpus" if corpus else "generated", "size": size, "two_column": twocol})
+                        "formulas": "classes" if classes else "corpus" if corpus else "generated",
+                        "size": size, "two_column": twocol})
 
 
 def write_truth(name, aux, doc, out_dir, info):
     regions = []
+    decoys = []
     seen = set()
     for m in POS_RE.finditer(aux):
         fid, x, y, page, wd, ht, dp, ph = m.groups()
@@ -461,9 +645,11 @@ def write_truth(name, aux, doc, out_dir, info):
         x1 = x_bp + float(wd) * BP_PER_PT
         top = page_h - (y_bp + float(ht) * BP_PER_PT)
         bottom = page_h - (y_bp - float(dp) * BP_PER_PT)
-        regions.append({"page": int(page), "kind": kind,
-                        "box": [round(x0, 2), round(top, 2), round(x1, 2), round(bottom, 2)],
-                        "latex": latex})
+        region = {"page": int(page), "kind": kind,
+                  "box": [round(x0, 2), round(top, 2), round(x1, 2), round(bottom, 2)], "latex": latex}
+        if getattr(doc, "cls", None):
+            region["class"] = doc.cls[fid]
+        (decoys if kind == "decoy" else regions).append(region)
     missing = set(doc.formulas) - seen
     if missing:
         raise RuntimeError("%s: no position for %d formulas" % (name, len(missing)))
@@ -472,6 +658,11 @@ def write_truth(name, aux, doc, out_dir, info):
              "origin": "top-left"}
     truth.update(info)
     truth["regions"] = regions
+    if decoys:
+        # Prose that is not math (--formulas classes): a detection on one is a
+        # false positive of class "prose" (score.py --classes).
+        decoys.sort(key=lambda g: (g["page"], g["box"][1], g["box"][0]))
+        truth["decoys"] = decoys
     with open(os.path.join(out_dir, name + ".truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
     return len(regions)
@@ -496,21 +687,22 @@ class BodyDoc:
     def __init__(self, body):
         self.body = body
         self.formulas = {}
-        kinds = {"FI": "inline", "FD": "display", "FN": "number"}
-        for m in re.finditer(r"\\(FI|FD|FN)\{(f\d+)\}", body):
+        kinds = {"FI": "inline", "FD": "display", "FN": "number", "FT": "decoy"}
+        for m in re.finditer(r"\\(FI|FD|FN|FT)\{(f\d+)\}", body):
             latex, _ = balanced_arg(body, m.end())
             if m.group(2) in self.formulas:
                 raise SystemExit("formula id %s used twice" % m.group(2))
             self.formulas[m.group(2)] = (kinds[m.group(1)], latex)
 
 
-def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex"):
+def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex", twocol=False):
     """Typesets a hand-written body (a fixture) with the recording macros."""
     body = open(body_path, encoding="utf-8").read()
     doc = BodyDoc(body)
     setup = CORPUS_PACKAGES[engine] + "\n" + (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {
         "fonts": font_setup(engine, font), "name": name}
-    src = PREAMBLE % {"twocol": "", "margin": "1in", "size": "10pt", "engine_setup": setup}
+    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": "1in", "size": "10pt",
+                      "engine_setup": setup}
     src = src.replace("{article}", "{%s}" % docclass, 1) + body + "\n\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
         with open(os.path.join(tmp, name + ".tex"), "w") as f:
@@ -538,18 +730,22 @@ def main():
                     "also: %s; xelatex/lualatex default: %s; also: %s)"
                     % (",".join(sorted(FONTS)), ",".join(sorted(EXTRA_FONTS)),
                        ",".join(sorted(OT_FONTS)), ",".join(sorted(OT_EXTRA_FONTS))))
-    ap.add_argument("--formulas", default="generated", choices=("generated", "corpus"),
-                    help="generated: the random formula generator; corpus: real formulas from --corpus")
+    ap.add_argument("--formulas", default="generated", choices=("generated", "corpus", "classes"),
+                    help="generated: the random formula generator; corpus: real formulas from --corpus; "
+                    "classes: the failure classes of issue 14 (special functions and operator names, "
+                    "\\left...\\right, digit groups and one-token numbers, bold scripted letters, long "
+                    "displays in two columns, prose with meta-variables and logos), tagged per class")
     ap.add_argument("--corpus", default=DEFAULT_CORPUS,
                     help="folder of *.inline.txt and *.display.txt formula files (default: %(default)s)")
     ap.add_argument("--body", help="typeset this hand-written document body (\\FI/\\FD/\\FN{id}{...} "
                     "formulas) as OUT/PREFIX.pdf with its truth, instead of generating documents")
     ap.add_argument("--class", dest="docclass", default="article", help="document class for --body")
+    ap.add_argument("--twocolumn", action="store_true", help="two columns for --body")
     a = ap.parse_args()
     if a.body:
         os.makedirs(a.out, exist_ok=True)
         font = (a.fonts or ("cm" if a.engine == "pdflatex" else "lm-math")).split(",")[0]
-        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine)
+        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine, a.twocolumn)
         print("%s.pdf: %d regions in %s" % (a.prefix, n, a.out))
         return
     corpus = Corpus(a.corpus) if a.formulas == "corpus" else None
@@ -567,7 +763,7 @@ def main():
         # Cycle through the font setups so every set covers all of them.
         name = "%s-%d-%02d" % (a.prefix, a.seed, i)
         total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine,
-                          corpus=corpus)
+                          corpus=corpus, classes=a.formulas == "classes")
     print("%d PDFs, %d regions in %s" % (a.count, total, a.out))
 
 

@@ -11,6 +11,13 @@ Precision = matched / detections, recall = matched / truth, per kind, per
 engine (the truth file's "engine": pdflatex, xelatex, lualatex; "-" for truth
 files without one) and, with several engines, over all. The last line is over
 all files.
+
+Truth regions with a "class" (make-truth.py --formulas classes) also get a
+table per class (printed before the last line): recall of the class's regions,
+and precision over the detections charged to the class - the matched ones, and
+each unmatched detection charged to the class of the truth region or decoy
+(the truth's "decoys": prose that is not math, class "prose") it overlaps most,
+"other" when it overlaps none.
 """
 import argparse
 import glob
@@ -45,7 +52,34 @@ def check_truth(path, truth):
                      % (path, i, "/".join(KINDS), ))
 
 
-def score(truth_dir, pred_dir, verbose=False, groups=None):
+def overlap(a, b):
+    ix = min(a[2], b[2]) - max(a[0], b[0])
+    iy = min(a[3], b[3]) - max(a[1], b[1])
+    return ix * iy if ix > 0 and iy > 0 else 0.0
+
+
+def charge_classes(truth, t, p, used_t, used_p, pairs_best, classes):
+    """Per-class counts [matched, charged detections, truth] (see the docstring)."""
+    for i, a in enumerate(t):
+        c = classes.setdefault(a.get("class", "-"), [0, 0, 0])
+        c[2] += 1
+        if i in used_t:
+            c[0] += 1
+            c[1] += 1
+    others = [r for r in truth["regions"]] + [dict(d, **{"class": "prose"}) for d in truth.get("decoys", [])]
+    for j, b in enumerate(p):
+        if j in used_p:
+            continue
+        best, cls = 0.0, "other"
+        for r in others:
+            if r["page"] == b["page"]:
+                o = overlap(r["box"], b["box"])
+                if o > best:
+                    best, cls = o, r.get("class", "-")
+        classes.setdefault(cls, [0, 0, 0])[1] += 1
+
+
+def score(truth_dir, pred_dir, verbose=False, groups=None, classes=None):
     """Counts over all files; per engine too when groups is a dict (the truth
     file's "engine", "-" when it has none: truth from elsewhere)."""
     counts = {k: [0, 0, 0] for k in KINDS}  # matched, predicted, truth
@@ -71,6 +105,8 @@ def score(truth_dir, pred_dir, verbose=False, groups=None):
                     continue
                 used_t.add(i)
                 used_p.add(j)
+            if classes is not None:
+                charge_classes(truth, t, p, used_t, used_p, pairs, classes.setdefault(kind, {}))
             for c in [counts] + ([groups.setdefault(truth.get("engine", "-"), {k: [0, 0, 0] for k in KINDS})]
                                  if groups is not None else []):
                 c[kind][0] += len(used_t)
@@ -108,7 +144,8 @@ def main():
         if len(base_groups) > 1:
             rows.append((a.baseline_name, "all", base))
     groups = {}
-    ours, n_files = score(a.truth, a.pred, a.verbose, groups=groups)
+    classes = {}
+    ours, n_files = score(a.truth, a.pred, a.verbose, groups=groups, classes=classes)
     rows += [("formulate (fm-detect)", e, c) for e, c in sorted(groups.items())]
     if len(groups) > 1:
         rows.append(("formulate (fm-detect)", "all", ours))
@@ -124,6 +161,16 @@ def main():
             cells += ["%.3f" % p, "%.3f" % r]
         print("| %s | %s | %s |" % (name, engine, " | ".join(cells)))
     print()
+    if any(c not in ("-", "other") for k in classes.values() for c in k):
+        print("Per class (formulate): P over the detections charged to the class, R over its truth regions")
+        print()
+        print("| kind | class | truth | detections | P | R |")
+        print("|---|---|---|---|---|---|")
+        for k in KINDS:
+            for c, v in sorted(classes.get(k, {}).items()):
+                p, r = pr(v)
+                print("| %s | %s | %d | %d | %.3f | %s |" % (k, c, v[2], v[1], p, "%.3f" % r if v[2] else "-"))
+        print()
     dp, dr = pr(ours["display"])
     ip, ir = pr(ours["inline"])
     print("display_P: %.3f display_R: %.3f inline_P: %.3f inline_R: %.3f" % (dp, dr, ip, ir))

@@ -1,0 +1,14 @@
+#!/bin/sh
+# Remakes the issue 14 section 1 class fixtures (tests/fixtures/pdf/cls-*.pdf and
+# their truth files) from tests/fixtures/pdf/cls-*.body.tex: one small PDF per
+# failure class, boxes recorded by pdfTeX (tools/pdf-truth/make-truth.py --body).
+# Used by /pdf/detect/classes (tests/pdf/test-pdf.c).
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+gen="/usr/bin/python3 $root/tools/pdf-truth/make-truth.py"
+dir=$root/tests/fixtures/pdf
+for c in opname leftright numbers bold prose; do
+  $gen --body "$dir/cls-$c.body.tex" --out "$dir" --prefix "cls-$c"
+done
+$gen --body "$dir/cls-bold.body.tex" --out "$dir" --prefix cls-bold-times --fonts times
+$gen --body "$dir/cls-long.body.tex" --out "$dir" --prefix cls-long --twocolumn
