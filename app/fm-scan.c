@@ -2,6 +2,8 @@
 #include "fm-scan.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "fm-document.h"
@@ -244,20 +246,27 @@ fm_scan_have_ocr (void)
 
 #ifdef FM_HAVE_TESSERACT
 /* Debian's Tesseract runs its LSTM in OpenMP teams of a fixed size
- * (num_threads(4) clauses). On a loaded machine (2 cores shared with the
- * recognition engine and other programs) threads that spin while waiting
- * for each other read a page in 6-20 s where one thread takes 1.1 s
- * (docs/scanned.md). With OpenMP's dynamic adjustment on, the team is
- * capped by the cores the load average leaves free. It is a setting of the
- * calling thread, so it is made before every page; looked up at run time
- * because libgomp comes with libtesseract (when that was built with OpenMP
- * at all) and is not a dependency of ours. OMP_THREAD_LIMIT=1 in the
- * environment does the same for the whole process. */
+ * (num_threads(4) clauses) around work of a few microseconds (one time
+ * step's gates). On a loaded machine (2 cores shared with the recognition
+ * engine and other programs) threads that spin while waiting for each other
+ * read a page in 6-20 s where one thread takes 1.1 s (docs/scanned.md).
+ * OpenMP's dynamic adjustment caps the team by the load average, but asks
+ * the kernel for it (sysinfo, the affinity mask) at every one of those
+ * regions: a tenth of the page's CPU time in perf. With no active level
+ * allowed (omp_set_max_active_levels (0), OpenMP 5) every region runs on
+ * the calling thread without a system call: the page's CPU time is the
+ * LSTM's. Looked up at run time because libgomp comes with libtesseract
+ * (when that was built with OpenMP at all) and is not a dependency of
+ * ours; it is a process-wide setting (our BLAS and engine use pthreads,
+ * not OpenMP). OMP_THREAD_LIMIT=1 in the environment does the same. */
 static void
-tess_dynamic_threads (void)
+tess_single_thread (void)
 {
+  void (*set_levels) (int) = (void (*) (int)) dlsym (RTLD_DEFAULT, "omp_set_max_active_levels");
   void (*set_dynamic) (int) = (void (*) (int)) dlsym (RTLD_DEFAULT, "omp_set_dynamic");
-  if (set_dynamic != NULL)
+  if (set_levels != NULL)
+    set_levels (0);
+  else if (set_dynamic != NULL)
     set_dynamic (1);
 }
 
@@ -353,7 +362,7 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, double dpi, double *skew, 
   TessResultIterator *ri;
   GArray *angles = g_array_new (FALSE, FALSE, sizeof (double));
 
-  tess_dynamic_threads ();
+  tess_single_thread ();
   TessBaseAPISetPageSegMode (api, PSM_AUTO);
   TessBaseAPISetImage (api, img->pixels, img->width, img->height, 1, img->stride);
   TessBaseAPISetSourceResolution (api, (int) lround (dpi));
@@ -1064,6 +1073,17 @@ cmp_region_order (const void *a, const void *b)
   return p->box.y0 < q->box.y0 ? -1 : p->box.y0 > q->box.y0;
 }
 
+/* CPU time of the calling thread, microseconds (the debug output's stage
+ * times: on a loaded machine wall time says more about the load). */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static GPtrArray *
 scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPageKind *kind,
                   GError **error)
@@ -1073,6 +1093,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   g_autoptr(GArray) comps = NULL;
   FmRect rect;
   int min_area;
+  gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
 
   g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
   if (kind)
@@ -1089,11 +1110,19 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   if (w_pt * scale * h_pt * scale > MAX_ANALYSIS_PIXELS)
     scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
   rect = (FmRect) { 0, 0, w_pt, h_pt };
+  t_render = g_get_monotonic_time ();
+  c_render = thread_cpu_us ();
   img = fm_render_page_rect_gray (doc, page_index, &rect, scale, error);
   if (img == NULL)
     return NULL;
+  t_ink = g_get_monotonic_time ();
+  c_ink = thread_cpu_us ();
+  t_render = t_ink - t_render;
+  c_render = c_ink - c_render;
   min_area = MAX (2, (int) lround (SPECK_AREA_PT2 * scale * scale));
   comps = ink_components (img, ink_threshold (img), min_area);
+  t_ink = g_get_monotonic_time () - t_ink;
+  c_ink = thread_cpu_us () - c_ink;
   if (comps->len == 0)
     {
       if (kind)
@@ -1106,8 +1135,16 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
     TessBaseAPI *api;
     g_mutex_lock (&tess_lock);
     api = tess_get (error);
+    t_analyse = g_get_monotonic_time ();
+    c_analyse = thread_cpu_us ();
     regions = api ? analyse (api, img, comps, scale, page_index, words_only, error) : NULL;
+    t_analyse = g_get_monotonic_time () - t_analyse;
+    c_analyse = thread_cpu_us () - c_analyse;
     g_mutex_unlock (&tess_lock);
+    if (g_getenv ("FM_DETECT_DEBUG"))
+      g_printerr ("scan: page %d, wall (thread CPU) ms: render %.0f (%.0f), ink %.0f (%.0f), "
+                  "OCR and analysis %.0f (%.0f)\n", page_index + 1, t_render / 1000.0, c_render / 1000.0,
+                  t_ink / 1000.0, c_ink / 1000.0, t_analyse / 1000.0, c_analyse / 1000.0);
     if (regions == NULL)
       return NULL;
     /* Reading order, with label_of following its display. */
