@@ -532,6 +532,13 @@ typedef struct {
   int block;
 } Cluster;
 
+/* A long thin rule: a fraction bar, a footnote's or a table's rule. */
+static gboolean
+is_rule (const Box *b, double em)
+{
+  return box_h (b) < 0.3 * em && box_w (b) > 2 * em && box_w (b) > 8 * box_h (b);
+}
+
 static double
 v_overlap (double a0, double a1, double b0, double b1)
 {
@@ -549,6 +556,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   g_autofree int *parent = NULL;
   g_autofree double *heights = NULL;
   g_autofree guint32 *midtones = NULL;
+  g_autofree gboolean *lone_rule = NULL;
   GArray *words;
   double skew = 0, em, cx = img->width / 2.0, cy = img->height / 2.0;
   int nh = 0, n_comps = (int) comps->len;
@@ -584,6 +592,15 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
        * letters; math becomes such runs only on lines of its own, which
        * the band test below tells apart. */
       if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 50)
+        w->text = w->strong = TRUE;
+      /* A dictionary word of four letters and more, or any run of five,
+       * is prose even when Tesseract doubts it (a harsh binarisation's
+       * thick type: "number" at 47, "mimber" at 16): math read as letters
+       * makes runs of two or three ("adt", "ye"), or one unsure word of
+       * four (development set: "Task" at 32 from n_1, ..., n_n). */
+      if (!w->text && letters_only (w->utf8, &n_letters) &&
+          ((w->dict && ((n_letters >= 4 && w->conf >= 35) || (n_letters >= 5 && w->conf >= 10))) ||
+           (n_letters >= 5 && w->conf >= 15)))
         w->text = w->strong = TRUE;
     }
   heights = g_new (double, words->len + 1);
@@ -670,6 +687,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           c->seed = !w->text && !w->number && !w->citation &&
                     !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
                                         g_utf8_strlen (w->utf8, -1) <= 1));
+          /* A letter standing alone in English prose is "a", "A" or "I":
+           * any other is a variable, however sure Tesseract is of it. */
+          if (!w->text && g_utf8_strlen (w->utf8, -1) == 1 &&
+              g_unichar_isalpha (g_utf8_get_char (w->utf8)) && !strchr ("aAI", w->utf8[0]))
+            c->seed = TRUE;
           if (!w->text && !w->number && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
             {
               const char *p;
@@ -753,6 +775,29 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   parent = g_new (int, n_comps + 1);
   for (int i = 0; i < n_comps; i++)
     parent[i] = i;
+  /* A long thin rule with no ink just above or below it (a footnote's
+   * rule, a table's) is no fraction bar: it takes nothing stacked on it. A
+   * scan's blur makes a 0.4 pt rule a quarter of an em thick at 150 dpi, so
+   * a rule is told by its length and shape. */
+  lone_rule = g_new0 (gboolean, n_comps + 1);
+  for (int i = 0; i < n_comps; i++)
+    {
+      Comp *a = &g_array_index (comps, Comp, i);
+      gboolean above = FALSE, below = FALSE;
+      if (!is_rule (&a->b, em))
+        continue;
+      for (int j = 0; j < n_comps; j++)
+        {
+          Comp *b = &g_array_index (comps, Comp, j);
+          if (j == i || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
+            continue;
+          if (b->b.y1 <= a->b.y0 && a->b.y0 - b->b.y1 < 0.3 * em)
+            above = TRUE;
+          if (b->b.y0 >= a->b.y1 && b->b.y0 - a->b.y1 < 0.3 * em)
+            below = TRUE;
+        }
+      lone_rule[i] = !(above && below);
+    }
   for (int i = 0; i < n_comps; i++)
     {
       Comp *a = &g_array_index (comps, Comp, i);
@@ -775,9 +820,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           /* A long thin rule (a fraction bar, a footnote's rule) takes what
            * lies within 0.15 em above and below it: a fraction's parts sit
            * that close, a footnote's first line does not. */
-          gboolean rule = (box_h (&a->b) < 0.12 * em && box_w (&a->b) > 2 * em) ||
-                          (box_h (&b->b) < 0.12 * em && box_w (&b->b) > 2 * em);
+          gboolean rule = is_rule (&a->b, em) || is_rule (&b->b, em);
           gboolean side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
+          if ((lone_rule[i] || lone_rule[j]) && gx < 0)
+            continue;
           /* Side by side over more than a thin space only with no running
            * text between them. */
           if (side && gx > 0.3 * em)
