@@ -615,14 +615,15 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
        * the band test below tells apart. */
       if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 50)
         w->text = w->strong = TRUE;
-      /* A dictionary word of four letters and more, or any run of five,
+      /* A dictionary word of four letters and more, or any run of six,
        * is prose even when Tesseract doubts it (a harsh binarisation's
        * thick type: "number" at 47, "mimber" at 16): math read as letters
-       * makes runs of two or three ("adt", "ye"), or one unsure word of
-       * four (development set: "Task" at 32 from n_1, ..., n_n). */
+       * makes runs of two or three ("adt", "ye"), or an unsure word
+       * (development set: "Task" at 32 from n_1, ..., n_n; the fixture's
+       * display "stadt" at 10, "Praia" at 0). */
       if (!w->text && letters_only (w->utf8, &n_letters) &&
-          ((w->dict && ((n_letters >= 4 && w->conf >= 35) || (n_letters >= 5 && w->conf >= 10))) ||
-           (n_letters >= 5 && w->conf >= 15)))
+          ((w->dict && n_letters >= 4 && w->conf >= 35) || (w->dict && n_letters >= 5 && w->conf >= 30) ||
+           (n_letters >= 6 && w->conf >= 15)))
         w->text = w->strong = TRUE;
     }
   heights = g_new (double, words->len + 1);
