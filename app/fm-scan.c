@@ -609,6 +609,14 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
        * 0.582/0.600 -> 0.600/0.616). */
       if (w->text && is_operator_name (w->utf8))
         w->text = FALSE;
+      /* A sure number of four digits and more ("2024", "1998.") is a year
+       * or a count in the prose: as text it keeps a formula beside it from
+       * taking it in (bare numbers are text in the truth). */
+      {
+        gsize nd = strspn (w->utf8, "0123456789");
+        if (nd >= 4 && w->conf >= 80 && nd + strspn (w->utf8 + nd, ".,;:") == strlen (w->utf8))
+          w->text = TRUE;
+      }
       w->strong = w->text && (n_letters >= 3 || (w->dict && w->conf >= 85));
       /* A scan's misread prose ("imnber") is still a run of four or more
        * letters; math becomes such runs only on lines of its own, which
