@@ -2,6 +2,8 @@
 #include "fm-scan.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #include "fm-document.h"
@@ -244,20 +246,27 @@ fm_scan_have_ocr (void)
 
 #ifdef FM_HAVE_TESSERACT
 /* Debian's Tesseract runs its LSTM in OpenMP teams of a fixed size
- * (num_threads(4) clauses). On a loaded machine (2 cores shared with the
- * recognition engine and other programs) threads that spin while waiting
- * for each other read a page in 6-20 s where one thread takes 1.1 s
- * (docs/scanned.md). With OpenMP's dynamic adjustment on, the team is
- * capped by the cores the load average leaves free. It is a setting of the
- * calling thread, so it is made before every page; looked up at run time
- * because libgomp comes with libtesseract (when that was built with OpenMP
- * at all) and is not a dependency of ours. OMP_THREAD_LIMIT=1 in the
- * environment does the same for the whole process. */
+ * (num_threads(4) clauses) around work of a few microseconds (one time
+ * step's gates). On a loaded machine (2 cores shared with the recognition
+ * engine and other programs) threads that spin while waiting for each other
+ * read a page in 6-20 s where one thread takes 1.1 s (docs/scanned.md).
+ * OpenMP's dynamic adjustment caps the team by the load average, but asks
+ * the kernel for it (sysinfo, the affinity mask) at every one of those
+ * regions: a tenth of the page's CPU time in perf. With no active level
+ * allowed (omp_set_max_active_levels (0), OpenMP 5) every region runs on
+ * the calling thread without a system call: the page's CPU time is the
+ * LSTM's. Looked up at run time because libgomp comes with libtesseract
+ * (when that was built with OpenMP at all) and is not a dependency of
+ * ours; it is a process-wide setting (our BLAS and engine use pthreads,
+ * not OpenMP). OMP_THREAD_LIMIT=1 in the environment does the same. */
 static void
-tess_dynamic_threads (void)
+tess_single_thread (void)
 {
+  void (*set_levels) (int) = (void (*) (int)) dlsym (RTLD_DEFAULT, "omp_set_max_active_levels");
   void (*set_dynamic) (int) = (void (*) (int)) dlsym (RTLD_DEFAULT, "omp_set_dynamic");
-  if (set_dynamic != NULL)
+  if (set_levels != NULL)
+    set_levels (0);
+  else if (set_dynamic != NULL)
     set_dynamic (1);
 }
 
@@ -326,6 +335,23 @@ letters_only (const char *s, int *n_letters)
   return n > 0;
 }
 
+/* The operator names of amsmath (\log, \sin, \max ...), as Tesseract
+ * reads them; a sentence's punctuation after one is allowed. */
+static gboolean
+is_operator_name (const char *s)
+{
+  static const char *const names[] = {
+    "arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "det", "dim",
+    "exp", "gcd", "hom", "inf", "ker", "lg", "lim", "liminf", "limsup", "ln", "log", "max", "min",
+    "mod", "sec", "sin", "sinh", "sup", "tan", "tanh", NULL
+  };
+  gsize n = strcspn (s, ".,;:)");
+  for (int i = 0; names[i]; i++)
+    if (strlen (names[i]) == n && strncmp (s, names[i], n) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* "(3)", "(3.1)", "(2a)", "(A.1)", "(iv)", "(*)" as Tesseract reads them. */
 static gboolean
 reads_like_number (const char *s)
@@ -353,7 +379,7 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, double dpi, double *skew, 
   TessResultIterator *ri;
   GArray *angles = g_array_new (FALSE, FALSE, sizeof (double));
 
-  tess_dynamic_threads ();
+  tess_single_thread ();
   TessBaseAPISetPageSegMode (api, PSM_AUTO);
   TessBaseAPISetImage (api, img->pixels, img->width, img->height, 1, img->stride);
   TessBaseAPISetSourceResolution (api, (int) lround (dpi));
@@ -523,6 +549,13 @@ typedef struct {
   int block;
 } Cluster;
 
+/* A long thin rule: a fraction bar, a footnote's or a table's rule. */
+static gboolean
+is_rule (const Box *b, double em)
+{
+  return box_h (b) < 0.3 * em && box_w (b) > 2 * em && box_w (b) > 8 * box_h (b);
+}
+
 static double
 v_overlap (double a0, double a1, double b0, double b1)
 {
@@ -540,6 +573,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   g_autofree int *parent = NULL;
   g_autofree double *heights = NULL;
   g_autofree guint32 *midtones = NULL;
+  g_autofree gboolean *lone_rule = NULL;
   GArray *words;
   double skew = 0, em, cx = img->width / 2.0, cy = img->height / 2.0;
   int nh = 0, n_comps = (int) comps->len;
@@ -570,11 +604,34 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
        * not: math letters read as words ("a", "x") as often as prose's. */
       w->text = letters_only (w->utf8, &n_letters) && n_letters >= 2 &&
                 ((w->dict && w->conf >= 50) || w->conf >= 88);
+      /* Operator names are set in roman like prose, but are math: as text
+       * they split "O(n log n)" in two (development twins: inline P/R
+       * 0.582/0.600 -> 0.600/0.616). */
+      if (w->text && is_operator_name (w->utf8))
+        w->text = FALSE;
+      /* A sure number of four digits and more ("2024", "1998.") is a year
+       * or a count in the prose: as text it keeps a formula beside it from
+       * taking it in (bare numbers are text in the truth). */
+      {
+        gsize nd = strspn (w->utf8, "0123456789");
+        if (nd >= 4 && w->conf >= 80 && nd + strspn (w->utf8 + nd, ".,;:") == strlen (w->utf8))
+          w->text = TRUE;
+      }
       w->strong = w->text && (n_letters >= 3 || (w->dict && w->conf >= 85));
       /* A scan's misread prose ("imnber") is still a run of four or more
        * letters; math becomes such runs only on lines of its own, which
        * the band test below tells apart. */
       if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 50)
+        w->text = w->strong = TRUE;
+      /* A dictionary word of four letters and more, or any run of six,
+       * is prose even when Tesseract doubts it (a harsh binarisation's
+       * thick type: "number" at 47, "mimber" at 16): math read as letters
+       * makes runs of two or three ("adt", "ye"), or an unsure word
+       * (development set: "Task" at 32 from n_1, ..., n_n; the fixture's
+       * display "stadt" at 10, "Praia" at 0). */
+      if (!w->text && letters_only (w->utf8, &n_letters) &&
+          ((w->dict && n_letters >= 4 && w->conf >= 35) || (w->dict && n_letters >= 5 && w->conf >= 30) ||
+           (n_letters >= 6 && w->conf >= 15)))
         w->text = w->strong = TRUE;
     }
   heights = g_new (double, words->len + 1);
@@ -661,6 +718,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           c->seed = !w->text && !w->number && !w->citation &&
                     !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
                                         g_utf8_strlen (w->utf8, -1) <= 1));
+          /* A letter standing alone in English prose is "a", "A" or "I":
+           * any other is a variable, however sure Tesseract is of it. */
+          if (!w->text && g_utf8_strlen (w->utf8, -1) == 1 &&
+              g_unichar_isalpha (g_utf8_get_char (w->utf8)) && !strchr ("aAI", w->utf8[0]))
+            c->seed = TRUE;
           if (!w->text && !w->number && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
             {
               const char *p;
@@ -744,6 +806,29 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   parent = g_new (int, n_comps + 1);
   for (int i = 0; i < n_comps; i++)
     parent[i] = i;
+  /* A long thin rule with no ink just above or below it (a footnote's
+   * rule, a table's) is no fraction bar: it takes nothing stacked on it. A
+   * scan's blur makes a 0.4 pt rule a quarter of an em thick at 150 dpi, so
+   * a rule is told by its length and shape. */
+  lone_rule = g_new0 (gboolean, n_comps + 1);
+  for (int i = 0; i < n_comps; i++)
+    {
+      Comp *a = &g_array_index (comps, Comp, i);
+      gboolean above = FALSE, below = FALSE;
+      if (!is_rule (&a->b, em))
+        continue;
+      for (int j = 0; j < n_comps; j++)
+        {
+          Comp *b = &g_array_index (comps, Comp, j);
+          if (j == i || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
+            continue;
+          if (b->b.y1 <= a->b.y0 && a->b.y0 - b->b.y1 < 0.3 * em)
+            above = TRUE;
+          if (b->b.y0 >= a->b.y1 && b->b.y0 - a->b.y1 < 0.3 * em)
+            below = TRUE;
+        }
+      lone_rule[i] = !(above && below);
+    }
   for (int i = 0; i < n_comps; i++)
     {
       Comp *a = &g_array_index (comps, Comp, i);
@@ -766,9 +851,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           /* A long thin rule (a fraction bar, a footnote's rule) takes what
            * lies within 0.15 em above and below it: a fraction's parts sit
            * that close, a footnote's first line does not. */
-          gboolean rule = (box_h (&a->b) < 0.12 * em && box_w (&a->b) > 2 * em) ||
-                          (box_h (&b->b) < 0.12 * em && box_w (&b->b) > 2 * em);
+          gboolean rule = is_rule (&a->b, em) || is_rule (&b->b, em);
           gboolean side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
+          if ((lone_rule[i] || lone_rule[j]) && gx < 0)
+            continue;
           /* Side by side over more than a thin space only with no running
            * text between them. */
           if (side && gx > 0.3 * em)
@@ -1064,6 +1150,17 @@ cmp_region_order (const void *a, const void *b)
   return p->box.y0 < q->box.y0 ? -1 : p->box.y0 > q->box.y0;
 }
 
+/* CPU time of the calling thread, microseconds (the debug output's stage
+ * times: on a loaded machine wall time says more about the load). */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static GPtrArray *
 scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPageKind *kind,
                   GError **error)
@@ -1073,6 +1170,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   g_autoptr(GArray) comps = NULL;
   FmRect rect;
   int min_area;
+  gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
 
   g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
   if (kind)
@@ -1089,11 +1187,19 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   if (w_pt * scale * h_pt * scale > MAX_ANALYSIS_PIXELS)
     scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
   rect = (FmRect) { 0, 0, w_pt, h_pt };
+  t_render = g_get_monotonic_time ();
+  c_render = thread_cpu_us ();
   img = fm_render_page_rect_gray (doc, page_index, &rect, scale, error);
   if (img == NULL)
     return NULL;
+  t_ink = g_get_monotonic_time ();
+  c_ink = thread_cpu_us ();
+  t_render = t_ink - t_render;
+  c_render = c_ink - c_render;
   min_area = MAX (2, (int) lround (SPECK_AREA_PT2 * scale * scale));
   comps = ink_components (img, ink_threshold (img), min_area);
+  t_ink = g_get_monotonic_time () - t_ink;
+  c_ink = thread_cpu_us () - c_ink;
   if (comps->len == 0)
     {
       if (kind)
@@ -1106,8 +1212,16 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
     TessBaseAPI *api;
     g_mutex_lock (&tess_lock);
     api = tess_get (error);
+    t_analyse = g_get_monotonic_time ();
+    c_analyse = thread_cpu_us ();
     regions = api ? analyse (api, img, comps, scale, page_index, words_only, error) : NULL;
+    t_analyse = g_get_monotonic_time () - t_analyse;
+    c_analyse = thread_cpu_us () - c_analyse;
     g_mutex_unlock (&tess_lock);
+    if (g_getenv ("FM_DETECT_DEBUG"))
+      g_printerr ("scan: page %d, wall (thread CPU) ms: render %.0f (%.0f), ink %.0f (%.0f), "
+                  "OCR and analysis %.0f (%.0f)\n", page_index + 1, t_render / 1000.0, c_render / 1000.0,
+                  t_ink / 1000.0, c_ink / 1000.0, t_analyse / 1000.0, c_analyse / 1000.0);
     if (regions == NULL)
       return NULL;
     /* Reading order, with label_of following its display. */

@@ -26,6 +26,8 @@ expect 3 "not a PDF file" "$bad/not-a-pdf.pdf"
 expect 3 "empty file" "$bad/empty.pdf"
 expect 3 "damaged or truncated" "$bad/truncated.pdf"
 expect 3 "has no pages" "$bad/zero-pages.pdf"
+# A scan one pixel wide (1 x 3300 px at 300 dpi: 0.24 x 792 pt).
+expect 3 "unusable size" "$fix/scan/one-pixel-wide.pdf"
 # Pages without a text layer are read from their pixels (app/fm-scan.c): a
 # drawing alone has no formula, a page with nothing on it is blank; the
 # JSON says which pages were analysed how.
@@ -44,6 +46,21 @@ if "$cli" pdf "$fix/scan/truth-1-00-scan300.pdf" --detect-only -q -o "$tmp/scan.
   expect_analysis pixels "$bad/no-text.pdf"
   expect_analysis pixels "$fix/scan/truth-1-00-scan300.pdf"
   grep -q '"display"' "$tmp/scan.json" || { echo "FAIL: scanned twin: no display found"; fail=1; }
+  # An image-only PDF end to end: detected from pixels, every formula read
+  # by the shipped model from the page's render (docs/scanned.md). One run:
+  # 11 formulas through the model is the slowest step of this script.
+  v1=$src/data/models/formulate-v1.safetensors
+  if [ -f "$v1" ]; then
+    if "$cli" pdf "$fix/scan/truth-1-00-scan300.pdf" --model "$v1" --device cpu -q -o "$tmp/scanrec.json" 2>"$tmp/err" &&
+       grep -q '"analysis" : "pixels"' "$tmp/scanrec.json" && grep -q '"recognized" : true' "$tmp/scanrec.json" &&
+       grep -q '"provenance" : "image"' "$tmp/scanrec.json" && grep -q '"latex" : ".*\\\\\(int\|sum\|frac\)' "$tmp/scanrec.json"; then
+      echo "ok: image-only PDF detected and recognised with formulate-v1"
+    else
+      echo "FAIL: image-only PDF end to end:"; cat "$tmp/err"; grep -E '"(analysis|recognized|latex)"' "$tmp/scanrec.json"; fail=1
+    fi
+  else
+    echo "skip: no data/models/formulate-v1.safetensors, image-only PDF not recognised"
+  fi
 else
   # A build without Tesseract says so for a page with ink.
   expect 3 "without Tesseract" "$bad/no-text.pdf"

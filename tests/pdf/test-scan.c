@@ -183,11 +183,13 @@ test_blank (void)
     g_assert_cmpint (source, ==, FM_PAGE_SOURCE_BLANK);
     g_assert_cmpstr (fm_page_source_to_string (source), ==, "blank");
   }
-  /* A page that is one photo (smooth blotches and grain at 50 dpi): no
-   * formula either. */
-  if (fm_scan_have_ocr ())
+  /* A page that is one photo: smooth blotches and grain at 50 dpi, and a
+   * letter page filled by a 2550 x 3300 px JPEG (issue 14's "one big
+   * photo"): no formula either. */
+  for (int n = 0; n < 2 && fm_scan_have_ocr (); n++)
     {
-      g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/scan/photo.pdf");
+      g_autoptr(FmDocument) doc = open_fixture (n == 0 ? "tests/fixtures/pdf/scan/photo.pdf"
+                                                       : "tests/fixtures/pdf/scan/photo-big.pdf");
       g_autoptr(GError) error = NULL;
       g_autoptr(GPtrArray) regions = NULL;
       FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
