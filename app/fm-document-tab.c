@@ -28,6 +28,9 @@ struct _FmDocumentTab {
   int pages_from_pixels;       /* pages without a text layer, read from pixels   */
   int n_notes;
   guint refilter_idle;
+  GPtrArray *undo;             /* UndoStep*, the last one on top */
+  guint changes;               /* results, edits, deletions so far */
+  guint exported_changes;      /* changes when last exported */
 
   GtkWidget *box;
   GtkWidget *thumbs_revealer;
@@ -48,8 +51,123 @@ enum {
 };
 static guint signals[N_SIGNALS];
 
-enum { PROP_0, PROP_DETECTING, N_PROPS };
+enum { PROP_0, PROP_DETECTING, PROP_CAN_UNDO, N_PROPS };
 static GParamSpec *properties[N_PROPS];
+
+/* ---------------------------------------------------------------------- */
+/* Undo                                                                   */
+
+/* The undo steps of a document: a deleted region (put back where it was in
+ * the list) or an edit of a recognised formula's LaTeX (the text before the
+ * first keystroke: one step per formula edited, not one per character). */
+typedef enum { UNDO_DELETE, UNDO_EDIT } UndoKind;
+
+typedef struct {
+  UndoKind kind;
+  FmResultsItem *item;
+  guint position;              /* UNDO_DELETE: where it was in the list */
+  char *latex;                 /* UNDO_EDIT: the LaTeX before the edit */
+  gboolean edited;             /* UNDO_EDIT: whether that was an edit already */
+} UndoStep;
+
+static void
+undo_step_free (UndoStep *step)
+{
+  g_object_unref (step->item);
+  g_free (step->latex);
+  g_free (step);
+}
+
+/* Undo keeps this many steps; older ones are forgotten. */
+#define UNDO_MAX 100
+
+static void
+push_undo (FmDocumentTab *self, UndoStep *step)
+{
+  gboolean could = self->undo->len > 0;
+
+  if (self->undo->len >= UNDO_MAX)
+    g_ptr_array_remove_index (self->undo, 0);
+  g_ptr_array_add (self->undo, step);
+  if (!could)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
+}
+
+static void
+item_edited (FmResultsItem *item, const char *before, gboolean was_edited, FmDocumentTab *self)
+{
+  UndoStep *top = self->undo->len > 0 ? g_ptr_array_index (self->undo, self->undo->len - 1) : NULL;
+  UndoStep *step;
+
+  /* Typing on in the same formula extends the step already there. */
+  if (top != NULL && top->kind == UNDO_EDIT && top->item == item)
+    return;
+  step = g_new0 (UndoStep, 1);
+  step->kind = UNDO_EDIT;
+  step->item = g_object_ref (item);
+  step->latex = g_strdup (before);
+  step->edited = was_edited;
+  push_undo (self, step);
+}
+
+gboolean
+fm_document_tab_can_undo (FmDocumentTab *self)
+{
+  return self->undo->len > 0;
+}
+
+gboolean
+fm_document_tab_undo (FmDocumentTab *self)
+{
+  UndoStep *step;
+
+  if (self->undo->len == 0)
+    return FALSE;
+  step = g_ptr_array_steal_index (self->undo, self->undo->len - 1);
+  if (step->kind == UNDO_DELETE)
+    {
+      g_list_store_insert (self->items, MIN (step->position, g_list_model_get_n_items (G_LIST_MODEL (self->items))),
+                           step->item);
+      fm_page_view_set_selected (FM_PAGE_VIEW (self->page_view), step->item);
+      fm_results_panel_select (FM_RESULTS_PANEL (self->results_panel), step->item);
+      self->changes++;
+    }
+  else
+    fm_results_item_restore_latex (step->item, step->latex, step->edited);
+  undo_step_free (step);
+  if (self->undo->len == 0)
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_CAN_UNDO]);
+  return TRUE;
+}
+
+gboolean
+fm_document_tab_has_unsaved (FmDocumentTab *self)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+
+  if (self->changes == self->exported_changes)
+    return FALSE;
+  /* Regions found but never recognised lose nothing when closed. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (G_LIST_MODEL (self->items), i);
+      if (fm_results_item_get_latex (item) != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+void
+fm_document_tab_mark_exported (FmDocumentTab *self, guint changes)
+{
+  self->exported_changes = changes;
+}
+
+guint
+fm_document_tab_get_changes (FmDocumentTab *self)
+{
+  return self->changes;
+}
 
 /* ---------------------------------------------------------------------- */
 /* Opening, off the main thread                                           */
@@ -275,6 +393,9 @@ refilter_soon_cb (gpointer data)
 static void
 item_notify (FmResultsItem *item, GParamSpec *pspec, FmDocumentTab *self)
 {
+  /* A result, an edit or an undone edit: not exported yet. */
+  if (g_str_equal (pspec->name, "latex"))
+    self->changes++;
   /* Many results arrive together: redraw and refilter once for them. */
   if (self->refilter_idle == 0)
     self->refilter_idle = g_idle_add_once (refilter_soon_cb, self);
@@ -301,6 +422,7 @@ static void
 add_item (FmDocumentTab *self, FmResultsItem *item)
 {
   g_signal_connect_object (item, "notify", G_CALLBACK (item_notify), self, 0);
+  g_signal_connect_object (item, "edited", G_CALLBACK (item_edited), self, 0);
   if (fm_results_item_get_manual (item))
     g_list_store_insert_sorted (self->items, item, compare_items, NULL);
   else
@@ -360,6 +482,8 @@ current_page_changed (FmPageView *view, GParamSpec *pspec, FmDocumentTab *self)
 
   if (self->document != NULL)
     fm_engine_worker_set_focus (self->worker, self->document, page);
+  /* The list follows the page being read. */
+  fm_results_panel_show_page (FM_RESULTS_PANEL (self->results_panel), page);
   /* The thumbnail of the current page is highlighted and kept in view. */
   fm_page_view_go_to_page (FM_PAGE_VIEW (self->thumbs_view), page);
   gtk_widget_queue_draw (self->thumbs_view);
@@ -379,6 +503,7 @@ fm_document_tab_dispose (GObject *object)
   g_clear_object (&self->cancellable);
   g_clear_object (&self->document);
   g_clear_object (&self->items);
+  g_clear_pointer (&self->undo, g_ptr_array_unref);
   g_clear_object (&self->worker);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (fm_document_tab_parent_class)->dispose (object);
@@ -405,6 +530,7 @@ fm_document_tab_get_property (GObject *object, guint prop_id, GValue *value, GPa
   switch (prop_id)
     {
     case PROP_DETECTING: g_value_set_boolean (value, FM_DOCUMENT_TAB (object)->detecting); break;
+    case PROP_CAN_UNDO: g_value_set_boolean (value, fm_document_tab_can_undo (FM_DOCUMENT_TAB (object))); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -421,6 +547,8 @@ fm_document_tab_class_init (FmDocumentTabClass *klass)
 
   properties[PROP_DETECTING] = g_param_spec_boolean ("detecting", NULL, NULL, FALSE,
                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_CAN_UNDO] = g_param_spec_boolean ("can-undo", NULL, NULL, FALSE,
+                                                    G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[SIGNAL_LOADED] =
@@ -440,6 +568,7 @@ fm_document_tab_init (FmDocumentTab *self)
   GtkWidget *thumbs_scroller;
 
   self->items = g_list_store_new (FM_TYPE_RESULTS_ITEM);
+  self->undo = g_ptr_array_new_with_free_func ((GDestroyNotify) undo_step_free);
   self->cancellable = g_cancellable_new ();
 
   self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
@@ -582,10 +711,18 @@ fm_document_tab_delete_selected (FmDocumentTab *self)
   FmResultsItem *selected = fm_page_view_get_selected (FM_PAGE_VIEW (self->page_view));
   guint position;
 
+  UndoStep *step;
+
   if (selected == NULL || !g_list_store_find (self->items, selected, &position))
     return FALSE;
+  step = g_new0 (UndoStep, 1);
+  step->kind = UNDO_DELETE;
+  step->item = g_object_ref (selected);
+  step->position = position;
   g_list_store_remove (self->items, position);
   fm_page_view_set_selected (FM_PAGE_VIEW (self->page_view), NULL);
+  self->changes++;
+  push_undo (self, step);
   return TRUE;
 }
 

@@ -43,7 +43,16 @@ void            fm_document_tab_cancel (FmDocumentTab *self);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */
 void            fm_document_tab_stop (FmDocumentTab *self);
-/* Removes the selected region; FALSE when none was selected. */
+/* Undo of deletions and of edits of a formula's LaTeX ("can-undo" property). */
+gboolean        fm_document_tab_can_undo (FmDocumentTab *self);
+gboolean        fm_document_tab_undo (FmDocumentTab *self);
+/* Recognised results or edits that were not exported since they changed. */
+gboolean        fm_document_tab_has_unsaved (FmDocumentTab *self);
+/* A count of the results, edits and deletions so far; an export of the
+ * document as it was at count changes calls mark_exported with it. */
+guint           fm_document_tab_get_changes (FmDocumentTab *self);
+void            fm_document_tab_mark_exported (FmDocumentTab *self, guint changes);
+/* Removes the selected region (undoable); FALSE when none was selected. */
 gboolean        fm_document_tab_delete_selected (FmDocumentTab *self);
 void            fm_document_tab_set_thumbnails_visible (FmDocumentTab *self, gboolean visible);
 /* Adds a region by hand (what a drag on the page does). */

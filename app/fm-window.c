@@ -49,12 +49,14 @@ struct _FmWindow {
   char *status_text;
   char *progress_text;
   GtkFileChooserNative *chooser;
+  gboolean discard_confirmed;    /* the window closes without asking again */
 };
 
 G_DEFINE_FINAL_TYPE (FmWindow, fm_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void update_status (FmWindow *self);
 static void update_actions (FmWindow *self);
+static void tab_can_undo_changed (FmDocumentTab *tab, GParamSpec *pspec, FmWindow *self);
 static void open_file_with_password (FmWindow *self, GFile *file, const char *password);
 
 /* ---------------------------------------------------------------------- */
@@ -68,15 +70,26 @@ remember_error (FmWindow *self, const char *message)
 }
 
 static void
-show_toast (FmWindow *self, const char *message)
+show_toast_with_button (FmWindow *self, const char *message, const char *button, const char *action)
 {
   AdwToast *toast = adw_toast_new (message);
 
   adw_toast_set_timeout (toast, 6);
+  if (button != NULL)
+    {
+      adw_toast_set_button_label (toast, button);
+      adw_toast_set_action_name (toast, action);
+    }
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   g_free (self->last_toast);
   self->last_toast = g_strdup (message);
   self->n_toasts++;
+}
+
+static void
+show_toast (FmWindow *self, const char *message)
+{
+  show_toast_with_button (self, message, NULL, NULL);
 }
 
 /* win.show-toast(s): for the parts of the window that have no toast overlay
@@ -173,10 +186,20 @@ tab_loaded (FmDocumentTab *tab, FmWindow *self)
  * here: its detection and recognition stop now. Left to dispose, they would
  * keep the tab and its document alive, and working, until the detection
  * thread reached the last page. Returns FALSE: AdwTabView closes the page. */
+static void ask_before_closing (FmWindow *self, AdwTabPage *page);
+
 static gboolean
 tab_closing (AdwTabView *view, AdwTabPage *page, FmWindow *self)
 {
-  fm_document_tab_stop (FM_DOCUMENT_TAB (adw_tab_page_get_child (page)));
+  FmDocumentTab *tab = FM_DOCUMENT_TAB (adw_tab_page_get_child (page));
+
+  /* Results or edits not exported: ask first (not while the window goes). */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)) && fm_document_tab_has_unsaved (tab))
+    {
+      ask_before_closing (self, page);
+      return GDK_EVENT_STOP;
+    }
+  fm_document_tab_stop (tab);
   return GDK_EVENT_PROPAGATE;
 }
 
@@ -187,6 +210,99 @@ close_tab (FmWindow *self, FmDocumentTab *tab)
 
   if (page != NULL)
     adw_tab_view_close_page (self->tab_view, page);
+}
+
+/* The question before closing a tab or the window with results or edits not
+ * exported: "Discard", "Cancel" or "Export…". page: the tab closing, or NULL
+ * for the window. */
+typedef struct {
+  FmWindow *self;
+  AdwTabPage *page;
+} CloseData;
+
+static void
+close_response (AdwMessageDialog *dialog, const char *response, CloseData *data)
+{
+  FmWindow *self = data->self;
+  gboolean discard = g_str_equal (response, "discard");
+
+  if (data->page != NULL && self->tab_view != NULL)
+    {
+      if (discard)
+        fm_document_tab_stop (FM_DOCUMENT_TAB (adw_tab_page_get_child (data->page)));
+      adw_tab_view_close_page_finish (self->tab_view, data->page, discard);
+      if (g_str_equal (response, "export"))
+        {
+          adw_tab_view_set_selected_page (self->tab_view, data->page);
+          gtk_widget_activate_action (GTK_WIDGET (self), "win.export", NULL);
+        }
+    }
+  else if (data->page == NULL && discard)
+    {
+      self->discard_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (data->page == NULL && g_str_equal (response, "export") && self->tab_view != NULL)
+    {
+      /* The first document with something to lose. */
+      for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+        {
+          AdwTabPage *page = adw_tab_view_get_nth_page (self->tab_view, i);
+          if (fm_document_tab_has_unsaved (FM_DOCUMENT_TAB (adw_tab_page_get_child (page))))
+            {
+              adw_tab_view_set_selected_page (self->tab_view, page);
+              gtk_widget_activate_action (GTK_WIDGET (self), "win.export", NULL);
+              break;
+            }
+        }
+    }
+  g_clear_object (&data->page);
+  g_object_unref (data->self);
+  g_free (data);
+}
+
+static void
+ask_before_closing (FmWindow *self, AdwTabPage *page)
+{
+  CloseData *data = g_new0 (CloseData, 1);
+  AdwMessageDialog *dialog;
+  g_autofree char *body = NULL;
+  guint n_unsaved = 0;
+
+  if (page != NULL)
+    {
+      /* Translators: closing a tab, "“paper.pdf” has recognised formulas or edits that were not exported." */
+      body = g_strdup_printf (_("“%s” has recognised formulas or edits that were not exported. "
+                                "Closing it discards them."),
+                              fm_document_tab_get_title (FM_DOCUMENT_TAB (adw_tab_page_get_child (page))));
+    }
+  else
+    {
+      for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+        n_unsaved += fm_document_tab_has_unsaved (
+          FM_DOCUMENT_TAB (adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i))));
+      body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "%u document has recognised formulas or edits that were not exported. "
+                                           "Closing the window discards them.",
+                                           "%u documents have recognised formulas or edits that were not exported. "
+                                           "Closing the window discards them.", n_unsaved),
+                              n_unsaved);
+    }
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                       page != NULL ? _("Discard the Results?")
+                                                                    : _("Discard All Results?"),
+                                                       body));
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                    "export", _("_Export…"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (dialog, "export", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "export");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  data->self = g_object_ref (self);
+  data->page = page != NULL ? g_object_ref (page) : NULL;
+  g_signal_connect (dialog, "response", G_CALLBACK (close_response), data);
+  gtk_widget_set_name (GTK_WIDGET (dialog), "close-dialog");
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 typedef struct {
@@ -294,6 +410,7 @@ open_file_with_password (FmWindow *self, GFile *file, const char *password)
   g_signal_connect (tab, "loaded", G_CALLBACK (tab_loaded), self);
   g_signal_connect (tab, "load-failed", G_CALLBACK (tab_load_failed), self);
   g_signal_connect (tab, "detected", G_CALLBACK (tab_detected), self);
+  g_signal_connect (tab, "notify::can-undo", G_CALLBACK (tab_can_undo_changed), self);
   g_signal_connect (fm_document_tab_get_page_view (tab), "notify::current-page",
                     G_CALLBACK (tab_page_changed), self);
   fm_document_tab_set_thumbnails_visible (tab, g_settings_get_boolean (self->settings, "show-thumbnails"));
@@ -863,8 +980,17 @@ delete_region_action (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
 
+  if (tab != NULL && fm_document_tab_delete_selected (tab))
+    show_toast_with_button (FM_WINDOW (widget), _("Formula deleted"), _("_Undo"), "win.undo");
+}
+
+static void
+undo_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+
   if (tab != NULL)
-    fm_document_tab_delete_selected (tab);
+    fm_document_tab_undo (tab);
 }
 
 static void
@@ -936,6 +1062,15 @@ update_actions (FmWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-width", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo", loaded && fm_document_tab_can_undo (tab));
+}
+
+static void
+tab_can_undo_changed (FmDocumentTab *tab, GParamSpec *pspec, FmWindow *self)
+{
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
+  update_actions (self);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1016,6 +1151,7 @@ fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GErro
   FmDocumentTab *tab = fm_window_get_current_tab (self);
   g_autoptr(FmExportJob) job = NULL;
   FmExportFormat fmt;
+  guint changes;
 
   if (tab == NULL || fm_document_tab_get_document (tab) == NULL)
     {
@@ -1028,8 +1164,12 @@ fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GErro
       return FALSE;
     }
   job = build_export_job (self, tab);
-  return write_export (job, fm_document_tab_get_document (tab), fmt, file,
-                       fm_document_tab_get_file (tab), error);
+  changes = fm_document_tab_get_changes (tab);
+  if (!write_export (job, fm_document_tab_get_document (tab), fmt, file,
+                     fm_document_tab_get_file (tab), error))
+    return FALSE;
+  fm_document_tab_mark_exported (tab, changes);
+  return TRUE;
 }
 
 typedef struct {
@@ -1038,6 +1178,8 @@ typedef struct {
   FmExportFormat format;
   GFile *file;
   GFile *input;  /* the PDF, which the export must not replace */
+  GWeakRef tab;  /* the tab exported, marked exported when the file is written */
+  guint changes; /* its change count when the export started */
 } ExportData;
 
 static void
@@ -1047,6 +1189,7 @@ export_data_free (ExportData *data)
   g_object_unref (data->doc);
   g_object_unref (data->file);
   g_clear_object (&data->input);
+  g_weak_ref_clear (&data->tab);
   g_free (data);
 }
 
@@ -1075,6 +1218,10 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       /* Translators: "Exported to x.tex" */
       g_autofree char *text = g_strdup_printf (_("Exported to %s"), name);
+      g_autoptr(FmDocumentTab) tab = g_weak_ref_get (&data->tab);
+
+      if (tab != NULL)
+        fm_document_tab_mark_exported (tab, data->changes);
       show_toast (self, text);
     }
   else
@@ -1106,6 +1253,8 @@ export_response (GtkNativeDialog *chooser, int response, FmWindow *self)
       data->doc = g_object_ref (fm_document_tab_get_document (tab));
       data->file = g_object_ref (file);
       data->input = g_object_ref (fm_document_tab_get_file (tab));
+      g_weak_ref_init (&data->tab, tab);
+      data->changes = fm_document_tab_get_changes (tab);
       g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
       g_task_run_in_thread (task, export_thread);
     }
@@ -1178,6 +1327,14 @@ fm_window_close_request (GtkWindow *window)
   FmWindow *self = FM_WINDOW (window);
   int width, height;
 
+  if (!self->discard_confirmed && self->tab_view != NULL)
+    for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+      if (fm_document_tab_has_unsaved (FM_DOCUMENT_TAB (
+            adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i)))))
+        {
+          ask_before_closing (self, NULL);
+          return TRUE;
+        }
   gtk_window_get_default_size (window, &width, &height);
   g_settings_set_int (self->settings, "window-width", width);
   g_settings_set_int (self->settings, "window-height", height);
@@ -1254,6 +1411,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.fit-width", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.show-thumbnails", NULL, thumbnails_action);
   gtk_widget_class_install_action (widget_class, "win.delete-region", NULL, delete_region_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
   gtk_widget_class_install_action (widget_class, "win.copy-all", NULL, copy_all_action);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_action);
   gtk_widget_class_install_action (widget_class, "win.close-tab", NULL, close_tab_action);
@@ -1271,6 +1429,8 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close-tab", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.go-to-page", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.recognize", NULL);
+  /* A LaTeX entry with the focus undoes its own typing first (GtkText). */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
 }
 
