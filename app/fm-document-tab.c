@@ -32,6 +32,14 @@ struct _FmDocumentTab {
   guint changes;               /* results, edits, deletions so far */
   guint exported_changes;      /* changes when last exported */
 
+  /* Find (Ctrl+F) */
+  GtkWidget *search_bar;
+  GtkWidget *search_entry;
+  GtkWidget *search_label;
+  GCancellable *find_cancellable;   /* the search running, or NULL */
+  GArray *hits;                     /* FmPageHit, or NULL before a search */
+  int current_hit;
+
   GtkWidget *box;
   GtkWidget *thumbs_revealer;
   GtkWidget *thumbs_view;
@@ -51,7 +59,7 @@ enum {
 };
 static guint signals[N_SIGNALS];
 
-enum { PROP_0, PROP_DETECTING, PROP_CAN_UNDO, N_PROPS };
+enum { PROP_0, PROP_DETECTING, PROP_CAN_UNDO, PROP_FINDING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 /* ---------------------------------------------------------------------- */
@@ -167,6 +175,226 @@ guint
 fm_document_tab_get_changes (FmDocumentTab *self)
 {
   return self->changes;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Find                                                                   */
+
+/* Runs poppler_page_find_text page by page on a worker thread, each page
+ * under the document's lock (so renders and detection interleave with it on a
+ * long document), and hands back every match in page order. */
+typedef struct {
+  FmDocument *document;
+  char *text;
+} FindData;
+
+static void
+find_data_free (FindData *data)
+{
+  g_object_unref (data->document);
+  g_free (data->text);
+  g_free (data);
+}
+
+static void
+find_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  FindData *data = task_data;
+  const char *text = data->text;
+  FmDocument *doc = data->document;
+  int n = fm_document_get_n_pages (doc);
+  GArray *hits = g_array_new (FALSE, FALSE, sizeof (FmPageHit));
+
+  for (int i = 0; i < n && !g_cancellable_is_cancelled (cancellable); i++)
+    {
+      PopplerPage *page;
+      GList *matches;
+      double width, height;
+
+      fm_document_lock (doc);
+      page = fm_document_get_page_locked (doc, i, NULL);
+      if (page == NULL)
+        {
+          fm_document_unlock (doc);
+          continue;
+        }
+      poppler_page_get_size (page, &width, &height);
+      matches = poppler_page_find_text_with_options (page, text, POPPLER_FIND_DEFAULT);
+      g_object_unref (page);
+      fm_document_unlock (doc);
+      for (GList *l = matches; l != NULL; l = l->next)
+        {
+          PopplerRectangle *r = l->data;
+          /* Poppler gives PDF space (origin bottom left); the view's points
+           * start at the top. */
+          FmPageHit hit = { i, GRAPHENE_RECT_INIT ((float) r->x1, (float) (height - r->y2),
+                                                   (float) (r->x2 - r->x1), (float) (r->y2 - r->y1)) };
+          g_array_append_val (hits, hit);
+        }
+      g_list_free_full (matches, (GDestroyNotify) poppler_rectangle_free);
+    }
+  g_task_return_pointer (task, hits, (GDestroyNotify) g_array_unref);
+}
+
+static void
+update_find_label (FmDocumentTab *self)
+{
+  g_autofree char *text = NULL;
+
+  if (self->hits == NULL)
+    text = g_strdup ("");
+  else if (self->hits->len == 0)
+    text = g_strdup (_("No matches"));
+  else
+    /* Translators: Find's position, "3 of 12" */
+    text = g_strdup_printf (_("%d of %u"), self->current_hit + 1, self->hits->len);
+  gtk_label_set_text (GTK_LABEL (self->search_label), text);
+}
+
+static void
+find_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FmDocumentTab *self = FM_DOCUMENT_TAB (source);
+  GCancellable *cancellable = user_data;
+  GArray *hits = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  /* A newer search replaced this one, or the tab is closing. */
+  if (hits == NULL || g_cancellable_is_cancelled (cancellable) || self->find_cancellable != cancellable)
+    {
+      g_clear_pointer (&hits, g_array_unref);
+      g_object_unref (cancellable);
+      return;
+    }
+  g_clear_object (&self->find_cancellable);
+  g_object_unref (cancellable);
+  g_clear_pointer (&self->hits, g_array_unref);
+  self->hits = hits;
+  self->current_hit = 0;
+  /* The first match at or after the page being read. */
+  for (guint i = 0; i < hits->len; i++)
+    if (g_array_index (hits, FmPageHit, i).page >= fm_page_view_get_current_page (FM_PAGE_VIEW (self->page_view)))
+      {
+        self->current_hit = (int) i;
+        break;
+      }
+  fm_page_view_set_hits (FM_PAGE_VIEW (self->page_view), hits->len > 0 ? hits : NULL, self->current_hit);
+  update_find_label (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FINDING]);
+}
+
+void
+fm_document_tab_find (FmDocumentTab *self, const char *text)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->find_cancellable != NULL)
+    g_cancellable_cancel (self->find_cancellable);
+  g_clear_object (&self->find_cancellable);
+  g_clear_pointer (&self->hits, g_array_unref);
+  fm_page_view_set_hits (FM_PAGE_VIEW (self->page_view), NULL, -1);
+  if (self->document == NULL || text == NULL || *text == '\0')
+    {
+      update_find_label (self);
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FINDING]);
+      return;
+    }
+  self->find_cancellable = g_cancellable_new ();
+  task = g_task_new (self, self->find_cancellable, find_done, g_object_ref (self->find_cancellable));
+  {
+    FindData *data = g_new0 (FindData, 1);
+    data->document = g_object_ref (self->document);
+    data->text = g_strdup (text);
+    g_task_set_task_data (task, data, (GDestroyNotify) find_data_free);
+  }
+  g_task_run_in_thread (task, find_thread);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FINDING]);
+}
+
+void
+fm_document_tab_find_next (FmDocumentTab *self, gboolean forward)
+{
+  if (self->hits == NULL || self->hits->len == 0)
+    return;
+  self->current_hit = (int) ((self->current_hit + (forward ? 1 : self->hits->len - 1)) % self->hits->len);
+  fm_page_view_set_hits (FM_PAGE_VIEW (self->page_view), self->hits, self->current_hit);
+  update_find_label (self);
+}
+
+gboolean
+fm_document_tab_get_finding (FmDocumentTab *self)
+{
+  return self->find_cancellable != NULL;
+}
+
+const GArray *
+fm_document_tab_get_hits (FmDocumentTab *self, int *current)
+{
+  if (current != NULL)
+    *current = self->current_hit;
+  return self->hits;
+}
+
+void
+fm_document_tab_show_find (FmDocumentTab *self)
+{
+  gtk_search_bar_set_search_mode (GTK_SEARCH_BAR (self->search_bar), TRUE);
+  gtk_widget_grab_focus (self->search_entry);
+}
+
+GtkWidget *
+fm_document_tab_get_search_entry (FmDocumentTab *self)
+{
+  return self->search_entry;
+}
+
+static void
+search_changed (GtkSearchEntry *entry, FmDocumentTab *self)
+{
+  fm_document_tab_find (self, gtk_editable_get_text (GTK_EDITABLE (entry)));
+}
+
+static void
+search_activate (GtkSearchEntry *entry, FmDocumentTab *self)
+{
+  fm_document_tab_find_next (self, TRUE);
+}
+
+static void
+search_previous (GtkSearchEntry *entry, FmDocumentTab *self)
+{
+  fm_document_tab_find_next (self, FALSE);
+}
+
+static void
+next_clicked (GtkButton *button, FmDocumentTab *self)
+{
+  fm_document_tab_find_next (self, TRUE);
+}
+
+static void
+previous_clicked (GtkButton *button, FmDocumentTab *self)
+{
+  fm_document_tab_find_next (self, FALSE);
+}
+
+static gboolean
+search_previous_shortcut (GtkWidget *widget, GVariant *args, gpointer data)
+{
+  fm_document_tab_find_next (FM_DOCUMENT_TAB (data), FALSE);
+  return TRUE;
+}
+
+static void
+search_mode_changed (GtkSearchBar *bar, GParamSpec *pspec, FmDocumentTab *self)
+{
+  /* A closed search bar leaves no marks on the pages. */
+  if (!gtk_search_bar_get_search_mode (bar))
+    {
+      fm_document_tab_find (self, NULL);
+      gtk_widget_grab_focus (self->page_view);
+    }
+  else if (*gtk_editable_get_text (GTK_EDITABLE (self->search_entry)) != '\0')
+    fm_document_tab_find (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -496,6 +724,10 @@ fm_document_tab_dispose (GObject *object)
 
   if (self->cancellable)
     g_cancellable_cancel (self->cancellable);
+  if (self->find_cancellable)
+    g_cancellable_cancel (self->find_cancellable);
+  g_clear_object (&self->find_cancellable);
+  g_clear_pointer (&self->hits, g_array_unref);
   if (self->document != NULL && self->worker != NULL)
     fm_engine_worker_cancel (self->worker, self->document);
   g_clear_handle_id (&self->refilter_idle, g_source_remove);
@@ -530,6 +762,7 @@ fm_document_tab_get_property (GObject *object, guint prop_id, GValue *value, GPa
   switch (prop_id)
     {
     case PROP_DETECTING: g_value_set_boolean (value, FM_DOCUMENT_TAB (object)->detecting); break;
+    case PROP_FINDING: g_value_set_boolean (value, FM_DOCUMENT_TAB (object)->find_cancellable != NULL); break;
     case PROP_CAN_UNDO: g_value_set_boolean (value, fm_document_tab_can_undo (FM_DOCUMENT_TAB (object))); break;
     default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -549,6 +782,8 @@ fm_document_tab_class_init (FmDocumentTabClass *klass)
                                                      G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_CAN_UNDO] = g_param_spec_boolean ("can-undo", NULL, NULL, FALSE,
                                                     G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FINDING] = g_param_spec_boolean ("finding", NULL, NULL, FALSE,
+                                                   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals[SIGNAL_LOADED] =
@@ -594,8 +829,50 @@ fm_document_tab_init (FmDocumentTab *self)
   self->page_view = fm_page_view_new ();
   self->page_scroller = gtk_scrolled_window_new ();
   gtk_widget_add_css_class (self->page_scroller, "fm-pages");
+  gtk_widget_set_vexpand (self->page_scroller, TRUE);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->page_scroller), self->page_view);
-  gtk_paned_set_start_child (GTK_PANED (self->paned), self->page_scroller);
+  {
+    /* Find, over the pages: entry, "3 of 12", previous and next. */
+    GtkWidget *pages_box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *find_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+    GtkWidget *prev = gtk_button_new_from_icon_name ("go-up-symbolic");
+    GtkWidget *next = gtk_button_new_from_icon_name ("go-down-symbolic");
+    GtkEventController *keys = gtk_shortcut_controller_new ();
+
+    self->search_entry = gtk_search_entry_new ();
+    gtk_widget_set_size_request (self->search_entry, 280, -1);
+    g_object_set (self->search_entry, "placeholder-text", _("Find in the document"), NULL);
+    self->search_label = gtk_label_new (NULL);
+    gtk_widget_add_css_class (self->search_label, "dim-label");
+    gtk_widget_add_css_class (self->search_label, "numeric");
+    gtk_widget_set_tooltip_text (prev, _("Previous match (Shift+Enter)"));
+    gtk_widget_set_tooltip_text (next, _("Next match (Enter)"));
+    gtk_box_append (GTK_BOX (find_box), self->search_entry);
+    gtk_box_append (GTK_BOX (find_box), prev);
+    gtk_box_append (GTK_BOX (find_box), next);
+    gtk_box_append (GTK_BOX (find_box), self->search_label);
+    self->search_bar = gtk_search_bar_new ();
+    gtk_search_bar_set_child (GTK_SEARCH_BAR (self->search_bar), find_box);
+    gtk_search_bar_connect_entry (GTK_SEARCH_BAR (self->search_bar), GTK_EDITABLE (self->search_entry));
+    gtk_search_bar_set_show_close_button (GTK_SEARCH_BAR (self->search_bar), TRUE);
+    gtk_box_append (GTK_BOX (pages_box), self->search_bar);
+    gtk_box_append (GTK_BOX (pages_box), self->page_scroller);
+    gtk_paned_set_start_child (GTK_PANED (self->paned), pages_box);
+    g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (search_changed), self);
+    g_signal_connect (self->search_entry, "activate", G_CALLBACK (search_activate), self);
+    g_signal_connect (self->search_entry, "next-match", G_CALLBACK (search_activate), self);
+    g_signal_connect (self->search_entry, "previous-match", G_CALLBACK (search_previous), self);
+    g_signal_connect (next, "clicked", G_CALLBACK (next_clicked), self);
+    g_signal_connect (prev, "clicked", G_CALLBACK (previous_clicked), self);
+    g_signal_connect (self->search_bar, "notify::search-mode-enabled", G_CALLBACK (search_mode_changed), self);
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+      gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_Return, GDK_SHIFT_MASK),
+                        gtk_callback_action_new (search_previous_shortcut, self, NULL)));
+    gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (keys),
+      gtk_shortcut_new (gtk_keyval_trigger_new (GDK_KEY_KP_Enter, GDK_SHIFT_MASK),
+                        gtk_callback_action_new (search_previous_shortcut, self, NULL)));
+    gtk_widget_add_controller (self->search_entry, keys);
+  }
   fm_page_view_set_items (FM_PAGE_VIEW (self->page_view), G_LIST_MODEL (self->items));
   {
     /* Delete only where the boxes are: entries keep their own Delete key. */
@@ -701,6 +978,8 @@ void
 fm_document_tab_stop (FmDocumentTab *self)
 {
   g_cancellable_cancel (self->cancellable);
+  if (self->find_cancellable != NULL)
+    g_cancellable_cancel (self->find_cancellable);
   if (self->document != NULL)
     fm_engine_worker_cancel (self->worker, self->document);
 }

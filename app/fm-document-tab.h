@@ -43,6 +43,18 @@ void            fm_document_tab_cancel (FmDocumentTab *self);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */
 void            fm_document_tab_stop (FmDocumentTab *self);
+/* Find: shows the search bar with the focus in it. */
+void            fm_document_tab_show_find (FmDocumentTab *self);
+/* Looks for text on every page off the main thread ("finding" is TRUE until
+ * the hits are in); NULL or "" clears the marks. */
+void            fm_document_tab_find (FmDocumentTab *self, const char *text);
+gboolean        fm_document_tab_get_finding (FmDocumentTab *self);
+/* The next (or previous) match, scrolled into view; wraps around. */
+void            fm_document_tab_find_next (FmDocumentTab *self, gboolean forward);
+/* FmPageHit of every match (NULL before a search) and the current one. */
+const GArray   *fm_document_tab_get_hits (FmDocumentTab *self, int *current);
+GtkWidget      *fm_document_tab_get_search_entry (FmDocumentTab *self);
+
 /* Undo of deletions and of edits of a formula's LaTeX ("can-undo" property). */
 gboolean        fm_document_tab_can_undo (FmDocumentTab *self);
 gboolean        fm_document_tab_undo (FmDocumentTab *self);

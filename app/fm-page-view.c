@@ -53,6 +53,10 @@ struct _FmPageView {
   guint update_idle;
   int current_page;
 
+  /* Find: FmPageHit of every match, the one shown now. */
+  GArray *hits;
+  int current_hit;
+
   /* Rubber band while drawing a region by hand. */
   gboolean dragging;
   int drag_page;
@@ -538,6 +542,22 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
                 draw_box (self, snapshot, item, &area);
             }
         }
+      if (!self->thumbnails && self->hits != NULL)
+        for (guint k = 0; k < self->hits->len; k++)
+          {
+            const FmPageHit *hit = &g_array_index (self->hits, FmPageHit, k);
+            /* Yellow marker; the current match orange, as in document viewers. */
+            GdkRGBA mark = (int) k == self->current_hit ? (GdkRGBA) { 1.0f, 0.47f, 0.0f, 0.45f }
+                                                       : (GdkRGBA) { 0.96f, 0.83f, 0.18f, 0.45f };
+            graphene_rect_t r;
+
+            if (hit->page != i)
+              continue;
+            graphene_rect_init (&r, area.origin.x + hit->rect.origin.x * self->zoom - 1,
+                                area.origin.y + hit->rect.origin.y * self->zoom - 1,
+                                hit->rect.size.width * self->zoom + 2, hit->rect.size.height * self->zoom + 2);
+            gtk_snapshot_append_color (snapshot, &mark, &r);
+          }
       if (self->thumbnails && i == self->current_page)
         {
           GdkRGBA accent;
@@ -854,6 +874,7 @@ fm_page_view_dispose (GObject *object)
     g_signal_handlers_disconnect_by_func (self->items, items_changed, self);
   g_clear_object (&self->items);
   g_clear_object (&self->selected);
+  g_clear_pointer (&self->hits, g_array_unref);
   if (self->hadjustment)
     g_signal_handlers_disconnect_by_func (self->hadjustment, adjustment_changed, self);
   if (self->vadjustment)
@@ -1078,17 +1099,38 @@ fm_page_view_set_selected (FmPageView *self, FmResultsItem *item)
 void
 fm_page_view_scroll_to_item (FmPageView *self, FmResultsItem *item)
 {
-  graphene_rect_t area, r;
-  int page = fm_results_item_get_page (item);
+  graphene_rect_t r;
+
+  fm_page_view_set_selected (self, item);
+  fm_results_item_get_rect (item, &r);
+  fm_page_view_scroll_to_rect (self, fm_results_item_get_page (item), &r);
+}
+
+void
+fm_page_view_set_hits (FmPageView *self, GArray *hits, int current)
+{
+  g_clear_pointer (&self->hits, g_array_unref);
+  self->hits = hits != NULL ? g_array_ref (hits) : NULL;
+  self->current_hit = current;
+  if (hits != NULL && current >= 0 && (guint) current < hits->len)
+    {
+      const FmPageHit *hit = &g_array_index (hits, FmPageHit, current);
+      fm_page_view_scroll_to_rect (self, hit->page, &hit->rect);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+fm_page_view_scroll_to_rect (FmPageView *self, int page, const graphene_rect_t *rect)
+{
+  graphene_rect_t area, r = *rect;
   double h = gtk_widget_get_height (GTK_WIDGET (self));
   double w = gtk_widget_get_width (GTK_WIDGET (self));
   double top, left;
 
-  fm_page_view_set_selected (self, item);
-  if (page < 0 || page >= self->n_pages)
+  if (page < 0 || page >= self->n_pages || self->vadjustment == NULL)
     return;
   page_rect (self, page, &area);
-  fm_results_item_get_rect (item, &r);
   top = area.origin.y + r.origin.y * self->zoom;
   left = area.origin.x + r.origin.x * self->zoom;
   /* Leave it alone when already fully visible. */

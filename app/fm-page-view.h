@@ -52,6 +52,18 @@ void           fm_page_view_set_selected (FmPageView *self, FmResultsItem *item)
 /* Scrolls so the item's box is in view and selects it. */
 void           fm_page_view_scroll_to_item (FmPageView *self, FmResultsItem *item);
 
+/* Scrolls so rect (points on page) is in view, if it is not already. */
+void           fm_page_view_scroll_to_rect (FmPageView *self, int page, const graphene_rect_t *rect);
+
+/* A match of Find: a rectangle in points on a page (top-left origin). */
+typedef struct {
+  int page;
+  graphene_rect_t rect;
+} FmPageHit;
+/* Marks every hit (GArray of FmPageHit, or NULL for none) and scrolls to
+ * hits[current] (orange; the others yellow). */
+void           fm_page_view_set_hits (FmPageView *self, GArray *hits, int current);
+
 /* Pages painted with a finished render so far (tests wait on it). */
 guint          fm_page_view_get_n_painted (FmPageView *self);
 /* Where page index sits in widget coordinates at the current scroll, for tests

@@ -985,6 +985,15 @@ delete_region_action (GtkWidget *widget, const char *name, GVariant *parameter)
 }
 
 static void
+find_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+
+  if (tab != NULL && fm_document_tab_get_document (tab) != NULL)
+    fm_document_tab_show_find (tab);
+}
+
+static void
 undo_action (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
@@ -1062,6 +1071,7 @@ update_actions (FmWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-width", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo", loaded && fm_document_tab_can_undo (tab));
 }
 
@@ -1412,6 +1422,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.show-thumbnails", NULL, thumbnails_action);
   gtk_widget_class_install_action (widget_class, "win.delete-region", NULL, delete_region_action);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
   gtk_widget_class_install_action (widget_class, "win.copy-all", NULL, copy_all_action);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_action);
   gtk_widget_class_install_action (widget_class, "win.close-tab", NULL, close_tab_action);
@@ -1431,6 +1442,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.recognize", NULL);
   /* A LaTeX entry with the focus undoes its own typing first (GtkText). */
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
 }
 

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cairo-pdf.h>
+
 #include "fm-application.h"
 #include "fm-window.h"
 #include "gui-test-util.h"
@@ -320,6 +322,122 @@ test_results_follow_page (void)
   g_assert_cmpuint (fm_results_panel_get_n_shown (panel), ==, all);
 }
 
+/* A 3-page A4 PDF made here with cairo: "needle" on page 1 (baseline at
+ * 100 pt) and on page 3 (baseline at 500 pt), and an outline of two chapters
+ * and a section (pages 1, 3, 2). */
+static char *
+make_text_pdf (void)
+{
+  char *path = g_build_filename (tmp_dir, "text.pdf", NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 595, 842);
+  cairo_t *cr = cairo_create (surface);
+  int chapter;
+
+  cairo_select_font_face (cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, 14);
+  for (int page = 0; page < 3; page++)
+    {
+      cairo_move_to (cr, 72, 100);
+      cairo_show_text (cr, page == 0 ? "A needle in the first page." : "Plain text without it.");
+      cairo_move_to (cr, 72, 500);
+      cairo_show_text (cr, page == 2 ? "The last NEEDLE is here." : "More plain text.");
+      cairo_show_page (cr);
+    }
+  chapter = cairo_pdf_surface_add_outline (surface, CAIRO_PDF_OUTLINE_ROOT, "First chapter", "page=1", 0);
+  cairo_pdf_surface_add_outline (surface, chapter, "A section", "page=2", 0);
+  cairo_pdf_surface_add_outline (surface, CAIRO_PDF_OUTLINE_ROOT, "Second chapter", "page=3", 0);
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy (surface);
+  return path;
+}
+
+static gboolean
+find_done (gpointer data)
+{
+  return !fm_document_tab_get_finding (current_tab ()) && fm_document_tab_get_hits (current_tab (), NULL) != NULL;
+}
+
+static gboolean
+page_is (gpointer data)
+{
+  return fm_page_view_get_current_page (fm_document_tab_get_page_view (current_tab ())) == GPOINTER_TO_INT (data);
+}
+
+/* Ctrl+F, the hits marked, Enter and Shift+Enter. */
+static void
+test_find (void)
+{
+  g_autofree char *path = make_text_pdf ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  FmDocumentTab *tab;
+  GtkWidget *entry;
+  const GArray *hits;
+  int current = -1;
+
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (tab_loaded, NULL, 30));
+  g_assert_true (wait_for (page_painted, NULL, 30));
+  tab = current_tab ();
+
+  /* Ctrl+F shows the search bar with the focus in its entry. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.find", NULL);
+  entry = fm_document_tab_get_search_entry (tab);
+  g_assert_true (gtk_widget_get_mapped (entry) || wait_for ((gboolean (*) (gpointer)) gtk_widget_get_mapped, entry, 5));
+  g_assert_true (gtk_widget_has_focus (entry) || gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (window)), entry));
+
+  /* Typing searches (any case), off the main thread. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "needle");
+  g_assert_true (wait_for (find_done, NULL, 20));
+  hits = fm_document_tab_get_hits (tab, &current);
+  g_assert_cmpuint (hits->len, ==, 2);
+  g_assert_cmpint (current, ==, 0);
+  {
+    const FmPageHit *first = &g_array_index (hits, FmPageHit, 0);
+    const FmPageHit *second = &g_array_index (hits, FmPageHit, 1);
+    g_test_message ("hit 1: page %d, %.1f %.1f %.1f x %.1f", first->page + 1, first->rect.origin.x,
+                    first->rect.origin.y, first->rect.size.width, first->rect.size.height);
+    g_assert_cmpint (first->page, ==, 0);
+    g_assert_cmpint (second->page, ==, 2);
+    /* Top-left origin: the baseline at 100 pt lies in the word's box, the
+     * word starts after "A " at 72 pt. */
+    g_assert_cmpfloat (first->rect.origin.y, <, 100);
+    g_assert_cmpfloat (first->rect.origin.y + first->rect.size.height, >, 96);
+    g_assert_cmpfloat (first->rect.origin.x, >, 72);
+    g_assert_cmpfloat (first->rect.origin.x, <, 100);
+    g_assert_cmpfloat (second->rect.origin.y, <, 500);
+    g_assert_cmpfloat (second->rect.origin.y, >, 480);
+  }
+  spin (0.5);
+  g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-find.png"));
+
+  /* Enter: the next match, on page 3, scrolled into view. */
+  g_signal_emit_by_name (entry, "activate");
+  fm_document_tab_get_hits (tab, &current);
+  g_assert_cmpint (current, ==, 1);
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (2), 10));
+  /* Shift+Enter (the previous-match binding): back to page 1. */
+  g_signal_emit_by_name (entry, "previous-match");
+  fm_document_tab_get_hits (tab, &current);
+  g_assert_cmpint (current, ==, 0);
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (0), 10));
+  /* Wraps around. */
+  fm_document_tab_find_next (tab, FALSE);
+  fm_document_tab_get_hits (tab, &current);
+  g_assert_cmpint (current, ==, 1);
+
+  /* Nothing found says so; an empty entry clears the marks. */
+  gtk_editable_set_text (GTK_EDITABLE (entry), "zebra");
+  g_assert_true (wait_for (find_done, NULL, 20));
+  g_assert_cmpuint (fm_document_tab_get_hits (tab, NULL)->len, ==, 0);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "");
+  spin (0.5);
+  g_assert_null (fm_document_tab_get_hits (tab, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -353,6 +471,7 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/undo", test_undo);
   g_test_add_func ("/daily/close-confirmation", test_close_confirmation);
   g_test_add_func ("/daily/results-follow-page", test_results_follow_page);
+  g_test_add_func ("/daily/find", test_find);
   result = g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));
