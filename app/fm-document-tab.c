@@ -40,6 +40,11 @@ struct _FmDocumentTab {
   GArray *hits;                     /* FmPageHit, or NULL before a search */
   int current_hit;
 
+  /* Outline (the sidebar's second page) */
+  GtkWidget *sidebar_stack;
+  GtkWidget *outline_list;
+  guint n_outline;
+
   GtkWidget *box;
   GtkWidget *thumbs_revealer;
   GtkWidget *thumbs_view;
@@ -586,6 +591,81 @@ finish_detection (FmDocumentTab *self)
 }
 
 static void
+outline_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  g_task_return_pointer (task, fm_document_dup_outline (task_data), (GDestroyNotify) g_ptr_array_unref);
+}
+
+static void
+outline_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  FmDocumentTab *self = FM_DOCUMENT_TAB (source);
+  g_autoptr(GPtrArray) entries = g_task_propagate_pointer (G_TASK (result), NULL);
+
+  if (entries == NULL || g_cancellable_is_cancelled (self->cancellable))
+    return;
+  for (guint i = 0; i < entries->len; i++)
+    {
+      FmOutlineEntry *entry = g_ptr_array_index (entries, i);
+      GtkWidget *row = gtk_list_box_row_new ();
+      GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+      GtkWidget *title = gtk_label_new (entry->title);
+      g_autofree char *number = entry->page >= 0 ? g_strdup_printf ("%d", entry->page + 1) : g_strdup ("");
+      GtkWidget *page = gtk_label_new (number);
+
+      gtk_label_set_xalign (GTK_LABEL (title), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
+      gtk_widget_set_hexpand (title, TRUE);
+      gtk_widget_set_tooltip_text (title, entry->title);
+      gtk_widget_add_css_class (page, "dim-label");
+      gtk_widget_add_css_class (page, "numeric");
+      gtk_widget_set_margin_start (line, 6 + 12 * MIN (entry->depth, 6));
+      gtk_widget_set_margin_end (line, 6);
+      gtk_widget_set_margin_top (line, 4);
+      gtk_widget_set_margin_bottom (line, 4);
+      gtk_box_append (GTK_BOX (line), title);
+      gtk_box_append (GTK_BOX (line), page);
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), line);
+      gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), entry->page >= 0);
+      g_object_set_data (G_OBJECT (row), "page", GINT_TO_POINTER (entry->page));
+      gtk_list_box_append (GTK_LIST_BOX (self->outline_list), row);
+    }
+  self->n_outline = entries->len;
+  /* A PDF without an outline shows the page thumbnails only. */
+  gtk_stack_page_set_visible (gtk_stack_get_page (GTK_STACK (self->sidebar_stack),
+                                                  gtk_widget_get_parent (gtk_widget_get_parent (self->outline_list))),
+                              entries->len > 0);
+}
+
+static void
+outline_row_activated (GtkListBox *list, GtkListBoxRow *row, FmDocumentTab *self)
+{
+  int page = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (row), "page"));
+
+  if (page >= 0)
+    fm_page_view_go_to_page (FM_PAGE_VIEW (self->page_view), page);
+}
+
+void
+fm_document_tab_show_outline (FmDocumentTab *self)
+{
+  if (self->n_outline > 0)
+    gtk_stack_set_visible_child_name (GTK_STACK (self->sidebar_stack), "outline");
+}
+
+guint
+fm_document_tab_get_n_outline (FmDocumentTab *self)
+{
+  return self->n_outline;
+}
+
+GtkListBox *
+fm_document_tab_get_outline_list (FmDocumentTab *self)
+{
+  return GTK_LIST_BOX (self->outline_list);
+}
+
+static void
 open_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   FmDocumentTab *self = user_data;   /* the task holds a reference */
@@ -604,6 +684,11 @@ open_done (GObject *source, GAsyncResult *result, gpointer user_data)
   fm_page_view_set_document (FM_PAGE_VIEW (self->thumbs_view), self->document, data->sizes, data->n_pages);
   g_signal_emit (self, signals[SIGNAL_LOADED], 0);
   start_detection (self);
+  {
+    g_autoptr(GTask) task = g_task_new (self, self->cancellable, outline_done, NULL);
+    g_task_set_task_data (task, g_object_ref (self->document), g_object_unref);
+    g_task_run_in_thread (task, outline_thread);
+  }
 }
 
 /* ---------------------------------------------------------------------- */
@@ -816,7 +901,32 @@ fm_document_tab_init (FmDocumentTab *self)
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (thumbs_scroller), self->thumbs_view);
   self->thumbs_revealer = gtk_revealer_new ();
   gtk_revealer_set_transition_type (GTK_REVEALER (self->thumbs_revealer), GTK_REVEALER_TRANSITION_TYPE_SLIDE_RIGHT);
-  gtk_revealer_set_child (GTK_REVEALER (self->thumbs_revealer), thumbs_scroller);
+  {
+    /* The sidebar: page thumbnails, and the PDF's outline when it has one. */
+    GtkWidget *sidebar = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+    GtkWidget *switcher = gtk_stack_switcher_new ();
+    GtkWidget *outline_scroller = gtk_scrolled_window_new ();
+    GtkStackPage *page;
+
+    self->sidebar_stack = gtk_stack_new ();
+    gtk_widget_set_vexpand (self->sidebar_stack, TRUE);
+    gtk_stack_add_titled (GTK_STACK (self->sidebar_stack), thumbs_scroller, "pages", _("Pages"));
+    self->outline_list = gtk_list_box_new ();
+    gtk_widget_add_css_class (self->outline_list, "navigation-sidebar");
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (outline_scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (outline_scroller), self->outline_list);
+    gtk_widget_set_size_request (outline_scroller, 220, -1);
+    page = gtk_stack_add_titled (GTK_STACK (self->sidebar_stack), outline_scroller, "outline", _("Outline"));
+    gtk_stack_page_set_visible (page, FALSE);
+    g_signal_connect (self->outline_list, "row-activated", G_CALLBACK (outline_row_activated), self);
+    gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (self->sidebar_stack));
+    gtk_widget_set_margin_top (switcher, 6);
+    gtk_widget_set_margin_bottom (switcher, 6);
+    gtk_widget_set_halign (switcher, GTK_ALIGN_CENTER);
+    gtk_box_append (GTK_BOX (sidebar), switcher);
+    gtk_box_append (GTK_BOX (sidebar), self->sidebar_stack);
+    gtk_revealer_set_child (GTK_REVEALER (self->thumbs_revealer), sidebar);
+  }
   gtk_box_append (GTK_BOX (self->box), self->thumbs_revealer);
   g_signal_connect (self->thumbs_view, "page-activated", G_CALLBACK (thumb_activated), self);
 

@@ -55,6 +55,11 @@ void            fm_document_tab_find_next (FmDocumentTab *self, gboolean forward
 const GArray   *fm_document_tab_get_hits (FmDocumentTab *self, int *current);
 GtkWidget      *fm_document_tab_get_search_entry (FmDocumentTab *self);
 
+/* The PDF's outline in the sidebar (0 entries: none, the page is hidden). */
+guint           fm_document_tab_get_n_outline (FmDocumentTab *self);
+GtkListBox     *fm_document_tab_get_outline_list (FmDocumentTab *self);
+void            fm_document_tab_show_outline (FmDocumentTab *self);
+
 /* Undo of deletions and of edits of a formula's LaTeX ("can-undo" property). */
 gboolean        fm_document_tab_can_undo (FmDocumentTab *self);
 gboolean        fm_document_tab_undo (FmDocumentTab *self);

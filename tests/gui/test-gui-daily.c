@@ -438,6 +438,54 @@ test_find (void)
   g_assert_null (fm_document_tab_get_hits (tab, NULL));
 }
 
+static gboolean
+outline_loaded (gpointer data)
+{
+  return fm_document_tab_get_n_outline (current_tab ()) > 0;
+}
+
+/* The PDF's outline in the sidebar; a click goes to its page. */
+static void
+test_outline (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  GtkListBox *list;
+  GtkListBoxRow *row;
+
+  g_assert_nonnull (tab);
+  g_assert_true (wait_for (outline_loaded, NULL, 20));
+  g_assert_cmpuint (fm_document_tab_get_n_outline (tab), ==, 3);
+  list = fm_document_tab_get_outline_list (tab);
+  g_assert_true (g_settings_get_boolean (fm_application_get_settings (app), "show-thumbnails") ||
+                 gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL));
+  if (!g_settings_get_boolean (fm_application_get_settings (app), "show-thumbnails"))
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL);
+  fm_document_tab_show_outline (tab);
+  spin (0.8);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (list)));
+  g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-outline.png"));
+
+  /* "Second chapter" goes to page 3, "A section" (nested) to page 2. */
+  row = gtk_list_box_get_row_at_index (list, 2);
+  g_signal_emit_by_name (list, "row-activated", row);
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (2), 10));
+  row = gtk_list_box_get_row_at_index (list, 1);
+  g_signal_emit_by_name (list, "row-activated", row);
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (1), 10));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL);
+
+  /* The sample has no outline: its sidebar has no outline page. */
+  {
+    g_autofree char *path = sample_path ();
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    fm_window_open_files (window, &file, 1);
+    g_assert_true (wait_for (tab_loaded, NULL, 30));
+    spin (0.5);
+    g_assert_cmpuint (fm_document_tab_get_n_outline (current_tab ()), ==, 0);
+    close_tab_discarding ();
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -472,6 +520,7 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/close-confirmation", test_close_confirmation);
   g_test_add_func ("/daily/results-follow-page", test_results_follow_page);
   g_test_add_func ("/daily/find", test_find);
+  g_test_add_func ("/daily/outline", test_outline);
   result = g_test_run ();
 
   gtk_window_destroy (GTK_WINDOW (window));
