@@ -2,7 +2,9 @@
 #include "fm-document-tab.h"
 #include "fm-startup-log.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #ifdef FM_HAVE_DETECT
 #include "fm-detect.h"
@@ -590,6 +592,91 @@ finish_detection (FmDocumentTab *self)
   g_signal_emit (self, signals[SIGNAL_DETECTED], 0);
 }
 
+/* ---------------------------------------------------------------------- */
+/* The last page and zoom of each document                                */
+
+/* A small key file in the user's state directory, one group per document
+ * URI: "page" (0-based), "zoom", "fit" ("width", "page" or "none") and "time"
+ * (when last closed, to keep only the most recent POSITIONS_MAX documents). */
+#define POSITIONS_MAX 200
+
+static char *
+positions_path (void)
+{
+  return g_build_filename (g_get_user_state_dir (), "formulate", "positions.ini", NULL);
+}
+
+static void
+restore_position (FmDocumentTab *self)
+{
+  g_autofree char *path = positions_path ();
+  g_autofree char *uri = g_file_get_uri (self->file);
+  g_autoptr(GKeyFile) keys = g_key_file_new ();
+  g_autofree char *fit = NULL;
+  FmPageView *view = FM_PAGE_VIEW (self->page_view);
+
+  if (!g_key_file_load_from_file (keys, path, G_KEY_FILE_NONE, NULL) || !g_key_file_has_group (keys, uri))
+    return;
+  fit = g_key_file_get_string (keys, uri, "fit", NULL);
+  if (g_strcmp0 (fit, "page") == 0)
+    fm_page_view_set_fit_page (view, TRUE);
+  else if (g_strcmp0 (fit, "none") == 0)
+    {
+      double zoom = g_key_file_get_double (keys, uri, "zoom", NULL);
+      if (zoom > 0)
+        fm_page_view_set_zoom (view, zoom);
+    }
+  fm_page_view_set_initial_page (view, MAX (0, g_key_file_get_integer (keys, uri, "page", NULL)));
+}
+
+void
+fm_document_tab_save_position (FmDocumentTab *self)
+{
+  g_autofree char *path = positions_path ();
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *uri = g_file_get_uri (self->file);
+  g_autoptr(GKeyFile) keys = g_key_file_new ();
+  g_autoptr(GError) error = NULL;
+  FmPageView *view = FM_PAGE_VIEW (self->page_view);
+  g_auto(GStrv) groups = NULL;
+  gsize n_groups = 0;
+
+  if (self->document == NULL)
+    return;
+  g_key_file_load_from_file (keys, path, G_KEY_FILE_KEEP_COMMENTS, NULL);
+  g_key_file_set_integer (keys, uri, "page", fm_page_view_get_current_page (view));
+  g_key_file_set_double (keys, uri, "zoom", fm_page_view_get_zoom (view));
+  g_key_file_set_string (keys, uri, "fit", fm_page_view_get_fit_page (view) ? "page"
+                                           : fm_page_view_get_fit_width (view) ? "width" : "none");
+  g_key_file_set_int64 (keys, uri, "time", g_get_real_time () / G_USEC_PER_SEC);
+  /* Forget the documents closed longest ago. */
+  groups = g_key_file_get_groups (keys, &n_groups);
+  while (n_groups > POSITIONS_MAX)
+    {
+      const char *oldest = NULL;
+      gint64 oldest_time = G_MAXINT64;
+      for (gsize i = 0; groups[i] != NULL; i++)
+        {
+          gint64 t;
+          if (!g_key_file_has_group (keys, groups[i]))
+            continue;
+          t = g_key_file_get_int64 (keys, groups[i], "time", NULL);
+          if (t < oldest_time)
+            {
+              oldest_time = t;
+              oldest = groups[i];
+            }
+        }
+      if (oldest == NULL)
+        break;
+      g_key_file_remove_group (keys, oldest, NULL);
+      n_groups--;
+    }
+  if (g_mkdir_with_parents (dir, 0700) != 0 || !g_key_file_save_to_file (keys, path, &error))
+    g_warning ("Could not remember the position in %s: %s", uri,
+               error != NULL ? error->message : g_strerror (errno));
+}
+
 static void
 outline_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
@@ -682,6 +769,7 @@ open_done (GObject *source, GAsyncResult *result, gpointer user_data)
   self->document = g_steal_pointer (&data->document);
   fm_page_view_set_document (FM_PAGE_VIEW (self->page_view), self->document, data->sizes, data->n_pages);
   fm_page_view_set_document (FM_PAGE_VIEW (self->thumbs_view), self->document, data->sizes, data->n_pages);
+  restore_position (self);
   g_signal_emit (self, signals[SIGNAL_LOADED], 0);
   start_detection (self);
   {
@@ -1087,6 +1175,8 @@ fm_document_tab_cancel (FmDocumentTab *self)
 void
 fm_document_tab_stop (FmDocumentTab *self)
 {
+  if (!g_cancellable_is_cancelled (self->cancellable))
+    fm_document_tab_save_position (self);
   g_cancellable_cancel (self->cancellable);
   if (self->find_cancellable != NULL)
     g_cancellable_cancel (self->find_cancellable);

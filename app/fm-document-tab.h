@@ -40,6 +40,9 @@ int             fm_document_tab_get_pages_from_pixels (FmDocumentTab *self);
  * returns how many it queued. */
 guint           fm_document_tab_recognize (FmDocumentTab *self);
 void            fm_document_tab_cancel (FmDocumentTab *self);
+/* Remembers the page and zoom for the next time this file is opened
+ * ($XDG_STATE_HOME/formulate/positions.ini); closing the tab does it too. */
+void            fm_document_tab_save_position (FmDocumentTab *self);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */
 void            fm_document_tab_stop (FmDocumentTab *self);

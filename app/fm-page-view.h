@@ -42,6 +42,11 @@ void           fm_page_view_zoom_out (FmPageView *self);
 /* Zoom follows the widget's width until the next explicit zoom. */
 void           fm_page_view_set_fit_width (FmPageView *self, gboolean fit_width);
 gboolean       fm_page_view_get_fit_width (FmPageView *self);
+/* Zoom follows the widget's size so a whole page shows, until the next explicit zoom. */
+void           fm_page_view_set_fit_page (FmPageView *self, gboolean fit_page);
+gboolean       fm_page_view_get_fit_page (FmPageView *self);
+/* Goes to page once the pages are laid out (a remembered position). */
+void           fm_page_view_set_initial_page (FmPageView *self, int page);
 
 /* The page at the top of the view, 0-based. */
 int            fm_page_view_get_current_page (FmPageView *self);

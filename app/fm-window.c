@@ -24,6 +24,8 @@ struct _FmWindow {
   GtkWidget *page_box;
   GtkWidget *page_entry;
   GtkWidget *page_count_label;
+  GtkWidget *zoom_button;
+  guint zoom_label_id;           /* the zoom label's update, see tab_zoom_changed */
   AdwWindowTitle *window_title;
   GtkWidget *export_button;
   GtkWidget *device_dropdown;
@@ -57,6 +59,7 @@ G_DEFINE_FINAL_TYPE (FmWindow, fm_window, ADW_TYPE_APPLICATION_WINDOW)
 static void update_status (FmWindow *self);
 static void update_actions (FmWindow *self);
 static void tab_can_undo_changed (FmDocumentTab *tab, GParamSpec *pspec, FmWindow *self);
+static void update_zoom_label (FmWindow *self);
 static void open_file_with_password (FmWindow *self, GFile *file, const char *password);
 
 /* ---------------------------------------------------------------------- */
@@ -142,6 +145,7 @@ update_page_entry (FmWindow *self)
       !gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (self)) ? gtk_root_get_focus (GTK_ROOT (self)) : GTK_WIDGET (self), self->page_entry))
     gtk_editable_set_text (GTK_EDITABLE (self->page_entry), current);
   gtk_label_set_text (GTK_LABEL (self->page_count_label), count);
+  update_zoom_label (self);
 }
 
 static void
@@ -151,6 +155,41 @@ update_title (FmWindow *self)
 
   adw_window_title_set_subtitle (self->window_title, tab ? fm_document_tab_get_title (tab) : NULL);
   gtk_stack_set_visible_child_name (GTK_STACK (self->main_stack), tab ? "documents" : "empty");
+}
+
+static void
+update_zoom_label (FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  g_autofree char *text = NULL;
+
+  if (tab == NULL)
+    return;
+  /* Translators: the zoom level in the header bar, "125 %" */
+  text = g_strdup_printf (_("%.0f %%"), 100.0 * fm_page_view_get_zoom (fm_document_tab_get_page_view (tab)));
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (self->zoom_button), text);
+}
+
+static void
+zoom_label_cb (gpointer data)
+{
+  FmWindow *self = data;
+
+  self->zoom_label_id = 0;
+  update_zoom_label (self);
+}
+
+static void
+tab_zoom_changed (FmPageView *view, GParamSpec *pspec, FmWindow *self)
+{
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
+  /* Fitting the width changes the zoom inside the page view's size
+   * allocation: a new label then would resize the header bar in the middle of
+   * the window's layout (GTK warns it snapshots a header bar without an
+   * allocation). The label follows in the next main-loop turn. */
+  if (self->zoom_label_id == 0)
+    self->zoom_label_id = g_idle_add_once (zoom_label_cb, self);
 }
 
 static void
@@ -413,6 +452,8 @@ open_file_with_password (FmWindow *self, GFile *file, const char *password)
   g_signal_connect (tab, "notify::can-undo", G_CALLBACK (tab_can_undo_changed), self);
   g_signal_connect (fm_document_tab_get_page_view (tab), "notify::current-page",
                     G_CALLBACK (tab_page_changed), self);
+  g_signal_connect (fm_document_tab_get_page_view (tab), "notify::zoom",
+                    G_CALLBACK (tab_zoom_changed), self);
   fm_document_tab_set_thumbnails_visible (tab, g_settings_get_boolean (self->settings, "show-thumbnails"));
   adw_tab_view_set_selected_page (self->tab_view, page);
   update_title (self);
@@ -958,8 +999,13 @@ zoom_action (GtkWidget *widget, const char *name, GVariant *parameter)
     fm_page_view_zoom_in (view);
   else if (g_str_equal (name, "win.zoom-out"))
     fm_page_view_zoom_out (view);
+  else if (g_str_equal (name, "win.zoom-100"))
+    fm_page_view_set_zoom (view, 1.0);
+  else if (g_str_equal (name, "win.fit-page"))
+    fm_page_view_set_fit_page (view, TRUE);
   else
     fm_page_view_set_fit_width (view, TRUE);
+  update_zoom_label (FM_WINDOW (widget));
 }
 
 static void
@@ -1071,6 +1117,8 @@ update_actions (FmWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-width", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-page", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-100", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo", loaded && fm_document_tab_can_undo (tab));
 }
@@ -1345,6 +1393,9 @@ fm_window_close_request (GtkWindow *window)
           ask_before_closing (self, NULL);
           return TRUE;
         }
+  if (self->tab_view != NULL)
+    for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+      fm_document_tab_save_position (FM_DOCUMENT_TAB (adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i))));
   gtk_window_get_default_size (window, &width, &height);
   g_settings_set_int (self->settings, "window-width", width);
   g_settings_set_int (self->settings, "window-height", height);
@@ -1359,6 +1410,7 @@ fm_window_dispose (GObject *object)
 
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->status_soon_id, g_source_remove);
+  g_clear_handle_id (&self->zoom_label_id, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)
@@ -1400,6 +1452,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FmWindow, page_box);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, page_entry);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, page_count_label);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, zoom_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, export_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, device_dropdown);
@@ -1419,6 +1472,8 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.fit-width", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.fit-page", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-100", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.show-thumbnails", NULL, thumbnails_action);
   gtk_widget_class_install_action (widget_class, "win.delete-region", NULL, delete_region_action);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
@@ -1436,6 +1491,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "win.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "win.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.fit-width", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "win.zoom-100", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.show-thumbnails", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close-tab", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.go-to-page", NULL);
@@ -1539,4 +1595,10 @@ const char *
 fm_window_get_progress_text (FmWindow *self)
 {
   return self->progress_text;
+}
+
+const char *
+fm_window_get_zoom_text (FmWindow *self)
+{
+  return gtk_menu_button_get_label (GTK_MENU_BUTTON (self->zoom_button));
 }

@@ -25,6 +25,8 @@ const char    *fm_window_get_last_toast (FmWindow *self);
 /* The text of the status line and of the progress label. */
 const char    *fm_window_get_status_text (FmWindow *self);
 const char    *fm_window_get_progress_text (FmWindow *self);
+/* The zoom level shown in the header bar ("125 %"). */
+const char    *fm_window_get_zoom_text (FmWindow *self);
 /* Writes the current document's results to file in format ("latex",
  * "markdown", "json"), as the export dialog does. */
 gboolean       fm_window_export_to_file (FmWindow    *self,

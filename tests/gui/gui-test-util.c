@@ -56,13 +56,29 @@ save_widget_screenshot (GtkWidget *widget, const char *dir, const char *name)
 
   gdk_paintable_snapshot (paintable, snapshot, w, h);
   node = gtk_snapshot_free_to_node (snapshot);
+  /* A widget waiting for its layout paints nothing: let a frame or two pass. */
+  for (int tries = 0; node == NULL && tries < 50; tries++)
+    {
+      spin (0.1);
+      snapshot = gtk_snapshot_new ();
+      gdk_paintable_snapshot (paintable, snapshot, w, h);
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
   if (node == NULL || gtk_widget_get_native (widget) == NULL)
-    return FALSE;
+    {
+      g_printerr ("# screenshot %s: no picture (%d x %d, mapped %d)\n", name, w, h, gtk_widget_get_mapped (widget));
+      return FALSE;
+    }
   texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
                                          &GRAPHENE_RECT_INIT (0, 0, w, h));
   path = g_build_filename (env_dir ? env_dir : dir, name, NULL);
   g_printerr ("# screenshot %s (%d x %d)\n", path, w, h);
-  return gdk_texture_save_to_png (texture, path);
+  if (!gdk_texture_save_to_png (texture, path))
+    {
+      g_printerr ("# screenshot %s: not saved\n", path);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 AdwMessageDialog *

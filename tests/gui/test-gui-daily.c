@@ -7,6 +7,7 @@
  * No timing bounds: every wait is for a state, with a generous timeout.
  */
 #include <glib/gstdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -486,6 +487,75 @@ test_outline (void)
   }
 }
 
+static void
+reopen (GFile *file)
+{
+  close_tab_discarding ();
+  g_assert_true (wait_for (no_tabs, NULL, 5));
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (tab_loaded, NULL, 30));
+  g_assert_true (wait_for (page_painted, NULL, 30));
+}
+
+/* The zoom level shown, the presets, and each document's page and zoom
+ * remembered from one opening to the next. */
+static void
+test_zoom_and_position (void)
+{
+  g_autofree char *path = make_text_pdf ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *positions = g_build_filename (tmp_dir, "formulate", "positions.ini", NULL);
+  FmPageView *view;
+  g_autofree char *text = NULL;
+
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (tab_loaded, NULL, 30));
+  g_assert_true (wait_for (page_painted, NULL, 30));
+  spin (0.3);
+  view = fm_document_tab_get_page_view (current_tab ());
+  /* Fit width at first; the level is shown. */
+  g_assert_true (fm_page_view_get_fit_width (view));
+  text = g_strdup_printf ("%.0f %%", 100 * fm_page_view_get_zoom (view));
+  g_assert_cmpstr (fm_window_get_zoom_text (window), ==, text);
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-100", NULL);
+  g_assert_cmpfloat (fm_page_view_get_zoom (view), ==, 1.0);
+  g_assert_cmpstr (fm_window_get_zoom_text (window), ==, "100 %");
+
+  /* Fit page: a whole A4 page in the view's height. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-page", NULL);
+  spin (0.3);
+  g_assert_true (fm_page_view_get_fit_page (view));
+  g_assert_cmpfloat (842 * fm_page_view_get_zoom (view), <=, gtk_widget_get_height (GTK_WIDGET (view)));
+  g_assert_cmpfloat (842 * fm_page_view_get_zoom (view), >, gtk_widget_get_height (GTK_WIDGET (view)) - 40);
+  g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-fit-page.png"));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
+  g_assert_true (fm_page_view_get_fit_width (view));
+  g_assert_false (fm_page_view_get_fit_page (view));
+
+  /* Page 3 at 150 %: remembered when the tab closes, back when it opens. */
+  fm_page_view_set_zoom (view, 1.5);
+  fm_page_view_go_to_page (view, 2);
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (2), 10));
+  reopen (file);
+  g_assert_true (g_file_test (positions, G_FILE_TEST_IS_REGULAR));
+  view = fm_document_tab_get_page_view (current_tab ());
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (2), 10));
+  g_assert_cmpfloat (fabs (fm_page_view_get_zoom (view) - 1.5), <, 1e-6);
+  g_assert_false (fm_page_view_get_fit_width (view));
+  g_assert_cmpstr (fm_window_get_zoom_text (window), ==, "150 %");
+
+  /* Fit page is remembered as such, not as a number. */
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-page", NULL);
+  fm_page_view_go_to_page (view, 1);
+  reopen (file);
+  view = fm_document_tab_get_page_view (current_tab ());
+  g_assert_true (fm_page_view_get_fit_page (view));
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (1), 10));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -521,8 +591,14 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/results-follow-page", test_results_follow_page);
   g_test_add_func ("/daily/find", test_find);
   g_test_add_func ("/daily/outline", test_outline);
+  g_test_add_func ("/daily/zoom-and-position", test_zoom_and_position);
   result = g_test_run ();
 
+  /* Renders, detection and Find still running on the GTask pool would use
+   * Poppler while exit() destroys its C++ statics (std::system_error). */
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  spin (1.0);
   gtk_window_destroy (GTK_WINDOW (window));
   spin (0.1);
   g_application_quit (G_APPLICATION (app));
