@@ -810,6 +810,9 @@ device_setup (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *se
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
+  /* A CPU's brand string can be long: the header bar keeps its room. */
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 30);
   gtk_list_item_set_child (item, label);
 }
 
@@ -842,7 +845,7 @@ device_bind (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *sel
   if (id != NULL && device_info_for (self, id, &info) && !info.available)
     {
       available = FALSE;
-      gtk_widget_set_tooltip_text (label, info.unavailable_reason);
+      gtk_widget_set_tooltip_text (label, info.unavailable_reason[0] ? info.unavailable_reason : NULL);
     }
   else
     gtk_widget_set_tooltip_text (label, NULL);
@@ -865,6 +868,42 @@ select_device_in_dropdown (FmWindow *self)
   self->updating_devices = FALSE;
 }
 
+/* What the engine's reasons for an unusable GPU mean to a person. */
+static const char *
+device_reason_text (const char *reason)
+{
+  if (reason == NULL || *reason == '\0')
+    return _("not usable");
+  if (g_str_has_prefix (reason, "no CUDA driver"))
+    return _("no NVIDIA driver found");
+  if (g_str_has_prefix (reason, "CUDA backend not built"))
+    return _("not built into this version");
+  if (g_str_has_prefix (reason, "CUDA libraries not installed"))
+    return _("CUDA libraries not installed");
+  return reason;
+}
+
+char *
+fm_window_device_label (const FeDeviceInfo *device)
+{
+  if (device->kind == FE_DEVICE_CPU)
+    /* Translators: the CPU in the device menu, "CPU — AMD Ryzen 7 7700X" */
+    return device->name[0] ? g_strdup_printf (_("CPU — %s"), device->name) : g_strdup (_("CPU"));
+  if (!device->available)
+    /* Translators: a GPU that cannot be used, "CUDA — no NVIDIA driver found" */
+    return g_strdup_printf (_("CUDA — %s"), device_reason_text (device->unavailable_reason));
+  {
+    /* Translators: an NVIDIA GPU without a name from the driver, "NVIDIA GPU 1" */
+    g_autofree char *name = device->name[0] ? g_strdup (device->name)
+                                            : g_strdup_printf (_("NVIDIA GPU %d"), device->index + 1);
+    if (device->total_memory == 0)
+      return g_steal_pointer (&name);
+    /* GPUs are sold by their memory in whole (binary) gigabytes: 12 GB, not 11.6 GiB. */
+    /* Translators: a GPU and its memory, "NVIDIA GeForce RTX 4070 — 12 GB" */
+    return g_strdup_printf (_("%s — %.0f GB"), name, (double) device->total_memory / (1024.0 * 1024.0 * 1024.0));
+  }
+}
+
 static void
 worker_devices_changed (FmEngineWorker *worker, FmWindow *self)
 {
@@ -879,16 +918,7 @@ worker_devices_changed (FmEngineWorker *worker, FmWindow *self)
   gtk_string_list_append (self->device_ids, "auto");
   for (gsize i = 0; i < n; i++)
     {
-      g_autofree char *label = NULL;
-      g_autofree char *memory = format_bytes (devices[i].total_memory);
-
-      if (devices[i].kind == FE_DEVICE_CPU)
-        label = g_strdup (_("CPU"));
-      else if (devices[i].total_memory > 0)
-        /* Translators: a GPU and its memory, "NVIDIA H100 (80 GiB)" */
-        label = g_strdup_printf (_("%s (%s)"), devices[i].name[0] ? devices[i].name : devices[i].id, memory);
-      else
-        label = g_strdup (devices[i].name[0] ? devices[i].name : devices[i].id);
+      g_autofree char *label = fm_window_device_label (&devices[i]);
       gtk_string_list_append (labels, label);
       gtk_string_list_append (self->device_ids, devices[i].id);
     }
@@ -912,8 +942,8 @@ device_selected (GtkDropDown *dropdown, GParamSpec *pspec, FmWindow *self)
   if (device_info_for (self, id, &info) && !info.available)
     {
       /* Translators: "cuda: no CUDA driver" */
-      g_autofree char *text = g_strdup_printf (_("%s cannot be used: %s"), info.name[0] ? info.name : info.id,
-                                               info.unavailable_reason);
+      g_autofree char *text = g_strdup_printf (_("%s cannot be used: %s"), info.name[0] ? info.name : _("The GPU"),
+                                               device_reason_text (info.unavailable_reason));
       show_error_toast (self, text);
       select_device_in_dropdown (self);
       return;
@@ -1362,11 +1392,26 @@ export_action (GtkWidget *widget, const char *name, GVariant *parameter)
 /* ---------------------------------------------------------------------- */
 /* Drag and drop                                                          */
 
+/* While files are dragged over the window, it shows where they will go. */
+static GdkDragAction
+drop_enter (GtkDropTarget *target, double x, double y, FmWindow *self)
+{
+  gtk_widget_add_css_class (self->main_stack, "fm-drop-target");
+  return GDK_ACTION_COPY;
+}
+
+static void
+drop_leave (GtkDropTarget *target, FmWindow *self)
+{
+  gtk_widget_remove_css_class (self->main_stack, "fm-drop-target");
+}
+
 static gboolean
 drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, FmWindow *self)
 {
   GSList *files;
 
+  gtk_widget_remove_css_class (self->main_stack, "fm-drop-target");
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   files = gdk_file_list_get_files (g_value_get_boxed (value));
@@ -1525,6 +1570,8 @@ fm_window_init (FmWindow *self)
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  g_signal_connect (drop, "enter", G_CALLBACK (drop_enter), self);
+  g_signal_connect (drop, "leave", G_CALLBACK (drop_leave), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
@@ -1601,4 +1648,16 @@ const char *
 fm_window_get_zoom_text (FmWindow *self)
 {
   return gtk_menu_button_get_label (GTK_MENU_BUTTON (self->zoom_button));
+}
+
+gboolean
+fm_window_get_drop_highlight (FmWindow *self)
+{
+  return gtk_widget_has_css_class (self->main_stack, "fm-drop-target");
+}
+
+GListModel *
+fm_window_get_device_labels (FmWindow *self)
+{
+  return gtk_drop_down_get_model (GTK_DROP_DOWN (self->device_dropdown));
 }
