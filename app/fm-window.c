@@ -52,6 +52,7 @@ struct _FmWindow {
   char *progress_text;
   GtkFileChooserNative *chooser;
   gboolean discard_confirmed;    /* the window closes without asking again */
+  GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
 };
 
 G_DEFINE_FINAL_TYPE (FmWindow, fm_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -73,6 +74,27 @@ remember_error (FmWindow *self, const char *message)
 }
 
 static void
+toast_dismissed (FmWindow *self, AdwToast *toast)
+{
+  if (self->toasts != NULL)
+    g_ptr_array_remove (self->toasts, toast);
+}
+
+void
+fm_window_dismiss_toasts (FmWindow *self)
+{
+  while (self->toasts->len > 0)
+    {
+      AdwToast *toast = g_ptr_array_index (self->toasts, self->toasts->len - 1);
+      /* "dismissed" takes it out of the array. */
+      if (!g_signal_handler_find (toast, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self))
+        g_ptr_array_remove_index (self->toasts, self->toasts->len - 1);
+      else
+        adw_toast_dismiss (toast);
+    }
+}
+
+static void
 show_toast_with_button (FmWindow *self, const char *message, const char *button, const char *action)
 {
   AdwToast *toast = adw_toast_new (message);
@@ -83,6 +105,8 @@ show_toast_with_button (FmWindow *self, const char *message, const char *button,
       adw_toast_set_button_label (toast, button);
       adw_toast_set_action_name (toast, action);
     }
+  g_ptr_array_add (self->toasts, g_object_ref (toast));
+  g_signal_connect_swapped (toast, "dismissed", G_CALLBACK (toast_dismissed), self);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   g_free (self->last_toast);
   self->last_toast = g_strdup (message);
@@ -1465,6 +1489,10 @@ fm_window_dispose (GObject *object)
   g_clear_object (&self->worker);
   g_clear_object (&self->settings);
   g_clear_object (&self->device_ids);
+  if (self->toasts != NULL)
+    for (guint i = 0; i < self->toasts->len; i++)
+      g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->toasts, i), self);
+  g_clear_pointer (&self->toasts, g_ptr_array_unref);
   G_OBJECT_CLASS (fm_window_parent_class)->dispose (object);
 }
 
@@ -1555,6 +1583,7 @@ fm_window_init (FmWindow *self)
 
   g_type_ensure (FM_TYPE_DOCUMENT_TAB);
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->toasts = g_ptr_array_new_with_free_func (g_object_unref);
 
   factory = gtk_signal_list_item_factory_new ();
   g_signal_connect (factory, "setup", G_CALLBACK (device_setup), self);

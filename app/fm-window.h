@@ -22,6 +22,9 @@ const char    *fm_window_get_last_error (FmWindow *self);
 /* How many toasts the window has shown and the last one's text, for tests. */
 guint          fm_window_get_n_toasts (FmWindow *self);
 const char    *fm_window_get_last_toast (FmWindow *self);
+/* Dismisses every toast on show (tests, before a screenshot: under Xvfb the
+ * window never becomes active, so toasts do not time out). */
+void           fm_window_dismiss_toasts (FmWindow *self);
 /* The text of the status line and of the progress label. */
 const char    *fm_window_get_status_text (FmWindow *self);
 const char    *fm_window_get_progress_text (FmWindow *self);

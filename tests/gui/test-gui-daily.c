@@ -413,6 +413,8 @@ test_find (void)
     g_assert_cmpfloat (second->rect.origin.y, >, 480);
   }
   spin (0.5);
+  fm_window_dismiss_toasts (window);
+  spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-find.png"));
 
   /* Enter: the next match, on page 3, scrolled into view. */
@@ -464,6 +466,8 @@ test_outline (void)
   fm_document_tab_show_outline (tab);
   spin (0.8);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (list)));
+  fm_window_dismiss_toasts (window);
+  spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-outline.png"));
 
   /* "Second chapter" goes to page 3, "A section" (nested) to page 2. */
@@ -530,6 +534,8 @@ test_zoom_and_position (void)
   g_assert_true (fm_page_view_get_fit_page (view));
   g_assert_cmpfloat (842 * fm_page_view_get_zoom (view), <=, gtk_widget_get_height (GTK_WIDGET (view)));
   g_assert_cmpfloat (842 * fm_page_view_get_zoom (view), >, gtk_widget_get_height (GTK_WIDGET (view)) - 40);
+  fm_window_dismiss_toasts (window);
+  spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-fit-page.png"));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
   g_assert_true (fm_page_view_get_fit_width (view));
@@ -609,6 +615,8 @@ test_devices_and_drop (void)
   g_assert_true (action & GDK_ACTION_COPY);
   g_assert_true (fm_window_get_drop_highlight (window));
   spin (0.3);
+  fm_window_dismiss_toasts (window);
+  spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-drop.png"));
   g_signal_emit_by_name (target, "leave");
   g_assert_false (fm_window_get_drop_highlight (window));
