@@ -83,14 +83,14 @@ toast_dismissed (FmWindow *self, AdwToast *toast)
 void
 fm_window_dismiss_toasts (FmWindow *self)
 {
-  while (self->toasts->len > 0)
+  /* Newest first (queued toasts before the one on show); each one's
+   * "dismissed" takes it out of the array, and the bound stops the loop
+   * should a toast not say it was dismissed. */
+  for (guint bound = self->toasts->len; self->toasts->len > 0 && bound > 0; bound--)
     {
-      AdwToast *toast = g_ptr_array_index (self->toasts, self->toasts->len - 1);
-      /* "dismissed" takes it out of the array. */
-      if (!g_signal_handler_find (toast, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self))
-        g_ptr_array_remove_index (self->toasts, self->toasts->len - 1);
-      else
-        adw_toast_dismiss (toast);
+      g_autoptr(AdwToast) toast = g_object_ref (g_ptr_array_index (self->toasts, self->toasts->len - 1));
+      adw_toast_dismiss (toast);
+      g_ptr_array_remove (self->toasts, toast);
     }
 }
 
