@@ -222,11 +222,12 @@ quit_action (GSimpleAction *action, GVariant *parameter, gpointer user_data)
 {
   GList *windows = gtk_application_get_windows (GTK_APPLICATION (user_data));
 
-  /* Close each window so it saves its size and stops its work. */
+  /* Close each window so it saves its size and stops its work; a window
+   * with results not exported asks first (and may stay). */
   while (windows != NULL)
     {
       GList *next = windows->next;
-      gtk_window_destroy (windows->data);
+      gtk_window_close (windows->data);
       windows = next;
     }
 }

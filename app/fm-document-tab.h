@@ -39,10 +39,39 @@ int             fm_document_tab_get_pages_from_pixels (FmDocumentTab *self);
 /* Queues every formula not yet recognised (the current page first);
  * returns how many it queued. */
 guint           fm_document_tab_recognize (FmDocumentTab *self);
+/* Remembers the page and zoom for the next time this file is opened
+ * ($XDG_STATE_HOME/formulate/positions.ini); closing the tab does it too. */
+void            fm_document_tab_save_position (FmDocumentTab *self);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */
 void            fm_document_tab_stop (FmDocumentTab *self);
-/* Removes the selected region; FALSE when none was selected. */
+/* Find: shows the search bar with the focus in it. */
+void            fm_document_tab_show_find (FmDocumentTab *self);
+/* Looks for text on every page off the main thread ("finding" is TRUE until
+ * the hits are in); NULL or "" clears the marks. */
+void            fm_document_tab_find (FmDocumentTab *self, const char *text);
+gboolean        fm_document_tab_get_finding (FmDocumentTab *self);
+/* The next (or previous) match, scrolled into view; wraps around. */
+void            fm_document_tab_find_next (FmDocumentTab *self, gboolean forward);
+/* FmPageHit of every match (NULL before a search) and the current one. */
+const GArray   *fm_document_tab_get_hits (FmDocumentTab *self, int *current);
+GtkWidget      *fm_document_tab_get_search_entry (FmDocumentTab *self);
+
+/* The PDF's outline in the sidebar (0 entries: none, the page is hidden). */
+guint           fm_document_tab_get_n_outline (FmDocumentTab *self);
+GtkListBox     *fm_document_tab_get_outline_list (FmDocumentTab *self);
+void            fm_document_tab_show_outline (FmDocumentTab *self);
+
+/* Undo of deletions and of edits of a formula's LaTeX ("can-undo" property). */
+gboolean        fm_document_tab_can_undo (FmDocumentTab *self);
+gboolean        fm_document_tab_undo (FmDocumentTab *self);
+/* Recognised results or edits that were not exported since they changed. */
+gboolean        fm_document_tab_has_unsaved (FmDocumentTab *self);
+/* A count of the results, edits and deletions so far; an export of the
+ * document as it was at count changes calls mark_exported with it. */
+guint           fm_document_tab_get_changes (FmDocumentTab *self);
+void            fm_document_tab_mark_exported (FmDocumentTab *self, guint changes);
+/* Removes the selected region (undoable); FALSE when none was selected. */
 gboolean        fm_document_tab_delete_selected (FmDocumentTab *self);
 void            fm_document_tab_set_thumbnails_visible (FmDocumentTab *self, gboolean visible);
 /* Adds a region by hand (what a drag on the page does). */

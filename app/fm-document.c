@@ -454,3 +454,75 @@ fm_document_dup_title (FmDocument *self)
     g_clear_pointer (&title, g_free);
   return title;
 }
+
+void
+fm_outline_entry_free (FmOutlineEntry *entry)
+{
+  g_free (entry->title);
+  g_free (entry);
+}
+
+/* With the lock held: the 0-based page an outline action goes to, or -1. */
+static int
+action_page_locked (FmDocument *self, PopplerAction *action)
+{
+  PopplerDest *dest, *found = NULL;
+  int page;
+
+  if (action == NULL || action->type != POPPLER_ACTION_GOTO_DEST || action->goto_dest.dest == NULL)
+    return -1;
+  dest = action->goto_dest.dest;
+  if (dest->type == POPPLER_DEST_NAMED && dest->named_dest != NULL)
+    dest = found = poppler_document_find_dest (self->poppler, dest->named_dest);
+  page = dest != NULL ? dest->page_num - 1 : -1;
+  g_clear_pointer (&found, poppler_dest_free);
+  return page >= 0 && page < self->n_pages ? page : -1;
+}
+
+static void
+collect_outline_locked (FmDocument *self, PopplerIndexIter *iter, int depth, GPtrArray *out)
+{
+  /* A hostile outline may nest without end: 16 levels are plenty. */
+  if (depth > 16)
+    return;
+  do
+    {
+      PopplerAction *action = poppler_index_iter_get_action (iter);
+      PopplerIndexIter *child;
+
+      if (action != NULL && action->any.title != NULL && *action->any.title != '\0')
+        {
+          FmOutlineEntry *entry = g_new0 (FmOutlineEntry, 1);
+          entry->title = g_strdup (action->any.title);
+          entry->page = action_page_locked (self, action);
+          entry->depth = depth;
+          g_ptr_array_add (out, entry);
+        }
+      poppler_action_free (action);
+      child = poppler_index_iter_get_child (iter);
+      if (child != NULL)
+        {
+          collect_outline_locked (self, child, depth + 1, out);
+          poppler_index_iter_free (child);
+        }
+    }
+  while (poppler_index_iter_next (iter));
+}
+
+GPtrArray *
+fm_document_dup_outline (FmDocument *self)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_outline_entry_free);
+  PopplerIndexIter *iter;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), out);
+  fm_document_lock (self);
+  iter = poppler_index_iter_new (self->poppler);
+  if (iter != NULL)
+    {
+      collect_outline_locked (self, iter, 0, out);
+      poppler_index_iter_free (iter);
+    }
+  fm_document_unlock (self);
+  return out;
+}

@@ -64,6 +64,17 @@ gboolean    fm_document_get_page_size (FmDocument *self,
 /* The /Title, or NULL. Free with g_free. */
 char       *fm_document_dup_title (FmDocument *self);
 
+/* One entry of the PDF's outline (bookmarks), in document order. */
+typedef struct {
+  char *title;
+  int page;    /* 0-based, or -1 when it goes nowhere in this document */
+  int depth;   /* 0 for a top-level entry */
+} FmOutlineEntry;
+void        fm_outline_entry_free (FmOutlineEntry *entry);
+/* The outline as FmOutlineEntry*, empty when the PDF has none. Takes the lock:
+ * call it off the main thread. */
+GPtrArray  *fm_document_dup_outline (FmDocument *self);
+
 /* The document-wide Poppler lock. */
 void        fm_document_lock   (FmDocument *self);
 void        fm_document_unlock (FmDocument *self);

@@ -41,6 +41,8 @@ struct _FmPageView {
   double low_threshold;
   double zoom;                 /* px per point (thumbnails: computed) */
   gboolean fit_width;
+  gboolean fit_page;           /* zoom follows the widget so a whole page shows */
+  int pending_page;            /* go there once laid out (a remembered position), or -1 */
   guint n_painted;
 
   GtkAdjustment *hadjustment;
@@ -52,6 +54,10 @@ struct _FmPageView {
 
   guint update_idle;
   int current_page;
+
+  /* Find: FmPageHit of every match, the one shown now. */
+  GArray *hits;
+  int current_hit;
 
   /* Rubber band while drawing a region by hand. */
   gboolean dragging;
@@ -185,6 +191,22 @@ fit_width_zoom (FmPageView *self, int width)
   if (max_pt <= 0 || width <= 2 * PAGE_GAP)
     return self->zoom;
   return CLAMP ((width - 2 * PAGE_GAP) / max_pt, ZOOM_MIN, ZOOM_MAX);
+}
+
+/* The zoom at which the largest page fits in width x height whole. */
+static double
+fit_page_zoom (FmPageView *self, int width, int height)
+{
+  double max_w = 0, max_h = 0;
+
+  for (int i = 0; i < self->n_pages; i++)
+    {
+      max_w = MAX (max_w, self->pages[i].width);
+      max_h = MAX (max_h, self->pages[i].height);
+    }
+  if (max_w <= 0 || max_h <= 0 || width <= 2 * PAGE_GAP || height <= 2 * PAGE_GAP)
+    return self->zoom;
+  return CLAMP (MIN ((width - 2 * PAGE_GAP) / max_w, (height - 2 * PAGE_GAP) / max_h), ZOOM_MIN, ZOOM_MAX);
 }
 
 /* Changes the zoom keeping the point under (anchor_x, anchor_y) in place. */
@@ -538,6 +560,22 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
                 draw_box (self, snapshot, item, &area);
             }
         }
+      if (!self->thumbnails && self->hits != NULL)
+        for (guint k = 0; k < self->hits->len; k++)
+          {
+            const FmPageHit *hit = &g_array_index (self->hits, FmPageHit, k);
+            /* Yellow marker; the current match orange, as in document viewers. */
+            GdkRGBA mark = (int) k == self->current_hit ? (GdkRGBA) { 1.0f, 0.47f, 0.0f, 0.45f }
+                                                       : (GdkRGBA) { 0.96f, 0.83f, 0.18f, 0.45f };
+            graphene_rect_t r;
+
+            if (hit->page != i)
+              continue;
+            graphene_rect_init (&r, area.origin.x + hit->rect.origin.x * self->zoom - 1,
+                                area.origin.y + hit->rect.origin.y * self->zoom - 1,
+                                hit->rect.size.width * self->zoom + 2, hit->rect.size.height * self->zoom + 2);
+            gtk_snapshot_append_color (snapshot, &mark, &r);
+          }
       if (self->thumbnails && i == self->current_page)
         {
           GdkRGBA accent;
@@ -592,9 +630,10 @@ fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseli
 {
   FmPageView *self = FM_PAGE_VIEW (widget);
 
-  if (self->n_pages > 0 && (self->fit_width || self->thumbnails))
+  if (self->n_pages > 0 && (self->fit_width || self->fit_page || self->thumbnails))
     {
       double zoom = self->thumbnails ? fit_width_zoom (self, (int) (THUMB_WIDTH + 2 * PAGE_GAP))
+                    : self->fit_page ? fit_page_zoom (self, width, height)
                                      : fit_width_zoom (self, width);
       if (fabs (zoom - self->zoom) > 1e-4)
         {
@@ -604,6 +643,16 @@ fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseli
         }
     }
   configure_adjustments (self);
+  if (self->pending_page >= 0 && self->n_pages > 0 && height > 0)
+    {
+      int page = MIN (self->pending_page, self->n_pages - 1);
+      self->pending_page = -1;
+      /* Only the scroll position here: the current page is reported by the
+       * update that follows, not in the middle of the window's layout (its
+       * header bar shows the page number). */
+      if (self->vadjustment != NULL)
+        gtk_adjustment_set_value (self->vadjustment, self->page_top[page] - PAGE_GAP);
+    }
   queue_update (self);
 }
 
@@ -756,6 +805,7 @@ scroll_cb (GtkEventControllerScroll *controller, double dx, double dy, FmPageVie
         }
     }
   self->fit_width = FALSE;
+  self->fit_page = FALSE;
   apply_zoom (self, self->zoom * pow (ZOOM_STEP, -dy), x, y);
   return TRUE;
 }
@@ -854,6 +904,7 @@ fm_page_view_dispose (GObject *object)
     g_signal_handlers_disconnect_by_func (self->items, items_changed, self);
   g_clear_object (&self->items);
   g_clear_object (&self->selected);
+  g_clear_pointer (&self->hits, g_array_unref);
   if (self->hadjustment)
     g_signal_handlers_disconnect_by_func (self->hadjustment, adjustment_changed, self);
   if (self->vadjustment)
@@ -915,6 +966,7 @@ fm_page_view_init (FmPageView *self)
   self->zoom = 1.0;
   self->low_threshold = 0.6;
   self->fit_width = TRUE;
+  self->pending_page = -1;
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_overflow (GTK_WIDGET (self), GTK_OVERFLOW_HIDDEN);
 
@@ -995,6 +1047,7 @@ void
 fm_page_view_set_zoom (FmPageView *self, double zoom)
 {
   g_return_if_fail (FM_IS_PAGE_VIEW (self));
+  self->fit_page = FALSE;
   if (self->fit_width)
     {
       self->fit_width = FALSE;
@@ -1024,6 +1077,8 @@ fm_page_view_zoom_out (FmPageView *self)
 void
 fm_page_view_set_fit_width (FmPageView *self, gboolean fit_width)
 {
+  if (fit_width)
+    self->fit_page = FALSE;
   if (self->fit_width == fit_width)
     return;
   self->fit_width = fit_width;
@@ -1036,6 +1091,37 @@ gboolean
 fm_page_view_get_fit_width (FmPageView *self)
 {
   return self->fit_width;
+}
+
+void
+fm_page_view_set_fit_page (FmPageView *self, gboolean fit_page)
+{
+  if (fit_page && self->fit_width)
+    {
+      self->fit_width = FALSE;
+      g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FIT_WIDTH]);
+    }
+  self->fit_page = fit_page;
+  if (fit_page && self->n_pages > 0 && gtk_widget_get_width (GTK_WIDGET (self)) > 0)
+    {
+      int page = self->current_page;
+      apply_zoom (self, fit_page_zoom (self, gtk_widget_get_width (GTK_WIDGET (self)),
+                                       gtk_widget_get_height (GTK_WIDGET (self))), 0, 0);
+      fm_page_view_go_to_page (self, page);
+    }
+}
+
+gboolean
+fm_page_view_get_fit_page (FmPageView *self)
+{
+  return self->fit_page;
+}
+
+void
+fm_page_view_set_initial_page (FmPageView *self, int page)
+{
+  self->pending_page = page;
+  gtk_widget_queue_allocate (GTK_WIDGET (self));
 }
 
 int
@@ -1078,17 +1164,38 @@ fm_page_view_set_selected (FmPageView *self, FmResultsItem *item)
 void
 fm_page_view_scroll_to_item (FmPageView *self, FmResultsItem *item)
 {
-  graphene_rect_t area, r;
-  int page = fm_results_item_get_page (item);
+  graphene_rect_t r;
+
+  fm_page_view_set_selected (self, item);
+  fm_results_item_get_rect (item, &r);
+  fm_page_view_scroll_to_rect (self, fm_results_item_get_page (item), &r);
+}
+
+void
+fm_page_view_set_hits (FmPageView *self, GArray *hits, int current)
+{
+  g_clear_pointer (&self->hits, g_array_unref);
+  self->hits = hits != NULL ? g_array_ref (hits) : NULL;
+  self->current_hit = current;
+  if (hits != NULL && current >= 0 && (guint) current < hits->len)
+    {
+      const FmPageHit *hit = &g_array_index (hits, FmPageHit, current);
+      fm_page_view_scroll_to_rect (self, hit->page, &hit->rect);
+    }
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
+fm_page_view_scroll_to_rect (FmPageView *self, int page, const graphene_rect_t *rect)
+{
+  graphene_rect_t area, r = *rect;
   double h = gtk_widget_get_height (GTK_WIDGET (self));
   double w = gtk_widget_get_width (GTK_WIDGET (self));
   double top, left;
 
-  fm_page_view_set_selected (self, item);
-  if (page < 0 || page >= self->n_pages)
+  if (page < 0 || page >= self->n_pages || self->vadjustment == NULL)
     return;
   page_rect (self, page, &area);
-  fm_results_item_get_rect (item, &r);
   top = area.origin.y + r.origin.y * self->zoom;
   left = area.origin.x + r.origin.x * self->zoom;
   /* Leave it alone when already fully visible. */

@@ -42,6 +42,11 @@ void           fm_page_view_zoom_out (FmPageView *self);
 /* Zoom follows the widget's width until the next explicit zoom. */
 void           fm_page_view_set_fit_width (FmPageView *self, gboolean fit_width);
 gboolean       fm_page_view_get_fit_width (FmPageView *self);
+/* Zoom follows the widget's size so a whole page shows, until the next explicit zoom. */
+void           fm_page_view_set_fit_page (FmPageView *self, gboolean fit_page);
+gboolean       fm_page_view_get_fit_page (FmPageView *self);
+/* Goes to page once the pages are laid out (a remembered position). */
+void           fm_page_view_set_initial_page (FmPageView *self, int page);
 
 /* The page at the top of the view, 0-based. */
 int            fm_page_view_get_current_page (FmPageView *self);
@@ -51,6 +56,18 @@ FmResultsItem *fm_page_view_get_selected (FmPageView *self);
 void           fm_page_view_set_selected (FmPageView *self, FmResultsItem *item);
 /* Scrolls so the item's box is in view and selects it. */
 void           fm_page_view_scroll_to_item (FmPageView *self, FmResultsItem *item);
+
+/* Scrolls so rect (points on page) is in view, if it is not already. */
+void           fm_page_view_scroll_to_rect (FmPageView *self, int page, const graphene_rect_t *rect);
+
+/* A match of Find: a rectangle in points on a page (top-left origin). */
+typedef struct {
+  int page;
+  graphene_rect_t rect;
+} FmPageHit;
+/* Marks every hit (GArray of FmPageHit, or NULL for none) and scrolls to
+ * hits[current] (orange; the others yellow). */
+void           fm_page_view_set_hits (FmPageView *self, GArray *hits, int current);
 
 /* Pages painted with a finished render so far (tests wait on it). */
 guint          fm_page_view_get_n_painted (FmPageView *self);

@@ -29,6 +29,9 @@ enum {
 };
 static GParamSpec *properties[N_PROPS];
 
+enum { SIGNAL_EDITED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
 GType
 fm_result_state_get_type (void)
 {
@@ -112,6 +115,12 @@ fm_results_item_class_init (FmResultsItemClass *klass)
   properties[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL,
                                                 G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  /* A person changed a recognised formula's LaTeX: the value before it, and
+   * whether that one was an edit too (the document's undo keeps them). */
+  signals[SIGNAL_EDITED] =
+    g_signal_new ("edited", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_BOOLEAN);
 }
 
 static void
@@ -179,11 +188,35 @@ fm_results_item_set_latex (FmResultsItem *self, const char *latex)
   g_return_if_fail (FM_IS_RESULTS_ITEM (self));
   if (g_strcmp0 (self->latex, latex) == 0)
     return;
-  g_free (self->latex);
-  self->latex = g_strdup (latex);
   /* Only a change after the engine's answer is the user's edit. */
   if (self->state == FM_RESULT_STATE_DONE)
-    self->edited = TRUE;
+    {
+      g_autofree char *before = g_steal_pointer (&self->latex);
+      gboolean was_edited = self->edited;
+
+      self->latex = g_strdup (latex);
+      self->edited = TRUE;
+      sync_region (self);
+      g_signal_emit (self, signals[SIGNAL_EDITED], 0, before, was_edited);
+    }
+  else
+    {
+      g_free (self->latex);
+      self->latex = g_strdup (latex);
+      sync_region (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEX]);
+}
+
+void
+fm_results_item_restore_latex (FmResultsItem *self, const char *latex, gboolean edited)
+{
+  g_return_if_fail (FM_IS_RESULTS_ITEM (self));
+  self->edited = edited;
+  if (g_strcmp0 (self->latex, latex) == 0)
+    return;
+  g_free (self->latex);
+  self->latex = g_strdup (latex);
   sync_region (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LATEX]);
 }

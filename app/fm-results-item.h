@@ -42,8 +42,11 @@ gboolean       fm_results_item_get_manual     (FmResultsItem *self);
 FmResultState  fm_results_item_get_state      (FmResultsItem *self);
 void           fm_results_item_set_state      (FmResultsItem *self, FmResultState state);
 const char    *fm_results_item_get_latex      (FmResultsItem *self);
-/* Edited by the user or filled by the engine. */
+/* Edited by the user or filled by the engine. A change of a recognised
+ * formula is the user's edit: "edited" (old latex, old edited flag) is emitted. */
 void           fm_results_item_set_latex      (FmResultsItem *self, const char *latex);
+/* Puts back an earlier LaTeX and edited flag (undo): no "edited" emission. */
+void           fm_results_item_restore_latex  (FmResultsItem *self, const char *latex, gboolean edited);
 /* The engine's confidence (FeResult.confidence: calibrated probability of a
  * right reading, or the mean token probability for an uncalibrated model), or
  * a negative value before recognition. */

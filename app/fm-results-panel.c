@@ -15,6 +15,13 @@ struct _FmResultsPanel {
   GtkWidget *box;
   GtkWidget *count_label;
   GtkWidget *low_only_button;
+  GtkWidget *page_only_button;
+  GtkWidget *filter_button;
+  GtkWidget *page_only_check;
+  GtkWidget *displays_only_check;
+  GtkWidget *low_only_check;
+  GtkWidget *hide_tiny_check;
+  GtkWidget *list_scroller;
   GtkWidget *copy_all_button;
   GtkWidget *stack;
   GtkWidget *list_view;
@@ -31,6 +38,10 @@ struct _FmResultsPanel {
   GtkSingleSelection *selection;
   double low_threshold;
   gboolean selecting;          /* set while selecting from code */
+  int current_page;            /* the page being read, for "this page only" */
+  FmResultsItem *scroll_item;  /* to put at the top of the list once laid out */
+  guint scroll_tick;
+  int scroll_tries;
 };
 
 G_DEFINE_FINAL_TYPE (FmResultsPanel, fm_results_panel, GTK_TYPE_WIDGET)
@@ -46,10 +57,34 @@ filter_func (gpointer object, gpointer user_data)
   /* Equation numbers are shown in their display formula's row. */
   if (!fm_results_item_is_formula (object))
     return FALSE;
+  if (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->page_only_button)) &&
+      fm_results_item_get_page (object) != self->current_page)
+    return FALSE;
+  if (gtk_check_button_get_active (GTK_CHECK_BUTTON (self->displays_only_check)) &&
+      fm_results_item_get_kind (object) != FM_REGION_DISPLAY)
+    return FALSE;
+  if (gtk_check_button_get_active (GTK_CHECK_BUTTON (self->hide_tiny_check)) &&
+      fm_results_panel_item_is_tiny (object))
+    return FALSE;
   if (!gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->low_only_button)))
     return TRUE;
   return fm_results_item_is_low_confidence (object, self->low_threshold) ||
          fm_results_item_get_state (object) == FM_RESULT_STATE_FAILED;
+}
+
+/* A region narrower than FM_RESULTS_TINY_EM glyph heights: one or two symbols
+ * ("x", "n_i"), which a person rarely wants to copy. A box drawn by hand has no
+ * font size; its height stands in for it. */
+gboolean
+fm_results_panel_item_is_tiny (FmResultsItem *item)
+{
+  graphene_rect_t r;
+  double em = fm_results_item_get_font_size (item);
+
+  fm_results_item_get_rect (item, &r);
+  if (em <= 0)
+    em = r.size.height;
+  return em > 0 && r.size.width < FM_RESULTS_TINY_EM * em;
 }
 
 static guint
@@ -190,6 +225,10 @@ fm_results_panel_dispose (GObject *object)
   if (self->preview_item != NULL)
     g_clear_signal_handler (&self->preview_handler, self->preview_item);
   g_clear_object (&self->preview_item);
+  if (self->scroll_tick != 0)
+    gtk_widget_remove_tick_callback (self->list_view, self->scroll_tick);
+  self->scroll_tick = 0;
+  g_clear_object (&self->scroll_item);
   gtk_widget_dispose_template (GTK_WIDGET (self), FM_TYPE_RESULTS_PANEL);
   g_clear_object (&self->selection);
   g_clear_object (&self->items);
@@ -206,6 +245,13 @@ fm_results_panel_class_init (FmResultsPanelClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, box);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, count_label);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, low_only_button);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, page_only_button);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, filter_button);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, page_only_check);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, displays_only_check);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, low_only_check);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, hide_tiny_check);
+  gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, list_scroller);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, copy_all_button);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, stack);
   gtk_widget_class_bind_template_child (widget_class, FmResultsPanel, list_view);
@@ -247,6 +293,14 @@ fm_results_panel_init (FmResultsPanel *self)
 
   g_signal_connect (self->copy_all_button, "clicked", G_CALLBACK (copy_all_clicked), self);
   g_signal_connect (self->low_only_button, "toggled", G_CALLBACK (low_only_toggled), self);
+  g_signal_connect (self->page_only_button, "toggled", G_CALLBACK (low_only_toggled), self);
+  g_signal_connect_swapped (self->displays_only_check, "toggled", G_CALLBACK (fm_results_panel_refilter), self);
+  g_signal_connect_swapped (self->hide_tiny_check, "toggled", G_CALLBACK (fm_results_panel_refilter), self);
+  /* The menu's check buttons and the header's toggles are one setting each. */
+  g_object_bind_property (self->low_only_button, "active", self->low_only_check, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_object_bind_property (self->page_only_button, "active", self->page_only_check, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
   update_count (self);
 }
 
@@ -337,4 +391,104 @@ void
 fm_results_panel_set_low_only (FmResultsPanel *self, gboolean low_only)
 {
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->low_only_button), low_only);
+}
+
+void
+fm_results_panel_set_filter (FmResultsPanel *self, FmResultsFilter filter, gboolean active)
+{
+  switch (filter)
+    {
+    case FM_RESULTS_FILTER_PAGE:
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->page_only_button), active);
+      break;
+    case FM_RESULTS_FILTER_DISPLAYS:
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (self->displays_only_check), active);
+      break;
+    case FM_RESULTS_FILTER_TO_CHECK:
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->low_only_button), active);
+      break;
+    case FM_RESULTS_FILTER_NO_TINY:
+      gtk_check_button_set_active (GTK_CHECK_BUTTON (self->hide_tiny_check), active);
+      break;
+    default:
+      g_return_if_reached ();
+    }
+}
+
+/* After "list.scroll-to-item" has brought the row into view and the list
+ * was laid out: scrolls so the row is at the top. A few frames at most. */
+static gboolean
+scroll_item_to_top (GtkWidget *list_view, GdkFrameClock *clock, gpointer data)
+{
+  FmResultsPanel *self = data;
+  GtkAdjustment *adj = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->list_scroller));
+
+  for (GtkWidget *child = gtk_widget_get_first_child (list_view); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+      graphene_rect_t bounds;
+
+      if (row != NULL && FM_IS_RESULTS_ROW (row) && fm_results_row_get_item (FM_RESULTS_ROW (row)) == self->scroll_item &&
+          gtk_widget_get_mapped (row) && gtk_widget_compute_bounds (child, list_view, &bounds))
+        {
+          gtk_adjustment_set_value (adj, gtk_adjustment_get_value (adj) + bounds.origin.y);
+          break;
+        }
+    }
+  if (++self->scroll_tries < 3)
+    return G_SOURCE_CONTINUE;
+  g_clear_object (&self->scroll_item);
+  self->scroll_tick = 0;
+  return G_SOURCE_REMOVE;
+}
+
+void
+fm_results_panel_show_page (FmResultsPanel *self, int page)
+{
+  FmResultsItem *selected = gtk_single_selection_get_selected_item (self->selection);
+  guint n;
+
+  if (page == self->current_page)
+    return;
+  self->current_page = page;
+  if (gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->page_only_button)))
+    {
+      fm_results_panel_refilter (self);
+      return;
+    }
+  /* The page came to the selected formula (a click in this list): stay. */
+  if (selected != NULL && fm_results_item_get_page (selected) == page)
+    return;
+  n = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (G_LIST_MODEL (self->filtered), i);
+      if (fm_results_item_get_page (item) >= page)
+        {
+          /* The page's first formula at the top of the list, as far as the
+           * list goes ("list.scroll-to-item" would only bring it into view,
+           * at the bottom when scrolling down). Rows are as tall as their
+           * crops: the row's own position is not known before it is drawn,
+           * so scroll to it, then put it on top. */
+          gtk_widget_activate_action (self->list_view, "list.scroll-to-item", "u", i);
+          g_set_object (&self->scroll_item, item);
+          self->scroll_tries = 0;
+          if (self->scroll_tick == 0)
+            self->scroll_tick = gtk_widget_add_tick_callback (self->list_view, scroll_item_to_top, self, NULL);
+          break;
+        }
+    }
+}
+
+int
+fm_results_panel_get_current_page (FmResultsPanel *self)
+{
+  return self->current_page;
+}
+
+GtkAdjustment *
+fm_results_panel_get_vadjustment (FmResultsPanel *self)
+{
+  return gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (self->list_scroller));
 }

@@ -27,6 +27,24 @@ void       fm_results_panel_set_preview_enabled (FmResultsPanel *self, gboolean 
 GtkWidget *fm_results_panel_get_preview (FmResultsPanel *self);
 /* The "Show only low-confidence" toggle. */
 void       fm_results_panel_set_low_only (FmResultsPanel *self, gboolean low_only);
+/* Which formulas are listed: each filter on or off (they combine). */
+typedef enum {
+  FM_RESULTS_FILTER_PAGE,       /* only the page being read */
+  FM_RESULTS_FILTER_DISPLAYS,   /* only display formulas */
+  FM_RESULTS_FILTER_TO_CHECK,   /* only low confidence or failed ("Show only low-confidence") */
+  FM_RESULTS_FILTER_NO_TINY,    /* no regions of one or two glyphs */
+} FmResultsFilter;
+void       fm_results_panel_set_filter (FmResultsPanel *self, FmResultsFilter filter, gboolean active);
+/* Narrower than this many glyph heights: a "tiny" region (FM_RESULTS_FILTER_NO_TINY). */
+#define FM_RESULTS_TINY_EM 2.0
+gboolean   fm_results_panel_item_is_tiny (FmResultsItem *item);
+/* The page being read changed: with "this page only" the list shows that
+ * page; otherwise it scrolls its first formula to the top, unless the page
+ * came to the list's selected formula. */
+void       fm_results_panel_show_page (FmResultsPanel *self, int page);
+int        fm_results_panel_get_current_page (FmResultsPanel *self);
+/* The list's scroll position (tests). */
+GtkAdjustment *fm_results_panel_get_vadjustment (FmResultsPanel *self);
 /* Number of rows shown (after the filter). */
 guint      fm_results_panel_get_n_shown (FmResultsPanel *self);
 

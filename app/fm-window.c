@@ -24,6 +24,8 @@ struct _FmWindow {
   GtkWidget *page_box;
   GtkWidget *page_entry;
   GtkWidget *page_count_label;
+  GtkWidget *zoom_button;
+  guint zoom_label_id;           /* the zoom label's update, see tab_zoom_changed */
   AdwWindowTitle *window_title;
   GtkWidget *export_button;
   GtkWidget *device_dropdown;
@@ -49,12 +51,16 @@ struct _FmWindow {
   char *status_text;
   char *progress_text;
   GtkFileChooserNative *chooser;
+  gboolean discard_confirmed;    /* the window closes without asking again */
+  GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
 };
 
 G_DEFINE_FINAL_TYPE (FmWindow, fm_window, ADW_TYPE_APPLICATION_WINDOW)
 
 static void update_status (FmWindow *self);
 static void update_actions (FmWindow *self);
+static void tab_can_undo_changed (FmDocumentTab *tab, GParamSpec *pspec, FmWindow *self);
+static void update_zoom_label (FmWindow *self);
 static void open_file_with_password (FmWindow *self, GFile *file, const char *password);
 
 /* ---------------------------------------------------------------------- */
@@ -68,15 +74,49 @@ remember_error (FmWindow *self, const char *message)
 }
 
 static void
-show_toast (FmWindow *self, const char *message)
+toast_dismissed (FmWindow *self, AdwToast *toast)
+{
+  if (self->toasts != NULL)
+    g_ptr_array_remove (self->toasts, toast);
+}
+
+void
+fm_window_dismiss_toasts (FmWindow *self)
+{
+  /* Newest first (queued toasts before the one on show); each one's
+   * "dismissed" takes it out of the array, and the bound stops the loop
+   * should a toast not say it was dismissed. */
+  for (guint bound = self->toasts->len; self->toasts->len > 0 && bound > 0; bound--)
+    {
+      g_autoptr(AdwToast) toast = g_object_ref (g_ptr_array_index (self->toasts, self->toasts->len - 1));
+      adw_toast_dismiss (toast);
+      g_ptr_array_remove (self->toasts, toast);
+    }
+}
+
+static void
+show_toast_with_button (FmWindow *self, const char *message, const char *button, const char *action)
 {
   AdwToast *toast = adw_toast_new (message);
 
   adw_toast_set_timeout (toast, 6);
+  if (button != NULL)
+    {
+      adw_toast_set_button_label (toast, button);
+      adw_toast_set_action_name (toast, action);
+    }
+  g_ptr_array_add (self->toasts, g_object_ref (toast));
+  g_signal_connect_swapped (toast, "dismissed", G_CALLBACK (toast_dismissed), self);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   g_free (self->last_toast);
   self->last_toast = g_strdup (message);
   self->n_toasts++;
+}
+
+static void
+show_toast (FmWindow *self, const char *message)
+{
+  show_toast_with_button (self, message, NULL, NULL);
 }
 
 /* win.show-toast(s): for the parts of the window that have no toast overlay
@@ -129,6 +169,7 @@ update_page_entry (FmWindow *self)
       !gtk_widget_is_ancestor (gtk_root_get_focus (GTK_ROOT (self)) ? gtk_root_get_focus (GTK_ROOT (self)) : GTK_WIDGET (self), self->page_entry))
     gtk_editable_set_text (GTK_EDITABLE (self->page_entry), current);
   gtk_label_set_text (GTK_LABEL (self->page_count_label), count);
+  update_zoom_label (self);
 }
 
 static void
@@ -138,6 +179,41 @@ update_title (FmWindow *self)
 
   adw_window_title_set_subtitle (self->window_title, tab ? fm_document_tab_get_title (tab) : NULL);
   gtk_stack_set_visible_child_name (GTK_STACK (self->main_stack), tab ? "documents" : "empty");
+}
+
+static void
+update_zoom_label (FmWindow *self)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (self);
+  g_autofree char *text = NULL;
+
+  if (tab == NULL)
+    return;
+  /* Translators: the zoom level in the header bar, "125 %" */
+  text = g_strdup_printf (_("%.0f %%"), 100.0 * fm_page_view_get_zoom (fm_document_tab_get_page_view (tab)));
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (self->zoom_button), text);
+}
+
+static void
+zoom_label_cb (gpointer data)
+{
+  FmWindow *self = data;
+
+  self->zoom_label_id = 0;
+  update_zoom_label (self);
+}
+
+static void
+tab_zoom_changed (FmPageView *view, GParamSpec *pspec, FmWindow *self)
+{
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
+  /* Fitting the width changes the zoom inside the page view's size
+   * allocation: a new label then would resize the header bar in the middle of
+   * the window's layout (GTK warns it snapshots a header bar without an
+   * allocation). The label follows in the next main-loop turn. */
+  if (self->zoom_label_id == 0)
+    self->zoom_label_id = g_idle_add_once (zoom_label_cb, self);
 }
 
 static void
@@ -173,10 +249,20 @@ tab_loaded (FmDocumentTab *tab, FmWindow *self)
  * here: its detection and recognition stop now. Left to dispose, they would
  * keep the tab and its document alive, and working, until the detection
  * thread reached the last page. Returns FALSE: AdwTabView closes the page. */
+static void ask_before_closing (FmWindow *self, AdwTabPage *page);
+
 static gboolean
 tab_closing (AdwTabView *view, AdwTabPage *page, FmWindow *self)
 {
-  fm_document_tab_stop (FM_DOCUMENT_TAB (adw_tab_page_get_child (page)));
+  FmDocumentTab *tab = FM_DOCUMENT_TAB (adw_tab_page_get_child (page));
+
+  /* Results or edits not exported: ask first (not while the window goes). */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)) && fm_document_tab_has_unsaved (tab))
+    {
+      ask_before_closing (self, page);
+      return GDK_EVENT_STOP;
+    }
+  fm_document_tab_stop (tab);
   return GDK_EVENT_PROPAGATE;
 }
 
@@ -187,6 +273,99 @@ close_tab (FmWindow *self, FmDocumentTab *tab)
 
   if (page != NULL)
     adw_tab_view_close_page (self->tab_view, page);
+}
+
+/* The question before closing a tab or the window with results or edits not
+ * exported: "Discard", "Cancel" or "Export…". page: the tab closing, or NULL
+ * for the window. */
+typedef struct {
+  FmWindow *self;
+  AdwTabPage *page;
+} CloseData;
+
+static void
+close_response (AdwMessageDialog *dialog, const char *response, CloseData *data)
+{
+  FmWindow *self = data->self;
+  gboolean discard = g_str_equal (response, "discard");
+
+  if (data->page != NULL && self->tab_view != NULL)
+    {
+      if (discard)
+        fm_document_tab_stop (FM_DOCUMENT_TAB (adw_tab_page_get_child (data->page)));
+      adw_tab_view_close_page_finish (self->tab_view, data->page, discard);
+      if (g_str_equal (response, "export"))
+        {
+          adw_tab_view_set_selected_page (self->tab_view, data->page);
+          gtk_widget_activate_action (GTK_WIDGET (self), "win.export", NULL);
+        }
+    }
+  else if (data->page == NULL && discard)
+    {
+      self->discard_confirmed = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (data->page == NULL && g_str_equal (response, "export") && self->tab_view != NULL)
+    {
+      /* The first document with something to lose. */
+      for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+        {
+          AdwTabPage *page = adw_tab_view_get_nth_page (self->tab_view, i);
+          if (fm_document_tab_has_unsaved (FM_DOCUMENT_TAB (adw_tab_page_get_child (page))))
+            {
+              adw_tab_view_set_selected_page (self->tab_view, page);
+              gtk_widget_activate_action (GTK_WIDGET (self), "win.export", NULL);
+              break;
+            }
+        }
+    }
+  g_clear_object (&data->page);
+  g_object_unref (data->self);
+  g_free (data);
+}
+
+static void
+ask_before_closing (FmWindow *self, AdwTabPage *page)
+{
+  CloseData *data = g_new0 (CloseData, 1);
+  AdwMessageDialog *dialog;
+  g_autofree char *body = NULL;
+  guint n_unsaved = 0;
+
+  if (page != NULL)
+    {
+      /* Translators: closing a tab, "“paper.pdf” has recognised formulas or edits that were not exported." */
+      body = g_strdup_printf (_("“%s” has recognised formulas or edits that were not exported. "
+                                "Closing it discards them."),
+                              fm_document_tab_get_title (FM_DOCUMENT_TAB (adw_tab_page_get_child (page))));
+    }
+  else
+    {
+      for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+        n_unsaved += fm_document_tab_has_unsaved (
+          FM_DOCUMENT_TAB (adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i))));
+      body = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                           "%u document has recognised formulas or edits that were not exported. "
+                                           "Closing the window discards them.",
+                                           "%u documents have recognised formulas or edits that were not exported. "
+                                           "Closing the window discards them.", n_unsaved),
+                              n_unsaved);
+    }
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (GTK_WINDOW (self),
+                                                       page != NULL ? _("Discard the Results?")
+                                                                    : _("Discard All Results?"),
+                                                       body));
+  adw_message_dialog_add_responses (dialog, "cancel", _("_Cancel"), "discard", _("_Discard"),
+                                    "export", _("_Export…"), NULL);
+  adw_message_dialog_set_response_appearance (dialog, "discard", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (dialog, "export", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (dialog, "export");
+  adw_message_dialog_set_close_response (dialog, "cancel");
+  data->self = g_object_ref (self);
+  data->page = page != NULL ? g_object_ref (page) : NULL;
+  g_signal_connect (dialog, "response", G_CALLBACK (close_response), data);
+  gtk_widget_set_name (GTK_WIDGET (dialog), "close-dialog");
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 typedef struct {
@@ -294,8 +473,11 @@ open_file_with_password (FmWindow *self, GFile *file, const char *password)
   g_signal_connect (tab, "loaded", G_CALLBACK (tab_loaded), self);
   g_signal_connect (tab, "load-failed", G_CALLBACK (tab_load_failed), self);
   g_signal_connect (tab, "detected", G_CALLBACK (tab_detected), self);
+  g_signal_connect (tab, "notify::can-undo", G_CALLBACK (tab_can_undo_changed), self);
   g_signal_connect (fm_document_tab_get_page_view (tab), "notify::current-page",
                     G_CALLBACK (tab_page_changed), self);
+  g_signal_connect (fm_document_tab_get_page_view (tab), "notify::zoom",
+                    G_CALLBACK (tab_zoom_changed), self);
   fm_document_tab_set_thumbnails_visible (tab, g_settings_get_boolean (self->settings, "show-thumbnails"));
   adw_tab_view_set_selected_page (self->tab_view, page);
   update_title (self);
@@ -652,6 +834,9 @@ device_setup (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *se
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
+  /* A CPU's brand string can be long: the header bar keeps its room. */
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 30);
   gtk_list_item_set_child (item, label);
 }
 
@@ -684,7 +869,7 @@ device_bind (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *sel
   if (id != NULL && device_info_for (self, id, &info) && !info.available)
     {
       available = FALSE;
-      gtk_widget_set_tooltip_text (label, info.unavailable_reason);
+      gtk_widget_set_tooltip_text (label, info.unavailable_reason[0] ? info.unavailable_reason : NULL);
     }
   else
     gtk_widget_set_tooltip_text (label, NULL);
@@ -707,6 +892,42 @@ select_device_in_dropdown (FmWindow *self)
   self->updating_devices = FALSE;
 }
 
+/* What the engine's reasons for an unusable GPU mean to a person. */
+static const char *
+device_reason_text (const char *reason)
+{
+  if (reason == NULL || *reason == '\0')
+    return _("not usable");
+  if (g_str_has_prefix (reason, "no CUDA driver"))
+    return _("no NVIDIA driver found");
+  if (g_str_has_prefix (reason, "CUDA backend not built"))
+    return _("not built into this version");
+  if (g_str_has_prefix (reason, "CUDA libraries not installed"))
+    return _("CUDA libraries not installed");
+  return reason;
+}
+
+char *
+fm_window_device_label (const FeDeviceInfo *device)
+{
+  if (device->kind == FE_DEVICE_CPU)
+    /* Translators: the CPU in the device menu, "CPU — AMD Ryzen 7 7700X" */
+    return device->name[0] ? g_strdup_printf (_("CPU — %s"), device->name) : g_strdup (_("CPU"));
+  if (!device->available)
+    /* Translators: a GPU that cannot be used, "CUDA — no NVIDIA driver found" */
+    return g_strdup_printf (_("CUDA — %s"), device_reason_text (device->unavailable_reason));
+  {
+    /* Translators: an NVIDIA GPU without a name from the driver, "NVIDIA GPU 1" */
+    g_autofree char *name = device->name[0] ? g_strdup (device->name)
+                                            : g_strdup_printf (_("NVIDIA GPU %d"), device->index + 1);
+    if (device->total_memory == 0)
+      return g_steal_pointer (&name);
+    /* GPUs are sold by their memory in whole (binary) gigabytes: 12 GB, not 11.6 GiB. */
+    /* Translators: a GPU and its memory, "NVIDIA GeForce RTX 4070 — 12 GB" */
+    return g_strdup_printf (_("%s — %.0f GB"), name, (double) device->total_memory / (1024.0 * 1024.0 * 1024.0));
+  }
+}
+
 static void
 worker_devices_changed (FmEngineWorker *worker, FmWindow *self)
 {
@@ -721,16 +942,7 @@ worker_devices_changed (FmEngineWorker *worker, FmWindow *self)
   gtk_string_list_append (self->device_ids, "auto");
   for (gsize i = 0; i < n; i++)
     {
-      g_autofree char *label = NULL;
-      g_autofree char *memory = format_bytes (devices[i].total_memory);
-
-      if (devices[i].kind == FE_DEVICE_CPU)
-        label = g_strdup (_("CPU"));
-      else if (devices[i].total_memory > 0)
-        /* Translators: a GPU and its memory, "NVIDIA H100 (80 GiB)" */
-        label = g_strdup_printf (_("%s (%s)"), devices[i].name[0] ? devices[i].name : devices[i].id, memory);
-      else
-        label = g_strdup (devices[i].name[0] ? devices[i].name : devices[i].id);
+      g_autofree char *label = fm_window_device_label (&devices[i]);
       gtk_string_list_append (labels, label);
       gtk_string_list_append (self->device_ids, devices[i].id);
     }
@@ -754,8 +966,8 @@ device_selected (GtkDropDown *dropdown, GParamSpec *pspec, FmWindow *self)
   if (device_info_for (self, id, &info) && !info.available)
     {
       /* Translators: "cuda: no CUDA driver" */
-      g_autofree char *text = g_strdup_printf (_("%s cannot be used: %s"), info.name[0] ? info.name : info.id,
-                                               info.unavailable_reason);
+      g_autofree char *text = g_strdup_printf (_("%s cannot be used: %s"), info.name[0] ? info.name : _("The GPU"),
+                                               device_reason_text (info.unavailable_reason));
       show_error_toast (self, text);
       select_device_in_dropdown (self);
       return;
@@ -841,8 +1053,13 @@ zoom_action (GtkWidget *widget, const char *name, GVariant *parameter)
     fm_page_view_zoom_in (view);
   else if (g_str_equal (name, "win.zoom-out"))
     fm_page_view_zoom_out (view);
+  else if (g_str_equal (name, "win.zoom-100"))
+    fm_page_view_set_zoom (view, 1.0);
+  else if (g_str_equal (name, "win.fit-page"))
+    fm_page_view_set_fit_page (view, TRUE);
   else
     fm_page_view_set_fit_width (view, TRUE);
+  update_zoom_label (FM_WINDOW (widget));
 }
 
 static void
@@ -863,8 +1080,26 @@ delete_region_action (GtkWidget *widget, const char *name, GVariant *parameter)
 {
   FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
 
+  if (tab != NULL && fm_document_tab_delete_selected (tab))
+    show_toast_with_button (FM_WINDOW (widget), _("Formula deleted"), _("_Undo"), "win.undo");
+}
+
+static void
+find_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+
+  if (tab != NULL && fm_document_tab_get_document (tab) != NULL)
+    fm_document_tab_show_find (tab);
+}
+
+static void
+undo_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (FM_WINDOW (widget));
+
   if (tab != NULL)
-    fm_document_tab_delete_selected (tab);
+    fm_document_tab_undo (tab);
 }
 
 static void
@@ -936,6 +1171,18 @@ update_actions (FmWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-in", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-out", loaded);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-width", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.fit-page", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.zoom-100", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.find", loaded);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo", loaded && fm_document_tab_can_undo (tab));
+}
+
+static void
+tab_can_undo_changed (FmDocumentTab *tab, GParamSpec *pspec, FmWindow *self)
+{
+  if (self->tab_view == NULL)  /* the window is being destroyed */
+    return;
+  update_actions (self);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1016,6 +1263,7 @@ fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GErro
   FmDocumentTab *tab = fm_window_get_current_tab (self);
   g_autoptr(FmExportJob) job = NULL;
   FmExportFormat fmt;
+  guint changes;
 
   if (tab == NULL || fm_document_tab_get_document (tab) == NULL)
     {
@@ -1028,8 +1276,12 @@ fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GErro
       return FALSE;
     }
   job = build_export_job (self, tab);
-  return write_export (job, fm_document_tab_get_document (tab), fmt, file,
-                       fm_document_tab_get_file (tab), error);
+  changes = fm_document_tab_get_changes (tab);
+  if (!write_export (job, fm_document_tab_get_document (tab), fmt, file,
+                     fm_document_tab_get_file (tab), error))
+    return FALSE;
+  fm_document_tab_mark_exported (tab, changes);
+  return TRUE;
 }
 
 typedef struct {
@@ -1038,6 +1290,8 @@ typedef struct {
   FmExportFormat format;
   GFile *file;
   GFile *input;  /* the PDF, which the export must not replace */
+  GWeakRef tab;  /* the tab exported, marked exported when the file is written */
+  guint changes; /* its change count when the export started */
 } ExportData;
 
 static void
@@ -1047,6 +1301,7 @@ export_data_free (ExportData *data)
   g_object_unref (data->doc);
   g_object_unref (data->file);
   g_clear_object (&data->input);
+  g_weak_ref_clear (&data->tab);
   g_free (data);
 }
 
@@ -1075,6 +1330,10 @@ export_done (GObject *source, GAsyncResult *result, gpointer user_data)
     {
       /* Translators: "Exported to x.tex" */
       g_autofree char *text = g_strdup_printf (_("Exported to %s"), name);
+      g_autoptr(FmDocumentTab) tab = g_weak_ref_get (&data->tab);
+
+      if (tab != NULL)
+        fm_document_tab_mark_exported (tab, data->changes);
       show_toast (self, text);
     }
   else
@@ -1106,6 +1365,8 @@ export_response (GtkNativeDialog *chooser, int response, FmWindow *self)
       data->doc = g_object_ref (fm_document_tab_get_document (tab));
       data->file = g_object_ref (file);
       data->input = g_object_ref (fm_document_tab_get_file (tab));
+      g_weak_ref_init (&data->tab, tab);
+      data->changes = fm_document_tab_get_changes (tab);
       g_task_set_task_data (task, data, (GDestroyNotify) export_data_free);
       g_task_run_in_thread (task, export_thread);
     }
@@ -1155,11 +1416,26 @@ export_action (GtkWidget *widget, const char *name, GVariant *parameter)
 /* ---------------------------------------------------------------------- */
 /* Drag and drop                                                          */
 
+/* While files are dragged over the window, it shows where they will go. */
+static GdkDragAction
+drop_enter (GtkDropTarget *target, double x, double y, FmWindow *self)
+{
+  gtk_widget_add_css_class (self->main_stack, "fm-drop-target");
+  return GDK_ACTION_COPY;
+}
+
+static void
+drop_leave (GtkDropTarget *target, FmWindow *self)
+{
+  gtk_widget_remove_css_class (self->main_stack, "fm-drop-target");
+}
+
 static gboolean
 drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, FmWindow *self)
 {
   GSList *files;
 
+  gtk_widget_remove_css_class (self->main_stack, "fm-drop-target");
   if (!G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
     return FALSE;
   files = gdk_file_list_get_files (g_value_get_boxed (value));
@@ -1178,6 +1454,17 @@ fm_window_close_request (GtkWindow *window)
   FmWindow *self = FM_WINDOW (window);
   int width, height;
 
+  if (!self->discard_confirmed && self->tab_view != NULL)
+    for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+      if (fm_document_tab_has_unsaved (FM_DOCUMENT_TAB (
+            adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i)))))
+        {
+          ask_before_closing (self, NULL);
+          return TRUE;
+        }
+  if (self->tab_view != NULL)
+    for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+      fm_document_tab_save_position (FM_DOCUMENT_TAB (adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i))));
   gtk_window_get_default_size (window, &width, &height);
   g_settings_set_int (self->settings, "window-width", width);
   g_settings_set_int (self->settings, "window-height", height);
@@ -1192,6 +1479,7 @@ fm_window_dispose (GObject *object)
 
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->status_soon_id, g_source_remove);
+  g_clear_handle_id (&self->zoom_label_id, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)
@@ -1201,6 +1489,10 @@ fm_window_dispose (GObject *object)
   g_clear_object (&self->worker);
   g_clear_object (&self->settings);
   g_clear_object (&self->device_ids);
+  if (self->toasts != NULL)
+    for (guint i = 0; i < self->toasts->len; i++)
+      g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->toasts, i), self);
+  g_clear_pointer (&self->toasts, g_ptr_array_unref);
   G_OBJECT_CLASS (fm_window_parent_class)->dispose (object);
 }
 
@@ -1233,6 +1525,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FmWindow, page_box);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, page_entry);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, page_count_label);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, zoom_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, export_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, device_dropdown);
@@ -1252,8 +1545,12 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-out", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.fit-width", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.fit-page", NULL, zoom_action);
+  gtk_widget_class_install_action (widget_class, "win.zoom-100", NULL, zoom_action);
   gtk_widget_class_install_action (widget_class, "win.show-thumbnails", NULL, thumbnails_action);
   gtk_widget_class_install_action (widget_class, "win.delete-region", NULL, delete_region_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
   gtk_widget_class_install_action (widget_class, "win.copy-all", NULL, copy_all_action);
   gtk_widget_class_install_action (widget_class, "win.show-toast", "s", show_toast_action);
   gtk_widget_class_install_action (widget_class, "win.close-tab", NULL, close_tab_action);
@@ -1267,10 +1564,14 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_minus, GDK_CONTROL_MASK, "win.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_KP_Subtract, GDK_CONTROL_MASK, "win.zoom-out", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_0, GDK_CONTROL_MASK, "win.fit-width", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "win.zoom-100", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F9, 0, "win.show-thumbnails", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_w, GDK_CONTROL_MASK, "win.close-tab", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.go-to-page", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.recognize", NULL);
+  /* A LaTeX entry with the focus undoes its own typing first (GtkText). */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_z, GDK_CONTROL_MASK, "win.undo", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_f, GDK_CONTROL_MASK, "win.find", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
 }
 
@@ -1282,6 +1583,7 @@ fm_window_init (FmWindow *self)
 
   g_type_ensure (FM_TYPE_DOCUMENT_TAB);
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->toasts = g_ptr_array_new_with_free_func (g_object_unref);
 
   factory = gtk_signal_list_item_factory_new ();
   g_signal_connect (factory, "setup", G_CALLBACK (device_setup), self);
@@ -1297,6 +1599,8 @@ fm_window_init (FmWindow *self)
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+  g_signal_connect (drop, "enter", G_CALLBACK (drop_enter), self);
+  g_signal_connect (drop, "leave", G_CALLBACK (drop_leave), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
@@ -1367,4 +1671,22 @@ const char *
 fm_window_get_progress_text (FmWindow *self)
 {
   return self->progress_text;
+}
+
+const char *
+fm_window_get_zoom_text (FmWindow *self)
+{
+  return gtk_menu_button_get_label (GTK_MENU_BUTTON (self->zoom_button));
+}
+
+gboolean
+fm_window_get_drop_highlight (FmWindow *self)
+{
+  return gtk_widget_has_css_class (self->main_stack, "fm-drop-target");
+}
+
+GListModel *
+fm_window_get_device_labels (FmWindow *self)
+{
+  return gtk_drop_down_get_model (GTK_DROP_DOWN (self->device_dropdown));
 }

@@ -22,9 +22,21 @@ const char    *fm_window_get_last_error (FmWindow *self);
 /* How many toasts the window has shown and the last one's text, for tests. */
 guint          fm_window_get_n_toasts (FmWindow *self);
 const char    *fm_window_get_last_toast (FmWindow *self);
+/* Dismisses every toast on show (tests, before a screenshot: under Xvfb the
+ * window never becomes active, so toasts do not time out). */
+void           fm_window_dismiss_toasts (FmWindow *self);
 /* The text of the status line and of the progress label. */
 const char    *fm_window_get_status_text (FmWindow *self);
 const char    *fm_window_get_progress_text (FmWindow *self);
+/* A device as the device menu names it: "NVIDIA GeForce RTX 4070 — 12 GB",
+ * "CUDA — no NVIDIA driver found", "CPU — <brand>"; never a raw id. */
+char          *fm_window_device_label (const FeDeviceInfo *device);
+/* The device menu's labels (GtkStringList), for tests. */
+GListModel    *fm_window_get_device_labels (FmWindow *self);
+/* Whether the window shows that files dragged over it can be dropped. */
+gboolean       fm_window_get_drop_highlight (FmWindow *self);
+/* The zoom level shown in the header bar ("125 %"). */
+const char    *fm_window_get_zoom_text (FmWindow *self);
 /* Writes the current document's results to file in format ("latex",
  * "markdown", "json"), as the export dialog does. */
 gboolean       fm_window_export_to_file (FmWindow    *self,

@@ -44,6 +44,80 @@ current_tab (void)
 }
 
 gboolean
+save_widget_screenshot (GtkWidget *widget, const char *dir, const char *name)
+{
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *path = NULL;
+  const char *env_dir = g_getenv ("FM_SCREENSHOT_DIR");
+
+  gdk_paintable_snapshot (paintable, snapshot, w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  /* A widget waiting for its layout paints nothing: let a frame or two pass. */
+  for (int tries = 0; node == NULL && tries < 50; tries++)
+    {
+      spin (0.1);
+      snapshot = gtk_snapshot_new ();
+      gdk_paintable_snapshot (paintable, snapshot, w, h);
+      node = gtk_snapshot_free_to_node (snapshot);
+    }
+  if (node == NULL || gtk_widget_get_native (widget) == NULL)
+    {
+      g_printerr ("# screenshot %s: no picture (%d x %d, mapped %d)\n", name, w, h, gtk_widget_get_mapped (widget));
+      return FALSE;
+    }
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (widget)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
+  path = g_build_filename (env_dir ? env_dir : dir, name, NULL);
+  g_printerr ("# screenshot %s (%d x %d)\n", path, w, h);
+  if (!gdk_texture_save_to_png (texture, path))
+    {
+      g_printerr ("# screenshot %s: not saved\n", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+AdwMessageDialog *
+find_close_dialog (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n = g_list_model_get_n_items (toplevels);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (w) &&
+          g_strcmp0 (gtk_widget_get_name (w), "close-dialog") == 0)
+        return ADW_MESSAGE_DIALOG (w);
+    }
+  return NULL;
+}
+
+void
+answer_dialog (AdwMessageDialog *dialog, const char *response)
+{
+  g_object_ref (dialog);
+  adw_message_dialog_response (dialog, response);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+}
+
+void
+close_tab_discarding (void)
+{
+  AdwMessageDialog *dialog;
+
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  /* The window asks at once, from the close request itself. */
+  if ((dialog = find_close_dialog ()) != NULL)
+    answer_dialog (dialog, "discard");
+}
+
+gboolean
 tab_loaded (gpointer data)
 {
   FmDocumentTab *tab = current_tab ();

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include <adwaita.h>
 #include <gtk/gtk.h>
 
 #include "fm-application.h"
@@ -25,6 +26,17 @@ gboolean wait_for (gboolean (*done) (gpointer), gpointer data, double timeout_s)
 void spin (double seconds);
 
 FmDocumentTab *current_tab (void);
+
+/* Saves widget (a toplevel: the window or a dialog) as a PNG named name in
+ * $FM_SCREENSHOT_DIR, else in dir. */
+gboolean save_widget_screenshot (GtkWidget *widget, const char *dir, const char *name);
+
+/* The window's "close-dialog" (results not exported), or NULL. */
+AdwMessageDialog *find_close_dialog (void);
+/* As a click on the dialog's button does: the response, then the dialog closes. */
+void answer_dialog (AdwMessageDialog *dialog, const char *response);
+/* Closes the current tab as Ctrl+W does and answers "Discard" when asked. */
+void close_tab_discarding (void);
 
 /* Predicates for wait_for(); data is unused. */
 gboolean tab_loaded (gpointer data);

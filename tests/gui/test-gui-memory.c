@@ -123,7 +123,7 @@ test_open_close (void)
           g_object_unref (weak[2]);
         }
 
-      gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+      close_tab_discarding ();
       g_assert_true (wait_for (no_tabs, NULL, 10));
       /* The running batch finishes (or aborts) and drops its references. */
       if (!wait_for (finalized, weak, 30))

@@ -78,7 +78,16 @@ test_open_sample (void)
               first_paint_s, gtk_ready_s, registered_s, window_shown_s, registered_cpu_s, window_cpu_s,
               first_paint_cpu_s);
   g_assert_cmpfloat (first_paint_s, >, 0);
-  g_assert_cmpfloat (first_paint_s, <, 5.0);
+  {
+    /* On a machine with more runnable threads than CPUs the launch mostly
+     * waits for a CPU (8.7 s at load average 17.8 on 2 cores, 2026-11-25):
+     * the 5 s bound holds only when the load average is at most the number
+     * of CPUs, as for the main-loop gaps in /gui/recognition. */
+    double load = -1;
+    if (getloadavg (&load, 1) != 1)
+      load = -1;
+    g_assert_cmpfloat (first_paint_s, <, load >= 0 && load <= g_get_num_processors () ? 5.0 : 20.0);
+  }
 }
 
 static void
@@ -828,7 +837,7 @@ test_encrypted_pdf (void)
   g_assert_true (wait_for (tab_loaded, NULL, 20));
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs + 1);
   g_assert_cmpint (fm_document_get_n_pages (fm_document_tab_get_document (current_tab ())), ==, 2);
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  close_tab_discarding ();
   spin (0.3);
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
 }
@@ -1118,7 +1127,7 @@ test_application_open (void)
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs + 1);
   g_assert_true (wait_for (tab_loaded, NULL, 20));
   g_assert_true (wait_for (detection_done, NULL, 60));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  close_tab_discarding ();
   spin (0.2);
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
   g_object_unref (files[0]);
@@ -1304,12 +1313,12 @@ test_drop_files (void)
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs + 2);
   g_assert_true (wait_for (tab_loaded, NULL, 20));
   g_assert_true (wait_for (detection_done, NULL, 60));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  close_tab_discarding ();
   spin (0.1);
   /* Closing the last one shows the other dropped tab; wait for it too. */
   g_assert_true (wait_for (tab_loaded, NULL, 20));
   g_assert_true (wait_for (detection_done, NULL, 60));
-  gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+  close_tab_discarding ();
   spin (0.2);
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
 }
@@ -1325,7 +1334,7 @@ static void
 test_screenshot_empty (void)
 {
   while (fm_window_get_n_tabs (window) > 0)
-    gtk_widget_activate_action (GTK_WIDGET (window), "win.close-tab", NULL);
+    close_tab_discarding ();
   g_assert_true (wait_for (no_tabs, NULL, 5));
   /* Only the sample in the recent list: the picture is for docs/. */
   {

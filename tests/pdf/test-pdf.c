@@ -7,6 +7,7 @@
 #include "fm-pages.h"
 #include "fm-render.h"
 
+#include <cairo-pdf.h>
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -776,6 +777,56 @@ test_threads_and_async (void)
   g_main_loop_unref (loop);
 }
 
+/* The outline (bookmarks) with nesting and pages, from a PDF made with cairo;
+ * none for a PDF without one. */
+static void
+test_outline (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("fm-outline-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "outline.pdf", NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 300, 300);
+  cairo_t *cr = cairo_create (surface);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(FmDocument) plain = NULL;
+  g_autoptr(GPtrArray) outline = NULL;
+  g_autoptr(GPtrArray) none = NULL;
+  int top;
+
+  for (int i = 0; i < 3; i++)
+    cairo_show_page (cr);
+  top = cairo_pdf_surface_add_outline (surface, CAIRO_PDF_OUTLINE_ROOT, "One", "page=1", 0);
+  cairo_pdf_surface_add_outline (surface, top, "One.a", "page=3", 0);
+  cairo_pdf_surface_add_outline (surface, CAIRO_PDF_OUTLINE_ROOT, "Two", "page=2", 0);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surface);
+
+  doc = fm_document_new_for_path (path, NULL, &error);
+  g_assert_no_error (error);
+  outline = fm_document_dup_outline (doc);
+  g_assert_cmpuint (outline->len, ==, 3);
+  {
+    const FmOutlineEntry *a = g_ptr_array_index (outline, 0);
+    const FmOutlineEntry *b = g_ptr_array_index (outline, 1);
+    const FmOutlineEntry *c = g_ptr_array_index (outline, 2);
+    g_assert_cmpstr (a->title, ==, "One");
+    g_assert_cmpint (a->page, ==, 0);
+    g_assert_cmpint (a->depth, ==, 0);
+    g_assert_cmpstr (b->title, ==, "One.a");
+    g_assert_cmpint (b->page, ==, 2);
+    g_assert_cmpint (b->depth, ==, 1);
+    g_assert_cmpstr (c->title, ==, "Two");
+    g_assert_cmpint (c->page, ==, 1);
+    g_assert_cmpint (c->depth, ==, 0);
+  }
+  plain = open_fixture ("data/samples/sample.pdf", NULL, &error);
+  g_assert_no_error (error);
+  none = fm_document_dup_outline (plain);
+  g_assert_cmpuint (none->len, ==, 0);
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -785,6 +836,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/render/pixel-cap", test_render_pixel_cap);
   g_test_add_func ("/pdf/render/rotation", test_rotation);
   g_test_add_func ("/pdf/document/bad-inputs", test_bad_inputs);
+  g_test_add_func ("/pdf/document/outline", test_outline);
   g_test_add_func ("/pdf/document/truncated-bytes", test_bytes_fuzz_like);
   g_test_add_func ("/pdf/pages/parse", test_pages_parse);
   g_test_add_func ("/pdf/detect/font-rules", test_font_rules);
