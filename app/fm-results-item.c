@@ -149,6 +149,7 @@ fm_results_item_new (const FmRegion *region, gboolean manual)
 const FmRegion *fm_results_item_get_region (FmResultsItem *self) { return self->region; }
 int fm_results_item_get_page (FmResultsItem *self) { return self->region->page; }
 FmRegionKind fm_results_item_get_kind (FmResultsItem *self) { return self->region->kind; }
+double fm_results_item_get_font_size (FmResultsItem *self) { return self->region->font_size; }
 
 void
 fm_results_item_get_rect (FmResultsItem *self, graphene_rect_t *rect)
@@ -171,6 +172,7 @@ const char *fm_results_item_get_latex (FmResultsItem *self) { return self->latex
 double fm_results_item_get_confidence (FmResultsItem *self) { return self->confidence; }
 const char *fm_results_item_get_error (FmResultsItem *self) { return self->error; }
 GdkTexture *fm_results_item_get_crop (FmResultsItem *self) { return self->crop; }
+gboolean fm_results_item_get_edited (FmResultsItem *self) { return self->edited; }
 
 void
 fm_results_item_set_state (FmResultsItem *self, FmResultState state)

@@ -38,6 +38,7 @@ gboolean       fm_results_item_is_formula     (FmResultsItem *self);
 /* A display formula's equation number ("(3.1)", the text layer's string), or NULL. */
 const char    *fm_results_item_get_number     (FmResultsItem *self);
 void           fm_results_item_set_number     (FmResultsItem *self, const char *number);
+double         fm_results_item_get_font_size  (FmResultsItem *self);
 gboolean       fm_results_item_get_manual     (FmResultsItem *self);
 FmResultState  fm_results_item_get_state      (FmResultsItem *self);
 void           fm_results_item_set_state      (FmResultsItem *self, FmResultState state);
@@ -64,5 +65,6 @@ const char    *fm_results_item_get_error      (FmResultsItem *self);
 gboolean       fm_results_item_is_low_confidence (FmResultsItem *self, double threshold);
 GdkTexture    *fm_results_item_get_crop       (FmResultsItem *self);
 void           fm_results_item_set_crop       (FmResultsItem *self, GdkTexture *crop);
+gboolean       fm_results_item_get_edited     (FmResultsItem *self);
 
 G_END_DECLS
