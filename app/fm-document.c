@@ -158,6 +158,53 @@ read_regular_file (const char *path,
   return g_bytes_new_take (data, done);
 }
 
+/* Process exit and Poppler's threads. Poppler keeps C++ globals (mutexes in
+ * its GlobalParams and font caches) that the C++ runtime destroys at exit();
+ * a render, detection or search still running on a GTask thread then locks a
+ * destroyed mutex and the process dies with std::system_error on the way out.
+ * Every entry into Poppler goes through this gate (the document lock and the
+ * constructors), and fm_document_close_gate() waits until no thread is inside
+ * and keeps new ones out before the window's main() returns. */
+static GMutex gate_mutex;
+static GCond gate_cond;
+static int gate_inside;
+static gboolean gate_closed;
+
+static void
+gate_enter (void)
+{
+  g_mutex_lock (&gate_mutex);
+  while (gate_closed)  /* the process is exiting: wait for it, never enter */
+    g_cond_wait (&gate_cond, &gate_mutex);
+  gate_inside++;
+  g_mutex_unlock (&gate_mutex);
+}
+
+static void
+gate_leave (void)
+{
+  g_mutex_lock (&gate_mutex);
+  if (--gate_inside == 0)
+    g_cond_broadcast (&gate_cond);
+  g_mutex_unlock (&gate_mutex);
+}
+
+gboolean
+fm_document_close_gate (gint64 timeout_us)
+{
+  gint64 deadline = g_get_monotonic_time () + timeout_us;
+  gboolean idle;
+
+  g_mutex_lock (&gate_mutex);
+  gate_closed = TRUE;
+  while (gate_inside > 0)
+    if (!g_cond_wait_until (&gate_cond, &gate_mutex, deadline))
+      break;
+  idle = gate_inside == 0;
+  g_mutex_unlock (&gate_mutex);
+  return idle;
+}
+
 /* Poppler 22.x's poppler_document_new_from_bytes() retries a failed password
  * on a stream the first attempt already freed (a use-after-free that crashes
  * on every wrong password). The file-based constructor reopens the file for
@@ -230,9 +277,20 @@ document_new (GBytes     *bytes,
       return NULL;
     }
 
+  gate_enter ();
   poppler = open_poppler (bytes, local_path, cut_password, &local_error);
   if (cut_password)
     memset (cut_password, 0, strlen (cut_password));
+  n_pages = poppler ? poppler_document_get_n_pages (poppler) : 0;
+  if (poppler && n_pages <= 0)
+    {
+      g_object_unref (poppler);
+      gate_leave ();
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_PAGES,
+                   "%s: the PDF has no pages", name);
+      return NULL;
+    }
+  gate_leave ();
   if (poppler == NULL)
     {
       if (g_error_matches (local_error, POPPLER_ERROR, POPPLER_ERROR_ENCRYPTED))
@@ -250,15 +308,6 @@ document_new (GBytes     *bytes,
         g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_DAMAGED,
                      "%s: damaged or truncated PDF (%s)", name,
                      local_error ? local_error->message : "unknown error");
-      return NULL;
-    }
-
-  n_pages = poppler_document_get_n_pages (poppler);
-  if (n_pages <= 0)
-    {
-      g_object_unref (poppler);
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_PAGES,
-                   "%s: the PDF has no pages", name);
       return NULL;
     }
 
@@ -373,6 +422,7 @@ fm_document_get_n_pages (FmDocument *self)
 void
 fm_document_lock (FmDocument *self)
 {
+  gate_enter ();
   g_mutex_lock (&self->lock);
 }
 
@@ -380,6 +430,7 @@ void
 fm_document_unlock (FmDocument *self)
 {
   g_mutex_unlock (&self->lock);
+  gate_leave ();
 }
 
 PopplerPage *

@@ -78,6 +78,10 @@ GPtrArray  *fm_document_dup_outline (FmDocument *self);
 /* The document-wide Poppler lock. */
 void        fm_document_lock   (FmDocument *self);
 void        fm_document_unlock (FmDocument *self);
+/* For a program's exit: waits up to timeout_us until no thread is inside
+ * Poppler and keeps every later caller of fm_document_lock() waiting for good,
+ * so exit()'s C++ destructors never race a render. FALSE on timeout. */
+gboolean    fm_document_close_gate (gint64 timeout_us);
 /* With the lock held: the Poppler page (a new reference; unref it with the lock
  * held too, since page finalisation touches the document). */
 PopplerPage *fm_document_get_page_locked (FmDocument *self,

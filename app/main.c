@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fm-application.h"
+#include "fm-document.h"
 #include "fm-startup-log.h"
 
 /* Whether OpenGL would run on a GPU: a DRM render node is how Mesa and the
@@ -64,5 +65,13 @@ main (int argc, char **argv)
   app = fm_application_new ();
   if (gl_avoided)
     g_signal_connect_after (app, "startup", G_CALLBACK (restore_environment), NULL);
-  return g_application_run (G_APPLICATION (app), argc, argv);
+  int status = g_application_run (G_APPLICATION (app), argc, argv);
+  /* The window is gone, but a page render, detection or search may still be
+   * inside Poppler on a GTask thread: let it finish before exit() destroys
+   * Poppler's C++ globals under it (std::system_error on quit). After the app
+   * is released, since finalizers may still lock a document. */
+  g_clear_object (&app);
+  if (!fm_document_close_gate (5 * G_USEC_PER_SEC))
+    g_warning ("a page was still being read when Formulate quit");
+  return status;
 }

@@ -827,6 +827,56 @@ test_outline (void)
   g_rmdir (dir);
 }
 
+/* fm_document_close_gate (the window's exit): it waits for a thread inside
+ * Poppler, and a thread that comes later never gets in. In a subprocess,
+ * because the gate stays closed for the rest of the process. */
+static gpointer
+gate_holder (gpointer data)
+{
+  fm_document_lock (data);
+  g_usleep (300 * 1000);
+  fm_document_unlock (data);
+  return NULL;
+}
+
+/* Globals: the subprocess exits with the latecomer still parked, and leak
+ * checkers must see the document as reachable. */
+static FmDocument *gate_doc;
+static gint gate_latecomer_in;
+
+static gpointer
+gate_latecomer (gpointer data)
+{
+  fm_document_lock (gate_doc);
+  g_atomic_int_set (&gate_latecomer_in, 1);
+  fm_document_unlock (gate_doc);
+  return NULL;
+}
+
+static void
+test_close_gate (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autoptr(GError) error = NULL;
+      gint64 t0;
+
+      gate_doc = open_fixture ("tests/fixtures/pdf/truth-1-02.pdf", NULL, &error);
+      g_assert_no_error (error);
+      g_thread_unref (g_thread_new ("holder", gate_holder, gate_doc));
+      g_usleep (50 * 1000);  /* the holder is inside */
+      t0 = g_get_monotonic_time ();
+      g_assert_true (fm_document_close_gate (10 * G_USEC_PER_SEC));
+      g_assert_cmpint (g_get_monotonic_time () - t0, >=, 150 * 1000);
+      g_thread_unref (g_thread_new ("latecomer", gate_latecomer, NULL));
+      g_usleep (200 * 1000);
+      g_assert_cmpint (g_atomic_int_get (&gate_latecomer_in), ==, 0);
+      return;  /* exits with the latecomer parked at the gate */
+    }
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -849,5 +899,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/detect/crop-scale", test_crop_scale);
   g_test_add_func ("/pdf/export/formats", test_export);
   g_test_add_func ("/pdf/document/threads-and-async", test_threads_and_async);
+  g_test_add_func ("/pdf/document/close-gate", test_close_gate);
   return g_test_run ();
 }
