@@ -145,7 +145,8 @@ fm_recognize_usage (FILE *out)
            "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N]\n"
            "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n"
            "                               [--symbols \"x ^ 2 + y\" | --symbols-file FILE]\n"
-           "                               [--symbol-penalty P|mask] [--eos-penalty P]\n");
+           "                               [--symbol-penalty P|mask] [--eos-penalty P]\n"
+           "                               [--precision auto|fp32|fp16|bf16]\n");
 }
 
 /* Glyph constraints (FeSymbolConstraint, docs/cli.md): a line of LaTeX
@@ -212,10 +213,12 @@ fm_cli_recognize (int argc, char **argv)
     { "symbols-file", required_argument, NULL, 'F' },
     { "symbol-penalty", required_argument, NULL, 'P' },
     { "eos-penalty", required_argument, NULL, 'E' },
+    { "precision", required_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *model_opt = NULL, *device = "auto";
+  fe_precision precision = FE_PRECISION_AUTO;
   int beam = 1, threads = 0, max_tokens = 0, max_repeats = -1;
   /* Glyph size of every image in pixels when the caller knows it (renders of a
    * known font size, as the PDF pipeline passes it); 0 = the engine estimates it. */
@@ -298,6 +301,21 @@ fm_cli_recognize (int argc, char **argv)
           if (!fm_parse_penalty (optarg, &eos_penalty))
             {
               fprintf (stderr, "formulate-cli: --eos-penalty wants a number >= 0 or 'inf', not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'p':
+          if (strcmp (optarg, "auto") == 0)
+            precision = FE_PRECISION_AUTO;
+          else if (strcmp (optarg, "fp32") == 0)
+            precision = FE_PRECISION_FP32;
+          else if (strcmp (optarg, "fp16") == 0)
+            precision = FE_PRECISION_FP16;
+          else if (strcmp (optarg, "bf16") == 0)
+            precision = FE_PRECISION_BF16;
+          else
+            {
+              fprintf (stderr, "formulate-cli: --precision wants auto, fp32, fp16 or bf16, not '%s'\n", optarg);
               return FM_EXIT_USAGE;
             }
           break;
@@ -412,6 +430,7 @@ fm_cli_recognize (int argc, char **argv)
   FeContextParams cp = fe_context_default_params ();
   cp.device = device;
   cp.n_threads = threads;
+  cp.precision = precision;
   double t0 = fm_now_ms ();
   fe_status s = fe_context_load (model, &cp, &ctx);
   double load_ms = fm_now_ms () - t0;

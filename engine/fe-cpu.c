@@ -385,6 +385,9 @@ typedef struct {
     int m, n, k;
     int n_chunk;
     bool gelu;
+    /* x rounded to bf16 ([m, k], row stride k) when the weight is bf16_dot
+     * and the CPU has AVX512_BF16; NULL otherwise. */
+    const uint16_t *xb;
 } FeGemvJob;
 
 #ifdef FE_HAVE_X86_KERNELS
@@ -512,7 +515,68 @@ FE_DEFINE_DOTNX4(fe_dot2x4_bf16_avx512, 2, uint16_t, fe_load_bf16x16, "avx512f,a
 FE_DEFINE_DOTNX4(fe_dot3x4_avx512, 3, float, fe_load_f32x16, "avx512f")
 FE_DEFINE_DOTNX4(fe_dot3x4_f16_avx512, 3, uint16_t, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
 FE_DEFINE_DOTNX4(fe_dot3x4_bf16_avx512, 3, uint16_t, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
+
+/* bf16 x bf16 with f32 sums (FE_PRECISION_BF16 on AVX512_BF16 CPUs): one
+ * vdpbf16ps does 32 multiply-adds off one 64-byte load of each operand, where
+ * the widening kernels above need a conversion per 16 weights. NR input rows
+ * (already bf16) by four weight rows; every accumulator sees the same
+ * instructions in the same order whatever NR is, so a row's result does not
+ * depend on how many rows share the pass (batched decoding = serial). */
+#define FE_BF16_DOT_TARGET "avx512bf16,avx512f,avx512bw,avx512vl"
+#define FE_DEFINE_DOTNX4_BF16DP(NAME, NR)                                                        \
+    __attribute__((target(FE_BF16_DOT_TARGET))) static void NAME(                                 \
+        const uint16_t *x, size_t ldx, const uint16_t *w, size_t ldw, int k, float *y,           \
+        size_t ldy, size_t prefetch) {                                                           \
+        __m512 a[NR][4];                                                                         \
+        _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                                   \
+            a[r][0] = a[r][1] = a[r][2] = a[r][3] = _mm512_setzero_ps();                         \
+        }                                                                                        \
+        if (prefetch)                                                                            \
+            fe_prefetch_rows(w + 4 * ldw, prefetch);                                             \
+        for (int i = 0; i < k; i += 32) {                                                        \
+            __mmask32 m = k - i >= 32 ? (__mmask32)0xffffffffu                                   \
+                                      : (__mmask32)((1u << (k - i)) - 1);                        \
+            __m512bh w0 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + i);                          \
+            __m512bh w1 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + ldw + i);                    \
+            __m512bh w2 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + 2 * ldw + i);                \
+            __m512bh w3 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + 3 * ldw + i);                \
+            _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                               \
+                __m512bh xv = (__m512bh)_mm512_maskz_loadu_epi16(m, x + r * ldx + i);            \
+                a[r][0] = _mm512_dpbf16_ps(a[r][0], xv, w0);                                     \
+                a[r][1] = _mm512_dpbf16_ps(a[r][1], xv, w1);                                     \
+                a[r][2] = _mm512_dpbf16_ps(a[r][2], xv, w2);                                     \
+                a[r][3] = _mm512_dpbf16_ps(a[r][3], xv, w3);                                     \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                                   \
+            fe_hsum4_512(a[r][0], a[r][1], a[r][2], a[r][3], y + r * ldy);                       \
+        }                                                                                        \
+    }
+FE_DEFINE_DOTNX4_BF16DP(fe_dot1x4_bf16dp, 1)
+FE_DEFINE_DOTNX4_BF16DP(fe_dot2x4_bf16dp, 2)
+FE_DEFINE_DOTNX4_BF16DP(fe_dot3x4_bf16dp, 3)
+FE_DEFINE_DOTNX4_BF16DP(fe_dot4x4_bf16dp, 4)
+
+/* n floats to bf16, round to nearest even (vcvtneps2bf16). */
+__attribute__((target(FE_BF16_DOT_TARGET))) static void fe_f32_to_bf16_avx512(const float *x,
+                                                                             uint16_t *out,
+                                                                             size_t n) {
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m256bh b = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, x + i));
+        _mm256_mask_storeu_epi16(out + i, m, (__m256i)b);
+    }
+}
 #endif
+
+bool fe_cpu_has_bf16_dot(void) {
+#ifdef FE_HAVE_X86_KERNELS
+    const FeCpuInfo *ci = fe_cpu_info();
+    return ci->avx512_bf16 && ci->avx512f && ci->avx512bw && ci->avx512vl;
+#else
+    return false;
+#endif
+}
 
 #ifdef FE_HAVE_X86_KERNELS
 /* Input rows r0..r1 by weight rows n0.. in blocks of four; returns where the
@@ -527,7 +591,24 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int 
      * for one input row inside fe_dot4_*, for several (a batched decode
      * step) here. */
     size_t ahead = r0 == 0 ? 4 * ldk * fe_dtype_size(j->wdt) : 0;
-    if (j->wdt == FE_DTYPE_F32) {
+    if (j->xb) {
+        for (; c + 4 <= n1; c += 4) {
+            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
+            const uint16_t *xb = j->xb;
+            size_t pf = c + 8 <= n1 ? ahead : 0;
+            if (r1 - r0 >= 2 && pf)
+                fe_prefetch_rows(wc + 4 * ldk, pf);
+            for (int r = r0; r < m4; r += 4)
+                fe_dot4x4_bf16dp(xb + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn, 0);
+            if (r1 - m4 == 3)
+                fe_dot3x4_bf16dp(xb + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn, 0);
+            else if (r1 - m4 == 2)
+                fe_dot2x4_bf16dp(xb + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn, 0);
+            else if (r1 - m4 == 1)
+                fe_dot1x4_bf16dp(xb + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn,
+                                 r1 - r0 >= 2 ? 0 : pf);
+        }
+    } else if (j->wdt == FE_DTYPE_F32) {
         for (; c + 4 <= n1; c += 4) {
             const float *wc = (const float *)j->w + (size_t)c * ldk;
             size_t pf = c + 8 <= n1 ? ahead : 0;
@@ -595,6 +676,19 @@ static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
             c = fe_gemv_block_avx512(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
                                      n0, n1);
 #endif
+    if (c < n1 && j->xb) {
+        /* The last 1-3 weight rows of a bf16 dot: the same rounded inputs
+         * (their products are exact in f32), summed in order. */
+        for (; c < n1; c++)
+            for (int r = 0; r < j->m; r++) {
+                const uint16_t *xr = j->xb + (size_t)r * j->k;
+                const uint16_t *wr = (const uint16_t *)j->w + (size_t)c * j->k;
+                float s = 0.0f;
+                for (int i = 0; i < j->k; i++)
+                    s += fe_bf16_to_f32(xr[i]) * fe_bf16_to_f32(wr[i]);
+                j->y[(size_t)r * j->n + c] = s;
+            }
+    }
     if (c < n1 && j->wdt != FE_DTYPE_F32) {
         /* Without the vector kernels: one widened weight row at a time. */
         float *row = fe_scratch((size_t)j->k);
@@ -683,7 +777,20 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         max_rows = FE_GEMV_MAX_ROWS_AVX512;
 #endif
     if (m <= max_rows && k > 0) {
-        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu};
+        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu, NULL};
+        uint16_t *xb_owned = NULL;
+#ifdef FE_HAVE_X86_KERNELS
+        if (wt->bf16_dot && wt->dtype == FE_DTYPE_BF16 && fe_cpu_has_bf16_dot()) {
+            /* The rows of x in bf16 once, for every weight row to use (its
+             * own buffer: the per-thread scratch serves the column tail). */
+            size_t nx = (size_t)m * k;
+            xb_owned = malloc(nx * sizeof(uint16_t));
+            if (!xb_owned)
+                return fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_matmul: out of memory (%zu bf16)", nx);
+            fe_f32_to_bf16_avx512(x, xb_owned, nx);
+            job.xb = xb_owned;
+        }
+#endif
         int threads = fe_cpu_get_threads();
         /* One core streams a cached weight at ~80 GB/s (a 256 x 1024 one in
          * 13 us), about what waking a second thread costs, so a decode step's
@@ -696,6 +803,7 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         } else {
             fe_gemv_columns(&job, 0, n);
         }
+        free(xb_owned);
         return FE_OK;
     }
 
