@@ -579,83 +579,106 @@ bool fe_cpu_has_bf16_dot(void) {
 }
 
 #ifdef FE_HAVE_X86_KERNELS
+/* The four kernels of one weight type (a type-traits table instead of one
+ * copy of the blocking loop per dtype): NR = 4, 3, 2 input rows by four
+ * weight rows, and one input row by four weight rows with the next rows
+ * prefetched. x is f32, or bf16 for the bf16 dot (xb). The adapters give
+ * every kernel one signature; each calls its typed kernel directly. */
+typedef void (*FeGemvKernel)(const void *x, size_t ldx, const void *w, size_t ldw, int k,
+                             float *y, size_t ldy, size_t prefetch);
+typedef struct {
+    FeGemvKernel rows[5];  /* [NR]: 1..4 input rows by four weight rows */
+    bool bf16_input;       /* x is the bf16 copy (FeGemvJob.xb)          */
+} FeGemvKernels;
+
+#define FE_GEMV_ADAPT(NAME, TARGET, XT, WT, CALL)                                                \
+    __attribute__((target(TARGET))) static void NAME(const void *xv, size_t ldx, const void *wv, \
+                                                     size_t ldw, int k, float *y, size_t ldy,    \
+                                                     size_t prefetch) {                          \
+        const XT *x = xv;                                                                        \
+        const WT *w = wv;                                                                        \
+        (void)ldx;                                                                               \
+        (void)ldy;                                                                               \
+        (void)prefetch;                                                                          \
+        CALL;                                                                                    \
+    }
+#define FE_HALF_TARGET "avx512f,avx512bw,avx512vl"
+FE_GEMV_ADAPT(fe_gk_f32_1, "avx512f", float, float, fe_dot4_avx512(x, w, ldw, k, y, prefetch))
+FE_GEMV_ADAPT(fe_gk_f32_2, "avx512f", float, float, fe_dot2x4_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f32_3, "avx512f", float, float, fe_dot3x4_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f32_4, "avx512f", float, float, fe_dot4x4_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f16_1, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4_f16_avx512(x, w, ldw, k, y, prefetch))
+FE_GEMV_ADAPT(fe_gk_f16_2, FE_HALF_TARGET, float, uint16_t,
+              fe_dot2x4_f16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f16_3, FE_HALF_TARGET, float, uint16_t,
+              fe_dot3x4_f16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f16_4, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4x4_f16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16_1, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4_bf16_avx512(x, w, ldw, k, y, prefetch))
+FE_GEMV_ADAPT(fe_gk_bf16_2, FE_HALF_TARGET, float, uint16_t,
+              fe_dot2x4_bf16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16_3, FE_HALF_TARGET, float, uint16_t,
+              fe_dot3x4_bf16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16_4, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4x4_bf16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16dp_1, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot1x4_bf16dp(x, ldx, w, ldw, k, y, ldy, prefetch))
+FE_GEMV_ADAPT(fe_gk_bf16dp_2, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot2x4_bf16dp(x, ldx, w, ldw, k, y, ldy, 0))
+FE_GEMV_ADAPT(fe_gk_bf16dp_3, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot3x4_bf16dp(x, ldx, w, ldw, k, y, ldy, 0))
+FE_GEMV_ADAPT(fe_gk_bf16dp_4, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot4x4_bf16dp(x, ldx, w, ldw, k, y, ldy, 0))
+
+static const FeGemvKernels fe_gemv_f32 = {{NULL, fe_gk_f32_1, fe_gk_f32_2, fe_gk_f32_3, fe_gk_f32_4},
+                                          false};
+static const FeGemvKernels fe_gemv_f16 = {{NULL, fe_gk_f16_1, fe_gk_f16_2, fe_gk_f16_3, fe_gk_f16_4},
+                                          false};
+static const FeGemvKernels fe_gemv_bf16 = {
+    {NULL, fe_gk_bf16_1, fe_gk_bf16_2, fe_gk_bf16_3, fe_gk_bf16_4}, false};
+static const FeGemvKernels fe_gemv_bf16dp = {
+    {NULL, fe_gk_bf16dp_1, fe_gk_bf16dp_2, fe_gk_bf16dp_3, fe_gk_bf16dp_4}, true};
+
+/* The kernels for this job on this CPU, or NULL (then the portable code). */
+static const FeGemvKernels *fe_gemv_kernels(const FeGemvJob *j) {
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (j->xb)
+        return &fe_gemv_bf16dp; /* set only where fe_cpu_has_bf16_dot() */
+    if (j->wdt == FE_DTYPE_F32)
+        return &fe_gemv_f32;
+    if (!ci->avx512bw || !ci->avx512vl)
+        return NULL;
+    return j->wdt == FE_DTYPE_F16 ? &fe_gemv_f16 : j->wdt == FE_DTYPE_BF16 ? &fe_gemv_bf16 : NULL;
+}
+
 /* Input rows r0..r1 by weight rows n0.. in blocks of four; returns where the
  * blocks stopped (n0 when this dtype has no kernel here). Weight rows are
  * outermost: four of them stay in L1 while the input rows pass over them. */
 static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int n1) {
-    const FeCpuInfo *ci = fe_cpu_info();
-    int m4 = r0 + ((r1 - r0) & ~3), c = n0;
+    const FeGemvKernels *kt = fe_gemv_kernels(j);
+    if (!kt)
+        return n0;
+    int m4 = r0 + ((r1 - r0) & ~3), c = n0, left = r1 - m4;
     size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
+    size_t wsize = fe_dtype_size(j->wdt), xsize = kt->bf16_input ? sizeof(uint16_t) : sizeof(float);
+    const char *x = kt->bf16_input ? (const void *)j->xb : (const void *)j->x;
     /* The next four weight rows are asked for while these are summed: a
      * decode step streams its weights from memory (1.4x faster with it),
-     * for one input row inside fe_dot4_*, for several (a batched decode
-     * step) here. */
-    size_t ahead = r0 == 0 ? 4 * ldk * fe_dtype_size(j->wdt) : 0;
-    if (j->xb) {
-        for (; c + 4 <= n1; c += 4) {
-            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
-            const uint16_t *xb = j->xb;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_bf16dp(xb + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn, 0);
-            if (r1 - m4 == 3)
-                fe_dot3x4_bf16dp(xb + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn, 0);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_bf16dp(xb + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn, 0);
-            else if (r1 - m4 == 1)
-                fe_dot1x4_bf16dp(xb + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn,
-                                 r1 - r0 >= 2 ? 0 : pf);
-        }
-    } else if (j->wdt == FE_DTYPE_F32) {
-        for (; c + 4 <= n1; c += 4) {
-            const float *wc = (const float *)j->w + (size_t)c * ldk;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            if (r1 - m4 == 3)
-                fe_dot3x4_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 1)
-                fe_dot4_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c,
-                                   r1 - r0 >= 2 ? 0 : pf);
-        }
-    } else if (j->wdt == FE_DTYPE_F16 && ci->avx512bw && ci->avx512vl) {
-        for (; c + 4 <= n1; c += 4) {
-            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_f16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            if (r1 - m4 == 3)
-                fe_dot3x4_f16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_f16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 1)
-                fe_dot4_f16_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c,
-                                   r1 - r0 >= 2 ? 0 : pf);
-        }
-    } else if (j->wdt == FE_DTYPE_BF16 && ci->avx512bw && ci->avx512vl) {
-        for (; c + 4 <= n1; c += 4) {
-            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_bf16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            if (r1 - m4 == 3)
-                fe_dot3x4_bf16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_bf16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 1)
-                fe_dot4_bf16_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c,
-                                   r1 - r0 >= 2 ? 0 : pf);
-        }
+     * for one input row inside the one-row kernel, for several (a batched
+     * decode step) here. */
+    size_t ahead = r0 == 0 ? 4 * ldk * wsize : 0;
+    for (; c + 4 <= n1; c += 4) {
+        const char *wc = (const char *)j->w + (size_t)c * ldk * wsize;
+        size_t pf = c + 8 <= n1 ? ahead : 0;
+        if (r1 - r0 >= 2 && pf)
+            fe_prefetch_rows(wc + 4 * ldk * wsize, pf);
+        for (int r = r0; r < m4; r += 4)
+            kt->rows[4](x + r * ldk * xsize, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn, 0);
+        if (left)
+            kt->rows[left](x + m4 * ldk * xsize, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn,
+                           r1 - r0 >= 2 ? 0 : pf);
     }
     return c;
 }

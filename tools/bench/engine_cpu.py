@@ -55,6 +55,8 @@ def parse_args():
                     help="engine only: the engine at these FeRecognizeParams.max_batch values "
                          "(FE_MAX_BATCH; 1 = serial decoding), rounds alternating the order; "
                          "no PyTorch side")
+    ap.add_argument("--precision", default=None, choices=["auto", "fp32", "bf16"],
+                    help="formulate-cli --precision (bf16: the decoder in bf16 on AVX512_BF16 CPUs)")
     ap.add_argument("--peers", default="eager,jit,jit-bf16",
                     help="PyTorch set-ups, comma-separated: eager, jit (trace + freeze + "
                          "optimize_for_inference), jit-bf16 (the same under bf16 autocast)")
@@ -474,7 +476,8 @@ def main():
     def run_engine():
         rc, out, err, rss = run_measured(
             [cli, "recognize", "--json", "--device", "cpu", "--threads", str(args.threads),
-             "--max-tokens", str(args.max_tokens), "--model", model_path] + images, env)
+             "--max-tokens", str(args.max_tokens), "--model", model_path]
+            + (["--precision", args.precision] if args.precision else []) + images, env)
         if rc != 0:
             raise RuntimeError(f"formulate-cli failed ({rc}): {err.strip()}")
         return json.loads(out), rss
