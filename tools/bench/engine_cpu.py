@@ -476,7 +476,7 @@ def main():
     def run_engine():
         rc, out, err, rss = run_measured(
             [cli, "recognize", "--json", "--device", "cpu", "--threads", str(args.threads),
-             "--max-tokens", str(args.max_tokens), "--model", model_path]
+             "--max-tokens", str(args.max_tokens), "--scale-candidates", "1", "--model", model_path]
             + (["--precision", args.precision] if args.precision else []) + images, env)
         if rc != 0:
             raise RuntimeError(f"formulate-cli failed ({rc}): {err.strip()}")
