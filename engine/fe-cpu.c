@@ -30,23 +30,28 @@
 static pthread_key_t fe_scratch_key;
 static pthread_once_t fe_scratch_once = PTHREAD_ONCE_INIT;
 
+/* Two buffers per thread: slot 0 for the ops' temporaries, slot 1 for the
+ * bf16 copy of a matmul's input rows (read by the pool's threads while the
+ * calling thread's own tasks may use slot 0 for a column tail). */
+enum { FE_SCRATCH_SLOTS = 2 };
 typedef struct {
-    float *data;
-    size_t cap;
+    float *data[FE_SCRATCH_SLOTS];
+    size_t cap[FE_SCRATCH_SLOTS];
 } FeScratch;
 
 static void fe_scratch_destroy(void *p) {
     FeScratch *s = p;
     if (s) {
-        free(s->data);
+        for (int i = 0; i < FE_SCRATCH_SLOTS; i++)
+            free(s->data[i]);
         free(s);
     }
 }
 
 static void fe_scratch_key_init(void) { pthread_key_create(&fe_scratch_key, fe_scratch_destroy); }
 
-/* A float buffer of at least n elements, private to this thread. */
-static float *fe_scratch(size_t n) {
+/* A float buffer of at least n elements in a slot, private to this thread. */
+static float *fe_scratch_slot(int slot, size_t n) {
     pthread_once(&fe_scratch_once, fe_scratch_key_init);
     FeScratch *s = pthread_getspecific(fe_scratch_key);
     if (!s) {
@@ -56,16 +61,18 @@ static float *fe_scratch(size_t n) {
             return NULL;
         }
     }
-    if (n > s->cap) {
+    if (n > s->cap[slot]) {
         float *p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
         if (!p)
             return NULL;
-        free(s->data);
-        s->data = p;
-        s->cap = n;
+        free(s->data[slot]);
+        s->data[slot] = p;
+        s->cap[slot] = n;
     }
-    return s->data;
+    return s->data[slot];
 }
+
+static float *fe_scratch(size_t n) { return fe_scratch_slot(0, n); }
 
 static fe_status fe_scratch_error(size_t n) {
     return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu MiB",
@@ -801,17 +808,17 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
 #endif
     if (m <= max_rows && k > 0) {
         FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu, NULL};
-        uint16_t *xb_owned = NULL;
 #ifdef FE_HAVE_X86_KERNELS
         if (wt->bf16_dot && wt->dtype == FE_DTYPE_BF16 && fe_cpu_has_bf16_dot()) {
-            /* The rows of x in bf16 once, for every weight row to use (its
-             * own buffer: the per-thread scratch serves the column tail). */
+            /* The rows of x in bf16 once, for every weight row to use (in
+             * scratch slot 1: slot 0 serves the column tail; a decode step
+             * allocates nothing once the buffers have grown). */
             size_t nx = (size_t)m * k;
-            xb_owned = malloc(nx * sizeof(uint16_t));
-            if (!xb_owned)
-                return fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_matmul: out of memory (%zu bf16)", nx);
-            fe_f32_to_bf16_avx512(x, xb_owned, nx);
-            job.xb = xb_owned;
+            uint16_t *xb = (uint16_t *)fe_scratch_slot(1, (nx + 1) / 2);
+            if (!xb)
+                return fe_scratch_error((nx + 1) / 2);
+            fe_f32_to_bf16_avx512(x, xb, nx);
+            job.xb = xb;
         }
 #endif
         int threads = fe_cpu_get_threads();
@@ -826,7 +833,6 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         } else {
             fe_gemv_columns(&job, 0, n);
         }
-        free(xb_owned);
         return FE_OK;
     }
 

@@ -882,6 +882,25 @@ static void test_decode_no_alloc(void) {
     struct mallinfo2 after = mallinfo2();
     g_assert_cmpuint(after.uordblks, ==, before.uordblks);
     g_assert_cmpuint(after.hblkhd, ==, before.hblkhd);
+    if (!fe_cpu_has_bf16_dot())
+        return;
+    /* the same with bf16 weights multiplied in bf16 (FE_PRECISION_BF16) */
+    FeTensor wb1 = make(FE_DTYPE_BF16, 2, ws, "wb1"), wb2 = make(FE_DTYPE_BF16, 2, w2s, "wb2");
+    wb1.bf16_dot = wb2.bf16_dot = true;
+    const float *f1 = fe_tensor_data(&w1), *f2 = fe_tensor_data(&w2);
+    uint16_t *h1 = fe_tensor_data(&wb1), *h2 = fe_tensor_data(&wb2);
+    for (int i = 0; i < d * d; i++)
+        h1[i] = fe_f32_to_bf16(f1[i]);
+    for (int i = 0; i < vocab * d; i++)
+        h2[i] = fe_f32_to_bf16(f2[i]);
+    decode_step(&x, &h, &wb1, &wb2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, 0);
+    decode_step(&x, &h, &wb1, &wb2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, 1);
+    before = mallinfo2();
+    for (int pos = 2; pos < tmax; pos++)
+        decode_step(&x, &h, &wb1, &wb2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, pos);
+    after = mallinfo2();
+    g_assert_cmpuint(after.uordblks, ==, before.uordblks);
+    g_assert_cmpuint(after.hblkhd, ==, before.hblkhd);
 }
 
 /* ------------------------------------------------------------------------ */
