@@ -145,7 +145,8 @@ fm_recognize_usage (FILE *out)
            "                               [--beam N] [--threads N] [--max-tokens N] [--max-repeats N]\n"
            "                               [--em-px PX] [--scale-candidates N] [--batch N] [--json]\n"
            "                               [--symbols \"x ^ 2 + y\" | --symbols-file FILE]\n"
-           "                               [--symbol-penalty P|mask] [--eos-penalty P]\n");
+           "                               [--symbol-penalty P|mask] [--eos-penalty P]\n"
+           "                               [--precision auto|fp32|fp16|bf16]\n");
 }
 
 /* Glyph constraints (FeSymbolConstraint, docs/cli.md): a line of LaTeX
@@ -197,6 +198,7 @@ fm_parse_penalty (const char *s, float *out)
 /* What `recognize` was asked for on its command line. */
 typedef struct {
   const char *model, *device;
+  fe_precision precision;  /* FE_PRECISION_AUTO (0): the engine's choice */
   int beam, threads, max_tokens, max_repeats;
   /* Glyph size of every image in pixels when the caller knows it (renders of a
    * known font size, as the PDF pipeline passes it); 0 = the engine estimates it. */
@@ -239,6 +241,7 @@ fm_recognize_parse (int argc, char **argv, FmRecognizeOptions *o)
     { "symbols-file", required_argument, NULL, 'F' },
     { "symbol-penalty", required_argument, NULL, 'P' },
     { "eos-penalty", required_argument, NULL, 'E' },
+    { "precision", required_argument, NULL, 'p' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -293,6 +296,21 @@ fm_recognize_parse (int argc, char **argv, FmRecognizeOptions *o)
           if (!fm_parse_penalty (optarg, &o->eos_penalty))
             {
               fprintf (stderr, "formulate-cli: --eos-penalty wants a number >= 0 or 'inf', not '%s'\n", optarg);
+              return FM_EXIT_USAGE;
+            }
+          break;
+        case 'p':
+          if (strcmp (optarg, "auto") == 0)
+            o->precision = FE_PRECISION_AUTO;
+          else if (strcmp (optarg, "fp32") == 0)
+            o->precision = FE_PRECISION_FP32;
+          else if (strcmp (optarg, "fp16") == 0)
+            o->precision = FE_PRECISION_FP16;
+          else if (strcmp (optarg, "bf16") == 0)
+            o->precision = FE_PRECISION_BF16;
+          else
+            {
+              fprintf (stderr, "formulate-cli: --precision wants auto, fp32, fp16 or bf16, not '%s'\n", optarg);
               return FM_EXIT_USAGE;
             }
           break;
@@ -591,6 +609,7 @@ fm_cli_recognize (int argc, char **argv)
   FeContextParams cp = fe_context_default_params ();
   cp.device = opt.device;
   cp.n_threads = opt.threads;
+  cp.precision = opt.precision;
   double t0 = fm_now_ms ();
   fe_status s = fe_context_load (model, &cp, &run.ctx);
   double load_ms = fm_now_ms () - t0;

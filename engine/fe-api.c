@@ -253,6 +253,13 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
         }
         precision = bf16 ? FE_PRECISION_BF16 : FE_PRECISION_FP16;
         matrix_dtype = bf16 ? FE_DTYPE_BF16 : FE_DTYPE_F16;
+    } else if (!fe_cuda_is_device(dev) && p.precision == FE_PRECISION_BF16 &&
+               fe_cpu_has_bf16_dot()) {
+        /* bf16 on the CPU is asked for, never the default: the decoder's
+         * matmuls round their inputs to bf16 (vdpbf16ps, f32 sums), where the
+         * fp32 path is exact (fe-model.c cpu_bf16; bench/RESULTS.md). */
+        precision = FE_PRECISION_BF16;
+        matrix_dtype = FE_DTYPE_BF16;
     }
     st = fe_model_load_as(&ctx->model, wf, dev, matrix_dtype);
     if (st != FE_OK) {
@@ -327,8 +334,10 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
     ri->precision = precision;
     if (precision == FE_PRECISION_FP32 &&
         (p.precision == FE_PRECISION_FP16 || p.precision == FE_PRECISION_BF16))
-        fe_context_log(ctx, FE_LOG_INFO, "%s runs in fp32: reduced precision is for GPUs",
-                       dev->id);
+        fe_context_log(ctx, FE_LOG_INFO, "%s runs in fp32: %s", dev->id,
+                       p.precision == FE_PRECISION_BF16
+                           ? "bf16 on the CPU needs AVX512_BF16"
+                           : "fp16 is for GPUs (the CPU's reduced precision is bf16)");
     ri->fell_back = fell_back;
     if (fell_back) {
         snprintf(ri->fallback_reason, sizeof ri->fallback_reason, "%s", reason);

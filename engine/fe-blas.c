@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
@@ -97,6 +98,25 @@ static bool fe_openblas_bind(void *h) {
     return true;
 }
 
+/* Whether OpenBLAS's kernel set (its core name) leaves this CPU's AVX-512
+ * unused while the engine's own AVX-512 kernels could use it. */
+static bool fe_openblas_avx512_wasted(const FeCpuInfo *ci, const char *core) {
+#ifdef FE_HAVE_X86_KERNELS
+    if (!ci->avx512f || !core)
+        return false;
+    static const char *const avx512_cores[] = {"skylakex", "cooperlake", "sapphirerapids",
+                                               "zen4", "zen5"};
+    for (size_t i = 0; i < sizeof avx512_cores / sizeof *avx512_cores; i++)
+        if (strcasecmp(core, avx512_cores[i]) == 0)
+            return false;
+    return true;
+#else
+    (void)ci;
+    (void)core;
+    return false;
+#endif
+}
+
 static void fe_builtin_choose(const FeCpuInfo *ci) {
 #ifdef FE_HAVE_X86_KERNELS
     if (ci->avx512f)
@@ -171,14 +191,30 @@ static void fe_blas_init(void) {
                 }
                 version[i] = '\0';
             }
-            snprintf(fe_gemm_path_text, sizeof fe_gemm_path_text,
-                     "%s %s kernels (cpuid: %s; %s)", version, core ? core : "default", feats,
-                     coretype_note);
-            fe_gemm_active = FE_GEMM_OPENBLAS;
             if (!fe_openblas_own_threads && fe_openblas.set_num_threads) {
                 fe_openblas.set_num_threads(1);
                 fe_openblas.threads_set = 1;
             }
+            if (fe_openblas_avx512_wasted(ci, core) && !(choice && choice[0])) {
+                /* An AVX-512 CPU, but OpenBLAS runs narrower kernels (the
+                 * environment pins OPENBLAS_CORETYPE=Haswell, or OpenBLAS
+                 * 0.3.21 guessed for an AMD CPU): the engine's AVX-512 sgemm is
+                 * faster there (bench-conv, v1 convolutions, one thread: 102-110
+                 * GFLOP/s per CPU-second against 76-77 with OpenBLAS's Haswell
+                 * kernels; OpenBLAS's SkylakeX kernels do 123-128, so they stay
+                 * when OpenBLAS has them). OpenBLAS stays loaded for
+                 * fe_sgemm_with(FE_GEMM_OPENBLAS) (the bench's reference). */
+                snprintf(fe_gemm_path_text, sizeof fe_gemm_path_text,
+                         "built-in AVX-512 sgemm (cpuid: %s; %s has %s kernels here, %s)", feats,
+                         version, core ? core : "default", coretype_note);
+                fe_gemm_active = FE_GEMM_BUILTIN_AVX512;
+                fe_log(FE_LOG_DEBUG, "GEMM: %s", fe_gemm_path_text);
+                return;
+            }
+            snprintf(fe_gemm_path_text, sizeof fe_gemm_path_text,
+                     "%s %s kernels (cpuid: %s; %s)", version, core ? core : "default", feats,
+                     coretype_note);
+            fe_gemm_active = FE_GEMM_OPENBLAS;
             fe_log(FE_LOG_DEBUG, "GEMM: %s", fe_gemm_path_text);
             return;
         }

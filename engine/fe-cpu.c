@@ -30,23 +30,28 @@
 static pthread_key_t fe_scratch_key;
 static pthread_once_t fe_scratch_once = PTHREAD_ONCE_INIT;
 
+/* Two buffers per thread: slot 0 for the ops' temporaries, slot 1 for the
+ * bf16 copy of a matmul's input rows (read by the pool's threads while the
+ * calling thread's own tasks may use slot 0 for a column tail). */
+enum { FE_SCRATCH_SLOTS = 2 };
 typedef struct {
-    float *data;
-    size_t cap;
+    float *data[FE_SCRATCH_SLOTS];
+    size_t cap[FE_SCRATCH_SLOTS];
 } FeScratch;
 
 static void fe_scratch_destroy(void *p) {
     FeScratch *s = p;
     if (s) {
-        free(s->data);
+        for (int i = 0; i < FE_SCRATCH_SLOTS; i++)
+            free(s->data[i]);
         free(s);
     }
 }
 
 static void fe_scratch_key_init(void) { pthread_key_create(&fe_scratch_key, fe_scratch_destroy); }
 
-/* A float buffer of at least n elements, private to this thread. */
-static float *fe_scratch(size_t n) {
+/* A float buffer of at least n elements in a slot, private to this thread. */
+static float *fe_scratch_slot(int slot, size_t n) {
     pthread_once(&fe_scratch_once, fe_scratch_key_init);
     FeScratch *s = pthread_getspecific(fe_scratch_key);
     if (!s) {
@@ -56,16 +61,18 @@ static float *fe_scratch(size_t n) {
             return NULL;
         }
     }
-    if (n > s->cap) {
+    if (n > s->cap[slot]) {
         float *p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
         if (!p)
             return NULL;
-        free(s->data);
-        s->data = p;
-        s->cap = n;
+        free(s->data[slot]);
+        s->data[slot] = p;
+        s->cap[slot] = n;
     }
-    return s->data;
+    return s->data[slot];
 }
+
+static float *fe_scratch(size_t n) { return fe_scratch_slot(0, n); }
 
 static fe_status fe_scratch_error(size_t n) {
     return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu MiB",
@@ -385,6 +392,9 @@ typedef struct {
     int m, n, k;
     int n_chunk;
     bool gelu;
+    /* x rounded to bf16 ([m, k], row stride k) when the weight is bf16_dot
+     * and the CPU has AVX512_BF16; NULL otherwise. */
+    const uint16_t *xb;
 } FeGemvJob;
 
 #ifdef FE_HAVE_X86_KERNELS
@@ -512,69 +522,170 @@ FE_DEFINE_DOTNX4(fe_dot2x4_bf16_avx512, 2, uint16_t, fe_load_bf16x16, "avx512f,a
 FE_DEFINE_DOTNX4(fe_dot3x4_avx512, 3, float, fe_load_f32x16, "avx512f")
 FE_DEFINE_DOTNX4(fe_dot3x4_f16_avx512, 3, uint16_t, fe_load_f16x16, "avx512f,avx512bw,avx512vl")
 FE_DEFINE_DOTNX4(fe_dot3x4_bf16_avx512, 3, uint16_t, fe_load_bf16x16, "avx512f,avx512bw,avx512vl")
+
+/* bf16 x bf16 with f32 sums (FE_PRECISION_BF16 on AVX512_BF16 CPUs): one
+ * vdpbf16ps does 32 multiply-adds off one 64-byte load of each operand, where
+ * the widening kernels above need a conversion per 16 weights. NR input rows
+ * (already bf16) by four weight rows; every accumulator sees the same
+ * instructions in the same order whatever NR is, so a row's result does not
+ * depend on how many rows share the pass (batched decoding = serial). */
+#define FE_BF16_DOT_TARGET "avx512bf16,avx512f,avx512bw,avx512vl"
+#define FE_DEFINE_DOTNX4_BF16DP(NAME, NR)                                                        \
+    __attribute__((target(FE_BF16_DOT_TARGET))) static void NAME(                                 \
+        const uint16_t *x, size_t ldx, const uint16_t *w, size_t ldw, int k, float *y,           \
+        size_t ldy, size_t prefetch) {                                                           \
+        __m512 a[NR][4];                                                                         \
+        _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                                   \
+            a[r][0] = a[r][1] = a[r][2] = a[r][3] = _mm512_setzero_ps();                         \
+        }                                                                                        \
+        if (prefetch)                                                                            \
+            fe_prefetch_rows(w + 4 * ldw, prefetch);                                             \
+        for (int i = 0; i < k; i += 32) {                                                        \
+            __mmask32 m = k - i >= 32 ? (__mmask32)0xffffffffu                                   \
+                                      : (__mmask32)((1u << (k - i)) - 1);                        \
+            __m512bh w0 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + i);                          \
+            __m512bh w1 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + ldw + i);                    \
+            __m512bh w2 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + 2 * ldw + i);                \
+            __m512bh w3 = (__m512bh)_mm512_maskz_loadu_epi16(m, w + 3 * ldw + i);                \
+            _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                               \
+                __m512bh xv = (__m512bh)_mm512_maskz_loadu_epi16(m, x + r * ldx + i);            \
+                a[r][0] = _mm512_dpbf16_ps(a[r][0], xv, w0);                                     \
+                a[r][1] = _mm512_dpbf16_ps(a[r][1], xv, w1);                                     \
+                a[r][2] = _mm512_dpbf16_ps(a[r][2], xv, w2);                                     \
+                a[r][3] = _mm512_dpbf16_ps(a[r][3], xv, w3);                                     \
+            }                                                                                    \
+        }                                                                                        \
+        _Pragma("GCC unroll 4") for (int r = 0; r < NR; r++) {                                   \
+            fe_hsum4_512(a[r][0], a[r][1], a[r][2], a[r][3], y + r * ldy);                       \
+        }                                                                                        \
+    }
+FE_DEFINE_DOTNX4_BF16DP(fe_dot1x4_bf16dp, 1)
+FE_DEFINE_DOTNX4_BF16DP(fe_dot2x4_bf16dp, 2)
+FE_DEFINE_DOTNX4_BF16DP(fe_dot3x4_bf16dp, 3)
+FE_DEFINE_DOTNX4_BF16DP(fe_dot4x4_bf16dp, 4)
+
+/* n floats to bf16, round to nearest even (vcvtneps2bf16). */
+__attribute__((target(FE_BF16_DOT_TARGET))) static void fe_f32_to_bf16_avx512(const float *x,
+                                                                             uint16_t *out,
+                                                                             size_t n) {
+    for (size_t i = 0; i < n; i += 16) {
+        __mmask16 m = n - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (n - i)) - 1);
+        __m256bh b = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(m, x + i));
+        _mm256_mask_storeu_epi16(out + i, m, (__m256i)b);
+    }
+}
 #endif
 
+bool fe_cpu_has_bf16_dot(void) {
 #ifdef FE_HAVE_X86_KERNELS
+    const FeCpuInfo *ci = fe_cpu_info();
+    return ci->avx512_bf16 && ci->avx512f && ci->avx512bw && ci->avx512vl;
+#else
+    return false;
+#endif
+}
+
+#ifdef FE_HAVE_X86_KERNELS
+/* The four kernels of one weight type (a type-traits table instead of one
+ * copy of the blocking loop per dtype): NR = 4, 3, 2 input rows by four
+ * weight rows, and one input row by four weight rows with the next rows
+ * prefetched. x is f32, or bf16 for the bf16 dot (xb). The adapters give
+ * every kernel one signature; each calls its typed kernel directly. */
+typedef void (*FeGemvKernel)(const void *x, size_t ldx, const void *w, size_t ldw, int k,
+                             float *y, size_t ldy, size_t prefetch);
+typedef struct {
+    FeGemvKernel rows[5];  /* [NR]: 1..4 input rows by four weight rows */
+    bool bf16_input;       /* x is the bf16 copy (FeGemvJob.xb)          */
+} FeGemvKernels;
+
+#define FE_GEMV_ADAPT(NAME, TARGET, XT, WT, CALL)                                                \
+    __attribute__((target(TARGET))) static void NAME(const void *xv, size_t ldx, const void *wv, \
+                                                     size_t ldw, int k, float *y, size_t ldy,    \
+                                                     size_t prefetch) {                          \
+        const XT *x = xv;                                                                        \
+        const WT *w = wv;                                                                        \
+        (void)ldx;                                                                               \
+        (void)ldy;                                                                               \
+        (void)prefetch;                                                                          \
+        CALL;                                                                                    \
+    }
+#define FE_HALF_TARGET "avx512f,avx512bw,avx512vl"
+FE_GEMV_ADAPT(fe_gk_f32_1, "avx512f", float, float, fe_dot4_avx512(x, w, ldw, k, y, prefetch))
+FE_GEMV_ADAPT(fe_gk_f32_2, "avx512f", float, float, fe_dot2x4_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f32_3, "avx512f", float, float, fe_dot3x4_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f32_4, "avx512f", float, float, fe_dot4x4_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f16_1, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4_f16_avx512(x, w, ldw, k, y, prefetch))
+FE_GEMV_ADAPT(fe_gk_f16_2, FE_HALF_TARGET, float, uint16_t,
+              fe_dot2x4_f16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f16_3, FE_HALF_TARGET, float, uint16_t,
+              fe_dot3x4_f16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_f16_4, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4x4_f16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16_1, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4_bf16_avx512(x, w, ldw, k, y, prefetch))
+FE_GEMV_ADAPT(fe_gk_bf16_2, FE_HALF_TARGET, float, uint16_t,
+              fe_dot2x4_bf16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16_3, FE_HALF_TARGET, float, uint16_t,
+              fe_dot3x4_bf16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16_4, FE_HALF_TARGET, float, uint16_t,
+              fe_dot4x4_bf16_avx512(x, ldx, w, ldw, k, y, ldy))
+FE_GEMV_ADAPT(fe_gk_bf16dp_1, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot1x4_bf16dp(x, ldx, w, ldw, k, y, ldy, prefetch))
+FE_GEMV_ADAPT(fe_gk_bf16dp_2, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot2x4_bf16dp(x, ldx, w, ldw, k, y, ldy, 0))
+FE_GEMV_ADAPT(fe_gk_bf16dp_3, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot3x4_bf16dp(x, ldx, w, ldw, k, y, ldy, 0))
+FE_GEMV_ADAPT(fe_gk_bf16dp_4, FE_BF16_DOT_TARGET, uint16_t, uint16_t,
+              fe_dot4x4_bf16dp(x, ldx, w, ldw, k, y, ldy, 0))
+
+static const FeGemvKernels fe_gemv_f32 = {{NULL, fe_gk_f32_1, fe_gk_f32_2, fe_gk_f32_3, fe_gk_f32_4},
+                                          false};
+static const FeGemvKernels fe_gemv_f16 = {{NULL, fe_gk_f16_1, fe_gk_f16_2, fe_gk_f16_3, fe_gk_f16_4},
+                                          false};
+static const FeGemvKernels fe_gemv_bf16 = {
+    {NULL, fe_gk_bf16_1, fe_gk_bf16_2, fe_gk_bf16_3, fe_gk_bf16_4}, false};
+static const FeGemvKernels fe_gemv_bf16dp = {
+    {NULL, fe_gk_bf16dp_1, fe_gk_bf16dp_2, fe_gk_bf16dp_3, fe_gk_bf16dp_4}, true};
+
+/* The kernels for this job on this CPU, or NULL (then the portable code). */
+static const FeGemvKernels *fe_gemv_kernels(const FeGemvJob *j) {
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (j->xb)
+        return &fe_gemv_bf16dp; /* set only where fe_cpu_has_bf16_dot() */
+    if (j->wdt == FE_DTYPE_F32)
+        return &fe_gemv_f32;
+    if (!ci->avx512bw || !ci->avx512vl)
+        return NULL;
+    return j->wdt == FE_DTYPE_F16 ? &fe_gemv_f16 : j->wdt == FE_DTYPE_BF16 ? &fe_gemv_bf16 : NULL;
+}
+
 /* Input rows r0..r1 by weight rows n0.. in blocks of four; returns where the
  * blocks stopped (n0 when this dtype has no kernel here). Weight rows are
  * outermost: four of them stay in L1 while the input rows pass over them. */
 static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int n1) {
-    const FeCpuInfo *ci = fe_cpu_info();
-    int m4 = r0 + ((r1 - r0) & ~3), c = n0;
+    const FeGemvKernels *kt = fe_gemv_kernels(j);
+    if (!kt)
+        return n0;
+    int m4 = r0 + ((r1 - r0) & ~3), c = n0, left = r1 - m4;
     size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
+    size_t wsize = fe_dtype_size(j->wdt), xsize = kt->bf16_input ? sizeof(uint16_t) : sizeof(float);
+    const char *x = kt->bf16_input ? (const void *)j->xb : (const void *)j->x;
     /* The next four weight rows are asked for while these are summed: a
      * decode step streams its weights from memory (1.4x faster with it),
-     * for one input row inside fe_dot4_*, for several (a batched decode
-     * step) here. */
-    size_t ahead = r0 == 0 ? 4 * ldk * fe_dtype_size(j->wdt) : 0;
-    if (j->wdt == FE_DTYPE_F32) {
-        for (; c + 4 <= n1; c += 4) {
-            const float *wc = (const float *)j->w + (size_t)c * ldk;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            if (r1 - m4 == 3)
-                fe_dot3x4_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 1)
-                fe_dot4_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c,
-                                   r1 - r0 >= 2 ? 0 : pf);
-        }
-    } else if (j->wdt == FE_DTYPE_F16 && ci->avx512bw && ci->avx512vl) {
-        for (; c + 4 <= n1; c += 4) {
-            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_f16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            if (r1 - m4 == 3)
-                fe_dot3x4_f16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_f16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 1)
-                fe_dot4_f16_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c,
-                                   r1 - r0 >= 2 ? 0 : pf);
-        }
-    } else if (j->wdt == FE_DTYPE_BF16 && ci->avx512bw && ci->avx512vl) {
-        for (; c + 4 <= n1; c += 4) {
-            const uint16_t *wc = (const uint16_t *)j->w + (size_t)c * ldk;
-            size_t pf = c + 8 <= n1 ? ahead : 0;
-            if (r1 - r0 >= 2 && pf)
-                fe_prefetch_rows(wc + 4 * ldk, pf);
-            for (int r = r0; r < m4; r += 4)
-                fe_dot4x4_bf16_avx512(j->x + r * ldk, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn);
-            if (r1 - m4 == 3)
-                fe_dot3x4_bf16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 2)
-                fe_dot2x4_bf16_avx512(j->x + m4 * ldk, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn);
-            else if (r1 - m4 == 1)
-                fe_dot4_bf16_avx512(j->x + m4 * ldk, wc, ldk, j->k, j->y + m4 * ldn + c,
-                                   r1 - r0 >= 2 ? 0 : pf);
-        }
+     * for one input row inside the one-row kernel, for several (a batched
+     * decode step) here. */
+    size_t ahead = r0 == 0 ? 4 * ldk * wsize : 0;
+    for (; c + 4 <= n1; c += 4) {
+        const char *wc = (const char *)j->w + (size_t)c * ldk * wsize;
+        size_t pf = c + 8 <= n1 ? ahead : 0;
+        if (r1 - r0 >= 2 && pf)
+            fe_prefetch_rows(wc + 4 * ldk * wsize, pf);
+        for (int r = r0; r < m4; r += 4)
+            kt->rows[4](x + r * ldk * xsize, ldk, wc, ldk, j->k, j->y + r * ldn + c, ldn, 0);
+        if (left)
+            kt->rows[left](x + m4 * ldk * xsize, ldk, wc, ldk, j->k, j->y + m4 * ldn + c, ldn,
+                           r1 - r0 >= 2 ? 0 : pf);
     }
     return c;
 }
@@ -595,6 +706,19 @@ static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
             c = fe_gemv_block_avx512(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
                                      n0, n1);
 #endif
+    if (c < n1 && j->xb) {
+        /* The last 1-3 weight rows of a bf16 dot: the same rounded inputs
+         * (their products are exact in f32), summed in order. */
+        for (; c < n1; c++)
+            for (int r = 0; r < j->m; r++) {
+                const uint16_t *xr = j->xb + (size_t)r * j->k;
+                const uint16_t *wr = (const uint16_t *)j->w + (size_t)c * j->k;
+                float s = 0.0f;
+                for (int i = 0; i < j->k; i++)
+                    s += fe_bf16_to_f32(xr[i]) * fe_bf16_to_f32(wr[i]);
+                j->y[(size_t)r * j->n + c] = s;
+            }
+    }
     if (c < n1 && j->wdt != FE_DTYPE_F32) {
         /* Without the vector kernels: one widened weight row at a time. */
         float *row = fe_scratch((size_t)j->k);
@@ -683,7 +807,20 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         max_rows = FE_GEMV_MAX_ROWS_AVX512;
 #endif
     if (m <= max_rows && k > 0) {
-        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu};
+        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu, NULL};
+#ifdef FE_HAVE_X86_KERNELS
+        if (wt->bf16_dot && wt->dtype == FE_DTYPE_BF16 && fe_cpu_has_bf16_dot()) {
+            /* The rows of x in bf16 once, for every weight row to use (in
+             * scratch slot 1: slot 0 serves the column tail; a decode step
+             * allocates nothing once the buffers have grown). */
+            size_t nx = (size_t)m * k;
+            uint16_t *xb = (uint16_t *)fe_scratch_slot(1, (nx + 1) / 2);
+            if (!xb)
+                return fe_scratch_error((nx + 1) / 2);
+            fe_f32_to_bf16_avx512(x, xb, nx);
+            job.xb = xb;
+        }
+#endif
         int threads = fe_cpu_get_threads();
         /* One core streams a cached weight at ~80 GB/s (a 256 x 1024 one in
          * 13 us), about what waking a second thread costs, so a decode step's

@@ -177,6 +177,10 @@ struct FeTensor {
     FeBuffer *buffer;
     size_t offset;                 /* bytes into buffer->data; contiguous     */
     char name[64];
+    /* A bf16 weight the CPU may multiply in bf16 (vdpbf16ps: the activations
+     * rounded to bf16, products summed in f32) instead of widening it to f32:
+     * set by the loader for FE_PRECISION_BF16 on a CPU with AVX512_BF16. */
+    bool bf16_dot;
 };
 
 static inline int64_t fe_tensor_nelements(const FeTensor *t) {
@@ -409,6 +413,9 @@ void fe_cpu_set_threads(int n);
  * do not depend on the row count), for weights of that dtype. Batched
  * decoding keeps its rows within this so that it gives the serial tokens. */
 int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype);
+/* Whether this CPU multiplies bf16_dot weights in bf16 (AVX512_BF16 with
+ * AVX-512F/BW/VL, and the engine built for x86-64 with GCC or Clang). */
+bool fe_cpu_has_bf16_dot(void);
 int fe_cpu_get_threads(void);
 
 /* Row-major single-precision GEMM used by the CPU ops:

@@ -63,13 +63,18 @@ typedef struct {
      * each image). The convolutions (folded with BatchNorm, no longer the
      * file's numbers) and the positional table are f32. Elsewhere all f32. */
     bool keep_file_half;
+    /* FE_PRECISION_BF16 on a CPU with AVX512_BF16: the same matrices (linear
+     * layers, token embedding) rounded to bf16 and marked bf16_dot, so the
+     * matmuls of up to FE_GEMV_MAX_ROWS_AVX512 rows (the decoder's) multiply
+     * in bf16 with f32 sums. Not exact: opt-in (fe-api.c). */
+    bool cpu_bf16;
 } FeLoader;
 
 /* The file's entry for a matrix that stays in its f16/bf16 (keep_file_half),
  * or NULL when it is converted to matrix_dtype like the rest. */
 static const FeWeightEntry *fe_loader_kept_half(const FeLoader *ld, const char *name, int ndim,
                                                 int64_t n) {
-    if (ndim != 2 || !ld->keep_file_half || ld->matrix_dtype != FE_DTYPE_F32 ||
+    if (ndim != 2 || !ld->keep_file_half || ld->cpu_bf16 || ld->matrix_dtype != FE_DTYPE_F32 ||
         strcmp(name, "dec.pos_emb.weight") == 0)
         return NULL;
     const FeWeightEntry *e = fe_weights_find(ld->wf, name);
@@ -85,6 +90,9 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
     for (int i = 0; i < ndim; i++)
         n *= shape[i];
     fe_dtype dt = ndim >= 2 ? ld->matrix_dtype : FE_DTYPE_F32;
+    bool bf16_dot = ld->cpu_bf16 && ndim == 2 && strcmp(name, "dec.pos_emb.weight") != 0;
+    if (bf16_dot)
+        dt = FE_DTYPE_BF16;
     const FeWeightEntry *e = fe_loader_kept_half(ld, name, ndim, n);
     if (e) {
         /* the file's 16-bit numbers, unchanged */
@@ -101,6 +109,7 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
         return FE_OK;
     }
     FE_TRY(fe_buffer_tensor(ld->buffer, dt, ndim, shape, name, t));
+    t->bf16_dot = bf16_dot;
     if (dt == FE_DTYPE_F32)
         return fe_tensor_upload(t, host, (size_t)n * sizeof(float));
     uint16_t *half = malloc((size_t)n * sizeof(uint16_t));
@@ -332,10 +341,20 @@ fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *dev
     fe_sinusoid_table(model->pe_rows, rows, c->d_model / 2);
     fe_sinusoid_table(model->pe_cols, cols, c->d_model / 2);
 
+    bool cpu = strcmp(device->backend->name, "cpu") == 0;
+    const FeCpuInfo *ci = fe_cpu_info();
     FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype,
-                   .keep_file_half = strcmp(device->backend->name, "cpu") == 0 &&
-                                     fe_cpu_info()->avx512f && fe_cpu_info()->avx512bw &&
-                                     fe_cpu_info()->avx512vl};
+                   .keep_file_half = cpu && ci->avx512f && ci->avx512bw && ci->avx512vl};
+    if (cpu && matrix_dtype == FE_DTYPE_BF16) {
+        /* The CPU's convolutions, positional table and norms stay f32. */
+        if (!fe_cpu_has_bf16_dot()) {
+            fe_model_free(model);
+            return fe_set_error(FE_ERR_UNSUPPORTED,
+                                "bf16 weights on the CPU need AVX512_BF16 (fe_model_load_as)");
+        }
+        ld.matrix_dtype = FE_DTYPE_F32;
+        ld.cpu_bf16 = true;
+    }
     fe_status st = fe_model_walk(&ld, model);  /* counting pass */
     if (st == FE_OK)
         st = fe_buffer_new(device, ld.bytes, &model->weights);

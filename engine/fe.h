@@ -134,7 +134,8 @@ typedef enum {
     FE_PRECISION_AUTO = 0,  /* fp32 on CPU, fp16 on GPU                        */
     FE_PRECISION_FP32,
     FE_PRECISION_FP16,
-    FE_PRECISION_BF16,
+    FE_PRECISION_BF16,      /* GPU (compute 8.0+), or a CPU with AVX512_BF16:   */
+                            /* the decoder's matmuls in bf16 with f32 sums      */
 } fe_precision;
 
 typedef struct {

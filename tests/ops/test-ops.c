@@ -124,6 +124,15 @@ static void test_gemm_path(void) {
             g_assert_cmpint(k, ==, FE_GEMM_BUILTIN_AVX512);
         return;
     }
+    if (strstr(path, "kernels here")) {
+        /* OpenBLAS loaded with kernels narrower than this AVX-512 CPU: the
+         * engine's own AVX-512 sgemm instead (fe-blas.c). */
+        g_assert_true(ci->avx512f);
+        g_assert_cmpint(k, ==, FE_GEMM_BUILTIN_AVX512);
+        g_assert_true(g_str_has_prefix(path, "built-in AVX-512 sgemm (cpuid: "));
+        g_assert_null(strcasestr(path, "skylakex"));
+        return;
+    }
     if (k != FE_GEMM_OPENBLAS) {
         g_assert_nonnull(strstr(path, "OpenBLAS not found"));
         g_test_skip("OpenBLAS is not installed: the built-in path is tested instead");
@@ -171,7 +180,7 @@ static void test_gemm_user_coretype(void) {
     const FeCpuInfo *ci = fe_cpu_info();
     const char *choice = g_getenv("FE_BLAS");
     if (!(ci->avx2 && ci->fma) || (choice && strcmp(choice, "builtin") == 0) ||
-        fe_gemm_active_kernel() != FE_GEMM_OPENBLAS) {
+        strstr(fe_cpu_gemm_path(), "OpenBLAS not found")) {
         g_test_skip("needs OpenBLAS and an AVX2 CPU");
         return;
     }
@@ -179,8 +188,14 @@ static void test_gemm_user_coretype(void) {
     g_setenv("OPENBLAS_CORETYPE", "Haswell", TRUE);
     g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
     g_test_trap_assert_passed();
-    g_test_trap_assert_stdout("*path: OpenBLAS * Haswell kernels (cpuid: *; OPENBLAS_CORETYPE set "
-                              "by user)*");
+    /* OpenBLAS takes the user's kernels; on an AVX-512 CPU the engine then
+     * multiplies with its own AVX-512 sgemm and says why. */
+    if (ci->avx512f && !(choice && choice[0]))
+        g_test_trap_assert_stdout("*path: built-in AVX-512 sgemm (cpuid: *; OpenBLAS * has Haswell "
+                                  "kernels here, OPENBLAS_CORETYPE set by user)*");
+    else
+        g_test_trap_assert_stdout("*path: OpenBLAS * Haswell kernels (cpuid: *; "
+                                  "OPENBLAS_CORETYPE set by user)*");
     if (old)
         g_setenv("OPENBLAS_CORETYPE", old, TRUE);
     else
@@ -357,6 +372,82 @@ static void test_matmul_half_weights(void) {
                             fe_tensor_data(&e32), 2 * (size_t)k * sizeof(float));
         }
     }
+}
+
+/* FE_PRECISION_BF16 on the CPU: a bf16_dot weight is multiplied in bf16
+ * (the input rows rounded to bf16, vdpbf16ps, f32 sums). Against a double
+ * reference of the same bf16 numbers the sums are f32-accurate; against the
+ * exact f32 path (unrounded inputs) within bf16's rounding of the inputs;
+ * and a row gives the same bits whatever rows share the call (batched
+ * decoding must give the serial tokens). Decode-path shapes (m <= 32: tails
+ * of k, of n, 1-3 leftover rows, the threaded split) and one GEMM-path shape
+ * (m > 32: the weight widened exactly, no bf16 dot). */
+static void test_matmul_bf16_dot(void) {
+    if (!fe_cpu_has_bf16_dot()) {
+        g_test_skip("this CPU has no AVX512_BF16 (with AVX-512F/BW/VL): the bf16 dot "
+                    "path is not used here, the CPU runs bf16 requests in fp32");
+        return;
+    }
+    const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {2, 64, 1024}, {3, 37, 19},
+                             {4, 1024, 256}, {7, 45, 71},  {9, 2048, 256}, {32, 130, 96},
+                             {33, 40, 64},   {1, 3, 5}};
+    int saved = fe_cpu_get_threads();
+    fe_cpu_set_threads(2);
+    for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++) {
+        arena_setup();
+        int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+        int64_t xs[2] = {m, k}, ws[2] = {n, k}, bs[1] = {n}, ys[2] = {m, n};
+        int64_t x1s[2] = {1, k}, y1s[2] = {1, n};
+        FeTensor x = make_rand(2, xs, "x", -1, 1), w32 = make_rand(2, ws, "w32", -1, 1);
+        FeTensor wb = make(FE_DTYPE_BF16, 2, ws, "wb"), b = make_rand(1, bs, "b", -1, 1);
+        FeTensor y32 = make(FE_DTYPE_F32, 2, ys, "y32"), yb = make(FE_DTYPE_F32, 2, ys, "yb");
+        FeTensor x1 = make(FE_DTYPE_F32, 2, x1s, "x1"), y1 = make(FE_DTYPE_F32, 2, y1s, "y1");
+        wb.bf16_dot = true;
+        float *wd = fe_tensor_data(&w32);
+        const float *xd = fe_tensor_data(&x), *bd = fe_tensor_data(&b);
+        uint16_t *hd = fe_tensor_data(&wb);
+        for (int64_t j = 0; j < (int64_t)n * k; j++) {
+            hd[j] = fe_f32_to_bf16(wd[j]);
+            wd[j] = fe_bf16_to_f32(hd[j]);
+        }
+        g_assert_cmpint(fe_matmul(&y32, &x, &w32, &b, false), ==, FE_OK);
+        g_assert_cmpint(fe_matmul(&yb, &x, &wb, &b, false), ==, FE_OK);
+        const float *gy = fe_tensor_data(&yb), *ry = fe_tensor_data(&y32);
+        double max_rel = 0.0;
+        for (int r = 0; r < m; r++)
+            for (int c = 0; c < n; c++) {
+                double s = bd[c], s_rounded = bd[c], mag = fabs(bd[c]);
+                for (int p = 0; p < k; p++) {
+                    double xv = xd[r * k + p], xr = fe_bf16_to_f32(fe_f32_to_bf16(xd[r * k + p]));
+                    s += xv * wd[c * k + p];
+                    s_rounded += xr * wd[c * k + p];
+                    mag += fabs(xv * wd[c * k + p]);
+                }
+                double got = gy[r * n + c];
+                /* m > 32 is the GEMM path: the exact f32 result */
+                double want = m > 32 ? s : s_rounded;
+                if (!(fabs(got - want) <= 1e-6 * mag + 1e-6))
+                    g_error("bf16 dot %dx%dx%d [%d,%d]: %.9g, reference %.9g (sum |x w| %.3g)",
+                            m, n, k, r, c, got, want, mag);
+                /* against the f32 path: bf16 rounds each input by at most 2^-9 */
+                if (!(fabs(got - ry[r * n + c]) <= (1.0 / 256) * mag + 1e-5))
+                    g_error("bf16 dot %dx%dx%d [%d,%d]: %.9g, f32 path %.9g", m, n, k, r, c, got,
+                            (double)ry[r * n + c]);
+                if (mag > 0)
+                    max_rel = fmax(max_rel, fabs(got - ry[r * n + c]) / mag);
+            }
+        if (g_test_verbose())
+            g_printerr("bf16 dot %dx%dx%d: max |bf16 - f32| / sum|x w| = %.2e\n", m, n, k, max_rel);
+        /* row by row alone: the same bits */
+        for (int r = 0; r < m; r++) {
+            memcpy(fe_tensor_data(&x1), xd + (size_t)r * k, (size_t)k * sizeof(float));
+            g_assert_cmpint(fe_matmul(&y1, &x1, &wb, &b, false), ==, FE_OK);
+            if (m <= 32)
+                g_assert_cmpmem(fe_tensor_data(&y1), (size_t)n * sizeof(float), gy + (size_t)r * n,
+                                (size_t)n * sizeof(float));
+        }
+    }
+    fe_cpu_set_threads(saved);
 }
 
 /* The worker pool: every task runs exactly once per call, whatever the task
@@ -791,6 +882,25 @@ static void test_decode_no_alloc(void) {
     struct mallinfo2 after = mallinfo2();
     g_assert_cmpuint(after.uordblks, ==, before.uordblks);
     g_assert_cmpuint(after.hblkhd, ==, before.hblkhd);
+    if (!fe_cpu_has_bf16_dot())
+        return;
+    /* the same with bf16 weights multiplied in bf16 (FE_PRECISION_BF16) */
+    FeTensor wb1 = make(FE_DTYPE_BF16, 2, ws, "wb1"), wb2 = make(FE_DTYPE_BF16, 2, w2s, "wb2");
+    wb1.bf16_dot = wb2.bf16_dot = true;
+    const float *f1 = fe_tensor_data(&w1), *f2 = fe_tensor_data(&w2);
+    uint16_t *h1 = fe_tensor_data(&wb1), *h2 = fe_tensor_data(&wb2);
+    for (int i = 0; i < d * d; i++)
+        h1[i] = fe_f32_to_bf16(f1[i]);
+    for (int i = 0; i < vocab * d; i++)
+        h2[i] = fe_f32_to_bf16(f2[i]);
+    decode_step(&x, &h, &wb1, &wb2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, 0);
+    decode_step(&x, &h, &wb1, &wb2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, 1);
+    before = mallinfo2();
+    for (int pos = 2; pos < tmax; pos++)
+        decode_step(&x, &h, &wb1, &wb2, &g, &b, &kc, &vc, &q, &att, &logits, &lp, &tv, &ti, pos);
+    after = mallinfo2();
+    g_assert_cmpuint(after.uordblks, ==, before.uordblks);
+    g_assert_cmpuint(after.hblkhd, ==, before.hblkhd);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1053,6 +1163,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/gemm/user-coretype", test_gemm_user_coretype);
     g_test_add_func("/ops/matmul", test_matmul);
     g_test_add_func("/ops/matmul/half-weights", test_matmul_half_weights);
+    g_test_add_func("/ops/matmul/bf16-dot", test_matmul_bf16_dot);
     g_test_add_func("/ops/pool/parallel-for", test_pool_parallel_for);
     g_test_add_func("/ops/gelu", test_gelu);
     g_test_add_func("/ops/conv3x3", test_conv3x3);

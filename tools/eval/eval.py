@@ -133,13 +133,15 @@ def load_samples(data, split, limit):
 # ---------------------------------------------------------------------- engine
 
 def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None, symbols=None,
-            symbol_penalty=None, eos_penalty=None):
+            symbol_penalty=None, eos_penalty=None, precision=None):
     """symbols: one token list per image (glyph constraint, --symbols-file),
     symbol_penalty: "mask" or a number (formulate-cli --symbol-penalty)."""
     cmd = [cli, "recognize", "--json", "--model", model, "--device", "cpu",
            "--beam", str(beam), "--threads", str(threads), "--em-px", str(em_px)]
     if max_repeats is not None:
         cmd += ["--max-repeats", str(max_repeats)]
+    if precision:
+        cmd += ["--precision", precision]
     symbols_file = None
     if symbols is not None:
         with tempfile.NamedTemporaryFile("w", suffix=".symbols", delete=False) as f:
@@ -167,7 +169,7 @@ def run_cli(cli, model, paths, beam, threads, em_px=0, max_repeats=None, symbols
 
 
 def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100, symbols=None,
-                     symbol_penalty=None, eos_penalty=None):
+                     symbol_penalty=None, eos_penalty=None, precision=None):
     """All images through formulate-cli, `jobs` single-threaded processes at a
     time, many images per process (the model loads once per chunk). Returns
     (results in order, run info, wall seconds)."""
@@ -178,7 +180,7 @@ def recognize_images(cli, model, paths, beam, jobs, em_px=0, chunk=100, symbols=
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         docs = list(pool.map(lambda c: run_cli(cli, model, c[0], beam, 1, em_px, symbols=c[1],
                                                symbol_penalty=symbol_penalty,
-                                               eos_penalty=eos_penalty), chunks))
+                                               eos_penalty=eos_penalty, precision=precision), chunks))
     wall = time.time() - t0
     results = [r for d in docs for r in d["results"]]
     info = {k: docs[0][k] for k in ("model", "model_parameters", "device", "gemm_path", "beam")} \
@@ -509,6 +511,9 @@ def main(argv=None):
                     help="N samples spread evenly over the split (all font set-ups)")
     ap.add_argument("--jobs", type=int, default=2, help="parallel formulate-cli / pdflatex processes")
     ap.add_argument("--beam", type=int, default=1)
+    ap.add_argument("--precision", default=None, choices=["auto", "fp32", "fp16", "bf16"],
+                    help="formulate-cli --precision (default: the engine's; bf16 on the CPU "
+                         "needs AVX512_BF16)")
     ap.add_argument("--cli", default=None, help="formulate-cli (default: build-eval/, build/, PATH)")
     ap.add_argument("--no-render", action="store_true", help="skip the rendered-image match")
     ap.add_argument("--robustness", action="store_true", help="also score the re-rasterised set")
@@ -555,7 +560,7 @@ def main(argv=None):
             paths = write_pngs(images, os.path.join(scratch, name))
             results, info, wall = recognize_images(cli, args.model, paths, args.beam, args.jobs, em_px,
                                                    symbols=symbols, symbol_penalty=symbol_penalty,
-                                                   eos_penalty=eos_penalty)
+                                                   eos_penalty=eos_penalty, precision=args.precision)
             engine_s = sum(sum(r["timings_ms"].values()) for r in results) / 1000.0
             print("%s: %d images in %.1f s wall (%.2f images/s with %d single-thread processes;"
                   " engine %.1f ms/image)" % (name, len(paths), wall, len(paths) / wall, args.jobs,
