@@ -243,6 +243,7 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
      * (docs/cuda.md). bf16 needs compute capability 8.0. */
     fe_precision precision = FE_PRECISION_FP32;
     fe_dtype matrix_dtype = FE_DTYPE_F32;
+    bool cpu_bf16_dot = false;  /* FE_PRECISION_BF16 on an AVX512_BF16 CPU */
     if (fe_cuda_is_device(dev) && p.precision != FE_PRECISION_FP32) {
         FeDeviceInfo di;
         bool bf16 = p.precision == FE_PRECISION_BF16;
@@ -260,8 +261,10 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
          * fp32 path is exact (fe-model.c cpu_bf16; bench/RESULTS.md). */
         precision = FE_PRECISION_BF16;
         matrix_dtype = FE_DTYPE_BF16;
+        cpu_bf16_dot = true;
     }
-    st = fe_model_load_as(&ctx->model, wf, dev, matrix_dtype);
+    st = cpu_bf16_dot ? fe_model_load_cpu_bf16(&ctx->model, wf, dev)
+                      : fe_model_load_as(&ctx->model, wf, dev, matrix_dtype);
     if (st != FE_OK) {
         fe_prefix_error(st, "%s", path);
         fe_weights_close(wf);

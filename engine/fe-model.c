@@ -316,8 +316,20 @@ fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device
     return fe_model_load_as(model, wf, device, FE_DTYPE_F32);
 }
 
+static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device,
+                            fe_dtype matrix_dtype, bool cpu_bf16_dot);
+
 fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *device,
                            fe_dtype matrix_dtype) {
+    return model_load(model, wf, device, matrix_dtype, false);
+}
+
+fe_status fe_model_load_cpu_bf16(FeModel *model, const FeWeightFile *wf, FeDevice *device) {
+    return model_load(model, wf, device, FE_DTYPE_BF16, true);
+}
+
+static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device,
+                            fe_dtype matrix_dtype, bool cpu_bf16_dot) {
     if (matrix_dtype != FE_DTYPE_F32 && matrix_dtype != FE_DTYPE_F16 &&
         matrix_dtype != FE_DTYPE_BF16)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_model_load_as: weights in %s",
@@ -345,12 +357,12 @@ fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *dev
     const FeCpuInfo *ci = fe_cpu_info();
     FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype,
                    .keep_file_half = cpu && ci->avx512f && ci->avx512bw && ci->avx512vl};
-    if (cpu && matrix_dtype == FE_DTYPE_BF16) {
+    if (cpu_bf16_dot) {
         /* The CPU's convolutions, positional table and norms stay f32. */
-        if (!fe_cpu_has_bf16_dot()) {
+        if (!cpu || !fe_cpu_has_bf16_dot()) {
             fe_model_free(model);
-            return fe_set_error(FE_ERR_UNSUPPORTED,
-                                "bf16 weights on the CPU need AVX512_BF16 (fe_model_load_as)");
+            return fe_set_error(FE_ERR_UNSUPPORTED, "bf16 matmuls need the CPU device with "
+                                "AVX512_BF16 (fe_model_load_cpu_bf16)");
         }
         ld.matrix_dtype = FE_DTYPE_F32;
         ld.cpu_bf16 = true;
