@@ -1,12 +1,15 @@
 /* fm-results-preview.c - KaTeX in a WebKitWebView, from local files only. */
 #include "fm-results-preview.h"
 
+#include <glib/gi18n.h>
 #include <webkit/webkit.h>
 
 struct _FmResultsPreview {
   GtkWidget parent_instance;
 
+  GtkWidget *box;
   GtkWidget *web_view;
+  GtkWidget *message;    /* "KaTeX cannot display this: …", instead of the web view */
   gboolean loaded;
   char *pending;        /* latex to typeset once the page is loaded */
   int n_rendered;
@@ -15,8 +18,9 @@ struct _FmResultsPreview {
 
 G_DEFINE_FINAL_TYPE (FmResultsPreview, fm_results_preview, GTK_TYPE_WIDGET)
 
-/* throwOnError false: KaTeX shows what it could not parse in red, and the
- * message comes back for the tooltip. */
+/* What KaTeX cannot parse is not typeset at all (its throwOnError: false
+ * rendering is the raw source in red, clipped in a narrow panel): the page
+ * is cleared and KaTeX's message comes back, shown as a line of text. */
 static const char page[] =
   "<!DOCTYPE html><html><head><meta charset='utf-8'>"
   "<link rel='stylesheet' href='katex.min.css'>"
@@ -29,8 +33,7 @@ static const char page[] =
   "  var out = document.getElementById('out');"
   "  if (!tex) { out.textContent = ''; return ''; }"
   "  try { katex.render(tex, out, {displayMode: true, throwOnError: true}); rendered++; return ''; }"
-  "  catch (e) { katex.render(tex, out, {displayMode: true, throwOnError: false}); rendered++;"
-  "              return String(e.message); }"
+  "  catch (e) { out.textContent = ''; rendered++; return String(e.message); }"
   "}"
   "</script></body></html>";
 
@@ -48,10 +51,22 @@ render_done (GObject *source, GAsyncResult *result, gpointer user_data)
     self->error = jsc_value_to_string (value);
   else if (error != NULL)
     self->error = g_strdup (error->message);
-  if (self->error != NULL && *self->error != '\0')
-    gtk_widget_set_tooltip_text (GTK_WIDGET (self), self->error);
+  if (self->message == NULL)          /* disposed while KaTeX ran */
+    ;
+  else if (self->error != NULL && *self->error != '\0')
+    {
+      /* Translators: %s is KaTeX's own message (English), e.g. "KaTeX parse error: Expected '}', got 'EOF'". */
+      g_autofree char *text = g_strdup_printf (_("KaTeX cannot display this: %s"), self->error);
+      gtk_label_set_text (GTK_LABEL (self->message), text);
+      gtk_widget_set_tooltip_text (self->message, text);
+      gtk_widget_set_visible (self->message, TRUE);
+      gtk_widget_set_visible (self->web_view, FALSE);
+    }
   else
-    gtk_widget_set_tooltip_text (GTK_WIDGET (self), NULL);
+    {
+      gtk_widget_set_visible (self->message, FALSE);
+      gtk_widget_set_visible (self->web_view, TRUE);
+    }
   if (value != NULL)
     self->n_rendered++;
   g_object_unref (self);
@@ -100,7 +115,9 @@ fm_results_preview_dispose (GObject *object)
 {
   FmResultsPreview *self = FM_RESULTS_PREVIEW (object);
 
-  g_clear_pointer (&self->web_view, gtk_widget_unparent);
+  self->web_view = NULL;
+  self->message = NULL;
+  g_clear_pointer (&self->box, gtk_widget_unparent);
   G_OBJECT_CLASS (fm_results_preview_parent_class)->dispose (object);
 }
 
@@ -138,7 +155,25 @@ fm_results_preview_init (FmResultsPreview *self)
   webkit_settings_set_enable_back_forward_navigation_gestures (settings, FALSE);
   webkit_web_view_set_background_color (WEBKIT_WEB_VIEW (self->web_view), &transparent);
   gtk_widget_set_size_request (self->web_view, -1, 90);
-  gtk_widget_set_parent (self->web_view, GTK_WIDGET (self));
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+  gtk_box_append (GTK_BOX (self->box), self->web_view);
+  /* Where the formula would be: the message, wrapped to at most three lines
+   * in the narrow panel so KaTeX's reason is read (all of it in the tooltip). */
+  self->message = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (self->message), 0);
+  gtk_label_set_wrap (GTK_LABEL (self->message), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->message), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (self->message), 3);
+  gtk_label_set_ellipsize (GTK_LABEL (self->message), PANGO_ELLIPSIZE_END);
+  gtk_label_set_width_chars (GTK_LABEL (self->message), 10);
+  gtk_widget_set_margin_start (self->message, 6);
+  gtk_widget_set_margin_end (self->message, 6);
+  gtk_widget_set_margin_top (self->message, 12);
+  gtk_widget_set_margin_bottom (self->message, 12);
+  gtk_widget_add_css_class (self->message, "error");
+  gtk_widget_set_visible (self->message, FALSE);
+  gtk_box_append (GTK_BOX (self->box), self->message);
   g_signal_connect (self->web_view, "load-changed", G_CALLBACK (load_changed), self);
   g_signal_connect (self->web_view, "decide-policy", G_CALLBACK (decide_policy), self);
   webkit_web_view_load_html (WEBKIT_WEB_VIEW (self->web_view), page, "file://" FM_KATEX_DIR "/");
@@ -175,4 +210,11 @@ const char *
 fm_results_preview_get_error (FmResultsPreview *self)
 {
   return self->error;
+}
+
+const char *
+fm_results_preview_get_message (FmResultsPreview *self)
+{
+  g_return_val_if_fail (FM_IS_RESULTS_PREVIEW (self), NULL);
+  return gtk_widget_get_visible (self->message) ? gtk_label_get_text (GTK_LABEL (self->message)) : NULL;
 }

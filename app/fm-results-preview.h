@@ -19,4 +19,8 @@ int        fm_results_preview_get_n_rendered (FmResultsPreview *self);
 /* The last KaTeX error message ("" when the formula typeset), for the UI. */
 const char *fm_results_preview_get_error (FmResultsPreview *self);
 
+/* The message shown instead of the formula when KaTeX cannot typeset it
+ * ("KaTeX cannot display this: …"), or NULL while the formula is shown. */
+const char *fm_results_preview_get_message (FmResultsPreview *self);
+
 G_END_DECLS

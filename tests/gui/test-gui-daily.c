@@ -14,6 +14,7 @@
 #include <cairo-pdf.h>
 
 #include "fm-application.h"
+#include "fm-results-row.h"
 #include "fm-window.h"
 #include "gui-test-util.h"
 
@@ -622,6 +623,181 @@ test_devices_and_drop (void)
   g_assert_false (fm_window_get_drop_highlight (window));
 }
 
+/* The row showing item, once the list has made and mapped it. */
+static FmResultsRow *
+row_for_item (GtkWidget *widget, FmResultsItem *item)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      FmResultsRow *row;
+      if (FM_IS_RESULTS_ROW (child) && fm_results_row_get_item (FM_RESULTS_ROW (child)) == item &&
+          gtk_widget_get_mapped (child))
+        return FM_RESULTS_ROW (child);
+      if ((row = row_for_item (child, item)) != NULL)
+        return row;
+    }
+  return NULL;
+}
+
+static gboolean
+row_shown (gpointer item)
+{
+  return row_for_item (GTK_WIDGET (fm_document_tab_get_results_panel (current_tab ())), item) != NULL;
+}
+
+typedef struct {
+  FmResultsItem *item;
+  int min_height;
+} RowHeight;
+
+static gboolean
+row_taller (gpointer data)
+{
+  RowHeight *want = data;
+  FmResultsRow *row = row_for_item (GTK_WIDGET (fm_document_tab_get_results_panel (current_tab ())), want->item);
+  return row != NULL && gtk_widget_get_height (GTK_WIDGET (row)) >= want->min_height;
+}
+
+static gboolean
+crop_taller (gpointer data)
+{
+  RowHeight *want = data;
+  FmResultsRow *row = row_for_item (GTK_WIDGET (fm_document_tab_get_results_panel (current_tab ())), want->item);
+  return row != NULL && gtk_widget_get_height (fm_results_row_get_crop_picture (row)) >= want->min_height;
+}
+
+/* A gray texture of the given size, standing in for a crop. */
+static GdkTexture *
+gray_texture (int width, int height)
+{
+  g_autofree guchar *pixels = g_malloc ((gsize) width * height * 3);
+  g_autoptr(GBytes) bytes = NULL;
+
+  memset (pixels, 0xc0, (gsize) width * height * 3);
+  bytes = g_bytes_new (pixels, (gsize) width * height * 3);
+  return gdk_memory_texture_new (width, height, GDK_MEMORY_R8G8B8, bytes, (gsize) width * 3);
+}
+
+/* A long formula is shown whole in its row: the LaTeX wraps and the row grows;
+ * typing in it edits the formula. */
+static void
+test_row_long_latex (void)
+{
+  static const char long_latex[] =
+    "\\mathbf{E}\\left[\\sum_{k=1}^{n} \\frac{X_k^2}{\\sigma_k^2}\\right] = \\int_{-\\infty}^{\\infty} "
+    "\\sum_{k=1}^{n} \\frac{x^2}{\\sigma_k^2} \\frac{1}{\\sqrt{2\\pi\\sigma_k^2}} "
+    "\\exp\\left(-\\frac{(x-\\mu_k)^2}{2\\sigma_k^2}\\right) \\mathrm{d}x = n + \\sum_{k=1}^{n} "
+    "\\frac{\\mu_k^2}{\\sigma_k^2} \\quad\\text{for independent } X_k \\sim \\mathcal{N}(\\mu_k, \\sigma_k^2)";
+  FmDocumentTab *tab;
+  FmResultsPanel *panel;
+  FmResultsItem *item;
+  FmResultsRow *row;
+  GtkWidget *view;
+  g_autofree char *before = NULL;
+  g_autofree char *typed = NULL;
+  RowHeight want;
+  int one_line, view_width;
+
+  open_sample_recognised ();
+  tab = current_tab ();
+  panel = fm_document_tab_get_results_panel (tab);
+  item = nth_formula (tab, 0, NULL);
+  g_assert_nonnull (item);
+  before = g_strdup (fm_results_item_get_latex (item));
+  fm_results_item_set_latex (item, "x");
+  fm_results_panel_select (panel, item);
+  g_assert_true (wait_for (row_shown, item, 30));
+  spin (0.3);
+  row = row_for_item (GTK_WIDGET (panel), item);
+  view = fm_results_row_get_latex_label (row);
+  one_line = gtk_widget_get_height (view);
+  g_assert_cmpint (one_line, >, 0);
+
+  fm_results_item_set_latex (item, long_latex);
+  /* All of it is in the view (no ellipsis, nothing cut), wrapped into
+   * several lines within the panel's width: the row grows. */
+  want.item = item;
+  want.min_height = gtk_widget_get_height (GTK_WIDGET (row)) + 2 * one_line;
+  g_assert_true (wait_for (row_taller, &want, 10));
+  row = row_for_item (GTK_WIDGET (panel), item);
+  view = fm_results_row_get_latex_label (row);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (view)), ==, long_latex);
+  g_assert_true (gtk_label_get_wrap (GTK_LABEL (view)));
+  g_assert_cmpint (gtk_label_get_wrap_mode (GTK_LABEL (view)), ==, PANGO_WRAP_WORD_CHAR);
+  g_assert_cmpint (gtk_label_get_ellipsize (GTK_LABEL (view)), ==, PANGO_ELLIPSIZE_NONE);
+  g_assert_true (gtk_label_get_selectable (GTK_LABEL (view)));
+  g_assert_cmpint (gtk_widget_get_height (view), >=, 3 * one_line);
+  view_width = gtk_widget_get_width (view);
+  g_assert_cmpint (view_width, >, 0);
+  g_assert_cmpint (view_width, <=, gtk_widget_get_width (GTK_WIDGET (panel)));
+  spin (0.5);
+  g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-row-long-latex.png"));
+
+  /* Edit: the LaTeX in an entry; what is typed is the formula; Enter
+   * shows the wrapped text again. */
+  g_assert_null (fm_results_row_get_entry (row));
+  fm_results_row_edit (row);
+  {
+    GtkWidget *entry = fm_results_row_get_entry (row);
+    int position;
+
+    g_assert_nonnull (entry);
+    g_assert_false (gtk_widget_get_visible (view));
+    g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (entry)), ==, long_latex);
+    position = -1;
+    gtk_editable_insert_text (GTK_EDITABLE (entry), " + 1", -1, &position);
+    typed = g_strconcat (long_latex, " + 1", NULL);
+    g_assert_cmpstr (fm_results_item_get_latex (item), ==, typed);
+    g_assert_true (fm_results_item_get_edited (item));
+    g_signal_emit_by_name (entry, "activate");
+    g_assert_null (fm_results_row_get_entry (row));
+    g_assert_true (gtk_widget_get_visible (view));
+    g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (view)), ==, typed);
+  }
+  fm_results_item_set_latex (item, before);
+}
+
+/* A tall crop (fractions, a matrix) is drawn at its own height up to a bound,
+ * not squeezed to a line; a flat one keeps a line's height. */
+static void
+test_row_tall_crop (void)
+{
+  FmDocumentTab *tab = current_tab ();
+  FmResultsPanel *panel = fm_document_tab_get_results_panel (tab);
+  FmResultsItem *item = nth_formula (tab, 0, NULL);
+  g_autoptr(GdkTexture) old = NULL;
+  g_autoptr(GdkTexture) tall = gray_texture (240, 150);
+  g_autoptr(GdkTexture) very_tall = gray_texture (240, 900);
+  g_autoptr(GdkTexture) flat = gray_texture (400, 18);
+  FmResultsRow *row;
+  GtkWidget *picture;
+  RowHeight want;
+  int height;
+
+  g_assert_nonnull (item);
+  old = fm_results_item_get_crop (item) ? g_object_ref (fm_results_item_get_crop (item)) : NULL;
+  fm_results_panel_select (panel, item);
+  g_assert_true (wait_for (row_shown, item, 30));
+  row = row_for_item (GTK_WIDGET (panel), item);
+  picture = fm_results_row_get_crop_picture (row);
+
+  fm_results_item_set_crop (item, tall);
+  gtk_widget_get_size_request (picture, NULL, &height);
+  g_assert_cmpint (height, ==, 150);
+  want.item = item;
+  want.min_height = 150;
+  /* Laid out at that height in the list, not only asked for. */
+  g_assert_true (wait_for (crop_taller, &want, 10));
+
+  fm_results_item_set_crop (item, very_tall);
+  gtk_widget_get_size_request (picture, NULL, &height);
+  g_assert_cmpint (height, ==, 200);
+  fm_results_item_set_crop (item, flat);
+  gtk_widget_get_size_request (picture, NULL, &height);
+  g_assert_cmpint (height, ==, 32);
+  fm_results_item_set_crop (item, old);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -663,6 +839,8 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/outline", test_outline);
   g_test_add_func ("/daily/zoom-and-position", test_zoom_and_position);
   g_test_add_func ("/daily/devices-and-drop", test_devices_and_drop);
+  g_test_add_func ("/daily/row-long-latex", test_row_long_latex);
+  g_test_add_func ("/daily/row-tall-crop", test_row_tall_crop);
   result = g_test_run ();
 
   /* Renders, detection and Find still running on the GTask pool would use

@@ -1045,6 +1045,14 @@ preview_rendered (gpointer data)
   GtkWidget *preview = fm_results_panel_get_preview (fm_document_tab_get_results_panel (current_tab ()));
   return preview != NULL && fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview)) >= 1;
 }
+
+/* The preview typeset once more than before (data: the count before). */
+static gboolean
+preview_rendered_more (gpointer data)
+{
+  GtkWidget *preview = fm_results_panel_get_preview (fm_document_tab_get_results_panel (current_tab ()));
+  return preview != NULL && fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview)) > GPOINTER_TO_INT (data);
+}
 #endif
 
 /* The KaTeX preview of the selected result (WebKitGTK builds only). */
@@ -1063,8 +1071,31 @@ test_preview (void)
   g_assert_nonnull (preview);
   g_assert_true (wait_for (preview_rendered, NULL, 60));
   g_assert_cmpstr (fm_results_preview_get_error (FM_RESULTS_PREVIEW (preview)), ==, "");
+  g_assert_null (fm_results_preview_get_message (FM_RESULTS_PREVIEW (preview)));
   spin (0.5);
   save_screenshot ("window-preview.png");
+
+  /* LaTeX KaTeX cannot parse: a line saying so, with KaTeX's reason, instead
+   * of the source in red. */
+  {
+    int rendered = fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview));
+    const char *message;
+
+    fm_results_item_set_latex (item, "\\frac{a}{b} + \\left( x");
+    g_assert_true (wait_for (preview_rendered_more, GINT_TO_POINTER (rendered), 60));
+    g_assert_cmpstr (fm_results_preview_get_error (FM_RESULTS_PREVIEW (preview)), !=, "");
+    message = fm_results_preview_get_message (FM_RESULTS_PREVIEW (preview));
+    g_assert_nonnull (message);
+    g_assert_true (g_str_has_prefix (message, "KaTeX cannot display this: "));
+    g_assert_nonnull (strstr (message, fm_results_preview_get_error (FM_RESULTS_PREVIEW (preview))));
+    spin (0.5);
+    save_screenshot ("window-preview-error.png");
+    /* Parseable again: the formula, no message. */
+    rendered = fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview));
+    fm_results_item_set_latex (item, "\\frac{a}{b}");
+    g_assert_true (wait_for (preview_rendered_more, GINT_TO_POINTER (rendered), 60));
+    g_assert_null (fm_results_preview_get_message (FM_RESULTS_PREVIEW (preview)));
+  }
   g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
 #else
   g_test_skip ("built without WebKitGTK 6 / KaTeX");
