@@ -142,5 +142,16 @@ fm_export_to_bytes (FmExportJob    *job,
   markdown = fm_export_to_string (job, doc, FM_EXPORT_MARKDOWN, error);
   if (markdown == NULL)
     return NULL;
+  {
+    /* pandoc 2.17's TeX reader (texmath) drops \tag{3.1}, and with it the
+     * number the text refers to: written as a spaced "(3.1)" it stays. */
+    g_autoptr(GRegex) tag = g_regex_new ("\\s*\\\\tag\\{([^{}$]*)\\}\\$\\$", 0, 0, NULL);
+    g_autofree char *numbered = g_regex_replace (tag, markdown, -1, 0, "\\\\qquad(\\1)$$", 0, NULL);
+    if (numbered != NULL)
+      {
+        g_free (markdown);
+        markdown = g_steal_pointer (&numbered);
+      }
+  }
   return run_pandoc (pandoc, job, markdown, format, warnings, error);
 }
