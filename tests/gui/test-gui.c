@@ -710,6 +710,36 @@ test_export (void)
       else
         g_assert_cmpuint (strlen (contents), >, 0);
     }
+  /* Word and HTML go through pandoc (app/fm-pandoc.c, as the CLI): picked by
+   * the typed extension; without pandoc an error that says so. */
+  {
+    g_autofree char *pandoc = g_find_program_in_path ("pandoc");
+    const char *names[] = { "export.docx", "export.html" };
+
+    for (gsize f = 0; f < G_N_ELEMENTS (names); f++)
+      {
+        g_autofree char *path = g_build_filename (tmp_dir, names[f], NULL);
+        g_autoptr(GFile) file = g_file_new_for_path (path);
+        g_autoptr(GError) error = NULL;
+        g_autofree char *contents = NULL;
+        gsize len = 0;
+        gboolean ok = fm_window_export_to_file (window, file, NULL, &error);
+
+        if (pandoc == NULL)
+          {
+            g_assert_false (ok);
+            g_assert_nonnull (strstr (error->message, "needs pandoc"));
+            continue;
+          }
+        g_assert_no_error (error);
+        g_assert_true (ok);
+        g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+        if (f == 0)
+          g_assert_true (len > 4 && memcmp (contents, "PK\3\4", 4) == 0);  /* a zip */
+        else
+          g_assert_nonnull (strstr (contents, "<math"));
+      }
+  }
   /* A folder that does not exist: an error, no crash, nothing written. */
   {
     g_autofree char *path = g_build_filename (tmp_dir, "missing", "x.json", NULL);
