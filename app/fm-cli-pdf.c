@@ -10,6 +10,7 @@
 #include "fm-document.h"
 #include "fm-export.h"
 #include "fm-output-file.h"
+#include "fm-pandoc.h"
 #include "fm-pages.h"
 #include "fm-recognize.h"
 #include "fm-scan.h"
@@ -355,11 +356,13 @@ recognize_page (Recognizer *rec, FmDocument *doc, GPtrArray *regions, guint firs
 }
 
 static gboolean
-write_output (const char *path, const char *input, const char *data, GError **error)
+write_output (const char *path, const char *input, GBytes *bytes, GError **error)
 {
+  gsize n;
+  const char *data = g_bytes_get_data (bytes, &n);
+
   if (path == NULL || strcmp (path, "-") == 0)
     {
-      size_t n = strlen (data);
       if (fwrite (data, 1, n, stdout) != n || fflush (stdout) != 0)
         {
           int saved = errno;
@@ -371,7 +374,7 @@ write_output (const char *path, const char *input, const char *data, GError **er
     }
   /* Atomic for a regular file, in place for a device or FIFO, never over
    * the input (fm-output-file.h). */
-  return fm_output_file_write (path, input, data, strlen (data), error);
+  return fm_output_file_write (path, input, data, n, error);
 }
 
 /* --format, --rule, --no-refine, --device, --crop, --text-layer, --image-only
@@ -393,8 +396,21 @@ pdf_choices (const char         *format_name,
 {
   if (format_name && !fm_export_format_from_string (format_name, format))
     {
-      fprintf (stderr, "formulate-cli pdf: unknown format '%s' (json, tex or md)\n", format_name);
+      fprintf (stderr, "formulate-cli pdf: unknown format '%s' (json, tex, md, docx or html)\n",
+               format_name);
       return FM_EXIT_USAGE;
+    }
+  /* Checked before the document is read and the model loaded: a missing
+   * tool is known at once, not after minutes of recognition. */
+  if (format_name && fm_export_format_needs_pandoc (*format))
+    {
+      g_autofree char *pandoc = fm_pandoc_find ();
+      if (pandoc == NULL)
+        {
+          fprintf (stderr, "formulate-cli pdf: --format %s needs pandoc, which was not found on PATH "
+                           "(Debian/Ubuntu: apt install pandoc)\n", format_name);
+          return FM_EXIT_USAGE;
+        }
     }
   if (rule_name)
     {
@@ -506,7 +522,7 @@ run_pdf (int argc, char **argv)
   GOptionEntry entries[] = {
     { "pages", 'p', 0, G_OPTION_ARG_STRING, &pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
     { "password", 0, 0, G_OPTION_ARG_STRING, &password, "Password of an encrypted PDF", "P" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "Output format: json, tex or md (default json)", "FMT" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "Output format: json, tex, md, docx or html (the last two need pandoc; default json)", "FMT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of stdout", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "auto, cpu, cuda:N (default auto)", "DEV" },
     { "model", 'm', 0, G_OPTION_ARG_FILENAME, &model, "Model file (.safetensors or .pt)", "FILE" },
@@ -526,7 +542,8 @@ run_pdf (int argc, char **argv)
   g_autoptr(FmDocument) doc = NULL;
   g_autoptr(FmExportJob) job = NULL;
   g_autoptr(GArray) pages = NULL;
-  g_autofree char *result = NULL;
+  g_autoptr(GBytes) result = NULL;
+  g_autofree char *warnings = NULL;
   FmExportFormat format = FM_EXPORT_JSON;
   FmDetectOptions dopts = fm_detect_default_options ();
   FmRecognizeOptions ropts = fm_recognize_default_options ();
@@ -554,6 +571,14 @@ run_pdf (int argc, char **argv)
   if (ret >= 0)
     return ret;
   ret = FM_EXIT_OK;
+  /* A zip on a terminal is noise and can upset it: docx needs a file or a pipe. */
+  if (format == FM_EXPORT_DOCX && (output == NULL || strcmp (output, "-") == 0) &&
+      isatty (STDOUT_FILENO))
+    {
+      fprintf (stderr, "formulate-cli pdf: --format docx writes a binary file: give --output FILE "
+                       "or redirect standard output\n");
+      return FM_EXIT_USAGE;
+    }
 
   doc = fm_document_new_for_path (files[0], password, &error);
   if (password)
@@ -637,7 +662,16 @@ run_pdf (int argc, char **argv)
   g_clear_error (&page_error);
 
   job->total_ms = (g_get_monotonic_time () - t_start) / 1000.0;
-  result = fm_export_to_string (job, doc, format, &error);
+  result = fm_export_to_bytes (job, doc, format, &warnings, &error);
+  if (warnings != NULL)
+    {
+      /* e.g. a formula pandoc could not parse, kept as its TeX source: the
+       * headline of each, not pandoc's parser context under it. */
+      g_auto(GStrv) lines = g_strsplit (warnings, "\n", -1);
+      for (int i = 0; lines[i]; i++)
+        if (lines[i][0] == '[')
+          fprintf (stderr, "formulate-cli: pandoc: %s\n", lines[i]);
+    }
   if (result == NULL || !write_output (output, files[0], result, &error))
     {
       fprintf (stderr, "formulate-cli: %s\n", error->message);

@@ -48,6 +48,10 @@ fm_export_format_from_string (const char *name, FmExportFormat *out)
     *out = FM_EXPORT_TEX;
   else if (g_strcmp0 (name, "md") == 0 || g_strcmp0 (name, "markdown") == 0)
     *out = FM_EXPORT_MARKDOWN;
+  else if (g_strcmp0 (name, "docx") == 0)
+    *out = FM_EXPORT_DOCX;
+  else if (g_strcmp0 (name, "html") == 0)
+    *out = FM_EXPORT_HTML;
   else
     return FALSE;
   return TRUE;

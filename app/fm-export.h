@@ -14,6 +14,9 @@ typedef enum {
   FM_EXPORT_JSON,
   FM_EXPORT_TEX,
   FM_EXPORT_MARKDOWN,
+  /* Through pandoc (fm-pandoc.h: fm_export_to_bytes), not fm_export_to_string. */
+  FM_EXPORT_DOCX,
+  FM_EXPORT_HTML,
 } FmExportFormat;
 
 /* What one run produced: the regions of the selected pages in page and

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fm-export.h"
+#include "fm-pandoc.h"
 #include "fm-output-file.h"
 
 
@@ -28,6 +29,7 @@ struct _FmWindow {
   guint zoom_label_id;           /* the zoom label's update, see tab_zoom_changed */
   AdwWindowTitle *window_title;
   GtkWidget *export_button;
+  GMenu *primary_menu;
   GtkWidget *device_dropdown;
   GtkWidget *recognize_button;
   GtkWidget *main_stack;
@@ -51,6 +53,7 @@ struct _FmWindow {
   char *status_text;
   char *progress_text;
   GtkFileChooserNative *chooser;
+  gboolean have_pandoc;          /* pandoc on PATH: Word and HTML export offered */
   gboolean discard_confirmed;    /* the window closes without asking again */
   GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
 };
@@ -1165,6 +1168,8 @@ update_actions (FmWindow *self)
   gboolean working = fm_engine_worker_get_state (self->worker) == FM_ENGINE_STATE_WORKING;
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", has_items);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-docx", has_items && self->have_pandoc);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export-html", has_items && self->have_pandoc);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy-all", has_items);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.recognize", has_items && !working);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cancel", working);
@@ -1231,30 +1236,39 @@ format_for_file (GFile *file, const char *format, FmExportFormat *out)
     *out = FM_EXPORT_JSON;
   else if (g_str_has_suffix (name, ".md") || g_str_has_suffix (name, ".markdown"))
     *out = FM_EXPORT_MARKDOWN;
+  else if (g_str_has_suffix (name, ".docx"))
+    *out = FM_EXPORT_DOCX;
+  else if (g_str_has_suffix (name, ".html") || g_str_has_suffix (name, ".htm"))
+    *out = FM_EXPORT_HTML;
   else
     *out = FM_EXPORT_TEX;
   return TRUE;
 }
 
-/* Writes text to file with the CLI's writer (fm-output-file.h): atomic for a
- * regular file and keeping its mode, in place for anything else, never over
- * the PDF it came from. Files without a local path go through GIO. */
+/* Writes the export to file with the CLI's writers (fm_export_to_bytes, so
+ * docx and HTML go through pandoc exactly as `formulate-cli pdf --format`;
+ * fm-output-file.h): atomic for a regular file and keeping its mode, in
+ * place for anything else, never over the PDF it came from. Files without a
+ * local path go through GIO. */
 static gboolean
 write_export (FmExportJob *job, FmDocument *doc, FmExportFormat format, GFile *file,
               GFile *input, GError **error)
 {
-  g_autofree char *text = fm_export_to_string (job, doc, format, error);
+  g_autoptr(GBytes) bytes = fm_export_to_bytes (job, doc, format, NULL, error);
   g_autofree char *path = NULL;
   g_autofree char *input_path = NULL;
+  const char *data;
+  gsize len;
 
-  if (text == NULL)
+  if (bytes == NULL)
     return FALSE;
+  data = g_bytes_get_data (bytes, &len);
   path = g_file_get_path (file);
   if (path == NULL)
-    return g_file_replace_contents (file, text, strlen (text), NULL, FALSE,
+    return g_file_replace_contents (file, data, len, NULL, FALSE,
                                     G_FILE_CREATE_REPLACE_DESTINATION, NULL, NULL, error);
   input_path = input ? g_file_get_path (input) : NULL;
-  return fm_output_file_write (path, input_path, text, strlen (text), error);
+  return fm_output_file_write (path, input_path, data, len, error);
 }
 
 gboolean
@@ -1385,13 +1399,14 @@ add_export_filter (GtkFileChooser *chooser, const char *title, const char *patte
   g_object_unref (filter);
 }
 
+/* The export dialog, its name ending in ext and that format's filter chosen. */
 static void
-export_action (GtkWidget *widget, const char *name, GVariant *parameter)
+export_open_chooser (FmWindow *self, const char *ext)
 {
-  FmWindow *self = FM_WINDOW (widget);
   FmDocumentTab *tab = fm_window_get_current_tab (self);
   GtkFileChooserNative *chooser;
   g_autofree char *suggested = NULL;
+  g_autoptr(GListModel) filters = NULL;
   char *dot;
 
   if (tab == NULL || fm_document_tab_get_document (tab) == NULL)
@@ -1401,16 +1416,77 @@ export_action (GtkWidget *widget, const char *name, GVariant *parameter)
   add_export_filter (GTK_FILE_CHOOSER (chooser), _("LaTeX document (.tex)"), "*.tex", "tex");
   add_export_filter (GTK_FILE_CHOOSER (chooser), _("Markdown (.md)"), "*.md", "markdown");
   add_export_filter (GTK_FILE_CHOOSER (chooser), _("JSON (.json)"), "*.json", "json");
+  /* A native chooser's filters cannot be greyed: without pandoc they are
+   * left out here, and the menu shows them insensitive with the reason. */
+  if (self->have_pandoc)
+    {
+      add_export_filter (GTK_FILE_CHOOSER (chooser), _("Word document (.docx)"), "*.docx", "docx");
+      add_export_filter (GTK_FILE_CHOOSER (chooser), _("Web page with MathML (.html)"), "*.html", "html");
+    }
+  filters = gtk_file_chooser_get_filters (GTK_FILE_CHOOSER (chooser));
+  for (guint i = 0; i < g_list_model_get_n_items (filters); i++)
+    {
+      g_autoptr(GtkFileFilter) filter = g_list_model_get_item (filters, i);
+      const char *format = g_object_get_data (G_OBJECT (filter), "format");
+      if (g_str_equal (format, ext) || (g_str_equal (ext, "md") && g_str_equal (format, "markdown")))
+        gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (chooser), filter);
+    }
   suggested = g_strdup (fm_document_tab_get_title (tab));
   if ((dot = strrchr (suggested, '.')) != NULL)
     *dot = '\0';
   {
-    g_autofree char *with_ext = g_strconcat (suggested, ".tex", NULL);
+    g_autofree char *with_ext = g_strconcat (suggested, ".", ext, NULL);
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), with_ext);
   }
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
   g_signal_connect (chooser, "response", G_CALLBACK (export_response), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+}
+
+static void
+export_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  export_open_chooser (FM_WINDOW (widget), "tex");
+}
+
+static void
+export_docx_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  export_open_chooser (FM_WINDOW (widget), "docx");
+}
+
+static void
+export_html_action (GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  export_open_chooser (FM_WINDOW (widget), "html");
+}
+
+/* Word and HTML in the primary menu, beside Export…: insensitive, with the
+ * reason in the label, when pandoc is not on PATH (looked up once per
+ * window: a new window sees a pandoc installed meanwhile). */
+static void
+add_pandoc_menu (FmWindow *self)
+{
+  g_autoptr(GMenu) section = g_menu_new ();
+
+  self->have_pandoc = FALSE;
+  {
+    g_autofree char *pandoc = fm_pandoc_find ();
+    self->have_pandoc = pandoc != NULL;
+  }
+  if (self->have_pandoc)
+    {
+      g_menu_append (section, _("Export as _Word (.docx)…"), "win.export-docx");
+      g_menu_append (section, _("Export as _HTML with MathML…"), "win.export-html");
+    }
+  else
+    {
+      /* Translators: a greyed menu item; pandoc is a program's name. */
+      g_menu_append (section, _("Word (.docx) — needs pandoc"), "win.export-docx");
+      /* Translators: a greyed menu item; pandoc is a program's name. */
+      g_menu_append (section, _("HTML with MathML — needs pandoc"), "win.export-html");
+    }
+  g_menu_insert_section (self->primary_menu, 1, NULL, G_MENU_MODEL (section));
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1528,6 +1604,7 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FmWindow, zoom_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, export_button);
+  gtk_widget_class_bind_template_child (widget_class, FmWindow, primary_menu);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, device_dropdown);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, recognize_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, main_stack);
@@ -1540,6 +1617,8 @@ fm_window_class_init (FmWindowClass *klass)
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
+  gtk_widget_class_install_action (widget_class, "win.export-docx", NULL, export_docx_action);
+  gtk_widget_class_install_action (widget_class, "win.export-html", NULL, export_html_action);
   gtk_widget_class_install_action (widget_class, "win.recognize", NULL, recognize_action);
   gtk_widget_class_install_action (widget_class, "win.cancel", NULL, cancel_action);
   gtk_widget_class_install_action (widget_class, "win.zoom-in", NULL, zoom_action);
@@ -1583,6 +1662,7 @@ fm_window_init (FmWindow *self)
 
   g_type_ensure (FM_TYPE_DOCUMENT_TAB);
   gtk_widget_init_template (GTK_WIDGET (self));
+  add_pandoc_menu (self);
   self->toasts = g_ptr_array_new_with_free_func (g_object_unref);
 
   factory = gtk_signal_list_item_factory_new ();

@@ -674,6 +674,21 @@ test_copy (void)
   g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 3);
 }
 
+static GtkWidget *
+find_primary_menu_button (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget) &&
+      g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (widget)), "open-menu-symbolic") == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_primary_menu_button (c);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 test_export (void)
 {
@@ -710,6 +725,51 @@ test_export (void)
       else
         g_assert_cmpuint (strlen (contents), >, 0);
     }
+  /* Word and HTML go through pandoc (app/fm-pandoc.c, as the CLI): picked by
+   * the typed extension; without pandoc an error that says so. */
+  {
+    g_autofree char *pandoc = g_find_program_in_path ("pandoc");
+    const char *names[] = { "export.docx", "export.html" };
+
+    for (gsize f = 0; f < G_N_ELEMENTS (names); f++)
+      {
+        g_autofree char *path = g_build_filename (tmp_dir, names[f], NULL);
+        g_autoptr(GFile) file = g_file_new_for_path (path);
+        g_autoptr(GError) error = NULL;
+        g_autofree char *contents = NULL;
+        gsize len = 0;
+        gboolean ok = fm_window_export_to_file (window, file, NULL, &error);
+
+        if (pandoc == NULL)
+          {
+            g_assert_false (ok);
+            g_assert_nonnull (strstr (error->message, "needs pandoc"));
+            continue;
+          }
+        g_assert_no_error (error);
+        g_assert_true (ok);
+        g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+        if (f == 0)
+          g_assert_true (len > 4 && memcmp (contents, "PK\3\4", 4) == 0);  /* a zip */
+        else
+          g_assert_nonnull (strstr (contents, "<math"));
+      }
+  }
+  /* The primary menu with Word and HTML beside Export… (greyed, "needs
+   * pandoc", without it): a picture for docs/gui.md, menu-export.png. */
+  {
+    GtkWidget *button = find_primary_menu_button (GTK_WIDGET (window));
+    GtkPopover *popover;
+
+    g_assert_nonnull (button);
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    spin (0.5);
+    popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+    g_assert_nonnull (popover);
+    save_widget_screenshot (GTK_WIDGET (popover), tmp_dir, "menu-export.png");
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+    spin (0.2);
+  }
   /* A folder that does not exist: an error, no crash, nothing written. */
   {
     g_autofree char *path = g_build_filename (tmp_dir, "missing", "x.json", NULL);
