@@ -2,7 +2,6 @@
  * fm-markdown.c's. */
 #include "fm-export.h"
 
-#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
@@ -63,138 +62,220 @@ round2 (double v)
   return round (v * 100.0) / 100.0;
 }
 
+/* The JSON writer streams: each value is appended to one GString as it is
+ * reached, so the export costs the text and nothing more. A json-glib node
+ * tree plus its generator's copies cost about three times the text and made
+ * the soak's peak grow faster than the page count (bench/RESULTS.md, soak).
+ * The layout is json-glib's pretty printer with indent 1, byte for byte
+ * (tests/pdf/test-export.c compares the two), so readers see no change. */
+typedef struct {
+  GString *s;
+  int level;
+  gboolean first;   /* nothing written yet in the open object/array */
+} JsonOut;
+
+/* As json-glib escapes: '"' and '\\', control characters as \b \f \n \r \t
+ * or \u00XX, and every other byte as it is, so UTF-8 passes through and
+ * invalid UTF-8 is left as json-glib left it (the file name, the one string
+ * not from Poppler, is made valid in fm_export_job_new).
+ * json-glib 1.6 leaves 0x1f raw, which its own parser then refuses; that one
+ * byte is escaped here like the other control characters. */
+static void
+json_escape (GString *s, const char *str)
+{
+  static const char hex[] = "0123456789abcdef";
+
+  g_string_append_c (s, '"');
+  for (const unsigned char *p = (const unsigned char *) str; *p; p++)
+    {
+      switch (*p)
+        {
+        case '"':  g_string_append (s, "\\\""); break;
+        case '\\': g_string_append (s, "\\\\"); break;
+        case '\b': g_string_append (s, "\\b"); break;
+        case '\f': g_string_append (s, "\\f"); break;
+        case '\n': g_string_append (s, "\\n"); break;
+        case '\r': g_string_append (s, "\\r"); break;
+        case '\t': g_string_append (s, "\\t"); break;
+        default:
+          if (*p < 0x20 || *p == 0x7f)
+            {
+              g_string_append (s, "\\u00");
+              g_string_append_c (s, hex[*p >> 4]);
+              g_string_append_c (s, hex[*p & 0xf]);
+            }
+          else
+            g_string_append_c (s, (char) *p);
+        }
+    }
+  g_string_append_c (s, '"');
+}
+
+/* Starts one member (name) or array element (name NULL). */
+static void
+json_item (JsonOut *o, const char *name)
+{
+  if (!o->first)
+    g_string_append_c (o->s, ',');
+  g_string_append_c (o->s, '\n');
+  for (int i = 0; i < o->level; i++)
+    g_string_append_c (o->s, ' ');
+  if (name)
+    {
+      json_escape (o->s, name);
+      g_string_append (o->s, " : ");
+    }
+  o->first = FALSE;
+}
+
+static void
+json_open (JsonOut *o, const char *name, char bracket)
+{
+  if (o->level > 0 || name)
+    json_item (o, name);
+  g_string_append_c (o->s, bracket);
+  o->level++;
+  o->first = TRUE;
+}
+
+static void
+json_close (JsonOut *o, char bracket)
+{
+  o->level--;
+  if (!o->first)
+    {
+      g_string_append_c (o->s, '\n');
+      for (int i = 0; i < o->level; i++)
+        g_string_append_c (o->s, ' ');
+    }
+  g_string_append_c (o->s, bracket);
+  o->first = FALSE;
+}
+
+static void
+json_string (JsonOut *o, const char *name, const char *value)
+{
+  json_item (o, name);
+  if (value)
+    json_escape (o->s, value);
+  else
+    g_string_append (o->s, "null");
+}
+
+static void
+json_null (JsonOut *o, const char *name)
+{
+  json_item (o, name);
+  g_string_append (o->s, "null");
+}
+
+static void
+json_int (JsonOut *o, const char *name, gint64 value)
+{
+  json_item (o, name);
+  g_string_append_printf (o->s, "%" G_GINT64_FORMAT, value);
+}
+
+static void
+json_bool (JsonOut *o, const char *name, gboolean value)
+{
+  json_item (o, name);
+  g_string_append (o->s, value ? "true" : "false");
+}
+
+/* json-glib's form: g_ascii_dtostr ("%.17g"), with ".0" added when that has
+ * no '.', so a double stays one. json-glib 1.6 adds it to "1e+21" too, which
+ * no parser reads; like json-glib 1.8, not after an exponent (only values of
+ * 1e17 and more, which no box, size or time here reaches). */
+static void
+json_double (JsonOut *o, const char *name, double value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  json_item (o, name);
+  g_ascii_dtostr (buf, sizeof buf, value);
+  g_string_append (o->s, buf);
+  if (strchr (buf, '.') == NULL
+      && strchr (buf, 'e') == NULL && strchr (buf, 'E') == NULL)
+    g_string_append (o->s, ".0");
+}
+
 static char *
 to_json (FmExportJob *job)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  /* A little more than the 330-380 bytes a region of bench/export-json/
+   * compare's outputs, so the text is seldom copied while it grows. */
+  JsonOut o = { g_string_sized_new (1024 + 400 * (gsize) job->regions->len), 0, TRUE };
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, "formulate-pdf-1");
-  json_builder_set_member_name (b, "source");
-  json_builder_add_string_value (b, job->source);
-  json_builder_set_member_name (b, "title");
-  if (job->title)
-    json_builder_add_string_value (b, job->title);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "n_pages");
-  json_builder_add_int_value (b, job->n_pages);
-  json_builder_set_member_name (b, "recognized");
-  json_builder_add_boolean_value (b, job->recognized);
-  json_builder_set_member_name (b, "text_reader");
-  json_builder_add_boolean_value (b, job->text_reader);
+  json_open (&o, NULL, '{');
+  json_string (&o, "format", "formulate-pdf-1");
+  json_string (&o, "source", job->source);
+  json_string (&o, "title", job->title);
+  json_int (&o, "n_pages", job->n_pages);
+  json_bool (&o, "recognized", job->recognized);
+  json_bool (&o, "text_reader", job->text_reader);
   if (job->model)
-    {
-      json_builder_set_member_name (b, "model");
-      json_builder_add_string_value (b, job->model);
-    }
+    json_string (&o, "model", job->model);
   if (job->device)
-    {
-      json_builder_set_member_name (b, "device");
-      json_builder_add_string_value (b, job->device);
-    }
-  json_builder_set_member_name (b, "units");
-  json_builder_add_string_value (b, "pt, origin top-left of the displayed page");
+    json_string (&o, "device", job->device);
+  json_string (&o, "units", "pt, origin top-left of the displayed page");
 
-  json_builder_set_member_name (b, "pages");
-  json_builder_begin_array (b);
+  json_open (&o, "pages", '[');
   for (guint i = 0; i < job->pages->len; i++)
     {
       const char *note = i < job->page_notes->len ? job->page_notes->pdata[i] : NULL;
       const char *analysis = i < job->page_analysis->len ? job->page_analysis->pdata[i] : NULL;
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "page");
-      json_builder_add_int_value (b, g_array_index (job->pages, int, i) + 1);
-      json_builder_set_member_name (b, "note");
-      if (note)
-        json_builder_add_string_value (b, note);
-      else
-        json_builder_add_null_value (b);
+      json_open (&o, NULL, '{');
+      json_int (&o, "page", g_array_index (job->pages, int, i) + 1);
+      json_string (&o, "note", note);
       /* Which pages were read from pixels (a scan): their boxes and LaTeX
        * deserve another look. */
-      json_builder_set_member_name (b, "analysis");
-      if (analysis)
-        json_builder_add_string_value (b, analysis);
-      else
-        json_builder_add_null_value (b);
-      json_builder_end_object (b);
+      json_string (&o, "analysis", analysis);
+      json_close (&o, '}');
     }
-  json_builder_end_array (b);
+  json_close (&o, ']');
 
-  json_builder_set_member_name (b, "regions");
-  json_builder_begin_array (b);
+  json_open (&o, "regions", '[');
   for (guint i = 0; i < job->regions->len; i++)
     {
       FmRegion *r = job->regions->pdata[i];
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "page");
-      json_builder_add_int_value (b, r->page + 1);
-      json_builder_set_member_name (b, "kind");
-      json_builder_add_string_value (b, fm_region_kind_to_string (r->kind));
-      json_builder_set_member_name (b, "box");
-      json_builder_begin_array (b);
-      json_builder_add_double_value (b, round2 (r->box.x0));
-      json_builder_add_double_value (b, round2 (r->box.y0));
-      json_builder_add_double_value (b, round2 (r->box.x1));
-      json_builder_add_double_value (b, round2 (r->box.y1));
-      json_builder_end_array (b);
-      json_builder_set_member_name (b, "font_size");
-      json_builder_add_double_value (b, round2 (r->font_size));
-      json_builder_set_member_name (b, "text");
-      json_builder_add_string_value (b, r->text ? r->text : "");
-      json_builder_set_member_name (b, "latex");
-      if (r->latex)
-        json_builder_add_string_value (b, r->latex);
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "confidence");
+      json_open (&o, NULL, '{');
+      json_int (&o, "page", r->page + 1);
+      json_string (&o, "kind", fm_region_kind_to_string (r->kind));
+      json_open (&o, "box", '[');
+      json_double (&o, NULL, round2 (r->box.x0));
+      json_double (&o, NULL, round2 (r->box.y0));
+      json_double (&o, NULL, round2 (r->box.x1));
+      json_double (&o, NULL, round2 (r->box.y1));
+      json_close (&o, ']');
+      json_double (&o, "font_size", round2 (r->font_size));
+      json_string (&o, "text", r->text ? r->text : "");
+      json_string (&o, "latex", r->latex);
       if (r->latex && r->confidence >= 0)
-        json_builder_add_double_value (b, round (r->confidence * 1000.0) / 1000.0);
+        json_double (&o, "confidence", round (r->confidence * 1000.0) / 1000.0);
       else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "provenance");
-      if (r->latex && fm_provenance_to_string (r->provenance))
-        json_builder_add_string_value (b, fm_provenance_to_string (r->provenance));
-      else
-        json_builder_add_null_value (b);
+        json_null (&o, "confidence");
+      json_string (&o, "provenance", r->latex ? fm_provenance_to_string (r->provenance) : NULL);
       if (r->kind == FM_REGION_NUMBER)
         {
-          json_builder_set_member_name (b, "label_of");
           if (r->label_of >= 0)
-            json_builder_add_int_value (b, r->label_of);
+            json_int (&o, "label_of", r->label_of);
           else
-            json_builder_add_null_value (b);
+            json_null (&o, "label_of");
         }
-      json_builder_set_member_name (b, "recognize_ms");
-      json_builder_add_double_value (b, round2 (r->recognize_ms));
-      json_builder_end_object (b);
+      json_double (&o, "recognize_ms", round2 (r->recognize_ms));
+      json_close (&o, '}');
     }
-  json_builder_end_array (b);
+  json_close (&o, ']');
 
-  json_builder_set_member_name (b, "timings");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "detect_ms");
-  json_builder_add_double_value (b, round2 (job->detect_ms));
-  json_builder_set_member_name (b, "recognize_ms");
-  json_builder_add_double_value (b, round2 (job->recognize_ms));
-  json_builder_set_member_name (b, "total_ms");
-  json_builder_add_double_value (b, round2 (job->total_ms));
-  json_builder_end_object (b);
-  json_builder_end_object (b);
-
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 1);
-  {
-    char *s = json_generator_to_data (gen, NULL);
-    char *out = g_strconcat (s, "\n", NULL);
-    g_free (s);
-    return out;
-  }
+  json_open (&o, "timings", '{');
+  json_double (&o, "detect_ms", round2 (job->detect_ms));
+  json_double (&o, "recognize_ms", round2 (job->recognize_ms));
+  json_double (&o, "total_ms", round2 (job->total_ms));
+  json_close (&o, '}');
+  json_close (&o, '}');
+  g_string_append_c (o.s, '\n');
+  return g_string_free (o.s, FALSE);
 }
 
 /* A text-layer string as a TeX comment: one line, no control characters. */
