@@ -1184,10 +1184,6 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
         *kind = FM_SCAN_PAGE_BLANK;
       return g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
     }
-  /* Before the render: Poppler would decode an oversized scan whole, and
-   * swallow a failed allocation as a blank page. */
-  if (!fm_document_check_page_images (doc, page_index, error))
-    return NULL;
   if (w_pt * scale * h_pt * scale > MAX_ANALYSIS_PIXELS)
     scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
   rect = (FmRect) { 0, 0, w_pt, h_pt };
