@@ -684,7 +684,7 @@ scan_big_images (GBytes *bytes)
       s = find_bytes (p, (gsize) (hi - p), "stream", 6);
       if (s == NULL)
         continue;
-      for (const char *o = p; o - 3 >= lo; o--)
+      for (const char *o = p; o >= lo + 3; o--)
         if (memcmp (o - 3, "obj", 3) == 0)
           {
             lo = o;
