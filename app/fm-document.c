@@ -15,6 +15,11 @@ G_DEFINE_QUARK (fm-document-error-quark, fm_document_error)
  * PDF producer writes (the spec's limit is 14400 units times UserUnit). */
 #define FM_PAGE_MIN_PT 1.0
 #define FM_PAGE_MAX_PT 1.0e6
+/* Poppler's Cairo backend decodes an image whole into 4 bytes a pixel before
+ * scaling it down, whatever the render's size: a 20000 x 20000 scan costs
+ * 1.6 GB. 64 M pixels (256 MB) holds a letter page scanned at 1000 dpi and
+ * matches the PNG reader's cap (fm-png.c). */
+#define FM_IMAGE_MAX_PIXELS (64LL * 1024 * 1024)
 
 struct _FmDocument {
   GObject parent_instance;
@@ -23,7 +28,12 @@ struct _FmDocument {
   GBytes *bytes;             /* Poppler reads from these for the document's life */
   char *name;
   int n_pages;
+  GArray *big_images;        /* FmImageSize above FM_IMAGE_MAX_PIXELS; NULL until scanned */
 };
+
+typedef struct {
+  gint64 width, height;
+} FmImageSize;
 
 G_DEFINE_FINAL_TYPE (FmDocument, fm_document, G_TYPE_OBJECT)
 
@@ -36,6 +46,7 @@ fm_document_finalize (GObject *object)
   g_clear_object (&self->poppler);
   g_mutex_unlock (&self->lock);
   g_clear_pointer (&self->bytes, g_bytes_unref);
+  g_clear_pointer (&self->big_images, g_array_unref);
   g_free (self->name);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (fm_document_parent_class)->finalize (object);
@@ -576,4 +587,174 @@ fm_document_dup_outline (FmDocument *self)
     }
   fm_document_unlock (self);
   return out;
+}
+
+/* memmem() without _GNU_SOURCE: the file holds NULs. */
+static const char *
+find_bytes (const char *hay, gsize hay_len, const char *needle, gsize needle_len)
+{
+  const char *p = hay, *end = hay + hay_len;
+
+  while (needle_len > 0 && (gsize) (end - p) >= needle_len)
+    {
+      p = memchr (p, needle[0], (gsize) (end - p) - needle_len + 1);
+      if (p == NULL)
+        return NULL;
+      if (memcmp (p, needle, needle_len) == 0)
+        return p;
+      p++;
+    }
+  return NULL;
+}
+
+static gboolean
+pdf_delimiter (char c)
+{
+  return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0' ||
+         c == '/' || c == '<' || c == '>' || c == '[' || c == ']' || c == '(' || c == ')' || c == '%';
+}
+
+/* The direct integer after key in [p, end), or -1 (absent, indirect, junk). */
+static gint64
+dict_int (const char *p, const char *end, const char *key)
+{
+  gsize key_len = strlen (key);
+
+  for (const char *k = find_bytes (p, (gsize) (end - p), key, key_len); k != NULL;
+       k = find_bytes (k + 1, (gsize) (end - k - 1), key, key_len))
+    {
+      const char *q = k + key_len;
+      gint64 v = 0;
+      int digits = 0;
+
+      if (q < end && !pdf_delimiter (*q))
+        continue;      /* /WidthX */
+      while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
+        q++;
+      while (q < end && g_ascii_isdigit (*q) && digits < 12)
+        v = v * 10 + (*q++ - '0'), digits++;
+      if (digits == 0 || (q < end && (g_ascii_isdigit (*q) || *q == '.')))
+        return -1;
+      /* "N 0 R" is a reference, not the size */
+      while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
+        q++;
+      if (q < end && g_ascii_isdigit (*q))
+        {
+          while (q < end && g_ascii_isdigit (*q))
+            q++;
+          while (q < end && (*q == ' ' || *q == '\n' || *q == '\r' || *q == '\t'))
+            q++;
+          if (q < end && *q == 'R')
+            return -1;
+        }
+      return v;
+    }
+  return -1;
+}
+
+/* Image XObjects are streams, and a stream is never inside an object stream
+ * nor is its dictionary encrypted (PDF 1.7, 7.5.7 and 7.6.1): every image's
+ * /Width and /Height can be read from the file's bytes without parsing its
+ * cross-reference table. Keeps the images above the budget. */
+static GArray *
+scan_big_images (GBytes *bytes)
+{
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len);
+  const char *end = data + len;
+  GArray *big = g_array_new (FALSE, FALSE, sizeof (FmImageSize));
+  static const char key[] = "/Image";
+
+  for (const char *p = find_bytes (data, len, key, sizeof key - 1); p != NULL;
+       p = find_bytes (p + 1, (gsize) (end - p - 1), key, sizeof key - 1))
+    {
+      const char *q = p, *lo, *hi, *s;
+      FmImageSize size;
+
+      if (p + sizeof key - 1 < end && !pdf_delimiter (p[sizeof key - 1]))
+        continue;      /* /ImageB, /ImageC of a ProcSet */
+      /* "/Subtype /Image": the value of /Subtype, not some other name */
+      while (q > data && (q[-1] == ' ' || q[-1] == '\n' || q[-1] == '\r' || q[-1] == '\t'))
+        q--;
+      if (q - data < 8 || memcmp (q - 8, "/Subtype", 8) != 0)
+        continue;
+      /* The dictionary: from its "obj" to its "stream", each within 4 KB. */
+      lo = MAX (data, p - 4096);
+      hi = MIN (end, p + 4096);
+      s = find_bytes (p, (gsize) (hi - p), "stream", 6);
+      if (s == NULL)
+        continue;
+      for (const char *o = p; o >= lo + 3; o--)
+        if (memcmp (o - 3, "obj", 3) == 0)
+          {
+            lo = o;
+            break;
+          }
+      size.width = dict_int (lo, s, "/Width");
+      size.height = dict_int (lo, s, "/Height");
+      if (size.width > 0 && size.height > 0 && size.width * size.height > FM_IMAGE_MAX_PIXELS)
+        g_array_append_val (big, size);
+    }
+  return big;
+}
+
+gboolean
+fm_document_check_page_images (FmDocument *self,
+                               int         index,
+                               GError    **error)
+{
+  PopplerPage *page;
+  GList *mapping;
+  const FmImageSize *found = NULL;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), FALSE);
+
+  fm_document_lock (self);
+  if (self->big_images == NULL)
+    self->big_images = scan_big_images (self->bytes);
+  if (self->big_images->len == 0)
+    {
+      fm_document_unlock (self);
+      return TRUE;
+    }
+  page = fm_document_get_page_locked (self, index, error);
+  if (page == NULL)
+    {
+      fm_document_unlock (self);
+      return FALSE;
+    }
+  /* Which of the file's images this page draws is not told by poppler-glib;
+   * its image areas are (without decoding them). An image drawn at its own
+   * aspect ratio (a scan always is) is matched by that ratio, either way up
+   * for a turned page. */
+  mapping = poppler_page_get_image_mapping (page);
+  for (GList *l = mapping; l != NULL && found == NULL; l = l->next)
+    {
+      const PopplerImageMapping *m = l->data;
+      double w = fabs (m->area.x2 - m->area.x1), h = fabs (m->area.y2 - m->area.y1);
+
+      if (!(w > 0) || !(h > 0))
+        continue;
+      for (guint i = 0; i < self->big_images->len && found == NULL; i++)
+        {
+          const FmImageSize *img = &g_array_index (self->big_images, FmImageSize, i);
+          double r = (double) img->width / (double) img->height;
+
+          if (fabs (w / h / r - 1) < 0.02 || fabs (h / w / r - 1) < 0.02)
+            found = img;
+        }
+    }
+  poppler_page_free_image_mapping (mapping);
+  g_object_unref (page);
+  fm_document_unlock (self);
+  if (found)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "%s: page %d: page image too large: %" G_GINT64_FORMAT " x %" G_GINT64_FORMAT
+                   " pixels (the limit is %lld M pixels)",
+                   self->name, index + 1, found->width, found->height,
+                   FM_IMAGE_MAX_PIXELS / (1024 * 1024));
+      return FALSE;
+    }
+  return TRUE;
 }

@@ -61,6 +61,13 @@ gboolean    fm_document_get_page_size (FmDocument *self,
                                        double     *width,
                                        double     *height,
                                        GError    **error);
+/* FALSE (FM_DOCUMENT_ERROR_RENDER, "page image too large: W x H pixels") when
+ * page index draws an image whose decoding alone would exceed the memory
+ * budget: Poppler decodes images whole whatever the render's size. Takes the
+ * lock; the file is scanned once. */
+gboolean    fm_document_check_page_images (FmDocument *self,
+                                           int         index,
+                                           GError    **error);
 /* The /Title, or NULL. Free with g_free. */
 char       *fm_document_dup_title (FmDocument *self);
 

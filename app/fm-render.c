@@ -125,6 +125,12 @@ fm_render_page_rect (FmDocument   *doc,
 
   g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
 
+  /* Poppler decodes a page's image whole whatever the render's size, and
+   * draws nothing (a blank page, no error) when that allocation fails: an
+   * oversized scan is refused before, for the page view, crops and the scan
+   * analysis alike. */
+  if (!fm_document_check_page_images (doc, page_index, error))
+    return NULL;
   fm_document_lock (doc);
   page = fm_document_get_page_locked (doc, page_index, error);
   if (page)

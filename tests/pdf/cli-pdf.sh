@@ -42,6 +42,17 @@ expect_analysis() { # expect_analysis ANALYSIS FILE
 expect_analysis blank "$bad/unrenderable.pdf"
 expect_analysis blank "$fix/scan/blank-scan.pdf"
 expect_analysis "text layer" "$fix/truth-1-00.pdf"
+# A 20000 x 20000 px scan (400 M pixels once decoded; 49 KB on disk, made by
+# tests/fixtures/pdf/scan/make-huge-scan.py) is refused before Poppler decodes
+# it: a page note, and page 2 (a small blank image) is still read.
+"$cli" pdf "$fix/scan/huge-scan.pdf" --detect-only -q -o "$tmp/huge.json" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] && grep -q '"note" : ".*page 1: page image too large: 20000 x 20000 pixels' "$tmp/huge.json" &&
+   grep -q '"analysis" : "blank"' "$tmp/huge.json" && grep -q "page image too large" "$tmp/err"; then
+  echo "ok: huge scan -> page note, other page read"
+else
+  echo "FAIL: huge scan -> rc $rc:"; cat "$tmp/err"; grep -E '"(note|analysis)"' "$tmp/huge.json"; fail=1
+fi
+expect 3 "page 1: page image too large: 20000 x 20000 pixels" "$fix/scan/huge-scan.pdf" --pages 1
 if "$cli" pdf "$fix/scan/truth-1-00-scan300.pdf" --detect-only -q -o "$tmp/scan.json" 2>"$tmp/err"; then
   expect_analysis pixels "$bad/no-text.pdf"
   expect_analysis pixels "$fix/scan/truth-1-00-scan300.pdf"

@@ -13,6 +13,7 @@
  */
 #include "fm-detect.h"
 #include "fm-document.h"
+#include "fm-render.h"
 #include "fm-scan.h"
 
 #include <json-glib/json-glib.h>
@@ -225,11 +226,46 @@ test_blank (void)
   }
 }
 
+static void
+test_huge_image (void)
+{
+  /* Page 1 draws a 20000 x 20000 px 1-bit scan (49 KB in the file, 1.6 GB
+   * once Poppler decodes it): refused before any render, by the scan
+   * analysis and by a plain render (the window's page view) alike. Page 2,
+   * a small white image, no text layer: blank, not "a scan?". */
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/scan/huge-scan.pdf");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) regions = NULL;
+  FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
+  cairo_surface_t *surface;
+
+  regions = fm_detect_page_any (doc, 0, NULL, &source, &error);
+  g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER);
+  g_assert_nonnull (strstr (error->message, "page 1: page image too large: 20000 x 20000 pixels"));
+  g_assert_null (regions);
+  g_clear_error (&error);
+  surface = fm_render_page_rect (doc, 0, NULL, 0.5, &error);
+  g_assert_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER);
+  g_assert_null (surface);
+  g_clear_error (&error);
+
+  regions = fm_detect_page_any (doc, 1, NULL, &source, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (regions->len, ==, 0);
+  g_assert_cmpstr (fm_page_source_to_string (source), ==, "blank");
+  g_clear_pointer (&regions, g_ptr_array_unref);
+  surface = fm_render_page_rect (doc, 1, NULL, 0.5, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (surface);
+  cairo_surface_destroy (surface);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pdf/scan/twins", test_twins);
   g_test_add_func ("/pdf/scan/blank", test_blank);
+  g_test_add_func ("/pdf/scan/huge-image", test_huge_image);
   return g_test_run ();
 }
