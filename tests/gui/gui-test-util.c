@@ -82,7 +82,7 @@ save_widget_screenshot (GtkWidget *widget, const char *dir, const char *name)
 }
 
 AdwMessageDialog *
-find_close_dialog (void)
+find_message_dialog (const char *name)
 {
   GListModel *toplevels = gtk_window_get_toplevels ();
   guint n = g_list_model_get_n_items (toplevels);
@@ -91,10 +91,16 @@ find_close_dialog (void)
     {
       g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
       if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (w) &&
-          g_strcmp0 (gtk_widget_get_name (w), "close-dialog") == 0)
+          g_strcmp0 (gtk_widget_get_name (w), name) == 0)
         return ADW_MESSAGE_DIALOG (w);
     }
   return NULL;
+}
+
+AdwMessageDialog *
+find_close_dialog (void)
+{
+  return find_message_dialog ("close-dialog");
 }
 
 void

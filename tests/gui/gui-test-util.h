@@ -32,6 +32,8 @@ FmDocumentTab *current_tab (void);
 gboolean save_widget_screenshot (GtkWidget *widget, const char *dir, const char *name);
 
 /* The window's "close-dialog" (results not exported), or NULL. */
+/* The visible Adw.MessageDialog whose widget name is name, or NULL. */
+AdwMessageDialog *find_message_dialog (const char *name);
 AdwMessageDialog *find_close_dialog (void);
 /* As a click on the dialog's button does: the response, then the dialog closes. */
 void answer_dialog (AdwMessageDialog *dialog, const char *response);

@@ -846,17 +846,7 @@ test_corrupt_pdf (void)
 static AdwMessageDialog *
 find_password_dialog (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-  guint n = g_list_model_get_n_items (toplevels);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
-      if (ADW_IS_MESSAGE_DIALOG (w) && gtk_widget_get_visible (w) &&
-          g_strcmp0 (gtk_widget_get_name (w), "password-dialog") == 0)
-        return ADW_MESSAGE_DIALOG (w);
-    }
-  return NULL;
+  return find_message_dialog ("password-dialog");
 }
 
 static gboolean
