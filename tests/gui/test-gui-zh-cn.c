@@ -65,27 +65,12 @@ texts_contain (GPtrArray *texts, const char *needle, gboolean whole)
   return FALSE;
 }
 
+/* The window as the compositor would draw it; the shared helper waits out a pending layout
+ * (after the last tab closes the window has no picture until the next frame). */
 static gboolean
 save_screenshot (const char *name)
 {
-  GtkWidget *widget = GTK_WIDGET (window);
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  int w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autofree char *path = NULL;
-  const char *dir = g_getenv ("FM_SCREENSHOT_DIR");
-
-  gdk_paintable_snapshot (paintable, snapshot, w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    return FALSE;
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, w, h));
-  path = g_build_filename (dir ? dir : tmp_dir, name, NULL);
-  g_printerr ("# screenshot %s (%d x %d)\n", path, w, h);
-  return gdk_texture_save_to_png (texture, path);
+  return save_widget_screenshot (GTK_WIDGET (window), tmp_dir, name);
 }
 
 /* The catalogue itself: without it every later check would only see English. */
