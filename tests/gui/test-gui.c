@@ -23,7 +23,6 @@
 #include "gui-test-util.h"
 
 static gint64 process_start_us;
-static char *tmp_dir;
 static double first_paint_s = -1;
 static double gtk_ready_s = -1, registered_s = -1, window_shown_s = -1;
 static double first_paint_cpu_s = -1, registered_cpu_s = -1, window_cpu_s = -1;
@@ -34,12 +33,6 @@ main_cpu_s (void)
   struct timespec ts;
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static char *
-sample_path (void)
-{
-  return g_build_filename (source_root (), "data", "samples", "sample.pdf", NULL);
 }
 
 static void
@@ -895,14 +888,6 @@ test_encrypted_pdf (void)
 /* ---------------------------------------------------------------------- */
 /* Screenshots: the window as the compositor would draw it, to PNG.       */
 
-/* The window as the compositor would draw it; the shared helper waits out a pending layout
- * (after the last tab closes the window has no picture until the next frame). */
-static gboolean
-save_screenshot (const char *name)
-{
-  return save_widget_screenshot (GTK_WIDGET (window), tmp_dir, name);
-}
-
 static void
 test_screenshots (void)
 {
@@ -918,16 +903,6 @@ test_screenshots (void)
   spin (0.5);
   g_assert_true (wait_for (page_painted, NULL, 10));
   g_assert_true (save_screenshot ("window-document.png"));
-}
-
-/* Xvfb without a session bus: GTK warns that it cannot reach one, which
- * changes nothing for these tests. Every other warning stays fatal. */
-static gboolean
-fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
-{
-  if (message != NULL && (strstr (message, "session bus") != NULL || strstr (message, "dbus-launch") != NULL))
-    return FALSE;
-  return TRUE;
 }
 
 
@@ -1389,12 +1364,6 @@ test_drop_files (void)
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
 }
 
-static gboolean
-no_tabs (gpointer data)
-{
-  return fm_window_get_n_tabs (window) == 0;
-}
-
 /* Last: every tab closed, the empty state with the recent files. */
 static void
 test_screenshot_empty (void)
@@ -1418,43 +1387,14 @@ test_screenshot_empty (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *model = NULL;
-  int result;
-
   process_start_us = g_get_monotonic_time ();
-  tmp_dir = g_dir_make_tmp ("formulate-gui-XXXXXX", NULL);
-  /* Keep the user's recent files and settings out of it. */
-  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  /* WebKit's sandbox cannot start inside a container run as root. */
-  g_setenv ("WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS", "1", FALSE);
-  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
-  if (g_getenv ("FORMULATE_MODEL") == NULL)
-    g_setenv ("FORMULATE_MODEL", model, TRUE);
-
-  g_test_init (&argc, &argv, NULL);
-  g_test_log_set_fatal_handler (fatal_log_filter, NULL);
-  /* Without a session bus GTK warns through structured logging, which the
-   * filter above cannot see: then only criticals stay fatal. */
-  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL)
-    g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_FATAL_MASK);
-  if (!gtk_init_check ())
-    {
-      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
-      return 77;
-    }
-
+  if (!gui_test_init (&argc, &argv, "formulate-gui", TRUE))
+    return 77;
   gtk_ready_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
-  app = fm_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  gui_test_start_app ();
   registered_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
   registered_cpu_s = main_cpu_s ();
-  /* The web preview gets its own test; elsewhere it would only add a web process. */
-  g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
-  window = fm_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
-  gtk_window_present (GTK_WINDOW (window));
+  gui_test_show_window ();
   window_shown_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
   window_cpu_s = main_cpu_s ();
 
@@ -1480,11 +1420,5 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/corrupt-pdf", test_corrupt_pdf);
   g_test_add_func ("/gui/encrypted-pdf", test_encrypted_pdf);
   g_test_add_func ("/gui/screenshot-empty", test_screenshot_empty);
-  result = g_test_run ();
-
-  gtk_window_destroy (GTK_WINDOW (window));
-  spin (0.1);
-  g_application_quit (G_APPLICATION (app));
-  g_clear_object (&app);
-  return result;
+  return gui_test_finish (g_test_run ());
 }
