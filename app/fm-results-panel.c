@@ -35,7 +35,7 @@ struct _FmResultsPanel {
   GListModel *items;
   GtkCustomFilter *filter;
   GtkFilterListModel *filtered;
-  GtkSingleSelection *selection;
+  GtkMultiSelection *selection; /* Ctrl/Shift+click pick several (export "selected formulas") */
   double low_threshold;
   gboolean selecting;          /* set while selecting from code */
   int current_page;            /* the page being read, for "this page only" */
@@ -179,10 +179,25 @@ set_preview_item (FmResultsPanel *self, FmResultsItem *item)
   update_preview (self);
 }
 
-static void
-selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, FmResultsPanel *self)
+/* The one selected item (borrowed), or NULL when none or several are. */
+static FmResultsItem *
+single_selected (FmResultsPanel *self)
 {
-  FmResultsItem *item = gtk_single_selection_get_selected_item (selection);
+  g_autoptr(GtkBitset) set = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  g_autoptr(FmResultsItem) item = NULL;
+
+  if (gtk_bitset_get_size (set) != 1)
+    return NULL;
+  item = g_list_model_get_item (G_LIST_MODEL (self->filtered), gtk_bitset_get_minimum (set));
+  return item;   /* the list keeps it */
+}
+
+static void
+selection_changed (GtkSelectionModel *selection, guint position, guint n_items, FmResultsPanel *self)
+{
+  /* A plain click (one row) shows it on the page; Ctrl/Shift+click adding
+   * rows for an export leaves the page where it is. */
+  FmResultsItem *item = single_selected (self);
 
   set_preview_item (self, item);
 
@@ -275,10 +290,8 @@ fm_results_panel_init (FmResultsPanel *self)
 
   self->filter = gtk_custom_filter_new (filter_func, self, NULL);
   self->filtered = gtk_filter_list_model_new (NULL, GTK_FILTER (self->filter));
-  self->selection = gtk_single_selection_new (G_LIST_MODEL (self->filtered));
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  g_signal_connect (self->selection, "notify::selected", G_CALLBACK (selection_changed), self);
+  self->selection = gtk_multi_selection_new (G_LIST_MODEL (self->filtered));
+  g_signal_connect (self->selection, "selection-changed", G_CALLBACK (selection_changed), self);
   g_signal_connect (self->filtered, "items-changed", G_CALLBACK (items_changed), self);
 
   factory = gtk_signal_list_item_factory_new ();
@@ -338,19 +351,40 @@ fm_results_panel_set_low_threshold (FmResultsPanel *self, double threshold)
   fm_results_panel_refilter (self);
 }
 
+GPtrArray *
+fm_results_panel_dup_selected (FmResultsPanel *self)
+{
+  g_autoptr(GtkBitset) set = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  GPtrArray *items = g_ptr_array_new_with_free_func (g_object_unref);
+  GtkBitsetIter iter;
+  guint i;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, set, &i); ok; ok = gtk_bitset_iter_next (&iter, &i))
+    g_ptr_array_add (items, g_list_model_get_item (G_LIST_MODEL (self->filtered), i));
+  return items;
+}
+
+void
+fm_results_panel_select_range (FmResultsPanel *self, guint first, guint n)
+{
+  self->selecting = TRUE;
+  gtk_selection_model_select_range (GTK_SELECTION_MODEL (self->selection), first, n, TRUE);
+  self->selecting = FALSE;
+}
+
 void
 fm_results_panel_select (FmResultsPanel *self, FmResultsItem *item)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
 
   self->selecting = TRUE;
-  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  gtk_selection_model_unselect_all (GTK_SELECTION_MODEL (self->selection));
   for (guint i = 0; i < n && item != NULL; i++)
     {
       g_autoptr(FmResultsItem) candidate = g_list_model_get_item (G_LIST_MODEL (self->filtered), i);
       if (candidate == item)
         {
-          gtk_single_selection_set_selected (self->selection, i);
+          gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), i, TRUE);
           gtk_widget_activate_action (self->list_view, "list.scroll-to-item", "u", i);
           break;
         }
@@ -446,7 +480,7 @@ scroll_item_to_top (GtkWidget *list_view, GdkFrameClock *clock, gpointer data)
 void
 fm_results_panel_show_page (FmResultsPanel *self, int page)
 {
-  FmResultsItem *selected = gtk_single_selection_get_selected_item (self->selection);
+  FmResultsItem *selected = single_selected (self);
   guint n;
 
   if (page == self->current_page)
