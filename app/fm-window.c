@@ -54,6 +54,7 @@ struct _FmWindow {
   char *progress_text;
   GtkFileChooserNative *chooser;
   gboolean have_pandoc;          /* pandoc on PATH: Word and HTML export offered */
+  guint dismiss_idle;            /* the last tab closed: its toasts go */
   gboolean discard_confirmed;    /* the window closes without asking again */
   GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
 };
@@ -177,6 +178,20 @@ update_page_entry (FmWindow *self)
 
 static void update_recent (FmWindow *self);
 
+/* Toasts go in an idle of their own: dismissed from inside AdwTabView's
+ * close (this runs from its "notify::n-pages"), libadwaita 1.2's toast
+ * animation unreferenced a freed object on the next frame. */
+static gboolean
+dismiss_toasts_idle (gpointer data)
+{
+  FmWindow *self = data;
+
+  self->dismiss_idle = 0;
+  if (fm_window_get_current_tab (self) == NULL)
+    fm_window_dismiss_toasts (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 update_title (FmWindow *self)
 {
@@ -192,7 +207,8 @@ update_title (FmWindow *self)
        * goes with it. A toast shown after this (a file that failed to open,
        * an export finishing) stays. The list is read again: files deleted
        * while documents were open drop out of it. */
-      fm_window_dismiss_toasts (self);
+      if (self->toasts->len > 0 && self->dismiss_idle == 0)
+        self->dismiss_idle = g_idle_add (dismiss_toasts_idle, self);
       update_recent (self);
     }
 }
@@ -1673,6 +1689,7 @@ fm_window_dispose (GObject *object)
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->status_soon_id, g_source_remove);
   g_clear_handle_id (&self->zoom_label_id, g_source_remove);
+  g_clear_handle_id (&self->dismiss_idle, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)

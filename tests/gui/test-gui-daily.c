@@ -1019,6 +1019,12 @@ recent_has_title (gpointer title)
   return title_index (titles, title) >= 0;
 }
 
+static gboolean
+no_toasts_shown (gpointer data)
+{
+  return fm_window_get_n_toasts_shown (window) == 0;
+}
+
 static void
 test_recent_list (void)
 {
@@ -1056,7 +1062,7 @@ test_recent_list (void)
     close_tab_discarding ();
   g_assert_true (wait_for (no_tabs, NULL, 5));
   /* The empty window shows no toast left from the documents closed. */
-  g_assert_cmpuint (fm_window_get_n_toasts_shown (window), ==, 0);
+  g_assert_true (wait_for (no_toasts_shown, NULL, 5));
   g_assert_true (wait_for (recent_has_title, (gpointer) names[1], 10));
   {
     g_autoptr(GPtrArray) titles = recent_titles ();
