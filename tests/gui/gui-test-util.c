@@ -232,6 +232,12 @@ no_tabs (gpointer data)
 }
 
 gboolean
+no_toasts_shown (gpointer data)
+{
+  return fm_window_get_n_toasts_shown (window) == 0;
+}
+
+gboolean
 tab_loaded (gpointer data)
 {
   FmDocumentTab *tab = current_tab ();

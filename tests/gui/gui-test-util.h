@@ -71,6 +71,8 @@ void close_tab_discarding (void);
 
 /* Predicates for wait_for(); data is unused. */
 gboolean no_tabs (gpointer data);
+/* No toast on show or queued (the window's own count). */
+gboolean no_toasts_shown (gpointer data);
 gboolean tab_loaded (gpointer data);
 gboolean page_painted (gpointer data);
 gboolean detection_done (gpointer data);

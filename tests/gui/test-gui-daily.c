@@ -1019,12 +1019,6 @@ recent_has_title (gpointer title)
   return title_index (titles, title) >= 0;
 }
 
-static gboolean
-no_toasts_shown (gpointer data)
-{
-  return fm_window_get_n_toasts_shown (window) == 0;
-}
-
 static void
 test_recent_list (void)
 {

@@ -1371,6 +1371,10 @@ test_screenshot_empty (void)
   while (fm_window_get_n_tabs (window) > 0)
     close_tab_discarding ();
   g_assert_true (wait_for (no_tabs, NULL, 5));
+  /* The closed documents' toasts ("14 formulas recognised", "Every formula is
+   * already recognised") went with them; wait out their hide animation. */
+  g_assert_true (wait_for (no_toasts_shown, NULL, 5));
+  spin (1.0);
   /* Only the sample in the recent list: the picture is for docs/. */
   {
     GtkRecentManager *recent = gtk_recent_manager_get_default ();
