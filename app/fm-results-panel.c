@@ -6,7 +6,7 @@
 
 #include "fm-results-row.h"
 #ifdef FM_HAVE_PREVIEW
-#include "fm-results-preview.h"
+#include <gmodule.h>
 #endif
 
 struct _FmResultsPanel {
@@ -138,6 +138,59 @@ unbind_row (GtkSignalListItemFactory *factory, GtkListItem *list_item, FmResults
   fm_results_row_set_item (FM_RESULTS_ROW (gtk_list_item_get_child (list_item)), NULL);
 }
 
+#ifdef FM_HAVE_PREVIEW
+/* The preview's type from libformulate-preview.so, loaded once, the first
+ * time a preview is shown (fm-results-preview.h): $FORMULATE_PREVIEW_MODULE
+ * (the tests), beside the program (the build tree), the configured
+ * <libdir>/formulate, and <program>/../<libdir>/formulate (a relocated
+ * install). G_TYPE_INVALID, with a message once, when none loads: the panel
+ * then has no preview, as in a build without WebKitGTK. */
+static GType
+preview_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      GType found = G_TYPE_INVALID;
+      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *exe_dir = exe ? g_path_get_dirname (exe) : NULL;
+      const char *name = "libformulate-preview.so";
+      g_autofree char *beside = exe_dir ? g_build_filename (exe_dir, name, NULL) : NULL;
+      g_autofree char *configured = g_build_filename (FM_PREVIEW_MODULE_DIR, name, NULL);
+      g_autofree char *relocated = exe_dir ? g_build_filename (exe_dir, "..", FM_LIBDIR_NAME, "formulate", name, NULL) : NULL;
+      const char *candidates[] = { g_getenv ("FORMULATE_PREVIEW_MODULE"), beside, configured, relocated };
+
+      for (gsize i = 0; i < G_N_ELEMENTS (candidates) && found == G_TYPE_INVALID; i++)
+        {
+          GModule *module;
+          GType (*get_type) (void) = NULL;
+
+          if (candidates[i] == NULL || !g_file_test (candidates[i], G_FILE_TEST_EXISTS))
+            continue;
+          module = g_module_open (candidates[i], G_MODULE_BIND_LOCAL);
+          if (module == NULL)
+            {
+              g_message ("preview module %s: %s", candidates[i], g_module_error ());
+              continue;
+            }
+          if (g_module_symbol (module, "fm_results_preview_get_type", (gpointer *) &get_type) && get_type != NULL)
+            {
+              /* A registered GType cannot go: the module stays. */
+              g_module_make_resident (module);
+              found = get_type ();
+            }
+          else
+            g_module_close (module);
+        }
+      if (found == G_TYPE_INVALID)
+        g_message ("no typeset preview: %s not found", name);
+      g_once_init_leave (&type, found);
+    }
+  return type;
+}
+#endif
+
 static void
 update_preview (FmResultsPanel *self)
 {
@@ -145,16 +198,18 @@ update_preview (FmResultsPanel *self)
   const char *latex = self->preview_item ? fm_results_item_get_latex (self->preview_item) : NULL;
   gboolean show = self->preview_enabled && latex != NULL && *latex != '\0';
 
-  /* The web view (and its web process) only comes when first needed. */
-  if (show && self->preview == NULL)
+  /* The web view (and its web process, and WebKitGTK itself) only comes when
+   * first needed. */
+  if (show && self->preview == NULL && preview_type () != G_TYPE_INVALID)
     {
-      self->preview = fm_results_preview_new ();
+      self->preview = g_object_new (preview_type (), NULL);
       gtk_box_append (GTK_BOX (self->preview_box), self->preview);
     }
+  show = show && self->preview != NULL;
 
   gtk_revealer_set_reveal_child (GTK_REVEALER (self->preview_revealer), show);
   if (show)
-    fm_results_preview_set_latex (FM_RESULTS_PREVIEW (self->preview), latex);
+    g_object_set (self->preview, "latex", latex, NULL);
 #else
   gtk_revealer_set_reveal_child (GTK_REVEALER (self->preview_revealer), FALSE);
 #endif
