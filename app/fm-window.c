@@ -55,6 +55,7 @@ struct _FmWindow {
   GtkFileChooserNative *chooser;
   gboolean have_pandoc;          /* pandoc on PATH: Word and HTML export offered */
   guint dismiss_idle;            /* the last tab closed: its toasts go */
+  gint64 last_toast_us;          /* when the newest toast was added */
   gboolean discard_confirmed;    /* the window closes without asking again */
   GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
 };
@@ -111,6 +112,7 @@ show_toast_with_button (FmWindow *self, const char *message, const char *button,
     }
   g_ptr_array_add (self->toasts, g_object_ref (toast));
   g_signal_connect_swapped (toast, "dismissed", G_CALLBACK (toast_dismissed), self);
+  self->last_toast_us = g_get_monotonic_time ();
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   g_free (self->last_toast);
   self->last_toast = g_strdup (message);
@@ -178,16 +180,27 @@ update_page_entry (FmWindow *self)
 
 static void update_recent (FmWindow *self);
 
-/* Toasts go in an idle of their own: dismissed from inside AdwTabView's
- * close (this runs from its "notify::n-pages"), libadwaita 1.2's toast
- * animation unreferenced a freed object on the next frame. */
+/* libadwaita 1.2 frees a toast dismissed while its show animation runs
+ * and then finishes that animation on it (AdwToastOverlay: the hide
+ * animation's end clears the running show animation, whose "done" handler
+ * gets the freed toast): the GUI tests crashed in adw_animation_skip when the
+ * last tab closed just after a toast. So the last tab's toasts go once the
+ * newest toast is older than its show animation, with a wide margin. */
+#define TOAST_SETTLED_US (G_USEC_PER_SEC)
+
 static gboolean
-dismiss_toasts_idle (gpointer data)
+dismiss_toasts_later (gpointer data)
 {
   FmWindow *self = data;
+  gint64 age = g_get_monotonic_time () - self->last_toast_us;
 
   self->dismiss_idle = 0;
-  if (fm_window_get_current_tab (self) == NULL)
+  if (fm_window_get_current_tab (self) != NULL)
+    return G_SOURCE_REMOVE;
+  if (age < TOAST_SETTLED_US)
+    self->dismiss_idle = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
+                                        dismiss_toasts_later, self);
+  else
     fm_window_dismiss_toasts (self);
   return G_SOURCE_REMOVE;
 }
@@ -208,7 +221,7 @@ update_title (FmWindow *self)
        * an export finishing) stays. The list is read again: files deleted
        * while documents were open drop out of it. */
       if (self->toasts->len > 0 && self->dismiss_idle == 0)
-        self->dismiss_idle = g_idle_add (dismiss_toasts_idle, self);
+        self->dismiss_idle = g_idle_add (dismiss_toasts_later, self);
       update_recent (self);
     }
 }

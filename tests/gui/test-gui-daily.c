@@ -1124,11 +1124,14 @@ make_pdf_with_blank_page (void)
   return path;
 }
 
+/* "a scan?", or "read from pixels" (the status line's count of pages of a
+ * scan). A build without Tesseract says it "cannot read pixels", which is
+ * true of a blank page too. */
 static gboolean
 mentions_scan (const char *text)
 {
   g_autofree char *lower = text ? g_utf8_strdown (text, -1) : NULL;
-  return lower != NULL && (strstr (lower, "scan") != NULL || strstr (lower, "pixels") != NULL);
+  return lower != NULL && (strstr (lower, "scan") != NULL || strstr (lower, "from pixels") != NULL);
 }
 
 static void

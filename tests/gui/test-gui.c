@@ -1092,18 +1092,15 @@ test_preview (void)
   g_autoptr(FmResultsItem) item = g_list_model_get_item (fm_document_tab_get_items (current_tab ()), 0);
   GtkWidget *preview;
 
-  GLogLevelFlags fatal;
+  /* WebKit warns, through structured logging (no filter sees it), that GL is
+   * off: the program's choice without a GPU (fm_application_avoid_software_gl).
+   * Only criticals are fatal while the web view lives. */
+  GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
 
   g_settings_set_boolean (fm_application_get_settings (app), "show-preview", TRUE);
   fm_results_item_set_latex (item, "\\frac{a}{b} + \\sqrt{x}");
-  /* WebKit warns, through structured logging (no filter sees it), that GL is
-   * off: the program's choice without a GPU (fm_application_avoid_software_gl).
-   * Only criticals are fatal while the web view starts. */
-  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
   fm_results_panel_select (panel, item);
   preview = fm_results_panel_get_preview (panel);
-  g_assert_true (wait_for (preview_rendered, NULL, 60));
-  g_log_set_always_fatal (fatal);
   g_assert_nonnull (preview);
   g_assert_true (wait_for (preview_rendered, NULL, 60));
   g_assert_cmpstr (preview_string (preview, "error"), ==, "");
@@ -1133,6 +1130,7 @@ test_preview (void)
     g_assert_null (preview_string (preview, "message"));
   }
   g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
+  g_log_set_always_fatal (fatal);
 #else
   g_test_skip ("built without WebKitGTK 6 / KaTeX");
 #endif
