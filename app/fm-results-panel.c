@@ -6,7 +6,7 @@
 
 #include "fm-results-row.h"
 #ifdef FM_HAVE_PREVIEW
-#include "fm-results-preview.h"
+#include <gmodule.h>
 #endif
 
 struct _FmResultsPanel {
@@ -35,7 +35,7 @@ struct _FmResultsPanel {
   GListModel *items;
   GtkCustomFilter *filter;
   GtkFilterListModel *filtered;
-  GtkSingleSelection *selection;
+  GtkMultiSelection *selection; /* Ctrl/Shift+click pick several (export "selected formulas") */
   double low_threshold;
   gboolean selecting;          /* set while selecting from code */
   int current_page;            /* the page being read, for "this page only" */
@@ -138,6 +138,59 @@ unbind_row (GtkSignalListItemFactory *factory, GtkListItem *list_item, FmResults
   fm_results_row_set_item (FM_RESULTS_ROW (gtk_list_item_get_child (list_item)), NULL);
 }
 
+#ifdef FM_HAVE_PREVIEW
+/* The preview's type from libformulate-preview.so, loaded once, the first
+ * time a preview is shown (fm-results-preview.h): $FORMULATE_PREVIEW_MODULE
+ * (the tests), beside the program (the build tree), the configured
+ * <libdir>/formulate, and <program>/../<libdir>/formulate (a relocated
+ * install). G_TYPE_INVALID, with a message once, when none loads: the panel
+ * then has no preview, as in a build without WebKitGTK. */
+static GType
+preview_type (void)
+{
+  static gsize type = 0;
+
+  if (g_once_init_enter (&type))
+    {
+      GType found = G_TYPE_INVALID;
+      g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+      g_autofree char *exe_dir = exe ? g_path_get_dirname (exe) : NULL;
+      const char *name = "libformulate-preview.so";
+      g_autofree char *beside = exe_dir ? g_build_filename (exe_dir, name, NULL) : NULL;
+      g_autofree char *configured = g_build_filename (FM_PREVIEW_MODULE_DIR, name, NULL);
+      g_autofree char *relocated = exe_dir ? g_build_filename (exe_dir, "..", FM_LIBDIR_NAME, "formulate", name, NULL) : NULL;
+      const char *candidates[] = { g_getenv ("FORMULATE_PREVIEW_MODULE"), beside, configured, relocated };
+
+      for (gsize i = 0; i < G_N_ELEMENTS (candidates) && found == G_TYPE_INVALID; i++)
+        {
+          GModule *module;
+          GType (*get_type) (void) = NULL;
+
+          if (candidates[i] == NULL || !g_file_test (candidates[i], G_FILE_TEST_EXISTS))
+            continue;
+          module = g_module_open (candidates[i], G_MODULE_BIND_LOCAL);
+          if (module == NULL)
+            {
+              g_message ("preview module %s: %s", candidates[i], g_module_error ());
+              continue;
+            }
+          if (g_module_symbol (module, "fm_results_preview_get_type", (gpointer *) &get_type) && get_type != NULL)
+            {
+              /* A registered GType cannot go: the module stays. */
+              g_module_make_resident (module);
+              found = get_type ();
+            }
+          else
+            g_module_close (module);
+        }
+      if (found == G_TYPE_INVALID)
+        g_message ("no typeset preview: %s not found", name);
+      g_once_init_leave (&type, found);
+    }
+  return type;
+}
+#endif
+
 static void
 update_preview (FmResultsPanel *self)
 {
@@ -145,16 +198,18 @@ update_preview (FmResultsPanel *self)
   const char *latex = self->preview_item ? fm_results_item_get_latex (self->preview_item) : NULL;
   gboolean show = self->preview_enabled && latex != NULL && *latex != '\0';
 
-  /* The web view (and its web process) only comes when first needed. */
-  if (show && self->preview == NULL)
+  /* The web view (and its web process, and WebKitGTK itself) only comes when
+   * first needed. */
+  if (show && self->preview == NULL && preview_type () != G_TYPE_INVALID)
     {
-      self->preview = fm_results_preview_new ();
+      self->preview = g_object_new (preview_type (), NULL);
       gtk_box_append (GTK_BOX (self->preview_box), self->preview);
     }
+  show = show && self->preview != NULL;
 
   gtk_revealer_set_reveal_child (GTK_REVEALER (self->preview_revealer), show);
   if (show)
-    fm_results_preview_set_latex (FM_RESULTS_PREVIEW (self->preview), latex);
+    g_object_set (self->preview, "latex", latex, NULL);
 #else
   gtk_revealer_set_reveal_child (GTK_REVEALER (self->preview_revealer), FALSE);
 #endif
@@ -179,10 +234,25 @@ set_preview_item (FmResultsPanel *self, FmResultsItem *item)
   update_preview (self);
 }
 
-static void
-selection_changed (GtkSingleSelection *selection, GParamSpec *pspec, FmResultsPanel *self)
+/* The one selected item (borrowed), or NULL when none or several are. */
+static FmResultsItem *
+single_selected (FmResultsPanel *self)
 {
-  FmResultsItem *item = gtk_single_selection_get_selected_item (selection);
+  g_autoptr(GtkBitset) set = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  g_autoptr(FmResultsItem) item = NULL;
+
+  if (gtk_bitset_get_size (set) != 1)
+    return NULL;
+  item = g_list_model_get_item (G_LIST_MODEL (self->filtered), gtk_bitset_get_minimum (set));
+  return item;   /* the list keeps it */
+}
+
+static void
+selection_changed (GtkSelectionModel *selection, guint position, guint n_items, FmResultsPanel *self)
+{
+  /* A plain click (one row) shows it on the page; Ctrl/Shift+click adding
+   * rows for an export leaves the page where it is. */
+  FmResultsItem *item = single_selected (self);
 
   set_preview_item (self, item);
 
@@ -275,10 +345,8 @@ fm_results_panel_init (FmResultsPanel *self)
 
   self->filter = gtk_custom_filter_new (filter_func, self, NULL);
   self->filtered = gtk_filter_list_model_new (NULL, GTK_FILTER (self->filter));
-  self->selection = gtk_single_selection_new (G_LIST_MODEL (self->filtered));
-  gtk_single_selection_set_autoselect (self->selection, FALSE);
-  gtk_single_selection_set_can_unselect (self->selection, TRUE);
-  g_signal_connect (self->selection, "notify::selected", G_CALLBACK (selection_changed), self);
+  self->selection = gtk_multi_selection_new (G_LIST_MODEL (self->filtered));
+  g_signal_connect (self->selection, "selection-changed", G_CALLBACK (selection_changed), self);
   g_signal_connect (self->filtered, "items-changed", G_CALLBACK (items_changed), self);
 
   factory = gtk_signal_list_item_factory_new ();
@@ -338,19 +406,40 @@ fm_results_panel_set_low_threshold (FmResultsPanel *self, double threshold)
   fm_results_panel_refilter (self);
 }
 
+GPtrArray *
+fm_results_panel_dup_selected (FmResultsPanel *self)
+{
+  g_autoptr(GtkBitset) set = gtk_selection_model_get_selection (GTK_SELECTION_MODEL (self->selection));
+  GPtrArray *items = g_ptr_array_new_with_free_func (g_object_unref);
+  GtkBitsetIter iter;
+  guint i;
+
+  for (gboolean ok = gtk_bitset_iter_init_first (&iter, set, &i); ok; ok = gtk_bitset_iter_next (&iter, &i))
+    g_ptr_array_add (items, g_list_model_get_item (G_LIST_MODEL (self->filtered), i));
+  return items;
+}
+
+void
+fm_results_panel_select_range (FmResultsPanel *self, guint first, guint n)
+{
+  self->selecting = TRUE;
+  gtk_selection_model_select_range (GTK_SELECTION_MODEL (self->selection), first, n, TRUE);
+  self->selecting = FALSE;
+}
+
 void
 fm_results_panel_select (FmResultsPanel *self, FmResultsItem *item)
 {
   guint n = g_list_model_get_n_items (G_LIST_MODEL (self->filtered));
 
   self->selecting = TRUE;
-  gtk_single_selection_set_selected (self->selection, GTK_INVALID_LIST_POSITION);
+  gtk_selection_model_unselect_all (GTK_SELECTION_MODEL (self->selection));
   for (guint i = 0; i < n && item != NULL; i++)
     {
       g_autoptr(FmResultsItem) candidate = g_list_model_get_item (G_LIST_MODEL (self->filtered), i);
       if (candidate == item)
         {
-          gtk_single_selection_set_selected (self->selection, i);
+          gtk_selection_model_select_item (GTK_SELECTION_MODEL (self->selection), i, TRUE);
           gtk_widget_activate_action (self->list_view, "list.scroll-to-item", "u", i);
           break;
         }
@@ -446,7 +535,7 @@ scroll_item_to_top (GtkWidget *list_view, GdkFrameClock *clock, gpointer data)
 void
 fm_results_panel_show_page (FmResultsPanel *self, int page)
 {
-  FmResultsItem *selected = gtk_single_selection_get_selected_item (self->selection);
+  FmResultsItem *selected = single_selected (self);
   guint n;
 
   if (page == self->current_page)

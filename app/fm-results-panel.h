@@ -16,6 +16,10 @@ void       fm_results_panel_set_items (FmResultsPanel *self, GListModel *items);
 void       fm_results_panel_set_low_threshold (FmResultsPanel *self, double threshold);
 /* Selects item's row and scrolls to it (no "item-selected" emission). */
 void       fm_results_panel_select (FmResultsPanel *self, FmResultsItem *item);
+/* The selected items (Ctrl/Shift+click select several), in list order; owning. */
+GPtrArray *fm_results_panel_dup_selected (FmResultsPanel *self);
+/* Selects n listed rows from position first, as Shift+click does (tests). */
+void       fm_results_panel_select_range (FmResultsPanel *self, guint first, guint n);
 /* Every recognised formula's LaTeX, one per line, in document order. */
 char      *fm_results_panel_dup_all_latex (FmResultsPanel *self);
 /* Call when confidences changed, so "Show only low-confidence" refilters. */

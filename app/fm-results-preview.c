@@ -18,6 +18,11 @@ struct _FmResultsPreview {
 
 G_DEFINE_FINAL_TYPE (FmResultsPreview, fm_results_preview, GTK_TYPE_WIDGET)
 
+/* Read through GObject by whoever loaded this module (the results panel,
+ * the tests): nothing outside it links against it. */
+enum { PROP_0, PROP_LATEX, PROP_N_RENDERED, PROP_ERROR, PROP_MESSAGE, N_PROPS };
+static GParamSpec *props[N_PROPS];
+
 /* What KaTeX cannot parse is not typeset at all (its throwOnError: false
  * rendering is the raw source in red, clipped in a narrow panel): the page
  * is cleared and KaTeX's message comes back, shown as a line of text. */
@@ -132,10 +137,44 @@ fm_results_preview_finalize (GObject *object)
 }
 
 static void
+fm_results_preview_set_property (GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  if (id == PROP_LATEX)
+    fm_results_preview_set_latex (FM_RESULTS_PREVIEW (object), g_value_get_string (value));
+  else
+    G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+}
+
+static void
+fm_results_preview_get_property (GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  FmResultsPreview *self = FM_RESULTS_PREVIEW (object);
+
+  switch (id)
+    {
+    case PROP_N_RENDERED: g_value_set_int (value, fm_results_preview_get_n_rendered (self)); break;
+    case PROP_ERROR:      g_value_set_string (value, fm_results_preview_get_error (self)); break;
+    case PROP_MESSAGE:    g_value_set_string (value, fm_results_preview_get_message (self)); break;
+    default:              G_OBJECT_WARN_INVALID_PROPERTY_ID (object, id, pspec);
+    }
+}
+
+static void
 fm_results_preview_class_init (FmResultsPreviewClass *klass)
 {
   G_OBJECT_CLASS (klass)->dispose = fm_results_preview_dispose;
   G_OBJECT_CLASS (klass)->finalize = fm_results_preview_finalize;
+  G_OBJECT_CLASS (klass)->set_property = fm_results_preview_set_property;
+  G_OBJECT_CLASS (klass)->get_property = fm_results_preview_get_property;
+  props[PROP_LATEX] = g_param_spec_string ("latex", NULL, NULL, NULL,
+                                           G_PARAM_WRITABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_N_RENDERED] = g_param_spec_int ("n-rendered", NULL, NULL, -1, G_MAXINT, -1,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_ERROR] = g_param_spec_string ("error", NULL, NULL, NULL,
+                                           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  props[PROP_MESSAGE] = g_param_spec_string ("message", NULL, NULL, NULL,
+                                             G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (G_OBJECT_CLASS (klass), N_PROPS, props);
   gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "fm-results-preview");
 }

@@ -1,7 +1,12 @@
 /* fm-results-preview.h - a typeset preview of one formula (WebKitGTK + KaTeX).
  *
  * Built only when WebKitGTK 6 and Debian's libjs-katex are found; KaTeX is
- * loaded from the local files, nothing is fetched from the network. */
+ * loaded from the local files, nothing is fetched from the network. Built as
+ * a module of its own (libformulate-preview.so), which the results panel
+ * loads the first time a preview is shown: WebKitGTK and the ~100 libraries
+ * it brings are then not linked at start-up. Outside the module, use it
+ * through GObject: the type's "latex" (write), "n-rendered", "error" and
+ * "message" (read) properties. */
 #pragma once
 
 #include <gtk/gtk.h>

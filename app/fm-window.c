@@ -54,6 +54,8 @@ struct _FmWindow {
   char *progress_text;
   GtkFileChooserNative *chooser;
   gboolean have_pandoc;          /* pandoc on PATH: Word and HTML export offered */
+  guint dismiss_idle;            /* the last tab closed: its toasts go */
+  gint64 last_toast_us;          /* when the newest toast was added */
   gboolean discard_confirmed;    /* the window closes without asking again */
   GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
 };
@@ -110,6 +112,7 @@ show_toast_with_button (FmWindow *self, const char *message, const char *button,
     }
   g_ptr_array_add (self->toasts, g_object_ref (toast));
   g_signal_connect_swapped (toast, "dismissed", G_CALLBACK (toast_dismissed), self);
+  self->last_toast_us = g_get_monotonic_time ();
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
   g_free (self->last_toast);
   self->last_toast = g_strdup (message);
@@ -175,13 +178,52 @@ update_page_entry (FmWindow *self)
   update_zoom_label (self);
 }
 
+static void update_recent (FmWindow *self);
+
+/* libadwaita 1.2 frees a toast dismissed while its show animation runs
+ * and then finishes that animation on it (AdwToastOverlay: the hide
+ * animation's end clears the running show animation, whose "done" handler
+ * gets the freed toast): the GUI tests crashed in adw_animation_skip when the
+ * last tab closed just after a toast. So the last tab's toasts go once the
+ * newest toast is older than its show animation, with a wide margin. */
+#define TOAST_SETTLED_US (G_USEC_PER_SEC)
+
+static gboolean
+dismiss_toasts_later (gpointer data)
+{
+  FmWindow *self = data;
+  gint64 age = g_get_monotonic_time () - self->last_toast_us;
+
+  self->dismiss_idle = 0;
+  if (fm_window_get_current_tab (self) != NULL)
+    return G_SOURCE_REMOVE;
+  if (age < TOAST_SETTLED_US)
+    self->dismiss_idle = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
+                                        dismiss_toasts_later, self);
+  else
+    fm_window_dismiss_toasts (self);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 update_title (FmWindow *self)
 {
   FmDocumentTab *tab = fm_window_get_current_tab (self);
+  gboolean was_empty = g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (self->main_stack)), "empty") == 0;
 
   adw_window_title_set_subtitle (self->window_title, tab ? fm_document_tab_get_title (tab) : NULL);
   gtk_stack_set_visible_child_name (GTK_STACK (self->main_stack), tab ? "documents" : "empty");
+  if (tab == NULL && !was_empty)
+    {
+      /* The last document closed: what its toasts said ("Every formula is
+       * already recognised", "Formula deleted" with Undo) is about it and
+       * goes with it. A toast shown after this (a file that failed to open,
+       * an export finishing) stays. The list is read again: files deleted
+       * while documents were open drop out of it. */
+      if (self->toasts->len > 0 && self->dismiss_idle == 0)
+        self->dismiss_idle = g_idle_add (dismiss_toasts_later, self);
+      update_recent (self);
+    }
 }
 
 static void
@@ -529,12 +571,40 @@ recent_activated (AdwActionRow *row, FmWindow *self)
   open_file_with_password (self, file, NULL);
 }
 
+static void
+recent_remove_clicked (GtkButton *button, FmWindow *self)
+{
+  GtkWidget *row = gtk_widget_get_ancestor (GTK_WIDGET (button), GTK_TYPE_LIST_BOX_ROW);
+  const char *uri = g_object_get_data (G_OBJECT (row), "uri");
+
+  /* The row goes at once; the manager's "changed" rebuilds the list later. */
+  gtk_recent_manager_remove_item (gtk_recent_manager_get_default (), uri, NULL);
+  gtk_list_box_remove (GTK_LIST_BOX (self->recent_list), row);
+  gtk_widget_set_visible (self->recent_list, gtk_widget_get_first_child (self->recent_list) != NULL);
+}
+
+/* When the document was last opened here: the later of the entry's
+ * modification (gtk_recent_manager_add_item on every open) and visit. */
+static GDateTime *
+recent_time (GtkRecentInfo *info)
+{
+  GDateTime *modified = gtk_recent_info_get_modified (info);
+  GDateTime *visited = gtk_recent_info_get_visited (info);
+
+  if (visited != NULL && (modified == NULL || g_date_time_compare (visited, modified) > 0))
+    return visited;
+  return modified;
+}
+
+/* Most recent first. */
 static int
 compare_recent (gconstpointer a, gconstpointer b)
 {
-  GDateTime *ta = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
-  GDateTime *tb = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
+  GDateTime *ta = recent_time (*(GtkRecentInfo **) a);
+  GDateTime *tb = recent_time (*(GtkRecentInfo **) b);
 
+  if (ta == NULL || tb == NULL)
+    return (ta == NULL) - (tb == NULL);
   return g_date_time_compare (tb, ta);
 }
 
@@ -553,6 +623,7 @@ update_recent (FmWindow *self)
   for (GList *l = items; l != NULL; l = l->next)
     {
       GtkRecentInfo *info = l->data;
+      /* A file deleted or moved since is dropped, not offered to fail. */
       if (g_strcmp0 (gtk_recent_info_get_mime_type (info), "application/pdf") == 0 &&
           gtk_recent_info_exists (info))
         g_ptr_array_add (pdfs, info);
@@ -562,12 +633,21 @@ update_recent (FmWindow *self)
     {
       GtkRecentInfo *info = g_ptr_array_index (pdfs, i);
       GtkWidget *row = adw_action_row_new ();
+      GtkWidget *remove = gtk_button_new_from_icon_name ("edit-delete-symbolic");
       g_autofree char *location = gtk_recent_info_get_uri_display (info);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), gtk_recent_info_get_display_name (info));
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), location);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
       gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+      gtk_widget_set_name (remove, "remove-recent");
+      gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (remove, "flat");
+      gtk_widget_set_tooltip_text (remove, _("Remove from List"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Remove from List"), -1);
+      g_signal_connect (remove, "clicked", G_CALLBACK (recent_remove_clicked), self);
+      adw_action_row_add_suffix (ADW_ACTION_ROW (row), remove);
       adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
       g_object_set_data_full (G_OBJECT (row), "uri", g_strdup (gtk_recent_info_get_uri (info)), g_free);
       g_signal_connect (row, "activated", G_CALLBACK (recent_activated), self);
@@ -1193,32 +1273,76 @@ tab_can_undo_changed (FmDocumentTab *tab, GParamSpec *pspec, FmWindow *self)
 /* ---------------------------------------------------------------------- */
 /* Export                                                                 */
 
-/* The current tab's formulas as the PDF library's export job. */
+/* What an export holds: the export dialog's "scope" choice. */
+typedef enum {
+  EXPORT_DOCUMENT,   /* every formula of every page */
+  EXPORT_PAGE,       /* the page being read, as if only it had been processed */
+  EXPORT_SELECTED,   /* the rows selected in the results list, and their pages */
+} ExportScope;
+
+static ExportScope
+export_scope_from_string (const char *id)
+{
+  if (g_strcmp0 (id, "page") == 0)
+    return EXPORT_PAGE;
+  if (g_strcmp0 (id, "selected") == 0)
+    return EXPORT_SELECTED;
+  return EXPORT_DOCUMENT;
+}
+
+/* The current tab's formulas in scope as the PDF library's export job: its
+ * pages are the pages exported (JSON lists them, Markdown lays them out), so
+ * "this page" writes what the CLI's --pages N would. */
 static FmExportJob *
-build_export_job (FmWindow *self, FmDocumentTab *tab)
+build_export_job (FmWindow *self, FmDocumentTab *tab, ExportScope scope)
 {
   FmDocument *doc = fm_document_tab_get_document (tab);
   GListModel *items = fm_document_tab_get_items (tab);
   g_autofree char *source = g_file_get_basename (fm_document_tab_get_file (tab));
   FmExportJob *job = fm_export_job_new (source);
+  g_autoptr(GPtrArray) chosen = NULL;
+  g_autofree gboolean *page_in = NULL;
   FeRuntimeInfo info;
-  guint n = g_list_model_get_n_items (items);
+  guint n;
 
   job->title = fm_document_dup_title (doc);
   job->n_pages = fm_document_get_n_pages (doc);
-  for (int page = 0; page < job->n_pages; page++)
+  page_in = g_new0 (gboolean, MAX (job->n_pages, 1));
+  if (scope == EXPORT_SELECTED)
+    chosen = fm_results_panel_dup_selected (fm_document_tab_get_results_panel (tab));
+  else
     {
-      const char *note = fm_document_tab_get_page_note (tab, page);
-      g_array_append_val (job->pages, page);
-      g_ptr_array_add (job->page_notes, g_strdup (note));
-      g_ptr_array_add (job->page_analysis, (gpointer) fm_document_tab_get_page_source (tab, page));
+      int current = fm_page_view_get_current_page (fm_document_tab_get_page_view (tab));
+      chosen = g_ptr_array_new_with_free_func (g_object_unref);
+      n = g_list_model_get_n_items (items);
+      for (guint i = 0; i < n; i++)
+        {
+          FmResultsItem *item = g_list_model_get_item (items, i);
+          if (scope == EXPORT_DOCUMENT || fm_results_item_get_page (item) == current)
+            g_ptr_array_add (chosen, item);
+          else
+            g_object_unref (item);
+        }
+      for (int page = 0; page < job->n_pages; page++)
+        page_in[page] = scope == EXPORT_DOCUMENT || page == current;
     }
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < chosen->len; i++)
     {
-      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      FmResultsItem *item = chosen->pdata[i];
+      int page = fm_results_item_get_page (item);
       g_ptr_array_add (job->regions, fm_region_copy (fm_results_item_get_region (item)));
       if (fm_results_item_get_latex (item) != NULL)
         job->recognized = TRUE;
+      if (page >= 0 && page < job->n_pages)
+        page_in[page] = TRUE;
+    }
+  for (int page = 0; page < job->n_pages; page++)
+    {
+      if (!page_in[page])
+        continue;
+      g_array_append_val (job->pages, page);
+      g_ptr_array_add (job->page_notes, g_strdup (fm_document_tab_get_page_note (tab, page)));
+      g_ptr_array_add (job->page_analysis, (gpointer) fm_document_tab_get_page_source (tab, page));
     }
   if (job->recognized && fm_engine_worker_get_runtime_info (self->worker, &info))
     job->device = g_strdup (info.device.id);
@@ -1289,7 +1413,7 @@ fm_window_export_to_file (FmWindow *self, GFile *file, const char *format, GErro
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, _("Unknown export format “%s”"), format);
       return FALSE;
     }
-  job = build_export_job (self, tab);
+  job = build_export_job (self, tab, EXPORT_DOCUMENT);
   changes = fm_document_tab_get_changes (tab);
   if (!write_export (job, fm_document_tab_get_document (tab), fmt, file,
                      fm_document_tab_get_file (tab), error))
@@ -1375,7 +1499,8 @@ export_response (GtkNativeDialog *chooser, int response, FmWindow *self)
       if (strchr (name, '.') != NULL)
         format = NULL;
       format_for_file (file, format, &data->format);
-      data->job = build_export_job (self, tab);
+      data->job = build_export_job (self, tab, export_scope_from_string (
+          gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (chooser), "scope")));
       data->doc = g_object_ref (fm_document_tab_get_document (tab));
       data->file = g_object_ref (file);
       data->input = g_object_ref (fm_document_tab_get_file (tab));
@@ -1431,12 +1556,33 @@ export_open_chooser (FmWindow *self, const char *ext)
       if (g_str_equal (format, ext) || (g_str_equal (ext, "md") && g_str_equal (format, "markdown")))
         gtk_file_chooser_set_filter (GTK_FILE_CHOOSER (chooser), filter);
     }
-  suggested = g_strdup (fm_document_tab_get_title (tab));
-  if ((dot = strrchr (suggested, '.')) != NULL)
-    *dot = '\0';
+  /* Beside the PDF, named after it (as Papers saves a copy): "paper.pdf" ->
+   * "paper.tex" in paper.pdf's folder. */
   {
-    g_autofree char *with_ext = g_strconcat (suggested, ".", ext, NULL);
+    GFile *pdf = fm_document_tab_get_file (tab);
+    g_autoptr(GFile) folder = g_file_get_parent (pdf);
+    g_autofree char *with_ext = NULL;
+
+    suggested = g_file_get_basename (pdf);
+    if ((dot = strrchr (suggested, '.')) != NULL && dot != suggested)
+      *dot = '\0';
+    with_ext = g_strconcat (suggested, ".", ext, NULL);
+    if (folder != NULL)
+      gtk_file_chooser_set_current_folder (GTK_FILE_CHOOSER (chooser), folder, NULL);
     gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), with_ext);
+  }
+  /* What to export, beside the format: the whole document, the page being
+   * read, or the rows selected in the results list (offered when any is). */
+  {
+    g_autoptr(GPtrArray) selected = fm_results_panel_dup_selected (fm_document_tab_get_results_panel (tab));
+    const char *ids[] = { "document", "page", "selected", NULL };
+    const char *labels[] = { _("Whole document"), _("This page"), _("Selected formulas"), NULL };
+
+    if (selected->len == 0)
+      ids[2] = labels[2] = NULL;
+    /* Translators: the export dialog's choice of what to export */
+    /* The first option, the whole document, is chosen when the dialog opens. */
+    gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (chooser), "scope", _("Export"), ids, labels);
   }
   gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (chooser), TRUE);
   g_signal_connect (chooser, "response", G_CALLBACK (export_response), self);
@@ -1556,6 +1702,7 @@ fm_window_dispose (GObject *object)
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->status_soon_id, g_source_remove);
   g_clear_handle_id (&self->zoom_label_id, g_source_remove);
+  g_clear_handle_id (&self->dismiss_idle, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)
@@ -1733,6 +1880,18 @@ guint
 fm_window_get_n_toasts (FmWindow *self)
 {
   return self->n_toasts;
+}
+
+guint
+fm_window_get_n_toasts_shown (FmWindow *self)
+{
+  return self->toasts->len;
+}
+
+GtkListBox *
+fm_window_get_recent_list (FmWindow *self)
+{
+  return GTK_LIST_BOX (self->recent_list);
 }
 
 const char *

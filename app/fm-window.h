@@ -22,6 +22,11 @@ const char    *fm_window_get_last_error (FmWindow *self);
 /* How many toasts the window has shown and the last one's text, for tests. */
 guint          fm_window_get_n_toasts (FmWindow *self);
 const char    *fm_window_get_last_toast (FmWindow *self);
+/* How many toasts are on show or queued now, for tests. */
+guint          fm_window_get_n_toasts_shown (FmWindow *self);
+/* The empty window's list of recent PDFs (AdwActionRow rows whose "uri" data
+ * is the file's URI), for tests. */
+GtkListBox    *fm_window_get_recent_list (FmWindow *self);
 /* Dismisses every toast on show (tests, before a screenshot: under Xvfb the
  * window never becomes active, so toasts do not time out). */
 void           fm_window_dismiss_toasts (FmWindow *self);

@@ -1,8 +1,110 @@
 /* gui-test-util.c - helpers shared by the GUI tests; see gui-test-util.h. */
 #include "gui-test-util.h"
 
+#include <string.h>
+
 FmApplication *app;
 FmWindow *window;
+char *tmp_dir;
+
+/* Xvfb without a session bus: GTK warns that it cannot reach one, which
+ * changes nothing for these tests. Every other warning stays fatal. */
+static gboolean
+fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
+{
+  if (message != NULL && (strstr (message, "session bus") != NULL || strstr (message, "dbus-launch") != NULL))
+    return FALSE;
+  return TRUE;
+}
+
+gboolean
+gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_logs)
+{
+  g_autofree char *template = g_strconcat (tmp_name, "-XXXXXX", NULL);
+  g_autofree char *model = NULL;
+  gboolean gl_avoided;
+
+  tmp_dir = g_dir_make_tmp (template, NULL);
+  g_assert_nonnull (tmp_dir);
+  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
+  g_setenv ("XDG_STATE_HOME", tmp_dir, TRUE);
+  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
+  /* GTK 4.8 looks for the accessibility bus at a path shared by every session
+   * of the user (~/.cache/at-spi/bus): another GUI test ending at the same
+   * time made GTK log a critical. No test reads it. */
+  g_setenv ("GTK_A11Y", "none", TRUE);
+  /* WebKit's sandbox cannot start inside a container run as root. */
+  g_setenv ("WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS", "1", FALSE);
+  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
+  if (g_getenv ("FORMULATE_MODEL") == NULL)
+    g_setenv ("FORMULATE_MODEL", model, TRUE);
+
+  g_test_init (argc, argv, NULL);
+  /* GL as the program leaves it (app/main.c): off under the cairo renderer
+   * the tests use, so the launch measured is the one a user gets. */
+  gl_avoided = fm_application_avoid_software_gl ();
+  if (strict_logs)
+    {
+      g_test_log_set_fatal_handler (fatal_log_filter, NULL);
+      /* Without a session bus GTK warns through structured logging, which the
+       * filter above cannot see: then only criticals stay fatal. */
+      if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL)
+        g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_FATAL_MASK);
+    }
+  if (!gtk_init_check ())
+    {
+      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
+      return FALSE;
+    }
+  /* GTK has read it; the web preview's process gets the test's environment. */
+  if (gl_avoided)
+    g_unsetenv ("GDK_DEBUG");
+  return TRUE;
+}
+
+void
+gui_test_start_app (void)
+{
+  app = fm_application_new ();
+  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
+}
+
+void
+gui_test_show_window (void)
+{
+  window = fm_window_new (app);
+  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+int
+gui_test_finish (int result)
+{
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  spin (1.0);
+  gtk_window_destroy (GTK_WINDOW (window));
+  spin (0.1);
+  g_application_quit (G_APPLICATION (app));
+  g_clear_object (&app);
+  return result;
+}
+
+char *
+sample_path (void)
+{
+  return g_build_filename (source_root (), "data", "samples", "sample.pdf", NULL);
+}
+
+gboolean
+save_screenshot (const char *name)
+{
+  /* The shared helper waits out a pending layout (after the last tab closes
+   * the window has no picture until the next frame). */
+  return save_widget_screenshot (GTK_WIDGET (window), tmp_dir, name);
+}
 
 const char *
 source_root (void)
@@ -121,6 +223,18 @@ close_tab_discarding (void)
   /* The window asks at once, from the close request itself. */
   if ((dialog = find_close_dialog ()) != NULL)
     answer_dialog (dialog, "discard");
+}
+
+gboolean
+no_tabs (gpointer data)
+{
+  return fm_window_get_n_tabs (window) == 0;
+}
+
+gboolean
+no_toasts_shown (gpointer data)
+{
+  return fm_window_get_n_toasts_shown (window) == 0;
 }
 
 gboolean

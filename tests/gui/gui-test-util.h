@@ -1,9 +1,13 @@
-/* gui-test-util.h - helpers shared by the GUI tests (test-gui.c, test-gui-zh-cn.c).
+/* gui-test-util.h - helpers shared by the GUI tests (tests/gui/test-gui*.c).
  *
- * Both tests drive one application and one window for their whole run; the
- * helpers below read them from these two globals, which each test sets in its
- * main() (the predicates are GSourceFunc-like callbacks for wait_for(), so
- * they take no window argument).
+ * Every test drives one application and one window for its whole run; the
+ * helpers below read them from these globals, which gui_test_start_app() and
+ * gui_test_show_window() set (the predicates are GSourceFunc-like callbacks
+ * for wait_for(), so they take no window argument). A test's main() is:
+ *
+ *   if (!gui_test_init (&argc, &argv, "formulate-gui-x", FALSE)) return 77;
+ *   gui_test_start_app (); gui_test_show_window ();
+ *   g_test_add_func (...); return gui_test_finish (g_test_run ());
  */
 #pragma once
 
@@ -15,6 +19,31 @@
 
 extern FmApplication *app;
 extern FmWindow *window;
+/* A directory of the test's own, made by gui_test_init(). */
+extern char *tmp_dir;
+
+/* The environment every GUI test runs in, then g_test_init() and gtk_init_check():
+ * a fresh tmp_dir (named from tmp_name) as XDG_DATA_HOME and XDG_STATE_HOME (the
+ * user's recent files, settings and remembered positions stay out of it),
+ * memory GSettings, no accessibility bus, WebKit without its sandbox (a
+ * container run as root), $FORMULATE_MODEL the tiny test model unless set.
+ * strict_logs: every warning fatal, except the missing session bus.
+ * FALSE (after printing why) when there is no display: main() returns 77. */
+gboolean gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_logs);
+/* The application, registered as a user's would be, with the web preview off
+ * (it gets its own test; elsewhere it would only add a web process). */
+void gui_test_start_app (void);
+/* The window, 1280 x 860, presented. */
+void gui_test_show_window (void);
+/* After g_test_run(): closes every tab (renders, detection and Find running on
+ * the GTask pool would use Poppler while exit() destroys its C++ statics),
+ * the window and the application; returns result. */
+int gui_test_finish (int result);
+
+/* data/samples/sample.pdf of the source tree. */
+char *sample_path (void);
+/* The window saved as name (save_widget_screenshot, tmp_dir). */
+gboolean save_screenshot (const char *name);
 
 /* The source tree ($FE_SOURCE_ROOT as set by meson test, else the configured one). */
 const char *source_root (void);
@@ -41,6 +70,9 @@ void answer_dialog (AdwMessageDialog *dialog, const char *response);
 void close_tab_discarding (void);
 
 /* Predicates for wait_for(); data is unused. */
+gboolean no_tabs (gpointer data);
+/* No toast on show or queued (the window's own count). */
+gboolean no_toasts_shown (gpointer data);
 gboolean tab_loaded (gpointer data);
 gboolean page_painted (gpointer data);
 gboolean detection_done (gpointer data);

@@ -12,30 +12,17 @@
 #include <string.h>
 
 #include <cairo-pdf.h>
+#include <json-glib/json-glib.h>
 
 #include "fm-application.h"
 #include "fm-results-row.h"
 #include "fm-window.h"
 #include "gui-test-util.h"
 
-static char *tmp_dir;
-
-static char *
-sample_path (void)
-{
-  return g_build_filename (source_root (), "data", "samples", "sample.pdf", NULL);
-}
-
 static gboolean
 no_close_dialog (gpointer data)
 {
   return find_close_dialog () == NULL;
-}
-
-static gboolean
-no_tabs (gpointer data)
-{
-  return fm_window_get_n_tabs (window) == 0;
 }
 
 /* Opens the sample (once) and waits until its formulas are recognised. */
@@ -798,39 +785,413 @@ test_row_tall_crop (void)
   fm_results_item_set_crop (item, old);
 }
 
+/* ---------------------------------------------------------------------- */
+/* Export: the dialog beside the PDF, named after it; what to export.      */
+
+/* The export dialog: GtkFileChooserNative falls back to a GtkFileChooserDialog
+ * outside a sandbox, which the test answers as a person would. */
+static GtkFileChooser *
+find_file_chooser (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) w = g_list_model_get_item (toplevels, i);
+      if (GTK_IS_FILE_CHOOSER_DIALOG (w) && gtk_widget_get_visible (w))
+        return GTK_FILE_CHOOSER (w);
+    }
+  return NULL;
+}
+
+static gboolean
+chooser_shown (gpointer data)
+{
+  return find_file_chooser () != NULL;
+}
+
+static gboolean
+chooser_has_folder (gpointer chooser)
+{
+  g_autoptr(GFile) folder = gtk_file_chooser_get_current_folder (chooser);
+  return folder != NULL;
+}
+
+/* The drop-down among widget's descendants that offers label. */
+static GtkDropDown *
+find_choice_drop_down (GtkWidget *widget, const char *label)
+{
+  if (GTK_IS_DROP_DOWN (widget))
+    {
+      GListModel *model = gtk_drop_down_get_model (GTK_DROP_DOWN (widget));
+      for (guint i = 0; model != NULL && GTK_IS_STRING_LIST (model) && i < g_list_model_get_n_items (model); i++)
+        if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), label) == 0)
+          return GTK_DROP_DOWN (widget);
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkDropDown *found = find_choice_drop_down (child, label);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+file_exists (gpointer path)
+{
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* Opens the export dialog, checks where it starts and what it offers, picks
+ * scope and writes name in tmp_dir; returns the exported JSON's regions. */
+static JsonArray *
+export_through_dialog (JsonParser *parser, const char *scope, gboolean offers_selected,
+                       const char *name)
+{
+  g_autofree char *sample = sample_path ();
+  g_autoptr(GFile) sample_file = g_file_new_for_path (sample);
+  g_autoptr(GFile) sample_folder = g_file_get_parent (sample_file);
+  g_autoptr(GFile) folder = NULL;
+  g_autoptr(GFile) out_folder = g_file_new_for_path (tmp_dir);
+  g_autofree char *current_name = NULL;
+  g_autofree char *out = g_build_filename (tmp_dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+  GtkFileChooser *chooser;
+  JsonObject *root;
+
+  g_remove (out);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.export", NULL);
+  g_assert_true (wait_for (chooser_shown, NULL, 10));
+  chooser = find_file_chooser ();
+  /* In the PDF's folder, the PDF's name with the format's extension. */
+  /* The dialog reads the folder asynchronously. */
+  g_assert_true (wait_for (chooser_has_folder, chooser, 10));
+  folder = gtk_file_chooser_get_current_folder (chooser);
+  g_assert_nonnull (folder);
+  g_assert_true (g_file_equal (folder, sample_folder));
+  current_name = gtk_file_chooser_get_current_name (chooser);
+  g_assert_cmpstr (current_name, ==, "sample.tex");
+  /* The whole document unless the person picks otherwise. */
+  g_assert_cmpstr (gtk_file_chooser_get_choice (chooser, "scope"), ==, "document");
+  if (g_str_equal (scope, "selected"))
+    {
+      spin (0.5);
+      g_assert_true (save_widget_screenshot (GTK_WIDGET (chooser), tmp_dir, "dialog-export.png"));
+    }
+
+  /* As a person picks it: the choice's drop-down in the dialog. */
+  {
+    GtkDropDown *choice = find_choice_drop_down (GTK_WIDGET (chooser), "This page");
+    const char *ids[] = { "document", "page", "selected" };
+
+    g_assert_nonnull (choice);
+    /* "Selected formulas" is offered only while rows are selected. */
+    g_assert_cmpuint (g_list_model_get_n_items (gtk_drop_down_get_model (choice)), ==,
+                      offers_selected ? 3 : 2);
+    for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+      if (g_str_equal (ids[i], scope))
+        gtk_drop_down_set_selected (choice, i);
+    g_assert_cmpstr (gtk_file_chooser_get_choice (chooser, "scope"), ==, scope);
+  }
+  g_assert_true (gtk_file_chooser_set_current_folder (chooser, out_folder, NULL));
+  gtk_file_chooser_set_current_name (chooser, name);   /* the typed .json picks JSON */
+  gtk_dialog_response (GTK_DIALOG (chooser), GTK_RESPONSE_ACCEPT);
+  g_assert_true (wait_for (file_exists, out, 30));
+  /* Written to a temporary file and renamed: complete once it exists. */
+  spin (0.2);
+  g_assert_true (json_parser_load_from_file (parser, out, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_nonnull (root);
+  return json_object_get_array_member (root, "regions");
+}
+
+static void
+test_export_choices (void)
+{
+  FmDocumentTab *tab;
+  FmResultsPanel *panel;
+  GListModel *items;
+  guint n_all = 0, n_page = 0, n;
+  int page;
+
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  open_sample_recognised ();
+  tab = current_tab ();
+  panel = fm_document_tab_get_results_panel (tab);
+  items = fm_document_tab_get_items (tab);
+  page = fm_page_view_get_current_page (fm_document_tab_get_page_view (tab));
+  n = g_list_model_get_n_items (items);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
+      n_all++;
+      if (fm_results_item_get_page (item) == page)
+        n_page++;
+    }
+  g_assert_cmpuint (n_page, >, 0);
+  g_assert_cmpuint (n_page, <, n_all);
+
+  /* Nothing selected: whole document (the default) or this page. */
+  fm_results_panel_select (panel, NULL);
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonArray *regions = export_through_dialog (parser, "document", FALSE, "whole.json");
+    g_assert_cmpuint (json_array_get_length (regions), ==, n_all);
+  }
+  {
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonArray *regions = export_through_dialog (parser, "page", FALSE, "page.json");
+    JsonArray *pages = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "pages");
+
+    g_assert_cmpuint (json_array_get_length (regions), ==, n_page);
+    for (guint i = 0; i < json_array_get_length (regions); i++)
+      g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (regions, i), "page"), ==, page + 1);
+    g_assert_cmpuint (json_array_get_length (pages), ==, 1);
+  }
+  /* Two rows selected (Shift+click): "Selected formulas" is offered. */
+  fm_results_panel_select_range (panel, 0, 2);
+  {
+    g_autoptr(GPtrArray) selected = fm_results_panel_dup_selected (panel);
+    g_autoptr(JsonParser) parser = json_parser_new ();
+    JsonArray *regions;
+
+    g_assert_cmpuint (selected->len, ==, 2);
+    regions = export_through_dialog (parser, "selected", TRUE, "selected.json");
+    g_assert_cmpuint (json_array_get_length (regions), ==, 2);
+    for (guint i = 0; i < 2; i++)
+      g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (regions, i), "latex"), ==,
+                       fm_results_item_get_latex (selected->pdata[i]));
+  }
+  /* The CLI is unaffected: fm_window_export_to_file and formulate-cli write the whole document. */
+}
+
+/* ---------------------------------------------------------------------- */
+/* The empty window: recent documents, no toast left from a closed one.    */
+
+/* The recent list's rows' titles, top to bottom. */
+static GPtrArray *
+recent_titles (void)
+{
+  GtkListBox *list = fm_window_get_recent_list (window);
+  GPtrArray *titles = g_ptr_array_new ();
+
+  if (!gtk_widget_get_visible (GTK_WIDGET (list)))
+    return titles;
+  for (GtkWidget *row = gtk_widget_get_first_child (GTK_WIDGET (list)); row != NULL;
+       row = gtk_widget_get_next_sibling (row))
+    if (ADW_IS_ACTION_ROW (row))
+      g_ptr_array_add (titles, (gpointer) adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)));
+  return titles;
+}
+
+static GtkWidget *
+find_named (GtkWidget *widget, const char *name)
+{
+  if (g_strcmp0 (gtk_widget_get_name (widget), name) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_named (child, name);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static int
+title_index (GPtrArray *titles, const char *title)
+{
+  for (guint i = 0; i < titles->len; i++)
+    if (g_strcmp0 (titles->pdata[i], title) == 0)
+      return (int) i;
+  return -1;
+}
+
+static gboolean
+recent_has_title (gpointer title)
+{
+  g_autoptr(GPtrArray) titles = recent_titles ();
+  return title_index (titles, title) >= 0;
+}
+
+static void
+test_recent_list (void)
+{
+  g_autofree char *sample = sample_path ();
+  g_autofree char *contents = NULL;
+  const char *names[] = { "recent-older.pdf", "recent-newer.pdf", "recent-deleted.pdf" };
+  char *paths[G_N_ELEMENTS (names)];
+  gsize len;
+
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  g_assert_true (g_file_get_contents (sample, &contents, &len, NULL));
+  /* Opened in this order, a second apart (the recent list's times). */
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GFile) file = NULL;
+      paths[i] = g_build_filename (tmp_dir, names[i], NULL);
+      g_assert_true (g_file_set_contents (paths[i], contents, len, NULL));
+      file = g_file_new_for_path (paths[i]);
+      fm_window_open_files (window, &file, 1);
+      g_assert_true (wait_for (tab_loaded, NULL, 30));
+      spin (1.1);
+    }
+  /* Something to say in a toast, as in the issue: Recognise with nothing to do. */
+  g_assert_true (wait_for (detection_done, NULL, 60));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL);
+  g_assert_true (wait_for (all_recognized, NULL, 120));
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.recognize", NULL);
+  g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Every formula is already recognised");
+  g_assert_cmpuint (fm_window_get_n_toasts_shown (window), >, 0);
+
+  /* One file goes away while it is open. */
+  g_assert_cmpint (g_remove (paths[2]), ==, 0);
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  g_assert_true (wait_for (no_tabs, NULL, 5));
+  /* The empty window shows no toast left from the documents closed. */
+  g_assert_true (wait_for (no_toasts_shown, NULL, 5));
+  g_assert_true (wait_for (recent_has_title, (gpointer) names[1], 10));
+  {
+    g_autoptr(GPtrArray) titles = recent_titles ();
+    /* Most recent first; the deleted file is not offered. */
+    g_assert_cmpint (title_index (titles, names[1]), >=, 0);
+    g_assert_cmpint (title_index (titles, names[0]), >, title_index (titles, names[1]));
+    g_assert_cmpint (title_index (titles, names[2]), ==, -1);
+  }
+  spin (0.5);
+  g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-empty-recent.png"));
+
+  /* Remove from List: the row goes, and the entry from GTK's recent files. */
+  {
+    GtkListBox *list = fm_window_get_recent_list (window);
+    g_autofree char *uri = g_filename_to_uri (paths[1], NULL, NULL);
+    GtkWidget *row = NULL, *button;
+
+    for (GtkWidget *r = gtk_widget_get_first_child (GTK_WIDGET (list)); r != NULL; r = gtk_widget_get_next_sibling (r))
+      if (ADW_IS_ACTION_ROW (r) && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (r)), names[1]) == 0)
+        row = r;
+    g_assert_nonnull (row);
+    button = find_named (row, "remove-recent");
+    g_assert_nonnull (button);
+    g_assert_cmpstr (gtk_widget_get_tooltip_text (button), ==, "Remove from List");
+    g_signal_emit_by_name (button, "clicked");
+    {
+      g_autoptr(GPtrArray) titles = recent_titles ();
+      g_assert_cmpint (title_index (titles, names[1]), ==, -1);
+      g_assert_cmpint (title_index (titles, names[0]), >=, 0);
+    }
+    g_assert_false (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
+    /* Still gone once the manager has told the window it changed. */
+    spin (1.0);
+    g_assert_false (recent_has_title ((gpointer) names[1]));
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (names); i++)
+    g_free (paths[i]);
+}
+
+/* ---------------------------------------------------------------------- */
+/* A blank page is blank, not "a scan?".                                   */
+
+/* Text, an empty page (no text layer, no ink: a page left blank on purpose,
+ * as between chapters), text. */
+static char *
+make_pdf_with_blank_page (void)
+{
+  char *path = g_build_filename (tmp_dir, "with-blank-page.pdf", NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 595, 842);
+  cairo_t *cr = cairo_create (surface);
+
+  cairo_select_font_face (cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  cairo_set_font_size (cr, 14);
+  cairo_move_to (cr, 72, 100);
+  cairo_show_text (cr, "The first chapter ends here.");
+  cairo_show_page (cr);
+  cairo_show_page (cr);   /* nothing drawn */
+  cairo_move_to (cr, 72, 100);
+  cairo_show_text (cr, "The second chapter starts here.");
+  cairo_show_page (cr);
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy (surface);
+  return path;
+}
+
+/* "a scan?", or "read from pixels" (the status line's count of pages of a
+ * scan). A build without Tesseract says it "cannot read pixels", which is
+ * true of a blank page too. */
+static gboolean
+mentions_scan (const char *text)
+{
+  g_autofree char *lower = text ? g_utf8_strdown (text, -1) : NULL;
+  return lower != NULL && (strstr (lower, "scan") != NULL || strstr (lower, "from pixels") != NULL);
+}
+
+static void
+test_blank_page (void)
+{
+  g_autofree char *path = make_pdf_with_blank_page ();
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autofree char *md_path = g_build_filename (tmp_dir, "with-blank-page.md", NULL);
+  g_autofree char *json_path = g_build_filename (tmp_dir, "with-blank-page.json", NULL);
+  g_autoptr(GFile) md_file = g_file_new_for_path (md_path);
+  g_autoptr(GFile) json_file = g_file_new_for_path (json_path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *md = NULL, *json = NULL;
+  FmDocumentTab *tab;
+  const char *note, *source;
+  guint toasts;
+
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  toasts = fm_window_get_n_toasts (window);
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (tab_loaded, NULL, 30));
+  g_assert_true (wait_for (detection_done, NULL, 60));
+  tab = current_tab ();
+  g_assert_cmpint (fm_document_tab_get_pages_detected (tab), ==, 3);
+
+  note = fm_document_tab_get_page_note (tab, 1);
+  source = fm_document_tab_get_page_source (tab, 1);
+  g_printerr ("# blank page: analysis %s, note %s\n", source ? source : "(none)", note ? note : "(none)");
+  g_assert_false (mentions_scan (note));
+  /* Built with a pixel reader (Tesseract) the page is analysed and found
+   * blank; without one it has a note saying the build cannot read pixels. */
+  if (source != NULL)
+    g_assert_cmpstr (source, ==, "blank");
+  else
+    g_assert_nonnull (note);
+  g_assert_cmpint (fm_document_tab_get_pages_from_pixels (tab), ==, 0);
+  g_assert_false (mentions_scan (fm_window_get_status_text (window)));
+  if (fm_window_get_n_toasts (window) > toasts)
+    g_assert_false (mentions_scan (fm_window_get_last_toast (window)));
+
+  /* Nor do the exports, which carry each page's note. */
+  g_assert_true (fm_window_export_to_file (window, md_file, "markdown", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (md_path, &md, NULL, NULL));
+  g_assert_false (mentions_scan (md));
+  g_assert_true (fm_window_export_to_file (window, json_file, "json", &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (json_path, &json, NULL, NULL));
+  g_assert_null (strstr (json, "scan"));
+  g_assert_null (strstr (json, "\"pixels\""));
+}
+
 int
 main (int argc, char **argv)
 {
-  g_autofree char *model = NULL;
-  int result;
-
-  tmp_dir = g_dir_make_tmp ("formulate-gui-daily-XXXXXX", NULL);
-  /* Keep the user's recent files, settings and state out of it. */
-  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
-  g_setenv ("XDG_STATE_HOME", tmp_dir, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  /* GTK 4.8 looks for the accessibility bus at a path shared by every session
-   * of the user (~/.cache/at-spi/bus): another GUI test ending at the same
-   * time made GTK log a critical here. Nothing in this test reads it. */
-  g_setenv ("GTK_A11Y", "none", TRUE);
-  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
-  if (g_getenv ("FORMULATE_MODEL") == NULL)
-    g_setenv ("FORMULATE_MODEL", model, TRUE);
-
-  g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
-      return 77;
-    }
-
-  app = fm_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
-  window = fm_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
-  gtk_window_present (GTK_WINDOW (window));
+  if (!gui_test_init (&argc, &argv, "formulate-gui-daily", FALSE))
+    return 77;
+  gui_test_start_app ();
+  gui_test_show_window ();
 
   g_test_add_func ("/daily/undo", test_undo);
   g_test_add_func ("/daily/close-confirmation", test_close_confirmation);
@@ -841,16 +1202,8 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/devices-and-drop", test_devices_and_drop);
   g_test_add_func ("/daily/row-long-latex", test_row_long_latex);
   g_test_add_func ("/daily/row-tall-crop", test_row_tall_crop);
-  result = g_test_run ();
-
-  /* Renders, detection and Find still running on the GTask pool would use
-   * Poppler while exit() destroys its C++ statics (std::system_error). */
-  while (fm_window_get_n_tabs (window) > 0)
-    close_tab_discarding ();
-  spin (1.0);
-  gtk_window_destroy (GTK_WINDOW (window));
-  spin (0.1);
-  g_application_quit (G_APPLICATION (app));
-  g_clear_object (&app);
-  return result;
+  g_test_add_func ("/daily/export-choices", test_export_choices);
+  g_test_add_func ("/daily/blank-page", test_blank_page);
+  g_test_add_func ("/daily/recent-list", test_recent_list);
+  return gui_test_finish (g_test_run ());
 }

@@ -26,8 +26,6 @@
  * them a 16-page one grew 8.9 MB from cycle 2 to 20 (load average ~15). */
 #define RSS_GROWTH_BOUND_MB 25.0
 
-static char *tmp_dir;
-
 static double
 rss_mb (void)
 {
@@ -38,12 +36,6 @@ rss_mb (void)
       (line = strstr (status, "VmRSS:")) == NULL)
     return -1;
   return g_ascii_strtod (line + 6, NULL) / 1024.0;
-}
-
-static gboolean
-no_tabs (gpointer data)
-{
-  return fm_window_get_n_tabs (window) == 0;
 }
 
 static gboolean
@@ -143,37 +135,11 @@ test_open_close (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *model = NULL;
-  int result;
-
-  tmp_dir = g_dir_make_tmp ("formulate-gui-memory-XXXXXX", NULL);
-  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
-  if (g_getenv ("FORMULATE_MODEL") == NULL)
-    g_setenv ("FORMULATE_MODEL", model, TRUE);
-
-  g_test_init (&argc, &argv, NULL);
-  if (!gtk_init_check ())
-    {
-      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
-      return 77;
-    }
-
-  app = fm_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
-  window = fm_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
-  gtk_window_present (GTK_WINDOW (window));
+  if (!gui_test_init (&argc, &argv, "formulate-gui-memory", FALSE))
+    return 77;
+  gui_test_start_app ();
+  gui_test_show_window ();
 
   g_test_add_func ("/gui-memory/open-close", test_open_close);
-  result = g_test_run ();
-
-  gtk_window_destroy (GTK_WINDOW (window));
-  spin (0.1);
-  g_application_quit (G_APPLICATION (app));
-  g_clear_object (&app);
-  return result;
+  return gui_test_finish (g_test_run ());
 }

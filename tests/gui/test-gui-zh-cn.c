@@ -18,8 +18,6 @@
 #include "fm-window.h"
 #include "gui-test-util.h"
 
-static char *tmp_dir;
-
 /* At least one character from the CJK Unified Ideographs block: proof that a
  * string is Chinese and not an untranslated English msgid. */
 static gboolean
@@ -63,14 +61,6 @@ texts_contain (GPtrArray *texts, const char *needle, gboolean whole)
         return TRUE;
     }
   return FALSE;
-}
-
-/* The window as the compositor would draw it; the shared helper waits out a pending layout
- * (after the last tab closes the window has no picture until the next frame). */
-static gboolean
-save_screenshot (const char *name)
-{
-  return save_widget_screenshot (GTK_WIDGET (window), tmp_dir, name);
 }
 
 /* The catalogue itself: without it every later check would only see English. */
@@ -163,21 +153,11 @@ test_widgets_in_chinese (void)
   g_assert_true (save_screenshot ("window-zh_CN.png"));
 }
 
-static gboolean
-fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
-{
-  if (message != NULL && (strstr (message, "session bus") != NULL || strstr (message, "dbus-launch") != NULL))
-    return FALSE;
-  return TRUE;
-}
-
 int
 main (int argc, char **argv)
 {
-  g_autofree char *model = NULL;
   g_autofree char *mo = NULL;
   const char *locale_dir;
-  int result;
 
   /* The language under test, whatever the caller's environment says. */
   g_setenv ("LANGUAGE", "zh_CN", TRUE);
@@ -199,46 +179,19 @@ main (int argc, char **argv)
   textdomain (GETTEXT_PACKAGE);
   mo = g_build_filename (locale_dir, "zh_CN", "LC_MESSAGES", GETTEXT_PACKAGE ".mo", NULL);
 
-  tmp_dir = g_dir_make_tmp ("formulate-gui-zh-XXXXXX", NULL);
-  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  g_setenv ("WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS", "1", FALSE);
-  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
-  if (g_getenv ("FORMULATE_MODEL") == NULL)
-    g_setenv ("FORMULATE_MODEL", model, TRUE);
-
-  g_test_init (&argc, &argv, NULL);
-  g_test_log_set_fatal_handler (fatal_log_filter, NULL);
-  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL)
-    g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_FATAL_MASK);
   if (!g_file_test (mo, G_FILE_TEST_EXISTS))
     {
       /* The build compiles it (the test depends on it): missing means a broken build. */
       g_printerr ("the zh_CN catalogue %s is missing\n", mo);
       return 1;
     }
-  if (!gtk_init_check ())
-    {
-      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
-      return 77;
-    }
-
-  app = fm_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
-  g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
-  window = fm_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
-  gtk_window_present (GTK_WINDOW (window));
+  if (!gui_test_init (&argc, &argv, "formulate-gui-zh", TRUE))
+    return 77;
+  gui_test_start_app ();
+  gui_test_show_window ();
 
   g_test_add_func ("/gui-zh-cn/catalogue", test_catalogue);
   g_test_add_func ("/gui-zh-cn/open-and-recognise", test_open_and_recognise);
   g_test_add_func ("/gui-zh-cn/widgets-in-chinese", test_widgets_in_chinese);
-  result = g_test_run ();
-
-  gtk_window_destroy (GTK_WINDOW (window));
-  spin (0.1);
-  g_application_quit (G_APPLICATION (app));
-  g_clear_object (&app);
-  return result;
+  return gui_test_finish (g_test_run ());
 }

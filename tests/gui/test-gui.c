@@ -23,7 +23,6 @@
 #include "gui-test-util.h"
 
 static gint64 process_start_us;
-static char *tmp_dir;
 static double first_paint_s = -1;
 static double gtk_ready_s = -1, registered_s = -1, window_shown_s = -1;
 static double first_paint_cpu_s = -1, registered_cpu_s = -1, window_cpu_s = -1;
@@ -34,12 +33,6 @@ main_cpu_s (void)
   struct timespec ts;
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
   return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static char *
-sample_path (void)
-{
-  return g_build_filename (source_root (), "data", "samples", "sample.pdf", NULL);
 }
 
 static void
@@ -895,14 +888,6 @@ test_encrypted_pdf (void)
 /* ---------------------------------------------------------------------- */
 /* Screenshots: the window as the compositor would draw it, to PNG.       */
 
-/* The window as the compositor would draw it; the shared helper waits out a pending layout
- * (after the last tab closes the window has no picture until the next frame). */
-static gboolean
-save_screenshot (const char *name)
-{
-  return save_widget_screenshot (GTK_WIDGET (window), tmp_dir, name);
-}
-
 static void
 test_screenshots (void)
 {
@@ -918,16 +903,6 @@ test_screenshots (void)
   spin (0.5);
   g_assert_true (wait_for (page_painted, NULL, 10));
   g_assert_true (save_screenshot ("window-document.png"));
-}
-
-/* Xvfb without a session bus: GTK warns that it cannot reach one, which
- * changes nothing for these tests. Every other warning stays fatal. */
-static gboolean
-fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message, gpointer data)
-{
-  if (message != NULL && (strstr (message, "session bus") != NULL || strstr (message, "dbus-launch") != NULL))
-    return FALSE;
-  return TRUE;
 }
 
 
@@ -1072,13 +1047,31 @@ test_thumbnails (void)
 }
 
 #ifdef FM_HAVE_PREVIEW
-#include "fm-results-preview.h"
+/* The preview lives in a module the panel loads (app/fm-results-preview.h):
+ * read through its GObject properties. */
+static int
+n_rendered (GtkWidget *preview)
+{
+  int n = -1;
+  g_object_get (preview, "n-rendered", &n, NULL);
+  return n;
+}
+
+/* The property's string (freed by the next call). */
+static const char *
+preview_string (GtkWidget *preview, const char *name)
+{
+  static char *value;
+  g_clear_pointer (&value, g_free);
+  g_object_get (preview, name, &value, NULL);
+  return value;
+}
 
 static gboolean
 preview_rendered (gpointer data)
 {
   GtkWidget *preview = fm_results_panel_get_preview (fm_document_tab_get_results_panel (current_tab ()));
-  return preview != NULL && fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview)) >= 1;
+  return preview != NULL && n_rendered (preview) >= 1;
 }
 
 /* The preview typeset once more than before (data: the count before). */
@@ -1086,7 +1079,7 @@ static gboolean
 preview_rendered_more (gpointer data)
 {
   GtkWidget *preview = fm_results_panel_get_preview (fm_document_tab_get_results_panel (current_tab ()));
-  return preview != NULL && fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview)) > GPOINTER_TO_INT (data);
+  return preview != NULL && n_rendered (preview) > GPOINTER_TO_INT (data);
 }
 #endif
 
@@ -1099,39 +1092,45 @@ test_preview (void)
   g_autoptr(FmResultsItem) item = g_list_model_get_item (fm_document_tab_get_items (current_tab ()), 0);
   GtkWidget *preview;
 
+  /* WebKit warns, through structured logging (no filter sees it), that GL is
+   * off: the program's choice without a GPU (fm_application_avoid_software_gl).
+   * Only criticals are fatal while the web view lives. */
+  GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+
   g_settings_set_boolean (fm_application_get_settings (app), "show-preview", TRUE);
   fm_results_item_set_latex (item, "\\frac{a}{b} + \\sqrt{x}");
   fm_results_panel_select (panel, item);
   preview = fm_results_panel_get_preview (panel);
   g_assert_nonnull (preview);
   g_assert_true (wait_for (preview_rendered, NULL, 60));
-  g_assert_cmpstr (fm_results_preview_get_error (FM_RESULTS_PREVIEW (preview)), ==, "");
-  g_assert_null (fm_results_preview_get_message (FM_RESULTS_PREVIEW (preview)));
+  g_assert_cmpstr (preview_string (preview, "error"), ==, "");
+  g_assert_null (preview_string (preview, "message"));
   spin (0.5);
   save_screenshot ("window-preview.png");
 
   /* LaTeX KaTeX cannot parse: a line saying so, with KaTeX's reason, instead
    * of the source in red. */
   {
-    int rendered = fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview));
-    const char *message;
+    int rendered = n_rendered (preview);
+    g_autofree char *message = NULL;
 
     fm_results_item_set_latex (item, "\\frac{a}{b} + \\left( x");
     g_assert_true (wait_for (preview_rendered_more, GINT_TO_POINTER (rendered), 60));
-    g_assert_cmpstr (fm_results_preview_get_error (FM_RESULTS_PREVIEW (preview)), !=, "");
-    message = fm_results_preview_get_message (FM_RESULTS_PREVIEW (preview));
+    g_assert_cmpstr (preview_string (preview, "error"), !=, "");
+    message = g_strdup (preview_string (preview, "message"));
     g_assert_nonnull (message);
     g_assert_true (g_str_has_prefix (message, "KaTeX cannot display this: "));
-    g_assert_nonnull (strstr (message, fm_results_preview_get_error (FM_RESULTS_PREVIEW (preview))));
+    g_assert_nonnull (strstr (message, preview_string (preview, "error")));
     spin (0.5);
     save_screenshot ("window-preview-error.png");
     /* Parseable again: the formula, no message. */
-    rendered = fm_results_preview_get_n_rendered (FM_RESULTS_PREVIEW (preview));
+    rendered = n_rendered (preview);
     fm_results_item_set_latex (item, "\\frac{a}{b}");
     g_assert_true (wait_for (preview_rendered_more, GINT_TO_POINTER (rendered), 60));
-    g_assert_null (fm_results_preview_get_message (FM_RESULTS_PREVIEW (preview)));
+    g_assert_null (preview_string (preview, "message"));
   }
   g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
+  g_log_set_always_fatal (fatal);
 #else
   g_test_skip ("built without WebKitGTK 6 / KaTeX");
 #endif
@@ -1389,12 +1388,6 @@ test_drop_files (void)
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
 }
 
-static gboolean
-no_tabs (gpointer data)
-{
-  return fm_window_get_n_tabs (window) == 0;
-}
-
 /* Last: every tab closed, the empty state with the recent files. */
 static void
 test_screenshot_empty (void)
@@ -1402,6 +1395,10 @@ test_screenshot_empty (void)
   while (fm_window_get_n_tabs (window) > 0)
     close_tab_discarding ();
   g_assert_true (wait_for (no_tabs, NULL, 5));
+  /* The closed documents' toasts ("14 formulas recognised", "Every formula is
+   * already recognised") went with them; wait out their hide animation. */
+  g_assert_true (wait_for (no_toasts_shown, NULL, 5));
+  spin (1.0);
   /* Only the sample in the recent list: the picture is for docs/. */
   {
     GtkRecentManager *recent = gtk_recent_manager_get_default ();
@@ -1418,43 +1415,14 @@ test_screenshot_empty (void)
 int
 main (int argc, char **argv)
 {
-  g_autofree char *model = NULL;
-  int result;
-
   process_start_us = g_get_monotonic_time ();
-  tmp_dir = g_dir_make_tmp ("formulate-gui-XXXXXX", NULL);
-  /* Keep the user's recent files and settings out of it. */
-  g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
-  g_setenv ("GSETTINGS_BACKEND", "memory", TRUE);
-  /* WebKit's sandbox cannot start inside a container run as root. */
-  g_setenv ("WEBKIT_DISABLE_SANDBOX_THIS_IS_DANGEROUS", "1", FALSE);
-  model = g_build_filename (source_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
-  if (g_getenv ("FORMULATE_MODEL") == NULL)
-    g_setenv ("FORMULATE_MODEL", model, TRUE);
-
-  g_test_init (&argc, &argv, NULL);
-  g_test_log_set_fatal_handler (fatal_log_filter, NULL);
-  /* Without a session bus GTK warns through structured logging, which the
-   * filter above cannot see: then only criticals stay fatal. */
-  if (g_getenv ("DBUS_SESSION_BUS_ADDRESS") == NULL)
-    g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_FATAL_MASK);
-  if (!gtk_init_check ())
-    {
-      g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
-      return 77;
-    }
-
+  if (!gui_test_init (&argc, &argv, "formulate-gui", TRUE))
+    return 77;
   gtk_ready_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
-  app = fm_application_new ();
-  g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  gui_test_start_app ();
   registered_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
   registered_cpu_s = main_cpu_s ();
-  /* The web preview gets its own test; elsewhere it would only add a web process. */
-  g_settings_set_boolean (fm_application_get_settings (app), "show-preview", FALSE);
-  window = fm_window_new (app);
-  gtk_window_set_default_size (GTK_WINDOW (window), 1280, 860);
-  gtk_window_present (GTK_WINDOW (window));
+  gui_test_show_window ();
   window_shown_s = (g_get_monotonic_time () - process_start_us) / (double) G_USEC_PER_SEC;
   window_cpu_s = main_cpu_s ();
 
@@ -1480,11 +1448,5 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/corrupt-pdf", test_corrupt_pdf);
   g_test_add_func ("/gui/encrypted-pdf", test_encrypted_pdf);
   g_test_add_func ("/gui/screenshot-empty", test_screenshot_empty);
-  result = g_test_run ();
-
-  gtk_window_destroy (GTK_WINDOW (window));
-  spin (0.1);
-  g_application_quit (G_APPLICATION (app));
-  g_clear_object (&app);
-  return result;
+  return gui_test_finish (g_test_run ());
 }
