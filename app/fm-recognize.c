@@ -1,6 +1,8 @@
 /* fm-recognize.c - crops, text layer, batching and results for window and CLI. */
 #include "fm-recognize.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fm-page-text.h"
@@ -50,6 +52,268 @@ constraint_symbols (const FmMathTextResult *result)
       p = q;
     }
   return g_strv_builder_end (b);
+}
+
+/* Commands whose argument draws nothing: a length, a label, a colour, an
+ * invisible box, an array's column spec. */
+static gboolean
+skips_argument (const char *command)
+{
+  static const char *const skip[] = {
+    "\\mspace", "\\hspace", "\\hspace*", "\\vspace", "\\label", "\\tag", "\\tag*", "\\color",
+    "\\phantom", "\\hphantom", "\\vphantom", "\\begin{array}", "\\begin{tabular}",
+    "\\begin{alignat}", "\\begin{alignat*}", "\\begin{alignedat}", "\\rule", NULL,
+  };
+  return g_strv_contains (skip, command);
+}
+
+static const char *
+skip_group (const char *p)
+{
+  int depth = 0;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '{' && *p != '[')
+    return p;
+  for (char open = *p, close = open == '{' ? '}' : ']'; *p; p++)
+    {
+      if (*p == '\\' && p[1] != '\0')
+        p++;
+      else if (*p == open)
+        depth++;
+      else if (*p == close && --depth == 0)
+        return p + 1;
+    }
+  return p;
+}
+
+/* LaTeX cut into tokens as the model's vocabulary cuts it (docs/model.md):
+ * control words, control symbols, \begin{env}, \left( and single characters;
+ * arguments that draw nothing are skipped. */
+static GPtrArray *
+latex_tokens (const char *latex)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const char *p = latex;
+
+  while (p != NULL && *p)
+    {
+      const char *q = p;
+      char *tok;
+
+      if (g_ascii_isspace (*p))
+        {
+          p++;
+          continue;
+        }
+      if (*p == '\\')
+        {
+          q = p + 1;
+          if (g_ascii_isalpha (*q))
+            {
+              while (g_ascii_isalpha (*q))
+                q++;
+              if (*q == '*' && (strncmp (p, "\\operatorname", 13) == 0 || strncmp (p, "\\tag", 4) == 0 ||
+                                strncmp (p, "\\hspace", 7) == 0))
+                q++;
+            }
+          else if (*q != '\0')
+            q = g_utf8_next_char (q);
+          tok = g_strndup (p, q - p);
+          if (strcmp (tok, "\\begin") == 0 || strcmp (tok, "\\end") == 0)
+            {
+              const char *e = q;
+              while (g_ascii_isspace (*e))
+                e++;
+              if (*e == '{' && strchr (e, '}') != NULL)
+                {
+                  g_autofree char *env = g_strndup (e, strchr (e, '}') + 1 - e);
+                  char *t = g_strconcat (tok, env, NULL);
+                  g_free (tok);
+                  tok = t;
+                  q = strchr (e, '}') + 1;
+                }
+            }
+          else if (strcmp (tok, "\\left") == 0 || strcmp (tok, "\\right") == 0 ||
+                   strcmp (tok, "\\middle") == 0)
+            {
+              /* \left. draws nothing: one token */
+              const char *e = q;
+              while (g_ascii_isspace (*e))
+                e++;
+              if (*e == '.')
+                {
+                  char *t = g_strconcat (tok, ".", NULL);
+                  g_free (tok);
+                  tok = t;
+                  q = e + 1;
+                }
+            }
+          else if (strcmp (tok, "\\kern") == 0 || strcmp (tok, "\\mkern") == 0 ||
+                   strcmp (tok, "\\hskip") == 0)
+            {
+              /* \mkern3mu: a number and a unit */
+              while (*q && (g_ascii_isdigit (*q) || *q == '.' || *q == '-' || g_ascii_isspace (*q)))
+                q++;
+              for (int k = 0; k < 2 && g_ascii_isalpha (*q); k++)
+                q++;
+            }
+          if (skips_argument (tok))
+            {
+              /* \rule[raise]{width}{height}: three groups */
+              int groups = strcmp (tok, "\\rule") == 0 ? 3 : 1;
+              for (int k = 0; k < groups; k++)
+                q = skip_group (q);
+            }
+        }
+      else
+        {
+          q = g_utf8_next_char (p);
+          tok = g_strndup (p, q - p);
+        }
+      g_ptr_array_add (out, tok);
+      p = q;
+    }
+  return out;
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+fm_recognize_latex_symbols (const char *latex)
+{
+  /* Spellings of one glyph (or glyph pair) beyond the engine's aliases. */
+  static const char *const same[][3] = {
+    { "\\neq", "\\not", "=" }, { "\\notin", "\\not", "\\in" }, { "\\dots", "\\ldots", NULL },
+    { "\\dotsc", "\\ldots", NULL }, { "\\dotso", "\\ldots", NULL }, { "\\dotsb", "\\cdots", NULL },
+    { "\\dotsm", "\\cdots", NULL }, { "\\dotsi", "\\cdots", NULL }, { "\\mid", "|", NULL },
+    { "\\colon", ":", NULL }, { "\\ast", "*", NULL }, { "\\lbrack", "[", NULL },
+    { "\\rbrack", "]", NULL }, { "\\widehat", "\\hat", NULL }, { "\\widetilde", "\\tilde", NULL },
+    { "\\cdotp", "\\cdot", NULL }, { "\\owns", "\\ni", NULL }, { "\\bmod", NULL, NULL },
+    { "\\mod", NULL, NULL },
+  };
+  g_autoptr(GPtrArray) tokens = latex_tokens (latex);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < tokens->len; i++)
+    {
+      const char *sym = fe_token_symbol (tokens->pdata[i]);
+      gboolean done = FALSE;
+
+      if (sym == NULL)
+        continue;
+      /* An operator name is its letters: \sin, \operatorname{sin} and
+       * \mathrm{sin} draw the same glyphs. \pmod draws its parentheses. */
+      if (sym[0] == '\\' && (fm_mathtext_is_operator_word (sym + 1) || strcmp (sym, "\\bmod") == 0 ||
+                             strcmp (sym, "\\pmod") == 0 || strcmp (sym, "\\mod") == 0))
+        {
+          const char *w = sym[1] == 'b' || sym[1] == 'p' ? (sym[1] == 'b' ? "mod" : "(mod)") : sym + 1;
+          if (strcmp (sym, "\\mod") == 0)
+            w = "mod";
+          for (const char *c = w; *c; c++)
+            g_ptr_array_add (out, g_strndup (c, 1));
+          continue;
+        }
+      for (gsize k = 0; k < G_N_ELEMENTS (same) && !done; k++)
+        if (strcmp (sym, same[k][0]) == 0)
+          {
+            for (int j = 1; j < 3 && same[k][j] != NULL; j++)
+              g_ptr_array_add (out, g_strdup (same[k][j]));
+            done = TRUE;
+          }
+      if (!done)
+        g_ptr_array_add (out, g_strdup (sym));
+    }
+  /* A display's sentence punctuation may or may not be in the reading (the
+   * detected box leaves it out, the widened crop shows it). */
+  while (out->len > 0)
+    {
+      const char *last = out->pdata[out->len - 1];
+      if (strcmp (last, ".") != 0 && strcmp (last, ",") != 0 && strcmp (last, ";") != 0)
+        break;
+      g_ptr_array_remove_index (out, out->len - 1);
+    }
+  g_ptr_array_sort (out, compare_strings);
+  return out;
+}
+
+guint
+fm_recognize_symbol_distance (const char *a, const char *b)
+{
+  g_autoptr(GPtrArray) sa = fm_recognize_latex_symbols (a);
+  g_autoptr(GPtrArray) sb = fm_recognize_latex_symbols (b);
+  guint i = 0, j = 0, d = 0;
+
+  while (i < sa->len || j < sb->len)
+    {
+      int c = i == sa->len ? 1 : j == sb->len ? -1 : strcmp (sa->pdata[i], sb->pdata[j]);
+      if (c == 0)
+        i++, j++;
+      else if (c < 0)
+        i++, d++;
+      else
+        j++, d++;
+    }
+  return d;
+}
+
+/* Confidence of each way of choosing, the share of right readings (image
+ * match) among them on bench/pdf-e2e's development seeds (bench/RESULTS.md).
+ * An agreeing reading can still be wrong in its layout (a script misplaced)
+ * or its spelling; the model's own confidence tells those apart a little. */
+#define CONF_AGREE_SAME        0.99
+#define CONF_AGREE             0.95
+#define CONF_CONSTRAINED       0.85
+#define CONF_TEXT              0.75
+#define CONF_DISAGREE          0.55
+
+FmChoice
+fm_recognize_choose (FmTextReadVerdict  verdict,
+                     const char        *text_latex,
+                     const char        *model_latex,
+                     double             model_confidence,
+                     const char        *second_latex,
+                     double             second_confidence,
+                     const char       **latex,
+                     double            *confidence,
+                     FmProvenance      *provenance)
+{
+  if (verdict == FM_TEXT_READ_UNAVAILABLE || text_latex == NULL || text_latex[0] == '\0')
+    {
+      *latex = model_latex;
+      *confidence = model_confidence;
+      *provenance = FM_PROVENANCE_IMAGE;
+      return FM_CHOICE_IMAGE;
+    }
+  *provenance = FM_PROVENANCE_TEXT_IMAGE;
+  if (model_latex != NULL && fm_recognize_symbol_distance (model_latex, text_latex) == 0)
+    {
+      *latex = model_latex;
+      *confidence = verdict == FM_TEXT_READ_CERTAIN && strcmp (model_latex, text_latex) == 0
+                    ? CONF_AGREE_SAME : CONF_AGREE;
+      return FM_CHOICE_AGREE;
+    }
+  if (second_latex != NULL && fm_recognize_symbol_distance (second_latex, text_latex) == 0)
+    {
+      *latex = second_latex;
+      *confidence = CONF_CONSTRAINED;
+      return FM_CHOICE_CONSTRAINED;
+    }
+  if (verdict == FM_TEXT_READ_CERTAIN)
+    {
+      *latex = text_latex;
+      *confidence = CONF_TEXT;
+      *provenance = FM_PROVENANCE_TEXT;
+      return FM_CHOICE_TEXT;
+    }
+  *latex = model_latex != NULL ? model_latex : text_latex;
+  *confidence = MIN (model_confidence, CONF_DISAGREE);
+  return FM_CHOICE_DISAGREE;
 }
 
 /* fm-mathtext's verdicts in the pipeline's terms. */
@@ -155,6 +419,110 @@ set_result (FmRegion *region, const char *latex, double confidence, FmProvenance
   region->provenance = provenance;
 }
 
+static void
+trace_choice (FmChoice choice, FmTextReadVerdict verdict, const char *text, const FeResult *model,
+              const FeResult *second, const char *latex, double confidence)
+{
+  static const char *const names[] = { "image", "agree", "constrained", "text", "disagree" };
+  const char *path = g_getenv ("FM_RECOGNIZE_TRACE");
+  g_autoptr(GString) line = NULL;
+  FILE *f;
+
+  if (path == NULL || (f = fopen (path, "a")) == NULL)
+    return;
+  line = g_string_new (NULL);
+  g_string_append_printf (line, "%s\t%d\t%.4f\t%.4f\t%s\t%s\t%s\t%s\n", names[choice], verdict,
+                          model->confidence, confidence, latex ? latex : "",
+                          text ? text : "", model->latex ? model->latex : "",
+                          second && second->latex ? second->latex : "");
+  fputs (line->str, f);
+  fclose (f);
+}
+
+/* Combined mode, after the model read every image: each reading that
+ * disagrees with its region's glyphs is decoded once more, constrained by
+ * the glyphs' reading (its tokens: the engine keeps the symbols), and
+ * fm_recognize_choose picks among the three; the chosen reading replaces
+ * results[k]. */
+static fe_status
+check_with_glyphs (FeState *state, const FeImage *images, gsize n_images, const gsize *slot,
+                   const FmTextReadVerdict *verdicts, char **text_latex, FeResult *results,
+                   const FeRecognizeParams *first_params, FmProvenance *provenances)
+{
+  g_autofree FeImage *again = g_new0 (FeImage, n_images + 1);
+  g_autofree gsize *again_of = g_new0 (gsize, n_images + 1);
+  g_autofree FeSymbolConstraint *constraints = g_new0 (FeSymbolConstraint, n_images + 1);
+  g_autofree FeResult *second = g_new0 (FeResult, n_images + 1);
+  g_autofree gssize *second_of = g_new (gssize, n_images + 1);
+  GPtrArray **symbols = g_new0 (GPtrArray *, n_images + 1);
+  FeRecognizeParams rp = *first_params;
+  fe_status status = FE_OK;
+  gsize n_again = 0;
+
+  for (gsize k = 0; k < n_images; k++)
+    {
+      const char *text = text_latex[slot[k]];
+
+      second_of[k] = -1;
+      if (text == NULL || results[k].latex == NULL ||
+          fm_recognize_symbol_distance (results[k].latex, text) == 0)
+        continue;
+      /* the reading's tokens, and the sentence punctuation the widened crop
+       * may show */
+      symbols[n_again] = latex_tokens (text);
+      g_ptr_array_add (symbols[n_again], g_strdup ("."));
+      g_ptr_array_add (symbols[n_again], g_strdup (","));
+      g_ptr_array_add (symbols[n_again], g_strdup (";"));
+      constraints[n_again] = (FeSymbolConstraint) {
+        .symbols = (const char *const *) symbols[n_again]->pdata,
+        .n_symbols = (int) symbols[n_again]->len,
+      };
+      again[n_again] = images[k];
+      again_of[n_again] = k;
+      second_of[k] = (gssize) n_again;
+      n_again++;
+    }
+  if (n_again > 0)
+    {
+      /* a short second pass: the window's progress counts the first only */
+      rp.progress_callback = NULL;
+      rp.constraints = constraints;
+      status = fe_recognize (state, again, n_again, &rp, second);
+    }
+  for (gsize k = 0; k < n_images; k++)
+    {
+      const FeResult *two = second_of[k] >= 0 && second[second_of[k]].latex != NULL
+                            ? &second[second_of[k]] : NULL;
+      const char *latex = NULL;
+      double confidence = 0;
+      FmProvenance provenance;
+      FmChoice choice;
+
+      if (results[k].latex == NULL)
+        continue;
+      choice = fm_recognize_choose (verdicts[slot[k]], text_latex[slot[k]], results[k].latex,
+                                    results[k].confidence, two ? two->latex : NULL,
+                                    two ? two->confidence : 0, &latex, &confidence, &provenance);
+      trace_choice (choice, verdicts[slot[k]], text_latex[slot[k]], &results[k], two, latex, confidence);
+      if (latex != results[k].latex)
+        {
+          /* the engine frees results with free() */
+          char *copy = strdup (latex);
+          free (results[k].latex);
+          results[k].latex = copy;
+        }
+      results[k].confidence = (float) confidence;
+      provenances[k] = provenance;
+    }
+  for (gsize j = 0; j < n_again; j++)
+    {
+      fe_result_clear (&second[j]);
+      g_ptr_array_unref (symbols[j]);
+    }
+  g_free (symbols);
+  return status == FE_ERR_ABORTED ? status : FE_OK;
+}
+
 fe_status
 fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
                   const FmRecognizeOptions *opts)
@@ -167,6 +535,10 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   g_autofree gboolean *text_guided = g_new0 (gboolean, n_tasks + 1);
   /* per task: the glyphs' symbols of an UNCERTAIN reading (g_strfreev) */
   GStrv *task_symbols = g_new0 (GStrv, n_tasks + 1);
+  /* combined mode: the reader's verdict and reading per task (g_free) */
+  g_autofree FmTextReadVerdict *verdicts = g_new0 (FmTextReadVerdict, n_tasks + 1);
+  char **text_latex = g_new0 (char *, n_tasks + 1);
+  g_autofree FmProvenance *provenances = NULL;
   g_autofree FeSymbolConstraint *constraints = g_new0 (FeSymbolConstraint, n_tasks + 1);
   gboolean constrained = FALSE;
   FeRecognizeParams rp = fe_recognize_default_params ();
@@ -187,6 +559,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
       gint64 t0 = g_get_monotonic_time ();
 
       task->confidence_min = -1;
+      verdicts[i] = FM_TEXT_READ_UNAVAILABLE;
       /* An equation number is text, not math: the window shows it with its
        * display and exports carry the text layer's number. */
       if (region->kind == FM_REGION_NUMBER)
@@ -199,7 +572,14 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
           FmTextReadVerdict verdict = opts->read_text (task->document, region, &latex,
                                                        &task_symbols[i], &read_error);
 
-          if (verdict == FM_TEXT_READ_CERTAIN && latex != NULL)
+          if (opts->combine)
+            {
+              /* The model reads every region; the glyphs check it below. */
+              verdicts[i] = latex != NULL ? verdict : FM_TEXT_READ_UNAVAILABLE;
+              text_latex[i] = g_steal_pointer (&latex);
+              g_clear_pointer (&task_symbols[i], g_strfreev);
+            }
+          else if (verdict == FM_TEXT_READ_CERTAIN && latex != NULL)
             {
               /* The glyphs are the formula: no model guess can beat them. */
               set_result (region, latex, 1.0, FM_PROVENANCE_TEXT);
@@ -212,7 +592,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
             }
           /* UNCERTAIN: the model reads the crop, preferring the symbols the
            * glyphs back (FeSymbolConstraint, engine/fe-constraint.c). */
-          text_guided[i] = verdict == FM_TEXT_READ_UNCERTAIN;
+          text_guided[i] = verdict == FM_TEXT_READ_UNCERTAIN && !opts->combine;
           if (!text_guided[i])
             g_clear_pointer (&task_symbols[i], g_strfreev);
         }
@@ -246,6 +626,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
     }
 
   results = g_new0 (FeResult, n_images + 1);
+  provenances = g_new0 (FmProvenance, n_images + 1);
   if (opts->beam_width > 0)
     rp.beam_width = opts->beam_width;
   rp.abort_callback = opts->abort_callback;
@@ -256,6 +637,9 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
     rp.constraints = constraints;
   if (n_images > 0)
     status = fe_recognize (state, images, n_images, &rp, results);
+  if (opts->combine && status == FE_OK)
+    status = check_with_glyphs (state, images, n_images, slot, verdicts, text_latex, results, &rp,
+                                provenances);
 
   for (gsize k = 0; k < n_images; k++)
     {
@@ -263,8 +647,10 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
 
       if (results[k].latex != NULL)
         {
-          set_result (task->region, results[k].latex, results[k].confidence,
-                      text_guided[slot[k]] ? FM_PROVENANCE_TEXT_IMAGE : FM_PROVENANCE_IMAGE);
+          FmProvenance provenance = text_guided[slot[k]] ? FM_PROVENANCE_TEXT_IMAGE : FM_PROVENANCE_IMAGE;
+          if (opts->combine && provenances[k] != FM_PROVENANCE_NONE)
+            provenance = provenances[k];
+          set_result (task->region, results[k].latex, results[k].confidence, provenance);
           task->confidence_min = results[k].confidence_min;
           task->region->recognize_ms = results[k].preprocess_ms + results[k].encoder_ms
                                        + results[k].decoder_ms;
@@ -280,7 +666,9 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
         tasks[i].crop = g_steal_pointer (&grays[i]);
       g_clear_pointer (&grays[i], fm_gray_image_free);
       g_strfreev (task_symbols[i]);
+      g_free (text_latex[i]);
     }
   g_free (task_symbols);
+  g_free (text_latex);
   return status;
 }
