@@ -200,11 +200,23 @@ fm_recognize_latex_symbols (const char *latex)
   g_autoptr(GPtrArray) tokens = latex_tokens (latex);
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
 
+  /* Structure that draws delimiters. */
+  static const char *const drawn[][3] = {
+    { "\\binom", "(", ")" }, { "\\dbinom", "(", ")" }, { "\\tbinom", "(", ")" },
+    { "\\choose", "(", ")" }, { "\\begin{pmatrix}", "(", ")" }, { "\\begin{bmatrix}", "[", "]" },
+    { "\\begin{Bmatrix}", "\\{", "\\}" }, { "\\begin{vmatrix}", "|", "|" },
+    { "\\begin{Vmatrix}", "\\|", "\\|" }, { "\\begin{cases}", "\\{", NULL },
+    { "\\begin{dcases}", "\\{", NULL }, { "\\begin{rcases}", "\\}", NULL },
+  };
   for (guint i = 0; i < tokens->len; i++)
     {
       const char *sym = fe_token_symbol (tokens->pdata[i]);
       gboolean done = FALSE;
 
+      for (gsize k = 0; k < G_N_ELEMENTS (drawn); k++)
+        if (strcmp (tokens->pdata[i], drawn[k][0]) == 0)
+          for (int j = 1; j < 3 && drawn[k][j] != NULL; j++)
+            g_ptr_array_add (out, g_strdup (drawn[k][j]));
       if (sym == NULL)
         continue;
       /* An operator name is its letters: \sin, \operatorname{sin} and
