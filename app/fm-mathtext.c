@@ -277,6 +277,14 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
   char letter, buf[16];
   const char *greek, *name;
 
+  /* Poppler names the phi glyphs of Adobe Symbol (mathptmx's StandardSymL,
+   * Symbol) and fourier's math letters by their glyph names, which there
+   * are the other way round from Computer Modern's: their \phi comes as
+   * U+03C6 and \varphi as U+03D5 (pdftotext on $\phi\varphi$ in each set-up;
+   * CM, LM, txfonts, mathpazo map as Unicode draws them). */
+  if ((c == 0x03C6 || c == 0x03D5) && font_name != NULL &&
+      name_has (fm_font_strip_subset (font_name), "^standardsym|^symbol|^fourier-math|^psyr|^usyr"))
+    c = c == 0x03C6 ? 0x03D5 : 0x03C6;
   if (math_alphanumeric (c, &style, &letter, &greek))
     {
       if (greek != NULL)

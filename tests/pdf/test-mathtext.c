@@ -42,6 +42,12 @@ test_glyph_mapping (void)
   check_glyph (0x03B1, "CMMI10", "\\alpha");
   check_glyph (0x03B5, "CMMI10", "\\varepsilon");
   check_glyph (0x03F5, "CMMI10", "\\epsilon");
+  check_glyph (0x03D5, "CMMI10", "\\phi");
+  check_glyph (0x03C6, "LMMathItalic10-Regular", "\\varphi");
+  /* Adobe Symbol (mathptmx) and fourier name their phis the other way round */
+  check_glyph (0x03C6, "EMPIMZ+StandardSymL-Slant_167", "\\phi");
+  check_glyph (0x03D5, "StandardSymL-Slant_167", "\\varphi");
+  check_glyph (0x03C6, "Fourier-Math-Letters-Italic", "\\phi");
   check_glyph (0x2126, "CMR10", "\\Omega");   /* Poppler's OHM SIGN for CMR's Omega */
   check_glyph (0x00B5, "CMMI10", "\\mu");     /* and MICRO SIGN for mu */
   check_glyph (0x2211, "CMEX10", "\\sum");
