@@ -361,6 +361,9 @@ typedef struct {
   double em;              /* the region's main font size                     */
   int unknown;            /* glyphs without a LaTeX meaning                   */
   int type3;              /* ... of them in an unnamed (Type 3) font          */
+  gboolean want_trailing; /* a display: look for its sentence punctuation    */
+  gunichar trailing;      /* the first glyph right of the region on its line */
+  double trailing_x;
 } Reader;
 
 static void
@@ -1628,6 +1631,17 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
               break;
             }
         }
+      /* A display's sentence punctuation ("x = 1 ."): TeX sets it right
+       * after the formula, inside the math, but the detector leaves it out
+       * of the box (it is text punctuation to it); the formula's source and
+       * the image model's widened crop have it. The nearest glyph right of
+       * the box, within an em and a half, on the box's lines. */
+      if (r->want_trailing && ccx > area->x1 + tol && b.x0 < r->trailing_x &&
+          b.x0 < area->x1 + 1.5 * (at ? at->font_size : b.y1 - b.y0) && ccy > area->y0 && ccy < area->y1)
+        {
+          r->trailing = c;
+          r->trailing_x = b.x0;
+        }
       if (ccx < area->x0 - tol || ccx > area->x1 + tol)
         continue;
       /* Type 1 radicals and extension-font glyphs hang below their box. */
@@ -1782,6 +1796,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
       g_ptr_array_unref (r.symbols);
       return NULL;
     }
+  r.want_trailing = region->kind == FM_REGION_DISPLAY;
+  r.trailing_x = G_MAXDOUBLE;
   collect_glyphs (&r, page, &area);
   {
     /* The region's ink, with a margin for hanging glyphs and rules at its
@@ -1895,6 +1911,13 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     }
   else
     {
+      if (r.trailing == '.' || r.trailing == ',' || r.trailing == ';')
+        {
+          char *t = g_strdup_printf ("%s%c", tex, (char) r.trailing);
+          g_free (tex);
+          tex = t;
+          g_ptr_array_add (r.symbols, g_strdup_printf ("%c", (char) r.trailing));
+        }
       res->latex = g_steal_pointer (&tex);
       res->verdict = r.reasons->len > 0 ? FM_MATHTEXT_UNCERTAIN : FM_MATHTEXT_CERTAIN;
       res->reason = r.reasons->len > 0 ? g_strdup (r.reasons->str) : NULL;

@@ -134,15 +134,16 @@ typedef enum {
 /* Picks a region's result from the text layer's reading (verdict and
  * text_latex, NULL when UNAVAILABLE), the model's (model_latex,
  * model_confidence) and, where the model disagreed, its reading constrained
- * by the glyphs (second_latex, NULL when there was none). Sets *latex (one of
- * the inputs), *confidence and *provenance. */
+ * by the glyphs (second_latex, NULL when there was none). Sets *latex
+ * (g_free: the chosen reading, its trailing sentence punctuation the glyphs'),
+ * *confidence and *provenance. */
 FmChoice    fm_recognize_choose (FmTextReadVerdict  verdict,
                                  const char        *text_latex,
                                  const char        *model_latex,
                                  double             model_confidence,
                                  const char        *second_latex,
                                  double             second_confidence,
-                                 const char       **latex,
+                                 char             **latex,
                                  double            *confidence,
                                  FmProvenance      *provenance);
 
