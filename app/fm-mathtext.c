@@ -1558,7 +1558,10 @@ merge_pieces (Reader *r)
                 }
               else if ((b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C ||
                         (b->c == '7' && font_is_tex_symbols (b->font))) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
-                       b->box.x0 < a->box.x0 && b->size == a->size && b->box.x1 - b->box.x0 < 0.3 * r->em)
+                       /* the bar has no width in CMSY and txsys: Poppler's
+                        * box for it starts where the arrow's does */
+                       b->box.x0 <= a->box.x0 + 0.02 * r->em && b->size == a->size &&
+                       b->box.x1 - b->box.x0 < 0.3 * r->em)
                 {
                   maps = TRUE;
                   a->box.x0 = MIN (a->box.x0, b->box.x0);
@@ -1678,6 +1681,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
         it->tex = fm_mathtext_glyph_latex (c, it->font);
       it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
       it->bigop = is_bigop_char (c);
+      /* mathptmx draws \epsilon and \varepsilon with Adobe Symbol's one
+       * epsilon (pdftotext gives U+03B5 for both) */
+      if (c == 0x03B5 && name_has (it->font, "^standardsym|^symbol|^psyr|^usyr"))
+        uncertain (r, "Adobe Symbol's epsilon: \\epsilon or \\varepsilon");
       if (it->tex != NULL && name_has (it->font, "^rsfs"))
         uncertain (r, "rsfs letters: \\mathscr, or \\mathcal under mathptmx");
       if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
