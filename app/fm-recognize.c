@@ -254,12 +254,24 @@ fm_recognize_latex_symbols (const char *latex)
   return out;
 }
 
+static guint
+count_unknown (GPtrArray *symbols)
+{
+  guint n = 0;
+
+  /* the reader writes a glyph without a meaning as "?" */
+  for (guint i = 0; i < symbols->len; i++)
+    n += strcmp (symbols->pdata[i], "?") == 0;
+  return n;
+}
+
 guint
 fm_recognize_symbol_distance (const char *a, const char *b)
 {
   g_autoptr(GPtrArray) sa = fm_recognize_latex_symbols (a);
   g_autoptr(GPtrArray) sb = fm_recognize_latex_symbols (b);
-  guint i = 0, j = 0, d = 0;
+  guint i = 0, j = 0, only_a = 0, only_b = 0;
+  guint unknown_a = count_unknown (sa), unknown_b = count_unknown (sb);
 
   while (i < sa->len || j < sb->len)
     {
@@ -267,11 +279,15 @@ fm_recognize_symbol_distance (const char *a, const char *b)
       if (c == 0)
         i++, j++;
       else if (c < 0)
-        i++, d++;
+        only_a += strcmp (sa->pdata[i++], "?") != 0;
       else
-        j++, d++;
+        only_b += strcmp (sb->pdata[j++], "?") != 0;
     }
-  return d;
+  /* An unknown glyph ("?", a code without Unicode meaning) stands for any
+   * one symbol of the other reading. */
+  only_a -= MIN (only_a, unknown_b);
+  only_b -= MIN (only_b, unknown_a);
+  return only_a + only_b;
 }
 
 static gboolean

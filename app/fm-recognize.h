@@ -118,7 +118,8 @@ void        fm_recognize_task_clear (FmRecognizeTask *task);
 GPtrArray  *fm_recognize_latex_symbols (const char *latex);
 
 /* How many symbols one reading has that the other lacks (the symmetric
- * difference of their symbol multisets); 0: they agree. */
+ * difference of their symbol multisets, a text-layer reader's unknown glyph
+ * "?" matching any one symbol); 0: they agree. */
 guint       fm_recognize_symbol_distance (const char *a, const char *b);
 
 /* How a combined reading was chosen (FmRecognizeOptions.combine). */

@@ -238,6 +238,8 @@ test_symbols (void)
     { "\\varphi", "\\phi", 2 },
     { "\\frac{c}{x}", "\\frac{\\mathcal{C}}{X}", 4 },
     { "x_{1}+x_{2}", "x_{1}+x_{2}+x_{3}", 3 },
+    { "\\mathfrak{m}^{n}?\\mathfrak{m}", "\\mathfrak{m}^{n}/\\mathfrak{m}", 0 },  /* an unknown glyph */
+    { "a?b", "a+-b", 1 },
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
