@@ -447,10 +447,13 @@ pdf_choices (const char         *format_name,
       fprintf (stderr, "formulate-cli pdf: --combined and --text-layer exclude each other\n");
       return FM_EXIT_USAGE;
     }
-  if (text_layer || constrain_uncertain || combined)
+  /* The default (fm_recognize_default_options) is --combined. */
+  if (image_only)
+    ropts->read_text = NULL;
+  else
     ropts->read_text = fm_recognize_text_reader ();
+  ropts->combine = !image_only && !text_layer && !constrain_uncertain;
   ropts->constrain_uncertain = constrain_uncertain;
-  ropts->combine = combined;
 
   return -1;
 }
@@ -536,9 +539,9 @@ run_pdf (int argc, char **argv)
     { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
     { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
     { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
-    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain", NULL },
-    { "combined", 0, 0, G_OPTION_ARG_NONE, &combined, "Read every formula from its image and check it against the PDF's text layer", NULL },
-    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image (the default)", NULL },
+    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain (bench/pdf-e2e)", NULL },
+    { "combined", 0, 0, G_OPTION_ARG_NONE, &combined, "Read every formula from its image and check it against the PDF's text layer (the default)", NULL },
+    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image alone, without the text layer's check", NULL },
     { "constrain", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &constrain_uncertain, "Uncertain text-layer readings decode constrained by their glyphs (for bench/pdf-e2e)", NULL },
     { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },

@@ -464,14 +464,13 @@ fm_recognize_default_options (void)
   FmRecognizeOptions opts = { 0 };
 
   opts.em_px = FM_RENDER_DEFAULT_EM_PX;
-  /* Image model only, the text-layer reader opt-in (formulate-cli pdf
-   * --text-layer): with the v1 model (2026-11-25) the image path reads more
-   * formulas exactly end to end, 0.604 vs 0.377 (bench/pdf-e2e seed 301) and
-   * 0.709 vs 0.651 (seed 302). Where the reader is CERTAIN, the model is right
-   * and the reader wrong 73 times, the reverse 22 times: the reader misses the
-   * trailing punctuation outside the detected box and the spacing commands
-   * (bench/RESULTS.md, docs/text-layer.md). */
-  opts.read_text = NULL;
+  /* The image model reads every formula and the text layer checks it
+   * (combined mode): on bench/pdf-e2e's fresh seeds it reads more formulas
+   * exactly than the image model alone, and its confidence flags the wrong
+   * ones (bench/RESULTS.md, docs/text-layer.md). Text first (CERTAIN skips
+   * the model) measured worse with the v1 model. */
+  opts.read_text = fm_recognize_text_reader ();
+  opts.combine = TRUE;
   return opts;
 }
 

@@ -82,9 +82,11 @@ typedef struct {
   gboolean combine;
 } FmRecognizeOptions;
 
-/* em_px = FM_RENDER_DEFAULT_EM_PX, engine beam default, no text reader (the
- * image model reads every formula; set read_text = fm_recognize_text_reader ()
- * for the text layer first), no callbacks, no crops kept. */
+/* em_px = FM_RENDER_DEFAULT_EM_PX, engine beam default, the text-layer
+ * reader checking the image model's readings (read_text =
+ * fm_recognize_text_reader (), combine; read_text = NULL: the image model
+ * alone; combine = FALSE: the text layer first), no callbacks, no crops
+ * kept. */
 FmRecognizeOptions fm_recognize_default_options (void);
 
 /* Sets crop_box of regions[first..] (all of one page, in detection order)

@@ -125,6 +125,7 @@ test_text_hook (void)
   reader_calls = 0;
   opts.em_px = fe_context_model_info (ctx)->em_px;
   opts.read_text = fake_reader;
+  opts.combine = FALSE;             /* text first */
   opts.constrain_uncertain = TRUE;  /* the symbols path too */
   opts.keep_crops = TRUE;
   opts.progress_callback = on_progress;
