@@ -389,6 +389,7 @@ pdf_choices (const char         *format_name,
              gboolean            text_layer,
              gboolean            image_only,
              gboolean            constrain_uncertain,
+             gboolean            combined,
              FmExportFormat     *format,
              FmDetectOptions    *dopts,
              FmCropRule         *crop_rule,
@@ -436,13 +437,22 @@ pdf_choices (const char         *format_name,
       fprintf (stderr, "formulate-cli pdf: unknown crop rule '%s' (line or box)\n", crop_name);
       return FM_EXIT_USAGE;
     }
-  if ((text_layer || constrain_uncertain) && image_only)
+  if ((text_layer || constrain_uncertain || combined) && image_only)
     {
-      fprintf (stderr, "formulate-cli pdf: --text-layer and --image-only exclude each other\n");
+      fprintf (stderr, "formulate-cli pdf: --text-layer, --combined and --image-only exclude each other\n");
       return FM_EXIT_USAGE;
     }
-  if (text_layer || constrain_uncertain)
+  if (combined && (text_layer || constrain_uncertain))
+    {
+      fprintf (stderr, "formulate-cli pdf: --combined and --text-layer exclude each other\n");
+      return FM_EXIT_USAGE;
+    }
+  /* The default (fm_recognize_default_options) is --combined. */
+  if (image_only)
+    ropts->read_text = NULL;
+  else
     ropts->read_text = fm_recognize_text_reader ();
+  ropts->combine = !image_only && !text_layer && !constrain_uncertain;
   ropts->constrain_uncertain = constrain_uncertain;
 
   return -1;
@@ -517,7 +527,7 @@ run_pdf (int argc, char **argv)
   g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
   g_autofree char *crop_name = NULL;
   gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE, text_layer = FALSE;
-  gboolean constrain_uncertain = FALSE;
+  gboolean constrain_uncertain = FALSE, combined = FALSE;
   g_auto(GStrv) files = NULL;
   GOptionEntry entries[] = {
     { "pages", 'p', 0, G_OPTION_ARG_STRING, &pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
@@ -529,8 +539,9 @@ run_pdf (int argc, char **argv)
     { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
     { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
     { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
-    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain", NULL },
-    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image (the default)", NULL },
+    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain (bench/pdf-e2e)", NULL },
+    { "combined", 0, 0, G_OPTION_ARG_NONE, &combined, "Read every formula from its image and check it against the PDF's text layer (the default)", NULL },
+    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image alone, without the text layer's check", NULL },
     { "constrain", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &constrain_uncertain, "Uncertain text-layer readings decode constrained by their glyphs (for bench/pdf-e2e)", NULL },
     { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
@@ -567,7 +578,7 @@ run_pdf (int argc, char **argv)
       return FM_EXIT_USAGE;
     }
   ret = pdf_choices (format_name, rule_name, no_refine, device, crop_name, text_layer, image_only,
-                     constrain_uncertain, &format, &dopts, &crop_rule, &ropts);
+                     constrain_uncertain, combined, &format, &dopts, &crop_rule, &ropts);
   if (ret >= 0)
     return ret;
   ret = FM_EXIT_OK;

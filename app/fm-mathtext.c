@@ -277,6 +277,14 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
   char letter, buf[16];
   const char *greek, *name;
 
+  /* Poppler names the phi glyphs of Adobe Symbol (mathptmx's StandardSymL,
+   * Symbol) and fourier's math letters by their glyph names, which there
+   * are the other way round from Computer Modern's: their \phi comes as
+   * U+03C6 and \varphi as U+03D5 (pdftotext on $\phi\varphi$ in each set-up;
+   * CM, LM, txfonts, mathpazo map as Unicode draws them). */
+  if ((c == 0x03C6 || c == 0x03D5) && font_name != NULL &&
+      name_has (fm_font_strip_subset (font_name), "^standardsym|^symbol|^fourier-math|^psyr|^usyr"))
+    c = c == 0x03C6 ? 0x03D5 : 0x03C6;
   if (math_alphanumeric (c, &style, &letter, &greek))
     {
       if (greek != NULL)
@@ -353,6 +361,9 @@ typedef struct {
   double em;              /* the region's main font size                     */
   int unknown;            /* glyphs without a LaTeX meaning                   */
   int type3;              /* ... of them in an unnamed (Type 3) font          */
+  gboolean want_trailing; /* a display: look for its sentence punctuation    */
+  gunichar trailing;      /* the first glyph right of the region on its line */
+  double trailing_x;
 } Reader;
 
 static void
@@ -1547,7 +1558,10 @@ merge_pieces (Reader *r)
                 }
               else if ((b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C ||
                         (b->c == '7' && font_is_tex_symbols (b->font))) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
-                       b->box.x0 < a->box.x0 && b->size == a->size && b->box.x1 - b->box.x0 < 0.3 * r->em)
+                       /* the bar has no width in CMSY and txsys: Poppler's
+                        * box for it starts where the arrow's does */
+                       b->box.x0 <= a->box.x0 + 0.02 * r->em && b->size == a->size &&
+                       b->box.x1 - b->box.x0 < 0.3 * r->em)
                 {
                   maps = TRUE;
                   a->box.x0 = MIN (a->box.x0, b->box.x0);
@@ -1620,6 +1634,17 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
               break;
             }
         }
+      /* A display's sentence punctuation ("x = 1 ."): TeX sets it right
+       * after the formula, inside the math, but the detector leaves it out
+       * of the box (it is text punctuation to it); the formula's source and
+       * the image model's widened crop have it. The nearest glyph right of
+       * the box, within an em and a half, on the box's lines. */
+      if (r->want_trailing && ccx > area->x1 + tol && b.x0 < r->trailing_x &&
+          b.x0 < area->x1 + 1.5 * (at ? at->font_size : b.y1 - b.y0) && ccy > area->y0 && ccy < area->y1)
+        {
+          r->trailing = c;
+          r->trailing_x = b.x0;
+        }
       if (ccx < area->x0 - tol || ccx > area->x1 + tol)
         continue;
       /* Type 1 radicals and extension-font glyphs hang below their box. */
@@ -1656,6 +1681,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
         it->tex = fm_mathtext_glyph_latex (c, it->font);
       it->style = (c < 0x80 && g_ascii_isalpha ((char) c)) ? font_letter_style (it->font, c) : STYLE_PLAIN;
       it->bigop = is_bigop_char (c);
+      /* mathptmx draws \epsilon and \varepsilon with Adobe Symbol's one
+       * epsilon (pdftotext gives U+03B5 for both) */
+      if (c == 0x03B5 && name_has (it->font, "^standardsym|^symbol|^psyr|^usyr"))
+        uncertain (r, "Adobe Symbol's epsilon: \\epsilon or \\varepsilon");
       if (it->tex != NULL && name_has (it->font, "^rsfs"))
         uncertain (r, "rsfs letters: \\mathscr, or \\mathcal under mathptmx");
       if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
@@ -1774,6 +1803,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
       g_ptr_array_unref (r.symbols);
       return NULL;
     }
+  r.want_trailing = region->kind == FM_REGION_DISPLAY;
+  r.trailing_x = G_MAXDOUBLE;
   collect_glyphs (&r, page, &area);
   {
     /* The region's ink, with a margin for hanging glyphs and rules at its
@@ -1887,6 +1918,13 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     }
   else
     {
+      if (r.trailing == '.' || r.trailing == ',' || r.trailing == ';')
+        {
+          char *t = g_strdup_printf ("%s%c", tex, (char) r.trailing);
+          g_free (tex);
+          tex = t;
+          g_ptr_array_add (r.symbols, g_strdup_printf ("%c", (char) r.trailing));
+        }
       res->latex = g_steal_pointer (&tex);
       res->verdict = r.reasons->len > 0 ? FM_MATHTEXT_UNCERTAIN : FM_MATHTEXT_CERTAIN;
       res->reason = r.reasons->len > 0 ? g_strdup (r.reasons->str) : NULL;

@@ -1,6 +1,8 @@
 /* fm-recognize.c - crops, text layer, batching and results for window and CLI. */
 #include "fm-recognize.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fm-page-text.h"
@@ -50,6 +52,359 @@ constraint_symbols (const FmMathTextResult *result)
       p = q;
     }
   return g_strv_builder_end (b);
+}
+
+/* Commands whose argument draws nothing: a length, a label, a colour, an
+ * invisible box, an array's column spec. */
+static gboolean
+skips_argument (const char *command)
+{
+  static const char *const skip[] = {
+    "\\mspace", "\\hspace", "\\hspace*", "\\vspace", "\\label", "\\tag", "\\tag*", "\\color",
+    "\\phantom", "\\hphantom", "\\vphantom", "\\begin{array}", "\\begin{tabular}",
+    "\\begin{alignat}", "\\begin{alignat*}", "\\begin{alignedat}", "\\rule", NULL,
+  };
+  return g_strv_contains (skip, command);
+}
+
+static const char *
+skip_group (const char *p)
+{
+  int depth = 0;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '{' && *p != '[')
+    return p;
+  for (char open = *p, close = open == '{' ? '}' : ']'; *p; p++)
+    {
+      if (*p == '\\' && p[1] != '\0')
+        p++;
+      else if (*p == open)
+        depth++;
+      else if (*p == close && --depth == 0)
+        return p + 1;
+    }
+  return p;
+}
+
+/* LaTeX cut into tokens as the model's vocabulary cuts it (docs/model.md):
+ * control words, control symbols, \begin{env}, \left( and single characters;
+ * arguments that draw nothing are skipped. */
+static GPtrArray *
+latex_tokens (const char *latex)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const char *p = latex;
+
+  while (p != NULL && *p)
+    {
+      const char *q = p;
+      char *tok;
+
+      if (g_ascii_isspace (*p))
+        {
+          p++;
+          continue;
+        }
+      if (*p == '\\')
+        {
+          q = p + 1;
+          if (g_ascii_isalpha (*q))
+            {
+              while (g_ascii_isalpha (*q))
+                q++;
+              if (*q == '*' && (strncmp (p, "\\operatorname", 13) == 0 || strncmp (p, "\\tag", 4) == 0 ||
+                                strncmp (p, "\\hspace", 7) == 0))
+                q++;
+            }
+          else if (*q != '\0')
+            q = g_utf8_next_char (q);
+          tok = g_strndup (p, q - p);
+          if (strcmp (tok, "\\begin") == 0 || strcmp (tok, "\\end") == 0)
+            {
+              const char *e = q;
+              while (g_ascii_isspace (*e))
+                e++;
+              if (*e == '{' && strchr (e, '}') != NULL)
+                {
+                  g_autofree char *env = g_strndup (e, strchr (e, '}') + 1 - e);
+                  char *t = g_strconcat (tok, env, NULL);
+                  g_free (tok);
+                  tok = t;
+                  q = strchr (e, '}') + 1;
+                }
+            }
+          else if (strcmp (tok, "\\left") == 0 || strcmp (tok, "\\right") == 0 ||
+                   strcmp (tok, "\\middle") == 0)
+            {
+              /* \left. draws nothing: one token */
+              const char *e = q;
+              while (g_ascii_isspace (*e))
+                e++;
+              if (*e == '.')
+                {
+                  char *t = g_strconcat (tok, ".", NULL);
+                  g_free (tok);
+                  tok = t;
+                  q = e + 1;
+                }
+            }
+          else if (strcmp (tok, "\\kern") == 0 || strcmp (tok, "\\mkern") == 0 ||
+                   strcmp (tok, "\\hskip") == 0)
+            {
+              /* \mkern3mu: a number and a unit */
+              while (*q && (g_ascii_isdigit (*q) || *q == '.' || *q == '-' || g_ascii_isspace (*q)))
+                q++;
+              for (int k = 0; k < 2 && g_ascii_isalpha (*q); k++)
+                q++;
+            }
+          if (skips_argument (tok))
+            {
+              /* \rule[raise]{width}{height}: three groups */
+              int groups = strcmp (tok, "\\rule") == 0 ? 3 : 1;
+              for (int k = 0; k < groups; k++)
+                q = skip_group (q);
+            }
+        }
+      else
+        {
+          q = g_utf8_next_char (p);
+          tok = g_strndup (p, q - p);
+        }
+      g_ptr_array_add (out, tok);
+      p = q;
+    }
+  return out;
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+fm_recognize_latex_symbols (const char *latex)
+{
+  /* Spellings of one glyph (or glyph pair) beyond the engine's aliases. */
+  static const char *const same[][3] = {
+    { "\\neq", "\\not", "=" }, { "\\notin", "\\not", "\\in" }, { "\\dots", "\\ldots", NULL },
+    { "\\dotsc", "\\ldots", NULL }, { "\\dotso", "\\ldots", NULL }, { "\\dotsb", "\\cdots", NULL },
+    { "\\dotsm", "\\cdots", NULL }, { "\\dotsi", "\\cdots", NULL }, { "\\mid", "|", NULL },
+    { "\\colon", ":", NULL }, { "\\ast", "*", NULL }, { "\\lbrack", "[", NULL },
+    { "\\rbrack", "]", NULL }, { "\\widehat", "\\hat", NULL }, { "\\widetilde", "\\tilde", NULL },
+    { "\\cdotp", "\\cdot", NULL }, { "\\owns", "\\ni", NULL }, { "\\bmod", NULL, NULL },
+    { "\\mod", NULL, NULL },
+  };
+  g_autoptr(GPtrArray) tokens = latex_tokens (latex);
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  /* Structure that draws delimiters. */
+  static const char *const drawn[][3] = {
+    { "\\binom", "(", ")" }, { "\\dbinom", "(", ")" }, { "\\tbinom", "(", ")" },
+    { "\\choose", "(", ")" }, { "\\begin{pmatrix}", "(", ")" }, { "\\begin{bmatrix}", "[", "]" },
+    { "\\begin{Bmatrix}", "\\{", "\\}" }, { "\\begin{vmatrix}", "|", "|" },
+    { "\\begin{Vmatrix}", "\\|", "\\|" }, { "\\begin{cases}", "\\{", NULL },
+    { "\\begin{dcases}", "\\{", NULL }, { "\\begin{rcases}", "\\}", NULL },
+  };
+  for (guint i = 0; i < tokens->len; i++)
+    {
+      const char *sym = fe_token_symbol (tokens->pdata[i]);
+      gboolean done = FALSE;
+
+      for (gsize k = 0; k < G_N_ELEMENTS (drawn); k++)
+        if (strcmp (tokens->pdata[i], drawn[k][0]) == 0)
+          for (int j = 1; j < 3 && drawn[k][j] != NULL; j++)
+            g_ptr_array_add (out, g_strdup (drawn[k][j]));
+      if (sym == NULL)
+        continue;
+      /* An operator name is its letters: \sin, \operatorname{sin} and
+       * \mathrm{sin} draw the same glyphs. \pmod draws its parentheses. */
+      if (sym[0] == '\\' && (fm_mathtext_is_operator_word (sym + 1) || strcmp (sym, "\\bmod") == 0 ||
+                             strcmp (sym, "\\pmod") == 0 || strcmp (sym, "\\mod") == 0))
+        {
+          const char *w = sym[1] == 'b' || sym[1] == 'p' ? (sym[1] == 'b' ? "mod" : "(mod)") : sym + 1;
+          if (strcmp (sym, "\\mod") == 0)
+            w = "mod";
+          for (const char *c = w; *c; c++)
+            g_ptr_array_add (out, g_strndup (c, 1));
+          continue;
+        }
+      for (gsize k = 0; k < G_N_ELEMENTS (same) && !done; k++)
+        if (strcmp (sym, same[k][0]) == 0)
+          {
+            for (int j = 1; j < 3 && same[k][j] != NULL; j++)
+              g_ptr_array_add (out, g_strdup (same[k][j]));
+            done = TRUE;
+          }
+      if (!done)
+        g_ptr_array_add (out, g_strdup (sym));
+    }
+  /* A display's sentence punctuation may or may not be in the reading (the
+   * detected box leaves it out, the widened crop shows it). */
+  while (out->len > 0)
+    {
+      const char *last = out->pdata[out->len - 1];
+      if (strcmp (last, ".") != 0 && strcmp (last, ",") != 0 && strcmp (last, ";") != 0)
+        break;
+      g_ptr_array_remove_index (out, out->len - 1);
+    }
+  g_ptr_array_sort (out, compare_strings);
+  return out;
+}
+
+static guint
+count_unknown (GPtrArray *symbols)
+{
+  guint n = 0;
+
+  /* the reader writes a glyph without a meaning as "?" */
+  for (guint i = 0; i < symbols->len; i++)
+    n += strcmp (symbols->pdata[i], "?") == 0;
+  return n;
+}
+
+guint
+fm_recognize_symbol_distance (const char *a, const char *b)
+{
+  g_autoptr(GPtrArray) sa = fm_recognize_latex_symbols (a);
+  g_autoptr(GPtrArray) sb = fm_recognize_latex_symbols (b);
+  guint i = 0, j = 0, only_a = 0, only_b = 0;
+  guint unknown_a = count_unknown (sa), unknown_b = count_unknown (sb);
+
+  while (i < sa->len || j < sb->len)
+    {
+      int c = i == sa->len ? 1 : j == sb->len ? -1 : strcmp (sa->pdata[i], sb->pdata[j]);
+      if (c == 0)
+        i++, j++;
+      else if (c < 0)
+        only_a += strcmp (sa->pdata[i++], "?") != 0;
+      else
+        only_b += strcmp (sb->pdata[j++], "?") != 0;
+    }
+  /* An unknown glyph ("?", a code without Unicode meaning) stands for any
+   * one symbol of the other reading. */
+  only_a -= MIN (only_a, unknown_b);
+  only_b -= MIN (only_b, unknown_a);
+  return only_a + only_b;
+}
+
+static gboolean
+is_sentence_punct (const char *token)
+{
+  return strcmp (token, ".") == 0 || strcmp (token, ",") == 0 || strcmp (token, ";") == 0;
+}
+
+/* The reading with the sentence punctuation the glyphs have at its end:
+ * the model, trained on formulas that often end in one, writes a period the
+ * page does not have and misses one beside a display's box. NULL when
+ * nothing changes. */
+static char *
+with_glyphs_punctuation (const char *model, const char *text)
+{
+  g_autoptr(GPtrArray) m = latex_tokens (model);
+  g_autoptr(GPtrArray) t = latex_tokens (text);
+  const char *want = t->len > 0 && is_sentence_punct (t->pdata[t->len - 1]) ? t->pdata[t->len - 1] : NULL;
+  const char *have = m->len > 0 && is_sentence_punct (m->pdata[m->len - 1]) ? m->pdata[m->len - 1] : NULL;
+  g_autofree char *stem = NULL;
+  gsize end;
+
+  if (g_strcmp0 (want, have) == 0)
+    return NULL;
+  stem = g_strdup (model);
+  end = strlen (stem);
+  if (have != NULL)
+    {
+      /* the punctuation and the space before it ("x\,.") */
+      const char *last = strrchr (stem, have[0]);
+      end = last != NULL ? (gsize) (last - stem) : end;
+      stem[end] = '\0';
+      g_strchomp (stem);
+      for (gboolean again = TRUE; again;)
+        {
+          again = FALSE;
+          for (const char *sp[] = { "\\,", "\\;", "\\:", "\\!", "\\quad", "\\qquad", "~", NULL }, **q = sp; *q; q++)
+            if (g_str_has_suffix (stem, *q) && !(strlen (stem) > strlen (*q) && stem[strlen (stem) - strlen (*q) - 1] == '\\'))
+              {
+                stem[strlen (stem) - strlen (*q)] = '\0';
+                g_strchomp (stem);
+                again = TRUE;
+              }
+        }
+    }
+  return g_strconcat (stem, want != NULL ? want : "", NULL);
+}
+
+/* How a reading's confidence follows from its agreement with the glyphs,
+ * from the share of right readings (image match) per way of choosing and per
+ * bin of the model's own confidence on bench/pdf-e2e's development seed 401
+ * (bench/RESULTS.md):
+ * - agreeing readings the model was at least half sure of were right about
+ *   9 times in 10, whatever its confidence above that: they are lifted to
+ *   0.8-1; below, the symbols are right but the layout is often not ({}_{x}^{2}
+ *   for x^{2}), and the model's confidence stands;
+ * - a reading that disagrees with the glyphs loses 0.15, so that only one
+ *   the model is very sure of escapes the review flag (right 11 of 11 above
+ *   0.9, 1 in 7 below 0.3);
+ * - where the model disagrees with a CERTAIN glyph reading, that reading is
+ *   taken, but both were often wrong (the reader's \mapsto, a lost rule):
+ *   flagged. */
+#define AGREE_SURE       0.5
+#define CONF_TEXT        0.5
+#define DISAGREE_PENALTY 0.15
+
+static double
+agree_confidence (double model)
+{
+  return model >= AGREE_SURE ? 0.8 + 0.2 * model : model;
+}
+
+FmChoice
+fm_recognize_choose (FmTextReadVerdict  verdict,
+                     const char        *text_latex,
+                     const char        *model_latex,
+                     double             model_confidence,
+                     const char        *second_latex,
+                     double             second_confidence,
+                     char             **latex,
+                     double            *confidence,
+                     FmProvenance      *provenance)
+{
+  char *fixed;
+
+  if (verdict == FM_TEXT_READ_UNAVAILABLE || text_latex == NULL || text_latex[0] == '\0')
+    {
+      *latex = g_strdup (model_latex);
+      *confidence = model_confidence;
+      *provenance = FM_PROVENANCE_IMAGE;
+      return FM_CHOICE_IMAGE;
+    }
+  *provenance = FM_PROVENANCE_TEXT_IMAGE;
+  if (model_latex != NULL && fm_recognize_symbol_distance (model_latex, text_latex) == 0)
+    {
+      fixed = with_glyphs_punctuation (model_latex, text_latex);
+      *latex = fixed != NULL ? fixed : g_strdup (model_latex);
+      *confidence = agree_confidence (model_confidence);
+      return FM_CHOICE_AGREE;
+    }
+  if (second_latex != NULL && fm_recognize_symbol_distance (second_latex, text_latex) == 0)
+    {
+      fixed = with_glyphs_punctuation (second_latex, text_latex);
+      *latex = fixed != NULL ? fixed : g_strdup (second_latex);
+      *confidence = agree_confidence (second_confidence);
+      return FM_CHOICE_CONSTRAINED;
+    }
+  if (verdict == FM_TEXT_READ_CERTAIN)
+    {
+      *latex = g_strdup (text_latex);
+      *confidence = CONF_TEXT;
+      *provenance = FM_PROVENANCE_TEXT;
+      return FM_CHOICE_TEXT;
+    }
+  *latex = g_strdup (model_latex != NULL ? model_latex : text_latex);
+  *confidence = MAX (0.0, model_confidence - DISAGREE_PENALTY);
+  return FM_CHOICE_DISAGREE;
 }
 
 /* fm-mathtext's verdicts in the pipeline's terms. */
@@ -109,14 +464,13 @@ fm_recognize_default_options (void)
   FmRecognizeOptions opts = { 0 };
 
   opts.em_px = FM_RENDER_DEFAULT_EM_PX;
-  /* Image model only, the text-layer reader opt-in (formulate-cli pdf
-   * --text-layer): with the v1 model (2026-11-25) the image path reads more
-   * formulas exactly end to end, 0.604 vs 0.377 (bench/pdf-e2e seed 301) and
-   * 0.709 vs 0.651 (seed 302). Where the reader is CERTAIN, the model is right
-   * and the reader wrong 73 times, the reverse 22 times: the reader misses the
-   * trailing punctuation outside the detected box and the spacing commands
-   * (bench/RESULTS.md, docs/text-layer.md). */
-  opts.read_text = NULL;
+  /* The image model reads every formula and the text layer checks it
+   * (combined mode): on bench/pdf-e2e's fresh seeds it reads more formulas
+   * exactly than the image model alone, and its confidence flags the wrong
+   * ones (bench/RESULTS.md, docs/text-layer.md). Text first (CERTAIN skips
+   * the model) measured worse with the v1 model. */
+  opts.read_text = fm_recognize_text_reader ();
+  opts.combine = TRUE;
   return opts;
 }
 
@@ -155,6 +509,110 @@ set_result (FmRegion *region, const char *latex, double confidence, FmProvenance
   region->provenance = provenance;
 }
 
+static void
+trace_choice (FmChoice choice, FmTextReadVerdict verdict, const char *text, const FeResult *model,
+              const FeResult *second, const char *latex, double confidence)
+{
+  static const char *const names[] = { "image", "agree", "constrained", "text", "disagree" };
+  const char *path = g_getenv ("FM_RECOGNIZE_TRACE");
+  g_autoptr(GString) line = NULL;
+  FILE *f;
+
+  if (path == NULL || (f = fopen (path, "a")) == NULL)
+    return;
+  line = g_string_new (NULL);
+  g_string_append_printf (line, "%s\t%d\t%.4f\t%.4f\t%s\t%s\t%s\t%s\n", names[choice], verdict,
+                          model->confidence, confidence, latex ? latex : "",
+                          text ? text : "", model->latex ? model->latex : "",
+                          second && second->latex ? second->latex : "");
+  fputs (line->str, f);
+  fclose (f);
+}
+
+/* Combined mode, after the model read every image: each reading that
+ * disagrees with its region's glyphs is decoded once more, constrained by
+ * the glyphs' reading (its tokens: the engine keeps the symbols), and
+ * fm_recognize_choose picks among the three; the chosen reading replaces
+ * results[k]. */
+static fe_status
+check_with_glyphs (FeState *state, const FeImage *images, gsize n_images, const gsize *slot,
+                   const FmTextReadVerdict *verdicts, char **text_latex, FeResult *results,
+                   const FeRecognizeParams *first_params, FmProvenance *provenances)
+{
+  g_autofree FeImage *again = g_new0 (FeImage, n_images + 1);
+  g_autofree gsize *again_of = g_new0 (gsize, n_images + 1);
+  g_autofree FeSymbolConstraint *constraints = g_new0 (FeSymbolConstraint, n_images + 1);
+  g_autofree FeResult *second = g_new0 (FeResult, n_images + 1);
+  g_autofree gssize *second_of = g_new (gssize, n_images + 1);
+  GPtrArray **symbols = g_new0 (GPtrArray *, n_images + 1);
+  FeRecognizeParams rp = *first_params;
+  fe_status status = FE_OK;
+  gsize n_again = 0;
+
+  for (gsize k = 0; k < n_images; k++)
+    {
+      const char *text = text_latex[slot[k]];
+
+      second_of[k] = -1;
+      if (text == NULL || results[k].latex == NULL ||
+          fm_recognize_symbol_distance (results[k].latex, text) == 0)
+        continue;
+      /* the reading's tokens (its sentence punctuation included: the
+       * reader looks beside a display for it) */
+      symbols[n_again] = latex_tokens (text);
+      constraints[n_again] = (FeSymbolConstraint) {
+        .symbols = (const char *const *) symbols[n_again]->pdata,
+        .n_symbols = (int) symbols[n_again]->len,
+      };
+      again[n_again] = images[k];
+      again_of[n_again] = k;
+      second_of[k] = (gssize) n_again;
+      n_again++;
+    }
+  if (n_again > 0)
+    {
+      /* a short second pass: the window's progress counts the first only */
+      rp.progress_callback = NULL;
+      rp.constraints = constraints;
+      status = fe_recognize (state, again, n_again, &rp, second);
+    }
+  for (gsize k = 0; k < n_images; k++)
+    {
+      const FeResult *two = second_of[k] >= 0 && second[second_of[k]].latex != NULL
+                            ? &second[second_of[k]] : NULL;
+      g_autofree char *latex = NULL;
+      double confidence = 0;
+      FmProvenance provenance;
+      FmChoice choice;
+
+      if (results[k].latex == NULL)
+        continue;
+      choice = fm_recognize_choose (verdicts[slot[k]], text_latex[slot[k]], results[k].latex,
+                                    results[k].confidence, two ? two->latex : NULL,
+                                    two ? two->confidence : 0, &latex, &confidence, &provenance);
+      trace_choice (choice, verdicts[slot[k]], text_latex[slot[k]], &results[k], two, latex, confidence);
+      if (strcmp (latex, results[k].latex) != 0)
+        {
+          /* the engine frees results with free() */
+          char *copy = strdup (latex);
+          if (copy != NULL)
+            {
+              free (results[k].latex);
+              results[k].latex = copy;
+            }
+        }
+      results[k].confidence = (float) confidence;
+      provenances[k] = provenance;
+    }
+  for (gsize j = 0; j < n_again; j++)
+    {
+      fe_result_clear (&second[j]);
+      g_ptr_array_unref (symbols[j]);
+    }
+  g_free (symbols);
+  return status == FE_ERR_ABORTED ? status : FE_OK;
+}
+
 fe_status
 fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
                   const FmRecognizeOptions *opts)
@@ -167,6 +625,10 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   g_autofree gboolean *text_guided = g_new0 (gboolean, n_tasks + 1);
   /* per task: the glyphs' symbols of an UNCERTAIN reading (g_strfreev) */
   GStrv *task_symbols = g_new0 (GStrv, n_tasks + 1);
+  /* combined mode: the reader's verdict and reading per task (g_free) */
+  g_autofree FmTextReadVerdict *verdicts = g_new0 (FmTextReadVerdict, n_tasks + 1);
+  char **text_latex = g_new0 (char *, n_tasks + 1);
+  g_autofree FmProvenance *provenances = NULL;
   g_autofree FeSymbolConstraint *constraints = g_new0 (FeSymbolConstraint, n_tasks + 1);
   gboolean constrained = FALSE;
   FeRecognizeParams rp = fe_recognize_default_params ();
@@ -187,6 +649,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
       gint64 t0 = g_get_monotonic_time ();
 
       task->confidence_min = -1;
+      verdicts[i] = FM_TEXT_READ_UNAVAILABLE;
       /* An equation number is text, not math: the window shows it with its
        * display and exports carry the text layer's number. */
       if (region->kind == FM_REGION_NUMBER)
@@ -199,7 +662,14 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
           FmTextReadVerdict verdict = opts->read_text (task->document, region, &latex,
                                                        &task_symbols[i], &read_error);
 
-          if (verdict == FM_TEXT_READ_CERTAIN && latex != NULL)
+          if (opts->combine)
+            {
+              /* The model reads every region; the glyphs check it below. */
+              verdicts[i] = latex != NULL ? verdict : FM_TEXT_READ_UNAVAILABLE;
+              text_latex[i] = g_steal_pointer (&latex);
+              g_clear_pointer (&task_symbols[i], g_strfreev);
+            }
+          else if (verdict == FM_TEXT_READ_CERTAIN && latex != NULL)
             {
               /* The glyphs are the formula: no model guess can beat them. */
               set_result (region, latex, 1.0, FM_PROVENANCE_TEXT);
@@ -212,7 +682,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
             }
           /* UNCERTAIN: the model reads the crop, preferring the symbols the
            * glyphs back (FeSymbolConstraint, engine/fe-constraint.c). */
-          text_guided[i] = verdict == FM_TEXT_READ_UNCERTAIN;
+          text_guided[i] = verdict == FM_TEXT_READ_UNCERTAIN && !opts->combine;
           if (!text_guided[i])
             g_clear_pointer (&task_symbols[i], g_strfreev);
         }
@@ -246,6 +716,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
     }
 
   results = g_new0 (FeResult, n_images + 1);
+  provenances = g_new0 (FmProvenance, n_images + 1);
   if (opts->beam_width > 0)
     rp.beam_width = opts->beam_width;
   rp.abort_callback = opts->abort_callback;
@@ -256,6 +727,9 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
     rp.constraints = constraints;
   if (n_images > 0)
     status = fe_recognize (state, images, n_images, &rp, results);
+  if (opts->combine && status == FE_OK)
+    status = check_with_glyphs (state, images, n_images, slot, verdicts, text_latex, results, &rp,
+                                provenances);
 
   for (gsize k = 0; k < n_images; k++)
     {
@@ -263,8 +737,10 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
 
       if (results[k].latex != NULL)
         {
-          set_result (task->region, results[k].latex, results[k].confidence,
-                      text_guided[slot[k]] ? FM_PROVENANCE_TEXT_IMAGE : FM_PROVENANCE_IMAGE);
+          FmProvenance provenance = text_guided[slot[k]] ? FM_PROVENANCE_TEXT_IMAGE : FM_PROVENANCE_IMAGE;
+          if (opts->combine && provenances[k] != FM_PROVENANCE_NONE)
+            provenance = provenances[k];
+          set_result (task->region, results[k].latex, results[k].confidence, provenance);
           task->confidence_min = results[k].confidence_min;
           task->region->recognize_ms = results[k].preprocess_ms + results[k].encoder_ms
                                        + results[k].decoder_ms;
@@ -280,7 +756,9 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
         tasks[i].crop = g_steal_pointer (&grays[i]);
       g_clear_pointer (&grays[i], fm_gray_image_free);
       g_strfreev (task_symbols[i]);
+      g_free (text_latex[i]);
     }
   g_free (task_symbols);
+  g_free (text_latex);
   return status;
 }

@@ -74,11 +74,19 @@ typedef struct {
    * against 28 % unconstrained (bench/RESULTS.md), the symbol lists and the
    * widened crops do not agree well enough yet. */
   gboolean constrain_uncertain;
+  /* With read_text: the image model reads every region and the text layer
+   * checks it (fm_recognize_choose): a reading whose symbols agree with the
+   * glyphs is kept, one that does not is decoded again constrained by the
+   * glyphs, and the glyphs' own reading is the fallback of a CERTAIN region.
+   * FALSE: the text layer first (CERTAIN skips the model). */
+  gboolean combine;
 } FmRecognizeOptions;
 
-/* em_px = FM_RENDER_DEFAULT_EM_PX, engine beam default, no text reader (the
- * image model reads every formula; set read_text = fm_recognize_text_reader ()
- * for the text layer first), no callbacks, no crops kept. */
+/* em_px = FM_RENDER_DEFAULT_EM_PX, engine beam default, the text-layer
+ * reader checking the image model's readings (read_text =
+ * fm_recognize_text_reader (), combine; read_text = NULL: the image model
+ * alone; combine = FALSE: the text layer first), no callbacks, no crops
+ * kept. */
 FmRecognizeOptions fm_recognize_default_options (void);
 
 /* Sets crop_box of regions[first..] (all of one page, in detection order)
@@ -104,6 +112,44 @@ void        fm_recognize_task_clear (FmRecognizeTask *task);
  * one batch. A task left without latex and without error was stopped by the
  * abort callback. Returns the engine's status (FE_OK when it was not
  * needed); per-task failures are in the tasks. */
+/* The symbols a LaTeX reading draws, one entry per use, in a form that two
+ * spellings of the same glyphs share: structure, fonts and spacing dropped,
+ * delimiters bare (\left( -> "("), operator names as letters (\sin and
+ * \operatorname{sin} alike), \neq as \not and =, trailing sentence
+ * punctuation dropped. Sorted. */
+GPtrArray  *fm_recognize_latex_symbols (const char *latex);
+
+/* How many symbols one reading has that the other lacks (the symmetric
+ * difference of their symbol multisets, a text-layer reader's unknown glyph
+ * "?" matching any one symbol); 0: they agree. */
+guint       fm_recognize_symbol_distance (const char *a, const char *b);
+
+/* How a combined reading was chosen (FmRecognizeOptions.combine). */
+typedef enum {
+  FM_CHOICE_IMAGE,        /* no text-layer reading: the model's            */
+  FM_CHOICE_AGREE,        /* the model's, its symbols are the glyphs'      */
+  FM_CHOICE_CONSTRAINED,  /* the model's constrained second reading agrees */
+  FM_CHOICE_TEXT,         /* neither agrees; the CERTAIN glyph reading     */
+  FM_CHOICE_DISAGREE,     /* neither agrees, the glyphs unsure: the
+                           * model's, with a confidence under the flag     */
+} FmChoice;
+
+/* Picks a region's result from the text layer's reading (verdict and
+ * text_latex, NULL when UNAVAILABLE), the model's (model_latex,
+ * model_confidence) and, where the model disagreed, its reading constrained
+ * by the glyphs (second_latex, NULL when there was none). Sets *latex
+ * (g_free: the chosen reading, its trailing sentence punctuation the glyphs'),
+ * *confidence and *provenance. */
+FmChoice    fm_recognize_choose (FmTextReadVerdict  verdict,
+                                 const char        *text_latex,
+                                 const char        *model_latex,
+                                 double             model_confidence,
+                                 const char        *second_latex,
+                                 double             second_confidence,
+                                 char             **latex,
+                                 double            *confidence,
+                                 FmProvenance      *provenance);
+
 fe_status   fm_recognize_run (FeState                  *state,
                               FmRecognizeTask          *tasks,
                               gsize                     n_tasks,

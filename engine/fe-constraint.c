@@ -92,6 +92,13 @@ static const char *fe_symbol_base(const char *t) {
     return t;
 }
 
+const char *fe_token_symbol(const char *token) {
+    if (!token || fe_token_is_structure(token))
+        return NULL;
+    const char *base = fe_symbol_base(token);
+    return fe_token_is_structure(base) ? NULL : base;
+}
+
 static int fe_vocab_find(char *const *vocab, int n_vocab, const char *s) {
     for (int v = 0; v < n_vocab; v++)
         if (vocab[v] && strcmp(vocab[v], s) == 0)

@@ -263,6 +263,15 @@ typedef struct {
     int n_symbols;
 } FeSymbolConstraint;
 
+/* The bare symbol a token spends under a FeSymbolConstraint, by the same rule
+ * the constraint uses: "\left(" -> "(", "\le" -> "\leq", "\prime" -> "'",
+ * a symbol token itself; NULL for structure (fe_token_is_structure's list:
+ * braces, scripts, \frac, font commands, spacing, environments...). Needs no
+ * model: a caller compares two readings' symbols with it (app/fm-recognize.c
+ * checks the model's output against a PDF's glyphs). The result is token
+ * itself or a static string. */
+FE_API const char *fe_token_symbol(const char *token);
+
 typedef struct {
     int beam_width;           /* 1 = greedy (default 1)                        */
     int max_tokens;           /* 0 = the model's limit                         */

@@ -171,15 +171,21 @@ if command -v pdflatex >/dev/null 2>&1; then
 else
   echo "skip: no pdflatex, tex not compiled"
 fi
-# The image model reads every formula by default; --text-layer asks the reader
-# first (docs/text-layer.md: off by default since it measured worse with v1).
+# By default the image model reads every formula and the text layer checks it
+# (docs/text-layer.md); --image-only leaves the text layer out, --text-layer
+# asks it first.
 tiny=$src/tests/fixtures/model/tiny.safetensors
-"$cli" pdf "$fix/truth-1-01.pdf" -q --pages 1 --device cpu --model "$tiny" -o "$tmp/img.json" || { echo "FAIL: default recognition"; fail=1; }
+"$cli" pdf "$fix/truth-1-01.pdf" -q --pages 1 --device cpu --model "$tiny" -o "$tmp/both.json" || { echo "FAIL: default recognition"; fail=1; }
+grep -q '"text_reader" *: *true' "$tmp/both.json" && grep -q '"provenance" *: *"text layer' "$tmp/both.json" \
+  && echo "ok: the text layer checks the image model by default" || { echo "FAIL: the default did not ask the text layer"; fail=1; }
+"$cli" pdf "$fix/truth-1-01.pdf" -q --pages 1 --device cpu --model "$tiny" --image-only -o "$tmp/img.json" || { echo "FAIL: --image-only run"; fail=1; }
 grep -q '"text_reader" *: *false' "$tmp/img.json" && ! grep -q '"provenance" *: *"text layer' "$tmp/img.json" \
-  && echo "ok: image model by default" || { echo "FAIL: the default asked the text layer"; fail=1; }
+  && echo "ok: --image-only leaves the text layer out" || { echo "FAIL: --image-only asked the text layer"; fail=1; }
 "$cli" pdf "$fix/truth-1-01.pdf" -q --pages 1 --device cpu --model "$tiny" --text-layer -o "$tmp/txt.json" || { echo "FAIL: --text-layer run"; fail=1; }
 grep -q '"text_reader" *: *true' "$tmp/txt.json" && grep -q '"provenance" *: *"text layer"' "$tmp/txt.json" \
   && echo "ok: --text-layer reads the text layer" || { echo "FAIL: --text-layer"; fail=1; }
 "$cli" pdf "$fix/truth-1-01.pdf" -q --text-layer --image-only >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] && echo "ok: --text-layer with --image-only is a usage error" || { echo "FAIL: --text-layer --image-only exit $rc"; fail=1; }
+"$cli" pdf "$fix/truth-1-01.pdf" -q --combined --image-only >/dev/null 2>&1; rc=$?
+[ "$rc" = 2 ] && echo "ok: --combined with --image-only is a usage error" || { echo "FAIL: --combined --image-only exit $rc"; fail=1; }
 exit $fail

@@ -42,6 +42,12 @@ test_glyph_mapping (void)
   check_glyph (0x03B1, "CMMI10", "\\alpha");
   check_glyph (0x03B5, "CMMI10", "\\varepsilon");
   check_glyph (0x03F5, "CMMI10", "\\epsilon");
+  check_glyph (0x03D5, "CMMI10", "\\phi");
+  check_glyph (0x03C6, "LMMathItalic10-Regular", "\\varphi");
+  /* Adobe Symbol (mathptmx) and fourier name their phis the other way round */
+  check_glyph (0x03C6, "EMPIMZ+StandardSymL-Slant_167", "\\phi");
+  check_glyph (0x03D5, "StandardSymL-Slant_167", "\\varphi");
+  check_glyph (0x03C6, "Fourier-Math-Letters-Italic", "\\phi");
   check_glyph (0x2126, "CMR10", "\\Omega");   /* Poppler's OHM SIGN for CMR's Omega */
   check_glyph (0x00B5, "CMMI10", "\\mu");     /* and MICRO SIGN for mu */
   check_glyph (0x2211, "CMEX10", "\\sum");
@@ -114,6 +120,48 @@ test_layout (void)
   check_page (doc, 2, "\\sum_{k=1}^{n}k=\\frac{n(n+1)}{2}");
   check_page (doc, 3, "\\mathbb{R}\\to\\mathcal{O}_{X}\\times\\mathbf{v}");
   check_page (doc, 4, "\\sin x+\\log y\\neq\\frac{1}{\\sqrt[3]{z}}");
+  /* CMSY's mapsto bar has no width: Poppler boxes it where the arrow starts */
+  check_page (doc, 8, "n\\mapsto x^{2}");
+}
+
+/* A display's sentence period, left out of its box (as the detector does):
+ * the reader takes it from beside the box; an inline formula's is text. */
+static void
+test_trailing_punctuation (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (GError) error = NULL;
+  PopplerPage *page;
+  g_autofree char *text = NULL;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  double dot_x0 = -1, w, h;
+  FmMathTextResult *res;
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, 9, &error);
+  g_assert_no_error (error);
+  text = poppler_page_get_text (page);
+  g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
+  for (guint i = 0; text[i] != '\0' && i < n_rects; i++)
+    if (text[i] == '.')
+      dot_x0 = MIN (rects[i].x1, rects[i].x2);
+  g_free (rects);
+  g_object_unref (page);
+  fm_document_unlock (doc);
+  g_assert_cmpfloat (dot_x0, >, 0);
+  g_assert_true (fm_document_get_page_size (doc, 9, &w, &h, NULL));
+
+  for (int kind = 0; kind < 2; kind++)
+    {
+      FmRect box = { 0, 0, dot_x0 - 1.0, h };
+      g_autoptr (FmRegion) region = fm_region_new (9, kind == 0 ? FM_REGION_DISPLAY : FM_REGION_INLINE, &box);
+      res = fm_mathtext_read_region (doc, region, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+      g_assert_cmpstr (res->latex, ==, kind == 0 ? "f=g." : "f=g");
+      fm_mathtext_result_free (res);
+    }
 }
 
 static void
@@ -192,6 +240,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pdf/mathtext/glyph-mapping", test_glyph_mapping);
+  g_test_add_func ("/pdf/mathtext/trailing-punctuation", test_trailing_punctuation);
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);

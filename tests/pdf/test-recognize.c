@@ -125,6 +125,7 @@ test_text_hook (void)
   reader_calls = 0;
   opts.em_px = fe_context_model_info (ctx)->em_px;
   opts.read_text = fake_reader;
+  opts.combine = FALSE;             /* text first */
   opts.constrain_uncertain = TRUE;  /* the symbols path too */
   opts.keep_crops = TRUE;
   opts.progress_callback = on_progress;
@@ -218,6 +219,183 @@ test_image_only_batches (void)
   g_object_unref (doc);
 }
 
+/* Two spellings of the same glyphs agree; a different glyph does not. */
+static void
+test_symbols (void)
+{
+  static const struct { const char *a, *b; guint distance; } cases[] = {
+    { "\\sin x", "\\operatorname{sin}x", 0 },
+    { "\\left(x\\right)", "(x)", 0 },
+    { "\\left.x\\right|", "x|", 0 },
+    { "x\\neq y", "x\\not=y", 0 },
+    { "\\mathbb{R}", "R", 0 },
+    { "a^{2}.", "a^2", 0 },                  /* trailing sentence punctuation */
+    { "x\\mspace{3mu}y", "xy", 0 },          /* a length draws nothing */
+    { "\\begin{array}{cc}a&b\\end{array}", "a\\quad b", 0 },
+    { "x\\le y", "x\\leq y", 0 },
+    { "a\\bmod b", "a\\operatorname{mod}b", 0 },
+    { "f'(x)", "f^{\\prime}(x)", 0 },
+    { "\\frac{a}{b}", "\\binom{a}{b}", 2 },  /* \binom draws its parentheses */
+    { "\\varphi", "\\phi", 2 },
+    { "\\frac{c}{x}", "\\frac{\\mathcal{C}}{X}", 4 },
+    { "x_{1}+x_{2}", "x_{1}+x_{2}+x_{3}", 3 },
+    { "\\mathfrak{m}^{n}?\\mathfrak{m}", "\\mathfrak{m}^{n}/\\mathfrak{m}", 0 },  /* an unknown glyph */
+    { "a?b", "a+-b", 1 },
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_test_message ("%s | %s", cases[i].a, cases[i].b);
+      g_assert_cmpuint (fm_recognize_symbol_distance (cases[i].a, cases[i].b), ==, cases[i].distance);
+      g_assert_cmpuint (fm_recognize_symbol_distance (cases[i].b, cases[i].a), ==, cases[i].distance);
+    }
+}
+
+/* The choice between the model's reading and the glyphs'. */
+static void
+test_choose (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+
+  /* The model agrees with the glyphs: its spelling, confidently. */
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\left|x\\right|", "|x|", 0.7, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "|x|");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+  g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* The model misread a glyph (a script C for c, X for x) where the reader
+   * is CERTAIN and the constrained reading still disagrees: the glyphs win. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\frac{c}{x}", "\\frac{\\mathcal{C}}{X}", 0.84,
+                                "\\frac{\\mathcal{C}}{X}", 0.8, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "\\frac{c}{x}");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
+
+  /* ... and where the constrained reading agrees, it is taken (the model's
+   * spelling of the glyphs' symbols). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "g\\in x_{i}", "g\\in X_{i}", 0.85,
+                                "g\\in x_{i}", 0.8, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_CONSTRAINED);
+  g_assert_cmpstr (latex, ==, "g\\in x_{i}");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+
+  /* The glyphs are unsure and nothing agrees: the model's reading, flagged
+   * for review unless the model was very sure. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{When}\\alpha\\leq c", "W\\leq c", 0.7,
+                                "Whe\\leq c", 0.9, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "W\\leq c");
+  g_assert_cmpfloat (confidence, <, 0.6);
+
+  /* The model wrote a period the page does not have (a display's crop
+   * has nothing after it), or missed one the reader found beside the box. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "X'(0)T(t)=0", "X'(0)\\,T(t)=0\\,.", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "X'(0)\\,T(t)=0");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "v=\\frac{\\Delta x}{\\Delta t},", "v=\\frac{\\Delta x}{\\Delta t}.",
+                                0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "v=\\frac{\\Delta x}{\\Delta t},");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* No text layer: the model alone, its confidence unchanged. */
+  g_clear_pointer (&latex, g_free);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNAVAILABLE, NULL, "x^{2}", 0.42, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_IMAGE);
+  g_assert_cmpstr (latex, ==, "x^{2}");
+  g_assert_cmpfloat (confidence, ==, 0.42);
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_IMAGE);
+}
+
+/* Combined mode through the engine (the tiny test model reads nonsense): a
+ * CERTAIN region's result always agrees with its glyphs or is their reading,
+ * an UNCERTAIN one agrees or loses confidence, every formula went to the
+ * model. */
+static void
+test_combined (void)
+{
+  g_autofree char *model = g_build_filename (src_root (), "tests", "fixtures", "model", "tiny.safetensors", NULL);
+  FeContextParams cp = fe_context_default_params ();
+  FeContext *ctx = NULL;
+  FeState *state = NULL;
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = detect_fixture (&doc);
+  g_autofree FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, regions->len);
+  FmRecognizeOptions opts = fm_recognize_default_options ();
+  int n_formulas = 0;
+
+  cp.device = "cpu";
+  g_assert_cmpint (fe_context_load (model, &cp, &ctx), ==, FE_OK);
+  g_assert_cmpint (fe_state_new (ctx, &state), ==, FE_OK);
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_DEFAULT);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      tasks[i].document = doc;
+      tasks[i].region = regions->pdata[i];
+    }
+  reader_regions = regions;
+  reader_calls = 0;
+  progress_total = 0;
+  opts.em_px = fe_context_model_info (ctx)->em_px;
+  opts.read_text = fake_reader;
+  opts.combine = TRUE;
+  opts.progress_callback = on_progress;
+  g_assert_cmpint (fm_recognize_run (state, tasks, regions->len, &opts), ==, FE_OK);
+
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+
+      g_assert_null (tasks[i].error);
+      if (r->kind == FM_REGION_NUMBER)
+        continue;
+      n_formulas++;
+      g_assert_nonnull (r->latex);
+      g_test_message ("region %u: %s (%s, %.2f)", i, r->latex, fm_provenance_to_string (r->provenance),
+                      r->confidence);
+      switch (i % 3)
+        {
+        case 0:
+          if (r->provenance == FM_PROVENANCE_TEXT)
+            g_assert_cmpstr (r->latex, ==, "\\frac{a}{b}");
+          else
+            {
+              g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+              g_assert_cmpuint (fm_recognize_symbol_distance (r->latex, "\\frac{a}{b}"), ==, 0);
+            }
+          break;
+        case 1:
+          g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+          /* a reading the glyphs do not back loses confidence */
+          g_assert_true (fm_recognize_symbol_distance (r->latex, "x") == 0 || r->confidence <= 0.85 + 1e-6);
+          break;
+        default:
+          g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_IMAGE);
+          break;
+        }
+    }
+  g_assert_cmpint (reader_calls, ==, n_formulas);
+  g_assert_cmpint (progress_total, ==, n_formulas);
+
+  for (guint i = 0; i < regions->len; i++)
+    fm_recognize_task_clear (&tasks[i]);
+  fe_state_free (state);
+  fe_context_free (ctx);
+  g_object_unref (doc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -225,5 +403,8 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/crop-rules", test_crop_rules);
   g_test_add_func ("/recognize/text-hook", test_text_hook);
   g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
+  g_test_add_func ("/recognize/symbols", test_symbols);
+  g_test_add_func ("/recognize/choose", test_choose);
+  g_test_add_func ("/recognize/combined", test_combined);
   return g_test_run ();
 }
