@@ -143,63 +143,61 @@ typedef struct {
     int cin, h, w, hw, kdim;
     FeBf16Gemm g;
     int panels, per_task;
+    /* k -> (ci << 4) | tap (ky*3 + kx), for k < 2 * kp; tap 9 past kdim */
+    const uint32_t *taps;
     bool failed;
 } FeBf16ConvJob;
 
-/* Tap k (= ci*9 + ky*3 + kx) of im2col for n <= 16 output pixels of row oy
- * starting at column ox: zero where the 3x3 window leaves the image. */
-__attribute__((target(FE_BF_TARGET))) static inline __m512
-fe_bf16_tap(const FeBf16ConvJob *j, int k, int oy, int ox, int n) {
-    if (k >= j->kdim)
-        return _mm512_setzero_ps();
-    int ci = k / 9, t = k % 9, ky = t / 3, kx = t % 3;
-    int iy = oy + ky - 1;
-    if (iy < 0 || iy >= j->h)
-        return _mm512_setzero_ps();
-    int ix = ox + kx - 1;
-    __mmask16 m = (__mmask16)((1u << n) - 1);
-    if (ix < 0)
-        m &= (__mmask16)~1u; /* lane 0 is the left padding; never read */
-    if (ix + n > j->w)
-        m &= (__mmask16)((1u << (j->w - ix)) - 1); /* the right padding */
-    return _mm512_maskz_loadu_ps(m, j->x + ((size_t)ci * j->h + iy) * j->w + ix);
-}
-
 /* Packs output pixels p0..p0+NR of the image's im2col matrix as one panel
- * (pixels past hw zero). */
+ * (pixels past hw zero). Per run of pixels within one output row, the nine
+ * taps' offsets and masks (zero where the 3x3 window leaves the image) are
+ * worked out once; then each k pair is two masked loads, one conversion,
+ * one interleave and one store. */
 __attribute__((target(FE_BF_TARGET))) static void fe_bf16_pack_im2col(const FeBf16ConvJob *j,
                                                                      int p0, uint32_t *panel) {
-    struct {
-        int j, len, oy, ox;
-    } run[FE_BF_NR];
-    int nrun = 0, end = p0 + FE_BF_NR < j->hw ? p0 + FE_BF_NR : j->hw;
+    int end = p0 + FE_BF_NR < j->hw ? p0 + FE_BF_NR : j->hw;
+    int valid = end - p0, kp = j->g.kp;
+    size_t hw = (size_t)j->hw;
+    const __m512i ilv = fe_bf16_interleave_index();
     for (int p = p0; p < end;) {
         int oy = p / j->w, ox = p % j->w;
         int len = j->w - ox < end - p ? j->w - ox : end - p;
-        run[nrun].j = p - p0;
-        run[nrun].len = len;
-        run[nrun].oy = oy;
-        run[nrun].ox = ox;
-        nrun++;
+        for (int c = 0; c < len; c += 16) {
+            int n = len - c < 16 ? len - c : 16;
+            /* taps 0..8, and 9 = past the last k (zero) */
+            __mmask16 mask[10];
+            ptrdiff_t off[10];
+            for (int t = 0; t < 9; t++) {
+                int iy = oy + t / 3 - 1, ix = ox + c + t % 3 - 1;
+                __mmask16 m = (__mmask16)((1u << n) - 1);
+                if (ix < 0)
+                    m &= (__mmask16)~1u; /* lane 0 is the left padding; never read */
+                if (ix + n > j->w)
+                    m &= (__mmask16)((1u << (j->w - ix)) - 1); /* the right padding */
+                mask[t] = iy < 0 || iy >= j->h ? 0 : m;
+                off[t] = mask[t] ? (ptrdiff_t)iy * j->w + ix : 0;
+            }
+            mask[9] = 0;
+            off[9] = 0;
+            __mmask32 mk = n == 16 ? (__mmask32)0xffffffffu : (__mmask32)((1u << (2 * n)) - 1);
+            uint16_t *dst = (uint16_t *)panel + 2 * (p - p0 + c);
+            const uint32_t *tap = j->taps;
+            for (int pr = 0; pr < kp; pr++, tap += 2, dst += 2 * FE_BF_NR) {
+                uint32_t t0 = tap[0] & 15, t1 = tap[1] & 15;
+                const float *x0 = j->x + (size_t)(tap[0] >> 4) * hw;
+                const float *x1 = j->x + (size_t)(tap[1] >> 4) * hw;
+                __m512 v0 = _mm512_maskz_loadu_ps(mask[t0], x0 + off[t0]);
+                __m512 v1 = _mm512_maskz_loadu_ps(mask[t1], x1 + off[t1]);
+                __m512i pk = _mm512_permutexvar_epi16(ilv, (__m512i)_mm512_cvtne2ps_pbh(v1, v0));
+                _mm512_mask_storeu_epi16(dst, mk, pk);
+            }
+        }
         p += len;
     }
-    int valid = end - p0;
-    const __m512i ilv = fe_bf16_interleave_index();
-    int kp = j->g.kp;
-    for (int pr = 0; pr < kp; pr++) {
-        uint16_t *dst = (uint16_t *)(panel + (size_t)pr * FE_BF_NR);
-        for (int r = 0; r < nrun; r++)
-            for (int c = 0; c < run[r].len; c += 16) {
-                int n = run[r].len - c < 16 ? run[r].len - c : 16;
-                __m512 v0 = fe_bf16_tap(j, 2 * pr, run[r].oy, run[r].ox + c, n);
-                __m512 v1 = fe_bf16_tap(j, 2 * pr + 1, run[r].oy, run[r].ox + c, n);
-                __m512i pk = _mm512_permutexvar_epi16(ilv, (__m512i)_mm512_cvtne2ps_pbh(v1, v0));
-                __mmask32 mk = n == 16 ? (__mmask32)0xffffffffu : (__mmask32)((1u << (2 * n)) - 1);
-                _mm512_mask_storeu_epi16(dst + 2 * (run[r].j + c), mk, pk);
-            }
-        if (valid < FE_BF_NR)
-            memset(dst + 2 * valid, 0, (size_t)(FE_BF_NR - valid) * 2 * sizeof(uint16_t));
-    }
+    if (valid < FE_BF_NR)
+        for (int pr = 0; pr < kp; pr++)
+            memset((uint16_t *)(panel + (size_t)pr * FE_BF_NR) + 2 * valid, 0,
+                   (size_t)(FE_BF_NR - valid) * 2 * sizeof(uint16_t));
 }
 
 /* Runs all of A (every MR block) over panels first..first+count: the A block
@@ -273,6 +271,13 @@ fe_status fe_cpu_conv3x3_bf16(const float *x, int cin, int h, int w, const uint1
     if (job.hw == 0 || cout == 0)
         return FE_OK;
     job.panels = (job.hw + FE_BF_NR - 1) / FE_BF_NR;
+    /* The tap table in slot 1 (the tasks' panels use their own slot 0). */
+    uint32_t *taps = (uint32_t *)fe_cpu_scratch(1, (size_t)job.g.kp * 2);
+    if (!taps)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "bf16 conv: out of scratch memory");
+    for (int k = 0; k < job.g.kp * 2; k++)
+        taps[k] = k < job.kdim ? (uint32_t)(k / 9) << 4 | (uint32_t)(k % 9) : 9u;
+    job.taps = taps;
     bool parallel = (double)cout * job.hw * job.kdim >= FE_BF16_PARALLEL_MIN_MACS;
     job.per_task = fe_bf16_panels_per_task(job.panels, job.g.kp, parallel);
     int tasks = (job.panels + job.per_task - 1) / job.per_task;
