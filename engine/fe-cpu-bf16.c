@@ -107,25 +107,59 @@ __attribute__((target(FE_BF_TARGET))) static void fe_bf16_tile(const FeBf16Gemm 
         }
         return;
     }
-    /* y = C^T: each column of the tile is rows..m0+rows of one output row. */
+    /* y = C^T: each column of the tile is rows m0.. of one output row. */
+    if (rows == FE_BF_MR) {
+        /* Eight floats per output row: an 8 x 16 transpose in registers per
+         * 16 columns (unpack, shuffle, then 128-bit lanes paired up). */
+        for (int v = 0; v < 3 && 16 * v < ncols; v++) {
+            __m512 t0 = _mm512_unpacklo_ps(acc[0][v], acc[1][v]);
+            __m512 t1 = _mm512_unpackhi_ps(acc[0][v], acc[1][v]);
+            __m512 t2 = _mm512_unpacklo_ps(acc[2][v], acc[3][v]);
+            __m512 t3 = _mm512_unpackhi_ps(acc[2][v], acc[3][v]);
+            __m512 t4 = _mm512_unpacklo_ps(acc[4][v], acc[5][v]);
+            __m512 t5 = _mm512_unpackhi_ps(acc[4][v], acc[5][v]);
+            __m512 t6 = _mm512_unpacklo_ps(acc[6][v], acc[7][v]);
+            __m512 t7 = _mm512_unpackhi_ps(acc[6][v], acc[7][v]);
+            /* u[q] lane L: rows 0-3 of column 4L + q; u[4 + q]: rows 4-7 */
+            __m512 u[8] = {
+                _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_ps(t0, t2, _MM_SHUFFLE(3, 2, 3, 2)),
+                _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_ps(t1, t3, _MM_SHUFFLE(3, 2, 3, 2)),
+                _mm512_shuffle_ps(t4, t6, _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_ps(t4, t6, _MM_SHUFFLE(3, 2, 3, 2)),
+                _mm512_shuffle_ps(t5, t7, _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_ps(t5, t7, _MM_SHUFFLE(3, 2, 3, 2)),
+            };
+            for (int q = 0; q < 4; q++) {
+                /* [lane 0 | lane 0 of rows 4-7 | lane 1 | lane 1 ...]: columns q, 4 + q */
+                __m512 lo = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(1, 0, 1, 0));
+                __m512 hi = _mm512_shuffle_f32x4(u[q], u[4 + q], _MM_SHUFFLE(3, 2, 3, 2));
+                lo = _mm512_shuffle_f32x4(lo, lo, _MM_SHUFFLE(3, 1, 2, 0));
+                hi = _mm512_shuffle_f32x4(hi, hi, _MM_SHUFFLE(3, 1, 2, 0));
+                __m256 out[4] = {
+                    _mm512_castps512_ps256(lo),
+                    _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(lo), 1)),
+                    _mm512_castps512_ps256(hi),
+                    _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(hi), 1)),
+                };
+                for (int L = 0; L < 4; L++) {
+                    int col = 16 * v + 4 * L + q;
+                    if (col < ncols)
+                        _mm256_storeu_ps(g->c + (size_t)(n0 + col) * g->ldc + m0, out[L]);
+                }
+            }
+        }
+        return;
+    }
     float tile[FE_BF_MR][FE_BF_NR] __attribute__((aligned(64)));
 #pragma GCC unroll 8
     for (int r = 0; r < FE_BF_MR; r++)
         for (int v = 0; v < 3; v++)
             _mm512_store_ps(&tile[r][16 * v], acc[r][v]);
-    if (rows == FE_BF_MR) {
-        /* Eight floats per output row: one 8x8 transpose per 8 columns. */
-        for (int j = 0; j < ncols; j++) {
-            float *cj = g->c + (size_t)(n0 + j) * g->ldc + m0;
-            __m256 col = _mm256_set_ps(tile[7][j], tile[6][j], tile[5][j], tile[4][j],
-                                       tile[3][j], tile[2][j], tile[1][j], tile[0][j]);
-            _mm256_storeu_ps(cj, col);
-        }
-    } else {
-        for (int j = 0; j < ncols; j++)
-            for (int r = 0; r < rows; r++)
-                g->c[(size_t)(n0 + j) * g->ldc + m0 + r] = tile[r][j];
-    }
+    for (int j = 0; j < ncols; j++)
+        for (int r = 0; r < rows; r++)
+            g->c[(size_t)(n0 + j) * g->ldc + m0 + r] = tile[r][j];
 }
 
 /* Lane order that interleaves _mm512_cvtne2ps_pbh(hi, lo)'s two halves:
