@@ -62,22 +62,12 @@ static float *fe_scratch_slot(int slot, size_t n) {
         }
     }
     if (n > s->cap[slot]) {
-        /* By at least half: each regrowth is a fresh mapping whose pages
-         * fault in again, and an encoder's scratch grows with every larger
-         * crop (bench/engine-cpu, cold runs). Untouched capacity is address
-         * space, not memory. */
-        size_t want = s->cap[slot] + s->cap[slot] / 2;
-        want = want > n ? want : n;
-        float *p = aligned_alloc(64, ((want * sizeof(float) + 63) / 64) * 64);
-        if (!p && want > n) {
-            want = n;
-            p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
-        }
+        float *p = aligned_alloc(64, ((n * sizeof(float) + 63) / 64) * 64);
         if (!p)
             return NULL;
         free(s->data[slot]);
         s->data[slot] = p;
-        s->cap[slot] = want;
+        s->cap[slot] = n;
     }
     return s->data[slot];
 }
