@@ -501,23 +501,8 @@ static fe_status fe_state_fit_encoder(FeStateBuffers *sb, int height, int width)
     int64_t tokens = (int64_t)(height / c->height_stride) * (width / c->width_stride);
     if (sb->enc_arena && cnn <= sb->enc_cnn_capacity && tokens <= sb->enc_token_capacity)
         return FE_OK;
-    /* Each regrowth hands fresh pages to the kernel, and the next encodes
-     * fault them in again (perf: several % of a bench run's encoder time
-     * went to page faults with formulas of ever larger sizes): grow by at
-     * least half, within the model's cap. Capacity that is never touched
-     * costs address space, not memory, on the CPU (not on a GPU: exact). */
-    bool headroom = strcmp(sb->model->device->backend->name, "cpu") == 0;
-    int64_t cnn_max = fe_cnn_floats(c, c->max_height, c->max_width);
-    int64_t tok_max = (int64_t)(c->max_height / c->height_stride) * (c->max_width / c->width_stride);
-    int64_t cnn_cap = sb->enc_cnn_capacity, lmax = sb->enc_token_capacity;
-    if (headroom) {
-        cnn_cap += cnn_cap / 2;
-        lmax += lmax / 2;
-        cnn_cap = cnn_cap < cnn_max ? cnn_cap : cnn_max;
-        lmax = lmax < tok_max ? lmax : tok_max;
-    }
-    cnn_cap = cnn > cnn_cap ? cnn : cnn_cap;
-    lmax = tokens > lmax ? tokens : lmax;
+    int64_t cnn_cap = cnn > sb->enc_cnn_capacity ? cnn : sb->enc_cnn_capacity;
+    int64_t lmax = tokens > sb->enc_token_capacity ? tokens : sb->enc_token_capacity;
     return fe_state_alloc_encoder(sb, cnn_cap, lmax);
 }
 
