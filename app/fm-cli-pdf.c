@@ -263,13 +263,14 @@ typedef struct {
 } Recognizer;
 
 static int
-recognizer_open (Recognizer *rec, const char *model, const char *device)
+recognizer_open (Recognizer *rec, const char *model, const char *device, fe_precision precision)
 {
   FeContextParams cp = fe_context_default_params ();
   const FeModelInfo *info;
   fe_status st;
 
   cp.device = device ? device : "auto";
+  cp.precision = precision;
   st = fe_context_load (model, &cp, &rec->ctx);
   if (st != FE_OK)
     {
@@ -525,7 +526,8 @@ run_pdf (int argc, char **argv)
 {
   g_autofree char *pages_spec = NULL, *password = NULL, *format_name = NULL;
   g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
-  g_autofree char *crop_name = NULL;
+  g_autofree char *crop_name = NULL, *precision_name = NULL;
+  fe_precision precision = FE_PRECISION_AUTO;
   gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE, text_layer = FALSE;
   gboolean constrain_uncertain = FALSE, combined = FALSE;
   g_auto(GStrv) files = NULL;
@@ -536,6 +538,7 @@ run_pdf (int argc, char **argv)
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of stdout", "FILE" },
     { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "auto, cpu, cuda:N (default auto)", "DEV" },
     { "model", 'm', 0, G_OPTION_ARG_FILENAME, &model, "Model file (.safetensors or .pt)", "FILE" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &precision_name, "auto (default), fp32, fp16 or bf16, as for recognize", "P" },
     { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
     { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
     { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
@@ -581,6 +584,21 @@ run_pdf (int argc, char **argv)
                      constrain_uncertain, combined, &format, &dopts, &crop_rule, &ropts);
   if (ret >= 0)
     return ret;
+  if (precision_name)
+    {
+      if (strcmp (precision_name, "fp32") == 0)
+        precision = FE_PRECISION_FP32;
+      else if (strcmp (precision_name, "fp16") == 0)
+        precision = FE_PRECISION_FP16;
+      else if (strcmp (precision_name, "bf16") == 0)
+        precision = FE_PRECISION_BF16;
+      else if (strcmp (precision_name, "auto") != 0)
+        {
+          fprintf (stderr, "formulate-cli pdf: --precision wants auto, fp32, fp16 or bf16, not '%s'\n",
+                   precision_name);
+          return FM_EXIT_USAGE;
+        }
+    }
   ret = FM_EXIT_OK;
   /* A zip on a terminal is noise and can upset it: docx needs a file or a pipe. */
   if (format == FM_EXPORT_DOCX && (output == NULL || strcmp (output, "-") == 0) &&
@@ -616,7 +634,7 @@ run_pdf (int argc, char **argv)
                            "or use --detect-only\n");
           return FM_EXIT_MODEL;
         }
-      ret = recognizer_open (&rec, model, device);
+      ret = recognizer_open (&rec, model, device, precision);
       if (ret != FM_EXIT_OK)
         {
           recognizer_close (&rec);

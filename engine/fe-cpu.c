@@ -74,6 +74,10 @@ static float *fe_scratch_slot(int slot, size_t n) {
 
 static float *fe_scratch(size_t n) { return fe_scratch_slot(0, n); }
 
+float *fe_cpu_scratch(int slot, size_t n) {
+    return slot >= 0 && slot < FE_SCRATCH_SLOTS ? fe_scratch_slot(slot, n) : NULL;
+}
+
 static fe_status fe_scratch_error(size_t n) {
     return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu MiB",
                         n * sizeof(float) >> 20);
@@ -836,6 +840,14 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
         return FE_OK;
     }
 
+    if (wt->bf16_dot && wt->dtype == FE_DTYPE_BF16 && fe_cpu_has_bf16_dot() && k > 0 &&
+        k % 2 == 0) {
+        /* An encoder sequence in bf16 (fe-cpu-bf16.c), the weight read in place. */
+        FE_TRY(fe_cpu_matmul_bf16(x, m, k, w, n, b, y));
+        if (gelu)
+            fe_gelu_rows(y, y, (size_t)m * n);
+        return FE_OK;
+    }
     const float *wf = w;
     if (wt->dtype != FE_DTYPE_F32 && k > 0) {
         /* Many rows (a wide beam): widen the weight once, then one GEMM. */
@@ -1088,6 +1100,25 @@ static fe_status fe_cpu_conv3x3(const FeOpDesc *op) {
     bool relu = op->iparams[0] != 0;
     if (hw == 0 || cout == 0 || batch == 0)
         return FE_OK;
+
+    if (wt->dtype != FE_DTYPE_F32) {
+        if (wt->dtype == FE_DTYPE_BF16 && wt->bf16_dot && fe_cpu_bf16_conv_ok(cin)) {
+            /* FE_PRECISION_BF16: im2col panels and vdpbf16ps (fe-cpu-bf16.c) */
+            const uint16_t *w16 = fe_tensor_data(wt);
+            for (int bi = 0; bi < batch; bi++)
+                FE_TRY(fe_cpu_conv3x3_bf16(x + (size_t)bi * cin * hw, cin, h, w, w16, b, relu,
+                                           cout, y + (size_t)bi * cout * hw));
+            return FE_OK;
+        }
+        /* A 16-bit weight this CPU cannot multiply in bf16: the f32 path on
+         * the widened (exact) weight, in slot 1 (slot 0 holds the columns). */
+        size_t nw = (size_t)cout * kdim;
+        float *wide = fe_scratch_slot(1, nw);
+        if (!wide)
+            return fe_scratch_error(nw);
+        fe_widen_row(wt->dtype, fe_tensor_data(wt), 0, wide, nw);
+        wd = wide;
+    }
 
     if (cin <= 2) {
         for (int bi = 0; bi < batch; bi++) {
@@ -1773,9 +1804,13 @@ static fe_status fe_cpu_copy(FeDevice *dev, void *dst, const void *src, size_t n
 
 static bool fe_cpu_supports_op(FeDevice *dev, const FeOpDesc *op) {
     /* Activations are f32. A matmul weight or an embedding table may be the
-     * model file's f16/bf16 (widened exactly on the fly); nothing else. */
+     * model file's f16/bf16 (widened exactly on the fly), a conv weight bf16
+     * (FE_PRECISION_BF16); nothing else. */
     for (int i = 0; i < 6; i++) {
         if ((op->op == FE_OP_MATMUL && i == 1) || (op->op == FE_OP_EMBED && i == 0))
+            continue;
+        /* a conv weight in bf16 for the bf16 convolutions, or widened */
+        if (op->op == FE_OP_CONV3X3 && i == 1)
             continue;
         const FeTensor *t = op->src[i];
         if (t && (t->dtype == FE_DTYPE_F16 || t->dtype == FE_DTYPE_BF16))

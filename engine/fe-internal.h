@@ -417,6 +417,22 @@ int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype);
  * AVX-512F/BW/VL, and the engine built for x86-64 with GCC or Clang). */
 bool fe_cpu_has_bf16_dot(void);
 int fe_cpu_get_threads(void);
+/* A float buffer of at least n elements private to the calling thread, in
+ * one of two slots (0: an op's temporaries; 1: an operand copy that the
+ * pool's threads read while their own tasks use slot 0). Grows, never
+ * shrinks; NULL when out of memory. */
+float *fe_cpu_scratch(int slot, size_t n);
+
+/* bf16 x bf16 with f32 sums (fe-cpu-bf16.c, AVX512_BF16), for weights marked
+ * bf16_dot: a 3x3 conv (pad 1) of one image x [cin, h, w] with weights
+ * [cout, cin*9] and y = relu?(conv + bias) [cout, h, w]; and y[m, n] =
+ * x[m, k] W[n, k]^T + bias. FE_ERR_UNSUPPORTED where the CPU lacks
+ * AVX512_BF16, or for an odd cin*9 / k (fe_cpu_bf16_conv_ok). */
+bool fe_cpu_bf16_conv_ok(int cin);
+fe_status fe_cpu_conv3x3_bf16(const float *x, int cin, int h, int w, const uint16_t *wt,
+                              const float *bias, bool relu, int cout, float *y);
+fe_status fe_cpu_matmul_bf16(const float *x, int m, int k, const uint16_t *w, int n,
+                             const float *bias, float *y);
 
 /* Row-major single-precision GEMM used by the CPU ops:
  *   C[M,N] = alpha * A[M,K] * op(B) + beta * C,

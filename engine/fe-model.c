@@ -64,9 +64,10 @@ typedef struct {
      * file's numbers) and the positional table are f32. Elsewhere all f32. */
     bool keep_file_half;
     /* FE_PRECISION_BF16 on a CPU with AVX512_BF16: the same matrices (linear
-     * layers, token embedding) rounded to bf16 and marked bf16_dot, so the
-     * matmuls of up to FE_GEMV_MAX_ROWS_AVX512 rows (the decoder's) multiply
-     * in bf16 with f32 sums. Not exact: opt-in (fe-api.c). */
+     * layers, token embedding, convolutions after the first) rounded to bf16
+     * and marked bf16_dot, so the matmuls (the decoder's in place, the
+     * encoder's longer ones and the convolutions through fe-cpu-bf16.c)
+     * multiply in bf16 with f32 sums. Not exact: opt-in (fe-api.c). */
     bool cpu_bf16;
 } FeLoader;
 
@@ -90,7 +91,10 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
     for (int i = 0; i < ndim; i++)
         n *= shape[i];
     fe_dtype dt = ndim >= 2 ? ld->matrix_dtype : FE_DTYPE_F32;
-    bool bf16_dot = ld->cpu_bf16 && ndim == 2 && strcmp(name, "dec.pos_emb.weight") != 0;
+    /* Convolutions too, except the first (one input channel: an odd Cin*9,
+     * and the direct f32 kernel does it in a fraction of the encoder's time). */
+    bool bf16_dot = ld->cpu_bf16 && ((ndim == 2 && strcmp(name, "dec.pos_emb.weight") != 0) ||
+                                     (ndim == 4 && fe_cpu_bf16_conv_ok((int)shape[1])));
     if (bf16_dot)
         dt = FE_DTYPE_BF16;
     const FeWeightEntry *e = fe_loader_kept_half(ld, name, ndim, n);
@@ -358,7 +362,7 @@ static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *de
     FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype,
                    .keep_file_half = cpu && ci->avx512f && ci->avx512bw && ci->avx512vl};
     if (cpu_bf16_dot) {
-        /* The CPU's convolutions, positional table and norms stay f32. */
+        /* The positional table, norms and the first convolution stay f32. */
         if (!cpu || !fe_cpu_has_bf16_dot()) {
             fe_model_free(model);
             return fe_set_error(FE_ERR_UNSUPPORTED, "bf16 matmuls need the CPU device with "

@@ -75,9 +75,9 @@ fe_status fe_model_load(FeModel *model, const FeWeightFile *wf, FeDevice *device
  * in matrix_dtype (f32, f16 or bf16: the GPU precisions, docs/cuda.md). */
 fe_status fe_model_load_as(FeModel *model, const FeWeightFile *wf, FeDevice *device,
                            fe_dtype matrix_dtype);
-/* FE_PRECISION_BF16 on a CPU with AVX512_BF16: the linear layers and the token
- * embedding rounded to bf16 for the vdpbf16ps matmuls, everything else f32
- * (unlike fe_model_load_as(..., FE_DTYPE_BF16), the GPU layout, whose
+/* FE_PRECISION_BF16 on a CPU with AVX512_BF16: the linear layers, the token
+ * embedding and the convolutions after the first rounded to bf16 for the
+ * vdpbf16ps matmuls and convolutions, everything else f32 (unlike fe_model_load_as(..., FE_DTYPE_BF16), the GPU layout, whose
  * convolutions and tables are bf16 too). FE_ERR_UNSUPPORTED without the ISA. */
 fe_status fe_model_load_cpu_bf16(FeModel *model, const FeWeightFile *wf, FeDevice *device);
 void fe_model_free(FeModel *model);

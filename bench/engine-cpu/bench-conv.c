@@ -10,7 +10,9 @@
  * preprocessing), then OpenBLAS sgemm on 1024^3 and on the layer's own GEMM
  * shape. Rates are GFLOP per CPU-second of the whole process (all threads):
  * on a shared machine the wall clock mostly measures the other users, CPU time
- * measures the work. "of sgemm" = the conv's rate / the 1024^3 sgemm rate. */
+ * measures the work. "of sgemm" = the conv's rate / the 1024^3 sgemm rate.
+ * "bf16" (on AVX512_BF16 CPUs): the same op with the weight in bf16, as
+ * FE_PRECISION_BF16 runs it (fe-cpu-bf16.c; the first conv stays f32). */
 #include "fe-internal.h"
 
 #include <stdio.h>
@@ -75,7 +77,18 @@ static fe_status run_linear(void *p) {
 }
 
 /* GFLOP/s of fe_matmul y[L,N] = x[L,K] W[N,K]^T + b (the encoder's linears). */
-static double linear_rate(int l, int n, int k, bool gelu, double budget) {
+/* The weight as bf16 marked bf16_dot (what FE_PRECISION_BF16 loads). */
+static void to_bf16_weight(FeTensor *w) {
+    float *f = fe_tensor_data(w);
+    uint16_t *h = (uint16_t *)f;
+    int64_t n = fe_tensor_nelements(w);
+    for (int64_t i = 0; i < n; i++)
+        h[i] = fe_f32_to_bf16(f[i]); /* in place: h[i] overwrites bytes already read */
+    w->dtype = FE_DTYPE_BF16;
+    w->bf16_dot = true;
+}
+
+static double linear_rate(int l, int n, int k, bool gelu, bool bf16, double budget) {
     FeBuffer *buf;
     if (fe_buffer_new(fe_cpu_device(), ((size_t)l * n + (size_t)l * k + (size_t)n * k + n) * 4 + 256,
                       &buf) != FE_OK)
@@ -89,6 +102,8 @@ static double linear_rate(int l, int n, int k, bool gelu, double budget) {
     fill(fe_tensor_data(&c.x), (size_t)l * k, 6);
     fill(fe_tensor_data(&c.w), (size_t)n * k, 7);
     fill(fe_tensor_data(&c.b), (size_t)n, 8);
+    if (bf16)
+        to_bf16_weight(&c.w);
     double r = rate(run_linear, &c, 2.0 * l * n * k, budget);
     fe_buffer_free(buf);
     return r;
@@ -150,11 +165,12 @@ int main(int argc, char **argv) {
            height, width, preset);
     double ref = gemm_rate(1024, 1024, 1024, budget);
     printf("sgemm 1024^3 (OpenBLAS, engine pool): %.1f GFLOP/s per CPU-second\n\n", ref);
-    printf("%-6s %-22s %10s %10s %9s %14s\n", "block", "conv (Cin->Cout @ HxW)", "MFLOP", "GFLOP/s",
-           "of sgemm", "its GEMM alone");
+    bool bf16 = fe_cpu_has_bf16_dot();
+    printf("%-6s %-22s %10s %10s %9s %14s %10s\n", "block", "conv (Cin->Cout @ HxW)", "MFLOP",
+           "GFLOP/s", "of sgemm", "its GEMM alone", "bf16");
     FeDevice *cpu = fe_cpu_device();
     int h = height, w = width, cin = 1;
-    double total_flops = 0, total_cpu = 0;
+    double total_flops = 0, total_cpu = 0, total_cpu_bf16 = 0;
     for (int i = 0; i < 5; i++) {
         int cout = chans[i];
         FeBuffer *buf;
@@ -174,16 +190,24 @@ int main(int argc, char **argv) {
         double flops = 2.0 * 9 * cin * cout * h * w;
         double r = rate(run_conv, &c, flops, budget);
         double g = cin > 1 ? gemm_rate(cout, h * w, cin * 9, budget) : 0.0;
+        /* bf16 (FE_PRECISION_BF16): the same conv with the weight rounded;
+         * the first layer stays f32 there (fe-model.c). */
+        double rb = r;
+        if (bf16 && fe_cpu_bf16_conv_ok(cin)) {
+            to_bf16_weight(&c.w);
+            rb = rate(run_conv, &c, flops, budget);
+        }
         char what[64];
         snprintf(what, sizeof what, "%d->%d @ %dx%d", cin, cout, h, w);
         if (cin > 1)
-            printf("%-6d %-22s %10.1f %10.1f %8.0f%% %14.1f\n", i, what, flops / 1e6, r,
-                   100.0 * r / ref, g);
+            printf("%-6d %-22s %10.1f %10.1f %8.0f%% %14.1f %10.1f\n", i, what, flops / 1e6, r,
+                   100.0 * r / ref, g, rb);
         else
-            printf("%-6d %-22s %10.1f %10.1f %8.0f%% %14s\n", i, what, flops / 1e6, r,
-                   100.0 * r / ref, "(direct)");
+            printf("%-6d %-22s %10.1f %10.1f %8.0f%% %14s %10.1f\n", i, what, flops / 1e6, r,
+                   100.0 * r / ref, "(direct)", rb);
         total_flops += flops;
         total_cpu += flops / (r * 1e9);
+        total_cpu_bf16 += flops / (rb * 1e9);
         fe_buffer_free(buf);
         h /= pool[i][0];
         w /= pool[i][1];
@@ -192,6 +216,9 @@ int main(int argc, char **argv) {
     printf("\nall convolutions: %.1f MFLOP in %.2f ms CPU = %.1f GFLOP/s per CPU-second (%.0f%% of "
            "sgemm)\n", total_flops / 1e6, total_cpu * 1e3, total_flops / total_cpu / 1e9,
            100.0 * total_flops / total_cpu / 1e9 / ref);
+    if (bf16)
+        printf("all convolutions, bf16: %.2f ms CPU = %.1f GFLOP/s per CPU-second\n",
+               total_cpu_bf16 * 1e3, total_flops / total_cpu_bf16 / 1e9);
 
     /* The transformer's linears at the encoder's sequence length. */
     int l = h * w;
@@ -201,14 +228,15 @@ int main(int argc, char **argv) {
         bool gelu;
     } lin[] = {{"enc.proj", d, cin, false}, {"q/k/v/o, cross K/V", d, d, false},
                {"mlp.fc1 + GELU", dff, d, true}, {"mlp.fc2", d, dff, false}};
-    printf("\n%-22s %-16s %10s %10s %9s\n", "linear (L = tokens)", "x[L,K] W[N,K]^T", "MFLOP",
-           "GFLOP/s", "of sgemm");
+    printf("\n%-22s %-16s %10s %10s %9s %10s\n", "linear (L = tokens)", "x[L,K] W[N,K]^T",
+           "MFLOP", "GFLOP/s", "of sgemm", "bf16");
     for (size_t i = 0; i < sizeof lin / sizeof *lin; i++) {
         char shape[48];
         snprintf(shape, sizeof shape, "%dx%dx%d", l, lin[i].n, lin[i].k);
-        double r = linear_rate(l, lin[i].n, lin[i].k, lin[i].gelu, budget);
-        printf("%-22s %-16s %10.2f %10.1f %8.0f%%\n", lin[i].what, shape,
-               2.0 * l * lin[i].n * lin[i].k / 1e6, r, 100.0 * r / ref);
+        double r = linear_rate(l, lin[i].n, lin[i].k, lin[i].gelu, false, budget);
+        double rb = bf16 ? linear_rate(l, lin[i].n, lin[i].k, lin[i].gelu, true, budget) : 0.0;
+        printf("%-22s %-16s %10.2f %10.1f %8.0f%% %10.1f\n", lin[i].what, shape,
+               2.0 * l * lin[i].n * lin[i].k / 1e6, r, 100.0 * r / ref, rb);
     }
     return 0;
 }

@@ -18,7 +18,9 @@ images; its per-image timings (encoder, decoder) come from the JSON. PyTorch sid
 process on the engine's preprocessed geometry (crop, scale and margin as the JSON
 reports them) and decodes exactly as many steps as the engine did for that image,
 so both do the same work even where their argmax paths differ. Peak RSS is each
-process's own (wait4). The first 2 images are warm-up copies and not counted.
+process's own (wait4). The first 2 images are warm-up copies and not counted; the
+engine also makes one untimed pass over all images first (the traced peers make two),
+unless --engine-cold.
 Per-formula = encoder + decoder (the engine's preprocessing is shown on its own line).
 """
 
@@ -55,6 +57,9 @@ def parse_args():
                     help="engine only: the engine at these FeRecognizeParams.max_batch values "
                          "(FE_MAX_BATCH; 1 = serial decoding), rounds alternating the order; "
                          "no PyTorch side")
+    ap.add_argument("--engine-cold", action="store_true",
+                    help="no untimed engine pass over the images first (before 2026-11-25 22:30 the "
+                         "engine had none while the traced peers had two)")
     ap.add_argument("--precision", default=None, choices=["auto", "fp32", "bf16"],
                     help="formulate-cli --precision (bf16: the decoder in bf16 on AVX512_BF16 CPUs)")
     ap.add_argument("--peers", default="eager,jit,jit-bf16",
@@ -473,14 +478,22 @@ def main():
     # unless the caller chose otherwise.
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
+    # The traced peers run twice over all images untimed before their timed pass
+    # (pytorch_worker); the engine, one process per pass, gets one untimed pass over
+    # the same images in the same process unless --engine-cold: its buffers then have
+    # grown to the largest image, as in the app, where one engine serves a document.
+    warm_pass = [] if args.engine_cold else images
+
     def run_engine():
         rc, out, err, rss = run_measured(
             [cli, "recognize", "--json", "--device", "cpu", "--threads", str(args.threads),
              "--max-tokens", str(args.max_tokens), "--scale-candidates", "1", "--model", model_path]
-            + (["--precision", args.precision] if args.precision else []) + images, env)
+            + (["--precision", args.precision] if args.precision else []) + warm_pass + images, env)
         if rc != 0:
             raise RuntimeError(f"formulate-cli failed ({rc}): {err.strip()}")
-        return json.loads(out), rss
+        res = json.loads(out)
+        res["results"] = res["results"][len(warm_pass):]
+        return res, rss
 
     def run_pytorch(engine_results, mode):
         spec = {"model": model_path, "threads": args.threads, "images": images,
@@ -571,7 +584,8 @@ def main():
     print(f"pytorch: torch {any_pt['torch']}, KV cache; threads {any_pt['threads']} (engine --threads {args.threads}); "
           + "; ".join(f"{m} = {PEER_TEXT[m]}" for m in peers))
     print(f"BLAS: {blas_note}; OMP_NUM_THREADS={env['OMP_NUM_THREADS']} OPENBLAS_NUM_THREADS={env['OPENBLAS_NUM_THREADS']} OMP_WAIT_POLICY={env['OMP_WAIT_POLICY']}")
-    print(f"formulas: {len(e)} ({args.images} images x {args.rounds} rounds, each +{WARMUP} warm-up), decoder steps per formula median {med(e_steps)}, "
+    print(f"formulas: {len(e)} ({args.images} images x {args.rounds} rounds, each +{WARMUP} warm-up"
+          f"{'; engine cold' if args.engine_cold else '; engine and traced peers after untimed passes'}), decoder steps per formula median {med(e_steps)}, "
           f"input sizes {min(r['input']['width'] for r in e)}-{max(r['input']['width'] for r in e)} px wide; "
           f"same LaTeX " + ", ".join(f"{m} {agree[m]}/{len(e)}" for m in peers) + f"; {os.cpu_count()} CPUs, {load}")
     print()
