@@ -48,6 +48,8 @@ typedef struct {
   gboolean number;  /* reads like an equation number                         */
   gboolean digits;  /* digits only (a page number, a count in the prose)      */
   gboolean citation; /* "[12]", "[3, 7]": prose, never a formula             */
+  gboolean misread; /* digits no taller than an x-height letter: letters
+                     * read as digits ("n" as "1"), math               */
   int band;
 } Word;
 
@@ -656,6 +658,7 @@ typedef struct {
   gboolean display;
   gboolean number;
   int block;
+  gboolean letter;  /* its ink is in a word Tesseract read as one letter */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. */
@@ -780,6 +783,15 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
       Word *w = &g_array_index (words, Word, i);
       if (w->number && box_h (&w->b) > 1.6 * em)
         w->number = FALSE;
+      /* Lining digits are as tall as capitals (0.65 em): "digits" no taller
+       * than an x-height letter are letters Tesseract misread (a variable
+       * "n" read as "1" at 88), not a number of the prose. */
+      if (w->digits && box_h (&w->b) < 0.55 * em)
+        {
+          w->digits = FALSE;
+          w->misread = TRUE;
+          w->text = w->strong = FALSE;
+        }
     }
   bands = text_bands (words, em);
   /* Line groups: the words on a band chained over gaps < 0.8 em (a word
@@ -853,14 +865,14 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           /* Letters and digits Tesseract reads well are no evidence of math
            * by themselves (a page number, "a"), but join a formula they touch. */
           c->seed = !w->text && !w->number && !w->citation &&
-                    !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
-                                        g_utf8_strlen (w->utf8, -1) <= 1));
+                    (w->misread || !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
+                                                      g_utf8_strlen (w->utf8, -1) <= 1)));
           /* A letter standing alone in English prose is "a", "A" or "I":
            * any other is a variable, however sure Tesseract is of it. */
           if (!w->text && g_utf8_strlen (w->utf8, -1) == 1 &&
               g_unichar_isalpha (g_utf8_get_char (w->utf8)) && !strchr ("aAI", w->utf8[0]))
             c->seed = TRUE;
-          if (!w->text && !w->number && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
+          if (!w->text && !w->number && !w->misread && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
             {
               const char *p;
               gboolean digits = TRUE;
@@ -1041,6 +1053,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           }
         if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
           cl->only_digits = FALSE;
+        if (c->word >= 0)
+          {
+            const char *t = g_array_index (words, Word, c->word).utf8;
+            cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (g_utf8_get_char (t));
+          }
       }
   }
 
@@ -1148,8 +1165,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         if (cl->display && box_h (&cl->b) < 0.4 * em)
           continue;
         /* Ink covering half its box is a photo's blotch or a filled
-         * shape. */
-        if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b))
+         * shape; not a single letter, which a copier's thick strokes fill
+         * that much at 150 dpi (development twins: a variable "k" alone
+         * between two words was dropped so). */
+        if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
+            (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em))
           continue;
         /* A photo: a display, or anything larger than a few letters, with
          * a third of its box in midtones (a JPEG'd scan's type has them
