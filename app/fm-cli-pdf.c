@@ -459,6 +459,122 @@ pdf_choices (const char         *format_name,
   return -1;
 }
 
+/* Detection runs on worker threads a few pages ahead of the page being
+ * recognised and written: a page without a text layer costs about a
+ * second of one core in Tesseract (docs/scanned.md), and each worker reads
+ * with its own Tesseract instance (app/fm-scan.c), so a multi-page scan
+ * uses every core. Results are taken in page order; text-layer pages
+ * serialise on the document's lock as before. */
+typedef struct {
+  gboolean      done;
+  GPtrArray    *regions;
+  FmPageSource  source;
+  GError       *error;
+  double        ms;
+} PageDetection;
+
+typedef struct {
+  FmDocument            *doc;
+  const FmDetectOptions *dopts;
+  GArray                *pages;   /* page indices in run order */
+  PageDetection         *slots;   /* one per run index */
+  GThreadPool           *pool;
+  guint                  pushed;  /* run indices handed to the pool */
+  guint                  ahead;   /* how many may be in flight */
+  GMutex                 lock;
+  GCond                  cond;
+} Prefetch;
+
+static void
+prefetch_work (gpointer data, gpointer user_data)
+{
+  Prefetch *pf = user_data;
+  guint i = GPOINTER_TO_UINT (data) - 1;
+  int page = g_array_index (pf->pages, int, i);
+  PageDetection d = { TRUE, NULL, FM_PAGE_SOURCE_TEXT_LAYER, NULL, 0 };
+  gint64 t0 = g_get_monotonic_time ();
+
+  if (!fm_interrupted && fm_document_get_page_size (pf->doc, page, NULL, NULL, &d.error))
+    d.regions = fm_detect_page_any (pf->doc, page, pf->dopts, &d.source, &d.error);
+  else if (d.error == NULL)
+    g_set_error (&d.error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "interrupted");
+  d.ms = (g_get_monotonic_time () - t0) / 1000.0;
+  g_mutex_lock (&pf->lock);
+  pf->slots[i] = d;
+  g_cond_broadcast (&pf->cond);
+  g_mutex_unlock (&pf->lock);
+}
+
+/* Threads: the processors, at most 4 (each holds a Tesseract instance of
+ * about 30 MB once it has read a scanned page); FM_DETECT_THREADS=N sets
+ * it (1: pages one after the other, as before). */
+static guint
+prefetch_threads (void)
+{
+  const char *env = g_getenv ("FM_DETECT_THREADS");
+  guint n = env ? (guint) g_ascii_strtoull (env, NULL, 10) : g_get_num_processors ();
+  return CLAMP (n, 1, 4);
+}
+
+static Prefetch *
+prefetch_new (FmDocument *doc, const FmDetectOptions *dopts, GArray *pages)
+{
+  Prefetch *pf = g_new0 (Prefetch, 1);
+  guint threads = prefetch_threads ();
+
+  pf->doc = doc;
+  pf->dopts = dopts;
+  pf->pages = pages;
+  pf->slots = g_new0 (PageDetection, pages->len + 1);
+  pf->ahead = 2 * threads;
+  g_mutex_init (&pf->lock);
+  g_cond_init (&pf->cond);
+  pf->pool = g_thread_pool_new (prefetch_work, pf, (int) threads, FALSE, NULL);
+  return pf;
+}
+
+/* The detection of run index i (waits for it); its regions and error are
+ * the caller's. */
+static guint
+pages_len_min (Prefetch *pf, guint n)
+{
+  return MIN (n, pf->pages->len);
+}
+
+static PageDetection
+prefetch_take (Prefetch *pf, guint i)
+{
+  PageDetection d;
+
+  while (pf->pushed < pages_len_min (pf, i + pf->ahead))
+    g_thread_pool_push (pf->pool, GUINT_TO_POINTER (++pf->pushed), NULL);
+  g_mutex_lock (&pf->lock);
+  while (!pf->slots[i].done)
+    g_cond_wait (&pf->cond, &pf->lock);
+  d = pf->slots[i];
+  pf->slots[i].regions = NULL;
+  pf->slots[i].error = NULL;
+  g_mutex_unlock (&pf->lock);
+  return d;
+}
+
+static void
+prefetch_free (Prefetch *pf)
+{
+  /* Pages queued and not started are dropped (an interrupt); running ones
+   * finish first. */
+  g_thread_pool_free (pf->pool, TRUE, TRUE);
+  for (guint i = 0; i < pf->pages->len; i++)
+    {
+      g_clear_pointer (&pf->slots[i].regions, g_ptr_array_unref);
+      g_clear_error (&pf->slots[i].error);
+    }
+  g_mutex_clear (&pf->lock);
+  g_cond_clear (&pf->cond);
+  g_free (pf->slots);
+  g_free (pf);
+}
+
 /* One page of the run: finds its formulas (from the text layer, or from the
  * pixels of a page without one), adds them to job with job-wide label_of, and
  * recognises them when rec is not NULL (--detect-only: NULL). Returns FALSE
@@ -468,7 +584,7 @@ static gboolean
 run_page (FmExportJob              *job,
           FmDocument               *doc,
           int                       page,
-          const FmDetectOptions    *dopts,
+          PageDetection            *detection,
           Recognizer               *rec,
           const FmRecognizeOptions *ropts,
           FmCropRule                crop_rule,
@@ -476,15 +592,18 @@ run_page (FmExportJob              *job,
           int                      *ret,
           GError                  **page_error)
 {
-  g_autoptr(GPtrArray) found = NULL;
+  g_autoptr(GPtrArray) found = detection->regions;
   guint first = job->regions->len;
-  gint64 t0 = g_get_monotonic_time ();
   char *note = NULL;
-  FmPageSource source = FM_PAGE_SOURCE_TEXT_LAYER;
+  FmPageSource source = detection->source;
 
-  if (fm_document_get_page_size (doc, page, NULL, NULL, page_error))
-    found = fm_detect_page_any (doc, page, dopts, &source, page_error);
-  job->detect_ms += (g_get_monotonic_time () - t0) / 1000.0;
+  if (found == NULL)
+    g_propagate_error (page_error, detection->error);
+  else
+    g_clear_error (&detection->error);
+  detection->regions = NULL;
+  detection->error = NULL;
+  job->detect_ms += detection->ms;
   g_array_append_val (job->pages, page);
   if (found == NULL)
     {
@@ -568,6 +687,7 @@ run_pdf (int argc, char **argv)
   gint64 t_start = g_get_monotonic_time ();
   int pages_ok = 0, ret = FM_EXIT_OK;
   GError *page_error = NULL;
+  Prefetch *prefetch;
 
   g_option_context_add_main_entries (octx, entries, NULL);
   if (!g_option_context_parse (octx, &argc, &argv, &error))
@@ -663,15 +783,24 @@ run_pdf (int argc, char **argv)
   progress.start_us = t_start;
   progress.pages_total = (int) pages->len;
 
+  prefetch = prefetch_new (doc, &dopts, pages);
   for (guint i = 0; i < pages->len && !fm_interrupted; i++)
     {
+      PageDetection detection = prefetch_take (prefetch, i);
       g_clear_error (&page_error);
-      if (run_page (job, doc, g_array_index (pages, int, i), &dopts, detect_only ? NULL : &rec,
+      if (fm_interrupted)
+        {
+          g_clear_pointer (&detection.regions, g_ptr_array_unref);
+          g_clear_error (&detection.error);
+          break;
+        }
+      if (run_page (job, doc, g_array_index (pages, int, i), &detection, detect_only ? NULL : &rec,
                     &ropts, crop_rule, &progress, &ret, &page_error))
         pages_ok++;
       progress.pages_done = (int) i + 1;
       progress_draw (&progress, FALSE);
     }
+  prefetch_free (prefetch);
   progress_draw (&progress, TRUE);
   sigaction (SIGINT, &old_sa, NULL);
   recognizer_close (&rec);

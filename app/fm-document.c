@@ -1,5 +1,6 @@
 /* fm-document.c - a PDF opened with Poppler behind one mutex. */
 #include "fm-document.h"
+#include "fm-pdf-bytes.h"
 
 #include <glib/gstdio.h>
 #include <errno.h>
@@ -29,10 +30,12 @@ struct _FmDocument {
   char *name;
   int n_pages;
   GArray *big_images;        /* FmImageSize above FM_IMAGE_MAX_PIXELS; NULL until scanned */
+  FmPdfIndex *objects;       /* made when big_images is not empty */
 };
 
 typedef struct {
   gint64 width, height;
+  gint64 object;  /* its object number, -1 unknown */
 } FmImageSize;
 
 G_DEFINE_FINAL_TYPE (FmDocument, fm_document, G_TYPE_OBJECT)
@@ -47,6 +50,7 @@ fm_document_finalize (GObject *object)
   g_mutex_unlock (&self->lock);
   g_clear_pointer (&self->bytes, g_bytes_unref);
   g_clear_pointer (&self->big_images, g_array_unref);
+  g_clear_pointer (&self->objects, fm_pdf_index_free);
   g_free (self->name);
   g_mutex_clear (&self->lock);
   G_OBJECT_CLASS (fm_document_parent_class)->finalize (object);
@@ -690,6 +694,7 @@ scan_big_images (GBytes *bytes)
             lo = o;
             break;
           }
+      size.object = fm_pdf_object_number_before (data, p);
       size.width = dict_int (lo, s, "/Width");
       size.height = dict_int (lo, s, "/Height");
       if (size.width > 0 && size.height > 0 && size.width * size.height > FM_IMAGE_MAX_PIXELS)
@@ -706,6 +711,7 @@ fm_document_check_page_images (FmDocument *self,
   PopplerPage *page;
   GList *mapping;
   const FmImageSize *found = NULL;
+  g_autoptr(GArray) drawn = NULL;
 
   g_return_val_if_fail (FM_IS_DOCUMENT (self), FALSE);
 
@@ -723,10 +729,24 @@ fm_document_check_page_images (FmDocument *self,
       fm_document_unlock (self);
       return FALSE;
     }
-  /* Which of the file's images this page draws is not told by poppler-glib;
-   * its image areas are (without decoding them). An image drawn at its own
-   * aspect ratio (a scan always is) is matched by that ratio, either way up
-   * for a turned page. */
+  /* Which of the file's images this page draws is not told by poppler-glib:
+   * the page's resources in the file's bytes tell (fm-pdf-bytes.c). Where
+   * they cannot be followed (resources in a compressed object stream), or
+   * for an image whose object number is unknown, the page's image areas
+   * are (without decoding them): an image drawn at its own aspect ratio (a
+   * scan always is) is matched by that ratio, either way up for a turned
+   * page, which also refuses a small image of the same shape. */
+  if (self->objects == NULL)
+    self->objects = fm_pdf_index_new (self->bytes);
+  drawn = fm_pdf_index_page_images (self->objects, index);
+  if (drawn != NULL)
+    for (guint i = 0; i < self->big_images->len && found == NULL; i++)
+      {
+        const FmImageSize *img = &g_array_index (self->big_images, FmImageSize, i);
+        for (guint k = 0; k < drawn->len && found == NULL; k++)
+          if (img->object >= 0 && g_array_index (drawn, gint64, k) == img->object)
+            found = img;
+      }
   mapping = poppler_page_get_image_mapping (page);
   for (GList *l = mapping; l != NULL && found == NULL; l = l->next)
     {
@@ -740,6 +760,8 @@ fm_document_check_page_images (FmDocument *self,
           const FmImageSize *img = &g_array_index (self->big_images, FmImageSize, i);
           double r = (double) img->width / (double) img->height;
 
+          if (drawn != NULL && img->object >= 0)
+            continue;   /* known not to be drawn here */
           if (fabs (w / h / r - 1) < 0.02 || fabs (h / w / r - 1) < 0.02)
             found = img;
         }

@@ -48,6 +48,8 @@ typedef struct {
   gboolean number;  /* reads like an equation number                         */
   gboolean digits;  /* digits only (a page number, a count in the prose)      */
   gboolean citation; /* "[12]", "[3, 7]": prose, never a formula             */
+  gboolean misread; /* digits no taller than an x-height letter: letters
+                     * read as digits ("n" as "1"), math               */
   int band;
 } Word;
 
@@ -270,33 +272,56 @@ tess_single_thread (void)
     set_dynamic (1);
 }
 
-/* One Tesseract instance for the process: loading the English model costs
- * about as much as reading a page. An instance is not thread-safe: the
- * mutex serialises pages (the window detects pages one after the other). */
-static GMutex tess_lock;
-static TessBaseAPI *tess_api;
+/* Tesseract instances, one per thread reading a page at the same time
+ * (an instance is not thread-safe; instances in different threads are
+ * independent): formulate-cli detects pages on several threads
+ * (app/fm-cli-pdf.c). Loading the English model costs about as much as
+ * reading a page, so an instance is kept for the process and handed to the
+ * next page; there are never more than the threads that read at once. */
+static GMutex tess_lock, tess_init_lock;
+static GPtrArray *tess_free;
 static gboolean tess_failed;
 
 static TessBaseAPI *
-tess_get (GError **error)
+tess_take (GError **error)
 {
-  if (tess_api == NULL && !tess_failed)
+  TessBaseAPI *api = NULL;
+
+  g_mutex_lock (&tess_lock);
+  if (tess_free != NULL && tess_free->len > 0)
+    api = g_ptr_array_steal_index (tess_free, tess_free->len - 1);
+  g_mutex_unlock (&tess_lock);
+  /* Made one at a time: "debug_file" is one of Tesseract's global
+   * parameters, not the instance's. */
+  g_mutex_lock (&tess_init_lock);
+  if (api == NULL && !tess_failed)
     {
-      tess_api = TessBaseAPICreate ();
+      api = TessBaseAPICreate ();
       /* LSTM only: Debian's eng.traineddata has no legacy model. */
-      if (TessBaseAPIInit2 (tess_api, NULL, "eng", OEM_LSTM_ONLY) != 0)
+      if (TessBaseAPIInit2 (api, NULL, "eng", OEM_LSTM_ONLY) != 0)
         {
-          TessBaseAPIDelete (tess_api);
-          tess_api = NULL;
+          TessBaseAPIDelete (api);
+          api = NULL;
           tess_failed = TRUE;
         }
       else
-        TessBaseAPISetVariable (tess_api, "debug_file", "/dev/null");
+        TessBaseAPISetVariable (api, "debug_file", "/dev/null");
     }
-  if (tess_api == NULL)
+  g_mutex_unlock (&tess_init_lock);
+  if (api == NULL)
     g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_TEXT_LAYER,
                  "Tesseract's English data could not be loaded (Debian: tesseract-ocr-eng)");
-  return tess_api;
+  return api;
+}
+
+static void
+tess_give (TessBaseAPI *api)
+{
+  g_mutex_lock (&tess_lock);
+  if (tess_free == NULL)
+    tess_free = g_ptr_array_new ();
+  g_ptr_array_add (tess_free, api);
+  g_mutex_unlock (&tess_lock);
 }
 
 static gboolean
@@ -372,12 +397,69 @@ reads_like_citation (const char *s)
   return g_regex_match (re, s, 0, NULL);
 }
 
+/* Appends the words of the last recognition to words, the angles of its
+ * long text lines' baselines to angles, and the boxes of the blocks it
+ * read to blocks when not NULL. */
+static void
+collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *angles, GArray *blocks)
+{
+  TessResultIterator *ri = TessBaseAPIGetIterator (api);
+  TessPageIterator *pi;
+
+  if (ri == NULL)
+    return;
+  pi = TessResultIteratorGetPageIterator (ri);
+  if (blocks != NULL)
+    {
+      TessPageIteratorBegin (pi);
+      do
+        {
+          int l, t, r, b;
+          if (TessPageIteratorBoundingBox (pi, RIL_BLOCK, &l, &t, &r, &b))
+            {
+              Box box = { l, t, r, b };
+              g_array_append_val (blocks, box);
+            }
+        }
+      while (TessPageIteratorNext (pi, RIL_BLOCK));
+      TessPageIteratorBegin (pi);
+    }
+  do
+    {
+      int l, t, r, b, x1, y1, x2, y2;
+      char *text;
+      Word w = { { 0 } };
+
+      if (TessPageIteratorIsAtBeginningOf (pi, RIL_TEXTLINE) &&
+          TessPageIteratorBaseline (pi, RIL_TEXTLINE, &x1, &y1, &x2, &y2) &&
+          x2 - x1 > img->width / 4)
+        {
+          double a = atan2 (y2 - y1, x2 - x1);
+          g_array_append_val (angles, a);
+        }
+      if (!TessPageIteratorBoundingBox (pi, RIL_WORD, &l, &t, &r, &b))
+        continue;
+      text = TessResultIteratorGetUTF8Text (ri, RIL_WORD);
+      w.img = (Box) { l, t, r, b };
+      w.conf = TessResultIteratorConfidence (ri, RIL_WORD);
+      w.utf8 = g_strdup (text ? text : "");
+      w.dict = TessResultIteratorWordIsFromDictionary (ri);
+      w.band = -1;
+      TessDeleteText (text);
+      g_array_append_val (words, w);
+    }
+  while (TessResultIteratorNext (ri, RIL_WORD));
+  TessResultIteratorDelete (ri);
+}
+
 static GArray *
-read_words (TessBaseAPI *api, const FmGrayImage *img, double dpi, double *skew, GError **error)
+read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi, double *skew, GError **error)
 {
   GArray *words = g_array_new (FALSE, TRUE, sizeof (Word));
-  TessResultIterator *ri;
-  GArray *angles = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) angles = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) blocks = g_array_new (FALSE, FALSE, sizeof (Box));
+  g_autoptr(GArray) unread = g_array_new (FALSE, FALSE, sizeof (int));
+  double em = dpi / 7.2;   /* 10 pt, before the page's own is known */
 
   tess_single_thread ();
   TessBaseAPISetPageSegMode (api, PSM_AUTO);
@@ -387,43 +469,72 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, double dpi, double *skew, 
     {
       g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
                    "Tesseract could not read the page");
-      g_array_unref (angles);
       return words;
     }
-  ri = TessBaseAPIGetIterator (api);
-  if (ri != NULL)
+  collect_words (api, img, words, angles, blocks);
+  /* Tesseract's layout analysis takes a block of a noisy, skewed scan for
+   * a picture now and then and leaves it out, unread: paragraphs of prose
+   * without words, all of whose ink looked like math (development twins: a
+   * JPEG'd page at 1.9 degrees, three lines of a paragraph one display
+   * box). Ink outside every block Tesseract read, in groups as wide as a
+   * few words, is read again as one block of text; a picture gives a few
+   * unsure words there, and the ink tests still tell it apart. */
+  for (guint i = 0; i < comps->len; i++)
     {
-      TessPageIterator *pi = TessResultIteratorGetPageIterator (ri);
-      do
+      const Comp *c = &g_array_index (comps, Comp, i);
+      double mx = (c->img.x0 + c->img.x1) / 2, my = (c->img.y0 + c->img.y1) / 2;
+      gboolean inside = FALSE;
+      for (guint k = 0; k < blocks->len && !inside; k++)
         {
-          int l, t, r, b, x1, y1, x2, y2;
-          char *text;
-          Word w = { { 0 } };
-
-          if (TessPageIteratorIsAtBeginningOf (pi, RIL_TEXTLINE) &&
-              TessPageIteratorBaseline (pi, RIL_TEXTLINE, &x1, &y1, &x2, &y2) &&
-              x2 - x1 > img->width / 4)
-            {
-              double a = atan2 (y2 - y1, x2 - x1);
-              g_array_append_val (angles, a);
-            }
-          if (!TessPageIteratorBoundingBox (pi, RIL_WORD, &l, &t, &r, &b))
-            continue;
-          text = TessResultIteratorGetUTF8Text (ri, RIL_WORD);
-          w.img = (Box) { l, t, r, b };
-          w.conf = TessResultIteratorConfidence (ri, RIL_WORD);
-          w.utf8 = g_strdup (text ? text : "");
-          w.dict = TessResultIteratorWordIsFromDictionary (ri);
-          w.band = -1;
-          TessDeleteText (text);
-          g_array_append_val (words, w);
+          const Box *b = &g_array_index (blocks, Box, k);
+          inside = mx >= b->x0 && mx <= b->x1 && my >= b->y0 && my <= b->y1;
         }
-      while (TessResultIteratorNext (ri, RIL_WORD));
-      TessResultIteratorDelete (ri);
+      if (!inside)
+        g_array_append_val (unread, i);
+    }
+  if (unread->len >= 20)
+    {
+      guint n = unread->len;
+      g_autofree int *parent = g_new (int, n);
+      g_autofree Box *group = g_new (Box, n);
+      g_autofree int *count = g_new0 (int, n);
+      for (guint i = 0; i < n; i++)
+        parent[i] = (int) i;
+      for (guint i = 0; i < n; i++)
+        for (guint j = i + 1; j < n; j++)
+          {
+            const Box *a = &g_array_index (comps, Comp, g_array_index (unread, int, i)).img;
+            const Box *b = &g_array_index (comps, Comp, g_array_index (unread, int, j)).img;
+            if (MAX (a->x0, b->x0) - MIN (a->x1, b->x1) < 1.0 * em &&
+                MAX (a->y0, b->y0) - MIN (a->y1, b->y1) < 0.5 * em)
+              uf_join (parent, (int) i, (int) j);
+          }
+      for (guint i = 0; i < n; i++)
+        {
+          int r = uf_find (parent, (int) i);
+          const Box *a = &g_array_index (comps, Comp, g_array_index (unread, int, i)).img;
+          if (count[r]++ == 0)
+            group[r] = *a;
+          else
+            box_union (&group[r], a);
+        }
+      for (guint i = 0; i < n; i++)
+        {
+          Box *b = &group[i];
+          /* A paragraph's lines: many pieces, wider than a display. */
+          if (count[i] < 40 || box_w (b) < 12 * em)
+            continue;
+          TessBaseAPISetPageSegMode (api, PSM_SINGLE_BLOCK);
+          TessBaseAPISetRectangle (api, (int) b->x0, (int) b->y0, (int) box_w (b), (int) box_h (b));
+          if (TessBaseAPIRecognize (api, NULL) == 0)
+            collect_words (api, img, words, angles, NULL);
+          if (g_getenv ("FM_DETECT_DEBUG"))
+            g_printerr ("scan: ink outside Tesseract's blocks [%.0f %.0f %.0f %.0f] (%d pieces) read again\n",
+                        b->x0, b->y0, b->x1, b->y1, count[i]);
+        }
     }
   TessBaseAPIClear (api);
   *skew = median ((double *) angles->data, (int) angles->len);
-  g_array_unref (angles);
   return words;
 }
 
@@ -547,6 +658,7 @@ typedef struct {
   gboolean display;
   gboolean number;
   int block;
+  gboolean letter;  /* its ink is in a word Tesseract read as one letter */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. */
@@ -560,6 +672,24 @@ static double
 v_overlap (double a0, double a1, double b0, double b1)
 {
   return MIN (a1, b1) - MAX (a0, b0);
+}
+
+/* The right edge of the running text in the column of b: the text words
+ * within 8 em above or below it that start left of it (in two columns, the
+ * other column's words start right of a left column's equation number).
+ * fallback when there are none. */
+static double
+column_right (GArray *words, const Box *b, double em, double fallback)
+{
+  double right = -G_MAXDOUBLE, my = (b->y0 + b->y1) / 2;
+
+  for (guint i = 0; i < words->len; i++)
+    {
+      const Word *w = &g_array_index (words, Word, i);
+      if (w->text && w->b.x0 < b->x0 && fabs ((w->b.y0 + w->b.y1) / 2 - my) < 8 * em)
+        right = MAX (right, w->b.x1);
+    }
+  return right > -G_MAXDOUBLE ? right : fallback;
 }
 
 /* The regions of one rendered page (img at scale px/pt). */
@@ -579,7 +709,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   int nh = 0, n_comps = (int) comps->len;
 
   gint64 t_ocr = g_get_monotonic_time ();
-  words = read_words (api, img, scale * 72.0, &skew, error);
+  words = read_words (api, img, comps, scale * 72.0, &skew, error);
   t_ocr = g_get_monotonic_time () - t_ocr;
   if (error && *error)
     {
@@ -644,6 +774,25 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   /* A word's box runs from its tallest ascender to its lowest descender:
    * about 0.7 em over words with and without them. */
   em = nh > 0 ? median (heights, nh) / 0.7 : 10.0 * scale;
+  /* An equation number is one line high: "(7)" over two lines is a pair
+   * of big delimiters around a fraction, the display itself (development
+   * twins: two displays \left( \frac{n}{t} \right)^2 were taken for
+   * numbers and lost). */
+  for (guint i = 0; i < words->len; i++)
+    {
+      Word *w = &g_array_index (words, Word, i);
+      if (w->number && box_h (&w->b) > 1.6 * em)
+        w->number = FALSE;
+      /* Lining digits are as tall as capitals (0.65 em): "digits" no taller
+       * than an x-height letter are letters Tesseract misread (a variable
+       * "n" read as "1" at 88), not a number of the prose. */
+      if (w->digits && box_h (&w->b) < 0.55 * em)
+        {
+          w->digits = FALSE;
+          w->misread = TRUE;
+          w->text = w->strong = FALSE;
+        }
+    }
   bands = text_bands (words, em);
   /* Line groups: the words on a band chained over gaps < 0.8 em (a word
    * space, the space around an inline formula, not a column gap). A group
@@ -716,14 +865,14 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           /* Letters and digits Tesseract reads well are no evidence of math
            * by themselves (a page number, "a"), but join a formula they touch. */
           c->seed = !w->text && !w->number && !w->citation &&
-                    !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
-                                        g_utf8_strlen (w->utf8, -1) <= 1));
+                    (w->misread || !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
+                                                      g_utf8_strlen (w->utf8, -1) <= 1)));
           /* A letter standing alone in English prose is "a", "A" or "I":
            * any other is a variable, however sure Tesseract is of it. */
           if (!w->text && g_utf8_strlen (w->utf8, -1) == 1 &&
               g_unichar_isalpha (g_utf8_get_char (w->utf8)) && !strchr ("aAI", w->utf8[0]))
             c->seed = TRUE;
-          if (!w->text && !w->number && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
+          if (!w->text && !w->number && !w->misread && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
             {
               const char *p;
               gboolean digits = TRUE;
@@ -904,6 +1053,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           }
         if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
           cl->only_digits = FALSE;
+        if (c->word >= 0)
+          {
+            const char *t = g_array_index (words, Word, c->word).utf8;
+            cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (g_utf8_get_char (t));
+          }
       }
   }
 
@@ -1011,8 +1165,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         if (cl->display && box_h (&cl->b) < 0.4 * em)
           continue;
         /* Ink covering half its box is a photo's blotch or a filled
-         * shape. */
-        if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b))
+         * shape; not a single letter, which a copier's thick strokes fill
+         * that much at 150 dpi (development twins: a variable "k" alone
+         * between two words was dropped so). */
+        if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
+            (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em))
           continue;
         /* A photo: a display, or anything larger than a few letters, with
          * a third of its box in midtones (a JPEG'd scan's type has them
@@ -1059,7 +1216,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         FmRect r;
         FmRegion *reg;
         if (!cl->number && cl->display && cl->block == (int) i && box_w (&cl->b) < 3.5 * em &&
-            box_h (&cl->b) < 1.6 * em && cl->b.x1 >= text_right - 1.0 * em)
+            box_h (&cl->b) < 1.6 * em && cl->b.x1 >= column_right (words, &cl->b, em, text_right) - 1.0 * em)
           {
             int pieces = 0;
             for (int k = 0; k < n_comps; k++)
@@ -1210,14 +1367,14 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   {
     GPtrArray *regions;
     TessBaseAPI *api;
-    g_mutex_lock (&tess_lock);
-    api = tess_get (error);
+    api = tess_take (error);
     t_analyse = g_get_monotonic_time ();
     c_analyse = thread_cpu_us ();
     regions = api ? analyse (api, img, comps, scale, page_index, words_only, error) : NULL;
     t_analyse = g_get_monotonic_time () - t_analyse;
     c_analyse = thread_cpu_us () - c_analyse;
-    g_mutex_unlock (&tess_lock);
+    if (api)
+      tess_give (api);
     if (g_getenv ("FM_DETECT_DEBUG"))
       g_printerr ("scan: page %d, wall (thread CPU) ms: render %.0f (%.0f), ink %.0f (%.0f), "
                   "OCR and analysis %.0f (%.0f)\n", page_index + 1, t_render / 1000.0, c_render / 1000.0,

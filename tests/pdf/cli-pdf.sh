@@ -53,6 +53,16 @@ else
   echo "FAIL: huge scan -> rc $rc:"; cat "$tmp/err"; grep -E '"(note|analysis)"' "$tmp/huge.json"; fail=1
 fi
 expect 3 "page 1: page image too large: 20000 x 20000 pixels" "$fix/scan/huge-scan.pdf" --pages 1
+# Pages are detected on worker threads (FM_DETECT_THREADS): the output is the
+# same, page for page (a refused page first, two blank ones), as on one.
+FM_DETECT_THREADS=1 "$cli" pdf "$fix/scan/huge-scan.pdf" --detect-only -q -o "$tmp/t1.json" 2>/dev/null
+FM_DETECT_THREADS=3 "$cli" pdf "$fix/scan/huge-scan.pdf" --detect-only -q -o "$tmp/t3.json" 2>/dev/null
+grep -v '_ms"' "$tmp/t1.json" > "$tmp/t1.txt"; grep -v '_ms"' "$tmp/t3.json" > "$tmp/t3.txt"
+if cmp -s "$tmp/t1.txt" "$tmp/t3.txt" && [ "$(grep -c '"analysis" : "blank"' "$tmp/t3.json")" = 2 ]; then
+  echo "ok: pages on 3 threads -> the same output as on 1"
+else
+  echo "FAIL: pages on 3 threads differ from 1:"; diff "$tmp/t1.txt" "$tmp/t3.txt"; fail=1
+fi
 if "$cli" pdf "$fix/scan/truth-1-00-scan300.pdf" --detect-only -q -o "$tmp/scan.json" 2>"$tmp/err"; then
   expect_analysis pixels "$bad/no-text.pdf"
   expect_analysis pixels "$fix/scan/truth-1-00-scan300.pdf"

@@ -258,6 +258,19 @@ test_huge_image (void)
   g_assert_no_error (error);
   g_assert_nonnull (surface);
   cairo_surface_destroy (surface);
+
+  /* Page 3 draws a small square image: the same aspect ratio as page 1's
+   * oversized one, told apart by its object in the page's resources
+   * (fm-pdf-bytes.c), so read (blank), not refused. */
+  regions = fm_detect_page_any (doc, 2, NULL, &source, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (regions->len, ==, 0);
+  g_assert_cmpstr (fm_page_source_to_string (source), ==, "blank");
+  g_clear_pointer (&regions, g_ptr_array_unref);
+  surface = fm_render_page_rect (doc, 2, NULL, 0.5, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (surface);
+  cairo_surface_destroy (surface);
 }
 
 int

@@ -4,7 +4,8 @@
 Every page of IN.pdf is rasterised (pdftoppm, gray) at --dpi, degraded as a
 scanner or a photocopier would - a skew of up to --max-skew degrees about the
 page centre, blur, gaussian noise, then either binarisation (a fax/copier
-threshold) or JPEG compression - and written back as one image per page into
+threshold, now and then a light copy's thin, broken strokes) or JPEG compression;
+on some pages also a lower-resolution scanner's soft strokes or uneven light - and written back as one image per page into
 an image-only PDF (Pillow's PDF writer: binarised pages as 1-bit CCITT G4,
 gray ones as JPEG; page size in points as the original,
 so the twin's coordinates are the original's). The truth boxes of
@@ -13,7 +14,7 @@ corners) and written as OUT.truth.json beside OUT.pdf, format
 formulate-detect-truth-1 (bench/detect/README.md).
 
   /usr/bin/python3 tools/pdf-truth/scan-truth.py --in DIR_OR_PDF... --out DIR
-      [--dpi 300] [--seed S] [--max-skew 2] [--degrade mixed|clean|binary|jpeg]
+      [--dpi 300] [--seed S] [--max-skew 2] [--degrade mixed|clean|binary|jpeg] [--no-extra]
 
 The degradations are drawn per page from --seed; keep the seeds used while
 developing the pixel detector apart from the seeds it is scored on (the scored
@@ -60,14 +61,37 @@ def page_sizes_pt(pdf):
     return sizes
 
 
-def degrade(img, rng, mode, max_skew):
-    """The degraded page and the skew in degrees (counter-clockwise as seen)."""
+def degrade(img, rng, mode, max_skew, xrng=None):
+    """The degraded page, the skew in degrees (counter-clockwise as seen) and
+    what was done. xrng (None: none of them) draws the further degradations
+    from a generator of its own, so that a seed's skew, blur, noise and
+    binarisation stay what they were before these were added."""
     skew = rng.uniform(-max_skew, max_skew)
     # Turn about the centre, same canvas, white in the corners.
     img = img.rotate(skew, resample=Image.BICUBIC, expand=False, fillcolor=255)
     if mode == "clean":
         return img, skew, "clean"
     kind = mode if mode != "mixed" else rng.choice(["binary", "jpeg"])
+    extras = []
+    if xrng is not None:
+        # A scanner of lower resolution (150-220 dpi at 300), the page
+        # resampled up to the twin's resolution: soft, blocky strokes.
+        if xrng.random() < 0.25:
+            f = xrng.uniform(0.5, 0.75)
+            w, h = img.size
+            img = img.resize((max(1, int(w * f)), max(1, int(h * f))), Image.BILINEAR).resize((w, h), Image.BICUBIC)
+            extras.append("lowres%.2f" % f)
+        # Uneven light (a phone's photo, a book's gutter): the paper darkens
+        # towards one side by up to a fifth of the ink's contrast.
+        if xrng.random() < 0.25:
+            a = np.asarray(img, dtype=np.float32)
+            depth = xrng.uniform(20, 55)
+            ramp = np.linspace(0.0, 1.0, a.shape[1], dtype=np.float32) ** 2
+            if xrng.random() < 0.5:
+                ramp = ramp[::-1]
+            a = a - depth * ramp[None, :] * (a / 255.0)
+            img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "L")
+            extras.append("shade%.0f" % depth)
     radius = rng.uniform(0.3, 1.0) * img.width / 2550.0 * 2.0  # ~0.3..1 px at 300 dpi
     img = img.filter(ImageFilter.GaussianBlur(radius))
     a = np.asarray(img, dtype=np.float32)
@@ -80,6 +104,11 @@ def degrade(img, rng, mode, max_skew):
         # Between paper and ink, nearer the paper: a copier keeps hairlines
         # (fraction bars, the thin strokes of CM) but thickens strokes.
         threshold = lo + (hi - lo) * rng.uniform(0.6, 0.75)
+        # A light copy: the threshold near the ink thins the strokes and
+        # breaks hairlines (fraction bars, serifs) into pieces.
+        if xrng is not None and xrng.random() < 0.3:
+            threshold = lo + (hi - lo) * xrng.uniform(0.3, 0.45)
+            extras.append("light")
         # Salt-and-pepper specks, as on a copier's glass.
         specks = nrng.random(a.shape) < rng.uniform(0, 2e-4)
         a = np.where(a < threshold, 0, 255)
@@ -92,7 +121,7 @@ def degrade(img, rng, mode, max_skew):
         buf = io.BytesIO()
         img.save(buf, "JPEG", quality=rng.randint(25, 70))
         img = Image.open(io.BytesIO(buf.getvalue())).convert("L")
-    return img, skew, kind
+    return img, skew, "+".join([kind] + extras)
 
 
 def turn_box(box, skew_deg, w, h):
@@ -110,7 +139,7 @@ def turn_box(box, skew_deg, w, h):
     return [round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3)]
 
 
-def make_twin(pdf, out_dir, dpi, rng, mode, max_skew):
+def make_twin(pdf, out_dir, dpi, rng, mode, max_skew, xrng=None):
     name = os.path.basename(pdf)[:-4]
     truth_path = pdf[:-4] + ".truth.json"
     truth = json.load(open(truth_path)) if os.path.exists(truth_path) else None
@@ -121,7 +150,7 @@ def make_twin(pdf, out_dir, dpi, rng, mode, max_skew):
         sys.exit("%s: %d pages rendered, pdfinfo says %d" % (pdf, len(pages), len(sizes)))
     out_pages, skews, kinds = [], [], []
     for img in pages:
-        d, skew, kind = degrade(img, rng, mode, max_skew)
+        d, skew, kind = degrade(img, rng, mode, max_skew, xrng)
         out_pages.append(d)
         skews.append(skew)
         kinds.append(kind)
@@ -155,6 +184,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--max-skew", type=float, default=2.0)
     ap.add_argument("--degrade", choices=["mixed", "clean", "binary", "jpeg"], default="mixed")
+    ap.add_argument("--no-extra", dest="extra", action="store_false",
+                    help="without the degradations added on 2026-11-25 (a lower-resolution scanner, "
+                         "uneven light, a light copy's thin strokes): the twins of a seed as before")
     a = ap.parse_args()
     if not 50 <= a.dpi <= 600:
         sys.exit("--dpi must be in 50..600")
@@ -163,8 +195,9 @@ def main():
     for p in a.inputs:
         pdfs += sorted(glob.glob(os.path.join(p, "*.pdf"))) if os.path.isdir(p) else [p]
     rng = random.Random(a.seed)
+    xrng = random.Random(a.seed * 7919 + 17) if a.extra else None
     for pdf in pdfs:
-        print(make_twin(pdf, a.out, a.dpi, rng, a.degrade, a.max_skew))
+        print(make_twin(pdf, a.out, a.dpi, rng, a.degrade, a.max_skew, xrng))
 
 
 if __name__ == "__main__":

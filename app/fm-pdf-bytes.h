@@ -1,0 +1,32 @@
+/* fm-pdf-bytes.h - which images a page draws, read from a PDF's bytes
+ * without a full parser (fm-pdf-bytes.c). poppler-glib tells where a page
+ * draws images, not which of the file's image objects they are. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _FmPdfIndex FmPdfIndex;
+
+/* Where each uncompressed indirect object ("N G obj") starts in bytes (the
+ * last one of a number wins, as an incremental update's). Kept with bytes. */
+FmPdfIndex *fm_pdf_index_new (GBytes *bytes);
+void        fm_pdf_index_free (FmPdfIndex *index);
+
+/* The object numbers (gint64) of the image XObjects page_index (0-based)
+ * can draw: the images in its resources (its own or inherited from the page
+ * tree) and in those of the form XObjects among them, four forms deep.
+ * NULL when the structure cannot be followed in the bytes: a page tree or
+ * resources inside a compressed object stream, a broken file. */
+GArray *fm_pdf_index_page_images (FmPdfIndex *index,
+                                  int         page_index);
+
+/* The number N of the "N G obj" that opens the object holding p (searched
+ * at most 4 KB back), -1 when there is none. */
+gint64 fm_pdf_object_number_before (const char *data,
+                                    const char *p);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FmPdfIndex, fm_pdf_index_free)
+
+G_END_DECLS
