@@ -22,7 +22,12 @@ typedef struct {
   gboolean line_before;    /* a line break precedes it                        */
   gboolean ext;            /* from a TeX math extension font                  */
   gboolean bold;           /* from a bold face                                */
+  gboolean ink;            /* found in the ink only (ink_lost_glyphs)         */
 } Glyph;
+
+/* The character of a glyph the text layer lost and the ink shows: a large
+ * delimiter (a private-use code point: no rule of the text applies to it). */
+#define INK_GLYPH 0xE000
 
 typedef struct {
   int start, end;          /* glyph range [start, end)                        */
@@ -546,7 +551,7 @@ classify_glyph_runs (Glyph *g, int n)
             }
         }
       /* a word that ends in a math symbol */
-      if (g[i].cls == CLS_STRONG && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
+      if (g[i].cls == CLS_STRONG && !g[i].ext && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
         {
           int k = i - 1, letters = 0;
@@ -558,8 +563,8 @@ classify_glyph_runs (Glyph *g, int n)
             g[i].cls = CLS_TEXT;
         }
       /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S) */
-      if (g[i].cls == CLS_STRONG && g_unichar_isupper (g[i].c) && i + 2 < n &&
-          g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
+      if (g[i].cls == CLS_STRONG && !g[i].ext && g_unichar_isupper (g[i].c) && i + 2 < n &&
+          v_overlap_enough (&g[i].r, &g[i + 1].r, 0.5) && g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
           g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
           g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
         g[i].cls = CLS_TEXT;
@@ -584,7 +589,7 @@ classify_glyph_runs (Glyph *g, int n)
        * sets A, M, S in CMSY) between words of running text; a formula's
        * calligraphic capitals are not three in a row with a hyphen or a
        * word after them */
-      if (g[i].cls == CLS_STRONG && i + 3 < n && g_unichar_isupper (g[i].c) && g[i].space_before)
+      if (g[i].cls == CLS_STRONG && !g[i].ext && i + 3 < n && g_unichar_isupper (g[i].c) && g[i].space_before)
         {
           int k = i + 1;
           while (k < n && g_unichar_isupper (g[k].c) && g[k].cls == CLS_STRONG && g[k].font == g[i].font &&
@@ -672,6 +677,8 @@ glyph_text (const Glyph *g, const int *idx, int n)
 
   for (int k = 0; k < n; k++)
     {
+      if (g[idx[k]].c == INK_GLYPH)
+        continue;   /* no character: the delimiter is known by its ink only */
       if (k > 0 && g[idx[k]].space_before)
         g_string_append_c (s, ' ');
       g_string_append_unichar (s, g[idx[k]].c);
@@ -1073,6 +1080,185 @@ ink_delimiter_between (const InkMap *m, const FmRect *a, const FmRect *b, double
         return TRUE;
     }
   return FALSE;
+}
+
+/* A connected component of the page's ink (8-connected), in pixels. */
+typedef struct {
+  int x0, y0, x1, y1;      /* bounding box, inclusive                      */
+} InkComp;
+
+/* The component of ink pixel p, labelled on first use: the label map holds
+ * -(index + 1) in comps for its pixels (ink_refine() stamps its fills with
+ * positive numbers, so the two never meet). */
+static int
+ink_comp_at (InkMap *m, GArray *comps, gsize p)
+{
+  int sp = 0, id;
+  InkComp c;
+
+  if (m->label[p] < 0)
+    return -m->label[p] - 1;
+  c = (InkComp) { (int) (p % m->w), (int) (p / m->w), (int) (p % m->w), (int) (p / m->w) };
+  id = -(int) comps->len - 1;
+  m->label[p] = id;
+  m->stack[sp++] = (int) p;
+  while (sp > 0)
+    {
+      int q = m->stack[--sp], qx = q % m->w, qy = q / m->w;
+      c.x0 = MIN (c.x0, qx); c.x1 = MAX (c.x1, qx);
+      c.y0 = MIN (c.y0, qy); c.y1 = MAX (c.y1, qy);
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          {
+            int nx = qx + dx, ny = qy + dy;
+            gsize np;
+            if (nx < 0 || ny < 0 || nx >= m->w || ny >= m->h)
+              continue;
+            np = (gsize) ny * m->w + nx;
+            if (m->ink[np] && m->label[np] >= 0)
+              {
+                m->label[np] = id;
+                m->stack[sp++] = (int) np;
+              }
+          }
+    }
+  g_array_append_val (comps, c);
+  return (int) comps->len - 1;
+}
+
+static FmRect
+ink_comp_rect (const InkMap *m, const InkComp *c)
+{
+  return (FmRect) { c->x0 / m->scale, c->y0 / m->scale, (c->x1 + 1) / m->scale, (c->y1 + 1) / m->scale };
+}
+
+/* The ink of a glyph of a TeX math extension font (a large delimiter, a
+ * big operator): Poppler's box is the font's, often shorter than the glyph
+ * and above it (the glyphs hang below their baseline). The glyph is the
+ * largest component whose middle lies in the box's columns, from a little
+ * above the box to one box height below it, at least 0.8 of the box's
+ * height: a \left\langle, whose middle columns hold two separate strokes,
+ * is one component. FALSE when there is none. */
+static gboolean
+ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
+{
+  double h = r->y1 - r->y0, best_area = 0;
+  int x0 = MAX (0, (int) floor (r->x0 * m->scale)), x1 = MIN (m->w, (int) ceil (r->x1 * m->scale));
+  int y0 = MAX (0, (int) floor ((r->y0 - 0.25 * h) * m->scale));
+  int y1 = MIN (m->h, (int) ceil ((r->y1 + 1.0 * h) * m->scale)), last = -1;
+  FmRect best = *r;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        gsize p = (gsize) y * m->w + x;
+        int k;
+        FmRect c;
+        double cx, area;
+        if (!m->ink[p] || (m->label[p] < 0 && -m->label[p] - 1 == last))
+          continue;
+        last = k = ink_comp_at (m, comps, p);
+        c = ink_comp_rect (m, &g_array_index (comps, InkComp, k));
+        cx = rect_cx (&c);
+        area = (c.x1 - c.x0) * (c.y1 - c.y0);
+        if (cx < r->x0 || cx > r->x1 || c.y1 - c.y0 < 0.8 * h || c.x1 - c.x0 > 2.0 * (r->x1 - r->x0) + 2.0 ||
+            area <= best_area)
+          continue;
+        best_area = area;
+        best = c;
+      }
+  if (best_area <= 0)
+    return FALSE;
+  *r = best;
+  return TRUE;
+}
+
+/* Large delimiters that the text layer lost: Poppler drops the TeX math
+ * extension font's pieces at codes it reads as white space or controls
+ * (CMEX's \langle and \rangle at 0x0A/0x0B, \vert at 0x0C, \Bigg( at
+ * 0x20, ...), so a formula in \left\langle ... \right\rangle has a hole
+ * where each delimiter stood. The ink still shows them: a connected
+ * component taller than 1.1 em of the text beside it (a text bracket is at
+ * most 1 em), narrow, that no glyph of the text layer covers, becomes a glyph
+ * of its own (INK_GLYPH, neutral: a stroke alone is no formula). Appended to
+ * g (room for it is made here); returns the new count. */
+static Glyph *
+ink_lost_glyphs (InkMap *m, GArray *comps, Glyph *g, int *n_io, double body_em)
+{
+  int n = *n_io, cap = n + 1, n_over;
+  int *over = g_new (int, n + 1);
+  guint first = comps->len;
+
+  /* Ink inside a glyph's box is that glyph's: bit 1 of the ink map marks
+   * it (the map stays non-zero exactly where there is ink). Components are
+   * grown only from the ink left over: fraction bars, rules, lost pieces. */
+  for (int k = 0; k < n; k++)
+    {
+      int x0 = MAX (0, (int) floor (g[k].r.x0 * m->scale)), x1 = MIN (m->w, (int) ceil (g[k].r.x1 * m->scale));
+      int y0 = MAX (0, (int) floor (g[k].r.y0 * m->scale)), y1 = MIN (m->h, (int) ceil (g[k].r.y1 * m->scale));
+      for (int y = y0; y < y1; y++)
+        {
+          guint8 *row = m->ink + (gsize) y * m->w;
+          for (int x = x0; x < x1; x++)
+            row[x] |= row[x] << 1;
+        }
+    }
+  for (gsize p = 0; p < (gsize) m->w * m->h; p++)
+    if (m->ink[p] == 1 && m->label[p] >= 0)
+      ink_comp_at (m, comps, p);
+
+  for (guint ci = first; ci < comps->len; ci++)
+    {
+      const InkComp *c = &g_array_index (comps, InkComp, ci);
+      FmRect r = ink_comp_rect (m, c);
+      double h = r.y1 - r.y0, w = r.x1 - r.x0, mid, em = 0, best = G_MAXDOUBLE;
+      int covered = 0;
+
+      /* tall and narrow, by the page's size first (cheap), then by the
+       * size of the nearest glyph level with it */
+      if (h < 0.8 * body_em || w > 1.0 * body_em || w > 0.6 * h)
+        continue;
+      mid = 0.5 * (r.y0 + r.y1);
+      for (int k = 0; k < n; k++)
+        {
+          double gap;
+          if (g[k].r.y0 > mid || g[k].r.y1 < mid || g[k].size <= 0)
+            continue;
+          gap = h_gap (&g[k].r, &r);
+          if (gap < best && gap < 3.0 * body_em)
+            {
+              best = gap;
+              em = g[k].size;
+            }
+        }
+      if (em <= 0 || h < 1.1 * em || h > 12.0 * em || w > 0.8 * em)
+        continue;
+      /* no glyph of the text layer over it: columns covered by a glyph
+       * box that reaches its middle */
+      n_over = 0;
+      for (int k = 0; k < n; k++)
+        if (g[k].r.x0 < r.x1 && g[k].r.x1 > r.x0 && g[k].r.y0 <= mid + 0.25 * h && g[k].r.y1 >= mid - 0.25 * h)
+          over[n_over++] = k;
+      for (int x = c->x0; x <= c->x1 && n_over > 0; x++)
+        {
+          double xp = (x + 0.5) / m->scale;
+          gboolean cov = FALSE;
+          for (int k = 0; k < n_over && !cov; k++)
+            cov = xp >= g[over[k]].r.x0 && xp <= g[over[k]].r.x1;
+          covered += cov;
+        }
+      if (covered > 0.3 * (c->x1 - c->x0 + 1))
+        continue;
+      if (*n_io + 1 >= cap)
+        {
+          cap = 2 * cap + 8;
+          g = g_renew (Glyph, g, cap);
+        }
+      g[*n_io] = (Glyph) { INK_GLYPH, r, em, FM_FONT_MATH, CLS_NEUTRAL, TRUE, TRUE, TRUE, FALSE, TRUE };
+      (*n_io)++;
+    }
+  g_free (over);
+  return g;
 }
 
 /* The map turned so that text runs left to right (rot: quarter turns of the
@@ -1780,7 +1966,11 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
                   digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
                  /* a large delimiter that the text layer lost */
-                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em));
+                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em)) ||
+                 /* ... or found in the ink: its box is its ink, without
+                  * the sidebearings of a text-layer box, and \left puts
+                  * a thin space before it (an inner atom) */
+                 ((l->ink || r->ink) && gap < 0.3 * em);
           /* Before a radical or big operator only TeX's thin space
            * (1/6 em) is inside a formula. */
           if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
@@ -1861,7 +2051,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         GArray *list = lists->pdata[l];
         int *idx = (int *) (void *) list->data;
         int s = 0, e = (int) list->len;
-        gboolean seeded = FALSE;
+        gboolean seeded = FALSE, ink = FALSE;
 
         g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
         /* Sentence punctuation and unbalanced brackets at the ends are text. */
@@ -1887,11 +2077,17 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
               { s++; trimmed = TRUE; }
           }
         for (int k = s; k < e; k++)
-          if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
-            seeded = TRUE;
-        if (seeded)
+          {
+            if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
+              seeded = TRUE;
+            ink |= g[idx[k]].ink;
+          }
+        if (seeded || ink)
           {
             Proto *pr = g_new0 (Proto, 1);
+            /* a delimiter the text layer lost, with no seed: kept only to
+             * join a display it lies in */
+            pr->absorb_only = !seeded;
             pr->kind = FM_REGION_INLINE;
             pr->n = e - s;
             pr->idx = g_new (int, pr->n);
@@ -2072,12 +2268,14 @@ fm_detect_page (FmDocument            *doc,
   GPtrArray *protos;
   GPtrArray *regions;
   InkMap ink = { 0 };
+  GArray *comps = NULL;
   gboolean have_ink = FALSE;
   double page_w = 0, page_h = 0, disp_w, disp_h;
   int rot = 0;
   PageCtx pc = { FALSE, 0, 0, NULL };
   int n_blocks = 0;
   double body_em = 10.0;
+  Margins margins = { { FALSE, FALSE }, { 0, 0 }, { 0, 0 } };
   FmRect *blocks = NULL;
   int *block_first = NULL;
 
@@ -2213,6 +2411,10 @@ fm_detect_page (FmDocument            *doc,
     have_ink = ink_map_init (&ink, page);
   if (have_ink)
     ink_map_turn (&ink, rot);
+  /* the ink's connected components, found as needed: glyphs of extension
+   * fonts and those the text layer lost are found among them */
+  if (have_ink && opts.rule == FM_DETECT_RULE_FULL)
+    comps = g_array_new (FALSE, FALSE, sizeof (InkComp));
   pc.ink = have_ink ? &ink : NULL;
   /* Radical signs: Poppler boxes every glyph from the font's ascent to its
    * descent, but TeX's Type 1 radicals hang below their baseline (height ~0,
@@ -2232,6 +2434,8 @@ fm_detect_page (FmDocument            *doc,
             g[i].r.y1 += 0.75 * h;
           }
       }
+    else if (comps != NULL && g[i].ext && ext_glyph_to_ink (&ink, comps, &g[i].r))
+      ;
     else if (have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
       {
         /* Big operators of Type 1 extension fonts (CMEX-like: STIX 2's,
@@ -2251,6 +2455,11 @@ fm_detect_page (FmDocument            *doc,
       }
   if (opts.rule == FM_DETECT_RULE_FULL)
     find_gutter (g, n, page_w, body_em, &pc);
+  if (comps != NULL)
+    {
+      g = ink_lost_glyphs (&ink, comps, g, &n, body_em);
+      g_array_free (comps, TRUE);
+    }
   if (g_getenv ("FM_DETECT_DEBUG"))
     g_printerr ("gutter %d [%.1f %.1f] rot %d\n", pc.has_gutter, pc.gutter_x0, pc.gutter_x1, rot);
   g_clear_object (&page);
@@ -2324,6 +2533,9 @@ fm_detect_page (FmDocument            *doc,
         g_printerr ("\n");
       }
 
+  /* Text margins of each column (display lines are set off from them) */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    find_margins (chunks, &pc, &margins);
   /* Display candidates: math-dominated chunks with no text chunk beside them. */
   for (guint i = 0; i < chunks->len; i++)
     {
@@ -2392,8 +2604,21 @@ fm_detect_page (FmDocument            *doc,
                 isolated = FALSE;
             }
         }
+      /* ... and the end of a paragraph whose last line holds only a
+       * formula starts at the column's left margin and stops short of the
+       * right one; a display is centred or indented (a display too wide
+       * for that reaches the right margin as well) */
+      if (isolated && opts.rule == FM_DETECT_RULE_FULL)
+        {
+          int col = column_of (&pc, 0.5 * (line_x0 + line_x1));
+          if (margins.known[col] && fabs (line_x0 - margins.left[col]) < 0.5 * ch->em &&
+              margins.right[col] - line_x1 > 2.0 * ch->em)
+            isolated = FALSE;
+        }
       ch->is_display = isolated && !piece;
       ch->is_display_piece = isolated && piece;
+      if (g_getenv ("FM_DETECT_DEBUG") && isolated)
+        g_printerr ("display chunk %u%s line [%.1f %.1f]\n", i, piece ? " (piece)" : "", line_x0, line_x1);
     }
 
   /* Display lines with text in them: a chunk with math whose whole line is
@@ -2401,10 +2626,8 @@ fm_detect_page (FmDocument            *doc,
    * is not mostly text makes that line a display, text chunks and all. */
   if (opts.rule == FM_DETECT_RULE_FULL)
     {
-      Margins margins;
       int *members = g_new (int, chunks->len + 1);
 
-      find_margins (chunks, &pc, &margins);
       for (guint i = 0; i < chunks->len; i++)
         {
           Chunk *ch = &g_array_index (chunks, Chunk, i);
@@ -2499,8 +2722,14 @@ fm_detect_page (FmDocument            *doc,
                 first = k;
             for (int b = 0; b < n_blocks && first >= 0; b++)
               {
-                gboolean below, level;
+                gboolean below, level, whole = FALSE;
                 if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
+                  continue;
+                /* a block of pieces only (a fraction's part, a limit) is
+                 * no display to continue */
+                for (guint j = 0; j < chunks->len && !whole; j++)
+                  whole = g_array_index (chunks, Chunk, j).block == b && g_array_index (chunks, Chunk, j).is_display;
+                if (!whole)
                   continue;
                 below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
                         ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
@@ -2712,7 +2941,12 @@ fm_detect_page (FmDocument            *doc,
                 joined = TRUE;
               }
           }
-        if (!joined)
+        if (!joined && pb->absorb_only)
+          {
+            g_free (pb->idx);
+            g_free (pb);
+          }
+        else if (!joined)
           g_ptr_array_add (protos, pb);
       }
     g_ptr_array_free (inl, TRUE);
