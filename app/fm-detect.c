@@ -221,13 +221,65 @@ is_math_seed (const Glyph *g)
   return g->cls == CLS_STRONG || g->cls == CLS_WEAK || g->font == FM_FONT_MATH;
 }
 
+static int
+compare_index_x0 (const void *a, const void *b, gpointer data)
+{
+  const Glyph *g = data;
+  double xa = g[*(const int *) a].r.x0, xb = g[*(const int *) b].r.x0;
+  return (xa > xb) - (xa < xb);
+}
+
+/* For each glyph, a script-sized glyph set against its right end, raised or
+ * lowered (4^{1}, \mathsf{y}_\nu), wherever Poppler's order puts it (it often
+ * lists raised scripts apart): the one of lowest index, or -1. Sorted by x,
+ * so a page costs n log n. */
+static int *
+right_scripts (const Glyph *g, int n)
+{
+  int *order = g_new (int, n + 1), *script = g_new (int, n + 1);
+
+  for (int i = 0; i < n; i++)
+    {
+      order[i] = i;
+      script[i] = -1;
+    }
+  g_qsort_with_data (order, n, sizeof (int), compare_index_x0, (gpointer) g);
+  for (int i = 0; i < n; i++)
+    {
+      const Glyph *b = &g[i];
+      double em = b->size, bc = (b->r.y0 + b->r.y1) / 2, lo = b->r.x1 - 0.1 * em;
+      int a = 0, z = n;
+      while (a < z)
+        {
+          int mid = (a + z) / 2;
+          if (g[order[mid]].r.x0 <= lo)
+            a = mid + 1;
+          else
+            z = mid;
+        }
+      for (int k = a; k < n && g[order[k]].r.x0 < b->r.x1 + 0.15 * em; k++)
+        {
+          const Glyph *s = &g[order[k]];
+          double sc = (s->r.y0 + s->r.y1) / 2;
+          if (order[k] != i && s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
+              (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
+              (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
+              v_overlap_enough (&s->r, &b->r, 0.4) &&   /* not a neighbouring line's script */
+              (script[i] < 0 || order[k] < script[i]))
+            script[i] = order[k];
+        }
+    }
+  g_free (order);
+  return script;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
  * starts with math, is a script of a math letter, or runs into a math
  * letter, each without a space. */
 static gboolean
-upright_word_in_math (const Glyph *g, int n, int i, int j)
+upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
 {
   double size = 0;
 
@@ -243,6 +295,9 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
         return TRUE;    /* Spec(S */
     }
+  /* a short word's script that Poppler lists apart: \mathsf{y}_\nu */
+  if (j - i <= 4 && script[j - 1] >= 0)
+    return TRUE;
   /* Ci(x) where Poppler sees a space before the bracket or after it (the
    * fonts' sidebearings): by the gaps, no wider than a thin space */
   if (j + 1 < n && (g[j].c == '(' || g[j].c == '[') && is_math_seed (&g[j + 1]) && !g[j].line_before &&
@@ -296,7 +351,7 @@ bold_phrase (const Glyph *g, int n, int i)
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
 static void
-classify_words (Glyph *g, int n, gboolean math_italic)
+classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
 {
   int i = 0;
 
@@ -344,7 +399,7 @@ classify_words (Glyph *g, int n, gboolean math_italic)
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
+          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
@@ -494,7 +549,7 @@ is_angle_close (gunichar c)
  * - italic abbreviations (\emph{e.g.}): single italic letters joined by
  *   full stops with no space are a word, not math letters. */
 static void
-classify_glyph_runs (Glyph *g, int n)
+classify_glyph_runs (Glyph *g, int n, const int *script)
 {
   for (int i = 0; i < n; i++)
     {
@@ -504,20 +559,8 @@ classify_glyph_runs (Glyph *g, int n)
             g[i + 1].size >= 0.85 * g[i].size))
         {
           /* the script by position: Poppler may list a raised script apart */
-          const Glyph *b = &g[i];
-          double em = b->size, bc = (b->r.y0 + b->r.y1) / 2;
-          int si = -1;
-          for (int k = 0; k < n && si < 0; k++)
-            {
-              const Glyph *s = &g[k];
-              double sc = (s->r.y0 + s->r.y1) / 2;
-              if (k != i && s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
-                  (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
-                  s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
-                  (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
-                  v_overlap_enough (&s->r, &b->r, 0.4))   /* not a neighbouring line's script */
-                si = k;
-            }
+          double em = g[i].size;
+          int si = script[i];
           if (si >= 0 && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))
             {
               int k = i;
@@ -1950,8 +1993,11 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
                  /* math's comma and \dots are followed by a thin space; a
                   * sentence's period or comma by a word space */
-                 ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (l - g)) ||
-                   ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
+                 ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
+                 /* after an ellipsis, a thin space (1/6 em: \ldots is an
+                  * inner atom) continues the formula, a word space (>= 2/9
+                  * em) ends it */
+                 (ellipsis_dot (g, n, (int) (l - g)) && gap < (r->c == '.' || r->c == ',' ? 0.3 : 0.2) * em) ||
                  /* two scripts a word space apart are the ends of two
                   * formulas ("n_n \sum^n"), not one */
                  ((ml->script || mr->script) && gap < 0.3 * em &&
@@ -1961,7 +2007,12 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  (gap < 0.36 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
                                       (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
                   /* not after a script and a word space: "\rangle^{2} \exp" is two */
-                  !(ml->script && r->space_before && gap >= 0.2 * em)) ||
+                  !(ml->script && r->space_before && gap >= 0.2 * em) &&
+                  /* the two thin spaces come after the name, before its
+                   * argument; before the name a word space ends a formula
+                   * ("\ldots\ \operatorname{Re}") */
+                  !(r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c) &&
+                    !(l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) && r->space_before && gap >= 0.2 * em)) ||
                  /* digit groups of one number: 1.12139\;32942 */
                  (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
                   digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
@@ -2396,9 +2447,11 @@ fm_detect_page (FmDocument            *doc,
                            !(i + 1 < n && !g[i + 1].space_before && g_unichar_isalpha (g[i + 1].c));
         }
       math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
-      classify_words (g, n, math_italic);
-      classify_words (g, n, math_italic);
-      classify_glyph_runs (g, n);
+      int *script = right_scripts (g, n);
+      classify_words (g, n, math_italic, script);
+      classify_words (g, n, math_italic, script);
+      classify_glyph_runs (g, n, script);
+      g_free (script);
     }
   disp_w = page_w;
   disp_h = page_h;
