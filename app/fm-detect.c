@@ -273,6 +273,37 @@ right_scripts (const Glyph *g, int n)
   return script;
 }
 
+/* The word space of the line of word g[i..j), from the gaps between
+ * upright letters of running text that Poppler sees a space between, along
+ * the line in its order (TeX gives every word space of a justified line one
+ * width; punctuation changes the one after it): -1 unless two or more
+ * agree within 0.01 em. */
+static double
+line_word_space (const Glyph *g, int n, int i, int j)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, size = g[i].size > 0.5 ? g[i].size : 10.0;
+  int count = 0;
+
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (int k = dir < 0 ? i : j, steps = 0; k > 0 && k < n && steps < 80; k += dir, steps++)
+      {
+        const Glyph *a = &g[k - 1], *b = &g[k];
+        double gap = b->r.x0 - a->r.x1;
+        if (!v_overlap_enough (&g[i].r, dir < 0 ? &a->r : &b->r, 0.5) ||
+            (dir < 0 ? a->r.x0 > g[i].r.x0 : b->r.x0 < g[j - 1].r.x1 - size))
+          break;   /* off the line */
+        if (!b->space_before || a->font != FM_FONT_TEXT || b->font != FM_FONT_TEXT || a->cls != CLS_TEXT ||
+            b->cls != CLS_TEXT || !g_unichar_isalpha (a->c) || !g_unichar_isalpha (b->c) ||
+            fabs (a->size - size) > 0.05 * size || fabs (b->size - size) > 0.05 * size ||
+            gap < 0.1 * size || gap > 1.0 * size)
+          continue;
+        count++;
+        lo = MIN (lo, gap);
+        hi = MAX (hi, gap);
+      }
+  return count >= 2 && hi - lo <= 0.01 * size ? 0.5 * (lo + hi) : -1;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -311,8 +342,18 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
    * functions' names are abbreviations. */
   if (j < n && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) && g_unichar_isalpha (g[j].c) &&
       g[j].size >= 0.85 * size && v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
-      g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.2 * size)
-    return TRUE;
+      g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size)
+    {
+      /* ... unless the gap is the line's word space (a squeezed line's
+       * can be narrower than 0.2 em); with \operatorname's own thin space
+       * the name stands two thin spaces (1/3 em) before its argument,
+       * which the line's word spaces tell from a word space */
+      double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
+      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.012 * size))
+        return TRUE;
+      if (ws > 0 && gap >= 0.2 * size && gap < 0.45 * size && fabs (gap - ws) > 0.05 * size)
+        return TRUE;
+    }
   /* ... and between a relation or operator and a math letter, where
    * \operatorname{Bi}\,t puts two thin spaces before the argument: running
    * text has no word between a relation and a letter */
@@ -1304,6 +1345,26 @@ ink_lost_glyphs (InkMap *m, GArray *comps, Glyph *g, int *n_io, double body_em)
   return g;
 }
 
+/* Whether no ink lies between glyph boxes a and b (a left of b), over the
+ * rows either covers. */
+static gboolean
+ink_gap_empty (const InkMap *m, const FmRect *a, const FmRect *b)
+{
+  int x0, x1, y0, y1;
+
+  if (m == NULL)
+    return TRUE;
+  x0 = MAX (0, (int) ceil (a->x1 * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor (b->x0 * m->scale) - 1);
+  y0 = MAX (0, (int) floor (MIN (a->y0, b->y0) * m->scale));
+  y1 = MIN (m->h, (int) ceil (MAX (a->y1, b->y1) * m->scale));
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      if (m->ink[(gsize) y * m->w + x])
+        return FALSE;
+  return TRUE;
+}
+
 /* The map turned so that text runs left to right (rot: quarter turns of the
  * text, see text_direction()). */
 static void
@@ -1528,6 +1589,12 @@ typedef struct Proto {
 
 typedef struct {
   double x0, x1, y0, y1, cy, em;
+  /* The line's word space: TeX gives every word space of a justified line
+   * one width (between letters: punctuation changes it), so a gap between
+   * math glyphs that differs from it is math spacing, and one that equals
+   * it separates two formulas. ws_n samples between ws_lo and ws_hi. */
+  double ws_lo, ws_hi;
+  int ws_n;
 } Band;
 
 static double
@@ -1580,6 +1647,20 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
           if (!(b.em > 0.5))
             b.em = MAX (b.y1 - b.y0, 1.0);
           b.cy = 0.5 * (b.y0 + b.y1);
+          b.ws_n = 0;
+          b.ws_lo = G_MAXDOUBLE;
+          b.ws_hi = -G_MAXDOUBLE;
+          for (int k = 1; k < len; k++)
+            {
+              const Glyph *a = &g[run[k - 1]], *c = &g[run[k]];
+              double gap = c->r.x0 - a->r.x1;
+              if (!c->space_before || run[k] != run[k - 1] + 1 || a->font != FM_FONT_TEXT ||
+                  c->font != FM_FONT_TEXT || gap < 0.1 * b.em || gap > 1.0 * b.em)
+                continue;
+              b.ws_n++;
+              b.ws_lo = MIN (b.ws_lo, gap);
+              b.ws_hi = MAX (b.ws_hi, gap);
+            }
           if (b.y1 > b.y0)
             g_array_append_val (bands, b);
           len = 0;
@@ -1589,7 +1670,34 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
     }
   g_free (run);
   g_free (v);
+  /* fragments of one line (cut at its formulas) share its word space */
+  for (guint a = 0; a < bands->len; a++)
+    for (guint b = a + 1; b < bands->len; b++)
+      {
+        Band *ba = &g_array_index (bands, Band, a), *bb = &g_array_index (bands, Band, b);
+        if (fabs (ba->cy - bb->cy) > 0.1 * ba->em || fabs (ba->em - bb->em) > 0.05 * ba->em ||
+            across_gutter (pc, 0.5 * (ba->x0 + ba->x1), 0.5 * (bb->x0 + bb->x1)))
+          continue;
+        ba->ws_n = bb->ws_n = ba->ws_n + bb->ws_n;
+        ba->ws_lo = bb->ws_lo = MIN (ba->ws_lo, bb->ws_lo);
+        ba->ws_hi = bb->ws_hi = MAX (ba->ws_hi, bb->ws_hi);
+      }
   return bands;
+}
+
+/* The word space of glyph m's line, when the line has one width for all
+ * its word spaces (two samples at least, within 0.01 em): else -1. */
+static double
+band_word_space (GArray *bands, int band)
+{
+  const Band *b;
+
+  if (band < 0)
+    return -1;
+  b = &g_array_index (bands, Band, band);
+  if (b->ws_n < 2 || b->ws_hi - b->ws_lo > 0.01 * b->em)
+    return -1;
+  return 0.5 * (b->ws_lo + b->ws_hi);
 }
 
 typedef struct {
@@ -1851,7 +1959,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             }
           if (found < 0)
             {
-              Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0) };
+              Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0), 0, 0, 0 };
               g_array_append_val (bands, nb);
               found = (int) bands->len - 1;
             }
@@ -2026,6 +2134,47 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
            * (1/6 em) is inside a formula. */
           if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
             join = FALSE;
+          /* The line's word space (see Band): a gap of that width where
+           * Poppler sees a space separates two formulas - unless one side
+           * is an operator (a relation's thick space can equal it); a gap
+           * of another width, up to 0.45 em, is math's own spacing
+           * (\operatorname{ph}\,z and \mathrm{Li}_2\,u put two thin
+           * spaces, a word space at its natural width in CM). */
+          if (rule == FM_DETECT_RULE_FULL)
+            {
+              double ws = band_word_space (bands, ml->band >= 0 ? ml->band : mr->band);
+              gboolean op = is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c));
+              /* boxes made from the ink (extension fonts, lost pieces)
+               * have no sidebearings: their gaps are no glue widths */
+              gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
+              /* (after a script, a thin space and \scriptspace make
+               * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
+               * em: there the rules above decide) */
+              if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
+                  fabs (gap - ws) < 0.012 * em && !(ml->script && gap < 0.24 * em))
+                join = FALSE;
+              else if (ws > 0 && !join && exact && gap >= 0.1 * em &&
+                       gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em && fabs (gap - ws) > 0.05 * em &&
+                       !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
+                       /* a script after its base (\mathrm{Li}_2\,u), not
+                        * a fraction's part: the null delimiter after a
+                        * fraction widens the word space after it */
+                       (!ml->script ||
+                        (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
+                         h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
+                       /* nothing between them: a fraction's numerator is
+                        * narrower than its bar */
+                       ink_gap_empty (pc->ink, &l->r, &r->r))
+                join = TRUE;
+            }
+          if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
+            {
+              char u1[8] = { 0 }, u2[8] = { 0 };
+              g_unichar_to_utf8 (l->c, u1);
+              g_unichar_to_utf8 (r->c, u2);
+              g_printerr ("pair %s [%.1f %.1f] %s [%.1f %.1f] gap %.3f em ws %.3f em join %d\n", u1, l->r.x0, l->r.y0, u2,
+                          r->r.x0, r->r.y0, gap / em, band_word_space (bands, ml->band >= 0 ? ml->band : mr->band) / em, join);
+            }
           if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
             join = gap < 0.6 * em;
           if (join && is_citation (g, (int) (r - g), n))
