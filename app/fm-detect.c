@@ -277,7 +277,7 @@ right_scripts (const Glyph *g, int n)
  * upright letters of running text that Poppler sees a space between, along
  * the line in its order (TeX gives every word space of a justified line one
  * width; punctuation changes the one after it): -1 unless two or more
- * agree within 0.01 em. */
+ * agree within 0.006 em. */
 static double
 line_word_space (const Glyph *g, int n, int i, int j)
 {
@@ -289,19 +289,20 @@ line_word_space (const Glyph *g, int n, int i, int j)
       {
         const Glyph *a = &g[k - 1], *b = &g[k];
         double gap = b->r.x0 - a->r.x1;
-        if (!v_overlap_enough (&g[i].r, dir < 0 ? &a->r : &b->r, 0.5) ||
-            (dir < 0 ? a->r.x0 > g[i].r.x0 : b->r.x0 < g[j - 1].r.x1 - size))
-          break;   /* off the line */
+        if (!v_overlap_enough (&g[i].r, dir < 0 ? &a->r : &b->r, 0.5) || gap < -0.5 * size || gap > 0.9 * size)
+          break;   /* off the line, or into the other column */
         if (!b->space_before || a->font != FM_FONT_TEXT || b->font != FM_FONT_TEXT || a->cls != CLS_TEXT ||
             b->cls != CLS_TEXT || !g_unichar_isalpha (a->c) || !g_unichar_isalpha (b->c) ||
             fabs (a->size - size) > 0.05 * size || fabs (b->size - size) > 0.05 * size ||
             gap < 0.1 * size || gap > 1.0 * size)
           continue;
         count++;
+        if (g_getenv ("FM_DETECT_WS"))
+          g_printerr ("  sample %d %.3f\n", k, gap);
         lo = MIN (lo, gap);
         hi = MAX (hi, gap);
       }
-  return count >= 2 && hi - lo <= 0.01 * size ? 0.5 * (lo + hi) : -1;
+  return count >= 2 && hi - lo <= 0.006 * size ? 0.5 * (lo + hi) : -1;
 }
 
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
@@ -349,9 +350,11 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
        * the name stands two thin spaces (1/3 em) before its argument,
        * which the line's word spaces tell from a word space */
       double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
-      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.012 * size))
+      if (g_getenv ("FM_DETECT_WS"))
+        g_printerr ("opname? %d..%d at %.1f %.1f gap %.3f ws %.3f size %.2f\n", i, j, g[i].r.x0, g[i].r.y0, gap, ws, size);
+      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size))
         return TRUE;
-      if (ws > 0 && gap >= 0.2 * size && gap < 0.45 * size && fabs (gap - ws) > 0.05 * size)
+      if (ws > 0 && gap >= 0.2 * size && gap < 0.45 * size && fabs (gap - ws) > 0.02 * size)
         return TRUE;
     }
   /* ... and between a relation or operator and a math letter, where
@@ -1686,7 +1689,7 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
 }
 
 /* The word space of glyph m's line, when the line has one width for all
- * its word spaces (two samples at least, within 0.01 em): else -1. */
+ * its word spaces (two samples at least, within 0.006 em): else -1. */
 static double
 band_word_space (GArray *bands, int band)
 {
@@ -1695,7 +1698,7 @@ band_word_space (GArray *bands, int band)
   if (band < 0)
     return -1;
   b = &g_array_index (bands, Band, band);
-  if (b->ws_n < 2 || b->ws_hi - b->ws_lo > 0.01 * b->em)
+  if (b->ws_n < 2 || b->ws_hi - b->ws_lo > 0.006 * b->em)
     return -1;
   return 0.5 * (b->ws_lo + b->ws_hi);
 }
@@ -2151,10 +2154,13 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
                * em: there the rules above decide) */
               if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
-                  fabs (gap - ws) < 0.012 * em && !(ml->script && gap < 0.24 * em))
+                  fabs (gap - ws) < 0.008 * em && !(ml->script && gap < 0.24 * em))
                 join = FALSE;
-              else if (ws > 0 && !join && exact && gap >= 0.1 * em &&
-                       gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em && fabs (gap - ws) > 0.05 * em &&
+              /* (a gap to an ink box holds a sidebearing besides the
+               * glue: only one narrower than the word space tells) */
+              else if (ws > 0 && !join && gap >= 0.1 * em &&
+                       gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
+                       (exact ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
                        !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
                        /* a script after its base (\mathrm{Li}_2\,u), not
                         * a fraction's part: the null delimiter after a
