@@ -641,11 +641,23 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
       if (g[i].cls == CLS_STRONG && !g[i].ext && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
         {
-          int k = i - 1, letters = 0;
-          /* by the gaps: Poppler sees a space in LaTeX2e's kerns */
-          while (k >= 0 && g_unichar_isalnum (g[k].c) && g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK &&
-                 (k == i - 1 || (g[k + 1].r.x0 - g[k].r.x1 < 0.2 * g[i].size && !g[k + 1].line_before)))
-            letters += g[k--].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c);
+          int k = i - 1, letters = 0, prev = -1, skipped = 0;
+          /* by the gaps: Poppler sees a space in LaTeX2e's kerns; it may
+           * list a glyph of another line in between (a radical sign) */
+          while (k >= 0)
+            {
+              if ((g[k].ext || !v_overlap_enough (&g[k].r, &g[i].r, 0.3)) && prev >= 0 && skipped < 2)
+                {
+                  skipped++;
+                  k--;
+                  continue;
+                }
+              if (!g_unichar_isalnum (g[k].c) || g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK ||
+                  (prev >= 0 && (g[prev].r.x0 - g[k].r.x1 >= 0.2 * g[i].size || g[prev].line_before)))
+                break;
+              letters += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c);
+              prev = k--;
+            }
           if (letters >= 3)
             g[i].cls = CLS_TEXT;
         }
