@@ -976,10 +976,18 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
         cxm = 0.5 * (cx0 + cx1 + 1);
         cym = 0.5 * (cy0 + cy1 + 1);
         ov = MIN (cx1 + 1, bx1) - MAX (cx0, bx0);
+        /* beside the centre rule: a rule (a fraction bar, an overline:
+         * thin) or a component mostly inside the box's rows; not a
+         * neighbouring line's descender reaching into a tall box
+         * (OpenType fonts' boxes span more than a line) */
         if ((cxm >= bx0 && cxm <= bx1 && cym >= by0 && cym <= by1) ||
-            (ov >= 0.5 * (cx1 + 1 - cx0) && cym >= by0 - 0.3 * em * m->scale && cym <= by1 + 0.3 * em * m->scale))
+            (ov >= 0.5 * (cx1 + 1 - cx0) && cym >= by0 - 0.3 * em * m->scale && cym <= by1 + 0.3 * em * m->scale &&
+             (cy1 + 1 - cy0 <= 0.35 * em * m->scale ||
+              MIN (cy1 + 1, by1) - MAX (cy0, by0) >= 0.5 * (cy1 + 1 - cy0))))
           {
             FmRect c = { cx0 / m->scale, cy0 / m->scale, (cx1 + 1) / m->scale, (cy1 + 1) / m->scale };
+            if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "ink") == 0)
+              g_printerr ("  comp [%.1f %.1f %.1f %.1f]\n", c.x0, c.y0, c.x1, c.y1);
             rect_union (&out, &c, &first);
           }
       }
@@ -3024,6 +3032,28 @@ fm_detect_page (FmDocument            *doc,
       reassign_block (chunks, b, -1);
     }
 
+  /* Parts with no math glyph stacked on a display (a display-style
+   * fraction's digits, \frac{1}{3}; a limit of digits): a chunk of neutral
+   * glyphs only, within the block's columns and less than 0.5 em above or
+   * below it, is part of it. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    for (guint i = 0; i < chunks->len; i++)
+      {
+        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        if (ch->block != -1 || ch->is_number || ch->n_text > 0 || ch->n_strong + ch->n_weak > 0)
+          continue;
+        for (int b = 0; b < n_blocks; b++)
+          if (blocks[b].x1 > blocks[b].x0 && ch->box.x0 >= blocks[b].x0 - 0.2 * ch->em &&
+              ch->box.x1 <= blocks[b].x1 + 0.2 * ch->em && v_gap (&blocks[b], &ch->box) < 0.5 * ch->em &&
+              !v_overlap_enough (&blocks[b], &ch->box, 0.9))
+            {
+              gboolean f = FALSE;
+              rect_union (&blocks[b], &ch->box, &f);
+              ch->block = b;
+              break;
+            }
+      }
+
   /* A block that a line of running text passes through is the numerator and
    * denominator (or limits) of an inline \displaystyle fraction on that
    * line, not a display: a display has its lines to itself. */
@@ -3229,8 +3259,14 @@ fm_detect_page (FmDocument            *doc,
         region->text = glyph_text (g, pr->idx, pr->n);
         if (have_ink)
           {
+            FmRect b0 = region->box, b1;
             ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+            b1 = region->box;
             ink_lost_delimiters (&ink, &region->box, region->font_size, g, n);
+            if (g_getenv ("FM_DETECT_DEBUG"))
+              g_printerr ("region %s [%.1f %.1f %.1f %.1f] ink [%.1f %.1f %.1f %.1f] delim [%.1f %.1f %.1f %.1f]\n",
+                          region->text, b0.x0, b0.y0, b0.x1, b0.y1, b1.x0, b1.y0, b1.x1, b1.y1, region->box.x0,
+                          region->box.y0, region->box.x1, region->box.y1);
           }
         region->box = rect_from_upright (region->box, rot, disp_w, disp_h);
         if (pr->kind == FM_REGION_DISPLAY)
