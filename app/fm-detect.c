@@ -297,8 +297,6 @@ line_word_space (const Glyph *g, int n, int i, int j)
             gap < 0.1 * size || gap > 1.0 * size)
           continue;
         count++;
-        if (g_getenv ("FM_DETECT_WS"))
-          g_printerr ("  sample %d %.3f\n", k, gap);
         lo = MIN (lo, gap);
         hi = MAX (hi, gap);
       }
@@ -350,8 +348,6 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
        * the name stands two thin spaces (1/3 em) before its argument,
        * which the line's word spaces tell from a word space */
       double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
-      if (g_getenv ("FM_DETECT_WS"))
-        g_printerr ("opname? %d..%d at %.1f %.1f gap %.3f ws %.3f size %.2f\n", i, j, g[i].r.x0, g[i].r.y0, gap, ws, size);
       if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size))
         return TRUE;
       if (ws > 0 && gap >= 0.2 * size && gap < 0.45 * size && fabs (gap - ws) > 0.02 * size)
@@ -986,8 +982,6 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
               MIN (cy1 + 1, by1) - MAX (cy0, by0) >= 0.5 * (cy1 + 1 - cy0))))
           {
             FmRect c = { cx0 / m->scale, cy0 / m->scale, (cx1 + 1) / m->scale, (cy1 + 1) / m->scale };
-            if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "ink") == 0)
-              g_printerr ("  comp [%.1f %.1f %.1f %.1f]\n", c.x0, c.y0, c.x1, c.y1);
             rect_union (&out, &c, &first);
           }
       }
