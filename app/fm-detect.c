@@ -2174,7 +2174,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                * glue: only one narrower than the word space tells) */
               else if (ws > 0 && !join && gap >= 0.1 * em &&
                        gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
-                       (exact ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+                       /* (after a script, \scriptspace widens a word space) */
+                       (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
                        !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
                        /* a script after its base (\mathrm{Li}_2\,u), not
                         * a fraction's part: the null delimiter after a
