@@ -350,7 +350,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
       double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
       if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size))
         return TRUE;
-      if (ws > 0 && gap >= 0.2 * size && gap < 0.45 * size && fabs (gap - ws) > 0.02 * size)
+      if (ws > 0 && fabs (gap - size / 3.0) < 0.02 * size && fabs (gap - ws) > 0.02 * size)
         return TRUE;
     }
   /* ... and between a relation or operator and a math letter, where
