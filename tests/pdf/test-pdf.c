@@ -414,16 +414,13 @@ test_detect_classes (void)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
-      gboolean hard = strcmp (names[i], "cls-leftright") == 0;
 
       score_fixture (names[i], matched, predicted, truth);
       g_test_message ("%s: display %d/%d of %d, inline %d/%d of %d", names[i], matched[0], predicted[0],
                       truth[0], matched[1], predicted[1], truth[1]);
       g_assert_cmpint (matched[0], ==, truth[0]);
-      /* \left\langle \frac{x^{2}}{n+1} \right\rangle at the end of a line
-       * is still taken for a display (its fraction rises above the line) */
-      g_assert_cmpint (matched[1], >=, truth[1] - (hard ? 1 : 0));
-      g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, hard ? 2 : 1);
+      g_assert_cmpint (matched[1], ==, truth[1]);
+      g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, 1);
     }
 
   /* No region on the prose that is not math (the truth's "decoys"). */
