@@ -22,7 +22,12 @@ typedef struct {
   gboolean line_before;    /* a line break precedes it                        */
   gboolean ext;            /* from a TeX math extension font                  */
   gboolean bold;           /* from a bold face                                */
+  gboolean ink;            /* found in the ink only (ink_lost_glyphs)         */
 } Glyph;
+
+/* The character of a glyph the text layer lost and the ink shows: a large
+ * delimiter (a private-use code point: no rule of the text applies to it). */
+#define INK_GLYPH 0xE000
 
 typedef struct {
   int start, end;          /* glyph range [start, end)                        */
@@ -216,13 +221,95 @@ is_math_seed (const Glyph *g)
   return g->cls == CLS_STRONG || g->cls == CLS_WEAK || g->font == FM_FONT_MATH;
 }
 
+static int
+compare_index_x0 (const void *a, const void *b, gpointer data)
+{
+  const Glyph *g = data;
+  double xa = g[*(const int *) a].r.x0, xb = g[*(const int *) b].r.x0;
+  return (xa > xb) - (xa < xb);
+}
+
+/* For each glyph, a script-sized glyph set against its right end, raised or
+ * lowered (4^{1}, \mathsf{y}_\nu), wherever Poppler's order puts it (it often
+ * lists raised scripts apart): the one of lowest index, or -1. Sorted by x,
+ * so a page costs n log n. */
+static int *
+right_scripts (const Glyph *g, int n)
+{
+  int *order = g_new (int, n + 1), *script = g_new (int, n + 1);
+
+  for (int i = 0; i < n; i++)
+    {
+      order[i] = i;
+      script[i] = -1;
+    }
+  g_qsort_with_data (order, n, sizeof (int), compare_index_x0, (gpointer) g);
+  for (int i = 0; i < n; i++)
+    {
+      const Glyph *b = &g[i];
+      double em = b->size, bc = (b->r.y0 + b->r.y1) / 2, lo = b->r.x1 - 0.1 * em;
+      int a = 0, z = n;
+      while (a < z)
+        {
+          int mid = (a + z) / 2;
+          if (g[order[mid]].r.x0 <= lo)
+            a = mid + 1;
+          else
+            z = mid;
+        }
+      for (int k = a; k < n && g[order[k]].r.x0 < b->r.x1 + 0.15 * em; k++)
+        {
+          const Glyph *s = &g[order[k]];
+          double sc = (s->r.y0 + s->r.y1) / 2;
+          if (order[k] != i && s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
+              (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
+              (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
+              v_overlap_enough (&s->r, &b->r, 0.4) &&   /* not a neighbouring line's script */
+              (script[i] < 0 || order[k] < script[i]))
+            script[i] = order[k];
+        }
+    }
+  g_free (order);
+  return script;
+}
+
+/* The word space of the line of word g[i..j), from the gaps between
+ * upright letters of running text that Poppler sees a space between, along
+ * the line in its order (TeX gives every word space of a justified line one
+ * width; punctuation changes the one after it): -1 unless two or more
+ * agree within 0.006 em. */
+static double
+line_word_space (const Glyph *g, int n, int i, int j)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, size = g[i].size > 0.5 ? g[i].size : 10.0;
+  int count = 0;
+
+  for (int dir = -1; dir <= 1; dir += 2)
+    for (int k = dir < 0 ? i : j, steps = 0; k > 0 && k < n && steps < 80; k += dir, steps++)
+      {
+        const Glyph *a = &g[k - 1], *b = &g[k];
+        double gap = b->r.x0 - a->r.x1;
+        if (!v_overlap_enough (&g[i].r, dir < 0 ? &a->r : &b->r, 0.5) || gap < -0.5 * size || gap > 0.9 * size)
+          break;   /* off the line, or into the other column */
+        if (!b->space_before || a->font != FM_FONT_TEXT || b->font != FM_FONT_TEXT || a->cls != CLS_TEXT ||
+            b->cls != CLS_TEXT || !g_unichar_isalpha (a->c) || !g_unichar_isalpha (b->c) ||
+            fabs (a->size - size) > 0.05 * size || fabs (b->size - size) > 0.05 * size ||
+            gap < 0.1 * size || gap > 1.0 * size)
+          continue;
+        count++;
+        lo = MIN (lo, gap);
+        hi = MAX (hi, gap);
+      }
+  return count >= 2 && hi - lo <= 0.006 * size ? 0.5 * (lo + hi) : -1;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
  * starts with math, is a script of a math letter, or runs into a math
  * letter, each without a space. */
 static gboolean
-upright_word_in_math (const Glyph *g, int n, int i, int j)
+upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
 {
   double size = 0;
 
@@ -238,6 +325,9 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
       if ((next->c == '(' || next->c == '[') && j + 1 < n && glued (next, &g[j + 1]) && is_math_seed (&g[j + 1]))
         return TRUE;    /* Spec(S */
     }
+  /* a short word's script that Poppler lists apart: \mathsf{y}_\nu */
+  if (j - i <= 4 && script[j - 1] >= 0)
+    return TRUE;
   /* Ci(x) where Poppler sees a space before the bracket or after it (the
    * fonts' sidebearings): by the gaps, no wider than a thin space */
   if (j + 1 < n && (g[j].c == '(' || g[j].c == '[') && is_math_seed (&g[j + 1]) && !g[j].line_before &&
@@ -251,8 +341,18 @@ upright_word_in_math (const Glyph *g, int n, int i, int j)
    * functions' names are abbreviations. */
   if (j < n && j - i <= 4 && (g[j].cls == CLS_STRONG || g[j].cls == CLS_WEAK) && g_unichar_isalpha (g[j].c) &&
       g[j].size >= 0.85 * size && v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
-      g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.2 * size)
-    return TRUE;
+      g[j].r.x0 - g[j - 1].r.x1 > -0.1 * size)
+    {
+      /* ... unless the gap is the line's word space (a squeezed line's
+       * can be narrower than 0.2 em); with \operatorname's own thin space
+       * the name stands two thin spaces (1/3 em) before its argument,
+       * which the line's word spaces tell from a word space */
+      double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
+      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size))
+        return TRUE;
+      if (ws > 0 && fabs (gap - size / 3.0) < 0.02 * size && fabs (gap - ws) > 0.02 * size)
+        return TRUE;
+    }
   /* ... and between a relation or operator and a math letter, where
    * \operatorname{Bi}\,t puts two thin spaces before the argument: running
    * text has no word between a relation and a letter */
@@ -291,7 +391,7 @@ bold_phrase (const Glyph *g, int n, int i)
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
 static void
-classify_words (Glyph *g, int n, gboolean math_italic)
+classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
 {
   int i = 0;
 
@@ -339,7 +439,7 @@ classify_words (Glyph *g, int n, gboolean math_italic)
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j))
+          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
@@ -489,7 +589,7 @@ is_angle_close (gunichar c)
  * - italic abbreviations (\emph{e.g.}): single italic letters joined by
  *   full stops with no space are a word, not math letters. */
 static void
-classify_glyph_runs (Glyph *g, int n)
+classify_glyph_runs (Glyph *g, int n, const int *script)
 {
   for (int i = 0; i < n; i++)
     {
@@ -499,20 +599,8 @@ classify_glyph_runs (Glyph *g, int n)
             g[i + 1].size >= 0.85 * g[i].size))
         {
           /* the script by position: Poppler may list a raised script apart */
-          const Glyph *b = &g[i];
-          double em = b->size, bc = (b->r.y0 + b->r.y1) / 2;
-          int si = -1;
-          for (int k = 0; k < n && si < 0; k++)
-            {
-              const Glyph *s = &g[k];
-              double sc = (s->r.y0 + s->r.y1) / 2;
-              if (k != i && s->size < 0.85 * b->size && s->size > 0.4 * b->size &&
-                  (g_unichar_isalnum (s->c) || s->c == 0x2212 || s->c == '-') &&
-                  s->r.x0 - b->r.x1 > -0.1 * em && s->r.x0 - b->r.x1 < 0.15 * em &&
-                  (bc - sc >= 0.15 * em || sc - bc >= 0.1 * em) &&
-                  v_overlap_enough (&s->r, &b->r, 0.4))   /* not a neighbouring line's script */
-                si = k;
-            }
+          double em = g[i].size;
+          int si = script[i];
           if (si >= 0 && !(i > 0 && g_unichar_isalpha (g[i - 1].c) && !g[i].space_before))
             {
               int k = i;
@@ -546,20 +634,32 @@ classify_glyph_runs (Glyph *g, int n)
             }
         }
       /* a word that ends in a math symbol */
-      if (g[i].cls == CLS_STRONG && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
+      if (g[i].cls == CLS_STRONG && !g[i].ext && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
         {
-          int k = i - 1, letters = 0;
-          /* by the gaps: Poppler sees a space in LaTeX2e's kerns */
-          while (k >= 0 && g_unichar_isalnum (g[k].c) && g[k].cls != CLS_STRONG && g[k].cls != CLS_WEAK &&
-                 (k == i - 1 || (g[k + 1].r.x0 - g[k].r.x1 < 0.2 * g[i].size && !g[k + 1].line_before)))
-            letters += g[k--].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c);
+          int k = i - 1, letters = 0, prev = -1, skipped = 0;
+          /* by the gaps: Poppler sees a space in LaTeX2e's kerns; it may
+           * list a glyph of another line in between (a radical sign) */
+          while (k >= 0)
+            {
+              if ((g[k].ext || !v_overlap_enough (&g[k].r, &g[i].r, 0.3)) && prev >= 0 && skipped < 2)
+                {
+                  skipped++;
+                  k--;
+                  continue;
+                }
+              if (!g_unichar_isalnum (g[k].c) || g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK ||
+                  (prev >= 0 && (g[prev].r.x0 - g[k].r.x1 >= 0.2 * g[i].size || g[prev].line_before)))
+                break;
+              letters += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c);
+              prev = k--;
+            }
           if (letters >= 3)
             g[i].cls = CLS_TEXT;
         }
       /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S) */
-      if (g[i].cls == CLS_STRONG && g_unichar_isupper (g[i].c) && i + 2 < n &&
-          g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
+      if (g[i].cls == CLS_STRONG && !g[i].ext && g_unichar_isupper (g[i].c) && i + 2 < n &&
+          v_overlap_enough (&g[i].r, &g[i + 1].r, 0.5) && g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
           g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
           g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
         g[i].cls = CLS_TEXT;
@@ -584,7 +684,7 @@ classify_glyph_runs (Glyph *g, int n)
        * sets A, M, S in CMSY) between words of running text; a formula's
        * calligraphic capitals are not three in a row with a hyphen or a
        * word after them */
-      if (g[i].cls == CLS_STRONG && i + 3 < n && g_unichar_isupper (g[i].c) && g[i].space_before)
+      if (g[i].cls == CLS_STRONG && !g[i].ext && i + 3 < n && g_unichar_isupper (g[i].c) && g[i].space_before)
         {
           int k = i + 1;
           while (k < n && g_unichar_isupper (g[k].c) && g[k].cls == CLS_STRONG && g[k].font == g[i].font &&
@@ -672,6 +772,8 @@ glyph_text (const Glyph *g, const int *idx, int n)
 
   for (int k = 0; k < n; k++)
     {
+      if (g[idx[k]].c == INK_GLYPH)
+        continue;   /* no character: the delimiter is known by its ink only */
       if (k > 0 && g[idx[k]].space_before)
         g_string_append_c (s, ' ');
       g_string_append_unichar (s, g[idx[k]].c);
@@ -870,8 +972,14 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
         cxm = 0.5 * (cx0 + cx1 + 1);
         cym = 0.5 * (cy0 + cy1 + 1);
         ov = MIN (cx1 + 1, bx1) - MAX (cx0, bx0);
+        /* beside the centre rule: a rule (a fraction bar, an overline:
+         * thin) or a component mostly inside the box's rows; not a
+         * neighbouring line's descender reaching into a tall box
+         * (OpenType fonts' boxes span more than a line) */
         if ((cxm >= bx0 && cxm <= bx1 && cym >= by0 && cym <= by1) ||
-            (ov >= 0.5 * (cx1 + 1 - cx0) && cym >= by0 - 0.3 * em * m->scale && cym <= by1 + 0.3 * em * m->scale))
+            (ov >= 0.5 * (cx1 + 1 - cx0) && cym >= by0 - 0.3 * em * m->scale && cym <= by1 + 0.3 * em * m->scale &&
+             (cy1 + 1 - cy0 <= 0.35 * em * m->scale ||
+              MIN (cy1 + 1, by1) - MAX (cy0, by0) >= 0.5 * (cy1 + 1 - cy0))))
           {
             FmRect c = { cx0 / m->scale, cy0 / m->scale, (cx1 + 1) / m->scale, (cy1 + 1) / m->scale };
             rect_union (&out, &c, &first);
@@ -1073,6 +1181,205 @@ ink_delimiter_between (const InkMap *m, const FmRect *a, const FmRect *b, double
         return TRUE;
     }
   return FALSE;
+}
+
+/* A connected component of the page's ink (8-connected), in pixels. */
+typedef struct {
+  int x0, y0, x1, y1;      /* bounding box, inclusive                      */
+} InkComp;
+
+/* The component of ink pixel p, labelled on first use: the label map holds
+ * -(index + 1) in comps for its pixels (ink_refine() stamps its fills with
+ * positive numbers, so the two never meet). */
+static int
+ink_comp_at (InkMap *m, GArray *comps, gsize p)
+{
+  int sp = 0, id;
+  InkComp c;
+
+  if (m->label[p] < 0)
+    return -m->label[p] - 1;
+  c = (InkComp) { (int) (p % m->w), (int) (p / m->w), (int) (p % m->w), (int) (p / m->w) };
+  id = -(int) comps->len - 1;
+  m->label[p] = id;
+  m->stack[sp++] = (int) p;
+  while (sp > 0)
+    {
+      int q = m->stack[--sp], qx = q % m->w, qy = q / m->w;
+      c.x0 = MIN (c.x0, qx); c.x1 = MAX (c.x1, qx);
+      c.y0 = MIN (c.y0, qy); c.y1 = MAX (c.y1, qy);
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          {
+            int nx = qx + dx, ny = qy + dy;
+            gsize np;
+            if (nx < 0 || ny < 0 || nx >= m->w || ny >= m->h)
+              continue;
+            np = (gsize) ny * m->w + nx;
+            if (m->ink[np] && m->label[np] >= 0)
+              {
+                m->label[np] = id;
+                m->stack[sp++] = (int) np;
+              }
+          }
+    }
+  g_array_append_val (comps, c);
+  return (int) comps->len - 1;
+}
+
+static FmRect
+ink_comp_rect (const InkMap *m, const InkComp *c)
+{
+  return (FmRect) { c->x0 / m->scale, c->y0 / m->scale, (c->x1 + 1) / m->scale, (c->y1 + 1) / m->scale };
+}
+
+/* The ink of a glyph of a TeX math extension font (a large delimiter, a
+ * big operator): Poppler's box is the font's, often shorter than the glyph
+ * and above it (the glyphs hang below their baseline). The glyph is the
+ * largest component whose middle lies in the box's columns, from a little
+ * above the box to one box height below it, at least 0.8 of the box's
+ * height: a \left\langle, whose middle columns hold two separate strokes,
+ * is one component. FALSE when there is none. */
+static gboolean
+ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
+{
+  double h = r->y1 - r->y0, best_area = 0;
+  int x0 = MAX (0, (int) floor (r->x0 * m->scale)), x1 = MIN (m->w, (int) ceil (r->x1 * m->scale));
+  int y0 = MAX (0, (int) floor ((r->y0 - 0.25 * h) * m->scale));
+  int y1 = MIN (m->h, (int) ceil ((r->y1 + 1.0 * h) * m->scale)), last = -1;
+  FmRect best = *r;
+
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      {
+        gsize p = (gsize) y * m->w + x;
+        int k;
+        FmRect c;
+        double cx, area;
+        if (!m->ink[p] || (m->label[p] < 0 && -m->label[p] - 1 == last))
+          continue;
+        last = k = ink_comp_at (m, comps, p);
+        c = ink_comp_rect (m, &g_array_index (comps, InkComp, k));
+        cx = rect_cx (&c);
+        area = (c.x1 - c.x0) * (c.y1 - c.y0);
+        if (cx < r->x0 || cx > r->x1 || c.y1 - c.y0 < 0.8 * h || c.x1 - c.x0 > 2.0 * (r->x1 - r->x0) + 2.0 ||
+            area <= best_area)
+          continue;
+        best_area = area;
+        best = c;
+      }
+  if (best_area <= 0)
+    return FALSE;
+  *r = best;
+  return TRUE;
+}
+
+/* Large delimiters that the text layer lost: Poppler drops the TeX math
+ * extension font's pieces at codes it reads as white space or controls
+ * (CMEX's \langle and \rangle at 0x0A/0x0B, \vert at 0x0C, \Bigg( at
+ * 0x20, ...), so a formula in \left\langle ... \right\rangle has a hole
+ * where each delimiter stood. The ink still shows them: a connected
+ * component taller than 1.1 em of the text beside it (a text bracket is at
+ * most 1 em), narrow, that no glyph of the text layer covers, becomes a glyph
+ * of its own (INK_GLYPH, neutral: a stroke alone is no formula). Appended to
+ * g (room for it is made here); returns the new count. */
+static Glyph *
+ink_lost_glyphs (InkMap *m, GArray *comps, Glyph *g, int *n_io, double body_em)
+{
+  int n = *n_io, cap = n + 1, n_over;
+  int *over = g_new (int, n + 1);
+  guint first = comps->len;
+
+  /* Ink inside a glyph's box is that glyph's: bit 1 of the ink map marks
+   * it (the map stays non-zero exactly where there is ink). Components are
+   * grown only from the ink left over: fraction bars, rules, lost pieces. */
+  for (int k = 0; k < n; k++)
+    {
+      int x0 = MAX (0, (int) floor (g[k].r.x0 * m->scale)), x1 = MIN (m->w, (int) ceil (g[k].r.x1 * m->scale));
+      int y0 = MAX (0, (int) floor (g[k].r.y0 * m->scale)), y1 = MIN (m->h, (int) ceil (g[k].r.y1 * m->scale));
+      for (int y = y0; y < y1; y++)
+        {
+          guint8 *row = m->ink + (gsize) y * m->w;
+          for (int x = x0; x < x1; x++)
+            row[x] |= row[x] << 1;
+        }
+    }
+  for (gsize p = 0; p < (gsize) m->w * m->h; p++)
+    if (m->ink[p] == 1 && m->label[p] >= 0)
+      ink_comp_at (m, comps, p);
+
+  for (guint ci = first; ci < comps->len; ci++)
+    {
+      const InkComp *c = &g_array_index (comps, InkComp, ci);
+      FmRect r = ink_comp_rect (m, c);
+      double h = r.y1 - r.y0, w = r.x1 - r.x0, mid, em = 0, best = G_MAXDOUBLE;
+      int covered = 0;
+
+      /* tall and narrow, by the page's size first (cheap), then by the
+       * size of the nearest glyph level with it */
+      if (h < 0.8 * body_em || w > 1.0 * body_em || w > 0.6 * h)
+        continue;
+      mid = 0.5 * (r.y0 + r.y1);
+      for (int k = 0; k < n; k++)
+        {
+          double gap;
+          if (g[k].r.y0 > mid || g[k].r.y1 < mid || g[k].size <= 0)
+            continue;
+          gap = h_gap (&g[k].r, &r);
+          if (gap < best && gap < 3.0 * body_em)
+            {
+              best = gap;
+              em = g[k].size;
+            }
+        }
+      if (em <= 0 || h < 1.1 * em || h > 12.0 * em || w > 0.8 * em)
+        continue;
+      /* no glyph of the text layer over it: columns covered by a glyph
+       * box that reaches its middle */
+      n_over = 0;
+      for (int k = 0; k < n; k++)
+        if (g[k].r.x0 < r.x1 && g[k].r.x1 > r.x0 && g[k].r.y0 <= mid + 0.25 * h && g[k].r.y1 >= mid - 0.25 * h)
+          over[n_over++] = k;
+      for (int x = c->x0; x <= c->x1 && n_over > 0; x++)
+        {
+          double xp = (x + 0.5) / m->scale;
+          gboolean cov = FALSE;
+          for (int k = 0; k < n_over && !cov; k++)
+            cov = xp >= g[over[k]].r.x0 && xp <= g[over[k]].r.x1;
+          covered += cov;
+        }
+      if (covered > 0.3 * (c->x1 - c->x0 + 1))
+        continue;
+      if (*n_io + 1 >= cap)
+        {
+          cap = 2 * cap + 8;
+          g = g_renew (Glyph, g, cap);
+        }
+      g[*n_io] = (Glyph) { INK_GLYPH, r, em, FM_FONT_MATH, CLS_NEUTRAL, TRUE, TRUE, TRUE, FALSE, TRUE };
+      (*n_io)++;
+    }
+  g_free (over);
+  return g;
+}
+
+/* Whether no ink lies between glyph boxes a and b (a left of b), over the
+ * rows either covers. */
+static gboolean
+ink_gap_empty (const InkMap *m, const FmRect *a, const FmRect *b)
+{
+  int x0, x1, y0, y1;
+
+  if (m == NULL)
+    return TRUE;
+  x0 = MAX (0, (int) ceil (a->x1 * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor (b->x0 * m->scale) - 1);
+  y0 = MAX (0, (int) floor (MIN (a->y0, b->y0) * m->scale));
+  y1 = MIN (m->h, (int) ceil (MAX (a->y1, b->y1) * m->scale));
+  for (int y = y0; y < y1; y++)
+    for (int x = x0; x < x1; x++)
+      if (m->ink[(gsize) y * m->w + x])
+        return FALSE;
+  return TRUE;
 }
 
 /* The map turned so that text runs left to right (rot: quarter turns of the
@@ -1299,6 +1606,12 @@ typedef struct Proto {
 
 typedef struct {
   double x0, x1, y0, y1, cy, em;
+  /* The line's word space: TeX gives every word space of a justified line
+   * one width (between letters: punctuation changes it), so a gap between
+   * math glyphs that differs from it is math spacing, and one that equals
+   * it separates two formulas. ws_n samples between ws_lo and ws_hi. */
+  double ws_lo, ws_hi;
+  int ws_n;
 } Band;
 
 static double
@@ -1351,6 +1664,20 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
           if (!(b.em > 0.5))
             b.em = MAX (b.y1 - b.y0, 1.0);
           b.cy = 0.5 * (b.y0 + b.y1);
+          b.ws_n = 0;
+          b.ws_lo = G_MAXDOUBLE;
+          b.ws_hi = -G_MAXDOUBLE;
+          for (int k = 1; k < len; k++)
+            {
+              const Glyph *a = &g[run[k - 1]], *c = &g[run[k]];
+              double gap = c->r.x0 - a->r.x1;
+              if (!c->space_before || run[k] != run[k - 1] + 1 || a->font != FM_FONT_TEXT ||
+                  c->font != FM_FONT_TEXT || gap < 0.1 * b.em || gap > 1.0 * b.em)
+                continue;
+              b.ws_n++;
+              b.ws_lo = MIN (b.ws_lo, gap);
+              b.ws_hi = MAX (b.ws_hi, gap);
+            }
           if (b.y1 > b.y0)
             g_array_append_val (bands, b);
           len = 0;
@@ -1360,7 +1687,34 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
     }
   g_free (run);
   g_free (v);
+  /* fragments of one line (cut at its formulas) share its word space */
+  for (guint a = 0; a < bands->len; a++)
+    for (guint b = a + 1; b < bands->len; b++)
+      {
+        Band *ba = &g_array_index (bands, Band, a), *bb = &g_array_index (bands, Band, b);
+        if (fabs (ba->cy - bb->cy) > 0.1 * ba->em || fabs (ba->em - bb->em) > 0.05 * ba->em ||
+            across_gutter (pc, 0.5 * (ba->x0 + ba->x1), 0.5 * (bb->x0 + bb->x1)))
+          continue;
+        ba->ws_n = bb->ws_n = ba->ws_n + bb->ws_n;
+        ba->ws_lo = bb->ws_lo = MIN (ba->ws_lo, bb->ws_lo);
+        ba->ws_hi = bb->ws_hi = MAX (ba->ws_hi, bb->ws_hi);
+      }
   return bands;
+}
+
+/* The word space of glyph m's line, when the line has one width for all
+ * its word spaces (two samples at least, within 0.006 em): else -1. */
+static double
+band_word_space (GArray *bands, int band)
+{
+  const Band *b;
+
+  if (band < 0)
+    return -1;
+  b = &g_array_index (bands, Band, band);
+  if (b->ws_n < 2 || b->ws_hi - b->ws_lo > 0.006 * b->em)
+    return -1;
+  return 0.5 * (b->ws_lo + b->ws_hi);
 }
 
 typedef struct {
@@ -1622,7 +1976,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             }
           if (found < 0)
             {
-              Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0) };
+              Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0), 0, 0, 0 };
               g_array_append_val (bands, nb);
               found = (int) bands->len - 1;
             }
@@ -1764,8 +2118,11 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
                  /* math's comma and \dots are followed by a thin space; a
                   * sentence's period or comma by a word space */
-                 ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (l - g)) ||
-                   ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
+                 ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
+                 /* after an ellipsis, a thin space (1/6 em: \ldots is an
+                  * inner atom) continues the formula, a word space (>= 2/9
+                  * em) ends it */
+                 (ellipsis_dot (g, n, (int) (l - g)) && gap < (r->c == '.' || r->c == ',' ? 0.3 : 0.2) * em) ||
                  /* two scripts a word space apart are the ends of two
                   * formulas ("n_n \sum^n"), not one */
                  ((ml->script || mr->script) && gap < 0.3 * em &&
@@ -1775,16 +2132,70 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  (gap < 0.36 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
                                       (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
                   /* not after a script and a word space: "\rangle^{2} \exp" is two */
-                  !(ml->script && r->space_before && gap >= 0.2 * em)) ||
+                  !(ml->script && r->space_before && gap >= 0.2 * em) &&
+                  /* the two thin spaces come after the name, before its
+                   * argument; before the name a word space ends a formula
+                   * ("\ldots\ \operatorname{Re}") */
+                  !(r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c) &&
+                    !(l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) && r->space_before && gap >= 0.2 * em)) ||
                  /* digit groups of one number: 1.12139\;32942 */
                  (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
                   digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
                  /* a large delimiter that the text layer lost */
-                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em));
+                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em)) ||
+                 /* ... or found in the ink: its box is its ink, without
+                  * the sidebearings of a text-layer box, and \left puts
+                  * a thin space before it (an inner atom) */
+                 ((l->ink || r->ink) && gap < 0.3 * em);
           /* Before a radical or big operator only TeX's thin space
            * (1/6 em) is inside a formula. */
           if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
             join = FALSE;
+          /* The line's word space (see Band): a gap of that width where
+           * Poppler sees a space separates two formulas - unless one side
+           * is an operator (a relation's thick space can equal it); a gap
+           * of another width, up to 0.45 em, is math's own spacing
+           * (\operatorname{ph}\,z and \mathrm{Li}_2\,u put two thin
+           * spaces, a word space at its natural width in CM). */
+          if (rule == FM_DETECT_RULE_FULL)
+            {
+              double ws = band_word_space (bands, ml->band >= 0 ? ml->band : mr->band);
+              gboolean op = is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c));
+              /* boxes made from the ink (extension fonts, lost pieces)
+               * have no sidebearings: their gaps are no glue widths */
+              gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
+              /* (after a script, a thin space and \scriptspace make
+               * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
+               * em: there the rules above decide) */
+              if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
+                  fabs (gap - ws) < 0.008 * em && !(ml->script && gap < 0.24 * em))
+                join = FALSE;
+              /* (a gap to an ink box holds a sidebearing besides the
+               * glue: only one narrower than the word space tells) */
+              else if (ws > 0 && !join && gap >= 0.1 * em &&
+                       gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
+                       /* (after a script, \scriptspace widens a word space) */
+                       (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+                       !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
+                       /* a script after its base (\mathrm{Li}_2\,u), not
+                        * a fraction's part: the null delimiter after a
+                        * fraction widens the word space after it */
+                       (!ml->script ||
+                        (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
+                         h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
+                       /* nothing between them: a fraction's numerator is
+                        * narrower than its bar */
+                       ink_gap_empty (pc->ink, &l->r, &r->r))
+                join = TRUE;
+            }
+          if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
+            {
+              char u1[8] = { 0 }, u2[8] = { 0 };
+              g_unichar_to_utf8 (l->c, u1);
+              g_unichar_to_utf8 (r->c, u2);
+              g_printerr ("pair %s [%.1f %.1f] %s [%.1f %.1f] gap %.3f em ws %.3f em join %d\n", u1, l->r.x0, l->r.y0, u2,
+                          r->r.x0, r->r.y0, gap / em, band_word_space (bands, ml->band >= 0 ? ml->band : mr->band) / em, join);
+            }
           if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
             join = gap < 0.6 * em;
           if (join && is_citation (g, (int) (r - g), n))
@@ -1861,7 +2272,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         GArray *list = lists->pdata[l];
         int *idx = (int *) (void *) list->data;
         int s = 0, e = (int) list->len;
-        gboolean seeded = FALSE;
+        gboolean seeded = FALSE, ink = FALSE;
 
         g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
         /* Sentence punctuation and unbalanced brackets at the ends are text. */
@@ -1887,11 +2298,17 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
               { s++; trimmed = TRUE; }
           }
         for (int k = s; k < e; k++)
-          if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
-            seeded = TRUE;
-        if (seeded)
+          {
+            if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
+              seeded = TRUE;
+            ink |= g[idx[k]].ink;
+          }
+        if (seeded || ink)
           {
             Proto *pr = g_new0 (Proto, 1);
+            /* a delimiter the text layer lost, with no seed: kept only to
+             * join a display it lies in */
+            pr->absorb_only = !seeded;
             pr->kind = FM_REGION_INLINE;
             pr->n = e - s;
             pr->idx = g_new (int, pr->n);
@@ -2072,12 +2489,14 @@ fm_detect_page (FmDocument            *doc,
   GPtrArray *protos;
   GPtrArray *regions;
   InkMap ink = { 0 };
+  GArray *comps = NULL;
   gboolean have_ink = FALSE;
   double page_w = 0, page_h = 0, disp_w, disp_h;
   int rot = 0;
   PageCtx pc = { FALSE, 0, 0, NULL };
   int n_blocks = 0;
   double body_em = 10.0;
+  Margins margins = { { FALSE, FALSE }, { 0, 0 }, { 0, 0 } };
   FmRect *blocks = NULL;
   int *block_first = NULL;
 
@@ -2198,9 +2617,11 @@ fm_detect_page (FmDocument            *doc,
                            !(i + 1 < n && !g[i + 1].space_before && g_unichar_isalpha (g[i + 1].c));
         }
       math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
-      classify_words (g, n, math_italic);
-      classify_words (g, n, math_italic);
-      classify_glyph_runs (g, n);
+      int *script = right_scripts (g, n);
+      classify_words (g, n, math_italic, script);
+      classify_words (g, n, math_italic, script);
+      classify_glyph_runs (g, n, script);
+      g_free (script);
     }
   disp_w = page_w;
   disp_h = page_h;
@@ -2213,6 +2634,10 @@ fm_detect_page (FmDocument            *doc,
     have_ink = ink_map_init (&ink, page);
   if (have_ink)
     ink_map_turn (&ink, rot);
+  /* the ink's connected components, found as needed: glyphs of extension
+   * fonts and those the text layer lost are found among them */
+  if (have_ink && opts.rule == FM_DETECT_RULE_FULL)
+    comps = g_array_new (FALSE, FALSE, sizeof (InkComp));
   pc.ink = have_ink ? &ink : NULL;
   /* Radical signs: Poppler boxes every glyph from the font's ascent to its
    * descent, but TeX's Type 1 radicals hang below their baseline (height ~0,
@@ -2232,6 +2657,8 @@ fm_detect_page (FmDocument            *doc,
             g[i].r.y1 += 0.75 * h;
           }
       }
+    else if (comps != NULL && g[i].ext && ext_glyph_to_ink (&ink, comps, &g[i].r))
+      ;
     else if (have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
       {
         /* Big operators of Type 1 extension fonts (CMEX-like: STIX 2's,
@@ -2251,6 +2678,11 @@ fm_detect_page (FmDocument            *doc,
       }
   if (opts.rule == FM_DETECT_RULE_FULL)
     find_gutter (g, n, page_w, body_em, &pc);
+  if (comps != NULL)
+    {
+      g = ink_lost_glyphs (&ink, comps, g, &n, body_em);
+      g_array_free (comps, TRUE);
+    }
   if (g_getenv ("FM_DETECT_DEBUG"))
     g_printerr ("gutter %d [%.1f %.1f] rot %d\n", pc.has_gutter, pc.gutter_x0, pc.gutter_x1, rot);
   g_clear_object (&page);
@@ -2324,6 +2756,9 @@ fm_detect_page (FmDocument            *doc,
         g_printerr ("\n");
       }
 
+  /* Text margins of each column (display lines are set off from them) */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    find_margins (chunks, &pc, &margins);
   /* Display candidates: math-dominated chunks with no text chunk beside them. */
   for (guint i = 0; i < chunks->len; i++)
     {
@@ -2392,8 +2827,21 @@ fm_detect_page (FmDocument            *doc,
                 isolated = FALSE;
             }
         }
+      /* ... and the end of a paragraph whose last line holds only a
+       * formula starts at the column's left margin and stops short of the
+       * right one; a display is centred or indented (a display too wide
+       * for that reaches the right margin as well) */
+      if (isolated && opts.rule == FM_DETECT_RULE_FULL)
+        {
+          int col = column_of (&pc, 0.5 * (line_x0 + line_x1));
+          if (margins.known[col] && fabs (line_x0 - margins.left[col]) < 0.5 * ch->em &&
+              margins.right[col] - line_x1 > 2.0 * ch->em)
+            isolated = FALSE;
+        }
       ch->is_display = isolated && !piece;
       ch->is_display_piece = isolated && piece;
+      if (g_getenv ("FM_DETECT_DEBUG") && isolated)
+        g_printerr ("display chunk %u%s line [%.1f %.1f]\n", i, piece ? " (piece)" : "", line_x0, line_x1);
     }
 
   /* Display lines with text in them: a chunk with math whose whole line is
@@ -2401,10 +2849,8 @@ fm_detect_page (FmDocument            *doc,
    * is not mostly text makes that line a display, text chunks and all. */
   if (opts.rule == FM_DETECT_RULE_FULL)
     {
-      Margins margins;
       int *members = g_new (int, chunks->len + 1);
 
-      find_margins (chunks, &pc, &margins);
       for (guint i = 0; i < chunks->len; i++)
         {
           Chunk *ch = &g_array_index (chunks, Chunk, i);
@@ -2499,8 +2945,14 @@ fm_detect_page (FmDocument            *doc,
                 first = k;
             for (int b = 0; b < n_blocks && first >= 0; b++)
               {
-                gboolean below, level;
+                gboolean below, level, whole = FALSE;
                 if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
+                  continue;
+                /* a block of pieces only (a fraction's part, a limit) is
+                 * no display to continue */
+                for (guint j = 0; j < chunks->len && !whole; j++)
+                  whole = g_array_index (chunks, Chunk, j).block == b && g_array_index (chunks, Chunk, j).is_display;
+                if (!whole)
                   continue;
                 below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
                         ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
@@ -2574,6 +3026,28 @@ fm_detect_page (FmDocument            *doc,
       blocks[b] = (FmRect) { 0, 0, 0, 0 };
       reassign_block (chunks, b, -1);
     }
+
+  /* Parts with no math glyph stacked on a display (a display-style
+   * fraction's digits, \frac{1}{3}; a limit of digits): a chunk of neutral
+   * glyphs only, within the block's columns and less than 0.5 em above or
+   * below it, is part of it. */
+  if (opts.rule == FM_DETECT_RULE_FULL)
+    for (guint i = 0; i < chunks->len; i++)
+      {
+        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        if (ch->block != -1 || ch->is_number || ch->n_text > 0 || ch->n_strong + ch->n_weak > 0)
+          continue;
+        for (int b = 0; b < n_blocks; b++)
+          if (blocks[b].x1 > blocks[b].x0 && ch->box.x0 >= blocks[b].x0 - 0.2 * ch->em &&
+              ch->box.x1 <= blocks[b].x1 + 0.2 * ch->em && v_gap (&blocks[b], &ch->box) < 0.5 * ch->em &&
+              !v_overlap_enough (&blocks[b], &ch->box, 0.9))
+            {
+              gboolean f = FALSE;
+              rect_union (&blocks[b], &ch->box, &f);
+              ch->block = b;
+              break;
+            }
+      }
 
   /* A block that a line of running text passes through is the numerator and
    * denominator (or limits) of an inline \displaystyle fraction on that
@@ -2712,7 +3186,12 @@ fm_detect_page (FmDocument            *doc,
                 joined = TRUE;
               }
           }
-        if (!joined)
+        if (!joined && pb->absorb_only)
+          {
+            g_free (pb->idx);
+            g_free (pb);
+          }
+        else if (!joined)
           g_ptr_array_add (protos, pb);
       }
     g_ptr_array_free (inl, TRUE);
@@ -2775,8 +3254,14 @@ fm_detect_page (FmDocument            *doc,
         region->text = glyph_text (g, pr->idx, pr->n);
         if (have_ink)
           {
+            FmRect b0 = region->box, b1;
             ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
+            b1 = region->box;
             ink_lost_delimiters (&ink, &region->box, region->font_size, g, n);
+            if (g_getenv ("FM_DETECT_DEBUG"))
+              g_printerr ("region %s [%.1f %.1f %.1f %.1f] ink [%.1f %.1f %.1f %.1f] delim [%.1f %.1f %.1f %.1f]\n",
+                          region->text, b0.x0, b0.y0, b0.x1, b0.y1, b1.x0, b1.y0, b1.x1, b1.y1, region->box.x0,
+                          region->box.y0, region->box.x1, region->box.y1);
           }
         region->box = rect_from_upright (region->box, rot, disp_w, disp_h);
         if (pr->kind == FM_REGION_DISPLAY)

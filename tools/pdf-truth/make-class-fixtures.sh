@@ -7,7 +7,7 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 gen="/usr/bin/python3 $root/tools/pdf-truth/make-truth.py"
 dir=$root/tests/fixtures/pdf
-for c in opname leftright numbers bold prose; do
+for c in opname leftright numbers bold prose spacing; do
   $gen --body "$dir/cls-$c.body.tex" --out "$dir" --prefix "cls-$c"
 done
 $gen --body "$dir/cls-bold.body.tex" --out "$dir" --prefix cls-bold-times --fonts times
