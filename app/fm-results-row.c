@@ -126,7 +126,7 @@ update_provenance (FmResultsRow *self)
         break;
       case FM_PROVENANCE_TEXT_IMAGE:
         text = _("Text layer + image model");
-        tooltip = _("The PDF's glyphs left a doubt here; the image model chose the reading.");
+        tooltip = _("The image model read this formula, checked against the PDF's glyphs; a low confidence means they disagree.");
         break;
       case FM_PROVENANCE_NONE:
       default:
