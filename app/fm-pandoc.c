@@ -2,6 +2,7 @@
 #include "fm-pandoc.h"
 
 #include <gio/gio.h>
+#include <signal.h>
 #include <string.h>
 
 G_DEFINE_QUARK (fm-pandoc-error-quark, fm_pandoc_error)
@@ -28,6 +29,39 @@ page_title (FmExportJob *job)
   return g_strconcat ("pagetitle=", *t ? t : job->source, NULL);
 }
 
+/* pandoc may exit before it has read all our Markdown (a bad option, a
+ * crash, a fake on PATH); writing the rest into its closed stdin would raise
+ * SIGPIPE and kill formulate-cli or the whole window without a word. While
+ * any export talks to pandoc, SIGPIPE is ignored so the write fails with
+ * EPIPE and pandoc's exit status is reported; a count keeps concurrent
+ * exports (the window's worker threads) from restoring it under each other. */
+static GMutex sigpipe_lock;
+static int sigpipe_users;
+static struct sigaction sigpipe_saved;
+
+static void
+sigpipe_ignore_begin (void)
+{
+  g_mutex_lock (&sigpipe_lock);
+  if (sigpipe_users++ == 0)
+    {
+      struct sigaction ignore = { 0 };
+      ignore.sa_handler = SIG_IGN;
+      sigemptyset (&ignore.sa_mask);
+      sigaction (SIGPIPE, &ignore, &sigpipe_saved);
+    }
+  g_mutex_unlock (&sigpipe_lock);
+}
+
+static void
+sigpipe_ignore_end (void)
+{
+  g_mutex_lock (&sigpipe_lock);
+  if (--sigpipe_users == 0)
+    sigaction (SIGPIPE, &sigpipe_saved, NULL);
+  g_mutex_unlock (&sigpipe_lock);
+}
+
 static GBytes *
 run_pandoc (const char *pandoc, FmExportJob *job, const char *markdown, FmExportFormat format,
             char **warnings, GError **error)
@@ -41,6 +75,7 @@ run_pandoc (const char *pandoc, FmExportJob *job, const char *markdown, FmExport
   g_autoptr(GBytes) err = NULL;
   g_autofree char *err_text = NULL;
   GError *local = NULL;
+  gboolean ok;
 
   argv[argc++] = pandoc;
   /* tex_math_dollars is on in pandoc's markdown already; named so that a
@@ -74,7 +109,23 @@ run_pandoc (const char *pandoc, FmExportJob *job, const char *markdown, FmExport
       g_error_free (local);
       return NULL;
     }
-  if (!g_subprocess_communicate (proc, input, NULL, &out, &err, &local))
+  sigpipe_ignore_begin ();
+  ok = g_subprocess_communicate (proc, input, NULL, &out, &err, &local);
+  sigpipe_ignore_end ();
+  /* A write that met pandoc's closed stdin: its exit status says more. */
+  if (!ok && g_error_matches (local, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
+    {
+      g_clear_error (&local);
+      g_subprocess_wait (proc, NULL, NULL);
+      if (g_subprocess_get_successful (proc))
+        {
+          g_set_error (error, FM_PANDOC_ERROR, FM_PANDOC_ERROR_FAILED,
+                       "pandoc stopped reading its input and exited without an error");
+          return NULL;
+        }
+      ok = TRUE;
+    }
+  if (!ok)
     {
       g_set_error (error, FM_PANDOC_ERROR, FM_PANDOC_ERROR_FAILED, "pandoc: %s", local->message);
       g_error_free (local);

@@ -24,6 +24,29 @@ for f in docx html; do
   fi
 done
 
+# A pandoc that exits before reading its input: more Markdown than a pipe
+# holds (64 KiB) must give its exit status, not a silent death by SIGPIPE
+# (exit 141, which the CLI had).
+if command -v pdfunite >/dev/null 2>&1; then
+  mkdir "$tmp/fake"
+  printf '#!/bin/sh\necho "fake pandoc refuses" >&2\nexit 3\n' >"$tmp/fake/pandoc"
+  chmod +x "$tmp/fake/pandoc"
+  set --
+  for i in $(seq 40); do set -- "$@" "$pdf"; done
+  pdfunite "$@" "$tmp/long.pdf"
+  "$cli" pdf "$tmp/long.pdf" --detect-only -q --format md -o "$tmp/long.md"
+  size=$(wc -c <"$tmp/long.md")
+  env PATH="$tmp/fake:$PATH" "$cli" pdf "$tmp/long.pdf" --detect-only -q --format html -o "$tmp/long.html" 2>"$tmp/err"
+  rc=$?
+  if [ "$size" -gt 65536 ] && [ "$rc" = 1 ] && grep -q "pandoc failed (exit 3)" "$tmp/err" && [ ! -e "$tmp/long.html" ]; then
+    ok "pandoc exiting early on $size bytes of Markdown -> 1: $(cat "$tmp/err")"
+  else
+    bad "pandoc exiting early on $size bytes of Markdown -> rc $rc, stderr:"; cat "$tmp/err"
+  fi
+else
+  echo "skip: pdfunite (poppler-utils) missing: the early-exiting pandoc case is not checked"
+fi
+
 if ! command -v pandoc >/dev/null 2>&1; then
   echo "skip: pandoc is not installed (apt install pandoc): docx and html output not checked"
   exit $fail
