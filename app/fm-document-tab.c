@@ -29,6 +29,7 @@ struct _FmDocumentTab {
   int pages_from_pixels;       /* pages without a text layer, read from pixels   */
   int n_notes;
   guint refilter_idle;
+  gboolean refilter_pending; /* a change the results filter looks at */
   GPtrArray *undo;             /* UndoStep*, the last one on top */
   guint changes;               /* results, edits, deletions so far */
   guint exported_changes;      /* changes when last exported */
@@ -790,7 +791,9 @@ refilter_soon_cb (gpointer data)
   FmDocumentTab *self = data;
 
   self->refilter_idle = 0;
-  fm_results_panel_refilter (FM_RESULTS_PANEL (self->results_panel));
+  if (self->refilter_pending)
+    fm_results_panel_refilter (FM_RESULTS_PANEL (self->results_panel));
+  self->refilter_pending = FALSE;
   gtk_widget_queue_draw (self->page_view);
 }
 
@@ -800,7 +803,10 @@ item_notify (FmResultsItem *item, GParamSpec *pspec, FmDocumentTab *self)
   /* A result, an edit or an undone edit: not exported yet. */
   if (g_str_equal (pspec->name, "latex"))
     self->changes++;
-  /* Many results arrive together: redraw and refilter once for them. */
+  if (fm_results_panel_filter_follows (FM_RESULTS_PANEL (self->results_panel), pspec->name))
+    self->refilter_pending = TRUE;
+  /* Many results arrive together: redraw (and refilter, when the filter
+   * looks at what changed) once for them. */
   if (self->refilter_idle == 0)
     self->refilter_idle = g_idle_add_once (refilter_soon_cb, self);
 }

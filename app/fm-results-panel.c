@@ -470,6 +470,20 @@ fm_results_panel_refilter (FmResultsPanel *self)
   update_count (self);
 }
 
+/* Whether a change of an item's PROPERTY can change what the list shows.
+ * Results arrive as latex/confidence/state/crop notifications on every item;
+ * refiltering for each batch re-ran the filter over the whole list while only
+ * the "to check" filter looks at results. */
+gboolean
+fm_results_panel_filter_follows (FmResultsPanel *self, const char *property)
+{
+  if (g_str_equal (property, "page"))
+    return TRUE;
+  if (g_str_equal (property, "state") || g_str_equal (property, "confidence"))
+    return gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (self->low_only_button));
+  return FALSE;
+}
+
 guint
 fm_results_panel_get_n_shown (FmResultsPanel *self)
 {

@@ -24,6 +24,7 @@ void       fm_results_panel_select_range (FmResultsPanel *self, guint first, gui
 char      *fm_results_panel_dup_all_latex (FmResultsPanel *self);
 /* Call when confidences changed, so "Show only low-confidence" refilters. */
 void       fm_results_panel_refilter (FmResultsPanel *self);
+gboolean fm_results_panel_filter_follows (FmResultsPanel *self, const char *property);
 /* Typeset preview of the selected formula; does nothing in builds without
  * WebKitGTK/KaTeX. */
 void       fm_results_panel_set_preview_enabled (FmResultsPanel *self, gboolean enabled);
