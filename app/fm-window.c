@@ -55,6 +55,7 @@ struct _FmWindow {
   GtkFileChooserNative *chooser;
   gboolean have_pandoc;          /* pandoc on PATH: Word and HTML export offered */
   guint dismiss_idle;            /* the last tab closed: its toasts go */
+  guint dismiss_settled;         /* fm_window_dismiss_toasts waiting for a toast to settle */
   gint64 last_toast_us;          /* when the newest toast was added */
   gboolean discard_confirmed;    /* the window closes without asking again */
   GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
@@ -78,6 +79,14 @@ remember_error (FmWindow *self, const char *message)
   self->last_error = g_strdup (message);
 }
 
+/* libadwaita 1.2 frees a toast dismissed while its show animation runs
+ * and then finishes that animation on it (AdwToastOverlay: the hide
+ * animation's end clears the running show animation, whose "done" handler
+ * gets the freed toast): the GUI tests crashed in adw_animation_skip when the
+ * last tab closed just after a toast. So the last tab's toasts go once the
+ * newest toast is older than its show animation, with a wide margin. */
+#define TOAST_SETTLED_US (G_USEC_PER_SEC)
+
 static void
 toast_dismissed (FmWindow *self, AdwToast *toast)
 {
@@ -85,8 +94,8 @@ toast_dismissed (FmWindow *self, AdwToast *toast)
     g_ptr_array_remove (self->toasts, toast);
 }
 
-void
-fm_window_dismiss_toasts (FmWindow *self)
+static void
+dismiss_toasts_now (FmWindow *self)
 {
   /* Newest first (queued toasts before the one on show); each one's
    * "dismissed" takes it out of the array, and the bound stops the loop
@@ -97,6 +106,37 @@ fm_window_dismiss_toasts (FmWindow *self)
       adw_toast_dismiss (toast);
       g_ptr_array_remove (self->toasts, toast);
     }
+}
+
+static gboolean dismiss_toasts_settled (gpointer data);
+
+/* Dismisses every toast on show or queued, once the newest is past its show
+ * animation (see TOAST_SETTLED_US): at once when it is, else from a timer. */
+void
+fm_window_dismiss_toasts (FmWindow *self)
+{
+  gint64 age = g_get_monotonic_time () - self->last_toast_us;
+
+  if (self->toasts->len == 0)
+    return;
+  if (age >= TOAST_SETTLED_US)
+    {
+      g_clear_handle_id (&self->dismiss_settled, g_source_remove);
+      dismiss_toasts_now (self);
+    }
+  else if (self->dismiss_settled == 0)
+    self->dismiss_settled = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
+                                           dismiss_toasts_settled, self);
+}
+
+static gboolean
+dismiss_toasts_settled (gpointer data)
+{
+  FmWindow *self = data;
+
+  self->dismiss_settled = 0;
+  fm_window_dismiss_toasts (self);
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -180,13 +220,6 @@ update_page_entry (FmWindow *self)
 
 static void update_recent (FmWindow *self);
 
-/* libadwaita 1.2 frees a toast dismissed while its show animation runs
- * and then finishes that animation on it (AdwToastOverlay: the hide
- * animation's end clears the running show animation, whose "done" handler
- * gets the freed toast): the GUI tests crashed in adw_animation_skip when the
- * last tab closed just after a toast. So the last tab's toasts go once the
- * newest toast is older than its show animation, with a wide margin. */
-#define TOAST_SETTLED_US (G_USEC_PER_SEC)
 
 static gboolean
 dismiss_toasts_later (gpointer data)
@@ -201,7 +234,7 @@ dismiss_toasts_later (gpointer data)
     self->dismiss_idle = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
                                         dismiss_toasts_later, self);
   else
-    fm_window_dismiss_toasts (self);
+    dismiss_toasts_now (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -1703,6 +1736,7 @@ fm_window_dispose (GObject *object)
   g_clear_handle_id (&self->status_soon_id, g_source_remove);
   g_clear_handle_id (&self->zoom_label_id, g_source_remove);
   g_clear_handle_id (&self->dismiss_idle, g_source_remove);
+  g_clear_handle_id (&self->dismiss_settled, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)

@@ -28,7 +28,8 @@ guint          fm_window_get_n_toasts_shown (FmWindow *self);
  * is the file's URI), for tests. */
 GtkListBox    *fm_window_get_recent_list (FmWindow *self);
 /* Dismisses every toast on show (tests, before a screenshot: under Xvfb the
- * window never becomes active, so toasts do not time out). */
+ * window never becomes active, so toasts do not time out), at once or, while
+ * the newest is still in its show animation, a moment later. */
 void           fm_window_dismiss_toasts (FmWindow *self);
 /* The text of the status line and of the progress label. */
 const char    *fm_window_get_status_text (FmWindow *self);

@@ -405,6 +405,7 @@ test_find (void)
   }
   spin (0.5);
   fm_window_dismiss_toasts (window);
+  g_assert_true (wait_for (no_toasts_shown, NULL, 10));
   spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-find.png"));
 
@@ -458,6 +459,7 @@ test_outline (void)
   spin (0.8);
   g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (list)));
   fm_window_dismiss_toasts (window);
+  g_assert_true (wait_for (no_toasts_shown, NULL, 10));
   spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-outline.png"));
 
@@ -526,6 +528,7 @@ test_zoom_and_position (void)
   g_assert_cmpfloat (842 * fm_page_view_get_zoom (view), <=, gtk_widget_get_height (GTK_WIDGET (view)));
   g_assert_cmpfloat (842 * fm_page_view_get_zoom (view), >, gtk_widget_get_height (GTK_WIDGET (view)) - 40);
   fm_window_dismiss_toasts (window);
+  g_assert_true (wait_for (no_toasts_shown, NULL, 10));
   spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-fit-page.png"));
   gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
@@ -607,6 +610,7 @@ test_devices_and_drop (void)
   g_assert_true (fm_window_get_drop_highlight (window));
   spin (0.3);
   fm_window_dismiss_toasts (window);
+  g_assert_true (wait_for (no_toasts_shown, NULL, 10));
   spin (0.5);
   g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-drop.png"));
   g_signal_emit_by_name (target, "leave");
