@@ -54,8 +54,8 @@ struct _FmWindow {
   char *progress_text;
   GtkFileChooserNative *chooser;
   gboolean have_pandoc;          /* pandoc on PATH: Word and HTML export offered */
-  guint dismiss_idle;            /* the last tab closed: its toasts go */
-  guint dismiss_settled;         /* fm_window_dismiss_toasts waiting for a toast to settle */
+  guint dismiss_source;          /* toasts to go: an idle or a wait for the newest to settle */
+  gboolean dismiss_only_when_empty; /* asked by the last tab closing */
   gint64 last_toast_us;          /* when the newest toast was added */
   gboolean discard_confirmed;    /* the window closes without asking again */
   GPtrArray *toasts;             /* AdwToast shown and not dismissed yet */
@@ -83,7 +83,7 @@ remember_error (FmWindow *self, const char *message)
  * and then finishes that animation on it (AdwToastOverlay: the hide
  * animation's end clears the running show animation, whose "done" handler
  * gets the freed toast): the GUI tests crashed in adw_animation_skip when the
- * last tab closed just after a toast. So the last tab's toasts go once the
+ * last tab closed just after a toast. So toasts are dismissed only once the
  * newest toast is older than its show animation, with a wide margin. */
 #define TOAST_SETTLED_US (G_USEC_PER_SEC)
 
@@ -108,35 +108,46 @@ dismiss_toasts_now (FmWindow *self)
     }
 }
 
-static gboolean dismiss_toasts_settled (gpointer data);
+static gboolean dismiss_toasts_timeout (gpointer data);
 
-/* Dismisses every toast on show or queued, once the newest is past its show
- * animation (see TOAST_SETTLED_US): at once when it is, else from a timer. */
-void
-fm_window_dismiss_toasts (FmWindow *self)
+/* Every toast on show or queued goes once the newest is past its show
+ * animation (TOAST_SETTLED_US): at once when it is, else from a timer. A
+ * dismissal asked for by the last tab closing is dropped should a document
+ * be open again by then. */
+static void
+dismiss_toasts_when_settled (FmWindow *self)
 {
   gint64 age = g_get_monotonic_time () - self->last_toast_us;
 
-  if (self->toasts->len == 0)
+  if (self->dismiss_only_when_empty && fm_window_get_current_tab (self) != NULL)
     return;
   if (age >= TOAST_SETTLED_US)
     {
-      g_clear_handle_id (&self->dismiss_settled, g_source_remove);
+      g_clear_handle_id (&self->dismiss_source, g_source_remove);
       dismiss_toasts_now (self);
     }
-  else if (self->dismiss_settled == 0)
-    self->dismiss_settled = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
-                                           dismiss_toasts_settled, self);
+  else if (self->dismiss_source == 0)
+    self->dismiss_source = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
+                                          dismiss_toasts_timeout, self);
 }
 
 static gboolean
-dismiss_toasts_settled (gpointer data)
+dismiss_toasts_timeout (gpointer data)
 {
   FmWindow *self = data;
 
-  self->dismiss_settled = 0;
-  fm_window_dismiss_toasts (self);
+  self->dismiss_source = 0;
+  dismiss_toasts_when_settled (self);
   return G_SOURCE_REMOVE;
+}
+
+void
+fm_window_dismiss_toasts (FmWindow *self)
+{
+  if (self->toasts->len == 0)
+    return;
+  self->dismiss_only_when_empty = FALSE;
+  dismiss_toasts_when_settled (self);
 }
 
 static void
@@ -221,23 +232,6 @@ update_page_entry (FmWindow *self)
 static void update_recent (FmWindow *self);
 
 
-static gboolean
-dismiss_toasts_later (gpointer data)
-{
-  FmWindow *self = data;
-  gint64 age = g_get_monotonic_time () - self->last_toast_us;
-
-  self->dismiss_idle = 0;
-  if (fm_window_get_current_tab (self) != NULL)
-    return G_SOURCE_REMOVE;
-  if (age < TOAST_SETTLED_US)
-    self->dismiss_idle = g_timeout_add ((guint) ((TOAST_SETTLED_US - age) / 1000) + 1,
-                                        dismiss_toasts_later, self);
-  else
-    dismiss_toasts_now (self);
-  return G_SOURCE_REMOVE;
-}
-
 static void
 update_title (FmWindow *self)
 {
@@ -253,8 +247,13 @@ update_title (FmWindow *self)
        * goes with it. A toast shown after this (a file that failed to open,
        * an export finishing) stays. The list is read again: files deleted
        * while documents were open drop out of it. */
-      if (self->toasts->len > 0 && self->dismiss_idle == 0)
-        self->dismiss_idle = g_idle_add (dismiss_toasts_later, self);
+      /* From an idle: libadwaita 1.2 crashed dismissing them inside
+       * AdwTabView's close. */
+      if (self->toasts->len > 0 && self->dismiss_source == 0)
+        {
+          self->dismiss_only_when_empty = TRUE;
+          self->dismiss_source = g_idle_add (dismiss_toasts_timeout, self);
+        }
       update_recent (self);
     }
 }
@@ -1735,8 +1734,7 @@ fm_window_dispose (GObject *object)
   g_clear_handle_id (&self->tick_id, g_source_remove);
   g_clear_handle_id (&self->status_soon_id, g_source_remove);
   g_clear_handle_id (&self->zoom_label_id, g_source_remove);
-  g_clear_handle_id (&self->dismiss_idle, g_source_remove);
-  g_clear_handle_id (&self->dismiss_settled, g_source_remove);
+  g_clear_handle_id (&self->dismiss_source, g_source_remove);
   if (self->worker != NULL)
     g_signal_handlers_disconnect_by_data (self->worker, self);
   if (self->chooser != NULL)
