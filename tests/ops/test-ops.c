@@ -514,6 +514,36 @@ static void test_gelu(void) {
     assert_close("gelu in place", fe_tensor_data(&x), ref, 3 * 1001, 1e-6, 2e-6);
 }
 
+/* A 3x3 "same" convolution in double: ref[] (ReLU applied when asked) and,
+ * when mag is not NULL, each output's sum of |terms| for a rounding bound.
+ * round_x_bf16 rounds the inputs to bf16 first, as the bf16 path packs them. */
+static void conv3x3_reference(const float *xd, const float *wd, const float *bd, int batch, int cin,
+                              int cout, int h, int w, bool relu, bool round_x_bf16, double *ref,
+                              double *mag) {
+    for (int bi = 0; bi < batch; bi++)
+        for (int co = 0; co < cout; co++)
+            for (int oy = 0; oy < h; oy++)
+                for (int ox = 0; ox < w; ox++) {
+                    double s = bd ? bd[co] : 0.0, m = bd ? fabs(bd[co]) : 0.0;
+                    for (int ci = 0; ci < cin; ci++)
+                        for (int ky = 0; ky < 3; ky++)
+                            for (int kx = 0; kx < 3; kx++) {
+                                int iy = oy + ky - 1, ix = ox + kx - 1;
+                                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                                    continue;
+                                float xv = xd[((bi * cin + ci) * h + iy) * w + ix];
+                                double xr = round_x_bf16 ? fe_bf16_to_f32(fe_f32_to_bf16(xv)) : xv;
+                                double t = xr * wd[((co * cin + ci) * 3 + ky) * 3 + kx];
+                                s += t;
+                                m += fabs(t);
+                            }
+                    size_t i = (((size_t)bi * cout + co) * h + oy) * w + ox;
+                    ref[i] = relu && s < 0 ? 0.0 : s;
+                    if (mag)
+                        mag[i] = m;
+                }
+}
+
 static void check_conv(int batch, int cin, int cout, int h, int w, bool bias, bool relu) {
     arena_setup();
     int64_t xs[4] = {batch, cin, h, w}, ws[4] = {cout, cin, 3, 3}, bs[1] = {cout},
@@ -521,25 +551,10 @@ static void check_conv(int batch, int cin, int cout, int h, int w, bool bias, bo
     FeTensor x = make_rand(4, xs, "x", -1, 1), wt = make_rand(4, ws, "w", -0.5f, 0.5f);
     FeTensor b = make_rand(1, bs, "b", -1, 1), y = make(FE_DTYPE_F32, 4, ys, "y");
     g_assert_cmpint(fe_conv3x3(&y, &x, &wt, bias ? &b : NULL, relu), ==, FE_OK);
-    const float *xd = fe_tensor_data(&x), *wd = fe_tensor_data(&wt), *bd = fe_tensor_data(&b);
     size_t n = (size_t)batch * cout * h * w;
     double *ref = g_new(double, n);
-    for (int bi = 0; bi < batch; bi++)
-        for (int co = 0; co < cout; co++)
-            for (int oy = 0; oy < h; oy++)
-                for (int ox = 0; ox < w; ox++) {
-                    double s = bias ? bd[co] : 0.0;
-                    for (int ci = 0; ci < cin; ci++)
-                        for (int ky = 0; ky < 3; ky++)
-                            for (int kx = 0; kx < 3; kx++) {
-                                int iy = oy + ky - 1, ix = ox + kx - 1;
-                                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                                    continue;
-                                s += (double)xd[((bi * cin + ci) * h + iy) * w + ix] *
-                                     wd[((co * cin + ci) * 3 + ky) * 3 + kx];
-                            }
-                    ref[((bi * cout + co) * h + oy) * w + ox] = relu && s < 0 ? 0.0 : s;
-                }
+    conv3x3_reference(fe_tensor_data(&x), fe_tensor_data(&wt), bias ? fe_tensor_data(&b) : NULL,
+                      batch, cin, cout, h, w, relu, false, ref, NULL);
     char what[80];
     snprintf(what, sizeof what, "conv3x3 b%d %d->%d %dx%d bias=%d relu=%d", batch, cin, cout, h,
              w, bias, relu);
@@ -573,30 +588,15 @@ static void check_conv_bf16(int batch, int cin, int cout, int h, int w, bool bia
                     n * sizeof(float));
     wb.bf16_dot = true;
     g_assert_cmpint(fe_conv3x3(&y, &x, &wb, bias ? &b : NULL, relu), ==, FE_OK);
-    const float *xd = fe_tensor_data(&x), *got = fe_tensor_data(&y);
-    for (int bi = 0; bi < batch; bi++)
-        for (int co = 0; co < cout; co++)
-            for (int oy = 0; oy < h; oy++)
-                for (int ox = 0; ox < w; ox++) {
-                    double s = bp ? bp[co] : 0.0, mag = bp ? fabs(bp[co]) : 0.0;
-                    for (int ci = 0; ci < cin; ci++)
-                        for (int ky = 0; ky < 3; ky++)
-                            for (int kx = 0; kx < 3; kx++) {
-                                int iy = oy + ky - 1, ix = ox + kx - 1;
-                                if (iy < 0 || iy >= h || ix < 0 || ix >= w)
-                                    continue;
-                                double xr = fe_bf16_to_f32(
-                                    fe_f32_to_bf16(xd[((bi * cin + ci) * h + iy) * w + ix]));
-                                double t = xr * wd[((co * cin + ci) * 3 + ky) * 3 + kx];
-                                s += t;
-                                mag += fabs(t);
-                            }
-                    double want = relu && s < 0 ? 0.0 : s;
-                    size_t i = (((size_t)bi * cout + co) * h + oy) * w + ox;
-                    if (!(fabs(got[i] - want) <= 1e-6 * mag + 1e-6))
-                        g_error("bf16 conv b%d %d->%d %dx%d [%d,%d,%d,%d]: %.9g, reference %.9g",
-                                batch, cin, cout, h, w, bi, co, oy, ox, got[i], want);
-                }
+    const float *got = fe_tensor_data(&y);
+    double *ref = g_new(double, n), *mag = g_new(double, n);
+    conv3x3_reference(fe_tensor_data(&x), wd, bp, batch, cin, cout, h, w, relu, true, ref, mag);
+    for (size_t i = 0; i < n; i++)
+        if (!(fabs(got[i] - ref[i]) <= 1e-6 * mag[i] + 1e-6))
+            g_error("bf16 conv b%d %d->%d %dx%d [output %zu]: %.9g, reference %.9g", batch, cin,
+                    cout, h, w, i, got[i], ref[i]);
+    g_free(ref);
+    g_free(mag);
 }
 
 static void test_conv3x3_bf16(void) {
