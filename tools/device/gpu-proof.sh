@@ -8,22 +8,29 @@
 # on Debian 12) downloads the few Debian packages into .devdeps/, which the
 # `run` call carries. They are unpacked under /tmp/devdeps, never over /.
 #
-#   bash tools/device/gpu-proof.sh [--build-only] [--bench] [--no-tests]
+#   bash tools/device/gpu-proof.sh [--build-only] [--bench] [--no-tests] [--compare DATA]
 #
 # --build-only compiles build-gpu and stops (run it beside a training call: the
 # tests then run after training, since gpu-ops checks that device memory
 # returns after unloading and another process's allocations would disturb it).
+# --compare DATA recognises DATA's test split on the CPU and on cuda:0 with the
+# shipped model (tools/eval/device_compare.py: token-identical count, exact
+# match of each, VRAM before load / after load / after unloading, speeds) into
+# $OUT/device-compare.json; DATA is made here by copying a dataset's vocab.json,
+# meta.json and test-00000.{idx.npy,tok} and xz-compressing its .img.
 set -u
 src=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$src"
-bench=0; tests=1; build_only=0
-for a in "$@"; do
-  case $a in
+bench=0; tests=1; build_only=0; compare=
+while [ $# -gt 0 ]; do
+  case $1 in
     --bench) bench=1 ;;
     --no-tests) tests=0 ;;
     --build-only) build_only=1 ;;
-    *) echo "gpu-proof.sh: unknown argument $a" >&2; exit 2 ;;
+    --compare) compare=$2; shift ;;
+    *) echo "gpu-proof.sh: unknown argument $1" >&2; exit 2 ;;
   esac
+  shift
 done
 
 export PATH=/usr/local/cuda/bin:$PATH
@@ -61,7 +68,7 @@ if [ "$build_only" = 1 ]; then
   echo "== build only"
   { [ -d build-gpu ] || meson setup build-gpu -Dcuda=enabled -Dgui=disabled -Dgpu_archs=${CUDA_ARCHS:-90}; } &&
     ninja -C build-gpu -j "${JOBS:-12}" kernels/libformulate-cuda.so tests/gpu/test-cuda-host \
-      tests/gpu/test-cuda-ops bench/engine-gpu/bench-engine-gpu || status=$?
+      tests/gpu/test-cuda-ops bench/engine-gpu/bench-engine-gpu tools/eval/eval-device-compare || status=$?
   echo "gpu-proof.sh: exit $status"
   exit $status
 fi
@@ -70,6 +77,13 @@ if [ "$tests" = 1 ]; then
   echo "== tests/gpu/run.sh"
   JOBS=${JOBS:-16} sh tests/gpu/run.sh build-gpu || status=$?
   cp build-gpu/meson-logs/testlog.txt "${OUT:-/tmp}/gpu-testlog.txt" 2>/dev/null
+fi
+if [ -n "$compare" ]; then
+  echo "== tools/eval/device_compare.py $compare"
+  ninja -C build-gpu tools/eval/eval-device-compare >/dev/null &&
+    python3 tools/eval/device_compare.py --data "$compare" --tool build-gpu/tools/eval/eval-device-compare \
+      --model data/models/formulate-v1.safetensors --device cuda:0 \
+      --out "${OUT:-/tmp}/device-compare.json" || status=$?
 fi
 if [ "$bench" = 1 ]; then
   echo "== bench/engine-gpu/run.sh"
