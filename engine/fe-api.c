@@ -196,6 +196,44 @@ static fe_status fe_fill_device_info(FeDevice *dev, FeDeviceInfo *out) {
     return FE_OK;
 }
 
+/* One small encode and two decoder steps on a fresh GPU context, so that the
+ * first formula a person waits for does not pay for what CUDA does on first
+ * use: loading our kernels and cuBLAS's into the device (lazy module loading,
+ * the default since CUDA 12), cuBLAS picking its algorithms, the first buffers
+ * of the device's pool (a freed state's buffers stay there for the next one).
+ * Measured on an H200 before this warm-up: 124 ms for the first formula after
+ * load, 3 ms a formula after it (bench/RESULTS.md, "GPU proof, 2026-11-26").
+ * The image is a typical crop's size, 64 x 512 pixels (the stride-rounded
+ * cap when the model is smaller), with one rule of ink. */
+static fe_status fe_context_warm_up(FeContext *ctx) {
+    const FeModelConfig *c = &ctx->model.cfg;
+    int h = 64 - 64 % c->height_stride, w = 512 - 512 % c->width_stride;
+    if (h > c->max_height)
+        h = c->max_height - c->max_height % c->height_stride;
+    if (w > c->max_width)
+        w = c->max_width - c->max_width % c->width_stride;
+    if (h <= 0)
+        h = c->height_stride;
+    if (w <= 0)
+        w = c->width_stride;
+    float *pixels = calloc((size_t)h * w, sizeof *pixels);
+    if (!pixels)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    for (int x = w / 8; x < w - w / 8; x++)
+        pixels[(size_t)(h / 2) * w + x] = 1.0f;
+    FeState *state = NULL;
+    fe_status st = fe_state_new(ctx, &state);
+    if (st == FE_OK)
+        st = fe_state_encode(state, pixels, h, w);
+    if (st == FE_OK) {
+        int tokens[2], n = 0;
+        st = fe_state_decode_greedy(state, tokens, 2, &n, NULL);
+    }
+    fe_state_free(state);
+    free(pixels);
+    return st;
+}
+
 fe_status fe_context_load(const char *path, const FeContextParams *params,
                           FeContext **out_context) {
     if (!path || !out_context)
@@ -351,6 +389,14 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
     snprintf(ri->gemm_path, sizeof ri->gemm_path, "%s",
              strcmp(dev->id, "cpu") == 0 ? fe_cpu_gemm_path() : dev->backend->name);
     ri->weights_bytes = ctx->model.weights_bytes;
+    if (fe_cuda_is_device(dev)) {
+        st = fe_context_warm_up(ctx);
+        if (st != FE_OK) {
+            fe_prefix_error(st, "%s: a first run on %s", path, dev->id);
+            fe_context_free(ctx);
+            return st;
+        }
+    }
     fe_clear_error();
     *out_context = ctx;
     return FE_OK;
