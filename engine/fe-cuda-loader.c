@@ -7,7 +7,7 @@
  * always talk to the same copy of the library. */
 #include "fe-cuda-loader.h"
 
-#include "../kernels/fe-cuda-module.h"
+#include "fe-cuda-module.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* fe-cuda-module.h - what libformulate-cuda.so offers beyond the generic
- * backend-module hook of fe-internal.h (FeBackendModule / FE_CUDA_MODULE_ENTRY).
+ * backend-module hook of fe-backend-impl.h (FeBackendModule / FE_CUDA_MODULE_ENTRY).
  *
  * Plain C so that both sides can include it: the module (CUDA C++, kernels/)
  * and the engine's loader (engine/fe-cuda-loader.c). The engine is a static
@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#include "fe-internal.h"
+#include "fe-backend-impl.h"
 
 #define FE_CUDA_EXTRAS_ABI_VERSION 1
 #define FE_CUDA_MODULE_EXTRAS_ENTRY "fe_cuda_module_extras"

@@ -1,0 +1,92 @@
+/* fe-cpu.h - the CPU backend's facts and kernels: cpuid, the GEMM paths,
+ * the bf16 kernels and the worker pool (fe-cpuid.c, fe-blas.c, fe-cpu*.c).
+ * Not installed. */
+#ifndef FE_CPU_H
+#define FE_CPU_H
+
+#include "fe-base.h"
+
+/* ------------------------------------------------------------------------ */
+/* CPU facts                                                                */
+
+typedef struct {
+    char vendor[16];
+    char brand[64];
+    int family, model;
+    bool sse42, avx, avx2, fma, avx512f, avx512bw, avx512vl, avx512_bf16, amx_bf16, amx_tile;
+    int n_cores;                   /* online logical CPUs                      */
+} FeCpuInfo;
+
+const FeCpuInfo *fe_cpu_info(void);
+/* The CPU's entry of fe_devices_list, without looking for other backends
+ * (which may load the CUDA module and its libraries). */
+void fe_cpu_device_info(FeDeviceInfo *out);
+/* Which GEMM path the CPU backend uses, e.g. "OpenBLAS 0.3.21 SkylakeX
+ * kernels (cpuid: AVX-512F, AMX-BF16; OPENBLAS_CORETYPE set by engine)".
+ * The first call (or first GEMM, or fe_devices_list) loads OpenBLAS and may
+ * setenv() OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS=1 for it (unless set):
+ * programs should make it early in main, before they start other threads. */
+const char *fe_cpu_gemm_path(void);
+void fe_cpu_set_threads(int n);
+/* Up to how many input rows the CPU matmul computes each output row exactly
+ * as it would for that row alone (the in-place dot-product path, whose sums
+ * do not depend on the row count), for weights of that dtype. Batched
+ * decoding keeps its rows within this so that it gives the serial tokens. */
+int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype);
+/* Whether this CPU multiplies bf16_dot weights in bf16 (AVX512_BF16 with
+ * AVX-512F/BW/VL, and the engine built for x86-64 with GCC or Clang). */
+bool fe_cpu_has_bf16_dot(void);
+int fe_cpu_get_threads(void);
+/* A float buffer of at least n elements private to the calling thread, in
+ * one of two slots (0: an op's temporaries; 1: an operand copy that the
+ * pool's threads read while their own tasks use slot 0). Grows, never
+ * shrinks; NULL when out of memory. */
+float *fe_cpu_scratch(int slot, size_t n);
+
+/* bf16 x bf16 with f32 sums (fe-cpu-bf16.c, AVX512_BF16), for weights marked
+ * bf16_dot: a 3x3 conv (pad 1) of one image x [cin, h, w] with weights
+ * [cout, cin*9] and y = relu?(conv + bias) [cout, h, w]; and y[m, n] =
+ * x[m, k] W[n, k]^T + bias. FE_ERR_UNSUPPORTED where the CPU lacks
+ * AVX512_BF16, or for an odd cin*9 / k (fe_cpu_bf16_conv_ok). */
+bool fe_cpu_bf16_conv_ok(int cin);
+fe_status fe_cpu_conv3x3_bf16(const float *x, int cin, int h, int w, const uint16_t *wt,
+                              const float *bias, bool relu, int cout, float *y);
+fe_status fe_cpu_matmul_bf16(const float *x, int m, int k, const uint16_t *w, int n,
+                             const float *bias, float *y);
+
+/* Row-major single-precision GEMM used by the CPU ops:
+ *   C[M,N] = alpha * A[M,K] * op(B) + beta * C,
+ *   op(B) = B[K,N] (b_trans false, ldb >= N) or B[N,K]^T (b_trans true, ldb >= K).
+ * fe_sgemm takes the path fe_cpu_gemm_path() reports: OpenBLAS loaded at run
+ * time with kernels chosen from cpuid, or the engine's own blocked kernels
+ * when OpenBLAS is absent or FE_BLAS=builtin is set in the environment
+ * (FE_BLAS=/path/libopenblas.so.0 picks a library). No allocation once warm. */
+typedef enum {
+    FE_GEMM_AUTO = 0,        /* whatever fe_cpu_gemm_path() says            */
+    FE_GEMM_OPENBLAS,
+    FE_GEMM_BUILTIN_AVX512,
+    FE_GEMM_BUILTIN_AVX2,    /* AVX2 + FMA                                  */
+    FE_GEMM_BUILTIN_GENERIC, /* portable C                                  */
+    FE_GEMM_COUNT
+} fe_gemm_kernel;
+
+void fe_sgemm(bool b_trans, int m, int n, int k, float alpha, const float *a, int lda,
+              const float *b, int ldb, float beta, float *c, int ldc);
+/* The same through one named kernel (tests, bench/gemm): FE_ERR_UNSUPPORTED
+ * when that kernel cannot run here (no OpenBLAS, CPU lacks the ISA). */
+fe_status fe_sgemm_with(fe_gemm_kernel kernel, bool b_trans, int m, int n, int k, float alpha,
+                        const float *a, int lda, const float *b, int ldb, float beta, float *c,
+                        int ldc);
+const char *fe_gemm_kernel_name(fe_gemm_kernel kernel);
+/* The kernel FE_GEMM_AUTO resolves to. */
+fe_gemm_kernel fe_gemm_active_kernel(void);
+
+/* The CPU backend's worker pool (fe-cpu-pool.c): runs fn(ctx, task) for task
+ * in [0, n_tasks) on up to fe_cpu_get_threads() threads, the caller among
+ * them, and returns when all are done. Workers are created once and kept;
+ * a call made while the pool is busy (another FeState's thread) runs inline. */
+typedef void (*FeParallelFn)(void *ctx, int task);
+void fe_cpu_parallel_for(int n_tasks, FeParallelFn fn, void *ctx);
+
+
+#endif /* FE_CPU_H */
