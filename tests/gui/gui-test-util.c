@@ -113,6 +113,21 @@ source_root (void)
   return root ? root : FM_SOURCE_DATADIR "/..";
 }
 
+GtkWidget *
+find_widget (GtkWidget *root, WidgetMatch match, gconstpointer data)
+{
+  if (match (root, data))
+    return root;
+  for (GtkWidget *child = gtk_widget_get_first_child (root); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_widget (child, match, data);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 gboolean
 wait_for (gboolean (*done) (gpointer), gpointer data, double timeout_s)
 {

@@ -56,6 +56,12 @@ void spin (double seconds);
 
 FmDocumentTab *current_tab (void);
 
+/* The first of root and its descendants (depth first, in child order) that
+ * match accepts, or NULL: the one widget walk behind every finder of the GUI
+ * tests, which differ only in what they look for. */
+typedef gboolean (*WidgetMatch) (GtkWidget *widget, gconstpointer data);
+GtkWidget *find_widget (GtkWidget *root, WidgetMatch match, gconstpointer data);
+
 /* Saves widget (a toplevel: the window or a dialog) as a PNG named name in
  * $FM_SCREENSHOT_DIR, else in dir. */
 gboolean save_widget_screenshot (GtkWidget *widget, const char *dir, const char *name);

@@ -617,20 +617,18 @@ test_devices_and_drop (void)
   g_assert_false (fm_window_get_drop_highlight (window));
 }
 
+static gboolean
+is_mapped_row_of (GtkWidget *widget, gconstpointer item)
+{
+  return FM_IS_RESULTS_ROW (widget) && fm_results_row_get_item (FM_RESULTS_ROW (widget)) == item &&
+         gtk_widget_get_mapped (widget);
+}
+
 /* The row showing item, once the list has made and mapped it. */
 static FmResultsRow *
 row_for_item (GtkWidget *widget, FmResultsItem *item)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      FmResultsRow *row;
-      if (FM_IS_RESULTS_ROW (child) && fm_results_row_get_item (FM_RESULTS_ROW (child)) == item &&
-          gtk_widget_get_mapped (child))
-        return FM_RESULTS_ROW (child);
-      if ((row = row_for_item (child, item)) != NULL)
-        return row;
-    }
-  return NULL;
+  return (FmResultsRow *) find_widget (widget, is_mapped_row_of, item);
 }
 
 static gboolean
@@ -824,25 +822,25 @@ chooser_has_folder (gpointer chooser)
   return folder != NULL;
 }
 
+static gboolean
+offers_choice (GtkWidget *widget, gconstpointer label)
+{
+  GListModel *model;
+
+  if (!GTK_IS_DROP_DOWN (widget))
+    return FALSE;
+  model = gtk_drop_down_get_model (GTK_DROP_DOWN (widget));
+  for (guint i = 0; model != NULL && GTK_IS_STRING_LIST (model) && i < g_list_model_get_n_items (model); i++)
+    if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), label) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* The drop-down among widget's descendants that offers label. */
 static GtkDropDown *
 find_choice_drop_down (GtkWidget *widget, const char *label)
 {
-  if (GTK_IS_DROP_DOWN (widget))
-    {
-      GListModel *model = gtk_drop_down_get_model (GTK_DROP_DOWN (widget));
-      for (guint i = 0; model != NULL && GTK_IS_STRING_LIST (model) && i < g_list_model_get_n_items (model); i++)
-        if (g_strcmp0 (gtk_string_list_get_string (GTK_STRING_LIST (model), i), label) == 0)
-          return GTK_DROP_DOWN (widget);
-    }
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkDropDown *found = find_choice_drop_down (child, label);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return (GtkDropDown *) find_widget (widget, offers_choice, label);
 }
 
 static gboolean
@@ -995,19 +993,16 @@ recent_titles (void)
   return titles;
 }
 
+static gboolean
+is_named (GtkWidget *widget, gconstpointer name)
+{
+  return g_strcmp0 (gtk_widget_get_name (widget), name) == 0;
+}
+
 static GtkWidget *
 find_named (GtkWidget *widget, const char *name)
 {
-  if (g_strcmp0 (gtk_widget_get_name (widget), name) == 0)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_named (child, name);
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
+  return find_widget (widget, is_named, name);
 }
 
 static int

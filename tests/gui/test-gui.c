@@ -405,33 +405,29 @@ read_clipboard (void)
   return read.text;
 }
 
+static gboolean
+is_row_with_latex (GtkWidget *widget, gconstpointer unused)
+{
+  return FM_IS_RESULTS_ROW (widget) && fm_results_row_get_item (FM_RESULTS_ROW (widget)) != NULL &&
+         fm_results_item_get_latex (fm_results_row_get_item (FM_RESULTS_ROW (widget))) != NULL;
+}
+
 static FmResultsRow *
 find_row (GtkWidget *widget)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      FmResultsRow *row;
-      if (FM_IS_RESULTS_ROW (child) && fm_results_row_get_item (FM_RESULTS_ROW (child)) != NULL &&
-          fm_results_item_get_latex (fm_results_row_get_item (FM_RESULTS_ROW (child))) != NULL)
-        return FM_RESULTS_ROW (child);
-      if ((row = find_row (child)) != NULL)
-        return row;
-    }
-  return NULL;
+  return (FmResultsRow *) find_widget (widget, is_row_with_latex, NULL);
+}
+
+static gboolean
+is_numbered_row (GtkWidget *widget, gconstpointer unused)
+{
+  return FM_IS_RESULTS_ROW (widget) && fm_results_row_get_number_text (FM_RESULTS_ROW (widget)) != NULL;
 }
 
 static FmResultsRow *
 find_numbered_row (GtkWidget *widget)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      FmResultsRow *row;
-      if (FM_IS_RESULTS_ROW (child) && fm_results_row_get_number_text (FM_RESULTS_ROW (child)) != NULL)
-        return FM_RESULTS_ROW (child);
-      if ((row = find_numbered_row (child)) != NULL)
-        return row;
-    }
-  return NULL;
+  return (FmResultsRow *) find_widget (widget, is_numbered_row, NULL);
 }
 
 /* Equation numbers ("(3.1)") are text, not formulas: they must not be queued
@@ -599,18 +595,16 @@ test_equation_numbers (void)
   }
 }
 
+static gboolean
+is_button_with_tooltip (GtkWidget *widget, gconstpointer tooltip)
+{
+  return GTK_IS_BUTTON (widget) && g_strcmp0 (gtk_widget_get_tooltip_text (widget), tooltip) == 0;
+}
+
 static GtkWidget *
 find_button_with_tooltip (GtkWidget *widget, const char *tooltip)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found;
-      if (GTK_IS_BUTTON (child) && g_strcmp0 (gtk_widget_get_tooltip_text (child), tooltip) == 0)
-        return child;
-      if ((found = find_button_with_tooltip (child, tooltip)) != NULL)
-        return found;
-    }
-  return NULL;
+  return find_widget (widget, is_button_with_tooltip, tooltip);
 }
 
 static void
@@ -667,19 +661,17 @@ test_copy (void)
   g_assert_cmpuint (fm_window_get_n_toasts (window), ==, toasts + 3);
 }
 
+static gboolean
+is_primary_menu_button (GtkWidget *widget, gconstpointer unused)
+{
+  return GTK_IS_MENU_BUTTON (widget) &&
+         g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (widget)), "open-menu-symbolic") == 0;
+}
+
 static GtkWidget *
 find_primary_menu_button (GtkWidget *widget)
 {
-  if (GTK_IS_MENU_BUTTON (widget) &&
-      g_strcmp0 (gtk_menu_button_get_icon_name (GTK_MENU_BUTTON (widget)), "open-menu-symbolic") == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c; c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_primary_menu_button (c);
-      if (found)
-        return found;
-    }
-  return NULL;
+  return find_widget (widget, is_primary_menu_button, NULL);
 }
 
 static void
