@@ -505,22 +505,11 @@ prefetch_work (gpointer data, gpointer user_data)
   g_mutex_unlock (&pf->lock);
 }
 
-/* Threads: the processors, at most 4 (each holds a Tesseract instance of
- * about 30 MB once it has read a scanned page); FM_DETECT_THREADS=N sets
- * it (1: pages one after the other, as before). */
-static guint
-prefetch_threads (void)
-{
-  const char *env = g_getenv ("FM_DETECT_THREADS");
-  guint n = env ? (guint) g_ascii_strtoull (env, NULL, 10) : g_get_num_processors ();
-  return CLAMP (n, 1, 4);
-}
-
 static Prefetch *
 prefetch_new (FmDocument *doc, const FmDetectOptions *dopts, GArray *pages)
 {
   Prefetch *pf = g_new0 (Prefetch, 1);
-  guint threads = prefetch_threads ();
+  guint threads = fm_detect_thread_count ();
 
   pf->doc = doc;
   pf->dopts = dopts;

@@ -474,6 +474,7 @@ typedef struct {
 } DetectedPage;
 
 static void finish_detection (FmDocumentTab *self);
+static void detected_page_free (DetectedPage *dp);
 
 static gboolean
 deliver_page (gpointer data)
@@ -523,49 +524,118 @@ deliver_page (gpointer data)
           g_signal_emit (self, signals[SIGNAL_DETECTED], 0);
         }
     }
+  detected_page_free (dp);
+  return G_SOURCE_REMOVE;
+}
+
+/* Pages are detected on fm_detect_thread_count() threads (a scanned page
+ * keeps Tesseract busy for about a second) and handed to the main loop in
+ * page order, so the list still fills from the top. At most twice as many
+ * pages as threads are in flight, so a long document's regions do not pile
+ * up ahead of the list. */
+typedef struct {
+  FmDocument   *doc;
+  GCancellable *cancellable;
+  DetectedPage **done;         /* per page: set by the pool when detected */
+  GMutex        lock;
+  GCond         cond;
+} DetectRun;
+
+static void
+detect_page_work (gpointer data, gpointer user_data)
+{
+  DetectedPage *dp = data;
+  DetectRun *run = user_data;
+
+  if (!g_cancellable_is_cancelled (run->cancellable))
+    {
+      g_autoptr(GError) error = NULL;
+      FmDetectOptions options = fm_detect_default_options ();
+      /* A page without a text layer is read from its pixels (fm-scan.h). */
+      dp->regions = fm_detect_page_any (run->doc, dp->page, &options, &dp->source, &error);
+      if (dp->regions == NULL)
+        dp->note = g_strdup (error->message);
+      else
+        /* The crops the CLI recognises too (one pipeline, fm-recognize.h). */
+        fm_recognize_prepare_page (run->doc, dp->regions, 0, FM_CROP_RULE_DEFAULT);
+    }
+  g_mutex_lock (&run->lock);
+  run->done[dp->page] = dp;
+  g_cond_broadcast (&run->cond);
+  g_mutex_unlock (&run->lock);
+}
+
+static void
+deliver_later (GMainContext *context, DetectedPage *dp)
+{
+  /* A source, never g_main_context_invoke(): that could run deliver_page on
+   * this thread when the main context is free. */
+  GSource *idle = g_idle_source_new ();
+
+  g_source_set_callback (idle, deliver_page, dp, NULL);
+  g_source_attach (idle, context);
+  g_source_unref (idle);
+}
+
+static void
+detected_page_free (DetectedPage *dp)
+{
   g_clear_pointer (&dp->regions, g_ptr_array_unref);
   g_free (dp->note);
   g_object_unref (dp->self);
   g_free (dp);
-  return G_SOURCE_REMOVE;
 }
 
 static void
 detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   FmDocumentTab *self = source;
-  FmDocument *doc = task_data;
-  FmDetectOptions options = fm_detect_default_options ();
-  int n = fm_document_get_n_pages (doc);
+  DetectRun run = { task_data, cancellable, NULL };
+  int n = fm_document_get_n_pages (run.doc), pushed = 0, page;
+  guint threads = fm_detect_thread_count ();
   GMainContext *context = g_task_get_context (task);
+  GThreadPool *pool = g_thread_pool_new (detect_page_work, &run, (int) threads, FALSE, NULL);
+  DetectedPage *end;
 
-  for (int page = 0; page <= n; page++)
+  run.done = g_new0 (DetectedPage *, MAX (n, 1));
+  g_mutex_init (&run.lock);
+  g_cond_init (&run.cond);
+  for (page = 0; page < n; page++)
     {
-      DetectedPage *dp = g_new0 (DetectedPage, 1);
+      DetectedPage *dp;
 
-      dp->self = g_object_ref (self);
-      dp->page = page < n ? page : -1;
-      if (page < n && !g_cancellable_is_cancelled (cancellable))
+      for (; pushed < n && pushed < page + 2 * (int) threads; pushed++)
         {
-          g_autoptr(GError) error = NULL;
-          /* A page without a text layer is read from its pixels (fm-scan.h). */
-          dp->regions = fm_detect_page_any (doc, page, &options, &dp->source, &error);
-          if (dp->regions == NULL)
-            dp->note = g_strdup (error->message);
-          else
-            /* The crops the CLI recognises too (one pipeline, fm-recognize.h). */
-            fm_recognize_prepare_page (doc, dp->regions, 0, FM_CROP_RULE_DEFAULT);
+          DetectedPage *next = g_new0 (DetectedPage, 1);
+          next->self = g_object_ref (self);
+          next->page = pushed;
+          g_thread_pool_push (pool, next, NULL);
         }
-      {
-        /* A source, never g_main_context_invoke(): that could run
-         * deliver_page on this thread when the main context is free. */
-        GSource *idle = g_idle_source_new ();
-        g_source_set_callback (idle, deliver_page, dp, NULL);
-        g_source_attach (idle, context);
-        g_source_unref (idle);
-      }
+      g_mutex_lock (&run.lock);
+      while (run.done[page] == NULL)
+        g_cond_wait (&run.cond, &run.lock);
+      dp = g_steal_pointer (&run.done[page]);
+      g_mutex_unlock (&run.lock);
+      deliver_later (context, dp);
       if (g_cancellable_is_cancelled (cancellable))
         break;
+    }
+  /* Pages pushed but not delivered (after a cancel) finish quickly: the
+   * workers see the cancellable before they start. */
+  g_thread_pool_free (pool, FALSE, TRUE);
+  for (int i = 0; i < n; i++)
+    if (run.done[i] != NULL)
+      detected_page_free (run.done[i]);
+  g_free (run.done);
+  g_mutex_clear (&run.lock);
+  g_cond_clear (&run.cond);
+  if (page == n)
+    {
+      /* page -1: detection finished */
+      end = g_new0 (DetectedPage, 1);
+      end->self = g_object_ref (self);
+      end->page = -1;
+      deliver_later (context, end);
     }
   g_task_return_boolean (task, TRUE);
 }

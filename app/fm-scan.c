@@ -1426,6 +1426,15 @@ fm_page_source_to_string (FmPageSource source)
     }
 }
 
+guint
+fm_detect_thread_count (void)
+{
+  const char *env = g_getenv ("FM_DETECT_THREADS");
+  guint n = env ? (guint) g_ascii_strtoull (env, NULL, 10) : g_get_num_processors ();
+
+  return CLAMP (n, 1, 4);
+}
+
 GPtrArray *
 fm_detect_page_any (FmDocument *doc, int page_index, const FmDetectOptions *options,
                     FmPageSource *source, GError **error)

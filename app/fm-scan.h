@@ -64,4 +64,10 @@ GPtrArray  *fm_detect_page_any (FmDocument            *doc,
                                 FmPageSource          *source,
                                 GError               **error);
 
+/* How many pages to detect at once (the window and the CLI): the processors,
+ * at most 4, since each thread holds a Tesseract instance of about 30 MB once
+ * it has read a scanned page; FM_DETECT_THREADS=N sets it (1: one page after
+ * the other). */
+guint       fm_detect_thread_count (void);
+
 G_END_DECLS

@@ -89,6 +89,7 @@ test_detection (void)
   FmDocumentTab *tab = current_tab ();
   GListModel *items;
   guint n, display = 0;
+  int last_page = 0;
 
   g_assert_true (wait_for (detection_done, NULL, 60));
   items = fm_document_tab_get_items (tab);
@@ -98,7 +99,12 @@ test_detection (void)
       g_autoptr(FmResultsItem) item = g_list_model_get_item (items, i);
       if (fm_results_item_get_kind (item) == FM_REGION_DISPLAY)
         display++;
+      /* Pages are detected on several threads (fm_detect_thread_count) but
+       * listed in page order. */
+      g_assert_cmpint (fm_results_item_get_region (item)->page, >=, last_page);
+      last_page = fm_results_item_get_region (item)->page;
     }
+  g_assert_cmpint (last_page, ==, 1);
   g_printerr ("# detected %u regions, %u display\n", n, display);
   /* sample.tex has 5 displayed formulas and 7 inline ones. */
   g_assert_cmpuint (display, >=, 4);
