@@ -3035,12 +3035,16 @@ fm_detect_page (FmDocument            *doc,
     for (guint i = 0; i < chunks->len; i++)
       {
         Chunk *ch = &g_array_index (chunks, Chunk, i);
+        double lx0, lx1;
         if (ch->block != -1 || ch->is_number || ch->n_text > 0 || ch->n_strong + ch->n_weak > 0)
           continue;
         for (int b = 0; b < n_blocks; b++)
           if (blocks[b].x1 > blocks[b].x0 && ch->box.x0 >= blocks[b].x0 - 0.2 * ch->em &&
               ch->box.x1 <= blocks[b].x1 + 0.2 * ch->em && v_gap (&blocks[b], &ch->box) < 0.5 * ch->em &&
-              !v_overlap_enough (&blocks[b], &ch->box, 0.9))
+              !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
+              /* not a piece of the text line below or above (a delimiter
+               * of an inline formula that only the ink shows, \bigl( ) */
+              !line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
             {
               gboolean f = FALSE;
               rect_union (&blocks[b], &ch->box, &f);
@@ -3066,10 +3070,18 @@ fm_detect_page (FmDocument            *doc,
             if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot ||
                 across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])))
               continue;
+            /* text wholly between the block's ends is the display's own
+             * (\overset{\text{def}}{=}, \text{if}): a line of running text
+             * passing through reaches out of it on one side at least */
+            if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
+              continue;
             crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
           }
         if (!crossed)
           continue;
+        if (g_getenv ("FM_DETECT_DEBUG"))
+          g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: dissolved\n", blocks[b].x0,
+                      blocks[b].y0, blocks[b].x1, blocks[b].y1);
         blocks[b] = (FmRect) { 0, 0, 0, 0 };
         reassign_block (chunks, b, -1);
       }
