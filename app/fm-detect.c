@@ -2168,7 +2168,13 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
                * em: there the rules above decide) */
               if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
-                  fabs (gap - ws) < 0.008 * em && !(ml->script && gap < 0.24 * em))
+                  fabs (gap - ws) < 0.008 * em &&
+                  /* after a script TeX adds \scriptspace to the glue: a
+                   * word space there is wider than the line's, and a gap
+                   * narrower than it is math spacing (\lim_{x\to c} x^2:
+                   * thin space plus \scriptspace, 0.253 em against a word
+                   * space of 0.260 em) */
+                  !(ml->script && (gap < 0.24 * em || gap < ws - 0.004 * em)))
                 join = FALSE;
               /* (a gap to an ink box holds a sidebearing besides the
                * glue: only one narrower than the word space tells) */
@@ -2176,6 +2182,11 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                        gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
                        /* (after a script, \scriptspace widens a word space) */
                        (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+                       /* TeX puts a math letter's italic correction
+                        * after it at the end of a formula: a word space
+                        * after an italic letter is wider than the line's
+                        * (two math letters have no glue between them) */
+                       !(gap > ws && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL && l->cls != CLS_TEXT) &&
                        !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
                        /* a script after its base (\mathrm{Li}_2\,u), not
                         * a fraction's part: the null delimiter after a
