@@ -23,6 +23,7 @@ typedef struct {
   gboolean ext;            /* from a TeX math extension font                  */
   gboolean bold;           /* from a bold face                                */
   gboolean ink;            /* found in the ink only (ink_lost_glyphs)         */
+  gboolean unit;           /* starts a unit after a number (classify_units)   */
 } Glyph;
 
 /* The character of a glyph the text layer lost and the ink shows: a large
@@ -572,6 +573,80 @@ static gboolean
 is_angle_close (gunichar c)
 {
   return c == 0x27E9 || c == 0x232A || c == 0x3009;
+}
+
+/* Whether the upright word w (UTF-8) is a unit symbol: an SI base or
+ * derived unit, or one with a decimal prefix (km, kΩ, MeV, μs). No English
+ * word is one: the prefix 'a' (as) and 'h' (ha) are left out. */
+static gboolean
+is_unit_word (const char *w)
+{
+  static const char *const units[] = {
+    "m", "s", "g", "A", "K", "mol", "cd", "N", "J", "W", "V", "C", "Ω", "Hz", "Pa", "T", "F", "H",
+    "Wb", "S", "eV", "L", "Bq", "Gy", "Sv", "lx", "lm", "rad", "sr", "atm", "bar", "min", NULL
+  };
+  static const char *const prefixes[] = { "", "k", "M", "G", "m", "μ", "µ", "n", "p", "c", "d", NULL };
+
+  for (int p = 0; prefixes[p] != NULL; p++)
+    {
+      gsize lp = strlen (prefixes[p]);
+      if (strncmp (w, prefixes[p], lp) != 0)
+        continue;
+      for (int u = 0; units[u] != NULL; u++)
+        if (strcmp (w + lp, units[u]) == 0 && !(lp > 0 && strlen (units[u]) > 2))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
+ * as wide as the line's word spaces, so the gap cannot tell the unit from
+ * a word of running text; the word can. An upright word that is a unit
+ * symbol, a word space after a digit on the same line, and the units
+ * glued to it by '/', a centred dot or a script, are neutral (no seed of
+ * their own) and the first is marked to join the number. */
+static void
+classify_units (Glyph *g, int n)
+{
+  for (int i = 1; i < n; i++)
+    {
+      const Glyph *d = &g[i - 1];
+      double em = d->size > 0.5 ? d->size : 10.0, gap = g[i].r.x0 - d->r.x1;
+      int k = i;
+
+      if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
+          gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
+        continue;
+      while (k < n)
+        {
+          GString *w = g_string_new (NULL);
+          int j = k;
+          gboolean ok;
+          while (j < n && (j == k || !g[j].space_before) && g_unichar_isalpha (g[j].c) && !g[j].bold &&
+                 fabs (g[j].size - g[k].size) < 0.1 * em && g[j].cls != CLS_WEAK &&
+                 !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC))
+            g_string_append_unichar (w, g[j++].c);
+          ok = j > k && is_unit_word (w->str) && !(j < n && !g[j].space_before && g_unichar_isalpha (g[j].c));
+          g_string_free (w, TRUE);
+          if (!ok)
+            break;
+          for (int q = k; q < j; q++)
+            if (g[q].cls == CLS_TEXT)
+              g[q].cls = CLS_NEUTRAL;
+          if (k == i)
+            g[i].unit = TRUE;
+          /* m/s, kg·m: the next unit glued on by a slash or a dot */
+          if (j + 1 < n && !g[j].space_before && !g[j + 1].space_before &&
+              (g[j].c == '/' || g[j].c == 0x00B7 || g[j].c == 0x22C5 || g[j].c == 0x2219))
+            {
+              if (g[j].cls == CLS_TEXT)
+                g[j].cls = CLS_NEUTRAL;
+              k = j + 1;
+            }
+          else
+            break;
+        }
+    }
 }
 
 /* Glyph-level corrections after the word classes, for what looks like math
@@ -2199,6 +2274,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                        ink_gap_empty (pc->ink, &l->r, &r->r))
                 join = TRUE;
             }
+          /* a number and its unit, a control space apart (classify_units) */
+          if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
+              r - g == l - g + 1)
+            join = TRUE;
           if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
             {
               char u1[8] = { 0 }, u2[8] = { 0 };
@@ -2632,6 +2711,7 @@ fm_detect_page (FmDocument            *doc,
       classify_words (g, n, math_italic, script);
       classify_words (g, n, math_italic, script);
       classify_glyph_runs (g, n, script);
+      classify_units (g, n);
       g_free (script);
     }
   disp_w = page_w;
