@@ -2883,7 +2883,11 @@ fm_detect_page (FmDocument            *doc,
        * is a piece of an inline formula, not a display. */
       /* So is a script-sized piece (limits, scripts, fraction parts): both
        * may only join a display block that has a full-size chunk. */
-      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em_max < 0.8 * body_em;
+      /* (OpenType math fonts scale scripts by their MATH table's
+       * ScriptPercentScaleDown, 80 % in DejaVu Math: a script there is
+       * 0.8 em of the text, which Poppler's rounded sizes put on either
+       * side of 0.8) */
+      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em_max < 0.81 * body_em;
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
