@@ -2323,8 +2323,15 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           /* A script diagonally against its base: Type 1 fonts with small
            * boxes (txfonts, newtx) leave a text-style sum's subscript below
            * the sum's box and beside it. */
-          if ((ma->script != mb->script) && h_gap (&ga->r, &gb->r) < 0.15 * em && v_gap (&ga->r, &gb->r) > 0 &&
-              v_gap (&ga->r, &gb->r) < 0.25 * em)
+          /* The same for a script raised over a closing delimiter, that
+           * overlaps its box by less than the 30 % the line rule needs
+           * (\right)^{2}: the delimiter's variant in an OpenType math font
+           * is taller than the box the text layer gives it). */
+          if ((ma->script != mb->script) && h_gap (&ga->r, &gb->r) < 0.15 * em && ix <= 0.2 * wmin &&
+              v_gap (&ga->r, &gb->r) < 0.25 * em &&
+              (v_gap (&ga->r, &gb->r) > 0 ||
+               MIN (ga->r.y1, gb->r.y1) - MAX (ga->r.y0, gb->r.y0) <
+                 0.35 * (ma->script ? ga->r.y1 - ga->r.y0 : gb->r.y1 - gb->r.y0)))
             {
               uf_join (parent, line_cy, line_em, a, b);
               continue;
