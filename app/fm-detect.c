@@ -766,7 +766,17 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
                  !g[k].space_before && fabs (g[k].size - g[i].size) < 0.1 * g[i].size &&
                  g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[i].size)
             k++;
+          /* ... or the logo's own letters wherever it stands (before a
+           * full stop, a comma, a space): A, M, S of one math font with no
+           * gap (\AmS: A\kern-.1667em\lower.5ex\hbox{M}\kern-.125em S;
+           * the text layer does not show the lowered M) */
           if (k - i >= 3 && k < n && (g[k].c == '-' || (g_unichar_isalpha (g[k].c) && g[k].cls == CLS_TEXT)))
+            for (int m = i; m < k; m++)
+              g[m].cls = CLS_TEXT;
+          else if (k - i == 3 && g[i].c == 'A' && g[i + 1].c == 'M' && g[i + 2].c == 'S' &&
+                   g[i + 1].r.x0 - g[i].r.x1 < 0.02 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.02 * g[i].size &&
+                   (k >= n || g[k].space_before ||
+                    (g[k].c > 0 && g[k].c < 128 && strchr (".,;:!?)", (int) g[k].c) != NULL)))
             for (int m = i; m < k; m++)
               g[m].cls = CLS_TEXT;
         }
