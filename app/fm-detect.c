@@ -2261,6 +2261,14 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                    * space of 0.260 em) */
                   !(ml->script && (gap < 0.24 * em || gap < ws - 0.004 * em)))
                 join = FALSE;
+              /* After a script, a word space and \scriptspace (0.035-0.06
+               * em: 0.5 pt, or the OpenType font's SpaceAfterScript): two
+               * formulas (40^{3} 36^{1}); inside a formula a script is
+               * followed by \scriptspace alone, or with a thin space
+               * (0.22 em), or by an operator's space */
+              else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
+                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em)
+                join = FALSE;
               /* (a gap to an ink box holds a sidebearing besides the
                * glue: only one narrower than the word space tells) */
               else if (ws > 0 && !join && gap >= 0.1 * em &&
