@@ -3197,6 +3197,34 @@ fm_detect_page (FmDocument            *doc,
               continue;
             crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
           }
+        /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
+         * y(0) = 0 in define."): running text level with the block's
+         * middle rows, on a line that starts or ends at the column's
+         * margin (a paragraph's line; a display is set off from both) */
+        if (!crossed)
+          {
+            gboolean run_text = FALSE, flush = FALSE;
+            int col = column_of (&pc, rect_cx (&blocks[b]));
+            for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
+              {
+                const Chunk *o = &g_array_index (chunks, Chunk, i);
+                int ot = o->end - o->start;
+                double cy = 0.5 * (o->box.y0 + o->box.y1);
+                /* (in the block's column by its margins too: a page's
+                 * gutter is not always found) */
+                if (o->block >= 0 || o->is_number || !margins.known[col] ||
+                    across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])) ||
+                    blocks[b].x0 < margins.left[col] - o->em || blocks[b].x1 > margins.right[col] + o->em ||
+                    o->box.x0 < margins.left[col] - o->em || o->box.x1 > margins.right[col] + o->em ||
+                    cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
+                  continue;
+                if (ot >= 3 && o->n_text * 2 >= ot && (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
+                  run_text = TRUE;
+                if (fabs (o->box.x0 - margins.left[col]) < 0.5 * o->em || fabs (o->box.x1 - margins.right[col]) < 0.5 * o->em)
+                  flush = TRUE;
+              }
+            crossed = run_text && flush;
+          }
         if (!crossed)
           continue;
         if (g_getenv ("FM_DETECT_DEBUG"))
