@@ -451,6 +451,16 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
           for (int k = i; k < j; k++)
             g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
         }
+      else if (italic && !upright && math_italic && j - i >= 2 && j - i <= 6 &&
+               upright_word_in_math (g, n, i, j, script))
+        {
+          /* On such a page, an italic word glued to math as an upright
+           * name would be (\mathit{Sh}(\mathcal{C}), \textit{Lift}(x, A'),
+           * \textit{PSh}(\mathcal{C}): the Stacks project's categories) is
+           * a name in the formula, not emphasis */
+          for (int k = i; k < j; k++)
+            g[k].cls = CLS_NEUTRAL;
+        }
       else if (italic && !upright && full_size_letters (g, i, j) <= 2)
         {
           /* A short italic word is a math letter (with its scripts: "y_ij"
