@@ -1832,8 +1832,16 @@ different_lines (GArray *bands, const MathGlyph *a, const MathGlyph *b, double e
 static gboolean
 ellipsis_dot (const Glyph *g, int n, int i)
 {
+  int before = 0;
+
   if (g[i].c == 0x2026 || g[i].c == 0x22EF)
     return TRUE;
+  /* a fourth dot is the sentence's full stop after \ldots ("$x =
+   * 2.45\ldots$.") */
+  while (before < 3 && i - before > 0 && g[i - before - 1].c == '.')
+    before++;
+  if (g[i].c == '.' && before == 3)
+    return FALSE;
   return g[i].c == '.' && ((i > 0 && g[i - 1].c == '.') || (i + 1 < n && g[i + 1].c == '.'));
 }
 

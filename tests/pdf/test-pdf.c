@@ -427,6 +427,33 @@ test_detect_classes (void)
       g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, 1);
     }
 
+  /* The full stop after \ldots ends the sentence, not the formula (its
+   * fourth dot had been taken for one of the ellipsis). */
+  for (guint f = 0; f < 2; f++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc =
+        open_fixture (f == 0 ? "tests/fixtures/pdf/cls-joins.pdf" : "tests/fixtures/pdf/cls-joins-xe.pdf", NULL, &error);
+      GPtrArray *r;
+      gboolean found = FALSE;
+
+      g_assert_no_error (error);
+      r = fm_detect_page (doc, 0, NULL, &error);
+      g_assert_no_error (error);
+      for (guint k = 0; k < r->len; k++)
+        {
+          const FmRegion *reg = r->pdata[k];
+          if (reg->text != NULL && strstr (reg->text, "2.45722") != NULL)
+            {
+              found = TRUE;
+              g_assert_false (g_str_has_suffix (reg->text, "...."));
+              g_assert_false (g_str_has_suffix (reg->text, ". . . ."));
+            }
+        }
+      g_assert_true (found);
+      g_ptr_array_unref (r);
+    }
+
   /* No region on the prose that is not math (the truth's "decoys"). */
   {
     g_autofree char *truth_path = g_strdup_printf ("%s/tests/fixtures/pdf/cls-prose.truth.json", FM_TEST_SRCDIR);
