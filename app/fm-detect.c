@@ -23,6 +23,7 @@ typedef struct {
   gboolean ext;            /* from a TeX math extension font                  */
   gboolean bold;           /* from a bold face                                */
   gboolean ink;            /* found in the ink only (ink_lost_glyphs)         */
+  gboolean unit;           /* starts a unit after a number (classify_units)   */
 } Glyph;
 
 /* The character of a glyph the text layer lost and the ink shows: a large
@@ -450,6 +451,16 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
           for (int k = i; k < j; k++)
             g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
         }
+      else if (italic && !upright && math_italic && j - i >= 2 && j - i <= 6 &&
+               upright_word_in_math (g, n, i, j, script))
+        {
+          /* On such a page, an italic word glued to math as an upright
+           * name would be (\mathit{Sh}(\mathcal{C}), \textit{Lift}(x, A'),
+           * \textit{PSh}(\mathcal{C}): the Stacks project's categories) is
+           * a name in the formula, not emphasis */
+          for (int k = i; k < j; k++)
+            g[k].cls = CLS_NEUTRAL;
+        }
       else if (italic && !upright && full_size_letters (g, i, j) <= 2)
         {
           /* A short italic word is a math letter (with its scripts: "y_ij"
@@ -574,6 +585,80 @@ is_angle_close (gunichar c)
   return c == 0x27E9 || c == 0x232A || c == 0x3009;
 }
 
+/* Whether the upright word w (UTF-8) is a unit symbol: an SI base or
+ * derived unit, or one with a decimal prefix (km, kΩ, MeV, μs). No English
+ * word is one: the prefix 'a' (as) and 'h' (ha) are left out. */
+static gboolean
+is_unit_word (const char *w)
+{
+  static const char *const units[] = {
+    "m", "s", "g", "A", "K", "mol", "cd", "N", "J", "W", "V", "C", "Ω", "Hz", "Pa", "T", "F", "H",
+    "Wb", "S", "eV", "L", "Bq", "Gy", "Sv", "lx", "lm", "rad", "sr", "atm", "bar", "min", NULL
+  };
+  static const char *const prefixes[] = { "", "k", "M", "G", "m", "μ", "µ", "n", "p", "c", "d", NULL };
+
+  for (int p = 0; prefixes[p] != NULL; p++)
+    {
+      gsize lp = strlen (prefixes[p]);
+      if (strncmp (w, prefixes[p], lp) != 0)
+        continue;
+      for (int u = 0; units[u] != NULL; u++)
+        if (strcmp (w + lp, units[u]) == 0 && !(lp > 0 && strlen (units[u]) > 2))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
+ * as wide as the line's word spaces, so the gap cannot tell the unit from
+ * a word of running text; the word can. An upright word that is a unit
+ * symbol, a word space after a digit on the same line, and the units
+ * glued to it by '/', a centred dot or a script, are neutral (no seed of
+ * their own) and the first is marked to join the number. */
+static void
+classify_units (Glyph *g, int n)
+{
+  for (int i = 1; i < n; i++)
+    {
+      const Glyph *d = &g[i - 1];
+      double em = d->size > 0.5 ? d->size : 10.0, gap = g[i].r.x0 - d->r.x1;
+      int k = i;
+
+      if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
+          gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
+        continue;
+      while (k < n)
+        {
+          GString *w = g_string_new (NULL);
+          int j = k;
+          gboolean ok;
+          while (j < n && (j == k || !g[j].space_before) && g_unichar_isalpha (g[j].c) && !g[j].bold &&
+                 fabs (g[j].size - g[k].size) < 0.1 * em && g[j].cls != CLS_WEAK &&
+                 !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC))
+            g_string_append_unichar (w, g[j++].c);
+          ok = j > k && is_unit_word (w->str) && !(j < n && !g[j].space_before && g_unichar_isalpha (g[j].c));
+          g_string_free (w, TRUE);
+          if (!ok)
+            break;
+          for (int q = k; q < j; q++)
+            if (g[q].cls == CLS_TEXT)
+              g[q].cls = CLS_NEUTRAL;
+          if (k == i)
+            g[i].unit = TRUE;
+          /* m/s, kg·m: the next unit glued on by a slash or a dot */
+          if (j + 1 < n && !g[j].space_before && !g[j + 1].space_before &&
+              (g[j].c == '/' || g[j].c == 0x00B7 || g[j].c == 0x22C5 || g[j].c == 0x2219))
+            {
+              if (g[j].cls == CLS_TEXT)
+                g[j].cls = CLS_NEUTRAL;
+              k = j + 1;
+            }
+          else
+            break;
+        }
+    }
+}
+
 /* Glyph-level corrections after the word classes, for what looks like math
  * glyph by glyph but is not (or the reverse):
  * - a number with a script (4^{1}, 15_{16}, 10^{-3}): digits are neutral
@@ -691,7 +776,17 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
                  !g[k].space_before && fabs (g[k].size - g[i].size) < 0.1 * g[i].size &&
                  g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[i].size)
             k++;
+          /* ... or the logo's own letters wherever it stands (before a
+           * full stop, a comma, a space): A, M, S of one math font with no
+           * gap (\AmS: A\kern-.1667em\lower.5ex\hbox{M}\kern-.125em S;
+           * the text layer does not show the lowered M) */
           if (k - i >= 3 && k < n && (g[k].c == '-' || (g_unichar_isalpha (g[k].c) && g[k].cls == CLS_TEXT)))
+            for (int m = i; m < k; m++)
+              g[m].cls = CLS_TEXT;
+          else if (k - i == 3 && g[i].c == 'A' && g[i + 1].c == 'M' && g[i + 2].c == 'S' &&
+                   g[i + 1].r.x0 - g[i].r.x1 < 0.02 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.02 * g[i].size &&
+                   (k >= n || g[k].space_before ||
+                    (g[k].c > 0 && g[k].c < 128 && strchr (".,;:!?)", (int) g[k].c) != NULL)))
             for (int m = i; m < k; m++)
               g[m].cls = CLS_TEXT;
         }
@@ -1737,8 +1832,16 @@ different_lines (GArray *bands, const MathGlyph *a, const MathGlyph *b, double e
 static gboolean
 ellipsis_dot (const Glyph *g, int n, int i)
 {
+  int before = 0;
+
   if (g[i].c == 0x2026 || g[i].c == 0x22EF)
     return TRUE;
+  /* a fourth dot is the sentence's full stop after \ldots ("$x =
+   * 2.45\ldots$.") */
+  while (before < 3 && i - before > 0 && g[i - before - 1].c == '.')
+    before++;
+  if (g[i].c == '.' && before == 3)
+    return FALSE;
   return g[i].c == '.' && ((i > 0 && g[i - 1].c == '.') || (i + 1 < n && g[i + 1].c == '.'));
 }
 
@@ -2168,7 +2271,21 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
                * em: there the rules above decide) */
               if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
-                  fabs (gap - ws) < 0.008 * em && !(ml->script && gap < 0.24 * em))
+                  fabs (gap - ws) < 0.008 * em &&
+                  /* after a script TeX adds \scriptspace to the glue: a
+                   * word space there is wider than the line's, and a gap
+                   * narrower than it is math spacing (\lim_{x\to c} x^2:
+                   * thin space plus \scriptspace, 0.253 em against a word
+                   * space of 0.260 em) */
+                  !(ml->script && (gap < 0.24 * em || gap < ws - 0.004 * em)))
+                join = FALSE;
+              /* After a script, a word space and \scriptspace (0.035-0.06
+               * em: 0.5 pt, or the OpenType font's SpaceAfterScript): two
+               * formulas (40^{3} 36^{1}); inside a formula a script is
+               * followed by \scriptspace alone, or with a thin space
+               * (0.22 em), or by an operator's space */
+              else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
+                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em)
                 join = FALSE;
               /* (a gap to an ink box holds a sidebearing besides the
                * glue: only one narrower than the word space tells) */
@@ -2176,6 +2293,11 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                        gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
                        /* (after a script, \scriptspace widens a word space) */
                        (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+                       /* TeX puts a math letter's italic correction
+                        * after it at the end of a formula: a word space
+                        * after an italic letter is wider than the line's
+                        * (two math letters have no glue between them) */
+                       !(gap > ws && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL && l->cls != CLS_TEXT) &&
                        !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
                        /* a script after its base (\mathrm{Li}_2\,u), not
                         * a fraction's part: the null delimiter after a
@@ -2188,6 +2310,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                        ink_gap_empty (pc->ink, &l->r, &r->r))
                 join = TRUE;
             }
+          /* a number and its unit, a control space apart (classify_units) */
+          if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
+              r - g == l - g + 1)
+            join = TRUE;
           if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
             {
               char u1[8] = { 0 }, u2[8] = { 0 };
@@ -2233,8 +2359,15 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           /* A script diagonally against its base: Type 1 fonts with small
            * boxes (txfonts, newtx) leave a text-style sum's subscript below
            * the sum's box and beside it. */
-          if ((ma->script != mb->script) && h_gap (&ga->r, &gb->r) < 0.15 * em && v_gap (&ga->r, &gb->r) > 0 &&
-              v_gap (&ga->r, &gb->r) < 0.25 * em)
+          /* The same for a script raised over a closing delimiter, that
+           * overlaps its box by less than the 30 % the line rule needs
+           * (\right)^{2}: the delimiter's variant in an OpenType math font
+           * is taller than the box the text layer gives it). */
+          if ((ma->script != mb->script) && h_gap (&ga->r, &gb->r) < 0.15 * em && ix <= 0.2 * wmin &&
+              v_gap (&ga->r, &gb->r) < 0.25 * em &&
+              (v_gap (&ga->r, &gb->r) > 0 ||
+               MIN (ga->r.y1, gb->r.y1) - MAX (ga->r.y0, gb->r.y0) <
+                 0.35 * (ma->script ? ga->r.y1 - ga->r.y0 : gb->r.y1 - gb->r.y0)))
             {
               uf_join (parent, line_cy, line_em, a, b);
               continue;
@@ -2621,6 +2754,7 @@ fm_detect_page (FmDocument            *doc,
       classify_words (g, n, math_italic, script);
       classify_words (g, n, math_italic, script);
       classify_glyph_runs (g, n, script);
+      classify_units (g, n);
       g_free (script);
     }
   disp_w = page_w;
@@ -2792,7 +2926,11 @@ fm_detect_page (FmDocument            *doc,
        * is a piece of an inline formula, not a display. */
       /* So is a script-sized piece (limits, scripts, fraction parts): both
        * may only join a display block that has a full-size chunk. */
-      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em_max < 0.8 * body_em;
+      /* (OpenType math fonts scale scripts by their MATH table's
+       * ScriptPercentScaleDown, 80 % in DejaVu Math: a script there is
+       * 0.8 em of the text, which Poppler's rounded sizes put on either
+       * side of 0.8) */
+      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em_max < 0.81 * body_em;
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
@@ -3035,12 +3173,16 @@ fm_detect_page (FmDocument            *doc,
     for (guint i = 0; i < chunks->len; i++)
       {
         Chunk *ch = &g_array_index (chunks, Chunk, i);
+        double lx0, lx1;
         if (ch->block != -1 || ch->is_number || ch->n_text > 0 || ch->n_strong + ch->n_weak > 0)
           continue;
         for (int b = 0; b < n_blocks; b++)
           if (blocks[b].x1 > blocks[b].x0 && ch->box.x0 >= blocks[b].x0 - 0.2 * ch->em &&
               ch->box.x1 <= blocks[b].x1 + 0.2 * ch->em && v_gap (&blocks[b], &ch->box) < 0.5 * ch->em &&
-              !v_overlap_enough (&blocks[b], &ch->box, 0.9))
+              !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
+              /* not a piece of the text line below or above (a delimiter
+               * of an inline formula that only the ink shows, \bigl( ) */
+              !line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
             {
               gboolean f = FALSE;
               rect_union (&blocks[b], &ch->box, &f);
@@ -3066,10 +3208,46 @@ fm_detect_page (FmDocument            *doc,
             if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot ||
                 across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])))
               continue;
+            /* text wholly between the block's ends is the display's own
+             * (\overset{\text{def}}{=}, \text{if}): a line of running text
+             * passing through reaches out of it on one side at least */
+            if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
+              continue;
             crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
+          }
+        /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
+         * y(0) = 0 in define."): running text level with the block's
+         * middle rows, on a line that starts or ends at the column's
+         * margin (a paragraph's line; a display is set off from both) */
+        if (!crossed)
+          {
+            gboolean run_text = FALSE, flush = FALSE;
+            int col = column_of (&pc, rect_cx (&blocks[b]));
+            for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
+              {
+                const Chunk *o = &g_array_index (chunks, Chunk, i);
+                int ot = o->end - o->start;
+                double cy = 0.5 * (o->box.y0 + o->box.y1);
+                /* (in the block's column by its margins too: a page's
+                 * gutter is not always found) */
+                if (o->block >= 0 || o->is_number || !margins.known[col] ||
+                    across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])) ||
+                    blocks[b].x0 < margins.left[col] - o->em || blocks[b].x1 > margins.right[col] + o->em ||
+                    o->box.x0 < margins.left[col] - o->em || o->box.x1 > margins.right[col] + o->em ||
+                    cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
+                  continue;
+                if (ot >= 3 && o->n_text * 2 >= ot && (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
+                  run_text = TRUE;
+                if (fabs (o->box.x0 - margins.left[col]) < 0.5 * o->em || fabs (o->box.x1 - margins.right[col]) < 0.5 * o->em)
+                  flush = TRUE;
+              }
+            crossed = run_text && flush;
           }
         if (!crossed)
           continue;
+        if (g_getenv ("FM_DETECT_DEBUG"))
+          g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: dissolved\n", blocks[b].x0,
+                      blocks[b].y0, blocks[b].x1, blocks[b].y1);
         blocks[b] = (FmRect) { 0, 0, 0, 0 };
         reassign_block (chunks, b, -1);
       }

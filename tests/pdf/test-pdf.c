@@ -404,12 +404,16 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * operator names two thin spaces before their argument (\operatorname{ph}\,z,
  * told from a word space by the line's own word spaces), \left\langle pieces
  * the text layer drops, formulas a word space apart (the detector before it:
- * inline P/R 0.545/0.667). */
+ * inline P/R 0.545/0.667). cls-joins (Helvetica) and cls-joins-xe (DejaVu
+ * Math): units a control space after a number, formulas a word space apart
+ * after a script or an italic letter, the AMS logo before a full stop, text
+ * and a \bigl( line next to displays, scripts over \right) (the detector
+ * before it: 4 false inline regions, 3 on cls-joins-xe). */
 static void
 test_detect_classes (void)
 {
   const char *names[] = { "cls-opname", "cls-leftright", "cls-numbers", "cls-bold", "cls-bold-times",
-                          "cls-long", "cls-prose", "cls-spacing" };
+                          "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -421,6 +425,33 @@ test_detect_classes (void)
       g_assert_cmpint (matched[0], ==, truth[0]);
       g_assert_cmpint (matched[1], ==, truth[1]);
       g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, 1);
+    }
+
+  /* The full stop after \ldots ends the sentence, not the formula (its
+   * fourth dot had been taken for one of the ellipsis). */
+  for (guint f = 0; f < 2; f++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc =
+        open_fixture (f == 0 ? "tests/fixtures/pdf/cls-joins.pdf" : "tests/fixtures/pdf/cls-joins-xe.pdf", NULL, &error);
+      GPtrArray *r;
+      gboolean found = FALSE;
+
+      g_assert_no_error (error);
+      r = fm_detect_page (doc, 0, NULL, &error);
+      g_assert_no_error (error);
+      for (guint k = 0; k < r->len; k++)
+        {
+          const FmRegion *reg = r->pdata[k];
+          if (reg->text != NULL && strstr (reg->text, "2.45722") != NULL)
+            {
+              found = TRUE;
+              g_assert_false (g_str_has_suffix (reg->text, "...."));
+              g_assert_false (g_str_has_suffix (reg->text, ". . . ."));
+            }
+        }
+      g_assert_true (found);
+      g_ptr_array_unref (r);
     }
 
   /* No region on the prose that is not math (the truth's "decoys"). */

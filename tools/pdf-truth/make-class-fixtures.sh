@@ -12,3 +12,5 @@ for c in opname leftright numbers bold prose spacing; do
 done
 $gen --body "$dir/cls-bold.body.tex" --out "$dir" --prefix cls-bold-times --fonts times
 $gen --body "$dir/cls-long.body.tex" --out "$dir" --prefix cls-long --twocolumn
+$gen --body "$dir/cls-joins.body.tex" --out "$dir" --prefix cls-joins --fonts sans
+$gen --body "$dir/cls-joins.body.tex" --out "$dir" --prefix cls-joins-xe --engine xelatex --fonts dejavu-math
