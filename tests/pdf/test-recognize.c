@@ -308,6 +308,48 @@ test_choose (void)
   g_assert_cmpstr (latex, ==, "v=\\frac{\\Delta x}{\\Delta t},");
   g_assert_cmpfloat (confidence, >=, 0.6);
 
+  /* The model's period inside its environment is the page's period beside
+   * the box, not a second one (development seed 412: "\end{aligned}."). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}a=b,\\\\c=d\\end{aligned}.",
+                                "\\begin{aligned}a&=b,\\\\c&=d.\\end{aligned}", 0.7, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b,\\\\c&=d.\\end{aligned}");
+
+  /* \bigl where every delimiter is a normal glyph (the reader writes
+   * \left for sized ones): the size goes; with sized ones it stays. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\{f_{n}g_{n}\\}_{n=1}^{\\infty}",
+                                "\\bigl\\{f_{n}g_{n}\\bigr\\}_{n=1}^{\\infty}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\{f_{n}g_{n}\\}_{n=1}^{\\infty}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f'(x)=\\left(f(x)\\right)^{2}",
+                                "f'(x)={\\bigl(f(x)\\bigr)}^{2}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f'(x)={\\bigl(f(x)\\bigr)}^{2}");
+
+  /* A reading cut at the region's edge (ending in an operator or relation,
+   * or starting with one that is not a sign) is flagged however sure both
+   * readers are; a sign or a script does not make one. */
+  static const struct { const char *latex; gboolean cut; } cut[] = {
+    { "\\Omega_{Q/A}\\otimes", TRUE }, { "[0]\\sim_{rat}", TRUE }, { "*x^{-1}=x^{-1}*x=1", TRUE },
+    { "\\mathcal{F}\\to", TRUE }, { "-x^{2}", FALSE }, { "x^{-}", FALSE }, { "90^{\\circ}", FALSE },
+    { "a=b.", FALSE }, { "\\omega=2\\pi f", FALSE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cut); i++)
+    {
+      g_test_message ("%s", cut[i].latex);
+      g_clear_pointer (&latex, g_free);
+      choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, cut[i].latex, cut[i].latex, 0.97, NULL, 0,
+                                    &latex, &confidence, &provenance);
+      g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+      g_assert_cmpint (confidence < 0.6, ==, cut[i].cut);
+    }
+
   /* No text layer: the model alone, its confidence unchanged. */
   g_clear_pointer (&latex, g_free);
   g_clear_pointer (&latex, g_free);
