@@ -277,14 +277,23 @@ test_choose (void)
   g_assert_cmpstr (latex, ==, "\\frac{c}{x}");
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
 
-  /* ... and where the constrained reading agrees, it is taken (the model's
-   * spelling of the glyphs' symbols). */
+  /* ... even where a constrained reading has its symbols: it keeps the
+   * model's style (development seed 412: \mathcal{Q} for an italic Q). */
   g_clear_pointer (&latex, g_free);
-  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "g\\in x_{i}", "g\\in X_{i}", 0.85,
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\Omega_{Q/A}\\otimes C", "\\Omega_{\\mathcal{O}/A}\\otimes C",
+                                0.18, "\\Omega_{\\mathcal{Q}/A}\\otimes C", 0.9, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "\\Omega_{Q/A}\\otimes C");
+
+  /* Where the reader is unsure, a constrained reading that agrees is taken
+   * (the model's spelling of the glyphs' symbols), flagged for review. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "g\\in x_{i}", "g\\in X_{i}", 0.85,
                                 "g\\in x_{i}", 0.8, &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_CONSTRAINED);
   g_assert_cmpstr (latex, ==, "g\\in x_{i}");
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+  g_assert_cmpfloat (confidence, <, 0.6);
 
   /* The glyphs are unsure and nothing agrees: the model's reading, flagged
    * for review unless the model was very sure. */
