@@ -447,6 +447,47 @@ test_combined (void)
   g_object_unref (doc);
 }
 
+/* The pipeline's reader reads what the model sees: the crop box, not only
+ * the detected box (a display's pieces beside the box are in its crop). A
+ * box cut to the left half of a formula, with the whole formula as crop,
+ * reads as the whole formula. */
+static void
+test_reader_reads_crop (void)
+{
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = detect_fixture (&doc);
+  FmTextReader reader = fm_recognize_text_reader ();
+  gboolean checked = FALSE;
+
+  for (guint i = 0; i < regions->len && !checked; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      g_autofree char *whole = NULL, *half = NULL, *cut = NULL;
+      g_auto(GStrv) s1 = NULL, s2 = NULL, s3 = NULL;
+      FmRegion part;
+
+      if (r->kind == FM_REGION_NUMBER)
+        continue;
+      r->crop_box = r->box;
+      if (reader (doc, r, &whole, &s1, NULL) == FM_TEXT_READ_UNAVAILABLE || whole == NULL ||
+          strlen (whole) < 4)
+        continue;
+      part = *r;
+      part.box.x1 = 0.5 * (r->box.x0 + r->box.x1);
+      part.crop_box = part.box;
+      if (reader (doc, &part, &cut, &s2, NULL) == FM_TEXT_READ_UNAVAILABLE || g_strcmp0 (cut, whole) == 0)
+        continue;
+      /* the same cut box, the whole formula as its crop */
+      part.crop_box = r->box;
+      reader (doc, &part, &half, &s3, NULL);
+      g_test_message ("whole %s, cut %s, cut box with whole crop %s", whole, cut, half);
+      g_assert_cmpstr (half, ==, whole);
+      checked = TRUE;
+    }
+  g_assert_true (checked);
+  g_object_unref (doc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -457,5 +498,6 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/symbols", test_symbols);
   g_test_add_func ("/recognize/choose", test_choose);
   g_test_add_func ("/recognize/combined", test_combined);
+  g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();
 }
