@@ -306,11 +306,20 @@ with_glyphs_punctuation (const char *model, const char *text)
 {
   g_autoptr(GPtrArray) m = latex_tokens (model);
   g_autoptr(GPtrArray) t = latex_tokens (text);
-  const char *want = t->len > 0 && is_sentence_punct (t->pdata[t->len - 1]) ? t->pdata[t->len - 1] : NULL;
+  const char *want = NULL;
   const char *have = m->len > 0 && is_sentence_punct (m->pdata[m->len - 1]) ? m->pdata[m->len - 1] : NULL;
   g_autofree char *stem = NULL;
   gsize end;
 
+  /* The glyphs' punctuation is their last drawn token: the reader may set
+   * it inside a group ("_{=L.}", "\\end{aligned}" after it). */
+  for (guint k = t->len; k > 0 && want == NULL; k--)
+    if (fe_token_symbol (t->pdata[k - 1]) != NULL)
+      {
+        if (!is_sentence_punct (t->pdata[k - 1]))
+          break;
+        want = t->pdata[k - 1];
+      }
   if (g_strcmp0 (want, have) == 0)
     return NULL;
   /* The model's period inside its environment ("x.\end{aligned}"): the

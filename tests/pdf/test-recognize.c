@@ -326,6 +326,14 @@ test_choose (void)
   g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b,\\\\c&=d.\\end{aligned}");
 
+  /* The reader set the period inside a group (a script it misplaced): still
+   * the formula's period, the model's one stays (development seed 412). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\sum_{n=1}^{\\infty}_{a_{n}}^{=}b_{=L.}",
+                                "\\sum_{n=1}^{\\infty}a_{n}=b=L.", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\sum_{n=1}^{\\infty}a_{n}=b=L.");
+
   /* \bigl where every delimiter is a normal glyph (the reader writes
    * \left for sized ones): the size goes; with sized ones it stays. */
   g_clear_pointer (&latex, g_free);
