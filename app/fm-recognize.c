@@ -357,6 +357,30 @@ with_glyphs_punctuation (const char *model, const char *text)
   return g_strconcat (stem, want != NULL ? want : "", NULL);
 }
 
+static const char *const delimiter_sizes[] = {
+  "\\bigl", "\\bigr", "\\bigm", "\\big", "\\Bigl", "\\Bigr", "\\Bigm", "\\Big", "\\biggl",
+  "\\biggr", "\\biggm", "\\bigg", "\\Biggl", "\\Biggr", "\\Biggm", "\\Bigg", NULL,
+};
+
+/* Delimiters drawn larger than their normal glyph: \left( ... \right) (not
+ * \left.), \bigl( and its kin. */
+static guint
+count_sized (const char *latex)
+{
+  g_autoptr(GPtrArray) t = latex_tokens (latex);
+  guint n = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    {
+      const char *tok = t->pdata[i];
+      /* latex_tokens keeps "\left." whole, so a bare \left has a delimiter */
+      if (strcmp (tok, "\\left") == 0 || strcmp (tok, "\\right") == 0 || strcmp (tok, "\\middle") == 0 ||
+          g_strv_contains (delimiter_sizes, tok))
+        n++;
+    }
+  return n;
+}
+
 /* The model's reading without \big, \Bigl ... sizes when the glyphs' reading
  * has no sized delimiter: the reader writes \left( for every delimiter from
  * an extension font (pdfLaTeX's \bigl( is CMEX) or taller than 1.05 em (an
@@ -367,18 +391,15 @@ with_glyphs_punctuation (const char *model, const char *text)
 static char *
 without_sizes (const char *model, const char *text)
 {
-  static const char *const sizes[] = {
-    "\\bigl", "\\bigr", "\\bigm", "\\big", "\\Bigl", "\\Bigr", "\\Bigm", "\\Big", "\\biggl",
-    "\\biggr", "\\biggm", "\\bigg", "\\Biggl", "\\Biggr", "\\Biggm", "\\Bigg", NULL,
-  };
   g_autoptr(GPtrArray) t = latex_tokens (text);
   g_autoptr(GString) out = NULL;
   gboolean changed = FALSE;
   const char *p = model;
 
+  /* an unknown glyph ("?") may be a sized delimiter the reader could not
+   * name (fourier's extension font): then nothing is known of sizes */
   for (guint i = 0; i < t->len; i++)
-    if (g_str_has_prefix (t->pdata[i], "\\left") || g_str_has_prefix (t->pdata[i], "\\right") ||
-        g_str_has_prefix (t->pdata[i], "\\middle") || g_strv_contains (sizes, t->pdata[i]))
+    if (count_sized (t->pdata[i]) > 0 || strcmp (t->pdata[i], "?") == 0)
       return NULL;
   out = g_string_new (NULL);
   while (*p)
@@ -391,7 +412,7 @@ without_sizes (const char *model, const char *text)
             q++;
           {
             g_autofree char *word = g_strndup (p, q - p);
-            if (g_strv_contains (sizes, word))
+            if (g_strv_contains (delimiter_sizes, word))
               {
                 changed = TRUE;
                 while (*q == ' ')
@@ -566,6 +587,12 @@ fm_recognize_choose (FmTextReadVerdict  verdict,
       choice = FM_CHOICE_DISAGREE;
     }
   if (*latex != NULL && looks_cut (*latex))
+    *confidence = MIN (*confidence, CONF_CUT);
+  /* The glyphs hold sized delimiters the agreeing reading writes at normal
+   * size ("\frac{d}{dx}(E(x))" for \bigl( ... \bigr): development seed
+   * 413, five times, all confident): its size is unknown, so flagged. */
+  if (*latex != NULL && (choice == FM_CHOICE_AGREE || choice == FM_CHOICE_CONSTRAINED) &&
+      count_sized (text_latex) > count_sized (*latex))
     *confidence = MIN (*confidence, CONF_CUT);
   return choice;
 }
