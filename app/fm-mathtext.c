@@ -1886,8 +1886,11 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
           ink_column_extent (img, &area, scale, &it->box, &fit))
         {
           /* OpenType math fonts keep their sized delimiters in the same
-           * font at the same code: a delimiter taller than 1.5 em is one. */
-          if (delim && fit.y1 - fit.y0 > 1.5 * it->size)
+           * font at the same code: a delimiter taller than 1.05 em is one.
+           * Measured ink of ( and \bigl( at 10.9 pt (seed 412): Latin
+           * Modern Math 0.99 / 1.08 em, STIX Two Math 0.94 / 1.17,
+           * Libertinus Math 0.90 / 1.16. */
+          if (delim && fit.y1 - fit.y0 > 1.05 * it->size)
             it->ext = TRUE;
           if (!delim || it->ext)
             {

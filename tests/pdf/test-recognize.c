@@ -261,10 +261,10 @@ test_choose (void)
   FmChoice choice;
 
   /* The model agrees with the glyphs: its spelling, confidently. */
-  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\left|x\\right|", "|x|", 0.7, NULL, 0,
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "|x|", "\\lvert x\\rvert", 0.7, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
-  g_assert_cmpstr (latex, ==, "|x|");
+  g_assert_cmpstr (latex, ==, "\\lvert x\\rvert");
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
   g_assert_cmpfloat (confidence, >=, 0.6);
 
@@ -277,14 +277,23 @@ test_choose (void)
   g_assert_cmpstr (latex, ==, "\\frac{c}{x}");
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
 
-  /* ... and where the constrained reading agrees, it is taken (the model's
-   * spelling of the glyphs' symbols). */
+  /* ... even where a constrained reading has its symbols: it keeps the
+   * model's style (development seed 412: \mathcal{Q} for an italic Q). */
   g_clear_pointer (&latex, g_free);
-  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "g\\in x_{i}", "g\\in X_{i}", 0.85,
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\Omega_{Q/A}\\otimes C", "\\Omega_{\\mathcal{O}/A}\\otimes C",
+                                0.18, "\\Omega_{\\mathcal{Q}/A}\\otimes C", 0.9, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "\\Omega_{Q/A}\\otimes C");
+
+  /* Where the reader is unsure, a constrained reading that agrees is taken
+   * (the model's spelling of the glyphs' symbols), flagged for review. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "g\\in x_{i}", "g\\in X_{i}", 0.85,
                                 "g\\in x_{i}", 0.8, &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_CONSTRAINED);
   g_assert_cmpstr (latex, ==, "g\\in x_{i}");
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+  g_assert_cmpfloat (confidence, <, 0.6);
 
   /* The glyphs are unsure and nothing agrees: the model's reading, flagged
    * for review unless the model was very sure. */
@@ -307,6 +316,77 @@ test_choose (void)
                                 0.9, NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "v=\\frac{\\Delta x}{\\Delta t},");
   g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* The model's period inside its environment is the page's period beside
+   * the box, not a second one (development seed 412: "\end{aligned}."). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}a=b,\\\\c=d\\end{aligned}.",
+                                "\\begin{aligned}a&=b,\\\\c&=d.\\end{aligned}", 0.7, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b,\\\\c&=d.\\end{aligned}");
+
+  /* The reader set the period inside a group (a script it misplaced): still
+   * the formula's period, the model's one stays (development seed 412). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\sum_{n=1}^{\\infty}_{a_{n}}^{=}b_{=L.}",
+                                "\\sum_{n=1}^{\\infty}a_{n}=b=L.", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\sum_{n=1}^{\\infty}a_{n}=b=L.");
+
+  /* \bigl where every delimiter is a normal glyph (the reader writes
+   * \left for sized ones): the size goes; with sized ones it stays. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\{f_{n}g_{n}\\}_{n=1}^{\\infty}",
+                                "\\bigl\\{f_{n}g_{n}\\bigr\\}_{n=1}^{\\infty}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\{f_{n}g_{n}\\}_{n=1}^{\\infty}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f'(x)=\\left(f(x)\\right)^{2}",
+                                "f'(x)={\\bigl(f(x)\\bigr)}^{2}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f'(x)={\\bigl(f(x)\\bigr)}^{2}");
+
+  /* An unknown glyph may be a sized delimiter (fourier's): the model's size
+   * stays. Sized delimiters in the glyphs that the agreeing reading writes at
+   * normal size: flagged (development seed 413). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\frac{d}{dx}?E(x)?=E(x).",
+                                "\\frac{d}{dx}\\bigl(E(x)\\bigr)=E(x).", 0.94, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\frac{d}{dx}\\bigl(E(x)\\bigr)=E(x).");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\frac{d}{dx}\\left(E(x)\\right)=E(x).",
+                                "\\frac{d}{dx}(E(x))=E(x).", 0.93, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  /* arrows are not sized delimiters */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\{x\\}\\leftarrow y", "\\bigl\\{x\\bigr\\}\\leftarrow y",
+                                0.93, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\{x\\}\\leftarrow y");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* A reading cut at the region's edge (ending in an operator or relation,
+   * or starting with one that is not a sign) is flagged however sure both
+   * readers are; a sign or a script does not make one. */
+  static const struct { const char *latex; gboolean cut; } cut[] = {
+    { "\\Omega_{Q/A}\\otimes", TRUE }, { "[0]\\sim_{rat}", TRUE }, { "*x^{-1}=x^{-1}*x=1", TRUE },
+    { "\\mathcal{F}\\to", TRUE }, { "-x^{2}", FALSE }, { "x^{-}", FALSE }, { "90^{\\circ}", FALSE },
+    { "a=b.", FALSE }, { "\\omega=2\\pi f", FALSE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cut); i++)
+    {
+      g_test_message ("%s", cut[i].latex);
+      g_clear_pointer (&latex, g_free);
+      choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, cut[i].latex, cut[i].latex, 0.97, NULL, 0,
+                                    &latex, &confidence, &provenance);
+      g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+      g_assert_cmpint (confidence < 0.6, ==, cut[i].cut);
+    }
 
   /* No text layer: the model alone, its confidence unchanged. */
   g_clear_pointer (&latex, g_free);
@@ -396,6 +476,47 @@ test_combined (void)
   g_object_unref (doc);
 }
 
+/* The pipeline's reader reads what the model sees: the crop box, not only
+ * the detected box (a display's pieces beside the box are in its crop). A
+ * box cut to the left half of a formula, with the whole formula as crop,
+ * reads as the whole formula. */
+static void
+test_reader_reads_crop (void)
+{
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = detect_fixture (&doc);
+  FmTextReader reader = fm_recognize_text_reader ();
+  gboolean checked = FALSE;
+
+  for (guint i = 0; i < regions->len && !checked; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      g_autofree char *whole = NULL, *half = NULL, *cut = NULL;
+      g_auto(GStrv) s1 = NULL, s2 = NULL, s3 = NULL;
+      FmRegion part;
+
+      if (r->kind == FM_REGION_NUMBER)
+        continue;
+      r->crop_box = r->box;
+      if (reader (doc, r, &whole, &s1, NULL) == FM_TEXT_READ_UNAVAILABLE || whole == NULL ||
+          strlen (whole) < 4)
+        continue;
+      part = *r;
+      part.box.x1 = 0.5 * (r->box.x0 + r->box.x1);
+      part.crop_box = part.box;
+      if (reader (doc, &part, &cut, &s2, NULL) == FM_TEXT_READ_UNAVAILABLE || g_strcmp0 (cut, whole) == 0)
+        continue;
+      /* the same cut box, the whole formula as its crop */
+      part.crop_box = r->box;
+      reader (doc, &part, &half, &s3, NULL);
+      g_test_message ("whole %s, cut %s, cut box with whole crop %s", whole, cut, half);
+      g_assert_cmpstr (half, ==, whole);
+      checked = TRUE;
+    }
+  g_assert_true (checked);
+  g_object_unref (doc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -406,5 +527,6 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/symbols", test_symbols);
   g_test_add_func ("/recognize/choose", test_choose);
   g_test_add_func ("/recognize/combined", test_combined);
+  g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();
 }
