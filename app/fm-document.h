@@ -90,7 +90,10 @@ void        fm_document_unlock (FmDocument *self);
  * so exit()'s C++ destructors never race a render. FALSE on timeout. */
 gboolean    fm_document_close_gate (gint64 timeout_us);
 /* With the lock held: the Poppler page (a new reference; unref it with the lock
- * held too, since page finalisation touches the document). */
+ * held too, since page finalisation touches the document). The document keeps
+ * the FM_DOCUMENT_RECENT_PAGES pages asked for last, so that the text Poppler
+ * reads a page into is read once however often the page is asked for. */
+#define FM_DOCUMENT_RECENT_PAGES 8
 PopplerPage *fm_document_get_page_locked (FmDocument *self,
                                           int         index,
                                           GError    **error);
