@@ -1819,8 +1819,10 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
      * gets at most 4 Mpixels, still over 2.8 px/pt on a letter page. */
     scale = MIN (scale, sqrt (4.0e6 / MAX (1.0, (ink_area.x1 - ink_area.x0) * (ink_area.y1 - ink_area.y0))));
     scale = MIN (scale, fm_render_fit_scale (ink_area.x1 - ink_area.x0, ink_area.y1 - ink_area.y0, scale));
+    /* A crop of the page drawn once at this scale (fm-render.h), not a
+     * render of its own: ink_area becomes the area its pixels cover. */
     s = (ink_area.x1 > ink_area.x0 && ink_area.y1 > ink_area.y0)
-        ? fm_render_page_rect_locked (page, &ink_area, scale, NULL) : NULL;
+        ? fm_render_page_crop_locked (page, &ink_area, scale, &ink_area, NULL) : NULL;
     if (s != NULL)
       {
         img = fm_gray_image_new_from_surface (s);
