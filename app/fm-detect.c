@@ -870,8 +870,6 @@ static gboolean
 ink_map_init (InkMap *m, PopplerPage *page)
 {
   double pw, ph, scale;
-  cairo_surface_t *surface;
-  FmGrayImage *gray;
 
   memset (m, 0, sizeof *m);
   poppler_page_get_size (page, &pw, &ph);
@@ -881,19 +879,11 @@ ink_map_init (InkMap *m, PopplerPage *page)
   scale = MIN (scale, fm_render_fit_scale (pw, ph, sqrt (6.0e6 / (pw * ph))));
   if (!(scale > 0.2))
     return FALSE;
-  surface = fm_render_page_rect_locked (page, NULL, scale, NULL);
-  if (surface == NULL)
+  /* Straight to ink (no page-sized ARGB and gray images: issue 15). */
+  m->ink = fm_render_page_ink_locked (page, scale, 170, &m->w, &m->h, NULL);
+  if (m->ink == NULL)
     return FALSE;
-  gray = fm_gray_image_new_from_surface (surface);
-  cairo_surface_destroy (surface);
-  m->w = gray->width;
-  m->h = gray->height;
   m->scale = scale;
-  m->ink = g_malloc ((gsize) m->w * m->h);
-  for (int y = 0; y < m->h; y++)
-    for (int x = 0; x < m->w; x++)
-      m->ink[(gsize) y * m->w + x] = gray->pixels[(gsize) y * gray->stride + x] < 170;
-  fm_gray_image_free (gray);
   m->label = g_new0 (int, (gsize) m->w * m->h);
   m->stack = g_new (int, (gsize) m->w * m->h);
   return TRUE;

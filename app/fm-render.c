@@ -326,6 +326,20 @@ fm_render_page_rect (FmDocument   *doc,
   return surface;
 }
 
+/* Rec. 601 luma of a premultiplied ARGB pixel over white. */
+static inline guint8
+luma_over_white (guint32 p)
+{
+  guint a = (p >> 24) & 0xff;
+  /* Premultiplied colour over white: c + (255 - a). */
+  guint r = ((p >> 16) & 0xff) + 255 - a;
+  guint g = ((p >> 8) & 0xff) + 255 - a;
+  guint b = (p & 0xff) + 255 - a;
+  guint v = (r * 77 + g * 150 + b * 29 + 128) >> 8;
+
+  return (guint8) MIN (v, 255u);
+}
+
 FmGrayImage *
 fm_gray_image_new (int width,
                    int height)
@@ -375,20 +389,103 @@ fm_gray_image_new_from_surface (cairo_surface_t *surface)
       const guint32 *row = (const guint32 *) (const void *) (src + (gsize) y * stride);
       guint8 *out = image->pixels + (gsize) y * image->stride;
 
-      for (int x = 0; x < w; x++)
-        {
-          guint32 p = row[x];
-          guint a = format == CAIRO_FORMAT_ARGB32 ? (p >> 24) & 0xff : 255;
-          /* Premultiplied colour over white: c + (255 - a). */
-          guint r = ((p >> 16) & 0xff) + 255 - a;
-          guint g = ((p >> 8) & 0xff) + 255 - a;
-          guint b = (p & 0xff) + 255 - a;
-          guint v = (r * 77 + g * 150 + b * 29 + 128) >> 8;
-
-          out[x] = (guint8) MIN (v, 255u);
-        }
+      if (format == CAIRO_FORMAT_ARGB32)
+        for (int x = 0; x < w; x++)
+          out[x] = luma_over_white (row[x]);
+      else
+        for (int x = 0; x < w; x++)
+          out[x] = luma_over_white (row[x] | 0xff000000u);
     }
   return image;
+}
+
+guint8 *
+fm_render_page_ink_locked (PopplerPage *page,
+                           double       scale,
+                           guint8       below,
+                           int         *width,
+                           int         *height,
+                           GError     **error)
+{
+  /* Bands of the page's recording, so that no page-sized ARGB image (17 MB
+   * at 3 px/pt, painted white, filled, read once and freed: page faults and
+   * memset for every page) is ever made; the bands are whole-pixel crops of
+   * the same drawing, so the ink is that of one render of the whole page. */
+  enum { BAND_ROWS = 64 };
+  double pw = 0, ph = 0, w_px, h_px;
+  cairo_surface_t *rec, *band;
+  guint8 *ink;
+  int w, h;
+
+  poppler_page_get_size (page, &pw, &ph);
+  if (!isfinite (scale) || scale <= 0 || !(pw > 0) || !(ph > 0))
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: cannot render an empty area or at scale %g",
+                   poppler_page_get_index (page) + 1, scale);
+      return NULL;
+    }
+  w_px = MAX (1, ceil (pw * scale - 1e-6));
+  h_px = MAX (1, ceil (ph * scale - 1e-6));
+  if (w_px > FM_RENDER_MAX_SIDE || h_px > FM_RENDER_MAX_SIDE || w_px * h_px > FM_RENDER_MAX_PIXELS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: a render of %.0f x %.0f pixels is above the limit of %d pixels",
+                   poppler_page_get_index (page) + 1, w_px, h_px, FM_RENDER_MAX_PIXELS);
+      return NULL;
+    }
+  w = (int) w_px;
+  h = (int) h_px;
+  rec = page_recording_locked (page, scale, error);
+  if (rec == NULL)
+    return NULL;
+  band = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, MIN (h, BAND_ROWS));
+  if (cairo_surface_status (band) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: cannot allocate a %d x %d image: %s",
+                   poppler_page_get_index (page) + 1, w, MIN (h, BAND_ROWS),
+                   cairo_status_to_string (cairo_surface_status (band)));
+      cairo_surface_destroy (band);
+      return NULL;
+    }
+  ink = g_malloc ((gsize) w * h);
+  for (int y0 = 0; y0 < h; y0 += BAND_ROWS)
+    {
+      int rows = MIN (BAND_ROWS, h - y0), stride = cairo_image_surface_get_stride (band);
+      cairo_t *cr = cairo_create (band);
+      cairo_status_t status;
+      const guint8 *data;
+
+      cairo_set_source_rgb (cr, 1, 1, 1);
+      cairo_paint (cr);
+      cairo_set_source_surface (cr, rec, 0, -y0);
+      cairo_paint (cr);
+      status = cairo_status (cr);
+      cairo_destroy (cr);
+      if (status != CAIRO_STATUS_SUCCESS)
+        {
+          g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                       "page %d cannot be rendered: %s",
+                       poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+          cairo_surface_destroy (band);
+          g_free (ink);
+          return NULL;
+        }
+      cairo_surface_flush (band);
+      data = cairo_image_surface_get_data (band);
+      for (int y = 0; y < rows; y++)
+        {
+          const guint32 *row = (const guint32 *) (const void *) (data + (gsize) y * stride);
+          guint8 *out = ink + (gsize) (y0 + y) * w;
+          for (int x = 0; x < w; x++)
+            out[x] = luma_over_white (row[x]) < below;
+        }
+    }
+  cairo_surface_destroy (band);
+  *width = w;
+  *height = h;
+  return ink;
 }
 
 FmGrayImage *

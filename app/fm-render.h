@@ -76,6 +76,17 @@ FmGrayImage *fm_render_page_crop_gray (FmDocument   *doc,
                                        FmRect       *drawn,
                                        GError      **error);
 
+/* The whole page at scale as 1 byte a pixel: 1 where the gray of
+ * fm_gray_image_new_from_surface would be below `below`, else 0 (g_free
+ * it). The same pixels as a render of the whole page, made band by band
+ * from the page's recording. */
+guint8 *fm_render_page_ink_locked (PopplerPage *page,
+                                   double       scale,
+                                   guint8       below,
+                                   int         *width,
+                                   int         *height,
+                                   GError     **error);
+
 /* ARGB32/RGB24 surface -> gray (Rec. 601 luma of the colour over white). */
 FmGrayImage *fm_gray_image_new_from_surface (cairo_surface_t *surface);
 FmGrayImage *fm_gray_image_new (int width, int height);
