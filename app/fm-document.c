@@ -812,3 +812,48 @@ fm_document_check_page_images (FmDocument *self,
     }
   return TRUE;
 }
+
+static void
+text_layer_free (gpointer data)
+{
+  FmTextLayer *tl = data;
+
+  g_free (tl->text);
+  g_free (tl->rects);
+  poppler_page_free_text_attributes (tl->attrs);
+  g_free (tl->attr_of);
+  g_free (tl);
+}
+
+const FmTextLayer *
+fm_document_get_text_layer_locked (PopplerPage *page)
+{
+  FmTextLayer *tl = g_object_get_data (G_OBJECT (page), "fm-text-layer");
+
+  if (tl != NULL)
+    return tl->text != NULL ? tl : NULL;
+  tl = g_new0 (FmTextLayer, 1);
+  tl->text = poppler_page_get_text (page);
+  if (tl->text != NULL && !poppler_page_get_text_layout (page, &tl->rects, &tl->n_rects))
+    {
+      tl->rects = NULL;
+      tl->n_rects = 0;
+    }
+  if (tl->text != NULL)
+    {
+      tl->attrs = poppler_page_get_text_attributes (page);
+      tl->n_chars = g_utf8_strlen (tl->text, -1);
+      tl->attr_of = g_new0 (PopplerTextAttributes *, tl->n_chars + 1);
+      for (GList *l = tl->attrs; l != NULL; l = l->next)
+        {
+          PopplerTextAttributes *a = l->data;
+          if (a->start_index < 0)
+            continue;
+          for (glong k = a->start_index; k <= a->end_index && k < tl->n_chars; k++)
+            if (tl->attr_of[k] == NULL)
+              tl->attr_of[k] = a;
+        }
+    }
+  g_object_set_data_full (G_OBJECT (page), "fm-text-layer", tl, text_layer_free);
+  return tl->text != NULL ? tl : NULL;
+}

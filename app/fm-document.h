@@ -98,4 +98,21 @@ PopplerPage *fm_document_get_page_locked (FmDocument *self,
                                           int         index,
                                           GError    **error);
 
+/* A page's text layer as Poppler gives it, read once per page: text (UTF-8),
+ * one rectangle per character of it, the attribute runs, and per character
+ * the first run that covers it (NULL where none does). Owned by the page
+ * (valid while the caller holds it); lock held. The text reader asks for it
+ * once per formula, and each poppler_page_get_text* call copies the page's
+ * whole layer. NULL when the page has no text. */
+typedef struct {
+  char *text;
+  PopplerRectangle *rects;
+  guint n_rects;
+  GList *attrs;
+  PopplerTextAttributes **attr_of;  /* n_chars entries */
+  glong n_chars;
+} FmTextLayer;
+
+const FmTextLayer *fm_document_get_text_layer_locked (PopplerPage *page);
+
 G_END_DECLS
