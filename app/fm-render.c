@@ -478,8 +478,9 @@ fm_render_page_ink_locked (PopplerPage *page,
         {
           const guint32 *row = (const guint32 *) (const void *) (data + (gsize) y * stride);
           guint8 *out = ink + (gsize) (y0 + y) * w;
+          /* Most of a page is paper: white is never ink. */
           for (int x = 0; x < w; x++)
-            out[x] = luma_over_white (row[x]) < below;
+            out[x] = row[x] != 0xffffffffu && luma_over_white (row[x]) < below;
         }
     }
   cairo_surface_destroy (band);
