@@ -248,7 +248,20 @@ open_poppler (GBytes     *bytes,
   PopplerDocument *doc;
 
   if (password == NULL || password[0] == '\0')
-    return poppler_document_new_from_bytes (bytes, NULL, error);
+    {
+      /* Poppler inflates a page's fonts and content again for every render
+       * and text extraction: given them inflated once (fm-pdf-bytes.h), it
+       * draws the same pages for much less. The file as it is when that
+       * copy is refused. */
+      g_autoptr(GBytes) inflated = fm_pdf_inflate_streams (bytes);
+      if (inflated != NULL)
+        {
+          doc = poppler_document_new_from_bytes (inflated, NULL, NULL);
+          if (doc != NULL)
+            return doc;
+        }
+      return poppler_document_new_from_bytes (bytes, NULL, error);
+    }
 
   if (local_path == NULL)
     {
