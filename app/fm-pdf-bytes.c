@@ -525,6 +525,7 @@ last_trailer (const char *data, const char *end)
 
 typedef struct {
   gint64 num, gen;
+  gsize packed;       /* its length in the file */
   GBytes *data;       /* inflated */
   GString *dict;      /* the stream's dictionary without its filter and length */
 } Inflated;
@@ -673,7 +674,7 @@ inflate_object (FmPdfIndex *index, gint64 num, const char *body, Inflated *out, 
       p = after;
     }
   g_string_append_printf (kept, " /Length %" G_GSIZE_FORMAT ">>", g_bytes_get_size (inflated));
-  *out = (Inflated) { num, gen, inflated, kept };
+  *out = (Inflated) { num, gen, (gsize) length, inflated, kept };
   return TRUE;
 }
 
@@ -714,8 +715,22 @@ fm_pdf_inflate_streams (GBytes *bytes)
       if (inflate_object (index, *(gint64 *) key, index->data + GPOINTER_TO_SIZE (off) - 1, &inf, &budget))
         g_array_append_val (done, inf);
     }
-  if (done->len == 0)
-    return NULL;
+  {
+    /* Worth a copy of the file only where these streams are much of it (a
+     * scan is mostly images: its copy would cost more than it saves). */
+    gsize packed = 0;
+    for (guint i = 0; i < done->len; i++)
+      packed += g_array_index (done, Inflated, i).packed;
+    if (done->len == 0 || packed < len / 4)
+      {
+        for (guint i = 0; i < done->len; i++)
+          {
+            g_bytes_unref (g_array_index (done, Inflated, i).data);
+            g_string_free (g_array_index (done, Inflated, i).dict, TRUE);
+          }
+        return NULL;
+      }
+  }
   g_array_sort (done, inflated_cmp);
 
   /* The file as it is, then an update that redefines those objects with
