@@ -90,9 +90,29 @@ void        fm_document_unlock (FmDocument *self);
  * so exit()'s C++ destructors never race a render. FALSE on timeout. */
 gboolean    fm_document_close_gate (gint64 timeout_us);
 /* With the lock held: the Poppler page (a new reference; unref it with the lock
- * held too, since page finalisation touches the document). */
+ * held too, since page finalisation touches the document). The document keeps
+ * the FM_DOCUMENT_RECENT_PAGES pages asked for last, so that the text Poppler
+ * reads a page into is read once however often the page is asked for. */
+#define FM_DOCUMENT_RECENT_PAGES 8
 PopplerPage *fm_document_get_page_locked (FmDocument *self,
                                           int         index,
                                           GError    **error);
+
+/* A page's text layer as Poppler gives it, read once per page: text (UTF-8),
+ * one rectangle per character of it, the attribute runs, and per character
+ * the first run that covers it (NULL where none does). Owned by the page
+ * (valid while the caller holds it); lock held. The text reader asks for it
+ * once per formula, and each poppler_page_get_text* call copies the page's
+ * whole layer. NULL when the page has no text. */
+typedef struct {
+  char *text;
+  PopplerRectangle *rects;
+  guint n_rects;
+  GList *attrs;
+  PopplerTextAttributes **attr_of;  /* n_chars entries */
+  glong n_chars;
+} FmTextLayer;
+
+const FmTextLayer *fm_document_get_text_layer_locked (PopplerPage *page);
 
 G_END_DECLS

@@ -11,6 +11,9 @@
 #include "fm-pdf-bytes.h"
 
 #include <string.h>
+#ifdef FM_HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 /* The page tree's depth and the nodes visited: a cycle in a broken file
  * ends there. */
@@ -452,3 +455,336 @@ fm_pdf_index_page_images (FmPdfIndex *index, int page_index)
     }
   return out;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Streams stored inflated, for Poppler (fm_pdf_inflate_streams).           */
+
+#ifndef FM_HAVE_ZLIB
+GBytes *
+fm_pdf_inflate_streams (GBytes *bytes)
+{
+  (void) bytes;
+  return NULL;  /* without zlib Poppler inflates as before */
+}
+#else
+
+#define INFLATE_MAX_FILE (64 * 1024 * 1024)
+#define INFLATE_MAX_STREAM (8 * 1024 * 1024)
+#define INFLATE_MAX_TOTAL (64 * 1024 * 1024)
+
+/* The value's text [value, end of value) of key in dict, or FALSE. */
+static gboolean
+dict_slice (const char *dict, const char *end, const char *key, const char **v0, const char **v1)
+{
+  const char *v = dict_get (dict, end, key), *after;
+
+  if (v == NULL)
+    return FALSE;
+  if (read_ref (v, end, &after) < 0)
+    after = skip_object (v, end, 0);
+  if (after == NULL)
+    return FALSE;
+  *v0 = v;
+  *v1 = after;
+  return TRUE;
+}
+
+/* The trailer dictionary the file's last cross-reference section ends with
+ * (a table's "trailer", or an xref stream's own dictionary), or NULL. */
+static const char *
+last_trailer (const char *data, const char *end)
+{
+  const char *tail = end - MIN (1024, end - data), *p = NULL, *after;
+  gint64 off;
+
+  for (const char *q = tail; q + 9 <= end; q++)
+    if (memcmp (q, "startxref", 9) == 0)
+      p = q + 9;
+  if (p == NULL)
+    return NULL;
+  off = read_uint (skip_space (p, end), end, &after);
+  if (off < 0 || off >= end - data)
+    return NULL;
+  p = skip_space (data + off, end);
+  if (end - p >= 4 && memcmp (p, "xref", 4) == 0)
+    {
+      p = g_strstr_len (p, end - p, "trailer");
+      return p ? skip_space (p + 7, end) : NULL;
+    }
+  /* "N G obj <<...>>" of an xref stream */
+  if (read_uint (p, end, &after) < 0)
+    return NULL;
+  p = skip_space (after, end);
+  if (read_uint (p, end, &after) < 0)
+    return NULL;
+  p = skip_space (after, end);
+  if (end - p < 3 || memcmp (p, "obj", 3) != 0)
+    return NULL;
+  return skip_space (p + 3, end);
+}
+
+typedef struct {
+  gint64 num, gen;
+  gsize packed;       /* its length in the file */
+  GBytes *data;       /* inflated */
+  GString *dict;      /* the stream's dictionary without its filter and length */
+} Inflated;
+
+static gint
+inflated_cmp (gconstpointer a, gconstpointer b)
+{
+  const Inflated *x = a, *y = b;
+  return x->num < y->num ? -1 : x->num > y->num;
+}
+
+/* Inflates data (zlib), at most max bytes out; NULL on any error. */
+static GBytes *
+zlib_inflate (const guint8 *in, gsize n, gsize max)
+{
+  z_stream zs = { 0 };
+  GByteArray *out = g_byte_array_new ();
+  int ret = Z_OK;
+
+  if (inflateInit (&zs) != Z_OK)
+    {
+      g_byte_array_unref (out);
+      return NULL;
+    }
+  zs.next_in = (Bytef *) in;
+  zs.avail_in = (uInt) n;
+  while (ret == Z_OK)
+    {
+      gsize have = out->len;
+      if (have >= max)
+        break;
+      g_byte_array_set_size (out, (guint) MIN (max, have + MAX (n * 4, 65536)));
+      zs.next_out = out->data + have;
+      zs.avail_out = (uInt) (out->len - have);
+      ret = inflate (&zs, Z_NO_FLUSH);
+      g_byte_array_set_size (out, (guint) (out->len - zs.avail_out));
+    }
+  inflateEnd (&zs);
+  if (ret != Z_STREAM_END)
+    {
+      g_byte_array_unref (out);
+      return NULL;
+    }
+  return g_byte_array_free_to_bytes (out);
+}
+
+/* One candidate: object num whose "obj" keyword ends at body (the index's
+ * offset). Filled into *out when it is a stream with one FlateDecode filter
+ * and no parameters, not an image, that inflates cleanly. */
+static gboolean
+inflate_object (FmPdfIndex *index, gint64 num, const char *body, Inflated *out, gsize *budget)
+{
+  const char *data = index->data, *end = index->end;
+  const char *dict = skip_space (body, end), *dict_end, *p, *v0, *v1, *len_v, *after, *kw;
+  gint64 length, gen = 0;
+  GBytes *inflated;
+  GString *kept;
+
+  /* the generation: back over "obj" and the spaces before it */
+  kw = body - 3;
+  p = kw;
+  while (p > data && is_space (p[-1]))
+    p--;
+  {
+    const char *d1 = p;
+    while (p > data && g_ascii_isdigit (p[-1]))
+      p--;
+    if (p == d1 || d1 - p > 5)
+      return FALSE;
+    for (const char *c = p; c < d1; c++)
+      gen = gen * 10 + (*c - '0');
+  }
+  if (dict + 1 >= end || dict[0] != '<' || dict[1] != '<')
+    return FALSE;
+  dict_end = skip_object (dict, end, 0);
+  if (dict_end == NULL)
+    return FALSE;
+  p = skip_space (dict_end, end);
+  if (end - p < 6 || memcmp (p, "stream", 6) != 0)
+    return FALSE;
+  p += 6;
+  if (p < end && *p == '\r')
+    p++;
+  if (p < end && *p == '\n')
+    p++;
+  else if (p[-1] != '\r')
+    return FALSE;
+  /* One FlateDecode, no parameters, data in the file, not an image. */
+  if (!dict_slice (dict, dict_end, "/Filter", &v0, &v1))
+    return FALSE;
+  if (*v0 == '[')
+    {
+      const char *q = skip_space (v0 + 1, v1);
+      if (!value_is_name (q, v1, "/FlateDecode"))
+        return FALSE;
+      q = skip_space (q + 12, v1);
+      if (q >= v1 || *q != ']')
+        return FALSE;
+    }
+  else if (!value_is_name (v0, v1, "/FlateDecode"))
+    return FALSE;
+  if ((dict_slice (dict, dict_end, "/DecodeParms", &v0, &v1) && !value_is_name (v0, v1, "null")) ||
+      dict_get (dict, dict_end, "/F") != NULL ||
+      (dict_slice (dict, dict_end, "/Subtype", &v0, &v1) && value_is_name (v0, v1, "/Image")))
+    return FALSE;
+  len_v = resolve (index, dict_get (dict, dict_end, "/Length"));
+  if (len_v == NULL || (length = read_uint (len_v, end, &after)) < 0 || length > end - p)
+    return FALSE;
+  /* The data must end where "endstream" says, or the length is not this
+   * object's (a stale copy, a false "obj" inside another stream). */
+  if (g_strstr_len (p + length, MIN (end - (p + length), 16), "endstream") == NULL)
+    return FALSE;
+  inflated = zlib_inflate ((const guint8 *) p, (gsize) length, MIN (*budget, INFLATE_MAX_STREAM) + 1);
+  if (inflated == NULL)
+    return FALSE;
+  if (g_bytes_get_size (inflated) > MIN (*budget, INFLATE_MAX_STREAM))
+    {
+      g_bytes_unref (inflated);
+      return FALSE;
+    }
+  *budget -= g_bytes_get_size (inflated);
+
+  /* The dictionary's entries but /Filter, /DecodeParms, /DL and /Length. */
+  kept = g_string_new ("<<");
+  for (p = dict + 2;;)
+    {
+      const char *k0, *k1;
+      p = skip_space (p, dict_end);
+      if (p + 1 >= dict_end || (p[0] == '>' && p[1] == '>'))
+        break;
+      k0 = p;
+      k1 = skip_object (p, dict_end, 0);
+      if (k1 == NULL)
+        break;
+      p = skip_space (k1, dict_end);
+      if (read_ref (p, dict_end, &after) < 0)
+        after = skip_object (p, dict_end, 0);
+      if (after == NULL)
+        break;
+      if (!value_is_name (k0, k1, "/Filter") && !value_is_name (k0, k1, "/DecodeParms") &&
+          !value_is_name (k0, k1, "/DL") && !value_is_name (k0, k1, "/Length"))
+        {
+          g_string_append_c (kept, ' ');
+          g_string_append_len (kept, k0, after - k0);
+        }
+      p = after;
+    }
+  g_string_append_printf (kept, " /Length %" G_GSIZE_FORMAT ">>", g_bytes_get_size (inflated));
+  *out = (Inflated) { num, gen, (gsize) length, inflated, kept };
+  return TRUE;
+}
+
+GBytes *
+fm_pdf_inflate_streams (GBytes *bytes)
+{
+  gsize len = 0;
+  const char *data = g_bytes_get_data (bytes, &len), *end = data + len, *trailer, *trailer_end;
+  const char *root0, *root1, *v0, *v1, *after;
+  g_autoptr(FmPdfIndex) index = NULL;
+  g_autoptr(GArray) done = NULL;
+  GHashTableIter it;
+  gpointer key, off;
+  gsize budget = INFLATE_MAX_TOTAL;
+  gint64 size;
+  GString *out;
+  gsize xref_at;
+
+  if (len == 0 || len > INFLATE_MAX_FILE)
+    return NULL;
+  /* One revision, not encrypted: each object has one definition in the file
+   * (an update or a linearised file's two sections are left alone). */
+  trailer = last_trailer (data, end);
+  if (trailer == NULL || (trailer_end = skip_object (trailer, end, 0)) == NULL ||
+      dict_get (trailer, trailer_end, "/Prev") != NULL ||
+      dict_get (trailer, trailer_end, "/Encrypt") != NULL ||
+      !dict_slice (trailer, trailer_end, "/Root", &root0, &root1) ||
+      !dict_slice (trailer, trailer_end, "/Size", &v0, &v1) ||
+      (size = read_uint (v0, v1, &after)) < 0)
+    return NULL;
+
+  index = fm_pdf_index_new (bytes);
+  done = g_array_new (FALSE, FALSE, sizeof (Inflated));
+  g_hash_table_iter_init (&it, index->objects);
+  while (g_hash_table_iter_next (&it, &key, &off))
+    {
+      Inflated inf;
+      if (inflate_object (index, *(gint64 *) key, index->data + GPOINTER_TO_SIZE (off) - 1, &inf, &budget))
+        g_array_append_val (done, inf);
+    }
+  {
+    /* Worth a copy of the file only where these streams are much of it (a
+     * scan is mostly images: its copy would cost more than it saves). */
+    gsize packed = 0;
+    for (guint i = 0; i < done->len; i++)
+      packed += g_array_index (done, Inflated, i).packed;
+    if (done->len == 0 || packed < len / 4)
+      {
+        for (guint i = 0; i < done->len; i++)
+          {
+            g_bytes_unref (g_array_index (done, Inflated, i).data);
+            g_string_free (g_array_index (done, Inflated, i).dict, TRUE);
+          }
+        return NULL;
+      }
+  }
+  g_array_sort (done, inflated_cmp);
+
+  /* The file as it is, then an update that redefines those objects with
+   * their data inflated, its cross-reference table and trailer. */
+  out = g_string_sized_new (len + (INFLATE_MAX_TOTAL - budget) + 64 * done->len + 256);
+  g_string_append_len (out, data, (gssize) len);
+  g_string_append_c (out, '\n');
+  for (guint i = 0; i < done->len; i++)
+    {
+      Inflated *inf = &g_array_index (done, Inflated, i);
+      gsize n;
+      const char *d = g_bytes_get_data (inf->data, &n);
+      gsize at = out->len;
+
+      g_string_append_printf (out, "%" G_GINT64_FORMAT " %" G_GINT64_FORMAT " obj\n%s\nstream\n",
+                              inf->num, inf->gen, inf->dict->str);
+      g_string_append_len (out, d, (gssize) n);
+      g_string_append (out, "\nendstream\nendobj\n");
+      inf->dict = (g_string_free (inf->dict, TRUE), NULL);
+      g_bytes_unref (inf->data);
+      inf->data = GSIZE_TO_POINTER (at);  /* now its offset */
+      size = MAX (size, inf->num + 1);
+    }
+  xref_at = out->len;
+  g_string_append (out, "xref\n");
+  for (guint i = 0; i < done->len; i++)
+    {
+      Inflated *inf = &g_array_index (done, Inflated, i);
+      g_string_append_printf (out, "%" G_GINT64_FORMAT " 1\n%010" G_GSIZE_FORMAT " %05d n \n", inf->num,
+                              GPOINTER_TO_SIZE (inf->data), (int) MIN (inf->gen, 65535));
+    }
+  g_string_append_printf (out, "trailer\n<< /Size %" G_GINT64_FORMAT " /Root ", size);
+  g_string_append_len (out, root0, root1 - root0);
+  if (dict_slice (trailer, trailer_end, "/Info", &v0, &v1))
+    {
+      g_string_append (out, " /Info ");
+      g_string_append_len (out, v0, v1 - v0);
+    }
+  if (dict_slice (trailer, trailer_end, "/ID", &v0, &v1))
+    {
+      g_string_append (out, " /ID ");
+      g_string_append_len (out, v0, v1 - v0);
+    }
+  {
+    /* /Prev: where the original's last section starts */
+    const char *p = NULL;
+    for (const char *q = end - MIN (1024, len); q + 9 <= end; q++)
+      if (memcmp (q, "startxref", 9) == 0)
+        p = q + 9;
+    g_string_append (out, " /Prev ");
+    p = skip_space (p, end);
+    g_string_append_len (out, p, skip_object (p, end, 0) - p);
+  }
+  g_string_append_printf (out, " >>\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n", xref_at);
+  return g_string_free_to_bytes (out);
+}
+#endif /* FM_HAVE_ZLIB */

@@ -27,6 +27,16 @@ GArray *fm_pdf_index_page_images (FmPdfIndex *index,
 gint64 fm_pdf_object_number_before (const char *data,
                                     const char *p);
 
+/* The file with an update appended that redefines each of its small
+ * FlateDecode streams (no decode parameters, not an image: fonts, ToUnicode
+ * maps, page contents) with its data stored inflated, or NULL when there is
+ * nothing to do or the file is not a single unencrypted revision. Poppler
+ * re-reads a page's content and rebuilds every font on it (inflating the
+ * embedded font programs) for each render and each text extraction; given
+ * the inflated data it draws the same page without inflating anything
+ * (issue 15: 16 % of a paper's CPU time). */
+GBytes *fm_pdf_inflate_streams (GBytes *bytes);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FmPdfIndex, fm_pdf_index_free)
 
 G_END_DECLS

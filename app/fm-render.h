@@ -58,6 +58,35 @@ cairo_surface_t *fm_render_page_rect_locked (PopplerPage  *page,
                                              double        scale,
                                              GError      **error);
 
+/* Crops for recognition and the text reader: rect cut from the page drawn
+ * whole at scale, its corner moved to the nearest pixel of that drawing (at
+ * most half a pixel), the size as fm_render_page_rect's. Many crops of a page
+ * at one scale cost one pass of Poppler over the page (the page keeps the
+ * drawing while the document keeps the page). drawn, when not NULL, gets the
+ * rectangle the pixels cover. */
+cairo_surface_t *fm_render_page_crop_locked (PopplerPage  *page,
+                                             const FmRect *rect,
+                                             double        scale,
+                                             FmRect       *drawn,
+                                             GError      **error);
+FmGrayImage *fm_render_page_crop_gray (FmDocument   *doc,
+                                       int           page_index,
+                                       const FmRect *rect,
+                                       double        scale,
+                                       FmRect       *drawn,
+                                       GError      **error);
+
+/* The whole page at scale as 1 byte a pixel: 1 where the gray of
+ * fm_gray_image_new_from_surface would be below `below`, else 0 (g_free
+ * it). The same pixels as a render of the whole page, made band by band
+ * from the page's recording. */
+guint8 *fm_render_page_ink_locked (PopplerPage *page,
+                                   double       scale,
+                                   guint8       below,
+                                   int         *width,
+                                   int         *height,
+                                   GError     **error);
+
 /* ARGB32/RGB24 surface -> gray (Rec. 601 luma of the colour over white). */
 FmGrayImage *fm_gray_image_new_from_surface (cairo_surface_t *surface);
 FmGrayImage *fm_gray_image_new (int width, int height);

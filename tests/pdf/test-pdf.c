@@ -5,6 +5,7 @@
 #include "fm-latex-check.h"
 #include "fm-fonts.h"
 #include "fm-pages.h"
+#include "fm-pdf-bytes.h"
 #include "fm-render.h"
 
 #include <cairo-pdf.h>
@@ -86,6 +87,121 @@ test_render_page_and_crop (void)
   {
     g_autofree char *title = fm_document_dup_title (doc);
     g_assert_cmpstr (title, ==, "Formulate detection truth truth-1-00");
+  }
+}
+
+
+static gboolean
+same_pixels (cairo_surface_t *a, cairo_surface_t *b)
+{
+  int w = cairo_image_surface_get_width (a), h = cairo_image_surface_get_height (a);
+  int sa = cairo_image_surface_get_stride (a), sb = cairo_image_surface_get_stride (b);
+  const guint8 *pa = cairo_image_surface_get_data (a), *pb = cairo_image_surface_get_data (b);
+
+  if (w != cairo_image_surface_get_width (b) || h != cairo_image_surface_get_height (b))
+    return FALSE;
+  for (int y = 0; y < h; y++)
+    if (memcmp (pa + (gsize) y * sa, pb + (gsize) y * sb, (gsize) w * 4) != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Issue 15's shortcuts must not change a pixel: the file with its streams
+ * stored inflated draws and reads as the file; a crop cut from the page's
+ * recording is the direct render of the same pixel-aligned rectangle; the
+ * ink map is the threshold of a render of the whole page. */
+static void
+test_render_shortcuts (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = src_path ("tests/fixtures/pdf/truth-1-00.pdf");
+  g_autofree char *data = NULL;
+  gsize len;
+  g_autoptr(GBytes) bytes = NULL, inflated = NULL;
+  PopplerDocument *a, *b;
+  PopplerPage *pa, *pb;
+  g_autofree char *ta = NULL, *tb = NULL;
+  g_autoptr(FmDocument) doc = NULL;
+  const FmRect rects[] = { { 100.3, 100.7, 150.5, 120.2 }, { 71.9, 300.25, 540.1, 333.3 }, { 0, 0, 612, 150 } };
+  const double scales[] = { 1.83, 2.0, 6.0 };
+
+  g_assert_true (g_file_get_contents (path, &data, &len, &error));
+  bytes = g_bytes_new_take (g_steal_pointer (&data), len);
+  inflated = fm_pdf_inflate_streams (bytes);
+  g_assert_nonnull (inflated);
+  g_assert_cmpuint (g_bytes_get_size (inflated), >, len);
+  a = poppler_document_new_from_bytes (bytes, NULL, &error);
+  g_assert_no_error (error);
+  b = poppler_document_new_from_bytes (inflated, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (poppler_document_get_n_pages (a), ==, poppler_document_get_n_pages (b));
+  pa = poppler_document_get_page (a, 0);
+  pb = poppler_document_get_page (b, 0);
+  ta = poppler_page_get_text (pa);
+  tb = poppler_page_get_text (pb);
+  g_assert_cmpstr (ta, ==, tb);
+  for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
+    {
+      cairo_surface_t *sa = fm_render_page_rect_locked (pa, &rects[0], scales[i], &error);
+      cairo_surface_t *sb = fm_render_page_rect_locked (pb, &rects[0], scales[i], &error);
+      g_assert_no_error (error);
+      g_assert_true (same_pixels (sa, sb));
+      cairo_surface_destroy (sa);
+      cairo_surface_destroy (sb);
+    }
+  g_object_unref (pa);
+  g_object_unref (pb);
+  g_object_unref (a);
+  g_object_unref (b);
+  /* Not for a file that is not one plain revision. */
+  {
+    g_autoptr(GBytes) junk = g_bytes_new_static ("%PDF-1.4\nno trailer\n", 21);
+    g_assert_null (fm_pdf_inflate_streams (junk));
+  }
+
+  doc = fm_document_new_for_path (path, NULL, &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < G_N_ELEMENTS (rects); r++)
+    for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
+      {
+        FmRect drawn;
+        g_autoptr(FmGrayImage) crop = fm_render_page_crop_gray (doc, 0, &rects[r], scales[i], &drawn, &error);
+        g_autoptr(FmGrayImage) direct = NULL;
+        g_assert_no_error (error);
+        /* the corner on the page's pixel grid, at most half a pixel away */
+        g_assert_cmpfloat (fabs (drawn.x0 - rects[r].x0) * scales[i], <=, 0.5 + 1e-9);
+        g_assert_cmpfloat (fabs (round (drawn.x0 * scales[i]) - drawn.x0 * scales[i]), <, 1e-6);
+        direct = fm_render_page_rect_gray (doc, 0, &drawn, scales[i], &error);
+        g_assert_no_error (error);
+        g_assert_cmpint (crop->width, ==, direct->width);
+        g_assert_cmpint (crop->height, ==, direct->height);
+        g_assert_cmpmem (crop->pixels, (gsize) crop->width * crop->height,
+                         direct->pixels, (gsize) direct->width * direct->height);
+      }
+  {
+    int w, h;
+    guint8 *ink;
+    g_autoptr(FmGrayImage) page = fm_render_page_rect_gray (doc, 0, NULL, 2.997, &error);
+    PopplerPage *p;
+    gsize n_ink = 0;
+
+    g_assert_no_error (error);
+    fm_document_lock (doc);
+    p = fm_document_get_page_locked (doc, 0, &error);
+    ink = fm_render_page_ink_locked (p, 2.997, 170, &w, &h, &error);
+    g_clear_object (&p);
+    fm_document_unlock (doc);
+    g_assert_no_error (error);
+    g_assert_cmpint (w, ==, page->width);
+    g_assert_cmpint (h, ==, page->height);
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        {
+          g_assert_cmpint (ink[(gsize) y * w + x], ==, page->pixels[(gsize) y * page->stride + x] < 170);
+          n_ink += ink[(gsize) y * w + x];
+        }
+    g_assert_cmpuint (n_ink, >, 1000);
+    g_free (ink);
   }
 }
 
@@ -916,6 +1032,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/render/scale-rule", test_scale_rule);
   g_test_add_func ("/pdf/render/page-and-crop", test_render_page_and_crop);
   g_test_add_func ("/pdf/render/pixel-cap", test_render_pixel_cap);
+  g_test_add_func ("/pdf/render/shortcuts", test_render_shortcuts);
   g_test_add_func ("/pdf/render/rotation", test_rotation);
   g_test_add_func ("/pdf/document/bad-inputs", test_bad_inputs);
   g_test_add_func ("/pdf/document/outline", test_outline);
