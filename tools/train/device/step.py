@@ -20,6 +20,16 @@ lost machine). It resumes whatever the warm machine already holds:
 
 A lost machine therefore costs one call: the next call carries the last
 export that came back as init.safetensors.
+
+With --render-min R and a folder written by make-render-kit.sh
+(work/device/render: render-kit.tar.xz, corpus.tar.xz, vocab.json, a val cut),
+step 1 also renders fresh train shards on the machine for R minutes first:
+the kit (pdflatex, the TeX files, render-crops and their libraries) is
+unpacked to /tmp/fmkit, tools/data/build_dataset.py runs with --jobs
+cores-2 and a new --render-seed (default: the time), the same vocab and the
+same hash split (no test or val formula is ever rendered for training), and
+the shards finished in time join STATE/data; render.json in $OUT has the
+samples, seconds and samples per second.
 """
 
 import argparse
@@ -29,6 +39,7 @@ import lzma
 import multiprocessing
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -53,6 +64,95 @@ def shard_names(directory):
     return sorted({n[:-len(".idx.npy")] for n in os.listdir(directory) if n.endswith(".idx.npy")})
 
 
+def unpack_render_kit(folder, tmp_root):
+    """render-kit.tar.xz and corpus.tar.xz of `folder` into tmp_root (once per machine)."""
+    kit = os.path.join(tmp_root, "fmkit")
+    corpus = os.path.join(tmp_root, "fmkit-corpus")
+    for tarball, dest in (("render-kit.tar.xz", kit), ("corpus.tar.xz", corpus)):
+        if os.path.exists(os.path.join(dest, ".unpacked")):
+            continue
+        shutil.rmtree(dest, ignore_errors=True)
+        os.makedirs(dest)
+        subprocess.run(["tar", "-xJf", os.path.join(folder, tarball), "-C", dest, "--strip-components=1"],
+                       check=True)
+        open(os.path.join(dest, ".unpacked"), "w").close()
+    return kit, corpus
+
+
+def kit_env(kit):
+    """What the kit's env.sh sets: its wrappers first on PATH (they set the library path
+    for their own binary only, so this Python and torch keep the machine's libraries)."""
+    return dict(os.environ, FMKIT=kit, PATH=os.path.join(kit, "bin") + os.pathsep + os.environ.get("PATH", ""),
+                TEXMFCNF=os.path.join(kit, "web2c-kit") + os.pathsep + os.path.join(kit, "web2c"),
+                FM_RENDER_CROPS=os.path.join(kit, "bin", "render-crops"), PYTHONUNBUFFERED="1")
+
+
+def render(folder, data, out, minutes, jobs, seed, shard_size, tmp_root, max_samples=0):
+    """build_dataset.py for `minutes` into STATE/render-SEED; links the finished train
+    shards into `data` as train-sSEED-K. Returns the stats written to OUT/render.json."""
+    t0 = time.monotonic()
+    kit, corpus = unpack_render_kit(folder, tmp_root)
+    t_unpack = time.monotonic() - t0
+    rdir = os.path.join(os.path.dirname(os.path.abspath(data)), "render-%d" % seed)
+    os.makedirs(rdir, exist_ok=True)
+    shutil.copy(os.path.join(folder, "vocab.json"), os.path.join(rdir, "vocab.json"))
+    # build_dataset's pool plans every shard up front, so plan only what could be done:
+    # 300 samples per process-second is over twice what a process made on the lent H200's host
+    planned = shard_size * max(1, int(jobs * minutes * 60 * 300 / shard_size) + 1)
+    if max_samples:
+        planned = min(planned, max_samples)
+    cmd = [sys.executable, os.path.join(ROOT, "tools", "data", "build_dataset.py"), "--out", rdir,
+           "--corpus", corpus, "--train-samples", str(planned), "--val-samples", "0", "--test-samples", "0",
+           "--shard-size", str(shard_size), "--jobs", str(jobs), "--seed", str(seed)]
+    print("kit: render " + " ".join(cmd), flush=True)
+    t1 = time.monotonic()
+    with open(os.path.join(out, "render-log.txt"), "ab") as log:
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=kit_env(kit),
+                                start_new_session=True)
+        try:
+            proc.wait(timeout=minutes * 60)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+    t_render = time.monotonic() - t1
+    samples = planned = shards = 0
+    dropped, proc_s = {}, 0.0
+    for name in sorted(os.listdir(rdir)):
+        if not (name.startswith("train-") and name.endswith(".json")):
+            continue
+        with open(os.path.join(rdir, name)) as f:
+            st = json.load(f)
+        base = name[:-len(".json")]
+        k = int(base.split("-")[1])
+        dst = os.path.join(data, "train-s%d-%05d" % (seed, k))
+        for part in SHARD_PARTS:
+            if not os.path.exists(dst + part):
+                os.link(os.path.join(rdir, base + part), dst + part)
+        shards += 1
+        samples += st["samples"]
+        planned += st["planned"]
+        proc_s += st["seconds"]
+        for r, c in st["dropped"].items():
+            dropped[r] = dropped.get(r, 0) + c
+    info = {"seed": seed, "jobs": jobs, "shard_size": shard_size, "unpack_seconds": round(t_unpack, 1),
+            "render_wall_seconds": round(t_render, 1), "shards": shards, "samples": samples,
+            "planned": planned, "dropped": dropped,
+            "samples_per_second": round(samples / t_render, 1) if t_render else None,
+            "samples_per_process_second": round(samples / proc_s, 1) if proc_s else None,
+            "exit_status": proc.returncode}
+    with open(os.path.join(out, "render.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    print("kit: rendered " + json.dumps(info), flush=True)
+    if shards == 0:
+        with open(os.path.join(out, "render-log.txt"), "rb") as f:
+            sys.stdout.write(f.read()[-3000:].decode(errors="replace"))
+    return info
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="One resumable training call on a lent GPU machine.")
     ap.add_argument("slice", help="a folder written by pack.py (work/device/slice-K)")
@@ -66,6 +166,19 @@ def main(argv=None):
     ap.add_argument("--out", default=os.environ.get("OUT"), help="where results go (default $OUT)")
     ap.add_argument("--state", default=os.environ.get("FM_KIT_STATE", os.path.join("work", "kit-state")))
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
+    ap.add_argument("--render-min", type=float, default=0.0,
+                    help="render fresh train shards on this machine for this many minutes first "
+                    "(SLICE is then a folder written by make-render-kit.sh)")
+    ap.add_argument("--render-jobs", type=int, default=max(1, (os.cpu_count() or 3) - 2))
+    ap.add_argument("--render-seed", type=int, default=None, help="default: the time (new data every call)")
+    ap.add_argument("--render-shard-size", type=int, default=1000)
+    ap.add_argument("--render-max-samples", type=int, default=0, help="stop rendering after this many (0: time only)")
+    ap.add_argument("--render-only", action="store_true",
+                    help="render (and link into STATE/data), write render.json, do not train (a speed or kit check)")
+    ap.add_argument("--render-tmp", default=os.environ.get("TMPDIR", "/tmp"),
+                    help="where the kit and the corpus are unpacked")
+    ap.add_argument("--lr", type=float, default=None, help="overrides --train-args' --lr")
+    ap.add_argument("--warmup-steps", type=int, default=None, help="overrides --train-args' --warmup-steps")
     ap.add_argument("--train-args", default="--batch-pixels 3000000 --max-batch 192 --lr 1e-3 "
                     "--warmup-steps 300 --scale-jitter 0.25 --eval-steps 500 --val-samples 512 "
                     "--val-decode 128 --log-steps 50 --ckpt-min 3",
@@ -91,9 +204,16 @@ def main(argv=None):
     else:
         shutil.copy(os.path.join(a.slice, "vocab.json"), have_vocab)
     jobs = [(os.path.join(a.slice, n), os.path.join(data, n[:-3]))
-            for n in sorted(os.listdir(a.slice)) if n.endswith(".xz")]
+            for n in sorted(os.listdir(a.slice)) if n.endswith(tuple(p + ".xz" for p in SHARD_PARTS))]
     with multiprocessing.Pool(max(1, min(a.jobs, len(jobs)))) as pool:
         unpacked = sum(pool.map(unpack, jobs))
+    render_info = None
+    if a.render_min > 0:
+        seed = a.render_seed if a.render_seed is not None else int(time.time()) % 1000000000
+        render_info = render(a.slice, data, a.out, a.render_min, a.render_jobs, seed,
+                             a.render_shard_size, a.render_tmp, a.render_max_samples)
+        if a.render_only:
+            return 0 if render_info["shards"] else 1
     with open(os.path.join(a.slice, "meta.json")) as f:
         meta = json.load(f)
     names = shard_names(data)
@@ -116,6 +236,10 @@ def main(argv=None):
         init = a.init
         cmd += ["--init-from", init]
     cmd += a.train_args.split()
+    if a.lr is not None:
+        cmd += ["--lr", str(a.lr)]
+    if a.warmup_steps is not None:
+        cmd += ["--warmup-steps", str(a.warmup_steps)]
     print("kit: " + " ".join(cmd), flush=True)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     with open(os.path.join(a.out, "train-stdout.txt"), "ab") as log:
@@ -139,7 +263,7 @@ def main(argv=None):
     info = {"slice": os.path.basename(os.path.normpath(a.slice)), "resumed": resumed, "init_from": init,
             "train_shards": train, "step": int(last.get("step") or 0),
             "train_minutes_total": round(float(last.get("time_s") or 0) / 60, 2),
-            "last_val": vals[-1] if vals else None, "data_seconds": round(t_data, 1),
+            "last_val": vals[-1] if vals else None, "data_seconds": round(t_data, 1), "render": render_info,
             "call_seconds": round(time.monotonic() - t0, 1)}
     with open(os.path.join(a.out, "kit.json"), "w") as f:
         json.dump(info, f, indent=1)
