@@ -23,6 +23,7 @@ numpy, PIL bring their own).
 """
 
 import argparse
+import functools
 import glob
 import json
 import multiprocessing
@@ -40,6 +41,10 @@ sys.path.insert(0, os.path.join(ROOT, "tools", "data"))
 # Debian 12's TeX trees -> folders in the kit (kpathsea's TEXMF order is kept in texmf.cnf)
 TREES = [("/usr/share/texlive/texmf-dist/", "texmf-dist"), ("/usr/share/texmf/", "texmf"),
          ("/var/lib/texmf/", "texmf-var"), ("/etc/texmf/", "texmf-config")]
+# and the user's TEXMFVAR (~/.texlive2022/texmf-var): mktexpk writes bitmap fonts there
+# when a set-up needs a font with no Type 1 version (newpx's text falls back to EC fonts,
+# and Debian's cm-super is not installed); the device has no Metafont, so they travel.
+USER_VAR_TREE = "texmf-uservar"
 # glibc's own libraries: the device's glibc (2.39) is newer than Debian 12's (2.36)
 GLIBC = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "ld-linux", "librt.so",
          "libresolv.so", "libutil.so", "libanl.so", "linux-vdso")
@@ -142,8 +147,16 @@ def recorded_files(fls):
     return files
 
 
+@functools.lru_cache(maxsize=None)
+def user_var():
+    r = subprocess.run(["kpsewhich", "-var-value", "TEXMFVAR"], capture_output=True, text=True)
+    v = r.stdout.strip()
+    return os.path.normpath(v) + "/" if v else None
+
+
 def kit_path(path):
-    for prefix, tree in TREES:
+    trees = TREES + ([(user_var(), USER_VAR_TREE)] if user_var() else [])
+    for prefix, tree in trees:
         if path.startswith(prefix):
             return os.path.join(tree, path[len(prefix):])
     return None
@@ -178,8 +191,8 @@ TEXMFLOCAL = $FMKIT/texmf-config
 TEXMFVAR = $FMKIT/texmf-var
 TEXMFCONFIG = $FMKIT/texmf-config
 TEXMFHOME = $FMKIT/texmf-config
-TEXMF = {!!$FMKIT/texmf-config,!!$FMKIT/texmf-var,!!$FMKIT/texmf,!!$FMKIT/texmf-dist}
-TEXMFDBS = {!!$FMKIT/texmf-config,!!$FMKIT/texmf-var,!!$FMKIT/texmf,!!$FMKIT/texmf-dist}
+TEXMF = {!!$FMKIT/texmf-config,!!$FMKIT/texmf-uservar,!!$FMKIT/texmf-var,!!$FMKIT/texmf,!!$FMKIT/texmf-dist}
+TEXMFDBS = {!!$FMKIT/texmf-config,!!$FMKIT/texmf-uservar,!!$FMKIT/texmf-var,!!$FMKIT/texmf,!!$FMKIT/texmf-dist}
 SYSTEXMF = $TEXMF
 VARTEXFONTS = /tmp/fmkit-texfonts
 TEXMFCACHE = /tmp/fmkit-texcache
@@ -248,8 +261,9 @@ def cmd_assemble(a):
         raise SystemExit("assemble: recorded files outside Debian's TeX trees: %s" % unknown[:10])
     n_recorded = len(want)
     # the other design sizes of every recorded font family
-    for d in sorted({os.path.dirname(p) for p in files if p.endswith(".tfm")}):
-        tfms = glob.glob(os.path.join(d, "*.tfm"))
+    for d, ext in sorted({(os.path.dirname(p), ".tfm" if p.endswith(".tfm") else "pk")
+                          for p in files if p.endswith((".tfm", "pk"))}):
+        tfms = glob.glob(os.path.join(d, "*" + ext))
         if sum(os.path.getsize(t) for t in tfms) <= TFM_DIR_CAP:
             for t in tfms:
                 want.setdefault(kit_path(os.path.normpath(t)), os.path.normpath(t))
@@ -285,7 +299,7 @@ def cmd_assemble(a):
         os.makedirs(os.path.dirname(dst), exist_ok=True)
         shutil.copyfile(p, dst)
         size += os.path.getsize(dst)
-    for _, tree in TREES:
+    for tree in [t for _, t in TREES] + [USER_VAR_TREE]:
         os.makedirs(os.path.join(kit, tree), exist_ok=True)
         write_ls_r(os.path.join(kit, tree))
     # texmf.cnf: our paths first, Debian's file for everything else
