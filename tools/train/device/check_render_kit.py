@@ -130,7 +130,7 @@ def main(argv=None):
     hide = a.hide_system_tex == "yes" or (a.hide_system_tex == "auto" and bwrap_works())
     if a.hide_system_tex == "yes" and not bwrap_works():
         raise SystemExit("check_render_kit: bwrap does not work here (Debian bubblewrap)")
-    tmp = a.keep or tempfile.mkdtemp(prefix="fm-render-kit-")
+    tmp = os.path.abspath(a.keep) if a.keep else tempfile.mkdtemp(prefix="fm-render-kit-")
     os.makedirs(tmp, exist_ok=True)
     try:
         return check(a, tmp, hide)
@@ -148,13 +148,13 @@ def check(a, tmp, hide):
     else:
         folder = a.folder
         corpus = os.path.join(tmp, "corpus")
-        os.makedirs(corpus)
+        os.makedirs(corpus, exist_ok=True)
         run(["tar", "-xJf", os.path.join(folder, "corpus.tar.xz"), "-C", corpus, "--strip-components=1"])
         fonts = []
     t_kit = time.monotonic() - t0
     # 1. the system's TeX
     sysdir = os.path.join(tmp, "sys")
-    os.makedirs(sysdir)
+    os.makedirs(sysdir, exist_ok=True)      # with --keep, a second check renders only what is missing
     shutil.copy(os.path.join(folder, "vocab.json"), sysdir)
     t1 = time.monotonic()
     run([py, os.path.join(ROOT, "tools", "data", "build_dataset.py"), "--out", sysdir, "--corpus", corpus,
@@ -164,6 +164,8 @@ def check(a, tmp, hide):
     t_sys = time.monotonic() - t1
     # 2. the kit, as on the device
     state, out, kt = (os.path.join(tmp, n) for n in ("state", "out", "kt"))
+    for d in (state, out, kt, os.path.join(tmp, "ld")):
+        shutil.rmtree(d, ignore_errors=True)
     t2 = time.monotonic()
     run(sandbox([py, os.path.join(HERE, "step.py"), folder, "--render-only", "--render-min", "30",
                  "--render-max-samples", str(a.samples), "--render-seed", str(a.seed),

@@ -37,6 +37,10 @@ work=$out.work
 mkdir -p "$out" "$work"
 [ -d "$build" ] || meson setup "$build" -Dbuildtype=debugoptimized -Dcuda=disabled -Dgui=disabled
 nice -n 5 ninja -C "$build" -j2 tools/render-crops
+if ldd "$build/tools/render-crops" | grep -q 'libasan\|libubsan'; then
+  echo "make-render-kit.sh: $build/tools/render-crops is a sanitizer build; use a plain build dir (--build)" >&2
+  exit 1
+fi
 if [ "$reuse" = 0 ] || [ ! -s "$work/probe/fls.txt" ]; then
   rm -rf "$work/probe"
   $py tools/train/device/render_kit.py probe --work "$work/probe" --corpus "$corpus" --formulas "$formulas"

@@ -42,6 +42,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,8 +74,18 @@ def unpack_render_kit(folder, tmp_root):
             continue
         shutil.rmtree(dest, ignore_errors=True)
         os.makedirs(dest)
-        subprocess.run(["tar", "-xJf", os.path.join(folder, tarball), "-C", dest, "--strip-components=1"],
-                       check=True)
+        # Python's tarfile and lzma: the lent machine's image need not have xz
+        with tarfile.open(os.path.join(folder, tarball), "r:xz") as tf:
+            members = []
+            for m in tf.getmembers():
+                parts = m.name.split("/", 1)
+                if len(parts) == 2 and parts[1]:
+                    m.name = parts[1]          # tar --strip-components=1
+                    members.append(m)
+            try:
+                tf.extractall(dest, members=members, filter="data")
+            except TypeError:                  # Python without extraction filters
+                tf.extractall(dest, members=members)
         open(os.path.join(dest, ".unpacked"), "w").close()
     return kit, corpus
 
@@ -91,7 +102,8 @@ def render(folder, data, out, minutes, jobs, seed, shard_size, tmp_root, max_sam
     """build_dataset.py for `minutes` into STATE/render-SEED; links the finished train
     shards into `data` as train-sSEED-K. Returns the stats written to OUT/render.json."""
     t0 = time.monotonic()
-    kit, corpus = unpack_render_kit(folder, tmp_root)
+    # absolute: the kit's bin/ goes on PATH, and pdflatex runs in other working directories
+    kit, corpus = unpack_render_kit(os.path.abspath(folder), os.path.abspath(tmp_root))
     t_unpack = time.monotonic() - t0
     rdir = os.path.join(os.path.dirname(os.path.abspath(data)), "render-%d" % seed)
     os.makedirs(rdir, exist_ok=True)
