@@ -243,6 +243,76 @@ def ldd_closure(binary):
     return libs
 
 
+class FontCloser:
+    """What pdftex needs to use a font: its .tfm, then either its .vf and (recursively)
+    the fonts the .vf names, or the .pfb/.pfa and .enc of its line in pdftex.map.
+    closure(name) -> list of system paths, or None when some part is missing."""
+
+    def __init__(self, maps):
+        self.map = {}
+        for m in maps:
+            with open(m, encoding="latin-1") as f:
+                for line in f:
+                    w = line.split()
+                    if w and not line.startswith(("%", "#")):
+                        self.map.setdefault(w[0], [x.lstrip("<[") for x in w[1:] if x.startswith("<")])
+        self.memo = {}
+
+    @staticmethod
+    @functools.lru_cache(maxsize=None)
+    def find(name):
+        r = subprocess.run(["kpsewhich", "-progname=pdflatex", name], capture_output=True, text=True)
+        p = r.stdout.strip()
+        return os.path.normpath(p) if r.returncode == 0 and p else None
+
+    @staticmethod
+    def vf_fonts(path):
+        """Font names a virtual font refers to (its fnt_def commands after the preamble)."""
+        with open(path, "rb") as f:
+            b = f.read()
+        if len(b) < 3 or b[0] != 247:
+            return None
+        i = 3 + b[2] + 8
+        names = []
+        while i < len(b) and 243 <= b[i] <= 246:
+            i += 1 + (b[i] - 242) + 12
+            a, l = b[i], b[i + 1]
+            names.append(b[i + 2 + a:i + 2 + a + l].decode("latin-1"))
+            i += 2 + a + l
+        return names
+
+    def closure(self, name, depth=0):
+        if name in self.memo:
+            return self.memo[name]
+        self.memo[name] = None          # a cycle counts as missing
+        tfm = self.find(name + ".tfm")
+        if not tfm or depth > 4:
+            return None
+        need = [tfm]
+        vf = self.find(name + ".vf")
+        if vf:
+            refs = self.vf_fonts(vf)
+            if refs is None:
+                return None
+            need.append(vf)
+            for r in refs:
+                sub = self.closure(r, depth + 1)
+                if sub is None:
+                    return None
+                need += sub
+        else:
+            files = [x for x in self.map.get(name, []) if x.endswith((".pfb", ".pfa", ".enc"))]
+            if not any(x.endswith((".pfb", ".pfa")) for x in files):
+                return None
+            for x in files:
+                p = self.find(x)
+                if not p:
+                    return None
+                need.append(p)
+        self.memo[name] = need
+        return need
+
+
 def cmd_assemble(a):
     kit = a.kit
     if os.path.exists(kit):
@@ -260,39 +330,39 @@ def cmd_assemble(a):
     if unknown:
         raise SystemExit("assemble: recorded files outside Debian's TeX trees: %s" % unknown[:10])
     n_recorded = len(want)
-    # the other design sizes of every recorded font family
+    # the other design sizes of every recorded font family, each only with all it needs
+    # (its .vf and the fonts that names, or its map entry's .pfb and .enc): a .tfm whose
+    # glyphs pdftex cannot embed is a fatal error at the end of the run that costs the
+    # whole batch, while a missing .tfm costs only the formula that uses it
+    closer = FontCloser([p for p in files if p.endswith("pdftex.map")])
+    n_fonts = 0
+    recorded_tfm = sorted(p for p in files if p.endswith(".tfm"))
+    siblings = []
     for d, ext in sorted({(os.path.dirname(p), ".tfm" if p.endswith(".tfm") else "pk")
                           for p in files if p.endswith((".tfm", "pk"))}):
         tfms = glob.glob(os.path.join(d, "*" + ext))
-        if sum(os.path.getsize(t) for t in tfms) <= TFM_DIR_CAP:
-            for t in tfms:
-                want.setdefault(kit_path(os.path.normpath(t)), os.path.normpath(t))
-    # and their Type 1 fonts, named by the map file pdftex read
-    maps = [p for p in files if p.endswith("pdftex.map")]
-    pfb_of = {}
-    for m in maps:
-        with open(m, encoding="latin-1") as f:
-            for line in f:
-                w = line.split()
-                if w and not line.startswith(("%", "#")):
-                    for x in w[1:]:
-                        x = x.lstrip("<[")
-                        if x.endswith((".pfb", ".pfa")):
-                            pfb_of[w[0]] = x
-    recorded_pfb = {os.path.basename(p) for p in files if p.endswith((".pfb", ".pfa"))}
-    pfb_dirs = {os.path.dirname(p) for p in files if p.endswith((".pfb", ".pfa"))}
-    added_pfb = 0
-    for kp, p in list(want.items()):
-        if p.endswith(".tfm"):
-            pfb = pfb_of.get(os.path.basename(p)[:-4])
-            if pfb and pfb not in recorded_pfb:
-                for d in pfb_dirs:
-                    cand = os.path.join(d, pfb)
-                    if os.path.exists(cand):
-                        want.setdefault(kit_path(cand), cand)
-                        recorded_pfb.add(pfb)
-                        added_pfb += 1
-                        break
+        if sum(os.path.getsize(t) for t in tfms) > TFM_DIR_CAP:
+            continue
+        for t in sorted(tfms):
+            t = os.path.normpath(t)
+            if ext == "pk":
+                want.setdefault(kit_path(t), t)
+            elif kit_path(t) not in want:
+                siblings.append(t)
+    # a recorded .tfm too: pdftex reads a font's .tfm when the preamble declares it
+    # (mathdesign's and newtx's bold math) but its .vf/.pfb only when a glyph ships out
+    unresolved = []
+    pks = {os.path.basename(p).split(".")[0] for p in want.values() if p.endswith("pk")}
+    for t in recorded_tfm + siblings:
+        recorded = kit_path(t) in want
+        need = closer.closure(os.path.basename(t)[:-4])
+        if need is None and recorded and os.path.basename(t)[:-4] not in pks:
+            unresolved.append(os.path.basename(t))
+        if need is not None:
+            n_fonts += not recorded
+            for q in need:
+                want.setdefault(kit_path(q), q)
+    added_pfb = n_fonts
     size = 0
     for kp, p in sorted(want.items()):
         dst = os.path.join(kit, kp)
@@ -334,7 +404,10 @@ def cmd_assemble(a):
         os.chmod(p, 0o755)
     with open(os.path.join(kit, "env.sh"), "w") as f:
         f.write(ENV_SH)
-    info = {"tex_files": len(want), "tex_files_recorded": n_recorded, "pfb_added_from_map": added_pfb,
+    info = {"tex_files": len(want), "tex_files_recorded": n_recorded, "sibling_fonts_added": added_pfb,
+            # recorded fonts with no .vf, .pfb or bitmap here: a glyph of one would be a
+            # fatal pdftex error in the kit (the probe never shipped one out)
+            "recorded_fonts_unresolved": sorted(unresolved),
             "tex_bytes": size, "libraries": sorted(libs),
             "lib_bytes": sum(os.path.getsize(os.path.join(kit, "lib", n)) for n in libs),
             "binaries": {n: p for n, p in bins.items()}}
