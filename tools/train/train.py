@@ -95,6 +95,9 @@ def parse_args(argv=None):
                     "(one slice of a longer --time-budget-min schedule, e.g. one device call)")
     ap.add_argument("--exit-after-steps", type=int, default=0,
                     help="checkpoint and exit after N steps of this process, as if killed (tests resume)")
+    ap.add_argument("--reload-data", action="store_true",
+                    help="re-read meta.json at each epoch's start and train on the shards it lists "
+                    "(tools/train/device/step.py --render-during-train adds shards while training)")
     ap.add_argument("--resume", help="checkpoint to resume (default: OUT/last.ckpt when present)")
     ap.add_argument("--no-resume", action="store_true")
     ap.add_argument("--init-from", help="start a new run (fresh optimiser and schedule) from the "
@@ -351,6 +354,7 @@ def main(argv=None):
     np.random.seed(args.seed)
     torch.manual_seed(args.seed)
 
+    train_names = D.load_meta(args.data)["splits"][args.train_split]["shards"]
     train_ds = D.ShardSet(args.data, args.train_split, cfg["max_height"], cfg["max_width"], cfg["max_tokens"])
     try:
         val_ds = D.ShardSet(args.data, args.val_split, cfg["max_height"], cfg["max_width"], cfg["max_tokens"])
@@ -531,6 +535,15 @@ def main(argv=None):
         if not stop:
             state["epoch"] += 1
             state["batch"] = 0
+            if args.reload_data:
+                names = D.load_meta(args.data)["splits"][args.train_split]["shards"]
+                if names != train_names:
+                    # the next epoch's batches are drawn over the grown set
+                    train_names = names
+                    train_ds = D.ShardSet(args.data, args.train_split, cfg["max_height"], cfg["max_width"],
+                                          cfg["max_tokens"])
+                    print(f"epoch {state['epoch']}: {len(train_ds)} train samples in {len(names)} shards",
+                          flush=True)
             if not args.eval_steps:
                 run_eval()
             if args.epochs and state["epoch"] >= args.epochs:
