@@ -40,6 +40,79 @@ fm_render_fit_scale (double width_pt,
   return scale * 0.999;
 }
 
+/* The pixel size of a render of area at scale, or FALSE with the error that
+ * says why none can be made: an empty area, a bad scale, over the limits. */
+static gboolean
+render_size (PopplerPage  *page,
+             const FmRect *area,
+             double        scale,
+             double       *w_px,
+             double       *h_px,
+             GError      **error)
+{
+  if (!isfinite (scale) || scale <= 0 ||
+      !isfinite (area->x0) || !isfinite (area->y0) || !isfinite (area->x1) || !isfinite (area->y1) ||
+      area->x1 <= area->x0 || area->y1 <= area->y0)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: cannot render an empty area or at scale %g",
+                   poppler_page_get_index (page) + 1, scale);
+      return FALSE;
+    }
+  *w_px = MAX (ceil ((area->x1 - area->x0) * scale - 1e-6), 1);
+  *h_px = MAX (ceil ((area->y1 - area->y0) * scale - 1e-6), 1);
+  if (*w_px > FM_RENDER_MAX_SIDE || *h_px > FM_RENDER_MAX_SIDE || *w_px * *h_px > FM_RENDER_MAX_PIXELS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: a render of %.0f x %.0f pixels is above the limit of %d pixels",
+                   poppler_page_get_index (page) + 1, *w_px, *h_px, FM_RENDER_MAX_PIXELS);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A white w_px x h_px ARGB image and a context drawing on it, or NULL with
+ * the error. */
+static cairo_surface_t *
+white_canvas (PopplerPage *page, double w_px, double h_px, cairo_t **cr, GError **error)
+{
+  cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w_px, (int) h_px);
+
+  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d: cannot allocate a %.0f x %.0f image: %s",
+                   poppler_page_get_index (page) + 1, w_px, h_px,
+                   cairo_status_to_string (cairo_surface_status (surface)));
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+  *cr = cairo_create (surface);
+  cairo_set_source_rgb (*cr, 1, 1, 1);
+  cairo_paint (*cr);
+  return surface;
+}
+
+/* Ends the drawing of white_canvas: its image, or NULL with the error when
+ * Cairo failed on the way. */
+static cairo_surface_t *
+finish_canvas (PopplerPage *page, cairo_t *cr, cairo_surface_t *surface, GError **error)
+{
+  cairo_status_t status = cairo_status (cr);
+
+  cairo_destroy (cr);
+  cairo_surface_flush (surface);
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+                   "page %d cannot be rendered: %s",
+                   poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+      cairo_surface_destroy (surface);
+      return NULL;
+    }
+  return surface;
+}
+
 cairo_surface_t *
 fm_render_page_rect_locked (PopplerPage  *page,
                             const FmRect *rect,
@@ -50,67 +123,22 @@ fm_render_page_rect_locked (PopplerPage  *page,
   double pw = 0, ph = 0, w_px, h_px;
   cairo_surface_t *surface;
   cairo_t *cr;
-  cairo_status_t status;
 
   poppler_page_get_size (page, &pw, &ph);
   if (rect)
     area = *rect;
   else
     area = (FmRect) { 0, 0, pw, ph };
-
-  if (!isfinite (scale) || scale <= 0 ||
-      !isfinite (area.x0) || !isfinite (area.y0) || !isfinite (area.x1) || !isfinite (area.y1) ||
-      area.x1 <= area.x0 || area.y1 <= area.y0)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: cannot render an empty area or at scale %g",
-                   poppler_page_get_index (page) + 1, scale);
-      return NULL;
-    }
-
-  w_px = ceil ((area.x1 - area.x0) * scale - 1e-6);
-  h_px = ceil ((area.y1 - area.y0) * scale - 1e-6);
-  if (w_px < 1) w_px = 1;
-  if (h_px < 1) h_px = 1;
-  if (w_px > FM_RENDER_MAX_SIDE || h_px > FM_RENDER_MAX_SIDE || w_px * h_px > FM_RENDER_MAX_PIXELS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: a render of %.0f x %.0f pixels is above the limit of %d pixels",
-                   poppler_page_get_index (page) + 1, w_px, h_px, FM_RENDER_MAX_PIXELS);
-      return NULL;
-    }
-
-  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w_px, (int) h_px);
-  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: cannot allocate a %.0f x %.0f image: %s",
-                   poppler_page_get_index (page) + 1, w_px, h_px,
-                   cairo_status_to_string (cairo_surface_status (surface)));
-      cairo_surface_destroy (surface);
-      return NULL;
-    }
-
-  cr = cairo_create (surface);
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_paint (cr);
+  if (!render_size (page, &area, scale, &w_px, &h_px, error))
+    return NULL;
+  surface = white_canvas (page, w_px, h_px, &cr, error);
+  if (surface == NULL)
+    return NULL;
   cairo_scale (cr, scale, scale);
   cairo_translate (cr, -area.x0, -area.y0);
   /* poppler_page_render applies the page's /Rotate, like the text layout. */
   poppler_page_render (page, cr);
-  status = cairo_status (cr);
-  cairo_destroy (cr);
-  cairo_surface_flush (surface);
-
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d cannot be rendered: %s",
-                   poppler_page_get_index (page) + 1, cairo_status_to_string (status));
-      cairo_surface_destroy (surface);
-      return NULL;
-    }
-  return surface;
+  return finish_canvas (page, cr, surface, error);
 }
 
 /* A page drawn at one scale, kept as Cairo's record of the drawing (glyph
@@ -202,66 +230,33 @@ fm_render_page_crop_locked (PopplerPage  *page,
   double w_px, h_px, x_px, y_px;
   cairo_surface_t *rec, *surface;
   cairo_t *cr;
-  cairo_status_t status;
 
   g_return_val_if_fail (rect != NULL, NULL);
 
-  if (!isfinite (scale) || scale <= 0 ||
-      !isfinite (rect->x0) || !isfinite (rect->y0) || !isfinite (rect->x1) || !isfinite (rect->y1) ||
-      rect->x1 <= rect->x0 || rect->y1 <= rect->y0)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: cannot render an empty area or at scale %g",
-                   poppler_page_get_index (page) + 1, scale);
-      return NULL;
-    }
   /* The size of the direct render of rect; its corner on the nearest pixel
    * of the page's grid at this scale. */
-  w_px = ceil ((rect->x1 - rect->x0) * scale - 1e-6);
-  h_px = ceil ((rect->y1 - rect->y0) * scale - 1e-6);
-  if (w_px < 1) w_px = 1;
-  if (h_px < 1) h_px = 1;
+  if (!render_size (page, rect, scale, &w_px, &h_px, error))
+    return NULL;
   x_px = round (rect->x0 * scale);
   y_px = round (rect->y0 * scale);
-  if (w_px > FM_RENDER_MAX_SIDE || h_px > FM_RENDER_MAX_SIDE || w_px * h_px > FM_RENDER_MAX_PIXELS ||
-      fabs (x_px) > G_MAXINT / 2 || fabs (y_px) > G_MAXINT / 2)
+  if (fabs (x_px) > G_MAXINT / 2 || fabs (y_px) > G_MAXINT / 2)
     {
       g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: a render of %.0f x %.0f pixels is above the limit of %d pixels",
-                   poppler_page_get_index (page) + 1, w_px, h_px, FM_RENDER_MAX_PIXELS);
+                   "page %d: a crop at %.0f, %.0f pixels is out of range",
+                   poppler_page_get_index (page) + 1, x_px, y_px);
       return NULL;
     }
 
   rec = page_recording_locked (page, scale, error);
   if (rec == NULL)
     return NULL;
-  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w_px, (int) h_px);
-  if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: cannot allocate a %.0f x %.0f image: %s",
-                   poppler_page_get_index (page) + 1, w_px, h_px,
-                   cairo_status_to_string (cairo_surface_status (surface)));
-      cairo_surface_destroy (surface);
-      return NULL;
-    }
-  cr = cairo_create (surface);
-  cairo_set_source_rgb (cr, 1, 1, 1);
-  cairo_paint (cr);
+  surface = white_canvas (page, w_px, h_px, &cr, error);
+  if (surface == NULL)
+    return NULL;
   cairo_set_source_surface (cr, rec, -x_px, -y_px);
   cairo_paint (cr);
-  status = cairo_status (cr);
-  cairo_destroy (cr);
-  cairo_surface_flush (surface);
-  if (status != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d cannot be rendered: %s",
-                   poppler_page_get_index (page) + 1, cairo_status_to_string (status));
-      cairo_surface_destroy (surface);
-      return NULL;
-    }
-  if (drawn)
+  surface = finish_canvas (page, cr, surface, error);
+  if (surface != NULL && drawn)
     *drawn = (FmRect) { x_px / scale, y_px / scale, (x_px + w_px) / scale, (y_px + h_px) / scale };
   return surface;
 }
