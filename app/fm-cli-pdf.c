@@ -13,6 +13,7 @@
 #include "fm-pandoc.h"
 #include "fm-pages.h"
 #include "fm-recognize.h"
+#include "fm-page-queue.h"
 #include "fm-scan.h"
 
 #include "fe.h"
@@ -460,108 +461,11 @@ pdf_choices (const char         *format_name,
 }
 
 /* Detection runs on worker threads a few pages ahead of the page being
- * recognised and written: a page without a text layer costs about a
- * second of one core in Tesseract (docs/scanned.md), and each worker reads
- * with its own Tesseract instance (app/fm-scan.c), so a multi-page scan
- * uses every core. Results are taken in page order; text-layer pages
- * serialise on the document's lock as before. */
-typedef struct {
-  gboolean      done;
-  GPtrArray    *regions;
-  FmPageSource  source;
-  GError       *error;
-  double        ms;
-} PageDetection;
-
-typedef struct {
-  FmDocument            *doc;
-  const FmDetectOptions *dopts;
-  GArray                *pages;   /* page indices in run order */
-  PageDetection         *slots;   /* one per run index */
-  GThreadPool           *pool;
-  guint                  pushed;  /* run indices handed to the pool */
-  guint                  ahead;   /* how many may be in flight */
-  GMutex                 lock;
-  GCond                  cond;
-} Prefetch;
-
-static void
-prefetch_work (gpointer data, gpointer user_data)
+ * recognised and written (fm-page-queue.h); an interrupt stops it. */
+static gboolean
+interrupted (gpointer unused)
 {
-  Prefetch *pf = user_data;
-  guint i = GPOINTER_TO_UINT (data) - 1;
-  int page = g_array_index (pf->pages, int, i);
-  PageDetection d = { TRUE, NULL, FM_PAGE_SOURCE_TEXT_LAYER, NULL, 0 };
-  gint64 t0 = g_get_monotonic_time ();
-
-  if (!fm_interrupted && fm_document_get_page_size (pf->doc, page, NULL, NULL, &d.error))
-    d.regions = fm_detect_page_any (pf->doc, page, pf->dopts, &d.source, &d.error);
-  else if (d.error == NULL)
-    g_set_error (&d.error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "interrupted");
-  d.ms = (g_get_monotonic_time () - t0) / 1000.0;
-  g_mutex_lock (&pf->lock);
-  pf->slots[i] = d;
-  g_cond_broadcast (&pf->cond);
-  g_mutex_unlock (&pf->lock);
-}
-
-static Prefetch *
-prefetch_new (FmDocument *doc, const FmDetectOptions *dopts, GArray *pages)
-{
-  Prefetch *pf = g_new0 (Prefetch, 1);
-  guint threads = fm_detect_thread_count ();
-
-  pf->doc = doc;
-  pf->dopts = dopts;
-  pf->pages = pages;
-  pf->slots = g_new0 (PageDetection, pages->len + 1);
-  pf->ahead = 2 * threads;
-  g_mutex_init (&pf->lock);
-  g_cond_init (&pf->cond);
-  pf->pool = g_thread_pool_new (prefetch_work, pf, (int) threads, FALSE, NULL);
-  return pf;
-}
-
-/* The detection of run index i (waits for it); its regions and error are
- * the caller's. */
-static guint
-pages_len_min (Prefetch *pf, guint n)
-{
-  return MIN (n, pf->pages->len);
-}
-
-static PageDetection
-prefetch_take (Prefetch *pf, guint i)
-{
-  PageDetection d;
-
-  while (pf->pushed < pages_len_min (pf, i + pf->ahead))
-    g_thread_pool_push (pf->pool, GUINT_TO_POINTER (++pf->pushed), NULL);
-  g_mutex_lock (&pf->lock);
-  while (!pf->slots[i].done)
-    g_cond_wait (&pf->cond, &pf->lock);
-  d = pf->slots[i];
-  pf->slots[i].regions = NULL;
-  pf->slots[i].error = NULL;
-  g_mutex_unlock (&pf->lock);
-  return d;
-}
-
-static void
-prefetch_free (Prefetch *pf)
-{
-  /* Pages queued and not started are dropped (an interrupt); running ones
-   * finish first. */
-  g_thread_pool_free (pf->pool, TRUE, TRUE);
-  for (guint i = 0; i < pf->pages->len; i++)
-    {
-      g_clear_pointer (&pf->slots[i].regions, g_ptr_array_unref);
-      g_clear_error (&pf->slots[i].error);
-    }
-  g_mutex_clear (&pf->lock);
-  g_cond_clear (&pf->cond);
-  g_free (pf->slots);
-  g_free (pf);
+  return fm_interrupted != 0;
 }
 
 /* One page of the run: finds its formulas (from the text layer, or from the
@@ -573,7 +477,7 @@ static gboolean
 run_page (FmExportJob              *job,
           FmDocument               *doc,
           int                       page,
-          PageDetection            *detection,
+          FmPageDetection          *detection,
           Recognizer               *rec,
           const FmRecognizeOptions *ropts,
           FmCropRule                crop_rule,
@@ -676,7 +580,7 @@ run_pdf (int argc, char **argv)
   gint64 t_start = g_get_monotonic_time ();
   int pages_ok = 0, ret = FM_EXIT_OK;
   GError *page_error = NULL;
-  Prefetch *prefetch;
+  FmPageQueue *queue;
 
   g_option_context_add_main_entries (octx, entries, NULL);
   if (!g_option_context_parse (octx, &argc, &argv, &error))
@@ -772,10 +676,10 @@ run_pdf (int argc, char **argv)
   progress.start_us = t_start;
   progress.pages_total = (int) pages->len;
 
-  prefetch = prefetch_new (doc, &dopts, pages);
+  queue = fm_page_queue_new (doc, &dopts, (const int *) pages->data, pages->len, interrupted, NULL);
   for (guint i = 0; i < pages->len && !fm_interrupted; i++)
     {
-      PageDetection detection = prefetch_take (prefetch, i);
+      FmPageDetection detection = fm_page_queue_take (queue, i);
       g_clear_error (&page_error);
       if (fm_interrupted)
         {
@@ -789,7 +693,7 @@ run_pdf (int argc, char **argv)
       progress.pages_done = (int) i + 1;
       progress_draw (&progress, FALSE);
     }
-  prefetch_free (prefetch);
+  fm_page_queue_free (queue);
   progress_draw (&progress, TRUE);
   sigaction (SIGINT, &old_sa, NULL);
   recognizer_close (&rec);

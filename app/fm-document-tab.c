@@ -9,6 +9,7 @@
 
 #include "fm-detect.h"
 #include "fm-recognize.h"
+#include "fm-page-queue.h"
 #include "fm-scan.h"
 
 struct _FmDocumentTab {
@@ -528,43 +529,6 @@ deliver_page (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-/* Pages are detected on fm_detect_thread_count() threads (a scanned page
- * keeps Tesseract busy for about a second) and handed to the main loop in
- * page order, so the list still fills from the top. At most twice as many
- * pages as threads are in flight, so a long document's regions do not pile
- * up ahead of the list. */
-typedef struct {
-  FmDocument   *doc;
-  GCancellable *cancellable;
-  DetectedPage **done;         /* per page: set by the pool when detected */
-  GMutex        lock;
-  GCond         cond;
-} DetectRun;
-
-static void
-detect_page_work (gpointer data, gpointer user_data)
-{
-  DetectedPage *dp = data;
-  DetectRun *run = user_data;
-
-  if (!g_cancellable_is_cancelled (run->cancellable))
-    {
-      g_autoptr(GError) error = NULL;
-      FmDetectOptions options = fm_detect_default_options ();
-      /* A page without a text layer is read from its pixels (fm-scan.h). */
-      dp->regions = fm_detect_page_any (run->doc, dp->page, &options, &dp->source, &error);
-      if (dp->regions == NULL)
-        dp->note = g_strdup (error->message);
-      else
-        /* The crops the CLI recognises too (one pipeline, fm-recognize.h). */
-        fm_recognize_prepare_page (run->doc, dp->regions, 0, FM_CROP_RULE_DEFAULT);
-    }
-  g_mutex_lock (&run->lock);
-  run->done[dp->page] = dp;
-  g_cond_broadcast (&run->cond);
-  g_mutex_unlock (&run->lock);
-}
-
 static void
 deliver_later (GMainContext *context, DetectedPage *dp)
 {
@@ -586,57 +550,51 @@ detected_page_free (DetectedPage *dp)
   g_free (dp);
 }
 
+static gboolean
+detection_cancelled (gpointer cancellable)
+{
+  return g_cancellable_is_cancelled (cancellable);
+}
+
+/* Pages are detected on worker threads (fm-page-queue.h: a scanned page
+ * keeps Tesseract busy for about a second) and handed to the main loop in
+ * page order, so the list still fills from the top. */
 static void
 detect_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
 {
   FmDocumentTab *self = source;
-  DetectRun run = { task_data, cancellable, NULL };
-  int n = fm_document_get_n_pages (run.doc), pushed = 0, page;
-  guint threads = fm_detect_thread_count ();
+  FmDocument *doc = task_data;
+  int n = fm_document_get_n_pages (doc), page;
   GMainContext *context = g_task_get_context (task);
-  GThreadPool *pool = g_thread_pool_new (detect_page_work, &run, (int) threads, FALSE, NULL);
-  DetectedPage *end;
+  g_autofree int *pages = g_new (int, MAX (n, 1));
+  FmPageQueue *queue;
 
-  run.done = g_new0 (DetectedPage *, MAX (n, 1));
-  g_mutex_init (&run.lock);
-  g_cond_init (&run.cond);
   for (page = 0; page < n; page++)
+    pages[page] = page;
+  queue = fm_page_queue_new (doc, NULL, pages, n, detection_cancelled, cancellable);
+  for (page = 0; page <= n; page++)
     {
-      DetectedPage *dp;
+      DetectedPage *dp = g_new0 (DetectedPage, 1);
 
-      for (; pushed < n && pushed < page + 2 * (int) threads; pushed++)
+      dp->self = g_object_ref (self);
+      dp->page = page < n ? page : -1;   /* -1: detection finished */
+      if (page < n)
         {
-          DetectedPage *next = g_new0 (DetectedPage, 1);
-          next->self = g_object_ref (self);
-          next->page = pushed;
-          g_thread_pool_push (pool, next, NULL);
+          FmPageDetection d = fm_page_queue_take (queue, page);
+          dp->regions = d.regions;
+          dp->source = d.source;
+          if (d.regions == NULL)
+            dp->note = g_strdup (d.error->message);
+          else
+            /* The crops the CLI recognises too (one pipeline, fm-recognize.h). */
+            fm_recognize_prepare_page (doc, dp->regions, 0, FM_CROP_RULE_DEFAULT);
+          g_clear_error (&d.error);
         }
-      g_mutex_lock (&run.lock);
-      while (run.done[page] == NULL)
-        g_cond_wait (&run.cond, &run.lock);
-      dp = g_steal_pointer (&run.done[page]);
-      g_mutex_unlock (&run.lock);
       deliver_later (context, dp);
       if (g_cancellable_is_cancelled (cancellable))
         break;
     }
-  /* Pages pushed but not delivered (after a cancel) finish quickly: the
-   * workers see the cancellable before they start. */
-  g_thread_pool_free (pool, FALSE, TRUE);
-  for (int i = 0; i < n; i++)
-    if (run.done[i] != NULL)
-      detected_page_free (run.done[i]);
-  g_free (run.done);
-  g_mutex_clear (&run.lock);
-  g_cond_clear (&run.cond);
-  if (page == n)
-    {
-      /* page -1: detection finished */
-      end = g_new0 (DetectedPage, 1);
-      end->self = g_object_ref (self);
-      end->page = -1;
-      deliver_later (context, end);
-    }
+  fm_page_queue_free (queue);
   g_task_return_boolean (task, TRUE);
 }
 
