@@ -71,10 +71,9 @@ render_size (PopplerPage  *page,
   return TRUE;
 }
 
-/* A white w_px x h_px ARGB image and a context drawing on it, or NULL with
- * the error. */
+/* A w_px x h_px ARGB image, or NULL with the error. */
 static cairo_surface_t *
-white_canvas (PopplerPage *page, double w_px, double h_px, cairo_t **cr, GError **error)
+new_image (PopplerPage *page, double w_px, double h_px, GError **error)
 {
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) w_px, (int) h_px);
 
@@ -87,6 +86,27 @@ white_canvas (PopplerPage *page, double w_px, double h_px, cairo_t **cr, GError 
       cairo_surface_destroy (surface);
       return NULL;
     }
+  return surface;
+}
+
+/* The error of a drawing that Cairo failed. */
+static void
+set_render_error (PopplerPage *page, cairo_status_t status, GError **error)
+{
+  g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
+               "page %d cannot be rendered: %s",
+               poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+}
+
+/* A white w_px x h_px ARGB image and a context drawing on it, or NULL with
+ * the error. */
+static cairo_surface_t *
+white_canvas (PopplerPage *page, double w_px, double h_px, cairo_t **cr, GError **error)
+{
+  cairo_surface_t *surface = new_image (page, w_px, h_px, error);
+
+  if (surface == NULL)
+    return NULL;
   *cr = cairo_create (surface);
   cairo_set_source_rgb (*cr, 1, 1, 1);
   cairo_paint (*cr);
@@ -104,9 +124,7 @@ finish_canvas (PopplerPage *page, cairo_t *cr, cairo_surface_t *surface, GError 
   cairo_surface_flush (surface);
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d cannot be rendered: %s",
-                   poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+      set_render_error (page, status, error);
       cairo_surface_destroy (surface);
       return NULL;
     }
@@ -205,9 +223,7 @@ page_recording_locked (PopplerPage *page,
     status = cairo_surface_status (rec);
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d cannot be rendered: %s",
-                   poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+      set_render_error (page, status, error);
       cairo_surface_destroy (rec);
       return NULL;
     }
@@ -413,37 +429,16 @@ fm_render_page_ink_locked (PopplerPage *page,
   int w, h;
 
   poppler_page_get_size (page, &pw, &ph);
-  if (!isfinite (scale) || scale <= 0 || !(pw > 0) || !(ph > 0))
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: cannot render an empty area or at scale %g",
-                   poppler_page_get_index (page) + 1, scale);
-      return NULL;
-    }
-  w_px = MAX (1, ceil (pw * scale - 1e-6));
-  h_px = MAX (1, ceil (ph * scale - 1e-6));
-  if (w_px > FM_RENDER_MAX_SIDE || h_px > FM_RENDER_MAX_SIDE || w_px * h_px > FM_RENDER_MAX_PIXELS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: a render of %.0f x %.0f pixels is above the limit of %d pixels",
-                   poppler_page_get_index (page) + 1, w_px, h_px, FM_RENDER_MAX_PIXELS);
-      return NULL;
-    }
+  if (!render_size (page, &(FmRect) { 0, 0, pw, ph }, scale, &w_px, &h_px, error))
+    return NULL;
   w = (int) w_px;
   h = (int) h_px;
   rec = page_recording_locked (page, scale, error);
   if (rec == NULL)
     return NULL;
-  band = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, MIN (h, BAND_ROWS));
-  if (cairo_surface_status (band) != CAIRO_STATUS_SUCCESS)
-    {
-      g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                   "page %d: cannot allocate a %d x %d image: %s",
-                   poppler_page_get_index (page) + 1, w, MIN (h, BAND_ROWS),
-                   cairo_status_to_string (cairo_surface_status (band)));
-      cairo_surface_destroy (band);
-      return NULL;
-    }
+  band = new_image (page, w, MIN (h, BAND_ROWS), error);
+  if (band == NULL)
+    return NULL;
   ink = g_malloc ((gsize) w * h);
   for (int y0 = 0; y0 < h; y0 += BAND_ROWS)
     {
@@ -460,9 +455,7 @@ fm_render_page_ink_locked (PopplerPage *page,
       cairo_destroy (cr);
       if (status != CAIRO_STATUS_SUCCESS)
         {
-          g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
-                       "page %d cannot be rendered: %s",
-                       poppler_page_get_index (page) + 1, cairo_status_to_string (status));
+          set_render_error (page, status, error);
           cairo_surface_destroy (band);
           g_free (ink);
           return NULL;
