@@ -1245,6 +1245,21 @@ ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
   return FALSE;
 }
 
+/* Whether a fraction bar runs right above glyph box r (a denominator's
+ * glyph): a row of ink all across r less than 0.45 em above its top, not
+ * counting the box's own top rows. */
+static gboolean
+bar_above (const InkMap *m, const FmRect *r, double em)
+{
+  FmRect above, below;
+
+  if (m == NULL)
+    return FALSE;
+  above = (FmRect) { r->x0, r->y0 - 0.45 * em, r->x1, r->y0 - 0.45 * em };
+  below = (FmRect) { r->x0, r->y0 - 2.0 / m->scale, r->x1, r->y1 };
+  return ink_rule_between (m, &above, &below);
+}
+
 /* Whether the gap between glyphs a and b on a line holds a tall vertical
  * stroke of ink (>= 1 em in one pixel column, across the line's middle)
  * that no glyph of the text layer has: a large delimiter of \left| ...
@@ -1930,6 +1945,16 @@ compare_math_x0 (const void *a, const void *b, gpointer data)
   return (xa > xb) - (xa < xb);
 }
 
+
+/* Whether g is an extension font's delimiter fitted to its ink: narrow and
+ * tall (a big operator of the same font is about as wide as tall, an
+ * integral half as wide; fonts like Fourier map all of them to letters and
+ * Latin-1 signs, so the character cannot tell). */
+static gboolean
+ext_delimiter (const Glyph *g)
+{
+  return g->ext && !is_prefix_operator (g->c) && fm_rect_w (&g->r) < 0.4 * fm_rect_h (&g->r);
+}
 /* Inline formulas among the glyphs not excluded (display blocks, numbers):
  * a GPtrArray of Proto. */
 static GPtrArray *
@@ -2234,10 +2259,20 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  /* ... or found in the ink: its box is its ink, without
                   * the sidebearings of a text-layer box, and \left puts
                   * a thin space before it (an inner atom) */
-                 ((l->ink || r->ink) && gap < 0.3 * em);
+                 ((l->ink || r->ink) && gap < 0.3 * em) ||
+                 /* ... or an extension font's delimiter fitted to its ink
+                  * (ext_glyph_to_ink): the sidebearings of its advance
+                  * come on top of the thin space (a thin bar's are a
+                  * fifth of an em in Fourier) */
+                 (rule == FM_DETECT_RULE_FULL && pc->ink != NULL && gap < 0.4 * em &&
+                  (ext_delimiter (l) || ext_delimiter (r)));
           /* Before a radical or big operator only TeX's thin space
-           * (1/6 em) is inside a formula. */
-          if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
+           * (1/6 em) is inside a formula - or a binary operator's or a
+           * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
+           * no formula ends in one. */
+          if (join && is_prefix_operator (r->c) && gap >= 0.2 * em &&
+              !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
+                gap < 0.45 * em))
             join = FALSE;
           /* The line's word space (see Band): a gap of that width where
            * Poppler sees a space separates two formulas - unless one side
@@ -2270,7 +2305,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                * followed by \scriptspace alone, or with a thin space
                * (0.22 em), or by an operator's space */
               else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
-                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em)
+                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
+                       /* (a fraction's denominator is followed by the null
+                        * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy) */
+                       !bar_above (pc->ink, &l->r, em))
                 join = FALSE;
               /* (a gap to an ink box holds a sidebearing besides the
                * glue: only one narrower than the word space tells) */
@@ -2295,6 +2333,20 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                        ink_gap_empty (pc->ink, &l->r, &r->r))
                 join = TRUE;
             }
+          /* TeX puts no glue between a letter and an opening bracket in
+           * math, only the letter's italic correction (a quarter em
+           * after a math italic f in some fonts, as wide as a word
+           * space): a math font's bracket that close continues the
+           * formula ("$f$ (see ..." has a text font's bracket). */
+          if (!join && rule == FM_DETECT_RULE_FULL && is_open_bracket (r->c) && g_unichar_isalpha (l->c) &&
+              l->cls != CLS_TEXT && l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
+              gap < 0.45 * em && v_overlap_enough (&l->r, &r->r, 0.5) &&
+              (r->font == FM_FONT_MATH ||
+               /* (where math takes its brackets from the text font, as
+                * Fourier does: math inside them, "f (t)" and not "f (see") */
+               (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
+                g_unichar_isalpha (r[1].c))))
+            join = TRUE;
           /* a number and its unit, a control space apart (classify_units) */
           if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
               r - g == l - g + 1)
