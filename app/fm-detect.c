@@ -1474,17 +1474,20 @@ ink_lost_glyphs (InkMap *m, GArray *comps, Glyph *g, int *n_io, double body_em)
   return g;
 }
 
-/* Whether no ink lies between glyph boxes a and b (a left of b), over the
- * rows either covers. */
+/* Whether no ink lies in the middle half of the gap between glyph boxes a
+ * and b (a left of b), over the rows either covers: a fraction bar crosses
+ * all of it, while an italic letter's overhang (CMMI's k) and the next
+ * glyph's reach into the gap only touch its ends. */
 static gboolean
 ink_gap_empty (const InkMap *m, const FmRect *a, const FmRect *b)
 {
   int x0, x1, y0, y1;
+  double quarter = 0.25 * (b->x0 - a->x1);
 
   if (m == NULL)
     return TRUE;
-  x0 = MAX (0, (int) ceil (a->x1 * m->scale) + 1);
-  x1 = MIN (m->w, (int) floor (b->x0 * m->scale) - 1);
+  x0 = MAX (0, (int) ceil ((a->x1 + quarter) * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor ((b->x0 - quarter) * m->scale) - 1);
   y0 = MAX (0, (int) floor (MIN (a->y0, b->y0) * m->scale));
   y1 = MIN (m->h, (int) ceil (MAX (a->y1, b->y1) * m->scale));
   for (int y = y0; y < y1; y++)
@@ -1773,7 +1776,11 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
               b.ws_lo = MIN (b.ws_lo, gap);
               b.ws_hi = MAX (b.ws_hi, gap);
             }
-          if (b.y1 > b.y0)
+          /* A few script-sized letters are no line of text but a
+           * formula's upright part (\frac{\mathrm{Ln}\,\theta}{3},
+           * q_\text{in}): as a band it would part the formula's glyphs
+           * into two lines. A footnote's line is longer. */
+          if (b.y1 > b.y0 && !(len <= 3 && pc != NULL && b.em < 0.85 * pc->body_em))
             g_array_append_val (bands, b);
           len = 0;
         }
@@ -2330,6 +2337,18 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                          fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
                        /* nothing between them: a fraction's numerator is
                         * narrower than its bar */
+                       ink_gap_empty (pc->ink, &l->r, &r->r))
+                join = TRUE;
+              /* An operator name's script, then its argument a thin space
+               * on (\operatorname{Li}_{2}\,t): \scriptspace and the thin
+               * space reach a word space and more, but no formula ends in
+               * a scripted name */
+              else if (!join && ml->script && !mr->script && gap < 0.45 * em && best_left[li] >= 0 &&
+                       g[g_array_index (math, MathGlyph, best_left[li]).glyph].cls == CLS_NEUTRAL &&
+                       g_unichar_isalpha (g[g_array_index (math, MathGlyph, best_left[li]).glyph].c) &&
+                       !g_array_index (math, MathGlyph, best_left[li]).script &&
+                       fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em &&
+                       g_unichar_isalpha (r->c) && r->cls != CLS_TEXT && r->cls != CLS_NEUTRAL &&
                        ink_gap_empty (pc->ink, &l->r, &r->r))
                 join = TRUE;
             }
