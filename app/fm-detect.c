@@ -2964,6 +2964,16 @@ make_chunks (PageCtx *pc)
       }
 }
 
+/* Whether a mostly-text chunk can be running text: a math symbol among
+ * fewer than four letters is a display's own operator name ("Ai u =" before
+ * the fractions of an aligned display: special-function names are not all
+ * in the list of known ones). */
+static gboolean
+running_text_chunk (const Chunk *o)
+{
+  return o->n_text >= 4 || o->n_strong == 0;
+}
+
 /* Display candidates: math-dominated chunks with no text chunk beside them
  * (with the full rule, also clear of the text margins found first). */
 static void
@@ -3171,7 +3181,7 @@ continuation_lines (PageCtx *pc)
           Chunk *ch = &g_array_index (chunks, Chunk, i);
           int total = ch->end - ch->start, first = -1;
           if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * pc->body_em ||
-              ch->n_text > MAX (1, total / 6))
+              (ch->n_text > MAX (1, total / 6) && running_text_chunk (ch)))
             continue;
           for (int k = ch->start; k < ch->end; k++)
             if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
@@ -3317,7 +3327,7 @@ dissolve_crossed_blocks (PageCtx *pc)
           const Chunk *o = &g_array_index (chunks, Chunk, i);
           int ot = o->end - o->start;
           double cy = 0.5 * (o->box.y0 + o->box.y1);
-          if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot ||
+          if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
               across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])))
             continue;
           /* text wholly between the block's ends is the display's own
@@ -3348,7 +3358,8 @@ dissolve_crossed_blocks (PageCtx *pc)
                   o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
                   cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
                 continue;
-              if (ot >= 3 && o->n_text * 2 >= ot && (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
+              if (ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
+                  (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
                 run_text = TRUE;
               if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||
                   fabs (o->box.x1 - margins->right[col]) < 0.5 * o->em)
@@ -3482,7 +3493,12 @@ inline_protos (PageCtx *pc)
           ba = &pc->blocks[pa->label_block];
           ix = MIN (ba->x1, bb.x1) - MAX (ba->x0, bb.x0);
           iy = MIN (ba->y1, bb.y1) - MAX (ba->y0, bb.y0);
-          if (ix > 0 && iy > 0 && ix * iy >= 0.5 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0))
+          /* (or 40 % when it lies within the block's columns: a
+           * display-style fraction in the middle of the line, taller than
+           * the block of the line's chunks) */
+          if (ix > 0 && iy > 0 &&
+              (ix * iy >= 0.5 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0) ||
+               (bb.x0 >= ba->x0 && bb.x1 <= ba->x1 && ix * iy >= 0.4 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0))))
             {
               pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
               memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
