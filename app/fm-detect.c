@@ -328,7 +328,7 @@ line_word_space (const Glyph *g, int n, int i, int j)
  * starts with math, is a script of a math letter, or runs into a math
  * letter, each without a space. */
 static gboolean
-upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
+upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, double body_em)
 {
   double size = 0;
 
@@ -384,6 +384,29 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
     return TRUE;
   if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
+  /* A script-sized name in a fraction's numerator or a limit
+   * (\frac{\mathrm{Ln}\,\theta}{3}): Poppler may list the denominator
+   * between the name and its argument, so the argument is looked for
+   * among the next glyphs, level with the name and a thin space on (not a
+   * word space: a footnote's "of x") */
+  if (j - i <= 4 && size < 0.85 * body_em &&
+      /* (not a word of a line of small text: a footnote's "note on x") */
+      !(i > 0 && g_unichar_isalpha (g[i - 1].c) && g[i - 1].font != FM_FONT_MATH &&
+        fabs (g[i - 1].size - size) < 0.1 * size && v_overlap_enough (&g[i - 1].r, &g[i].r, 0.5)))
+    {
+      double ws = line_word_space (g, n, i, j);
+      for (int k = j; k < n && k < j + 4; k++)
+        {
+          double gap = g[k].r.x0 - g[j - 1].r.x1;
+          if (!v_overlap_enough (&g[j - 1].r, &g[k].r, 0.5))
+            continue;
+          if ((g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK) && g_unichar_isalpha (g[k].c) &&
+              fabs (g[k].size - size) < 0.1 * size && gap > -0.1 * size && gap < 0.3 * size &&
+              !(ws > 0 && fabs (gap - ws) < 0.02 * size))
+            return TRUE;
+          break;
+        }
+    }
   return FALSE;
 }
 
@@ -410,7 +433,7 @@ bold_phrase (const Glyph *g, int n, int i)
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
 static void
-classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
+classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double body_em)
 {
   int i = 0;
 
@@ -458,7 +481,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script))
+          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
@@ -470,7 +493,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
             g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
         }
       else if (italic && !upright && math_italic && j - i >= 2 && j - i <= 6 &&
-               upright_word_in_math (g, n, i, j, script))
+               upright_word_in_math (g, n, i, j, script, body_em))
         {
           /* On such a page, an italic word glued to math as an upright
            * name would be (\mathit{Sh}(\mathcal{C}), \textit{Lift}(x, A'),
@@ -2801,8 +2824,8 @@ page_words (PageCtx *pc)
         }
       math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
       int *script = right_scripts (g, n);
-      classify_words (g, n, math_italic, script);
-      classify_words (g, n, math_italic, script);
+      classify_words (g, n, math_italic, script, pc->body_em);
+      classify_words (g, n, math_italic, script, pc->body_em);
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
       g_free (script);

@@ -529,13 +529,18 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * binary operator, a math italic letter's italic correction before "(", the
  * sidebearings of extension-font delimiters fitted to their ink, a
  * fraction's denominator before \,dy (the detector before it: 8 and 9
- * false inline regions). */
+ * false inline regions). cls-names (two columns, CM and Latin Modern Math):
+ * an operator name's script before its argument, \log after CMMI's k, a
+ * script-sized name in a numerator, an aligned display that starts with an
+ * unknown special-function name, a display-style fraction inside a display
+ * line (the detector before it: display P/R 0.75/0.75, inline P/R
+ * 0.40/0.75). */
 static void
 test_detect_classes (void)
 {
   const char *names[] = { "cls-opname", "cls-leftright", "cls-numbers", "cls-bold", "cls-bold-times",
                           "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe",
-                          "cls-fontjoins-fourier", "cls-fontjoins-libertine" };
+                          "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
