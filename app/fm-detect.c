@@ -1,6 +1,7 @@
 /* fm-detect.c - formulas from Poppler's text layout (see fm-detect.h). */
 #include "fm-detect.h"
 #include "fm-fonts.h"
+#include "fm-geometry.h"
 
 #include <math.h>
 #include <sys/mman.h>
@@ -43,13 +44,64 @@ typedef struct {
   int block;               /* display block index or -1                       */
 } Chunk;
 
+/* One gray render of the page: where its ink is (see ink_map_init). */
 typedef struct InkMap InkMap;
+struct InkMap {
+  guint8 *ink;     /* 1 = ink */
+  int w, h;
+  double scale;
+  int *label;      /* scratch, w*h, component id stamp */
+  int *stack;
+};
 
-/* What grouping knows about the page besides its glyphs. */
+/* A formula in the making: the glyphs it holds. */
+typedef struct Proto {
+  int *idx;
+  int n;
+  FmRegionKind kind;
+  int chunk_first;  /* for ordering */
+  int label_block;  /* numbers: the display block they label */
+  gboolean absorb_only;  /* script-sized digits: kept only when joined to a formula */
+} Proto;
+
+/* Text margins of each column (see find_margins). */
+typedef struct {
+  gboolean known[2];
+  double left[2], right[2];  /* per column (0 left/only, 1 right of a gutter) */
+} Margins;
+
+/* One page along fm_detect_page's phases: the first fields are what
+ * grouping knows about the page besides its glyphs (the helpers read them);
+ * the rest is what each phase leaves for the next ones. */
 typedef struct {
   gboolean has_gutter;     /* a two-column page: the white stripe between   */
   double gutter_x0, gutter_x1;
   const InkMap *ink;       /* the page's ink (upright frame), or NULL        */
+
+  FmDetectOptions opts;
+  int page_index;
+  /* Poppler's page and text layer, held (with the document's lock) until
+   * page_release */
+  PopplerPage *page;
+  char *text;
+  PopplerRectangle *rects;
+  guint n_rects;
+  GList *attrs;
+  Glyph *g;                /* the glyphs, in the upright frame once turned   */
+  int n;
+  double body_em;          /* the page's median font size                    */
+  int rot;                 /* text direction (text_direction)                */
+  double page_w, page_h;   /* the page in the upright frame                  */
+  double disp_w, disp_h;   /* ... and as displayed                           */
+  InkMap ink_map;          /* valid when have_ink; ink points to it          */
+  gboolean have_ink;
+  GArray *comps;           /* InkComp: the ink's components, while found     */
+  GArray *chunks;          /* Chunk                                          */
+  Margins margins;
+  FmRect *blocks;          /* display blocks (emptied ones: zero width)      */
+  int *block_first;        /* each block's first chunk                       */
+  int n_blocks;
+  GPtrArray *protos;       /* Proto: displays, numbers, inline formulas      */
 } PageCtx;
 
 /* Whether x-centres a and b lie in different columns. */
@@ -64,38 +116,10 @@ across_gutter (const PageCtx *pc, double a, double b)
   return (a - mid) * (b - mid) < 0;
 }
 
-static double
-rect_cx (const FmRect *r)
-{
-  return 0.5 * (r->x0 + r->x1);
-}
-
 FmDetectOptions
 fm_detect_default_options (void)
 {
   return (FmDetectOptions) { FM_DETECT_RULE_FULL, TRUE };
-}
-
-static void
-rect_union (FmRect *acc, const FmRect *r, gboolean *first)
-{
-  if (*first)
-    {
-      *acc = *r;
-      *first = FALSE;
-      return;
-    }
-  acc->x0 = MIN (acc->x0, r->x0);
-  acc->y0 = MIN (acc->y0, r->y0);
-  acc->x1 = MAX (acc->x1, r->x1);
-  acc->y1 = MAX (acc->y1, r->y1);
-}
-
-static int
-compare_double (const void *a, const void *b)
-{
-  double x = *(const double *) a, y = *(const double *) b;
-  return (x > y) - (x < y);
 }
 
 static int
@@ -116,8 +140,7 @@ median_size (const Glyph *g, int start, int end)
   v = g_new (double, n);
   for (int i = 0; i < n; i++)
     v[i] = g[start + i].size;
-  qsort (v, n, sizeof *v, compare_double);
-  m = v[n / 2];
+  m = fm_median (v, n, 10.0);
   g_free (v);
   return m > 0.5 ? m : 10.0;
 }
@@ -158,12 +181,6 @@ full_size_letters (const Glyph *g, int i, int j)
 
 static gboolean v_overlap_enough (const FmRect *a, const FmRect *b, double frac);
 
-static double
-h_gap_rect (const FmRect *a, const FmRect *b)
-{
-  return a->x1 < b->x0 ? b->x0 - a->x1 : (b->x1 < a->x0 ? a->x0 - b->x1 : 0);
-}
-
 /* Whether italic letters a and b (in that order) are two words of one
  * emphasised phrase: same size, same line, a word space apart (math's thin
  * space before "dx" is 1/6 em; a word space is 1/3 em, at least 2/9 em
@@ -201,7 +218,7 @@ math_neighbour (const Glyph *o, const Glyph *w)
 {
   double em = MAX (o->size, w->size);
 
-  if (h_gap_rect (&o->r, &w->r) > 1.5 * em || !v_overlap_enough (&o->r, &w->r, 0.3))
+  if (fm_rect_h_gap (&o->r, &w->r) > 1.5 * em || !v_overlap_enough (&o->r, &w->r, 0.3))
     return FALSE;
   return o->cls == CLS_STRONG || (o->c != '-' && o->c != '/' && is_operator (o->c));
 }
@@ -311,7 +328,7 @@ line_word_space (const Glyph *g, int n, int i, int j)
  * starts with math, is a script of a math letter, or runs into a math
  * letter, each without a space. */
 static gboolean
-upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
+upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, double body_em)
 {
   double size = 0;
 
@@ -367,6 +384,29 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script)
     return TRUE;
   if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
+  /* A script-sized name in a fraction's numerator or a limit
+   * (\frac{\mathrm{Ln}\,\theta}{3}): Poppler may list the denominator
+   * between the name and its argument, so the argument is looked for
+   * among the next glyphs, level with the name and a thin space on (not a
+   * word space: a footnote's "of x") */
+  if (j - i <= 4 && size < 0.85 * body_em &&
+      /* (not a word of a line of small text: a footnote's "note on x") */
+      !(i > 0 && g_unichar_isalpha (g[i - 1].c) && g[i - 1].font != FM_FONT_MATH &&
+        fabs (g[i - 1].size - size) < 0.1 * size && v_overlap_enough (&g[i - 1].r, &g[i].r, 0.5)))
+    {
+      double ws = line_word_space (g, n, i, j);
+      for (int k = j; k < n && k < j + 4; k++)
+        {
+          double gap = g[k].r.x0 - g[j - 1].r.x1;
+          if (!v_overlap_enough (&g[j - 1].r, &g[k].r, 0.5))
+            continue;
+          if ((g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK) && g_unichar_isalpha (g[k].c) &&
+              fabs (g[k].size - size) < 0.1 * size && gap > -0.1 * size && gap < 0.3 * size &&
+              !(ws > 0 && fabs (gap - ws) < 0.02 * size))
+            return TRUE;
+          break;
+        }
+    }
   return FALSE;
 }
 
@@ -393,7 +433,7 @@ bold_phrase (const Glyph *g, int n, int i)
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
 static void
-classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
+classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double body_em)
 {
   int i = 0;
 
@@ -441,7 +481,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script))
+          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
@@ -453,7 +493,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script)
             g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
         }
       else if (italic && !upright && math_italic && j - i >= 2 && j - i <= 6 &&
-               upright_word_in_math (g, n, i, j, script))
+               upright_word_in_math (g, n, i, j, script, body_em))
         {
           /* On such a page, an italic word glued to math as an upright
            * name would be (\mathit{Sh}(\mathcal{C}), \textit{Lift}(x, A'),
@@ -886,26 +926,6 @@ v_overlap_enough (const FmRect *a, const FmRect *b, double frac)
   return h > 0 && ov >= frac * h;
 }
 
-static double
-h_gap (const FmRect *a, const FmRect *b)
-{
-  if (a->x1 < b->x0)
-    return b->x0 - a->x1;
-  if (b->x1 < a->x0)
-    return a->x0 - b->x1;
-  return 0;
-}
-
-static double
-v_gap (const FmRect *a, const FmRect *b)
-{
-  if (a->y1 < b->y0)
-    return b->y0 - a->y1;
-  if (b->y1 < a->y0)
-    return a->y0 - b->y1;
-  return 0;
-}
-
 /* Whether the glyphs level with box, taken while each is less than 0.9 em
  * from those taken so far, include a letter of running text. */
 static gboolean
@@ -922,7 +942,7 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
       for (int i = 0; i < n && !found; i++)
         {
           double cy = 0.5 * (g[i].r.y0 + g[i].r.y1);
-          if (taken[i] || cy < box->y0 || cy > box->y1 || across_gutter (pc, rect_cx (&g[i].r), rect_cx (box)))
+          if (taken[i] || cy < box->y0 || cy > box->y1 || across_gutter (pc, fm_rect_cx (&g[i].r), fm_rect_cx (box)))
             continue;
           if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em)
             continue;
@@ -946,13 +966,6 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
 /* ------------------------------------------------------------------------ */
 /* Ink refinement on one gray render of the page.                           */
 
-struct InkMap {
-  guint8 *ink;     /* 1 = ink */
-  int w, h;
-  double scale;
-  int *label;      /* scratch, w*h, component id stamp */
-  int *stack;
-};
 
 /* The label map: 4 bytes a pixel of the page (17 MB at 3 px/pt) of which
  * only the pages around formulas are ever written. Fresh anonymous pages
@@ -1085,7 +1098,11 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
               MIN (cy1 + 1, by1) - MAX (cy0, by0) >= 0.5 * (cy1 + 1 - cy0))))
           {
             FmRect c = { cx0 / m->scale, cy0 / m->scale, (cx1 + 1) / m->scale, (cy1 + 1) / m->scale };
-            rect_union (&out, &c, &first);
+            if (first)
+              out = c;
+            else
+              fm_rect_union (&out, &c);
+            first = FALSE;
           }
       }
   if (!first)
@@ -1251,6 +1268,21 @@ ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
   return FALSE;
 }
 
+/* Whether a fraction bar runs right above glyph box r (a denominator's
+ * glyph): a row of ink all across r less than 0.45 em above its top, not
+ * counting the box's own top rows. */
+static gboolean
+bar_above (const InkMap *m, const FmRect *r, double em)
+{
+  FmRect above, below;
+
+  if (m == NULL)
+    return FALSE;
+  above = (FmRect) { r->x0, r->y0 - 0.45 * em, r->x1, r->y0 - 0.45 * em };
+  below = (FmRect) { r->x0, r->y0 - 2.0 / m->scale, r->x1, r->y1 };
+  return ink_rule_between (m, &above, &below);
+}
+
 /* Whether the gap between glyphs a and b on a line holds a tall vertical
  * stroke of ink (>= 1 em in one pixel column, across the line's middle)
  * that no glyph of the text layer has: a large delimiter of \left| ...
@@ -1363,7 +1395,7 @@ ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
           continue;
         last = k = ink_comp_at (m, comps, p);
         c = ink_comp_rect (m, &g_array_index (comps, InkComp, k));
-        cx = rect_cx (&c);
+        cx = fm_rect_cx (&c);
         area = (c.x1 - c.x0) * (c.y1 - c.y0);
         if (cx < r->x0 || cx > r->x1 || c.y1 - c.y0 < 0.8 * h || c.x1 - c.x0 > 2.0 * (r->x1 - r->x0) + 2.0 ||
             area <= best_area)
@@ -1428,7 +1460,7 @@ ink_lost_glyphs (InkMap *m, GArray *comps, Glyph *g, int *n_io, double body_em)
           double gap;
           if (g[k].r.y0 > mid || g[k].r.y1 < mid || g[k].size <= 0)
             continue;
-          gap = h_gap (&g[k].r, &r);
+          gap = fm_rect_h_gap (&g[k].r, &r);
           if (gap < best && gap < 3.0 * body_em)
             {
               best = gap;
@@ -1465,17 +1497,20 @@ ink_lost_glyphs (InkMap *m, GArray *comps, Glyph *g, int *n_io, double body_em)
   return g;
 }
 
-/* Whether no ink lies between glyph boxes a and b (a left of b), over the
- * rows either covers. */
+/* Whether no ink lies in the middle half of the gap between glyph boxes a
+ * and b (a left of b), over the rows either covers: a fraction bar crosses
+ * all of it, while an italic letter's overhang (CMMI's k) and the next
+ * glyph's reach into the gap only touch its ends. */
 static gboolean
 ink_gap_empty (const InkMap *m, const FmRect *a, const FmRect *b)
 {
   int x0, x1, y0, y1;
+  double quarter = 0.25 * (b->x0 - a->x1);
 
   if (m == NULL)
     return TRUE;
-  x0 = MAX (0, (int) ceil (a->x1 * m->scale) + 1);
-  x1 = MIN (m->w, (int) floor (b->x0 * m->scale) - 1);
+  x0 = MAX (0, (int) ceil ((a->x1 + quarter) * m->scale) + 1);
+  x1 = MIN (m->w, (int) floor ((b->x0 - quarter) * m->scale) - 1);
   y0 = MAX (0, (int) floor (MIN (a->y0, b->y0) * m->scale));
   y1 = MIN (m->h, (int) ceil (MAX (a->y1, b->y1) * m->scale));
   for (int y = y0; y < y1; y++)
@@ -1529,7 +1564,7 @@ text_direction (const Glyph *g, int n)
       if (g[i].space_before || g[i].line_before || g[i].cls != CLS_TEXT || g[i - 1].cls != CLS_TEXT ||
           !g_unichar_isalpha (g[i].c) || !g_unichar_isalpha (g[i - 1].c))
         continue;
-      dx = rect_cx (&g[i].r) - rect_cx (&g[i - 1].r);
+      dx = fm_rect_cx (&g[i].r) - fm_rect_cx (&g[i - 1].r);
       dy = 0.5 * (g[i].r.y0 + g[i].r.y1 - g[i - 1].r.y0 - g[i - 1].r.y1);
       if (fabs (dx) > fabs (dy))
         votes[dx > 0 ? 0 : 2]++;
@@ -1576,7 +1611,7 @@ mode_of (double *v, int n, int *count)
   double best = 0;
   int best_n = 0;
 
-  qsort (v, n, sizeof *v, compare_double);
+  qsort (v, n, sizeof *v, fm_cmp_double);
   for (int i = 0, j = 0; i < n; i++)
     {
       int k = i;
@@ -1683,14 +1718,6 @@ find_gutter (const Glyph *g, int n, double page_w, double body_em, PageCtx *pc)
 
 /* ------------------------------------------------------------------------ */
 
-typedef struct Proto {
-  int *idx;
-  int n;
-  FmRegionKind kind;
-  int chunk_first;  /* for ordering */
-  int label_block;  /* numbers: the display block they label */
-  gboolean absorb_only;  /* script-sized digits: kept only when joined to a formula */
-} Proto;
 
 
 /* ------------------------------------------------------------------------ */
@@ -1717,15 +1744,6 @@ typedef struct {
   int ws_n;
 } Band;
 
-static double
-median_of (double *v, int n)
-{
-  if (n <= 0)
-    return 0;
-  qsort (v, n, sizeof *v, compare_double);
-  return v[n / 2];
-}
-
 /* Text-line fragments: runs of running-text letters in Poppler's order that
  * stay on one line. */
 static GArray *
@@ -1746,7 +1764,7 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
           const Glyph *last = &g[run[len - 1]];
           double em = MAX (last->size, 1.0);
           extend = v_overlap_enough (&last->r, &g[i].r, 0.5) && g[i].r.x0 > last->r.x0 - 0.5 * em &&
-                   g[i].r.x0 - last->r.x1 < 3.0 * em && !across_gutter (pc, rect_cx (&last->r), rect_cx (&g[i].r));
+                   g[i].r.x0 - last->r.x1 < 3.0 * em && !across_gutter (pc, fm_rect_cx (&last->r), fm_rect_cx (&g[i].r));
         }
       if (!extend && len > 0 && (i == n || text))
         {
@@ -1759,11 +1777,11 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
               b.x1 = MAX (b.x1, g[run[k]].r.x1);
             }
           for (int k = 0; k < len; k++) v[k] = g[run[k]].r.y0;
-          b.y0 = median_of (v, len);
+          b.y0 = fm_median (v, len, 0);
           for (int k = 0; k < len; k++) v[k] = g[run[k]].r.y1;
-          b.y1 = median_of (v, len);
+          b.y1 = fm_median (v, len, 0);
           for (int k = 0; k < len; k++) v[k] = g[run[k]].size;
-          b.em = median_of (v, len);
+          b.em = fm_median (v, len, 0);
           if (!(b.em > 0.5))
             b.em = MAX (b.y1 - b.y0, 1.0);
           b.cy = 0.5 * (b.y0 + b.y1);
@@ -1781,7 +1799,11 @@ text_bands (const Glyph *g, int n, const gboolean *excluded, const PageCtx *pc)
               b.ws_lo = MIN (b.ws_lo, gap);
               b.ws_hi = MAX (b.ws_hi, gap);
             }
-          if (b.y1 > b.y0)
+          /* A few script-sized letters are no line of text but a
+           * formula's upright part (\frac{\mathrm{Ln}\,\theta}{3},
+           * q_\text{in}): as a band it would part the formula's glyphs
+           * into two lines. A footnote's line is longer. */
+          if (b.y1 > b.y0 && !(len <= 3 && pc != NULL && b.em < 0.85 * pc->body_em))
             g_array_append_val (bands, b);
           len = 0;
         }
@@ -1953,6 +1975,16 @@ compare_math_x0 (const void *a, const void *b, gpointer data)
   return (xa > xb) - (xa < xb);
 }
 
+
+/* Whether g is an extension font's delimiter fitted to its ink: narrow and
+ * tall (a big operator of the same font is about as wide as tall, an
+ * integral half as wide; fonts like Fourier map all of them to letters and
+ * Latin-1 signs, so the character cannot tell). */
+static gboolean
+ext_delimiter (const Glyph *g)
+{
+  return g->ext && !is_prefix_operator (g->c) && fm_rect_w (&g->r) < 0.4 * fm_rect_h (&g->r);
+}
 /* Inline formulas among the glyphs not excluded (display blocks, numbers):
  * a GPtrArray of Proto. */
 static GPtrArray *
@@ -1984,7 +2016,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           const Band *bd = &g_array_index (bands, Band, b);
           double d = g[i].r.x1 < bd->x0 ? bd->x0 - g[i].r.x1 : (g[i].r.x0 > bd->x1 ? g[i].r.x0 - bd->x1 : 0);
           if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em ||
-              across_gutter (pc, 0.5 * (bd->x0 + bd->x1), rect_cx (&g[i].r)))
+              across_gutter (pc, 0.5 * (bd->x0 + bd->x1), fm_rect_cx (&g[i].r)))
             continue;
           /* Lines overlap where the font's boxes are tall (OpenType fonts,
            * tight leading): the line whose middle is nearest, then the
@@ -2020,7 +2052,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         {
           const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
-          double gap = h_gap (&ga->r, &gb->r);
+          double gap = fm_rect_h_gap (&ga->r, &gb->r);
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
           /* beside it, not above or below (a fraction's denominator sits
            * over the next line's glyphs) */
@@ -2051,7 +2083,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           const Glyph *gb = &g[mb->glyph];
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
           if (b == a || mb->ambiguous || mb->band < 0 || !mb->script ||
-              ix <= 0.2 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) || v_gap (&ga->r, &gb->r) >= 1.0 * ma->em)
+              ix <= 0.2 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) || fm_rect_v_gap (&ga->r, &gb->r) >= 1.0 * ma->em)
             continue;
           if (ink_rule_between (pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
                                 ga->r.y1 <= gb->r.y0 ? &gb->r : &ga->r))
@@ -2257,10 +2289,20 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                  /* ... or found in the ink: its box is its ink, without
                   * the sidebearings of a text-layer box, and \left puts
                   * a thin space before it (an inner atom) */
-                 ((l->ink || r->ink) && gap < 0.3 * em);
+                 ((l->ink || r->ink) && gap < 0.3 * em) ||
+                 /* ... or an extension font's delimiter fitted to its ink
+                  * (ext_glyph_to_ink): the sidebearings of its advance
+                  * come on top of the thin space (a thin bar's are a
+                  * fifth of an em in Fourier) */
+                 (rule == FM_DETECT_RULE_FULL && pc->ink != NULL && gap < 0.4 * em &&
+                  (ext_delimiter (l) || ext_delimiter (r)));
           /* Before a radical or big operator only TeX's thin space
-           * (1/6 em) is inside a formula. */
-          if (join && is_prefix_operator (r->c) && gap >= 0.2 * em)
+           * (1/6 em) is inside a formula - or a binary operator's or a
+           * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
+           * no formula ends in one. */
+          if (join && is_prefix_operator (r->c) && gap >= 0.2 * em &&
+              !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
+                gap < 0.45 * em))
             join = FALSE;
           /* The line's word space (see Band): a gap of that width where
            * Poppler sees a space separates two formulas - unless one side
@@ -2293,7 +2335,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                * followed by \scriptspace alone, or with a thin space
                * (0.22 em), or by an operator's space */
               else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
-                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em)
+                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
+                       /* (a fraction's denominator is followed by the null
+                        * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy) */
+                       !bar_above (pc->ink, &l->r, em))
                 join = FALSE;
               /* (a gap to an ink box holds a sidebearing besides the
                * glue: only one narrower than the word space tells) */
@@ -2312,12 +2357,38 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                         * fraction widens the word space after it */
                        (!ml->script ||
                         (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
-                         h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
+                         fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
                        /* nothing between them: a fraction's numerator is
                         * narrower than its bar */
                        ink_gap_empty (pc->ink, &l->r, &r->r))
                 join = TRUE;
+              /* An operator name's script, then its argument a thin space
+               * on (\operatorname{Li}_{2}\,t): \scriptspace and the thin
+               * space reach a word space and more, but no formula ends in
+               * a scripted name */
+              else if (!join && ml->script && !mr->script && gap < 0.45 * em && best_left[li] >= 0 &&
+                       g[g_array_index (math, MathGlyph, best_left[li]).glyph].cls == CLS_NEUTRAL &&
+                       g_unichar_isalpha (g[g_array_index (math, MathGlyph, best_left[li]).glyph].c) &&
+                       !g_array_index (math, MathGlyph, best_left[li]).script &&
+                       fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em &&
+                       g_unichar_isalpha (r->c) && r->cls != CLS_TEXT && r->cls != CLS_NEUTRAL &&
+                       ink_gap_empty (pc->ink, &l->r, &r->r))
+                join = TRUE;
             }
+          /* TeX puts no glue between a letter and an opening bracket in
+           * math, only the letter's italic correction (a quarter em
+           * after a math italic f in some fonts, as wide as a word
+           * space): a math font's bracket that close continues the
+           * formula ("$f$ (see ..." has a text font's bracket). */
+          if (!join && rule == FM_DETECT_RULE_FULL && is_open_bracket (r->c) && g_unichar_isalpha (l->c) &&
+              l->cls != CLS_TEXT && l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
+              gap < 0.45 * em && v_overlap_enough (&l->r, &r->r, 0.5) &&
+              (r->font == FM_FONT_MATH ||
+               /* (where math takes its brackets from the text font, as
+                * Fourier does: math inside them, "f (t)" and not "f (see") */
+               (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
+                g_unichar_isalpha (r[1].c))))
+            join = TRUE;
           /* a number and its unit, a control space apart (classify_units) */
           if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
               r - g == l - g + 1)
@@ -2336,7 +2407,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             join = FALSE;
           if (join && text_between (g, excluded, text_idx, n_text, &l->r, &r->r))
             join = FALSE;
-          if (join && across_gutter (pc, rect_cx (&l->r), rect_cx (&r->r)))
+          if (join && across_gutter (pc, fm_rect_cx (&l->r), fm_rect_cx (&r->r)))
             join = FALSE;
           if (join)
             uf_join (parent, line_cy, line_em, li, ri);
@@ -2371,9 +2442,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
            * overlaps its box by less than the 30 % the line rule needs
            * (\right)^{2}: the delimiter's variant in an OpenType math font
            * is taller than the box the text layer gives it). */
-          if ((ma->script != mb->script) && h_gap (&ga->r, &gb->r) < 0.15 * em && ix <= 0.2 * wmin &&
-              v_gap (&ga->r, &gb->r) < 0.25 * em &&
-              (v_gap (&ga->r, &gb->r) > 0 ||
+          if ((ma->script != mb->script) && fm_rect_h_gap (&ga->r, &gb->r) < 0.15 * em && ix <= 0.2 * wmin &&
+              fm_rect_v_gap (&ga->r, &gb->r) < 0.25 * em &&
+              (fm_rect_v_gap (&ga->r, &gb->r) > 0 ||
                MIN (ga->r.y1, gb->r.y1) - MAX (ga->r.y0, gb->r.y0) <
                  0.35 * (ma->script ? ga->r.y1 - ga->r.y0 : gb->r.y1 - gb->r.y0)))
             {
@@ -2383,8 +2454,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           /* OpenType math fonts' boxes are tighter than Type 1 ones: the
            * parts of an inline fraction can lie 0.5 em apart around the bar. */
           if (ix > 0.2 * wmin && (ma->script || mb->script || ma->band < 0 || mb->band < 0) &&
-              (v_gap (&ga->r, &gb->r) < 0.35 * em ||
-               (v_gap (&ga->r, &gb->r) < 1.0 * em &&
+              (fm_rect_v_gap (&ga->r, &gb->r) < 0.35 * em ||
+               (fm_rect_v_gap (&ga->r, &gb->r) < 1.0 * em &&
                 ink_rule_between (pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
                                   ga->r.y1 <= gb->r.y0 ? &gb->r : &ga->r))))
             uf_join (parent, line_cy, line_em, a, b);
@@ -2480,10 +2551,6 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
  * it stays clear of both text margins and is centred (or indented) in the
  * column, while a line of a paragraph starts or ends at a margin.          */
 
-typedef struct {
-  gboolean known[2];
-  double left[2], right[2];  /* per column (0 left/only, 1 right of a gutter) */
-} Margins;
 
 static int
 column_of (const PageCtx *pc, double cx)
@@ -2505,7 +2572,7 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
         {
           const Chunk *ch = &g_array_index (chunks, Chunk, i);
           int total = ch->end - ch->start;
-          if (total < 12 || ch->n_text * 3 < total * 2 || column_of (pc, rect_cx (&ch->box)) != col)
+          if (total < 12 || ch->n_text * 3 < total * 2 || column_of (pc, fm_rect_cx (&ch->box)) != col)
             continue;
           l[nl] = ch->box.x0;
           r[nl++] = ch->box.x1;
@@ -2544,8 +2611,8 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
           double cy = 0.5 * (o->box.y0 + o->box.y1);
           if (in[j] || o->is_number || cy < ch->box.y0 || cy > ch->box.y1 ||
               !v_overlap_enough (&o->box, &ch->box, 0.5) ||
-              across_gutter (pc, rect_cx (&o->box), rect_cx (&ch->box)) ||
-              h_gap (ext, &o->box) > 3.5 * ch->em)
+              across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
+              fm_rect_h_gap (ext, &o->box) > 3.5 * ch->em)
             continue;
           in[j] = TRUE;
           members[n++] = (int) j;
@@ -2612,61 +2679,55 @@ reassign_block (GArray *chunks, int from, int to)
       g_array_index (chunks, Chunk, i).block = to;
 }
 
-GPtrArray *
-fm_detect_page (FmDocument            *doc,
-                int                    page_index,
-                const FmDetectOptions *options,
-                GError               **error)
-{
-  FmDetectOptions opts = options ? *options : fm_detect_default_options ();
-  PopplerPage *page;
-  char *text = NULL;
-  PopplerRectangle *rects = NULL;
-  guint n_rects = 0;
-  GList *attrs = NULL;
-  Glyph *g = NULL;
-  int n = 0;
-  GArray *chunks;
-  GPtrArray *protos;
-  GPtrArray *regions;
-  InkMap ink = { 0 };
-  GArray *comps = NULL;
-  gboolean have_ink = FALSE;
-  double page_w = 0, page_h = 0, disp_w, disp_h;
-  int rot = 0;
-  PageCtx pc = { FALSE, 0, 0, NULL };
-  int n_blocks = 0;
-  double body_em = 10.0;
-  Margins margins = { { FALSE, FALSE }, { 0, 0 }, { 0, 0 } };
-  FmRect *blocks = NULL;
-  int *block_first = NULL;
+/* ------------------------------------------------------------------------ */
+/* fm_detect_page's phases, in the order it calls them. Each reads and fills
+ * the page context; the comment above each says what it adds.              */
 
+/* Gives back Poppler's page and text layer and the document's lock. */
+static void
+page_release (PageCtx *pc, FmDocument *doc)
+{
+  g_clear_object (&pc->page);
+  fm_document_unlock (doc);
+  g_clear_pointer (&pc->text, g_free);
+  g_clear_pointer (&pc->rects, g_free);
+  poppler_page_free_text_attributes (pc->attrs);
+  pc->attrs = NULL;
+}
+
+/* Glyphs from the text layer: character, box, font size and font class of
+ * every non-space character, with whether a space or line break precedes it.
+ * Takes the document's lock (released by page_release). FALSE with error set
+ * when the page has no text layer. */
+static gboolean
+page_glyphs (PageCtx *pc, FmDocument *doc, GError **error)
+{
   fm_document_lock (doc);
-  page = fm_document_get_page_locked (doc, page_index, error);
-  if (page == NULL)
+  pc->page = fm_document_get_page_locked (doc, pc->page_index, error);
+  if (pc->page == NULL)
     {
       fm_document_unlock (doc);
-      return NULL;
+      return FALSE;
     }
-  poppler_page_get_size (page, &page_w, &page_h);
-  text = poppler_page_get_text (page);
-  if (text && *text)
+  poppler_page_get_size (pc->page, &pc->page_w, &pc->page_h);
+  pc->text = poppler_page_get_text (pc->page);
+  if (pc->text && *pc->text)
     {
-      if (!poppler_page_get_text_layout (page, &rects, &n_rects))
-        n_rects = 0;
-      attrs = poppler_page_get_text_attributes (page);
+      if (!poppler_page_get_text_layout (pc->page, &pc->rects, &pc->n_rects))
+        pc->n_rects = 0;
+      pc->attrs = poppler_page_get_text_attributes (pc->page);
     }
 
-  if (text && n_rects > 0)
+  if (pc->text && pc->n_rects > 0)
     {
       /* Per character font: attribute ranges are character offsets. */
-      glong n_chars = g_utf8_strlen (text, -1);
+      glong n_chars = g_utf8_strlen (pc->text, -1);
       const char **font_of = g_new0 (const char *, n_chars + 1);
       double *size_of = g_new0 (double, n_chars + 1);
-      const char *p = text;
+      const char *p = pc->text;
       gboolean space = TRUE, newline = TRUE;
 
-      for (GList *l = attrs; l; l = l->next)
+      for (GList *l = pc->attrs; l; l = l->next)
         {
           PopplerTextAttributes *a = l->data;
           for (int k = MAX (0, a->start_index); k <= a->end_index && k < n_chars; k++)
@@ -2676,12 +2737,12 @@ fm_detect_page (FmDocument            *doc,
             }
         }
 
-      g = g_new0 (Glyph, MIN ((glong) n_rects, n_chars) + 1);
-      for (glong k = 0; k < n_chars && k < (glong) n_rects; k++, p = g_utf8_next_char (p))
+      pc->g = g_new0 (Glyph, MIN ((glong) pc->n_rects, n_chars) + 1);
+      for (glong k = 0; k < n_chars && k < (glong) pc->n_rects; k++, p = g_utf8_next_char (p))
         {
           gunichar c = g_utf8_get_char (p);
           Glyph *gl;
-          PopplerRectangle *pr = &rects[k];
+          PopplerRectangle *pr = &pc->rects[k];
 
           if (g_unichar_isspace (c) || c == 0xA0 || c == 0 || !isfinite (pr->x1) || !isfinite (pr->y1) ||
               !isfinite (pr->x2) || !isfinite (pr->y2))
@@ -2691,14 +2752,14 @@ fm_detect_page (FmDocument            *doc,
                 newline = TRUE;
               continue;
             }
-          gl = &g[n++];
+          gl = &pc->g[pc->n++];
           gl->c = c;
           gl->r = (FmRect) { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
           gl->size = size_of[k];
           gl->space_before = space;
           gl->line_before = newline;
           space = newline = FALSE;
-          if (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+          if (pc->opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
             {
               gl->font = fm_font_is_math_pdfmathtranslate (font_of[k]) ? FM_FONT_MATH : FM_FONT_TEXT;
               gl->cls = (gl->font == FM_FONT_MATH || pmt_char_is_math (c)) ? CLS_STRONG : CLS_TEXT;
@@ -2710,36 +2771,40 @@ fm_detect_page (FmDocument            *doc,
               gl->bold = fm_font_is_bold (font_of[k]);
               if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "fonts") == 0)
                 g_printerr ("font U+%04X %s -> %d\n", c, font_of[k] ? font_of[k] : "(null)", gl->font);
-              gl->cls = classify_glyph (gl, opts.rule);
+              gl->cls = classify_glyph (gl, pc->opts.rule);
             }
         }
       g_free (font_of);
       g_free (size_of);
     }
 
-  if (n == 0)
+  if (pc->n == 0)
     {
-      g_clear_object (&page);
-      fm_document_unlock (doc);
-      g_free (text);
-      g_free (rects);
-      poppler_page_free_text_attributes (attrs);
-      g_free (g);
+      page_release (pc, doc);
       g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_TEXT_LAYER,
                    "%s: page %d has no text layer (a scan?): formulas cannot be found",
-                   fm_document_get_name (doc), page_index + 1);
-      return NULL;
+                   fm_document_get_name (doc), pc->page_index + 1);
+      return FALSE;
     }
+  return TRUE;
+}
 
-  body_em = median_size (g, 0, n);
-  /* Turned text: work in the frame where it runs left to right, and give
-   * the boxes back as displayed. */
-  rot = text_direction (g, n);
-  if (rot != 0)
+/* The body size, the text direction (turned text is worked on in the frame
+ * where it runs left to right, and its boxes given back as displayed) and,
+ * for the full rule, the word-level classes: they measure gaps along the
+ * line, so after turning. */
+static void
+page_words (PageCtx *pc)
+{
+  Glyph *g = pc->g;
+  int n = pc->n;
+
+  pc->body_em = median_size (g, 0, n);
+  pc->rot = text_direction (g, n);
+  if (pc->rot != 0)
     for (int i = 0; i < n; i++)
-      g[i].r = rect_to_upright (g[i].r, rot, page_w, page_h);
-  /* Word-level classes measure gaps along the line: after turning. */
-  if (opts.rule == FM_DETECT_RULE_FULL)
+      g[i].r = rect_to_upright (g[i].r, pc->rot, pc->page_w, pc->page_h);
+  if (pc->opts.rule == FM_DETECT_RULE_FULL)
     {
       /* twice: an upright word's test looks at the class of the italic
        * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
@@ -2759,49 +2824,65 @@ fm_detect_page (FmDocument            *doc,
         }
       math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
       int *script = right_scripts (g, n);
-      classify_words (g, n, math_italic, script);
-      classify_words (g, n, math_italic, script);
+      classify_words (g, n, math_italic, script, pc->body_em);
+      classify_words (g, n, math_italic, script, pc->body_em);
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
       g_free (script);
     }
-  disp_w = page_w;
-  disp_h = page_h;
-  if (rot & 1)
+}
+
+/* The page's ink, turned into the text's frame (page_w/page_h become that
+ * frame's), when the options ask for it; with the full rule also the place
+ * for its connected components, found as needed: glyphs of extension fonts
+ * and those the text layer lost are found among them. */
+static void
+page_ink (PageCtx *pc)
+{
+  pc->disp_w = pc->page_w;
+  pc->disp_h = pc->page_h;
+  if (pc->rot & 1)
     {
-      page_w = disp_h;
-      page_h = disp_w;
+      pc->page_w = pc->disp_h;
+      pc->page_h = pc->disp_w;
     }
-  if (opts.refine_with_bitmap)
-    have_ink = ink_map_init (&ink, page);
-  if (have_ink)
-    ink_map_turn (&ink, rot);
-  /* the ink's connected components, found as needed: glyphs of extension
-   * fonts and those the text layer lost are found among them */
-  if (have_ink && opts.rule == FM_DETECT_RULE_FULL)
-    comps = g_array_new (FALSE, FALSE, sizeof (InkComp));
-  pc.ink = have_ink ? &ink : NULL;
-  /* Radical signs: Poppler boxes every glyph from the font's ascent to its
-   * descent, but TeX's Type 1 radicals hang below their baseline (height ~0,
-   * depth ~1 em), so their box sits most of a line too high, while OpenType
-   * math fonts' radicals (XeTeX, LuaTeX, Word) and some Type 1 ones sit in it.
-   * With a render, the box's height becomes the tallest run of ink rows in
-   * the middle of its columns that meets the box or the 3/4 of its height
-   * below it (the sign's stroke covers every row it spans); without one, the
-   * Type 1 case is assumed. */
-  for (int i = 0; i < n; i++)
+  if (pc->opts.refine_with_bitmap)
+    pc->have_ink = ink_map_init (&pc->ink_map, pc->page);
+  if (pc->have_ink)
+    ink_map_turn (&pc->ink_map, pc->rot);
+  if (pc->have_ink && pc->opts.rule == FM_DETECT_RULE_FULL)
+    pc->comps = g_array_new (FALSE, FALSE, sizeof (InkComp));
+  pc->ink = pc->have_ink ? &pc->ink_map : NULL;
+}
+
+/* Radical signs: Poppler boxes every glyph from the font's ascent to its
+ * descent, but TeX's Type 1 radicals hang below their baseline (height ~0,
+ * depth ~1 em), so their box sits most of a line too high, while OpenType
+ * math fonts' radicals (XeTeX, LuaTeX, Word) and some Type 1 ones sit in it.
+ * With a render, the box's height becomes the tallest run of ink rows in
+ * the middle of its columns that meets the box or the 3/4 of its height
+ * below it (the sign's stroke covers every row it spans); without one, the
+ * Type 1 case is assumed. Extension-font glyphs and big operators move to
+ * their ink the same way. */
+static void
+fit_tall_glyphs (PageCtx *pc)
+{
+  Glyph *g = pc->g;
+  InkMap *ink = &pc->ink_map;
+
+  for (int i = 0; i < pc->n; i++)
     if (g[i].c == 0x221A || g[i].c == 0x221B || g[i].c == 0x221C)
       {
         double h = g[i].r.y1 - g[i].r.y0;
-        if (!have_ink || !radical_to_ink (&ink, &g[i].r))
+        if (!pc->have_ink || !radical_to_ink (ink, &g[i].r))
           {
             g[i].r.y0 += 0.75 * h;
             g[i].r.y1 += 0.75 * h;
           }
       }
-    else if (comps != NULL && g[i].ext && ext_glyph_to_ink (&ink, comps, &g[i].r))
+    else if (pc->comps != NULL && g[i].ext && ext_glyph_to_ink (ink, pc->comps, &g[i].r))
       ;
-    else if (have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
+    else if (pc->have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
       {
         /* Big operators of Type 1 extension fonts (CMEX-like: STIX 2's,
          * txfonts') hang below their baseline the same way: the box moves
@@ -2809,7 +2890,7 @@ fm_detect_page (FmDocument            *doc,
          * (which the line tests are tuned to). */
         FmRect fit = g[i].r;
         double h = g[i].r.y1 - g[i].r.y0, d;
-        if (radical_to_ink (&ink, &fit) &&
+        if (radical_to_ink (ink, &fit) &&
             (d = 0.5 * (fit.y0 + fit.y1 - g[i].r.y0 - g[i].r.y1)) > 0.25 * h &&
             /* the operator's own ink, not the next line's */
             MIN (fit.y1, g[i].r.y1) - MAX (fit.y0, g[i].r.y0) > 0.25 * (fit.y1 - fit.y0))
@@ -2818,76 +2899,83 @@ fm_detect_page (FmDocument            *doc,
             g[i].r.y1 += d;
           }
       }
-  if (opts.rule == FM_DETECT_RULE_FULL)
-    find_gutter (g, n, page_w, body_em, &pc);
-  if (comps != NULL)
+}
+
+/* The gutter of a two-column page, and the glyphs that only the ink shows
+ * (large delimiters the text layer lost). */
+static void
+page_columns_and_lost_glyphs (PageCtx *pc)
+{
+  if (pc->opts.rule == FM_DETECT_RULE_FULL)
+    find_gutter (pc->g, pc->n, pc->page_w, pc->body_em, pc);
+  if (pc->comps != NULL)
     {
-      g = ink_lost_glyphs (&ink, comps, g, &n, body_em);
-      g_array_free (comps, TRUE);
+      pc->g = ink_lost_glyphs (&pc->ink_map, pc->comps, pc->g, &pc->n, pc->body_em);
+      g_array_free (pc->comps, TRUE);
+      pc->comps = NULL;
     }
   if (g_getenv ("FM_DETECT_DEBUG"))
-    g_printerr ("gutter %d [%.1f %.1f] rot %d\n", pc.has_gutter, pc.gutter_x0, pc.gutter_x1, rot);
-  g_clear_object (&page);
-  fm_document_unlock (doc);
-  g_free (text);
-  g_free (rects);
-  poppler_page_free_text_attributes (attrs);
+    g_printerr ("gutter %d [%.1f %.1f] rot %d\n", pc->has_gutter, pc->gutter_x0, pc->gutter_x1, pc->rot);
+}
 
-  /* Chunks: runs of glyphs in text order, cut at line breaks that move to
-   * another line and at wide horizontal gaps. */
-  chunks = g_array_new (FALSE, TRUE, sizeof (Chunk));
-  {
-    int start = 0;
-    for (int i = 1; i <= n; i++)
-      {
-        gboolean cut = i == n;
-        if (!cut)
-          {
-            double em = MAX (g[i - 1].size, g[i].size);
-            const FmRect *a = &g[i - 1].r, *b = &g[i].r;
-            if (em < 1) em = 10;
-            if (b->x0 < a->x0 - 0.5 * em && !v_overlap_enough (a, b, 0.3))
-              cut = TRUE;  /* back to the left on another line */
-            else if (b->x0 - a->x1 > 0.9 * em || a->x0 - b->x1 > 0.9 * em)
-              cut = TRUE;  /* a wide gap: equation number, column, \quad */
-            else if (g[i].line_before && !v_overlap_enough (a, b, 0.05))
-              cut = TRUE;  /* Poppler's next line */
-            else if (across_gutter (&pc, rect_cx (a), rect_cx (b)))
-              cut = TRUE;  /* the other column */
-          }
-        if (cut)
-          {
-            Chunk ch = { 0 };
-            gboolean first = TRUE;
-            ch.start = start;
-            ch.end = i;
-            ch.block = -1;
-            for (int k = start; k < i; k++)
-              {
-                rect_union (&ch.box, &g[k].r, &first);
-                switch (g[k].cls)
-                  {
-                  case CLS_TEXT: ch.n_text++; break;
-                  case CLS_NEUTRAL: ch.n_neutral++; break;
-                  case CLS_WEAK: ch.n_weak++; break;
-                  case CLS_STRONG: ch.n_strong++; break;
-                  default: break;
-                  }
-              }
-            ch.em = median_size (g, start, i);
-            for (int k = start; k < i; k++)
-              ch.em_max = MAX (ch.em_max, g[k].size);
-            ch.is_number = chunk_text_matches_number (g, &ch);
-            g_array_append_val (chunks, ch);
-            start = i;
-          }
-      }
-  }
+/* Chunks: runs of glyphs in text order, cut at line breaks that move to
+ * another line and at wide horizontal gaps. */
+static void
+make_chunks (PageCtx *pc)
+{
+  const Glyph *g = pc->g;
+  int n = pc->n, start = 0;
+
+  pc->chunks = g_array_new (FALSE, TRUE, sizeof (Chunk));
+  for (int i = 1; i <= n; i++)
+    {
+      gboolean cut = i == n;
+      if (!cut)
+        {
+          double em = MAX (g[i - 1].size, g[i].size);
+          const FmRect *a = &g[i - 1].r, *b = &g[i].r;
+          if (em < 1) em = 10;
+          if (b->x0 < a->x0 - 0.5 * em && !v_overlap_enough (a, b, 0.3))
+            cut = TRUE;  /* back to the left on another line */
+          else if (b->x0 - a->x1 > 0.9 * em || a->x0 - b->x1 > 0.9 * em)
+            cut = TRUE;  /* a wide gap: equation number, column, \quad */
+          else if (g[i].line_before && !v_overlap_enough (a, b, 0.05))
+            cut = TRUE;  /* Poppler's next line */
+          else if (across_gutter (pc, fm_rect_cx (a), fm_rect_cx (b)))
+            cut = TRUE;  /* the other column */
+        }
+      if (cut)
+        {
+          Chunk ch = { 0 };
+          ch.start = start;
+          ch.end = i;
+          ch.block = -1;
+          ch.box = g[start].r;
+          for (int k = start; k < i; k++)
+            {
+              fm_rect_union (&ch.box, &g[k].r);
+              switch (g[k].cls)
+                {
+                case CLS_TEXT: ch.n_text++; break;
+                case CLS_NEUTRAL: ch.n_neutral++; break;
+                case CLS_WEAK: ch.n_weak++; break;
+                case CLS_STRONG: ch.n_strong++; break;
+                default: break;
+                }
+            }
+          ch.em = median_size (g, start, i);
+          for (int k = start; k < i; k++)
+            ch.em_max = MAX (ch.em_max, g[k].size);
+          ch.is_number = chunk_text_matches_number (g, &ch);
+          g_array_append_val (pc->chunks, ch);
+          start = i;
+        }
+    }
 
   if (g_getenv ("FM_DETECT_DEBUG"))
-    for (guint i = 0; i < chunks->len; i++)
+    for (guint i = 0; i < pc->chunks->len; i++)
       {
-        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
         g_printerr ("chunk %u [%.1f %.1f %.1f %.1f] em %.1f:", i, ch->box.x0, ch->box.y0, ch->box.x1, ch->box.y1, ch->em);
         for (int k = ch->start; k < ch->end; k++)
           {
@@ -2897,11 +2985,29 @@ fm_detect_page (FmDocument            *doc,
           }
         g_printerr ("\n");
       }
+}
 
-  /* Text margins of each column (display lines are set off from them) */
-  if (opts.rule == FM_DETECT_RULE_FULL)
-    find_margins (chunks, &pc, &margins);
-  /* Display candidates: math-dominated chunks with no text chunk beside them. */
+/* Whether a mostly-text chunk can be running text: a math symbol among
+ * fewer than four letters is a display's own operator name ("Ai u =" before
+ * the fractions of an aligned display: special-function names are not all
+ * in the list of known ones). */
+static gboolean
+running_text_chunk (const Chunk *o)
+{
+  return o->n_text >= 4 || o->n_strong == 0;
+}
+
+/* Display candidates: math-dominated chunks with no text chunk beside them
+ * (with the full rule, also clear of the text margins found first). */
+static void
+display_chunks (PageCtx *pc)
+{
+  const Glyph *g = pc->g;
+  GArray *chunks = pc->chunks;
+  FmDetectRule rule = pc->opts.rule;
+
+  if (rule == FM_DETECT_RULE_FULL)
+    find_margins (chunks, pc, &pc->margins);
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
@@ -2910,9 +3016,9 @@ fm_detect_page (FmDocument            *doc,
       double line_x0, line_x1;
 
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 &&
-                            (opts.rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
+                            (rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
         continue;
-      if (opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+      if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
         {
           if (ch->n_text > 0)
             continue;
@@ -2925,9 +3031,10 @@ fm_detect_page (FmDocument            *doc,
           int ot = o->end - o->start;
           if (j == i || o->is_number)
             continue;
-          if (o->n_text * 3 < ot || across_gutter (&pc, rect_cx (&o->box), rect_cx (&ch->box)))
+          if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
             continue;    /* not text, or the other column's */
-          if (v_overlap_enough (&ch->box, &o->box, total <= 2 ? 0.15 : 0.5) && h_gap (&ch->box, &o->box) < 2.0 * ch->em)
+          if (v_overlap_enough (&ch->box, &o->box, total <= 2 ? 0.15 : 0.5) &&
+              fm_rect_h_gap (&ch->box, &o->box) < 2.0 * ch->em)
             isolated = FALSE;
         }
       /* A lone script or radical sign that Poppler put on a line of its own
@@ -2938,14 +3045,14 @@ fm_detect_page (FmDocument            *doc,
        * ScriptPercentScaleDown, 80 % in DejaVu Math: a script there is
        * 0.8 em of the text, which Poppler's rounded sizes put on either
        * side of 0.8) */
-      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * body_em) || ch->em_max < 0.81 * body_em;
+      piece = (total <= 2 && ch->box.y1 - ch->box.y0 < 0.6 * pc->body_em) || ch->em_max < 0.81 * pc->body_em;
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
       line_x0 = ch->box.x0;
       line_x1 = ch->box.x1;
-      if (isolated && opts.rule == FM_DETECT_RULE_FULL &&
-          line_reaches_text (g, n, &ch->box, ch->em, &pc, &line_x0, &line_x1))
+      if (isolated && rule == FM_DETECT_RULE_FULL &&
+          line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &line_x0, &line_x1))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -2966,7 +3073,7 @@ fm_detect_page (FmDocument            *doc,
                 {
                   const Chunk *q = &g_array_index (chunks, Chunk, k);
                   if (v_overlap_enough (&q->box, &o->box, 0.5) && q->box.x0 >= o->box.x0 &&
-                      !across_gutter (&pc, rect_cx (&q->box), rect_cx (&o->box)))
+                      !across_gutter (pc, fm_rect_cx (&q->box), fm_rect_cx (&o->box)))
                     above_x1 = MAX (above_x1, q->box.x1);
                 }
               if (line_x1 < above_x1 - 2 * ch->em)
@@ -2977,11 +3084,12 @@ fm_detect_page (FmDocument            *doc,
        * formula starts at the column's left margin and stops short of the
        * right one; a display is centred or indented (a display too wide
        * for that reaches the right margin as well) */
-      if (isolated && opts.rule == FM_DETECT_RULE_FULL)
+      if (isolated && rule == FM_DETECT_RULE_FULL)
         {
-          int col = column_of (&pc, 0.5 * (line_x0 + line_x1));
-          if (margins.known[col] && fabs (line_x0 - margins.left[col]) < 0.5 * ch->em &&
-              margins.right[col] - line_x1 > 2.0 * ch->em)
+          const Margins *m = &pc->margins;
+          int col = column_of (pc, 0.5 * (line_x0 + line_x1));
+          if (m->known[col] && fabs (line_x0 - m->left[col]) < 0.5 * ch->em &&
+              m->right[col] - line_x1 > 2.0 * ch->em)
             isolated = FALSE;
         }
       ch->is_display = isolated && !piece;
@@ -2989,53 +3097,61 @@ fm_detect_page (FmDocument            *doc,
       if (g_getenv ("FM_DETECT_DEBUG") && isolated)
         g_printerr ("display chunk %u%s line [%.1f %.1f]\n", i, piece ? " (piece)" : "", line_x0, line_x1);
     }
+}
 
-  /* Display lines with text in them: a chunk with math whose whole line is
-   * set off like a display (clear of both margins, centred or indented) and
-   * is not mostly text makes that line a display, text chunks and all. */
-  if (opts.rule == FM_DETECT_RULE_FULL)
+/* Display lines with text in them: a chunk with math whose whole line is
+ * set off like a display (clear of both margins, centred or indented) and
+ * is not mostly text makes that line a display, text chunks and all. */
+static void
+display_lines_with_text (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  int *members = g_new (int, chunks->len + 1);
+
+  for (guint i = 0; i < chunks->len; i++)
     {
-      int *members = g_new (int, chunks->len + 1);
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      FmRect ext;
+      int nm, n_text = 0, total = 0, math = 0;
+      gboolean all_display = TRUE;
 
-      for (guint i = 0; i < chunks->len; i++)
+      /* full size: footnotes are set off by their own indent */
+      if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.9 * pc->body_em)
+        continue;
+      nm = line_group (chunks, i, pc, members, &ext);
+      for (int k = 0; k < nm; k++)
         {
-          Chunk *ch = &g_array_index (chunks, Chunk, i);
-          FmRect ext;
-          int nm, n_text = 0, total = 0, math = 0;
-          gboolean all_display = TRUE;
-
-          /* full size: footnotes are set off by their own indent */
-          if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.9 * body_em)
-            continue;
-          nm = line_group (chunks, i, &pc, members, &ext);
-          for (int k = 0; k < nm; k++)
-            {
-              const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-              n_text += o->n_text;
-              total += o->end - o->start;
-              math += o->n_strong + o->n_weak;
-              all_display &= o->is_display;
-            }
-          if (all_display || math < 2 || n_text * 5 > total * 3 ||
-              !line_is_set_off (&margins, column_of (&pc, rect_cx (&ext)), &ext, ch->em))
-            continue;
-          for (int k = 0; k < nm; k++)
-            {
-              Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-              o->is_display = TRUE;
-              o->is_display_piece = FALSE;
-            }
+          const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          n_text += o->n_text;
+          total += o->end - o->start;
+          math += o->n_strong + o->n_weak;
+          all_display &= o->is_display;
         }
-      if (g_getenv ("FM_DETECT_DEBUG"))
-        for (int col = 0; col < 2; col++)
-          g_printerr ("margins col %d: %s [%.1f %.1f]\n", col, margins.known[col] ? "known" : "unknown",
-                      margins.left[col], margins.right[col]);
-      g_free (members);
+      if (all_display || math < 2 || n_text * 5 > total * 3 ||
+          !line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em))
+        continue;
+      for (int k = 0; k < nm; k++)
+        {
+          Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          o->is_display = TRUE;
+          o->is_display_piece = FALSE;
+        }
     }
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    for (int col = 0; col < 2; col++)
+      g_printerr ("margins col %d: %s [%.1f %.1f]\n", col, pc->margins.known[col] ? "known" : "unknown",
+                  pc->margins.left[col], pc->margins.right[col]);
+  g_free (members);
+}
 
-  /* Display blocks: stacked or side-by-side display chunks. */
-  blocks = g_new0 (FmRect, chunks->len + 1);
-  block_first = g_new0 (int, chunks->len + 1);
+/* Display blocks: stacked or side-by-side display chunks. */
+static void
+display_blocks (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+
+  pc->blocks = g_new0 (FmRect, chunks->len + 1);
+  pc->block_first = g_new0 (int, chunks->len + 1);
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
@@ -3043,97 +3159,108 @@ fm_detect_page (FmDocument            *doc,
 
       if (!ch->is_display && !ch->is_display_piece)
         continue;
-      for (int k = 0; k < n_blocks && b < 0; k++)
+      for (int k = 0; k < pc->n_blocks && b < 0; k++)
         {
+          const FmRect *bk = &pc->blocks[k];
           double em = ch->em;
-          gboolean stacked = v_gap (&blocks[k], &ch->box) < 0.9 * em &&
-                             h_gap (&blocks[k], &ch->box) < 0.5 * em;
-          gboolean beside = v_overlap_enough (&blocks[k], &ch->box, 0.3) &&
-                            h_gap (&blocks[k], &ch->box) < 3.0 * em;
-          if ((stacked || beside) && !across_gutter (&pc, rect_cx (&blocks[k]), rect_cx (&ch->box)))
+          gboolean stacked = fm_rect_v_gap (bk, &ch->box) < 0.9 * em && fm_rect_h_gap (bk, &ch->box) < 0.5 * em;
+          gboolean beside = v_overlap_enough (bk, &ch->box, 0.3) && fm_rect_h_gap (bk, &ch->box) < 3.0 * em;
+          if ((stacked || beside) && !across_gutter (pc, fm_rect_cx (bk), fm_rect_cx (&ch->box)))
             b = k;
         }
       if (b < 0)
         {
-          b = n_blocks++;
-          blocks[b] = ch->box;
-          block_first[b] = (int) i;
+          b = pc->n_blocks++;
+          pc->blocks[b] = ch->box;
+          pc->block_first[b] = (int) i;
         }
       else
-        {
-          gboolean first = FALSE;
-          rect_union (&blocks[b], &ch->box, &first);
-        }
+        fm_rect_union (&pc->blocks[b], &ch->box);
       ch->block = b;
     }
-  /* Continuation lines: a long display broken over lines (aligned rows,
-   * multline, a two-column page's narrow display) continues on a line that
-   * starts with a binary operator or relation (TeX breaks a display before
-   * one, "&\quad + ..."). Fraction rows push the lines more than 0.9 em
-   * apart (up to 2 em between the main lines, before the fraction parts
-   * join their blocks), and a continuation line flush with neither margin nor centred can
-   * be taken for inline pieces: a math-dominated chunk starting with an
-   * operator right below a display block joins it, and so do the chunks level
-   * with it that are not running text. */
-  if (opts.rule == FM_DETECT_RULE_FULL)
-    for (gboolean changed = TRUE; changed;)
-      {
-        changed = FALSE;
-        for (guint i = 0; i < chunks->len; i++)
-          {
-            Chunk *ch = &g_array_index (chunks, Chunk, i);
-            int total = ch->end - ch->start, first = -1;
-            if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * body_em ||
-                ch->n_text > MAX (1, total / 6))
-              continue;
-            for (int k = ch->start; k < ch->end; k++)
-              if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
-                first = k;
-            for (int b = 0; b < n_blocks && first >= 0; b++)
-              {
-                gboolean below, level, whole = FALSE;
-                if (blocks[b].x1 <= blocks[b].x0 || across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
-                  continue;
-                /* a block of pieces only (a fraction's part, a limit) is
-                 * no display to continue */
-                for (guint j = 0; j < chunks->len && !whole; j++)
-                  whole = g_array_index (chunks, Chunk, j).block == b && g_array_index (chunks, Chunk, j).is_display;
-                if (!whole)
-                  continue;
-                below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
-                        ch->box.y0 > blocks[b].y0 && v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
-                        ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
-                level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
-                        h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
-                if (below && is_prefix_operator (g[first].c))
-                  below = FALSE;   /* a radical or sum starts a formula */
-                if (below || level)
-                  {
-                    /* a line of its own: running text on the line makes it
-                     * an inline formula's part (a radical sign Poppler put
-                     * on a chunk of its own) */
-                    double lx0, lx1;
-                    if (line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
-                      continue;
-                    gboolean f = FALSE;
-                    rect_union (&blocks[b], &ch->box, &f);
-                    ch->block = b;
-                    ch->is_display = TRUE;
-                    ch->is_display_piece = FALSE;
-                    changed = TRUE;
-                    break;
-                  }
-              }
-          }
-      }
+}
 
-  /* Merging can make blocks touch that did not before (a limit joins two
-   * pieces): merge until stable. */
+/* Continuation lines: a long display broken over lines (aligned rows,
+ * multline, a two-column page's narrow display) continues on a line that
+ * starts with a binary operator or relation (TeX breaks a display before
+ * one, "&\quad + ..."). Fraction rows push the lines more than 0.9 em
+ * apart (up to 2 em between the main lines, before the fraction parts
+ * join their blocks), and a continuation line flush with neither margin nor centred can
+ * be taken for inline pieces: a math-dominated chunk starting with an
+ * operator right below a display block joins it, and so do the chunks level
+ * with it that are not running text. */
+static void
+continuation_lines (PageCtx *pc)
+{
+  const Glyph *g = pc->g;
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+
   for (gboolean changed = TRUE; changed;)
     {
       changed = FALSE;
-      for (int a = 0; a < n_blocks && !changed; a++)
-        for (int b = a + 1; b < n_blocks && !changed; b++)
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          int total = ch->end - ch->start, first = -1;
+          if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * pc->body_em ||
+              (ch->n_text > MAX (1, total / 6) && running_text_chunk (ch)))
+            continue;
+          for (int k = ch->start; k < ch->end; k++)
+            if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
+              first = k;
+          for (int b = 0; b < pc->n_blocks && first >= 0; b++)
+            {
+              gboolean below, level, whole = FALSE;
+              if (blocks[b].x1 <= blocks[b].x0 || across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&ch->box)))
+                continue;
+              /* a block of pieces only (a fraction's part, a limit) is
+               * no display to continue */
+              for (guint j = 0; j < chunks->len && !whole; j++)
+                whole = g_array_index (chunks, Chunk, j).block == b && g_array_index (chunks, Chunk, j).is_display;
+              if (!whole)
+                continue;
+              below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
+                      ch->box.y0 > blocks[b].y0 && fm_rect_v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
+                      ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
+              level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
+                      fm_rect_h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
+              if (below && is_prefix_operator (g[first].c))
+                below = FALSE;   /* a radical or sum starts a formula */
+              if (below || level)
+                {
+                  /* a line of its own: running text on the line makes it
+                   * an inline formula's part (a radical sign Poppler put
+                   * on a chunk of its own) */
+                  double lx0, lx1;
+                  if (line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+                    continue;
+                  fm_rect_union (&blocks[b], &ch->box);
+                  ch->block = b;
+                  ch->is_display = TRUE;
+                  ch->is_display_piece = FALSE;
+                  changed = TRUE;
+                  break;
+                }
+            }
+        }
+    }
+}
+
+/* Merging can make blocks touch that did not before (a limit joins two
+ * pieces): merge until stable. Then blocks of pieces only are not
+ * displays. */
+static void
+merge_blocks (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+
+  for (gboolean changed = TRUE; changed;)
+    {
+      changed = FALSE;
+      for (int a = 0; a < pc->n_blocks && !changed; a++)
+        for (int b = a + 1; b < pc->n_blocks && !changed; b++)
           {
             double em = 10;
             if (blocks[a].x1 <= blocks[a].x0 || blocks[b].x1 <= blocks[b].x0)
@@ -3141,25 +3268,23 @@ fm_detect_page (FmDocument            *doc,
             for (guint i = 0; i < chunks->len; i++)
               if (g_array_index (chunks, Chunk, i).block == a)
                 em = g_array_index (chunks, Chunk, i).em;
-            if (((v_gap (&blocks[a], &blocks[b]) < 0.9 * em && h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
-                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
-                 (opts.rule == FM_DETECT_RULE_FULL && v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
-                  h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
-                  block_continues (g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a))) &&
-                !across_gutter (&pc, rect_cx (&blocks[a]), rect_cx (&blocks[b])))
+            if (((fm_rect_v_gap (&blocks[a], &blocks[b]) < 0.9 * em && fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
+                 (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && fm_rect_h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
+                 (pc->opts.rule == FM_DETECT_RULE_FULL && fm_rect_v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
+                  fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
+                  block_continues (pc->g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a))) &&
+                !across_gutter (pc, fm_rect_cx (&blocks[a]), fm_rect_cx (&blocks[b])))
               {
-                gboolean first = FALSE;
-                rect_union (&blocks[a], &blocks[b], &first);
+                fm_rect_union (&blocks[a], &blocks[b]);
                 blocks[b] = (FmRect) { 0, 0, 0, 0 };
                 reassign_block (chunks, b, a);
-                block_first[a] = MIN (block_first[a], block_first[b]);
+                pc->block_first[a] = MIN (pc->block_first[a], pc->block_first[b]);
                 changed = TRUE;
               }
           }
     }
 
-  /* Blocks of pieces only are not displays. */
-  for (int b = 0; b < n_blocks; b++)
+  for (int b = 0; b < pc->n_blocks; b++)
     {
       gboolean whole = FALSE;
       for (guint i = 0; i < chunks->len; i++)
@@ -3172,96 +3297,119 @@ fm_detect_page (FmDocument            *doc,
       blocks[b] = (FmRect) { 0, 0, 0, 0 };
       reassign_block (chunks, b, -1);
     }
+}
 
-  /* Parts with no math glyph stacked on a display (a display-style
-   * fraction's digits, \frac{1}{3}; a limit of digits): a chunk of neutral
-   * glyphs only, within the block's columns and less than 0.5 em above or
-   * below it, is part of it. */
-  if (opts.rule == FM_DETECT_RULE_FULL)
-    for (guint i = 0; i < chunks->len; i++)
-      {
-        Chunk *ch = &g_array_index (chunks, Chunk, i);
-        double lx0, lx1;
-        if (ch->block != -1 || ch->is_number || ch->n_text > 0 || ch->n_strong + ch->n_weak > 0)
-          continue;
-        for (int b = 0; b < n_blocks; b++)
-          if (blocks[b].x1 > blocks[b].x0 && ch->box.x0 >= blocks[b].x0 - 0.2 * ch->em &&
-              ch->box.x1 <= blocks[b].x1 + 0.2 * ch->em && v_gap (&blocks[b], &ch->box) < 0.5 * ch->em &&
-              !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
-              /* not a piece of the text line below or above (a delimiter
-               * of an inline formula that only the ink shows, \bigl( ) */
-              !line_reaches_text (g, n, &ch->box, ch->em, &pc, &lx0, &lx1))
+/* Parts with no math glyph stacked on a display (a display-style
+ * fraction's digits, \frac{1}{3}; a limit of digits): a chunk of neutral
+ * glyphs only, within the block's columns and less than 0.5 em above or
+ * below it, is part of it. */
+static void
+stacked_neutral_parts (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      double lx0, lx1;
+      if (ch->block != -1 || ch->is_number || ch->n_text > 0 || ch->n_strong + ch->n_weak > 0)
+        continue;
+      for (int b = 0; b < pc->n_blocks; b++)
+        if (blocks[b].x1 > blocks[b].x0 && ch->box.x0 >= blocks[b].x0 - 0.2 * ch->em &&
+            ch->box.x1 <= blocks[b].x1 + 0.2 * ch->em && fm_rect_v_gap (&blocks[b], &ch->box) < 0.5 * ch->em &&
+            !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
+            /* not a piece of the text line below or above (a delimiter
+             * of an inline formula that only the ink shows, \bigl( ) */
+            !line_reaches_text (pc->g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+          {
+            fm_rect_union (&blocks[b], &ch->box);
+            ch->block = b;
+            break;
+          }
+    }
+}
+
+/* A block that a line of running text passes through is the numerator and
+ * denominator (or limits) of an inline \displaystyle fraction on that
+ * line, not a display: a display has its lines to itself. */
+static void
+dissolve_crossed_blocks (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+  const Margins *margins = &pc->margins;
+
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      gboolean crossed = FALSE;
+      if (blocks[b].x1 <= blocks[b].x0)
+        continue;
+      for (guint i = 0; i < chunks->len && !crossed; i++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, i);
+          int ot = o->end - o->start;
+          double cy = 0.5 * (o->box.y0 + o->box.y1);
+          if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
+              across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])))
+            continue;
+          /* text wholly between the block's ends is the display's own
+           * (\overset{\text{def}}{=}, \text{if}): a line of running text
+           * passing through reaches out of it on one side at least */
+          if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
+            continue;
+          crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
+        }
+      /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
+       * y(0) = 0 in define."): running text level with the block's
+       * middle rows, on a line that starts or ends at the column's
+       * margin (a paragraph's line; a display is set off from both) */
+      if (!crossed)
+        {
+          gboolean run_text = FALSE, flush = FALSE;
+          int col = column_of (pc, fm_rect_cx (&blocks[b]));
+          for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
             {
-              gboolean f = FALSE;
-              rect_union (&blocks[b], &ch->box, &f);
-              ch->block = b;
-              break;
+              const Chunk *o = &g_array_index (chunks, Chunk, i);
+              int ot = o->end - o->start;
+              double cy = 0.5 * (o->box.y0 + o->box.y1);
+              /* (in the block's column by its margins too: a page's
+               * gutter is not always found) */
+              if (o->block >= 0 || o->is_number || !margins->known[col] ||
+                  across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])) ||
+                  blocks[b].x0 < margins->left[col] - o->em || blocks[b].x1 > margins->right[col] + o->em ||
+                  o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
+                  cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
+                continue;
+              if (ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
+                  (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
+                run_text = TRUE;
+              if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||
+                  fabs (o->box.x1 - margins->right[col]) < 0.5 * o->em)
+                flush = TRUE;
             }
-      }
+          crossed = run_text && flush;
+        }
+      if (!crossed)
+        continue;
+      if (g_getenv ("FM_DETECT_DEBUG"))
+        g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: dissolved\n", blocks[b].x0,
+                    blocks[b].y0, blocks[b].x1, blocks[b].y1);
+      blocks[b] = (FmRect) { 0, 0, 0, 0 };
+      reassign_block (chunks, b, -1);
+    }
+}
 
-  /* A block that a line of running text passes through is the numerator and
-   * denominator (or limits) of an inline \displaystyle fraction on that
-   * line, not a display: a display has its lines to itself. */
-  if (opts.rule == FM_DETECT_RULE_FULL)
-    for (int b = 0; b < n_blocks; b++)
-      {
-        gboolean crossed = FALSE;
-        if (blocks[b].x1 <= blocks[b].x0)
-          continue;
-        for (guint i = 0; i < chunks->len && !crossed; i++)
-          {
-            const Chunk *o = &g_array_index (chunks, Chunk, i);
-            int ot = o->end - o->start;
-            double cy = 0.5 * (o->box.y0 + o->box.y1);
-            if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot ||
-                across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])))
-              continue;
-            /* text wholly between the block's ends is the display's own
-             * (\overset{\text{def}}{=}, \text{if}): a line of running text
-             * passing through reaches out of it on one side at least */
-            if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
-              continue;
-            crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
-          }
-        /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
-         * y(0) = 0 in define."): running text level with the block's
-         * middle rows, on a line that starts or ends at the column's
-         * margin (a paragraph's line; a display is set off from both) */
-        if (!crossed)
-          {
-            gboolean run_text = FALSE, flush = FALSE;
-            int col = column_of (&pc, rect_cx (&blocks[b]));
-            for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
-              {
-                const Chunk *o = &g_array_index (chunks, Chunk, i);
-                int ot = o->end - o->start;
-                double cy = 0.5 * (o->box.y0 + o->box.y1);
-                /* (in the block's column by its margins too: a page's
-                 * gutter is not always found) */
-                if (o->block >= 0 || o->is_number || !margins.known[col] ||
-                    across_gutter (&pc, rect_cx (&o->box), rect_cx (&blocks[b])) ||
-                    blocks[b].x0 < margins.left[col] - o->em || blocks[b].x1 > margins.right[col] + o->em ||
-                    o->box.x0 < margins.left[col] - o->em || o->box.x1 > margins.right[col] + o->em ||
-                    cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
-                  continue;
-                if (ot >= 3 && o->n_text * 2 >= ot && (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
-                  run_text = TRUE;
-                if (fabs (o->box.x0 - margins.left[col]) < 0.5 * o->em || fabs (o->box.x1 - margins.right[col]) < 0.5 * o->em)
-                  flush = TRUE;
-              }
-            crossed = run_text && flush;
-          }
-        if (!crossed)
-          continue;
-        if (g_getenv ("FM_DETECT_DEBUG"))
-          g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: dissolved\n", blocks[b].x0,
-                      blocks[b].y0, blocks[b].x1, blocks[b].y1);
-        blocks[b] = (FmRect) { 0, 0, 0, 0 };
-        reassign_block (chunks, b, -1);
-      }
+/* One display proto per remaining block, then the equation numbers:
+ * number-like chunks level with a display block. */
+static void
+display_and_number_protos (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  const FmRect *blocks = pc->blocks;
 
-  protos = g_ptr_array_new ();
-  for (int b = 0; b < n_blocks; b++)
+  pc->protos = g_ptr_array_new ();
+  for (int b = 0; b < pc->n_blocks; b++)
     {
       Proto *pr;
       GArray *idx;
@@ -3279,29 +3427,30 @@ fm_detect_page (FmDocument            *doc,
       pr->kind = FM_REGION_DISPLAY;
       pr->n = (int) idx->len;
       pr->idx = (int *) (void *) g_array_free (idx, FALSE);
-      pr->chunk_first = block_first[b];
+      pr->chunk_first = pc->block_first[b];
       pr->label_block = b;
-      g_ptr_array_add (protos, pr);
+      g_ptr_array_add (pc->protos, pr);
     }
 
-  /* Equation numbers: number-like chunks level with a display block. */
+  if (pc->opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+    return;
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       int best = -1;
       double best_gap = G_MAXDOUBLE;
 
-      if (!ch->is_number || opts.rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+      if (!ch->is_number)
         continue;
-      for (int b = 0; b < n_blocks; b++)
+      for (int b = 0; b < pc->n_blocks; b++)
         {
           double cy = 0.5 * (ch->box.y0 + ch->box.y1);
-          double gap = h_gap (&blocks[b], &ch->box);
+          double gap = fm_rect_h_gap (&blocks[b], &ch->box);
           if (blocks[b].x1 <= blocks[b].x0)
             continue;
           if (cy >= blocks[b].y0 - 0.5 * ch->em && cy <= blocks[b].y1 + 0.5 * ch->em &&
-              gap > 0.5 * ch->em && gap < page_w * 0.6 && gap < best_gap &&
-              !across_gutter (&pc, rect_cx (&blocks[b]), rect_cx (&ch->box)))
+              gap > 0.5 * ch->em && gap < pc->page_w * 0.6 && gap < best_gap &&
+              !across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&ch->box)))
             {
               best = b;
               best_gap = gap;
@@ -3318,163 +3467,240 @@ fm_detect_page (FmDocument            *doc,
           pr->chunk_first = (int) i;
           pr->label_block = best;
           ch->block = -2; /* used */
-          g_ptr_array_add (protos, pr);
+          g_ptr_array_add (pc->protos, pr);
         }
     }
+}
 
-  /* Inline formulas among the glyphs of no display and no number. */
-  {
-    gboolean *excluded = g_new0 (gboolean, n + 1);
-    int *chunk_of = g_new0 (int, n + 1);
-    GPtrArray *inl;
+/* Inline formulas among the glyphs of no display and no number. Pieces of
+ * a display that its chunks did not catch (a limit Poppler put on a text
+ * line) join it when they lie mostly inside its block. */
+static void
+inline_protos (PageCtx *pc)
+{
+  const Glyph *g = pc->g;
+  GArray *chunks = pc->chunks;
+  GPtrArray *protos = pc->protos;
+  gboolean *excluded = g_new0 (gboolean, pc->n + 1);
+  int *chunk_of = g_new0 (int, pc->n + 1);
+  GPtrArray *inl;
 
-    for (guint i = 0; i < chunks->len; i++)
-      {
-        Chunk *ch = &g_array_index (chunks, Chunk, i);
-        for (int k = ch->start; k < ch->end; k++)
-          {
-            chunk_of[k] = (int) i;
-            excluded[k] = ch->block != -1;
-          }
-      }
-    inl = inline_clusters (g, n, excluded, chunk_of, body_em, opts.rule, &pc);
-    g_free (excluded);
-    g_free (chunk_of);
-
-    /* Pieces of a display that its chunks did not catch (a limit Poppler
-     * put on a text line) join it when they lie mostly inside its block. */
-    for (guint a = 0; a < inl->len; a++)
-      {
-        Proto *pb = inl->pdata[a];
-        FmRect bb = { 0 };
-        gboolean first = TRUE, joined = FALSE;
-
-        for (int m = 0; m < pb->n; m++)
-          rect_union (&bb, &g[pb->idx[m]].r, &first);
-        for (guint d = 0; d < protos->len && !joined; d++)
-          {
-            Proto *pa = protos->pdata[d];
-            const FmRect *ba;
-            double ix, iy;
-            if (pa->kind != FM_REGION_DISPLAY)
-              continue;
-            ba = &blocks[pa->label_block];
-            ix = MIN (ba->x1, bb.x1) - MAX (ba->x0, bb.x0);
-            iy = MIN (ba->y1, bb.y1) - MAX (ba->y0, bb.y0);
-            if (ix > 0 && iy > 0 && ix * iy >= 0.5 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0))
-              {
-                pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
-                memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
-                pa->n += pb->n;
-                qsort (pa->idx, pa->n, sizeof (int), compare_int);
-                g_free (pb->idx);
-                g_free (pb);
-                joined = TRUE;
-              }
-          }
-        if (!joined && pb->absorb_only)
-          {
-            g_free (pb->idx);
-            g_free (pb);
-          }
-        else if (!joined)
-          g_ptr_array_add (protos, pb);
-      }
-    g_ptr_array_free (inl, TRUE);
-  }
-
-  /* Regions in reading order (the order of their first chunk). */
-  regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
-  {
-    int *block_region = g_new (int, n_blocks + 1);
-    for (int b = 0; b <= n_blocks; b++)
-      block_region[b] = -1;
-    for (guint a = 0; a < protos->len; a++)
-      for (guint b = a + 1; b < protos->len; b++)
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      for (int k = ch->start; k < ch->end; k++)
         {
-          Proto *pa = protos->pdata[a], *pb = protos->pdata[b];
-          int ka = pa->chunk_first * 4 + (pa->kind == FM_REGION_NUMBER ? 3 : 0);
-          int kb = pb->chunk_first * 4 + (pb->kind == FM_REGION_NUMBER ? 3 : 0);
-          if (kb < ka || (kb == ka && pb->idx[0] < pa->idx[0]))
+          chunk_of[k] = (int) i;
+          excluded[k] = ch->block != -1;
+        }
+    }
+  inl = inline_clusters (g, pc->n, excluded, chunk_of, pc->body_em, pc->opts.rule, pc);
+  g_free (excluded);
+  g_free (chunk_of);
+
+  for (guint a = 0; a < inl->len; a++)
+    {
+      Proto *pb = inl->pdata[a];
+      FmRect bb = g[pb->idx[0]].r;
+      gboolean joined = FALSE;
+
+      for (int m = 1; m < pb->n; m++)
+        fm_rect_union (&bb, &g[pb->idx[m]].r);
+      for (guint d = 0; d < protos->len && !joined; d++)
+        {
+          Proto *pa = protos->pdata[d];
+          const FmRect *ba;
+          double ix, iy;
+          if (pa->kind != FM_REGION_DISPLAY)
+            continue;
+          ba = &pc->blocks[pa->label_block];
+          ix = MIN (ba->x1, bb.x1) - MAX (ba->x0, bb.x0);
+          iy = MIN (ba->y1, bb.y1) - MAX (ba->y0, bb.y0);
+          /* (or 40 % when it lies within the block's columns: a
+           * display-style fraction in the middle of the line, taller than
+           * the block of the line's chunks) */
+          if (ix > 0 && iy > 0 &&
+              (ix * iy >= 0.5 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0) ||
+               (bb.x0 >= ba->x0 && bb.x1 <= ba->x1 && ix * iy >= 0.4 * (bb.x1 - bb.x0) * (bb.y1 - bb.y0))))
             {
-              protos->pdata[a] = pb;
-              protos->pdata[b] = pa;
+              pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
+              memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
+              pa->n += pb->n;
+              qsort (pa->idx, pa->n, sizeof (int), compare_int);
+              g_free (pb->idx);
+              g_free (pb);
+              joined = TRUE;
             }
         }
-    /* Numbers after their display: give displays their indices first. */
-    for (guint a = 0; a < protos->len; a++)
+      if (!joined && pb->absorb_only)
+        {
+          g_free (pb->idx);
+          g_free (pb);
+        }
+      else if (!joined)
+        g_ptr_array_add (protos, pb);
+    }
+  g_ptr_array_free (inl, TRUE);
+}
+
+/* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost glyph,
+ * a period/comma/semicolon that is no ellipsis dot, is not part of the
+ * formula. */
+static void
+drop_display_punct (const PageCtx *pc, Proto *pr)
+{
+  const Glyph *g = pc->g;
+  int last = 0;
+
+  if (pr->kind != FM_REGION_DISPLAY || pr->n <= 2)
+    return;
+  for (int m = 1; m < pr->n; m++)
+    if (g[pr->idx[m]].r.x1 > g[pr->idx[last]].r.x1)
+      last = m;
+  if (is_sentence_punct (g[pr->idx[last]].c) && g[pr->idx[last]].c != ':' &&
+      !ellipsis_dot (g, pc->n, pr->idx[last]))
+    {
+      memmove (pr->idx + last, pr->idx + last + 1, sizeof (int) * (pr->n - last - 1));
+      pr->n--;
+    }
+}
+
+/* The regions, in reading order (the order of their first chunk; numbers
+ * after their display, which gets its index first): box fitted to the ink,
+ * turned back to the displayed page, text, font size, and the display each
+ * number labels. */
+static GPtrArray *
+make_regions (PageCtx *pc)
+{
+  GPtrArray *protos = pc->protos;
+  GPtrArray *regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+  int *block_region = g_new (int, pc->n_blocks + 1);
+
+  for (int b = 0; b <= pc->n_blocks; b++)
+    block_region[b] = -1;
+  for (guint a = 0; a < protos->len; a++)
+    for (guint b = a + 1; b < protos->len; b++)
       {
-        Proto *pr = protos->pdata[a];
-        FmRect box = { 0 };
-        gboolean first = TRUE;
-        FmRegion *region;
-        double *sizes;
-
-        /* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost
-         * glyph, a period/comma/semicolon that is no ellipsis dot, is not
-         * part of the formula. */
-        if (pr->kind == FM_REGION_DISPLAY && pr->n > 2)
+        Proto *pa = protos->pdata[a], *pb = protos->pdata[b];
+        int ka = pa->chunk_first * 4 + (pa->kind == FM_REGION_NUMBER ? 3 : 0);
+        int kb = pb->chunk_first * 4 + (pb->kind == FM_REGION_NUMBER ? 3 : 0);
+        if (kb < ka || (kb == ka && pb->idx[0] < pa->idx[0]))
           {
-            int last = 0;
-            for (int m = 1; m < pr->n; m++)
-              if (g[pr->idx[m]].r.x1 > g[pr->idx[last]].r.x1)
-                last = m;
-            if (is_sentence_punct (g[pr->idx[last]].c) && g[pr->idx[last]].c != ':' &&
-                !ellipsis_dot (g, n, pr->idx[last]))
-              {
-                memmove (pr->idx + last, pr->idx + last + 1, sizeof (int) * (pr->n - last - 1));
-                pr->n--;
-              }
+            protos->pdata[a] = pb;
+            protos->pdata[b] = pa;
           }
-        sizes = g_new (double, pr->n);
-
-        for (int m = 0; m < pr->n; m++)
-          {
-            rect_union (&box, &g[pr->idx[m]].r, &first);
-            sizes[m] = g[pr->idx[m]].size;
-          }
-        qsort (sizes, pr->n, sizeof *sizes, compare_double);
-        region = fm_region_new (page_index, pr->kind, &box);
-        region->font_size = sizes[pr->n / 2] > 0.5 ? sizes[pr->n / 2] : 10.0;
-        g_free (sizes);
-        region->text = glyph_text (g, pr->idx, pr->n);
-        if (have_ink)
-          {
-            FmRect b0 = region->box, b1;
-            ink_refine (&ink, &region->box, region->font_size, (int) a + 1);
-            b1 = region->box;
-            ink_lost_delimiters (&ink, &region->box, region->font_size, g, n);
-            if (g_getenv ("FM_DETECT_DEBUG"))
-              g_printerr ("region %s [%.1f %.1f %.1f %.1f] ink [%.1f %.1f %.1f %.1f] delim [%.1f %.1f %.1f %.1f]\n",
-                          region->text, b0.x0, b0.y0, b0.x1, b0.y1, b1.x0, b1.y0, b1.x1, b1.y1, region->box.x0,
-                          region->box.y0, region->box.x1, region->box.y1);
-          }
-        region->box = rect_from_upright (region->box, rot, disp_w, disp_h);
-        if (pr->kind == FM_REGION_DISPLAY)
-          block_region[pr->label_block] = (int) regions->len;
-        g_ptr_array_add (regions, region);
       }
-    for (guint a = 0; a < protos->len; a++)
-      {
-        Proto *pr = protos->pdata[a];
-        if (pr->kind == FM_REGION_NUMBER)
-          ((FmRegion *) regions->pdata[a])->label_of = block_region[pr->label_block];
-      }
-    g_free (block_region);
-  }
-
   for (guint a = 0; a < protos->len; a++)
     {
       Proto *pr = protos->pdata[a];
-      g_free (pr->idx);
-      g_free (pr);
+      FmRect box;
+      FmRegion *region;
+      double *sizes;
+
+      drop_display_punct (pc, pr);
+      sizes = g_new (double, pr->n);
+      box = pc->g[pr->idx[0]].r;
+      for (int m = 0; m < pr->n; m++)
+        {
+          fm_rect_union (&box, &pc->g[pr->idx[m]].r);
+          sizes[m] = pc->g[pr->idx[m]].size;
+        }
+      region = fm_region_new (pc->page_index, pr->kind, &box);
+      region->font_size = fm_median (sizes, pr->n, 0.0);
+      if (region->font_size <= 0.5)
+        region->font_size = 10.0;
+      g_free (sizes);
+      region->text = glyph_text (pc->g, pr->idx, pr->n);
+      if (pc->have_ink)
+        {
+          FmRect b0 = region->box, b1;
+          ink_refine (&pc->ink_map, &region->box, region->font_size, (int) a + 1);
+          b1 = region->box;
+          ink_lost_delimiters (&pc->ink_map, &region->box, region->font_size, pc->g, pc->n);
+          if (g_getenv ("FM_DETECT_DEBUG"))
+            g_printerr ("region %s [%.1f %.1f %.1f %.1f] ink [%.1f %.1f %.1f %.1f] delim [%.1f %.1f %.1f %.1f]\n",
+                        region->text, b0.x0, b0.y0, b0.x1, b0.y1, b1.x0, b1.y0, b1.x1, b1.y1, region->box.x0,
+                        region->box.y0, region->box.x1, region->box.y1);
+        }
+      region->box = rect_from_upright (region->box, pc->rot, pc->disp_w, pc->disp_h);
+      if (pr->kind == FM_REGION_DISPLAY)
+        block_region[pr->label_block] = (int) regions->len;
+      g_ptr_array_add (regions, region);
     }
-  g_ptr_array_free (protos, TRUE);
-  g_array_free (chunks, TRUE);
-  g_free (blocks);
-  g_free (block_first);
-  g_free (g);
-  if (have_ink)
-    ink_map_clear (&ink);
+  for (guint a = 0; a < protos->len; a++)
+    {
+      Proto *pr = protos->pdata[a];
+      if (pr->kind == FM_REGION_NUMBER)
+        ((FmRegion *) regions->pdata[a])->label_of = block_region[pr->label_block];
+    }
+  g_free (block_region);
+  return regions;
+}
+
+static void
+page_ctx_clear (PageCtx *pc)
+{
+  if (pc->protos != NULL)
+    {
+      for (guint a = 0; a < pc->protos->len; a++)
+        {
+          Proto *pr = pc->protos->pdata[a];
+          g_free (pr->idx);
+          g_free (pr);
+        }
+      g_ptr_array_free (pc->protos, TRUE);
+    }
+  if (pc->chunks != NULL)
+    g_array_free (pc->chunks, TRUE);
+  g_free (pc->blocks);
+  g_free (pc->block_first);
+  g_free (pc->g);
+  if (pc->have_ink)
+    ink_map_clear (&pc->ink_map);
+}
+
+GPtrArray *
+fm_detect_page (FmDocument            *doc,
+                int                    page_index,
+                const FmDetectOptions *options,
+                GError               **error)
+{
+  PageCtx pc = { 0 };
+  GPtrArray *regions;
+
+  pc.opts = options ? *options : fm_detect_default_options ();
+  pc.page_index = page_index;
+  /* under the document's lock: everything that reads the Poppler page */
+  if (!page_glyphs (&pc, doc, error))
+    {
+      page_ctx_clear (&pc);
+      return NULL;
+    }
+  page_words (&pc);
+  page_ink (&pc);
+  fit_tall_glyphs (&pc);
+  page_columns_and_lost_glyphs (&pc);
+  page_release (&pc, doc);
+
+  /* displays */
+  make_chunks (&pc);
+  display_chunks (&pc);
+  if (pc.opts.rule == FM_DETECT_RULE_FULL)
+    display_lines_with_text (&pc);
+  display_blocks (&pc);
+  if (pc.opts.rule == FM_DETECT_RULE_FULL)
+    continuation_lines (&pc);
+  merge_blocks (&pc);
+  if (pc.opts.rule == FM_DETECT_RULE_FULL)
+    {
+      stacked_neutral_parts (&pc);
+      dissolve_crossed_blocks (&pc);
+    }
+  display_and_number_protos (&pc);
+
+  /* inline formulas, then all in reading order */
+  inline_protos (&pc);
+  regions = make_regions (&pc);
+  page_ctx_clear (&pc);
   return regions;
 }

@@ -524,23 +524,38 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * Math): units a control space after a number, formulas a word space apart
  * after a script or an italic letter, the AMS logo before a full stop, text
  * and a \bigl( line next to displays, scripts over \right) (the detector
- * before it: 4 false inline regions, 3 on cls-joins-xe). */
+ * before it: 4 false inline regions, 3 on cls-joins-xe). cls-fontjoins
+ * (Fourier, and Libertine with newtxmath): a radical after a relation or
+ * binary operator, a math italic letter's italic correction before "(", the
+ * sidebearings of extension-font delimiters fitted to their ink, a
+ * fraction's denominator before \,dy (the detector before it: 8 and 9
+ * false inline regions). cls-names (two columns, CM and Latin Modern Math):
+ * an operator name's script before its argument, \log after CMMI's k, a
+ * script-sized name in a numerator, an aligned display that starts with an
+ * unknown special-function name, a display-style fraction inside a display
+ * line (the detector before it: display P/R 0.75/0.75, inline P/R
+ * 0.40/0.75). */
 static void
 test_detect_classes (void)
 {
   const char *names[] = { "cls-opname", "cls-leftright", "cls-numbers", "cls-bold", "cls-bold-times",
-                          "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe" };
+                          "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe",
+                          "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
+      /* Fourier's radical sign comes from a symbol font without glyph
+       * names (Poppler reads it as "p") and stays a false region of its
+       * own, twice (docs/detection.md, known limits) */
+      int false_ok = strcmp (names[i], "cls-fontjoins-fourier") == 0 ? 2 : 1;
 
       score_fixture (names[i], matched, predicted, truth);
       g_test_message ("%s: display %d/%d of %d, inline %d/%d of %d", names[i], matched[0], predicted[0],
                       truth[0], matched[1], predicted[1], truth[1]);
       g_assert_cmpint (matched[0], ==, truth[0]);
       g_assert_cmpint (matched[1], ==, truth[1]);
-      g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, 1);
+      g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, false_ok);
     }
 
   /* The full stop after \ldots ends the sentence, not the formula (its

@@ -14,3 +14,8 @@ $gen --body "$dir/cls-bold.body.tex" --out "$dir" --prefix cls-bold-times --font
 $gen --body "$dir/cls-long.body.tex" --out "$dir" --prefix cls-long --twocolumn
 $gen --body "$dir/cls-joins.body.tex" --out "$dir" --prefix cls-joins --fonts sans
 $gen --body "$dir/cls-joins.body.tex" --out "$dir" --prefix cls-joins-xe --engine xelatex --fonts dejavu-math
+$gen --body "$dir/cls-names.body.tex" --out "$dir" --prefix cls-names --twocolumn
+$gen --body "$dir/cls-names.body.tex" --out "$dir" --prefix cls-names-xe --twocolumn --engine xelatex --fonts lm-math
+for f in fourier libertine; do
+  $gen --body "$dir/cls-fontjoins.body.tex" --out "$dir" --prefix "cls-fontjoins-$f" --fonts $f
+done
