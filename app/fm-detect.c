@@ -2,6 +2,7 @@
 #include "fm-detect.h"
 #include "fm-fonts.h"
 #include "fm-geometry.h"
+#include "fm-layout.h"
 
 #include <math.h>
 #include <sys/mman.h>
@@ -1556,164 +1557,13 @@ ink_map_turn (InkMap *m, int rot)
 static int
 text_direction (const Glyph *g, int n)
 {
-  int votes[4] = { 0 }, total = 0, best = 0;
+  FmDirVotes v = { { 0 }, 0 };
 
   for (int i = 1; i < n; i++)
-    {
-      double dx, dy;
-      if (g[i].space_before || g[i].line_before || g[i].cls != CLS_TEXT || g[i - 1].cls != CLS_TEXT ||
-          !g_unichar_isalpha (g[i].c) || !g_unichar_isalpha (g[i - 1].c))
-        continue;
-      dx = fm_rect_cx (&g[i].r) - fm_rect_cx (&g[i - 1].r);
-      dy = 0.5 * (g[i].r.y0 + g[i].r.y1 - g[i - 1].r.y0 - g[i - 1].r.y1);
-      if (fabs (dx) > fabs (dy))
-        votes[dx > 0 ? 0 : 2]++;
-      else
-        votes[dy > 0 ? 1 : 3]++;
-      total++;
-    }
-  for (int d = 1; d < 4; d++)
-    if (votes[d] > votes[best])
-      best = d;
-  return total >= 10 && votes[best] > 0.6 * total ? best : 0;
-}
-
-/* From the page as displayed (w x h points) to the upright frame of text
- * direction rot, and back. */
-static FmRect
-rect_to_upright (FmRect r, int rot, double w, double h)
-{
-  switch (rot)
-    {
-    case 1: return (FmRect) { r.y0, w - r.x1, r.y1, w - r.x0 };
-    case 2: return (FmRect) { w - r.x1, h - r.y1, w - r.x0, h - r.y0 };
-    case 3: return (FmRect) { h - r.y1, r.x0, h - r.y0, r.x1 };
-    default: return r;
-    }
-}
-
-static FmRect
-rect_from_upright (FmRect r, int rot, double w, double h)
-{
-  switch (rot)
-    {
-    case 1: return (FmRect) { w - r.y1, r.x0, w - r.y0, r.x1 };
-    case 2: return (FmRect) { w - r.x1, h - r.y1, w - r.x0, h - r.y0 };
-    case 3: return (FmRect) { r.y0, h - r.x1, r.y1, h - r.x0 };
-    default: return r;
-    }
-}
-
-/* The most common value within +-1 pt (values sorted), and how many share it. */
-static double
-mode_of (double *v, int n, int *count)
-{
-  double best = 0;
-  int best_n = 0;
-
-  qsort (v, n, sizeof *v, fm_cmp_double);
-  for (int i = 0, j = 0; i < n; i++)
-    {
-      int k = i;
-      while (j < n && v[j] < v[i] - 1.0)
-        j++;
-      while (k + 1 < n && v[k + 1] <= v[i] + 1.0)
-        k++;
-      if (k - j + 1 > best_n)
-        {
-          best_n = k - j + 1;
-          best = v[i];
-        }
-    }
-  *count = best_n;
-  return best;
-}
-
-/* Whether the lines to the right of a candidate gutter start at one x (a
- * column's left margin, shared by all its lines but indented ones), as
- * opposed to a river of word spaces on a short one-column page, after which
- * each line goes on mid-sentence at its own x. */
-static gboolean
-column_starts_aligned (const Glyph *g, int n, double x, double em)
-{
-  int *cand = g_new (int, n + 1), nc = 0, n_first = 0, best = 0;
-  double *first = g_new (double, n + 1);
-
-  for (int i = 0; i < n; i++)
-    if (g[i].r.x0 >= x && g[i].r.x0 < x + 3 * em)
-      cand[nc++] = i;
-  for (int a = 0; a < nc; a++)
-    {
-      gboolean is_first = TRUE;
-      for (int b = 0; b < nc && is_first; b++)
-        if (b != a && g[cand[b]].r.x0 < g[cand[a]].r.x0 && v_overlap_enough (&g[cand[a]].r, &g[cand[b]].r, 0.5))
-          is_first = FALSE;
-      if (is_first)
-        first[n_first++] = g[cand[a]].r.x0;
-    }
-  if (n_first > 0)
-    mode_of (first, n_first, &best);
-  g_free (cand);
-  g_free (first);
-  return best >= 3 && best * 2 >= n_first;
-}
-
-/* Two-column pages: Poppler lists level lines of both columns as one line,
- * and LaTeX's 10 pt column gap is narrower than the 0.9 em that cuts chunks
- * once the text is 12 pt. The gutter is the widest stripe in the middle of
- * the page that (almost) no glyph crosses while the stripes beside it are
- * covered by many lines: a one-column page has its lines across the middle. */
-static void
-find_gutter (const Glyph *g, int n, double page_w, double body_em, PageCtx *pc)
-{
-  const double bin = 0.5;
-  int nb = (int) ceil (page_w / bin) + 2, peak = 0, best_w = 0, best_s = -1;
-  int *cover;
-
-  pc->has_gutter = FALSE;
-  if (!(page_w > 10) || n < 50)
-    return;
-  cover = g_new0 (int, nb);
-  for (int i = 0; i < n; i++)
-    {
-      int b0 = CLAMP ((int) floor (g[i].r.x0 / bin), 0, nb - 1), b1 = CLAMP ((int) floor (g[i].r.x1 / bin), 0, nb - 1);
-      for (int b = b0; b <= b1; b++)
-        cover[b]++;
-    }
-  for (int b = 0; b < nb; b++)
-    peak = MAX (peak, cover[b]);
-  for (int b = (int) (0.25 * page_w / bin); b < (int) (0.75 * page_w / bin) && b < nb;)
-    {
-      int e = b;
-      while (e < nb && cover[e] <= MAX (2, peak / 8))
-        e++;
-      if (e - b > best_w)
-        {
-          best_w = e - b;
-          best_s = b;
-        }
-      b = MAX (e, b + 1);
-    }
-  if (best_s >= 0 && best_w * bin >= 0.4 * body_em)
-    {
-      int side = (int) (3 * body_em / bin);
-      double left = 0, right = 0;
-      for (int k = 1; k <= side; k++)
-        {
-          left += best_s - k >= 0 ? cover[best_s - k] : 0;
-          right += best_s + best_w - 1 + k < nb ? cover[best_s + best_w - 1 + k] : 0;
-        }
-      /* Text on both sides; a short last column (the end of a paper) has
-       * few lines, so only a little. */
-      if (left / side >= MAX (2.0, 0.05 * peak) && right / side >= MAX (2.0, 0.05 * peak) &&
-          column_starts_aligned (g, n, (best_s + best_w) * bin, body_em))
-        {
-          pc->has_gutter = TRUE;
-          pc->gutter_x0 = best_s * bin;
-          pc->gutter_x1 = (best_s + best_w) * bin;
-        }
-    }
-  g_free (cover);
+    if (!(g[i].space_before || g[i].line_before || g[i].cls != CLS_TEXT || g[i - 1].cls != CLS_TEXT ||
+          !g_unichar_isalpha (g[i].c) || !g_unichar_isalpha (g[i - 1].c)))
+      fm_dir_votes_add (&v, &g[i - 1].r, &g[i].r);
+  return fm_dir_votes_winner (&v, 10, 0.6);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2580,8 +2430,8 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
       m->known[col] = FALSE;
       if (nl >= 3)
         {
-          m->left[col] = mode_of (l, nl, &cl);
-          m->right[col] = mode_of (r, nl, &cr);
+          m->left[col] = fm_layout_mode (l, nl, &cl);
+          m->right[col] = fm_layout_mode (r, nl, &cr);
           m->known[col] = cl >= 3 && cr >= 3 && m->right[col] - m->left[col] > 10.0;
         }
       g_free (l);
@@ -2803,7 +2653,7 @@ page_words (PageCtx *pc)
   pc->rot = text_direction (g, n);
   if (pc->rot != 0)
     for (int i = 0; i < n; i++)
-      g[i].r = rect_to_upright (g[i].r, pc->rot, pc->page_w, pc->page_h);
+      g[i].r = fm_rect_to_frame (&g[i].r, pc->rot, pc->page_w, pc->page_h);
   if (pc->opts.rule == FM_DETECT_RULE_FULL)
     {
       /* twice: an upright word's test looks at the class of the italic
@@ -2907,7 +2757,8 @@ static void
 page_columns_and_lost_glyphs (PageCtx *pc)
 {
   if (pc->opts.rule == FM_DETECT_RULE_FULL)
-    find_gutter (pc->g, pc->n, pc->page_w, pc->body_em, pc);
+    pc->has_gutter = fm_layout_find_gutter (&pc->g[0].r, sizeof *pc->g, pc->n, pc->page_w, pc->body_em,
+                                            &pc->gutter_x0, &pc->gutter_x1);
   if (pc->comps != NULL)
     {
       pc->g = ink_lost_glyphs (&pc->ink_map, pc->comps, pc->g, &pc->n, pc->body_em);
@@ -3622,7 +3473,7 @@ make_regions (PageCtx *pc)
                         region->text, b0.x0, b0.y0, b0.x1, b0.y1, b1.x0, b1.y0, b1.x1, b1.y1, region->box.x0,
                         region->box.y0, region->box.x1, region->box.y1);
         }
-      region->box = rect_from_upright (region->box, pc->rot, pc->disp_w, pc->disp_h);
+      region->box = fm_rect_from_frame (&region->box, pc->rot, pc->disp_w, pc->disp_h);
       if (pr->kind == FM_REGION_DISPLAY)
         block_region[pr->label_block] = (int) regions->len;
       g_ptr_array_add (regions, region);

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fm-geometry.h"
+#include "fm-layout.h"
 #include "fm-latex-check.h"
 #include "fm-page-text.h"
 
@@ -125,57 +125,6 @@ cmp_order (const void *a, const void *b)
   if (x->y != y->y)
     return (x->y > y->y) - (x->y < y->y);
   return (x->index > y->index) - (x->index < y->index);
-}
-
-/* Two columns: a vertical strip in the middle of the text that (almost) no
- * glyph covers while the text beside it covers each point many times over
- * (a line per point in one column), with a fifth of the glyphs on each side. */
-static gboolean
-md_find_gutter (MdPage *pg, double *gutter_lo, double *gutter_hi)
-{
-  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, *sorted, typical;
-  int n_bins, *cov, best_lo = -1, best_len = 0, left = 0, right = 0;
-
-  for (int i = 0; i < pg->t.n; i++)
-    {
-      lo = MIN (lo, pg->t.g[i].r.x0);
-      hi = MAX (hi, pg->t.g[i].r.x1);
-    }
-  if (pg->t.n < 40 || hi - lo < 100 || hi - lo > 10000)
-    return FALSE;
-  n_bins = (int) ceil (hi - lo) + 1;
-  cov = g_new0 (int, n_bins);
-  for (int i = 0; i < pg->t.n; i++)
-    for (int b = (int) floor (pg->t.g[i].r.x0 - lo); b <= (int) ceil (pg->t.g[i].r.x1 - lo) && b < n_bins; b++)
-      cov[MAX (b, 0)]++;
-  sorted = g_new (double, n_bins);
-  for (int b = 0; b < n_bins; b++)
-    sorted[b] = cov[b];
-  typical = fm_median (sorted + n_bins / 10, n_bins - 2 * (n_bins / 10), 0);
-  g_free (sorted);
-  for (int b = (int) (0.3 * n_bins); b < (int) (0.7 * n_bins); b++)
-    {
-      int len = 0;
-      while (b + len < (int) (0.7 * n_bins) && cov[b + len] <= 0.1 * typical)
-        len++;
-      if (len > best_len ||
-          (len == best_len && len > 0 && fabs (b + 0.5 * len - 0.5 * n_bins) < fabs (best_lo + 0.5 * best_len - 0.5 * n_bins)))
-        best_lo = b, best_len = len;
-      b += len;
-    }
-  if (g_getenv ("FM_MD_DEBUG"))
-    g_printerr ("gutter: lo %.0f hi %.0f typical %.1f best %d+%d\n", lo, hi, typical, best_lo, best_len);
-  g_free (cov);
-  if (best_len < 3 || typical < 5)
-    return FALSE;
-  *gutter_lo = lo + best_lo;
-  *gutter_hi = lo + best_lo + best_len;
-  for (int i = 0; i < pg->t.n; i++)
-    {
-      left += pg->t.g[i].r.x1 <= *gutter_lo + 0.5;
-      right += pg->t.g[i].r.x0 >= *gutter_hi - 0.5;
-    }
-  return left >= pg->t.n / 5 && right >= pg->t.n / 5;
 }
 
 /* Step 2a: pieces. Poppler's text order, cut where the next token is not on
@@ -372,8 +321,14 @@ md_order (MdPage *pg, GArray *lines, gboolean two)
 static void
 md_layout (MdPage *pg)
 {
+  /* Two columns as detection finds them (fm-layout.c), in this page's
+   * frame: the export once had a finder of its own, which parted the same
+   * pages within a point or two. */
   double gutter_lo = 0, gutter_hi = 0;
-  gboolean two = md_find_gutter (pg, &gutter_lo, &gutter_hi);
+  double frame_w = (pg->t.dir & 1) ? pg->t.page_h : pg->t.page_w;
+  gboolean two = pg->t.n > 0 &&
+                 fm_layout_find_gutter (&pg->t.g[0].r, sizeof *pg->t.g, pg->t.n, frame_w,
+                                        pg->t.body_em, &gutter_lo, &gutter_hi);
 
   md_order (pg, md_lines (pg, md_pieces (pg, two, gutter_lo, gutter_hi)), two);
 }

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "fm-geometry.h"
+#include "fm-layout.h"
 
 void
 fm_page_text_clear (FmPageText *pg)
@@ -52,7 +52,8 @@ fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page
   glong n_chars;
   const char *p;
   gboolean space = TRUE, newline = TRUE;
-  int votes[4] = { 0 }, dir = 0;
+  FmDirVotes votes = { { 0 }, 0 };
+  int dir;
   double *sizes;
   int n_sizes = 0;
 
@@ -113,20 +114,13 @@ fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page
   g_free (rects);
   g_free (text);
 
-  /* The direction text runs in: the step from one glyph to the next. */
+  /* The direction text runs in: every step from one glyph to the next one
+   * of its line votes (detection counts only steps inside words of text;
+   * here every page with a line of text gets a frame). */
   for (int i = 1; i < pg->n; i++)
     if (!pg->g[i].line_before)
-      {
-        double dx = fm_rect_cx (&pg->g[i].r) - fm_rect_cx (&pg->g[i - 1].r);
-        double dy = fm_rect_cy (&pg->g[i].r) - fm_rect_cy (&pg->g[i - 1].r);
-        if (fabs (dx) >= fabs (dy))
-          votes[dx >= 0 ? 0 : 2]++;
-        else
-          votes[dy >= 0 ? 1 : 3]++;
-      }
-  for (int d = 1; d < 4; d++)
-    if (votes[d] > votes[dir])
-      dir = d;
+      fm_dir_votes_add (&votes, &pg->g[i - 1].r, &pg->g[i].r);
+  dir = fm_dir_votes_winner (&votes, 0, 0);
 
   sizes = g_new (double, pg->n + 1);
   for (int i = 0; i < pg->n; i++)

@@ -1,6 +1,5 @@
 /* fe-api.c - the public API of fe.h on top of the model layer. */
 #include "fe-preprocess.h"
-#include "fe-cuda-loader.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -171,31 +170,6 @@ fe_status fe_device_choose(const char *request, FeDevice **out_device, bool *fel
 /* ------------------------------------------------------------------------ */
 /* Context                                                                  */
 
-static fe_status fe_fill_device_info(FeDevice *dev, FeDeviceInfo *out) {
-    if (dev == fe_cpu_device()) {
-        /* Listing every device would load the CUDA module (150 MB of cuBLAS
-         * mapped) into a process that asked for the CPU. */
-        fe_cpu_device_info(out);
-        return FE_OK;
-    }
-    FeDeviceInfo devs[16];
-    size_t n = fe_devices_list(devs, 16);
-    if (n > 16)
-        n = 16;
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(devs[i].id, dev->id) == 0) {
-            *out = devs[i];
-            return FE_OK;
-        }
-    memset(out, 0, sizeof *out);
-    snprintf(out->id, sizeof out->id, "%s", dev->id);
-    snprintf(out->name, sizeof out->name, "%s", dev->id);
-    out->kind = strncmp(dev->id, "cuda", 4) == 0 ? FE_DEVICE_CUDA : FE_DEVICE_CPU;
-    out->index = dev->index;
-    out->available = true;
-    return FE_OK;
-}
-
 /* One small encode and two decoder steps on a fresh GPU context, so that the
  * first formula a person waits for does not pay for what CUDA does on first
  * use: loading our kernels and cuBLAS's into the device (lazy module loading,
@@ -266,43 +240,26 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
         fe_context_free(ctx);
         return st;
     }
-    /* auto: a GPU the model does not fit on (weights, arenas, KV caches for the
-     * widest beam) is passed over for the CPU. fe-cuda-loader.c; with
-     * FE_CUDA_FAKE_FREE_MB=10 this path runs on any GPU. */
-    if ((!p.device || !*p.device || strcmp(p.device, "auto") == 0) && dev != fe_cpu_device() &&
-        fe_cuda_device_fits(dev, &wf->config, p.precision, 1, FE_MAX_BEAM) != FE_OK) {
+    /* auto: a device the model does not fit on (a GPU's weights, arenas and
+     * KV caches for the widest beam) is passed over for the CPU. Its backend
+     * answers (fe-backend-model.h); with FE_CUDA_FAKE_FREE_MB=10 a GPU's
+     * answer is no on any GPU. */
+    const FeBackendModelOps *ops = fe_backend_model_ops(dev);
+    if ((!p.device || !*p.device || strcmp(p.device, "auto") == 0) && ops->model_fits &&
+        ops->model_fits(dev, &wf->config, p.precision, 1, FE_MAX_BEAM) != FE_OK) {
         fell_back = true;
         snprintf(reason, sizeof reason, "%.255s", fe_last_error());
         fe_clear_error();
         dev = fe_cpu_device();
+        ops = fe_backend_model_ops(dev);
     }
-    /* A GPU keeps the matrices (linear / conv weights, embedding tables) in
-     * half precision unless fp32 is asked for; the CPU computes in fp32
-     * (docs/cuda.md). bf16 needs compute capability 8.0. */
-    fe_precision precision = FE_PRECISION_FP32;
-    fe_dtype matrix_dtype = FE_DTYPE_F32;
-    bool cpu_bf16_dot = false;  /* FE_PRECISION_BF16 on an AVX512_BF16 CPU */
-    if (fe_cuda_is_device(dev) && p.precision != FE_PRECISION_FP32) {
-        FeDeviceInfo di;
-        bool bf16 = p.precision == FE_PRECISION_BF16;
-        if (bf16 && fe_fill_device_info(dev, &di) == FE_OK && di.compute_major < 8) {
-            fe_context_log(ctx, FE_LOG_WARN, "%s has compute capability %d.%d: fp16, not bf16",
-                           dev->id, di.compute_major, di.compute_minor);
-            bf16 = false;
-        }
-        precision = bf16 ? FE_PRECISION_BF16 : FE_PRECISION_FP16;
-        matrix_dtype = bf16 ? FE_DTYPE_BF16 : FE_DTYPE_F16;
-    } else if (!fe_cuda_is_device(dev) && p.precision == FE_PRECISION_BF16 &&
-               fe_cpu_has_bf16_dot()) {
-        /* bf16 on the CPU is asked for, never the default: the matmuls and
-         * the convolutions after the first round their inputs to bf16
-         * (vdpbf16ps, f32 sums), where the fp32 path is exact (fe-model.c
-         * cpu_bf16, fe-cpu-bf16.c; the same LaTeX on 99.5 % of a test split,
-         * bench/RESULTS.md). */
-        precision = FE_PRECISION_BF16;
-        matrix_dtype = FE_DTYPE_BF16;
-        cpu_bf16_dot = true;
-    }
+    FeMatrixChoice mc;
+    ops->choose_matrices(dev, p.precision, &mc);
+    if (mc.note[0])
+        fe_context_log(ctx, FE_LOG_WARN, "%s", mc.note);
+    fe_precision precision = mc.precision;
+    fe_dtype matrix_dtype = mc.matrix_dtype;
+    bool cpu_bf16_dot = mc.cpu_bf16_dot;
     st = cpu_bf16_dot ? fe_model_load_cpu_bf16(&ctx->model, wf, dev)
                       : fe_model_load_as(&ctx->model, wf, dev, matrix_dtype);
     if (st != FE_OK) {
@@ -373,7 +330,7 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
     }
 
     FeRuntimeInfo *ri = &ctx->runtime;
-    fe_fill_device_info(dev, &ri->device);
+    fe_device_info_of(dev, &ri->device);
     ri->precision = precision;
     if (precision == FE_PRECISION_FP32 &&
         (p.precision == FE_PRECISION_FP16 || p.precision == FE_PRECISION_BF16))
@@ -389,7 +346,7 @@ fe_status fe_context_load(const char *path, const FeContextParams *params,
     snprintf(ri->gemm_path, sizeof ri->gemm_path, "%s",
              strcmp(dev->id, "cpu") == 0 ? fe_cpu_gemm_path() : dev->backend->name);
     ri->weights_bytes = ctx->model.weights_bytes;
-    if (fe_cuda_is_device(dev)) {
+    if (ops->wants_warm_up && ops->wants_warm_up(dev)) {
         st = fe_context_warm_up(ctx);
         if (st != FE_OK) {
             fe_prefix_error(st, "%s: a first run on %s", path, dev->id);
@@ -427,10 +384,11 @@ fe_status fe_context_runtime_info(const FeContext *context, FeRuntimeInfo *out) 
     out->engine_bytes = ctx->runtime.weights_bytes + ctx->state_bytes;
     pthread_mutex_unlock(&ctx->lock);
     FeDevice *dev = context->model.device;
-    /* On a GPU the module counts every byte it holds there: all buffers plus
-     * its workspace and cuBLAS workspace. */
-    if (fe_cuda_is_device(dev))
-        out->engine_bytes = fe_cuda_engine_bytes(dev);
+    /* The backend may count more than the context does (a GPU module: all
+     * its buffers plus its workspace and cuBLAS workspace). */
+    const FeBackendModelOps *ops = dev ? fe_backend_model_ops(dev) : NULL;
+    if (ops && ops->engine_bytes)
+        out->engine_bytes = ops->engine_bytes(dev, out->engine_bytes);
     if (dev && dev->backend && dev->backend->memory_info) {
         uint64_t f = 0, t = 0;
         if (dev->backend->memory_info(dev, &f, &t) == FE_OK) {

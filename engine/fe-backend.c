@@ -270,3 +270,32 @@ fe_status fe_device_open(const char *id, FeDevice **out) {
     }
     return m->open_device((int)index, out);
 }
+
+const FeBackendModelOps *fe_backend_model_ops(const FeDevice *dev) {
+    return dev == fe_cpu_device() ? &fe_cpu_model_ops : &fe_module_model_ops;
+}
+
+fe_status fe_device_info_of(FeDevice *dev, FeDeviceInfo *out) {
+    if (dev == fe_cpu_device()) {
+        /* Listing every device would load the CUDA module (150 MB of cuBLAS
+         * mapped) into a process that asked for the CPU. */
+        fe_cpu_device_info(out);
+        return FE_OK;
+    }
+    FeDeviceInfo devs[16];
+    size_t n = fe_devices_list(devs, 16);
+    if (n > 16)
+        n = 16;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(devs[i].id, dev->id) == 0) {
+            *out = devs[i];
+            return FE_OK;
+        }
+    memset(out, 0, sizeof *out);
+    snprintf(out->id, sizeof out->id, "%s", dev->id);
+    snprintf(out->name, sizeof out->name, "%s", dev->id);
+    out->kind = strncmp(dev->id, "cuda", 4) == 0 ? FE_DEVICE_CUDA : FE_DEVICE_CPU;
+    out->index = dev->index;
+    out->available = true;
+    return FE_OK;
+}

@@ -236,3 +236,52 @@ void fe_cuda_graph_free(FeDevice *dev, FeCudaGraph *graph) {
     if (x && graph)
         x->graph_free(graph);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The module side's answers to fe-api.c (fe-backend-model.h)              */
+
+static fe_status fe_module_model_fits(FeDevice *dev, const FeModelConfig *cfg,
+                                      fe_precision precision, int states, int beams) {
+    return fe_cuda_device_fits(dev, cfg, precision, states, beams);
+}
+
+/* A GPU keeps the matrices (linear / conv weights, embedding tables) in half
+ * precision unless fp32 is asked for (docs/cuda.md); bf16 needs compute
+ * capability 8.0. A module that is not libformulate-cuda.so (a test's fake
+ * GPU computing with the CPU's kernels) has no half-precision kernels: it
+ * gets the CPU's answer. */
+static void fe_module_choose_matrices(FeDevice *dev, fe_precision asked, FeMatrixChoice *out) {
+    if (!fe_cuda_is_device(dev)) {
+        fe_cpu_model_ops.choose_matrices(dev, asked, out);
+        return;
+    }
+    memset(out, 0, sizeof *out);
+    out->precision = FE_PRECISION_FP32;
+    out->matrix_dtype = FE_DTYPE_F32;
+    if (asked == FE_PRECISION_FP32)
+        return;
+    bool bf16 = asked == FE_PRECISION_BF16;
+    FeDeviceInfo di;
+    if (bf16 && fe_device_info_of(dev, &di) == FE_OK && di.compute_major < 8) {
+        snprintf(out->note, sizeof out->note, "%s has compute capability %d.%d: fp16, not bf16",
+                 dev->id, di.compute_major, di.compute_minor);
+        bf16 = false;
+    }
+    out->precision = bf16 ? FE_PRECISION_BF16 : FE_PRECISION_FP16;
+    out->matrix_dtype = bf16 ? FE_DTYPE_BF16 : FE_DTYPE_F16;
+}
+
+static bool fe_module_wants_warm_up(const FeDevice *dev) { return fe_cuda_is_device(dev); }
+
+/* The CUDA module counts every byte it holds on the device: all buffers plus
+ * its workspace and cuBLAS workspace. */
+static uint64_t fe_module_engine_bytes(FeDevice *dev, uint64_t counted) {
+    return fe_cuda_is_device(dev) ? fe_cuda_engine_bytes(dev) : counted;
+}
+
+const FeBackendModelOps fe_module_model_ops = {
+    .model_fits = fe_module_model_fits,
+    .choose_matrices = fe_module_choose_matrices,
+    .wants_warm_up = fe_module_wants_warm_up,
+    .engine_bytes = fe_module_engine_bytes,
+};

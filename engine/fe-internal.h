@@ -18,5 +18,6 @@
 #include "fe-config.h"
 #include "fe-backend-impl.h"
 #include "fe-cpu.h"
+#include "fe-backend-model.h"
 
 #endif /* FE_INTERNAL_H */
