@@ -875,11 +875,13 @@ test_no_allocation_per_token (void)
 static void
 test_detokenize (void)
 {
-  char *vocab[] = { "<pad>", "<bos>", "<eos>", "<unk>", "\\alpha", "x", "\\sin", "t",
+  /* string literals are const; the engine only reads the table */
+  const char *vocab_text[] = { "<pad>", "<bos>", "<eos>", "<unk>", "\\alpha", "x", "\\sin", "t",
                     "\\frac", "{", "}", "1", "\\,", "\\left(", "\\mathrm", "d", "\\\\",
                     "A", "\\{", "+", "\\beta", "2" };
+  char *const *vocab = (char *const *) vocab_text;
   FeModelConfig cfg = { .pad_id = 0, .bos_id = 1, .eos_id = 2, .unk_id = 3 };
-  int n_vocab = G_N_ELEMENTS (vocab);
+  int n_vocab = G_N_ELEMENTS (vocab_text);
   struct { int ids[8]; int n; const char *want; } cases[] = {
     { { 4, 5 }, 2, "\\alpha x" },               /* control word + letter: space */
     { { 6, 7 }, 2, "\\sin t" },
