@@ -1635,6 +1635,7 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       FmRect b = { MIN (pr->x1, pr->x2), MIN (pr->y1, pr->y2), MAX (pr->x1, pr->x2), MAX (pr->y1, pr->y2) };
       PopplerTextAttributes *at = (glong) idx < tl->n_chars ? tl->attr_of[idx] : NULL;
       double ccx = 0.5 * (b.x0 + b.x1), ccy = 0.5 * (b.y0 + b.y1), tol = 1.0;
+      gboolean punct = c == '.' || c == ',' || c == ';';
       Item *it;
 
       if (g_unichar_isspace (c) || c == 0)
@@ -1643,14 +1644,18 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
        * after the formula, inside the math, but the detector leaves it out
        * of the box (it is text punctuation to it); the formula's source and
        * the image model's widened crop have it. The nearest glyph right of
-       * the box, within an em and a half, on the box's lines. */
-      if (r->want_trailing && ccx > area->x1 + tol && b.x0 < r->trailing_x &&
+       * the box, within an em and a half, on the box's lines.
+       * Sentence punctuation whose centre is right of the box is the
+       * sentence's, not the formula's, even within the tolerance below: an
+       * inline "k" followed by its period (LuaLaTeX/Libertinus, seed 1010),
+       * boxed by the detector to the k's edge. */
+      if (r->want_trailing && ccx > area->x1 + (punct ? 0 : tol) && b.x0 < r->trailing_x &&
           b.x0 < area->x1 + 1.5 * (at ? at->font_size : b.y1 - b.y0) && ccy > area->y0 && ccy < area->y1)
         {
           r->trailing = c;
           r->trailing_x = b.x0;
         }
-      if (ccx < area->x0 - tol || ccx > area->x1 + tol)
+      if (ccx < area->x0 - tol || ccx > area->x1 + (punct ? 0 : tol))
         continue;
       /* Type 1 radicals and extension-font glyphs hang below their box. */
       if (ccy < area->y0 - tol || ccy > area->y1 + tol)
