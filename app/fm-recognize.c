@@ -92,8 +92,9 @@ skip_group (const char *p)
 /* LaTeX cut into tokens as the model's vocabulary cuts it (docs/model.md):
  * control words, control symbols, \begin{env}, \left( and single characters;
  * arguments that draw nothing are skipped. */
+/* The tokens of a reading; with starts, each one's byte offset too. */
 static GPtrArray *
-latex_tokens (const char *latex)
+latex_tokens_at (const char *latex, GArray *starts)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
   const char *p = latex;
@@ -173,10 +174,21 @@ latex_tokens (const char *latex)
           q = g_utf8_next_char (p);
           tok = g_strndup (p, q - p);
         }
+      if (starts != NULL)
+        {
+          gsize at = (gsize) (p - latex);
+          g_array_append_val (starts, at);
+        }
       g_ptr_array_add (out, tok);
       p = q;
     }
   return out;
+}
+
+static GPtrArray *
+latex_tokens (const char *latex)
+{
+  return latex_tokens_at (latex, NULL);
 }
 
 static int
@@ -576,32 +588,100 @@ looks_cut (const char *latex)
 #define CONF_CUT         0.5
 #define CONF_CONSTRAINED 0.5
 
+static gboolean
+is_delimiter_token (const char *tok)
+{
+  static const char *const delimiters[] = {
+    "(", ")", "[", "]", "\\{", "\\}", "\\lbrace", "\\rbrace", "\\langle", "\\rangle", "\\lfloor",
+    "\\rfloor", "\\lceil", "\\rceil", "|", "\\|", "\\vert", "\\Vert", "\\lvert", "\\rvert",
+    "\\lVert", "\\rVert", "\\lbrack", "\\rbrack", NULL,
+  };
+  return g_strv_contains (delimiters, tok);
+}
+
+/* The agreeing reading with the explicit sizes of the glyphs' delimiters
+ * (\bigl[ ... \bigr], which the reader writes only where \left could not
+ * have given that size, fm-mathtext.c explicit_size) where it wrote them at
+ * normal size or with \left: development seed 1011 lost
+ * "\frac{d}{dx}\bigl[\cos(x)\bigr]" and "\omega_{j}\bigl(\gamma(t)\bigr)" on seven
+ * set-ups to the model's plain [ and (. Delimiters are paired by order; when
+ * the two readings' delimiters differ, NULL (nothing changes). */
+static char *
+with_glyphs_sizes (const char *model, const char *text)
+{
+  g_autoptr(GPtrArray) t = latex_tokens (text);
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
+  g_autoptr(GPtrArray) want = g_ptr_array_new ();   /* per delimiter: size or NULL */
+  g_autoptr(GString) out = NULL;
+  gboolean any = FALSE, changed = FALSE;
+  gsize copied = 0;
+  guint d = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    if (is_delimiter_token (t->pdata[i]))
+      {
+        const char *size = i > 0 && g_strv_contains (delimiter_sizes, t->pdata[i - 1]) ? t->pdata[i - 1] : NULL;
+        g_ptr_array_add (want, (gpointer) size);
+        any |= size != NULL;
+      }
+  if (!any)
+    return NULL;
+  out = g_string_new (NULL);
+  for (guint i = 0; i < m->len; i++)
+    {
+      const char *prev = i > 0 ? m->pdata[i - 1] : NULL;
+      const char *size;
+      gsize from;
+
+      if (!is_delimiter_token (m->pdata[i]))
+        continue;
+      if (d >= want->len)
+        return NULL;
+      size = want->pdata[d++];
+      if (size == NULL || (prev != NULL && g_strv_contains (delimiter_sizes, prev)))
+        continue;
+      /* "(" or "\left(" -> "\bigl(" */
+      from = prev != NULL && (strcmp (prev, "\\left") == 0 || strcmp (prev, "\\right") == 0)
+             ? g_array_index (at, gsize, i - 1) : g_array_index (at, gsize, i);
+      g_string_append_len (out, model + copied, from - copied);
+      g_string_append (out, size);
+      copied = g_array_index (at, gsize, i);
+      changed = TRUE;
+    }
+  if (d != want->len || !changed)
+    return NULL;
+  g_string_append (out, model + copied);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* An agreeing reading with the glyphs' sentence punctuation and without
- * delimiter sizes the glyphs do not have. */
+ * delimiter sizes the glyphs do not have, or with the explicit sizes they
+ * have. */
 static char *
 spelled_as_glyphs (const char *reading, const char *text)
 {
   g_autofree char *punct = with_glyphs_punctuation (reading, text);
-  char *plain = without_sizes (punct != NULL ? punct : reading, text);
+  g_autofree char *plain = without_sizes (punct != NULL ? punct : reading, text);
+  const char *now = plain != NULL ? plain : punct != NULL ? punct : reading;
+  char *sized = with_glyphs_sizes (now, text);
 
-  if (plain != NULL)
-    return plain;
-  return punct != NULL ? g_steal_pointer (&punct) : g_strdup (reading);
+  return sized != NULL ? sized : g_strdup (now);
 }
 
-/* A run of three or more ties ("Ab_{1}~~~Ab_{2}", the model's spelling of an
- * em of space: a tie is a third of one) as people type it: \quad, and
- * \qquad from five. In the formula corpus (../shared, 146k formulas) runs
- * of three or more ties occur once, \quad 1656 times, \qquad 608 times;
- * development seed 1011 lost one formula on every font set-up to it. NULL
- * when nothing changes. */
+/* A run of two or more ties ("Ab_{1}~~~Ab_{2}~~~\cdots~~Ab_{n}", the model's
+ * spelling of an em of space: a tie is a third of one) as people type it:
+ * \quad, and \qquad from five. In the formula corpus (../shared, 146k
+ * formulas) runs of two or more ties occur in 15 formulas, \quad in 1656,
+ * \qquad in 608; development seed 1011 lost one formula on every font set-up
+ * to it. NULL when nothing changes. */
 static char *
 spaces_as_typed (const char *latex)
 {
   GString *out = NULL;
   const char *p = latex;
 
-  if (latex == NULL || strstr (latex, "~~~") == NULL)
+  if (latex == NULL || strstr (latex, "~~") == NULL)
     return NULL;
   out = g_string_new (NULL);
   while (*p)
@@ -613,7 +693,7 @@ spaces_as_typed (const char *latex)
 
           while (*q == '~' || *q == ' ')
             n += *q++ == '~';
-          if (n >= 3)
+          if (n >= 2)
             {
               g_string_append (out, n >= 5 ? "\\qquad" : "\\quad");
               if (g_ascii_isalpha (*q))

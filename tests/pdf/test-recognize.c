@@ -370,6 +370,28 @@ test_choose (void)
   g_assert_cmpstr (latex, ==, "\\{x\\}\\leftarrow y");
   g_assert_cmpfloat (confidence, >=, 0.6);
 
+  /* Explicit sizes in the glyphs (flat content in a sized pair, which
+   * \\left would have left at normal size) are the spelling of the agreeing
+   * reading's plain or \\left delimiters (development seed 1011). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\frac{d}{dx}\\bigl[\\cos(x)\\bigr]=-\\sin(x)\\text{and}",
+                                "\\frac{d}{dx}[\\cos(x)]=-\\sin(x)\\qquad\\text{and}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\frac{d}{dx}\\bigl[\\cos(x)\\bigr]=-\\sin(x)\\qquad\\text{and}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))",
+                                "(\\omega_{j}\\left(\\gamma(t)\\right))", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))");
+  /* delimiters that do not pair up: nothing changes, flagged */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\bigl[x\\bigr]|y", "[x]\\mid y", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "[x]\\mid y");
+  g_assert_cmpfloat (confidence, <, 0.6);
+
   /* A reading cut at the region's edge (ending in an operator or relation,
    * or starting with one that is not a sign) is flagged however sure both
    * readers are; a sign or a script does not make one. */
@@ -422,7 +444,7 @@ test_choose (void)
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "AB=[Ab_{1}Ab_{2}\\cdots Ab_{n}x].",
                                 "AB=[Ab_{1}~~~Ab_{2}~~~\\cdots~~ Ab_{n}~~~~~x].", 0.9, NULL, 0, &latex, &confidence, &provenance);
-  g_assert_cmpstr (latex, ==, "AB=[Ab_{1}\\quad Ab_{2}\\quad\\cdots~~ Ab_{n}\\qquad x].");
+  g_assert_cmpstr (latex, ==, "AB=[Ab_{1}\\quad Ab_{2}\\quad\\cdots\\quad Ab_{n}\\qquad x].");
 
   /* No text layer: the model alone, its confidence unchanged. */
   g_clear_pointer (&latex, g_free);
