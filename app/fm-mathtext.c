@@ -1767,7 +1767,15 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       /* mathptmx draws \epsilon and \varepsilon with Adobe Symbol's one
        * epsilon (pdftotext gives U+03B5 for both) */
       if (c == 0x03B5 && name_has (it->font, "^standardsym|^symbol|^psyr|^usyr"))
-        uncertain (r, "Adobe Symbol's epsilon: \\epsilon or \\varepsilon");
+        {
+          /* Written as a glyph of unknown meaning, "?", which the pipeline
+           * matches with any one symbol: with \varepsilon the model's right
+           * \epsilon disagreed and a decode constrained to \varepsilon was
+           * taken (development seed 1010, twice). */
+          uncertain (r, "Adobe Symbol's epsilon: \\epsilon or \\varepsilon");
+          g_free (it->tex);
+          it->tex = g_strdup ("?");
+        }
       if (it->tex != NULL && name_has (it->font, "^rsfs"))
         uncertain (r, "rsfs letters: \\mathscr, or \\mathcal under mathptmx");
       if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)

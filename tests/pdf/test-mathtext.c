@@ -255,6 +255,25 @@ test_empty_region (void)
   fm_mathtext_result_free (res);
 }
 
+/* mathptmx draws \\epsilon and \\varepsilon with Adobe Symbol's one epsilon:
+ * the reader writes it as a glyph of unknown meaning, which the pipeline
+ * matches with either (it had written \\varepsilon, and a decode constrained
+ * to it replaced the model's right \\epsilon on development seed 1010). */
+static void
+test_symbol_epsilon (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext-times.pdf", NULL);
+  g_autoptr (FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
+  FmMathTextResult *res;
+
+  g_assert_no_error (error);
+  res = read_page (doc, 0);
+  g_assert_cmpstr (res->latex, ==, "K\\subset U_{?}");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -264,6 +283,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);
+  g_test_add_func ("/pdf/mathtext/symbol-epsilon", test_symbol_epsilon);
   g_test_add_func ("/pdf/mathtext/type3", test_type3);
   g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
   return g_test_run ();

@@ -370,6 +370,14 @@ test_choose (void)
   g_assert_cmpstr (latex, ==, "\\{x\\}\\leftarrow y");
   g_assert_cmpfloat (confidence, >=, 0.6);
 
+  /* mathptmx's one epsilon ("?" in the glyphs' reading) agrees with the
+   * model's \\epsilon (development seed 1010). */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "K\\subset U_{?}", "K\\subset U_{\\epsilon}", 0.97, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "K\\subset U_{\\epsilon}");
+
   /* Explicit sizes in the glyphs (flat content in a sized pair, which
    * \\left would have left at normal size) are the spelling of the agreeing
    * reading's plain or \\left delimiters (development seed 1011). */
