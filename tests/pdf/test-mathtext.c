@@ -122,6 +122,10 @@ test_layout (void)
   check_page (doc, 4, "\\sin x+\\log y\\neq\\frac{1}{\\sqrt[3]{z}}");
   /* CMSY's mapsto bar has no width: Poppler boxes it where the arrow starts */
   check_page (doc, 8, "n\\mapsto x^{2}");
+  /* Sized brackets around glyphs of the main size: \\left would have kept
+   * them at normal size, so they were set by \\bigl and \\Bigl; around a
+   * fraction \\left (development seed 1011). */
+  check_page (doc, 10, "\\frac{d}{dx}\\bigl[\\cos x\\bigr]=\\Bigl[\\sin x\\Bigr]+\\left[\\frac{a}{b}\\right]");
 }
 
 /* A display's sentence period, left out of its box (as the detector does):
@@ -135,7 +139,7 @@ test_trailing_punctuation (void)
   g_autofree char *text = NULL;
   PopplerRectangle *rects = NULL;
   guint n_rects = 0;
-  double dot_x0 = -1, w, h;
+  double dot_x0 = -1, dot_x1 = -1, w, h;
   FmMathTextResult *res;
 
   fm_document_lock (doc);
@@ -145,7 +149,10 @@ test_trailing_punctuation (void)
   g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
   for (guint i = 0; text[i] != '\0' && i < n_rects; i++)
     if (text[i] == '.')
-      dot_x0 = MIN (rects[i].x1, rects[i].x2);
+      {
+        dot_x0 = MIN (rects[i].x1, rects[i].x2);
+        dot_x1 = MAX (rects[i].x1, rects[i].x2);
+      }
   g_free (rects);
   g_object_unref (page);
   fm_document_unlock (doc);
@@ -159,6 +166,19 @@ test_trailing_punctuation (void)
       res = fm_mathtext_read_region (doc, region, &error);
       g_assert_no_error (error);
       g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+      g_assert_cmpstr (res->latex, ==, kind == 0 ? "f=g." : "f=g");
+      fm_mathtext_result_free (res);
+    }
+
+  /* A box that takes in the period's left part (its centre half a point
+   * outside): the sentence's period still, not an inline formula's
+   * (LuaLaTeX/Libertinus "k." on seed 1010). */
+  for (int kind = 0; kind < 2; kind++)
+    {
+      FmRect box = { 0, 0, 0.5 * (dot_x0 + dot_x1) - 0.5, h };
+      g_autoptr (FmRegion) region = fm_region_new (9, kind == 0 ? FM_REGION_DISPLAY : FM_REGION_INLINE, &box);
+      res = fm_mathtext_read_region (doc, region, &error);
+      g_assert_no_error (error);
       g_assert_cmpstr (res->latex, ==, kind == 0 ? "f=g." : "f=g");
       fm_mathtext_result_free (res);
     }
@@ -235,6 +255,25 @@ test_empty_region (void)
   fm_mathtext_result_free (res);
 }
 
+/* mathptmx draws \\epsilon and \\varepsilon with Adobe Symbol's one epsilon:
+ * the reader writes it as a glyph of unknown meaning, which the pipeline
+ * matches with either (it had written \\varepsilon, and a decode constrained
+ * to it replaced the model's right \\epsilon on development seed 1010). */
+static void
+test_symbol_epsilon (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext-times.pdf", NULL);
+  g_autoptr (FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
+  FmMathTextResult *res;
+
+  g_assert_no_error (error);
+  res = read_page (doc, 0);
+  g_assert_cmpstr (res->latex, ==, "K\\subset U_{?}");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -244,6 +283,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);
+  g_test_add_func ("/pdf/mathtext/symbol-epsilon", test_symbol_epsilon);
   g_test_add_func ("/pdf/mathtext/type3", test_type3);
   g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
   return g_test_run ();
