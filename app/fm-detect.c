@@ -2671,8 +2671,9 @@ block_continues (const Glyph *g, GArray *chunks, int b)
         if (g[k].size >= 0.8 * top && (first < 0 || g[k].r.x0 < g[first].r.x0))
           first = k;
     }
-  return first >= 0 && is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
-         g[first].c != '\\';
+  /* (a sum, an integral or a radical starts a formula) */
+  return first >= 0 && is_operator (g[first].c) && !is_prefix_operator (g[first].c) && g[first].c != '/' &&
+         g[first].c != '|' && g[first].c != '\\';
 }
 
 static void
@@ -2746,6 +2747,9 @@ page_glyphs (PageCtx *pc, FmDocument *doc, GError **error)
         {
           gunichar c = g_utf8_get_char (p);
           Glyph *gl;
+
+          if (pc->opts.rule == FM_DETECT_RULE_FULL)
+            c = fm_font_oms_symbol (font_of[k], c);
           PopplerRectangle *pr = &pc->rects[k];
 
           if (g_unichar_isspace (c) || c == 0xA0 || c == 0 || !isfinite (pr->x1) || !isfinite (pr->y1) ||
