@@ -368,7 +368,11 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
        * the name stands two thin spaces (1/3 em) before its argument,
        * which the line's word spaces tell from a word space */
       double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
-      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size))
+      /* (on a line squeezed until its word space is about a thin space,
+       * only a gap clearly narrower than it is one: "= 0 also s" in
+       * Utopia, word spaces 0.17 em) */
+      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size) &&
+          !(ws > 0 && ws < 0.2 * size && gap > ws - 0.02 * size))
         return TRUE;
       if (ws > 0 && fabs (gap - size / 3.0) < 0.02 * size && fabs (gap - ws) > 0.02 * size)
         return TRUE;
@@ -2517,8 +2521,9 @@ block_continues (const Glyph *g, GArray *chunks, int b)
         if (g[k].size >= 0.8 * top && (first < 0 || g[k].r.x0 < g[first].r.x0))
           first = k;
     }
-  return first >= 0 && is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
-         g[first].c != '\\';
+  /* (a sum, an integral or a radical starts a formula) */
+  return first >= 0 && is_operator (g[first].c) && !is_prefix_operator (g[first].c) && g[first].c != '/' &&
+         g[first].c != '|' && g[first].c != '\\';
 }
 
 static void
@@ -2592,6 +2597,9 @@ page_glyphs (PageCtx *pc, FmDocument *doc, GError **error)
         {
           gunichar c = g_utf8_get_char (p);
           Glyph *gl;
+
+          if (pc->opts.rule == FM_DETECT_RULE_FULL)
+            c = fm_font_oms_symbol (font_of[k], c);
           PopplerRectangle *pr = &pc->rects[k];
 
           if (g_unichar_isspace (c) || c == 0xA0 || c == 0 || !isfinite (pr->x1) || !isfinite (pr->y1) ||

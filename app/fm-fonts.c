@@ -49,6 +49,41 @@ fm_font_is_math_extension (const char *name)
   return g_regex_match (re, fm_font_strip_subset (name), 0, NULL);
 }
 
+/* TeX's math symbol fonts use the OMS encoding, which has no letters in
+ * its lowercase slots, and the extension fonts OMX, none in 0x50-0x74; a
+ * Type 1 font of them without glyph names (Fourier's) reaches Poppler's
+ * text as those letters: the radical sign as "p", the angle brackets as
+ * "h" and "i", a sum as "P". Returns the symbol of c for such a font, else
+ * c. */
+gunichar
+fm_font_oms_symbol (const char *name, gunichar c)
+{
+  static const gunichar oms[] = {
+    0x22A2, 0x22A3, 0x230A, 0x230B, 0x2308, 0x2309, '{', '}', 0x27E8, 0x27E9, '|', 0x2016, 0x2195,
+    0x21D5, '\\', 0x2240, 0x221A, 0x2A3F, 0x2207, 0x222B, 0x2294, 0x2293, 0x2291, 0x2292, 0x00A7,
+    0x2020, 0x2021,
+  };
+  /* OMX (the extension font: big operators, large delimiters, radicals),
+   * its letter slots 0x50-0x74 */
+  static const gunichar omx[] = {
+    0x2211, 0x220F, 0x222B, 0x22C3, 0x22C2, 0x2A04, 0x22C0, 0x22C1, 0x2211, 0x220F, 0x222B, 0x22C3,
+    0x22C2, 0x2A04, 0x22C0, 0x22C1, 0x2210, 0x2210, 0x0302, 0x0302, 0x0302, 0x0303, 0x0303, 0x0303,
+    '[', ']', 0x230A, 0x230B, 0x2308, 0x2309, '{', '}', 0x221A, 0x221A, 0x221A, 0x221A, 0x221A,
+  };
+  static GRegex *re, *ext_re;
+
+  regex_once (&ext_re, "^(cmex|lmex)|Math-?Extension|MathEX", G_REGEX_CASELESS);
+  if (c >= 0x50 && c <= 0x74 && g_regex_match (ext_re, fm_font_strip_subset (name), 0, NULL))
+    return omx[c - 0x50];
+  if (c < 0x60 || c > 0x7A)
+    return c;
+  regex_once (&re, "^(cmb?sy|txsy|pxsy|ntxsy|newtxsy|zplsy|lmsy|rtxmsy|rpxsy)|LMMathSymbols|Math-?Symbols|MathSY",
+              G_REGEX_CASELESS);
+  if (!g_regex_match (re, fm_font_strip_subset (name), 0, NULL))
+    return c;
+  return oms[c - 0x60];
+}
+
 FmFontClass
 fm_font_classify (const char *full_name)
 {

@@ -33,6 +33,9 @@ FmFontClass fm_font_classify (const char *name);
  * below their baseline and often map to wrong characters ("P" for a sum in
  * EUEX10, "Í" in txexs). */
 gboolean fm_font_is_math_extension (const char *name);
+/* The symbol at c's slot of the OMS encoding when name is a TeX math symbol
+ * font and c a lowercase letter (a font without glyph names), else c. */
+gunichar fm_font_oms_symbol (const char *name, gunichar c);
 
 /* Characters that are math whatever the font: math operators and arrows
  * outside ASCII, Greek letters, mathematical alphanumerics, big operators. */
