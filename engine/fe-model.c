@@ -119,8 +119,11 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
     uint16_t *half = malloc((size_t)n * sizeof(uint16_t));
     if (!half)
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
-    for (int64_t i = 0; i < n; i++)
-        half[i] = dt == FE_DTYPE_BF16 ? fe_f32_to_bf16(host[i]) : fe_f32_to_f16(host[i]);
+    if (dt == FE_DTYPE_BF16)
+        fe_cpu_round_bf16(host, half, (size_t)n); /* fe_f32_to_bf16's bits, vectorised */
+    else
+        for (int64_t i = 0; i < n; i++)
+            half[i] = fe_f32_to_f16(host[i]);
     fe_status st = fe_tensor_upload(t, half, (size_t)n * sizeof(uint16_t));
     free(half);
     return st;
@@ -374,6 +377,8 @@ static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *de
     fe_status st = fe_model_walk(&ld, model);  /* counting pass */
     if (st == FE_OK)
         st = fe_buffer_new(device, ld.bytes, &model->weights);
+    if (st == FE_OK && cpu)
+        fe_cpu_advise_huge(model->weights->data, model->weights->size); /* written whole next */
     if (st == FE_OK) {
         model->n_parameters = ld.n_parameters;
         model->weights_bytes = ld.bytes;

@@ -312,6 +312,10 @@ fe_status fe_weights_to_f32(const FeWeightEntry *e, float **out) {
         break;
     case FE_DTYPE_F16:
     case FE_DTYPE_BF16:
+        if (e->dtype == FE_DTYPE_F16 && ((uintptr_t)src & 1) == 0) {
+            fe_cpu_widen_f16((const uint16_t *)src, f, n); /* the same bits, vectorised */
+            break;
+        }
         for (size_t i = 0; i < n; i++) {
             uint16_t h;
             memcpy(&h, src + 2 * i, 2);
@@ -523,6 +527,7 @@ fe_status fe_weights_open(const char *path, const char *config_path, FeWeightFil
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "%s: out of memory reading %lld bytes", path,
                             (long long)sb.st_size);
     }
+    fe_cpu_advise_huge(map, (size_t)sb.st_size); /* read whole: no 4 KiB fault per page */
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     for (size_t done = 0; done < (size_t)sb.st_size;) {
         ssize_t n = read(fd, (uint8_t *)map + done, (size_t)sb.st_size - done);
