@@ -1853,7 +1853,16 @@ static fe_status fe_cpu_buffer_alloc(FeDevice *dev, size_t size, void **out) {
     size_t rounded = (size + 63) & ~(size_t)63;
     if (rounded < size)
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "cpu: buffer of %zu bytes", size);
-    *out = aligned_alloc(64, rounded ? rounded : 64);
+    /* Big buffers start on a 2 MiB boundary, so that the weights, advised
+     * onto huge pages (fe_cpu_advise_huge), get them from their first byte.
+     * posix_memalign: the size need not be a multiple of the alignment, so
+     * only address space is spent on it. */
+    if (rounded >= ((size_t)4 << 20)) {
+        void *p = NULL;
+        *out = posix_memalign(&p, (size_t)2 << 20, rounded) == 0 ? p : NULL;
+    } else {
+        *out = aligned_alloc(64, rounded ? rounded : 64);
+    }
     if (!*out)
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "cpu: out of memory allocating %zu MiB",
                             size >> 20);
