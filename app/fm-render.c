@@ -3,9 +3,6 @@
 
 #include <math.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 double
 fm_render_scale_for_font (double font_size_pt,
@@ -413,26 +410,6 @@ fm_gray_image_new_from_surface (cairo_surface_t *surface)
   return image;
 }
 
-/* The page's ink map (4.4 MB at 3 px/pt on a letter page) is written whole
- * right away: on 2 MiB pages that is a few page faults instead of one per
- * 4 KiB (a fault costs microseconds in a VM; the ink maps took a fifth of a
- * paper's faults). Only whole 2 MiB extents inside the block are affected,
- * and only where transparent huge pages are "madvise" or "always". */
-static void
-advise_huge_pages (void *p, gsize n)
-{
-#ifdef MADV_HUGEPAGE
-  const guintptr huge = (guintptr) 2 << 20;
-  guintptr a = ((guintptr) p + huge - 1) & ~(huge - 1), b = ((guintptr) p + n) & ~(huge - 1);
-
-  if (b > a)
-    (void) madvise ((void *) a, b - a, MADV_HUGEPAGE);
-#else
-  (void) p;
-  (void) n;
-#endif
-}
-
 guint8 *
 fm_render_page_ink_locked (PopplerPage *page,
                            double       scale,
@@ -463,7 +440,6 @@ fm_render_page_ink_locked (PopplerPage *page,
   if (band == NULL)
     return NULL;
   ink = g_malloc ((gsize) w * h);
-  advise_huge_pages (ink, (gsize) w * h);
   for (int y0 = 0; y0 < h; y0 += BAND_ROWS)
     {
       int rows = MIN (BAND_ROWS, h - y0), stride = cairo_image_surface_get_stride (band);
