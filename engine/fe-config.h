@@ -74,6 +74,9 @@ void fe_weights_close(FeWeightFile *wf);
 const FeWeightEntry *fe_weights_find(const FeWeightFile *wf, const char *name);
 /* Converts any float entry to a newly malloc'd f32 array (caller frees). */
 fe_status fe_weights_to_f32(const FeWeightEntry *e, float **out);
+/* The same into dst, which holds nbytes / dtype size floats (no allocation:
+ * the model loader converts every tensor through one buffer). */
+fe_status fe_weights_convert_f32(const FeWeightEntry *e, float *dst);
 
 /* Lower-level parsers, fuzzed on their own. They take a byte span (the
  * mapping) and fill wf's entries / metadata; data pointers point into it. */

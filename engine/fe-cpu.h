@@ -37,6 +37,15 @@ int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype);
  * AVX-512F/BW/VL, and the engine built for x86-64 with GCC or Clang). */
 bool fe_cpu_has_bf16_dot(void);
 int fe_cpu_get_threads(void);
+/* n f16 numbers widened to f32, and n floats rounded to bf16: the same bits
+ * as fe_f16_to_f32 / fe_f32_to_bf16 one by one, vectorised where the CPU
+ * has AVX-512 (loading a model). */
+void fe_cpu_widen_f16(const uint16_t *h, float *dst, size_t n);
+void fe_cpu_round_bf16(const float *x, uint16_t *out, size_t n);
+/* Asks the kernel for 2 MiB pages under [p, p + n) (Linux madvise
+ * MADV_HUGEPAGE; nothing elsewhere): for big buffers that are filled whole
+ * right away, like a model's weights. Before the first write. */
+void fe_cpu_advise_huge(void *p, size_t n);
 /* A float buffer of at least n elements private to the calling thread, in
  * one of two slots (0: an op's temporaries; 1: an operand copy that the
  * pool's threads read while their own tasks use slot 0). Grows, never

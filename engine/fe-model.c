@@ -69,7 +69,31 @@ typedef struct {
      * encoder's longer ones and the convolutions through fe-cpu-bf16.c)
      * multiply in bf16 with f32 sums. Not exact: opt-in (fe-api.c). */
     bool cpu_bf16;
+    /* The device's tensors are host memory (the CPU backend): 16-bit matrices
+     * are rounded straight into them. */
+    bool host_tensors;
+    /* One f32 buffer for every tensor's conversion (and one for the 16-bit
+     * rounding elsewhere), grown to the largest: a malloc per tensor faulted
+     * in fresh pages for each of the big ones. Freed by model_load. */
+    float *tmp;
+    size_t tmp_cap;
+    uint16_t *half;
+    size_t half_cap;
 } FeLoader;
+
+/* A loader buffer of at least `bytes`, its contents not kept. */
+static void *fe_loader_grow(void **p, size_t *cap, size_t bytes) {
+    if (bytes <= *cap && *p)
+        return *p;
+    free(*p);
+    *cap = 0;
+    *p = malloc(bytes ? bytes : 1);
+    if (*p) {
+        *cap = bytes;
+        fe_cpu_advise_huge(*p, bytes); /* written whole by each conversion */
+    }
+    return *p;
+}
 
 /* The file's entry for a matrix that stays in its f16/bf16 (keep_file_half),
  * or NULL when it is converted to matrix_dtype like the rest. */
@@ -116,14 +140,17 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
     t->bf16_dot = bf16_dot;
     if (dt == FE_DTYPE_F32)
         return fe_tensor_upload(t, host, (size_t)n * sizeof(float));
-    uint16_t *half = malloc((size_t)n * sizeof(uint16_t));
+    uint16_t *half = ld->host_tensors ? fe_tensor_data(t)
+                                      : fe_loader_grow((void **)&ld->half, &ld->half_cap,
+                                                       (size_t)n * sizeof(uint16_t));
     if (!half)
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory converting '%s'", name);
-    for (int64_t i = 0; i < n; i++)
-        half[i] = dt == FE_DTYPE_BF16 ? fe_f32_to_bf16(host[i]) : fe_f32_to_f16(host[i]);
-    fe_status st = fe_tensor_upload(t, half, (size_t)n * sizeof(uint16_t));
-    free(half);
-    return st;
+    if (dt == FE_DTYPE_BF16)
+        fe_cpu_round_bf16(host, half, (size_t)n); /* fe_f32_to_bf16's bits, vectorised */
+    else
+        for (int64_t i = 0; i < n; i++)
+            half[i] = fe_f32_to_f16(host[i]);
+    return ld->host_tensors ? FE_OK : fe_tensor_upload(t, half, (size_t)n * sizeof(uint16_t));
 }
 
 /* Finds `name`, checks its element count, converts to f32 (malloc'd). */
@@ -141,6 +168,27 @@ static fe_status fe_loader_host(FeLoader *ld, const char *name, int64_t expected
     return fe_weights_to_f32(e, out);
 }
 
+/* The same into the loader's conversion buffer (valid until the next call). */
+static fe_status fe_loader_host_tmp(FeLoader *ld, const char *name, int64_t expected,
+                                    float **out) {
+    const FeWeightEntry *e = fe_weights_find(ld->wf, name);
+    *out = NULL;
+    if (!e)
+        return fe_set_error(FE_ERR_FORMAT, "tensor '%s' is missing", name);
+    int64_t n = 1;
+    for (int i = 0; i < e->ndim; i++)
+        n *= e->shape[i];
+    if (n != expected)
+        return fe_set_error(FE_ERR_FORMAT, "tensor '%s' has %lld elements, the config needs %lld",
+                            name, (long long)n, (long long)expected);
+    float *host = fe_loader_grow((void **)&ld->tmp, &ld->tmp_cap, (size_t)n * sizeof(float));
+    if (!host)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory converting tensor '%s'", name);
+    FE_TRY(fe_weights_convert_f32(e, host));
+    *out = host;
+    return FE_OK;
+}
+
 static fe_status fe_loader_tensor(FeLoader *ld, FeTensor *t, const char *name, int ndim,
                                   int64_t d0, int64_t d1) {
     int64_t shape[2] = {d0, d1};
@@ -152,10 +200,8 @@ static fe_status fe_loader_tensor(FeLoader *ld, FeTensor *t, const char *name, i
     if (fe_loader_kept_half(ld, name, ndim, n))
         return fe_loader_carve(ld, t, name, ndim, shape, NULL); /* kept as the file has it */
     float *host;
-    FE_TRY(fe_loader_host(ld, name, n, &host));
-    fe_status st = fe_loader_carve(ld, t, name, ndim, shape, host);
-    free(host);
-    return st;
+    FE_TRY(fe_loader_host_tmp(ld, name, n, &host));
+    return fe_loader_carve(ld, t, name, ndim, shape, host);
 }
 
 static fe_status fe_loader_linear(FeLoader *ld, FeLinear *lin, const char *prefix, int out_dim,
@@ -204,7 +250,7 @@ static fe_status fe_loader_conv(FeLoader *ld, FeModel *m, int i, int c_in, int c
     float *w = NULL, *b = NULL, *gamma = NULL, *beta = NULL, *mean = NULL, *var = NULL;
     fe_status st;
     snprintf(name, sizeof name, "cnn.%d.conv.weight", i);
-    if ((st = fe_loader_host(ld, name, (int64_t)c_out * c_in * 9, &w)) != FE_OK)
+    if ((st = fe_loader_host_tmp(ld, name, (int64_t)c_out * c_in * 9, &w)) != FE_OK)
         goto out;
     snprintf(name, sizeof name, "cnn.%d.conv.bias", i);
     if (fe_weights_find(ld->wf, name) && (st = fe_loader_host(ld, name, c_out, &b)) != FE_OK)
@@ -244,7 +290,6 @@ static fe_status fe_loader_conv(FeLoader *ld, FeModel *m, int i, int c_in, int c
         free(fb);
     }
 out:
-    free(w);
     free(b);
     free(gamma);
     free(beta);
@@ -360,7 +405,8 @@ static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *de
     bool cpu = strcmp(device->backend->name, "cpu") == 0;
     const FeCpuInfo *ci = fe_cpu_info();
     FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype,
-                   .keep_file_half = cpu && ci->avx512f && ci->avx512bw && ci->avx512vl};
+                   .keep_file_half = cpu && ci->avx512f && ci->avx512bw && ci->avx512vl,
+                   .host_tensors = cpu};
     if (cpu_bf16_dot) {
         /* The positional table, norms and the first convolution stay f32. */
         if (!cpu || !fe_cpu_has_bf16_dot()) {
@@ -374,12 +420,16 @@ static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *de
     fe_status st = fe_model_walk(&ld, model);  /* counting pass */
     if (st == FE_OK)
         st = fe_buffer_new(device, ld.bytes, &model->weights);
+    if (st == FE_OK && cpu)
+        fe_cpu_advise_huge(model->weights->data, model->weights->size); /* written whole next */
     if (st == FE_OK) {
         model->n_parameters = ld.n_parameters;
         model->weights_bytes = ld.bytes;
         ld.buffer = model->weights;
         st = fe_model_walk(&ld, model);
     }
+    free(ld.tmp);
+    free(ld.half);
     if (st != FE_OK) {
         fe_model_free(model);
         return st;

@@ -481,6 +481,77 @@ static gpointer pool_hammer(gpointer data) {
     return NULL;
 }
 
+/* The model loader's bulk conversions (fe_cpu_widen_f16, fe_cpu_round_bf16)
+ * give the bits of the scalar fe_f16_to_f32 / fe_f32_to_bf16: every f16,
+ * and f32 patterns covering zeros, subnormals, round-to-even ties, the
+ * carry into the exponent, infinities and NaNs, at lengths that leave a
+ * masked tail. */
+static uint32_t bits_of(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+static void test_cpu_convert(void) {
+    enum { NH = 65536 };
+    uint16_t *h = g_new(uint16_t, NH + 1);
+    float *f = g_new(float, NH + 1);
+    for (int i = 0; i < NH; i++)
+        h[i] = (uint16_t)i;
+    for (size_t n = NH; n + 16 > NH; n -= 5) { /* full vectors and a ragged tail */
+        memset(f, 0xff, (NH + 1) * sizeof(float));
+        fe_cpu_widen_f16(h, f, n);
+        for (size_t i = 0; i < n; i++) {
+            float want = fe_f16_to_f32(h[i]);
+            if (isnan(want))
+                g_assert_true(isnan(f[i]));
+            else
+                g_assert_cmphex(bits_of(f[i]), ==, bits_of(want));
+        }
+        g_assert_cmphex(bits_of(f[n]), ==, 0xffffffffu); /* nothing past the end */
+    }
+
+    enum { NF = 1 << 17 };
+    float *x = g_new(float, NF);
+    uint16_t *b = g_new(uint16_t, NF + 1);
+    static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x00000001u, 0x00008000u,
+                                       0x00018000u, 0x0000ffffu, 0x007fffffu, 0x00800000u,
+                                       0x3f808000u, 0x3f818000u, 0x3f80ffffu, 0x3f817fffu,
+                                       0x7f7fffffu, 0x7f7f8000u, 0x7f800000u, 0xff800000u,
+                                       0x7f800001u, 0x7fc00000u, 0xffffffffu, 0x7fbfffffu};
+    size_t ns = sizeof special / sizeof *special;
+    for (size_t i = 0; i < NF; i++) {
+        uint32_t u = i < ns ? special[i] : (uint32_t)i * 0x9e3779b1u; /* spread over all patterns */
+        if (i >= ns && i % 7 == 0)
+            u = (u & 0xffff0000u) | 0x8000u; /* exact ties */
+        memcpy(&x[i], &u, sizeof u);
+    }
+    for (size_t n = NF; n + 16 > NF; n -= 3) {
+        b[n] = 0xabcd;
+        fe_cpu_round_bf16(x, b, n);
+        for (size_t i = 0; i < n; i++)
+            g_assert_cmphex(b[i], ==, fe_f32_to_bf16(x[i]));
+        g_assert_cmphex(b[n], ==, 0xabcd);
+    }
+    fe_cpu_round_bf16(x, b, 0);
+    fe_cpu_widen_f16(h, f, 0);
+
+    /* The page advice only ever changes how memory is backed. */
+    size_t big = (size_t)5 << 20;
+    unsigned char *p = malloc(big);
+    g_assert_nonnull(p);
+    fe_cpu_advise_huge(p, big);
+    memset(p, 7, big);
+    g_assert_cmpuint(p[big - 1], ==, 7);
+    fe_cpu_advise_huge(p + 1, 100);
+    fe_cpu_advise_huge(NULL, 0);
+    free(p);
+    g_free(h);
+    g_free(f);
+    g_free(x);
+    g_free(b);
+}
+
 static void test_pool_parallel_for(void) {
     int saved = fe_cpu_get_threads();
     for (int threads = 1; threads <= 4; threads++) {
@@ -1247,6 +1318,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/matmul", test_matmul);
     g_test_add_func("/ops/matmul/half-weights", test_matmul_half_weights);
     g_test_add_func("/ops/matmul/bf16-dot", test_matmul_bf16_dot);
+    g_test_add_func("/ops/cpu/convert", test_cpu_convert);
     g_test_add_func("/ops/pool/parallel-for", test_pool_parallel_for);
     g_test_add_func("/ops/gelu", test_gelu);
     g_test_add_func("/ops/conv3x3", test_conv3x3);

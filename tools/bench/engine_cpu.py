@@ -133,9 +133,19 @@ def run_measured(cmd, env, usage=None):
     """-> (returncode, stdout, stderr, peak RSS in MiB) of one child process.
     usage (a dict), when given, receives its wall seconds and CPU seconds (user +
     system, all threads)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    # The peak RSS comes from GNU time in between, not from wait4: Python
+    # starts children with vfork, and Linux carries the high-water RSS of the
+    # memory the child ran in before exec (this process's, 300 MiB once torch
+    # is loaded) into the child's ru_maxrss, which then reported 293 MiB for
+    # an engine that peaks at 60-80 MiB (issue 15's "intermittent peak").
+    # time's own child is forked from a small process. CPU times from wait4
+    # include time's reaped child.
+    gnu_time = "/usr/bin/time"
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile(mode="r") as peak:
+        wrapped = [gnu_time, "-f", "%M", "-o", peak.name] + cmd if os.access(gnu_time, os.X_OK) else cmd
         t0 = time.perf_counter()
-        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        p = subprocess.Popen(wrapped, stdout=out, stderr=err, env=env)
         _, status, ru = os.wait4(p.pid, 0)
         if usage is not None:
             usage["wall_s"] = time.perf_counter() - t0
@@ -143,7 +153,12 @@ def run_measured(cmd, env, usage=None):
         p.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
-        return p.returncode, out.read().decode(), err.read().decode(), ru.ru_maxrss / 1024.0
+        rss = ru.ru_maxrss / 1024.0
+        if wrapped is not cmd:
+            # "Command exited with non-zero status N" may come first
+            kib = [l for l in peak.read().split() if l.isdigit()]
+            rss = int(kib[-1]) / 1024.0 if kib else float("nan")
+        return p.returncode, out.read().decode(), err.read().decode(), rss
 
 
 # ------------------------------------------------------------------ pytorch side
