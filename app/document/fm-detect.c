@@ -1381,7 +1381,7 @@ ink_comp_rect (const InkMap *m, const InkComp *c)
  * height: a \left\langle, whose middle columns hold two separate strokes,
  * is one component. FALSE when there is none. */
 static gboolean
-ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
+ext_glyph_to_ink_min (InkMap *m, GArray *comps, FmRect *r, double min_h)
 {
   double h = r->y1 - r->y0, best_area = 0;
   int x0 = MAX (0, (int) floor (r->x0 * m->scale)), x1 = MIN (m->w, (int) ceil (r->x1 * m->scale));
@@ -1402,7 +1402,7 @@ ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
         c = ink_comp_rect (m, &g_array_index (comps, InkComp, k));
         cx = fm_rect_cx (&c);
         area = (c.x1 - c.x0) * (c.y1 - c.y0);
-        if (cx < r->x0 || cx > r->x1 || c.y1 - c.y0 < 0.8 * h || c.x1 - c.x0 > 2.0 * (r->x1 - r->x0) + 2.0 ||
+        if (cx < r->x0 || cx > r->x1 || c.y1 - c.y0 < min_h * h || c.x1 - c.x0 > 2.0 * (r->x1 - r->x0) + 2.0 ||
             area <= best_area)
           continue;
         best_area = area;
@@ -1411,6 +1411,45 @@ ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
   if (best_area <= 0)
     return FALSE;
   *r = best;
+  return TRUE;
+}
+
+static gboolean
+ext_glyph_to_ink (InkMap *m, GArray *comps, FmRect *r)
+{
+  return ext_glyph_to_ink_min (m, comps, r, 0.8);
+}
+
+static gboolean
+is_delimiter_char (gunichar c)
+{
+  return c == '(' || c == ')' || c == '[' || c == ']' || c == '{' || c == '}' || c == '|' || c == 0x2016 ||
+         c == 0x2223 || c == 0x2225 || (c >= 0x2308 && c <= 0x230B) || c == 0x27E8 || c == 0x27E9 ||
+         c == 0x2329 || c == 0x232A || c == 0x27E6 || c == 0x27E7 || c == 0x2983 || c == 0x2984;
+}
+
+/* A \bigl( of a Type 1 math font that keeps its extension glyphs under the
+ * same name as its symbols (STIX Two's STIXTwoMath in pdfLaTeX: one name for
+ * every encoding, so fm_font_is_math_extension cannot tell) hangs below its
+ * baseline like CMEX's, and Poppler's box sits up to half a line too high:
+ * the delimiter joined the line above (the formula above took it in, the
+ * one below lost it). The box moves to its ink, and the glyph counts as an
+ * extension glyph, when the largest component in its columns, at least half
+ * the box's height (a \bigl( is 1.2 em, the box 1.5 em), lies mostly below
+ * the box yet still reaches into it (its own ink, not the next line's). A
+ * delimiter that sits in its box (OpenType math fonts, text parentheses)
+ * stays as it is. */
+static gboolean
+hanging_delimiter_to_ink (InkMap *m, GArray *comps, FmRect *r)
+{
+  FmRect fit = *r;
+  double h = r->y1 - r->y0;
+
+  if (!ext_glyph_to_ink_min (m, comps, &fit, 0.5))
+    return FALSE;
+  if (0.5 * (fit.y0 + fit.y1 - r->y0 - r->y1) <= 0.25 * h || fit.y0 >= r->y1 - 0.1 * h)
+    return FALSE;
+  *r = fit;
   return TRUE;
 }
 
@@ -2740,6 +2779,9 @@ fit_tall_glyphs (PageCtx *pc)
       }
     else if (pc->comps != NULL && g[i].ext && ext_glyph_to_ink (ink, pc->comps, &g[i].r))
       ;
+    else if (pc->comps != NULL && g[i].font == FM_FONT_MATH && is_delimiter_char (g[i].c) &&
+             hanging_delimiter_to_ink (ink, pc->comps, &g[i].r))
+      g[i].ext = TRUE;
     else if (pc->have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
       {
         /* Big operators of Type 1 extension fonts (CMEX-like: STIX 2's,
@@ -2750,8 +2792,13 @@ fit_tall_glyphs (PageCtx *pc)
         double h = g[i].r.y1 - g[i].r.y0, d;
         if (radical_to_ink (ink, &fit) &&
             (d = 0.5 * (fit.y0 + fit.y1 - g[i].r.y0 - g[i].r.y1)) > 0.25 * h &&
-            /* the operator's own ink, not the next line's */
-            MIN (fit.y1, g[i].r.y1) - MAX (fit.y0, g[i].r.y0) > 0.25 * (fit.y1 - fit.y0))
+            /* the operator's own ink, not the next line's: most of it in
+             * the box, or (a display-size sum of STIX Two's Type 1 font,
+             * whose box is the text size's and ends where its ink starts)
+             * nearly as tall as the box and starting in it, as no glyph of
+             * the next line does */
+            (MIN (fit.y1, g[i].r.y1) - MAX (fit.y0, g[i].r.y0) > 0.25 * (fit.y1 - fit.y0) ||
+             (fit.y1 - fit.y0 > 0.8 * h && fit.y0 < g[i].r.y1 - 0.1 * h)))
           {
             g[i].r.y0 += d;
             g[i].r.y1 += d;

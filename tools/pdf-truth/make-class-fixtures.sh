@@ -19,3 +19,4 @@ $gen --body "$dir/cls-names.body.tex" --out "$dir" --prefix cls-names-xe --twoco
 for f in fourier libertine; do
   $gen --body "$dir/cls-fontjoins.body.tex" --out "$dir" --prefix "cls-fontjoins-$f" --fonts $f
 done
+$gen --body "$dir/cls-stix.body.tex" --out "$dir" --prefix cls-stix --fonts stix2
