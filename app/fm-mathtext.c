@@ -1120,7 +1120,14 @@ drop_apart_scripts (Reader *r, const Item *m, GPtrArray *scripts)
           gboolean attached = FALSE;
           if (g_ptr_array_find (near, it, NULL))
             continue;
-          if (h <= 0 || MIN (it->box.y1, m->box.y1) - MAX (it->box.y0, m->box.y0) >= 0.25 * h)
+          /* Some fonts' boxes are far from ascent to descent (newtx's and
+           * libertine's math italic: 0.5 em tall, a superscript h overlaps
+           * its A by a quarter; fresh seed 1003), so a glyph is also kept
+           * unless its centre is more than 0.7 of the base's size from the
+           * base's: a script's shift is at most about half an em, a
+           * neighbour line's glyph sits a baseline skip away. */
+          if (h <= 0 || MIN (it->box.y1, m->box.y1) - MAX (it->box.y0, m->box.y0) >= 0.25 * h ||
+              (m->kind != ITEM_BOX && fabs (cy (it) - cy (m)) <= 0.7 * MAX (m->size, 1.0)))
             attached = TRUE;
           for (guint j = 0; j < near->len && !attached; j++)
             {
