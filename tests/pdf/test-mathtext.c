@@ -59,6 +59,9 @@ test_glyph_mapping (void)
   check_glyph ('x', "NimbusRomNo9L-ReguItal", "x");
   check_glyph ('x', "URWPalladioL-Ital", "x");
   check_glyph ('x', "NewTXMI", "x");
+  /* fourier's \\mathcal (Utopia set-up): its own Cal font, not CMSY */
+  check_glyph ('O', "Fourier-Math-Cal", "\\mathcal{O}");
+  check_glyph ('O', "ABCDEF+Fourier-Math-Cal", "\\mathcal{O}");
   check_glyph ('x', "LibertineMathMI", "x");
   check_glyph ('x', "Times-Roman", "\\mathrm{x}");
   check_glyph ('v', "NimbusRomNo9L-Medi", "\\mathbf{v}");
@@ -126,6 +129,67 @@ test_layout (void)
    * them at normal size, so they were set by \\bigl and \\Bigl; around a
    * fraction \\left (development seed 1011). */
   check_page (doc, 10, "\\frac{d}{dx}\\bigl[\\cos x\\bigr]=\\Bigl[\\sin x\\Bigr]+\\left[\\frac{a}{b}\\right]");
+  /* \\xrightarrow{i}: its minus starts where the arrow does and ends inside
+   * it; \\longmapsto: the zero-width bar sits where the minus starts
+   * (fresh seed 1002: "\\to-^{i}", "7\\longrightarrow"). */
+  check_page (doc, 11, "W\\xrightarrow{i}Un\\longmapsto x");
+}
+
+/* A region that took in a glyph of the line above: the lower limit of a
+ * display-style integral over the next line's 10^{22} (fresh seed 1001 read
+ * "7\\times10_{22}^{a}"). The limit overlaps neither the base nor a larger
+ * script, so it is left out and the reading is not certain. */
+static void
+test_neighbour_script (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (GError) error = NULL;
+  PopplerPage *page;
+  g_autofree char *text = NULL;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  FmRect box = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+  double limit_y0 = -1;
+  gboolean line2 = FALSE;
+  FmMathTextResult *res;
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, 12, &error);
+  g_assert_no_error (error);
+  text = poppler_page_get_text (page);
+  g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
+  for (guint i = 0; text[i] != '\0' && i < n_rects; i++)
+    {
+      double y0 = MIN (rects[i].y1, rects[i].y2), y1 = MAX (rects[i].y1, rects[i].y2);
+      if (text[i] == 'a')
+        limit_y0 = y0;
+      line2 = line2 || text[i] == '7';
+      if (line2 && !g_ascii_isspace (text[i]))
+        {
+          box.x0 = MIN (box.x0, MIN (rects[i].x1, rects[i].x2));
+          box.x1 = MAX (box.x1, MAX (rects[i].x1, rects[i].x2));
+          box.y0 = MIN (box.y0, y0);
+          box.y1 = MAX (box.y1, y1);
+        }
+    }
+  g_free (rects);
+  g_object_unref (page);
+  fm_document_unlock (doc);
+  g_assert_cmpfloat (limit_y0, >, 0);
+  g_assert_true (line2);
+  /* the line, and up to the limit's top (not the integral sign) */
+  box.y0 = limit_y0;
+  {
+    g_autoptr (FmRegion) region = fm_region_new (12, FM_REGION_INLINE, &box);
+    res = fm_mathtext_read_region (doc, region, &error);
+  }
+  g_assert_no_error (error);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "7\\times10^{22}");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "apart from the line"));
+  fm_mathtext_result_free (res);
 }
 
 /* A display's sentence period, left out of its box (as the detector does):
@@ -280,6 +344,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pdf/mathtext/glyph-mapping", test_glyph_mapping);
   g_test_add_func ("/pdf/mathtext/trailing-punctuation", test_trailing_punctuation);
+  g_test_add_func ("/pdf/mathtext/neighbour-script", test_neighbour_script);
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);
