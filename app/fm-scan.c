@@ -707,10 +707,10 @@ column_right (GArray *words, const Box *b, double em, double fallback)
  * scanned twins of training seeds and writes fm-scan-words.h). The rules
  * plateaued three rounds running (docs/scanned.md); a small MLP weighs the
  * same evidence jointly. Features, in this order: */
-#define N_WORD_FEATURES 36
+#define N_WORD_FEATURES 39
 
 static void
-word_features (GArray *words, guint i, GArray *comps, double em, float *f)
+word_features (GArray *words, guint i, GArray *comps, double em, double page_conf, double page_dict, float *f)
 {
   const Word *w = &g_array_index (words, Word, i);
   int n_chars = 0, n_digits = 0, n_alpha = 0, n_other = 0, n_letters = 0, n_upper = 0, n_comps = 0;
@@ -802,6 +802,12 @@ word_features (GArray *words, guint i, GArray *comps, double em, float *f)
   f[33] = n_chars == 2;
   f[34] = left >= 3 * em && right >= 3 * em;  /* alone on its line */
   f[35] = w->band >= 0;
+  /* The page's reading: on a harshly degraded page prose is read at low
+   * confidence and out of the dictionary too, and a word is judged
+   * against its page. */
+  f[36] = page_conf / 100.0f;
+  f[37] = page_dict;
+  f[38] = (w->conf - page_conf) / 100.0f;
 }
 
 static float
@@ -833,8 +839,20 @@ classify_words (GArray *words, GArray *comps, double em, double scale, int page_
   g_autofree float *f = g_new (float, (gsize) words->len * N_WORD_FEATURES + 1);
 
   G_STATIC_ASSERT (FM_SCAN_WORDS_N_FEATURES == N_WORD_FEATURES);
+  double page_conf = 0, page_dict = 0;
+  if (words->len > 0)
+    {
+      g_autofree double *confs = g_new (double, words->len);
+      for (guint i = 0; i < words->len; i++)
+        {
+          confs[i] = g_array_index (words, Word, i).conf;
+          page_dict += g_array_index (words, Word, i).dict;
+        }
+      page_conf = median (confs, (int) words->len);
+      page_dict /= words->len;
+    }
   for (guint i = 0; i < words->len; i++)
-    word_features (words, i, comps, em, f + (gsize) i * N_WORD_FEATURES);
+    word_features (words, i, comps, em, page_conf, page_dict, f + (gsize) i * N_WORD_FEATURES);
   if (dump && *dump)
     {
       FILE *fp;
@@ -858,6 +876,7 @@ classify_words (GArray *words, GArray *comps, double em, double scale, int page_
     }
   if (!use)
     return FALSE;
+
   for (guint i = 0; i < words->len; i++)
     {
       Word *w = &g_array_index (words, Word, i);

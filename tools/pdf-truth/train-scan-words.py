@@ -4,7 +4,7 @@
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py dump --cli build/app/formulate-cli \
       --twins DIR... --out FEATURES_DIR
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py train --features FEATURES_DIR... \
-      [--hidden 16] [--seed 1] --header app/fm-scan-words.h
+      [--hidden 16] [--ensemble 5] [--seed 1] --header app/fm-scan-words.h
 
 dump: runs `formulate-cli pdf TWIN --detect-only` on every TWIN.pdf of the
 folders (scanned twins from scan-truth.py, with TWIN.truth.json beside them)
@@ -14,9 +14,11 @@ word labelled: 1 when half its box or more lies in an inline or display truth
 region, 0 when it lies in none, and left out (-1) when it lies in an equation
 number's (numbers keep the rules' verdict in fm-scan.c).
 
-train: a one-hidden-layer MLP (tanh, sigmoid output; inputs standardised) by
+train: one-hidden-layer MLPs (tanh, sigmoid output; inputs standardised) by
 full-batch Adam on the words of the training folders, with one twin in five
-held out (by file) to pick the epoch; writes the weights as a C header. Use
+held out (by file) to pick the epoch, --ensemble of them from different
+initialisations merged into one net (logits averaged); writes the weights as
+a C header. Use
 twins of seeds that the bench never scores (docs/scanned.md lists them).
 """
 import argparse
@@ -26,7 +28,7 @@ import os
 import subprocess
 import sys
 
-N_FEATURES = 36
+N_FEATURES = 39
 FIXED = 7  # page, x0, y0, x1, y1, number, citation
 
 
@@ -112,43 +114,67 @@ def train(args):
 
     xt, yt = stack(lambda i: i not in val_files)
     xv, yv = stack(lambda i: i in val_files)
+    # Features left out: constant in training, so their weights stay 0.
+    for k in args.drop:
+        xt[:, k] = 0
+        xv[:, k] = 0
     mean = xt.mean(axis=0)
     scale = xt.std(axis=0)
     scale[scale < 1e-3] = 1.0
-    torch.manual_seed(args.seed)
-    h = args.hidden
-    model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, h), torch.nn.Tanh(), torch.nn.Linear(h, 1))
-    opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=1e-4)
     tx = torch.tensor((xt - mean) / scale)
     ty = torch.tensor(yt)
     vx = torch.tensor((xv - mean) / scale)
     vy = torch.tensor(yv)
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    best = (1e9, None, 0)
-    for epoch in range(args.epochs):
-        model.train()
-        opt.zero_grad()
-        loss = loss_fn(model(tx).squeeze(1), ty)
-        loss.backward()
-        opt.step()
-        model.eval()
-        with torch.no_grad():
-            vl = loss_fn(model(vx).squeeze(1), vy).item()
-        if vl < best[0]:
-            best = (vl, [p.detach().clone() for p in model.parameters()], epoch)
+
+    def fit(seed):
+        torch.manual_seed(seed)
+        model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, args.hidden), torch.nn.Tanh(),
+                                    torch.nn.Linear(args.hidden, 1))
+        opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=1e-4)
+        best = (1e9, None, 0)
+        for epoch in range(args.epochs):
+            model.train()
+            opt.zero_grad()
+            loss = loss_fn(model(tx).squeeze(1), ty)
+            loss.backward()
+            opt.step()
+            model.eval()
+            with torch.no_grad():
+                vl = loss_fn(model(vx).squeeze(1), vy).item()
+            if vl < best[0]:
+                best = (vl, [p.detach().clone() for p in model.parameters()], epoch)
+        print(f"member seed {seed}: best epoch {best[2]}, held-out loss {best[0]:.4f}", file=sys.stderr)
+        return best
+
+    # An ensemble of nets from different initialisations, their logits
+    # averaged: one net of all their hidden units with the output weights
+    # divided by their number (the dev scores of single nets varied by
+    # several points from one initialisation to the next).
+    members = [fit(args.seed + m) for m in range(args.ensemble)]
+    h = args.hidden * args.ensemble
+    model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, h), torch.nn.Tanh(), torch.nn.Linear(h, 1))
     with torch.no_grad():
-        for p, b in zip(model.parameters(), best[1]):
-            p.copy_(b)
+        model[0].weight.copy_(torch.cat([m[1][0] for m in members], 0))
+        model[0].bias.copy_(torch.cat([m[1][1] for m in members], 0))
+        model[2].weight.copy_(torch.cat([m[1][2] for m in members], 1) / args.ensemble)
+        model[2].bias.copy_(sum(m[1][3] for m in members) / args.ensemble)
         pv = torch.sigmoid(model(vx).squeeze(1)).numpy()
         pt = torch.sigmoid(model(tx).squeeze(1)).numpy()
+        vloss = loss_fn(model(vx).squeeze(1), vy).item()
+    best = (vloss, None, "-")
     rules_v = 1 - xv[:, 2]  # feature 2: the rules' running-text verdict
     acc = lambda p, y: float(((p >= 0.5) == (y >= 0.5)).mean())
     print(f"words: train {len(yt)} ({yt.mean():.2f} math), held-out {len(yv)} ({yv.mean():.2f} math); "
-          f"best epoch {best[2]}, held-out loss {best[0]:.4f}", file=sys.stderr)
+          f"ensemble of {args.ensemble}, held-out loss {best[0]:.4f}", file=sys.stderr)
     print(f"accuracy math-vs-text: train {acc(pt, yt):.3f}, held-out {acc(pv, yv):.3f}; "
           f"rules on held-out {acc(rules_v, yv):.3f}", file=sys.stderr)
     w1, b1, w2, b2 = [p.detach().numpy() for p in model.parameters()]
-    fl = lambda v: ", ".join(f"{float(a):.6g}f" for a in v)
+    w1[:, args.drop] = 0  # fm-scan.c feeds the real values: their weights must be 0
+    def num(a):
+        t = f"{float(a):.6g}"
+        return (t if any(c in t for c in ".en") else t + ".0") + "f"
+    fl = lambda v: ", ".join(num(a) for a in v)
     src = [
         "/* Generated by tools/pdf-truth/train-scan-words.py: do not edit.",
         f" * {' '.join(sys.argv[1:])}",
@@ -165,11 +191,11 @@ def train(args):
         "};",
         f"static const float fm_scan_words_b1[{h}] = {{ {fl(b1)} }};",
         f"static const float fm_scan_words_w2[{h}] = {{ {fl(w2[0])} }};",
-        f"static const float fm_scan_words_b2 = {float(b2[0]):.6g}f;",
+        f"static const float fm_scan_words_b2 = {num(b2[0])};",
         "/* Running text under this probability of math; a word's ink is math",
         " * evidence (a seed) from the second. */",
-        f"static const float fm_scan_words_threshold = {args.threshold:g}f;",
-        f"static const float fm_scan_words_seed = {args.seed_threshold:g}f;",
+        f"static const float fm_scan_words_threshold = {num(args.threshold)};",
+        f"static const float fm_scan_words_seed = {num(args.seed_threshold)};",
     ]
     with open(args.header, "w") as fp:
         fp.write("\n".join(src) + "\n")
@@ -187,8 +213,11 @@ def main():
     t.add_argument("--hidden", type=int, default=16)
     t.add_argument("--epochs", type=int, default=1500)
     t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--ensemble", type=int, default=5)
     t.add_argument("--threshold", type=float, default=0.5)
     t.add_argument("--seed-threshold", type=float, default=0.8)
+    t.add_argument("--drop", type=lambda v: [int(k) for k in v.split(",") if k], default=[],
+                   help="feature indices (comma-separated) the model does not use")
     t.add_argument("--header", required=True)
     args = ap.parse_args()
     dump(args) if args.cmd == "dump" else train(args)
