@@ -11,6 +11,8 @@
 #ifdef FM_HAVE_TESSERACT
 #include <dlfcn.h>
 #include <tesseract/capi.h>
+
+#include "fm-scan-words.h"
 #endif
 
 /* Ink components smaller than this many square points are specks (scanner
@@ -51,6 +53,13 @@ typedef struct {
   gboolean misread; /* digits no taller than an x-height letter: letters
                      * read as digits ("n" as "1"), math               */
   int band;
+  /* For the word classifier (fm-scan-words.h): the rules' verdict before
+   * the line groups, and the line group the word is in. */
+  gboolean text0;
+  gboolean on_band;
+  float group_text_frac;
+  int group_words, group_strong;
+  float p_math;     /* the classifier's probability that it is math, -1 none */
 } Word;
 
 static double
@@ -445,6 +454,7 @@ collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *
       w.utf8 = g_strdup (text ? text : "");
       w.dict = TessResultIteratorWordIsFromDictionary (ri);
       w.band = -1;
+      w.p_math = -1;
       TessDeleteText (text);
       g_array_append_val (words, w);
     }
@@ -692,6 +702,192 @@ column_right (GArray *words, const Box *b, double em, double fallback)
   return right > -G_MAXDOUBLE ? right : fallback;
 }
 
+/* The word classifier: math or running text, from what Tesseract read and
+ * the rules' verdicts (tools/pdf-truth/train-scan-words.py trains it on the
+ * scanned twins of training seeds and writes fm-scan-words.h). The rules
+ * plateaued three rounds running (docs/scanned.md); a small MLP weighs the
+ * same evidence jointly. Features, in this order: */
+#define N_WORD_FEATURES 39
+
+static void
+word_features (GArray *words, guint i, GArray *comps, double em, double page_conf, double page_dict, float *f)
+{
+  const Word *w = &g_array_index (words, Word, i);
+  int n_chars = 0, n_digits = 0, n_alpha = 0, n_other = 0, n_letters = 0, n_upper = 0, n_comps = 0;
+  gboolean non_latin = FALSE, letters;
+  double left = 3 * em, right = 3 * em, max_h = 0, h = box_h (&w->b), wd = box_w (&w->b);
+  int left_text = 0, right_text = 0, left_conf = 0, right_conf = 0;
+
+  for (const char *p = w->utf8; *p; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      n_chars++;
+      if (c < 128 && g_ascii_isdigit (c))
+        n_digits++;
+      else if (c < 128 && g_ascii_isalpha (c))
+        {
+          n_alpha++;
+          n_upper += g_ascii_isupper (c) != 0;
+        }
+      else
+        n_other++;
+      if (c >= 0x370)
+        non_latin = TRUE;
+    }
+  letters = letters_only (w->utf8, &n_letters);
+  for (guint k = 0; k < comps->len; k++)
+    {
+      const Comp *c = &g_array_index (comps, Comp, k);
+      double mx = (c->img.x0 + c->img.x1) / 2, my = (c->img.y0 + c->img.y1) / 2;
+      if (mx >= w->img.x0 && mx <= w->img.x1 && my >= w->img.y0 && my <= w->img.y1)
+        {
+          n_comps++;
+          max_h = MAX (max_h, box_h (&c->img));
+        }
+    }
+  /* The nearest words left and right on its line. */
+  for (guint k = 0; k < words->len; k++)
+    {
+      const Word *o = &g_array_index (words, Word, k);
+      double gap;
+      if (k == i || v_overlap (o->b.y0, o->b.y1, w->b.y0, w->b.y1) < 0.5 * MIN (h, box_h (&o->b)))
+        continue;
+      if (o->b.x1 <= (w->b.x0 + w->b.x1) / 2 && (gap = MAX (0, w->b.x0 - o->b.x1)) < left)
+        {
+          left = gap;
+          left_text = o->text0;
+          left_conf = (int) o->conf;
+        }
+      else if (o->b.x0 >= (w->b.x0 + w->b.x1) / 2 && (gap = MAX (0, o->b.x0 - w->b.x1)) < right)
+        {
+          right = gap;
+          right_text = o->text0;
+          right_conf = (int) o->conf;
+        }
+    }
+  n_chars = MAX (n_chars, 1);
+  f[0] = w->conf / 100.0f;
+  f[1] = w->dict;
+  f[2] = w->text;
+  f[3] = w->text0;
+  f[4] = w->strong;
+  f[5] = letters;
+  f[6] = MIN (n_letters, 12) / 12.0f;
+  f[7] = MIN (n_chars, 12) / 12.0f;
+  f[8] = (float) n_digits / n_chars;
+  f[9] = (float) n_alpha / n_chars;
+  f[10] = (float) n_other / n_chars;
+  f[11] = non_latin;
+  f[12] = is_operator_name (w->utf8);
+  f[13] = w->digits;
+  f[14] = w->misread;
+  f[15] = MIN (h / em, 4.0);
+  f[16] = MIN (wd / em, 10.0);
+  f[17] = MIN (wd / (n_chars * em), 2.0);
+  f[18] = n_alpha > 0 && n_upper == n_alpha;
+  f[19] = n_upper > 0 && g_ascii_isupper (w->utf8[0]) && n_upper < n_alpha;
+  f[20] = w->on_band;
+  f[21] = w->group_text_frac;
+  f[22] = MIN (w->group_words, 20) / 20.0f;
+  f[23] = MIN (w->group_strong, 10) / 10.0f;
+  f[24] = left / em;
+  f[25] = right / em;
+  f[26] = left_text;
+  f[27] = right_text;
+  f[28] = left_conf / 100.0f;
+  f[29] = right_conf / 100.0f;
+  f[30] = MIN ((float) n_comps / n_chars, 3.0f);
+  f[31] = MIN (max_h / em, 4.0);
+  f[32] = n_chars == 1;
+  f[33] = n_chars == 2;
+  f[34] = left >= 3 * em && right >= 3 * em;  /* alone on its line */
+  f[35] = w->band >= 0;
+  /* The page's reading: on a harshly degraded page prose is read at low
+   * confidence and out of the dictionary too, and a word is judged
+   * against its page. */
+  f[36] = page_conf / 100.0f;
+  f[37] = page_dict;
+  f[38] = (w->conf - page_conf) / 100.0f;
+}
+
+static float
+word_math_probability (const float *f)
+{
+  float z = fm_scan_words_b2;
+  for (int j = 0; j < FM_SCAN_WORDS_N_HIDDEN; j++)
+    {
+      float a = fm_scan_words_b1[j];
+      for (int k = 0; k < N_WORD_FEATURES; k++)
+        a += fm_scan_words_w1[j][k] * (f[k] - fm_scan_words_mean[k]) / fm_scan_words_scale[k];
+      z += fm_scan_words_w2[j] * tanhf (a);
+    }
+  return 1.0f / (1.0f + expf (-z));
+}
+
+/* Classifies the words (numbers and citations keep the rules' verdict):
+ * running text is what the model gives under its threshold. FM_SCAN_WORDS=rules
+ * keeps the rules alone; FM_SCAN_FEATURES=FILE appends every word's
+ * features to FILE (the training script's input). Returns whether the
+ * model decided. */
+static gboolean
+classify_words (GArray *words, GArray *comps, double em, double scale, int page_index)
+{
+  static GMutex dump_lock;
+  const char *dump = g_getenv ("FM_SCAN_FEATURES");
+  const char *mode = g_getenv ("FM_SCAN_WORDS");
+  gboolean use = !(mode && strcmp (mode, "rules") == 0);
+  g_autofree float *f = g_new (float, (gsize) words->len * N_WORD_FEATURES + 1);
+
+  G_STATIC_ASSERT (FM_SCAN_WORDS_N_FEATURES == N_WORD_FEATURES);
+  double page_conf = 0, page_dict = 0;
+  if (words->len > 0)
+    {
+      g_autofree double *confs = g_new (double, words->len);
+      for (guint i = 0; i < words->len; i++)
+        {
+          confs[i] = g_array_index (words, Word, i).conf;
+          page_dict += g_array_index (words, Word, i).dict;
+        }
+      page_conf = median (confs, (int) words->len);
+      page_dict /= words->len;
+    }
+  for (guint i = 0; i < words->len; i++)
+    word_features (words, i, comps, em, page_conf, page_dict, f + (gsize) i * N_WORD_FEATURES);
+  if (dump && *dump)
+    {
+      FILE *fp;
+      g_mutex_lock (&dump_lock);
+      fp = fopen (dump, "a");
+      if (fp)
+        {
+          for (guint i = 0; i < words->len; i++)
+            {
+              const Word *w = &g_array_index (words, Word, i);
+              g_autofree char *esc = g_strescape (w->utf8, NULL);
+              fprintf (fp, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d", page_index + 1, w->img.x0 / scale,
+                       w->img.y0 / scale, w->img.x1 / scale, w->img.y1 / scale, w->number, w->citation);
+              for (int k = 0; k < N_WORD_FEATURES; k++)
+                fprintf (fp, "\t%.4g", f[(gsize) i * N_WORD_FEATURES + k]);
+              fprintf (fp, "\t%s\n", esc);
+            }
+          fclose (fp);
+        }
+      g_mutex_unlock (&dump_lock);
+    }
+  if (!use)
+    return FALSE;
+
+  for (guint i = 0; i < words->len; i++)
+    {
+      Word *w = &g_array_index (words, Word, i);
+      if (w->number || w->citation || w->utf8[0] == '\0')
+        continue;
+      w->p_math = word_math_probability (f + (gsize) i * N_WORD_FEATURES);
+      w->text = w->p_math < fm_scan_words_threshold;
+    }
+  return TRUE;
+}
+
 /* The regions of one rendered page (img at scale px/pt). */
 static GPtrArray *
 analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int page_index,
@@ -793,6 +989,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
           w->text = w->strong = FALSE;
         }
     }
+  for (guint i = 0; i < words->len; i++)
+    g_array_index (words, Word, i).text0 = g_array_index (words, Word, i).text;
   bands = text_bands (words, em);
   /* Line groups: the words on a band chained over gaps < 0.8 em (a word
    * space, the space around an inline formula, not a column gap). A group
@@ -828,6 +1026,14 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
                   n_text++;
                 }
             }
+          for (guint m = a; m < b; m++)
+            {
+              Word *w = on->pdata[m];
+              w->on_band = TRUE;
+              w->group_text_frac = all_w > 0 ? text_w / all_w : 0;
+              w->group_words = (int) (b - a);
+              w->group_strong = n_text;
+            }
           /* A line of prose with a long inline formula has more text words
            * than the two a display's misreadings make. */
           if (text_w < 0.5 * all_w && n_text <= 2)
@@ -839,6 +1045,15 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
               }
           a = b;
         }
+    }
+
+  if (!words_only && classify_words (words, comps, em, scale, page_index))
+    {
+      /* The text lines again, from the classifier's running text. */
+      g_array_unref (bands);
+      for (guint i = 0; i < words->len; i++)
+        g_array_index (words, Word, i).band = -1;
+      bands = text_bands (words, em);
     }
 
   for (int i = 0; i < n_comps; i++)
@@ -882,6 +1097,9 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
               if (digits)
                 c->seed = FALSE;  /* a number in the prose (a year, a count) */
             }
+          /* What the classifier is sure is math is evidence of it. */
+          if (w->p_math >= fm_scan_words_seed)
+            c->seed = TRUE;
         }
       else
         c->seed = TRUE;  /* ink Tesseract made no word of: rules, big symbols */
@@ -1287,9 +1505,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
       for (guint i = 0; i < words->len; i++)
         {
           Word *w = &g_array_index (words, Word, i);
-          g_printerr ("  word %s%s%s conf %.0f band %d [%.0f %.0f %.0f %.0f] %s\n", w->text ? "T" : "-",
-                      w->dict ? "D" : "-", w->number ? "N" : "-", w->conf, w->band, w->b.x0, w->b.y0,
-                      w->b.x1, w->b.y1, w->utf8);
+          g_printerr ("  word %s%s%s conf %.0f math %.2f band %d [%.0f %.0f %.0f %.0f] page [%.0f %.0f %.0f %.0f] %s\n",
+                      w->text ? "T" : "-", w->dict ? "D" : "-", w->number ? "N" : "-", w->conf, w->p_math,
+                      w->band, w->b.x0, w->b.y0, w->b.x1, w->b.y1, w->img.x0 / scale, w->img.y0 / scale,
+                      w->img.x1 / scale, w->img.y1 / scale, w->utf8);
         }
     }
   words_free (words);
@@ -1328,6 +1547,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   FmRect rect;
   int min_area;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
+  gboolean pool_render = g_strcmp0 (g_getenv ("FM_SCAN_POOL"), "0") != 0;
 
   g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
   if (kind)
@@ -1346,7 +1566,29 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   rect = (FmRect) { 0, 0, w_pt, h_pt };
   t_render = g_get_monotonic_time ();
   c_render = thread_cpu_us ();
-  img = fm_render_page_rect_gray (doc, page_index, &rect, scale, error);
+  /* Rendered at twice the scale and brought down by the darkest of each
+   * 2 x 2 pixels: Poppler's smooth downscaling of a 300 dpi 1-bit scan
+   * averages a light copy's thin, broken strokes into a pale gray that
+   * neither Otsu's threshold nor Tesseract's keeps (a development page
+   * lost every line so); the darkest pixel keeps every stroke. */
+  if (pool_render && w_pt * scale * 2 * h_pt * scale * 2 <= MAX_ANALYSIS_PIXELS)
+    {
+      g_autoptr(FmGrayImage) big = fm_render_page_rect_gray (doc, page_index, &rect, 2 * scale, error);
+      if (big == NULL)
+        return NULL;
+      if (big->width < 2 || big->height < 2)
+        return g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+      img = fm_gray_image_new (big->width / 2, big->height / 2);
+      for (int y = 0; y < img->height; y++)
+        {
+          const guint8 *r0 = big->pixels + (gsize) (2 * y) * big->stride, *r1 = r0 + big->stride;
+          guint8 *o = img->pixels + (gsize) y * img->stride;
+          for (int x = 0; x < img->width; x++)
+            o[x] = MIN (MIN (r0[2 * x], r0[2 * x + 1]), MIN (r1[2 * x], r1[2 * x + 1]));
+        }
+    }
+  else
+    img = fm_render_page_rect_gray (doc, page_index, &rect, scale, error);
   if (img == NULL)
     return NULL;
   t_ink = g_get_monotonic_time ();

@@ -1,0 +1,227 @@
+#!/usr/bin/python3
+"""Train the word classifier of app/fm-scan.c (math or running text) on scanned twins.
+
+  /usr/bin/python3 tools/pdf-truth/train-scan-words.py dump --cli build/app/formulate-cli \
+      --twins DIR... --out FEATURES_DIR
+  /usr/bin/python3 tools/pdf-truth/train-scan-words.py train --features FEATURES_DIR... \
+      [--hidden 16] [--ensemble 5] [--seed 1] --header app/fm-scan-words.h
+
+dump: runs `formulate-cli pdf TWIN --detect-only` on every TWIN.pdf of the
+folders (scanned twins from scan-truth.py, with TWIN.truth.json beside them)
+with FM_SCAN_FEATURES (every Tesseract word's features, as fm-scan.c computes
+them) and FM_SCAN_WORDS=rules, and writes TWIN.tsv into FEATURES_DIR, each
+word labelled: 1 when half its box or more lies in an inline or display truth
+region, 0 when it lies in none, and left out (-1) when it lies in an equation
+number's (numbers keep the rules' verdict in fm-scan.c).
+
+train: one-hidden-layer MLPs (tanh, sigmoid output; inputs standardised) by
+full-batch Adam on the words of the training folders, with one twin in five
+held out (by file) to pick the epoch, --ensemble of them from different
+initialisations merged into one net (logits averaged); writes the weights as
+a C header. Use
+twins of seeds that the bench never scores (docs/scanned.md lists them).
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+
+N_FEATURES = 39
+FIXED = 7  # page, x0, y0, x1, y1, number, citation
+
+
+def overlap_fraction(w, r):
+    ix = min(w[2], r[2]) - max(w[0], r[0])
+    iy = min(w[3], r[3]) - max(w[1], r[1])
+    if ix <= 0 or iy <= 0:
+        return 0.0
+    area = max((w[2] - w[0]) * (w[3] - w[1]), 1e-6)
+    return ix * iy / area
+
+
+def dump(args):
+    os.makedirs(args.out, exist_ok=True)
+    for folder in args.twins:
+        for pdf in sorted(glob.glob(os.path.join(folder, "*.pdf"))):
+            name = os.path.splitext(os.path.basename(pdf))[0]
+            truth_path = os.path.splitext(pdf)[0] + ".truth.json"
+            if not os.path.exists(truth_path):
+                continue
+            raw = os.path.join(args.out, name + ".raw")
+            if os.path.exists(raw):
+                os.remove(raw)
+            env = dict(os.environ, FM_SCAN_FEATURES=raw, FM_SCAN_WORDS="rules")
+            subprocess.run([args.cli, "pdf", pdf, "--detect-only", "--format", "json", "-q",
+                            "-o", os.devnull], env=env, check=False)
+            truth = json.load(open(truth_path))["regions"]
+            out = []
+            for line in open(raw, encoding="utf-8", errors="replace"):
+                cols = line.rstrip("\n").split("\t")
+                if len(cols) < FIXED + N_FEATURES:
+                    continue
+                page = int(cols[0])
+                box = [float(c) for c in cols[1:5]]
+                label = 0
+                for r in truth:
+                    if r["page"] != page or overlap_fraction(box, r["box"]) < 0.5:
+                        continue
+                    label = -1 if r["kind"] == "number" else 1
+                    break
+                out.append("\t".join([str(label)] + cols))
+            os.remove(raw)
+            with open(os.path.join(args.out, name + ".tsv"), "w", encoding="utf-8") as fp:
+                fp.write("\n".join(out) + ("\n" if out else ""))
+            print(f"{name}: {len(out)} words", file=sys.stderr)
+
+
+def load(folders):
+    files = []
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(folder, "*.tsv"))):
+            rows = []
+            for line in open(path, encoding="utf-8"):
+                cols = line.rstrip("\n").split("\t")
+                label = int(cols[0])
+                number, citation = int(cols[6]), int(cols[7])
+                word = cols[8 + N_FEATURES] if len(cols) > 8 + N_FEATURES else ""
+                # fm-scan.c classifies neither numbers, citations nor empty words.
+                if label < 0 or number or citation or word == "":
+                    continue
+                rows.append((label, [float(c) for c in cols[8:8 + N_FEATURES]]))
+            if rows:
+                files.append((path, rows))
+    return files
+
+
+def train(args):
+    import numpy as np
+    import torch
+
+    files = load(args.features)
+    if not files:
+        sys.exit("train-scan-words: no words in " + " ".join(args.features))
+    rng = np.random.default_rng(args.seed)
+    order = rng.permutation(len(files))
+    n_val = max(1, len(files) // 5)
+    val_files = set(order[:n_val].tolist())
+
+    def stack(sel):
+        y = [lab for i, (_, rows) in enumerate(files) if sel(i) for lab, _ in rows]
+        x = [f for i, (_, rows) in enumerate(files) if sel(i) for _, f in rows]
+        return np.array(x, dtype=np.float32), np.array(y, dtype=np.float32)
+
+    xt, yt = stack(lambda i: i not in val_files)
+    xv, yv = stack(lambda i: i in val_files)
+    # Features left out: constant in training, so their weights stay 0.
+    for k in args.drop:
+        xt[:, k] = 0
+        xv[:, k] = 0
+    mean = xt.mean(axis=0)
+    scale = xt.std(axis=0)
+    scale[scale < 1e-3] = 1.0
+    tx = torch.tensor((xt - mean) / scale)
+    ty = torch.tensor(yt)
+    vx = torch.tensor((xv - mean) / scale)
+    vy = torch.tensor(yv)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+
+    def fit(seed):
+        torch.manual_seed(seed)
+        model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, args.hidden), torch.nn.Tanh(),
+                                    torch.nn.Linear(args.hidden, 1))
+        opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=1e-4)
+        best = (1e9, None, 0)
+        for epoch in range(args.epochs):
+            model.train()
+            opt.zero_grad()
+            loss = loss_fn(model(tx).squeeze(1), ty)
+            loss.backward()
+            opt.step()
+            model.eval()
+            with torch.no_grad():
+                vl = loss_fn(model(vx).squeeze(1), vy).item()
+            if vl < best[0]:
+                best = (vl, [p.detach().clone() for p in model.parameters()], epoch)
+        print(f"member seed {seed}: best epoch {best[2]}, held-out loss {best[0]:.4f}", file=sys.stderr)
+        return best
+
+    # An ensemble of nets from different initialisations, their logits
+    # averaged: one net of all their hidden units with the output weights
+    # divided by their number (the dev scores of single nets varied by
+    # several points from one initialisation to the next).
+    members = [fit(args.seed + m) for m in range(args.ensemble)]
+    h = args.hidden * args.ensemble
+    model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, h), torch.nn.Tanh(), torch.nn.Linear(h, 1))
+    with torch.no_grad():
+        model[0].weight.copy_(torch.cat([m[1][0] for m in members], 0))
+        model[0].bias.copy_(torch.cat([m[1][1] for m in members], 0))
+        model[2].weight.copy_(torch.cat([m[1][2] for m in members], 1) / args.ensemble)
+        model[2].bias.copy_(sum(m[1][3] for m in members) / args.ensemble)
+        pv = torch.sigmoid(model(vx).squeeze(1)).numpy()
+        pt = torch.sigmoid(model(tx).squeeze(1)).numpy()
+        vloss = loss_fn(model(vx).squeeze(1), vy).item()
+    best = (vloss, None, "-")
+    rules_v = 1 - xv[:, 2]  # feature 2: the rules' running-text verdict
+    acc = lambda p, y: float(((p >= 0.5) == (y >= 0.5)).mean())
+    print(f"words: train {len(yt)} ({yt.mean():.2f} math), held-out {len(yv)} ({yv.mean():.2f} math); "
+          f"ensemble of {args.ensemble}, held-out loss {best[0]:.4f}", file=sys.stderr)
+    print(f"accuracy math-vs-text: train {acc(pt, yt):.3f}, held-out {acc(pv, yv):.3f}; "
+          f"rules on held-out {acc(rules_v, yv):.3f}", file=sys.stderr)
+    w1, b1, w2, b2 = [p.detach().numpy() for p in model.parameters()]
+    w1[:, args.drop] = 0  # fm-scan.c feeds the real values: their weights must be 0
+    def num(a):
+        t = f"{float(a):.6g}"
+        return (t if any(c in t for c in ".en") else t + ".0") + "f"
+    fl = lambda v: ", ".join(num(a) for a in v)
+    src = [
+        "/* Generated by tools/pdf-truth/train-scan-words.py: do not edit.",
+        f" * {' '.join(sys.argv[1:])}",
+        f" * words: train {len(yt)}, held-out {len(yv)}; held-out accuracy {acc(pv, yv):.3f}",
+        f" * (the rules alone {acc(rules_v, yv):.3f}). */",
+        f"#define FM_SCAN_WORDS_N_FEATURES {N_FEATURES}",
+        f"#define FM_SCAN_WORDS_N_HIDDEN {h}",
+        f"static const float fm_scan_words_mean[{N_FEATURES}] = {{ {fl(mean)} }};",
+        f"static const float fm_scan_words_scale[{N_FEATURES}] = {{ {fl(scale)} }};",
+        f"static const float fm_scan_words_w1[{h}][{N_FEATURES}] = {{",
+    ]
+    src += [f"  {{ {fl(row)} }}," for row in w1]
+    src += [
+        "};",
+        f"static const float fm_scan_words_b1[{h}] = {{ {fl(b1)} }};",
+        f"static const float fm_scan_words_w2[{h}] = {{ {fl(w2[0])} }};",
+        f"static const float fm_scan_words_b2 = {num(b2[0])};",
+        "/* Running text under this probability of math; a word's ink is math",
+        " * evidence (a seed) from the second. */",
+        f"static const float fm_scan_words_threshold = {num(args.threshold)};",
+        f"static const float fm_scan_words_seed = {num(args.seed_threshold)};",
+    ]
+    with open(args.header, "w") as fp:
+        fp.write("\n".join(src) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("dump")
+    d.add_argument("--cli", required=True)
+    d.add_argument("--twins", nargs="+", required=True)
+    d.add_argument("--out", required=True)
+    t = sub.add_parser("train")
+    t.add_argument("--features", nargs="+", required=True)
+    t.add_argument("--hidden", type=int, default=16)
+    t.add_argument("--epochs", type=int, default=1500)
+    t.add_argument("--seed", type=int, default=1)
+    t.add_argument("--ensemble", type=int, default=5)
+    t.add_argument("--threshold", type=float, default=0.5)
+    t.add_argument("--seed-threshold", type=float, default=0.8)
+    t.add_argument("--drop", type=lambda v: [int(k) for k in v.split(",") if k], default=[],
+                   help="feature indices (comma-separated) the model does not use")
+    t.add_argument("--header", required=True)
+    args = ap.parse_args()
+    dump(args) if args.cmd == "dump" else train(args)
+
+
+if __name__ == "__main__":
+    main()
