@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-"""Train the word classifier of app/fm-scan.c (math or running text) on scanned twins.
+"""Train the word classifier of app/document/fm-scan.c (math or running text) on scanned twins.
 
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py dump --cli build/app/formulate-cli \
       --twins DIR... --out FEATURES_DIR
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py train --features FEATURES_DIR... \
-      [--hidden 16] [--ensemble 5] [--seed 1] --header app/fm-scan-words.h
+      [--hidden 16] [--ensemble 5] [--seed 1] --header app/document/fm-scan-words.h
 
 dump: runs `formulate-cli pdf TWIN --detect-only` on every TWIN.pdf of the
 folders (scanned twins from scan-truth.py, with TWIN.truth.json beside them)
