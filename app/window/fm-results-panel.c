@@ -185,9 +185,12 @@ preview_type (void)
         }
       if (found == G_TYPE_INVALID)
         g_message ("no typeset preview: %s not found", name);
-      g_once_init_leave (&type, found);
+      /* g_once_init_leave() refuses 0 (G_TYPE_INVALID) with a critical and
+       * the next call would search again: "none" is stored as 1, which no
+       * GType is (fundamental types are multiples of 4, others pointers). */
+      g_once_init_leave (&type, found != G_TYPE_INVALID ? found : 1);
     }
-  return type;
+  return type != 1 ? (GType) type : G_TYPE_INVALID;
 }
 #endif
 
