@@ -267,7 +267,7 @@ typedef struct {
  * the constraint uses: "\left(" -> "(", "\le" -> "\leq", "\prime" -> "'",
  * a symbol token itself; NULL for structure (fe_token_is_structure's list:
  * braces, scripts, \frac, font commands, spacing, environments...). Needs no
- * model: a caller compares two readings' symbols with it (app/fm-recognize.c
+ * model: a caller compares two readings' symbols with it (app/document/fm-recognize.c
  * checks the model's output against a PDF's glyphs). The result is token
  * itself or a static string. */
 FE_API const char *fe_token_symbol(const char *token);

@@ -1,11 +1,11 @@
 /* fm-cli.h - subcommands of formulate-cli, one file each. */
 #pragma once
 
-/* formulate-cli recognize IMAGE... (app/fm-cli-recognize.c) */
+/* formulate-cli recognize IMAGE... (app/cli/fm-cli-recognize.c) */
 int fm_cli_recognize (int argc, char **argv);
-/* formulate-cli --list-devices (app/fm-cli-recognize.c) */
+/* formulate-cli --list-devices (app/cli/fm-cli-recognize.c) */
 int fm_cli_list_devices (int argc, char **argv);
-/* formulate-cli pdf FILE.pdf ... (app/fm-cli-pdf.c, only when built with Poppler) */
+/* formulate-cli pdf FILE.pdf ... (app/cli/fm-cli-pdf.c, only when built with Poppler) */
 int fm_cli_pdf (int argc, char **argv);
 
 /* Exit codes shared by every subcommand (documented in docs/cli.md). */

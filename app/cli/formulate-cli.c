@@ -1,12 +1,12 @@
 /* formulate-cli - the engine from the command line.
  *
- *   formulate-cli recognize IMAGE.png... [options]   (app/fm-cli-recognize.c)
- *   formulate-cli pdf FILE.pdf ...                    (app/fm-cli-pdf.c, with Poppler)
+ *   formulate-cli recognize IMAGE.png... [options]   (app/cli/fm-cli-recognize.c)
+ *   formulate-cli pdf FILE.pdf ...                    (app/cli/fm-cli-pdf.c, with Poppler)
  *   formulate-cli --list-devices
  *   formulate-cli --version
  *
  * Plain C on the engine and libpng, no GLib, so it runs where the GUI's
- * libraries are not installed. Exit codes: app/fm-cli.h, docs/cli.md. */
+ * libraries are not installed. Exit codes: app/cli/fm-cli.h, docs/cli.md. */
 #include <errno.h>
 #include <locale.h>
 #include <stdio.h>

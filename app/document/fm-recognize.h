@@ -55,7 +55,7 @@ typedef FmTextReadVerdict (*FmTextReader) (FmDocument      *doc,
                                            GStrv           *symbols,
                                            GError         **error);
 
-/* The text-layer reader of app/fm-mathtext.c when this build has it, else
+/* The text-layer reader of app/document/fm-mathtext.c when this build has it, else
  * NULL (image model only). */
 FmTextReader fm_recognize_text_reader (void);
 

@@ -284,7 +284,7 @@ tess_single_thread (void)
 /* Tesseract instances, one per thread reading a page at the same time
  * (an instance is not thread-safe; instances in different threads are
  * independent): formulate-cli detects pages on several threads
- * (app/fm-cli-pdf.c). Loading the English model costs about as much as
+ * (app/cli/fm-cli-pdf.c). Loading the English model costs about as much as
  * reading a page, so an instance is kept for the process and handed to the
  * next page; there are never more than the threads that read at once. */
 static GMutex tess_lock, tess_init_lock;

@@ -1,4 +1,4 @@
-/* test-cli.c - runs the built formulate-cli: exit codes (app/fm-cli.h,
+/* test-cli.c - runs the built formulate-cli: exit codes (app/cli/fm-cli.h,
  * docs/cli.md), one-line errors, --json output. */
 #include <glib.h>
 #include <json-glib/json-glib.h>

@@ -440,7 +440,7 @@ find_numbered_row (GtkWidget *widget)
  * for recognition, listed, or counted in the progress; their text shows in the
  * row of the display formula they label, and copying that row gives the LaTeX
  * only. */
-/* The window and formulate-cli share one recognition pipeline (app/fm-recognize.c):
+/* The window and formulate-cli share one recognition pipeline (app/document/fm-recognize.c):
  * the same crops, engine call and results, so the same LaTeX for the same PDF. */
 static void
 test_same_as_cli (void)
@@ -716,7 +716,7 @@ test_export (void)
       else
         g_assert_cmpuint (strlen (contents), >, 0);
     }
-  /* Word and HTML go through pandoc (app/fm-pandoc.c, as the CLI): picked by
+  /* Word and HTML go through pandoc (app/document/fm-pandoc.c, as the CLI): picked by
    * the typed extension; without pandoc an error that says so. */
   {
     g_autofree char *pandoc = g_find_program_in_path ("pandoc");
@@ -1045,7 +1045,7 @@ test_thumbnails (void)
 }
 
 #ifdef FM_HAVE_PREVIEW
-/* The preview lives in a module the panel loads (app/fm-results-preview.h):
+/* The preview lives in a module the panel loads (app/window/fm-results-preview.h):
  * read through its GObject properties. */
 static int
 n_rendered (GtkWidget *preview)

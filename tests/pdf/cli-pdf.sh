@@ -28,7 +28,7 @@ expect 3 "damaged or truncated" "$bad/truncated.pdf"
 expect 3 "has no pages" "$bad/zero-pages.pdf"
 # A scan one pixel wide (1 x 3300 px at 300 dpi: 0.24 x 792 pt).
 expect 3 "unusable size" "$fix/scan/one-pixel-wide.pdf"
-# Pages without a text layer are read from their pixels (app/fm-scan.c): a
+# Pages without a text layer are read from their pixels (app/document/fm-scan.c): a
 # drawing alone has no formula, a page with nothing on it is blank; the
 # JSON says which pages were analysed how.
 expect_analysis() { # expect_analysis ANALYSIS FILE

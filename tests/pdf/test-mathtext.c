@@ -1,4 +1,4 @@
-/* The text-layer reader (app/fm-mathtext.c): glyph -> LaTeX per font family,
+/* The text-layer reader (app/document/fm-mathtext.c): glyph -> LaTeX per font family,
  * the layout parser on hand-made formulas (tests/fixtures/pdf/mathtext.tex,
  * one display per page, made with pdflatex), and a Type 3 region. */
 #include "fm-document.h"

@@ -1,4 +1,4 @@
-/* test-recognize.c - the recognition pipeline (app/fm-recognize.c) on a fixture
+/* test-recognize.c - the recognition pipeline (app/document/fm-recognize.c) on a fixture
  * PDF with the tiny test model: crop rules, the text-layer hook (CERTAIN skips
  * the model, UNCERTAIN and UNAVAILABLE go to it), provenance and numbers. */
 #include "fm-detect.h"

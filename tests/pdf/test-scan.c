@@ -1,4 +1,4 @@
-/* test-scan.c - pages without a text layer (app/fm-scan.c): scanned twins of
+/* test-scan.c - pages without a text layer (app/document/fm-scan.c): scanned twins of
  * truth fixtures are detected from their pixels, blank pages are blank.
  *
  * The twins (tests/fixtures/pdf/scan/README.md) are truth-1-00 binarised at
