@@ -153,8 +153,9 @@ static fe_status fe_loader_carve(FeLoader *ld, FeTensor *t, const char *name, in
     return ld->host_tensors ? FE_OK : fe_tensor_upload(t, half, (size_t)n * sizeof(uint16_t));
 }
 
-/* Finds `name`, checks its element count, converts to f32 (malloc'd). */
-static fe_status fe_loader_host(FeLoader *ld, const char *name, int64_t expected, float **out) {
+/* Finds `name` and checks its element count against the config's. */
+static fe_status fe_loader_find(FeLoader *ld, const char *name, int64_t expected,
+                                const FeWeightEntry **out) {
     const FeWeightEntry *e = fe_weights_find(ld->wf, name);
     *out = NULL;
     if (!e)
@@ -165,23 +166,25 @@ static fe_status fe_loader_host(FeLoader *ld, const char *name, int64_t expected
     if (n != expected)
         return fe_set_error(FE_ERR_FORMAT, "tensor '%s' has %lld elements, the config needs %lld",
                             name, (long long)n, (long long)expected);
+    *out = e;
+    return FE_OK;
+}
+
+/* Finds `name`, checks its element count, converts to f32 (malloc'd). */
+static fe_status fe_loader_host(FeLoader *ld, const char *name, int64_t expected, float **out) {
+    const FeWeightEntry *e;
+    *out = NULL;
+    FE_TRY(fe_loader_find(ld, name, expected, &e));
     return fe_weights_to_f32(e, out);
 }
 
 /* The same into the loader's conversion buffer (valid until the next call). */
 static fe_status fe_loader_host_tmp(FeLoader *ld, const char *name, int64_t expected,
                                     float **out) {
-    const FeWeightEntry *e = fe_weights_find(ld->wf, name);
+    const FeWeightEntry *e;
     *out = NULL;
-    if (!e)
-        return fe_set_error(FE_ERR_FORMAT, "tensor '%s' is missing", name);
-    int64_t n = 1;
-    for (int i = 0; i < e->ndim; i++)
-        n *= e->shape[i];
-    if (n != expected)
-        return fe_set_error(FE_ERR_FORMAT, "tensor '%s' has %lld elements, the config needs %lld",
-                            name, (long long)n, (long long)expected);
-    float *host = fe_loader_grow((void **)&ld->tmp, &ld->tmp_cap, (size_t)n * sizeof(float));
+    FE_TRY(fe_loader_find(ld, name, expected, &e));
+    float *host = fe_loader_grow((void **)&ld->tmp, &ld->tmp_cap, (size_t)expected * sizeof(float));
     if (!host)
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory converting tensor '%s'", name);
     FE_TRY(fe_weights_convert_f32(e, host));
