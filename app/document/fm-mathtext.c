@@ -1155,34 +1155,49 @@ drop_apart_scripts (Reader *r, const Item *m, GPtrArray *scripts)
     }
 }
 
-static char *
-parse_line (Reader *r, GPtrArray *items)
-{
-  GString *out = g_string_new (NULL);
-  g_autoptr (GPtrArray) main_items = g_ptr_array_new ();
-  double main_size = 0;
-  int open_depth = 0;
-  g_autofree const char **sizes = NULL;
+/* State of one line's parse, shared by its steps. */
+typedef struct {
+  Reader *r;
+  GPtrArray *items;       /* the line's items (not owned)                    */
+  GPtrArray *main_items;  /* its full-size items, by x                       */
+  double main_size;
+  int open_depth;         /* \left delimiters not closed yet                 */
+  const char **sizes;     /* explicit size of a flat sized pair, by index    */
+  GString *out;
+} LineParse;
 
-  for (guint i = 0; i < items->len; i++)
+/* The line's full-size items, by x: glyphs of at least 0.85 of the largest
+ * size, and extension-font glyphs. */
+static void
+line_main_items (LineParse *lp)
+{
+  for (guint i = 0; i < lp->items->len; i++)
     {
-      Item *it = items->pdata[i];
+      Item *it = lp->items->pdata[i];
       if (!it->used && it->kind != ITEM_RULE && !(it->kind == ITEM_GLYPH && it->ext))
-        main_size = MAX (main_size, it->size);
+        lp->main_size = MAX (lp->main_size, it->size);
     }
-  for (guint i = 0; i < items->len; i++)
+  for (guint i = 0; i < lp->items->len; i++)
     {
-      Item *it = items->pdata[i];
-      if (!it->used && it->kind != ITEM_RULE && (it->size >= 0.85 * main_size || it->ext))
-        g_ptr_array_add (main_items, it);
+      Item *it = lp->items->pdata[i];
+      if (!it->used && it->kind != ITEM_RULE && (it->size >= 0.85 * lp->main_size || it->ext))
+        g_ptr_array_add (lp->main_items, it);
     }
-  g_ptr_array_sort (main_items, by_x);
-  /* sizes of the flat sized pairs, by index of either delimiter */
-  sizes = g_new0 (const char *, main_items->len + 1);
+  g_ptr_array_sort (lp->main_items, by_x);
+}
+
+/* Sizes of the flat sized pairs, by index of either delimiter. */
+static void
+line_explicit_sizes (LineParse *lp)
+{
+  GPtrArray *main_items = lp->main_items;
+  const char **sizes = lp->sizes;
+
   for (guint k = 0; k < main_items->len; k++)
     {
       Item *m = main_items->pdata[k];
-      if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL && (sizes[k] = explicit_size (items, main_items, k, main_size)) != NULL)
+      if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL &&
+          (sizes[k] = explicit_size (lp->items, main_items, k, lp->main_size)) != NULL)
         for (guint j = k + 1, depth = 0; j < main_items->len; j++)
           {
             Item *it = main_items->pdata[j];
@@ -1197,160 +1212,215 @@ parse_line (Reader *r, GPtrArray *items)
               }
           }
     }
-  for (guint k = 0; k < main_items->len; k++)
-    {
-      Item *m = main_items->pdata[k];
-      Item *next = k + 1 < main_items->len ? main_items->pdata[k + 1] : NULL;
-      g_autoptr (GPtrArray) sub = g_ptr_array_new ();
-      g_autoptr (GPtrArray) sup = g_ptr_array_new ();
-      const char *tex = m->tex;
-      g_autofree char *sized = NULL;
+}
 
-      if (m->used)
+/* A sized delimiter: \left( ... \right), or \bigl( ... \bigr) for a flat
+ * pair. Returns the delimiter's LaTeX (*sized owns it when built). */
+static const char *
+line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
+{
+  const char *tex = m->tex;
+  const char *o = open_delim (m->c), *c = close_delim (m->c);
+
+  if (m->c == '|' || m->c == 0x2223 || m->c == 0x2016 || m->c == 0x2225)
+    {
+      if (lp->open_depth > 0)
+        o = NULL;
+      else
+        c = NULL;
+    }
+  if (o != NULL)
+    {
+      tex = o;
+      lp->open_depth++;
+      /* "\\left(" -> "\\bigl(" */
+      if (lp->sizes[k] != NULL)
+        tex = *sized = g_strdup_printf ("%sl%s", lp->sizes[k], o + strlen ("\\left"));
+    }
+  else if (c != NULL && lp->open_depth > 0)
+    {
+      tex = c;
+      lp->open_depth--;
+      if (lp->sizes[k] != NULL)
+        tex = *sized = g_strdup_printf ("%sr%s", lp->sizes[k], c + strlen ("\\right"));
+    }
+  else if (c != NULL)
+    uncertain (lp->r, "unbalanced sized delimiter");
+  return tex;
+}
+
+/* The smaller items between the base m (k-th full-size item) and the next
+ * full-size one: above its middle are superscripts, below subscripts. */
+static void
+line_collect_scripts (LineParse *lp, Item *m, Item *next, guint k, GPtrArray *sub, GPtrArray *sup)
+{
+  for (guint i = 0; i < lp->items->len; i++)
+    {
+      Item *it = lp->items->pdata[i];
+      double d;
+      if (it->used || it->kind == ITEM_RULE || g_ptr_array_find (lp->main_items, it, NULL))
         continue;
-      m->used = TRUE;
-      if (m->kind == ITEM_GLYPH && m->ext)
+      if (cx (it) < m->box.x0 + 0.3 * (m->box.x1 - m->box.x0) ||
+          (next != NULL && cx (it) > next->box.x0))
+        continue;
+      if (k == 0 && cx (it) < m->box.x0)
+        continue;
+      d = (cy (it) - m->mid) / MAX (m->size, 1.0);
+      if (d < -0.1)
+        g_ptr_array_add (sup, it);
+      else if (d > 0.1)
+        g_ptr_array_add (sub, it);
+      else
         {
-          /* A sized delimiter: \left( ... \right). */
-          const char *o = open_delim (m->c), *c = close_delim (m->c);
-          if (m->c == '|' || m->c == 0x2223 || m->c == 0x2016 || m->c == 0x2225)
-            {
-              if (open_depth > 0)
-                o = NULL;
-              else
-                c = NULL;
-            }
-          if (o != NULL)
-            {
-              tex = o;
-              open_depth++;
-              /* "\\left(" -> "\\bigl(" */
-              if (sizes[k] != NULL)
-                tex = sized = g_strdup_printf ("%sl%s", sizes[k], o + strlen ("\\left"));
-            }
-          else if (c != NULL && open_depth > 0)
-            {
-              tex = c;
-              open_depth--;
-              if (sizes[k] != NULL)
-                tex = sized = g_strdup_printf ("%sr%s", sizes[k], c + strlen ("\\right"));
-            }
-          else if (c != NULL)
-            uncertain (r, "unbalanced sized delimiter");
+          uncertain (lp->r, "small glyph on the baseline");
+          g_ptr_array_add (d < 0 ? sup : sub, it);
         }
-      if (tex == NULL)
-        {
-          uncertain (r, "unknown glyph");
-          tex = "?";
-        }
+    }
+}
+
+/* All scripts on one side by the base's middle, yet at two heights with
+ * overlapping columns: x_0^2 in a font whose boxes sit differently (STIX).
+ * Split them at the widest height gap. */
+static void
+split_one_sided_scripts (const Item *m, GPtrArray *sub, GPtrArray *sup)
+{
+  GPtrArray *all;
+  double gap = 0, cut = 0;
+
+  if (!(sub->len + sup->len >= 2 && (sub->len == 0 || sup->len == 0)))
+    return;
+  all = sub->len > 0 ? sub : sup;
+  for (guint a = 0; a < all->len; a++)
+    for (guint b = 0; b < all->len; b++)
       {
-        const char *acc;
-        if (m->kind == ITEM_GLYPH && is_accent_char (m->c, &acc))
-          uncertain (r, "an accent without a base");
-      }
-      for (guint i = 0; i < items->len; i++)
-        {
-          Item *it = items->pdata[i];
-          double d;
-          if (it->used || it->kind == ITEM_RULE || g_ptr_array_find (main_items, it, NULL))
-            continue;
-          if (cx (it) < m->box.x0 + 0.3 * (m->box.x1 - m->box.x0) ||
-              (next != NULL && cx (it) > next->box.x0))
-            continue;
-          if (k == 0 && cx (it) < m->box.x0)
-            continue;
-          d = (cy (it) - m->mid) / MAX (m->size, 1.0);
-          if (d < -0.1)
-            g_ptr_array_add (sup, it);
-          else if (d > 0.1)
-            g_ptr_array_add (sub, it);
-          else
-            {
-              uncertain (r, "small glyph on the baseline");
-              g_ptr_array_add (d < 0 ? sup : sub, it);
-            }
-        }
-      /* Not beside extension-font glyphs and big operators: their scripts
-       * sit by TeX's rules for them, against boxes refitted to ink (a
-       * display integral's upper limit is above its fitted box). */
-      if (!(m->kind == ITEM_GLYPH && (m->ext || m->bigop || is_integral_char (m->c))) &&
-          g_strcmp0 (tex, "\\to") != 0 && g_strcmp0 (tex, "\\longrightarrow") != 0 &&
-          g_strcmp0 (tex, "\\leftarrow") != 0 && g_strcmp0 (tex, "\\longleftarrow") != 0)
-        {
-          drop_apart_scripts (r, m, sub);
-          drop_apart_scripts (r, m, sup);
-        }
-      if (sub->len + sup->len >= 2 && (sub->len == 0 || sup->len == 0))
-        {
-          /* All scripts on one side by the base's middle, yet at two
-           * heights with overlapping columns: x_0^2 in a font whose boxes
-           * sit differently (STIX). Split them at the widest height gap. */
-          GPtrArray *all = sub->len > 0 ? sub : sup;
-          double gap = 0, cut = 0;
-          for (guint a = 0; a < all->len; a++)
-            for (guint b = 0; b < all->len; b++)
-              {
-                Item *p = all->pdata[a], *q = all->pdata[b];
-                if (cy (q) > cy (p) && cy (q) - cy (p) > gap &&
-                    MIN (p->box.x1, q->box.x1) > MAX (p->box.x0, q->box.x0))
-                  {
-                    gap = cy (q) - cy (p);
-                    cut = 0.5 * (cy (p) + cy (q));
-                  }
-              }
-          if (gap > 0.35 * m->size)
-            {
-              g_autoptr (GPtrArray) moved = g_ptr_array_new ();
-              for (guint a = 0; a < all->len; a++)
-                g_ptr_array_add (moved, all->pdata[a]);
-              g_ptr_array_set_size (sub, 0);
-              g_ptr_array_set_size (sup, 0);
-              for (guint a = 0; a < moved->len; a++)
-                g_ptr_array_add (cy (moved->pdata[a]) < cut ? sup : sub, moved->pdata[a]);
-            }
-        }
-      {
-        /* An arrow with a label over it, inside its length: \xrightarrow. */
-        gboolean right = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\longrightarrow") == 0;
-        gboolean left = g_strcmp0 (tex, "\\leftarrow") == 0 || g_strcmp0 (tex, "\\longleftarrow") == 0;
-        gboolean inside = sup->len > 0 && sub->len == 0;
-        for (guint i = 0; i < sup->len && inside; i++)
-          inside = cx (sup->pdata[i]) > m->box.x0 && cx (sup->pdata[i]) < m->box.x1;
-        if ((right || left) && inside)
+        Item *p = all->pdata[a], *q = all->pdata[b];
+        if (cy (q) > cy (p) && cy (q) - cy (p) > gap &&
+            MIN (p->box.x1, q->box.x1) > MAX (p->box.x0, q->box.x0))
           {
-            FmRect b;
-            double sz;
-            g_autofree char *label = parse_subset (r, NULL, sup, &b, &sz);
-            g_autofree char *t = g_strdup_printf ("%s{%s}", right ? "\\xrightarrow" : "\\xleftarrow", label);
-            tex_append (out, t);
-            continue;
+            gap = cy (q) - cy (p);
+            cut = 0.5 * (cy (p) + cy (q));
           }
       }
-      tex_append (out, tex);
-      if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
-        for (guint i = 0; i < sup->len; i++)
-          if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)
-            uncertain (r, "a prime and a subscript (x'_1 or x_1')");
-      append_scripts (r, out, sub, sup);
-    }
-  if (open_depth > 0)
-    uncertain (r, "unbalanced sized delimiter");
-  /* Small items left of every full-size one (prescripts). */
-  for (guint i = 0; i < items->len; i++)
+  if (gap > 0.35 * m->size)
     {
-      Item *it = items->pdata[i];
+      g_autoptr (GPtrArray) moved = g_ptr_array_new ();
+      for (guint a = 0; a < all->len; a++)
+        g_ptr_array_add (moved, all->pdata[a]);
+      g_ptr_array_set_size (sub, 0);
+      g_ptr_array_set_size (sup, 0);
+      for (guint a = 0; a < moved->len; a++)
+        g_ptr_array_add (cy (moved->pdata[a]) < cut ? sup : sub, moved->pdata[a]);
+    }
+}
+
+/* An arrow with a label over it, inside its length: \xrightarrow. Returns
+ * TRUE when it wrote one. */
+static gboolean
+line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArray *sub, GPtrArray *sup)
+{
+  gboolean right = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\longrightarrow") == 0;
+  gboolean left = g_strcmp0 (tex, "\\leftarrow") == 0 || g_strcmp0 (tex, "\\longleftarrow") == 0;
+  gboolean inside = sup->len > 0 && sub->len == 0;
+  FmRect b;
+  double sz;
+  g_autofree char *label = NULL;
+  g_autofree char *t = NULL;
+
+  for (guint i = 0; i < sup->len && inside; i++)
+    inside = cx (sup->pdata[i]) > m->box.x0 && cx (sup->pdata[i]) < m->box.x1;
+  if (!((right || left) && inside))
+    return FALSE;
+  label = parse_subset (lp->r, NULL, sup, &b, &sz);
+  t = g_strdup_printf ("%s{%s}", right ? "\\xrightarrow" : "\\xleftarrow", label);
+  tex_append (lp->out, t);
+  return TRUE;
+}
+
+/* The k-th full-size item with its scripts. */
+static void
+line_append_item (LineParse *lp, guint k)
+{
+  Reader *r = lp->r;
+  Item *m = lp->main_items->pdata[k];
+  Item *next = k + 1 < lp->main_items->len ? lp->main_items->pdata[k + 1] : NULL;
+  g_autoptr (GPtrArray) sub = g_ptr_array_new ();
+  g_autoptr (GPtrArray) sup = g_ptr_array_new ();
+  const char *tex = m->tex;
+  g_autofree char *sized = NULL;
+
+  if (m->used)
+    return;
+  m->used = TRUE;
+  if (m->kind == ITEM_GLYPH && m->ext)
+    tex = line_sized_delimiter (lp, m, k, &sized);
+  if (tex == NULL)
+    {
+      uncertain (r, "unknown glyph");
+      tex = "?";
+    }
+  {
+    const char *acc;
+    if (m->kind == ITEM_GLYPH && is_accent_char (m->c, &acc))
+      uncertain (r, "an accent without a base");
+  }
+  line_collect_scripts (lp, m, next, k, sub, sup);
+  /* Not beside extension-font glyphs and big operators: their scripts
+   * sit by TeX's rules for them, against boxes refitted to ink (a
+   * display integral's upper limit is above its fitted box). */
+  if (!(m->kind == ITEM_GLYPH && (m->ext || m->bigop || is_integral_char (m->c))) &&
+      g_strcmp0 (tex, "\\to") != 0 && g_strcmp0 (tex, "\\longrightarrow") != 0 &&
+      g_strcmp0 (tex, "\\leftarrow") != 0 && g_strcmp0 (tex, "\\longleftarrow") != 0)
+    {
+      drop_apart_scripts (r, m, sub);
+      drop_apart_scripts (r, m, sup);
+    }
+  split_one_sided_scripts (m, sub, sup);
+  if (line_append_arrow_label (lp, m, tex, sub, sup))
+    return;
+  tex_append (lp->out, tex);
+  if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
+    for (guint i = 0; i < sup->len; i++)
+      if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)
+        uncertain (r, "a prime and a subscript (x'_1 or x_1')");
+  append_scripts (r, lp->out, sub, sup);
+}
+
+/* Small items left of every full-size one (prescripts). */
+static void
+line_place_leftovers (LineParse *lp)
+{
+  for (guint i = 0; i < lp->items->len; i++)
+    {
+      Item *it = lp->items->pdata[i];
       if (!it->used && it->kind != ITEM_RULE)
         {
-          uncertain (r, "glyphs the layout did not place");
+          uncertain (lp->r, "glyphs the layout did not place");
           it->used = TRUE;
           if (it->tex != NULL)
             {
               g_autofree char *t = g_strdup_printf ("{}^{%s}", it->tex);
-              g_string_prepend (out, t);
+              g_string_prepend (lp->out, t);
             }
         }
     }
-  return g_string_free (out, FALSE);
+}
+
+static char *
+parse_line (Reader *r, GPtrArray *items)
+{
+  g_autoptr (GPtrArray) main_items = g_ptr_array_new ();
+  g_autofree const char **sizes = NULL;
+  LineParse lp = { r, items, main_items, 0, 0, NULL, g_string_new (NULL) };
+
+  line_main_items (&lp);
+  lp.sizes = sizes = g_new0 (const char *, main_items->len + 1);
+  line_explicit_sizes (&lp);
+  for (guint k = 0; k < main_items->len; k++)
+    line_append_item (&lp, k);
+  if (lp.open_depth > 0)
+    uncertain (r, "unbalanced sized delimiter");
+  line_place_leftovers (&lp);
+  return g_string_free (lp.out, FALSE);
 }
 
 /* Lines: the full-size items grouped by vertical overlap. */
@@ -1570,9 +1640,10 @@ font_is_tex_symbols (const char *font)
   return name_has (font, "^(cmsy|cmbsy|lmsy|txsy|pxsy|rtxsy|rpxsy|zplsy|ntxsy)");
 }
 
-/* Accents over a glyph; TeX's two-piece symbols (\not, long arrows, \mapsto). */
+/* Neighbours in x order: three dots (\ldots, \cdots), \pmb's overprints,
+ * touching minus signs, \mid, \colon, ":=" and \cong. */
 static void
-merge_pieces (Reader *r)
+merge_sequences (Reader *r)
 {
   GPtrArray *g = r->items;
   /* A plain copy: g_ptr_array_copy would carry the free function along. */
@@ -1656,6 +1727,129 @@ merge_pieces (Reader *r)
           b->used = TRUE;
         }
     }
+}
+
+/* An accent over the glyph under its centre: \hat{x}... */
+static void
+merge_accent (Reader *r, Item *a, const char *acc)
+{
+  GPtrArray *g = r->items;
+
+  Item *base = NULL;
+  for (guint j = 0; j < g->len; j++)
+    {
+      Item *b = g->pdata[j];
+      if (b != a && !b->used && b->kind != ITEM_RULE && cx (a) >= b->box.x0 && cx (a) <= b->box.x1 &&
+          cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
+        base = b;
+    }
+  is_accent_char (a->c, &acc);
+  if (base != NULL && base->tex != NULL)
+    {
+      char *t = g_strdup_printf ("%s{%s}", acc, base->tex);
+      g_free (base->tex);
+      base->tex = t;
+      base->box.y0 = MIN (base->box.y0, a->box.y0);
+      a->used = TRUE;
+    }
+}
+
+/* \not: a slash over the next relation. */
+static void
+merge_not (Reader *r, Item *a)
+{
+  GPtrArray *g = r->items;
+
+  for (guint j = 0; j < g->len; j++)
+    {
+      Item *b = g->pdata[j];
+      if (b != a && !b->used && b->kind == ITEM_GLYPH && cx (b) > a->box.x0 - 0.1 * r->em &&
+          cx (b) < a->box.x1 + 0.6 * r->em && b->tex != NULL)
+        {
+          char *t = b->c == '=' ? g_strdup ("\\neq") : b->c == 0x2208 ? g_strdup ("\\notin")
+                    : g_strdup_printf ("\\not%s%s", g_ascii_isalpha (b->tex[0]) ? " " : "", b->tex);
+          g_free (b->tex);
+          b->tex = t;
+          b->box.x0 = MIN (b->box.x0, a->box.x0);
+          a->used = TRUE;
+          break;
+        }
+    }
+}
+
+/* Long arrows and \mapsto from their pieces. */
+static void
+merge_arrow (Reader *r, Item *a)
+{
+  GPtrArray *g = r->items;
+
+  /* \longrightarrow = a minus (or =) overlapping the arrow; \mapsto = the
+   * mapsto bar before it. */
+  gboolean longer = FALSE, maps = FALSE;
+  /* Two passes: the minus first, so that \longmapsto's bar, which
+   * sits where the minus starts, is looked for from the widened
+   * arrow (pdfLaTeX CM, fourier, newtx had read "7\longrightarrow"). */
+  for (guint j = 0, pass = 0; pass < 2; j = (j + 1 == g->len) ? (pass++, 0) : j + 1)
+    {
+      Item *b = g->pdata[j];
+      gboolean piece;
+      if (b == a || b->used || b->kind != ITEM_GLYPH)
+        continue;
+      if (fabs (cy (b) - cy (a)) > 0.2 * r->em)
+        continue;
+      piece = b->c == 0x2212 || b->c == '-' || b->c == '=' || b->c == 0x2190 || b->c == 0x21D0;
+      if (pass == 1 && piece)
+        continue;
+      /* The minus starts left of the arrow (\longrightarrow), or
+       * where it does and ends inside it: \xrightarrow{i} with a
+       * short label, whose arrowfill overlaps the two. */
+      if (pass == 0 && piece &&
+          b->box.x1 > a->box.x0 - 0.05 * r->em && a->c != b->c &&
+          (b->box.x0 < a->box.x0 ||
+           (b->box.x0 <= a->box.x0 + 0.02 * r->em && b->box.x1 <= a->box.x1 + 0.02 * r->em)))
+        {
+          longer = TRUE;
+          a->box.x0 = MIN (a->box.x0, b->box.x0);
+          b->used = TRUE;
+          if (b->c == 0x2190 || b->c == 0x21D0)
+            a->c = (a->c == 0x21D2) ? 0x21D4 : 0x2194;
+        }
+      else if (pass == 1 && (b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C ||
+                (b->c == '7' && font_is_tex_symbols (b->font))) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
+               /* the bar has no width in CMSY and txsys: Poppler's
+                * box for it starts where the arrow's does */
+               b->box.x0 <= a->box.x0 + 0.02 * r->em && b->size == a->size &&
+               b->box.x1 - b->box.x0 < 0.3 * r->em)
+        {
+          maps = TRUE;
+          a->box.x0 = MIN (a->box.x0, b->box.x0);
+          b->used = TRUE;
+        }
+    }
+  if (longer || maps)
+    {
+      const char *t;
+      switch (a->c)
+        {
+        case 0x2192: t = maps ? (longer ? "\\longmapsto" : "\\mapsto") : "\\longrightarrow"; break;
+        case 0x2190: t = "\\longleftarrow"; break;
+        case 0x21D2: t = "\\Longrightarrow"; break;
+        case 0x21D0: t = "\\Longleftarrow"; break;
+        case 0x2194: t = "\\longleftrightarrow"; break;
+        default: t = "\\Longleftrightarrow"; break;
+        }
+      g_free (a->tex);
+      a->tex = g_strdup (t);
+    }
+}
+
+/* Accents over a glyph; TeX's two-piece symbols (\not, long arrows, \mapsto). */
+static void
+merge_pieces (Reader *r)
+{
+  GPtrArray *g = r->items;
+
+  merge_sequences (r);
   for (guint i = 0; i < g->len; i++)
     {
       Item *a = g->pdata[i];
@@ -1663,105 +1857,11 @@ merge_pieces (Reader *r)
       if (a->used || a->kind != ITEM_GLYPH)
         continue;
       if (is_accent_char (a->c, &acc))
-        {
-          Item *base = NULL;
-          for (guint j = 0; j < g->len; j++)
-            {
-              Item *b = g->pdata[j];
-              if (b != a && !b->used && b->kind != ITEM_RULE && cx (a) >= b->box.x0 && cx (a) <= b->box.x1 &&
-                  cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
-                base = b;
-            }
-          is_accent_char (a->c, &acc);
-          if (base != NULL && base->tex != NULL)
-            {
-              char *t = g_strdup_printf ("%s{%s}", acc, base->tex);
-              g_free (base->tex);
-              base->tex = t;
-              base->box.y0 = MIN (base->box.y0, a->box.y0);
-              a->used = TRUE;
-            }
-        }
+        merge_accent (r, a, acc);
       else if (a->c == 0x0338 || a->c == 0x29F8 || (a->c == '6' && font_is_tex_symbols (a->font)))
-        {
-          /* \not: a slash over the next relation. */
-          for (guint j = 0; j < g->len; j++)
-            {
-              Item *b = g->pdata[j];
-              if (b != a && !b->used && b->kind == ITEM_GLYPH && cx (b) > a->box.x0 - 0.1 * r->em &&
-                  cx (b) < a->box.x1 + 0.6 * r->em && b->tex != NULL)
-                {
-                  char *t = b->c == '=' ? g_strdup ("\\neq") : b->c == 0x2208 ? g_strdup ("\\notin")
-                            : g_strdup_printf ("\\not%s%s", g_ascii_isalpha (b->tex[0]) ? " " : "", b->tex);
-                  g_free (b->tex);
-                  b->tex = t;
-                  b->box.x0 = MIN (b->box.x0, a->box.x0);
-                  a->used = TRUE;
-                  break;
-                }
-            }
-        }
+        merge_not (r, a);
       else if (a->c == 0x2192 || a->c == 0x2190 || a->c == 0x21D2 || a->c == 0x21D0 || a->c == 0x2194 || a->c == 0x21D4)
-        {
-          /* \longrightarrow = a minus (or =) overlapping the arrow; \mapsto = the
-           * mapsto bar before it. */
-          gboolean longer = FALSE, maps = FALSE;
-          /* Two passes: the minus first, so that \longmapsto's bar, which
-           * sits where the minus starts, is looked for from the widened
-           * arrow (pdfLaTeX CM, fourier, newtx had read "7\longrightarrow"). */
-          for (guint j = 0, pass = 0; pass < 2; j = (j + 1 == g->len) ? (pass++, 0) : j + 1)
-            {
-              Item *b = g->pdata[j];
-              gboolean piece;
-              if (b == a || b->used || b->kind != ITEM_GLYPH)
-                continue;
-              if (fabs (cy (b) - cy (a)) > 0.2 * r->em)
-                continue;
-              piece = b->c == 0x2212 || b->c == '-' || b->c == '=' || b->c == 0x2190 || b->c == 0x21D0;
-              if (pass == 1 && piece)
-                continue;
-              /* The minus starts left of the arrow (\longrightarrow), or
-               * where it does and ends inside it: \xrightarrow{i} with a
-               * short label, whose arrowfill overlaps the two. */
-              if (pass == 0 && piece &&
-                  b->box.x1 > a->box.x0 - 0.05 * r->em && a->c != b->c &&
-                  (b->box.x0 < a->box.x0 ||
-                   (b->box.x0 <= a->box.x0 + 0.02 * r->em && b->box.x1 <= a->box.x1 + 0.02 * r->em)))
-                {
-                  longer = TRUE;
-                  a->box.x0 = MIN (a->box.x0, b->box.x0);
-                  b->used = TRUE;
-                  if (b->c == 0x2190 || b->c == 0x21D0)
-                    a->c = (a->c == 0x21D2) ? 0x21D4 : 0x2194;
-                }
-              else if (pass == 1 && (b->c == 0x21A6 || b->c == 0x22A2 || b->c == 0x007C ||
-                        (b->c == '7' && font_is_tex_symbols (b->font))) && b->box.x1 > a->box.x0 - 0.15 * r->em &&
-                       /* the bar has no width in CMSY and txsys: Poppler's
-                        * box for it starts where the arrow's does */
-                       b->box.x0 <= a->box.x0 + 0.02 * r->em && b->size == a->size &&
-                       b->box.x1 - b->box.x0 < 0.3 * r->em)
-                {
-                  maps = TRUE;
-                  a->box.x0 = MIN (a->box.x0, b->box.x0);
-                  b->used = TRUE;
-                }
-            }
-          if (longer || maps)
-            {
-              const char *t;
-              switch (a->c)
-                {
-                case 0x2192: t = maps ? (longer ? "\\longmapsto" : "\\mapsto") : "\\longrightarrow"; break;
-                case 0x2190: t = "\\longleftarrow"; break;
-                case 0x21D2: t = "\\Longrightarrow"; break;
-                case 0x21D0: t = "\\Longleftarrow"; break;
-                case 0x2194: t = "\\longleftrightarrow"; break;
-                default: t = "\\Longleftrightarrow"; break;
-                }
-              g_free (a->tex);
-              a->tex = g_strdup (t);
-            }
-        }
+        merge_arrow (r, a);
     }
 }
 
@@ -1948,44 +2048,27 @@ ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, dou
   return count / (scale * scale);
 }
 
-FmMathTextResult *
-fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error)
+/* The region's glyphs and a render of its ink, with a margin for hanging
+ * glyphs and rules at its edge: fraction bars and vinculums are not in the
+ * text layer. On return *area is the area the render's pixels cover. */
+static gboolean
+read_page (Reader *r, FmDocument *doc, const FmRegion *region, FmRect *area, double *scale,
+           FmGrayImage **img, GError **error)
 {
-  FmMathTextResult *res;
-  Reader r = { 0 };
   PopplerPage *page;
-  FmRect area;
-  g_autoptr (FmGrayImage) img = NULL;
-  double scale = 6.0, sizes = 0;
-  int n_glyphs = 0;
-  g_autofree char *tex = NULL;
-  g_autoptr (GPtrArray) top = NULL;
-
-  g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
-  g_return_val_if_fail (region != NULL, NULL);
-
-  area = region->box;
-  r.items = g_ptr_array_new_with_free_func (item_free);
-  r.reasons = g_string_new (NULL);
-  r.symbols = g_ptr_array_new_with_free_func (g_free);
 
   fm_document_lock (doc);
   page = fm_document_get_page_locked (doc, region->page, error);
   if (page == NULL)
     {
       fm_document_unlock (doc);
-      g_ptr_array_unref (r.items);
-      g_string_free (r.reasons, TRUE);
-      g_ptr_array_unref (r.symbols);
-      return NULL;
+      return FALSE;
     }
-  r.want_trailing = region->kind == FM_REGION_DISPLAY;
-  r.trailing_x = G_MAXDOUBLE;
-  collect_glyphs (&r, page, &area);
+  r->want_trailing = region->kind == FM_REGION_DISPLAY;
+  r->trailing_x = G_MAXDOUBLE;
+  collect_glyphs (r, page, area);
   {
-    /* The region's ink, with a margin for hanging glyphs and rules at its
-     * edge: fraction bars and vinculums are not in the text layer. */
-    FmRect ink_area = { area.x0 - 2, area.y0 - 2, area.x1 + 2, area.y1 + 2 };
+    FmRect ink_area = { area->x0 - 2, area->y0 - 2, area->x1 + 2, area->y1 + 2 };
     cairo_surface_t *s;
     double pw, ph;
     poppler_page_get_size (page, &pw, &ph);
@@ -1993,75 +2076,81 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     ink_area.x1 = MIN (ink_area.x1, pw); ink_area.y1 = MIN (ink_area.y1, ph);
     /* 6 px/pt resolves 0.4 pt rules well; a big region (a whole page)
      * gets at most 4 Mpixels, still over 2.8 px/pt on a letter page. */
-    scale = MIN (scale, sqrt (4.0e6 / MAX (1.0, (ink_area.x1 - ink_area.x0) * (ink_area.y1 - ink_area.y0))));
-    scale = MIN (scale, fm_render_fit_scale (ink_area.x1 - ink_area.x0, ink_area.y1 - ink_area.y0, scale));
+    *scale = MIN (*scale, sqrt (4.0e6 / MAX (1.0, (ink_area.x1 - ink_area.x0) * (ink_area.y1 - ink_area.y0))));
+    *scale = MIN (*scale, fm_render_fit_scale (ink_area.x1 - ink_area.x0, ink_area.y1 - ink_area.y0, *scale));
     /* A crop of the page drawn once at this scale (fm-render.h), not a
      * render of its own: ink_area becomes the area its pixels cover. */
     s = (ink_area.x1 > ink_area.x0 && ink_area.y1 > ink_area.y0)
-        ? fm_render_page_crop_locked (page, &ink_area, scale, &ink_area, NULL) : NULL;
+        ? fm_render_page_crop_locked (page, &ink_area, *scale, &ink_area, NULL) : NULL;
     if (s != NULL)
       {
-        img = fm_gray_image_new_from_surface (s);
+        *img = fm_gray_image_new_from_surface (s);
         cairo_surface_destroy (s);
       }
-    area = ink_area;
+    *area = ink_area;
   }
   g_object_unref (page);
   fm_document_unlock (doc);
+  return TRUE;
+}
 
-  res = g_new0 (FmMathTextResult, 1);
-  res->symbols = r.symbols;
+/* UNAVAILABLE when the region has no glyphs or most have no meaning (a
+ * Type 3 bitmap font, codes without ToUnicode): sets res and returns TRUE. */
+static gboolean
+read_unavailable (Reader *r, FmMathTextResult *res)
+{
+  int n_glyphs = 0;
 
-  for (guint i = 0; i < r.items->len; i++)
-    {
-      Item *it = r.items->pdata[i];
-      if (it->size > 0)
-        {
-          sizes += it->size;
-          n_glyphs++;
-        }
-    }
+  for (guint i = 0; i < r->items->len; i++)
+    if (((Item *) r->items->pdata[i])->size > 0)
+      n_glyphs++;
   if (n_glyphs == 0)
     {
       res->verdict = FM_MATHTEXT_UNAVAILABLE;
       res->reason = g_strdup ("no glyphs in the text layer (an image, Type 3 or no text)");
-      g_ptr_array_unref (r.items);
-      g_string_free (r.reasons, TRUE);
-      return res;
+      return TRUE;
     }
-  if (r.unknown * 2 > n_glyphs)
+  if (r->unknown * 2 > n_glyphs)
     {
       res->verdict = FM_MATHTEXT_UNAVAILABLE;
-      res->reason = r.type3 * 2 > n_glyphs
-                    ? g_strdup_printf ("%d of %d glyphs are in an unnamed Type 3 font", r.type3, n_glyphs)
+      res->reason = r->type3 * 2 > n_glyphs
+                    ? g_strdup_printf ("%d of %d glyphs are in an unnamed Type 3 font", r->type3, n_glyphs)
                     : g_strdup_printf ("%d of %d glyphs have no Unicode meaning (no ToUnicode)",
-                                       r.unknown, n_glyphs);
-      g_ptr_array_unref (r.items);
-      g_string_free (r.reasons, TRUE);
-      return res;
+                                       r->unknown, n_glyphs);
+      return TRUE;
     }
-  /* The region's main size: the largest size held by at least a third of
-   * its glyphs would be better; the median is robust enough for now. */
-  {
-    g_autofree double *v = g_new (double, r.items->len);
-    int k = 0;
-    for (guint i = 0; i < r.items->len; i++)
-      v[k++] = ((Item *) r.items->pdata[i])->size;
-    for (int a = 0; a < k; a++)
-      for (int b = a + 1; b < k; b++)
-        if (v[b] > v[a]) { double t = v[a]; v[a] = v[b]; v[b] = t; }
-    r.em = v[0];
-  }
-  if (r.unknown > 0)
-    uncertain (&r, "glyphs without a LaTeX meaning");
-  for (guint i = 0; i < r.items->len; i++)
+  return FALSE;
+}
+
+/* The region's main size: the largest size held by at least a third of
+ * its glyphs would be better; the median is robust enough for now. */
+static double
+read_main_size (Reader *r)
+{
+  g_autofree double *v = g_new (double, r->items->len);
+  int k = 0;
+  for (guint i = 0; i < r->items->len; i++)
+    v[k++] = ((Item *) r->items->pdata[i])->size;
+  for (int a = 0; a < k; a++)
+    for (int b = a + 1; b < k; b++)
+      if (v[b] > v[a]) { double t = v[a]; v[a] = v[b]; v[b] = t; }
+  return v[0];
+}
+
+/* Radicals, big operators, extension-font glyphs and math delimiters get
+ * boxes from their ink (TeX's hang below their Poppler box); every glyph's
+ * symbol goes to r->symbols. */
+static void
+fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double scale)
+{
+  for (guint i = 0; i < r->items->len; i++)
     {
-      Item *it = r.items->pdata[i];
+      Item *it = r->items->pdata[i];
       FmRect fit;
       gboolean delim = it->kind == ITEM_GLYPH && !it->ext && (open_delim (it->c) != NULL || close_delim (it->c) != NULL) &&
                        fm_font_classify (it->font) == FM_FONT_MATH;
       if (img != NULL && (it->ext || is_radical_char (it->c) || it->bigop || is_integral_char (it->c) || delim) &&
-          ink_column_extent (img, &area, scale, &it->box, &fit))
+          ink_column_extent (img, area, scale, &it->box, &fit))
         {
           /* OpenType math fonts keep their sized delimiters in the same
            * font at the same code: a delimiter taller than 1.05 em is one.
@@ -2079,8 +2168,72 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
             g_printerr ("ink fit U+%04X [%.1f %.1f %.1f %.1f]\n", it->c, fit.x0, fit.y0, fit.x1, fit.y1);
         }
       if (it->symbol != NULL)
-        g_ptr_array_add (r.symbols, g_strdup (it->symbol));
+        g_ptr_array_add (r->symbols, g_strdup (it->symbol));
     }
+}
+
+/* The parsed LaTeX (owned) into res, with the display's sentence
+ * punctuation, and the verdict. */
+static void
+read_finish (Reader *r, FmMathTextResult *res, char *tex)
+{
+  if (tex == NULL || *tex == 0)
+    {
+      g_free (tex);
+      res->verdict = FM_MATHTEXT_UNAVAILABLE;
+      res->reason = g_strdup ("nothing readable in the text layer");
+      return;
+    }
+  if (r->trailing == '.' || r->trailing == ',' || r->trailing == ';')
+    {
+      char *t = g_strdup_printf ("%s%c", tex, (char) r->trailing);
+      g_free (tex);
+      tex = t;
+      g_ptr_array_add (r->symbols, g_strdup_printf ("%c", (char) r->trailing));
+    }
+  res->latex = tex;
+  res->verdict = r->reasons->len > 0 ? FM_MATHTEXT_UNCERTAIN : FM_MATHTEXT_CERTAIN;
+  res->reason = r->reasons->len > 0 ? g_strdup (r->reasons->str) : NULL;
+}
+
+FmMathTextResult *
+fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error)
+{
+  FmMathTextResult *res;
+  Reader r = { 0 };
+  FmRect area;
+  g_autoptr (FmGrayImage) img = NULL;
+  double scale = 6.0;
+  g_autoptr (GPtrArray) top = NULL;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
+  g_return_val_if_fail (region != NULL, NULL);
+
+  area = region->box;
+  r.items = g_ptr_array_new_with_free_func (item_free);
+  r.reasons = g_string_new (NULL);
+  r.symbols = g_ptr_array_new_with_free_func (g_free);
+
+  if (!read_page (&r, doc, region, &area, &scale, &img, error))
+    {
+      g_ptr_array_unref (r.items);
+      g_string_free (r.reasons, TRUE);
+      g_ptr_array_unref (r.symbols);
+      return NULL;
+    }
+
+  res = g_new0 (FmMathTextResult, 1);
+  res->symbols = r.symbols;
+  if (read_unavailable (&r, res))
+    {
+      g_ptr_array_unref (r.items);
+      g_string_free (r.reasons, TRUE);
+      return res;
+    }
+  r.em = read_main_size (&r);
+  if (r.unknown > 0)
+    uncertain (&r, "glyphs without a LaTeX meaning");
+  fit_items_to_ink (&r, img, &area, scale);
   merge_pieces (&r);
   merge_words (&r);
   if (img != NULL)
@@ -2091,25 +2244,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   for (guint i = 0; i < r.items->len; i++)
     if (!((Item *) r.items->pdata[i])->used)
       g_ptr_array_add (top, r.items->pdata[i]);
-  tex = parse_list (&r, top);
-  if (tex == NULL || *tex == 0)
-    {
-      res->verdict = FM_MATHTEXT_UNAVAILABLE;
-      res->reason = g_strdup ("nothing readable in the text layer");
-    }
-  else
-    {
-      if (r.trailing == '.' || r.trailing == ',' || r.trailing == ';')
-        {
-          char *t = g_strdup_printf ("%s%c", tex, (char) r.trailing);
-          g_free (tex);
-          tex = t;
-          g_ptr_array_add (r.symbols, g_strdup_printf ("%c", (char) r.trailing));
-        }
-      res->latex = g_steal_pointer (&tex);
-      res->verdict = r.reasons->len > 0 ? FM_MATHTEXT_UNCERTAIN : FM_MATHTEXT_CERTAIN;
-      res->reason = r.reasons->len > 0 ? g_strdup (r.reasons->str) : NULL;
-    }
+  read_finish (&r, res, parse_list (&r, top));
   g_ptr_array_unref (r.items);
   g_string_free (r.reasons, TRUE);
   return res;
