@@ -1878,30 +1878,45 @@ ext_delimiter (const Glyph *g)
 {
   return g->ext && !is_prefix_operator (g->c) && fm_rect_w (&g->r) < 0.4 * fm_rect_h (&g->r);
 }
-/* Inline formulas among the glyphs not excluded (display blocks, numbers):
- * a GPtrArray of Proto. */
-static GPtrArray *
-inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chunk_of,
-                 double body_em, FmDetectRule rule, const PageCtx *pc)
-{
-  GPtrArray *protos = g_ptr_array_new ();
-  GArray *bands = text_bands (g, n, excluded, pc);
-  GArray *math = g_array_new (FALSE, FALSE, sizeof (MathGlyph));
-  int *text_idx = g_new (int, n + 1), n_text = 0;
-  int *parent, m;
+/* The state of inline_clusters' steps: the glyphs, the text lines, the math
+ * glyphs with their home lines, and the union-find over them. */
+typedef struct {
+  const Glyph *g;
+  int n;
+  const gboolean *excluded;
+  const int *chunk_of;
+  double body_em;
+  FmDetectRule rule;
+  const PageCtx *pc;
+  GArray *bands;                /* Band: the text lines, then math-only lines */
+  GArray *math;                 /* MathGlyph, sorted by x0 */
+  int m;
+  int *text_idx, n_text;        /* running-text glyphs */
+  int *parent;                  /* union-find over math */
   double *line_cy, *line_em;
+  int *best_left, *best_right;  /* nearest line neighbour on either side, or -1 */
+} InlineCtx;
 
-  for (int i = 0; i < n; i++)
+/* Every strong/weak/neutral glyph gets its home line (the band whose middle
+ * is nearest its centre), running-text glyphs are listed; math is sorted by
+ * x0. */
+static void
+inline_home_lines (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  GArray *bands = ic->bands;
+
+  for (int i = 0; i < ic->n; i++)
     {
-      MathGlyph mg = { i, -1, body_em, FALSE, FALSE };
+      MathGlyph mg = { i, -1, ic->body_em, FALSE, FALSE };
       double cy = 0.5 * (g[i].r.y0 + g[i].r.y1), best_d = G_MAXDOUBLE;
       double lo_cy = G_MAXDOUBLE, hi_cy = -G_MAXDOUBLE;
 
-      if (excluded[i])
+      if (ic->excluded[i])
         continue;
       if (g[i].cls == CLS_TEXT)
         {
-          text_idx[n_text++] = i;
+          ic->text_idx[ic->n_text++] = i;
           continue;
         }
       for (guint b = 0; b < bands->len; b++)
@@ -1909,7 +1924,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           const Band *bd = &g_array_index (bands, Band, b);
           double d = g[i].r.x1 < bd->x0 ? bd->x0 - g[i].r.x1 : (g[i].r.x0 > bd->x1 ? g[i].r.x0 - bd->x1 : 0);
           if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em ||
-              across_gutter (pc, 0.5 * (bd->x0 + bd->x1), fm_rect_cx (&g[i].r)))
+              across_gutter (ic->pc, 0.5 * (bd->x0 + bd->x1), fm_rect_cx (&g[i].r)))
             continue;
           /* Lines overlap where the font's boxes are tall (OpenType fonts,
            * tight leading): the line whose middle is nearest, then the
@@ -1926,16 +1941,24 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         }
       mg.script = g[i].size > 0 && g[i].size <= 0.85 * mg.em;
       mg.ambiguous = hi_cy - lo_cy > 0.4 * mg.em;
-      g_array_append_val (math, mg);
+      g_array_append_val (ic->math, mg);
     }
-  m = (int) math->len;
-  g_array_sort_with_data (math, compare_math_x0, (gpointer) g);
-  /* A script whose centre lies in two lines' bands (OpenType fonts' boxes
-   * are tall: a subscript reaches well into the next line's) belongs to the
-   * line of the full-size math glyph it touches: its base. */
+  ic->m = (int) ic->math->len;
+  g_array_sort_with_data (ic->math, compare_math_x0, (gpointer) g);
+}
+
+/* A script whose centre lies in two lines' bands (OpenType fonts' boxes
+ * are tall: a subscript reaches well into the next line's) belongs to the
+ * line of the full-size math glyph it touches: its base. */
+static void
+inline_scripts_to_base (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  int m = ic->m;
+
   for (int a = 0; a < m; a++)
     {
-      MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
       double best = G_MAXDOUBLE;
       int band = -1;
@@ -1943,7 +1966,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
         continue;
       for (int b = 0; b < m; b++)
         {
-          const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
           double gap = fm_rect_h_gap (&ga->r, &gb->r);
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
@@ -1962,23 +1985,31 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
       if (band >= 0)
         ma->band = band;
     }
-  /* The parts of an inline fraction (a rule between them) are on one line:
-   * an ambiguous part takes its unambiguous partner's. */
+}
+
+/* The parts of an inline fraction (a rule between them) are on one line:
+ * an ambiguous part takes its unambiguous partner's. */
+static void
+inline_fraction_part_lines (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  int m = ic->m;
+
   for (int a = 0; a < m; a++)
     {
-      MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
       if (!ma->ambiguous || !ma->script)
         continue;
       for (int b = 0; b < m; b++)
         {
-          const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
           if (b == a || mb->ambiguous || mb->band < 0 || !mb->script ||
               ix <= 0.2 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) || fm_rect_v_gap (&ga->r, &gb->r) >= 1.0 * ma->em)
             continue;
-          if (ink_rule_between (pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
+          if (ink_rule_between (ic->pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
                                 ga->r.y1 <= gb->r.y0 ? &gb->r : &ga->r))
             {
               ma->band = mb->band;
@@ -1986,339 +2017,383 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
             }
         }
     }
-  /* Lines with no running text (a paragraph's last line holding only a
-   * formula) have no band, and their glyphs would join the formula of the
-   * line above through the stacked rule: full-size line-less glyphs level
-   * with each other (three or more, less than 3 em apart) make a line of
-   * their own, and the line-less scripts inside it belong to it. */
-  if (rule == FM_DETECT_RULE_FULL)
-    {
-      guint first_new = bands->len;
-      int *count = NULL;
+}
 
-      for (int a = 0; a < m; a++)
-        {
-          MathGlyph *ma = &g_array_index (math, MathGlyph, a);
-          const Glyph *ga = &g[ma->glyph];
-          double cy = 0.5 * (ga->r.y0 + ga->r.y1);
-          int found = -1;
-          if (ma->band >= 0 || ma->script || !(ga->size > 0.85 * body_em))
-            continue;
-          for (guint b = first_new; b < bands->len && found < 0; b++)
-            {
-              Band *bd = &g_array_index (bands, Band, b);
-              if (fabs (cy - bd->cy) < 0.25 * bd->em && ga->r.x0 < bd->x1 + 3 * bd->em)
-                found = (int) b;
-            }
-          if (found < 0)
-            {
-              Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0), 0, 0, 0 };
-              g_array_append_val (bands, nb);
-              found = (int) bands->len - 1;
-            }
-          else
-            {
-              Band *bd = &g_array_index (bands, Band, found);
-              bd->x0 = MIN (bd->x0, ga->r.x0);
-              bd->x1 = MAX (bd->x1, ga->r.x1);
-              bd->y0 = MIN (bd->y0, ga->r.y0);
-              bd->y1 = MAX (bd->y1, ga->r.y1);
-            }
-          ma->band = found;
-        }
-      count = g_new0 (int, bands->len + 1);
-      for (int a = 0; a < m; a++)
-        {
-          const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
-          if (ma->band >= (int) first_new)
-            count[ma->band]++;
-        }
-      for (int a = 0; a < m; a++)
-        {
-          MathGlyph *ma = &g_array_index (math, MathGlyph, a);
-          const Glyph *ga = &g[ma->glyph];
-          double cy = 0.5 * (ga->r.y0 + ga->r.y1);
-          if (ma->band >= (int) first_new && count[ma->band] < 3)
-            ma->band = -1;
-          else if (ma->band < 0 && ma->script)
-            for (guint b = first_new; b < bands->len; b++)
-              {
-                const Band *bd = &g_array_index (bands, Band, b);
-                if (count[b] >= 3 && cy > bd->y0 && cy < bd->y1 &&
-                    ga->r.x0 < bd->x1 + bd->em && ga->r.x1 > bd->x0 - bd->em)
-                  {
-                    ma->band = (int) b;
-                    break;
-                  }
-              }
-        }
-      g_free (count);
-    }
-  if (g_getenv ("FM_DETECT_DEBUG"))
-    {
-      for (guint b = 0; b < bands->len; b++)
-        {
-          const Band *bd = &g_array_index (bands, Band, b);
-          g_printerr ("band %u [%.1f %.1f %.1f %.1f] em %.1f\n", b, bd->x0, bd->y0, bd->x1, bd->y1, bd->em);
-        }
-      for (int a = 0; a < m; a++)
-        {
-          const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
-          char u[8] = { 0 };
-          g_unichar_to_utf8 (g[ma->glyph].c, u);
-          g_printerr ("math %d [%.1f %.1f %.1f %.1f] %s size %.1f band %d%s\n", ma->glyph, g[ma->glyph].r.x0,
-                      g[ma->glyph].r.y0, g[ma->glyph].r.x1, g[ma->glyph].r.y1, u, g[ma->glyph].size, ma->band,
-                      ma->script ? " script" : "");
-        }
-    }
-  parent = g_new (int, m + 1);
-  line_cy = g_new (double, m + 1);
-  line_em = g_new (double, m + 1);
+/* Lines with no running text (a paragraph's last line holding only a
+ * formula) have no band, and their glyphs would join the formula of the
+ * line above through the stacked rule: full-size line-less glyphs level
+ * with each other (three or more, less than 3 em apart) make a line of
+ * their own, and the line-less scripts inside it belong to it. */
+static void
+inline_math_only_lines (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  GArray *bands = ic->bands;
+  int m = ic->m;
+  guint first_new = bands->len;
+  int *count = NULL;
+
   for (int a = 0; a < m; a++)
     {
-      const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
-      parent[a] = a;
-      line_cy[a] = ma->band >= 0 ? g_array_index (bands, Band, ma->band).cy : NAN;
-      line_em[a] = ma->em;
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      double cy = 0.5 * (ga->r.y0 + ga->r.y1);
+      int found = -1;
+      if (ma->band >= 0 || ma->script || !(ga->size > 0.85 * ic->body_em))
+        continue;
+      for (guint b = first_new; b < bands->len && found < 0; b++)
+        {
+          Band *bd = &g_array_index (bands, Band, b);
+          if (fabs (cy - bd->cy) < 0.25 * bd->em && ga->r.x0 < bd->x1 + 3 * bd->em)
+            found = (int) b;
+        }
+      if (found < 0)
+        {
+          Band nb = { ga->r.x0, ga->r.x1, ga->r.y0, ga->r.y1, cy, MAX (ga->size, 1.0), 0, 0, 0 };
+          g_array_append_val (bands, nb);
+          found = (int) bands->len - 1;
+        }
+      else
+        {
+          Band *bd = &g_array_index (bands, Band, found);
+          bd->x0 = MIN (bd->x0, ga->r.x0);
+          bd->x1 = MAX (bd->x1, ga->r.x1);
+          bd->y0 = MIN (bd->y0, ga->r.y0);
+          bd->y1 = MAX (bd->y1, ga->r.y1);
+        }
+      ma->band = found;
     }
-
-  /* Neighbours on a line: each glyph is tested against its nearest math
-   * neighbour on either side only, so that a rule for a wide gap (the space
-   * around an operator) never reaches past a glyph in between. */
-  {
-    int *best_right = g_new (int, m + 1), *best_left = g_new (int, m + 1);
-    double *gap_right = g_new (double, m + 1), *gap_left = g_new (double, m + 1);
-
-    for (int a = 0; a < m; a++)
-      {
-        best_right[a] = best_left[a] = -1;
-        gap_right[a] = gap_left[a] = G_MAXDOUBLE;
-      }
-    for (int a = 0; a < m; a++)
-      {
-        const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
-        const Glyph *ga = &g[ma->glyph];
-        for (int b = a + 1; b < m; b++)
+  count = g_new0 (int, bands->len + 1);
+  for (int a = 0; a < m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      if (ma->band >= (int) first_new)
+        count[ma->band]++;
+    }
+  for (int a = 0; a < m; a++)
+    {
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      double cy = 0.5 * (ga->r.y0 + ga->r.y1);
+      if (ma->band >= (int) first_new && count[ma->band] < 3)
+        ma->band = -1;
+      else if (ma->band < 0 && ma->script)
+        for (guint b = first_new; b < bands->len; b++)
           {
-            const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
-            const Glyph *gb = &g[mb->glyph];
-            double em = MAX (ma->em, mb->em), key;
-            int l = a, r = b;
-
-            if (gb->r.x0 > ga->r.x1 + 1.3 * em)
-              break;  /* sorted by x0: nothing further can be close */
-            if (!v_overlap_enough (&ga->r, &gb->r, 0.3) || different_lines (bands, ma, mb, em))
-              continue;
-            if (gb->r.x0 + gb->r.x1 < ga->r.x0 + ga->r.x1)
+            const Band *bd = &g_array_index (bands, Band, b);
+            if (count[b] >= 3 && cy > bd->y0 && cy < bd->y1 &&
+                ga->r.x0 < bd->x1 + bd->em && ga->r.x1 > bd->x0 - bd->em)
               {
-                l = b;
-                r = a;
-              }
-            /* Nearest by gap, then by centre distance. */
-            key = MAX (0.0, g[g_array_index (math, MathGlyph, r).glyph].r.x0 -
-                            g[g_array_index (math, MathGlyph, l).glyph].r.x1) +
-                  1e-3 * fabs (ga->r.x0 + ga->r.x1 - gb->r.x0 - gb->r.x1);
-            if (key < gap_right[l])
-              {
-                gap_right[l] = key;
-                best_right[l] = r;
-              }
-            if (key < gap_left[r])
-              {
-                gap_left[r] = key;
-                best_left[r] = l;
+                ma->band = (int) b;
+                break;
               }
           }
-      }
-    for (int a = 0; a < m; a++)
-      for (int side = 0; side < 2; side++)
-        {
-          int li = side == 0 ? a : best_left[a], ri = side == 0 ? best_right[a] : a;
-          const MathGlyph *ml, *mr;
-          const Glyph *l, *r;
-          double gap, em;
-          gboolean adjacent, join;
+    }
+  g_free (count);
+}
 
-          if (li < 0 || ri < 0)
-            continue;
-          ml = &g_array_index (math, MathGlyph, li);
-          mr = &g_array_index (math, MathGlyph, ri);
-          l = &g[ml->glyph];
-          r = &g[mr->glyph];
-          em = MAX (ml->em, mr->em);
-          gap = MAX (0.0, r->r.x0 - l->r.x1);
-          /* Next in Poppler's order with no space: one word. */
-          adjacent = (r - g == l - g + 1) && !r->space_before;
-          join = gap < 0.2 * em ||
-                 (adjacent && gap < 0.4 * em) ||
-                 (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
-                 /* math's comma and \dots are followed by a thin space; a
-                  * sentence's period or comma by a word space */
-                 ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
-                 /* after an ellipsis, a thin space (1/6 em: \ldots is an
-                  * inner atom) continues the formula, a word space (>= 2/9
-                  * em) ends it */
-                 (ellipsis_dot (g, n, (int) (l - g)) && gap < (r->c == '.' || r->c == ',' ? 0.3 : 0.2) * em) ||
-                 /* two scripts a word space apart are the ends of two
-                  * formulas ("n_n \sum^n"), not one */
-                 ((ml->script || mr->script) && gap < 0.3 * em &&
-                  !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
-                 /* TeX's thin space around an operator name (log, sin), two of them
-                  * in \operatorname{Re}\,z (1/3 em) */
-                 (gap < 0.36 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
-                                      (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
-                  /* not after a script and a word space: "\rangle^{2} \exp" is two */
-                  !(ml->script && r->space_before && gap >= 0.2 * em) &&
-                  /* the two thin spaces come after the name, before its
-                   * argument; before the name a word space ends a formula
-                   * ("\ldots\ \operatorname{Re}") */
-                  !(r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c) &&
-                    !(l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) && r->space_before && gap >= 0.2 * em)) ||
-                 /* digit groups of one number: 1.12139\;32942 */
-                 (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
-                  digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
-                 /* a large delimiter that the text layer lost */
-                 (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (pc->ink, &l->r, &r->r, em)) ||
-                 /* ... or found in the ink: its box is its ink, without
-                  * the sidebearings of a text-layer box, and \left puts
-                  * a thin space before it (an inner atom) */
-                 ((l->ink || r->ink) && gap < 0.3 * em) ||
-                 /* ... or an extension font's delimiter fitted to its ink
-                  * (ext_glyph_to_ink): the sidebearings of its advance
-                  * come on top of the thin space (a thin bar's are a
-                  * fifth of an em in Fourier) */
-                 (rule == FM_DETECT_RULE_FULL && pc->ink != NULL && gap < 0.4 * em &&
-                  (ext_delimiter (l) || ext_delimiter (r)));
-          /* Before a radical or big operator only TeX's thin space
-           * (1/6 em) is inside a formula - or a binary operator's or a
-           * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
-           * no formula ends in one. */
-          if (join && is_prefix_operator (r->c) && gap >= 0.2 * em &&
-              !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
-                gap < 0.45 * em))
-            join = FALSE;
-          /* The line's word space (see Band): a gap of that width where
-           * Poppler sees a space separates two formulas - unless one side
-           * is an operator (a relation's thick space can equal it); a gap
-           * of another width, up to 0.45 em, is math's own spacing
-           * (\operatorname{ph}\,z and \mathrm{Li}_2\,u put two thin
-           * spaces, a word space at its natural width in CM). */
-          if (rule == FM_DETECT_RULE_FULL)
-            {
-              double ws = band_word_space (bands, ml->band >= 0 ? ml->band : mr->band);
-              gboolean op = is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c));
-              /* boxes made from the ink (extension fonts, lost pieces)
-               * have no sidebearings: their gaps are no glue widths */
-              gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
-              /* (after a script, a thin space and \scriptspace make
-               * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
-               * em: there the rules above decide) */
-              if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
-                  fabs (gap - ws) < 0.008 * em &&
-                  /* after a script TeX adds \scriptspace to the glue: a
-                   * word space there is wider than the line's, and a gap
-                   * narrower than it is math spacing (\lim_{x\to c} x^2:
-                   * thin space plus \scriptspace, 0.253 em against a word
-                   * space of 0.260 em) */
-                  !(ml->script && (gap < 0.24 * em || gap < ws - 0.004 * em)))
-                join = FALSE;
-              /* After a script, a word space and \scriptspace (0.035-0.06
-               * em: 0.5 pt, or the OpenType font's SpaceAfterScript): two
-               * formulas (40^{3} 36^{1}); inside a formula a script is
-               * followed by \scriptspace alone, or with a thin space
-               * (0.22 em), or by an operator's space */
-              else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
-                       gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
-                       /* (a fraction's denominator is followed by the null
-                        * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy) */
-                       !bar_above (pc->ink, &l->r, em))
-                join = FALSE;
-              /* (a gap to an ink box holds a sidebearing besides the
-               * glue: only one narrower than the word space tells) */
-              else if (ws > 0 && !join && gap >= 0.1 * em &&
-                       gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
-                       /* (after a script, \scriptspace widens a word space) */
-                       (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
-                       /* TeX puts a math letter's italic correction
-                        * after it at the end of a formula: a word space
-                        * after an italic letter is wider than the line's
-                        * (two math letters have no glue between them) */
-                       !(gap > ws && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL && l->cls != CLS_TEXT) &&
-                       !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
-                       /* a script after its base (\mathrm{Li}_2\,u), not
-                        * a fraction's part: the null delimiter after a
-                        * fraction widens the word space after it */
-                       (!ml->script ||
-                        (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
-                         fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
-                       /* nothing between them: a fraction's numerator is
-                        * narrower than its bar */
-                       ink_gap_empty (pc->ink, &l->r, &r->r))
-                join = TRUE;
-              /* An operator name's script, then its argument a thin space
-               * on (\operatorname{Li}_{2}\,t): \scriptspace and the thin
-               * space reach a word space and more, but no formula ends in
-               * a scripted name */
-              else if (!join && ml->script && !mr->script && gap < 0.45 * em && best_left[li] >= 0 &&
-                       g[g_array_index (math, MathGlyph, best_left[li]).glyph].cls == CLS_NEUTRAL &&
-                       g_unichar_isalpha (g[g_array_index (math, MathGlyph, best_left[li]).glyph].c) &&
-                       !g_array_index (math, MathGlyph, best_left[li]).script &&
-                       fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em &&
-                       g_unichar_isalpha (r->c) && r->cls != CLS_TEXT && r->cls != CLS_NEUTRAL &&
-                       ink_gap_empty (pc->ink, &l->r, &r->r))
-                join = TRUE;
-            }
-          /* TeX puts no glue between a letter and an opening bracket in
-           * math, only the letter's italic correction (a quarter em
-           * after a math italic f in some fonts, as wide as a word
-           * space): a math font's bracket that close continues the
-           * formula ("$f$ (see ..." has a text font's bracket). */
-          if (!join && rule == FM_DETECT_RULE_FULL && is_open_bracket (r->c) && g_unichar_isalpha (l->c) &&
-              l->cls != CLS_TEXT && l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
-              gap < 0.45 * em && v_overlap_enough (&l->r, &r->r, 0.5) &&
-              (r->font == FM_FONT_MATH ||
-               /* (where math takes its brackets from the text font, as
-                * Fourier does: math inside them, "f (t)" and not "f (see") */
-               (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
-                g_unichar_isalpha (r[1].c))))
-            join = TRUE;
-          /* a number and its unit, a control space apart (classify_units) */
-          if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
-              r - g == l - g + 1)
-            join = TRUE;
-          if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
-            {
-              char u1[8] = { 0 }, u2[8] = { 0 };
-              g_unichar_to_utf8 (l->c, u1);
-              g_unichar_to_utf8 (r->c, u2);
-              g_printerr ("pair %s [%.1f %.1f] %s [%.1f %.1f] gap %.3f em ws %.3f em join %d\n", u1, l->r.x0, l->r.y0, u2,
-                          r->r.x0, r->r.y0, gap / em, band_word_space (bands, ml->band >= 0 ? ml->band : mr->band) / em, join);
-            }
-          if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
-            join = gap < 0.6 * em;
-          if (join && is_citation (g, (int) (r - g), n))
-            join = FALSE;
-          if (join && text_between (g, excluded, text_idx, n_text, &l->r, &r->r))
-            join = FALSE;
-          if (join && across_gutter (pc, fm_rect_cx (&l->r), fm_rect_cx (&r->r)))
-            join = FALSE;
-          if (join)
-            uf_join (parent, line_cy, line_em, li, ri);
-        }
-    g_free (best_right);
-    g_free (best_left);
-    g_free (gap_right);
-    g_free (gap_left);
-  }
+static void
+inline_debug_lines (const InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
 
-  /* Stacked parts: fraction numerators and denominators, limits. */
+  for (guint b = 0; b < ic->bands->len; b++)
+    {
+      const Band *bd = &g_array_index (ic->bands, Band, b);
+      g_printerr ("band %u [%.1f %.1f %.1f %.1f] em %.1f\n", b, bd->x0, bd->y0, bd->x1, bd->y1, bd->em);
+    }
+  for (int a = 0; a < ic->m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      char u[8] = { 0 };
+      g_unichar_to_utf8 (g[ma->glyph].c, u);
+      g_printerr ("math %d [%.1f %.1f %.1f %.1f] %s size %.1f band %d%s\n", ma->glyph, g[ma->glyph].r.x0,
+                  g[ma->glyph].r.y0, g[ma->glyph].r.x1, g[ma->glyph].r.y1, u, g[ma->glyph].size, ma->band,
+                  ma->script ? " script" : "");
+    }
+}
+
+/* Neighbours on a line: each glyph is tested against its nearest math
+ * neighbour on either side only, so that a rule for a wide gap (the space
+ * around an operator) never reaches past a glyph in between. */
+static void
+inline_nearest_neighbours (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  int m = ic->m;
+  double *gap_right = g_new (double, m + 1), *gap_left = g_new (double, m + 1);
+
   for (int a = 0; a < m; a++)
     {
-      const MathGlyph *ma = &g_array_index (math, MathGlyph, a);
+      ic->best_right[a] = ic->best_left[a] = -1;
+      gap_right[a] = gap_left[a] = G_MAXDOUBLE;
+    }
+  for (int a = 0; a < m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
       for (int b = a + 1; b < m; b++)
         {
-          const MathGlyph *mb = &g_array_index (math, MathGlyph, b);
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          double em = MAX (ma->em, mb->em), key;
+          int l = a, r = b;
+
+          if (gb->r.x0 > ga->r.x1 + 1.3 * em)
+            break;  /* sorted by x0: nothing further can be close */
+          if (!v_overlap_enough (&ga->r, &gb->r, 0.3) || different_lines (ic->bands, ma, mb, em))
+            continue;
+          if (gb->r.x0 + gb->r.x1 < ga->r.x0 + ga->r.x1)
+            {
+              l = b;
+              r = a;
+            }
+          /* Nearest by gap, then by centre distance. */
+          key = MAX (0.0, g[g_array_index (ic->math, MathGlyph, r).glyph].r.x0 -
+                          g[g_array_index (ic->math, MathGlyph, l).glyph].r.x1) +
+                1e-3 * fabs (ga->r.x0 + ga->r.x1 - gb->r.x0 - gb->r.x1);
+          if (key < gap_right[l])
+            {
+              gap_right[l] = key;
+              ic->best_right[l] = r;
+            }
+          if (key < gap_left[r])
+            {
+              gap_left[r] = key;
+              ic->best_left[r] = l;
+            }
+        }
+    }
+  g_free (gap_right);
+  g_free (gap_left);
+}
+
+/* The spacing rules for two line neighbours l (left) and r: operators,
+ * punctuation, ellipses, scripts, operator names, digit groups and
+ * delimiters, and the limit before a radical or big operator. */
+static gboolean
+pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
+                   const Glyph *r, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  int n = ic->n;
+  FmDetectRule rule = ic->rule;
+  /* Next in Poppler's order with no space: one word. */
+  gboolean adjacent = (r - g == l - g + 1) && !r->space_before;
+  gboolean join = gap < 0.2 * em ||
+         (adjacent && gap < 0.4 * em) ||
+         (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
+         /* math's comma and \dots are followed by a thin space; a
+          * sentence's period or comma by a word space */
+         ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
+         /* after an ellipsis, a thin space (1/6 em: \ldots is an
+          * inner atom) continues the formula, a word space (>= 2/9
+          * em) ends it */
+         (ellipsis_dot (g, n, (int) (l - g)) && gap < (r->c == '.' || r->c == ',' ? 0.3 : 0.2) * em) ||
+         /* two scripts a word space apart are the ends of two
+          * formulas ("n_n \sum^n"), not one */
+         ((ml->script || mr->script) && gap < 0.3 * em &&
+          !(ml->script && mr->script && r->space_before && gap >= 0.2 * em)) ||
+         /* TeX's thin space around an operator name (log, sin), two of them
+          * in \operatorname{Re}\,z (1/3 em) */
+         (gap < 0.36 * em && ((l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) ||
+                              (r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c))) &&
+          /* not after a script and a word space: "\rangle^{2} \exp" is two */
+          !(ml->script && r->space_before && gap >= 0.2 * em) &&
+          /* the two thin spaces come after the name, before its
+           * argument; before the name a word space ends a formula
+           * ("\ldots\ \operatorname{Re}") */
+          !(r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c) &&
+            !(l->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c)) && r->space_before && gap >= 0.2 * em)) ||
+         /* digit groups of one number: 1.12139\;32942 */
+         (rule == FM_DETECT_RULE_FULL && gap < 0.32 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
+          digit_groups (g, n, (int) (l - g), (int) (r - g))) ||
+         /* a large delimiter that the text layer lost */
+         (rule == FM_DETECT_RULE_FULL && gap < 1.0 * em && ink_delimiter_between (ic->pc->ink, &l->r, &r->r, em)) ||
+         /* ... or found in the ink: its box is its ink, without
+          * the sidebearings of a text-layer box, and \left puts
+          * a thin space before it (an inner atom) */
+         ((l->ink || r->ink) && gap < 0.3 * em) ||
+         /* ... or an extension font's delimiter fitted to its ink
+          * (ext_glyph_to_ink): the sidebearings of its advance
+          * come on top of the thin space (a thin bar's are a
+          * fifth of an em in Fourier) */
+         (rule == FM_DETECT_RULE_FULL && ic->pc->ink != NULL && gap < 0.4 * em &&
+          (ext_delimiter (l) || ext_delimiter (r)));
+  /* Before a radical or big operator only TeX's thin space
+   * (1/6 em) is inside a formula - or a binary operator's or a
+   * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
+   * no formula ends in one. */
+  if (join && is_prefix_operator (r->c) && gap >= 0.2 * em &&
+      !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
+        gap < 0.45 * em))
+    join = FALSE;
+  return join;
+}
+
+/* The line's word space (see Band): a gap of that width where
+ * Poppler sees a space separates two formulas - unless one side
+ * is an operator (a relation's thick space can equal it); a gap
+ * of another width, up to 0.45 em, is math's own spacing
+ * (\operatorname{ph}\,z and \mathrm{Li}_2\,u put two thin
+ * spaces, a word space at its natural width in CM). li is l's index in
+ * math; join is the spacing rules' answer, returned changed or not. */
+static gboolean
+pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
+                      const Glyph *r, double gap, double em, gboolean join)
+{
+  const Glyph *g = ic->g;
+  const PageCtx *pc = ic->pc;
+  const int *best_left = ic->best_left;
+  GArray *math = ic->math;
+  double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
+  gboolean op = is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c));
+  /* boxes made from the ink (extension fonts, lost pieces)
+   * have no sidebearings: their gaps are no glue widths */
+  gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
+  /* (after a script, a thin space and \scriptspace make
+   * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
+   * em: there the rules above decide) */
+  if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
+      fabs (gap - ws) < 0.008 * em &&
+      /* after a script TeX adds \scriptspace to the glue: a
+       * word space there is wider than the line's, and a gap
+       * narrower than it is math spacing (\lim_{x\to c} x^2:
+       * thin space plus \scriptspace, 0.253 em against a word
+       * space of 0.260 em) */
+      !(ml->script && (gap < 0.24 * em || gap < ws - 0.004 * em)))
+    join = FALSE;
+  /* After a script, a word space and \scriptspace (0.035-0.06
+   * em: 0.5 pt, or the OpenType font's SpaceAfterScript): two
+   * formulas (40^{3} 36^{1}); inside a formula a script is
+   * followed by \scriptspace alone, or with a thin space
+   * (0.22 em), or by an operator's space */
+  else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
+           gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
+           /* (a fraction's denominator is followed by the null
+            * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy) */
+           !bar_above (pc->ink, &l->r, em))
+    join = FALSE;
+  /* (a gap to an ink box holds a sidebearing besides the
+   * glue: only one narrower than the word space tells) */
+  else if (ws > 0 && !join && gap >= 0.1 * em &&
+           gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
+           /* (after a script, \scriptspace widens a word space) */
+           (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+           /* TeX puts a math letter's italic correction
+            * after it at the end of a formula: a word space
+            * after an italic letter is wider than the line's
+            * (two math letters have no glue between them) */
+           !(gap > ws && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL && l->cls != CLS_TEXT) &&
+           !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
+           /* a script after its base (\mathrm{Li}_2\,u), not
+            * a fraction's part: the null delimiter after a
+            * fraction widens the word space after it */
+           (!ml->script ||
+            (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
+             fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
+           /* nothing between them: a fraction's numerator is
+            * narrower than its bar */
+           ink_gap_empty (pc->ink, &l->r, &r->r))
+    join = TRUE;
+  /* An operator name's script, then its argument a thin space
+   * on (\operatorname{Li}_{2}\,t): \scriptspace and the thin
+   * space reach a word space and more, but no formula ends in
+   * a scripted name */
+  else if (!join && ml->script && !mr->script && gap < 0.45 * em && best_left[li] >= 0 &&
+           g[g_array_index (math, MathGlyph, best_left[li]).glyph].cls == CLS_NEUTRAL &&
+           g_unichar_isalpha (g[g_array_index (math, MathGlyph, best_left[li]).glyph].c) &&
+           !g_array_index (math, MathGlyph, best_left[li]).script &&
+           fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em &&
+           g_unichar_isalpha (r->c) && r->cls != CLS_TEXT && r->cls != CLS_NEUTRAL &&
+           ink_gap_empty (pc->ink, &l->r, &r->r))
+    join = TRUE;
+  return join;
+}
+
+/* Whether the line neighbours li (left) and ri of math join. */
+static gboolean
+inline_pair_join (const InlineCtx *ic, int li, int ri)
+{
+  const Glyph *g = ic->g;
+  int n = ic->n;
+  FmDetectRule rule = ic->rule;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li);
+  const MathGlyph *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
+  double em = MAX (ml->em, mr->em);
+  double gap = MAX (0.0, r->r.x0 - l->r.x1);
+  gboolean join = pair_join_spacing (ic, ml, mr, l, r, gap, em);
+
+  if (rule == FM_DETECT_RULE_FULL)
+    join = pair_join_word_space (ic, li, ml, mr, l, r, gap, em, join);
+  /* TeX puts no glue between a letter and an opening bracket in
+   * math, only the letter's italic correction (a quarter em
+   * after a math italic f in some fonts, as wide as a word
+   * space): a math font's bracket that close continues the
+   * formula ("$f$ (see ..." has a text font's bracket). */
+  if (!join && rule == FM_DETECT_RULE_FULL && is_open_bracket (r->c) && g_unichar_isalpha (l->c) &&
+      l->cls != CLS_TEXT && l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
+      gap < 0.45 * em && v_overlap_enough (&l->r, &r->r, 0.5) &&
+      (r->font == FM_FONT_MATH ||
+       /* (where math takes its brackets from the text font, as
+        * Fourier does: math inside them, "f (t)" and not "f (see") */
+       (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
+        g_unichar_isalpha (r[1].c))))
+    join = TRUE;
+  /* a number and its unit, a control space apart (classify_units) */
+  if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
+      r - g == l - g + 1)
+    join = TRUE;
+  if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
+    {
+      char u1[8] = { 0 }, u2[8] = { 0 };
+      g_unichar_to_utf8 (l->c, u1);
+      g_unichar_to_utf8 (r->c, u2);
+      g_printerr ("pair %s [%.1f %.1f] %s [%.1f %.1f] gap %.3f em ws %.3f em join %d\n", u1, l->r.x0, l->r.y0, u2,
+                  r->r.x0, r->r.y0, gap / em, band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band) / em, join);
+    }
+  if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
+    join = gap < 0.6 * em;
+  if (join && is_citation (g, (int) (r - g), n))
+    join = FALSE;
+  if (join && text_between (g, ic->excluded, ic->text_idx, ic->n_text, &l->r, &r->r))
+    join = FALSE;
+  if (join && across_gutter (ic->pc, fm_rect_cx (&l->r), fm_rect_cx (&r->r)))
+    join = FALSE;
+  return join;
+}
+
+static void
+inline_line_neighbours (InlineCtx *ic)
+{
+  inline_nearest_neighbours (ic);
+  for (int a = 0; a < ic->m; a++)
+    for (int side = 0; side < 2; side++)
+      {
+        int li = side == 0 ? a : ic->best_left[a], ri = side == 0 ? ic->best_right[a] : a;
+
+        if (li < 0 || ri < 0)
+          continue;
+        if (inline_pair_join (ic, li, ri))
+          uf_join (ic->parent, ic->line_cy, ic->line_em, li, ri);
+      }
+}
+
+/* Stacked parts: fraction numerators and denominators, limits. */
+static void
+inline_stacked_parts (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  int m = ic->m;
+
+  for (int a = 0; a < m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      for (int b = a + 1; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
           double em = MAX (ma->em, mb->em);
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
@@ -2326,7 +2401,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 
           if (gb->r.x0 > ga->r.x1 + 0.15 * em)
             break;
-          if (different_lines (bands, ma, mb, em))
+          if (different_lines (ic->bands, ma, mb, em))
             continue;
           /* A script diagonally against its base: Type 1 fonts with small
            * boxes (txfonts, newtx) leave a text-style sum's subscript below
@@ -2341,7 +2416,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
                MIN (ga->r.y1, gb->r.y1) - MAX (ga->r.y0, gb->r.y0) <
                  0.35 * (ma->script ? ga->r.y1 - ga->r.y0 : gb->r.y1 - gb->r.y0)))
             {
-              uf_join (parent, line_cy, line_em, a, b);
+              uf_join (ic->parent, ic->line_cy, ic->line_em, a, b);
               continue;
             }
           /* OpenType math fonts' boxes are tighter than Type 1 ones: the
@@ -2349,91 +2424,151 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
           if (ix > 0.2 * wmin && (ma->script || mb->script || ma->band < 0 || mb->band < 0) &&
               (fm_rect_v_gap (&ga->r, &gb->r) < 0.35 * em ||
                (fm_rect_v_gap (&ga->r, &gb->r) < 1.0 * em &&
-                ink_rule_between (pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
+                ink_rule_between (ic->pc->ink, ga->r.y1 <= gb->r.y0 ? &ga->r : &gb->r,
                                   ga->r.y1 <= gb->r.y0 ? &gb->r : &ga->r))))
-            uf_join (parent, line_cy, line_em, a, b);
+            uf_join (ic->parent, ic->line_cy, ic->line_em, a, b);
         }
     }
+}
 
-  /* Clusters with a seed (a math-font glyph, a math symbol or a weak letter). */
-  {
-    GHashTable *by_root = g_hash_table_new (NULL, NULL);
-    GPtrArray *lists = g_ptr_array_new ();
+/* Sentence punctuation and unbalanced brackets at the ends of a cluster's
+ * glyphs idx[*s..*e) (sorted by x) are text: moves *s and *e past them. */
+static void
+inline_trim_ends (const Glyph *g, int n, const int *idx, int *s_io, int *e_io)
+{
+  int s = *s_io, e = *e_io;
 
-    for (int a = 0; a < m; a++)
-      {
-        int root = uf_find (parent, a);
-        GArray *list = g_hash_table_lookup (by_root, GINT_TO_POINTER (root + 1));
-        if (list == NULL)
-          {
-            list = g_array_new (FALSE, FALSE, sizeof (int));
-            g_hash_table_insert (by_root, GINT_TO_POINTER (root + 1), list);
-            g_ptr_array_add (lists, list);
-          }
-        g_array_append_val (list, g_array_index (math, MathGlyph, a).glyph);
-      }
-    for (guint l = 0; l < lists->len; l++)
-      {
-        GArray *list = lists->pdata[l];
-        int *idx = (int *) (void *) list->data;
-        int s = 0, e = (int) list->len;
-        gboolean seeded = FALSE, ink = FALSE;
+  for (gboolean trimmed = TRUE; trimmed && e > s;)
+    {
+      gunichar last = g[idx[e - 1]].c, firstc = g[idx[s]].c;
+      int open = 0, close = 0;
+      trimmed = FALSE;
+      for (int k = s; k < e; k++)
+        {
+          open += is_open_bracket (g[idx[k]].c);
+          close += is_close_bracket (g[idx[k]].c);
+        }
+      /* also a period or comma typed inside the math ("$x,$") */
+      if ((g[idx[e - 1]].cls == CLS_NEUTRAL || g[idx[e - 1]].font == FM_FONT_MATH) &&
+          is_sentence_punct (last) && !ellipsis_dot (g, n, idx[e - 1]))
+        { e--; trimmed = TRUE; }
+      else if (is_close_bracket (last) && close > open)
+        { e--; trimmed = TRUE; }
+      else if (is_open_bracket (firstc) && open > close)
+        { s++; trimmed = TRUE; }
+      else if (g[idx[s]].cls == CLS_NEUTRAL && is_sentence_punct (firstc))
+        { s++; trimmed = TRUE; }
+    }
+  *s_io = s;
+  *e_io = e;
+}
 
-        g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
-        /* Sentence punctuation and unbalanced brackets at the ends are text. */
-        for (gboolean trimmed = TRUE; trimmed && e > s;)
-          {
-            gunichar last = g[idx[e - 1]].c, firstc = g[idx[s]].c;
-            int open = 0, close = 0;
-            trimmed = FALSE;
-            for (int k = s; k < e; k++)
-              {
-                open += is_open_bracket (g[idx[k]].c);
-                close += is_close_bracket (g[idx[k]].c);
-              }
-            /* also a period or comma typed inside the math ("$x,$") */
-            if ((g[idx[e - 1]].cls == CLS_NEUTRAL || g[idx[e - 1]].font == FM_FONT_MATH) &&
-                is_sentence_punct (last) && !ellipsis_dot (g, n, idx[e - 1]))
-              { e--; trimmed = TRUE; }
-            else if (is_close_bracket (last) && close > open)
-              { e--; trimmed = TRUE; }
-            else if (is_open_bracket (firstc) && open > close)
-              { s++; trimmed = TRUE; }
-            else if (g[idx[s]].cls == CLS_NEUTRAL && is_sentence_punct (firstc))
-              { s++; trimmed = TRUE; }
-          }
-        for (int k = s; k < e; k++)
-          {
-            if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
-              seeded = TRUE;
-            ink |= g[idx[k]].ink;
-          }
-        if (seeded || ink)
-          {
-            Proto *pr = g_new0 (Proto, 1);
-            /* a delimiter the text layer lost, with no seed: kept only to
-             * join a display it lies in */
-            pr->absorb_only = !seeded;
-            pr->kind = FM_REGION_INLINE;
-            pr->n = e - s;
-            pr->idx = g_new (int, pr->n);
-            memcpy (pr->idx, idx + s, sizeof (int) * pr->n);
-            qsort (pr->idx, pr->n, sizeof (int), compare_int);
-            pr->chunk_first = chunk_of[pr->idx[0]];
-            pr->label_block = -1;
-            g_ptr_array_add (protos, pr);
-          }
-        g_array_free (list, TRUE);
-      }
-    g_ptr_array_free (lists, TRUE);
-    g_hash_table_destroy (by_root);
-  }
-  g_free (parent);
-  g_free (line_cy);
-  g_free (line_em);
-  g_free (text_idx);
-  g_array_free (math, TRUE);
-  g_array_free (bands, TRUE);
+/* Clusters with a seed (a math-font glyph, a math symbol or a weak letter)
+ * become protos in protos. */
+static void
+inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
+{
+  const Glyph *g = ic->g;
+  GHashTable *by_root = g_hash_table_new (NULL, NULL);
+  GPtrArray *lists = g_ptr_array_new ();
+
+  for (int a = 0; a < ic->m; a++)
+    {
+      int root = uf_find (ic->parent, a);
+      GArray *list = g_hash_table_lookup (by_root, GINT_TO_POINTER (root + 1));
+      if (list == NULL)
+        {
+          list = g_array_new (FALSE, FALSE, sizeof (int));
+          g_hash_table_insert (by_root, GINT_TO_POINTER (root + 1), list);
+          g_ptr_array_add (lists, list);
+        }
+      g_array_append_val (list, g_array_index (ic->math, MathGlyph, a).glyph);
+    }
+  for (guint l = 0; l < lists->len; l++)
+    {
+      GArray *list = lists->pdata[l];
+      int *idx = (int *) (void *) list->data;
+      int s = 0, e = (int) list->len;
+      gboolean seeded = FALSE, ink = FALSE;
+
+      g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
+      inline_trim_ends (g, ic->n, idx, &s, &e);
+      for (int k = s; k < e; k++)
+        {
+          if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
+            seeded = TRUE;
+          ink |= g[idx[k]].ink;
+        }
+      if (seeded || ink)
+        {
+          Proto *pr = g_new0 (Proto, 1);
+          /* a delimiter the text layer lost, with no seed: kept only to
+           * join a display it lies in */
+          pr->absorb_only = !seeded;
+          pr->kind = FM_REGION_INLINE;
+          pr->n = e - s;
+          pr->idx = g_new (int, pr->n);
+          memcpy (pr->idx, idx + s, sizeof (int) * pr->n);
+          qsort (pr->idx, pr->n, sizeof (int), compare_int);
+          pr->chunk_first = ic->chunk_of[pr->idx[0]];
+          pr->label_block = -1;
+          g_ptr_array_add (protos, pr);
+        }
+      g_array_free (list, TRUE);
+    }
+  g_ptr_array_free (lists, TRUE);
+  g_hash_table_destroy (by_root);
+}
+
+/* Inline formulas among the glyphs not excluded (display blocks, numbers):
+ * a GPtrArray of Proto. */
+static GPtrArray *
+inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chunk_of,
+                 double body_em, FmDetectRule rule, const PageCtx *pc)
+{
+  GPtrArray *protos = g_ptr_array_new ();
+  InlineCtx ic = { 0 };
+
+  ic.g = g;
+  ic.n = n;
+  ic.excluded = excluded;
+  ic.chunk_of = chunk_of;
+  ic.body_em = body_em;
+  ic.rule = rule;
+  ic.pc = pc;
+  ic.bands = text_bands (g, n, excluded, pc);
+  ic.math = g_array_new (FALSE, FALSE, sizeof (MathGlyph));
+  ic.text_idx = g_new (int, n + 1);
+  inline_home_lines (&ic);
+  inline_scripts_to_base (&ic);
+  inline_fraction_part_lines (&ic);
+  if (rule == FM_DETECT_RULE_FULL)
+    inline_math_only_lines (&ic);
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    inline_debug_lines (&ic);
+  ic.parent = g_new (int, ic.m + 1);
+  ic.line_cy = g_new (double, ic.m + 1);
+  ic.line_em = g_new (double, ic.m + 1);
+  ic.best_right = g_new (int, ic.m + 1);
+  ic.best_left = g_new (int, ic.m + 1);
+  for (int a = 0; a < ic.m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic.math, MathGlyph, a);
+      ic.parent[a] = a;
+      ic.line_cy[a] = ma->band >= 0 ? g_array_index (ic.bands, Band, ma->band).cy : NAN;
+      ic.line_em[a] = ma->em;
+    }
+  inline_line_neighbours (&ic);
+  inline_stacked_parts (&ic);
+  inline_seeded_protos (&ic, protos);
+  g_free (ic.parent);
+  g_free (ic.line_cy);
+  g_free (ic.line_em);
+  g_free (ic.best_right);
+  g_free (ic.best_left);
+  g_free (ic.text_idx);
+  g_array_free (ic.math, TRUE);
+  g_array_free (ic.bands, TRUE);
   return protos;
 }
 
