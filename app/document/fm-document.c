@@ -30,6 +30,7 @@ struct _FmDocument {
   char *name;
   int n_pages;
   GArray *big_images;        /* FmImageSize above FM_IMAGE_MAX_PIXELS; NULL until scanned */
+  GArray *images;            /* every FmImageSize; NULL until scanned (fm-scan's resolution) */
   FmPdfIndex *objects;       /* made when big_images is not empty */
   /* The pages read last (lock held): a PopplerPage keeps the text it was
    * read into, and detection, the crop boxes and the text reader each ask
@@ -63,6 +64,7 @@ fm_document_finalize (GObject *object)
   g_mutex_unlock (&self->lock);
   g_clear_pointer (&self->bytes, g_bytes_unref);
   g_clear_pointer (&self->big_images, g_array_unref);
+  g_clear_pointer (&self->images, g_array_unref);
   g_clear_pointer (&self->objects, fm_pdf_index_free);
   g_free (self->name);
   g_mutex_clear (&self->lock);
@@ -704,9 +706,9 @@ dict_int (const char *p, const char *end, const char *key)
 /* Image XObjects are streams, and a stream is never inside an object stream
  * nor is its dictionary encrypted (PDF 1.7, 7.5.7 and 7.6.1): every image's
  * /Width and /Height can be read from the file's bytes without parsing its
- * cross-reference table. Keeps the images above the budget. */
+ * cross-reference table. Keeps the images above min_pixels. */
 static GArray *
-scan_big_images (GBytes *bytes)
+scan_images (GBytes *bytes, gint64 min_pixels)
 {
   gsize len = 0;
   const char *data = g_bytes_get_data (bytes, &len);
@@ -742,7 +744,7 @@ scan_big_images (GBytes *bytes)
       size.object = fm_pdf_object_number_before (data, p);
       size.width = dict_int (lo, s, "/Width");
       size.height = dict_int (lo, s, "/Height");
-      if (size.width > 0 && size.height > 0 && size.width * size.height > FM_IMAGE_MAX_PIXELS)
+      if (size.width > 0 && size.height > 0 && size.width * size.height > min_pixels)
         g_array_append_val (big, size);
     }
   return big;
@@ -762,7 +764,7 @@ fm_document_check_page_images (FmDocument *self,
 
   fm_document_lock (self);
   if (self->big_images == NULL)
-    self->big_images = scan_big_images (self->bytes);
+    self->big_images = scan_images (self->bytes, FM_IMAGE_MAX_PIXELS);
   if (self->big_images->len == 0)
     {
       fm_document_unlock (self);
@@ -824,6 +826,65 @@ fm_document_check_page_images (FmDocument *self,
       return FALSE;
     }
   return TRUE;
+}
+
+/* Pixels per point of the finest image page index draws over a fifth of
+ * the page or more, matched to the areas the page draws images in by its
+ * aspect ratio (2 %, either way up) among the images the page's resources
+ * name (all of the file's where those cannot be followed); 0 when there is
+ * none. Reads the file's bytes, never decodes an image. */
+double
+fm_document_page_image_ppp (FmDocument *self,
+                            int         index)
+{
+  PopplerPage *page;
+  GList *mapping;
+  g_autoptr(GArray) drawn = NULL;
+  double page_w = 0, page_h = 0, best = 0;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (self), 0);
+
+  fm_document_lock (self);
+  if (self->images == NULL)
+    self->images = scan_images (self->bytes, 0);
+  page = self->images->len > 0 ? fm_document_get_page_locked (self, index, NULL) : NULL;
+  if (page == NULL)
+    {
+      fm_document_unlock (self);
+      return 0;
+    }
+  if (self->objects == NULL)
+    self->objects = fm_pdf_index_new (self->bytes);
+  drawn = fm_pdf_index_page_images (self->objects, index);
+  poppler_page_get_size (page, &page_w, &page_h);
+  mapping = poppler_page_get_image_mapping (page);
+  for (GList *l = mapping; l != NULL; l = l->next)
+    {
+      const PopplerImageMapping *m = l->data;
+      double w = fabs (m->area.x2 - m->area.x1), h = fabs (m->area.y2 - m->area.y1);
+
+      if (!(w > 0) || !(h > 0) || w * h < 0.2 * page_w * page_h)
+        continue;
+      for (guint i = 0; i < self->images->len; i++)
+        {
+          const FmImageSize *img = &g_array_index (self->images, FmImageSize, i);
+          double r = (double) img->width / (double) img->height;
+          gboolean named = drawn == NULL;
+
+          for (guint k = 0; drawn != NULL && k < drawn->len && !named; k++)
+            named = img->object >= 0 && g_array_index (drawn, gint64, k) == img->object;
+          if (!named)
+            continue;
+          if (fabs (w / h / r - 1) < 0.02)
+            best = MAX (best, img->width / w);
+          else if (fabs (h / w / r - 1) < 0.02)
+            best = MAX (best, img->width / h);
+        }
+    }
+  poppler_page_free_image_mapping (mapping);
+  g_object_unref (page);
+  fm_document_unlock (self);
+  return best;
 }
 
 static void

@@ -68,6 +68,10 @@ gboolean    fm_document_get_page_size (FmDocument *self,
 gboolean    fm_document_check_page_images (FmDocument *self,
                                            int         index,
                                            GError    **error);
+/* Pixels per point of the finest image drawn over a fifth of the page or
+ * more (a scan's page image), 0 when none or unknown. */
+double      fm_document_page_image_ppp (FmDocument *self,
+                                        int         index);
 /* The /Title, or NULL. Free with g_free. */
 char       *fm_document_dup_title (FmDocument *self);
 

@@ -888,79 +888,102 @@ classify_words (GArray *words, GArray *comps, double em, double scale, int page_
   return TRUE;
 }
 
-/* The regions of one rendered page (img at scale px/pt). */
-static GPtrArray *
-analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int page_index,
-         gboolean words_only, GError **error)
-{
-  GPtrArray *regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
-  g_autoptr(GArray) bands = NULL;
-  g_autoptr(GArray) clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
-  g_autofree int *parent = NULL;
-  g_autofree double *heights = NULL;
-  g_autofree guint32 *midtones = NULL;
-  g_autofree gboolean *lone_rule = NULL;
-  GArray *words;
-  double skew = 0, em, cx = img->width / 2.0, cy = img->height / 2.0;
-  int nh = 0, n_comps = (int) comps->len;
+/* One page's analysis: what analyse's phases below read and fill in, in
+ * their order. */
+typedef struct {
+  FmGrayImage *img;
+  GArray *comps;            /* Comp                                          */
+  int n_comps;
+  double scale;             /* px/pt                                         */
+  int page_index;
+  double skew, em;          /* radians; px                                   */
+  double cx, cy;            /* the render's centre, the deskew's pivot       */
+  gint64 t_ocr;             /* wall, microseconds                            */
+  GArray *words;            /* Word                                          */
+  GArray *bands;            /* Band                                          */
+  GArray *clusters;         /* Cluster                                       */
+  GPtrArray *regions;
+  int *region_of_block;     /* a display block's region, -1 none             */
+  guint32 *midtones;        /* midtone_table, made on first use              */
+} ScanPage;
 
-  gint64 t_ocr = g_get_monotonic_time ();
-  words = read_words (api, img, comps, scale * 72.0, &skew, error);
-  t_ocr = g_get_monotonic_time () - t_ocr;
+/* The rules' first verdict on one word: running text or not, from what
+ * Tesseract read alone. */
+static void
+word_first_verdict (Word *w)
+{
+  int n_letters = 0;
+
+  w->number = reads_like_number (w->utf8);
+  w->citation = reads_like_citation (w->utf8);
+  w->digits = w->utf8[0] != '\0';
+  for (const char *p = w->utf8; *p; p++)
+    if (!g_ascii_isdigit (*p))
+      w->digits = FALSE;
+  /* Running text: a word of letters (sentence punctuation allowed) that
+   * Tesseract is sure of, or finds in its dictionary. Single letters are
+   * not: math letters read as words ("a", "x") as often as prose's. */
+  w->text = letters_only (w->utf8, &n_letters) && n_letters >= 2 &&
+            ((w->dict && w->conf >= 50) || w->conf >= 88);
+  /* Operator names are set in roman like prose, but are math: as text
+   * they split "O(n log n)" in two (development twins: inline P/R
+   * 0.582/0.600 -> 0.600/0.616). */
+  if (w->text && is_operator_name (w->utf8))
+    w->text = FALSE;
+  /* A sure number of four digits and more ("2024", "1998.") is a year
+   * or a count in the prose: as text it keeps a formula beside it from
+   * taking it in (bare numbers are text in the truth). */
+  {
+    gsize nd = strspn (w->utf8, "0123456789");
+    if (nd >= 4 && w->conf >= 80 && nd + strspn (w->utf8 + nd, ".,;:") == strlen (w->utf8))
+      w->text = TRUE;
+  }
+  w->strong = w->text && (n_letters >= 3 || (w->dict && w->conf >= 85));
+  /* A scan's misread prose ("imnber") is still a run of four or more
+   * letters; math becomes such runs only on lines of its own, which
+   * the band test below tells apart. */
+  if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 50)
+    w->text = w->strong = TRUE;
+  /* A dictionary word of four letters and more, or any run of six,
+   * is prose even when Tesseract doubts it (a harsh binarisation's
+   * thick type: "number" at 47, "mimber" at 16): math read as letters
+   * makes runs of two or three ("adt", "ye"), or an unsure word
+   * (development set: "Task" at 32 from n_1, ..., n_n; the fixture's
+   * display "stadt" at 10, "Praia" at 0). */
+  if (!w->text && letters_only (w->utf8, &n_letters) &&
+      ((w->dict && n_letters >= 4 && w->conf >= 35) || (w->dict && n_letters >= 5 && w->conf >= 30) ||
+       (n_letters >= 6 && w->conf >= 15)))
+    w->text = w->strong = TRUE;
+}
+
+/* Tesseract's words, in the deskewed frame (turned back by the skew about
+ * the render's centre), with the rules' first verdict. */
+static gboolean
+page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
+{
+  p->t_ocr = g_get_monotonic_time ();
+  p->words = read_words (api, p->img, p->comps, p->scale * 72.0, &p->skew, error);
+  p->t_ocr = g_get_monotonic_time () - p->t_ocr;
   if (error && *error)
+    return FALSE;
+  for (guint i = 0; i < p->words->len; i++)
     {
-      words_free (words);
-      g_ptr_array_unref (regions);
-      return NULL;
+      Word *w = &g_array_index (p->words, Word, i);
+      w->b = box_turn (&w->img, -p->skew, p->cx, p->cy);
+      word_first_verdict (w);
     }
-  /* Deskewed frame: turned back by the skew about the render's centre. */
-  for (guint i = 0; i < words->len; i++)
-    {
-      Word *w = &g_array_index (words, Word, i);
-      int n_letters = 0;
-      w->b = box_turn (&w->img, -skew, cx, cy);
-      w->number = reads_like_number (w->utf8);
-      w->citation = reads_like_citation (w->utf8);
-      w->digits = w->utf8[0] != '\0';
-      for (const char *p = w->utf8; *p; p++)
-        if (!g_ascii_isdigit (*p))
-          w->digits = FALSE;
-      /* Running text: a word of letters (sentence punctuation allowed) that
-       * Tesseract is sure of, or finds in its dictionary. Single letters are
-       * not: math letters read as words ("a", "x") as often as prose's. */
-      w->text = letters_only (w->utf8, &n_letters) && n_letters >= 2 &&
-                ((w->dict && w->conf >= 50) || w->conf >= 88);
-      /* Operator names are set in roman like prose, but are math: as text
-       * they split "O(n log n)" in two (development twins: inline P/R
-       * 0.582/0.600 -> 0.600/0.616). */
-      if (w->text && is_operator_name (w->utf8))
-        w->text = FALSE;
-      /* A sure number of four digits and more ("2024", "1998.") is a year
-       * or a count in the prose: as text it keeps a formula beside it from
-       * taking it in (bare numbers are text in the truth). */
-      {
-        gsize nd = strspn (w->utf8, "0123456789");
-        if (nd >= 4 && w->conf >= 80 && nd + strspn (w->utf8 + nd, ".,;:") == strlen (w->utf8))
-          w->text = TRUE;
-      }
-      w->strong = w->text && (n_letters >= 3 || (w->dict && w->conf >= 85));
-      /* A scan's misread prose ("imnber") is still a run of four or more
-       * letters; math becomes such runs only on lines of its own, which
-       * the band test below tells apart. */
-      if (!w->text && letters_only (w->utf8, &n_letters) && n_letters >= 4 && w->conf >= 50)
-        w->text = w->strong = TRUE;
-      /* A dictionary word of four letters and more, or any run of six,
-       * is prose even when Tesseract doubts it (a harsh binarisation's
-       * thick type: "number" at 47, "mimber" at 16): math read as letters
-       * makes runs of two or three ("adt", "ye"), or an unsure word
-       * (development set: "Task" at 32 from n_1, ..., n_n; the fixture's
-       * display "stadt" at 10, "Praia" at 0). */
-      if (!w->text && letters_only (w->utf8, &n_letters) &&
-          ((w->dict && n_letters >= 4 && w->conf >= 35) || (w->dict && n_letters >= 5 && w->conf >= 30) ||
-           (n_letters >= 6 && w->conf >= 15)))
-        w->text = w->strong = TRUE;
-    }
-  heights = g_new (double, words->len + 1);
+  return TRUE;
+}
+
+/* The em from the running text's word heights; the verdicts that need it;
+ * the text lines. */
+static void
+page_measure_em (ScanPage *p)
+{
+  GArray *words = p->words;
+  g_autofree double *heights = g_new (double, words->len + 1);
+  int nh = 0;
+
   for (guint i = 0; i < words->len; i++)
     {
       Word *w = &g_array_index (words, Word, i);
@@ -969,7 +992,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
     }
   /* A word's box runs from its tallest ascender to its lowest descender:
    * about 0.7 em over words with and without them. */
-  em = nh > 0 ? median (heights, nh) / 0.7 : 10.0 * scale;
+  p->em = nh > 0 ? median (heights, nh) / 0.7 : 10.0 * p->scale;
   /* An equation number is one line high: "(7)" over two lines is a pair
    * of big delimiters around a fraction, the display itself (development
    * twins: two displays \left( \frac{n}{t} \right)^2 were taken for
@@ -977,12 +1000,12 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   for (guint i = 0; i < words->len; i++)
     {
       Word *w = &g_array_index (words, Word, i);
-      if (w->number && box_h (&w->b) > 1.6 * em)
+      if (w->number && box_h (&w->b) > 1.6 * p->em)
         w->number = FALSE;
       /* Lining digits are as tall as capitals (0.65 em): "digits" no taller
        * than an x-height letter are letters Tesseract misread (a variable
        * "n" read as "1" at 88), not a number of the prose. */
-      if (w->digits && box_h (&w->b) < 0.55 * em)
+      if (w->digits && box_h (&w->b) < 0.55 * p->em)
         {
           w->digits = FALSE;
           w->misread = TRUE;
@@ -991,202 +1014,214 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
     }
   for (guint i = 0; i < words->len; i++)
     g_array_index (words, Word, i).text0 = g_array_index (words, Word, i).text;
-  bands = text_bands (words, em);
-  /* Line groups: the words on a band chained over gaps < 0.8 em (a word
-   * space, the space around an inline formula, not a column gap). A group
-   * is running text when its text words are at least half its width: a
-   * display's line holds words Tesseract makes of the math ("adt"), some of
-   * them dictionary words, but fewer than the rest. The words of a math
-   * group are math. */
+  p->bands = text_bands (words, p->em);
+}
+
+/* Line groups on band k: its words chained over gaps < 0.8 em (a word
+ * space, the space around an inline formula, not a column gap). A group
+ * is running text when its text words are at least half its width: a
+ * display's line holds words Tesseract makes of the math ("adt"), some of
+ * them dictionary words, but fewer than the rest. The words of a math
+ * group are math. */
+static void
+band_line_groups (ScanPage *p, guint k)
+{
+  Band *band = &g_array_index (p->bands, Band, k);
+  g_autoptr(GPtrArray) on = g_ptr_array_new ();
+  double em = p->em;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      double my = (w->b.y0 + w->b.y1) / 2;
+      if (my >= band->top && my <= band->bottom && !w->number && (w->band < 0 || w->band == (int) k))
+        g_ptr_array_add (on, w);
+    }
+  g_ptr_array_sort (on, cmp_word_x);
+  for (guint a = 0; a < on->len;)
+    {
+      double text_w = 0, all_w = 0, right = ((Word *) on->pdata[a])->b.x1;
+      int n_text = 0;
+      guint b = a;
+      while (b < on->len && (b == a || ((Word *) on->pdata[b])->b.x0 - right < 0.8 * em))
+        {
+          Word *w = on->pdata[b++];
+          right = MAX (right, w->b.x1);
+          all_w += box_w (&w->b);
+          if (w->strong)
+            {
+              text_w += box_w (&w->b);
+              n_text++;
+            }
+        }
+      for (guint m = a; m < b; m++)
+        {
+          Word *w = on->pdata[m];
+          w->on_band = TRUE;
+          w->group_text_frac = all_w > 0 ? text_w / all_w : 0;
+          w->group_words = (int) (b - a);
+          w->group_strong = n_text;
+        }
+      /* A line of prose with a long inline formula has more text words
+       * than the two a display's misreadings make. */
+      if (text_w < 0.5 * all_w && n_text <= 2)
+        for (guint m = a; m < b; m++)
+          {
+            Word *w = on->pdata[m];
+            w->text = FALSE;
+            w->band = -1;
+          }
+      a = b;
+    }
+}
+
+/* The word classifier's verdict, and the text lines again from its
+ * running text. */
+static void
+page_classify (ScanPage *p)
+{
+  if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
+    return;
+  g_array_unref (p->bands);
+  for (guint i = 0; i < p->words->len; i++)
+    g_array_index (p->words, Word, i).band = -1;
+  p->bands = text_bands (p->words, p->em);
+}
+
+/* One ink component in the deskewed frame: its word, whether it is running
+ * text or math evidence (a seed), its text line. */
+static void
+comp_place (ScanPage *p, Comp *c)
+{
+  GArray *words = p->words, *bands = p->bands;
+  double mx, my, em = p->em;
+
+  c->b = box_turn (&c->img, -p->skew, p->cx, p->cy);
+  mx = (c->b.x0 + c->b.x1) / 2;
+  my = (c->b.y0 + c->b.y1) / 2;
+  c->word = -1;
+  for (guint k = 0; k < words->len; k++)
+    {
+      Word *w = &g_array_index (words, Word, k);
+      if (mx >= w->b.x0 && mx <= w->b.x1 && my >= w->b.y0 && my <= w->b.y1)
+        {
+          c->word = (int) k;
+          break;
+        }
+    }
+  if (c->word >= 0)
+    {
+      Word *w = &g_array_index (words, Word, c->word);
+      c->text = w->text;
+      /* Letters and digits Tesseract reads well are no evidence of math
+       * by themselves (a page number, "a"), but join a formula they touch. */
+      c->seed = !w->text && !w->number && !w->citation &&
+                (w->misread || !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
+                                                  g_utf8_strlen (w->utf8, -1) <= 1)));
+      /* A letter standing alone in English prose is "a", "A" or "I":
+       * any other is a variable, however sure Tesseract is of it. */
+      if (!w->text && g_utf8_strlen (w->utf8, -1) == 1 &&
+          g_unichar_isalpha (g_utf8_get_char (w->utf8)) && !strchr ("aAI", w->utf8[0]))
+        c->seed = TRUE;
+      if (!w->text && !w->number && !w->misread && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
+        {
+          const char *q;
+          gboolean digits = TRUE;
+          for (q = w->utf8; *q; q++)
+            if (!g_ascii_isdigit (*q) && !strchr (".,;:", *q))
+              digits = FALSE;
+          if (digits)
+            c->seed = FALSE;  /* a number in the prose (a year, a count) */
+        }
+      /* What the classifier is sure is math is evidence of it. */
+      if (w->p_math >= fm_scan_words_seed)
+        c->seed = TRUE;
+    }
+  else
+    c->seed = TRUE;  /* ink Tesseract made no word of: rules, big symbols */
+  c->band = -1;
   for (guint k = 0; k < bands->len; k++)
-    {
-      Band *band = &g_array_index (bands, Band, k);
-      g_autoptr(GPtrArray) on = g_ptr_array_new ();
-      for (guint i = 0; i < words->len; i++)
-        {
-          Word *w = &g_array_index (words, Word, i);
-          double my = (w->b.y0 + w->b.y1) / 2;
-          if (my >= band->top && my <= band->bottom && !w->number && (w->band < 0 || w->band == (int) k))
-            g_ptr_array_add (on, w);
-        }
-      g_ptr_array_sort (on, cmp_word_x);
-      for (guint a = 0; a < on->len;)
-        {
-          double text_w = 0, all_w = 0, right = ((Word *) on->pdata[a])->b.x1;
-          int n_text = 0;
-          guint b = a;
-          while (b < on->len && (b == a || ((Word *) on->pdata[b])->b.x0 - right < 0.8 * em))
-            {
-              Word *w = on->pdata[b++];
-              right = MAX (right, w->b.x1);
-              all_w += box_w (&w->b);
-              if (w->strong)
-                {
-                  text_w += box_w (&w->b);
-                  n_text++;
-                }
-            }
-          for (guint m = a; m < b; m++)
-            {
-              Word *w = on->pdata[m];
-              w->on_band = TRUE;
-              w->group_text_frac = all_w > 0 ? text_w / all_w : 0;
-              w->group_words = (int) (b - a);
-              w->group_strong = n_text;
-            }
-          /* A line of prose with a long inline formula has more text words
-           * than the two a display's misreadings make. */
-          if (text_w < 0.5 * all_w && n_text <= 2)
-            for (guint m = a; m < b; m++)
-              {
-                Word *w = on->pdata[m];
-                w->text = FALSE;
-                w->band = -1;
-              }
-          a = b;
-        }
-    }
+    if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
+      c->band = (int) k;
+  /* Ink as large as a good part of the page is a picture, not a
+   * formula; so is one piece of ink over 4 em both ways (a drawing, a
+   * frame): a formula's tallest pieces (delimiters, integrals) are
+   * narrow, its widest (rules) flat. */
+  if (box_w (&c->b) > p->img->width * 0.6 || box_h (&c->b) > p->img->height * 0.3 ||
+      (box_w (&c->b) > 4 * em && box_h (&c->b) > 4 * em))
+    c->text = TRUE;
+}
 
-  if (!words_only && classify_words (words, comps, em, scale, page_index))
-    {
-      /* The text lines again, from the classifier's running text. */
-      g_array_unref (bands);
-      for (guint i = 0; i < words->len; i++)
-        g_array_index (words, Word, i).band = -1;
-      bands = text_bands (words, em);
-    }
+/* The bench's baseline, Tesseract alone: its words that are not in its
+ * dictionary (nor numbers, citations, bare digits) are math; neighbours on
+ * one line less than 0.6 em apart are one formula, inline on a line with
+ * running text, else display. No ink. */
+static void
+page_tesseract_alone (ScanPage *p)
+{
+  g_autoptr(GArray) math = g_array_new (FALSE, FALSE, sizeof (Box));
+  g_autoptr(GArray) math_band = g_array_new (FALSE, FALSE, sizeof (int));
+  GArray *words = p->words, *bands = p->bands;
+  double em = p->em;
 
-  for (int i = 0; i < n_comps; i++)
+  for (guint i = 0; i < words->len; i++)
     {
-      Comp *c = &g_array_index (comps, Comp, i);
-      double mx, my;
-      c->b = box_turn (&c->img, -skew, cx, cy);
-      mx = (c->b.x0 + c->b.x1) / 2;
-      my = (c->b.y0 + c->b.y1) / 2;
-      c->word = -1;
-      for (guint k = 0; k < words->len; k++)
-        {
-          Word *w = &g_array_index (words, Word, k);
-          if (mx >= w->b.x0 && mx <= w->b.x1 && my >= w->b.y0 && my <= w->b.y1)
-            {
-              c->word = (int) k;
-              break;
-            }
-        }
-      if (c->word >= 0)
-        {
-          Word *w = &g_array_index (words, Word, c->word);
-          c->text = w->text;
-          /* Letters and digits Tesseract reads well are no evidence of math
-           * by themselves (a page number, "a"), but join a formula they touch. */
-          c->seed = !w->text && !w->number && !w->citation &&
-                    (w->misread || !(w->conf >= 80 && (g_unichar_isalnum (g_utf8_get_char (w->utf8)) &&
-                                                      g_utf8_strlen (w->utf8, -1) <= 1)));
-          /* A letter standing alone in English prose is "a", "A" or "I":
-           * any other is a variable, however sure Tesseract is of it. */
-          if (!w->text && g_utf8_strlen (w->utf8, -1) == 1 &&
-              g_unichar_isalpha (g_utf8_get_char (w->utf8)) && !strchr ("aAI", w->utf8[0]))
-            c->seed = TRUE;
-          if (!w->text && !w->number && !w->misread && w->conf >= 85 && g_utf8_strlen (w->utf8, -1) >= 2)
-            {
-              const char *p;
-              gboolean digits = TRUE;
-              for (p = w->utf8; *p; p++)
-                if (!g_ascii_isdigit (*p) && !strchr (".,;:", *p))
-                  digits = FALSE;
-              if (digits)
-                c->seed = FALSE;  /* a number in the prose (a year, a count) */
-            }
-          /* What the classifier is sure is math is evidence of it. */
-          if (w->p_math >= fm_scan_words_seed)
-            c->seed = TRUE;
-        }
-      else
-        c->seed = TRUE;  /* ink Tesseract made no word of: rules, big symbols */
-      c->band = -1;
+      Word *w = &g_array_index (words, Word, i);
+      double my = (w->b.y0 + w->b.y1) / 2;
+      int band = -1;
+      gboolean merged = FALSE;
+      if (w->dict || w->number || w->citation || w->digits || w->utf8[0] == '\0')
+        continue;
       for (guint k = 0; k < bands->len; k++)
         if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
-          c->band = (int) k;
-      /* Ink as large as a good part of the page is a picture, not a
-       * formula; so is one piece of ink over 4 em both ways (a drawing, a
-       * frame): a formula's tallest pieces (delimiters, integrals) are
-       * narrow, its widest (rules) flat. */
-      if (box_w (&c->b) > img->width * 0.6 || box_h (&c->b) > img->height * 0.3 ||
-          (box_w (&c->b) > 4 * em && box_h (&c->b) > 4 * em))
-        c->text = TRUE;
-    }
-
-  if (words_only)
-    {
-      /* The bench's baseline, Tesseract alone: its words that are not in
-       * its dictionary (nor numbers, citations, bare digits) are math;
-       * neighbours on one line less than 0.6 em apart are one formula,
-       * inline on a line with running text, else display. No ink. */
-      g_autoptr(GArray) math = g_array_new (FALSE, FALSE, sizeof (Box));
-      g_autoptr(GArray) math_band = g_array_new (FALSE, FALSE, sizeof (int));
-      for (guint i = 0; i < words->len; i++)
+          band = (int) k;
+      for (guint m = 0; m < math->len && !merged; m++)
         {
-          Word *w = &g_array_index (words, Word, i);
-          double my = (w->b.y0 + w->b.y1) / 2;
-          int band = -1;
-          gboolean merged = FALSE;
-          if (w->dict || w->number || w->citation || w->digits || w->utf8[0] == '\0')
-            continue;
-          for (guint k = 0; k < bands->len; k++)
-            if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
-              band = (int) k;
-          for (guint m = 0; m < math->len && !merged; m++)
+          Box *o = &g_array_index (math, Box, m);
+          if (g_array_index (math_band, int, m) == band &&
+              v_overlap (o->y0, o->y1, w->b.y0, w->b.y1) > 0 &&
+              MAX (o->x0, w->b.x0) - MIN (o->x1, w->b.x1) < 0.6 * em)
             {
-              Box *o = &g_array_index (math, Box, m);
-              if (g_array_index (math_band, int, m) == band &&
-                  v_overlap (o->y0, o->y1, w->b.y0, w->b.y1) > 0 &&
-                  MAX (o->x0, w->b.x0) - MIN (o->x1, w->b.x1) < 0.6 * em)
-                {
-                  box_union (o, &w->b);
-                  merged = TRUE;
-                }
-            }
-          if (!merged)
-            {
-              g_array_append_val (math, w->b);
-              g_array_append_val (math_band, band);
+              box_union (o, &w->b);
+              merged = TRUE;
             }
         }
-      for (guint m = 0; m < math->len; m++)
+      if (!merged)
         {
-          Box b = box_turn (&g_array_index (math, Box, m), skew, cx, cy);
-          FmRect r = { b.x0 / scale, b.y0 / scale, b.x1 / scale, b.y1 / scale };
-          FmRegion *reg = fm_region_new (page_index, g_array_index (math_band, int, m) >= 0
+          g_array_append_val (math, w->b);
+          g_array_append_val (math_band, band);
+        }
+    }
+  for (guint m = 0; m < math->len; m++)
+    {
+      Box b = box_turn (&g_array_index (math, Box, m), p->skew, p->cx, p->cy);
+      FmRect r = { b.x0 / p->scale, b.y0 / p->scale, b.x1 / p->scale, b.y1 / p->scale };
+      FmRegion *reg = fm_region_new (p->page_index, g_array_index (math_band, int, m) >= 0
                                                       ? FM_REGION_INLINE : FM_REGION_DISPLAY, &r);
-          reg->font_size = em / scale;
-          g_ptr_array_add (regions, reg);
-        }
-      words_free (words);
-      return regions;
+      reg->font_size = em / p->scale;
+      g_ptr_array_add (p->regions, reg);
     }
+}
 
-  /* Clusters: non-text ink within 1.3 em side by side (text words are not
-   * in the graph, and none may lie between, so prose is never bridged; the
-   * development set's inline recall rose from 0.41 at 0.35 em through 0.46
-   * at 0.5 em to 0.55 at 1.3 em, and fell at 1.7 em) or 0.3 em stacked
-   * (fraction parts, limits). */
-  parent = g_new (int, n_comps + 1);
-  for (int i = 0; i < n_comps; i++)
-    parent[i] = i;
-  /* A long thin rule with no ink just above or below it (a footnote's
-   * rule, a table's) is no fraction bar: it takes nothing stacked on it. A
-   * scan's blur makes a 0.4 pt rule a quarter of an em thick at 150 dpi, so
-   * a rule is told by its length and shape. */
-  lone_rule = g_new0 (gboolean, n_comps + 1);
-  for (int i = 0; i < n_comps; i++)
+/* A long thin rule with no ink just above or below it (a footnote's
+ * rule, a table's) is no fraction bar: it takes nothing stacked on it. A
+ * scan's blur makes a 0.4 pt rule a quarter of an em thick at 150 dpi, so
+ * a rule is told by its length and shape. */
+static gboolean *
+page_lone_rules (ScanPage *p)
+{
+  gboolean *lone_rule = g_new0 (gboolean, p->n_comps + 1);
+  double em = p->em;
+
+  for (int i = 0; i < p->n_comps; i++)
     {
-      Comp *a = &g_array_index (comps, Comp, i);
+      Comp *a = &g_array_index (p->comps, Comp, i);
       gboolean above = FALSE, below = FALSE;
       if (!is_rule (&a->b, em))
         continue;
-      for (int j = 0; j < n_comps; j++)
+      for (int j = 0; j < p->n_comps; j++)
         {
-          Comp *b = &g_array_index (comps, Comp, j);
+          Comp *b = &g_array_index (p->comps, Comp, j);
           if (j == i || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
             continue;
           if (b->b.y1 <= a->b.y0 && a->b.y0 - b->b.y1 < 0.3 * em)
@@ -1196,98 +1231,138 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         }
       lone_rule[i] = !(above && below);
     }
-  for (int i = 0; i < n_comps; i++)
+  return lone_rule;
+}
+
+/* Whether two pieces of non-text ink are one formula's. */
+static gboolean
+comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean lone_b)
+{
+  double gx, gy, em = p->em;
+  gboolean rule, side;
+
+  /* Ink on two different text lines is never one formula: two
+   * inline formulas one above the other are closer than a
+   * fraction's parts. Limits, fraction parts and displays lie
+   * between or off the lines. */
+  if (a->band >= 0 && b->band >= 0 && a->band != b->band)
+    return FALSE;
+  gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
+  gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
+  /* A long thin rule (a fraction bar, a footnote's rule) takes what
+   * lies within 0.15 em above and below it: a fraction's parts sit
+   * that close, a footnote's first line does not. */
+  rule = is_rule (&a->b, em) || is_rule (&b->b, em);
+  side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
+  if ((lone_a || lone_b) && gx < 0)
+    return FALSE;
+  /* Side by side over more than a thin space only with no running
+   * text between them. */
+  if (side && gx > 0.3 * em)
     {
-      Comp *a = &g_array_index (comps, Comp, i);
+      double gx0 = MIN (a->b.x1, b->b.x1), gx1 = MAX (a->b.x0, b->b.x0);
+      double top = MAX (a->b.y0, b->b.y0), bottom = MIN (a->b.y1, b->b.y1);
+      for (guint k = 0; k < p->words->len && side; k++)
+        {
+          Word *w = &g_array_index (p->words, Word, k);
+          double wx = (w->b.x0 + w->b.x1) / 2, wy = (w->b.y0 + w->b.y1) / 2;
+          if (w->text && wx > gx0 && wx < gx1 && wy > top - 0.5 * em && wy < bottom + 0.5 * em)
+            side = FALSE;
+        }
+    }
+  return side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em);
+}
+
+/* Clusters: non-text ink within 1.3 em side by side (text words are not
+ * in the graph, and none may lie between, so prose is never bridged; the
+ * development set's inline recall rose from 0.41 at 0.35 em through 0.46
+ * at 0.5 em to 0.55 at 1.3 em, and fell at 1.7 em) or 0.3 em stacked
+ * (fraction parts, limits). Returns the union-find parents. */
+static int *
+page_join_ink (ScanPage *p)
+{
+  int *parent = g_new (int, p->n_comps + 1);
+  g_autofree gboolean *lone_rule = NULL;
+
+  for (int i = 0; i < p->n_comps; i++)
+    parent[i] = i;
+  lone_rule = page_lone_rules (p);
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      Comp *a = &g_array_index (p->comps, Comp, i);
       if (a->text)
         continue;
-      for (int j = i + 1; j < n_comps; j++)
+      for (int j = i + 1; j < p->n_comps; j++)
         {
-          Comp *b = &g_array_index (comps, Comp, j);
-          double gx, gy;
+          Comp *b = &g_array_index (p->comps, Comp, j);
           if (b->text)
             continue;
-          /* Ink on two different text lines is never one formula: two
-           * inline formulas one above the other are closer than a
-           * fraction's parts. Limits, fraction parts and displays lie
-           * between or off the lines. */
-          if (a->band >= 0 && b->band >= 0 && a->band != b->band)
-            continue;
-          gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
-          gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
-          /* A long thin rule (a fraction bar, a footnote's rule) takes what
-           * lies within 0.15 em above and below it: a fraction's parts sit
-           * that close, a footnote's first line does not. */
-          gboolean rule = is_rule (&a->b, em) || is_rule (&b->b, em);
-          gboolean side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
-          if ((lone_rule[i] || lone_rule[j]) && gx < 0)
-            continue;
-          /* Side by side over more than a thin space only with no running
-           * text between them. */
-          if (side && gx > 0.3 * em)
-            {
-              double gx0 = MIN (a->b.x1, b->b.x1), gx1 = MAX (a->b.x0, b->b.x0);
-              double top = MAX (a->b.y0, b->b.y0), bottom = MIN (a->b.y1, b->b.y1);
-              for (guint k = 0; k < words->len && side; k++)
-                {
-                  Word *w = &g_array_index (words, Word, k);
-                  double wx = (w->b.x0 + w->b.x1) / 2, wy = (w->b.y0 + w->b.y1) / 2;
-                  if (w->text && wx > gx0 && wx < gx1 && wy > top - 0.5 * em && wy < bottom + 0.5 * em)
-                    side = FALSE;
-                }
-            }
-          if (side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em))
+          if (comps_join (p, a, b, lone_rule[i], lone_rule[j]))
             uf_join (parent, i, j);
         }
     }
-  {
-    g_autofree int *root_cluster = g_new (int, n_comps + 1);
-    for (int i = 0; i < n_comps; i++)
-      root_cluster[i] = -1;
-    for (int i = 0; i < n_comps; i++)
-      {
-        Comp *c = &g_array_index (comps, Comp, i);
-        int r;
-        Cluster *cl;
-        if (c->text)
-          continue;
-        r = uf_find (parent, i);
-        if (root_cluster[r] < 0)
-          {
-            Cluster n = { c->b, 0, -1, TRUE, 0, -1, 0, FALSE, FALSE, -1 };
-            root_cluster[r] = (int) clusters->len;
-            g_array_append_val (clusters, n);
-          }
-        cl = &g_array_index (clusters, Cluster, root_cluster[r]);
-        box_union (&cl->b, &c->b);
-        cl->n_seed += c->seed;
-        cl->n_pieces++;
-        cl->ink += c->area;
-        c->cluster = root_cluster[r];
-        if (c->word >= 0 && g_array_index (words, Word, c->word).number)
-          {
-            cl->number = TRUE;
-            cl->number_word = c->word;
-          }
-        if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
-          cl->only_digits = FALSE;
-        if (c->word >= 0)
-          {
-            const char *t = g_array_index (words, Word, c->word).utf8;
-            cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (g_utf8_get_char (t));
-          }
-      }
-  }
+  return parent;
+}
 
-  /* Line of each cluster: a text band it overlaps by >= 30 % of the smaller
-   * height with running text on the band within 2 em of it. */
-  for (guint i = 0; i < clusters->len; i++)
+/* The clusters of joined ink, with what their pieces say of them. */
+static void
+page_make_clusters (ScanPage *p, int *parent)
+{
+  g_autofree int *root_cluster = g_new (int, p->n_comps + 1);
+  GArray *words = p->words;
+
+  for (int i = 0; i < p->n_comps; i++)
+    root_cluster[i] = -1;
+  for (int i = 0; i < p->n_comps; i++)
     {
-      Cluster *cl = &g_array_index (clusters, Cluster, i);
-      double best = 0;
-      for (guint k = 0; k < bands->len; k++)
+      Comp *c = &g_array_index (p->comps, Comp, i);
+      int r;
+      Cluster *cl;
+      if (c->text)
+        continue;
+      r = uf_find (parent, i);
+      if (root_cluster[r] < 0)
         {
-          Band *band = &g_array_index (bands, Band, k);
+          Cluster n = { c->b, 0, -1, TRUE, 0, -1, 0, FALSE, FALSE, -1 };
+          root_cluster[r] = (int) p->clusters->len;
+          g_array_append_val (p->clusters, n);
+        }
+      cl = &g_array_index (p->clusters, Cluster, root_cluster[r]);
+      box_union (&cl->b, &c->b);
+      cl->n_seed += c->seed;
+      cl->n_pieces++;
+      cl->ink += c->area;
+      c->cluster = root_cluster[r];
+      if (c->word >= 0 && g_array_index (words, Word, c->word).number)
+        {
+          cl->number = TRUE;
+          cl->number_word = c->word;
+        }
+      if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
+        cl->only_digits = FALSE;
+      if (c->word >= 0)
+        {
+          const char *t = g_array_index (words, Word, c->word).utf8;
+          cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (g_utf8_get_char (t));
+        }
+    }
+}
+
+/* Line of each cluster: a text band it overlaps by >= 30 % of the smaller
+ * height with running text on the band within 2 em of it. A cluster on no
+ * line (and no number) is a display. */
+static void
+page_cluster_lines (ScanPage *p)
+{
+  double em = p->em;
+
+  for (guint i = 0; i < p->clusters->len; i++)
+    {
+      Cluster *cl = &g_array_index (p->clusters, Cluster, i);
+      double best = 0;
+      for (guint k = 0; k < p->bands->len; k++)
+        {
+          Band *band = &g_array_index (p->bands, Band, k);
           double ov = v_overlap (cl->b.y0, cl->b.y1, band->top, band->bottom);
           double frac = ov / MIN (box_h (&cl->b), band->bottom - band->top);
           double mid = (cl->b.y0 + cl->b.y1) / 2;
@@ -1299,9 +1374,9 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
            * middle is on its line (the math axis). */
           if (mid < band->top - 0.2 * em || mid > band->bottom + 0.2 * em)
             continue;
-          for (guint w = 0; w < words->len && !near_text; w++)
+          for (guint w = 0; w < p->words->len && !near_text; w++)
             {
-              Word *wd = &g_array_index (words, Word, w);
+              Word *wd = &g_array_index (p->words, Word, w);
               double gx;
               if (!wd->text || wd->band != (int) k)
                 continue;
@@ -1316,202 +1391,294 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
         }
       cl->display = cl->band < 0 && !cl->number;
     }
+}
 
-  /* Display blocks: display clusters stacked (< 1.3 em: an aligned block's
-   * rows at \jot spacing; the development set's display P/R 0.647/0.830 at
-   * 0.9 em, 0.662/0.849 at 1.3 em, 0.657/0.830 at 1.7 em) or side by side
-   * (< 3 em) on overlapping lines are one region (fractions, aligned rows). */
-  {
-    g_autofree int *bp = g_new (int, clusters->len + 1);
-    for (guint i = 0; i < clusters->len; i++)
-      bp[i] = (int) i;
-    for (guint i = 0; i < clusters->len; i++)
-      for (guint j = i + 1; j < clusters->len; j++)
-        {
-          Cluster *a = &g_array_index (clusters, Cluster, i), *b = &g_array_index (clusters, Cluster, j);
-          double gx, gy;
-          if (!a->display || !b->display)
-            continue;
-          gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
-          gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
-          if ((gx < 0 && gy < 1.3 * em) ||
-              (gy < -0.3 * MIN (em, MIN (box_h (&a->b), box_h (&b->b))) && gx < 3.0 * em))
-            uf_join (bp, (int) i, (int) j);
-        }
-    for (guint i = 0; i < clusters->len; i++)
-      {
-        Cluster *a = &g_array_index (clusters, Cluster, i);
-        int r = uf_find (bp, (int) i);
-        a->block = r;
-        if (r != (int) i)
-          {
-            Cluster *root = &g_array_index (clusters, Cluster, r);
-            box_union (&root->b, &a->b);
-            root->n_seed += a->n_seed;
-            root->n_pieces += a->n_pieces;
-            root->ink += a->ink;
-          }
-      }
-  }
+/* Display blocks: display clusters stacked (< 1.3 em: an aligned block's
+ * rows at \jot spacing; the development set's display P/R 0.647/0.830 at
+ * 0.9 em, 0.662/0.849 at 1.3 em, 0.657/0.830 at 1.7 em) or side by side
+ * (< 3 em) on overlapping lines are one region (fractions, aligned rows). */
+static void
+page_display_blocks (ScanPage *p)
+{
+  GArray *clusters = p->clusters;
+  g_autofree int *bp = g_new (int, clusters->len + 1);
+  double em = p->em;
 
-  /* Regions: deskewed boxes turned back onto the page, in points. */
-  {
-    g_autofree int *region_of_block = g_new (int, clusters->len + 1);
-    double font_size = em / scale, text_right = 0;
-    for (guint i = 0; i < words->len; i++)
-      if (g_array_index (words, Word, i).text)
-        text_right = MAX (text_right, g_array_index (words, Word, i).b.x1);
-    for (guint i = 0; i < clusters->len; i++)
-      region_of_block[i] = -1;
-    for (guint i = 0; i < clusters->len; i++)
+  for (guint i = 0; i < clusters->len; i++)
+    bp[i] = (int) i;
+  for (guint i = 0; i < clusters->len; i++)
+    for (guint j = i + 1; j < clusters->len; j++)
       {
-        Cluster *cl = &g_array_index (clusters, Cluster, i);
-        Box b;
-        FmRect r;
-        FmRegion *reg;
-        if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
+        Cluster *a = &g_array_index (clusters, Cluster, i), *b = &g_array_index (clusters, Cluster, j);
+        double gx, gy;
+        if (!a->display || !b->display)
           continue;
-        /* Bare numbers are typographically text (bench/detect/README.md):
-         * a page number, a year on a line of its own. */
-        if (cl->only_digits)
-          continue;
-        /* Specks and sentence dots that survived as seeds; a display is at
-         * least as tall as a lowercase letter (a lone rule - a footnote's,
-         * a table's - is not a formula). */
-        if (box_w (&cl->b) < 0.25 * em && box_h (&cl->b) < 0.25 * em)
-          continue;
-        if (cl->display && box_h (&cl->b) < 0.4 * em)
-          continue;
-        /* Ink covering half its box is a photo's blotch or a filled
-         * shape; not a single letter, which a copier's thick strokes fill
-         * that much at 150 dpi (development twins: a variable "k" alone
-         * between two words was dropped so). */
-        if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
-            (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em))
-          continue;
-        /* A photo: a display, or anything larger than a few letters, with
-         * a third of its box in midtones (a JPEG'd scan's type has them
-         * only along the strokes, and a small inline box is mostly
-         * strokes; measured in the render, the box turned back onto the
-         * page). */
-        b = box_turn (&cl->b, skew, cx, cy);
-        if (midtones == NULL)
-          midtones = midtone_table (img);
-        if ((cl->display || box_w (&cl->b) * box_h (&cl->b) > 4 * em * em) &&
-            midtone_fraction (midtones, img, &b) > 0.33)
-          continue;
-        /* Larger than a few letters and a third inked: a picture (a
-         * formula of that size is mostly white between its symbols). */
-        if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
-            cl->ink > 0.33 * box_w (&cl->b) * box_h (&cl->b))
-          continue;
-        /* A photo's grain: pieces packed denser than glyphs (a formula has
-         * about 2 to 4 per square em, scripts and all). */
-        if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
-            cl->n_pieces > 8.0 * box_w (&cl->b) * box_h (&cl->b) / (em * em))
-          continue;
-        /* One piece of ink alone on its line is a page number or a mark
-         * Tesseract did not read, not a display; nor is a stroke narrower
-         * than half an em (a scanner's edge, a photo's). */
-        if (cl->display && ((cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em) || box_w (&cl->b) < 0.5 * em))
-          continue;
-        b = box_turn (&cl->b, skew, cx, cy);
-        r = (FmRect) { b.x0 / scale, b.y0 / scale, b.x1 / scale, b.y1 / scale };
-        reg = fm_region_new (page_index, cl->display ? FM_REGION_DISPLAY : FM_REGION_INLINE, &r);
-        reg->font_size = font_size;
-        region_of_block[i] = (int) regions->len;
-        g_ptr_array_add (regions, reg);
+        gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
+        gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
+        if ((gx < 0 && gy < 1.3 * em) ||
+            (gy < -0.3 * MIN (em, MIN (box_h (&a->b), box_h (&b->b))) && gx < 3.0 * em))
+          uf_join (bp, (int) i, (int) j);
       }
-    /* Equation numbers: level with a display block, right of it by 0.5 em:
-     * a word reading "(3.1)", or (Tesseract reads "(4)" as ")" as often)
-     * any small display cluster of 3 to 6 pieces 3 em or more right of a
-     * display, ending at the right of the text. */
-    for (guint i = 0; i < clusters->len; i++)
-      {
-        Cluster *cl = &g_array_index (clusters, Cluster, i);
-        int label = -1;
-        Box b;
-        FmRect r;
-        FmRegion *reg;
-        if (!cl->number && cl->display && cl->block == (int) i && box_w (&cl->b) < 3.5 * em &&
-            box_h (&cl->b) < 1.6 * em && cl->b.x1 >= column_right (words, &cl->b, em, text_right) - 1.0 * em)
-          {
-            int pieces = 0;
-            for (int k = 0; k < n_comps; k++)
-              pieces += g_array_index (comps, Comp, k).cluster == (int) i;
-            for (guint k = 0; k < clusters->len && pieces >= 3 && pieces <= 6; k++)
-              {
-                Cluster *d = &g_array_index (clusters, Cluster, k);
-                if (k != i && region_of_block[k] >= 0 && d->display &&
-                    v_overlap (cl->b.y0, cl->b.y1, d->b.y0, d->b.y1) > 0.3 * box_h (&cl->b) &&
-                    cl->b.x0 - d->b.x1 > 3.0 * em)
-                  {
-                    /* A display region of its own unless a rule above
-                     * dropped it already. */
-                    if (region_of_block[i] >= 0)
-                      {
-                        g_ptr_array_remove_index (regions, region_of_block[i]);
-                        for (guint m = 0; m < clusters->len; m++)
-                          if (region_of_block[m] > region_of_block[i])
-                            region_of_block[m]--;
-                        region_of_block[i] = -1;
-                      }
-                    cl->number = TRUE;
-                    break;
-                  }
-              }
-          }
-        if (!cl->number)
-          continue;
-        for (guint k = 0; k < clusters->len && label < 0; k++)
-          {
-            Cluster *d = &g_array_index (clusters, Cluster, k);
-            if (region_of_block[k] < 0 || !d->display)
-              continue;
-            if (v_overlap (cl->b.y0, cl->b.y1, d->b.y0, d->b.y1) > 0.3 * box_h (&cl->b) &&
-                cl->b.x0 - d->b.x1 > 0.5 * em)
-              label = region_of_block[k];
-          }
-        if (label < 0)
-          continue;
-        b = box_turn (&cl->b, skew, cx, cy);
-        r = (FmRect) { b.x0 / scale, b.y0 / scale, b.x1 / scale, b.y1 / scale };
-        reg = fm_region_new (page_index, FM_REGION_NUMBER, &r);
-        reg->font_size = font_size;
-        reg->label_of = label;
-        /* What it reads, as the text layer's numbers: the window shows it
-         * beside its display's formula. */
-        if (cl->number_word >= 0)
-          reg->text = g_strdup (g_array_index (words, Word, cl->number_word).utf8);
-        g_ptr_array_add (regions, reg);
-      }
-  }
-  if (g_getenv ("FM_DETECT_DEBUG"))
+  for (guint i = 0; i < clusters->len; i++)
     {
-      g_printerr ("scan: page %d, OCR %.0f ms, %d x %d px, skew %.2f deg, em %.1f px, %u words, %u bands, %d comps\n",
-                  page_index + 1, t_ocr / 1000.0, img->width, img->height, skew * 180 / G_PI, em, words->len,
-                  bands->len, n_comps);
-      for (guint i = 0; i < clusters->len; i++)
+      Cluster *a = &g_array_index (clusters, Cluster, i);
+      int r = uf_find (bp, (int) i);
+      a->block = r;
+      if (r != (int) i)
         {
-          Cluster *cl = &g_array_index (clusters, Cluster, i);
-          g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d band %d%s%s block %d\n", i, cl->b.x0, cl->b.y0,
-                      cl->b.x1, cl->b.y1, cl->n_seed, cl->band, cl->display ? " display" : "",
-                      cl->number ? " number" : "", cl->block);
-        }
-      for (guint k = 0; k < bands->len; k++)
-        g_printerr ("  band %u [%.0f %.0f %.0f %.0f]\n", k, g_array_index (bands, Band, k).x0,
-                    g_array_index (bands, Band, k).top, g_array_index (bands, Band, k).x1,
-                    g_array_index (bands, Band, k).bottom);
-      for (guint i = 0; i < words->len; i++)
-        {
-          Word *w = &g_array_index (words, Word, i);
-          g_printerr ("  word %s%s%s conf %.0f math %.2f band %d [%.0f %.0f %.0f %.0f] page [%.0f %.0f %.0f %.0f] %s\n",
-                      w->text ? "T" : "-", w->dict ? "D" : "-", w->number ? "N" : "-", w->conf, w->p_math,
-                      w->band, w->b.x0, w->b.y0, w->b.x1, w->b.y1, w->img.x0 / scale, w->img.y0 / scale,
-                      w->img.x1 / scale, w->img.y1 / scale, w->utf8);
+          Cluster *root = &g_array_index (clusters, Cluster, r);
+          box_union (&root->b, &a->b);
+          root->n_seed += a->n_seed;
+          root->n_pieces += a->n_pieces;
+          root->ink += a->ink;
         }
     }
-  words_free (words);
+}
+
+/* Whether a cluster (a display block's root, or an inline cluster) is a
+ * formula rather than a speck, a bare number, a blotch or a picture. */
+static gboolean
+cluster_is_formula (ScanPage *p, const Cluster *cl)
+{
+  double em = p->em;
+  Box b;
+
+  /* Bare numbers are typographically text (bench/detect/README.md):
+   * a page number, a year on a line of its own. */
+  if (cl->only_digits)
+    return FALSE;
+  /* Specks and sentence dots that survived as seeds; a display is at
+   * least as tall as a lowercase letter (a lone rule - a footnote's,
+   * a table's - is not a formula). */
+  if (box_w (&cl->b) < 0.25 * em && box_h (&cl->b) < 0.25 * em)
+    return FALSE;
+  if (cl->display && box_h (&cl->b) < 0.4 * em)
+    return FALSE;
+  /* Ink covering half its box is a photo's blotch or a filled
+   * shape; not a single letter, which a copier's thick strokes fill
+   * that much at 150 dpi (development twins: a variable "k" alone
+   * between two words was dropped so). */
+  if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
+      (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em))
+    return FALSE;
+  /* A photo: a display, or anything larger than a few letters, with
+   * a third of its box in midtones (a JPEG'd scan's type has them
+   * only along the strokes, and a small inline box is mostly
+   * strokes; measured in the render, the box turned back onto the
+   * page). */
+  b = box_turn (&cl->b, p->skew, p->cx, p->cy);
+  if (p->midtones == NULL)
+    p->midtones = midtone_table (p->img);
+  if ((cl->display || box_w (&cl->b) * box_h (&cl->b) > 4 * em * em) &&
+      midtone_fraction (p->midtones, p->img, &b) > 0.33)
+    return FALSE;
+  /* Larger than a few letters and a third inked: a picture (a
+   * formula of that size is mostly white between its symbols). */
+  if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
+      cl->ink > 0.33 * box_w (&cl->b) * box_h (&cl->b))
+    return FALSE;
+  /* A photo's grain: pieces packed denser than glyphs (a formula has
+   * about 2 to 4 per square em, scripts and all). */
+  if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
+      cl->n_pieces > 8.0 * box_w (&cl->b) * box_h (&cl->b) / (em * em))
+    return FALSE;
+  /* One piece of ink alone on its line is a page number or a mark
+   * Tesseract did not read, not a display; nor is a stroke narrower
+   * than half an em (a scanner's edge, a photo's). */
+  if (cl->display && ((cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em) || box_w (&cl->b) < 0.5 * em))
+    return FALSE;
+  return TRUE;
+}
+
+/* Regions: deskewed boxes turned back onto the page, in points. */
+static void
+page_formula_regions (ScanPage *p)
+{
+  p->region_of_block = g_new (int, p->clusters->len + 1);
+  for (guint i = 0; i < p->clusters->len; i++)
+    p->region_of_block[i] = -1;
+  for (guint i = 0; i < p->clusters->len; i++)
+    {
+      Cluster *cl = &g_array_index (p->clusters, Cluster, i);
+      Box b;
+      FmRect r;
+      FmRegion *reg;
+      if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
+        continue;
+      if (!cluster_is_formula (p, cl))
+        continue;
+      b = box_turn (&cl->b, p->skew, p->cx, p->cy);
+      r = (FmRect) { b.x0 / p->scale, b.y0 / p->scale, b.x1 / p->scale, b.y1 / p->scale };
+      reg = fm_region_new (p->page_index, cl->display ? FM_REGION_DISPLAY : FM_REGION_INLINE, &r);
+      reg->font_size = p->em / p->scale;
+      p->region_of_block[i] = (int) p->regions->len;
+      g_ptr_array_add (p->regions, reg);
+    }
+}
+
+/* Whether display cluster i, with no word reading "(3.1)" in it, is a
+ * display's number: small, at the right of the text, of 3 to 6 pieces, and
+ * 3 em or more right of a display (Tesseract reads "(4)" as ")" as often).
+ * Its own display region, if it had one, is taken back. */
+static gboolean
+cluster_unread_number (ScanPage *p, guint i, double text_right)
+{
+  Cluster *cl = &g_array_index (p->clusters, Cluster, i);
+  GArray *clusters = p->clusters;
+  double em = p->em;
+  int pieces = 0;
+
+  if (!(!cl->number && cl->display && cl->block == (int) i && box_w (&cl->b) < 3.5 * em &&
+        box_h (&cl->b) < 1.6 * em && cl->b.x1 >= column_right (p->words, &cl->b, em, text_right) - 1.0 * em))
+    return FALSE;
+  for (int k = 0; k < p->n_comps; k++)
+    pieces += g_array_index (p->comps, Comp, k).cluster == (int) i;
+  for (guint k = 0; k < clusters->len && pieces >= 3 && pieces <= 6; k++)
+    {
+      Cluster *d = &g_array_index (clusters, Cluster, k);
+      if (k != i && p->region_of_block[k] >= 0 && d->display &&
+          v_overlap (cl->b.y0, cl->b.y1, d->b.y0, d->b.y1) > 0.3 * box_h (&cl->b) &&
+          cl->b.x0 - d->b.x1 > 3.0 * em)
+        {
+          /* A display region of its own unless a rule above
+           * dropped it already. */
+          if (p->region_of_block[i] >= 0)
+            {
+              g_ptr_array_remove_index (p->regions, p->region_of_block[i]);
+              for (guint m = 0; m < clusters->len; m++)
+                if (p->region_of_block[m] > p->region_of_block[i])
+                  p->region_of_block[m]--;
+              p->region_of_block[i] = -1;
+            }
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Equation numbers: level with a display block, right of it by 0.5 em:
+ * a word reading "(3.1)", or any small display cluster of 3 to 6 pieces
+ * 3 em or more right of a display, ending at the right of the text. */
+static void
+page_number_regions (ScanPage *p)
+{
+  GArray *clusters = p->clusters;
+  double em = p->em, text_right = 0;
+
+  for (guint i = 0; i < p->words->len; i++)
+    if (g_array_index (p->words, Word, i).text)
+      text_right = MAX (text_right, g_array_index (p->words, Word, i).b.x1);
+  for (guint i = 0; i < clusters->len; i++)
+    {
+      Cluster *cl = &g_array_index (clusters, Cluster, i);
+      int label = -1;
+      Box b;
+      FmRect r;
+      FmRegion *reg;
+      if (cluster_unread_number (p, i, text_right))
+        cl->number = TRUE;
+      if (!cl->number)
+        continue;
+      for (guint k = 0; k < clusters->len && label < 0; k++)
+        {
+          Cluster *d = &g_array_index (clusters, Cluster, k);
+          if (p->region_of_block[k] < 0 || !d->display)
+            continue;
+          if (v_overlap (cl->b.y0, cl->b.y1, d->b.y0, d->b.y1) > 0.3 * box_h (&cl->b) &&
+              cl->b.x0 - d->b.x1 > 0.5 * em)
+            label = p->region_of_block[k];
+        }
+      if (label < 0)
+        continue;
+      b = box_turn (&cl->b, p->skew, p->cx, p->cy);
+      r = (FmRect) { b.x0 / p->scale, b.y0 / p->scale, b.x1 / p->scale, b.y1 / p->scale };
+      reg = fm_region_new (p->page_index, FM_REGION_NUMBER, &r);
+      reg->font_size = em / p->scale;
+      reg->label_of = label;
+      /* What it reads, as the text layer's numbers: the window shows it
+       * beside its display's formula. */
+      if (cl->number_word >= 0)
+        reg->text = g_strdup (g_array_index (p->words, Word, cl->number_word).utf8);
+      g_ptr_array_add (p->regions, reg);
+    }
+}
+
+/* FM_DETECT_DEBUG: the page's skew, em, clusters, bands and words. */
+static void
+page_debug (const ScanPage *p)
+{
+  GArray *words = p->words, *bands = p->bands, *clusters = p->clusters;
+  double scale = p->scale;
+
+  g_printerr ("scan: page %d, OCR %.0f ms, %d x %d px, skew %.2f deg, em %.1f px, %u words, %u bands, %d comps\n",
+              p->page_index + 1, p->t_ocr / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
+              words->len, bands->len, p->n_comps);
+  for (guint i = 0; i < clusters->len; i++)
+    {
+      Cluster *cl = &g_array_index (clusters, Cluster, i);
+      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d band %d%s%s block %d\n", i, cl->b.x0, cl->b.y0,
+                  cl->b.x1, cl->b.y1, cl->n_seed, cl->band, cl->display ? " display" : "",
+                  cl->number ? " number" : "", cl->block);
+    }
+  for (guint k = 0; k < bands->len; k++)
+    g_printerr ("  band %u [%.0f %.0f %.0f %.0f]\n", k, g_array_index (bands, Band, k).x0,
+                g_array_index (bands, Band, k).top, g_array_index (bands, Band, k).x1,
+                g_array_index (bands, Band, k).bottom);
+  for (guint i = 0; i < words->len; i++)
+    {
+      Word *w = &g_array_index (words, Word, i);
+      g_printerr ("  word %s%s%s conf %.0f math %.2f band %d [%.0f %.0f %.0f %.0f] page [%.0f %.0f %.0f %.0f] %s\n",
+                  w->text ? "T" : "-", w->dict ? "D" : "-", w->number ? "N" : "-", w->conf, w->p_math,
+                  w->band, w->b.x0, w->b.y0, w->b.x1, w->b.y1, w->img.x0 / scale, w->img.y0 / scale,
+                  w->img.x1 / scale, w->img.y1 / scale, w->utf8);
+    }
+}
+
+/* The regions of one rendered page (img at scale px/pt): Tesseract's
+ * words and the rules' and the classifier's verdicts on them, then the
+ * ink that is not running text joined into formulas. words_only: the
+ * bench's baseline, Tesseract alone. */
+static GPtrArray *
+analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int page_index,
+         gboolean words_only, GError **error)
+{
+  ScanPage p = { .img = img, .comps = comps, .n_comps = (int) comps->len, .scale = scale,
+                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0 };
+  GPtrArray *regions;
+
+  if (!page_read_words (&p, api, error))
+    {
+      words_free (p.words);
+      return NULL;
+    }
+  p.regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+  p.clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
+  page_measure_em (&p);
+  for (guint k = 0; k < p.bands->len; k++)
+    band_line_groups (&p, k);
+  if (!words_only)
+    page_classify (&p);
+  for (int i = 0; i < p.n_comps; i++)
+    comp_place (&p, &g_array_index (comps, Comp, i));
+  if (words_only)
+    page_tesseract_alone (&p);
+  else
+    {
+      g_autofree int *parent = page_join_ink (&p);
+      page_make_clusters (&p, parent);
+      page_cluster_lines (&p);
+      page_display_blocks (&p);
+      page_formula_regions (&p);
+      page_number_regions (&p);
+      if (g_getenv ("FM_DETECT_DEBUG"))
+        page_debug (&p);
+    }
+  regions = p.regions;
+  words_free (p.words);
+  g_array_unref (p.bands);
+  g_array_unref (p.clusters);
+  g_free (p.region_of_block);
+  g_free (p.midtones);
   return regions;
 }
 #endif
@@ -1537,6 +1704,100 @@ thread_cpu_us (void)
   return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* The darkest of each 2 x 2 pixels of img enlarged twice by bilinear
+ * interpolation (each enlarged pixel 3/4 of its own and 1/4 of its
+ * neighbour's, both ways; the borders repeated), as cairo enlarges a page
+ * image drawn at twice its resolution: the render at twice the scale and
+ * its pooling, for an image that has no finer detail, at a quarter of the
+ * pixels. */
+static FmGrayImage *
+darkest_of_enlarged (const FmGrayImage *img)
+{
+  FmGrayImage *out = fm_gray_image_new (img->width, img->height);
+
+  for (int y = 0; y < img->height; y++)
+    {
+      const guint8 *r = img->pixels + (gsize) y * img->stride;
+      const guint8 *up = img->pixels + (gsize) MAX (y - 1, 0) * img->stride;
+      const guint8 *down = img->pixels + (gsize) MIN (y + 1, img->height - 1) * img->stride;
+      guint8 *o = out->pixels + (gsize) y * out->stride;
+      for (int x = 0; x < img->width; x++)
+        {
+          int xl = MAX (x - 1, 0), xr = MIN (x + 1, img->width - 1);
+          int c9 = 9 * r[x], best = 255 * 16;
+          const guint8 *rows[2] = { up, down };
+          for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++)
+              {
+                int v = c9 + 3 * (a ? r[xr] : r[xl]) + 3 * rows[b][x] + rows[b][a ? xr : xl];
+                best = MIN (best, v);
+              }
+          o[x] = (guint8) (best / 16);
+        }
+    }
+  return out;
+}
+
+/* The page in gray at scale px/pt for the analysis. Rendered at twice the
+ * scale and brought down by the darkest of each 2 x 2 pixels: Poppler's
+ * smooth downscaling of a 300 dpi 1-bit scan averages a light copy's
+ * thin, broken strokes into a pale gray that neither Otsu's threshold nor
+ * Tesseract's keeps (a development page lost every line so); the darkest
+ * pixel keeps every stroke. A page image no finer than the analysis (a
+ * 150 dpi scan) is rendered once and pooled as its enlargement would be
+ * (darkest_of_enlarged): the same darker strokes (the development twins
+ * at 150 dpi lost display P/R 0.914/0.941 -> 0.833/0.882 without them)
+ * without the render at twice the scale (150-270 ms of CPU a page).
+ * Where the file does not tell (no image over a fifth of the page) the
+ * page is rendered twice the scale. FM_SCAN_POOL=0: once, unpooled (as
+ * before 2026-11-26); 1: always at twice the scale. */
+static FmGrayImage *
+scan_render (FmDocument *doc, int page_index, const FmRect *rect, double scale, GError **error)
+{
+  const char *pool_env = g_getenv ("FM_SCAN_POOL");
+  double w_px = (rect->x1 - rect->x0) * scale, h_px = (rect->y1 - rect->y0) * scale;
+  gboolean twice, enlarge = FALSE;
+  FmGrayImage *img;
+
+  if (pool_env && *pool_env)
+    twice = strcmp (pool_env, "0") != 0;
+  else
+    {
+      double ppp = fm_document_page_image_ppp (doc, page_index);
+      twice = !(ppp > 0) || ppp > 1.2 * scale;
+      enlarge = !twice;
+      if (g_getenv ("FM_DETECT_DEBUG"))
+        g_printerr ("scan: page %d, page image %.0f dpi, render %s\n", page_index + 1, ppp * 72,
+                    twice ? "at twice the scale" : "once, enlarged");
+    }
+  if (twice && w_px * 2 * h_px * 2 <= MAX_ANALYSIS_PIXELS)
+    {
+      g_autoptr(FmGrayImage) big = fm_render_page_rect_gray (doc, page_index, rect, 2 * scale, error);
+      if (big == NULL)
+        return NULL;
+      if (big->width >= 2 && big->height >= 2)
+        {
+          img = fm_gray_image_new (big->width / 2, big->height / 2);
+          for (int y = 0; y < img->height; y++)
+            {
+              const guint8 *r0 = big->pixels + (gsize) (2 * y) * big->stride, *r1 = r0 + big->stride;
+              guint8 *o = img->pixels + (gsize) y * img->stride;
+              for (int x = 0; x < img->width; x++)
+                o[x] = MIN (MIN (r0[2 * x], r0[2 * x + 1]), MIN (r1[2 * x], r1[2 * x + 1]));
+            }
+          return img;
+        }
+    }
+  img = fm_render_page_rect_gray (doc, page_index, rect, scale, error);
+  if (img && enlarge)
+    {
+      FmGrayImage *pooled = darkest_of_enlarged (img);
+      fm_gray_image_free (img);
+      img = pooled;
+    }
+  return img;
+}
+
 static GPtrArray *
 scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPageKind *kind,
                   GError **error)
@@ -1547,7 +1808,6 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   FmRect rect;
   int min_area;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
-  gboolean pool_render = g_strcmp0 (g_getenv ("FM_SCAN_POOL"), "0") != 0;
 
   g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
   if (kind)
@@ -1566,29 +1826,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   rect = (FmRect) { 0, 0, w_pt, h_pt };
   t_render = g_get_monotonic_time ();
   c_render = thread_cpu_us ();
-  /* Rendered at twice the scale and brought down by the darkest of each
-   * 2 x 2 pixels: Poppler's smooth downscaling of a 300 dpi 1-bit scan
-   * averages a light copy's thin, broken strokes into a pale gray that
-   * neither Otsu's threshold nor Tesseract's keeps (a development page
-   * lost every line so); the darkest pixel keeps every stroke. */
-  if (pool_render && w_pt * scale * 2 * h_pt * scale * 2 <= MAX_ANALYSIS_PIXELS)
-    {
-      g_autoptr(FmGrayImage) big = fm_render_page_rect_gray (doc, page_index, &rect, 2 * scale, error);
-      if (big == NULL)
-        return NULL;
-      if (big->width < 2 || big->height < 2)
-        return g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
-      img = fm_gray_image_new (big->width / 2, big->height / 2);
-      for (int y = 0; y < img->height; y++)
-        {
-          const guint8 *r0 = big->pixels + (gsize) (2 * y) * big->stride, *r1 = r0 + big->stride;
-          guint8 *o = img->pixels + (gsize) y * img->stride;
-          for (int x = 0; x < img->width; x++)
-            o[x] = MIN (MIN (r0[2 * x], r0[2 * x + 1]), MIN (r1[2 * x], r1[2 * x + 1]));
-        }
-    }
-  else
-    img = fm_render_page_rect_gray (doc, page_index, &rect, scale, error);
+  img = scan_render (doc, page_index, &rect, scale, error);
   if (img == NULL)
     return NULL;
   t_ink = g_get_monotonic_time ();

@@ -17,6 +17,7 @@
 #include "fm-scan.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <string.h>
 
 #define BAR_DISPLAY_P 0.80
@@ -307,6 +308,55 @@ test_huge_image (void)
   cairo_surface_destroy (surface);
 }
 
+/* The page image's resolution, read from the file's bytes (fm-document.c),
+ * chooses the render: a 150 dpi scan is rendered once and pooled as its
+ * enlargement would be, with the same regions as the render at twice the
+ * scale (FM_SCAN_POOL=1) at a quarter of its pixels. */
+static void
+test_render (void)
+{
+  static const struct {
+    const char *path;
+    int page;
+    double dpi;
+  } cases[] = {
+    { "tests/fixtures/pdf/scan/truth-1-00-scan300.pdf", 0, 300 },
+    { "tests/fixtures/pdf/scan/truth-1-03-scan150.pdf", 0, 150 },
+    { "tests/fixtures/pdf/scan/photo.pdf", 0, 50 },
+    { "tests/fixtures/pdf/truth-1-00.pdf", 0, 0 },   /* no image */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(FmDocument) doc = open_fixture (cases[i].path);
+      double dpi = fm_document_page_image_ppp (doc, cases[i].page) * 72;
+      g_test_message ("%s: page image %.1f dpi", cases[i].path, dpi);
+      g_assert_cmpfloat (fabs (dpi - cases[i].dpi), <, 1.0);
+    }
+  if (fm_scan_have_ocr ())
+    {
+      g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/scan/truth-1-03-scan150.pdf");
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) once = NULL, twice = NULL;
+
+      once = fm_scan_detect_page (doc, 0, NULL, &error);
+      g_assert_no_error (error);
+      g_setenv ("FM_SCAN_POOL", "1", TRUE);
+      twice = fm_scan_detect_page (doc, 0, NULL, &error);
+      g_unsetenv ("FM_SCAN_POOL");
+      g_assert_no_error (error);
+      g_assert_cmpuint (once->len, ==, twice->len);
+      g_assert_cmpuint (once->len, >, 0);
+      for (guint i = 0; i < once->len; i++)
+        {
+          const FmRegion *a = once->pdata[i], *b = twice->pdata[i];
+          g_assert_cmpint (a->kind, ==, b->kind);
+          g_assert_cmpfloat (fabs (a->box.x0 - b->box.x0) + fabs (a->box.y0 - b->box.y0) +
+                             fabs (a->box.x1 - b->box.x1) + fabs (a->box.y1 - b->box.y1), <, 0.01);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -315,5 +365,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/words", test_words);
   g_test_add_func ("/pdf/scan/blank", test_blank);
   g_test_add_func ("/pdf/scan/huge-image", test_huge_image);
+  g_test_add_func ("/pdf/scan/render", test_render);
   return g_test_run ();
 }
