@@ -533,54 +533,100 @@ run_page (FmExportJob              *job,
   return found != NULL;
 }
 
-static int
-run_pdf (int argc, char **argv)
+/* One `pdf` run: what the command line asked for, then what the run holds.
+ * run_pdf goes through its steps in order; each step returns -1 to go on or
+ * the exit code (its one-line message already on stderr). */
+typedef struct {
+  /* The command line. */
+  char *pages_spec, *password, *format_name, *output, *device, *model, *rule_name;
+  char *crop_name, *precision_name;
+  gboolean detect_only, no_refine, quiet, image_only, text_layer;
+  gboolean constrain_uncertain, combined;
+  char **files;
+  /* What the choices turned into. */
+  fe_precision precision;
+  FmExportFormat format;
+  FmDetectOptions dopts;
+  FmRecognizeOptions ropts;
+  FmCropRule crop_rule;
+  /* The run. */
+  FmDocument *doc;
+  GArray *pages;
+  FmExportJob *job;
+  Recognizer rec;
+  Progress progress;
+  gint64 t_start;
+  int pages_ok;
+  int ret;          /* a recognition failure that does not stop the run */
+  GError *page_error;  /* why the last unreadable page could not be read */
+} PdfRun;
+
+static void
+pdf_run_clear (PdfRun *run)
 {
-  g_autofree char *pages_spec = NULL, *password = NULL, *format_name = NULL;
-  g_autofree char *output = NULL, *device = NULL, *model = NULL, *rule_name = NULL;
-  g_autofree char *crop_name = NULL, *precision_name = NULL;
-  fe_precision precision = FE_PRECISION_AUTO;
-  gboolean detect_only = FALSE, no_refine = FALSE, quiet = FALSE, image_only = FALSE, text_layer = FALSE;
-  gboolean constrain_uncertain = FALSE, combined = FALSE;
-  g_auto(GStrv) files = NULL;
+  g_clear_error (&run->page_error);
+  g_clear_pointer (&run->pages, g_array_unref);
+  g_clear_pointer (&run->job, fm_export_job_free);
+  g_clear_object (&run->doc);
+  g_clear_pointer (&run->files, g_strfreev);
+  g_free (run->precision_name);
+  g_free (run->crop_name);
+  g_free (run->rule_name);
+  g_free (run->model);
+  g_free (run->device);
+  g_free (run->output);
+  g_free (run->format_name);
+  g_free (run->password);
+  g_free (run->pages_spec);
+}
+
+static int
+pdf_parse_precision (PdfRun *run)
+{
+  if (run->precision_name == NULL)
+    return -1;
+  if (strcmp (run->precision_name, "fp32") == 0)
+    run->precision = FE_PRECISION_FP32;
+  else if (strcmp (run->precision_name, "fp16") == 0)
+    run->precision = FE_PRECISION_FP16;
+  else if (strcmp (run->precision_name, "bf16") == 0)
+    run->precision = FE_PRECISION_BF16;
+  else if (strcmp (run->precision_name, "auto") != 0)
+    {
+      fprintf (stderr, "formulate-cli pdf: --precision wants auto, fp32, fp16 or bf16, not '%s'\n",
+               run->precision_name);
+      return FM_EXIT_USAGE;
+    }
+  return -1;
+}
+
+/* The command line, checked before anything is read. */
+static int
+pdf_parse_args (PdfRun *run, int argc, char **argv)
+{
   GOptionEntry entries[] = {
-    { "pages", 'p', 0, G_OPTION_ARG_STRING, &pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
-    { "password", 0, 0, G_OPTION_ARG_STRING, &password, "Password of an encrypted PDF", "P" },
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &format_name, "Output format: json, tex, md, docx or html (the last two need pandoc; default json)", "FMT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "Write to FILE (atomically) instead of stdout", "FILE" },
-    { "device", 'd', 0, G_OPTION_ARG_STRING, &device, "auto, cpu, cuda:N (default auto)", "DEV" },
-    { "model", 'm', 0, G_OPTION_ARG_FILENAME, &model, "Model file (.safetensors or .pt)", "FILE" },
-    { "precision", 0, 0, G_OPTION_ARG_STRING, &precision_name, "auto (default), fp32, fp16 or bf16, as for recognize", "P" },
-    { "detect-only", 0, 0, G_OPTION_ARG_NONE, &detect_only, "Find formulas, do not recognise them", NULL },
-    { "rule", 0, 0, G_OPTION_ARG_STRING, &rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
-    { "no-refine", 0, 0, G_OPTION_ARG_NONE, &no_refine, "Do not fit boxes to the rendered ink", NULL },
-    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain (bench/pdf-e2e)", NULL },
-    { "combined", 0, 0, G_OPTION_ARG_NONE, &combined, "Read every formula from its image and check it against the PDF's text layer (the default)", NULL },
-    { "image-only", 0, 0, G_OPTION_ARG_NONE, &image_only, "Recognise every formula from its image alone, without the text layer's check", NULL },
-    { "constrain", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &constrain_uncertain, "Uncertain text-layer readings decode constrained by their glyphs (for bench/pdf-e2e)", NULL },
-    { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
-    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &quiet, "No progress bar", NULL },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &files, NULL, "FILE.pdf" },
+    { "pages", 'p', 0, G_OPTION_ARG_STRING, &run->pages_spec, "Pages to read, e.g. 1-3,7 (default: all)", "LIST" },
+    { "password", 0, 0, G_OPTION_ARG_STRING, &run->password, "Password of an encrypted PDF", "P" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &run->format_name, "Output format: json, tex, md, docx or html (the last two need pandoc; default json)", "FMT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &run->output, "Write to FILE (atomically) instead of stdout", "FILE" },
+    { "device", 'd', 0, G_OPTION_ARG_STRING, &run->device, "auto, cpu, cuda:N (default auto)", "DEV" },
+    { "model", 'm', 0, G_OPTION_ARG_FILENAME, &run->model, "Model file (.safetensors or .pt)", "FILE" },
+    { "precision", 0, 0, G_OPTION_ARG_STRING, &run->precision_name, "auto (default), fp32, fp16 or bf16, as for recognize", "P" },
+    { "detect-only", 0, 0, G_OPTION_ARG_NONE, &run->detect_only, "Find formulas, do not recognise them", NULL },
+    { "rule", 0, 0, G_OPTION_ARG_STRING, &run->rule_name, "Detection rule: full (default) or pdfmathtranslate (bench baseline)", "RULE" },
+    { "no-refine", 0, 0, G_OPTION_ARG_NONE, &run->no_refine, "Do not fit boxes to the rendered ink", NULL },
+    { "text-layer", 0, 0, G_OPTION_ARG_NONE, &run->text_layer, "Read formulas from the PDF's text layer first, the image model only where that is uncertain (bench/pdf-e2e)", NULL },
+    { "combined", 0, 0, G_OPTION_ARG_NONE, &run->combined, "Read every formula from its image and check it against the PDF's text layer (the default)", NULL },
+    { "image-only", 0, 0, G_OPTION_ARG_NONE, &run->image_only, "Recognise every formula from its image alone, without the text layer's check", NULL },
+    { "constrain", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &run->constrain_uncertain, "Uncertain text-layer readings decode constrained by their glyphs (for bench/pdf-e2e)", NULL },
+    { "crop", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &run->crop_name, "Crop rule: line (default) or box (bench/pdf-e2e compares them)", "RULE" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &run->quiet, "No progress bar", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &run->files, NULL, "FILE.pdf" },
     { NULL }
   };
   g_autoptr(GOptionContext) octx = g_option_context_new ("FILE.pdf - find the formulas in a PDF");
   g_autoptr(GError) error = NULL;
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(FmExportJob) job = NULL;
-  g_autoptr(GArray) pages = NULL;
-  g_autoptr(GBytes) result = NULL;
-  g_autofree char *warnings = NULL;
-  FmExportFormat format = FM_EXPORT_JSON;
-  FmDetectOptions dopts = fm_detect_default_options ();
-  FmRecognizeOptions ropts = fm_recognize_default_options ();
-  FmCropRule crop_rule = FM_CROP_RULE_DEFAULT;
-  Recognizer rec = { 0 };
-  Progress progress = { 0 };
-  struct sigaction sa = { 0 }, old_sa;
-  gint64 t_start = g_get_monotonic_time ();
-  int pages_ok = 0, ret = FM_EXIT_OK;
-  GError *page_error = NULL;
-  FmPageQueue *queue;
+  int ret;
 
   g_option_context_add_main_entries (octx, entries, NULL);
   if (!g_option_context_parse (octx, &argc, &argv, &error))
@@ -588,132 +634,151 @@ run_pdf (int argc, char **argv)
       fprintf (stderr, "formulate-cli pdf: %s\n", error->message);
       return FM_EXIT_USAGE;
     }
-  if (files == NULL || files[0] == NULL || files[1] != NULL)
+  if (run->files == NULL || run->files[0] == NULL || run->files[1] != NULL)
     {
       fprintf (stderr, "formulate-cli pdf: give exactly one PDF file (see --help)\n");
       return FM_EXIT_USAGE;
     }
-  ret = pdf_choices (format_name, rule_name, no_refine, device, crop_name, text_layer, image_only,
-                     constrain_uncertain, combined, &format, &dopts, &crop_rule, &ropts);
+  ret = pdf_choices (run->format_name, run->rule_name, run->no_refine, run->device, run->crop_name,
+                     run->text_layer, run->image_only, run->constrain_uncertain, run->combined,
+                     &run->format, &run->dopts, &run->crop_rule, &run->ropts);
   if (ret >= 0)
     return ret;
-  if (precision_name)
-    {
-      if (strcmp (precision_name, "fp32") == 0)
-        precision = FE_PRECISION_FP32;
-      else if (strcmp (precision_name, "fp16") == 0)
-        precision = FE_PRECISION_FP16;
-      else if (strcmp (precision_name, "bf16") == 0)
-        precision = FE_PRECISION_BF16;
-      else if (strcmp (precision_name, "auto") != 0)
-        {
-          fprintf (stderr, "formulate-cli pdf: --precision wants auto, fp32, fp16 or bf16, not '%s'\n",
-                   precision_name);
-          return FM_EXIT_USAGE;
-        }
-    }
-  ret = FM_EXIT_OK;
+  ret = pdf_parse_precision (run);
+  if (ret >= 0)
+    return ret;
   /* A zip on a terminal is noise and can upset it: docx needs a file or a pipe. */
-  if (format == FM_EXPORT_DOCX && (output == NULL || strcmp (output, "-") == 0) &&
+  if (run->format == FM_EXPORT_DOCX && (run->output == NULL || strcmp (run->output, "-") == 0) &&
       isatty (STDOUT_FILENO))
     {
       fprintf (stderr, "formulate-cli pdf: --format docx writes a binary file: give --output FILE "
                        "or redirect standard output\n");
       return FM_EXIT_USAGE;
     }
+  return -1;
+}
 
-  doc = fm_document_new_for_path (files[0], password, &error);
-  if (password)
-    explicit_bzero (password, strlen (password));
-  if (doc == NULL)
+/* The document, its selected pages and (unless --detect-only) the model. */
+static int
+pdf_open (PdfRun *run)
+{
+  g_autoptr(GError) error = NULL;
+  int ret;
+
+  run->doc = fm_document_new_for_path (run->files[0], run->password, &error);
+  if (run->password)
+    explicit_bzero (run->password, strlen (run->password));
+  if (run->doc == NULL)
     {
       fprintf (stderr, "formulate-cli: %s\n", error->message);
       return exit_code_for (error);
     }
-  pages = fm_pages_parse (pages_spec, fm_document_get_n_pages (doc), &error);
-  if (pages == NULL)
+  run->pages = fm_pages_parse (run->pages_spec, fm_document_get_n_pages (run->doc), &error);
+  if (run->pages == NULL)
     {
       fprintf (stderr, "formulate-cli: %s\n", error->message);
       return FM_EXIT_USAGE;
     }
-
-  if (!detect_only)
+  if (run->detect_only)
+    return -1;
+  if (run->model == NULL)
+    run->model = default_model_path ();
+  if (run->model == NULL)
     {
-      if (model == NULL)
-        model = default_model_path ();
-      if (model == NULL)
-        {
-          fprintf (stderr, "formulate-cli: no model found: pass --model FILE, set FORMULATE_MODEL, "
-                           "or use --detect-only\n");
-          return FM_EXIT_MODEL;
-        }
-      ret = recognizer_open (&rec, model, device, precision);
-      if (ret != FM_EXIT_OK)
-        {
-          recognizer_close (&rec);
-          return ret;
-        }
+      fprintf (stderr, "formulate-cli: no model found: pass --model FILE, set FORMULATE_MODEL, "
+                       "or use --detect-only\n");
+      return FM_EXIT_MODEL;
     }
+  ret = recognizer_open (&run->rec, run->model, run->device, run->precision);
+  if (ret != FM_EXIT_OK)
+    {
+      recognizer_close (&run->rec);
+      return ret;
+    }
+  return -1;
+}
+
+/* The job the export writes: the document's facts and the model's. */
+static void
+pdf_job_start (PdfRun *run)
+{
+  FmExportJob *job = fm_export_job_new (run->files[0]);
+
+  run->job = job;
+  job->title = fm_document_dup_title (run->doc);
+  job->n_pages = fm_document_get_n_pages (run->doc);
+  job->recognized = !run->detect_only;
+  job->text_reader = !run->detect_only && run->ropts.read_text != NULL;
+  if (!run->detect_only)
+    {
+      FeRuntimeInfo info;
+      job->model = g_utf8_make_valid (run->model, -1);
+      if (fe_context_runtime_info (run->rec.ctx, &info) == FE_OK)
+        job->device = g_strdup (info.device.id);
+    }
+}
+
+/* Every selected page in order (detection a few pages ahead on the queue's
+ * threads), until the pages end or Ctrl-C; then the model is freed. */
+static void
+pdf_run_pages (PdfRun *run)
+{
+  struct sigaction sa = { 0 }, old_sa;
+  FmPageQueue *queue;
 
   sa.sa_handler = on_sigint;
   sigemptyset (&sa.sa_mask);
   sigaction (SIGINT, &sa, &old_sa);
 
-  job = fm_export_job_new (files[0]);
-  job->title = fm_document_dup_title (doc);
-  job->n_pages = fm_document_get_n_pages (doc);
-  job->recognized = !detect_only;
-  job->text_reader = !detect_only && ropts.read_text != NULL;
-  if (!detect_only)
-    {
-      FeRuntimeInfo info;
-      job->model = g_utf8_make_valid (model, -1);
-      if (fe_context_runtime_info (rec.ctx, &info) == FE_OK)
-        job->device = g_strdup (info.device.id);
-    }
+  run->progress.enabled = !run->quiet && stderr_is_terminal;
+  run->progress.start_us = run->t_start;
+  run->progress.pages_total = (int) run->pages->len;
 
-  progress.enabled = !quiet && stderr_is_terminal;
-  progress.start_us = t_start;
-  progress.pages_total = (int) pages->len;
-
-  queue = fm_page_queue_new (doc, &dopts, (const int *) pages->data, pages->len, interrupted, NULL);
-  for (guint i = 0; i < pages->len && !fm_interrupted; i++)
+  queue = fm_page_queue_new (run->doc, &run->dopts, (const int *) run->pages->data, run->pages->len,
+                             interrupted, NULL);
+  for (guint i = 0; i < run->pages->len && !fm_interrupted; i++)
     {
       FmPageDetection detection = fm_page_queue_take (queue, i);
-      g_clear_error (&page_error);
+      g_clear_error (&run->page_error);
       if (fm_interrupted)
         {
           g_clear_pointer (&detection.regions, g_ptr_array_unref);
           g_clear_error (&detection.error);
           break;
         }
-      if (run_page (job, doc, g_array_index (pages, int, i), &detection, detect_only ? NULL : &rec,
-                    &ropts, crop_rule, &progress, &ret, &page_error))
-        pages_ok++;
-      progress.pages_done = (int) i + 1;
-      progress_draw (&progress, FALSE);
+      if (run_page (run->job, run->doc, g_array_index (run->pages, int, i), &detection,
+                    run->detect_only ? NULL : &run->rec, &run->ropts, run->crop_rule, &run->progress,
+                    &run->ret, &run->page_error))
+        run->pages_ok++;
+      run->progress.pages_done = (int) i + 1;
+      progress_draw (&run->progress, FALSE);
     }
   fm_page_queue_free (queue);
-  progress_draw (&progress, TRUE);
+  progress_draw (&run->progress, TRUE);
   sigaction (SIGINT, &old_sa, NULL);
-  recognizer_close (&rec);
+  recognizer_close (&run->rec);
+}
+
+/* Nothing is written after an interrupt or when no page could be read;
+ * otherwise the export, to --output or standard output. */
+static int
+pdf_write (PdfRun *run)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GBytes) result = NULL;
+  g_autofree char *warnings = NULL;
 
   if (fm_interrupted)
     {
       fprintf (stderr, "formulate-cli: interrupted, nothing written\n");
-      g_clear_error (&page_error);
       return FM_EXIT_INTERRUPTED;
     }
-  if (pages_ok == 0)
-    {
-      int code = page_error ? exit_code_for (page_error) : FM_EXIT_INPUT;
-      g_clear_error (&page_error);
-      return code;
-    }
-  g_clear_error (&page_error);
+  if (run->pages_ok == 0)
+    return run->page_error ? exit_code_for (run->page_error) : FM_EXIT_INPUT;
+  g_clear_error (&run->page_error);
 
-  job->total_ms = (g_get_monotonic_time () - t_start) / 1000.0;
-  result = fm_export_to_bytes (job, doc, format, &warnings, &error);
+  run->job->total_ms = (g_get_monotonic_time () - run->t_start) / 1000.0;
+  result = fm_export_to_bytes (run->job, run->doc, run->format, &warnings, &error);
   if (warnings != NULL)
     {
       /* e.g. a formula pandoc could not parse, kept as its TeX source: the
@@ -723,11 +788,37 @@ run_pdf (int argc, char **argv)
         if (lines[i][0] == '[')
           fprintf (stderr, "formulate-cli: pandoc: %s\n", lines[i]);
     }
-  if (result == NULL || !write_output (output, files[0], result, &error))
+  if (result == NULL || !write_output (run->output, run->files[0], result, &error))
     {
       fprintf (stderr, "formulate-cli: %s\n", error->message);
       return FM_EXIT_FAILURE;
     }
+  return run->ret;
+}
+
+static int
+run_pdf (int argc, char **argv)
+{
+  PdfRun run = {
+    .precision = FE_PRECISION_AUTO,
+    .format = FM_EXPORT_JSON,
+    .dopts = fm_detect_default_options (),
+    .ropts = fm_recognize_default_options (),
+    .crop_rule = FM_CROP_RULE_DEFAULT,
+    .t_start = g_get_monotonic_time (),
+    .ret = FM_EXIT_OK,
+  };
+  int ret = pdf_parse_args (&run, argc, argv);
+
+  if (ret < 0)
+    ret = pdf_open (&run);
+  if (ret < 0)
+    {
+      pdf_job_start (&run);
+      pdf_run_pages (&run);
+      ret = pdf_write (&run);
+    }
+  pdf_run_clear (&run);
   return ret;
 }
 

@@ -402,14 +402,195 @@ gray_to_rgb (const FmGrayImage *gray)
   return g_bytes_new_take (rgb, n * 3);
 }
 
+/* What the worker thread holds between batches; only the thread touches it. */
+typedef struct {
+  FeContext *context;
+  FeState *state;
+  int em_px;
+  gint64 last_runtime_us;   /* when the status line last got memory figures */
+} WorkerCtx;
+
+/* Probing devices can dlopen CUDA: done here, never on the main thread. */
+static void
+worker_report_devices (FmEngineWorker *self)
+{
+  DevicesReport *report = g_new0 (DevicesReport, 1);
+
+  report->self = g_object_ref (self);
+  report->n_devices = fe_devices_list (NULL, 0);
+  report->devices = g_new0 (FeDeviceInfo, MAX (report->n_devices, 1));
+  report->n_devices = fe_devices_list (report->devices, report->n_devices);
+  post (self, deliver_devices, report);
+}
+
+/* The model asked for by fm_engine_worker_load_model(), in place of the one
+ * loaded. Called with the lock held, which it drops while loading. */
+static void
+worker_load (FmEngineWorker *self, WorkerCtx *w)
+{
+  LoadReport *lr = g_new0 (LoadReport, 1);
+  g_autofree char *path = g_steal_pointer (&self->load_path);
+  g_autofree char *device = g_steal_pointer (&self->load_device);
+  fe_precision precision = self->load_precision;
+  FeContextParams params = fe_context_default_params ();
+  FeContext *fresh = NULL;
+
+  self->load_pending = FALSE;
+  g_atomic_int_set (&self->abort_requested, 0);
+  g_mutex_unlock (&self->lock);
+
+  lr->self = g_object_ref (self);
+  lr->is_load = TRUE;
+  /* Free the old model first: two copies may not fit in VRAM. */
+  g_clear_pointer (&w->state, fe_state_free);
+  g_clear_pointer (&w->context, fe_context_free);
+  params.device = device;
+  params.precision = precision;
+  /* One core stays with the window. */
+  params.n_threads = MAX (1, (int) g_get_num_processors () - 1);
+  if (path == NULL || *path == '\0')
+    lr->error = g_strdup (_("No model file found. Set one in Preferences or with the FORMULATE_MODEL environment variable."));
+  else if (fe_context_load (path, &params, &fresh) != FE_OK)
+    lr->error = g_strdup (fe_last_error ());
+  else if (fe_state_new (fresh, &w->state) != FE_OK)
+    {
+      lr->error = g_strdup (fe_last_error ());
+      fe_context_free (fresh);
+    }
+  else
+    {
+      w->context = fresh;
+      w->em_px = fe_context_model_info (w->context)->em_px;
+      if (fe_context_runtime_info (w->context, &lr->runtime) == FE_OK)
+        lr->ok = TRUE;
+      else
+        lr->error = g_strdup (fe_last_error ());
+      w->last_runtime_us = g_get_monotonic_time ();
+    }
+  post (self, deliver_load, lr);
+  g_mutex_lock (&self->lock);
+}
+
+/* Up to FM_ENGINE_BATCH jobs, nearest the focus first, moved from the queue
+ * to the running set. Called with the lock held. */
+static GPtrArray *
+worker_take_batch (FmEngineWorker *self)
+{
+  GPtrArray *batch = g_ptr_array_new ();
+
+  while (batch->len < FM_ENGINE_BATCH && self->queue->len > 0)
+    {
+      guint index = pick_next (self);
+      Job *job = g_ptr_array_steal_index (self->queue, index);
+      g_ptr_array_add (batch, job);
+      g_ptr_array_add (self->running, job);
+    }
+  return batch;
+}
+
+static void
+worker_post_running (FmEngineWorker *self, GPtrArray *batch)
+{
+  RunningReport *rr = g_new0 (RunningReport, 1);
+
+  rr->self = g_object_ref (self);
+  rr->jobs = g_ptr_array_ref (batch);
+  post (self, deliver_running, rr);
+}
+
+/* An empty report of the batch, which owns the batch's jobs from here on. */
+static BatchReport *
+batch_report_new (FmEngineWorker *self, GPtrArray *batch)
+{
+  BatchReport *report = g_new0 (BatchReport, 1);
+
+  report->self = g_object_ref (self);
+  report->jobs = batch;
+  g_ptr_array_set_free_func (batch, (GDestroyNotify) job_free);
+  report->latex = g_new0 (char *, batch->len);
+  report->confidence = g_new0 (double, batch->len);
+  report->confidence_min = g_new0 (double, batch->len);
+  report->provenance = g_new0 (FmProvenance, batch->len);
+  report->error = g_new0 (char *, batch->len);
+  report->crop_rgb = g_new0 (GBytes *, batch->len);
+  report->crop_width = g_new0 (int, batch->len);
+  report->crop_height = g_new0 (int, batch->len);
+  return report;
+}
+
+/* Recognises the batch's formulas into report: LaTeX and confidence, or the
+ * failure message, and the crop the panel shows. Runs without the lock. */
+static void
+worker_recognize_batch (FmEngineWorker *self, WorkerCtx *w, BatchReport *report, int beam_width)
+{
+  GPtrArray *batch = report->jobs;
+  FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, batch->len);
+  FmRecognizeOptions opts = fm_recognize_default_options ();
+  fe_status status;
+
+  for (guint i = 0; i < batch->len; i++)
+    {
+      Job *job = g_ptr_array_index (batch, i);
+      tasks[i].document = job->document;
+      tasks[i].region = job->region;
+    }
+  opts.em_px = w->em_px;
+  opts.beam_width = beam_width;
+  opts.abort_callback = abort_cb;
+  opts.abort_user_data = self;
+  opts.keep_crops = TRUE;
+  status = fm_recognize_run (w->state, tasks, batch->len, &opts);
+  (void) status;   /* failures are per task */
+  for (guint i = 0; i < batch->len; i++)
+    {
+      FmRegion *region = tasks[i].region;
+
+      if (tasks[i].crop != NULL)
+        {
+          report->crop_rgb[i] = gray_to_rgb (tasks[i].crop);
+          report->crop_width[i] = tasks[i].crop->width;
+          report->crop_height[i] = tasks[i].crop->height;
+        }
+      if (region->latex != NULL)
+        {
+          report->latex[i] = g_strdup (region->latex);
+          report->confidence[i] = region->confidence;
+          report->confidence_min[i] = tasks[i].confidence_min;
+          report->provenance[i] = region->provenance;
+        }
+      else if (tasks[i].error != NULL)
+        report->error[i] = g_strdup (tasks[i].error);
+      fm_recognize_task_clear (&tasks[i]);
+    }
+  g_free (tasks);
+}
+
+/* Memory figures for the status line, at most once an interval. */
+static void
+worker_report_runtime (FmEngineWorker *self, WorkerCtx *w)
+{
+  LoadReport *lr;
+
+  if (g_get_monotonic_time () - w->last_runtime_us < FM_ENGINE_RUNTIME_INTERVAL_US)
+    return;
+  lr = g_new0 (LoadReport, 1);
+  lr->self = g_object_ref (self);
+  lr->ok = fe_context_runtime_info (w->context, &lr->runtime) == FE_OK;
+  if (lr->ok)
+    post (self, deliver_load, lr);
+  else
+    {
+      g_object_unref (lr->self);
+      g_free (lr);
+    }
+  w->last_runtime_us = g_get_monotonic_time ();
+}
+
 static gpointer
 worker_thread (gpointer data)
 {
   FmEngineWorker *self = data;
-  FeContext *context = NULL;
-  FeState *state = NULL;
-  int em_px = FM_RENDER_DEFAULT_EM_PX;
-  gint64 last_runtime_us = 0;
+  WorkerCtx w = { .em_px = FM_RENDER_DEFAULT_EM_PX };
 
 #ifdef __linux__
   /* Below the window's thread, so a busy CPU never makes the window stutter;
@@ -418,15 +599,7 @@ worker_thread (gpointer data)
     g_debug ("engine worker: could not lower priority: %s", g_strerror (errno));
 #endif
 
-  /* Probing devices can dlopen CUDA: done here, never on the main thread. */
-  {
-    DevicesReport *report = g_new0 (DevicesReport, 1);
-    report->self = g_object_ref (self);
-    report->n_devices = fe_devices_list (NULL, 0);
-    report->devices = g_new0 (FeDeviceInfo, MAX (report->n_devices, 1));
-    report->n_devices = fe_devices_list (report->devices, report->n_devices);
-    post (self, deliver_devices, report);
-  }
+  worker_report_devices (self);
 
   g_mutex_lock (&self->lock);
   for (;;)
@@ -440,147 +613,25 @@ worker_thread (gpointer data)
 
       if (self->load_pending)
         {
-          LoadReport *lr = g_new0 (LoadReport, 1);
-          g_autofree char *path = g_steal_pointer (&self->load_path);
-          g_autofree char *device = g_steal_pointer (&self->load_device);
-          fe_precision precision = self->load_precision;
-
-          self->load_pending = FALSE;
-          g_atomic_int_set (&self->abort_requested, 0);
-          g_mutex_unlock (&self->lock);
-
-          lr->self = g_object_ref (self);
-          lr->is_load = TRUE;
-          {
-            FeContextParams params = fe_context_default_params ();
-            FeContext *fresh = NULL;
-
-            /* Free the old model first: two copies may not fit in VRAM. */
-            g_clear_pointer (&state, fe_state_free);
-            g_clear_pointer (&context, fe_context_free);
-            params.device = device;
-            params.precision = precision;
-            /* One core stays with the window. */
-            params.n_threads = MAX (1, (int) g_get_num_processors () - 1);
-            if (path == NULL || *path == '\0')
-              lr->error = g_strdup (_("No model file found. Set one in Preferences or with the FORMULATE_MODEL environment variable."));
-            else if (fe_context_load (path, &params, &fresh) != FE_OK)
-              lr->error = g_strdup (fe_last_error ());
-            else if (fe_state_new (fresh, &state) != FE_OK)
-              {
-                lr->error = g_strdup (fe_last_error ());
-                fe_context_free (fresh);
-              }
-            else
-              {
-                context = fresh;
-                em_px = fe_context_model_info (context)->em_px;
-                if (fe_context_runtime_info (context, &lr->runtime) == FE_OK)
-                  lr->ok = TRUE;
-                else
-                  lr->error = g_strdup (fe_last_error ());
-                last_runtime_us = g_get_monotonic_time ();
-              }
-          }
-          post (self, deliver_load, lr);
-          g_mutex_lock (&self->lock);
+          worker_load (self, &w);
           continue;
         }
 
-      if (context == NULL || self->queue->len == 0)
+      if (w.context == NULL || self->queue->len == 0)
         {
           g_cond_wait (&self->cond, &self->lock);
           continue;
         }
 
-      batch = g_ptr_array_new ();
-      while (batch->len < FM_ENGINE_BATCH && self->queue->len > 0)
-        {
-          guint index = pick_next (self);
-          Job *job = g_ptr_array_steal_index (self->queue, index);
-          g_ptr_array_add (batch, job);
-          g_ptr_array_add (self->running, job);
-        }
+      batch = worker_take_batch (self);
       beam_width = self->beam_width;
       g_atomic_int_set (&self->abort_requested, 0);
       g_mutex_unlock (&self->lock);
 
-      {
-        RunningReport *rr = g_new0 (RunningReport, 1);
-        rr->self = g_object_ref (self);
-        rr->jobs = g_ptr_array_ref (batch);
-        post (self, deliver_running, rr);
-      }
-
-      report = g_new0 (BatchReport, 1);
-      report->self = g_object_ref (self);
-      report->jobs = batch;    /* owns the jobs from here on */
-      g_ptr_array_set_free_func (batch, (GDestroyNotify) job_free);
-      report->latex = g_new0 (char *, batch->len);
-      report->confidence = g_new0 (double, batch->len);
-      report->confidence_min = g_new0 (double, batch->len);
-      report->provenance = g_new0 (FmProvenance, batch->len);
-      report->error = g_new0 (char *, batch->len);
-      report->crop_rgb = g_new0 (GBytes *, batch->len);
-      report->crop_width = g_new0 (int, batch->len);
-      report->crop_height = g_new0 (int, batch->len);
-
-      {
-        FmRecognizeTask *tasks = g_new0 (FmRecognizeTask, batch->len);
-        FmRecognizeOptions opts = fm_recognize_default_options ();
-        fe_status status;
-
-        for (guint i = 0; i < batch->len; i++)
-          {
-            Job *job = g_ptr_array_index (batch, i);
-            tasks[i].document = job->document;
-            tasks[i].region = job->region;
-          }
-        opts.em_px = em_px;
-        opts.beam_width = beam_width;
-        opts.abort_callback = abort_cb;
-        opts.abort_user_data = self;
-        opts.keep_crops = TRUE;
-        status = fm_recognize_run (state, tasks, batch->len, &opts);
-        (void) status;   /* failures are per task */
-        for (guint i = 0; i < batch->len; i++)
-          {
-            FmRegion *region = tasks[i].region;
-
-            if (tasks[i].crop != NULL)
-              {
-                report->crop_rgb[i] = gray_to_rgb (tasks[i].crop);
-                report->crop_width[i] = tasks[i].crop->width;
-                report->crop_height[i] = tasks[i].crop->height;
-              }
-            if (region->latex != NULL)
-              {
-                report->latex[i] = g_strdup (region->latex);
-                report->confidence[i] = region->confidence;
-                report->confidence_min[i] = tasks[i].confidence_min;
-                report->provenance[i] = region->provenance;
-              }
-            else if (tasks[i].error != NULL)
-              report->error[i] = g_strdup (tasks[i].error);
-            fm_recognize_task_clear (&tasks[i]);
-          }
-        g_free (tasks);
-      }
-
-      if (g_get_monotonic_time () - last_runtime_us >= FM_ENGINE_RUNTIME_INTERVAL_US)
-        {
-          LoadReport *lr = g_new0 (LoadReport, 1);
-          lr->self = g_object_ref (self);
-          lr->ok = fe_context_runtime_info (context, &lr->runtime) == FE_OK;
-          if (lr->ok)
-            post (self, deliver_load, lr);
-          else
-            {
-              g_object_unref (lr->self);
-              g_free (lr);
-            }
-          last_runtime_us = g_get_monotonic_time ();
-        }
+      worker_post_running (self, batch);
+      report = batch_report_new (self, batch);
+      worker_recognize_batch (self, &w, report, beam_width);
+      worker_report_runtime (self, &w);
 
       g_mutex_lock (&self->lock);
       /* Hand the batch over under the lock so Cancel sees a consistent set. */
@@ -590,8 +641,8 @@ worker_thread (gpointer data)
     }
   g_mutex_unlock (&self->lock);
 
-  g_clear_pointer (&state, fe_state_free);
-  g_clear_pointer (&context, fe_context_free);
+  g_clear_pointer (&w.state, fe_state_free);
+  g_clear_pointer (&w.context, fe_context_free);
   return NULL;
 }
 
