@@ -1440,6 +1440,21 @@ parse_line (Reader *r, GPtrArray *items)
   return g_string_free (lp.out, FALSE);
 }
 
+/* Removes one symbol per letter of a dropped word (the neighbour's). */
+static void
+drop_word_symbols (Reader *r, const Item *word)
+{
+  const char *c = word->tex != NULL && g_str_has_prefix (word->tex, "\\text{") ? word->tex + strlen ("\\text{") : NULL;
+
+  for (; c != NULL && *c != '\0' && *c != '}'; c++)
+    for (guint k = 0; k < r->symbols->len; k++)
+      if (strlen (r->symbols->pdata[k]) == 1 && *(char *) r->symbols->pdata[k] == *c)
+        {
+          g_ptr_array_remove_index (r->symbols, k);
+          break;
+        }
+}
+
 /* A row of the body text's words: upright words of two letters or more,
  * with nothing else but sentence punctuation. */
 static gboolean
@@ -1483,19 +1498,49 @@ drop_word_rows (Reader *r, GPtrArray *rows)
       for (guint q = 0; q < row->len; q++)
         {
           Item *it = row->pdata[q];
-          const char *c = it->kind == ITEM_WORD ? it->tex + strlen ("\\text{") : NULL;
           it->used = TRUE;
           /* its letters no longer back a symbol of the formula */
-          for (; c != NULL && *c != '\0' && *c != '}'; c++)
-            for (guint k = 0; k < r->symbols->len; k++)
-              if (strlen (r->symbols->pdata[k]) == 1 && *(char *) r->symbols->pdata[k] == *c)
-                {
-                  g_ptr_array_remove_index (r->symbols, k);
-                  break;
-                }
+          if (it->kind == ITEM_WORD)
+            drop_word_symbols (r, it);
         }
       g_ptr_array_remove_index (rows, j);
     }
+}
+
+/* An upright word that starts an inline region and stands a word space
+ * (0.2 em or more) before an ordinary symbol is the sentence's word that
+ * the detector's box took in ("Have f=qP", "thus y(x,0)" on development
+ * seed 1100, fourier and libertine): TeX sets no space between \text{...}
+ * and a letter, digit or opening delimiter after it. Dropped, UNCERTAIN. */
+static void
+drop_leading_word (Reader *r)
+{
+  Item *first = NULL, *next = NULL;
+
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      if (!it->used && it->kind != ITEM_RULE && (first == NULL || it->box.x0 < first->box.x0))
+        first = it;
+    }
+  if (first == NULL || first->kind != ITEM_WORD || first->tex == NULL || !g_str_has_prefix (first->tex, "\\text{"))
+    return;
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      if (it != first && !it->used && it->kind != ITEM_RULE && fabs (it->mid - first->mid) < 0.3 * first->size &&
+          it->box.x0 >= first->box.x1 - 0.05 * first->size && (next == NULL || it->box.x0 < next->box.x0))
+        next = it;
+    }
+  if (next == NULL || next->kind != ITEM_GLYPH || next->box.x0 - first->box.x1 < 0.2 * first->size ||
+      fabs (next->size - first->size) > 0.1 * first->size)
+    return;
+  if (!(next->c < 0x80 ? g_ascii_isalnum ((char) next->c) || next->c == '(' || next->c == '[' :
+        (next->c >= 0x0391 && next->c <= 0x03F5) || (next->c >= 0x1D400 && next->c <= 0x1D7FF)))
+    return;
+  uncertain (r, "a word before an inline formula (a neighbour's?)");
+  first->used = TRUE;
+  drop_word_symbols (r, first);
 }
 
 /* Lines: the full-size items grouped by vertical overlap. */
@@ -2363,6 +2408,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   fit_items_to_ink (&r, img, &area, scale);
   merge_pieces (&r);
   merge_words (&r);
+  if (r.inline_region)
+    drop_leading_word (&r);
   if (img != NULL)
     find_rules (&r, img, &area, scale);
   if (img != NULL && ink_outside_glyphs (&r, img, &area, scale, &region->box) > 0.02 * r.em * r.em)

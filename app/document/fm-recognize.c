@@ -306,6 +306,45 @@ skipped_inside (const char *model, const char *text)
   return i == m->len;
 }
 
+/* The model's reading without a word it starts with (\operatorname{Have},
+ * \text{thus}, \mathrm{you}: two letters or more) when the rest has the
+ * glyphs' symbols: the reader left that word out as the sentence's, which
+ * the detector's box took in (fm-mathtext.c drop_leading_word; development
+ * seed 1100 lost "f=qP", "y(x,0)", "y'=x+y-1" to it on fourier, libertine
+ * and Libertinus). NULL otherwise. */
+static char *
+without_leading_word (const char *model, const char *text)
+{
+  static const char *const words[] = { "\\operatorname", "\\text", "\\mathrm", "\\textrm", "\\textup", NULL };
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = NULL;
+  guint k, letters = 0;
+  const char *rest;
+
+  if (model == NULL || text == NULL)
+    return NULL;
+  m = latex_tokens_at (model, at);
+  if (m->len < 4 || !g_strv_contains (words, m->pdata[0]) || strcmp (m->pdata[1], "{") != 0)
+    return NULL;
+  for (k = 2; k < m->len && strcmp (m->pdata[k], "}") != 0; k++)
+    {
+      const char *tok = m->pdata[k];
+      if (strcmp (tok, "\\!") == 0 || strcmp (tok, "\\,") == 0 || strcmp (tok, "\\ ") == 0 || strcmp (tok, "~") == 0)
+        continue;
+      if (strlen (tok) != 1 || !g_ascii_isalpha (tok[0]))
+        return NULL;
+      letters++;
+    }
+  if (k + 1 >= m->len || letters < 2)
+    return NULL;
+  rest = model + g_array_index (at, gsize, k + 1);
+  while (*rest == ' ' || *rest == '~' || (rest[0] == '\\' && (rest[1] == ' ' || rest[1] == ',' || rest[1] == ';')))
+    rest += rest[0] == '\\' ? 2 : 1;
+  if (*rest == '\0' || fm_recognize_symbol_distance (rest, text) != 0)
+    return NULL;
+  return g_strdup (rest);
+}
+
 static guint
 count_unknown (GPtrArray *symbols)
 {
@@ -847,6 +886,7 @@ fm_recognize_choose (FmTextReadVerdict  verdict,
                      FmProvenance      *provenance)
 {
   FmChoice choice;
+  g_autofree char *rest = NULL;
 
   if (verdict == FM_TEXT_READ_UNAVAILABLE || text_latex == NULL || text_latex[0] == '\0')
     {
@@ -871,6 +911,15 @@ fm_recognize_choose (FmTextReadVerdict  verdict,
       *confidence = MIN (agree_confidence (second_confidence), CONF_CONSTRAINED);
       *provenance = FM_PROVENANCE_TEXT_IMAGE;
       choice = FM_CHOICE_CONSTRAINED;
+    }
+  else if (verdict == FM_TEXT_READ_UNCERTAIN && (rest = without_leading_word (model_latex, text_latex)) != NULL)
+    {
+      /* The box took in the sentence's word: the rest of the model's
+       * reading, spelt as the glyphs are, flagged (the box is wrong). */
+      *latex = spelled_as_glyphs (rest, text_latex);
+      *confidence = MIN (agree_confidence (model_confidence), CONF_CUT);
+      *provenance = FM_PROVENANCE_TEXT_IMAGE;
+      choice = FM_CHOICE_AGREE;
     }
   else if (verdict == FM_TEXT_READ_CERTAIN ||
            (skipped_inside (model_latex, text_latex) &&

@@ -481,6 +481,28 @@ test_choose (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\mathscr{B}C");
 
+  /* The reader left out the sentence's word the box took in: the rest of
+   * the model's reading, flagged; not when the reader was CERTAIN, nor when
+   * the rest differs from the glyphs, nor for a one-letter \\mathrm{d}. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f=qP", "\\operatorname{Have}f=qP", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f=qP");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "y'=x+y-1", "\\text{on}\\ y'=x+y-1", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "y'=x+y-1");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f=qP", "\\operatorname{Have}f=qR", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x", "\\mathrm{d}x", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+
   /* \\parallel and \\| are one glyph in CMSY: the same symbol. */
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "F_{\\|}", "F_{\\parallel}", 0.9, NULL, 0,
