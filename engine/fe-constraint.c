@@ -73,6 +73,9 @@ static const char *fe_symbol_base(const char *t) {
         {"\\prime", "'"}, {"\\lt", "<"}, {"\\gt", ">"}, {"\\land", "\\wedge"},
         {"\\lor", "\\vee"}, {"\\lnot", "\\neg"}, {"\\gets", "\\leftarrow"},
         {"\\implies", "\\Longrightarrow"}, {"\\iff", "\\Leftrightarrow"},
+        /* one glyph in CMSY (bardbl); the relation and the norm bar differ
+         * only in spacing, which is not a symbol */
+        {"\\parallel", "\\|"},
     };
     static const char *const sized[] = {"\\left", "\\right", "\\middle", NULL};
     for (int i = 0; sized[i]; i++) {

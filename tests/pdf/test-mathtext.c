@@ -139,6 +139,106 @@ test_layout (void)
  * display-style integral over the next line's 10^{22} (fresh seed 1001 read
  * "7\\times10_{22}^{a}"). The limit overlaps neither the base nor a larger
  * script, so it is left out and the reading is not certain. */
+/* Page 14: an inline formula whose box took in the line of words above it
+ * (development seed 1010); a lone double bar as a script and as a relation
+ * is \\parallel (fresh seed 1002: F_{\\|}). */
+static void
+test_word_row_parallel (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (GError) error = NULL;
+  PopplerPage *page;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  FmRect box = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+  FmMathTextResult *res;
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, 13, &error);
+  g_assert_no_error (error);
+  g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
+  for (guint i = 0; i < n_rects; i++)
+    {
+      box.x0 = MIN (box.x0, MIN (rects[i].x1, rects[i].x2));
+      box.x1 = MAX (box.x1, MAX (rects[i].x1, rects[i].x2));
+      box.y0 = MIN (box.y0, MIN (rects[i].y1, rects[i].y2));
+      box.y1 = MAX (box.y1, MAX (rects[i].y1, rects[i].y2));
+    }
+  g_free (rects);
+  g_object_unref (page);
+  fm_document_unlock (doc);
+  {
+    g_autoptr (FmRegion) region = fm_region_new (13, FM_REGION_INLINE, &box);
+    res = fm_mathtext_read_region (doc, region, &error);
+  }
+  g_assert_no_error (error);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "F_{\\parallel}=v\\parallel w");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "line of words"));
+  /* the words' letters back no symbol: F, \\|, =, v, \\|, w */
+  g_assert_cmpuint (res->symbols->len, ==, 6);
+  fm_mathtext_result_free (res);
+
+  /* As a display, two lines stay two lines (an aligned, uncertain). */
+  {
+    g_autoptr (FmRegion) region = fm_region_new (13, FM_REGION_DISPLAY, &box);
+    res = fm_mathtext_read_region (doc, region, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_prefix (res->latex, "\\begin{aligned}"));
+  fm_mathtext_result_free (res);
+}
+
+/* Page 15: the box of an inline formula took in the word before it
+ * ("Have f=qP", development seed 1100); a word glued to what follows is
+ * the formula's. */
+static void
+test_leading_word (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (GError) error = NULL;
+  PopplerPage *page;
+  PopplerRectangle *rects = NULL;
+  guint n_rects = 0;
+  FmRect box = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+  FmMathTextResult *res;
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, 14, &error);
+  g_assert_no_error (error);
+  g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
+  for (guint i = 0; i < n_rects; i++)
+    {
+      box.x0 = MIN (box.x0, MIN (rects[i].x1, rects[i].x2));
+      box.x1 = MAX (box.x1, MAX (rects[i].x1, rects[i].x2));
+      box.y0 = MIN (box.y0, MIN (rects[i].y1, rects[i].y2));
+      box.y1 = MAX (box.y1, MAX (rects[i].y1, rects[i].y2));
+    }
+  g_free (rects);
+  g_object_unref (page);
+  fm_document_unlock (doc);
+  {
+    g_autoptr (FmRegion) region = fm_region_new (14, FM_REGION_INLINE, &box);
+    res = fm_mathtext_read_region (doc, region, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_cmpstr (res->latex, ==, "f=qP");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "a word before"));
+  g_assert_cmpuint (res->symbols->len, ==, 4);
+  fm_mathtext_result_free (res);
+  /* as a display nothing is dropped */
+  {
+    g_autoptr (FmRegion) region = fm_region_new (14, FM_REGION_DISPLAY, &box);
+    res = fm_mathtext_read_region (doc, region, &error);
+  }
+  g_assert_no_error (error);
+  g_assert_cmpstr (res->latex, ==, "\\text{Have}f=qP");
+  fm_mathtext_result_free (res);
+}
+
 static void
 test_neighbour_script (void)
 {
@@ -345,6 +445,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/glyph-mapping", test_glyph_mapping);
   g_test_add_func ("/pdf/mathtext/trailing-punctuation", test_trailing_punctuation);
   g_test_add_func ("/pdf/mathtext/neighbour-script", test_neighbour_script);
+  g_test_add_func ("/pdf/mathtext/word-row-parallel", test_word_row_parallel);
+  g_test_add_func ("/pdf/mathtext/leading-word", test_leading_word);
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);

@@ -409,6 +409,11 @@ test_choose (void)
     { "a=b.", FALSE }, { "\\omega=2\\pi f", FALSE },
     /* a script with no base: the box took in a footnote mark (seed 1010) */
     { "^{1}\\operatorname{d}f/\\operatorname{d}x", TRUE }, { "{}^{1}x", FALSE },
+    /* a delimiter left open (fresh seeds 1003/1004); half-open intervals,
+     * \left. ... \right| and a parenthesis in words are whole */
+    { "g\\in(f_{1},\\ldots", TRUE }, { "t\\in\\Gamma(Z,i_{sm}^{-1}", TRUE }, { "x)+1", TRUE },
+    { "x\\in[0,1)", FALSE }, { "\\left.\\frac{df}{dx}\\right|_{0}", FALSE },
+    { "\\left\\{\\begin{array}{l}a\\\\b\\end{array}\\right.", FALSE }, { "x\\text{ (i)}", FALSE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cut); i++)
     {
@@ -453,6 +458,57 @@ test_choose (void)
   choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "AB=[Ab_{1}Ab_{2}\\cdots Ab_{n}x].",
                                 "AB=[Ab_{1}~~~Ab_{2}~~~\\cdots~~ Ab_{n}~~~~~x].", 0.9, NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "AB=[Ab_{1}\\quad Ab_{2}\\quad\\cdots\\quad Ab_{n}\\qquad x].");
+
+  /* The glyphs' \\mathcal for the model's \\mathscr of the same letter
+   * (unicode-math draws both with one script alphabet; the corpus has
+   * \\mathcal 260 times as often); not the other way round (RSFS is
+   * mathptmx's \\mathcal), nor when the letters differ. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "U(x,s)\\in\\mathcal{B}", "U(x,s)\\in\\mathscr{B}", 0.99,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "U(x,s)\\in\\mathcal{B}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\mathcal{O}_{S}\\to\\mathcal{F}",
+                                "\\mathscr{O}_{S}\\to\\mathcal{F}", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\mathcal{O}_{S}\\to\\mathcal{F}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "a\\mathscr{R}x", "a\\,\\mathcal{R}\\,x", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "a\\,\\mathcal{R}\\,x");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\mathcal{B}\\mathcal{C}", "\\mathscr{B}C", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\mathscr{B}C");
+
+  /* The reader left out the sentence's word the box took in: the rest of
+   * the model's reading, flagged; not when the reader was CERTAIN, nor when
+   * the rest differs from the glyphs, nor for a one-letter \\mathrm{d}. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f=qP", "\\operatorname{Have}f=qP", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f=qP");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "y'=x+y-1", "\\text{on}\\ y'=x+y-1", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "y'=x+y-1");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f=qP", "\\operatorname{Have}f=qR", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x", "\\mathrm{d}x", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+
+  /* \\parallel and \\| are one glyph in CMSY: the same symbol. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "F_{\\|}", "F_{\\parallel}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "F_{\\parallel}");
 
   /* No text layer: the model alone, its confidence unchanged. */
   g_clear_pointer (&latex, g_free);
