@@ -1741,6 +1741,7 @@ typedef struct {
   double em;         /* the home line's font size (the page's when none) */
   gboolean script;   /* script-sized for its line */
   gboolean ambiguous; /* its centre lies in two text lines' bands */
+  gboolean hanging;   /* a script near another line's band (inline_home_lines) */
 } MathGlyph;
 
 static gboolean
@@ -1908,9 +1909,10 @@ inline_home_lines (InlineCtx *ic)
 
   for (int i = 0; i < ic->n; i++)
     {
-      MathGlyph mg = { i, -1, ic->body_em, FALSE, FALSE };
+      MathGlyph mg = { i, -1, ic->body_em, FALSE, FALSE, FALSE };
       double cy = 0.5 * (g[i].r.y0 + g[i].r.y1), best_d = G_MAXDOUBLE;
       double lo_cy = G_MAXDOUBLE, hi_cy = -G_MAXDOUBLE;
+      double lo_near = G_MAXDOUBLE, hi_near = -G_MAXDOUBLE;
 
       if (ic->excluded[i])
         continue;
@@ -1923,8 +1925,12 @@ inline_home_lines (InlineCtx *ic)
         {
           const Band *bd = &g_array_index (bands, Band, b);
           double d = g[i].r.x1 < bd->x0 ? bd->x0 - g[i].r.x1 : (g[i].r.x0 > bd->x1 ? g[i].r.x0 - bd->x1 : 0);
-          if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em ||
+          if (cy < bd->y0 - 0.15 * bd->em || cy > bd->y1 + 0.15 * bd->em || d > 20 * bd->em ||
               across_gutter (ic->pc, 0.5 * (bd->x0 + bd->x1), fm_rect_cx (&g[i].r)))
+            continue;
+          lo_near = MIN (lo_near, bd->cy);
+          hi_near = MAX (hi_near, bd->cy);
+          if (cy < bd->y0 || cy > bd->y1)
             continue;
           /* Lines overlap where the font's boxes are tall (OpenType fonts,
            * tight leading): the line whose middle is nearest, then the
@@ -1940,7 +1946,11 @@ inline_home_lines (InlineCtx *ic)
             }
         }
       mg.script = g[i].size > 0 && g[i].size <= 0.85 * mg.em;
+      /* A script just outside a line's band is as ambiguous: the
+       * subscript of a \right) or of a tall operator hangs below the
+       * line of its base, its centre in the next line's band. */
       mg.ambiguous = hi_cy - lo_cy > 0.4 * mg.em;
+      mg.hanging = ic->rule == FM_DETECT_RULE_FULL && mg.script && !mg.ambiguous && hi_near - lo_near > 0.4 * mg.em;
       g_array_append_val (ic->math, mg);
     }
   ic->m = (int) ic->math->len;
@@ -1962,7 +1972,7 @@ inline_scripts_to_base (InlineCtx *ic)
       const Glyph *ga = &g[ma->glyph];
       double best = G_MAXDOUBLE;
       int band = -1;
-      if (!ma->ambiguous || !ma->script)
+      if (!(ma->ambiguous || ma->hanging) || !ma->script)
         continue;
       for (int b = 0; b < m; b++)
         {
@@ -1975,6 +1985,14 @@ inline_scripts_to_base (InlineCtx *ic)
           if (b == a || mb->script || mb->band < 0 || mb->ambiguous || gap > 0.3 * ma->em ||
               ix > 0.5 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) ||
               MIN (ga->r.y1, gb->r.y1) <= MAX (ga->r.y0, gb->r.y0))
+            continue;
+          /* A script hanging out of a line into the next one's band (the
+           * subscript of a \right) or of a tall operator) belongs to a
+           * base it touches on its left, on the line above, and only when
+           * nothing on its own line is as close. */
+          if (ma->hanging && (mb->band == ma->band ? gap > 0.1 * ma->em :
+                              (gap > 0.05 * ma->em || gb->r.x1 > ga->r.x0 + 0.05 * ma->em ||
+                               fm_rect_cy (&gb->r) >= fm_rect_cy (&ga->r))))
             continue;
           if (gap < best)
             {
