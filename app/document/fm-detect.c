@@ -323,6 +323,32 @@ line_word_space (const Glyph *g, int n, int i, int j)
   return count >= 2 && hi - lo <= 0.006 * size ? 0.5 * (lo + hi) : -1;
 }
 
+/* A footnote mark after the word g[i..j) of full size `size': raised
+ * digits or daggers glued to it, then a word space of the line's width
+ * ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's script is followed by
+ * its argument, glued or a thin space and \scriptspace on). Returns the end
+ * of the mark, or -1. */
+static int
+footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
+{
+  int e = j;
+  double gap, ws;
+
+  if (j - i < 3 || j >= n || !glued (&g[j - 1], &g[j]) || g[j].size >= 0.85 * size ||
+      g[j].r.y1 > g[j - 1].r.y1 - 0.15 * size)
+    return -1;
+  while (e < n && (e == j || glued (&g[e - 1], &g[e])) && g[e].size < 0.85 * size &&
+         (g_unichar_isdigit (g[e].c) || g[e].c == '*' || g[e].c == 0x2020 || g[e].c == 0x2021))
+    e++;
+  if (e == j || e >= n || !g[e].space_before || !v_overlap_enough (&g[j - 1].r, &g[e].r, 0.3))
+    return -1;
+  gap = g[e].r.x0 - g[e - 1].r.x1;
+  ws = line_word_space (g, n, i, j);
+  if (ws > 0 ? fabs (gap - ws) > 0.02 * size : gap < 0.25 * size)
+    return -1;
+  return e;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -470,6 +496,15 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
                 upright = TRUE;
             }
       }
+      if (upright && !italic && footnote_mark_end (g, n, i, j, g[j - 1].size) >= 0)
+        {
+          /* a word with its footnote mark: running text, and so is the mark */
+          int e = footnote_mark_end (g, n, i, j, g[j - 1].size);
+          for (int k = j; k < e; k++)
+            g[k].cls = CLS_TEXT;
+          i = e;
+          continue;
+        }
       if (upright && !italic)
         {
           char word[16];
@@ -873,7 +908,8 @@ pmt_char_is_math (gunichar c)
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
-  if (g[i].c != '[' || !g[i].space_before)
+  /* (a math font's bracket is math: "\tau : [1] \to [2]" in LuaLaTeX) */
+  if (g[i].c != '[' || !g[i].space_before || g[i].font == FM_FONT_MATH)
     return FALSE;
   for (int k = i + 1; k < end && k < i + 12; k++)
     {
@@ -882,6 +918,18 @@ is_citation (const Glyph *g, int i, int end)
       if (!g_ascii_isdigit (g[k].c) && g[k].c != ',' && g[k].c != '-')
         return FALSE;
     }
+  return FALSE;
+}
+
+/* Whether g[i] is the closing bracket of a citation. */
+static gboolean
+citation_end (const Glyph *g, int n, int i)
+{
+  if (g[i].c != ']')
+    return FALSE;
+  for (int k = i - 1; k >= 0 && k > i - 12; k--)
+    if (g[k].c == '[')
+      return is_citation (g, k, n);
   return FALSE;
 }
 
@@ -2373,7 +2421,9 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     }
   if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
     join = gap < 0.6 * em;
-  if (join && is_citation (g, (int) (r - g), n))
+  /* never into a citation, nor out of one into the formula after it
+   * ("[15] $\pm 0.5$") */
+  if (join && (is_citation (g, (int) (r - g), n) || (r->space_before && citation_end (g, n, (int) (l - g)))))
     join = FALSE;
   if (join && text_between (g, ic->excluded, ic->text_idx, ic->n_text, &l->r, &r->r))
     join = FALSE;
