@@ -323,6 +323,27 @@ line_word_space (const Glyph *g, int n, int i, int j)
   return count >= 2 && hi - lo <= 0.006 * size ? 0.5 * (lo + hi) : -1;
 }
 
+/* The function words of English prose (articles, prepositions, pronouns,
+ * conjunctions): the running text's words right before an inline formula
+ * ("but $\varphi$", "that $Q = ...$"), never an operator name, though the
+ * gap before the formula can measure narrower or wider than the line's word
+ * space (fonts' sidebearings) and make them look like one. */
+static gboolean
+prose_function_word (const char *word)
+{
+  static const char *const words[] = {
+    "a", "an", "the", "of", "on", "in", "to", "at", "by", "as", "or", "and", "but", "for", "if", "so",
+    "we", "it", "is", "be", "are", "was", "has", "had", "not", "that", "this", "then", "than", "thus",
+    "such", "into", "onto", "from", "with", "you", "your", "they", "their", "our", "its", "all", "any",
+    "each", "some", "both", "also", "let", "see", "when", "where", "which", "while", "here", "there",
+    "since", "hence", "only", "via", "do", "does", "can", "may", "will", "get", "give", NULL
+  };
+  for (int i = 0; words[i]; i++)
+    if (g_ascii_strcasecmp (word, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* A footnote mark after the word g[i..j) of full size `size': raised
  * digits or daggers glued to it, then a word space of the line's width
  * ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's script is followed by
@@ -521,7 +542,9 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em))
+          else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
+                     (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
+                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em)))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
@@ -2322,6 +2345,9 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
    * em: there the rules above decide) */
   if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
       fabs (gap - ws) < 0.008 * em &&
+      /* (the dots of one ellipsis: a squeezed line's word space can
+       * shrink to their spacing) */
+      !(ellipsis_dot (g, ic->n, (int) (l - g)) && ellipsis_dot (g, ic->n, (int) (r - g))) &&
       /* after a script TeX adds \scriptspace to the glue: a
        * word space there is wider than the line's, and a gap
        * narrower than it is math spacing (\lim_{x\to c} x^2:
