@@ -323,6 +323,53 @@ line_word_space (const Glyph *g, int n, int i, int j)
   return count >= 2 && hi - lo <= 0.006 * size ? 0.5 * (lo + hi) : -1;
 }
 
+/* The function words of English prose (articles, prepositions, pronouns,
+ * conjunctions): the running text's words right before an inline formula
+ * ("but $\varphi$", "that $Q = ...$"), never an operator name, though the
+ * gap before the formula can measure narrower or wider than the line's word
+ * space (fonts' sidebearings) and make them look like one. */
+static gboolean
+prose_function_word (const char *word)
+{
+  static const char *const words[] = {
+    "a", "an", "the", "of", "on", "in", "to", "at", "by", "as", "or", "and", "but", "for", "if", "so",
+    "we", "it", "is", "be", "are", "was", "has", "had", "not", "that", "this", "then", "than", "thus",
+    "such", "into", "onto", "from", "with", "you", "your", "they", "their", "our", "its", "all", "any",
+    "each", "some", "both", "also", "let", "see", "when", "where", "which", "while", "here", "there",
+    "since", "hence", "only", "via", "do", "does", "can", "may", "will", "get", "give", NULL
+  };
+  for (int i = 0; words[i]; i++)
+    if (g_ascii_strcasecmp (word, words[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* A footnote mark after the word g[i..j) of full size `size': raised
+ * digits or daggers glued to it, then a word space of the line's width
+ * ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's script is followed by
+ * its argument, glued or a thin space and \scriptspace on). Returns the end
+ * of the mark, or -1. */
+static int
+footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
+{
+  int e = j;
+  double gap, ws;
+
+  if (j - i < 3 || j >= n || !glued (&g[j - 1], &g[j]) || g[j].size >= 0.85 * size ||
+      g[j].r.y1 > g[j - 1].r.y1 - 0.15 * size)
+    return -1;
+  while (e < n && (e == j || glued (&g[e - 1], &g[e])) && g[e].size < 0.85 * size &&
+         (g_unichar_isdigit (g[e].c) || g[e].c == '*' || g[e].c == 0x2020 || g[e].c == 0x2021))
+    e++;
+  if (e == j || e >= n || !g[e].space_before || !v_overlap_enough (&g[j - 1].r, &g[e].r, 0.3))
+    return -1;
+  gap = g[e].r.x0 - g[e - 1].r.x1;
+  ws = line_word_space (g, n, i, j);
+  if (ws > 0 ? fabs (gap - ws) > 0.02 * size : gap < 0.25 * size)
+    return -1;
+  return e;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -470,6 +517,15 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
                 upright = TRUE;
             }
       }
+      if (upright && !italic && footnote_mark_end (g, n, i, j, g[j - 1].size) >= 0)
+        {
+          /* a word with its footnote mark: running text, and so is the mark */
+          int e = footnote_mark_end (g, n, i, j, g[j - 1].size);
+          for (int k = j; k < e; k++)
+            g[k].cls = CLS_TEXT;
+          i = e;
+          continue;
+        }
       if (upright && !italic)
         {
           char word[16];
@@ -486,7 +542,9 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em))
+          else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
+                     (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
+                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em)))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_NEUTRAL;
         }
@@ -873,7 +931,8 @@ pmt_char_is_math (gunichar c)
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
-  if (g[i].c != '[' || !g[i].space_before)
+  /* (a math font's bracket is math: "\tau : [1] \to [2]" in LuaLaTeX) */
+  if (g[i].c != '[' || !g[i].space_before || g[i].font == FM_FONT_MATH)
     return FALSE;
   for (int k = i + 1; k < end && k < i + 12; k++)
     {
@@ -882,6 +941,18 @@ is_citation (const Glyph *g, int i, int end)
       if (!g_ascii_isdigit (g[k].c) && g[k].c != ',' && g[k].c != '-')
         return FALSE;
     }
+  return FALSE;
+}
+
+/* Whether g[i] is the closing bracket of a citation. */
+static gboolean
+citation_end (const Glyph *g, int n, int i)
+{
+  if (g[i].c != ']')
+    return FALSE;
+  for (int k = i - 1; k >= 0 && k > i - 12; k--)
+    if (g[k].c == '[')
+      return is_citation (g, k, n);
   return FALSE;
 }
 
@@ -1741,6 +1812,7 @@ typedef struct {
   double em;         /* the home line's font size (the page's when none) */
   gboolean script;   /* script-sized for its line */
   gboolean ambiguous; /* its centre lies in two text lines' bands */
+  gboolean hanging;   /* a script near another line's band (inline_home_lines) */
 } MathGlyph;
 
 static gboolean
@@ -1908,9 +1980,10 @@ inline_home_lines (InlineCtx *ic)
 
   for (int i = 0; i < ic->n; i++)
     {
-      MathGlyph mg = { i, -1, ic->body_em, FALSE, FALSE };
+      MathGlyph mg = { i, -1, ic->body_em, FALSE, FALSE, FALSE };
       double cy = 0.5 * (g[i].r.y0 + g[i].r.y1), best_d = G_MAXDOUBLE;
       double lo_cy = G_MAXDOUBLE, hi_cy = -G_MAXDOUBLE;
+      double lo_near = G_MAXDOUBLE, hi_near = -G_MAXDOUBLE;
 
       if (ic->excluded[i])
         continue;
@@ -1923,8 +1996,12 @@ inline_home_lines (InlineCtx *ic)
         {
           const Band *bd = &g_array_index (bands, Band, b);
           double d = g[i].r.x1 < bd->x0 ? bd->x0 - g[i].r.x1 : (g[i].r.x0 > bd->x1 ? g[i].r.x0 - bd->x1 : 0);
-          if (cy < bd->y0 || cy > bd->y1 || d > 20 * bd->em ||
+          if (cy < bd->y0 - 0.15 * bd->em || cy > bd->y1 + 0.15 * bd->em || d > 20 * bd->em ||
               across_gutter (ic->pc, 0.5 * (bd->x0 + bd->x1), fm_rect_cx (&g[i].r)))
+            continue;
+          lo_near = MIN (lo_near, bd->cy);
+          hi_near = MAX (hi_near, bd->cy);
+          if (cy < bd->y0 || cy > bd->y1)
             continue;
           /* Lines overlap where the font's boxes are tall (OpenType fonts,
            * tight leading): the line whose middle is nearest, then the
@@ -1940,7 +2017,11 @@ inline_home_lines (InlineCtx *ic)
             }
         }
       mg.script = g[i].size > 0 && g[i].size <= 0.85 * mg.em;
+      /* A script just outside a line's band is as ambiguous: the
+       * subscript of a \right) or of a tall operator hangs below the
+       * line of its base, its centre in the next line's band. */
       mg.ambiguous = hi_cy - lo_cy > 0.4 * mg.em;
+      mg.hanging = ic->rule == FM_DETECT_RULE_FULL && mg.script && !mg.ambiguous && hi_near - lo_near > 0.4 * mg.em;
       g_array_append_val (ic->math, mg);
     }
   ic->m = (int) ic->math->len;
@@ -1962,7 +2043,7 @@ inline_scripts_to_base (InlineCtx *ic)
       const Glyph *ga = &g[ma->glyph];
       double best = G_MAXDOUBLE;
       int band = -1;
-      if (!ma->ambiguous || !ma->script)
+      if (!(ma->ambiguous || ma->hanging) || !ma->script)
         continue;
       for (int b = 0; b < m; b++)
         {
@@ -1975,6 +2056,14 @@ inline_scripts_to_base (InlineCtx *ic)
           if (b == a || mb->script || mb->band < 0 || mb->ambiguous || gap > 0.3 * ma->em ||
               ix > 0.5 * MIN (ga->r.x1 - ga->r.x0, gb->r.x1 - gb->r.x0) ||
               MIN (ga->r.y1, gb->r.y1) <= MAX (ga->r.y0, gb->r.y0))
+            continue;
+          /* A script hanging out of a line into the next one's band (the
+           * subscript of a \right) or of a tall operator) belongs to a
+           * base it touches on its left, on the line above, and only when
+           * nothing on its own line is as close. */
+          if (ma->hanging && (mb->band == ma->band ? gap > 0.1 * ma->em :
+                              (gap > 0.05 * ma->em || gb->r.x1 > ga->r.x0 + 0.05 * ma->em ||
+                               fm_rect_cy (&gb->r) >= fm_rect_cy (&ga->r))))
             continue;
           if (gap < best)
             {
@@ -2256,6 +2345,9 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
    * em: there the rules above decide) */
   if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
       fabs (gap - ws) < 0.008 * em &&
+      /* (the dots of one ellipsis: a squeezed line's word space can
+       * shrink to their spacing) */
+      !(ellipsis_dot (g, ic->n, (int) (l - g)) && ellipsis_dot (g, ic->n, (int) (r - g))) &&
       /* after a script TeX adds \scriptspace to the glue: a
        * word space there is wider than the line's, and a gap
        * narrower than it is math spacing (\lim_{x\to c} x^2:
@@ -2355,7 +2447,9 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     }
   if (rule == FM_DETECT_RULE_PDFMATHTRANSLATE)
     join = gap < 0.6 * em;
-  if (join && is_citation (g, (int) (r - g), n))
+  /* never into a citation, nor out of one into the formula after it
+   * ("[15] $\pm 0.5$") */
+  if (join && (is_citation (g, (int) (r - g), n) || (r->space_before && citation_end (g, n, (int) (l - g)))))
     join = FALSE;
   if (join && text_between (g, ic->excluded, ic->text_idx, ic->n_text, &l->r, &r->r))
     join = FALSE;
