@@ -62,6 +62,17 @@ typedef struct {
   float p_math;     /* the classifier's probability that it is math, -1 none */
 } Word;
 
+/* CPU time of the calling thread, microseconds (the debug output's stage
+ * times: on a loaded machine wall time says more about the load). */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec ts;
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static double
 box_w (const Box *b)
 {
@@ -920,7 +931,7 @@ typedef struct {
   int page_index;
   double skew, em;          /* radians; px                                   */
   double cx, cy;            /* the render's centre, the deskew's pivot       */
-  gint64 t_ocr;             /* wall, microseconds                            */
+  gint64 t_ocr, c_ocr;      /* wall, thread CPU; microseconds                */
   GArray *words;            /* Word                                          */
   GArray *bands;            /* Band                                          */
   GArray *clusters;         /* Cluster                                       */
@@ -984,8 +995,10 @@ static gboolean
 page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
 {
   p->t_ocr = g_get_monotonic_time ();
+  p->c_ocr = thread_cpu_us ();
   p->words = read_words (api, p->img, p->comps, p->scale * 72.0, &p->skew, error);
   p->t_ocr = g_get_monotonic_time () - p->t_ocr;
+  p->c_ocr = thread_cpu_us () - p->c_ocr;
   if (error && *error)
     return FALSE;
   for (guint i = 0; i < p->words->len; i++)
@@ -1632,8 +1645,8 @@ page_debug (const ScanPage *p)
   GArray *words = p->words, *bands = p->bands, *clusters = p->clusters;
   double scale = p->scale;
 
-  g_printerr ("scan: page %d, OCR %.0f ms, %d x %d px, skew %.2f deg, em %.1f px, %u words, %u bands, %d comps\n",
-              p->page_index + 1, p->t_ocr / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
+  g_printerr ("scan: page %d, OCR %.0f ms (thread CPU %.0f), %d x %d px, skew %.2f deg, em %.1f px, %u words, "
+              "%u bands, %d comps\n", p->page_index + 1, p->t_ocr / 1000.0, p->c_ocr / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
               words->len, bands->len, p->n_comps);
   for (guint i = 0; i < clusters->len; i++)
     {
@@ -1713,17 +1726,6 @@ cmp_region_order (const void *a, const void *b)
   if (MIN (p->box.y1, q->box.y1) - MAX (p->box.y0, q->box.y0) > 0)
     return p->box.x0 < q->box.x0 ? -1 : p->box.x0 > q->box.x0;
   return p->box.y0 < q->box.y0 ? -1 : p->box.y0 > q->box.y0;
-}
-
-/* CPU time of the calling thread, microseconds (the debug output's stage
- * times: on a loaded machine wall time says more about the load). */
-static gint64
-thread_cpu_us (void)
-{
-  struct timespec ts;
-  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-    return 0;
-  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 /* The darkest of each 2 x 2 pixels of img enlarged twice by bilinear
