@@ -32,15 +32,18 @@
 /* Big host blocks                                                          */
 
 /* Blocks of 2 MiB and more (the weights, the states' arenas and KV caches,
- * the scratch of big ops) are mapped on their own, 2 MiB aligned, and
- * advised onto 2 MiB pages. Why: an arena regrows with each bigger input,
- * and every first touch of a fresh 4 KiB page is a fault: 22 us each on the
- * development VM (a paravirtualised guest; 16384 touched pages cost 366 ms
- * of CPU, 6 ms on 2 MiB pages), which made an engine's first pass over a
- * document's formulas about 3x slower in the encoder than its second.
- * Buffers that big are (nearly) all written once grown, so the whole-page
- * residency of a huge page costs at most the 2 MiB tail. The registry
- * remembers each mapping's length for munmap. */
+ * the scratch of big ops) are mapped on their own and 2 MiB aligned, so
+ * that the ones written whole can be advised onto 2 MiB pages
+ * (fe_cpu_advise_huge: the weights, the encoder's arena, the scratch).
+ * Why: an arena regrows with each bigger input, and every first touch of a
+ * fresh 4 KiB page is a fault: 22 us each on the development VM (a
+ * paravirtualised guest; 16384 touched pages cost 366 ms of CPU, 6 ms on
+ * 2 MiB pages), which made an engine's first pass over a document's
+ * formulas about 3x slower in the encoder than its second. Only the whole
+ * 2 MiB extents inside a block become huge pages, so a block written whole
+ * is resident no more than on 4 KiB pages; buffers only partly touched
+ * (the KV caches, sized for the longest formula) are not advised. The
+ * registry remembers each mapping's length for munmap. */
 #if defined(__linux__) && defined(MAP_ANONYMOUS)
 #define FE_HAVE_BIG_BLOCKS 1
 static const size_t fe_big_min = (size_t)2 << 20;
@@ -89,7 +92,6 @@ static void *fe_big_alloc(size_t n) {
         munmap(a, len);
         return NULL;
     }
-    fe_cpu_advise_huge(a, len);
     return a;
 }
 
@@ -182,6 +184,7 @@ static float *fe_scratch_slot(int slot, size_t n) {
         float *p = fe_cpu_host_alloc(n * sizeof(float));
         if (!p)
             return NULL;
+        fe_cpu_advise_huge(p, n * sizeof(float)); /* written whole by the op that grew it */
         fe_cpu_host_free(s->data[slot]);
         s->data[slot] = p;
         s->cap[slot] = n;

@@ -52,6 +52,8 @@ struct InkMap {
   int w, h;
   double scale;
   int *label;      /* scratch, w*h, component id stamp */
+  gsize label_cap; /* ints mapped at label (labels_new) */
+  guint8 *dirty;   /* per 4 KiB of label: written (labels_keep clears those) */
   int *stack;
 };
 
@@ -1046,20 +1048,117 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
 /* The label map: 4 bytes a pixel of the page (17 MB at 3 px/pt) of which
  * only the pages around formulas are ever written. Fresh anonymous pages
  * are zero without being cleared, where calloc of a block the allocator
- * reuses memsets all of it (issue 15: 7 % of a paper's CPU time). */
-static int *
-labels_new (gsize n)
+ * reuses memsets all of it (issue 15: 7 % of a paper's CPU time). But each
+ * first touch of a fresh page is a page fault (22 us on the development
+ * VM, 5-8 k of them for a 10-page paper: 5 % of its CPU time), so a
+ * detection thread keeps its last page's map (and the fills' stack) and
+ * clears only the 4 KiB pages of it that were written (label_dirty). */
+typedef struct {
+  int *label;
+  gsize cap;               /* ints mapped */
+  int *stack;              /* the fills' stack, as many ints (kept likewise) */
+} LabelPlane;
+
+static void
+label_plane_free (gpointer data)
 {
-  void *p = mmap (NULL, n * sizeof (int), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  LabelPlane *lp = data;
+
+  if (lp->label)
+    munmap (lp->label, lp->cap * sizeof (int));
+  g_free (lp->stack);
+  g_free (lp);
+}
+
+static GPrivate label_plane_kept = G_PRIVATE_INIT (label_plane_free);
+
+static int *
+labels_new (gsize n, gsize *cap, int **stack)
+{
+  LabelPlane *lp = g_private_get (&label_plane_kept);
+  void *p;
+
+  if (lp && lp->label && lp->cap >= n)
+    {
+      int *label = lp->label;
+
+      *cap = lp->cap;
+      lp->label = NULL;
+      *stack = g_steal_pointer (&lp->stack);
+      return label;
+    }
+  p = mmap (NULL, n * sizeof (int), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#ifdef MADV_HUGEPAGE
+  /* The first page's fills touch most of it (ink_comp_at labels every
+   * component of the text): on 2 MiB pages that is a few faults, not
+   * thousands; the whole 2 MiB extents inside the mapping only. */
+  if (p != MAP_FAILED)
+    {
+      gsize skip = (-(guintptr) p) & (((gsize) 2 << 20) - 1);
+
+      if (n * sizeof (int) > skip)
+        (void) madvise ((char *) p + skip, n * sizeof (int) - skip, MADV_HUGEPAGE);
+    }
+#endif
+  *cap = n;
+  *stack = g_new (int, n);
   return p == MAP_FAILED ? NULL : p;
+}
+
+#define LABEL_PAGE_SHIFT 10 /* 1024 ints: one 4 KiB page of the label map */
+
+/* Notes that label[p] is written (before each write). */
+static inline void
+label_dirty (InkMap *m, gsize p)
+{
+  m->dirty[p >> LABEL_PAGE_SHIFT] = 1;
+}
+
+/* Zeroes the pages of m's label map that were written (and no other: a
+ * write or read of an untouched page would fault it in) and keeps the map
+ * for this thread's next page (the larger one, if it had one). */
+static void
+labels_keep (InkMap *m)
+{
+  LabelPlane *lp = g_private_get (&label_plane_kept);
+  gsize pages = (m->label_cap >> LABEL_PAGE_SHIFT) + 1;
+
+  for (gsize i = 0; i < pages; i++)
+    if (m->dirty[i])
+      {
+        gsize a = i << LABEL_PAGE_SHIFT, b = MIN (a + ((gsize) 1 << LABEL_PAGE_SHIFT), m->label_cap);
+        memset (m->label + a, 0, (b - a) * sizeof (int));
+      }
+  if (lp == NULL)
+    {
+      lp = g_new0 (LabelPlane, 1);
+      g_private_set (&label_plane_kept, lp);
+    }
+  if (lp->label && lp->cap >= m->label_cap)
+    {
+      munmap (m->label, m->label_cap * sizeof (int));
+      g_free (m->stack);
+    }
+  else
+    {
+      if (lp->label)
+        munmap (lp->label, lp->cap * sizeof (int));
+      g_free (lp->stack);
+      lp->label = m->label;
+      lp->cap = m->label_cap;
+      lp->stack = m->stack;
+    }
+  m->label = NULL;
+  m->stack = NULL;
 }
 
 static void
 ink_map_clear (InkMap *m)
 {
-  g_free (m->ink);
   if (m->label)
-    munmap (m->label, (gsize) m->w * m->h * sizeof (int));
+    labels_keep (m);
+  g_free (m->dirty);
+  g_free (m->ink);
   g_free (m->stack);
 }
 
@@ -1081,13 +1180,14 @@ ink_map_init (InkMap *m, PopplerPage *page)
   if (m->ink == NULL)
     return FALSE;
   m->scale = scale;
-  m->label = labels_new ((gsize) m->w * m->h);
+  m->label = labels_new ((gsize) m->w * m->h, &m->label_cap, &m->stack);
   if (m->label == NULL)
     {
       g_clear_pointer (&m->ink, g_free);
+      g_clear_pointer (&m->stack, g_free);
       return FALSE;
     }
-  m->stack = g_new (int, (gsize) m->w * m->h);
+  m->dirty = g_malloc0 ((m->label_cap >> LABEL_PAGE_SHIFT) + 1);
   return TRUE;
 }
 
@@ -1125,6 +1225,7 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
         if (!m->ink[p] || m->label[p] == stamp)
           continue;
         /* Flood fill inside the neighbourhood (8-connected). */
+        label_dirty (m, p);
         m->label[p] = stamp;
         m->stack[sp++] = (int) p;
         while (sp > 0)
@@ -1149,6 +1250,7 @@ ink_refine (InkMap *m, FmRect *box, double em, int stamp_base)
                   np = (gsize) ny * m->w + nx;
                   if (m->ink[np] && m->label[np] != stamp)
                     {
+                      label_dirty (m, np);
                       m->label[np] = stamp;
                       m->stack[sp++] = (int) np;
                     }
@@ -1412,6 +1514,7 @@ ink_comp_at (InkMap *m, GArray *comps, gsize p)
     return -m->label[p] - 1;
   c = (InkComp) { (int) (p % m->w), (int) (p / m->w), (int) (p % m->w), (int) (p / m->w) };
   id = -(int) comps->len - 1;
+  label_dirty (m, p);
   m->label[p] = id;
   m->stack[sp++] = (int) p;
   while (sp > 0)
@@ -1429,6 +1532,7 @@ ink_comp_at (InkMap *m, GArray *comps, gsize p)
             np = (gsize) ny * m->w + nx;
             if (m->ink[np] && m->label[np] >= 0)
               {
+                label_dirty (m, np);
                 m->label[np] = id;
                 m->stack[sp++] = (int) np;
               }
