@@ -1,5 +1,6 @@
 /* fm-document-tab.c - one open document: pages, thumbnails, formulas, results. */
 #include "fm-document-tab.h"
+#include "fm-early-open.h"
 #include "fm-startup-log.h"
 
 #include <errno.h>
@@ -442,6 +443,16 @@ open_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   GFile *file = source;
   GError *error = NULL;
 
+  /* The document on the command line was opened while GTK started. */
+  if (fm_early_open_claim (file, data->password, &data->document, &data->sizes,
+                           &data->n_pages, &error))
+    {
+      if (data->document == NULL)
+        g_task_return_error (task, error);
+      else
+        g_task_return_boolean (task, TRUE);
+      return;
+    }
   data->document = fm_document_new_for_file (file, data->password, cancellable, &error);
   if (data->document == NULL)
     {
@@ -628,12 +639,13 @@ finish_detection (FmDocumentTab *self)
 /* The last page and zoom of each document                                */
 
 /* A small key file in the user's state directory, one group per document
- * URI: "page" (0-based), "zoom", "fit" ("width", "page" or "none") and "time"
+ * URI: "page" (0-based), "zoom", "fit" ("width", "page" or "none"), "width" (of
+ * the page view, in pixels) and "time"
  * (when last closed, to keep only the most recent POSITIONS_MAX documents). */
 #define POSITIONS_MAX 200
 
-static char *
-positions_path (void)
+char *
+fm_document_tab_positions_path (void)
 {
   return g_build_filename (g_get_user_state_dir (), "formulate", "positions.ini", NULL);
 }
@@ -641,7 +653,7 @@ positions_path (void)
 static void
 restore_position (FmDocumentTab *self)
 {
-  g_autofree char *path = positions_path ();
+  g_autofree char *path = fm_document_tab_positions_path ();
   g_autofree char *uri = g_file_get_uri (self->file);
   g_autoptr(GKeyFile) keys = g_key_file_new ();
   g_autofree char *fit = NULL;
@@ -664,7 +676,7 @@ restore_position (FmDocumentTab *self)
 void
 fm_document_tab_save_position (FmDocumentTab *self)
 {
-  g_autofree char *path = positions_path ();
+  g_autofree char *path = fm_document_tab_positions_path ();
   g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *uri = g_file_get_uri (self->file);
   g_autoptr(GKeyFile) keys = g_key_file_new ();
@@ -680,6 +692,9 @@ fm_document_tab_save_position (FmDocumentTab *self)
   g_key_file_set_double (keys, uri, "zoom", fm_page_view_get_zoom (view));
   g_key_file_set_string (keys, uri, "fit", fm_page_view_get_fit_page (view) ? "page"
                                            : fm_page_view_get_fit_width (view) ? "width" : "none");
+  /* What fit-width means in this window: fm-early-open.c predicts the
+   * first render's zoom of a document not seen before from it. */
+  g_key_file_set_integer (keys, uri, "width", gtk_widget_get_width (GTK_WIDGET (view)));
   g_key_file_set_int64 (keys, uri, "time", g_get_real_time () / G_USEC_PER_SEC);
   /* Forget the documents closed longest ago. */
   groups = g_key_file_get_groups (keys, &n_groups);
@@ -1141,6 +1156,7 @@ fm_document_tab_new (GFile *file, const char *password, FmEngineWorker *worker, 
 {
   FmDocumentTab *self = g_object_new (FM_TYPE_DOCUMENT_TAB, NULL);
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
   OpenData *data = g_new0 (OpenData, 1);
   g_autofree char *basename = g_file_get_basename (file);
   double threshold = g_settings_get_double (settings, "low-confidence-threshold");
@@ -1164,6 +1180,16 @@ fm_document_tab_new (GFile *file, const char *password, FmEngineWorker *worker, 
   g_task_set_task_data (task, data, (GDestroyNotify) open_data_free);
   /* The callback's reference on the tab is dropped with the task. */
   g_signal_connect_swapped (task, "notify::completed", G_CALLBACK (g_object_unref), self);
+  /* Opened while GTK started: open_done then runs before the window's first
+   * frame, which can show the first page already. */
+  if (fm_early_open_try_claim (file, password, &data->document, &data->sizes, &data->n_pages, &error))
+    {
+      if (data->document != NULL)
+        g_task_return_boolean (task, TRUE);
+      else
+        g_task_return_error (task, g_steal_pointer (&error));
+      return self;
+    }
   g_task_run_in_thread (task, open_thread);
   return self;
 }

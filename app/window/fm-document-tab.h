@@ -42,6 +42,8 @@ guint           fm_document_tab_recognize (FmDocumentTab *self);
 /* Remembers the page and zoom for the next time this file is opened
  * ($XDG_STATE_HOME/formulate/positions.ini); closing the tab does it too. */
 void            fm_document_tab_save_position (FmDocumentTab *self);
+/* That file's path (newly allocated; any thread). */
+char           *fm_document_tab_positions_path (void);
 /* The tab is closing: stops opening, detection and recognition for good,
  * so nothing running keeps the tab or its document alive. */
 void            fm_document_tab_stop (FmDocumentTab *self);

@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "fm-render.h"
+#include "fm-early-open.h"
 
 #define PAGE_GAP 12.0          /* px between pages and around them */
 #define THUMB_WIDTH 120.0      /* px width of a thumbnail page */
@@ -182,15 +183,31 @@ configure_adjustments (FmPageView *self)
 }
 
 static double
+fit_width_of_widest (double max_pt, int width, double fallback)
+{
+  if (max_pt <= 0 || width <= 2 * PAGE_GAP)
+    return fallback;
+  return CLAMP ((width - 2 * PAGE_GAP) / max_pt, ZOOM_MIN, ZOOM_MAX);
+}
+
+double
+fm_page_view_fit_width_zoom_for (const double *sizes, int n_pages, int width, double fallback)
+{
+  double max_pt = 0;
+
+  for (int i = 0; i < n_pages; i++)
+    max_pt = MAX (max_pt, sizes[2 * i]);
+  return fit_width_of_widest (max_pt, width, fallback);
+}
+
+static double
 fit_width_zoom (FmPageView *self, int width)
 {
   double max_pt = 0;
 
   for (int i = 0; i < self->n_pages; i++)
     max_pt = MAX (max_pt, self->pages[i].width);
-  if (max_pt <= 0 || width <= 2 * PAGE_GAP)
-    return self->zoom;
-  return CLAMP ((width - 2 * PAGE_GAP) / max_pt, ZOOM_MIN, ZOOM_MAX);
+  return fit_width_of_widest (max_pt, width, self->zoom);
 }
 
 /* The zoom at which the largest page fits in width x height whole. */
@@ -244,6 +261,7 @@ typedef struct {
   int index;
   double scale;
   GCancellable *cancellable;
+  gboolean early;              /* the render made while GTK started (fm-early-open.c) */
 } RenderRequest;
 
 static GdkTexture *
@@ -268,11 +286,30 @@ texture_from_surface (cairo_surface_t *surface)
 }
 
 static void
+set_page_render (FmPageView *self, int index, double scale, cairo_surface_t *surface)
+{
+  Page *page = &self->pages[index];
+
+  g_clear_object (&page->texture);
+  g_clear_pointer (&page->surface, cairo_surface_destroy);
+  g_clear_pointer (&page->cairo_node, gsk_render_node_unref);
+  page->texture = texture_from_surface (surface);
+  page->surface = cairo_surface_reference (surface);
+  page->texture_scale = scale;
+  self->n_painted++;
+  fm_startup_log ("first-page-rendered");
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+  g_signal_emit (self, signals[SIGNAL_PAINTED], 0, index);
+}
+
+static void
 render_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   RenderRequest *req = user_data;
   g_autoptr(GError) error = NULL;
-  cairo_surface_t *surface = fm_render_page_rect_finish (FM_DOCUMENT (source), result, &error);
+  cairo_surface_t *surface = req->early
+    ? fm_early_open_take_render_finish (FM_DOCUMENT (source), result, &error)
+    : fm_render_page_rect_finish (FM_DOCUMENT (source), result, &error);
   FmPageView *self = req->self;
 
   if (self != NULL && !g_cancellable_is_cancelled (req->cancellable) &&
@@ -283,18 +320,7 @@ render_done (GObject *source, GAsyncResult *result, gpointer user_data)
       if (page->cancellable == req->cancellable)
         g_clear_object (&page->cancellable);
       if (surface != NULL)
-        {
-          g_clear_object (&page->texture);
-          g_clear_pointer (&page->surface, cairo_surface_destroy);
-          g_clear_pointer (&page->cairo_node, gsk_render_node_unref);
-          page->texture = texture_from_surface (surface);
-          page->surface = cairo_surface_reference (surface);
-          page->texture_scale = req->scale;
-          self->n_painted++;
-          fm_startup_log ("first-page-rendered");
-          gtk_widget_queue_draw (GTK_WIDGET (self));
-          g_signal_emit (self, signals[SIGNAL_PAINTED], 0, req->index);
-        }
+        set_page_render (self, req->index, req->scale, surface);
       else if (error != NULL)
         g_warning ("page %d: %s", req->index + 1, error->message);
     }
@@ -329,6 +355,12 @@ request_render (FmPageView *self, int index, double scale)
    * render of every visible page on every update. */
   req->scale = scale;
   req->cancellable = g_object_ref (page->cancellable);
+  if (!self->thumbnails && fm_early_open_has_render (self->document, index, scale))
+    {
+      req->early = TRUE;
+      fm_early_open_take_render_async (self->document, index, page->cancellable, render_done, req);
+      return;
+    }
   fm_render_page_rect_async (self->document, index, NULL,
                              fm_render_fit_scale (page->width, page->height, scale),
                              page->cancellable, render_done, req);
@@ -379,6 +411,8 @@ update_cb (gpointer data)
       else if (i < first - KEEP_PAGES || i > last + KEEP_PAGES)
         drop_render (page);
     }
+  if (!self->thumbnails)
+    fm_early_open_release (self->document);
 
   current = first < self->n_pages ? first : 0;
   /* The page that fills most of the view's top half counts as current. */
@@ -503,6 +537,29 @@ append_page_render (FmPageView *self, GtkSnapshot *snapshot, Page *page, const g
 }
 
 static void
+first_page_frame_painted (GdkFrameClock *clock, gpointer data)
+{
+  g_signal_handlers_disconnect_by_func (clock, first_page_frame_painted, data);
+  fm_startup_log ("first-page-painted");
+}
+
+/* The start-up milestone when the frame that holds the first page is on
+ * screen: its snapshot is only the start of that frame (on a loaded machine
+ * the cairo renderer's paint of the first frame took 0.4-0.9 s more). */
+static void
+log_first_page_painted (GtkWidget *widget)
+{
+  static gboolean logged;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (widget);
+
+  if (logged || clock == NULL)
+    return;
+  logged = TRUE;
+  fm_startup_log ("first-page-snapshot");
+  g_signal_connect (clock, "after-paint", G_CALLBACK (first_page_frame_painted), NULL);
+}
+
+static void
 fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   FmPageView *self = FM_PAGE_VIEW (widget);
@@ -547,7 +604,7 @@ fm_page_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
               tex_area.size.height = (float) (tex_h / scale_factor);
             }
           append_page_render (self, snapshot, page, &tex_area);
-          fm_startup_log ("first-page-painted");
+          log_first_page_painted (widget);
         }
 
       if (!self->thumbnails && self->items != NULL)
@@ -625,6 +682,32 @@ fm_page_view_measure (GtkWidget *widget, GtkOrientation orientation, int for_siz
     *minimum = *natural;
 }
 
+/* The render made while GTK started (fm-early-open.c), when it is done and
+ * of a page in view at this zoom: taken in the layout, the frame being made
+ * shows it (update_cb would ask for it only after that frame). */
+static void
+adopt_early_render (FmPageView *self)
+{
+  double scale = self->zoom * gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  int first, last;
+
+  if (self->thumbnails || self->document == NULL || gtk_widget_get_height (GTK_WIDGET (self)) <= 0)
+    return;
+  visible_range (self, &first, &last);
+  for (int i = first; i <= last; i++)
+    {
+      cairo_surface_t *surface;
+      if (self->pages[i].texture != NULL || self->pages[i].cancellable != NULL)
+        continue;
+      surface = fm_early_open_take_render_now (self->document, i, scale);
+      if (surface != NULL)
+        {
+          set_page_render (self, i, scale, surface);
+          cairo_surface_destroy (surface);
+        }
+    }
+}
+
 static void
 fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
@@ -653,6 +736,7 @@ fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseli
       if (self->vadjustment != NULL)
         gtk_adjustment_set_value (self->vadjustment, self->page_top[page] - PAGE_GAP);
     }
+  adopt_early_render (self);
   queue_update (self);
 }
 

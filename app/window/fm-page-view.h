@@ -45,6 +45,11 @@ gboolean       fm_page_view_get_fit_width (FmPageView *self);
 /* Zoom follows the widget's size so a whole page shows, until the next explicit zoom. */
 void           fm_page_view_set_fit_page (FmPageView *self, gboolean fit_page);
 gboolean       fm_page_view_get_fit_page (FmPageView *self);
+/* The zoom at which the widest of n_pages (width, height) point sizes fills
+ * a view width pixels wide, as fit-width does; fallback when it cannot (no
+ * pages, no width). Any thread. */
+double         fm_page_view_fit_width_zoom_for (const double *sizes, int n_pages, int width,
+                                                double fallback);
 /* Goes to page once the pages are laid out (a remembered position). */
 void           fm_page_view_set_initial_page (FmPageView *self, int page);
 

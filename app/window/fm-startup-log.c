@@ -49,18 +49,21 @@ rss_mb (void)
 void
 fm_startup_log (const char *event)
 {
+  /* Also called from the thread of fm-early-open.c. */
+  static GMutex lock;
   static GHashTable *seen;
   static int enabled = -1;
 
+  g_mutex_lock (&lock);
   if (enabled < 0)
     enabled = g_getenv ("FORMULATE_STARTUP_LOG") != NULL;
-  if (!enabled)
-    return;
-  if (seen == NULL)
+  if (enabled && seen == NULL)
     seen = g_hash_table_new (g_str_hash, g_str_equal);
-  if (g_hash_table_contains (seen, event))
-    return;
-  g_hash_table_add (seen, (gpointer) event);
-  fprintf (stderr, "formulate-startup: %s %.3f s %.1f MB\n", event, process_age_s (), rss_mb ());
-  fflush (stderr);
+  if (enabled && !g_hash_table_contains (seen, event))
+    {
+      g_hash_table_add (seen, (gpointer) event);
+      fprintf (stderr, "formulate-startup: %s %.3f s %.1f MB\n", event, process_age_s (), rss_mb ());
+      fflush (stderr);
+    }
+  g_mutex_unlock (&lock);
 }

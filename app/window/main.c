@@ -5,6 +5,7 @@
 
 #include "fm-application.h"
 #include "fm-document.h"
+#include "fm-early-open.h"
 #include "fm-startup-log.h"
 
 /* After GApplication's startup, where GTK opened the display and read them:
@@ -27,6 +28,9 @@ main (int argc, char **argv)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
+  /* The document named on the command line opens and its first page
+   * renders on another core while GTK starts on this one. */
+  fm_early_open_start (argc, argv);
   gboolean gl_avoided = fm_application_avoid_software_gl ();
   app = fm_application_new ();
   if (gl_avoided)
@@ -37,6 +41,7 @@ main (int argc, char **argv)
    * Poppler's C++ globals under it (std::system_error on quit). After the app
    * is released, since finalizers may still lock a document. */
   g_clear_object (&app);
+  fm_early_open_finish ();
   if (!fm_document_close_gate (5 * G_USEC_PER_SEC))
     g_warning ("a page was still being read when Formulate quit");
   return status;

@@ -15,6 +15,7 @@
 #include <json-glib/json-glib.h>
 
 #include "fm-application.h"
+#include "fm-early-open.h"
 #include "fm-results-row.h"
 #include "fm-window.h"
 #include "gui-test-util.h"
@@ -1187,6 +1188,63 @@ test_blank_page (void)
   g_assert_null (strstr (json, "\"pixels\""));
 }
 
+/* The PDF on the command line is opened and its first page rendered while
+ * GTK starts (fm-early-open.c): the window takes both, and the guessed zoom
+ * is the one the view chooses, first from the default window's size (a first
+ * start: no remembered state), then from the zoom remembered for the file.
+ * A second window of the default size stands in for the program's first.
+ * set_zoom > 0: zoom to it before the tab closes (and remembers it). */
+static double
+open_early_in_default_window (const char *path, double set_zoom)
+{
+  char *args[] = { (char *) "formulate", (char *) path, NULL };
+  g_autoptr(GFile) file = g_file_new_for_commandline_arg (path);
+  FmWindow *main_window = window;
+  FmPageView *view;
+  double zoom;
+
+  fm_early_open_start (2, args);
+  window = fm_window_new (app);
+  gtk_window_present (GTK_WINDOW (window));
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (page_painted, NULL, 30));
+  view = fm_document_tab_get_page_view (current_tab ());
+  zoom = fm_page_view_get_zoom (view);
+  g_printerr ("# early open: page view %d px wide, zoom %.4f, early render used: %s\n",
+              gtk_widget_get_width (GTK_WIDGET (view)), zoom,
+              fm_early_open_get_render_used () ? "yes" : "no");
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (view)), ==, FM_EARLY_OPEN_DEFAULT_VIEW_WIDTH);
+  g_assert_true (fm_early_open_get_render_used ());
+  if (set_zoom > 0)
+    fm_page_view_set_zoom (view, set_zoom);
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  spin (0.2);
+  gtk_window_destroy (GTK_WINDOW (window));
+  window = main_window;
+  fm_early_open_finish ();
+  return zoom;
+}
+
+static void
+test_early_open (void)
+{
+  g_autofree char *path = sample_path ();
+  g_autofree char *positions = g_build_filename (g_get_user_state_dir (), "formulate", "positions.ini", NULL);
+  GSettings *settings = fm_application_get_settings (app);
+
+  g_settings_reset (settings, "window-width");
+  g_settings_reset (settings, "window-height");
+  g_settings_reset (settings, "window-maximized");
+  g_settings_reset (settings, "show-thumbnails");
+  g_remove (positions);
+  /* A first start: fit-width at the default window's page view width; the
+   * tab remembers the zoom set before it closes... */
+  open_early_in_default_window (path, 1.37);
+  /* ...and the next start renders at it. */
+  g_assert_cmpfloat_with_epsilon (open_early_in_default_window (path, 0), 1.37, 1e-9);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1207,5 +1265,6 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/export-choices", test_export_choices);
   g_test_add_func ("/daily/blank-page", test_blank_page);
   g_test_add_func ("/daily/recent-list", test_recent_list);
+  g_test_add_func ("/daily/early-open", test_early_open);
   return gui_test_finish (g_test_run ());
 }
