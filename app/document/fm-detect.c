@@ -2,6 +2,7 @@
 #include "fm-detect.h"
 #include "fm-fonts.h"
 #include "fm-geometry.h"
+#include "fm-ink.h"
 #include "fm-layout.h"
 
 #include <math.h>
@@ -1369,50 +1370,15 @@ radical_to_ink (const InkMap *m, FmRect *r)
   int x0 = MAX (0, (int) floor ((r->x0 + 0.3 * w) * m->scale));
   int x1 = MIN (m->w, (int) ceil ((r->x1 - 0.3 * w) * m->scale));
   int y0 = MAX (0, (int) floor (r->y0 * m->scale)), y1 = MIN (m->h, (int) ceil ((r->y1 + 0.75 * h) * m->scale));
-  int best0 = -1, best1 = -1, run0 = -1;
+  FmInkView view = fm_ink_view_mask (m->ink, m->w, m->h);
+  int best0, best1;
 
   if (x1 <= x0 || y1 <= y0)
     return FALSE;
-  /* The run may start above the box (a tall sign); extend upwards later. */
-  for (int y = y0; y <= y1; y++)
-    {
-      gboolean any = FALSE;
-      if (y < y1)
-        for (int x = x0; x < x1 && !any; x++)
-          any = m->ink[(gsize) y * m->w + x];
-      if (any && run0 < 0)
-        run0 = y;
-      if (!any && run0 >= 0)
-        {
-          if (y - run0 > best1 - best0)
-            {
-              best0 = run0;
-              best1 = y;
-            }
-          run0 = -1;
-        }
-    }
-  if (best0 < 0 || (best1 - best0) < 0.3 * h * m->scale)
+  /* The run may start above the box (a tall sign); a sign taller than the
+   * window is followed up and down. */
+  if (!fm_ink_vertical_run (&view, x0, x1, y0, y1, 0.3 * h * m->scale, &best0, &best1))
     return FALSE;
-  /* A sign taller than the window: follow its stroke up and down. */
-  while (best0 > 0)
-    {
-      gboolean any = FALSE;
-      for (int x = x0; x < x1 && !any; x++)
-        any = m->ink[(gsize) (best0 - 1) * m->w + x];
-      if (!any)
-        break;
-      best0--;
-    }
-  while (best1 < m->h)
-    {
-      gboolean any = FALSE;
-      for (int x = x0; x < x1 && !any; x++)
-        any = m->ink[(gsize) best1 * m->w + x];
-      if (!any)
-        break;
-      best1++;
-    }
   r->y0 = best0 / m->scale;
   r->y1 = best1 / m->scale;
   return TRUE;

@@ -2,6 +2,7 @@
  * See fm-mathtext.h and docs/text-layer.md. */
 #include "fm-mathtext.h"
 #include "fm-fonts.h"
+#include "fm-ink.h"
 #include "fm-render.h"
 
 #include <math.h>
@@ -444,7 +445,8 @@ ink_column_extent (const FmGrayImage *img, const FmRect *origin, double scale,
   int x1 = (int) ceil ((glyph->x1 - 0.1 * w - origin->x0) * scale);
   int y0 = (int) floor ((glyph->y0 - origin->y0) * scale);
   int y1 = (int) ceil ((glyph->y1 + 0.75 * h - origin->y0) * scale);
-  int best0 = -1, best1 = -1, run0 = -1;
+  FmInkView view = fm_ink_view_gray (img->pixels, img->stride, img->width, img->height, 160);
+  int best0, best1;
 
   x0 = MAX (x0, 0); y0 = MAX (y0, 0);
   x1 = MIN (x1, img->width); y1 = MIN (y1, img->height);
@@ -455,42 +457,10 @@ ink_column_extent (const FmGrayImage *img, const FmRect *origin, double scale,
     }
   if (x1 <= x0 || y1 <= y0)
     return FALSE;
-  for (int y = y0; y <= y1; y++)
-    {
-      gboolean any = FALSE;
-      if (y < y1)
-        for (int x = x0; x < x1 && !any; x++)
-          any = img->pixels[(gsize) y * img->stride + x] < 160;
-      if (any && run0 < 0)
-        run0 = y;
-      if (!any && run0 >= 0)
-        {
-          if (y - run0 > best1 - best0)
-            {
-              best0 = run0;
-              best1 = y;
-            }
-          run0 = -1;
-        }
-    }
-  if (best0 < 0)
+  /* A glyph taller than the window (a display sum, a big delimiter): its
+   * ink is followed up and down. */
+  if (!fm_ink_vertical_run (&view, x0, x1, y0, y1, 0, &best0, &best1))
     return FALSE;
-  /* A glyph taller than the window (a display sum, a big delimiter): follow
-   * its ink up and down. */
-  for (gboolean more = TRUE; more && best0 > 0;)
-    {
-      more = FALSE;
-      for (int x = x0; x < x1 && !more; x++)
-        more = img->pixels[(gsize) (best0 - 1) * img->stride + x] < 160;
-      best0 -= more;
-    }
-  for (gboolean more = TRUE; more && best1 < img->height;)
-    {
-      more = FALSE;
-      for (int x = x0; x < x1 && !more; x++)
-        more = img->pixels[(gsize) best1 * img->stride + x] < 160;
-      best1 += more;
-    }
   out->x0 = glyph->x0;
   out->x1 = glyph->x1;
   out->y0 = origin->y0 + best0 / scale;
