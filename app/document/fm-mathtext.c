@@ -63,6 +63,9 @@ static const SymbolName symbol_names[] = {
   { 0x223C, "\\sim" }, { 0x2243, "\\simeq" }, { 0x2248, "\\approx" }, { 0x2245, "\\cong" },
   { 0x2261, "\\equiv" }, { 0x221D, "\\propto" }, { 0x224D, "\\asymp" }, { 0x2250, "\\doteq" },
   { 0x2223, "\\mid" }, { 0x2225, "\\|" }, { 0x22A5, "\\perp" }, { 0x22A4, "\\top" },
+  /* OpenType math's and STIX Two's \perp; STIX Two's / (development seeds
+   * 1010/1100: 15 unknown glyphs made pdfLaTeX stix2 readings UNCERTAIN) */
+  { 0x27C2, "\\perp" }, { 0x2215, "/" },
   { 0x22A8, "\\models" }, { 0x22A2, "\\vdash" }, { 0x22A3, "\\dashv" }, { 0x227A, "\\prec" },
   { 0x227B, "\\succ" }, { 0x2AAF, "\\preceq" }, { 0x2AB0, "\\succeq" }, { 0x2272, "\\lesssim" },
   { 0x2273, "\\gtrsim" },
@@ -1498,7 +1501,9 @@ drop_leading_word (Reader *r)
   for (guint i = 0; i < r->items->len; i++)
     {
       Item *it = r->items->pdata[i];
-      if (it != first && !it->used && it->kind != ITEM_RULE && fabs (it->mid - first->mid) < 0.3 * first->size &&
+      /* any item beside it, a script too ("\\text{gr}^{i}P") */
+      if (it != first && !it->used && it->kind != ITEM_RULE &&
+          it->box.y1 > first->box.y0 && it->box.y0 < first->box.y1 &&
           it->box.x0 >= first->box.x1 - 0.05 * first->size && (next == NULL || it->box.x0 < next->box.x0))
         next = it;
     }
@@ -2057,6 +2062,14 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
           if (!hanging || ccy + 0.75 * h < area->y0 || b.y0 > area->y1 || h > 3 * area_h + 20)
             continue;
         }
+      /* The relation colon of STIX Two (pdfLaTeX) and of unicode-math is
+       * U+2236 RATIO, the \colon of both U+003A: read alike, the spacing
+       * tells them apart. newtx's \star is named BLACK STAR (U+2605,
+       * unicode-math's \bigstar). */
+      if (c == 0x2236)
+        c = ':';
+      if (c == 0x2605 && at != NULL && name_has (fm_font_strip_subset (at->font_name), "^(newtxmi|ntxmi)"))
+        c = 0x22C6;
       it = item_new (ITEM_GLYPH);
       it->c = c;
       it->font = g_strdup (fm_font_strip_subset (at ? at->font_name : ""));
