@@ -346,9 +346,9 @@ prose_function_word (const char *word)
 
 /* A footnote mark after the word g[i..j) of full size `size': raised
  * digits or daggers glued to it, then a word space of the line's width
- * ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's script is followed by
- * its argument, glued or a thin space and \scriptspace on). Returns the end
- * of the mark, or -1. */
+ * and \scriptspace ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's
+ * script is followed by its argument, glued or a thin space and
+ * \scriptspace on). Returns the end of the mark, or -1. */
 static int
 footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
 {
@@ -365,7 +365,9 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
     return -1;
   gap = g[e].r.x0 - g[e - 1].r.x1;
   ws = line_word_space (g, n, i, j);
-  if (ws > 0 ? fabs (gap - ws) > 0.02 * size : gap < 0.25 * size)
+  /* (\textsuperscript sets the mark as a math script: \scriptspace,
+   * 0.5 pt, comes on top of the word space) */
+  if (ws > 0 ? gap < ws - 0.02 * size || gap > ws + 0.08 * size : gap < 0.25 * size)
     return -1;
   return e;
 }
