@@ -2585,15 +2585,27 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
       GArray *list = lists->pdata[l];
       int *idx = (int *) (void *) list->data;
       int s = 0, e = (int) list->len;
-      gboolean seeded = FALSE, ink = FALSE;
+      gboolean seeded = FALSE, ink = FALSE, delimiters_only = TRUE;
 
       g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
       inline_trim_ends (g, ic->n, idx, &s, &e);
       for (int k = s; k < e; k++)
         {
-          if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
+          const Glyph *gk = &g[idx[k]];
+          if (gk->cls == CLS_STRONG || gk->cls == CLS_WEAK)
             seeded = TRUE;
-          ink |= g[idx[k]].ink;
+          ink |= gk->ink;
+          delimiters_only &= gk->ink || (gk->ext && !is_prefix_operator (gk->c)) || is_open_bracket (gk->c) ||
+                             is_close_bracket (gk->c) || gk->c == '|' || gk->c == 0x2016;
+        }
+      /* Delimiters alone - an extension font's pieces (Fourier's, read as
+       * Latin-1 signs), a bracket of a math font - are no formula: the
+       * pieces of a big delimiter whose formula lies on the next line; kept
+       * only to join a display they lie in. */
+      if (ic->rule == FM_DETECT_RULE_FULL && delimiters_only && e > s)
+        {
+          ink = ink || seeded;
+          seeded = FALSE;
         }
       if (seeded || ink)
         {
