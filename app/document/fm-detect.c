@@ -930,11 +930,18 @@ pmt_char_is_math (gunichar c)
 }
 
 /* "[12]" or "[3, 7]" starting at glyph i, preceded by a space: a citation. */
+static gboolean is_sentence_punct (gunichar c);
+
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
   /* (a math font's bracket is math: "\tau : [1] \to [2]" in LuaLaTeX) */
   if (g[i].c != '[' || !g[i].space_before || g[i].font == FM_FONT_MATH)
+    return FALSE;
+  /* a citation follows a word or punctuation of the text, not math
+   * ("\tau : [1] \to [2]" where math takes its brackets from the text
+   * font, as Fourier does) */
+  if (i > 0 && !g[i].line_before && g[i - 1].cls != CLS_TEXT && (!is_sentence_punct (g[i - 1].c) || g[i - 1].c == ':'))
     return FALSE;
   for (int k = i + 1; k < end && k < i + 12; k++)
     {

@@ -22,3 +22,4 @@ done
 $gen --body "$dir/cls-stix.body.tex" --out "$dir" --prefix cls-stix --fonts stix2
 $gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges --fonts libertine
 $gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges-lua --engine lualatex --fonts termes-math
+$gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges-fourier --fonts fourier
