@@ -349,9 +349,9 @@ prose_function_word (const char *word)
 
 /* A footnote mark after the word g[i..j) of full size `size': raised
  * digits or daggers glued to it, then a word space of the line's width
- * ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's script is followed by
- * its argument, glued or a thin space and \scriptspace on). Returns the end
- * of the mark, or -1. */
+ * and \scriptspace ("Also\footnote{...} $\mathbf{H}^{T}$"; a name's
+ * script is followed by its argument, glued or a thin space and
+ * \scriptspace on). Returns the end of the mark, or -1. */
 static int
 footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
 {
@@ -368,7 +368,9 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
     return -1;
   gap = g[e].r.x0 - g[e - 1].r.x1;
   ws = line_word_space (g, n, i, j);
-  if (ws > 0 ? fabs (gap - ws) > 0.02 * size : gap < 0.25 * size)
+  /* (\textsuperscript sets the mark as a math script: \scriptspace,
+   * 0.5 pt, comes on top of the word space) */
+  if (ws > 0 ? gap < ws - 0.02 * size || gap > ws + 0.08 * size : gap < 0.25 * size)
     return -1;
   return e;
 }
@@ -931,11 +933,18 @@ pmt_char_is_math (gunichar c)
 }
 
 /* "[12]" or "[3, 7]" starting at glyph i, preceded by a space: a citation. */
+static gboolean is_sentence_punct (gunichar c);
+
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
   /* (a math font's bracket is math: "\tau : [1] \to [2]" in LuaLaTeX) */
   if (g[i].c != '[' || !g[i].space_before || g[i].font == FM_FONT_MATH)
+    return FALSE;
+  /* a citation follows a word or punctuation of the text, not math
+   * ("\tau : [1] \to [2]" where math takes its brackets from the text
+   * font, as Fourier does) */
+  if (i > 0 && !g[i].line_before && g[i - 1].cls != CLS_TEXT && (!is_sentence_punct (g[i - 1].c) || g[i - 1].c == ':'))
     return FALSE;
   for (int k = i + 1; k < end && k < i + 12; k++)
     {
@@ -2653,15 +2662,27 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
       GArray *list = lists->pdata[l];
       int *idx = (int *) (void *) list->data;
       int s = 0, e = (int) list->len;
-      gboolean seeded = FALSE, ink = FALSE;
+      gboolean seeded = FALSE, ink = FALSE, delimiters_only = TRUE;
 
       g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
       inline_trim_ends (g, ic->n, idx, &s, &e);
       for (int k = s; k < e; k++)
         {
-          if (g[idx[k]].cls == CLS_STRONG || g[idx[k]].cls == CLS_WEAK)
+          const Glyph *gk = &g[idx[k]];
+          if (gk->cls == CLS_STRONG || gk->cls == CLS_WEAK)
             seeded = TRUE;
-          ink |= g[idx[k]].ink;
+          ink |= gk->ink;
+          delimiters_only &= gk->ink || (gk->ext && !is_prefix_operator (gk->c)) || is_open_bracket (gk->c) ||
+                             is_close_bracket (gk->c) || gk->c == '|' || gk->c == 0x2016;
+        }
+      /* Delimiters alone - an extension font's pieces (Fourier's, read as
+       * Latin-1 signs), a bracket of a math font - are no formula: the
+       * pieces of a big delimiter whose formula lies on the next line; kept
+       * only to join a display they lie in. */
+      if (ic->rule == FM_DETECT_RULE_FULL && delimiters_only && e > s)
+        {
+          ink = ink || seeded;
+          seeded = FALSE;
         }
       if (seeded || ink)
         {

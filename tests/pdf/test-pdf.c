@@ -548,13 +548,21 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * 0.40/0.75). cls-stix (pdfLaTeX, stix2): \bigl( \Bigr] of a Type 1 math
  * font with one name for all its encodings hang below their baseline, their
  * boxes half a line too high (the detector before it: inline P/R
- * 0.40/0.57). */
+ * 0.40/0.57). cls-edges (Libertine) and cls-edges-lua (LuaLaTeX, Termes
+ * Math): the edges of inline formulas - a function word of the prose before
+ * a formula ("but $\varphi$"), a citation or a footnote mark before one, a
+ * math font's brackets with digits ([1] \to [2]) taken for citations, the
+ * subscript of a \right) hanging into the next line's band; cls-edges-fourier:
+ * the pieces of Fourier's big delimiters standing alone, its text-font
+ * brackets after math taken for citations (the detector before it, all
+ * three: inline P/R 0.48/0.67). */
 static void
 test_detect_classes (void)
 {
   const char *names[] = { "cls-opname", "cls-leftright", "cls-numbers", "cls-bold", "cls-bold-times",
                           "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe",
-                          "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe", "cls-stix" };
+                          "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe", "cls-stix",
+                          "cls-edges", "cls-edges-lua", "cls-edges-fourier" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -20,3 +20,6 @@ for f in fourier libertine; do
   $gen --body "$dir/cls-fontjoins.body.tex" --out "$dir" --prefix "cls-fontjoins-$f" --fonts $f
 done
 $gen --body "$dir/cls-stix.body.tex" --out "$dir" --prefix cls-stix --fonts stix2
+$gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges --fonts libertine
+$gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges-lua --engine lualatex --fonts termes-math
+$gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges-fourier --fonts fourier
