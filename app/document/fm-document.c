@@ -31,7 +31,7 @@ struct _FmDocument {
   int n_pages;
   GArray *big_images;        /* FmImageSize above FM_IMAGE_MAX_PIXELS; NULL until scanned */
   GArray *images;            /* every FmImageSize; NULL until scanned (fm-scan's resolution) */
-  FmPdfIndex *objects;       /* made when big_images is not empty */
+  FmPdfIndex *objects;       /* made when big_images is not empty, or for images */
   /* The pages read last (lock held): a PopplerPage keeps the text it was
    * read into, and detection, the crop boxes and the text reader each ask
    * for a page's text; a new PopplerPage per call redid Poppler's whole
