@@ -492,6 +492,46 @@ static uint32_t bits_of(float f) {
     return u;
 }
 
+/* Host blocks of 2 MiB and more are mapped on their own, 2 MiB aligned (so
+ * that the ones advised onto huge pages get them from the first byte), the
+ * rest come from the heap; each is freed the way it was made, in any order,
+ * and the per-thread scratch grows through the same allocator. */
+static void test_cpu_big_blocks(void) {
+    const size_t mib = (size_t)1 << 20;
+    const size_t sizes[] = {100, 2 * mib - 64, 2 * mib, 3 * mib + 5, 9 * mib, 64 * 1024};
+    enum { N = sizeof sizes / sizeof sizes[0] };
+    FeBuffer *b[N];
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < N; i++) {
+            g_assert_cmpint(fe_buffer_new(fe_cpu_device(), sizes[i], &b[i]), ==, FE_OK);
+            uintptr_t a = (uintptr_t)b[i]->data;
+            g_assert_cmpuint(a % 64, ==, 0);
+            if (sizes[i] >= 2 * mib)
+                g_assert_cmpuint(a % (2 * mib), ==, 0);
+            memset(b[i]->data, 0x5a + i, sizes[i]);
+        }
+        for (int i = 0; i < N; i++) { /* no block overlaps another */
+            const unsigned char *d = b[i]->data;
+            g_assert_cmpuint(d[0], ==, (unsigned char)(0x5a + i));
+            g_assert_cmpuint(d[sizes[i] - 1], ==, (unsigned char)(0x5a + i));
+        }
+        /* freed out of order: odd ones first, then the even ones backwards */
+        for (int i = 1; i < N; i += 2)
+            fe_buffer_free(b[i]);
+        for (int i = (N - 1) & ~1; i >= 0; i -= 2)
+            fe_buffer_free(b[i]);
+    }
+    /* the scratch grows from heap-sized to mapped and stays usable */
+    float *s = fe_cpu_scratch(0, 1000);
+    g_assert_nonnull(s);
+    s[999] = 1.0f;
+    s = fe_cpu_scratch(0, 3 * mib / sizeof(float) + 1);
+    g_assert_nonnull(s);
+    g_assert_cmpuint((uintptr_t)s % 64, ==, 0);
+    s[3 * mib / sizeof(float)] = 2.0f;
+    g_assert_true(fe_cpu_scratch(0, 10) == s); /* never shrinks */
+}
+
 static void test_cpu_convert(void) {
     enum { NH = 65536 };
     uint16_t *h = g_new(uint16_t, NH + 1);
@@ -1319,6 +1359,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/matmul/half-weights", test_matmul_half_weights);
     g_test_add_func("/ops/matmul/bf16-dot", test_matmul_bf16_dot);
     g_test_add_func("/ops/cpu/convert", test_cpu_convert);
+    g_test_add_func("/ops/cpu/big-blocks", test_cpu_big_blocks);
     g_test_add_func("/ops/pool/parallel-for", test_pool_parallel_for);
     g_test_add_func("/ops/gelu", test_gelu);
     g_test_add_func("/ops/conv3x3", test_conv3x3);
