@@ -31,18 +31,6 @@ struct FeState {
 
 FeStateBuffers *fe_state_buffers(FeState *state) { return state ? &state->sb : NULL; }
 
-static double fe_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double fe_cpu_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 static void fe_context_log(const FeContext *ctx, fe_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void fe_context_log(const FeContext *ctx, fe_log_level level, const char *fmt, ...) {
@@ -611,11 +599,11 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
         float *pixels = NULL;
         int h = 0, w = 0;
         float scale = 1.0f;
-        double t0 = fe_now_ms(), c0 = fe_cpu_now_ms();
+        double t0 = fe_wall_ms(), c0 = fe_cpu_ms();
         st = fe_preprocess_config_em(&ctx->model.cfg, image, factor, &pixels, &h, &w, &scale);
         if (st != FE_OK)
             break;
-        double t1 = fe_now_ms(), c1 = fe_cpu_now_ms();
+        double t1 = fe_wall_ms(), c1 = fe_cpu_ms();
         pre_ms += t1 - t0;
         pre_cpu += c1 - c0;
         /* Candidates that preprocess alike (both within the tolerance of
@@ -636,7 +624,7 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
             st = fe_model_cross_kv(&state->sb);
         if (st != FE_OK)
             break;
-        double t2 = fe_now_ms(), c2 = fe_cpu_now_ms();
+        double t2 = fe_wall_ms(), c2 = fe_cpu_ms();
         FeDecodeOptions opt = {
             .beam_width = p->beam_width,
             .max_tokens = p->max_tokens,
@@ -651,7 +639,7 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
                                 : fe_decode_beam(&state->sb, &opt, &out);
         if (st != FE_OK)
             break;
-        double t3 = fe_now_ms(), c3 = fe_cpu_now_ms();
+        double t3 = fe_wall_ms(), c3 = fe_cpu_ms();
         enc_ms += t2 - t1;
         enc_cpu += c2 - c1;
         dec_ms += t3 - t2;

@@ -346,18 +346,6 @@ fe_status fe_decode_beam(FeStateBuffers *sb, const FeDecodeOptions *opt, FeDecod
 /* ------------------------------------------------------------------------ */
 /* Multi-image greedy batches                                               */
 
-static double fe_wall_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static double fe_process_cpu_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* The greedy choice for one row of logits: the first largest logit and its
  * probability, exactly as fe_decode_greedy computes them. */
 static int fe_greedy_pick(const float *row, int V, float *prob) {
@@ -397,7 +385,7 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
     int alive = n_rows;
     for (int pos = 0; alive > 0; pos++) {
         FE_TRY(fe_check_abort(opt));
-        double t0 = fe_wall_ms(), c0 = fe_process_cpu_ms();
+        double t0 = fe_wall_ms(), c0 = fe_cpu_ms();
         FE_TRY(fe_model_decode_step_rows(sb, ids, alive, pos));
         /* Which rows end here; perm[] starts as the identity and finished
          * rows are swapped out for the last live one (only that row's caches
@@ -441,7 +429,7 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
             }
         }
         /* the step's time, shared by the rows it ran */
-        double dt = fe_wall_ms() - t0, dc = fe_process_cpu_ms() - c0;
+        double dt = fe_wall_ms() - t0, dc = fe_cpu_ms() - c0;
         for (int r = 0; r < alive; r++) {
             out[slot[r]].decode_ms += dt / alive;
             out[slot[r]].decode_cpu_ms += dc / alive;
@@ -609,7 +597,7 @@ static fe_status fe_batch_preprocess(FeBatchRun *run, const FeImage *image, int 
     for (int c = 0; c < n_cand; c++) {
         FeBatchRow *r = &run->row[*n_rows];
         *r = (FeBatchRow){.image = img};
-        double t0 = fe_wall_ms(), c0 = fe_process_cpu_ms();
+        double t0 = fe_wall_ms(), c0 = fe_cpu_ms();
         fe_status st = fe_preprocess_config_em(run->cfg, image,
                                                fe_scale_candidate_factor(n_cand, c), &r->pixels,
                                                &r->height, &r->width, &r->scale);
@@ -618,7 +606,7 @@ static fe_status fe_batch_preprocess(FeBatchRun *run, const FeImage *image, int 
             return st;
         }
         im->pre_ms += fe_wall_ms() - t0;
-        im->pre_cpu_ms += fe_process_cpu_ms() - c0;
+        im->pre_cpu_ms += fe_cpu_ms() - c0;
         /* candidates that preprocess alike would decode alike */
         bool seen = false;
         for (int k = im->first_row; k < *n_rows; k++)
@@ -694,7 +682,7 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
         fe_status e = FE_OK;
         for (int r = im->first_row; e == FE_OK && r < im->first_row + im->n_rows; r++) {
             FeBatchRow *row = &run->row[r];
-            double t0 = fe_wall_ms(), c0 = fe_process_cpu_ms();
+            double t0 = fe_wall_ms(), c0 = fe_cpu_ms();
             e = fe_model_encode(sb, row->pixels, row->height, row->width);
             free(row->pixels);
             row->pixels = NULL;
@@ -705,7 +693,7 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
                 row->span[1] = sb->host_spans[2 * r + 1];
             }
             im->enc_ms += fe_wall_ms() - t0;
-            im->enc_cpu_ms += fe_process_cpu_ms() - c0;
+            im->enc_cpu_ms += fe_cpu_ms() - c0;
         }
         if (e != FE_OK) {
             /* decode the ones before it, then report it */

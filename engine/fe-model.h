@@ -6,6 +6,22 @@
 
 #include "fe-internal.h"
 
+#include <time.h>
+
+/* Milliseconds on the monotonic clock, and of the process's CPU time (all
+ * threads): the timings that fe-api.c and fe-decode.c report. */
+static inline double fe_wall_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline double fe_cpu_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 /* Beam search keeps one decoder row per hypothesis; the state grows its
  * per-beam buffers to the width asked for, up to this bound, before the first
  * decode step of a call (never during decoding). */
