@@ -11,10 +11,22 @@
 /* After GApplication's startup, where GTK opened the display and read them:
  * programs started from the window (the web preview's process, a file
  * manager) get the user's environment. */
+static gboolean
+restore_environment_cb (gpointer data)
+{
+  /* unsetenv() under a thread that reads the environment (fontconfig and
+   * Poppler do, in the early open's render) is a data race: wait for it. */
+  if (fm_early_open_is_running ())
+    return G_SOURCE_CONTINUE;
+  g_unsetenv ("GDK_DEBUG");
+  return G_SOURCE_REMOVE;
+}
+
 static void
 restore_environment (GApplication *app, gpointer data)
 {
-  g_unsetenv ("GDK_DEBUG");
+  if (restore_environment_cb (NULL) == G_SOURCE_CONTINUE)
+    g_timeout_add (20, restore_environment_cb, NULL);
 }
 
 int
@@ -28,11 +40,12 @@ main (int argc, char **argv)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
-  /* The document named on the command line opens and its first page
-   * renders on another core while GTK starts on this one. */
-  fm_early_open_start (argc, argv);
   gboolean gl_avoided = fm_application_avoid_software_gl ();
   app = fm_application_new ();
+  /* The document named on the command line opens and its first page
+   * renders on another core while GTK starts on this one (after the
+   * setenv() above: no thread may read the environment while it changes). */
+  fm_early_open_start (argc, argv);
   if (gl_avoided)
     g_signal_connect_after (app, "startup", G_CALLBACK (restore_environment), NULL);
   int status = g_application_run (G_APPLICATION (app), argc, argv);
