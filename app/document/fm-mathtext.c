@@ -317,6 +317,14 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
         return styled (style == STYLE_BOLDSYM ? STYLE_BOLDSYM : STYLE_PLAIN, greek_plain (greek, buf));
       buf[0] = letter;
       buf[1] = 0;
+      /* A pdfLaTeX script face named as one (newtx's and mathalfa's stxscr,
+       * rsfso) is \mathscr: its letters come as Unicode script capitals,
+       * which in OpenType math stand for \mathcal and \mathscr alike (seed
+       * 1008, after it was scored: {\mathscr{P}}(X) on newtx and
+       * libertine). */
+      if (style == STYLE_CAL && font_name != NULL && !font_is_unicode_math (fm_font_strip_subset (font_name)) &&
+          name_has (fm_font_strip_subset (font_name), "scr"))
+        style = STYLE_SCR;
       /* Digits are upright already: \mathbf{2} but plain 2 in italic. */
       return styled (style, buf);
     }

@@ -72,6 +72,13 @@ test_glyph_mapping (void)
   check_glyph (0x211D, "LatinModernMath-Regular", "\\mathbb{R}");
   check_glyph (0x1D53B, "LatinModernMath-Regular", "\\mathbb{D}");
   check_glyph (0x1D4AA, "LatinModernMath-Regular", "\\mathcal{O}");
+  /* a pdfLaTeX script face (newtx's stxscr) is \\mathscr; OpenType's
+   * script alphabet stays \\mathcal */
+  check_glyph (0x1D4AB, "ABCDEF+stxscr", "\\mathscr{P}");
+  check_glyph (0x1D4AB, "STIXTwoMath-Regular", "\\mathcal{P}");
+  /* STIX Two's division slash, OpenType's \\perp */
+  check_glyph (0x2215, "STIXTwoMath", "/");
+  check_glyph (0x27C2, "LatinModernMath-Regular", "\\perp");
   check_glyph (0x1D51E, "LatinModernMath-Regular", "\\mathfrak{a}");
   check_glyph (0x1D5A0, "LatinModernMath-Regular", "\\mathsf{A}");
   check_glyph (0x1D6FC, "LatinModernMath-Regular", "\\alpha");    /* italic alpha */
