@@ -1098,18 +1098,6 @@ labels_new (gsize n, gsize *cap, int **stack)
       return label;
     }
   p = mmap (NULL, n * sizeof (int), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-#ifdef MADV_HUGEPAGE
-  /* The first page's fills touch most of it (ink_comp_at labels every
-   * component of the text): on 2 MiB pages that is a few faults, not
-   * thousands; the whole 2 MiB extents inside the mapping only. */
-  if (p != MAP_FAILED)
-    {
-      gsize skip = (-(guintptr) p) & (((gsize) 2 << 20) - 1);
-
-      if (n * sizeof (int) > skip)
-        (void) madvise ((char *) p + skip, n * sizeof (int) - skip, MADV_HUGEPAGE);
-    }
-#endif
   *cap = n;
   *stack = g_new (int, n);
   return p == MAP_FAILED ? NULL : p;
