@@ -1907,23 +1907,12 @@ ellipsis_dot (const Glyph *g, int n, int i)
   return g[i].c == '.' && ((i > 0 && g[i - 1].c == '.') || (i + 1 < n && g[i + 1].c == '.'));
 }
 
-static int
-uf_find (int *parent, int i)
-{
-  while (parent[i] != i)
-    {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
-    }
-  return i;
-}
-
 /* Joins the clusters of a and b unless they are anchored on different text
  * lines. */
 static gboolean
 uf_join (int *parent, double *line_cy, double *line_em, int a, int b)
 {
-  int ra = uf_find (parent, a), rb = uf_find (parent, b);
+  int ra = fm_uf_find (parent, a), rb = fm_uf_find (parent, b);
 
   if (ra == rb)
     return TRUE;
@@ -2635,7 +2624,7 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
 
   for (int a = 0; a < ic->m; a++)
     {
-      int root = uf_find (ic->parent, a);
+      int root = fm_uf_find (ic->parent, a);
       GArray *list = g_hash_table_lookup (by_root, GINT_TO_POINTER (root + 1));
       if (list == NULL)
         {

@@ -101,4 +101,18 @@ fm_median (double *v, int n, double fallback)
   return v[n / 2];
 }
 
+/* The root of i's set in a union-find forest (parent[i] == i at a root),
+ * halving the path on the way: detection joins glyph clusters with it, the
+ * scan analysis ink components and words. */
+static inline int
+fm_uf_find (int *parent, int i)
+{
+  while (parent[i] != i)
+    {
+      parent[i] = parent[parent[i]];
+      i = parent[i];
+    }
+  return i;
+}
+
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fm-document.h"
+#include "fm-geometry.h"
 
 #ifdef FM_HAVE_TESSERACT
 #include <dlfcn.h>
@@ -169,22 +170,11 @@ ink_threshold (const FmGrayImage *img)
   return CLAMP (t_best, 64, 200);
 }
 
-static int
-uf_find (int *parent, int i)
-{
-  while (parent[i] != i)
-    {
-      parent[i] = parent[parent[i]];
-      i = parent[i];
-    }
-  return i;
-}
-
 static void
 uf_join (int *parent, int a, int b)
 {
-  a = uf_find (parent, a);
-  b = uf_find (parent, b);
+  a = fm_uf_find (parent, a);
+  b = fm_uf_find (parent, b);
   if (a != b)
     parent[MAX (a, b)] = MIN (a, b);
 }
@@ -257,7 +247,7 @@ ink_components (const FmGrayImage *img, int threshold, int min_area)
   for (guint i = 0; i < runs->len; i++)
     {
       const InkRun *run = &g_array_index (runs, InkRun, i);
-      int r = uf_find ((int *) parent->data, run->label);
+      int r = fm_uf_find ((int *) parent->data, run->label);
       Comp *c;
       if (root_to_comp[r] < 0)
         {
@@ -554,7 +544,7 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
           }
       for (guint i = 0; i < n; i++)
         {
-          int r = uf_find (parent, (int) i);
+          int r = fm_uf_find (parent, (int) i);
           const Box *a = &g_array_index (comps, Comp, g_array_index (unread, int, i)).img;
           if (count[r]++ == 0)
             group[r] = *a;
@@ -1355,7 +1345,7 @@ page_make_clusters (ScanPage *p, int *parent)
       Cluster *cl;
       if (c->text)
         continue;
-      r = uf_find (parent, i);
+      r = fm_uf_find (parent, i);
       if (root_cluster[r] < 0)
         {
           Cluster n = { c->b, 0, -1, TRUE, 0, -1, 0, FALSE, FALSE, -1 };
@@ -1457,7 +1447,7 @@ page_display_blocks (ScanPage *p)
   for (guint i = 0; i < clusters->len; i++)
     {
       Cluster *a = &g_array_index (clusters, Cluster, i);
-      int r = uf_find (bp, (int) i);
+      int r = fm_uf_find (bp, (int) i);
       a->block = r;
       if (r != (int) i)
         {
