@@ -142,26 +142,19 @@ test_layout (void)
   check_page (doc, 11, "W\\xrightarrow{i}Un\\longmapsto x");
 }
 
-/* A region that took in a glyph of the line above: the lower limit of a
- * display-style integral over the next line's 10^{22} (fresh seed 1001 read
- * "7\\times10_{22}^{a}"). The limit overlaps neither the base nor a larger
- * script, so it is left out and the reading is not certain. */
-/* Page 14: an inline formula whose box took in the line of words above it
- * (development seed 1010); a lone double bar as a script and as a relation
- * is \\parallel (fresh seed 1002: F_{\\|}). */
-static void
-test_word_row_parallel (void)
+/* The box around every glyph of page `page_index' (a fixture page holding one
+ * formula and what a detector box took in with it). */
+static FmRect
+page_text_box (FmDocument *doc, int page_index)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
   g_autoptr (GError) error = NULL;
   PopplerPage *page;
   PopplerRectangle *rects = NULL;
   guint n_rects = 0;
   FmRect box = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
-  FmMathTextResult *res;
 
   fm_document_lock (doc);
-  page = fm_document_get_page_locked (doc, 13, &error);
+  page = fm_document_get_page_locked (doc, page_index, &error);
   g_assert_no_error (error);
   g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
   for (guint i = 0; i < n_rects; i++)
@@ -174,6 +167,20 @@ test_word_row_parallel (void)
   g_free (rects);
   g_object_unref (page);
   fm_document_unlock (doc);
+  return box;
+}
+
+/* Page 14: an inline formula whose box took in the line of words above it
+ * (development seed 1010); a lone double bar as a script and as a relation
+ * is \\parallel (fresh seed 1002: F_{\\|}). */
+static void
+test_word_row_parallel (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (GError) error = NULL;
+  FmRect box = page_text_box (doc, 13);
+  FmMathTextResult *res;
+
   {
     g_autoptr (FmRegion) region = fm_region_new (13, FM_REGION_INLINE, &box);
     res = fm_mathtext_read_region (doc, region, &error);
@@ -206,26 +213,9 @@ test_leading_word (void)
 {
   g_autoptr (FmDocument) doc = open_fixture ();
   g_autoptr (GError) error = NULL;
-  PopplerPage *page;
-  PopplerRectangle *rects = NULL;
-  guint n_rects = 0;
-  FmRect box = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+  FmRect box = page_text_box (doc, 14);
   FmMathTextResult *res;
 
-  fm_document_lock (doc);
-  page = fm_document_get_page_locked (doc, 14, &error);
-  g_assert_no_error (error);
-  g_assert_true (poppler_page_get_text_layout (page, &rects, &n_rects));
-  for (guint i = 0; i < n_rects; i++)
-    {
-      box.x0 = MIN (box.x0, MIN (rects[i].x1, rects[i].x2));
-      box.x1 = MAX (box.x1, MAX (rects[i].x1, rects[i].x2));
-      box.y0 = MIN (box.y0, MIN (rects[i].y1, rects[i].y2));
-      box.y1 = MAX (box.y1, MAX (rects[i].y1, rects[i].y2));
-    }
-  g_free (rects);
-  g_object_unref (page);
-  fm_document_unlock (doc);
   {
     g_autoptr (FmRegion) region = fm_region_new (14, FM_REGION_INLINE, &box);
     res = fm_mathtext_read_region (doc, region, &error);
@@ -246,6 +236,10 @@ test_leading_word (void)
   fm_mathtext_result_free (res);
 }
 
+/* A region that took in a glyph of the line above: the lower limit of a
+ * display-style integral over the next line's 10^{22} (fresh seed 1001 read
+ * "7\\times10_{22}^{a}"). The limit overlaps neither the base nor a larger
+ * script, so it is left out and the reading is not certain. */
 static void
 test_neighbour_script (void)
 {
