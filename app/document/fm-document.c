@@ -29,7 +29,7 @@ struct _FmDocument {
   GBytes *bytes;             /* Poppler reads from these for the document's life */
   char *name;
   int n_pages;
-  GArray *big_images;        /* FmImageSize above FM_IMAGE_MAX_PIXELS; NULL until scanned */
+  GArray *big_images;        /* those of images above FM_IMAGE_MAX_PIXELS; NULL until needed */
   GArray *images;            /* every FmImageSize; NULL until scanned (fm-scan's resolution) */
   FmPdfIndex *objects;       /* made when big_images is not empty, or for images */
   /* The pages read last (lock held): a PopplerPage keeps the text it was
@@ -706,9 +706,9 @@ dict_int (const char *p, const char *end, const char *key)
 /* Image XObjects are streams, and a stream is never inside an object stream
  * nor is its dictionary encrypted (PDF 1.7, 7.5.7 and 7.6.1): every image's
  * /Width and /Height can be read from the file's bytes without parsing its
- * cross-reference table. Keeps the images above min_pixels. */
+ * cross-reference table. */
 static GArray *
-scan_images (GBytes *bytes, gint64 min_pixels)
+scan_images (GBytes *bytes)
 {
   gsize len = 0;
   const char *data = g_bytes_get_data (bytes, &len);
@@ -744,10 +744,20 @@ scan_images (GBytes *bytes, gint64 min_pixels)
       size.object = fm_pdf_object_number_before (data, p);
       size.width = dict_int (lo, s, "/Width");
       size.height = dict_int (lo, s, "/Height");
-      if (size.width > 0 && size.height > 0 && size.width * size.height > min_pixels)
+      if (size.width > 0 && size.height > 0)
         g_array_append_val (big, size);
     }
   return big;
+}
+
+/* The file's images, read from its bytes once for both the size check and
+ * the scan analysis's resolution (the lock held). */
+static GArray *
+images_locked (FmDocument *self)
+{
+  if (self->images == NULL)
+    self->images = scan_images (self->bytes);
+  return self->images;
 }
 
 gboolean
@@ -764,7 +774,17 @@ fm_document_check_page_images (FmDocument *self,
 
   fm_document_lock (self);
   if (self->big_images == NULL)
-    self->big_images = scan_images (self->bytes, FM_IMAGE_MAX_PIXELS);
+    {
+      GArray *all = images_locked (self);
+
+      self->big_images = g_array_new (FALSE, FALSE, sizeof (FmImageSize));
+      for (guint i = 0; i < all->len; i++)
+        {
+          const FmImageSize *img = &g_array_index (all, FmImageSize, i);
+          if (img->width * img->height > FM_IMAGE_MAX_PIXELS)
+            g_array_append_vals (self->big_images, img, 1);
+        }
+    }
   if (self->big_images->len == 0)
     {
       fm_document_unlock (self);
@@ -845,9 +865,7 @@ fm_document_page_image_ppp (FmDocument *self,
   g_return_val_if_fail (FM_IS_DOCUMENT (self), 0);
 
   fm_document_lock (self);
-  if (self->images == NULL)
-    self->images = scan_images (self->bytes, 0);
-  page = self->images->len > 0 ? fm_document_get_page_locked (self, index, NULL) : NULL;
+  page = images_locked (self)->len > 0 ? fm_document_get_page_locked (self, index, NULL) : NULL;
   if (page == NULL)
     {
       fm_document_unlock (self);
