@@ -13,9 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
+#include "fm-huge-pages.h"
 #ifdef FM_HAVE_ZLIB
 #include <zlib.h>
 #endif
@@ -696,20 +694,10 @@ typedef struct {
 static void
 outbuf_init (OutBuf *o, gsize cap)
 {
-  void *p = NULL;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const gsize huge = (gsize) 2 << 20;
-  if (cap >= huge)
-    {
-      /* whole 2 MiB pages: the tail on 4 KiB pages would fault page by page */
-      cap = (cap + huge - 1) & ~(huge - 1);
-      if (posix_memalign (&p, huge, cap) == 0)
-        (void) madvise (p, cap, MADV_HUGEPAGE);
-      else
-        p = NULL;
-    }
-#endif
-  o->p = p != NULL ? p : g_malloc (cap);
+  /* whole 2 MiB pages: the tail on 4 KiB pages would fault page by page */
+  if (cap >= FM_HUGE_PAGE)
+    cap = (cap + FM_HUGE_PAGE - 1) & ~(FM_HUGE_PAGE - 1);
+  o->p = fm_alloc_written_whole (cap);
   o->len = 0;
   o->cap = cap;
 }

@@ -4,9 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
+#include "fm-huge-pages.h"
 
 double
 fm_render_scale_for_font (double font_size_pt,
@@ -506,27 +504,6 @@ fm_gray_image_new_from_surface (cairo_surface_t *surface)
   return image;
 }
 
-/* n bytes that the caller writes whole right away, g_free-able. A page's
- * ink map (4-5 MB at 3 px/pt) on 4 KiB pages cost a paper 4000 page faults
- * (22 us each on the development VM; the detection threads' maps seldom
- * fit in a block the heap had already touched); 2 MiB aligned and advised
- * onto 2 MiB pages it costs a few. */
-static guint8 *
-alloc_written_whole (gsize n)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  const gsize huge = (gsize) 2 << 20;
-  void *p = NULL;
-
-  if (n >= huge && posix_memalign (&p, huge, n) == 0)
-    {
-      (void) madvise (p, n & ~(huge - 1), MADV_HUGEPAGE);
-      return p;
-    }
-#endif
-  return g_malloc (n);
-}
-
 guint8 *
 fm_render_page_ink_locked (PopplerPage *page,
                            double       scale,
@@ -556,7 +533,7 @@ fm_render_page_ink_locked (PopplerPage *page,
   band = new_image (page, w, MIN (h, BAND_ROWS), error);
   if (band == NULL)
     return NULL;
-  ink = alloc_written_whole ((gsize) w * h);
+  ink = fm_alloc_written_whole ((gsize) w * h);   /* 4-5 MB at 3 px/pt, written whole */
   for (int y0 = 0; y0 < h; y0 += BAND_ROWS)
     {
       int rows = MIN (BAND_ROWS, h - y0), stride = cairo_image_surface_get_stride (band);
