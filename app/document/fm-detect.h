@@ -33,4 +33,9 @@ GPtrArray *fm_detect_page (FmDocument            *doc,
                            const FmDetectOptions *options,
                            GError               **error);
 
+/* Gives back the page-sized scratch maps that detection keeps between pages
+ * (call when a document's detection has ended and no page is being
+ * detected by this caller; another document's detection may go on). */
+void fm_detect_release_scratch (void);
+
 G_END_DECLS

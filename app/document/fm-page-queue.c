@@ -1,6 +1,7 @@
 /* fm-page-queue.c - pages detected ahead on worker threads (fm-page-queue.h). */
 #include "fm-page-queue.h"
 
+#include "fm-detect.h"
 #include "fm-document.h"
 
 struct _FmPageQueue {
@@ -91,6 +92,8 @@ fm_page_queue_free (FmPageQueue *q)
   if (q == NULL)
     return;
   g_thread_pool_free (q->pool, TRUE, TRUE);
+  /* The pool's threads outlive the queue: their pages' maps must not. */
+  fm_detect_release_scratch ();
   for (guint i = 0; i < q->n_pages; i++)
     {
       g_clear_pointer (&q->slots[i].regions, g_ptr_array_unref);
