@@ -2459,6 +2459,61 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   return join;
 }
 
+/* The full-size glyph (index in math) whose script li is: the walk left
+ * over scripts that touch one another (\sim_{rat}: t, a, r) ends at a
+ * glyph that is no script and touches the first of them; -1 when li is
+ * no script or the walk loses touch. */
+static int
+script_base (const InlineCtx *ic, int li)
+{
+  const Glyph *g = ic->g;
+  int i = li;
+
+  if (!g_array_index (ic->math, MathGlyph, li).script)
+    return -1;
+  for (int steps = 0; steps < 12; steps++)
+    {
+      const MathGlyph *mi = &g_array_index (ic->math, MathGlyph, i);
+      int j = ic->best_left[i];
+      const MathGlyph *mj;
+
+      if (j < 0)
+        return -1;
+      mj = &g_array_index (ic->math, MathGlyph, j);
+      if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= 0.05 * MAX (mi->em, mj->em))
+        return -1;
+      if (!mj->script)
+        return j;
+      i = j;
+    }
+  return -1;
+}
+
+/* Whether li is the last script of an operator (\sim_{rat}, \times_Y,
+ * \otimes_{\mathcal{O}_X}^{L}, \int_0^1): no formula ends in a scripted
+ * relation, binary or big operator, and after its script come the
+ * operator's own space (a thick space after a relation) and \scriptspace,
+ * 0.3-0.5 em with a font's sidebearings - as wide as a word space, so
+ * neither the word-space rules nor the limit before a big operator apply. */
+static gboolean
+operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
+{
+  const Glyph *g = ic->g;
+  int b = script_base (ic, li);
+  const MathGlyph *mb;
+  const Glyph *base;
+
+  if (b < 0)
+    return FALSE;
+  mb = &g_array_index (ic->math, MathGlyph, b);
+  base = &g[mb->glyph];
+  if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' || base->c == '|' ||
+      base->c == '-' || base->c == ':' || base->c == 0x2223 || base->c == 0x2225 || base->c == 0x2016)
+    return FALSE;   /* (a fence's script ends a formula: |x|_p) */
+  return gap < 0.6 * mb->em && !is_sentence_punct (r->c) && !is_close_bracket (r->c) &&
+         ink_gap_empty (ic->pc->ink, &g[g_array_index (ic->math, MathGlyph, li).glyph].r, &r->r);
+}
+
 /* Whether the line neighbours li (left) and ri of math join. */
 static gboolean
 inline_pair_join (const InlineCtx *ic, int li, int ri)
@@ -2488,6 +2543,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         * Fourier does: math inside them, "f (t)" and not "f (see") */
        (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
         g_unichar_isalpha (r[1].c))))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
     join = TRUE;
   /* a number and its unit, a control space apart (classify_units) */
   if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
