@@ -1459,6 +1459,41 @@ ink_delimiter_between (const InkMap *m, const FmRect *a, const FmRect *b, double
   return FALSE;
 }
 
+/* Whether the middle of the gap between glyphs a and b on a line holds
+ * ink that no glyph of the text layer covers (bit 1 of the map, set by
+ * ink_lost_glyphs(), is clear there) and that stands at least 0.3 em tall
+ * within their common rows: a symbol the text layer lost. XeTeX's
+ * \setminus in Latin Modern Math and TeX Gyre Bonum Math has no text
+ * (x \in S \setminus \{c\}): its formula stood in two pieces 0.8 em
+ * apart. A fraction bar or an underline is flatter. */
+static gboolean
+ink_lost_symbol_between (const InkMap *m, const FmRect *a, const FmRect *b, double em)
+{
+  int x0, x1, y0, y1, top = G_MAXINT, bottom = -1, left = G_MAXINT, right = -1;
+
+  if (m == NULL)
+    return FALSE;
+  x0 = MAX (0, (int) ceil ((a->x1 + 0.12 * em) * m->scale));
+  x1 = MIN (m->w, (int) floor ((b->x0 - 0.12 * em) * m->scale));
+  y0 = MAX (0, (int) floor (MAX (a->y0, b->y0) * m->scale));
+  y1 = MIN (m->h, (int) ceil (MIN (a->y1, b->y1) * m->scale));
+  if (x1 - x0 < 0.2 * em * m->scale || y1 - y0 < 0.3 * em * m->scale)
+    return FALSE;
+  for (int y = y0; y < y1; y++)
+    {
+      const guint8 *row = m->ink + (gsize) y * m->w;
+      for (int x = x0; x < x1; x++)
+        if (row[x] == 1)
+          {
+            top = MIN (top, y);
+            bottom = MAX (bottom, y);
+            left = MIN (left, x);
+            right = MAX (right, x);
+          }
+    }
+  return bottom >= 0 && bottom - top + 1 >= 0.3 * em * m->scale && right - left + 1 <= 1.0 * em * m->scale;
+}
+
 /* A connected component of the page's ink (8-connected), in pixels. */
 typedef struct {
   int x0, y0, x1, y1;      /* bounding box, inclusive                      */
@@ -2545,6 +2580,10 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         g_unichar_isalpha (r[1].c))))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  /* a math symbol the text layer lost between two math glyphs */
+  if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
+      !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
     join = TRUE;
   /* a number and its unit, a control space apart (classify_units) */
   if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
