@@ -731,8 +731,19 @@ classify_units (Glyph *g, int n)
     {
       const Glyph *d = &g[i - 1];
       double em = d->size > 0.5 ? d->size : 10.0, gap = g[i].r.x0 - d->r.x1;
-      int k = i;
+      int k = i, b = i - 1;
 
+      /* after a number's exponent (10^{-3}\ \mathrm{m}^3): the number,
+       * not its script, is level with the unit and of its size */
+      while (b > 0 && g[b].size < 0.85 * g[i].size && !g[b].space_before &&
+             (g_unichar_isdigit (g[b].c) || g[b].c == '-' || g[b].c == 0x2212 || g[b].c == '.'))
+        b--;
+      if (b < i - 1 && g_unichar_isdigit (d->c) && g_unichar_isdigit (g[b].c) &&
+          g[b + 1].r.x0 - g[b].r.x1 < 0.15 * g[b].size && g[b + 1].r.x0 - g[b].r.x1 > -0.1 * g[b].size)
+        {
+          d = &g[b];
+          em = d->size > 0.5 ? d->size : 10.0;
+        }
       if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
           gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
         continue;
@@ -743,7 +754,7 @@ classify_units (Glyph *g, int n)
           gboolean ok;
           while (j < n && (j == k || !g[j].space_before) && g_unichar_isalpha (g[j].c) && !g[j].bold &&
                  fabs (g[j].size - g[k].size) < 0.1 * em && g[j].cls != CLS_WEAK &&
-                 !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC))
+                 !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC && g[j].c != 0x00B5))
             g_string_append_unichar (w, g[j++].c);
           ok = j > k && is_unit_word (w->str) && !(j < n && !g[j].space_before && g_unichar_isalpha (g[j].c));
           g_string_free (w, TRUE);
@@ -805,6 +816,32 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
                    (g_unichar_isalnum (g[k].c) || g[k].cls != CLS_TEXT); k++)
                 if (g[k].cls != CLS_STRONG)
                   g[k].cls = CLS_WEAK;
+            }
+        }
+      /* a nuclide, ^{212}\mathrm{Bi}: a raised number of script size
+       * after a space, glued to an upright word of one capital and at
+       * most one small letter (a footnote mark comes after its word; a
+       * footnote's own mark starts its line, often before "A note") */
+      if (g_unichar_isdigit (g[i].c) && i > 0 && g[i].space_before && !g[i].line_before && g[i].cls != CLS_TEXT)
+        {
+          int k = i, j;
+          while (k < n && g_unichar_isdigit (g[k].c) && (k == i || !g[k].space_before))
+            k++;
+          j = k;
+          /* (Poppler may see a space at the change of size: the gap tells) */
+          while (j < n && j < k + 2 && g_unichar_isalpha (g[j].c) && (j == k || !g[j].space_before) &&
+                 g[j].font == FM_FONT_TEXT && (j == k ? g_unichar_isupper (g[j].c) : g_unichar_islower (g[j].c)))
+            j++;
+          if (j > k && k < n && !(j < n && !g[j].space_before && g_unichar_isalnum (g[j].c)) &&
+              !(j == k + 1 && (g[k].c == 'A' || g[k].c == 'I')) &&
+              g[k - 1].size < 0.85 * g[k].size && g[k - 1].r.y1 < g[k].r.y1 - 0.2 * (g[k].r.y1 - g[k].r.y0) &&
+              g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[k].size && g[k].r.x0 - g[k - 1].r.x1 > -0.1 * g[k].size)
+            {
+              for (int q = i; q < k; q++)
+                if (g[q].cls != CLS_STRONG)
+                  g[q].cls = CLS_WEAK;
+              for (int q = k; q < j; q++)
+                g[q].cls = CLS_NEUTRAL;
             }
         }
       /* a meta-variable */
