@@ -467,6 +467,26 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
   return FALSE;
 }
 
+/* Whether the upright word g[i..j) goes on a script of text that ends at
+ * g[end - 1] (F_{\text{A on B}}: "on", then "B"): of its size, level with
+ * it, one script-size word space on. */
+static gboolean
+script_text_continues (const Glyph *g, int i, int j, int end)
+{
+  const Glyph *p;
+  double gap;
+
+  if (end != i || i <= 0 || j - i > 8)
+    return FALSE;
+  p = &g[i - 1];
+  gap = g[i].r.x0 - p->r.x1;
+  for (int k = i; k < j; k++)
+    if (fabs (g[k].size - p->size) > 0.1 * p->size && g[k].size > p->size)
+      return FALSE;
+  return g[i].space_before && !g[i].line_before && fabs (g[i].size - p->size) < 0.1 * p->size &&
+         v_overlap_enough (&p->r, &g[i].r, 0.7) && gap > 0.1 * p->size && gap < 0.6 * p->size;
+}
+
 /* Whether the bold letter g[i] is part of a bold phrase (a heading,
  * \textbf{...}): a bold letter a word space or less before or after it. */
 static gboolean
@@ -492,7 +512,7 @@ bold_phrase (const Glyph *g, int n, int i)
 static void
 classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double body_em)
 {
-  int i = 0;
+  int i = 0, script_text_end = -1;
 
   while (i < n)
     {
@@ -549,16 +569,33 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
           else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
                      (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
-                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em)))
-            for (int k = i; k < j; k++)
-              g[k].cls = CLS_NEUTRAL;
+                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em) ||
+                    script_text_continues (g, i, j, script_text_end)))
+            {
+              for (int k = i; k < j; k++)
+                g[k].cls = CLS_NEUTRAL;
+              /* a script of text glued to a math letter (F_{\text{A on B}}):
+               * its next words may follow */
+              if (script_text_continues (g, i, j, script_text_end) ||
+                  (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) &&
+                   g[lead].size < 0.85 * g[i - 1].size))
+                script_text_end = j;
+            }
         }
       else if (italic && upright && full_size_letters (g, i, j) <= 3)
         {
           /* Upright and italic letters in one short run: \mathrm{d}x in
            * mathptmx; running text does not switch faces inside a word. */
+          double top = 0;
           for (int k = i; k < j; k++)
-            g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
+            {
+              g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
+              top = MAX (top, g[k].size);
+            }
+          /* (F_{\text{A on B}} in txfonts: an italic F, its script "A",
+           * and the script's next words) */
+          if (g[j - 1].font != FM_FONT_TEXT_ITALIC && g[j - 1].size < 0.85 * top)
+            script_text_end = j;
         }
       else if (italic && !upright && math_italic && j - i >= 2 && j - i <= 6 &&
                upright_word_in_math (g, n, i, j, script, body_em))
@@ -614,6 +651,10 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
             phrase = TRUE;
           for (int m = i; m < j; m++)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
+          /* (mathptmx, txfonts: F_{\text{A on B}} is one italic "word"
+           * ending in its upright script) */
+          if (!phrase && g[j - 1].font == FM_FONT_TEXT && g[j - 1].size < 0.85 * g[i].size)
+            script_text_end = j;
         }
       i = j;
     }
@@ -2617,6 +2658,13 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         g_unichar_isalpha (r[1].c))))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  /* the words of a script of text (F_{\text{A on B}}, made neutral by
+   * script_text_continues()): a script-size word space apart */
+  if (!join && rule == FM_DETECT_RULE_FULL && ml->script && mr->script && l->cls != CLS_STRONG &&
+      r->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c) && g_unichar_isalpha (r->c) && l->font != FM_FONT_MATH &&
+      r->font != FM_FONT_MATH && fabs (l->size - r->size) < 0.1 * l->size && v_overlap_enough (&l->r, &r->r, 0.7) &&
+      gap < 0.6 * l->size)
     join = TRUE;
   /* a math symbol the text layer lost between two math glyphs */
   if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
