@@ -914,14 +914,19 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
            * list a glyph of another line in between (a radical sign) */
           while (k >= 0)
             {
-              if ((g[k].ext || !v_overlap_enough (&g[k].r, &g[i].r, 0.3)) && prev >= 0 && skipped < 2)
+              /* (level with the word's last glyph taken: the symbol may
+               * be lowered, LaTeX2e's epsilon is a subscript) */
+              if ((g[k].ext || !v_overlap_enough (&g[k].r, &g[prev >= 0 ? prev : i].r, 0.3)) && prev >= 0 && skipped < 2)
                 {
                   skipped++;
                   k--;
                   continue;
                 }
               if (!g_unichar_isalnum (g[k].c) || g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK ||
-                  (prev >= 0 && (g[prev].r.x0 - g[k].r.x1 >= 0.2 * g[i].size || g[prev].line_before)))
+                  /* (a word space by the text's size: LaTeX2e's epsilon
+                   * is a script, its size smaller than the 0.15 em kern
+                   * before the 2 and the bearings need) */
+                  (prev >= 0 && (g[prev].r.x0 - g[k].r.x1 >= 0.2 * MAX (g[i].size, g[k].size) || g[prev].line_before)))
                 break;
               letters += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c);
               prev = k--;

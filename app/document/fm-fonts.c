@@ -44,7 +44,7 @@ gboolean
 fm_font_is_math_extension (const char *name)
 {
   static GRegex *re;
-  regex_once (&re, "^(cmex|euex|txex|pxex|ntxex|newtxex|rtxmex|rpxmex|zeuex|esint|mnsymbol.?e|stix\\w*ex)"
+  regex_once (&re, "^(cmex|euex|txex|pxex|ntxex|newtxex|rtxmex|rpxmex|zeuex|esint|mnsymbol.?e|stix\\w*ex(?!t))"
                    "|-ex-|-ex$|mathex|extension|largesymbols", G_REGEX_CASELESS);
   return g_regex_match (re, fm_font_strip_subset (name), 0, NULL);
 }

@@ -419,6 +419,9 @@ test_font_rules (void)
   g_assert_false (fm_font_is_math_extension ("ABCDEF+CMSY10"));
   g_assert_false (fm_font_is_math_extension ("LatinModernMath-Regular"));
   g_assert_false (fm_font_is_math_extension ("TeXGyreTermesX-Regular"));
+  /* STIX Two's text face is no extension font ("stix...ex" once took it) */
+  g_assert_false (fm_font_is_math_extension ("ABCDEF+STIXTwoText-Regular"));
+  g_assert_false (fm_font_is_math_extension ("ABCDEF+STIXTwoText-Italic"));
   /* OMS/OMX fonts without glyph names: letters are the slots' symbols */
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Symbols", 'p'), ==, 0x221A);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Symbols", 'h'), ==, 0x27E8);
