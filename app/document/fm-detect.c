@@ -3791,6 +3791,37 @@ dissolve_crossed_blocks (PageCtx *pc)
 
 /* One display proto per remaining block, then the equation numbers:
  * number-like chunks level with a display block. */
+/* The display block whose equation number chunk i is when amsmath set it
+ * on a line of its own below the display (the display left no room for
+ * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
+ * pages): the number's line starts right after the block's last line, the
+ * number ends at or right of the block's right end, in its right half,
+ * and nothing else is on the number's line. -1 when none. */
+static int
+number_below_block (const PageCtx *pc, guint i)
+{
+  GArray *chunks = pc->chunks;
+  const Chunk *ch = &g_array_index (chunks, Chunk, i);
+  double em = ch->em, cy = fm_rect_cy (&ch->box);
+
+  for (guint k = 0; k < chunks->len; k++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, k);
+      if (k != i && o->box.y0 < cy && o->box.y1 > cy && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
+        return -1;      /* a line of text, or another part of a formula */
+    }
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      const FmRect *bl = &pc->blocks[b];
+      if (bl->x1 <= bl->x0 || across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&ch->box)))
+        continue;
+      if (ch->box.y0 >= bl->y1 - 0.3 * em && ch->box.y0 - bl->y1 < 1.0 * em && ch->box.x1 >= bl->x1 - 0.5 * em &&
+          ch->box.x0 > fm_rect_cx (bl))
+        return b;
+    }
+  return -1;
+}
+
 static void
 display_and_number_protos (PageCtx *pc)
 {
@@ -3845,6 +3876,8 @@ display_and_number_protos (PageCtx *pc)
               best_gap = gap;
             }
         }
+      if (best < 0)
+        best = number_below_block (pc, i);
       if (best >= 0)
         {
           Proto *pr = g_new0 (Proto, 1);
