@@ -30,6 +30,8 @@ typedef struct {
   gboolean unit;           /* starts a unit after a number (classify_units)   */
 } Glyph;
 
+static gboolean is_prefix_operator (gunichar c);
+
 /* The character of a glyph the text layer lost and the ink shows: a large
  * delimiter (a private-use code point: no rule of the text applies to it). */
 #define INK_GLYPH 0xE000
@@ -238,6 +240,17 @@ glued (const Glyph *a, const Glyph *b)
          b->r.x0 - a->r.x1 < 0.15 * em && b->r.x0 - a->r.x1 > -0.3 * em;
 }
 
+/* glued(), for a script b of a: Poppler may see a space where the size
+ * changes (Libertine's F_{\text{A on B}}), the gap tells. */
+static gboolean
+script_glued (const Glyph *a, const Glyph *b)
+{
+  double em = MAX (a->size, b->size);
+
+  return glued (a, b) || (!b->line_before && v_overlap_enough (&a->r, &b->r, 0.3) &&
+                          b->r.x0 - a->r.x1 < 0.08 * em && b->r.x0 - a->r.x1 > -0.3 * em);
+}
+
 static gboolean
 is_math_seed (const Glyph *g)
 {
@@ -439,7 +452,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
       v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
     return TRUE;
-  if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
+  if (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
   /* A script-sized name in a fraction's numerator or a limit
    * (\frac{\mathrm{Ln}\,\theta}{3}): Poppler may list the denominator
@@ -577,7 +590,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
               /* a script of text glued to a math letter (F_{\text{A on B}}):
                * its next words may follow */
               if (script_text_continues (g, i, j, script_text_end) ||
-                  (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) &&
+                  (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) &&
                    g[lead].size < 0.85 * g[i - 1].size))
                 script_text_end = j;
             }
@@ -906,7 +919,10 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
             }
         }
       /* a word that ends in a math symbol */
-      if (g[i].cls == CLS_STRONG && !g[i].ext && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
+      /* (not a radical or big operator: Type 1 radicals' boxes sit a line
+       * too high, Poppler may list them glued to a word of the line above) */
+      if (g[i].cls == CLS_STRONG && !g[i].ext && !is_prefix_operator (g[i].c) && i > 0 && !g[i].space_before &&
+          g[i].size >= 0.85 * g[i - 1].size &&
           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
         {
           int k = i - 1, letters = 0, prev = -1, skipped = 0;
@@ -2598,7 +2614,8 @@ script_base (const InlineCtx *ic, int li)
       if (j < 0)
         return -1;
       mj = &g_array_index (ic->math, MathGlyph, j);
-      if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= 0.05 * MAX (mi->em, mj->em))
+      /* (0.1 em: a slanted integral's box ends before its ink) */
+      if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= 0.1 * MAX (mi->em, mj->em))
         return -1;
       if (!mj->script)
         return j;
@@ -2620,6 +2637,7 @@ operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
   int b = script_base (ic, li);
   const MathGlyph *mb;
   const Glyph *base;
+  FmRect stack;
 
   if (b < 0)
     return FALSE;
@@ -2628,8 +2646,25 @@ operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
   if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' || base->c == '|' ||
       base->c == '-' || base->c == ':' || base->c == 0x2223 || base->c == 0x2225 || base->c == 0x2016)
     return FALSE;   /* (a fence's script ends a formula: |x|_p) */
+  /* The gap counts from the end of the operator's whole stack of scripts
+   * (\otimes_{\mathcal{O}_X}^{L}: the superscript is narrower than the
+   * subscript, \int_0^1: the superscript sits in the subscript's gap),
+   * scripts within 0.6 em above or below the operator, each touching the
+   * stack so far; math is sorted by x0. */
+  stack = g[g_array_index (ic->math, MathGlyph, li).glyph].r;
+  for (int k = b + 1; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 >= r->r.x0)
+        break;
+      if (mk->script && rk->x0 < MAX (stack.x1, base->r.x1) + 0.1 * mb->em && rk->x1 < r->r.x0 &&
+          rk->y0 > base->r.y0 - 0.6 * mb->em && rk->y1 < base->r.y1 + 0.6 * mb->em)
+        fm_rect_union (&stack, rk);
+    }
+  gap = MIN (gap, MAX (0.0, r->r.x0 - stack.x1));
   return gap < 0.6 * mb->em && !is_sentence_punct (r->c) && !is_close_bracket (r->c) &&
-         ink_gap_empty (ic->pc->ink, &g[g_array_index (ic->math, MathGlyph, li).glyph].r, &r->r);
+         ink_gap_empty (ic->pc->ink, &stack, &r->r);
 }
 
 /* Whether the line neighbours li (left) and ri of math join. */
@@ -3309,6 +3344,25 @@ page_columns_and_lost_glyphs (PageCtx *pc)
 
 /* Chunks: runs of glyphs in text order, cut at line breaks that move to
  * another line and at wide horizontal gaps. */
+/* Whether the glyphs from g[i] (a '(') read as an equation number,
+ * "(3)", "(2.1a)", that ends its line. */
+static gboolean
+number_ends_line (const Glyph *g, int n, int i)
+{
+  Chunk ch = { 0 };
+  int j = i + 1;
+
+  while (j < n && j < i + 11 && g[j].c != ')' && !g[j].space_before)
+    j++;
+  if (j >= n || g[j].c != ')' || g[j].space_before)
+    return FALSE;
+  if (j + 1 < n && !g[j + 1].line_before && g[j + 1].r.x0 >= g[j].r.x0 && v_overlap_enough (&g[j].r, &g[j + 1].r, 0.3))
+    return FALSE;
+  ch.start = i;
+  ch.end = j + 1;
+  return chunk_text_matches_number (g, &ch);
+}
+
 static void
 make_chunks (PageCtx *pc)
 {
@@ -3332,6 +3386,12 @@ make_chunks (PageCtx *pc)
             cut = TRUE;  /* Poppler's next line */
           else if (across_gutter (pc, fm_rect_cx (a), fm_rect_cx (b)))
             cut = TRUE;  /* the other column */
+          else if (g[i].c == '(' && b->y0 >= a->y1 - 0.1 * em)
+            cut = TRUE;  /* an equation number set on the line below its
+                          * display, listed as the same line */
+          else if (g[i].c == '(' && b->x0 - a->x1 >= 0.4 * em && number_ends_line (g, n, i))
+            cut = TRUE;  /* an equation number less than 0.9 em after a
+                          * display as wide as the column allows */
         }
       if (cut)
         {
@@ -3822,12 +3882,51 @@ number_below_block (const PageCtx *pc, guint i)
   return -1;
 }
 
+/* An equation number set below its display (number_below_block()) is less
+ * than 0.9 em below the display's last line, so the stacked chunks made
+ * it part of the block: a number chunk of a block whose other chunks end
+ * above it, in the block's right half and ending at or right of them, is
+ * taken out again (the block's box shrinks to the rest). */
+static void
+detach_numbers_below (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      FmRect rest = { 0, 0, 0, 0 };
+      gboolean any = FALSE;
+      int b = ch->block;
+
+      if (!ch->is_number || b < 0)
+        continue;
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, k);
+          if (k == i || o->block != b)
+            continue;
+          if (!any)
+            rest = o->box;
+          else
+            fm_rect_union (&rest, &o->box);
+          any = TRUE;
+        }
+      if (!any || ch->box.y0 < rest.y1 - 0.3 * ch->em || ch->box.y0 - rest.y1 > 1.0 * ch->em ||
+          ch->box.x1 < rest.x1 - 0.5 * ch->em || ch->box.x0 <= fm_rect_cx (&rest))
+        continue;
+      ch->block = -1;
+      pc->blocks[b] = rest;
+    }
+}
+
 static void
 display_and_number_protos (PageCtx *pc)
 {
   GArray *chunks = pc->chunks;
   const FmRect *blocks = pc->blocks;
 
+  detach_numbers_below (pc);
   pc->protos = g_ptr_array_new ();
   for (int b = 0; b < pc->n_blocks; b++)
     {
