@@ -428,6 +428,9 @@ test_font_rules (void)
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Extension", 'P'), ==, 0x2211);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Extension", 'q'), ==, 0x221A);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+CMSY10", 'z'), ==, 0x2021);
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Pxsyc", ','), ==, 0x2260);   /* \neq */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txsyc", ','), ==, 0x2260);
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Rpxmi", ','), ==, ',');
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+CMSY10", 'A'), ==, 'A');   /* \mathcal */
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Letters-Italic", 'p'), ==, 'p');
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+StandardSymL", 'p'), ==, 'p');   /* Symbol: Greek */
