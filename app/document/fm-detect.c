@@ -833,6 +833,38 @@ classify_units (Glyph *g, int n)
     }
 }
 
+/* A nuclide, ^{212}\mathrm{Bi}: a raised number of script size after a
+ * space, glued to an upright word of one capital and at most one small
+ * letter (a footnote mark comes after its word; a footnote's own mark
+ * starts its line, often before "A note"): the number is a seed and the
+ * symbol joins it. g[i] is the glyph tested. */
+static void
+classify_nuclide (Glyph *g, int n, int i)
+{
+  if (g_unichar_isdigit (g[i].c) && i > 0 && g[i].space_before && !g[i].line_before && g[i].cls != CLS_TEXT)
+    {
+      int k = i, j;
+      while (k < n && g_unichar_isdigit (g[k].c) && (k == i || !g[k].space_before))
+        k++;
+      j = k;
+      /* (Poppler may see a space at the change of size: the gap tells) */
+      while (j < n && j < k + 2 && g_unichar_isalpha (g[j].c) && (j == k || !g[j].space_before) &&
+             g[j].font == FM_FONT_TEXT && (j == k ? g_unichar_isupper (g[j].c) : g_unichar_islower (g[j].c)))
+        j++;
+      if (j > k && k < n && !(j < n && !g[j].space_before && g_unichar_isalnum (g[j].c)) &&
+          !(j == k + 1 && (g[k].c == 'A' || g[k].c == 'I')) &&
+          g[k - 1].size < 0.85 * g[k].size && g[k - 1].r.y1 < g[k].r.y1 - 0.2 * (g[k].r.y1 - g[k].r.y0) &&
+          g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[k].size && g[k].r.x0 - g[k - 1].r.x1 > -0.1 * g[k].size)
+        {
+          for (int q = i; q < k; q++)
+            if (g[q].cls != CLS_STRONG)
+              g[q].cls = CLS_WEAK;
+          for (int q = k; q < j; q++)
+            g[q].cls = CLS_NEUTRAL;
+        }
+    }
+}
+
 /* Glyph-level corrections after the word classes, for what looks like math
  * glyph by glyph but is not (or the reverse):
  * - a number with a script (4^{1}, 15_{16}, 10^{-3}): digits are neutral
@@ -872,32 +904,7 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
                   g[k].cls = CLS_WEAK;
             }
         }
-      /* a nuclide, ^{212}\mathrm{Bi}: a raised number of script size
-       * after a space, glued to an upright word of one capital and at
-       * most one small letter (a footnote mark comes after its word; a
-       * footnote's own mark starts its line, often before "A note") */
-      if (g_unichar_isdigit (g[i].c) && i > 0 && g[i].space_before && !g[i].line_before && g[i].cls != CLS_TEXT)
-        {
-          int k = i, j;
-          while (k < n && g_unichar_isdigit (g[k].c) && (k == i || !g[k].space_before))
-            k++;
-          j = k;
-          /* (Poppler may see a space at the change of size: the gap tells) */
-          while (j < n && j < k + 2 && g_unichar_isalpha (g[j].c) && (j == k || !g[j].space_before) &&
-                 g[j].font == FM_FONT_TEXT && (j == k ? g_unichar_isupper (g[j].c) : g_unichar_islower (g[j].c)))
-            j++;
-          if (j > k && k < n && !(j < n && !g[j].space_before && g_unichar_isalnum (g[j].c)) &&
-              !(j == k + 1 && (g[k].c == 'A' || g[k].c == 'I')) &&
-              g[k - 1].size < 0.85 * g[k].size && g[k - 1].r.y1 < g[k].r.y1 - 0.2 * (g[k].r.y1 - g[k].r.y0) &&
-              g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[k].size && g[k].r.x0 - g[k - 1].r.x1 > -0.1 * g[k].size)
-            {
-              for (int q = i; q < k; q++)
-                if (g[q].cls != CLS_STRONG)
-                  g[q].cls = CLS_WEAK;
-              for (int q = k; q < j; q++)
-                g[q].cls = CLS_NEUTRAL;
-            }
-        }
+      classify_nuclide (g, n, i);
       /* a meta-variable */
       if (is_angle_open (g[i].c))
         {
