@@ -2653,6 +2653,13 @@ operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
   if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' || base->c == '|' ||
       base->c == '-' || base->c == ':' || base->c == 0x2223 || base->c == 0x2225 || base->c == 0x2016)
     return FALSE;   /* (a fence's script ends a formula: |x|_p) */
+  /* ordinary symbols that Unicode calls math symbols: \emptyset^{\#},
+   * \infty, \partial, 
+abla, primes, accents end formulas with scripts */
+  if (base->c == 0x2205 || base->c == 0x221E || base->c == 0x2202 || base->c == 0x2207 ||
+      (base->c >= 0x2032 && base->c <= 0x2037) || base->c == 0x22A5 || base->c == 0x22A4 ||
+      base->c == 0x2220 || base->c == 0x00AC || g_unichar_type (base->c) == G_UNICODE_NON_SPACING_MARK)
+    return FALSE;
   /* The gap counts from the end of the operator's whole stack of scripts
    * (\otimes_{\mathcal{O}_X}^{L}: the superscript is narrower than the
    * subscript, \int_0^1: the superscript sits in the subscript's gap),
