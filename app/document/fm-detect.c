@@ -30,6 +30,8 @@ typedef struct {
   gboolean unit;           /* starts a unit after a number (classify_units)   */
 } Glyph;
 
+static gboolean is_prefix_operator (gunichar c);
+
 /* The character of a glyph the text layer lost and the ink shows: a large
  * delimiter (a private-use code point: no rule of the text applies to it). */
 #define INK_GLYPH 0xE000
@@ -238,6 +240,17 @@ glued (const Glyph *a, const Glyph *b)
          b->r.x0 - a->r.x1 < 0.15 * em && b->r.x0 - a->r.x1 > -0.3 * em;
 }
 
+/* glued(), for a script b of a: Poppler may see a space where the size
+ * changes (Libertine's F_{\text{A on B}}), the gap tells. */
+static gboolean
+script_glued (const Glyph *a, const Glyph *b)
+{
+  double em = MAX (a->size, b->size);
+
+  return glued (a, b) || (!b->line_before && v_overlap_enough (&a->r, &b->r, 0.3) &&
+                          b->r.x0 - a->r.x1 < 0.08 * em && b->r.x0 - a->r.x1 > -0.3 * em);
+}
+
 static gboolean
 is_math_seed (const Glyph *g)
 {
@@ -439,7 +452,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
       v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
     return TRUE;
-  if (i > 0 && glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
+  if (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
     return TRUE;        /* a script in text: F_{water} */
   /* A script-sized name in a fraction's numerator or a limit
    * (\frac{\mathrm{Ln}\,\theta}{3}): Poppler may list the denominator
@@ -467,6 +480,26 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
   return FALSE;
 }
 
+/* Whether the upright word g[i..j) goes on a script of text that ends at
+ * g[end - 1] (F_{\text{A on B}}: "on", then "B"): of its size, level with
+ * it, one script-size word space on. */
+static gboolean
+script_text_continues (const Glyph *g, int i, int j, int end)
+{
+  const Glyph *p;
+  double gap;
+
+  if (end != i || i <= 0 || j - i > 8)
+    return FALSE;
+  p = &g[i - 1];
+  gap = g[i].r.x0 - p->r.x1;
+  for (int k = i; k < j; k++)
+    if (fabs (g[k].size - p->size) > 0.1 * p->size && g[k].size > p->size)
+      return FALSE;
+  return g[i].space_before && !g[i].line_before && fabs (g[i].size - p->size) < 0.1 * p->size &&
+         v_overlap_enough (&p->r, &g[i].r, 0.7) && gap > 0.1 * p->size && gap < 0.6 * p->size;
+}
+
 /* Whether the bold letter g[i] is part of a bold phrase (a heading,
  * \textbf{...}): a bold letter a word space or less before or after it. */
 static gboolean
@@ -492,7 +525,7 @@ bold_phrase (const Glyph *g, int n, int i)
 static void
 classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double body_em)
 {
-  int i = 0;
+  int i = 0, script_text_end = -1;
 
   while (i < n)
     {
@@ -549,16 +582,33 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
           else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
                      (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
-                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em)))
-            for (int k = i; k < j; k++)
-              g[k].cls = CLS_NEUTRAL;
+                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em) ||
+                    script_text_continues (g, i, j, script_text_end)))
+            {
+              for (int k = i; k < j; k++)
+                g[k].cls = CLS_NEUTRAL;
+              /* a script of text glued to a math letter (F_{\text{A on B}}):
+               * its next words may follow */
+              if (script_text_continues (g, i, j, script_text_end) ||
+                  (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) &&
+                   g[lead].size < 0.85 * g[i - 1].size))
+                script_text_end = j;
+            }
         }
       else if (italic && upright && full_size_letters (g, i, j) <= 3)
         {
           /* Upright and italic letters in one short run: \mathrm{d}x in
            * mathptmx; running text does not switch faces inside a word. */
+          double top = 0;
           for (int k = i; k < j; k++)
-            g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
+            {
+              g[k].cls = g[k].font == FM_FONT_TEXT_ITALIC ? CLS_WEAK : CLS_NEUTRAL;
+              top = MAX (top, g[k].size);
+            }
+          /* (F_{\text{A on B}} in txfonts: an italic F, its script "A",
+           * and the script's next words) */
+          if (g[j - 1].font != FM_FONT_TEXT_ITALIC && g[j - 1].size < 0.85 * top)
+            script_text_end = j;
         }
       else if (italic && !upright && math_italic && j - i >= 2 && j - i <= 6 &&
                upright_word_in_math (g, n, i, j, script, body_em))
@@ -614,6 +664,10 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
             phrase = TRUE;
           for (int m = i; m < j; m++)
             g[m].cls = phrase ? CLS_TEXT : CLS_WEAK;
+          /* (mathptmx, txfonts: F_{\text{A on B}} is one italic "word"
+           * ending in its upright script) */
+          if (!phrase && g[j - 1].font == FM_FONT_TEXT && g[j - 1].size < 0.85 * g[i].size)
+            script_text_end = j;
         }
       i = j;
     }
@@ -731,8 +785,19 @@ classify_units (Glyph *g, int n)
     {
       const Glyph *d = &g[i - 1];
       double em = d->size > 0.5 ? d->size : 10.0, gap = g[i].r.x0 - d->r.x1;
-      int k = i;
+      int k = i, b = i - 1;
 
+      /* after a number's exponent (10^{-3}\ \mathrm{m}^3): the number,
+       * not its script, is level with the unit and of its size */
+      while (b > 0 && g[b].size < 0.85 * g[i].size && !g[b].space_before &&
+             (g_unichar_isdigit (g[b].c) || g[b].c == '-' || g[b].c == 0x2212 || g[b].c == '.'))
+        b--;
+      if (b < i - 1 && g_unichar_isdigit (d->c) && g_unichar_isdigit (g[b].c) &&
+          g[b + 1].r.x0 - g[b].r.x1 < 0.15 * g[b].size && g[b + 1].r.x0 - g[b].r.x1 > -0.1 * g[b].size)
+        {
+          d = &g[b];
+          em = d->size > 0.5 ? d->size : 10.0;
+        }
       if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
           gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
         continue;
@@ -743,7 +808,7 @@ classify_units (Glyph *g, int n)
           gboolean ok;
           while (j < n && (j == k || !g[j].space_before) && g_unichar_isalpha (g[j].c) && !g[j].bold &&
                  fabs (g[j].size - g[k].size) < 0.1 * em && g[j].cls != CLS_WEAK &&
-                 !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC))
+                 !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC && g[j].c != 0x00B5))
             g_string_append_unichar (w, g[j++].c);
           ok = j > k && is_unit_word (w->str) && !(j < n && !g[j].space_before && g_unichar_isalpha (g[j].c));
           g_string_free (w, TRUE);
@@ -764,6 +829,38 @@ classify_units (Glyph *g, int n)
             }
           else
             break;
+        }
+    }
+}
+
+/* A nuclide, ^{212}\mathrm{Bi}: a raised number of script size after a
+ * space, glued to an upright word of one capital and at most one small
+ * letter (a footnote mark comes after its word; a footnote's own mark
+ * starts its line, often before "A note"): the number is a seed and the
+ * symbol joins it. g[i] is the glyph tested. */
+static void
+classify_nuclide (Glyph *g, int n, int i)
+{
+  if (g_unichar_isdigit (g[i].c) && i > 0 && g[i].space_before && !g[i].line_before && g[i].cls != CLS_TEXT)
+    {
+      int k = i, j;
+      while (k < n && g_unichar_isdigit (g[k].c) && (k == i || !g[k].space_before))
+        k++;
+      j = k;
+      /* (Poppler may see a space at the change of size: the gap tells) */
+      while (j < n && j < k + 2 && g_unichar_isalpha (g[j].c) && (j == k || !g[j].space_before) &&
+             g[j].font == FM_FONT_TEXT && (j == k ? g_unichar_isupper (g[j].c) : g_unichar_islower (g[j].c)))
+        j++;
+      if (j > k && k < n && !(j < n && !g[j].space_before && g_unichar_isalnum (g[j].c)) &&
+          !(j == k + 1 && (g[k].c == 'A' || g[k].c == 'I')) &&
+          g[k - 1].size < 0.85 * g[k].size && g[k - 1].r.y1 < g[k].r.y1 - 0.2 * (g[k].r.y1 - g[k].r.y0) &&
+          g[k].r.x0 - g[k - 1].r.x1 < 0.12 * g[k].size && g[k].r.x0 - g[k - 1].r.x1 > -0.1 * g[k].size)
+        {
+          for (int q = i; q < k; q++)
+            if (g[q].cls != CLS_STRONG)
+              g[q].cls = CLS_WEAK;
+          for (int q = k; q < j; q++)
+            g[q].cls = CLS_NEUTRAL;
         }
     }
 }
@@ -807,6 +904,7 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
                   g[k].cls = CLS_WEAK;
             }
         }
+      classify_nuclide (g, n, i);
       /* a meta-variable */
       if (is_angle_open (g[i].c))
         {
@@ -828,7 +926,10 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
             }
         }
       /* a word that ends in a math symbol */
-      if (g[i].cls == CLS_STRONG && !g[i].ext && i > 0 && !g[i].space_before && g[i].size >= 0.85 * g[i - 1].size &&
+      /* (not a radical or big operator: Type 1 radicals' boxes sit a line
+       * too high, Poppler may list them glued to a word of the line above) */
+      if (g[i].cls == CLS_STRONG && !g[i].ext && !is_prefix_operator (g[i].c) && i > 0 && !g[i].space_before &&
+          g[i].size >= 0.85 * g[i - 1].size &&
           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.3) && g[i].r.x0 - g[i - 1].r.x1 < 0.15 * g[i].size)
         {
           int k = i - 1, letters = 0, prev = -1, skipped = 0;
@@ -836,14 +937,19 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
            * list a glyph of another line in between (a radical sign) */
           while (k >= 0)
             {
-              if ((g[k].ext || !v_overlap_enough (&g[k].r, &g[i].r, 0.3)) && prev >= 0 && skipped < 2)
+              /* (level with the word's last glyph taken: the symbol may
+               * be lowered, LaTeX2e's epsilon is a subscript) */
+              if ((g[k].ext || !v_overlap_enough (&g[k].r, &g[prev >= 0 ? prev : i].r, 0.3)) && prev >= 0 && skipped < 2)
                 {
                   skipped++;
                   k--;
                   continue;
                 }
               if (!g_unichar_isalnum (g[k].c) || g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK ||
-                  (prev >= 0 && (g[prev].r.x0 - g[k].r.x1 >= 0.2 * g[i].size || g[prev].line_before)))
+                  /* (a word space by the text's size: LaTeX2e's epsilon
+                   * is a script, its size smaller than the 0.15 em kern
+                   * before the 2 and the bearings need) */
+                  (prev >= 0 && (g[prev].r.x0 - g[k].r.x1 >= 0.2 * MAX (g[i].size, g[k].size) || g[prev].line_before)))
                 break;
               letters += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c);
               prev = k--;
@@ -1485,6 +1591,41 @@ ink_delimiter_between (const InkMap *m, const FmRect *a, const FmRect *b, double
         return TRUE;
     }
   return FALSE;
+}
+
+/* Whether the middle of the gap between glyphs a and b on a line holds
+ * ink that no glyph of the text layer covers (bit 1 of the map, set by
+ * ink_lost_glyphs(), is clear there) and that stands at least 0.3 em tall
+ * within their common rows: a symbol the text layer lost. XeTeX's
+ * \setminus in Latin Modern Math and TeX Gyre Bonum Math has no text
+ * (x \in S \setminus \{c\}): its formula stood in two pieces 0.8 em
+ * apart. A fraction bar or an underline is flatter. */
+static gboolean
+ink_lost_symbol_between (const InkMap *m, const FmRect *a, const FmRect *b, double em)
+{
+  int x0, x1, y0, y1, top = G_MAXINT, bottom = -1, left = G_MAXINT, right = -1;
+
+  if (m == NULL)
+    return FALSE;
+  x0 = MAX (0, (int) ceil ((a->x1 + 0.12 * em) * m->scale));
+  x1 = MIN (m->w, (int) floor ((b->x0 - 0.12 * em) * m->scale));
+  y0 = MAX (0, (int) floor (MAX (a->y0, b->y0) * m->scale));
+  y1 = MIN (m->h, (int) ceil (MIN (a->y1, b->y1) * m->scale));
+  if (x1 - x0 < 0.2 * em * m->scale || y1 - y0 < 0.3 * em * m->scale)
+    return FALSE;
+  for (int y = y0; y < y1; y++)
+    {
+      const guint8 *row = m->ink + (gsize) y * m->w;
+      for (int x = x0; x < x1; x++)
+        if (row[x] == 1)
+          {
+            top = MIN (top, y);
+            bottom = MAX (bottom, y);
+            left = MIN (left, x);
+            right = MAX (right, x);
+          }
+    }
+  return bottom >= 0 && bottom - top + 1 >= 0.3 * em * m->scale && right - left + 1 <= 1.0 * em * m->scale;
 }
 
 /* A connected component of the page's ink (8-connected), in pixels. */
@@ -2487,6 +2628,87 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   return join;
 }
 
+/* The full-size glyph (index in math) whose script li is: the walk left
+ * over scripts that touch one another (\sim_{rat}: t, a, r) ends at a
+ * glyph that is no script and touches the first of them; -1 when li is
+ * no script or the walk loses touch. */
+static int
+script_base (const InlineCtx *ic, int li)
+{
+  const Glyph *g = ic->g;
+  int i = li;
+
+  if (!g_array_index (ic->math, MathGlyph, li).script)
+    return -1;
+  for (int steps = 0; steps < 12; steps++)
+    {
+      const MathGlyph *mi = &g_array_index (ic->math, MathGlyph, i);
+      int j = ic->best_left[i];
+      const MathGlyph *mj;
+
+      if (j < 0)
+        return -1;
+      mj = &g_array_index (ic->math, MathGlyph, j);
+      /* (0.1 em: a slanted integral's box ends before its ink) */
+      if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= 0.1 * MAX (mi->em, mj->em))
+        return -1;
+      if (!mj->script)
+        return j;
+      i = j;
+    }
+  return -1;
+}
+
+/* Whether li is the last script of an operator (\sim_{rat}, \times_Y,
+ * \otimes_{\mathcal{O}_X}^{L}, \int_0^1): no formula ends in a scripted
+ * relation, binary or big operator, and after its script come the
+ * operator's own space (a thick space after a relation) and \scriptspace,
+ * 0.3-0.5 em with a font's sidebearings - as wide as a word space, so
+ * neither the word-space rules nor the limit before a big operator apply. */
+static gboolean
+operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
+{
+  const Glyph *g = ic->g;
+  int b = script_base (ic, li);
+  const MathGlyph *mb;
+  const Glyph *base;
+  FmRect stack;
+
+  if (b < 0)
+    return FALSE;
+  mb = &g_array_index (ic->math, MathGlyph, b);
+  base = &g[mb->glyph];
+  if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' || base->c == '|' ||
+      base->c == '-' || base->c == ':' || base->c == 0x2223 || base->c == 0x2225 || base->c == 0x2016)
+    return FALSE;   /* (a fence's script ends a formula: |x|_p) */
+  /* ordinary symbols that Unicode calls math symbols: \emptyset^{\#},
+   * \infty, \partial, 
+abla, primes, accents end formulas with scripts */
+  if (base->c == 0x2205 || base->c == 0x221E || base->c == 0x2202 || base->c == 0x2207 ||
+      (base->c >= 0x2032 && base->c <= 0x2037) || base->c == 0x22A5 || base->c == 0x22A4 ||
+      base->c == 0x2220 || base->c == 0x00AC || g_unichar_type (base->c) == G_UNICODE_NON_SPACING_MARK)
+    return FALSE;
+  /* The gap counts from the end of the operator's whole stack of scripts
+   * (\otimes_{\mathcal{O}_X}^{L}: the superscript is narrower than the
+   * subscript, \int_0^1: the superscript sits in the subscript's gap),
+   * scripts within 0.6 em above or below the operator, each touching the
+   * stack so far; math is sorted by x0. */
+  stack = g[g_array_index (ic->math, MathGlyph, li).glyph].r;
+  for (int k = b + 1; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 >= r->r.x0)
+        break;
+      if (mk->script && rk->x0 < MAX (stack.x1, base->r.x1) + 0.1 * mb->em && rk->x1 < r->r.x0 &&
+          rk->y0 > base->r.y0 - 0.6 * mb->em && rk->y1 < base->r.y1 + 0.6 * mb->em)
+        fm_rect_union (&stack, rk);
+    }
+  gap = MIN (gap, MAX (0.0, r->r.x0 - stack.x1));
+  return gap < 0.6 * mb->em && !is_sentence_punct (r->c) && !is_close_bracket (r->c) &&
+         ink_gap_empty (ic->pc->ink, &stack, &r->r);
+}
+
 /* Whether the line neighbours li (left) and ri of math join. */
 static gboolean
 inline_pair_join (const InlineCtx *ic, int li, int ri)
@@ -2516,6 +2738,19 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         * Fourier does: math inside them, "f (t)" and not "f (see") */
        (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
         g_unichar_isalpha (r[1].c))))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  /* the words of a script of text (F_{\text{A on B}}, made neutral by
+   * script_text_continues()): a script-size word space apart */
+  if (!join && rule == FM_DETECT_RULE_FULL && ml->script && mr->script && l->cls != CLS_STRONG &&
+      r->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c) && g_unichar_isalpha (r->c) && l->font != FM_FONT_MATH &&
+      r->font != FM_FONT_MATH && fabs (l->size - r->size) < 0.1 * l->size && v_overlap_enough (&l->r, &r->r, 0.7) &&
+      gap < 0.6 * l->size)
+    join = TRUE;
+  /* a math symbol the text layer lost between two math glyphs */
+  if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
+      !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
     join = TRUE;
   /* a number and its unit, a control space apart (classify_units) */
   if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
@@ -3151,6 +3386,25 @@ page_columns_and_lost_glyphs (PageCtx *pc)
 
 /* Chunks: runs of glyphs in text order, cut at line breaks that move to
  * another line and at wide horizontal gaps. */
+/* Whether the glyphs from g[i] (a '(') read as an equation number,
+ * "(3)", "(2.1a)", that ends its line. */
+static gboolean
+number_ends_line (const Glyph *g, int n, int i)
+{
+  Chunk ch = { 0 };
+  int j = i + 1;
+
+  while (j < n && j < i + 11 && g[j].c != ')' && !g[j].space_before)
+    j++;
+  if (j >= n || g[j].c != ')' || g[j].space_before)
+    return FALSE;
+  if (j + 1 < n && !g[j + 1].line_before && g[j + 1].r.x0 >= g[j].r.x0 && v_overlap_enough (&g[j].r, &g[j + 1].r, 0.3))
+    return FALSE;
+  ch.start = i;
+  ch.end = j + 1;
+  return chunk_text_matches_number (g, &ch);
+}
+
 static void
 make_chunks (PageCtx *pc)
 {
@@ -3174,6 +3428,12 @@ make_chunks (PageCtx *pc)
             cut = TRUE;  /* Poppler's next line */
           else if (across_gutter (pc, fm_rect_cx (a), fm_rect_cx (b)))
             cut = TRUE;  /* the other column */
+          else if (g[i].c == '(' && b->y0 >= a->y1 - 0.1 * em)
+            cut = TRUE;  /* an equation number set on the line below its
+                          * display, listed as the same line */
+          else if (g[i].c == '(' && b->x0 - a->x1 >= 0.4 * em && number_ends_line (g, n, i))
+            cut = TRUE;  /* an equation number less than 0.9 em after a
+                          * display as wide as the column allows */
         }
       if (cut)
         {
@@ -3633,12 +3893,82 @@ dissolve_crossed_blocks (PageCtx *pc)
 
 /* One display proto per remaining block, then the equation numbers:
  * number-like chunks level with a display block. */
+/* The display block whose equation number chunk i is when amsmath set it
+ * on a line of its own below the display (the display left no room for
+ * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
+ * pages): the number's line starts right after the block's last line, the
+ * number ends at or right of the block's right end, in its right half,
+ * and nothing else is on the number's line. -1 when none. */
+static int
+number_below_block (const PageCtx *pc, guint i)
+{
+  GArray *chunks = pc->chunks;
+  const Chunk *ch = &g_array_index (chunks, Chunk, i);
+  double em = ch->em, cy = fm_rect_cy (&ch->box);
+
+  for (guint k = 0; k < chunks->len; k++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, k);
+      if (k != i && o->box.y0 < cy && o->box.y1 > cy && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
+        return -1;      /* a line of text, or another part of a formula */
+    }
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      const FmRect *bl = &pc->blocks[b];
+      if (bl->x1 <= bl->x0 || across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&ch->box)))
+        continue;
+      if (ch->box.y0 >= bl->y1 - 0.3 * em && ch->box.y0 - bl->y1 < 1.0 * em && ch->box.x1 >= bl->x1 - 0.5 * em &&
+          ch->box.x0 > fm_rect_cx (bl))
+        return b;
+    }
+  return -1;
+}
+
+/* An equation number set below its display (number_below_block()) is less
+ * than 0.9 em below the display's last line, so the stacked chunks made
+ * it part of the block: a number chunk of a block whose other chunks end
+ * above it, in the block's right half and ending at or right of them, is
+ * taken out again (the block's box shrinks to the rest). */
+static void
+detach_numbers_below (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      FmRect rest = { 0, 0, 0, 0 };
+      gboolean any = FALSE;
+      int b = ch->block;
+
+      if (!ch->is_number || b < 0)
+        continue;
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, k);
+          if (k == i || o->block != b)
+            continue;
+          if (!any)
+            rest = o->box;
+          else
+            fm_rect_union (&rest, &o->box);
+          any = TRUE;
+        }
+      if (!any || ch->box.y0 < rest.y1 - 0.3 * ch->em || ch->box.y0 - rest.y1 > 1.0 * ch->em ||
+          ch->box.x1 < rest.x1 - 0.5 * ch->em || ch->box.x0 <= fm_rect_cx (&rest))
+        continue;
+      ch->block = -1;
+      pc->blocks[b] = rest;
+    }
+}
+
 static void
 display_and_number_protos (PageCtx *pc)
 {
   GArray *chunks = pc->chunks;
   const FmRect *blocks = pc->blocks;
 
+  detach_numbers_below (pc);
   pc->protos = g_ptr_array_new ();
   for (int b = 0; b < pc->n_blocks; b++)
     {
@@ -3687,6 +4017,8 @@ display_and_number_protos (PageCtx *pc)
               best_gap = gap;
             }
         }
+      if (best < 0)
+        best = number_below_block (pc, i);
       if (best >= 0)
         {
           Proto *pr = g_new0 (Proto, 1);

@@ -44,7 +44,7 @@ gboolean
 fm_font_is_math_extension (const char *name)
 {
   static GRegex *re;
-  regex_once (&re, "^(cmex|euex|txex|pxex|ntxex|newtxex|rtxmex|rpxmex|zeuex|esint|mnsymbol.?e|stix\\w*ex)"
+  regex_once (&re, "^(cmex|euex|txex|pxex|ntxex|newtxex|rtxmex|rpxmex|zeuex|esint|mnsymbol.?e|stix\\w*ex(?!t))"
                    "|-ex-|-ex$|mathex|extension|largesymbols", G_REGEX_CASELESS);
   return g_regex_match (re, fm_font_strip_subset (name), 0, NULL);
 }
@@ -70,8 +70,13 @@ fm_font_oms_symbol (const char *name, gunichar c)
     0x22C2, 0x2A04, 0x22C0, 0x22C1, 0x2210, 0x2210, 0x0302, 0x0302, 0x0302, 0x0303, 0x0303, 0x0303,
     '[', ']', 0x230A, 0x230B, 0x2308, 0x2309, '{', '}', 0x221A, 0x221A, 0x221A, 0x221A, 0x221A,
   };
-  static GRegex *re, *ext_re;
+  static GRegex *re, *ext_re, *syc_re;
 
+  /* txfonts' and pxfonts' extra symbol fonts (txsyc, pxsyc) set \neq in
+   * the comma's slot: it read as a comma and cut "E \neq \emptyset" */
+  regex_once (&syc_re, "^r?(tx|px)syc", G_REGEX_CASELESS);
+  if (c == ',' && g_regex_match (syc_re, fm_font_strip_subset (name), 0, NULL))
+    return 0x2260;
   regex_once (&ext_re, "^(cmex|lmex)|Math-?Extension|MathEX", G_REGEX_CASELESS);
   if (c >= 0x50 && c <= 0x74 && g_regex_match (ext_re, fm_font_strip_subset (name), 0, NULL))
     return omx[c - 0x50];

@@ -419,12 +419,18 @@ test_font_rules (void)
   g_assert_false (fm_font_is_math_extension ("ABCDEF+CMSY10"));
   g_assert_false (fm_font_is_math_extension ("LatinModernMath-Regular"));
   g_assert_false (fm_font_is_math_extension ("TeXGyreTermesX-Regular"));
+  /* STIX Two's text face is no extension font ("stix...ex" once took it) */
+  g_assert_false (fm_font_is_math_extension ("ABCDEF+STIXTwoText-Regular"));
+  g_assert_false (fm_font_is_math_extension ("ABCDEF+STIXTwoText-Italic"));
   /* OMS/OMX fonts without glyph names: letters are the slots' symbols */
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Symbols", 'p'), ==, 0x221A);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Symbols", 'h'), ==, 0x27E8);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Extension", 'P'), ==, 0x2211);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Extension", 'q'), ==, 0x221A);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+CMSY10", 'z'), ==, 0x2021);
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Pxsyc", ','), ==, 0x2260);   /* \neq */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txsyc", ','), ==, 0x2260);
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Rpxmi", ','), ==, ',');
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+CMSY10", 'A'), ==, 'A');   /* \mathcal */
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Letters-Italic", 'p'), ==, 'p');
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+StandardSymL", 'p'), ==, 'p');   /* Symbol: Greek */
@@ -472,7 +478,8 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
         }
       g_ptr_array_unref (r);
     }
-  for (int kind = 0; kind < 2; kind++)
+  /* display, inline and equation numbers */
+  for (int kind = 0; kind < 3; kind++)
     {
       const char *kname = fm_region_kind_to_string (kind);
       gboolean *used = g_new0 (gboolean, all->len + 1);
@@ -555,24 +562,34 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * subscript of a \right) hanging into the next line's band; cls-edges-fourier:
  * the pieces of Fourier's big delimiters standing alone, its text-font
  * brackets after math taken for citations (the detector before it, all
- * three: inline P/R 0.48/0.67). */
+ * three: inline P/R 0.48/0.67). cls-opscripts (Libertine, XeLaTeX STIX Two
+ * Math, LuaLaTeX Latin Modern Math): an operator's script before the
+ * operator's space (\sim_{rat} j, \otimes_{\mathcal{O}_X}^{L} N,
+ * \int_0^1 \int), the words of F_{\text{A on B}}, a unit after an exponent,
+ * nuclides (^{212}\mathrm{Bi}), the LaTeX2e logo in STIX Two Text (the
+ * detector before it, all three: inline P/R 0.26/0.40); cls-numbelow
+ * (two columns, XeLaTeX and LuaLaTeX): equation numbers set below or close
+ * after a display as wide as the column (before: number R 0.25). */
 static void
 test_detect_classes (void)
 {
   const char *names[] = { "cls-opname", "cls-leftright", "cls-numbers", "cls-bold", "cls-bold-times",
                           "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe",
                           "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe", "cls-stix",
-                          "cls-edges", "cls-edges-lua", "cls-edges-fourier" };
+                          "cls-edges", "cls-edges-lua", "cls-edges-fourier", "cls-opscripts", "cls-opscripts-xe",
+                          "cls-opscripts-lua", "cls-numbelow-xe", "cls-numbelow-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
+      int matched[3] = { 0 }, predicted[3] = { 0 }, truth[3] = { 0 };
 
       score_fixture (names[i], matched, predicted, truth);
-      g_test_message ("%s: display %d/%d of %d, inline %d/%d of %d", names[i], matched[0], predicted[0],
-                      truth[0], matched[1], predicted[1], truth[1]);
+      g_test_message ("%s: display %d/%d of %d, inline %d/%d of %d, numbers %d/%d of %d", names[i], matched[0],
+                      predicted[0], truth[0], matched[1], predicted[1], truth[1], matched[2], predicted[2], truth[2]);
       g_assert_cmpint (matched[0], ==, truth[0]);
       g_assert_cmpint (matched[1], ==, truth[1]);
+      g_assert_cmpint (matched[2], ==, truth[2]);
+      g_assert_cmpint (predicted[2], ==, matched[2]);
       g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, 1);
     }
 
@@ -649,7 +666,7 @@ test_detect_rotated (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
+      int matched[3] = { 0 }, predicted[3] = { 0 }, truth[3] = { 0 };
       g_autofree char *pdf_rel = g_strdup_printf ("tests/fixtures/pdf/%s.pdf", names[i]);
       g_autoptr(GError) error = NULL;
       g_autoptr(FmDocument) doc = open_fixture (pdf_rel, NULL, &error);
@@ -757,7 +774,7 @@ static void
 test_detect_text_in_math (void)
 {
   const char *names[] = { "textmath-cm", "textmath-ams" };
-  int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
+  int matched[3] = { 0 }, predicted[3] = { 0 }, truth[3] = { 0 };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -809,7 +826,7 @@ test_detect_fixtures (void)
   const char *names[] = { "truth-1-00", "truth-1-01", "truth-1-02", "truth-1-03", "truth-1-04",
                           "truth-tx-1-00", "truth-tx-1-01", "truth-xe-1-00", "truth-xe-1-01",
                           "truth-lua-1-00", "truth-lua-1-01" };
-  int matched[2] = { 0 }, predicted[2] = { 0 }, truth[2] = { 0 };
+  int matched[3] = { 0 }, predicted[3] = { 0 }, truth[3] = { 0 };
   double dp, dr, ip, ir;
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)

@@ -23,3 +23,8 @@ $gen --body "$dir/cls-stix.body.tex" --out "$dir" --prefix cls-stix --fonts stix
 $gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges --fonts libertine
 $gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges-lua --engine lualatex --fonts termes-math
 $gen --body "$dir/cls-edges.body.tex" --out "$dir" --prefix cls-edges-fourier --fonts fourier
+$gen --body "$dir/cls-opscripts.body.tex" --out "$dir" --prefix cls-opscripts --fonts libertine
+$gen --body "$dir/cls-opscripts.body.tex" --out "$dir" --prefix cls-opscripts-xe --engine xelatex --fonts stix2-math
+$gen --body "$dir/cls-opscripts.body.tex" --out "$dir" --prefix cls-opscripts-lua --engine lualatex --fonts lm-math
+$gen --body "$dir/cls-numbelow.body.tex" --out "$dir" --prefix cls-numbelow-xe --twocolumn --engine xelatex --fonts stix2-math
+$gen --body "$dir/cls-numbelow.body.tex" --out "$dir" --prefix cls-numbelow-lua --twocolumn --engine lualatex --fonts termes-math
