@@ -1105,6 +1105,7 @@ typedef struct {
   char **text_latex;                  /* per task */
   GPtrArray **symbols;                /* per image: the glyphs' tokens */
   FeSymbolConstraint *constraints;    /* per image */
+  FeResult *second;                   /* per image: the constrained reading */
 } GlyphRecheck;
 
 /* FeRecognizeParams.recheck: the glyphs' constraint for image k, or NULL
@@ -1131,6 +1132,39 @@ glyph_recheck (void *user_data, size_t k, const FeResult *first)
     .n_symbols = (int) gr->symbols[k]->len,
   };
   return &gr->constraints[k];
+}
+
+/* Room for n_images rechecks; rp (combined mode), when not NULL, asks the
+ * engine for them. */
+static void
+glyph_recheck_start (GlyphRecheck *gr, FeRecognizeParams *rp, const gsize *slot,
+                     const FmTextReadVerdict *verdicts, char **text_latex, gsize n_images)
+{
+  *gr = (GlyphRecheck) {
+    .slot = slot, .verdicts = verdicts, .text_latex = text_latex,
+    .symbols = g_new0 (GPtrArray *, n_images + 1),
+    .constraints = g_new0 (FeSymbolConstraint, n_images + 1),
+    .second = g_new0 (FeResult, n_images + 1),
+  };
+  if (rp != NULL)
+    {
+      rp->recheck = glyph_recheck;
+      rp->recheck_user_data = gr;
+      rp->rechecked = gr->second;
+    }
+}
+
+static void
+glyph_recheck_end (GlyphRecheck *gr, gsize n_images)
+{
+  for (gsize k = 0; k < n_images; k++)
+    {
+      fe_result_clear (&gr->second[k]);
+      g_clear_pointer (&gr->symbols[k], g_ptr_array_unref);
+    }
+  g_free (gr->symbols);
+  g_free (gr->constraints);
+  g_free (gr->second);
 }
 
 /* After the model read every image (and rechecked those glyph_recheck
@@ -1178,7 +1212,6 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   g_autofree FmGrayImage **grays = g_new0 (FmGrayImage *, n_tasks + 1);
   g_autofree FeImage *images = g_new0 (FeImage, n_tasks + 1);
   g_autofree FeResult *results = NULL;
-  g_autofree FeResult *second = NULL;   /* combined mode: the glyph-constrained readings */
   GlyphRecheck recheck;
   g_autofree gsize *slot = g_new0 (gsize, n_tasks + 1);   /* image -> task */
   g_autofree gboolean *text_guided = g_new0 (gboolean, n_tasks + 1);
@@ -1284,29 +1317,12 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   rp.progress_user_data = opts->progress_user_data;
   if (constrained)
     rp.constraints = constraints;
-  second = g_new0 (FeResult, n_images + 1);
-  recheck = (GlyphRecheck) {
-    .slot = slot, .verdicts = verdicts, .text_latex = text_latex,
-    .symbols = g_new0 (GPtrArray *, n_images + 1),
-    .constraints = g_new0 (FeSymbolConstraint, n_images + 1),
-  };
-  if (opts->combine)
-    {
-      rp.recheck = glyph_recheck;
-      rp.recheck_user_data = &recheck;
-      rp.rechecked = second;
-    }
+  glyph_recheck_start (&recheck, opts->combine ? &rp : NULL, slot, verdicts, text_latex, n_images);
   if (n_images > 0)
     status = fe_recognize (state, images, n_images, &rp, results);
   if (opts->combine && status == FE_OK)
-    check_with_glyphs (tasks, n_images, slot, verdicts, text_latex, results, second, provenances);
-  for (gsize k = 0; k < n_images; k++)
-    {
-      fe_result_clear (&second[k]);
-      g_clear_pointer (&recheck.symbols[k], g_ptr_array_unref);
-    }
-  g_free (recheck.symbols);
-  g_free (recheck.constraints);
+    check_with_glyphs (tasks, n_images, slot, verdicts, text_latex, results, recheck.second, provenances);
+  glyph_recheck_end (&recheck, n_images);
 
   for (gsize k = 0; k < n_images; k++)
     {
