@@ -711,7 +711,11 @@ fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
                             p.scale_candidates, FE_MAX_SCALE_CANDIDATES);
     if (p.max_batch < 0)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_recognize: max_batch %d", p.max_batch);
+    if (p.recheck && n > 0 && !p.rechecked)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_recognize: recheck without rechecked");
     memset(results, 0, n * sizeof *results);
+    if (p.recheck)
+        memset(p.rechecked, 0, n * sizeof *p.rechecked);
     /* Greedy: several images (and scale candidates) decoded together
      * (fe-decode.c, docs/model.md); their buffers grow before decoding. */
     int batch = fe_recognize_batch_size(&state->sb, &p);
@@ -731,6 +735,15 @@ fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
             return fe_set_error(FE_ERR_ABORTED, "recognition aborted");
         fe_status st = fe_recognize_one(state, &images[i],
                                         p.constraints ? &p.constraints[i] : NULL, &p, &results[i]);
+        const FeSymbolConstraint *again =
+            st == FE_OK && p.recheck ? p.recheck(p.recheck_user_data, i, &results[i]) : NULL;
+        if (again) {
+            st = fe_recognize_one(state, &images[i], again, &p, &p.rechecked[i]);
+            if (st != FE_OK)
+                fe_result_clear(&p.rechecked[i]);
+            if (st != FE_ERR_ABORTED)
+                st = FE_OK; /* a failed recheck: the first reading stands */
+        }
         if (st != FE_OK) {
             fe_result_clear(&results[i]);
             if (n > 1 && st != FE_ERR_ABORTED)

@@ -531,11 +531,13 @@ typedef struct {
     const FeCalibration *calibration;
     const FeRecognizeParams *p;
     FeResult *results;             /* the group's first image's                */
+    FeResult *first_result;        /* the call's first image's                 */
     const FeSymbolConstraint *constraints; /* the group's first image's, or NULL */
     FeConstraint *chunk_constraints[FE_MAX_BEAM]; /* per row of a decode chunk */
     FeBatchImage image[FE_MAX_BEAM];
     FeBatchRow row[FE_MAX_BEAM];
-    int chunk0;                    /* the decode chunk's first row            */
+    int chunk_row[FE_MAX_BEAM];    /* the decode chunk's rows                 */
+    bool rechecking;               /* decoding rechecks (FeRecognizeParams)   */
     int *done;                     /* formulas finished in the whole call     */
     int total;
 } FeBatchRun;
@@ -578,6 +580,8 @@ static fe_status fe_batch_image_done(FeBatchRun *run, int img) {
     res->preprocess_cpu_ms = im->pre_cpu_ms;
     res->encoder_cpu_ms = im->enc_cpu_ms;
     res->decoder_cpu_ms = im->dec_cpu_ms;
+    if (run->rechecking)
+        return FE_OK;
     (*run->done)++;
     if (run->p->progress_callback)
         run->p->progress_callback(*run->done, run->total, run->p->progress_user_data);
@@ -586,7 +590,7 @@ static fe_status fe_batch_image_done(FeBatchRun *run, int img) {
 
 static fe_status fe_batch_row_done(void *user_data, int row, FeDecodeOutput *out) {
     FeBatchRun *run = user_data;
-    FeBatchRow *r = &run->row[run->chunk0 + row];
+    FeBatchRow *r = &run->row[run->chunk_row[row]];
     FeBatchImage *im = &run->image[r->image];
     r->out = *out;
     im->dec_ms += out->decode_ms;
@@ -647,6 +651,72 @@ static void fe_batch_free_constraints(FeBatchRun *run) {
         fe_constraint_free(run->row[r].constraint);
         run->row[r].constraint = NULL;
     }
+}
+
+/* Decodes the group's rows order[0..n) in chunks of max_batch, from the
+ * encodings they hold (their spans). */
+static fe_status fe_batch_decode_rows(FeStateBuffers *sb, FeBatchRun *run, FeDecodeOptions *opt,
+                                      const int *order, int n, int max_batch) {
+    int T = run->cfg->max_tokens;
+    FeDecodeOutput out[FE_MAX_BEAM];
+    fe_status st = FE_OK;
+    for (int c0 = 0; st == FE_OK && c0 < n; c0 += max_batch) {
+        int rows = n - c0 < max_batch ? n - c0 : max_batch;
+        for (int r = 0; r < rows; r++) {
+            const FeBatchRow *row = &run->row[order[c0 + r]];
+            out[r] = (FeDecodeOutput){.tokens = sb->beam_tokens + (size_t)(c0 + r) * T};
+            sb->host_spans[2 * r] = row->span[0];
+            sb->host_spans[2 * r + 1] = row->span[1];
+            run->chunk_constraints[r] = row->constraint;
+            run->chunk_row[r] = order[c0 + r];
+        }
+        st = fe_decode_greedy_batch(sb, opt, out, rows);
+    }
+    return st;
+}
+
+/* FeRecognizeParams.recheck for the group's images, once all are read: the
+ * rows of each image it returns a constraint for are decoded again under it
+ * from the encodings still in the batch (the cross K/V of every row stay
+ * until the next group), the result into rechecked. */
+static fe_status fe_batch_recheck(FeStateBuffers *sb, FeBatchRun *run, FeDecodeOptions *opt,
+                                  int n_images, int max_batch) {
+    const FeRecognizeParams *p = run->p;
+    FeResult *firsts = run->results;
+    size_t base = (size_t)(run->results - run->first_result);
+    int order[FE_MAX_BEAM], n = 0;
+    for (int g = 0; g < n_images; g++) {
+        FeBatchImage *im = &run->image[g];
+        if (firsts[g].latex == NULL)
+            continue;
+        const FeSymbolConstraint *sc = p->recheck(p->recheck_user_data, base + (size_t)g, &firsts[g]);
+        if (sc == NULL)
+            continue;
+        for (int r = im->first_row; r < im->first_row + im->n_rows; r++) {
+            fe_constraint_free(run->row[r].constraint);
+            run->row[r].constraint = NULL;
+            if (fe_constraint_new(run->vocab, run->n_vocab, run->cfg, sc, 1, p->symbol_penalty,
+                                  p->eos_unused_penalty, &run->row[r].constraint) != FE_OK)
+                return FE_OK; /* no recheck (out of memory): the first readings stand */
+            order[n++] = r;
+        }
+        *im = (FeBatchImage){.first_row = im->first_row, .n_rows = im->n_rows, .pending = im->n_rows};
+    }
+    if (n == 0)
+        return FE_OK;
+    run->results = p->rechecked + base;
+    run->rechecking = true;
+    opt->row_constraints = run->chunk_constraints;
+    fe_status st = fe_batch_decode_rows(sb, run, opt, order, n, max_batch);
+    run->results = firsts;
+    run->rechecking = false;
+    if (st == FE_OK || st == FE_ERR_ABORTED)
+        return st;
+    /* A recheck that fails leaves its images without one; the first
+     * readings stand. */
+    for (int g = 0; g < n_images; g++)
+        fe_result_clear(&p->rechecked[base + (size_t)g]);
+    return FE_OK;
 }
 
 /* One group: images [0, count) of `images`, every candidate a row, at most
@@ -732,19 +802,12 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
     };
     if (run->constraints)
         opt.row_constraints = run->chunk_constraints;
-    int T = c->max_tokens;
-    FeDecodeOutput out[FE_MAX_BEAM];
-    for (int c0 = 0; st == FE_OK && c0 < n_rows; c0 += max_batch) {
-        int rows = n_rows - c0 < max_batch ? n_rows - c0 : max_batch;
-        for (int r = 0; r < rows; r++) {
-            out[r] = (FeDecodeOutput){.tokens = sb->beam_tokens + (size_t)(c0 + r) * T};
-            sb->host_spans[2 * r] = run->row[c0 + r].span[0];
-            sb->host_spans[2 * r + 1] = run->row[c0 + r].span[1];
-            run->chunk_constraints[r] = run->row[c0 + r].constraint;
-        }
-        run->chunk0 = c0;
-        st = fe_decode_greedy_batch(sb, &opt, out, rows);
-    }
+    int order[FE_MAX_BEAM];
+    for (int r = 0; r < n_rows; r++)
+        order[r] = r;
+    st = fe_batch_decode_rows(sb, run, &opt, order, n_rows, max_batch);
+    if (st == FE_OK && p->recheck)
+        st = fe_batch_recheck(sb, run, &opt, n_images, max_batch);
     fe_batch_free_constraints(run);
     return st;
 }
@@ -764,7 +827,7 @@ fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_voc
     int done = 0;
     *run = (FeBatchRun){.cfg = &sb->model->cfg, .vocab = vocab, .n_vocab = n_vocab,
                         .calibration = calibration, .p = p,
-                        .done = &done, .total = (int)n};
+                        .first_result = results, .done = &done, .total = (int)n};
     fe_status st = FE_OK;
     size_t g0 = 0;
     while (st == FE_OK && g0 < n) {

@@ -272,6 +272,8 @@ typedef struct {
  * itself or a static string. */
 FE_API const char *fe_token_symbol(const char *token);
 
+struct FeResult; /* below */
+
 typedef struct {
     int beam_width;           /* 1 = greedy (default 1)                        */
     int max_tokens;           /* 0 = the model's limit                         */
@@ -319,6 +321,22 @@ typedef struct {
     /* Logit subtracted from <eos> while backed symbols are unused (default
      * 4; 0 = off; INFINITY = cannot end before all are used). */
     float eos_unused_penalty;
+    /* A second reading from the same encoding. When recheck is set, each
+     * image's reading (its result, complete) is shown to it as soon as it is
+     * made; a constraint it returns (non-NULL, valid until fe_recognize
+     * returns) has the image decoded once more under that constraint into
+     * rechecked[index] (n entries, cleared by the call; latex NULL where
+     * recheck returned NULL), with the tokens and confidences that a second
+     * fe_recognize of the image with that constraint gives. Greedy batches
+     * decode it from the encoding the first reading used, while it is still
+     * there, instead of encoding the image again; beam search and one image
+     * at a time encode it again. The progress callback counts first
+     * readings only; a rechecked result's encoder and preprocess times are
+     * 0 when no second encode was needed. A recheck that fails (other than
+     * by an abort) leaves its result empty and the call goes on. */
+    const FeSymbolConstraint *(*recheck)(void *user_data, size_t index, const struct FeResult *first);
+    void *recheck_user_data;
+    struct FeResult *rechecked;
 } FeRecognizeParams;
 
 FE_API FeRecognizeParams fe_recognize_default_params(void);
@@ -379,7 +397,7 @@ FE_API fe_status fe_confidence_features(const FeContext *context, const int *tok
  * model has no calibration. */
 FE_API float fe_context_calibrated_confidence(const FeContext *context, const float *features);
 
-typedef struct {
+typedef struct FeResult {
     char *latex;              /* owned; NUL-terminated; freed by fe_result_clear */
     int *token_ids;           /* owned; n_tokens ids without BOS/EOS           */
     int n_tokens;

@@ -1094,61 +1094,90 @@ trace_choice (const FmRegion *region, FmChoice choice, FmTextReadVerdict verdict
   fclose (f);
 }
 
-/* Combined mode, after the model read every image: each reading that
- * disagrees with its region's glyphs is decoded once more, constrained by
- * the glyphs' reading (its tokens: the engine keeps the symbols), and
- * fm_recognize_choose picks among the three; the chosen reading replaces
- * results[k]. */
-static fe_status
-check_with_glyphs (FeState *state, const FmRecognizeTask *tasks, const FeImage *images, gsize n_images,
-                   const gsize *slot, const FmTextReadVerdict *verdicts, char **text_latex, FeResult *results,
-                   const FeRecognizeParams *first_params, FmProvenance *provenances)
+/* Combined mode: each reading that disagrees with its region's glyphs is
+ * decoded once more, constrained by the glyphs' reading (its tokens: the
+ * engine keeps the symbols), from the encoding the first reading used
+ * (FeRecognizeParams.recheck: no second encode of the image); then
+ * fm_recognize_choose picks among the three. */
+typedef struct {
+  const gsize *slot;                  /* image -> task */
+  const FmTextReadVerdict *verdicts;  /* per task */
+  char **text_latex;                  /* per task */
+  GPtrArray **symbols;                /* per image: the glyphs' tokens */
+  FeSymbolConstraint *constraints;    /* per image */
+  FeResult *second;                   /* per image: the constrained reading */
+} GlyphRecheck;
+
+/* FeRecognizeParams.recheck: the glyphs' constraint for image k, or NULL
+ * where the reader is CERTAIN its own reading beats a constrained one
+ * (development seed 412: the constrained reading agreed with its symbols 27
+ * times and was right 11 times, the reader 19 times: the model keeps its
+ * own style, \mathcal{Q} for Q, and layout), or the reading already has
+ * the glyphs' symbols. */
+static const FeSymbolConstraint *
+glyph_recheck (void *user_data, size_t k, const FeResult *first)
 {
-  g_autofree FeImage *again = g_new0 (FeImage, n_images + 1);
-  g_autofree gsize *again_of = g_new0 (gsize, n_images + 1);
-  g_autofree FeSymbolConstraint *constraints = g_new0 (FeSymbolConstraint, n_images + 1);
-  g_autofree FeResult *second = g_new0 (FeResult, n_images + 1);
-  g_autofree gssize *second_of = g_new (gssize, n_images + 1);
-  GPtrArray **symbols = g_new0 (GPtrArray *, n_images + 1);
-  FeRecognizeParams rp = *first_params;
-  fe_status status = FE_OK;
-  gsize n_again = 0;
+  GlyphRecheck *gr = user_data;
+  const char *text = gr->text_latex[gr->slot[k]];
 
+  if (text == NULL || first->latex == NULL || gr->verdicts[gr->slot[k]] != FM_TEXT_READ_UNCERTAIN ||
+      fm_recognize_symbol_distance (first->latex, text) == 0)
+    return NULL;
+  /* the reading's tokens (its sentence punctuation included: the reader
+   * looks beside a display for it) */
+  g_clear_pointer (&gr->symbols[k], g_ptr_array_unref);
+  gr->symbols[k] = latex_tokens (text);
+  gr->constraints[k] = (FeSymbolConstraint) {
+    .symbols = (const char *const *) gr->symbols[k]->pdata,
+    .n_symbols = (int) gr->symbols[k]->len,
+  };
+  return &gr->constraints[k];
+}
+
+/* Room for n_images rechecks; rp (combined mode), when not NULL, asks the
+ * engine for them. */
+static void
+glyph_recheck_start (GlyphRecheck *gr, FeRecognizeParams *rp, const gsize *slot,
+                     const FmTextReadVerdict *verdicts, char **text_latex, gsize n_images)
+{
+  *gr = (GlyphRecheck) {
+    .slot = slot, .verdicts = verdicts, .text_latex = text_latex,
+    .symbols = g_new0 (GPtrArray *, n_images + 1),
+    .constraints = g_new0 (FeSymbolConstraint, n_images + 1),
+    .second = g_new0 (FeResult, n_images + 1),
+  };
+  if (rp != NULL)
+    {
+      rp->recheck = glyph_recheck;
+      rp->recheck_user_data = gr;
+      rp->rechecked = gr->second;
+    }
+}
+
+static void
+glyph_recheck_end (GlyphRecheck *gr, gsize n_images)
+{
   for (gsize k = 0; k < n_images; k++)
     {
-      const char *text = text_latex[slot[k]];
+      fe_result_clear (&gr->second[k]);
+      g_clear_pointer (&gr->symbols[k], g_ptr_array_unref);
+    }
+  g_free (gr->symbols);
+  g_free (gr->constraints);
+  g_free (gr->second);
+}
 
-      second_of[k] = -1;
-      /* Where the reader is CERTAIN its own reading beats a constrained one
-       * (development seed 412: the constrained reading agreed with its
-       * symbols 27 times and was right 11 times, the reader 19 times: the
-       * model keeps its own style, \mathcal{Q} for Q, and layout). */
-      if (text == NULL || results[k].latex == NULL || verdicts[slot[k]] != FM_TEXT_READ_UNCERTAIN ||
-          fm_recognize_symbol_distance (results[k].latex, text) == 0)
-        continue;
-      /* the reading's tokens (its sentence punctuation included: the
-       * reader looks beside a display for it) */
-      symbols[n_again] = latex_tokens (text);
-      constraints[n_again] = (FeSymbolConstraint) {
-        .symbols = (const char *const *) symbols[n_again]->pdata,
-        .n_symbols = (int) symbols[n_again]->len,
-      };
-      again[n_again] = images[k];
-      again_of[n_again] = k;
-      second_of[k] = (gssize) n_again;
-      n_again++;
-    }
-  if (n_again > 0)
-    {
-      /* a short second pass: the window's progress counts the first only */
-      rp.progress_callback = NULL;
-      rp.constraints = constraints;
-      status = fe_recognize (state, again, n_again, &rp, second);
-    }
+/* After the model read every image (and rechecked those glyph_recheck
+ * asked for, into second): fm_recognize_choose picks among the three; the
+ * chosen reading replaces results[k]. */
+static void
+check_with_glyphs (const FmRecognizeTask *tasks, gsize n_images, const gsize *slot,
+                   const FmTextReadVerdict *verdicts, char **text_latex, FeResult *results,
+                   const FeResult *second, FmProvenance *provenances)
+{
   for (gsize k = 0; k < n_images; k++)
     {
-      const FeResult *two = second_of[k] >= 0 && second[second_of[k]].latex != NULL
-                            ? &second[second_of[k]] : NULL;
+      const FeResult *two = second[k].latex != NULL ? &second[k] : NULL;
       g_autofree char *latex = NULL;
       double confidence = 0;
       FmProvenance provenance;
@@ -1173,13 +1202,6 @@ check_with_glyphs (FeState *state, const FmRecognizeTask *tasks, const FeImage *
       results[k].confidence = (float) confidence;
       provenances[k] = provenance;
     }
-  for (gsize j = 0; j < n_again; j++)
-    {
-      fe_result_clear (&second[j]);
-      g_ptr_array_unref (symbols[j]);
-    }
-  g_free (symbols);
-  return status == FE_ERR_ABORTED ? status : FE_OK;
 }
 
 fe_status
@@ -1190,6 +1212,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   g_autofree FmGrayImage **grays = g_new0 (FmGrayImage *, n_tasks + 1);
   g_autofree FeImage *images = g_new0 (FeImage, n_tasks + 1);
   g_autofree FeResult *results = NULL;
+  GlyphRecheck recheck;
   g_autofree gsize *slot = g_new0 (gsize, n_tasks + 1);   /* image -> task */
   g_autofree gboolean *text_guided = g_new0 (gboolean, n_tasks + 1);
   /* per task: the glyphs' symbols of an UNCERTAIN reading (g_strfreev) */
@@ -1294,11 +1317,12 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   rp.progress_user_data = opts->progress_user_data;
   if (constrained)
     rp.constraints = constraints;
+  glyph_recheck_start (&recheck, opts->combine ? &rp : NULL, slot, verdicts, text_latex, n_images);
   if (n_images > 0)
     status = fe_recognize (state, images, n_images, &rp, results);
   if (opts->combine && status == FE_OK)
-    status = check_with_glyphs (state, tasks, images, n_images, slot, verdicts, text_latex, results, &rp,
-                                provenances);
+    check_with_glyphs (tasks, n_images, slot, verdicts, text_latex, results, recheck.second, provenances);
+  glyph_recheck_end (&recheck, n_images);
 
   for (gsize k = 0; k < n_images; k++)
     {

@@ -82,8 +82,8 @@ fm_region_render_crop (FmDocument     *doc,
     box->x1 + margin, box->y1 + margin,
   };
 
-  return fm_render_page_rect_gray (doc, region->page, &area,
-                                   fm_region_crop_scale (region, em_px), error);
+  return fm_render_page_rect_replayed_gray (doc, region->page, &area,
+                                            fm_region_crop_scale (region, em_px), error);
 }
 
 double

@@ -58,7 +58,7 @@ cairo_surface_t *fm_render_page_rect_locked (PopplerPage  *page,
                                              double        scale,
                                              GError      **error);
 
-/* Crops for recognition and the text reader: rect cut from the page drawn
+/* Crops for the text reader: rect cut from the page drawn
  * whole at scale, its corner moved to the nearest pixel of that drawing (at
  * most half a pixel), the size as fm_render_page_rect's. Many crops of a page
  * at one scale cost one pass of Poppler over the page (the page keeps the
@@ -75,6 +75,19 @@ FmGrayImage *fm_render_page_crop_gray (FmDocument   *doc,
                                        double        scale,
                                        FmRect       *drawn,
                                        GError      **error);
+
+/* rect as fm_render_page_rect_gray draws it (the same size, its corner at
+ * rect's own, not moved to a whole pixel), cut from the page's recording at
+ * scale: one pass of Poppler per page and scale for all the crops of a page
+ * (what recognition uses). The pixels are the direct render's except where
+ * Poppler placed something by the pixel grid of the device it drew on (rules
+ * and strokes snapped to whole pixels, hairlines widened): there the
+ * recording's grid is the page's, the direct render's the crop's. */
+FmGrayImage *fm_render_page_rect_replayed_gray (FmDocument   *doc,
+                                                int           page_index,
+                                                const FmRect *rect,
+                                                double        scale,
+                                                GError      **error);
 
 /* The whole page at scale as 1 byte a pixel: 1 where the gray of
  * fm_gray_image_new_from_surface would be below `below`, else 0 (g_free

@@ -132,6 +132,68 @@ test_batch_equals_single (void)
     }
 }
 
+/* FeRecognizeParams.recheck: the second reading of an image the callback
+ * asks for (here the second fixture only) is bit for bit what a second
+ * fe_recognize with that constraint reads, the first readings are the plain
+ * ones, and an image it declines has no second reading: batched (from the
+ * encodings still in the batch, several scale candidates without a hint)
+ * and one at a time (encoded again). */
+static int recheck_calls;
+
+static const FeSymbolConstraint *
+recheck_second (void *user_data, size_t index, const FeResult *first)
+{
+  g_assert_nonnull (first->latex);
+  g_assert_cmpstr (first->latex, ==, fixtures[index].unconstrained);
+  g_assert_true (user_data == (void *) &recheck_calls);
+  recheck_calls++;
+  return index == 1 ? &constraints[1] : NULL;
+}
+
+static void
+test_recheck_equals_second_call (void)
+{
+  for (int batch = 1; batch <= 8; batch += 7)
+    for (int hint = 0; hint < 2; hint++)
+      {
+        FeImage imgs[N_FIX];
+        FeResult first[N_FIX], second[N_FIX], plain[N_FIX], again;
+        FeRecognizeParams p = params (1, batch, NULL), q = params (1, batch, &constraints[1]);
+
+        memcpy (imgs, images, sizeof imgs);
+        for (guint i = 0; i < N_FIX; i++)
+          imgs[i].em_px_hint = hint ? 20.0f : 0.0f;
+        recognize (imgs, N_FIX, &p, plain);
+        p.recheck = recheck_second;
+        p.recheck_user_data = &recheck_calls;
+        p.rechecked = second;
+        recheck_calls = 0;
+        recognize (imgs, N_FIX, &p, first);
+        g_assert_cmpint (recheck_calls, ==, N_FIX);
+        recognize (&imgs[1], 1, &q, &again);
+        for (guint i = 0; i < N_FIX; i++)
+          {
+            g_assert_cmpstr (first[i].latex, ==, plain[i].latex);
+            g_assert_true (memcmp (&first[i].confidence, &plain[i].confidence, sizeof (float)) == 0);
+          }
+        g_assert_null (second[0].latex);
+        g_assert_cmpstr (second[1].latex, ==, again.latex);
+        g_assert_cmpstr (second[1].latex, !=, first[1].latex);
+        g_assert_cmpint (second[1].n_tokens, ==, again.n_tokens);
+        g_assert_true (memcmp (&second[1].confidence, &again.confidence, sizeof (float)) == 0);
+        g_assert_true (memcmp (&second[1].confidence_mean, &again.confidence_mean, sizeof (float)) == 0);
+        g_assert_true (memcmp (&second[1].confidence_min, &again.confidence_min, sizeof (float)) == 0);
+        g_assert_cmpfloat (second[1].scale, ==, again.scale);
+        for (guint i = 0; i < N_FIX; i++)
+          {
+            fe_result_clear (&first[i]);
+            fe_result_clear (&second[i]);
+            fe_result_clear (&plain[i]);
+          }
+        fe_result_clear (&again);
+      }
+}
+
 /* A list that lacks glyphs the image shows: under the hard mask no output
  * symbol is used more often than the list backs it, in greedy, beam and
  * batched decoding alike. Counting goes through each token's key
@@ -256,6 +318,7 @@ main (int argc, char **argv)
                         test_fixture_wrong_then_right);
   g_test_add_func ("/constrain/null-is-unchanged", test_null_is_unchanged);
   g_test_add_func ("/constrain/batch-equals-single", test_batch_equals_single);
+  g_test_add_func ("/constrain/recheck-equals-second-call", test_recheck_equals_second_call);
   g_test_add_func ("/constrain/mask-is-honoured", test_mask_is_honoured);
   g_test_add_func ("/constrain/unknown-symbols", test_unknown_symbols);
   g_test_add_func ("/constrain/mask", test_mask_variant);
