@@ -1938,6 +1938,12 @@ fm_window_get_status_text (FmWindow *self)
   return self->status_text;
 }
 
+GtkLabel *
+fm_window_get_status_label (FmWindow *self)
+{
+  return GTK_LABEL (self->status_label);
+}
+
 const char *
 fm_window_get_progress_text (FmWindow *self)
 {
