@@ -715,7 +715,13 @@ update_status (FmWindow *self)
     case FM_ENGINE_STATE_NO_MODEL:
       {
         const char *error = fm_engine_worker_get_load_error (self->worker);
-        g_string_append (status, error ? _("Recognition unavailable") : _("No model loaded"));
+        /* Not "No model loaded" while the model only waits for the first
+         * page to be painted (a second at most on a quiet machine). */
+        if (error == NULL && self->application != NULL &&
+            !fm_application_get_engine_started (self->application))
+          g_string_append (status, _("Loading the model…"));
+        else
+          g_string_append (status, error ? _("Recognition unavailable") : _("No model loaded"));
       }
       break;
     case FM_ENGINE_STATE_READY:
@@ -1138,6 +1144,10 @@ recognize_action (GtkWidget *widget, const char *name, GVariant *parameter)
 
   if (tab == NULL)
     return;
+  /* Before the first page was painted the model has not begun to load (it
+   * waits for it): asked for, it loads now, and the formulas wait for it. */
+  if (!fm_application_get_engine_started (self->application))
+    fm_application_start_engine (self->application);
   if (fm_engine_worker_get_state (self->worker) == FM_ENGINE_STATE_NO_MODEL)
     {
       const char *error = fm_engine_worker_get_load_error (self->worker);
