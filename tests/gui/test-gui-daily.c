@@ -590,6 +590,46 @@ test_status_line_whole (void)
   close_tab_discarding ();
 }
 
+/* The keyboard shortcuts window (Ctrl+?, the main menu's Keyboard Shortcuts)
+ * is built when first asked for, not with every window, and shown again
+ * the same after it is closed. */
+static void
+test_shortcuts_on_demand (void)
+{
+  GtkWidget *shortcuts;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  /* GTK 4.8's shortcuts window lays out a label of its own with a negative
+   * size ("GtkLabel ... reported min width -3", through structured logging,
+   * which g_test_log_set_fatal_handler does not see) whoever builds it (GTK's
+   * help-overlay resource did the same): warnings are not fatal while it is
+   * shown, criticals still are. */
+  GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+
+  g_assert_null (fm_window_get_shortcuts_window (window));
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) toplevel = g_list_model_get_item (toplevels, i);
+      g_assert_false (GTK_IS_SHORTCUTS_WINDOW (toplevel));
+    }
+  for (int round = 0; round < 2; round++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+      shortcuts = fm_window_get_shortcuts_window (window);
+      g_assert_true (GTK_IS_SHORTCUTS_WINDOW (shortcuts));
+      g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (shortcuts)) == GTK_WINDOW (window));
+      spin (0.5);
+      g_assert_true (gtk_widget_get_mapped (shortcuts));
+      if (round == 0)
+        g_assert_true (save_widget_screenshot (shortcuts, tmp_dir, "window-shortcuts.png"));
+      gtk_window_close (GTK_WINDOW (shortcuts));
+      spin (0.3);
+      g_assert_false (gtk_widget_get_visible (shortcuts));
+      g_assert_true (fm_window_get_shortcuts_window (window) == shortcuts);
+    }
+  g_log_set_always_fatal (fatal);
+}
+
 /* A PDF of n plain A4 pages, each saying its number. */
 static char *
 make_pages_pdf (int n_pages)
@@ -1377,6 +1417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/zoom-and-position", test_zoom_and_position);
   g_test_add_func ("/daily/sidebar-keeps-page", test_sidebar_keeps_page);
   g_test_add_func ("/daily/status-line-whole", test_status_line_whole);
+  g_test_add_func ("/daily/shortcuts-on-demand", test_shortcuts_on_demand);
   g_test_add_func ("/daily/devices-and-drop", test_devices_and_drop);
   g_test_add_func ("/daily/row-long-latex", test_row_long_latex);
   g_test_add_func ("/daily/row-tall-crop", test_row_tall_crop);
