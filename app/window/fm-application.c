@@ -120,6 +120,24 @@ fm_application_avoid_software_gl (void)
   return TRUE;
 }
 
+void
+fm_application_start_engine (FmApplication *self)
+{
+  g_clear_handle_id (&self->engine_idle, g_source_remove);
+  if (!self->engine_started && self->worker != NULL)
+    {
+      self->engine_started = TRUE;
+      fm_startup_log ("engine-started");
+      reload_model (self);
+    }
+}
+
+gboolean
+fm_application_get_engine_started (FmApplication *self)
+{
+  return self->engine_started;
+}
+
 static gboolean
 start_engine_cb (gpointer data)
 {
@@ -128,13 +146,8 @@ start_engine_cb (gpointer data)
   if (!self->engine_started && self->worker != NULL && waiting_for_first_page (self) &&
       g_get_monotonic_time () - self->engine_wait_since_us < FM_ENGINE_START_MAX_WAIT_US)
     return G_SOURCE_CONTINUE;
-  self->engine_idle = 0;
-  if (!self->engine_started && self->worker != NULL)
-    {
-      self->engine_started = TRUE;
-      fm_startup_log ("engine-started");
-      reload_model (self);
-    }
+  self->engine_idle = 0;  /* this source ends: not removed again */
+  fm_application_start_engine (self);
   return G_SOURCE_REMOVE;
 }
 

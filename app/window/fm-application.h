@@ -23,5 +23,9 @@ gboolean        fm_application_avoid_software_gl (void);
 GSettings      *fm_application_get_settings (FmApplication *self);
 /* The one engine worker of the process, shared by every window. */
 FmEngineWorker *fm_application_get_worker   (FmApplication *self);
+/* The model loads once the first page is on screen; a person asking for
+ * recognition before that starts it at once. */
+void            fm_application_start_engine (FmApplication *self);
+gboolean        fm_application_get_engine_started (FmApplication *self);
 
 G_END_DECLS

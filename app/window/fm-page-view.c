@@ -708,6 +708,29 @@ adopt_early_render (FmPageView *self)
     }
 }
 
+/* A new zoom from a new width (the sidebar opened or closed, the window
+ * resized, "fit width"): the point at the top of the view stays there, at the
+ * same fraction of its page, instead of the scroll offset staying the same
+ * number of pixels (at a smaller zoom that is pages further on). */
+static void
+relayout_keeping_view (FmPageView *self, double zoom)
+{
+  double top = vvalue (self), frac;
+  int page = 0;
+
+  for (int i = 0; i < self->n_pages; i++)
+    if (self->page_top[i] <= top)
+      page = i;
+  frac = (top - self->page_top[page]) / (ceil (self->pages[page].height * self->zoom) + PAGE_GAP);
+  self->zoom = zoom;
+  layout_pages (self);
+  configure_adjustments (self);
+  if (self->vadjustment != NULL)
+    gtk_adjustment_set_value (self->vadjustment,
+                              self->page_top[page] +
+                              frac * (ceil (self->pages[page].height * zoom) + PAGE_GAP));
+}
+
 static void
 fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
@@ -720,8 +743,7 @@ fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseli
                                      : fit_width_zoom (self, width);
       if (fabs (zoom - self->zoom) > 1e-4)
         {
-          self->zoom = zoom;
-          layout_pages (self);
+          relayout_keeping_view (self, zoom);
           g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
         }
     }

@@ -33,6 +33,9 @@ GtkListBox    *fm_window_get_recent_list (FmWindow *self);
 void           fm_window_dismiss_toasts (FmWindow *self);
 /* The text of the status line and of the progress label. */
 const char    *fm_window_get_status_text (FmWindow *self);
+GtkLabel      *fm_window_get_status_label (FmWindow *self);
+/* The keyboard shortcuts window once it was shown, else NULL. */
+GtkWidget     *fm_window_get_shortcuts_window (FmWindow *self);
 const char    *fm_window_get_progress_text (FmWindow *self);
 /* A device as the device menu names it: "NVIDIA GeForce RTX 4070 — 12 GB",
  * "CUDA — no NVIDIA driver found", "CPU — <brand>"; never a raw id. */

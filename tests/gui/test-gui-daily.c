@@ -557,6 +557,146 @@ test_zoom_and_position (void)
   g_assert_true (wait_for (page_is, GINT_TO_POINTER (1), 10));
 }
 
+/* The status line (device, memory, speed, pages read from pixels, detection's
+ * progress) is never cut: where the window is too narrow for it, it takes
+ * more lines. Asked of the label's size request, since the header bar keeps
+ * the window wider than the line is long on most machines. */
+static void
+test_status_line_whole (void)
+{
+  GtkWidget *label = GTK_WIDGET (fm_window_get_status_label (window));
+  int min_w, nat_w, one_line, for_half, width, height;
+
+  open_sample_recognised ();
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (label)), ==, fm_window_get_status_text (window));
+  gtk_widget_measure (label, GTK_ORIENTATION_HORIZONTAL, -1, &min_w, &nat_w, NULL, NULL);
+  gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, nat_w, &one_line, NULL, NULL, NULL);
+  gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, nat_w / 2, &for_half, NULL, NULL, NULL);
+  g_test_message ("status '%s': %d px long, %d px high, %d px at half its width",
+                  gtk_label_get_text (GTK_LABEL (label)), nat_w, one_line, for_half);
+  g_assert_cmpint (min_w, <, nat_w / 2);
+  g_assert_cmpint (for_half, >=, 2 * one_line);
+
+  /* At the narrowest the window goes, laid out whole. */
+  gtk_window_get_default_size (GTK_WINDOW (window), &width, &height);
+  gtk_window_set_default_size (GTK_WINDOW (window), 300, height);
+  spin (1.0);
+  g_assert_false (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (label))));
+  gtk_widget_measure (label, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width (label), &for_half, NULL, NULL, NULL);
+  g_assert_cmpint (gtk_widget_get_height (label), >=, for_half);
+  g_assert_true (save_widget_screenshot (GTK_WIDGET (window), tmp_dir, "window-narrow-status.png"));
+  gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  spin (0.5);
+  close_tab_discarding ();
+}
+
+/* The keyboard shortcuts window (Ctrl+?, the main menu's Keyboard Shortcuts)
+ * is built when first asked for, not with every window, and shown again
+ * the same after it is closed. */
+static void
+test_shortcuts_on_demand (void)
+{
+  GtkWidget *shortcuts;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  /* GTK 4.8's shortcuts window lays out a label of its own with a negative
+   * size ("GtkLabel ... reported min width -3", through structured logging,
+   * which g_test_log_set_fatal_handler does not see) whoever builds it (GTK's
+   * help-overlay resource did the same): warnings are not fatal while it is
+   * shown, criticals still are. */
+  GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+
+  g_assert_null (fm_window_get_shortcuts_window (window));
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) toplevel = g_list_model_get_item (toplevels, i);
+      g_assert_false (GTK_IS_SHORTCUTS_WINDOW (toplevel));
+    }
+  for (int round = 0; round < 2; round++)
+    {
+      g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.show-help-overlay", NULL));
+      shortcuts = fm_window_get_shortcuts_window (window);
+      g_assert_true (GTK_IS_SHORTCUTS_WINDOW (shortcuts));
+      g_assert_true (gtk_window_get_transient_for (GTK_WINDOW (shortcuts)) == GTK_WINDOW (window));
+      spin (0.5);
+      g_assert_true (gtk_widget_get_mapped (shortcuts));
+      if (round == 0)
+        g_assert_true (save_widget_screenshot (shortcuts, tmp_dir, "window-shortcuts.png"));
+      gtk_window_close (GTK_WINDOW (shortcuts));
+      spin (0.3);
+      g_assert_false (gtk_widget_get_visible (shortcuts));
+      g_assert_true (fm_window_get_shortcuts_window (window) == shortcuts);
+    }
+  g_log_set_always_fatal (fatal);
+}
+
+/* A PDF of n plain A4 pages, each saying its number. */
+static char *
+make_pages_pdf (int n_pages)
+{
+  char *path = g_build_filename (tmp_dir, "pages.pdf", NULL);
+  cairo_surface_t *surface = cairo_pdf_surface_create (path, 595, 842);
+  cairo_t *cr = cairo_create (surface);
+
+  cairo_set_font_size (cr, 14);
+  for (int page = 0; page < n_pages; page++)
+    {
+      g_autofree char *text = g_strdup_printf ("Page %d.", page + 1);
+      cairo_move_to (cr, 72, 100);
+      cairo_show_text (cr, text);
+      cairo_show_page (cr);
+    }
+  cairo_destroy (cr);
+  cairo_surface_finish (surface);
+  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy (surface);
+  return path;
+}
+
+static gboolean
+zoom_changed_from (gpointer old_zoom)
+{
+  double zoom = fm_page_view_get_zoom (fm_document_tab_get_page_view (current_tab ()));
+
+  return fabs (zoom - *(double *) old_zoom) > 1e-3;
+}
+
+/* Opening the sidebar narrows the pages (fit width): the page being read
+ * stays in view, at the same place, and closing it again too. */
+static void
+test_sidebar_keeps_page (void)
+{
+  g_autofree char *path = make_pages_pdf (9);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  GSettings *settings = fm_application_get_settings (app);
+  FmPageView *view;
+  double zoom;
+
+  while (fm_window_get_n_tabs (window) > 0)
+    close_tab_discarding ();
+  if (g_settings_get_boolean (settings, "show-thumbnails"))
+    gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL);
+  fm_window_open_files (window, &file, 1);
+  g_assert_true (wait_for (tab_loaded, NULL, 30));
+  g_assert_true (wait_for (page_painted, NULL, 30));
+  view = fm_document_tab_get_page_view (current_tab ());
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
+  fm_page_view_go_to_page (view, 5);
+  g_assert_true (wait_for (page_is, GINT_TO_POINTER (5), 10));
+  spin (0.3);
+
+  for (int round = 0; round < 2; round++)
+    {
+      zoom = fm_page_view_get_zoom (view);
+      gtk_widget_activate_action (GTK_WIDGET (window), "win.show-thumbnails", NULL);
+      g_assert_true (wait_for (zoom_changed_from, &zoom, 10));
+      spin (0.5);
+      g_assert_cmpint (fm_page_view_get_current_page (view), ==, 5);
+    }
+  g_assert_false (g_settings_get_boolean (settings, "show-thumbnails"));
+  close_tab_discarding ();
+}
+
 static gboolean
 devices_listed (gpointer data)
 {
@@ -1275,6 +1415,9 @@ main (int argc, char **argv)
   g_test_add_func ("/daily/find", test_find);
   g_test_add_func ("/daily/outline", test_outline);
   g_test_add_func ("/daily/zoom-and-position", test_zoom_and_position);
+  g_test_add_func ("/daily/sidebar-keeps-page", test_sidebar_keeps_page);
+  g_test_add_func ("/daily/status-line-whole", test_status_line_whole);
+  g_test_add_func ("/daily/shortcuts-on-demand", test_shortcuts_on_demand);
   g_test_add_func ("/daily/devices-and-drop", test_devices_and_drop);
   g_test_add_func ("/daily/row-long-latex", test_row_long_latex);
   g_test_add_func ("/daily/row-tall-crop", test_row_tall_crop);
