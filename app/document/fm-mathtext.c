@@ -2284,6 +2284,92 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
     }
 }
 
+/* A letter that draws one piece of ink (not i, j, nor a fraktur or
+ * double-struck letter, which may draw several). */
+static gboolean
+is_one_piece_letter (const Item *it)
+{
+  Style style = STYLE_PLAIN;
+  char letter = 0;
+  const char *greek = NULL;
+  gunichar c = it->c;
+
+  if (it->kind != ITEM_GLYPH || it->tex == NULL || it->ext)
+    return FALSE;
+  if (c >= 0x1D400 && c <= 0x1D7FF)
+    {
+      if (!math_alphanumeric (c, &style, &letter, &greek) || (style != STYLE_PLAIN && style != STYLE_BF && style != STYLE_BOLDSYM))
+        return FALSE;
+      if (greek != NULL)
+        return TRUE;
+      c = (gunichar) letter;
+    }
+  if (c < 0x80)
+    return g_ascii_isalpha ((char) c) && c != 'i' && c != 'j' && it->style != STYLE_FRAK && it->style != STYLE_BB;
+  return (c >= 0x03B1 && c <= 0x03C9) || c == 0x2202;
+}
+
+/* XeTeX's and LuaTeX's accents over OpenType letters are combining marks
+ * (U+20D7 for \vec, U+0304 for \bar) that Poppler's text layout leaves out,
+ * and their ink lies inside the letter's box, so the ink check above takes
+ * it for the letter's: \vec{a}e^{t} read ae^{t}, \bar{\partial}\psi read
+ * \partial\psi, CERTAIN (development seeds 1100 and 1101, every OpenType
+ * set-up). Above a one-piece letter's ink, inside its box, a white gap and
+ * more ink that no other item's box holds is such an accent. */
+static gboolean
+ink_above_letter (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const Item *g)
+{
+  int x0 = MAX (0, (int) floor ((g->box.x0 - origin->x0) * scale));
+  int x1 = MIN (img->width, (int) ceil ((g->box.x1 - origin->x0) * scale));
+  int top = MAX (0, (int) floor ((g->box.y0 - origin->y0) * scale));
+  int y = MIN (img->height - 1, (int) floor ((cy (g) - origin->y0) * scale));
+  int state = 0, gap = 0;   /* 0 below the body, 1 in it, 2 in a gap above it */
+
+  for (; y >= top; y--)
+    {
+      gboolean ink = FALSE;
+      double py = origin->y0 + (y + 0.5) / scale;
+      for (int x = x0; x < x1 && !ink; x++)
+        {
+          double px = origin->x0 + (x + 0.5) / scale;
+          gboolean other = FALSE;
+          if (img->pixels[(gsize) y * img->stride + x] >= 128)
+            continue;
+          for (guint j = 0; j < r->items->len && !other; j++)
+            {
+              const Item *o = r->items->pdata[j];
+              other = o != g && o->box.x0 <= px && px <= o->box.x1 && o->box.y0 - 1.0 / scale <= py &&
+                      py <= o->box.y1 + 1.0 / scale && o->kind != ITEM_WORD;
+            }
+          ink = !other;
+        }
+      if (state == 0 && ink)
+        state = 1;
+      else if (state == 1 && !ink)
+        state = 2, gap = 1;
+      else if (state == 2 && !ink)
+        gap++;
+      else if (state == 2 && ink)
+        return gap >= 2;
+    }
+  return FALSE;
+}
+
+static void
+find_lost_accents (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale)
+{
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      const Item *g = r->items->pdata[i];
+      if (!g->used && g->size >= 0.85 * r->em && is_one_piece_letter (g) && font_is_unicode_math (g->font) &&
+          ink_above_letter (r, img, origin, scale, g))
+        {
+          uncertain (r, "ink over a letter (an accent the text layer lost?)");
+          return;
+        }
+    }
+}
+
 /* Ink inside the region that is neither a rule nor connected to ink inside
  * a glyph's box, in square points: a delimiter or symbol drawn as a path, an
  * image, a glyph the text layer lost (CMEX's \Big| can come without a
@@ -2670,6 +2756,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     find_rules (&r, img, &area, scale);
   if (img != NULL && ink_outside_glyphs (&r, img, &area, scale, &region->box) > 0.02 * r.em * r.em)
     uncertain (&r, "ink that no glyph or rule explains");
+  if (img != NULL)
+    find_lost_accents (&r, img, &area, scale);
   top = g_ptr_array_new ();
   for (guint i = 0; i < r.items->len; i++)
     if (!((Item *) r.items->pdata[i])->used)
