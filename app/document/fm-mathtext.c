@@ -2210,7 +2210,7 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
            * 2 pt above the formula's, development seed 1101). */
           PiecePart part;
           gboolean hanging = is_radical_char (c) || is_bigop_char (c) || is_integral_char (c) ||
-                             piece_delim (c, &part) != 0 ||
+                             (piece_delim (c, &part) != 0 && c >= 0x2320) ||
                              (at != NULL && fm_font_is_math_extension (at->font_name));
           double h = b.y1 - b.y0;
           if (!hanging || ccy + 0.75 * h < area->y0 || b.y0 > area->y1 || h > 3 * area_h + 20)
