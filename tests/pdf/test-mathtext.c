@@ -139,7 +139,7 @@ test_layout (void)
   /* \\xrightarrow{i}: its minus starts where the arrow does and ends inside
    * it; \\longmapsto: the zero-width bar sits where the minus starts
    * (fresh seed 1002: "\\to-^{i}", "7\\longrightarrow"). */
-  check_page (doc, 11, "W\\xrightarrow{i}Un\\longmapsto x");
+  check_page (doc, 11, "W\\xrightarrow{i}U\\quad n\\longmapsto x");
 }
 
 /* The box around every glyph of page `page_index' (a fixture page holding one
