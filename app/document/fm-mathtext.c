@@ -2072,7 +2072,8 @@ merge_accent (Reader *r, Item *a, const char *acc)
   /* A combining mark of an OpenType math font (XeTeX's \vec is U+20D7)
    * has no width, and its ink lies left of where Poppler boxes it: at the
    * base's right edge, inside the next glyph by a hair (\vec{a}e^{t} had
-   * read a\vec{e}^{t}, tests/fixtures/pdf/mathtext-stix2-xe.tex). */
+   * read a\vec{e}^{t}, tests/fixtures/pdf/mathtext-stix2-xe.tex). Not
+   * CMMI's \vec, which Poppler boxes alike but where TeX set it. */
   if (a->box.x1 - a->box.x0 < 0.02 * r->em && ((a->c >= 0x0300 && a->c <= 0x036F) || (a->c >= 0x20D0 && a->c <= 0x20FF)) &&
       font_is_unicode_math (a->font))
     x -= 0.1 * r->em;
