@@ -2385,7 +2385,17 @@ ink_above_letter (Reader *r, const FmGrayImage *img, const FmRect *origin, doubl
   int top = MAX (0, (int) floor ((MAX (g->box.y0 - 0.3 * g->size, region->y0) - origin->y0) * scale));
   int y = MIN (img->height - 1, (int) floor ((cy (g) - origin->y0) * scale));
   int state = 0, gap = 0;   /* 0 below the body, 1 in it, 2 in a gap above it */
+  double scan_y0 = origin->y0 + top / scale;
+  /* the other items over the scanned columns, once (a region may be a page) */
+  g_autoptr (GPtrArray) near = g_ptr_array_new ();
 
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      const Item *o = r->items->pdata[j];
+      if (o != g && o->kind != ITEM_WORD && o->box.x1 >= g->box.x0 && o->box.x0 <= g->box.x1 &&
+          o->box.y1 + 1.0 / scale >= scan_y0 && o->box.y0 - 1.0 / scale <= cy (g) + 1.0 / scale)
+        g_ptr_array_add (near, (gpointer) o);
+    }
   for (; y >= top; y--)
     {
       gboolean ink = FALSE;
@@ -2396,11 +2406,11 @@ ink_above_letter (Reader *r, const FmGrayImage *img, const FmRect *origin, doubl
           gboolean other = FALSE;
           if (img->pixels[(gsize) y * img->stride + x] >= 128)
             continue;
-          for (guint j = 0; j < r->items->len && !other; j++)
+          for (guint j = 0; j < near->len && !other; j++)
             {
-              const Item *o = r->items->pdata[j];
-              other = o != g && o->box.x0 <= px && px <= o->box.x1 && o->box.y0 - 1.0 / scale <= py &&
-                      py <= o->box.y1 + 1.0 / scale && o->kind != ITEM_WORD;
+              const Item *o = near->pdata[j];
+              other = o->box.x0 <= px && px <= o->box.x1 && o->box.y0 - 1.0 / scale <= py &&
+                      py <= o->box.y1 + 1.0 / scale;
             }
           ink = !other;
         }
