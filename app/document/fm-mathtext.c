@@ -101,7 +101,11 @@ static const SymbolName symbol_names[] = {
   { '&', "\\&" }, { '$', "\\$" }, { '_', "\\_" }, { '~', "\\sim" },
   { 0x0338, "\\not" }, { 0x00AF, "\\bar" }, { 0x02C9, "\\bar" }, { 0x02C6, "\\hat" },
   { 0x02DC, "\\tilde" }, { 0x02D9, "\\dot" }, { 0x00A8, "\\ddot" }, { 0x02C7, "\\check" },
-  { 0x02D8, "\\breve" }, { 0x00B4, "\\acute" }, { 0x20D7, "\\vec" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
+  { 0x02D8, "\\breve" }, { 0x00B4, "\\acute" }, { 0x20D7, "\\vec" },
+  /* combining marks: OpenType math accents (XeTeX, LuaTeX, pdfLaTeX's stix2) */
+  { 0x0300, "\\grave" }, { 0x0301, "\\acute" }, { 0x0302, "\\hat" }, { 0x0303, "\\tilde" },
+  { 0x0304, "\\bar" }, { 0x0306, "\\breve" }, { 0x0307, "\\dot" }, { 0x0308, "\\ddot" },
+  { 0x030C, "\\check" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
 };
 
 static const char *
@@ -386,6 +390,7 @@ typedef struct {
   gboolean ext;       /* from a math extension font (CMEX-like)              */
   gboolean bigop;     /* takes limits in display style                       */
   gboolean used;
+  gboolean accented;  /* an accent glyph was merged over it                */
 } Item;
 
 typedef struct {
@@ -439,6 +444,39 @@ static gboolean
 is_radical_char (gunichar c)
 {
   return c == 0x221A || c == 0x221B || c == 0x221C;
+}
+
+typedef enum { PIECE_TOP, PIECE_EXT, PIECE_MID, PIECE_BOTTOM } PiecePart;
+
+/* The delimiter that a vertical piece builds (0 if c is none) and which part
+ * of it c is. STIX Two (pdfLaTeX's stix2 and unicode-math) assembles a
+ * delimiter taller than its largest variant from Unicode's pieces (U+239B
+ * ⎛ ⎜ ⎝ ...) and a tall bar from stacked copies of the bar itself, each a
+ * text-layer glyph of its own: read one by one they were unknown glyphs or
+ * three bars ("|\left|x_{n}-x|\right|" on development seed 1101). */
+static gunichar
+piece_delim (gunichar c, PiecePart *part)
+{
+  static const struct { gunichar c; gunichar d; PiecePart p; } table[] = {
+    { 0x239B, '(', PIECE_TOP }, { 0x239C, '(', PIECE_EXT }, { 0x239D, '(', PIECE_BOTTOM },
+    { 0x239E, ')', PIECE_TOP }, { 0x239F, ')', PIECE_EXT }, { 0x23A0, ')', PIECE_BOTTOM },
+    { 0x23A1, '[', PIECE_TOP }, { 0x23A2, '[', PIECE_EXT }, { 0x23A3, '[', PIECE_BOTTOM },
+    { 0x23A4, ']', PIECE_TOP }, { 0x23A5, ']', PIECE_EXT }, { 0x23A6, ']', PIECE_BOTTOM },
+    { 0x23A7, '{', PIECE_TOP }, { 0x23A8, '{', PIECE_MID }, { 0x23A9, '{', PIECE_BOTTOM },
+    { 0x23AB, '}', PIECE_TOP }, { 0x23AC, '}', PIECE_MID }, { 0x23AD, '}', PIECE_BOTTOM },
+    { 0x2320, 0x222B, PIECE_TOP }, { 0x23AE, 0x222B, PIECE_EXT }, { 0x2321, 0x222B, PIECE_BOTTOM },
+    { 0x23D0, '|', PIECE_EXT }, { '|', '|', PIECE_EXT }, { 0x2223, '|', PIECE_EXT },
+    { 0x2016, 0x2016, PIECE_EXT }, { 0x2225, 0x2016, PIECE_EXT },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (table); i++)
+    if (table[i].c == c)
+      {
+        *part = table[i].p;
+        return table[i].d;
+      }
+  /* The brace extender serves both braces. */
+  *part = PIECE_EXT;
+  return c == 0x23AA ? '{' : 0;
 }
 
 /* The vertical ink run in the columns of a glyph's box that best meets
@@ -1335,6 +1373,31 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
 }
 
 /* The k-th full-size item with its scripts. */
+/* Small items above a symbol and centred over it are stacked on it
+ * (\overset{\text{def}}{=}, \stackrel): a superscript starts at the
+ * base's right edge (it had read =^{\text{def}}, development seed 1101). */
+static gboolean
+line_append_overset (LineParse *lp, const Item *m, const char *tex, GPtrArray *sub, GPtrArray *sup)
+{
+  FmRect b = { 0 };
+  gboolean first = TRUE;
+  double s;
+  g_autofree char *t = NULL;
+
+  if (sub->len > 0 || sup->len == 0 || m->kind != ITEM_GLYPH || m->ext || m->bigop || is_integral_char (m->c) ||
+      (m->c < 0x80 && g_ascii_isalnum ((char) m->c)) || (m->c >= 0x1D400 && m->c <= 0x1D7FF))
+    return FALSE;
+  for (guint i = 0; i < sup->len; i++)
+    union_box (&b, &((Item *) sup->pdata[i])->box, &first);
+  if (0.5 * (b.x0 + b.x1) > m->box.x1 || 0.5 * (b.x0 + b.x1) < m->box.x0 || b.x0 > m->box.x1 - 0.15 * m->size)
+    return FALSE;
+  t = parse_subset (lp->r, NULL, sup, &b, &s);
+  g_string_append_printf (lp->out, "\\overset{%s}{", t);
+  tex_append (lp->out, tex);
+  g_string_append (lp->out, "}");
+  return TRUE;
+}
+
 static void
 line_append_item (LineParse *lp, guint k)
 {
@@ -1373,7 +1436,7 @@ line_append_item (LineParse *lp, guint k)
       drop_apart_scripts (r, m, sup);
     }
   split_one_sided_scripts (m, sub, sup);
-  if (line_append_arrow_label (lp, m, tex, sub, sup))
+  if (line_append_arrow_label (lp, m, tex, sub, sup) || line_append_overset (lp, m, tex, sub, sup))
     return;
   tex_append (lp->out, tex);
   if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
@@ -1403,6 +1466,35 @@ line_place_leftovers (LineParse *lp)
     }
 }
 
+/* An em of space or two before m, beyond what TeX puts between atoms (a
+ * relation's 5 mu, a comma's 3 mu): \quad or \qquad (", \qquad m=1" had
+ * read ",m=1", development seed 1101; the corpus has \quad 1656 times and
+ * \qquad 608). Wider is not a spacing command (an equation number's gap),
+ * and not certain. */
+static void
+line_append_space (LineParse *lp, const Item *m)
+{
+  double right = -G_MAXDOUBLE, gap;
+
+  if (m->used)
+    return;
+  for (guint i = 0; i < lp->items->len; i++)
+    {
+      const Item *it = lp->items->pdata[i];
+      if (it->used && it->kind != ITEM_RULE && cx (it) < cx (m))
+        right = MAX (right, it->box.x1);
+    }
+  if (right == -G_MAXDOUBLE)
+    return;
+  gap = (m->box.x0 - right) / MAX (lp->main_size, 1.0);
+  if (gap >= 2.6)
+    uncertain (lp->r, "a space wider than \\qquad");
+  else if (gap >= 1.6)
+    tex_append (lp->out, "\\qquad");
+  else if (gap >= 0.8)
+    tex_append (lp->out, "\\quad");
+}
+
 static char *
 parse_line (Reader *r, GPtrArray *items)
 {
@@ -1414,7 +1506,11 @@ parse_line (Reader *r, GPtrArray *items)
   lp.sizes = sizes = g_new0 (const char *, main_items->len + 1);
   line_explicit_sizes (&lp);
   for (guint k = 0; k < main_items->len; k++)
-    line_append_item (&lp, k);
+    {
+      if (k > 0)
+        line_append_space (&lp, main_items->pdata[k]);
+      line_append_item (&lp, k);
+    }
   if (lp.open_depth > 0)
     uncertain (r, "unbalanced sized delimiter");
   line_place_leftovers (&lp);
@@ -1423,36 +1519,76 @@ parse_line (Reader *r, GPtrArray *items)
 
 /* Removes one symbol per letter of a dropped word (the neighbour's). */
 static void
+drop_symbol (Reader *r, const char *symbol)
+{
+  for (guint k = 0; k < r->symbols->len; k++)
+    if (strcmp (r->symbols->pdata[k], symbol) == 0)
+      {
+        g_ptr_array_remove_index (r->symbols, k);
+        return;
+      }
+}
+
+/* The symbols an item left out of the reading backed: a glyph's own, a
+ * word's letters (\text{abc}, \mathrm{n}, \det). */
+static void
 drop_word_symbols (Reader *r, const Item *word)
 {
-  const char *c = word->tex != NULL && g_str_has_prefix (word->tex, "\\text{") ? word->tex + strlen ("\\text{") : NULL;
+  const char *c = word->tex;
 
-  for (; c != NULL && *c != '\0' && *c != '}'; c++)
-    for (guint k = 0; k < r->symbols->len; k++)
-      if (strlen (r->symbols->pdata[k]) == 1 && *(char *) r->symbols->pdata[k] == *c)
-        {
-          g_ptr_array_remove_index (r->symbols, k);
-          break;
-        }
+  if (word->kind == ITEM_GLYPH)
+    {
+      if (word->symbol != NULL)
+        drop_symbol (r, word->symbol);
+      return;
+    }
+  if (c == NULL || word->kind != ITEM_WORD)
+    return;
+  c = strchr (c, '{') != NULL ? strchr (c, '{') + 1 : c + (*c == '\\');
+  for (; *c != '\0' && *c != '}'; c++)
+    {
+      char one[2] = { *c, 0 };
+      drop_symbol (r, one);
+    }
 }
 
 /* A row of the body text's words: upright words of two letters or more,
- * with nothing else but sentence punctuation. */
+ * with nothing else but sentence punctuation and what else the body text
+ * holds: letters, digits and words of a text face, upright or italic (a row
+ * "e lemma", "20242024 ha", "er. ne" over an inline formula, seen in every
+ * STIX Two set-up of development seed 1101; a math row has a math face's
+ * letters or symbols). */
 static gboolean
 is_word_row (GPtrArray *row)
 {
   gboolean word = FALSE;
+  int letters = 0, alnum = 0;
 
   for (guint q = 0; q < row->len; q++)
     {
       Item *it = row->pdata[q];
+      gboolean text_face = it->font != NULL && it->font[0] != 0 && fm_font_classify (it->font) != FM_FONT_MATH;
+      if (text_face && it->kind == ITEM_GLYPH && it->c < 0x80 && g_ascii_isalnum ((char) it->c))
+        {
+          letters += g_ascii_isalpha ((char) it->c);
+          alnum++;
+        }
+      else if (text_face && it->kind == ITEM_WORD)
+        {
+          letters++;
+          alnum++;
+        }
       if (it->kind == ITEM_WORD && it->tex != NULL && g_str_has_prefix (it->tex, "\\text{"))
         word = TRUE;
       else if (!(it->kind == ITEM_GLYPH && it->style == STYLE_RM &&
-                 (it->c == '.' || it->c == ',' || it->c == ';' || it->c == ':')))
+                 (it->c == '.' || it->c == ',' || it->c == ';' || it->c == ':')) &&
+               !(text_face && it->kind == ITEM_WORD) &&
+               !(text_face && it->kind == ITEM_GLYPH && it->c < 0x80 &&
+                 (g_ascii_isalnum ((char) it->c) || strchr (".,;:", (int) it->c) != NULL)))
         return FALSE;
     }
-  return word;
+  /* Digits alone are not the body text's (CMR's digits are math too). */
+  return word || (letters > 0 && alnum >= 3);
 }
 
 /* An inline formula is one line of math: where its box took in words of the
@@ -1481,8 +1617,7 @@ drop_word_rows (Reader *r, GPtrArray *rows)
           Item *it = row->pdata[q];
           it->used = TRUE;
           /* its letters no longer back a symbol of the formula */
-          if (it->kind == ITEM_WORD)
-            drop_word_symbols (r, it);
+          drop_word_symbols (r, it);
         }
       g_ptr_array_remove_index (rows, j);
     }
@@ -1653,6 +1788,15 @@ is_accent_char (gunichar c, const char **cmd)
     case 0x02D8: *cmd = "\\breve"; return TRUE;
     case 0x00B4: *cmd = "\\acute"; return TRUE;
     case 0x20D7: *cmd = "\\vec"; return TRUE;
+    case 0x0300: *cmd = "\\grave"; return TRUE;
+    case 0x0301: *cmd = "\\acute"; return TRUE;
+    case 0x0302: *cmd = "\\hat"; return TRUE;
+    case 0x0303: *cmd = "\\tilde"; return TRUE;
+    case 0x0304: *cmd = "\\bar"; return TRUE;
+    case 0x0306: *cmd = "\\breve"; return TRUE;
+    case 0x0307: *cmd = "\\dot"; return TRUE;
+    case 0x0308: *cmd = "\\ddot"; return TRUE;
+    case 0x030C: *cmd = "\\check"; return TRUE;
     default: return FALSE;
     }
 }
@@ -1678,6 +1822,7 @@ merge_words (Reader *r)
       w = g_string_new (NULL);
       g_string_append_unichar (w, a->c);
       word = item_new (ITEM_WORD);
+      word->font = g_strdup (a->font);
       word->box = a->box;
       word->size = a->size;
       word->mid = a->mid;
@@ -1745,6 +1890,24 @@ font_is_tex_symbols (const char *font)
   return name_has (font, "^(cmsy|cmbsy|lmsy|txsy|pxsy|rtxsy|rpxsy|zplsy|ntxsy)");
 }
 
+/* The n-th item after (n > 0) or before (n < 0) the i-th of sorted (by x)
+ * on the i-th's line: its box overlaps the i-th's by a third of the
+ * i-th's height (scripts do, a line above or below does not). */
+static Item *
+neighbour_on_line (GPtrArray *sorted, guint i, int n)
+{
+  const Item *a = sorted->pdata[i];
+  int step = n > 0 ? 1 : -1, left = ABS (n);
+
+  for (int j = (int) i + step; j >= 0 && j < (int) sorted->len; j += step)
+    {
+      Item *b = sorted->pdata[j];
+      if (MIN (a->box.y1, b->box.y1) - MAX (a->box.y0, b->box.y0) > (a->box.y1 - a->box.y0) / 3 && --left == 0)
+        return b;
+    }
+  return NULL;
+}
+
 /* Neighbours in x order: three dots (\ldots, \cdots), \pmb's overprints,
  * touching minus signs, \colon, ":=" and \cong. */
 static void
@@ -1762,11 +1925,19 @@ merge_sequences (Reader *r)
   g_ptr_array_sort (sorted, by_x);
   for (guint i = 0; i + 1 < sorted->len; i++)
     {
-      Item *a = sorted->pdata[i], *b = sorted->pdata[i + 1], *c = i + 2 < sorted->len ? sorted->pdata[i + 2] : NULL;
+      Item *a = sorted->pdata[i], *b, *c, *prev;
       gboolean dot = a->c == '.' || a->c == 0x22C5 || a->c == 0x00B7;
       if (a->used || a->kind != ITEM_GLYPH)
         continue;
-      if (b->kind == ITEM_GLYPH && b->c == a->c && fabs (b->box.x0 - a->box.x0) < 0.1 * a->size &&
+      /* Neighbours on a's line: a box that took in a line of text above
+       * puts its letters between (":" and "=" of f'(x):=A with "problem"
+       * above them, development seed 1101). */
+      b = neighbour_on_line (sorted, i, 1);
+      c = b != NULL ? neighbour_on_line (sorted, i, 2) : NULL;
+      prev = neighbour_on_line (sorted, i, -1);
+      if (b == NULL)
+        continue;
+      if (b->kind == ITEM_GLYPH && !b->used && b->c == a->c && fabs (b->box.x0 - a->box.x0) < 0.1 * a->size &&
           fabs (b->mid - a->mid) < 0.1 * a->size)
         {
           /* The same glyph printed twice, a little apart: \pmb's poor man's
@@ -1783,7 +1954,6 @@ merge_sequences (Reader *r)
           a->tex = g_strdup (a->c == '.' ? "\\ldots" : "\\cdots");
           a->box.x1 = c->box.x1;
           b->used = c->used = TRUE;
-          i += 2;
         }
       else if ((a->c == 0x2212 || a->c == '-') && (b->c == 0x2212 || b->c == '-' || b->c == 0x2192 || b->c == 0x27F6) &&
                b->box.x0 - a->box.x1 < 0.05 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size &&
@@ -1793,9 +1963,9 @@ merge_sequences (Reader *r)
            * (\xrightarrow, amscd's arrows), whose length is the label's. */
           uncertain (r, "an arrow built from pieces");
         }
-      else if (a->c == ':' && i > 0 && b->c != '=' && ((Item *) sorted->pdata[i - 1])->kind == ITEM_GLYPH &&
-               a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 < 0.25 * a->size &&
-               b->box.x0 - a->box.x1 > a->box.x0 - ((Item *) sorted->pdata[i - 1])->box.x1 + 0.08 * a->size &&
+      else if (a->c == ':' && prev != NULL && b->c != '=' && prev->kind == ITEM_GLYPH &&
+               a->box.x0 - prev->box.x1 < 0.25 * a->size &&
+               b->box.x0 - a->box.x1 > a->box.x0 - prev->box.x1 + 0.08 * a->size &&
                fabs (b->mid - a->mid) < 0.1 * a->size)
         {
           /* TeX spaces a relation ":" alike on both sides (\thickmuskip,
@@ -1852,6 +2022,22 @@ line_neighbour (Reader *r, const Item *b, int dir)
 /* A bar with a relation's thick space on both sides is \mid, a double one
  * \parallel (fresh seed 1002); absolute-value and norm bars hug their
  * contents. */
+/* Nothing between x0 and x1 beside b: the space around a relation is
+ * empty, where a closing bar's script fills it (|z_{1}|^{2}+ had read
+ * |z_{1}\mid^{2}, development seed 1101). */
+static gboolean
+gap_is_empty (Reader *r, double x0, double x1, const Item *b)
+{
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      const Item *o = r->items->pdata[j];
+      if (o != b && !o->used && o->kind == ITEM_GLYPH && o->box.x1 > x0 + 0.01 && o->box.x0 < x1 - 0.01 &&
+          o->box.y1 > b->box.y0 && o->box.y0 < b->box.y1)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static void
 merge_relation_bars (Reader *r)
 {
@@ -1865,7 +2051,8 @@ merge_relation_bars (Reader *r)
       if (a != NULL && c != NULL && !a->used &&
           !a->bigop && !c->bigop && !a->ext && !c->ext &&
           fabs (a->size - b->size) < 0.05 * b->size && fabs (c->size - b->size) < 0.05 * b->size &&
-          b->box.x0 - a->box.x1 > 0.2 * b->size && c->box.x0 - b->box.x1 > 0.2 * b->size)
+          b->box.x0 - a->box.x1 > 0.2 * b->size && c->box.x0 - b->box.x1 > 0.2 * b->size &&
+          gap_is_empty (r, a->box.x1, b->box.x0, b) && gap_is_empty (r, b->box.x1, c->box.x0, b))
         {
           g_free (b->tex);
           b->tex = g_strdup (b->c == 0x2016 || b->c == 0x2225 ? "\\parallel" : "\\mid");
@@ -1880,10 +2067,20 @@ merge_accent (Reader *r, Item *a, const char *acc)
   GPtrArray *g = r->items;
 
   Item *base = NULL;
+  double x = cx (a);
+
+  /* A combining mark of an OpenType math font (XeTeX's \vec is U+20D7)
+   * has no width, and its ink lies left of where Poppler boxes it: at the
+   * base's right edge, inside the next glyph by a hair (\vec{a}e^{t} had
+   * read a\vec{e}^{t}, tests/fixtures/pdf/mathtext-stix2-xe.tex). Not
+   * CMMI's \vec, which Poppler boxes alike but where TeX set it. */
+  if (a->box.x1 - a->box.x0 < 0.02 * r->em && ((a->c >= 0x0300 && a->c <= 0x036F) || (a->c >= 0x20D0 && a->c <= 0x20FF)) &&
+      font_is_unicode_math (a->font))
+    x -= 0.1 * r->em;
   for (guint j = 0; j < g->len; j++)
     {
       Item *b = g->pdata[j];
-      if (b != a && !b->used && b->kind != ITEM_RULE && cx (a) >= b->box.x0 && cx (a) <= b->box.x1 &&
+      if (b != a && !b->used && b->kind != ITEM_RULE && x >= b->box.x0 && x <= b->box.x1 &&
           cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
         base = b;
     }
@@ -1894,6 +2091,7 @@ merge_accent (Reader *r, Item *a, const char *acc)
       g_free (base->tex);
       base->tex = t;
       base->box.y0 = MIN (base->box.y0, a->box.y0);
+      base->accented = TRUE;
       a->used = TRUE;
     }
 }
@@ -2065,7 +2263,13 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       /* Type 1 radicals and extension-font glyphs hang below their box. */
       if (ccy < area->y0 - tol || ccy > area->y1 + tol)
         {
-          gboolean hanging = is_radical_char (c) || (at != NULL && fm_font_is_math_extension (at->font_name));
+          /* pdfLaTeX's STIX Two boxes its big operators and delimiter
+           * pieces high above their ink too (a display \prod's box ended
+           * 2 pt above the formula's, development seed 1101). */
+          PiecePart part;
+          gboolean hanging = is_radical_char (c) || is_bigop_char (c) || is_integral_char (c) ||
+                             (piece_delim (c, &part) != 0 && c >= 0x2320) ||
+                             (at != NULL && fm_font_is_math_extension (at->font_name));
           double h = b.y1 - b.y0;
           if (!hanging || ccy + 0.75 * h < area->y0 || b.y0 > area->y1 || h > 3 * area_h + 20)
             continue;
@@ -2135,6 +2339,105 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       else
         it->symbol = symbol_of (it->tex);
       g_ptr_array_add (r->items, it);
+    }
+}
+
+/* A letter that draws one piece of ink (not i, j, nor a fraktur or
+ * double-struck letter, which may draw several). */
+static gboolean
+is_one_piece_letter (const Item *it)
+{
+  Style style = STYLE_PLAIN;
+  char letter = 0;
+  const char *greek = NULL;
+  gunichar c = it->c;
+
+  if (it->kind != ITEM_GLYPH || it->tex == NULL || it->ext || it->accented)
+    return FALSE;
+  if (c >= 0x1D400 && c <= 0x1D7FF)
+    {
+      if (!math_alphanumeric (c, &style, &letter, &greek) || (style != STYLE_PLAIN && style != STYLE_BF && style != STYLE_BOLDSYM))
+        return FALSE;
+      if (greek != NULL)
+        return TRUE;
+      c = (gunichar) letter;
+    }
+  if (c < 0x80)
+    return g_ascii_isalpha ((char) c) && c != 'i' && c != 'j' && it->style != STYLE_FRAK && it->style != STYLE_BB;
+  return (c >= 0x03B1 && c <= 0x03C9) || c == 0x2202;
+}
+
+/* XeTeX's and LuaTeX's accents over OpenType letters are combining marks
+ * (U+20D7 for \vec, U+0304 for \bar) that Poppler's text layout may leave
+ * out, and their ink lies inside the letter's box or touches it, so the ink
+ * check above takes it for the letter's: \vec{a}e^{t} read ae^{t}, \bar{\partial}\psi read
+ * \partial\psi, CERTAIN (development seeds 1100 and 1101, every OpenType
+ * set-up). Above a one-piece letter's ink, inside its box, a white gap and
+ * more ink that no other item's box holds is such an accent. */
+static gboolean
+ink_above_letter (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const Item *g,
+                  const FmRect *region)
+{
+  int x0 = MAX (0, (int) floor ((g->box.x0 - origin->x0) * scale));
+  int x1 = MIN (img->width, (int) ceil ((g->box.x1 - origin->x0) * scale));
+  /* up to a third of an em over the box (XeTeX's \bar over \partial sits
+   * above it), not out of the region */
+  int top = MAX (0, (int) floor ((MAX (g->box.y0 - 0.3 * g->size, region->y0) - origin->y0) * scale));
+  int y = MIN (img->height - 1, (int) floor ((cy (g) - origin->y0) * scale));
+  int state = 0, gap = 0;   /* 0 below the body, 1 in it, 2 in a gap above it */
+  double scan_y0 = origin->y0 + top / scale;
+  /* the other items over the scanned columns, once (a region may be a page) */
+  g_autoptr (GPtrArray) near = g_ptr_array_new ();
+
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      const Item *o = r->items->pdata[j];
+      if (o != g && o->kind != ITEM_WORD && o->box.x1 >= g->box.x0 && o->box.x0 <= g->box.x1 &&
+          o->box.y1 + 1.0 / scale >= scan_y0 && o->box.y0 - 1.0 / scale <= cy (g) + 1.0 / scale)
+        g_ptr_array_add (near, (gpointer) o);
+    }
+  for (; y >= top; y--)
+    {
+      gboolean ink = FALSE;
+      double py = origin->y0 + (y + 0.5) / scale;
+      for (int x = x0; x < x1 && !ink; x++)
+        {
+          double px = origin->x0 + (x + 0.5) / scale;
+          gboolean other = FALSE;
+          if (img->pixels[(gsize) y * img->stride + x] >= 128)
+            continue;
+          for (guint j = 0; j < near->len && !other; j++)
+            {
+              const Item *o = near->pdata[j];
+              other = o->box.x0 <= px && px <= o->box.x1 && o->box.y0 - 1.0 / scale <= py &&
+                      py <= o->box.y1 + 1.0 / scale;
+            }
+          ink = !other;
+        }
+      if (state == 0 && ink)
+        state = 1;
+      else if (state == 1 && !ink)
+        state = 2, gap = 1;
+      else if (state == 2 && !ink)
+        gap++;
+      else if (state == 2 && ink)
+        return gap >= 2;
+    }
+  return FALSE;
+}
+
+static void
+find_lost_accents (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
+{
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      const Item *g = r->items->pdata[i];
+      if (!g->used && g->size >= 0.85 * r->em && is_one_piece_letter (g) && font_is_unicode_math (g->font) &&
+          ink_above_letter (r, img, origin, scale, g, region))
+        {
+          uncertain (r, "ink over a letter (an accent the text layer lost?)");
+          return;
+        }
     }
 }
 
@@ -2287,6 +2590,117 @@ read_unavailable (Reader *r, FmMathTextResult *res)
 
 /* The region's main size: the largest size held by at least a third of
  * its glyphs would be better; the median is robust enough for now. */
+/* ---- extensible delimiters from their pieces ------------------------------ */
+
+static gboolean
+piece_fits (gunichar d, gunichar e)
+{
+  return d == e || (d == '{' && e == '}') || (d == '}' && e == '{') || (d == '|' && e == 0x23D0);
+}
+
+/* Pieces stacked in one column, each touching the next (Poppler's boxes,
+ * ascent to descent, overlap), become one sized delimiter: a bracket or
+ * parenthesis needs its top and bottom, a brace also its middle; bars need
+ * two or more copies whose centres differ (one printed twice over itself
+ * is \pmb, merge_sequences). */
+static void
+merge_extensible (Reader *r)
+{
+  g_autoptr (GPtrArray) col = g_ptr_array_new ();
+
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *a = r->items->pdata[i], *low = a;
+      PiecePart part;
+      gunichar d = piece_delim (a->c, &part);
+      gboolean top = FALSE, mid = FALSE, bottom = FALSE, grew = TRUE;
+      gboolean first = FALSE;
+      /* Poppler boxes each piece at the font's ascent and descent around
+       * where TeX set it, so the boxes of STIX Two's pieces can be apart
+       * (2.8 pt at 10.9 pt on development seed 1101); copies of a bar are
+       * only stacked where they touch (two lines' bars are apart). */
+      double span, gap = d == '|' || d == 0x2016 ? 0.05 * r->em : 0.6 * r->em;
+
+      if (a->used || a->kind != ITEM_GLYPH || d == 0 || fm_font_classify (a->font) != FM_FONT_MATH)
+        continue;
+      g_ptr_array_set_size (col, 0);
+      g_ptr_array_add (col, a);
+      /* Grow downwards and upwards from a until nothing touches. */
+      while (grew)
+        {
+          grew = FALSE;
+          for (guint j = 0; j < r->items->len; j++)
+            {
+              Item *b = r->items->pdata[j];
+              PiecePart bp;
+              double ov = MIN (a->box.x1, b->box.x1) - MAX (a->box.x0, b->box.x0);
+              gboolean touches = FALSE;
+              if (b->used || b->kind != ITEM_GLYPH || g_ptr_array_find (col, b, NULL) ||
+                  !piece_fits (d, piece_delim (b->c, &bp)) || ov < 0.5 * MIN (a->box.x1 - a->box.x0, b->box.x1 - b->box.x0))
+                continue;
+              for (guint k = 0; k < col->len && !touches; k++)
+                {
+                  const Item *c = col->pdata[k];
+                  touches = b->box.y0 <= c->box.y1 + gap && b->box.y1 >= c->box.y0 - gap;
+                }
+              if (touches)
+                {
+                  g_ptr_array_add (col, b);
+                  grew = TRUE;
+                }
+            }
+        }
+      if (col->len < 2)
+        continue;
+      span = 0;
+      for (guint k = 0; k < col->len; k++)
+        {
+          Item *c = col->pdata[k];
+          piece_delim (c->c, &part);
+          top |= part == PIECE_TOP;
+          mid |= part == PIECE_MID;
+          bottom |= part == PIECE_BOTTOM;
+          span = MAX (span, fabs (c->mid - a->mid));
+          if (c->box.y1 > low->box.y1)
+            low = c;
+        }
+      if ((d == '|' || d == 0x2016) ? span < 0.2 * a->size : !(top && bottom && (mid || (d != '{' && d != '}'))))
+        continue;
+      /* Which brace: the middle piece says (the extender is shared). */
+      if (d == '{' || d == '}')
+        for (guint k = 0; k < col->len; k++)
+          {
+            Item *c = col->pdata[k];
+            gunichar e = piece_delim (c->c, &part);
+            if (part == PIECE_MID)
+              d = e;
+          }
+      for (guint k = 0; k < col->len; k++)
+        {
+          Item *c = col->pdata[k];
+          if (c == low)
+            continue;
+          union_box (&low->box, &c->box, &first);
+          c->used = TRUE;
+          if (c->tex == NULL)
+            r->unknown--;
+          g_clear_pointer (&c->symbol, g_free);
+        }
+      if (low->tex == NULL)
+        r->unknown--;
+      low->c = d;
+      g_free (low->tex);
+      low->tex = fm_mathtext_glyph_latex (d, low->font);
+      g_free (low->symbol);
+      low->symbol = low->tex != NULL ? symbol_of (low->tex) : NULL;
+      if (low->tex == NULL)
+        r->unknown++;
+      /* A sized delimiter (an integral's ink is fitted as an integral's). */
+      low->ext = d != 0x222B;
+      low->mid = cy (low);
+    }
+}
+
 static double
 read_main_size (Reader *r)
 {
@@ -2304,7 +2718,7 @@ read_main_size (Reader *r)
  * boxes from their ink (TeX's hang below their Poppler box); every glyph's
  * symbol goes to r->symbols. */
 static void
-fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double scale)
+fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double scale, const FmRect *region)
 {
   for (guint i = 0; i < r->items->len; i++)
     {
@@ -2327,6 +2741,13 @@ fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double 
               it->box = fit;
               it->mid = cy (it);
             }
+          /* Ink that runs out of the region: the detector's box cut
+           * through a tall glyph (the render has 2 pt of margin), and what stood beyond it (a big
+           * operator's limit, a line) is not in the reading (development
+           * seed 1101: a \left( built from pieces whose top and the
+           * limits above it were outside the box). */
+          if (!it->used && (fit.y0 < region->y0 - 0.1 * it->size || fit.y1 > region->y1 + 0.1 * it->size))
+            uncertain (r, "a glyph's ink crosses the region's edge");
           if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
             g_printerr ("ink fit U+%04X [%.1f %.1f %.1f %.1f]\n", it->c, fit.x0, fit.y0, fit.x1, fit.y1);
         }
@@ -2394,9 +2815,10 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
       return res;
     }
   r.em = read_main_size (&r);
+  merge_extensible (&r);
   if (r.unknown > 0)
     uncertain (&r, "glyphs without a LaTeX meaning");
-  fit_items_to_ink (&r, img, &area, scale);
+  fit_items_to_ink (&r, img, &area, scale, &region->box);
   merge_pieces (&r);
   merge_words (&r);
   if (r.inline_region)
@@ -2405,6 +2827,8 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     find_rules (&r, img, &area, scale);
   if (img != NULL && ink_outside_glyphs (&r, img, &area, scale, &region->box) > 0.02 * r.em * r.em)
     uncertain (&r, "ink that no glyph or rule explains");
+  if (img != NULL)
+    find_lost_accents (&r, img, &area, scale, &region->box);
   top = g_ptr_array_new ();
   for (guint i = 0; i < r.items->len; i++)
     if (!((Item *) r.items->pdata[i])->used)

@@ -139,7 +139,7 @@ test_layout (void)
   /* \\xrightarrow{i}: its minus starts where the arrow does and ends inside
    * it; \\longmapsto: the zero-width bar sits where the minus starts
    * (fresh seed 1002: "\\to-^{i}", "7\\longrightarrow"). */
-  check_page (doc, 11, "W\\xrightarrow{i}Un\\longmapsto x");
+  check_page (doc, 11, "W\\xrightarrow{i}U\\quad n\\longmapsto x");
 }
 
 /* The box around every glyph of page `page_index' (a fixture page holding one
@@ -439,6 +439,72 @@ test_symbol_epsilon (void)
   fm_mathtext_result_free (res);
 }
 
+static FmDocument *
+open_named_fixture (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", name, NULL);
+  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
+  g_assert_no_error (error);
+  return doc;
+}
+
+/* STIX Two under pdfLaTeX (tests/fixtures/pdf/mathtext-stix2.tex):
+ * delimiters built from pieces, stacked bars, a display \prod boxed above
+ * its ink, \overset, bars with scripts (development seed 1101). */
+static void
+test_stix2 (void)
+{
+  g_autoptr (FmDocument) doc = open_named_fixture ("mathtext-stix2.pdf");
+  g_autoptr (GError) error = NULL;
+  FmMathTextResult *res;
+  FmRect box = page_text_box (doc, 4);
+
+  check_page (doc, 0, "\\varphi\\left(\\bigcup_{j=1}^{n}E_{j}\\right)\\geq\\sum_{j=1}^{n}\\varphi(E_{j})");
+  check_page (doc, 1, "\\left|x_{n}-x\\right|\\leq\\epsilon");
+  check_page (doc, 2, "c\\colon K\\longrightarrow\\prod_{i\\geq0}A^{i}(X)");
+  /* uncertain for its \\text{def} only */
+  res = read_page (doc, 3);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "\\|z\\|\\overset{\\text{def}}{=}\\sqrt{|z_{1}|^{2}+|z_{2}|^{2}}");
+  fm_mathtext_result_free (res);
+
+  /* A line of the body text over an inline formula: a lone letter and
+   * digits beside the words; left out with its symbols. */
+  {
+    g_autoptr (FmRegion) region = fm_region_new (4, FM_REGION_INLINE, &box);
+    res = fm_mathtext_read_region (doc, region, &error);
+  }
+  g_assert_no_error (error);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "z_{3}^{0},z_{4}^{0},\\ldots,z_{n}^{0}");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "line of words"));
+  fm_mathtext_result_free (res);
+}
+
+/* XeTeX's \\vec is a combining mark (tests/fixtures/pdf/mathtext-stix2-xe.tex)
+ * boxed with no width at its base's right edge: it is the a's, not the e's.
+ * Poppler's text layout sometimes leaves such a mark out (development seed
+ * 1101): then the ink over the letter keeps the reading from being certain. */
+static void
+test_lost_accent (void)
+{
+  g_autoptr (FmDocument) doc = open_named_fixture ("mathtext-stix2-xe.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "\\vec{a}e^{t}");
+  check_page (doc, 1, "ae^{t}");
+  res = read_page (doc, 2);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "accent"));
+  fm_mathtext_result_free (res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -454,5 +520,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/symbol-epsilon", test_symbol_epsilon);
   g_test_add_func ("/pdf/mathtext/type3", test_type3);
   g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
+  g_test_add_func ("/pdf/mathtext/stix2", test_stix2);
+  g_test_add_func ("/pdf/mathtext/lost-accent", test_lost_accent);
   return g_test_run ();
 }

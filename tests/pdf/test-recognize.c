@@ -481,6 +481,21 @@ test_choose (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\mathscr{B}C");
 
+  /* The glyphs' \\colon (told from the relation ":" by its spacing) for
+   * the model's ":"; paired by order, the relation stays ":". */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "f'\\colon I\\to\\mathbb{R}", "f':I\\to\\mathbb{R}", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f'\\colon I\\to\\mathbb{R}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\{x:x>0\\}\\colon A", "\\{x:x>0\\}:A", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\{x:x>0\\}\\colon A");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "a:b", "a:b", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "a:b");
+
   /* The reader left out the sentence's word the box took in: the rest of
    * the model's reading, flagged; not when the reader was CERTAIN, nor when
    * the rest differs from the glyphs, nor for a one-letter \\mathrm{d}. */
