@@ -1110,7 +1110,13 @@ page_measure_em (ScanPage *p)
       /* Lining digits are as tall as capitals (0.65 em): "digits" no taller
        * than an x-height letter are letters Tesseract misread (a variable
        * "n" read as "1" at 88), not a number of the prose. */
-      if (w->digits && box_h (&w->b) < 0.55 * p->em)
+      /* Nor are "digits" taller than a line's digits and capitals with
+       * room to spare (a heading's at 14.4 pt over a 10 pt text are
+       * 0.95 em): a small fraction read as one of its digits, its
+       * numerator and denominator stacked over the line ("6" for
+       * \frac{y_j}{96}, 1.2 em; development twins). */
+      if (w->digits && (box_h (&w->b) < 0.55 * p->em ||
+                        box_h (&w->b) > 1.1 * p->em))
         {
           w->digits = FALSE;
           w->misread = TRUE;
@@ -1562,9 +1568,16 @@ cluster_is_formula (ScanPage *p, const Cluster *cl)
   /* Ink covering half its box is a photo's blotch or a filled
    * shape; not a single letter, which a copier's thick strokes fill
    * that much at 150 dpi (development twins: a variable "k" alone
-   * between two words was dropped so). */
+   * between two words was dropped so), nor two or three pieces on a
+   * line of running text, narrower than 0.8 em and as tall as the line:
+   * an inline fraction whose bar the same strokes ran into its
+   * numerator (development twins: \frac{c}{b} in two pieces, half
+   * inked, dropped; letters alone, which were kept out so, are not
+   * that tall). */
   if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
-      (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em))
+      (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
+      (cl->band < 0 || cl->n_pieces < 2 || cl->n_pieces > 3 || box_h (&cl->b) < 0.8 * em ||
+       box_w (&cl->b) > 0.8 * em))
     return FALSE;
   /* A photo: a display, or anything larger than a few letters, with
    * a third of its box in midtones (a JPEG'd scan's type has them
@@ -1721,8 +1734,9 @@ page_debug (const ScanPage *p)
   for (guint i = 0; i < clusters->len; i++)
     {
       Cluster *cl = &g_array_index (clusters, Cluster, i);
-      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d band %d%s%s block %d\n", i, cl->b.x0, cl->b.y0,
-                  cl->b.x1, cl->b.y1, cl->n_seed, cl->band, cl->display ? " display" : "",
+      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d pieces %d inked %.2f band %d%s%s block %d\n", i,
+                  cl->b.x0, cl->b.y0, cl->b.x1, cl->b.y1, cl->n_seed, cl->n_pieces,
+                  cl->ink / MAX (1.0, box_w (&cl->b) * box_h (&cl->b)), cl->band, cl->display ? " display" : "",
                   cl->number ? " number" : "", cl->block);
     }
   for (guint k = 0; k < bands->len; k++)
