@@ -772,6 +772,7 @@ typedef struct {
   gboolean number;
   int block;
   gboolean letter;  /* its ink is in a word Tesseract read as one letter */
+  double number_ink; /* inked pixels of its "(3.1)"-like words           */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. */
@@ -1448,6 +1449,7 @@ page_make_clusters (ScanPage *p, int *parent)
         {
           cl->number = TRUE;
           cl->number_word = c->word;
+          cl->number_ink += c->area;
         }
       if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
         cl->only_digits = FALSE;
@@ -1471,6 +1473,14 @@ page_cluster_lines (ScanPage *p)
     {
       Cluster *cl = &g_array_index (p->clusters, Cluster, i);
       double best = 0;
+      /* A "(3.1)" joined with more ink than its own is a formula holding
+       * something that reads so ("f(2)", a citation "[32]" run into two
+       * lines of inline formulas: development twins), not a number. */
+      if (cl->number && cl->number_ink < 0.6 * cl->ink)
+        {
+          cl->number = FALSE;
+          cl->number_word = -1;
+        }
       for (guint k = 0; k < p->bands->len; k++)
         {
           Band *band = &g_array_index (p->bands, Band, k);
