@@ -307,12 +307,95 @@ tess_single_thread (void)
 /* Tesseract instances, one per thread reading a page at the same time
  * (an instance is not thread-safe; instances in different threads are
  * independent): formulate-cli detects pages on several threads
- * (app/cli/fm-cli-pdf.c). Loading the English model costs about as much as
- * reading a page, so an instance is kept for the process and handed to the
- * next page; there are never more than the threads that read at once. */
-static GMutex tess_lock, tess_init_lock;
+ * (app/document/fm-page-queue.c). Loading the English model costs about
+ * half of reading a page (0.3-0.5 s of CPU: the model file, the universal
+ * ambiguities' sorted lists), so an instance is kept for the process and
+ * handed to the next page, and a page that starts without one for it has
+ * one loaded on another thread while it is rendered (tess_begin_page): on
+ * two cores the load no longer adds to the first page's time. There are
+ * never more instances than the pages read at once. */
+static GMutex tess_lock;        /* guards the fields below               */
+static GCond tess_cond;         /* an instance given back or loaded      */
 static GPtrArray *tess_free;
+static int tess_pages;          /* pages between begin and end           */
+static int tess_held;           /* instances taken and not given back    */
+static int tess_loading;        /* instances being loaded by tess_load_thread */
 static gboolean tess_failed;
+/* Made one at a time: "debug_file" is one of Tesseract's global
+ * parameters, not the instance's. */
+static GMutex tess_init_lock;
+
+static TessBaseAPI *
+tess_new (void)
+{
+  TessBaseAPI *api;
+
+  g_mutex_lock (&tess_init_lock);
+  api = TessBaseAPICreate ();
+  /* LSTM only: Debian's eng.traineddata has no legacy model. */
+  if (TessBaseAPIInit2 (api, NULL, "eng", OEM_LSTM_ONLY) != 0)
+    {
+      TessBaseAPIDelete (api);
+      api = NULL;
+    }
+  else
+    TessBaseAPISetVariable (api, "debug_file", "/dev/null");
+  g_mutex_unlock (&tess_init_lock);
+  return api;
+}
+
+static gpointer
+tess_load_thread (gpointer data)
+{
+  TessBaseAPI *api = tess_new ();
+
+  g_mutex_lock (&tess_lock);
+  if (api != NULL)
+    g_ptr_array_add (tess_free, api);
+  else
+    tess_failed = TRUE;
+  tess_loading--;
+  g_cond_broadcast (&tess_cond);
+  g_mutex_unlock (&tess_lock);
+  return NULL;
+}
+
+/* A page with ink may need an instance: where none is free or loading for
+ * it, one is loaded on a thread of its own while the page renders
+ * (FM_SCAN_PRELOAD=0: on the page's thread when it needs it, as before
+ * 2026-11-26). */
+static void
+tess_begin_page (void)
+{
+  g_mutex_lock (&tess_lock);
+  if (tess_free == NULL)
+    tess_free = g_ptr_array_new ();
+  tess_pages++;
+  if (!tess_failed && g_strcmp0 (g_getenv ("FM_SCAN_PRELOAD"), "0") != 0 &&
+      (int) tess_free->len + tess_loading < tess_pages - tess_held)
+    {
+      GThread *t = g_thread_try_new ("fm-tesseract-load", tess_load_thread, NULL, NULL);
+      if (t != NULL)
+        {
+          tess_loading++;
+          g_thread_unref (t);
+        }
+    }
+  g_mutex_unlock (&tess_lock);
+}
+
+/* A page done waits for the loads under way (its own, when it was blank
+ * and needed none): no load outlives the pages, so none is still running
+ * when the program exits and libtesseract's static objects go. */
+static void
+tess_end_page (void)
+{
+  g_mutex_lock (&tess_lock);
+  tess_pages--;
+  while (tess_loading > 0)
+    g_cond_wait (&tess_cond, &tess_lock);
+  g_mutex_unlock (&tess_lock);
+}
 
 static TessBaseAPI *
 tess_take (GError **error)
@@ -320,26 +403,23 @@ tess_take (GError **error)
   TessBaseAPI *api = NULL;
 
   g_mutex_lock (&tess_lock);
-  if (tess_free != NULL && tess_free->len > 0)
+  if (tess_free == NULL)
+    tess_free = g_ptr_array_new ();
+  /* An instance loading may be this page's: wait for it rather than load
+   * a second one. */
+  while (tess_free->len == 0 && tess_loading > 0)
+    g_cond_wait (&tess_cond, &tess_lock);
+  if (tess_free->len > 0)
     api = g_ptr_array_steal_index (tess_free, tess_free->len - 1);
   g_mutex_unlock (&tess_lock);
-  /* Made one at a time: "debug_file" is one of Tesseract's global
-   * parameters, not the instance's. */
-  g_mutex_lock (&tess_init_lock);
   if (api == NULL && !tess_failed)
-    {
-      api = TessBaseAPICreate ();
-      /* LSTM only: Debian's eng.traineddata has no legacy model. */
-      if (TessBaseAPIInit2 (api, NULL, "eng", OEM_LSTM_ONLY) != 0)
-        {
-          TessBaseAPIDelete (api);
-          api = NULL;
-          tess_failed = TRUE;
-        }
-      else
-        TessBaseAPISetVariable (api, "debug_file", "/dev/null");
-    }
-  g_mutex_unlock (&tess_init_lock);
+    api = tess_new ();
+  g_mutex_lock (&tess_lock);
+  if (api != NULL)
+    tess_held++;
+  else
+    tess_failed = TRUE;
+  g_mutex_unlock (&tess_lock);
   if (api == NULL)
     g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_TEXT_LAYER,
                  "Tesseract's English data could not be loaded (Debian: tesseract-ocr-eng)");
@@ -350,9 +430,9 @@ static void
 tess_give (TessBaseAPI *api)
 {
   g_mutex_lock (&tess_lock);
-  if (tess_free == NULL)
-    tess_free = g_ptr_array_new ();
+  tess_held--;
   g_ptr_array_add (tess_free, api);
+  g_cond_broadcast (&tess_cond);
   g_mutex_unlock (&tess_lock);
 }
 
@@ -692,6 +772,7 @@ typedef struct {
   gboolean number;
   int block;
   gboolean letter;  /* its ink is in a word Tesseract read as one letter */
+  double number_ink; /* inked pixels of its "(3.1)"-like words           */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. */
@@ -1030,7 +1111,13 @@ page_measure_em (ScanPage *p)
       /* Lining digits are as tall as capitals (0.65 em): "digits" no taller
        * than an x-height letter are letters Tesseract misread (a variable
        * "n" read as "1" at 88), not a number of the prose. */
-      if (w->digits && box_h (&w->b) < 0.55 * p->em)
+      /* Nor are "digits" taller than a line's digits and capitals with
+       * room to spare (a heading's at 14.4 pt over a 10 pt text are
+       * 0.95 em): a small fraction read as one of its digits, its
+       * numerator and denominator stacked over the line ("6" for
+       * \frac{y_j}{96}, 1.2 em; development twins). */
+      if (w->digits && (box_h (&w->b) < 0.55 * p->em ||
+                        box_h (&w->b) > 1.1 * p->em))
         {
           w->digits = FALSE;
           w->misread = TRUE;
@@ -1362,6 +1449,7 @@ page_make_clusters (ScanPage *p, int *parent)
         {
           cl->number = TRUE;
           cl->number_word = c->word;
+          cl->number_ink += c->area;
         }
       if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
         cl->only_digits = FALSE;
@@ -1385,6 +1473,14 @@ page_cluster_lines (ScanPage *p)
     {
       Cluster *cl = &g_array_index (p->clusters, Cluster, i);
       double best = 0;
+      /* A "(3.1)" joined with more ink than its own is a formula holding
+       * something that reads so ("f(2)", a citation "[32]" run into two
+       * lines of inline formulas: development twins), not a number. */
+      if (cl->number && cl->number_ink < 0.6 * cl->ink)
+        {
+          cl->number = FALSE;
+          cl->number_word = -1;
+        }
       for (guint k = 0; k < p->bands->len; k++)
         {
           Band *band = &g_array_index (p->bands, Band, k);
@@ -1482,9 +1578,16 @@ cluster_is_formula (ScanPage *p, const Cluster *cl)
   /* Ink covering half its box is a photo's blotch or a filled
    * shape; not a single letter, which a copier's thick strokes fill
    * that much at 150 dpi (development twins: a variable "k" alone
-   * between two words was dropped so). */
+   * between two words was dropped so), nor two or three pieces on a
+   * line of running text, narrower than 0.8 em and as tall as the line:
+   * an inline fraction whose bar the same strokes ran into its
+   * numerator (development twins: \frac{c}{b} in two pieces, half
+   * inked, dropped; letters alone, which were kept out so, are not
+   * that tall). */
   if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
-      (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em))
+      (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
+      (cl->band < 0 || cl->n_pieces < 2 || cl->n_pieces > 3 || box_h (&cl->b) < 0.8 * em ||
+       box_w (&cl->b) > 0.8 * em))
     return FALSE;
   /* A photo: a display, or anything larger than a few letters, with
    * a third of its box in midtones (a JPEG'd scan's type has them
@@ -1641,8 +1744,9 @@ page_debug (const ScanPage *p)
   for (guint i = 0; i < clusters->len; i++)
     {
       Cluster *cl = &g_array_index (clusters, Cluster, i);
-      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d band %d%s%s block %d\n", i, cl->b.x0, cl->b.y0,
-                  cl->b.x1, cl->b.y1, cl->n_seed, cl->band, cl->display ? " display" : "",
+      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d pieces %d inked %.2f band %d%s%s block %d\n", i,
+                  cl->b.x0, cl->b.y0, cl->b.x1, cl->b.y1, cl->n_seed, cl->n_pieces,
+                  cl->ink / MAX (1.0, box_w (&cl->b) * box_h (&cl->b)), cl->band, cl->display ? " display" : "",
                   cl->number ? " number" : "", cl->block);
     }
   for (guint k = 0; k < bands->len; k++)
@@ -1812,35 +1916,20 @@ scan_render (FmDocument *doc, int page_index, const FmRect *rect, double scale, 
   return img;
 }
 
+/* The page (rect at scale px/pt) read from its pixels: render, ink,
+ * Tesseract and the analysis. */
 static GPtrArray *
-scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPageKind *kind,
-                  GError **error)
+scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double scale,
+                  gboolean words_only, FmScanPageKind *kind, GError **error)
 {
-  double w_pt = 0, h_pt = 0, scale = FM_SCAN_DPI / 72.0;
   g_autoptr(FmGrayImage) img = NULL;
   g_autoptr(GArray) comps = NULL;
-  FmRect rect;
   int min_area;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
 
-  g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
-  if (kind)
-    *kind = FM_SCAN_PAGE_INK;
-  if (!fm_document_get_page_size (doc, page_index, &w_pt, &h_pt, error))
-    return NULL;
-  if (w_pt * scale < 1 || h_pt * scale < 1)
-    {
-      /* Less than a pixel at the analysis resolution: nothing can be on it. */
-      if (kind)
-        *kind = FM_SCAN_PAGE_BLANK;
-      return g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
-    }
-  if (w_pt * scale * h_pt * scale > MAX_ANALYSIS_PIXELS)
-    scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
-  rect = (FmRect) { 0, 0, w_pt, h_pt };
   t_render = g_get_monotonic_time ();
   c_render = thread_cpu_us ();
-  img = scan_render (doc, page_index, &rect, scale, error);
+  img = scan_render (doc, page_index, rect, scale, error);
   if (img == NULL)
     return NULL;
   t_ink = g_get_monotonic_time ();
@@ -1861,7 +1950,9 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
   {
     GPtrArray *regions;
     TessBaseAPI *api;
+    gint64 t_take = g_get_monotonic_time ();
     api = tess_take (error);
+    t_take = g_get_monotonic_time () - t_take;
     t_analyse = g_get_monotonic_time ();
     c_analyse = thread_cpu_us ();
     regions = api ? analyse (api, img, comps, scale, page_index, words_only, error) : NULL;
@@ -1871,8 +1962,9 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
       tess_give (api);
     if (g_getenv ("FM_DETECT_DEBUG"))
       g_printerr ("scan: page %d, wall (thread CPU) ms: render %.0f (%.0f), ink %.0f (%.0f), "
-                  "OCR and analysis %.0f (%.0f)\n", page_index + 1, t_render / 1000.0, c_render / 1000.0,
-                  t_ink / 1000.0, c_ink / 1000.0, t_analyse / 1000.0, c_analyse / 1000.0);
+                  "Tesseract's instance %.0f, OCR and analysis %.0f (%.0f)\n", page_index + 1,
+                  t_render / 1000.0, c_render / 1000.0, t_ink / 1000.0, c_ink / 1000.0,
+                  t_take / 1000.0, t_analyse / 1000.0, c_analyse / 1000.0);
     if (regions == NULL)
       return NULL;
     /* Reading order, with label_of following its display. */
@@ -1900,6 +1992,39 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
                fm_document_get_name (doc), page_index + 1);
   return NULL;
 #endif
+}
+
+static GPtrArray *
+scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPageKind *kind,
+                  GError **error)
+{
+  double w_pt = 0, h_pt = 0, scale = FM_SCAN_DPI / 72.0;
+  FmRect rect;
+  GPtrArray *regions;
+
+  g_return_val_if_fail (FM_IS_DOCUMENT (doc), NULL);
+  if (kind)
+    *kind = FM_SCAN_PAGE_INK;
+  if (!fm_document_get_page_size (doc, page_index, &w_pt, &h_pt, error))
+    return NULL;
+  if (w_pt * scale < 1 || h_pt * scale < 1)
+    {
+      /* Less than a pixel at the analysis resolution: nothing can be on it. */
+      if (kind)
+        *kind = FM_SCAN_PAGE_BLANK;
+      return g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
+    }
+  if (w_pt * scale * h_pt * scale > MAX_ANALYSIS_PIXELS)
+    scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
+  rect = (FmRect) { 0, 0, w_pt, h_pt };
+#ifdef FM_HAVE_TESSERACT
+  tess_begin_page ();
+#endif
+  regions = scan_read_pixels (doc, page_index, &rect, scale, words_only, kind, error);
+#ifdef FM_HAVE_TESSERACT
+  tess_end_page ();
+#endif
+  return regions;
 }
 
 GPtrArray *

@@ -357,6 +357,100 @@ test_render (void)
     }
 }
 
+/* Small inline fractions that Tesseract reads as one of their digits
+ * ("2" for \frac{29}{a}, "6" for \frac{y_j}{96}, a word taller than the
+ * line): boxed as inline formulas, not dropped as bare numbers. The page
+ * is a development twin (make-truth seed 23, page 9, scan seed 29, 300
+ * dpi, binarised; tests/fixtures/pdf/scan/README.md); both were missed
+ * before 2026-11-26. */
+static void
+test_fraction_digits (void)
+{
+  static const double truth[][4] = {
+    { 149.4, 226.3, 159.5, 238.9 },   /* \frac{29}{a}    */
+    { 336.5, 296.0, 346.6, 308.7 },   /* \frac{y_{j}}{96} */
+  };
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) regions = NULL;
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return;
+    }
+  doc = open_fixture ("tests/fixtures/pdf/scan/fraction-digits-scan300.pdf");
+  regions = fm_scan_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
+    {
+      double best = 0;
+      for (guint i = 0; i < regions->len; i++)
+        {
+          const FmRegion *r = regions->pdata[i];
+          if (r->kind == FM_REGION_INLINE)
+            best = MAX (best, iou (&r->box, truth[t]));
+        }
+      g_test_message ("fraction %u: best inline IoU %.2f", t, best);
+      g_assert_cmpfloat (best, >=, 0.5);
+    }
+}
+
+typedef struct {
+  FmDocument *doc;
+  GPtrArray *regions;
+  GError *error;
+} PageRun;
+
+static gpointer
+detect_thread (gpointer data)
+{
+  PageRun *run = data;
+  run->regions = fm_scan_detect_page (run->doc, 0, NULL, &run->error);
+  return NULL;
+}
+
+/* Two pages read at once (formulate-cli's detection threads): each gets
+ * a Tesseract instance of its own, the second one loaded while the pages
+ * render (fm-scan.c, tess_begin_page), and both read the same boxes. */
+static void
+test_two_at_once (void)
+{
+  PageRun runs[2] = { { 0 } };
+  GThread *threads[2];
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return;
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      runs[i].doc = open_fixture ("tests/fixtures/pdf/scan/truth-1-03-scan150.pdf");
+      threads[i] = g_thread_new ("test-scan", detect_thread, &runs[i]);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_no_error (runs[i].error);
+      g_assert_nonnull (runs[i].regions);
+    }
+  g_assert_cmpuint (runs[0].regions->len, >, 0);
+  g_assert_cmpuint (runs[0].regions->len, ==, runs[1].regions->len);
+  for (guint i = 0; i < runs[0].regions->len; i++)
+    {
+      const FmRegion *a = runs[0].regions->pdata[i], *b = runs[1].regions->pdata[i];
+      g_assert_cmpint (a->kind, ==, b->kind);
+      g_assert_cmpfloat (fabs (a->box.x0 - b->box.x0) + fabs (a->box.y0 - b->box.y0) +
+                         fabs (a->box.x1 - b->box.x1) + fabs (a->box.y1 - b->box.y1), <, 0.01);
+    }
+  for (int i = 0; i < 2; i++)
+    {
+      g_ptr_array_unref (runs[i].regions);
+      g_object_unref (runs[i].doc);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -366,5 +460,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/blank", test_blank);
   g_test_add_func ("/pdf/scan/huge-image", test_huge_image);
   g_test_add_func ("/pdf/scan/render", test_render);
+  g_test_add_func ("/pdf/scan/fraction-digits", test_fraction_digits);
+  g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   return g_test_run ();
 }
