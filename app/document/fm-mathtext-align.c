@@ -40,6 +40,7 @@ typedef struct {
   guint *row;         /* per item: its row, ROW_NONE = not in the grid */
   gboolean *piece;    /* per item: part of a tall delimiter */
   gboolean *outside;  /* per item: left or right of the grid's delimiters */
+  guint *owner;       /* per item: the tall delimiter it is part of, or G_MAXUINT */
   guint n_rows;
   double *row_mid;    /* per row, sorted top to bottom */
   GArray *delims;     /* Delim, tall ones */
@@ -165,7 +166,11 @@ find_delims (Align *a)
             }
         }
       if (d.box.y1 - d.box.y0 > 1.5 * a->em)
-        g_array_append_val (a->delims, d);
+        {
+          for (guint k = 0; k < group->len; k++)
+            a->owner[g_array_index (group, guint, k)] = a->delims->len;
+          g_array_append_val (a->delims, d);
+        }
       else   /* a one-line delimiter: its row's */
         for (guint k = 0; k < group->len; k++)
           a->piece[g_array_index (group, guint, k)] = FALSE;
@@ -541,7 +546,17 @@ rows_only (const Align *a)
     g_ptr_array_add (rels, row_relations (a, j));
   x = relation_column (a, rels);
   if (x != G_MAXDOUBLE)
-    return aligned_at (a, x);
+    {
+      /* rows that also all start at one x (left-hand sides of one width,
+       * "g_{1}(x)=" over "g_{2}(x)="): `&` first or at the relation */
+      gboolean one_start = TRUE;
+      double r0 = row_start (a, 0, -G_MAXDOUBLE, G_MAXDOUBLE);
+      for (guint j = 1; j < a->n_rows; j++)
+        one_start = one_start && fabs (row_start (a, j, -G_MAXDOUBLE, G_MAXDOUBLE) - r0) <= tol;
+      if (one_start && r0 < x - tol)
+        a->ops->uncertain (a->ops->reader, "rows that start at one x and align at a relation (& first or at it)");
+      return aligned_at (a, x);
+    }
   if (is_grid (a))
     {
       /* columns without delimiters: a matrix, or one whose bars or
@@ -578,68 +593,143 @@ rows_only (const Align *a)
   return rows_plain (a, "aligned", "");
 }
 
-/* A tall opening delimiter over every row, leftmost, and the closing one
- * that matches it, rightmost; the items left of the opening one and right of
- * the closing one are the formula around the grid. */
+/* Tall delimiters over every row, paired by nesting in x order (a bar
+ * closes an open bar); top-level pairs are grids, and a brace left open at
+ * the end is cases. FALSE when they do not pair up. */
+static gboolean
+pair_delims (const Align *a, GArray *pairs)
+{
+  g_autoptr (GArray) spanning = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint k = 0; k < a->delims->len; k++)
+    if (spans_rows (a, &g_array_index (a->delims, Delim, k)))
+      g_array_append_val (spanning, k);
+  for (guint p = 0; p < spanning->len; p++)
+    for (guint q = p + 1; q < spanning->len; q++)
+      if (g_array_index (a->delims, Delim, g_array_index (spanning, guint, q)).box.x0 <
+          g_array_index (a->delims, Delim, g_array_index (spanning, guint, p)).box.x0)
+        {
+          guint t = g_array_index (spanning, guint, p);
+          g_array_index (spanning, guint, p) = g_array_index (spanning, guint, q);
+          g_array_index (spanning, guint, q) = t;
+        }
+  for (guint p = 0; p < spanning->len; p++)
+    {
+      guint k = g_array_index (spanning, guint, p);
+      const Delim *d = &g_array_index (a->delims, Delim, k);
+      int side = delim_side (d->tex);
+      const Delim *top = stack->len > 0 ? &g_array_index (a->delims, Delim, g_array_index (stack, guint, stack->len - 1)) : NULL;
+
+      if (side == -1 || (side == 2 && (top == NULL || strcmp (top->tex, d->tex) != 0)))
+        g_array_append_val (stack, k);
+      else if (top != NULL && delim_family (top->tex) == delim_family (d->tex))
+        {
+          guint pair[2] = { g_array_index (stack, guint, stack->len - 1), k };
+          g_array_set_size (stack, stack->len - 1);
+          if (stack->len > 0)
+            return FALSE;   /* nested grids: not read */
+          g_array_append_vals (pairs, pair, 2);
+        }
+      else
+        return FALSE;
+    }
+  if (stack->len == 1 && delim_family (g_array_index (a->delims, Delim, g_array_index (stack, guint, 0)).tex) == 'c' &&
+      delim_side (g_array_index (a->delims, Delim, g_array_index (stack, guint, 0)).tex) == -1)
+    {
+      guint pair[2] = { g_array_index (stack, guint, 0), G_MAXUINT };
+      g_array_append_vals (pairs, pair, 2);
+    }
+  else if (stack->len > 0)
+    return FALSE;
+  return pairs->len > 0;
+}
+
+/* The items between two grids (or before the first, after the last): one
+ * line of the formula. */
+static char *
+between (Align *a, double x0, double x1)
+{
+  g_autoptr (GPtrArray) part = g_ptr_array_new ();
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      if (!a->piece[i] && c >= x0 && c < x1)
+        g_ptr_array_add (part, a->items[i].item);
+    }
+  return part->len > 0 ? a->ops->parse_line (a->ops->reader, part) : g_strdup ("");
+}
+
+/* One grid: its rows alone (a formula beside it at the middle is not one). */
+static char *
+one_grid (Align *a, const Delim *open, const Delim *close)
+{
+  double x0 = open->box.x1, x1 = close != NULL ? close->box.x0 : G_MAXDOUBLE;
+  char *t = NULL;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      a->outside[i] = a->piece[i] || c < x0 || c >= x1;
+    }
+  g_free (a->row_mid);
+  find_rows (a, 0.85 * a->em);
+  if (a->n_rows >= 2)
+    t = grid (a, open, close);
+  else
+    {
+      a->ops->uncertain (a->ops->reader, "a tall delimiter around one line");
+      t = parse_part (a, ROW_NONE, x0, x1);
+    }
+  return t;
+}
+
+/* Grids between tall delimiters over every row and the formula around
+ * them; NULL (not *done) when there are none or they do not pair up. */
 static char *
 with_delims (Align *a, gboolean *done)
 {
-  const Delim *open = NULL, *close = NULL;
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (guint));
   GString *out;
-  g_autofree char *before = NULL, *inside = NULL, *after = NULL;
+  double x = -G_MAXDOUBLE;
 
   *done = FALSE;
-  for (guint k = 0; k < a->delims->len; k++)
-    {
-      const Delim *d = &g_array_index (a->delims, Delim, k);
-      if (spans_rows (a, d) && (delim_side (d->tex) == -1 || delim_side (d->tex) == 2) &&
-          (open == NULL || d->box.x0 < open->box.x0))
-        open = d;
-    }
-  if (open == NULL)
+  if (!pair_delims (a, pairs))
     return NULL;
-  for (guint k = 0; k < a->delims->len; k++)
-    {
-      const Delim *d = &g_array_index (a->delims, Delim, k);
-      if (d != open && spans_rows (a, d) && delim_side (d->tex) >= 1 && d->box.x0 > open->box.x1 &&
-          (close == NULL || d->box.x0 > close->box.x0))
-        close = d;
-    }
-  if (close == NULL && strcmp (open->tex, "\\{") != 0 && strcmp (open->tex, "\\lbrace") != 0)
-    return NULL;
-  /* the formula around the grid: one line, at the rows' middle */
-  for (guint i = 0; i < a->n; i++)
-    a->outside[i] = !a->piece[i] &&
-      (a->items[i].box.x1 <= open->box.x0 + 0.01 || (close != NULL && a->items[i].box.x0 >= close->box.x1 - 0.01));
-  {
-    g_autoptr (GPtrArray) l = g_ptr_array_new ();
-    g_autoptr (GPtrArray) r = g_ptr_array_new ();
-    for (guint i = 0; i < a->n; i++)
-      if (a->outside[i])
-        g_ptr_array_add (a->items[i].box.x1 <= open->box.x0 + 0.01 ? l : r, a->items[i].item);
-    before = l->len > 0 ? a->ops->parse_line (a->ops->reader, l) : g_strdup ("");
-    after = r->len > 0 ? a->ops->parse_line (a->ops->reader, r) : g_strdup ("");
-  }
-  /* the rows of the grid alone (a prefix at the middle is not one) */
-  g_free (a->row_mid);
-  find_rows (a, 0.85 * a->em);
   *done = TRUE;
-  inside = a->n_rows >= 2 ? grid (a, open, close) : NULL;
-  if (inside == NULL)
+  /* tall delimiters inside a row (\left( around a fraction) are its own */
+  for (guint i = 0; i < a->n; i++)
     {
-      a->ops->uncertain (a->ops->reader, "a tall delimiter around one line");
-      inside = parse_part (a, ROW_NONE, -G_MAXDOUBLE, G_MAXDOUBLE);
+      gboolean paired = FALSE;
+      for (guint p = 0; p < pairs->len && a->piece[i]; p++)
+        paired = paired || g_array_index (pairs, guint, p) == a->owner[i];
+      if (a->piece[i] && !paired)
+        a->piece[i] = FALSE;
     }
-  out = g_string_new (before);
-  g_string_append (out, inside);
-  g_string_append (out, after);
+  out = g_string_new (NULL);
+  for (guint p = 0; p < pairs->len; p += 2)
+    {
+      const Delim *open = &g_array_index (a->delims, Delim, g_array_index (pairs, guint, p));
+      guint c = g_array_index (pairs, guint, p + 1);
+      const Delim *close = c != G_MAXUINT ? &g_array_index (a->delims, Delim, c) : NULL;
+      g_autofree char *before = between (a, x, open->box.x0);
+      g_autofree char *inside = one_grid (a, open, close);
+      g_string_append (out, before);
+      g_string_append (out, inside);
+      x = close != NULL ? close->box.x1 : G_MAXDOUBLE;
+    }
+  {
+    g_autofree char *after = x < G_MAXDOUBLE ? between (a, x, G_MAXDOUBLE) : g_strdup ("");
+    g_string_append (out, after);
+  }
   return g_string_free (out, FALSE);
 }
 
 char *
 fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_items)
 {
-  Align a = { ops, items, n_items, 0, NULL, NULL, NULL, 0, NULL, NULL };
+  Align a = { ops, items, n_items, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL };
   char *tex = NULL;
   gboolean done = FALSE;
 
@@ -647,6 +737,9 @@ fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_item
   a.row = g_new0 (guint, n_items + 1);
   a.piece = g_new0 (gboolean, n_items + 1);
   a.outside = g_new0 (gboolean, n_items + 1);
+  a.owner = g_new (guint, n_items + 1);
+  for (guint i = 0; i <= n_items; i++)
+    a.owner[i] = G_MAXUINT;
   a.delims = g_array_new (FALSE, FALSE, sizeof (Delim));
   find_delims (&a);
   find_rows (&a, 0.85 * a.em);
@@ -667,6 +760,7 @@ fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_item
   g_free (a.row);
   g_free (a.piece);
   g_free (a.outside);
+  g_free (a.owner);
   g_free (a.row_mid);
   g_array_unref (a.delims);
   return tex;
