@@ -775,6 +775,33 @@ close_delim (gunichar c)
     }
 }
 
+/* A fraction's part on the baseline of an item beside the bar (not itself
+ * under or over another rule) is the next or previous line of a multi-line
+ * display ("\\omega=\\frac{2\\pi}{1} \\\\ =7.3..." read the second line into the
+ * denominator; development set of multi-line displays, seed 1101): the
+ * fraction's parts are only over or under the bar, alone on their lines. */
+static gboolean
+on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
+{
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *o = items->pdata[i];
+      gboolean framed = FALSE;
+      if (o == it || o->used || o->kind == ITEM_RULE || fabs (o->size - it->size) > 0.1 * em ||
+          fabs (o->box.y1 - it->box.y1) > 0.1 * em ||
+          (cx (o) >= rule->box.x0 - 0.2 * em && cx (o) <= rule->box.x1 + 0.2 * em))
+        continue;
+      for (guint k = 0; k < items->len && !framed; k++)
+        {
+          const Item *q = items->pdata[k];
+          framed = q != rule && q->kind == ITEM_RULE && !q->used && cx (o) >= q->box.x0 && cx (o) <= q->box.x1;
+        }
+      if (!framed)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Fractions and radicals by their rules, longest rule first (outer before
  * inner); the parts are parsed recursively. */
 static void
@@ -848,6 +875,8 @@ take_rules (Reader *r, GPtrArray *items)
               Item *it = items->pdata[i];
               if (it->used || cx (it) < rule->box.x0 || cx (it) > rule->box.x1 ||
                   it->box.x0 < rule->box.x0 - 0.2 * em || it->box.x1 > rule->box.x1 + 0.2 * em)
+                continue;
+              if (it->size >= 0.6 * em && on_other_line (items, rule, it, em))
                 continue;
               if (cy (it) < rule->box.y0 && it->box.y0 > rule->box.y0 - 3.0 * em)
                 g_ptr_array_add (upper, it);
