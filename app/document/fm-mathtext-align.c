@@ -496,11 +496,64 @@ relation_column (const Align *a, GPtrArray *rels)
 }
 
 /* aligned at a relation column x: each row split before it. */
+/* The widest gap between a row's items in [x0, x1) (sorted by x0), and
+ * the gap before x1 (from the last item's right edge). */
+static double
+row_gaps (const Align *a, guint row, double x0, double x1, double *before_end)
+{
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
+  double reach = -G_MAXDOUBLE, widest = 0;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      if (!a->piece[i] && a->row[i] == row && c >= x0 && c < x1)
+        g_array_append_val (spans, a->items[i].box);
+    }
+  for (guint p = 0; p < spans->len; p++)
+    for (guint q = p + 1; q < spans->len; q++)
+      if (g_array_index (spans, FmRect, q).x0 < g_array_index (spans, FmRect, p).x0)
+        {
+          FmRect t = g_array_index (spans, FmRect, p);
+          g_array_index (spans, FmRect, p) = g_array_index (spans, FmRect, q);
+          g_array_index (spans, FmRect, q) = t;
+        }
+  for (guint p = 0; p < spans->len; p++)
+    {
+      FmRect *b = &g_array_index (spans, FmRect, p);
+      if (p > 0)
+        widest = MAX (widest, b->x0 - reach);
+      reach = MAX (reach, b->x1);
+    }
+  *before_end = spans->len > 0 ? x1 - reach : 0;
+  return widest;
+}
+
+/* aligned's spacing: a left-hand side ends a thick space (0.28 em) before
+ * its relation; array{rcl}'s `&=&` sets it 2 \arraycolsep (1 em) apart, and
+ * a second column pair (`&&`, alignat) leaves a wide gap in a row. */
+static void
+check_aligned_spacing (const Align *a, double x)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double end_gap = 0, unused = 0;
+      double widest = row_gaps (a, j, x - 0.05 * a->em, G_MAXDOUBLE, &unused);
+      row_gaps (a, j, -G_MAXDOUBLE, x - 0.05 * a->em, &end_gap);
+      if (end_gap > 0.6 * a->em)
+        a->ops->uncertain (a->ops->reader, "a wide gap before the relation column (array{rcl}?)");
+      if (widest > 1.5 * a->em)
+        a->ops->uncertain (a->ops->reader, "a wide gap in a row (more column pairs, \\quad?)");
+    }
+}
+
 static char *
 aligned_at (const Align *a, double x)
 {
   GString *out = g_string_new ("\\begin{aligned}");
   double cut = x - 0.05 * a->em;
+
+  check_aligned_spacing (a, x);
 
   for (guint j = 0; j < a->n_rows; j++)
     {

@@ -779,7 +779,9 @@ close_delim (gunichar c)
  * under or over another rule) is the next or previous line of a multi-line
  * display ("\\omega=\\frac{2\\pi}{1} \\\\ =7.3..." read the second line into the
  * denominator; development set of multi-line displays, seed 1101): the
- * fraction's parts are only over or under the bar, alone on their lines. */
+ * fraction's parts are only over or under the bar, alone on their lines.
+ * Full-size items only: an inline fraction's parts share a baseline with
+ * scripts beside it (x_{n}\\coloneqq\\frac{1}{n^{2}}). */
 static gboolean
 on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
 {
@@ -787,7 +789,7 @@ on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
     {
       const Item *o = items->pdata[i];
       gboolean framed = FALSE;
-      if (o == it || o->used || o->kind == ITEM_RULE || fabs (o->size - it->size) > 0.1 * em ||
+      if (o == it || o->used || o->kind == ITEM_RULE || o->size < 0.85 * em || fabs (o->size - it->size) > 0.1 * em ||
           fabs (o->box.y1 - it->box.y1) > 0.1 * em ||
           (cx (o) >= rule->box.x0 - 0.2 * em && cx (o) <= rule->box.x1 + 0.2 * em))
         continue;
@@ -876,7 +878,7 @@ take_rules (Reader *r, GPtrArray *items)
               if (it->used || cx (it) < rule->box.x0 || cx (it) > rule->box.x1 ||
                   it->box.x0 < rule->box.x0 - 0.2 * em || it->box.x1 > rule->box.x1 + 0.2 * em)
                 continue;
-              if (it->size >= 0.6 * em && on_other_line (items, rule, it, em))
+              if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
                 continue;
               if (cy (it) < rule->box.y0 && it->box.y0 > rule->box.y0 - 3.0 * em)
                 g_ptr_array_add (upper, it);
