@@ -779,29 +779,69 @@ close_delim (gunichar c)
  * under or over another rule) is the next or previous line of a multi-line
  * display ("\\omega=\\frac{2\\pi}{1} \\\\ =7.3..." read the second line into the
  * denominator; development set of multi-line displays, seed 1101): the
- * fraction's parts are only over or under the bar, alone on their lines.
- * Full-size items only: an inline fraction's parts share a baseline with
+ * fraction's parts are only over or under the bar, alone on their lines
+ * (a run of items on their baseline that reaches beside the bar is another
+ * line). Full-size items only: an inline fraction's parts share a baseline with
  * scripts beside it (x_{n}\\coloneqq\\frac{1}{n^{2}}). */
+static gboolean
+on_baseline_of (const Item *o, const Item *it, double em)
+{
+  /* a baseline glyph or word: not a sized delimiter or big operator, whose
+   * ink bottom may meet a denominator's (\left(\frac{c}{d}\right)) */
+  return (o->kind == ITEM_GLYPH || o->kind == ITEM_WORD) && !o->used && !o->ext && !o->bigop &&
+         o->box.y1 - o->box.y0 <= 1.2 * em && o->size >= 0.85 * em && fabs (o->size - it->size) <= 0.1 * em &&
+         fabs (o->box.y1 - it->box.y1) <= 0.1 * em;
+}
+
 static gboolean
 on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
 {
-  for (guint i = 0; i < items->len; i++)
+  /* the run of items on its baseline, each within 0.6 em of the next (a
+   * \binom's part beside a fraction stands further off) */
+  g_autoptr (GPtrArray) run = g_ptr_array_new ();
+
+  g_ptr_array_add (run, (gpointer) it);
+  for (guint k = 0; k < run->len; k++)
     {
-      const Item *o = items->pdata[i];
-      gboolean framed = FALSE;
-      if (o == it || o->used || o->kind == ITEM_RULE || o->size < 0.85 * em || fabs (o->size - it->size) > 0.1 * em ||
-          fabs (o->box.y1 - it->box.y1) > 0.1 * em ||
-          (cx (o) >= rule->box.x0 - 0.2 * em && cx (o) <= rule->box.x1 + 0.2 * em))
-        continue;
-      for (guint k = 0; k < items->len && !framed; k++)
+      const Item *m = run->pdata[k];
+      for (guint i = 0; i < items->len; i++)
         {
-          const Item *q = items->pdata[k];
-          framed = q != rule && q->kind == ITEM_RULE && !q->used && cx (o) >= q->box.x0 && cx (o) <= q->box.x1;
+          const Item *o = items->pdata[i];
+          gboolean framed = FALSE;
+          if (g_ptr_array_find (run, o, NULL) || !on_baseline_of (o, it, em) ||
+              o->box.x0 > m->box.x1 + 0.6 * em || o->box.x1 < m->box.x0 - 0.6 * em)
+            continue;
+          for (guint q = 0; q < items->len && !framed; q++)
+            {
+              const Item *f = items->pdata[q];
+              framed = f != rule && f->kind == ITEM_RULE && !f->used && cx (o) >= f->box.x0 && cx (o) <= f->box.x1;
+            }
+          if (framed)
+            continue;
+          if (cx (o) < rule->box.x0 - 0.2 * em || cx (o) > rule->box.x1 + 0.2 * em)
+            return TRUE;
+          g_ptr_array_add (run, (gpointer) o);
         }
-      if (!framed)
-        return TRUE;
     }
   return FALSE;
+}
+
+/* A fraction's two parts are set in one style: where one part has no
+ * full-size item (a text-style fraction, 7 of 10 pt, in a cases column or
+ * inline), full-size items counted in the other part belong to the next line
+ * (cases' "\\frac{1}{n} \\\\ 0" had read \\frac{1}{0}). */
+static void
+drop_other_size (GPtrArray *part, GPtrArray *other, double em)
+{
+  double other_max = 0;
+
+  for (guint i = 0; i < other->len; i++)
+    other_max = MAX (other_max, ((Item *) other->pdata[i])->size);
+  if (other->len == 0 || other_max >= 0.85 * em)
+    return;
+  for (guint i = part->len; i-- > 0;)
+    if (((Item *) part->pdata[i])->size >= 0.85 * em && ((Item *) part->pdata[i])->kind != ITEM_RULE)
+      g_ptr_array_remove_index (part, i);
 }
 
 /* Fractions and radicals by their rules, longest rule first (outer before
@@ -885,6 +925,8 @@ take_rules (Reader *r, GPtrArray *items)
               else if (cy (it) > rule->box.y1 && it->box.y1 < rule->box.y1 + 3.0 * em)
                 g_ptr_array_add (lower, it);
             }
+          drop_other_size (upper, lower, em);
+          drop_other_size (lower, upper, em);
           num = parse_subset (r, items, upper, &b1, &s1);
           den = parse_subset (r, items, lower, &b2, &s2);
           if (upper->len > 0 && lower->len > 0)
