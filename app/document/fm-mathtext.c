@@ -918,13 +918,26 @@ take_rules (Reader *r, GPtrArray *items)
               if (it->used || cx (it) < rule->box.x0 || cx (it) > rule->box.x1 ||
                   it->box.x0 < rule->box.x0 - 0.2 * em || it->box.x1 > rule->box.x1 + 0.2 * em)
                 continue;
-              if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
-                continue;
               if (cy (it) < rule->box.y0 && it->box.y0 > rule->box.y0 - 3.0 * em)
                 g_ptr_array_add (upper, it);
               else if (cy (it) > rule->box.y1 && it->box.y1 < rule->box.y1 + 3.0 * em)
                 g_ptr_array_add (lower, it);
             }
+          /* a fraction (parts on both sides; \underline{M}'s part is on its line) */
+          if (upper->len > 0 && lower->len > 0)
+            for (guint i = lower->len; i-- > 0;)
+              {
+                Item *it = lower->pdata[i];
+                if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
+                  g_ptr_array_remove_index (lower, i);
+              }
+          if (upper->len > 0 && lower->len > 0)
+            for (guint i = upper->len; i-- > 0;)
+              {
+                Item *it = upper->pdata[i];
+                if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
+                  g_ptr_array_remove_index (upper, i);
+              }
           drop_other_size (upper, lower, em);
           drop_other_size (lower, upper, em);
           num = parse_subset (r, items, upper, &b1, &s1);
