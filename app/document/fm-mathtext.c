@@ -1,6 +1,7 @@
 /* fm-mathtext.c - a region's formula read from the PDF's text layer.
  * See fm-mathtext.h and docs/text-layer.md. */
 #include "fm-mathtext.h"
+#include "fm-mathtext-align.h"
 #include "fm-fonts.h"
 #include "fm-ink.h"
 #include "fm-render.h"
@@ -754,6 +755,7 @@ union_box (FmRect *acc, const FmRect *b, gboolean *first)
 
 static char *parse_list (Reader *r, GPtrArray *items);
 static gboolean is_accent_char (gunichar c, const char **cmd);
+static void align_forget_piece (gpointer reader, gpointer item);
 
 /* Parses the unused items of `from` that pick() accepts, marking them used. */
 static char *
@@ -809,6 +811,75 @@ close_delim (gunichar c)
     case 0x2309: return "\\right\\rceil";
     default: return NULL;
     }
+}
+
+/* A fraction's part on the baseline of an item beside the bar (not itself
+ * under or over another rule) is the next or previous line of a multi-line
+ * display ("\\omega=\\frac{2\\pi}{1} \\\\ =7.3..." read the second line into the
+ * denominator; development set of multi-line displays, seed 1101): the
+ * fraction's parts are only over or under the bar, alone on their lines
+ * (a run of items on their baseline that reaches beside the bar is another
+ * line). Full-size items only: an inline fraction's parts share a baseline with
+ * scripts beside it (x_{n}\\coloneqq\\frac{1}{n^{2}}). */
+static gboolean
+on_baseline_of (const Item *o, const Item *it, double em)
+{
+  /* a baseline glyph or word: not a sized delimiter or big operator, whose
+   * ink bottom may meet a denominator's (\left(\frac{c}{d}\right)) */
+  return (o->kind == ITEM_GLYPH || o->kind == ITEM_WORD) && !o->used && !o->ext && !o->bigop &&
+         o->box.y1 - o->box.y0 <= 1.2 * em && o->size >= 0.85 * em && fabs (o->size - it->size) <= 0.1 * em &&
+         fabs (o->box.y1 - it->box.y1) <= 0.1 * em;
+}
+
+static gboolean
+on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
+{
+  /* the run of items on its baseline, each within 0.6 em of the next (a
+   * \binom's part beside a fraction stands further off) */
+  g_autoptr (GPtrArray) run = g_ptr_array_new ();
+
+  g_ptr_array_add (run, (gpointer) it);
+  for (guint k = 0; k < run->len; k++)
+    {
+      const Item *m = run->pdata[k];
+      for (guint i = 0; i < items->len; i++)
+        {
+          const Item *o = items->pdata[i];
+          gboolean framed = FALSE;
+          if (g_ptr_array_find (run, o, NULL) || !on_baseline_of (o, it, em) ||
+              o->box.x0 > m->box.x1 + 0.6 * em || o->box.x1 < m->box.x0 - 0.6 * em)
+            continue;
+          for (guint q = 0; q < items->len && !framed; q++)
+            {
+              const Item *f = items->pdata[q];
+              framed = f != rule && f->kind == ITEM_RULE && !f->used && cx (o) >= f->box.x0 && cx (o) <= f->box.x1;
+            }
+          if (framed)
+            continue;
+          if (cx (o) < rule->box.x0 - 0.2 * em || cx (o) > rule->box.x1 + 0.2 * em)
+            return TRUE;
+          g_ptr_array_add (run, (gpointer) o);
+        }
+    }
+  return FALSE;
+}
+
+/* A fraction's two parts are set in one style: where one part has no
+ * full-size item (a text-style fraction, 7 of 10 pt, in a cases column or
+ * inline), full-size items counted in the other part belong to the next line
+ * (cases' "\\frac{1}{n} \\\\ 0" had read \\frac{1}{0}). */
+static void
+drop_other_size (GPtrArray *part, GPtrArray *other, double em)
+{
+  double other_max = 0;
+
+  for (guint i = 0; i < other->len; i++)
+    other_max = MAX (other_max, ((Item *) other->pdata[i])->size);
+  if (other->len == 0 || other_max >= 0.85 * em)
+    return;
+  for (guint i = part->len; i-- > 0;)
+    if (((Item *) part->pdata[i])->size >= 0.85 * em && ((Item *) part->pdata[i])->kind != ITEM_RULE)
+      g_ptr_array_remove_index (part, i);
 }
 
 /* Fractions and radicals by their rules, longest rule first (outer before
@@ -890,6 +961,23 @@ take_rules (Reader *r, GPtrArray *items)
               else if (cy (it) > rule->box.y1 && it->box.y1 < rule->box.y1 + 3.0 * em)
                 g_ptr_array_add (lower, it);
             }
+          /* a fraction (parts on both sides; \underline{M}'s part is on its line) */
+          if (upper->len > 0 && lower->len > 0)
+            for (guint i = lower->len; i-- > 0;)
+              {
+                Item *it = lower->pdata[i];
+                if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
+                  g_ptr_array_remove_index (lower, i);
+              }
+          if (upper->len > 0 && lower->len > 0)
+            for (guint i = upper->len; i-- > 0;)
+              {
+                Item *it = upper->pdata[i];
+                if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
+                  g_ptr_array_remove_index (upper, i);
+              }
+          drop_other_size (upper, lower, em);
+          drop_other_size (lower, upper, em);
           num = parse_subset (r, items, upper, &b1, &s1);
           den = parse_subset (r, items, lower, &b2, &s2);
           if (upper->len > 0 && lower->len > 0)
@@ -1661,13 +1749,58 @@ drop_leading_word (Reader *r)
   drop_word_symbols (r, first);
 }
 
+/* Column alignment of several lines (fm-mathtext-align.c): the hook's
+ * view of the reader. */
+static char *
+align_parse_line (gpointer reader, GPtrArray *items)
+{
+  return parse_line (reader, items);
+}
+
+static void
+align_uncertain (gpointer reader, const char *why)
+{
+  uncertain (reader, why);
+}
+
+/* A delimiter piece merged into a taller one backs no symbol of its own. */
+static void
+align_forget_piece (gpointer reader, gpointer item)
+{
+  Reader *r = reader;
+  Item *it = item;
+
+  it->used = TRUE;
+  for (guint k = 0; it->symbol != NULL && k < r->symbols->len; k++)
+    if (strcmp (r->symbols->pdata[k], it->symbol) == 0)
+      {
+        g_ptr_array_remove_index (r->symbols, k);
+        break;
+      }
+}
+
+static char *
+align_rows (Reader *r, GPtrArray *items)
+{
+  FmAlignOps ops = { r, align_parse_line, align_uncertain, align_forget_piece };
+  g_autoptr (GArray) view = g_array_new (FALSE, TRUE, sizeof (FmAlignItem));
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      FmAlignItem a = { it, it->box, it->mid, it->size, it->tex, it->ext, it->kind == ITEM_GLYPH };
+      if (!it->used && it->kind != ITEM_RULE)
+        g_array_append_val (view, a);
+    }
+  return fm_mathtext_align (&ops, (FmAlignItem *) view->data, view->len);
+}
+
 /* Lines: the full-size items grouped by vertical overlap. */
 static char *
 parse_list (Reader *r, GPtrArray *items)
 {
   g_autoptr (GPtrArray) rows = NULL;
   double main_size = 0;
-  GString *out;
 
   take_rules (r, items);
   take_limits (r, items);
@@ -1706,55 +1839,8 @@ parse_list (Reader *r, GPtrArray *items)
     drop_word_rows (r, rows);
   if (rows->len <= 1)
     return parse_line (r, items);
-  /* Several lines (aligned, cases, matrices): each line with the small items
-   * nearest to it; alignment columns are not read yet. */
-  uncertain (r, "several lines");
-  out = g_string_new ("\\begin{aligned}");
-  {
-    double *mids = g_new (double, rows->len);
-    guint *order = g_new (guint, rows->len);
-    for (guint j = 0; j < rows->len; j++)
-      {
-        GPtrArray *rw = rows->pdata[j];
-        double s = 0;
-        for (guint q = 0; q < rw->len; q++)
-          s += ((Item *) rw->pdata[q])->mid;
-        mids[j] = s / rw->len;
-        order[j] = j;
-      }
-    for (guint a = 0; a < rows->len; a++)
-      for (guint b = a + 1; b < rows->len; b++)
-        if (mids[order[b]] < mids[order[a]])
-          {
-            guint t = order[a]; order[a] = order[b]; order[b] = t;
-          }
-    for (guint a = 0; a < rows->len; a++)
-      {
-        GPtrArray *rw = rows->pdata[order[a]];
-        g_autoptr (GPtrArray) line = g_ptr_array_new ();
-        g_autofree char *t = NULL;
-        for (guint i = 0; i < items->len; i++)
-          {
-            Item *it = items->pdata[i];
-            guint best = 0;
-            if (it->used || it->kind == ITEM_RULE)
-              continue;
-            for (guint b = 1; b < rows->len; b++)
-              if (fabs (cy (it) - mids[order[b]]) < fabs (cy (it) - mids[order[best]]))
-                best = b;
-            if (best == a || g_ptr_array_find (rw, it, NULL))
-              g_ptr_array_add (line, it);
-          }
-        t = parse_line (r, line);
-        if (a > 0)
-          g_string_append (out, "\\\\");
-        g_string_append (out, t);
-      }
-    g_free (mids);
-    g_free (order);
-  }
-  g_string_append (out, "\\end{aligned}");
-  return g_string_free (out, FALSE);
+  /* Several lines: rows and columns (fm-mathtext-align.c) */
+  return align_rows (r, items);
 }
 
 /* ---- glyph collection ------------------------------------------------------ */
@@ -1940,6 +2026,13 @@ merge_sequences (Reader *r)
       if (b->kind == ITEM_GLYPH && !b->used && b->c == a->c && fabs (b->box.x0 - a->box.x0) < 0.1 * a->size &&
           fabs (b->mid - a->mid) < 0.1 * a->size)
         {
+          /* Pieces of one tall delimiter (fitted to its ink, they share its
+           * box): one delimiter, one symbol (fm-mathtext-align.c). */
+          if (a->ext && a->c < 0x80 && strchr ("([{)]}", (int) a->c) != NULL)
+            {
+              align_forget_piece (r, b);
+              continue;
+            }
           /* The same glyph printed twice, a little apart: \pmb's poor man's
            * bold, or an overprint we cannot spell. */
           uncertain (r, "overprinted glyphs (\\pmb?)");
@@ -2291,7 +2384,12 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       /* fm_font_is_math_extension's "stix\w*ex" also matches STIXTwoText:
        * only math faces are read by the extension encoding. */
       it->ext = fm_font_is_math_extension (it->font) && fm_font_classify (it->font) == FM_FONT_MATH;
-      if (it->ext && (c < 0x20 || (c < 0x80 && g_ascii_isalpha ((char) c))))
+      /* Codes 0x20-0x2F of the extension font come as ASCII (Poppler has no
+       * Unicode for braceleftBigg: a \Biggl\{ read as "("); the pieces of
+       * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
+      if (it->ext && fm_mathtext_align_piece_char (c) != 0)
+        c = it->c = fm_mathtext_align_piece_char (c);
+      else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
         {
           gunichar m = cmex_char (c);
           c = m != 0 ? m : 0xFFFD;

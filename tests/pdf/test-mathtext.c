@@ -378,9 +378,12 @@ test_uncertain (void)
   g_autoptr (FmDocument) doc = open_fixture ();
   FmMathTextResult *res = read_page (doc, 5);
 
+  /* page 6's aligned is read with its columns (fm-mathtext-align.c,
+   * tests/pdf/test-mathtext-align.c), uncertain: its rows also start at
+   * one x, so `&` may stand first */
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_cmpstr (res->latex, ==, "\\begin{aligned}a=b+c\\\\d=e\\end{aligned}");
-  g_assert_nonnull (strstr (res->reason, "several lines"));
+  g_assert_cmpstr (res->latex, ==, "\\begin{aligned}a&=b+c\\\\d&=e\\end{aligned}");
+  g_assert_nonnull (strstr (res->reason, "start at one x"));
   fm_mathtext_result_free (res);
 
   res = read_page (doc, 6);

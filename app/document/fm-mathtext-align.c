@@ -1,0 +1,820 @@
+/* fm-mathtext-align.c: column alignment of multi-line displays.
+ *
+ * The text-layer reader (fm-mathtext.c) hands over a region's items when
+ * its full-size items form several lines. Here they become rows (by
+ * vertical overlap, small items to the nearest row) and columns, written as
+ * the normaliser (tools/data/latex_tokens.py) writes the formula corpus:
+ *
+ * - a tall delimiter spanning every row opens a grid: '{' alone is cases
+ *   (two columns, the second left-aligned), '[' ... ']' bmatrix, other pairs
+ *   \left( \begin{matrix} ... \right) (the corpus's spelling: 272 times,
+ *   pmatrix never) or vmatrix ...; columns are x-ranges free of ink in every
+ *   row (matrix columns stand 2 \arraycolsep = 1 em apart, cases' \quad);
+ * - without one, rows whose relations stand at one x are aligned (`&` before
+ *   that relation; a row without one that starts at that x gets `&` first);
+ *   rows that all start at one x are aligned with `&` first (uncertain);
+ *   centred rows are gathered (uncertain: a one-column matrix looks alike).
+ *
+ * Only aligned, cases and bmatrix can come out CERTAIN, and only when every
+ * cell reads certainly: the other spellings render alike in other ways.
+ * Delimiters that TeX builds from extension pieces (a brace over four rows:
+ * top, middle, bottom and repeaters) are merged into one. */
+#include "fm-mathtext-align.h"
+
+#include <math.h>
+#include <string.h>
+
+#define ROW_NONE G_MAXUINT
+
+typedef struct {
+  FmRect box;
+  const char *tex;    /* the delimiter: ( [ \{ | \| ) ] \} */
+  guint first;        /* one of its items */
+} Delim;
+
+typedef struct {
+  const FmAlignOps *ops;
+  const FmAlignItem *items;
+  guint n;
+  double em;          /* the main size */
+  guint *row;         /* per item: its row, ROW_NONE = not in the grid */
+  gboolean *piece;    /* per item: part of a tall delimiter */
+  gboolean *outside;  /* per item: left or right of the grid's delimiters */
+  guint *owner;       /* per item: the tall delimiter it is part of, or G_MAXUINT */
+  guint n_rows;
+  double *row_mid;    /* per row, sorted top to bottom */
+  GArray *delims;     /* Delim, tall ones */
+} Align;
+
+static const char *const relations[] = {
+  "=", "<", ">", "\\leq", "\\geq", "\\neq", "\\equiv", "\\approx", "\\sim", "\\simeq", "\\cong",
+  "\\to", "\\rightarrow", "\\longrightarrow", "\\Rightarrow", "\\Longrightarrow", "\\mapsto",
+  "\\longmapsto", "\\subset", "\\subseteq", "\\supset", "\\supseteq", "\\in", "\\coloneqq",
+  "\\iff", "\\Leftrightarrow", "\\Longleftrightarrow", "\\leftarrow", "\\propto", "\\ll", "\\gg",
+  "\\prec", "\\succ", "\\preceq", "\\succeq", "\\ni", "\\perp", ":", NULL,
+};
+
+gboolean
+fm_mathtext_align_is_relation (const char *tex)
+{
+  if (tex == NULL)
+    return FALSE;
+  for (int k = 0; relations[k] != NULL; k++)
+    if (strcmp (relations[k], tex) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static int
+delim_side (const char *tex)
+{
+  static const char *const open[] = { "(", "[", "\\{", "\\lbrace", "\\langle", NULL };
+  static const char *const close[] = { ")", "]", "\\}", "\\rbrace", "\\rangle", NULL };
+
+  if (tex == NULL)
+    return 0;
+  for (int k = 0; open[k] != NULL; k++)
+    if (strcmp (open[k], tex) == 0)
+      return -1;
+  for (int k = 0; close[k] != NULL; k++)
+    if (strcmp (close[k], tex) == 0)
+      return 1;
+  if (strcmp (tex, "|") == 0 || strcmp (tex, "\\|") == 0)
+    return 2;   /* either side */
+  return 0;
+}
+
+/* Pieces of one delimiter: its family (the brace repeater, CMEX's 0x3E,
+ * serves both braces). */
+static char
+delim_family (const char *tex)
+{
+  if (tex == NULL)
+    return 0;
+  if (strcmp (tex, "(") == 0 || strcmp (tex, ")") == 0)
+    return 'p';
+  if (strcmp (tex, "[") == 0 || strcmp (tex, "]") == 0)
+    return 'b';
+  if (strstr (tex, "brace") != NULL || strcmp (tex, "\\{") == 0 || strcmp (tex, "\\}") == 0)
+    return 'c';
+  return tex[0];
+}
+
+gunichar
+fm_mathtext_align_piece_char (gunichar c)
+{
+  /* Adobe's private-use codes of the delimiter pieces (the Adobe Glyph
+   * List's names bracelefttp, braceex, parenleftex... that Poppler maps
+   * CMEX's pieces to): F8EB-F8FE. */
+  static const char pieces[] = "(((" "[[[" "{{{{" " " ")))" "]]]" "}}}";   /* F8F5: integralex */
+
+  if (c < 0xF8EB || c > 0xF8FE || pieces[c - 0xF8EB] == ' ')
+    return 0;
+  return (gunichar) pieces[c - 0xF8EB];
+}
+
+static double
+cy (const FmAlignItem *it)
+{
+  return (it->box.y0 + it->box.y1) / 2;
+}
+
+/* Tall delimiters: extension-font glyphs with a delimiter's LaTeX (or a
+ * meaningless piece between two of them) stacked in one x-range, merged;
+ * kept when they reach over more than 1.5 em (a one-line \left( is shorter
+ * than two lines). */
+static void
+find_delims (Align *a)
+{
+  g_autoptr (GArray) group = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      const FmAlignItem *it = &a->items[i];
+      Delim d;
+      gboolean grown = TRUE;
+
+      if (a->piece[i] || !it->glyph || !it->ext || delim_side (it->tex) == 0)
+        continue;
+      d.box = it->box;
+      d.tex = it->tex;
+      d.first = i;
+      g_array_set_size (group, 0);
+      g_array_append_val (group, i);
+      a->piece[i] = TRUE;
+      while (grown)
+        {
+          grown = FALSE;
+          for (guint j = 0; j < a->n; j++)
+            {
+              const FmAlignItem *o = &a->items[j];
+              double w = MIN (o->box.x1 - o->box.x0, d.box.x1 - d.box.x0);
+              double ov = MIN (o->box.x1, d.box.x1) - MAX (o->box.x0, d.box.x0);
+              if (a->piece[j] || !o->glyph || !o->ext || ov < 0.5 * w ||
+                  o->box.y0 > d.box.y1 + 0.3 * a->em || o->box.y1 < d.box.y0 - 0.3 * a->em)
+                continue;
+              /* a piece of the same delimiter, or a repeater without a meaning */
+              if (o->tex != NULL && delim_family (o->tex) != delim_family (d.tex))
+                continue;
+              a->piece[j] = TRUE;
+              g_array_append_val (group, j);
+              d.box.x0 = MIN (d.box.x0, o->box.x0);
+              d.box.x1 = MAX (d.box.x1, o->box.x1);
+              d.box.y0 = MIN (d.box.y0, o->box.y0);
+              d.box.y1 = MAX (d.box.y1, o->box.y1);
+              grown = TRUE;
+            }
+        }
+      if (d.box.y1 - d.box.y0 > 1.5 * a->em)
+        {
+          for (guint k = 0; k < group->len; k++)
+            a->owner[g_array_index (group, guint, k)] = a->delims->len;
+          g_array_append_val (a->delims, d);
+        }
+      else   /* a one-line delimiter: its row's */
+        for (guint k = 0; k < group->len; k++)
+          a->piece[g_array_index (group, guint, k)] = FALSE;
+    }
+}
+
+/* The grid was read: the extra pieces of its delimiters back no symbol. */
+static void
+forget_pieces (const Align *a)
+{
+  for (guint i = 0; i < a->n; i++)
+    {
+      gboolean first = FALSE;
+      for (guint k = 0; k < a->delims->len && !first; k++)
+        first = g_array_index (a->delims, Delim, k).first == i;
+      if (a->piece[i] && !first && a->items[i].tex != NULL && a->ops->forget_piece != NULL)
+        a->ops->forget_piece (a->ops->reader, a->items[i].item);
+    }
+}
+
+static double
+main_size (const Align *a)
+{
+  double s = 0;
+
+  for (guint i = 0; i < a->n; i++)
+    if (!a->items[i].ext)
+      s = MAX (s, a->items[i].size);
+  return s > 0 ? s : 10;
+}
+
+/* Rows: full-size items that overlap vertically; then small ones to the
+ * nearest row. Rows numbered top to bottom. */
+static void
+find_rows (Align *a, double full)
+{
+  g_autoptr (GArray) mids = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) counts = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint *order, *rank;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      const FmAlignItem *it = &a->items[i];
+      a->row[i] = ROW_NONE;
+      if (a->piece[i] || a->outside[i] || it->size < full)
+        continue;
+      for (guint j = 0; j < i && a->row[i] == ROW_NONE; j++)
+        {
+          const FmAlignItem *o = &a->items[j];
+          if (a->row[j] != ROW_NONE && a->items[j].size >= full &&
+              it->mid > o->box.y0 && it->mid < o->box.y1 && o->mid > it->box.y0 && o->mid < it->box.y1)
+            a->row[i] = a->row[j];
+        }
+      if (a->row[i] == ROW_NONE)
+        {
+          double z = 0;
+          guint c = 0;
+          a->row[i] = mids->len;
+          g_array_append_val (mids, z);
+          g_array_append_val (counts, c);
+        }
+      g_array_index (mids, double, a->row[i]) += it->mid;
+      g_array_index (counts, guint, a->row[i])++;
+    }
+  a->n_rows = mids->len;
+  order = g_new (guint, a->n_rows + 1);
+  rank = g_new (guint, a->n_rows + 1);
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      g_array_index (mids, double, j) /= g_array_index (counts, guint, j);
+      order[j] = j;
+    }
+  for (guint x = 0; x < a->n_rows; x++)
+    for (guint y = x + 1; y < a->n_rows; y++)
+      if (g_array_index (mids, double, order[y]) < g_array_index (mids, double, order[x]))
+        {
+          guint t = order[x]; order[x] = order[y]; order[y] = t;
+        }
+  a->row_mid = g_new (double, a->n_rows + 1);
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      rank[order[j]] = j;
+      a->row_mid[j] = g_array_index (mids, double, order[j]);
+    }
+  for (guint i = 0; i < a->n; i++)
+    if (a->row[i] != ROW_NONE)
+      a->row[i] = rank[a->row[i]];
+    else if (!a->piece[i] && !a->outside[i] && a->n_rows > 0)
+      {
+        guint best = 0;
+        for (guint j = 1; j < a->n_rows; j++)
+          if (fabs (cy (&a->items[i]) - a->row_mid[j]) < fabs (cy (&a->items[i]) - a->row_mid[best]))
+            best = j;
+        a->row[i] = best;
+      }
+  g_free (order);
+  g_free (rank);
+}
+
+static gboolean
+spans_rows (const Align *a, const Delim *d)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    if (a->row_mid[j] < d->box.y0 || a->row_mid[j] > d->box.y1)
+      return FALSE;
+  return TRUE;
+}
+
+/* The LaTeX of the items of row `row` (ROW_NONE: any row) whose centre lies
+ * in [x0, x1). */
+static char *
+parse_part (const Align *a, guint row, double x0, double x1)
+{
+  g_autoptr (GPtrArray) part = g_ptr_array_new ();
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      const FmAlignItem *it = &a->items[i];
+      double c = (it->box.x0 + it->box.x1) / 2;
+      if (!a->piece[i] && a->row[i] != ROW_NONE && (row == ROW_NONE || a->row[i] == row) && c >= x0 && c < x1)
+        g_ptr_array_add (part, it->item);
+    }
+  if (part->len == 0)
+    return g_strdup ("");
+  return a->ops->parse_line (a->ops->reader, part);
+}
+
+/* The line-by-line reading (rows joined by \\, no columns), uncertain. */
+static char *
+rows_plain (const Align *a, const char *env, const char *lead)
+{
+  GString *out = g_string_new (NULL);
+
+  g_string_append_printf (out, "\\begin{%s}", env);
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      g_autofree char *t = parse_part (a, j, -G_MAXDOUBLE, G_MAXDOUBLE);
+      if (j > 0)
+        g_string_append (out, "\\\\");
+      g_string_append (out, lead);
+      g_string_append (out, t);
+    }
+  g_string_append_printf (out, "\\end{%s}", env);
+  return g_string_free (out, FALSE);
+}
+
+/* Column boundaries of a grid between x0 and x1: x-ranges of at least
+ * 0.6 em free of every item (binary and relation spaces are 0.22 and
+ * 0.28 em; matrix columns stand 1 em apart, cases' \quad too). Returns the
+ * cut positions (mid-gap), sorted. */
+static GArray *
+column_cuts (const Align *a, double x0, double x1)
+{
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
+  GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
+  double reach = -G_MAXDOUBLE;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      const FmAlignItem *it = &a->items[i];
+      double c = (it->box.x0 + it->box.x1) / 2;
+      if (!a->piece[i] && a->row[i] != ROW_NONE && c >= x0 && c < x1)
+        g_array_append_val (spans, it->box);
+    }
+  for (guint p = 0; p < spans->len; p++)
+    for (guint q = p + 1; q < spans->len; q++)
+      if (g_array_index (spans, FmRect, q).x0 < g_array_index (spans, FmRect, p).x0)
+        {
+          FmRect t = g_array_index (spans, FmRect, p);
+          g_array_index (spans, FmRect, p) = g_array_index (spans, FmRect, q);
+          g_array_index (spans, FmRect, q) = t;
+        }
+  for (guint p = 0; p < spans->len; p++)
+    {
+      FmRect *b = &g_array_index (spans, FmRect, p);
+      if (p > 0 && b->x0 - reach >= 0.6 * a->em)
+        {
+          double cut = (reach + b->x0) / 2;
+          g_array_append_val (cuts, cut);
+        }
+      reach = MAX (reach, b->x1);
+    }
+  return cuts;
+}
+
+/* The first x0 of a row's items in [x0, x1). */
+static double
+row_start (const Align *a, guint row, double x0, double x1)
+{
+  double s = G_MAXDOUBLE;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      const FmAlignItem *it = &a->items[i];
+      double c = (it->box.x0 + it->box.x1) / 2;
+      if (!a->piece[i] && a->row[i] == row && c >= x0 && c < x1)
+        s = MIN (s, it->box.x0);
+    }
+  return s;
+}
+
+/* Rows and columns between two delimiters (or right of a lone brace). */
+static char *
+grid (const Align *a, const Delim *open, const Delim *close)
+{
+  g_autoptr (GArray) cuts = NULL;
+  double x0 = open->box.x1, x1 = close != NULL ? close->box.x0 : G_MAXDOUBLE;
+  const char *env, *pre = "", *post = "";
+  gboolean certain_env = FALSE;
+  GString *out;
+
+  cuts = column_cuts (a, x0, x1);
+  if (open->tex[0] == '\0')
+    env = "matrix";
+  else if (close == NULL)
+    {
+      gboolean left_aligned = cuts->len == 1;
+      double s0 = 0;
+      for (guint j = 0; j < a->n_rows && left_aligned; j++)
+        {
+          double s = row_start (a, j, g_array_index (cuts, double, 0), x1);
+          if (s == G_MAXDOUBLE)
+            continue;
+          if (s0 == 0)
+            s0 = s;
+          else if (fabs (s - s0) > 0.1 * a->em)
+            left_aligned = FALSE;
+        }
+      if (left_aligned)
+        {
+          env = "cases";
+          certain_env = TRUE;
+        }
+      else
+        {
+          env = "matrix", pre = "\\left\\{", post = "\\right.";
+          a->ops->uncertain (a->ops->reader, "a brace over rows that are not two left-aligned columns");
+        }
+    }
+  else if (strcmp (open->tex, "[") == 0 && strcmp (close->tex, "]") == 0)
+    env = "bmatrix", certain_env = TRUE;
+  else if (strcmp (open->tex, "|") == 0 && strcmp (close->tex, "|") == 0)
+    env = "vmatrix";
+  else if (strcmp (open->tex, "\\|") == 0 && strcmp (close->tex, "\\|") == 0)
+    env = "Vmatrix";
+  else
+    {
+      env = "matrix";
+      pre = strcmp (open->tex, "(") == 0 ? "\\left(" : strcmp (open->tex, "[") == 0 ? "\\left[" : "\\left\\{";
+      post = strcmp (close->tex, ")") == 0 ? "\\right)" : strcmp (close->tex, "]") == 0 ? "\\right]" : "\\right\\}";
+    }
+  if (!certain_env)
+    a->ops->uncertain (a->ops->reader, "matrix delimiters: pmatrix, vmatrix or \\left...\\begin{matrix}");
+  out = g_string_new (pre);
+  g_string_append_printf (out, "\\begin{%s}", env);
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      if (j > 0)
+        g_string_append (out, "\\\\");
+      for (guint k = 0; k <= cuts->len; k++)
+        {
+          double c0 = k == 0 ? x0 : g_array_index (cuts, double, k - 1);
+          double c1 = k == cuts->len ? x1 : g_array_index (cuts, double, k);
+          g_autofree char *t = parse_part (a, j, c0, c1);
+          if (k > 0)
+            g_string_append (out, "&");
+          g_string_append (out, t);
+        }
+    }
+  g_string_append_printf (out, "\\end{%s}%s", env, post);
+  return g_string_free (out, FALSE);
+}
+
+/* x0 of the relations of a row, in order. */
+static GArray *
+row_relations (const Align *a, guint row)
+{
+  GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
+
+  for (guint i = 0; i < a->n; i++)
+    if (!a->piece[i] && a->row[i] == row && a->items[i].glyph &&
+        fm_mathtext_align_is_relation (a->items[i].tex))
+      g_array_append_val (xs, a->items[i].box.x0);
+  return xs;
+}
+
+static gboolean
+has_at (GArray *xs, double x, double tol)
+{
+  for (guint k = 0; k < xs->len; k++)
+    if (fabs (g_array_index (xs, double, k) - x) <= tol)
+      return TRUE;
+  return FALSE;
+}
+
+/* The x where every row has a relation or starts (at least two rows with a
+ * relation there); the leftmost such. G_MAXDOUBLE when none. */
+static double
+relation_column (const Align *a, GPtrArray *rels)
+{
+  double tol = 0.1 * a->em, best = G_MAXDOUBLE;
+
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      GArray *xs = rels->pdata[j];
+      for (guint k = 0; k < xs->len; k++)
+        {
+          double x = g_array_index (xs, double, k);
+          guint with = 0;
+          gboolean fits = TRUE;
+          for (guint q = 0; q < a->n_rows && fits; q++)
+            {
+              if (has_at (rels->pdata[q], x, tol))
+                with++;
+              else if (fabs (row_start (a, q, -G_MAXDOUBLE, G_MAXDOUBLE) - x) > tol)
+                fits = FALSE;
+            }
+          if (fits && with >= 2 && x < best)
+            best = x;
+        }
+    }
+  return best;
+}
+
+/* aligned at a relation column x: each row split before it. */
+/* The widest gap between a row's items in [x0, x1) (sorted by x0), and
+ * the gap before x1 (from the last item's right edge). */
+static double
+row_gaps (const Align *a, guint row, double x0, double x1, double *before_end)
+{
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
+  double reach = -G_MAXDOUBLE, widest = 0;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      if (!a->piece[i] && a->row[i] == row && c >= x0 && c < x1)
+        g_array_append_val (spans, a->items[i].box);
+    }
+  for (guint p = 0; p < spans->len; p++)
+    for (guint q = p + 1; q < spans->len; q++)
+      if (g_array_index (spans, FmRect, q).x0 < g_array_index (spans, FmRect, p).x0)
+        {
+          FmRect t = g_array_index (spans, FmRect, p);
+          g_array_index (spans, FmRect, p) = g_array_index (spans, FmRect, q);
+          g_array_index (spans, FmRect, q) = t;
+        }
+  for (guint p = 0; p < spans->len; p++)
+    {
+      FmRect *b = &g_array_index (spans, FmRect, p);
+      if (p > 0)
+        widest = MAX (widest, b->x0 - reach);
+      reach = MAX (reach, b->x1);
+    }
+  *before_end = spans->len > 0 ? x1 - reach : 0;
+  return widest;
+}
+
+/* aligned's spacing: a left-hand side ends a thick space (0.28 em) before
+ * its relation; array{rcl}'s `&=&` sets it 2 \arraycolsep (1 em) apart, and
+ * a second column pair (`&&`, alignat) leaves a wide gap in a row. */
+static void
+check_aligned_spacing (const Align *a, double x)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double end_gap = 0, unused = 0;
+      double widest = row_gaps (a, j, x - 0.05 * a->em, G_MAXDOUBLE, &unused);
+      row_gaps (a, j, -G_MAXDOUBLE, x - 0.05 * a->em, &end_gap);
+      if (end_gap > 0.6 * a->em)
+        a->ops->uncertain (a->ops->reader, "a wide gap before the relation column (array{rcl}?)");
+      if (widest > 1.5 * a->em)
+        a->ops->uncertain (a->ops->reader, "a wide gap in a row (more column pairs, \\quad?)");
+    }
+}
+
+static char *
+aligned_at (const Align *a, double x)
+{
+  GString *out = g_string_new ("\\begin{aligned}");
+  double cut = x - 0.05 * a->em;
+
+  check_aligned_spacing (a, x);
+
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      g_autofree char *l = parse_part (a, j, -G_MAXDOUBLE, cut);
+      g_autofree char *r = parse_part (a, j, cut, G_MAXDOUBLE);
+      if (j > 0)
+        g_string_append (out, "\\\\");
+      g_string_append_printf (out, "%s&%s", l, r);
+    }
+  g_string_append (out, "\\end{aligned}");
+  return g_string_free (out, FALSE);
+}
+
+/* Columns (x-ranges free of ink in every row) with something in every row
+ * and column. */
+static gboolean
+is_grid (const Align *a)
+{
+  g_autoptr (GArray) cuts = column_cuts (a, -G_MAXDOUBLE, G_MAXDOUBLE);
+
+  if (cuts->len == 0)
+    return FALSE;
+  for (guint j = 0; j < a->n_rows; j++)
+    for (guint k = 0; k <= cuts->len; k++)
+      {
+        double c0 = k == 0 ? -G_MAXDOUBLE : g_array_index (cuts, double, k - 1);
+        double c1 = k == cuts->len ? G_MAXDOUBLE : g_array_index (cuts, double, k);
+        if (row_start (a, j, c0, c1) == G_MAXDOUBLE)
+          return FALSE;
+      }
+  return TRUE;
+}
+
+/* Rows without a delimiter around them: aligned, left-aligned or gathered. */
+static char *
+rows_only (const Align *a)
+{
+  g_autoptr (GPtrArray) rels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  double x, s0 = 0, c0 = 0, tol = 0.1 * a->em;
+  gboolean starts = TRUE, centred = TRUE;
+
+  for (guint j = 0; j < a->n_rows; j++)
+    g_ptr_array_add (rels, row_relations (a, j));
+  x = relation_column (a, rels);
+  if (x != G_MAXDOUBLE)
+    {
+      /* rows that also all start at one x (left-hand sides of one width,
+       * "g_{1}(x)=" over "g_{2}(x)="): `&` first or at the relation */
+      gboolean one_start = TRUE;
+      double r0 = row_start (a, 0, -G_MAXDOUBLE, G_MAXDOUBLE);
+      for (guint j = 1; j < a->n_rows; j++)
+        one_start = one_start && fabs (row_start (a, j, -G_MAXDOUBLE, G_MAXDOUBLE) - r0) <= tol;
+      if (one_start && r0 < x - tol)
+        a->ops->uncertain (a->ops->reader, "rows that start at one x and align at a relation (& first or at it)");
+      return aligned_at (a, x);
+    }
+  if (is_grid (a))
+    {
+      /* columns without delimiters: a matrix, or one whose bars or
+       * parentheses have no text-layer glyph (\vert pieces) */
+      Delim open = { { -G_MAXDOUBLE, 0, -G_MAXDOUBLE, 0 }, "", 0 };
+      a->ops->uncertain (a->ops->reader, "columns without delimiters (a matrix whose delimiters are ink?)");
+      return grid (a, &open, NULL);
+    }
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double s = G_MAXDOUBLE, e = -G_MAXDOUBLE;
+      for (guint i = 0; i < a->n; i++)
+        if (!a->piece[i] && a->row[i] == j)
+          {
+            s = MIN (s, a->items[i].box.x0);
+            e = MAX (e, a->items[i].box.x1);
+          }
+      if (j == 0)
+        s0 = s, c0 = (s + e) / 2;
+      starts = starts && fabs (s - s0) <= tol;
+      centred = centred && fabs ((s + e) / 2 - c0) <= 0.3 * a->em;
+    }
+  if (starts)
+    {
+      a->ops->uncertain (a->ops->reader, "several lines that start at one x (aligned at their start?)");
+      return rows_plain (a, "aligned", "&");
+    }
+  if (centred)
+    {
+      a->ops->uncertain (a->ops->reader, "several centred lines (gathered or a one-column matrix)");
+      return rows_plain (a, "gathered", "");
+    }
+  a->ops->uncertain (a->ops->reader, "several lines");
+  return rows_plain (a, "aligned", "");
+}
+
+/* Tall delimiters over every row, paired by nesting in x order (a bar
+ * closes an open bar); top-level pairs are grids, and a brace left open at
+ * the end is cases. FALSE when they do not pair up. */
+static gboolean
+pair_delims (const Align *a, GArray *pairs)
+{
+  g_autoptr (GArray) spanning = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint k = 0; k < a->delims->len; k++)
+    if (spans_rows (a, &g_array_index (a->delims, Delim, k)))
+      g_array_append_val (spanning, k);
+  for (guint p = 0; p < spanning->len; p++)
+    for (guint q = p + 1; q < spanning->len; q++)
+      if (g_array_index (a->delims, Delim, g_array_index (spanning, guint, q)).box.x0 <
+          g_array_index (a->delims, Delim, g_array_index (spanning, guint, p)).box.x0)
+        {
+          guint t = g_array_index (spanning, guint, p);
+          g_array_index (spanning, guint, p) = g_array_index (spanning, guint, q);
+          g_array_index (spanning, guint, q) = t;
+        }
+  for (guint p = 0; p < spanning->len; p++)
+    {
+      guint k = g_array_index (spanning, guint, p);
+      const Delim *d = &g_array_index (a->delims, Delim, k);
+      int side = delim_side (d->tex);
+      const Delim *top = stack->len > 0 ? &g_array_index (a->delims, Delim, g_array_index (stack, guint, stack->len - 1)) : NULL;
+
+      if (side == -1 || (side == 2 && (top == NULL || strcmp (top->tex, d->tex) != 0)))
+        g_array_append_val (stack, k);
+      else if (top != NULL && delim_family (top->tex) == delim_family (d->tex))
+        {
+          guint pair[2] = { g_array_index (stack, guint, stack->len - 1), k };
+          g_array_set_size (stack, stack->len - 1);
+          if (stack->len > 0)
+            return FALSE;   /* nested grids: not read */
+          g_array_append_vals (pairs, pair, 2);
+        }
+      else
+        return FALSE;
+    }
+  if (stack->len == 1 && delim_family (g_array_index (a->delims, Delim, g_array_index (stack, guint, 0)).tex) == 'c' &&
+      delim_side (g_array_index (a->delims, Delim, g_array_index (stack, guint, 0)).tex) == -1)
+    {
+      guint pair[2] = { g_array_index (stack, guint, 0), G_MAXUINT };
+      g_array_append_vals (pairs, pair, 2);
+    }
+  else if (stack->len > 0)
+    return FALSE;
+  return pairs->len > 0;
+}
+
+/* The items between two grids (or before the first, after the last): one
+ * line of the formula. */
+static char *
+between (Align *a, double x0, double x1)
+{
+  g_autoptr (GPtrArray) part = g_ptr_array_new ();
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      if (!a->piece[i] && c >= x0 && c < x1)
+        g_ptr_array_add (part, a->items[i].item);
+    }
+  return part->len > 0 ? a->ops->parse_line (a->ops->reader, part) : g_strdup ("");
+}
+
+/* One grid: its rows alone (a formula beside it at the middle is not one). */
+static char *
+one_grid (Align *a, const Delim *open, const Delim *close)
+{
+  double x0 = open->box.x1, x1 = close != NULL ? close->box.x0 : G_MAXDOUBLE;
+  char *t = NULL;
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      a->outside[i] = a->piece[i] || c < x0 || c >= x1;
+    }
+  g_free (a->row_mid);
+  find_rows (a, 0.85 * a->em);
+  if (a->n_rows >= 2)
+    t = grid (a, open, close);
+  else
+    {
+      a->ops->uncertain (a->ops->reader, "a tall delimiter around one line");
+      t = parse_part (a, ROW_NONE, x0, x1);
+    }
+  return t;
+}
+
+/* Grids between tall delimiters over every row and the formula around
+ * them; NULL (not *done) when there are none or they do not pair up. */
+static char *
+with_delims (Align *a, gboolean *done)
+{
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  GString *out;
+  double x = -G_MAXDOUBLE;
+
+  *done = FALSE;
+  if (!pair_delims (a, pairs))
+    return NULL;
+  *done = TRUE;
+  /* tall delimiters inside a row (\left( around a fraction) are its own */
+  for (guint i = 0; i < a->n; i++)
+    {
+      gboolean paired = FALSE;
+      for (guint p = 0; p < pairs->len && a->piece[i]; p++)
+        paired = paired || g_array_index (pairs, guint, p) == a->owner[i];
+      if (a->piece[i] && !paired)
+        a->piece[i] = FALSE;
+    }
+  out = g_string_new (NULL);
+  for (guint p = 0; p < pairs->len; p += 2)
+    {
+      const Delim *open = &g_array_index (a->delims, Delim, g_array_index (pairs, guint, p));
+      guint c = g_array_index (pairs, guint, p + 1);
+      const Delim *close = c != G_MAXUINT ? &g_array_index (a->delims, Delim, c) : NULL;
+      g_autofree char *before = between (a, x, open->box.x0);
+      g_autofree char *inside = one_grid (a, open, close);
+      g_string_append (out, before);
+      g_string_append (out, inside);
+      x = close != NULL ? close->box.x1 : G_MAXDOUBLE;
+    }
+  {
+    g_autofree char *after = x < G_MAXDOUBLE ? between (a, x, G_MAXDOUBLE) : g_strdup ("");
+    g_string_append (out, after);
+  }
+  return g_string_free (out, FALSE);
+}
+
+char *
+fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_items)
+{
+  Align a = { ops, items, n_items, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL };
+  char *tex = NULL;
+  gboolean done = FALSE;
+
+  a.em = main_size (&a);
+  a.row = g_new0 (guint, n_items + 1);
+  a.piece = g_new0 (gboolean, n_items + 1);
+  a.outside = g_new0 (gboolean, n_items + 1);
+  a.owner = g_new (guint, n_items + 1);
+  for (guint i = 0; i <= n_items; i++)
+    a.owner[i] = G_MAXUINT;
+  a.delims = g_array_new (FALSE, FALSE, sizeof (Delim));
+  find_delims (&a);
+  find_rows (&a, 0.85 * a.em);
+  if (a.n_rows >= 2)
+    tex = with_delims (&a, &done);
+  if (done)
+    forget_pieces (&a);
+  if (!done && a.n_rows >= 2)
+    {
+      /* no grid: delimiter pieces are ordinary items again */
+      memset (a.piece, 0, sizeof (gboolean) * n_items);
+      g_free (a.row_mid);
+      a.row_mid = NULL;
+      find_rows (&a, 0.85 * a.em);
+    }
+  if (!done)
+    tex = a.n_rows >= 2 ? rows_only (&a) : parse_part (&a, ROW_NONE, -G_MAXDOUBLE, G_MAXDOUBLE);
+  g_free (a.row);
+  g_free (a.piece);
+  g_free (a.outside);
+  g_free (a.owner);
+  g_free (a.row_mid);
+  g_array_unref (a.delims);
+  return tex;
+}

@@ -1,0 +1,46 @@
+/* fm-mathtext-align.h: column alignment of multi-line displays for the
+ * text-layer reader (fm-mathtext.c): aligned, gathered, cases, matrices. */
+#pragma once
+
+#include "fm-render.h"
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* One item of a region that holds several lines, as the reader hands it over. */
+typedef struct {
+  gpointer item;      /* the reader's item, handed back to parse_line        */
+  FmRect box;
+  double mid;         /* vertical reference (box centre of baseline glyphs)  */
+  double size;        /* font size, points                                   */
+  const char *tex;    /* its LaTeX, NULL = unknown glyph                     */
+  gboolean ext;       /* a glyph from a math extension font                  */
+  gboolean glyph;     /* a single glyph (not a word, fraction, radical...)   */
+} FmAlignItem;
+
+typedef struct {
+  gpointer reader;
+  /* the reader's one-line parse of some of its items (the pointers of
+   * FmAlignItem.item); newly allocated */
+  char *(*parse_line) (gpointer reader, GPtrArray *items);
+  /* marks the reading UNCERTAIN with a reason */
+  void (*uncertain) (gpointer reader, const char *why);
+  /* a delimiter piece merged into a taller one: it backs no symbol of its own */
+  void (*forget_piece) (gpointer reader, gpointer item);
+} FmAlignOps;
+
+/* The LaTeX of items that form several lines (n >= 2 rows of full-size
+ * items): \begin{aligned}/gathered/cases/matrix..., in the normaliser's
+ * spelling. Calls ops->uncertain where rows, columns or spelling are not
+ * certain. Newly allocated. */
+char *fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_items);
+
+/* Whether a LaTeX token is a relation that aligned's columns align at. */
+gboolean fm_mathtext_align_is_relation (const char *tex);
+
+/* The delimiter that a piece of a tall one belongs to ('(' '[' '{' ')' ']'
+ * '}'; the brace repeater counts as '{'), 0 if c is none. */
+gunichar fm_mathtext_align_piece_char (gunichar c);
+
+G_END_DECLS

@@ -1,0 +1,114 @@
+/* Column alignment of multi-line displays in the text-layer reader
+ * (app/document/fm-mathtext-align.c): aligned, gathered, cases and matrices
+ * from tests/fixtures/pdf/mathtext-align.tex (one display per page, pdfLaTeX,
+ * Computer Modern). */
+#include "fm-document.h"
+#include "fm-mathtext.h"
+
+#include <string.h>
+
+static FmDocument *
+open_fixture (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext-align.pdf", NULL);
+  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
+  g_assert_no_error (error);
+  return doc;
+}
+
+static FmMathTextResult *
+read_page (FmDocument *doc, int page)
+{
+  g_autoptr (GError) error = NULL;
+  double w, h;
+  FmRect box;
+  g_autoptr (FmRegion) region = NULL;
+  FmMathTextResult *res;
+
+  g_assert_true (fm_document_get_page_size (doc, page, &w, &h, NULL));
+  /* \pagestyle{empty}: the display is the only ink on its page. */
+  box = (FmRect) { 0, 0, w, h };
+  region = fm_region_new (page, FM_REGION_DISPLAY, &box);
+  res = fm_mathtext_read_region (doc, region, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (res);
+  return res;
+}
+
+/* The page reads `want`; certain or not, and for an uncertain one the
+ * reason holds `why`. */
+static void
+check_page (FmDocument *doc, int page, const char *want, gboolean certain, const char *why)
+{
+  FmMathTextResult *res = read_page (doc, page);
+
+  if (g_test_verbose ())
+    g_printerr ("page %d: %s (%s)\n", page + 1, res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, want);
+  g_assert_cmpint (res->verdict, ==, certain ? FM_MATHTEXT_CERTAIN : FM_MATHTEXT_UNCERTAIN);
+  if (why != NULL)
+    g_assert_nonnull (strstr (res->reason, why));
+  fm_mathtext_result_free (res);
+}
+
+static void
+test_aligned (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+
+  check_page (doc, 0, "\\begin{aligned}a&=b+c\\\\&=d\\end{aligned}", TRUE, NULL);
+  check_page (doc, 1, "\\begin{aligned}x_{1}&=y^{2}+1\\\\z&\\leq w\\end{aligned}", TRUE, NULL);
+  /* neither a relation column nor centred: one x for every start */
+  check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", FALSE, "start at one x");
+}
+
+static void
+test_gathered (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+
+  check_page (doc, 2, "\\begin{gathered}a+b+c=d\\\\x=y\\end{gathered}", FALSE, "centred");
+}
+
+static void
+test_cases (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+  FmMathTextResult *res;
+
+  check_page (doc, 3, "f(x)=\\begin{cases}1&x\\geq0,\\\\-x&x<0.\\end{cases}", TRUE, NULL);
+  /* a brace built from pieces: one delimiter, one symbol */
+  check_page (doc, 7, "g(n)=\\begin{cases}0&n=0,\\\\1&n=1,\\\\2&n=2,\\\\n^{2}&n>2.\\end{cases}", TRUE, NULL);
+  res = read_page (doc, 7);
+  {
+    guint braces = 0;
+    for (guint k = 0; k < res->symbols->len; k++)
+      braces += strcmp (res->symbols->pdata[k], "\\{") == 0;
+    g_assert_cmpuint (braces, ==, 1);
+  }
+  fm_mathtext_result_free (res);
+}
+
+static void
+test_matrices (void)
+{
+  g_autoptr (FmDocument) doc = open_fixture ();
+
+  check_page (doc, 4, "A=\\begin{bmatrix}1&2&3\\\\4&5&6\\end{bmatrix}", TRUE, NULL);
+  check_page (doc, 5, "\\left(\\begin{matrix}a&b\\\\c&d\\end{matrix}\\right)", FALSE, "matrix delimiters");
+  /* pdfLaTeX's bars of this size have no text-layer glyph (CMEX's code 12
+   * repeated): the columns are read, the delimiters are ink */
+  check_page (doc, 6, "\\begin{matrix}a&b&0\\\\c&d&0\\\\0&0&1\\end{matrix}", FALSE, "columns without delimiters");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pdf/mathtext-align/aligned", test_aligned);
+  g_test_add_func ("/pdf/mathtext-align/gathered", test_gathered);
+  g_test_add_func ("/pdf/mathtext-align/cases", test_cases);
+  g_test_add_func ("/pdf/mathtext-align/matrices", test_matrices);
+  return g_test_run ();
+}
