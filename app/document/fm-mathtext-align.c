@@ -317,6 +317,31 @@ rows_plain (const Align *a, const char *env, const char *lead)
   return g_string_free (out, FALSE);
 }
 
+static int
+rect_by_x0 (gconstpointer pa, gconstpointer pb)
+{
+  double a = ((const FmRect *) pa)->x0, b = ((const FmRect *) pb)->x0;
+  return (a > b) - (a < b);
+}
+
+/* The boxes of the grid's items (not pieces) of row `row` (ROW_NONE: any
+ * row) whose centre lies in [x0, x1), sorted by left edge. */
+static GArray *
+spans_by_x0 (const Align *a, guint row, double x0, double x1)
+{
+  GArray *spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
+
+  for (guint i = 0; i < a->n; i++)
+    {
+      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+      if (!a->piece[i] && a->row[i] != ROW_NONE && (row == ROW_NONE || a->row[i] == row) &&
+          c >= x0 && c < x1)
+        g_array_append_val (spans, a->items[i].box);
+    }
+  g_array_sort (spans, rect_by_x0);
+  return spans;
+}
+
 /* Column boundaries of a grid between x0 and x1: x-ranges of at least
  * 0.6 em free of every item (binary and relation spaces are 0.22 and
  * 0.28 em; matrix columns stand 1 em apart, cases' \quad too). Returns the
@@ -324,25 +349,10 @@ rows_plain (const Align *a, const char *env, const char *lead)
 static GArray *
 column_cuts (const Align *a, double x0, double x1)
 {
-  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
+  g_autoptr (GArray) spans = spans_by_x0 (a, ROW_NONE, x0, x1);
   GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
   double reach = -G_MAXDOUBLE;
 
-  for (guint i = 0; i < a->n; i++)
-    {
-      const FmAlignItem *it = &a->items[i];
-      double c = (it->box.x0 + it->box.x1) / 2;
-      if (!a->piece[i] && a->row[i] != ROW_NONE && c >= x0 && c < x1)
-        g_array_append_val (spans, it->box);
-    }
-  for (guint p = 0; p < spans->len; p++)
-    for (guint q = p + 1; q < spans->len; q++)
-      if (g_array_index (spans, FmRect, q).x0 < g_array_index (spans, FmRect, p).x0)
-        {
-          FmRect t = g_array_index (spans, FmRect, p);
-          g_array_index (spans, FmRect, p) = g_array_index (spans, FmRect, q);
-          g_array_index (spans, FmRect, q) = t;
-        }
   for (guint p = 0; p < spans->len; p++)
     {
       FmRect *b = &g_array_index (spans, FmRect, p);
@@ -495,29 +505,14 @@ relation_column (const Align *a, GPtrArray *rels)
   return best;
 }
 
-/* aligned at a relation column x: each row split before it. */
 /* The widest gap between a row's items in [x0, x1) (sorted by x0), and
  * the gap before x1 (from the last item's right edge). */
 static double
 row_gaps (const Align *a, guint row, double x0, double x1, double *before_end)
 {
-  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
+  g_autoptr (GArray) spans = spans_by_x0 (a, row, x0, x1);
   double reach = -G_MAXDOUBLE, widest = 0;
 
-  for (guint i = 0; i < a->n; i++)
-    {
-      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
-      if (!a->piece[i] && a->row[i] == row && c >= x0 && c < x1)
-        g_array_append_val (spans, a->items[i].box);
-    }
-  for (guint p = 0; p < spans->len; p++)
-    for (guint q = p + 1; q < spans->len; q++)
-      if (g_array_index (spans, FmRect, q).x0 < g_array_index (spans, FmRect, p).x0)
-        {
-          FmRect t = g_array_index (spans, FmRect, p);
-          g_array_index (spans, FmRect, p) = g_array_index (spans, FmRect, q);
-          g_array_index (spans, FmRect, q) = t;
-        }
   for (guint p = 0; p < spans->len; p++)
     {
       FmRect *b = &g_array_index (spans, FmRect, p);
