@@ -4,44 +4,16 @@
  * Computer Modern). */
 #include "fm-document.h"
 #include "fm-mathtext.h"
+#include "mathtext-fixture.h"
 
 #include <string.h>
-
-static FmDocument *
-open_fixture (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext-align.pdf", NULL);
-  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
-  g_assert_no_error (error);
-  return doc;
-}
-
-static FmMathTextResult *
-read_page (FmDocument *doc, int page)
-{
-  g_autoptr (GError) error = NULL;
-  double w, h;
-  FmRect box;
-  g_autoptr (FmRegion) region = NULL;
-  FmMathTextResult *res;
-
-  g_assert_true (fm_document_get_page_size (doc, page, &w, &h, NULL));
-  /* \pagestyle{empty}: the display is the only ink on its page. */
-  box = (FmRect) { 0, 0, w, h };
-  region = fm_region_new (page, FM_REGION_DISPLAY, &box);
-  res = fm_mathtext_read_region (doc, region, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (res);
-  return res;
-}
 
 /* The page reads `want`; certain or not, and for an uncertain one the
  * reason holds `why`. */
 static void
 check_page (FmDocument *doc, int page, const char *want, gboolean certain, const char *why)
 {
-  FmMathTextResult *res = read_page (doc, page);
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
 
   if (g_test_verbose ())
     g_printerr ("page %d: %s (%s)\n", page + 1, res->latex, res->reason ? res->reason : "certain");
@@ -55,7 +27,7 @@ check_page (FmDocument *doc, int page, const char *want, gboolean certain, const
 static void
 test_aligned (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
 
   check_page (doc, 0, "\\begin{aligned}a&=b+c\\\\&=d\\end{aligned}", TRUE, NULL);
   check_page (doc, 1, "\\begin{aligned}x_{1}&=y^{2}+1\\\\z&\\leq w\\end{aligned}", TRUE, NULL);
@@ -66,7 +38,7 @@ test_aligned (void)
 static void
 test_gathered (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
 
   check_page (doc, 2, "\\begin{gathered}a+b+c=d\\\\x=y\\end{gathered}", FALSE, "centred");
 }
@@ -74,13 +46,13 @@ test_gathered (void)
 static void
 test_cases (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 3, "f(x)=\\begin{cases}1&x\\geq0,\\\\-x&x<0.\\end{cases}", TRUE, NULL);
   /* a brace built from pieces: one delimiter, one symbol */
   check_page (doc, 7, "g(n)=\\begin{cases}0&n=0,\\\\1&n=1,\\\\2&n=2,\\\\n^{2}&n>2.\\end{cases}", TRUE, NULL);
-  res = read_page (doc, 7);
+  res = mathtext_fixture_read_page (doc, 7);
   {
     guint braces = 0;
     for (guint k = 0; k < res->symbols->len; k++)
@@ -93,7 +65,7 @@ test_cases (void)
 static void
 test_matrices (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
 
   check_page (doc, 4, "A=\\begin{bmatrix}1&2&3\\\\4&5&6\\end{bmatrix}", TRUE, NULL);
   check_page (doc, 5, "\\left(\\begin{matrix}a&b\\\\c&d\\end{matrix}\\right)", FALSE, "matrix delimiters");

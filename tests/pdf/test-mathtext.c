@@ -3,18 +3,9 @@
  * one display per page, made with pdflatex), and a Type 3 region. */
 #include "fm-document.h"
 #include "fm-mathtext.h"
+#include "mathtext-fixture.h"
 
 #include <string.h>
-
-static FmDocument *
-open_fixture (void)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext.pdf", NULL);
-  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
-  g_assert_no_error (error);
-  return doc;
-}
 
 static void
 check_glyph (gunichar c, const char *font, const char *want)
@@ -88,29 +79,10 @@ test_glyph_mapping (void)
   g_assert_null (fm_mathtext_glyph_latex (0xE000, "CMMI10"));
 }
 
-static FmMathTextResult *
-read_page (FmDocument *doc, int page)
-{
-  g_autoptr (GError) error = NULL;
-  double w, h;
-  FmRect box;
-  g_autoptr (FmRegion) region = NULL;
-  FmMathTextResult *res;
-
-  g_assert_true (fm_document_get_page_size (doc, page, &w, &h, NULL));
-  /* \pagestyle{empty}: the formula is the only ink on its page. */
-  box = (FmRect) { 0, 0, w, h };
-  region = fm_region_new (page, FM_REGION_DISPLAY, &box);
-  res = fm_mathtext_read_region (doc, region, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (res);
-  return res;
-}
-
 static void
 check_page (FmDocument *doc, int page, const char *want)
 {
-  FmMathTextResult *res = read_page (doc, page);
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
   if (g_test_verbose ())
     g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
   g_assert_cmpstr (res->latex, ==, want);
@@ -123,7 +95,7 @@ check_page (FmDocument *doc, int page, const char *want)
 static void
 test_layout (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
 
   check_page (doc, 0, "x^{2}+y_{1}=\\frac{a+b}{c}");
   check_page (doc, 1, "\\sqrt{x+1}\\leq\\alpha_{i}^{2}");
@@ -176,7 +148,7 @@ page_text_box (FmDocument *doc, int page_index)
 static void
 test_word_row_parallel (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
   g_autoptr (GError) error = NULL;
   FmRect box = page_text_box (doc, 13);
   FmMathTextResult *res;
@@ -211,7 +183,7 @@ test_word_row_parallel (void)
 static void
 test_leading_word (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
   g_autoptr (GError) error = NULL;
   FmRect box = page_text_box (doc, 14);
   FmMathTextResult *res;
@@ -243,7 +215,7 @@ test_leading_word (void)
 static void
 test_neighbour_script (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
   g_autoptr (GError) error = NULL;
   PopplerPage *page;
   g_autofree char *text = NULL;
@@ -298,7 +270,7 @@ test_neighbour_script (void)
 static void
 test_trailing_punctuation (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
   g_autoptr (GError) error = NULL;
   PopplerPage *page;
   g_autofree char *text = NULL;
@@ -352,8 +324,8 @@ test_trailing_punctuation (void)
 static void
 test_symbols (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
-  FmMathTextResult *res = read_page (doc, 0);
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, 0);
   /* x 2 + y 1 = a + b c: one token per glyph, the bar is no glyph. */
   const char *want[] = { "x", "2", "+", "y", "1", "=", "a", "+", "b", "c" };
 
@@ -375,8 +347,8 @@ test_symbols (void)
 static void
 test_uncertain (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
-  FmMathTextResult *res = read_page (doc, 5);
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, 5);
 
   /* page 6's aligned is read with its columns (fm-mathtext-align.c,
    * tests/pdf/test-mathtext-align.c), uncertain: its rows also start at
@@ -386,7 +358,7 @@ test_uncertain (void)
   g_assert_nonnull (strstr (res->reason, "start at one x"));
   fm_mathtext_result_free (res);
 
-  res = read_page (doc, 6);
+  res = mathtext_fixture_read_page (doc, 6);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_cmpstr (res->latex, ==, "\\int_{0}^{1}f(x)\\mathrm{d}x");
   g_assert_nonnull (strstr (res->reason, "upright letter"));
@@ -398,8 +370,8 @@ test_uncertain (void)
 static void
 test_type3 (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
-  FmMathTextResult *res = read_page (doc, 7);
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, 7);
 
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNAVAILABLE);
   g_assert_null (res->latex);
@@ -411,7 +383,7 @@ test_type3 (void)
 static void
 test_empty_region (void)
 {
-  g_autoptr (FmDocument) doc = open_fixture ();
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
   g_autoptr (GError) error = NULL;
   FmRect box = { 10, 10, 30, 30 };
   g_autoptr (FmRegion) region = fm_region_new (0, FM_REGION_INLINE, &box);
@@ -430,26 +402,13 @@ test_empty_region (void)
 static void
 test_symbol_epsilon (void)
 {
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", "mathtext-times.pdf", NULL);
-  g_autoptr (FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-times.pdf");
   FmMathTextResult *res;
 
-  g_assert_no_error (error);
-  res = read_page (doc, 0);
+  res = mathtext_fixture_read_page (doc, 0);
   g_assert_cmpstr (res->latex, ==, "K\\subset U_{?}");
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   fm_mathtext_result_free (res);
-}
-
-static FmDocument *
-open_named_fixture (const char *name)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (FM_TEST_SRCDIR, "tests", "fixtures", "pdf", name, NULL);
-  FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
-  g_assert_no_error (error);
-  return doc;
 }
 
 /* STIX Two under pdfLaTeX (tests/fixtures/pdf/mathtext-stix2.tex):
@@ -458,7 +417,7 @@ open_named_fixture (const char *name)
 static void
 test_stix2 (void)
 {
-  g_autoptr (FmDocument) doc = open_named_fixture ("mathtext-stix2.pdf");
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-stix2.pdf");
   g_autoptr (GError) error = NULL;
   FmMathTextResult *res;
   FmRect box = page_text_box (doc, 4);
@@ -467,7 +426,7 @@ test_stix2 (void)
   check_page (doc, 1, "\\left|x_{n}-x\\right|\\leq\\epsilon");
   check_page (doc, 2, "c\\colon K\\longrightarrow\\prod_{i\\geq0}A^{i}(X)");
   /* uncertain for its \\text{def} only */
-  res = read_page (doc, 3);
+  res = mathtext_fixture_read_page (doc, 3);
   if (g_test_verbose ())
     g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
   g_assert_cmpstr (res->latex, ==, "\\|z\\|\\overset{\\text{def}}{=}\\sqrt{|z_{1}|^{2}+|z_{2}|^{2}}");
@@ -495,12 +454,12 @@ test_stix2 (void)
 static void
 test_lost_accent (void)
 {
-  g_autoptr (FmDocument) doc = open_named_fixture ("mathtext-stix2-xe.pdf");
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-stix2-xe.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "\\vec{a}e^{t}");
   check_page (doc, 1, "ae^{t}");
-  res = read_page (doc, 2);
+  res = mathtext_fixture_read_page (doc, 2);
   if (g_test_verbose ())
     g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
