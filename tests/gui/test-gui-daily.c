@@ -630,20 +630,24 @@ test_shortcuts_on_demand (void)
   g_log_set_always_fatal (fatal);
 }
 
-/* A PDF of n plain A4 pages, each saying its number. */
+/* An A4 PDF in the test's folder with one line of text at the top of each
+ * page; a NULL line leaves its page empty (no text layer, no ink). */
 static char *
-make_pages_pdf (int n_pages)
+write_line_pdf (const char *name, const char *const *lines, int n_pages)
 {
-  char *path = g_build_filename (tmp_dir, "pages.pdf", NULL);
+  char *path = g_build_filename (tmp_dir, name, NULL);
   cairo_surface_t *surface = cairo_pdf_surface_create (path, 595, 842);
   cairo_t *cr = cairo_create (surface);
 
+  cairo_select_font_face (cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
   cairo_set_font_size (cr, 14);
   for (int page = 0; page < n_pages; page++)
     {
-      g_autofree char *text = g_strdup_printf ("Page %d.", page + 1);
-      cairo_move_to (cr, 72, 100);
-      cairo_show_text (cr, text);
+      if (lines[page] != NULL)
+        {
+          cairo_move_to (cr, 72, 100);
+          cairo_show_text (cr, lines[page]);
+        }
       cairo_show_page (cr);
     }
   cairo_destroy (cr);
@@ -651,6 +655,17 @@ make_pages_pdf (int n_pages)
   g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
   cairo_surface_destroy (surface);
   return path;
+}
+
+/* A PDF of n plain A4 pages, each saying its number. */
+static char *
+make_pages_pdf (int n_pages)
+{
+  g_autoptr (GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+
+  for (int page = 0; page < n_pages; page++)
+    g_ptr_array_add (lines, g_strdup_printf ("Page %d.", page + 1));
+  return write_line_pdf ("pages.pdf", (const char *const *) lines->pdata, n_pages);
 }
 
 static gboolean
@@ -1247,24 +1262,11 @@ test_recent_list (void)
 static char *
 make_pdf_with_blank_page (void)
 {
-  char *path = g_build_filename (tmp_dir, "with-blank-page.pdf", NULL);
-  cairo_surface_t *surface = cairo_pdf_surface_create (path, 595, 842);
-  cairo_t *cr = cairo_create (surface);
+  static const char *const lines[] = {
+    "The first chapter ends here.", NULL, "The second chapter starts here.",
+  };
 
-  cairo_select_font_face (cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
-  cairo_set_font_size (cr, 14);
-  cairo_move_to (cr, 72, 100);
-  cairo_show_text (cr, "The first chapter ends here.");
-  cairo_show_page (cr);
-  cairo_show_page (cr);   /* nothing drawn */
-  cairo_move_to (cr, 72, 100);
-  cairo_show_text (cr, "The second chapter starts here.");
-  cairo_show_page (cr);
-  cairo_destroy (cr);
-  cairo_surface_finish (surface);
-  g_assert_cmpint (cairo_surface_status (surface), ==, CAIRO_STATUS_SUCCESS);
-  cairo_surface_destroy (surface);
-  return path;
+  return write_line_pdf ("with-blank-page.pdf", lines, G_N_ELEMENTS (lines));
 }
 
 /* "a scan?", or "read from pixels" (the status line's count of pages of a
