@@ -755,7 +755,6 @@ union_box (FmRect *acc, const FmRect *b, gboolean *first)
 
 static char *parse_list (Reader *r, GPtrArray *items);
 static gboolean is_accent_char (gunichar c, const char **cmd);
-static void align_forget_piece (gpointer reader, gpointer item);
 
 /* Parses the unused items of `from` that pick() accepts, marking them used. */
 static char *
@@ -1605,7 +1604,7 @@ parse_line (Reader *r, GPtrArray *items)
   return g_string_free (lp.out, FALSE);
 }
 
-/* Removes one symbol per letter of a dropped word (the neighbour's). */
+/* Removes one occurrence of `symbol` from the symbols the glyphs back. */
 static void
 drop_symbol (Reader *r, const char *symbol)
 {
@@ -1767,16 +1766,11 @@ align_uncertain (gpointer reader, const char *why)
 static void
 align_forget_piece (gpointer reader, gpointer item)
 {
-  Reader *r = reader;
   Item *it = item;
 
   it->used = TRUE;
-  for (guint k = 0; it->symbol != NULL && k < r->symbols->len; k++)
-    if (strcmp (r->symbols->pdata[k], it->symbol) == 0)
-      {
-        g_ptr_array_remove_index (r->symbols, k);
-        break;
-      }
+  if (it->symbol != NULL)
+    drop_symbol (reader, it->symbol);
 }
 
 static char *
