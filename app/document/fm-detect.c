@@ -2678,8 +2678,8 @@ operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
     return FALSE;
   mb = &g_array_index (ic->math, MathGlyph, b);
   base = &g[mb->glyph];
-  if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' || base->c == '|' ||
-      base->c == '-' || base->c == ':' || base->c == 0x2223 || base->c == 0x2225 || base->c == 0x2016)
+  if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' ||
+      base->c == '-' || base->c == ':' || is_delimiter_char (base->c))
     return FALSE;   /* (a fence's script ends a formula: |x|_p) */
   /* ordinary symbols that Unicode calls math symbols: \emptyset^{\#},
    * \infty, \partial, 

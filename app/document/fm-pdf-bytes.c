@@ -849,6 +849,6 @@ fm_pdf_inflate_streams (GBytes *bytes)
     outbuf_put (&out, p, skip_object (p, end, 0) - p);
   }
   outbuf_printf (&out, " >>\nstartxref\n%" G_GSIZE_FORMAT "\n%%%%EOF\n", xref_at);
-  return g_bytes_new_with_free_func (out.p, out.len, g_free, out.p);
+  return g_bytes_new_take (out.p, out.len);
 }
 #endif /* FM_HAVE_ZLIB */

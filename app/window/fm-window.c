@@ -1147,8 +1147,7 @@ recognize_action (GtkWidget *widget, const char *name, GVariant *parameter)
     return;
   /* Before the first page was painted the model has not begun to load (it
    * waits for it): asked for, it loads now, and the formulas wait for it. */
-  if (!fm_application_get_engine_started (self->application))
-    fm_application_start_engine (self->application);
+  fm_application_start_engine (self->application);
   if (fm_engine_worker_get_state (self->worker) == FM_ENGINE_STATE_NO_MODEL)
     {
       const char *error = fm_engine_worker_get_load_error (self->worker);
