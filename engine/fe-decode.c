@@ -531,7 +531,7 @@ typedef struct {
     const FeCalibration *calibration;
     const FeRecognizeParams *p;
     FeResult *results;             /* the group's first image's                */
-    FeResult *first_result;        /* the call's first image's                 */
+    size_t base;                   /* the group's first image's index in the call */
     const FeSymbolConstraint *constraints; /* the group's first image's, or NULL */
     FeConstraint *chunk_constraints[FE_MAX_BEAM]; /* per row of a decode chunk */
     FeBatchImage image[FE_MAX_BEAM];
@@ -683,7 +683,7 @@ static fe_status fe_batch_recheck(FeStateBuffers *sb, FeBatchRun *run, FeDecodeO
                                   int n_images, int max_batch) {
     const FeRecognizeParams *p = run->p;
     FeResult *firsts = run->results;
-    size_t base = (size_t)(run->results - run->first_result);
+    size_t base = run->base;
     int order[FE_MAX_BEAM], n = 0;
     for (int g = 0; g < n_images; g++) {
         FeBatchImage *im = &run->image[g];
@@ -827,7 +827,7 @@ fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_voc
     int done = 0;
     *run = (FeBatchRun){.cfg = &sb->model->cfg, .vocab = vocab, .n_vocab = n_vocab,
                         .calibration = calibration, .p = p,
-                        .first_result = results, .done = &done, .total = (int)n};
+                        .done = &done, .total = (int)n};
     fe_status st = FE_OK;
     size_t g0 = 0;
     while (st == FE_OK && g0 < n) {
@@ -850,6 +850,7 @@ fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_voc
         fe_status failed;
         int failed_at;
         run->results = results + g0;
+        run->base = g0;
         run->constraints = p->constraints ? p->constraints + g0 : NULL;
         st = fe_recognize_group(sb, run, images + g0, count, max_batch, &failed, &failed_at);
         if (st != FE_OK) {
