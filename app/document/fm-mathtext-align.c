@@ -279,6 +279,17 @@ spans_rows (const Align *a, const Delim *d)
   return TRUE;
 }
 
+/* Whether item i is a cell item (not a delimiter piece) of row `row`
+ * (ROW_NONE: of any row) with its centre in [x0, x1). */
+static gboolean
+in_part (const Align *a, guint i, guint row, double x0, double x1)
+{
+  double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
+
+  return !a->piece[i] && a->row[i] != ROW_NONE && (row == ROW_NONE || a->row[i] == row) &&
+         c >= x0 && c < x1;
+}
+
 /* The LaTeX of the items of row `row` (ROW_NONE: any row) whose centre lies
  * in [x0, x1). */
 static char *
@@ -287,12 +298,8 @@ parse_part (const Align *a, guint row, double x0, double x1)
   g_autoptr (GPtrArray) part = g_ptr_array_new ();
 
   for (guint i = 0; i < a->n; i++)
-    {
-      const FmAlignItem *it = &a->items[i];
-      double c = (it->box.x0 + it->box.x1) / 2;
-      if (!a->piece[i] && a->row[i] != ROW_NONE && (row == ROW_NONE || a->row[i] == row) && c >= x0 && c < x1)
-        g_ptr_array_add (part, it->item);
-    }
+    if (in_part (a, i, row, x0, x1))
+      g_ptr_array_add (part, a->items[i].item);
   if (part->len == 0)
     return g_strdup ("");
   return a->ops->parse_line (a->ops->reader, part);
@@ -332,12 +339,8 @@ spans_by_x0 (const Align *a, guint row, double x0, double x1)
   GArray *spans = g_array_new (FALSE, FALSE, sizeof (FmRect));
 
   for (guint i = 0; i < a->n; i++)
-    {
-      double c = (a->items[i].box.x0 + a->items[i].box.x1) / 2;
-      if (!a->piece[i] && a->row[i] != ROW_NONE && (row == ROW_NONE || a->row[i] == row) &&
-          c >= x0 && c < x1)
-        g_array_append_val (spans, a->items[i].box);
-    }
+    if (in_part (a, i, row, x0, x1))
+      g_array_append_val (spans, a->items[i].box);
   g_array_sort (spans, rect_by_x0);
   return spans;
 }
@@ -373,12 +376,8 @@ row_start (const Align *a, guint row, double x0, double x1)
   double s = G_MAXDOUBLE;
 
   for (guint i = 0; i < a->n; i++)
-    {
-      const FmAlignItem *it = &a->items[i];
-      double c = (it->box.x0 + it->box.x1) / 2;
-      if (!a->piece[i] && a->row[i] == row && c >= x0 && c < x1)
-        s = MIN (s, it->box.x0);
-    }
+    if (in_part (a, i, row, x0, x1))
+      s = MIN (s, a->items[i].box.x0);
   return s;
 }
 

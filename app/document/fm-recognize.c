@@ -1222,13 +1222,16 @@ glyph_recheck_end (GlyphRecheck *gr, gsize n_images)
  * asked for, into second): fm_recognize_choose picks among the three; the
  * chosen reading replaces results[k]. */
 static void
-check_with_glyphs (const FmRecognizeTask *tasks, gsize n_images, const gsize *slot,
-                   const FmTextReadVerdict *verdicts, char **text_latex, FeResult *results,
-                   const FeResult *second, FmProvenance *provenances)
+check_with_glyphs (const FmRecognizeTask *tasks, gsize n_images, const GlyphRecheck *gr,
+                   FeResult *results, FmProvenance *provenances)
 {
+  const gsize *slot = gr->slot;
+  const FmTextReadVerdict *verdicts = gr->verdicts;
+  char **text_latex = gr->text_latex;
+
   for (gsize k = 0; k < n_images; k++)
     {
-      const FeResult *two = second[k].latex != NULL ? &second[k] : NULL;
+      const FeResult *two = gr->second[k].latex != NULL ? &gr->second[k] : NULL;
       g_autofree char *latex = NULL;
       double confidence = 0;
       FmProvenance provenance;
@@ -1372,7 +1375,7 @@ fm_recognize_run (FeState *state, FmRecognizeTask *tasks, gsize n_tasks,
   if (n_images > 0)
     status = fe_recognize (state, images, n_images, &rp, results);
   if (opts->combine && status == FE_OK)
-    check_with_glyphs (tasks, n_images, slot, verdicts, text_latex, results, recheck.second, provenances);
+    check_with_glyphs (tasks, n_images, &recheck, results, provenances);
   glyph_recheck_end (&recheck, n_images);
 
   for (gsize k = 0; k < n_images; k++)
