@@ -3384,8 +3384,6 @@ page_columns_and_lost_glyphs (PageCtx *pc)
     g_printerr ("gutter %d [%.1f %.1f] rot %d\n", pc->has_gutter, pc->gutter_x0, pc->gutter_x1, pc->rot);
 }
 
-/* Chunks: runs of glyphs in text order, cut at line breaks that move to
- * another line and at wide horizontal gaps. */
 /* Whether the glyphs from g[i] (a '(') read as an equation number,
  * "(3)", "(2.1a)", that ends its line. */
 static gboolean
@@ -3405,6 +3403,8 @@ number_ends_line (const Glyph *g, int n, int i)
   return chunk_text_matches_number (g, &ch);
 }
 
+/* Chunks: runs of glyphs in text order, cut at line breaks that move to
+ * another line and at wide horizontal gaps. */
 static void
 make_chunks (PageCtx *pc)
 {
@@ -3891,8 +3891,6 @@ dissolve_crossed_blocks (PageCtx *pc)
     }
 }
 
-/* One display proto per remaining block, then the equation numbers:
- * number-like chunks level with a display block. */
 /* The display block whose equation number chunk i is when amsmath set it
  * on a line of its own below the display (the display left no room for
  * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
@@ -3962,6 +3960,8 @@ detach_numbers_below (PageCtx *pc)
     }
 }
 
+/* One display proto per remaining block, then the equation numbers:
+ * number-like chunks level with a display block. */
 static void
 display_and_number_protos (PageCtx *pc)
 {

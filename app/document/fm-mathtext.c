@@ -1459,7 +1459,6 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
   return TRUE;
 }
 
-/* The k-th full-size item with its scripts. */
 /* Small items above a symbol and centred over it are stacked on it
  * (\overset{\text{def}}{=}, \stackrel): a superscript starts at the
  * base's right edge (it had read =^{\text{def}}, development seed 1101). */
@@ -1485,6 +1484,7 @@ line_append_overset (LineParse *lp, const Item *m, const char *tex, GPtrArray *s
   return TRUE;
 }
 
+/* The k-th full-size item with its scripts. */
 static void
 line_append_item (LineParse *lp, guint k)
 {
@@ -2106,9 +2106,6 @@ line_neighbour (Reader *r, const Item *b, int dir)
   return best;
 }
 
-/* A bar with a relation's thick space on both sides is \mid, a double one
- * \parallel (fresh seed 1002); absolute-value and norm bars hug their
- * contents. */
 /* Nothing between x0 and x1 beside b: the space around a relation is
  * empty, where a closing bar's script fills it (|z_{1}|^{2}+ had read
  * |z_{1}\mid^{2}, development seed 1101). */
@@ -2125,6 +2122,9 @@ gap_is_empty (Reader *r, double x0, double x1, const Item *b)
   return TRUE;
 }
 
+/* A bar with a relation's thick space on both sides is \mid, a double one
+ * \parallel (fresh seed 1002); absolute-value and norm bars hug their
+ * contents. */
 static void
 merge_relation_bars (Reader *r)
 {
@@ -2680,8 +2680,6 @@ read_unavailable (Reader *r, FmMathTextResult *res)
   return FALSE;
 }
 
-/* The region's main size: the largest size held by at least a third of
- * its glyphs would be better; the median is robust enough for now. */
 /* ---- extensible delimiters from their pieces ------------------------------ */
 
 static gboolean
@@ -2793,6 +2791,8 @@ merge_extensible (Reader *r)
     }
 }
 
+/* The region's main size: the largest size held by at least a third of
+ * its glyphs would be better; the median is robust enough for now. */
 static double
 read_main_size (Reader *r)
 {
