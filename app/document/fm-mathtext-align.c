@@ -54,8 +54,9 @@ static const char *const relations[] = {
   "\\prec", "\\succ", "\\preceq", "\\succeq", "\\ni", "\\perp", ":", NULL,
 };
 
-gboolean
-fm_mathtext_align_is_relation (const char *tex)
+/* Whether a LaTeX token is a relation that aligned's columns align at. */
+static gboolean
+is_relation (const char *tex)
 {
   if (tex == NULL)
     return FALSE;
@@ -98,19 +99,6 @@ delim_family (const char *tex)
   if (strstr (tex, "brace") != NULL || strcmp (tex, "\\{") == 0 || strcmp (tex, "\\}") == 0)
     return 'c';
   return tex[0];
-}
-
-gunichar
-fm_mathtext_align_piece_char (gunichar c)
-{
-  /* Adobe's private-use codes of the delimiter pieces (the Adobe Glyph
-   * List's names bracelefttp, braceex, parenleftex... that Poppler maps
-   * CMEX's pieces to): F8EB-F8FE. */
-  static const char pieces[] = "(((" "[[[" "{{{{" " " ")))" "]]]" "}}}";   /* F8F5: integralex */
-
-  if (c < 0xF8EB || c > 0xF8FE || pieces[c - 0xF8EB] == ' ')
-    return 0;
-  return (gunichar) pieces[c - 0xF8EB];
 }
 
 static double
@@ -461,7 +449,7 @@ row_relations (const Align *a, guint row)
 
   for (guint i = 0; i < a->n; i++)
     if (!a->piece[i] && a->row[i] == row && a->items[i].glyph &&
-        fm_mathtext_align_is_relation (a->items[i].tex))
+        is_relation (a->items[i].tex))
       g_array_append_val (xs, a->items[i].box.x0);
   return xs;
 }

@@ -36,11 +36,4 @@ typedef struct {
  * certain. Newly allocated. */
 char *fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_items);
 
-/* Whether a LaTeX token is a relation that aligned's columns align at. */
-gboolean fm_mathtext_align_is_relation (const char *tex);
-
-/* The delimiter that a piece of a tall one belongs to ('(' '[' '{' ')' ']'
- * '}'; the brace repeater counts as '{'), 0 if c is none. */
-gunichar fm_mathtext_align_piece_char (gunichar c);
-
 G_END_DECLS

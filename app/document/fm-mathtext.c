@@ -480,6 +480,20 @@ piece_delim (gunichar c, PiecePart *part)
   return c == 0x23AA ? '{' : 0;
 }
 
+/* The delimiter that a CMEX piece under Adobe's private-use codes belongs
+ * to ('(' '[' '{' ')' ']' '}'; the brace repeater counts as '{'), 0 if c is
+ * none: the Adobe Glyph List's names bracelefttp, braceex, parenleftex...
+ * that Poppler maps CMEX's pieces to, F8EB-F8FE. */
+static gunichar
+adobe_piece_delim (gunichar c)
+{
+  static const char pieces[] = "(((" "[[[" "{{{{" " " ")))" "]]]" "}}}";   /* F8F5: integralex */
+
+  if (c < 0xF8EB || c > 0xF8FE || pieces[c - 0xF8EB] == ' ')
+    return 0;
+  return (gunichar) pieces[c - 0xF8EB];
+}
+
 /* The vertical ink run in the columns of a glyph's box that best meets
  * the box or the 3/4 of its height below it: TeX's Type 1 radicals and big
  * operators hang below their baseline, so Poppler's box sits too high
@@ -2381,8 +2395,8 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       /* Codes 0x20-0x2F of the extension font come as ASCII (Poppler has no
        * Unicode for braceleftBigg: a \Biggl\{ read as "("); the pieces of
        * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
-      if (it->ext && fm_mathtext_align_piece_char (c) != 0)
-        c = it->c = fm_mathtext_align_piece_char (c);
+      if (it->ext && adobe_piece_delim (c) != 0)
+        c = it->c = adobe_piece_delim (c);
       else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
         {
           gunichar m = cmex_char (c);
