@@ -494,7 +494,7 @@ script_text_continues (const Glyph *g, int i, int j, int end)
   p = &g[i - 1];
   gap = g[i].r.x0 - p->r.x1;
   for (int k = i; k < j; k++)
-    if (fabs (g[k].size - p->size) > 0.1 * p->size && g[k].size > p->size)
+    if (g[k].size > 1.1 * p->size)
       return FALSE;
   return g[i].space_before && !g[i].line_before && fabs (g[i].size - p->size) < 0.1 * p->size &&
          v_overlap_enough (&p->r, &g[i].r, 0.7) && gap > 0.1 * p->size && gap < 0.6 * p->size;
