@@ -359,14 +359,35 @@ close_tab (FmWindow *self, FmDocumentTab *tab)
 typedef struct {
   FmWindow *self;
   AdwTabPage *page;
+  gboolean answered;
 } CloseData;
 
+static void
+close_data_free (gpointer data, GClosure *closure)
+{
+  CloseData *close = data;
+
+  g_clear_object (&close->page);
+  g_object_unref (close->self);
+  g_free (close);
+}
+
+/* A message dialog's data lives as long as its "response" handler, not until
+ * the first answer: adw_message_dialog_response() answers without closing,
+ * and closing it later answers again with the close response (a second
+ * answer on freed data crashed the window test). The first answer counts;
+ * the dialog goes with it. */
 static void
 close_response (AdwMessageDialog *dialog, const char *response, CloseData *data)
 {
   FmWindow *self = data->self;
   gboolean discard = g_str_equal (response, "discard");
 
+  if (data->answered)
+    return;
+  data->answered = TRUE;
+  /* The signal's closure keeps data alive until this handler returns. */
+  gtk_window_destroy (GTK_WINDOW (dialog));
   if (data->page != NULL && self->tab_view != NULL)
     {
       if (discard)
@@ -397,9 +418,6 @@ close_response (AdwMessageDialog *dialog, const char *response, CloseData *data)
             }
         }
     }
-  g_clear_object (&data->page);
-  g_object_unref (data->self);
-  g_free (data);
 }
 
 static void
@@ -441,7 +459,7 @@ ask_before_closing (FmWindow *self, AdwTabPage *page)
   adw_message_dialog_set_close_response (dialog, "cancel");
   data->self = g_object_ref (self);
   data->page = page != NULL ? g_object_ref (page) : NULL;
-  g_signal_connect (dialog, "response", G_CALLBACK (close_response), data);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (close_response), data, close_data_free, 0);
   gtk_widget_set_name (GTK_WIDGET (dialog), "close-dialog");
   gtk_window_present (GTK_WINDOW (dialog));
 }
@@ -450,17 +468,35 @@ typedef struct {
   FmWindow *self;
   GFile *file;
   GtkWidget *entry;
+  gboolean answered;
 } PasswordData;
 
 static void
+password_data_free (gpointer data, GClosure *closure)
+{
+  PasswordData *password = data;
+
+  g_object_unref (password->file);
+  g_object_unref (password->self);
+  g_free (password);
+}
+
+/* Answered once, as close_response(). */
+static void
 password_response (AdwMessageDialog *dialog, const char *response, PasswordData *data)
 {
+  char *password;
+
+  if (data->answered)
+    return;
+  data->answered = TRUE;
+  /* The entry goes with the dialog. */
+  password = g_strdup (gtk_editable_get_text (GTK_EDITABLE (data->entry)));
+  gtk_window_destroy (GTK_WINDOW (dialog));
   if (g_str_equal (response, "unlock"))
-    open_file_with_password (data->self, data->file,
-                             gtk_editable_get_text (GTK_EDITABLE (data->entry)));
-  g_object_unref (data->file);
-  g_object_unref (data->self);
-  g_free (data);
+    open_file_with_password (data->self, data->file, password);
+  memset (password, 0, strlen (password));
+  g_free (password);
 }
 
 static void
@@ -487,7 +523,7 @@ ask_password (FmWindow *self, GFile *file, gboolean wrong)
   adw_message_dialog_set_response_appearance (dialog, "unlock", ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (dialog, "unlock");
   adw_message_dialog_set_close_response (dialog, "cancel");
-  g_signal_connect (dialog, "response", G_CALLBACK (password_response), data);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (password_response), data, password_data_free, 0);
   gtk_widget_set_name (GTK_WIDGET (dialog), "password-dialog");
   gtk_window_present (GTK_WINDOW (dialog));
   gtk_widget_grab_focus (data->entry);
