@@ -2,6 +2,9 @@
 #include "gui-test-util.h"
 
 #include <string.h>
+#include <execinfo.h>
+#include <signal.h>
+#include <unistd.h>
 
 FmApplication *app;
 FmWindow *window;
@@ -17,6 +20,22 @@ fatal_log_filter (const char *domain, GLogLevelFlags level, const char *message,
   return TRUE;
 }
 
+/* A crash names where it happened: a CI log of a flaky segfault said only
+ * "Segmentation fault" (the window's message dialogs, 2026-11-26). */
+static void
+print_crash_backtrace (int signal_number)
+{
+  static const char header[] = "\n# crashed; backtrace (addr2line -e the test program for lines):\n";
+  void *frames[64];
+  int n = backtrace (frames, G_N_ELEMENTS (frames));
+
+  if (write (STDERR_FILENO, header, sizeof header - 1) < 0)
+    _exit (128 + signal_number);
+  backtrace_symbols_fd (frames, n, STDERR_FILENO);
+  signal (signal_number, SIG_DFL);
+  raise (signal_number);
+}
+
 gboolean
 gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_logs)
 {
@@ -24,6 +43,11 @@ gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_lo
   g_autofree char *model = NULL;
   gboolean gl_avoided;
 
+  /* Under ASan its own report is better. */
+#ifndef __SANITIZE_ADDRESS__
+  signal (SIGSEGV, print_crash_backtrace);
+  signal (SIGBUS, print_crash_backtrace);
+#endif
   tmp_dir = g_dir_make_tmp (template, NULL);
   g_assert_nonnull (tmp_dir);
   g_setenv ("XDG_DATA_HOME", tmp_dir, TRUE);
