@@ -91,6 +91,7 @@ typedef struct {
 static GMutex kept_pixels_lock;
 static Pixels kept_pixels[KEPT_PIXELS];
 static const cairo_user_data_key_t pixels_key;
+static const cairo_user_data_key_t big_pixels_key;
 
 /* A buffer of at least n bytes: a kept one, else a new one (NULL if none). */
 static Pixels *
@@ -165,6 +166,23 @@ new_image (PopplerPage *page, double w_px, double h_px, GError **error)
         {
           cairo_surface_destroy (surface);
           pixels_give (px);
+          surface = NULL;
+        }
+    }
+  if (surface == NULL && n > KEPT_PIXELS_MAX)
+    {
+      /* A larger image (a 300 dpi page for the scan analysis: 34 MB) is
+       * painted white whole at once: on 2 MiB pages it costs a few faults
+       * instead of 8 000 (about 0.2 s of CPU on the development VM). */
+      guint8 *data = fm_alloc_written_whole (n);
+
+      surface = cairo_image_surface_create_for_data (data, CAIRO_FORMAT_ARGB32,
+                                                     (int) w_px, (int) h_px, stride);
+      if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS ||
+          cairo_surface_set_user_data (surface, &big_pixels_key, data, g_free) != CAIRO_STATUS_SUCCESS)
+        {
+          cairo_surface_destroy (surface);
+          g_free (data);
           surface = NULL;
         }
     }
@@ -525,7 +543,8 @@ fm_gray_image_new (int width,
   image->width = width;
   image->height = height;
   image->stride = width;
-  image->pixels = g_malloc ((gsize) width * (gsize) height);
+  /* Written whole at once (a 300 dpi page's is 8 MB). */
+  image->pixels = fm_alloc_written_whole ((gsize) width * (gsize) height);
   memset (image->pixels, 255, (gsize) width * (gsize) height);
   return image;
 }

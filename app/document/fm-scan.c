@@ -37,6 +37,8 @@ typedef struct {
   gboolean seed;    /* math evidence (not a word, or a word that is no text) */
   int cluster;
   int band;         /* the text line its middle lies on, -1 none             */
+  int near;         /* that line, else the one nearest its middle (< 1 em)   */
+  double near_d;    /* how far its middle is from that line, px              */
 } Comp;
 
 typedef struct {
@@ -1255,6 +1257,23 @@ comp_place (ScanPage *p, Comp *c)
   for (guint k = 0; k < bands->len; k++)
     if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
       c->band = (int) k;
+  c->near = c->band;
+  c->near_d = 0;
+  if (c->band < 0)
+    {
+      double best = em;
+      for (guint k = 0; k < bands->len; k++)
+        {
+          const Band *bd = &g_array_index (bands, Band, k);
+          double d = my < bd->top ? bd->top - my : my - bd->bottom;
+          if (mx >= bd->x0 && mx <= bd->x1 && d < best)
+            {
+              best = d;
+              c->near = (int) k;
+              c->near_d = d;
+            }
+        }
+    }
   /* Ink as large as a good part of the page is a picture, not a
    * formula; so is one piece of ink over 4 em both ways (a drawing, a
    * frame): a formula's tallest pieces (delimiters, integrals) are
@@ -1365,6 +1384,19 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
    * lies within 0.15 em above and below it: a fraction's parts sit
    * that close, a footnote's first line does not. */
   rule = is_rule (&a->b, em) || is_rule (&b->b, em);
+  /* Nor is ink on a text line one formula with ink stacked against it
+   * that lies off every line but nearer another: the limit or fraction
+   * part of a formula on the next line (an inline sum's limits, a
+   * fraction's numerator reach half a line out). */
+  if (gx < 0 && !rule && (a->band >= 0) != (b->band >= 0))
+    {
+      const Comp *on = a->band >= 0 ? a : b, *off = a->band >= 0 ? b : a;
+      const Band *bd = &g_array_index (p->bands, Band, on->band);
+      double my = (off->b.y0 + off->b.y1) / 2;
+      if (off->near >= 0 && off->near != on->band &&
+          off->near_d < (my < bd->top ? bd->top - my : my - bd->bottom))
+        return FALSE;
+    }
   side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
   if ((lone_a || lone_b) && gx < 0)
     return FALSE;

@@ -396,6 +396,48 @@ test_fraction_digits (void)
     }
 }
 
+/* Inline formulas on three lines in a row, each reaching half a line
+ * out (a fraction, a sum's limits): the limit or fraction part of one,
+ * off every text line but nearer the next, was joined with the formula
+ * stacked against it there, and the three became one box over the three
+ * lines (two of them taken for displays). The page is a development twin
+ * (make-truth seed 53, page 6, scan seed 530, 300 dpi;
+ * tests/fixtures/pdf/scan/README.md); before 2026-11-26 (scan14g) none
+ * was found. */
+static void
+test_stacked_lines (void)
+{
+  static const double truth[][4] = {
+    { 289.4, 186.0, 299.8, 199.0 },   /* \frac{35}{t_{k}}                      */
+    { 223.8, 199.9, 299.9, 211.0 },   /* y \approx \delta^{3} - f_{i} + \|u\| */
+    { 167.0, 212.5, 206.9, 223.8 },   /* \sum_{i=1}^{n} \|b\|                  */
+  };
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) regions = NULL;
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return;
+    }
+  doc = open_fixture ("tests/fixtures/pdf/scan/stacked-lines-scan300.pdf");
+  regions = fm_scan_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
+    {
+      double best = 0;
+      for (guint i = 0; i < regions->len; i++)
+        {
+          const FmRegion *r = regions->pdata[i];
+          if (r->kind == FM_REGION_INLINE)
+            best = MAX (best, iou (&r->box, truth[t]));
+        }
+      g_test_message ("line %u: best inline IoU %.2f", t, best);
+      g_assert_cmpfloat (best, >=, 0.5);
+    }
+}
+
 typedef struct {
   FmDocument *doc;
   GPtrArray *regions;
@@ -461,6 +503,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/huge-image", test_huge_image);
   g_test_add_func ("/pdf/scan/render", test_render);
   g_test_add_func ("/pdf/scan/fraction-digits", test_fraction_digits);
+  g_test_add_func ("/pdf/scan/stacked-lines", test_stacked_lines);
   g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   return g_test_run ();
 }
