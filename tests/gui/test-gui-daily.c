@@ -183,6 +183,17 @@ test_close_confirmation (void)
   g_assert_true (wait_for (no_close_dialog, NULL, 5));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
 
+  /* Quit (Ctrl+Q, app.quit) asks the same question; Cancel keeps the
+   * application, its window and the tab. */
+  g_action_group_activate_action (G_ACTION_GROUP (gtk_window_get_application (GTK_WINDOW (window))),
+                                  "quit", NULL);
+  dialog = find_close_dialog ();
+  g_assert_nonnull (dialog);
+  answer_dialog (dialog, "cancel");
+  g_assert_true (wait_for (no_close_dialog, NULL, 5));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, 1);
+
   /* Exported: nothing to lose, so no question. */
   g_assert_true (fm_window_export_to_file (window, out_file, "json", &error));
   g_assert_no_error (error);
