@@ -956,9 +956,12 @@ device_setup (GtkSignalListItemFactory *factory, GtkListItem *item, FmWindow *se
   GtkWidget *label = gtk_label_new (NULL);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
-  /* A CPU's brand string can be long: the header bar keeps its room. */
+  /* A CPU's brand string can be long: the header bar keeps its room. But
+   * not all of it: in a narrow window the button showed only "…", so at
+   * least "Auto" or "CPU —" stays readable. */
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
   gtk_label_set_max_width_chars (GTK_LABEL (label), 30);
+  gtk_label_set_width_chars (GTK_LABEL (label), 6);
   gtk_list_item_set_child (item, label);
 }
 
