@@ -370,6 +370,12 @@ page_is (gpointer data)
 }
 
 /* Ctrl+F, the hits marked, Enter and Shift+Enter. */
+static gboolean
+search_bar_closed (gpointer entry)
+{
+  return !gtk_widget_get_mapped (entry);
+}
+
 static void
 test_find (void)
 {
@@ -443,6 +449,10 @@ test_find (void)
   gtk_editable_set_text (GTK_EDITABLE (entry), "");
   spin (0.5);
   g_assert_null (fm_document_tab_get_hits (tab, NULL));
+
+  /* Esc (the entry's stop-search) closes the bar. */
+  g_signal_emit_by_name (entry, "stop-search");
+  g_assert_true (wait_for (search_bar_closed, entry, 5));
 }
 
 static gboolean
