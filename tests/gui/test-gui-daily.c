@@ -516,6 +516,19 @@ reopen (GFile *file)
   g_assert_true (wait_for (page_painted, NULL, 30));
 }
 
+static gboolean
+is_zoom_button (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_MENU_BUTTON (widget) &&
+         g_strcmp0 (gtk_menu_button_get_label (GTK_MENU_BUTTON (widget)), label) == 0;
+}
+
+static gboolean
+is_label_with_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
 /* The zoom level shown, the presets, and each document's page and zoom
  * remembered from one opening to the next. */
 static void
@@ -538,6 +551,24 @@ test_zoom_and_position (void)
   g_assert_true (fm_page_view_get_fit_width (view));
   text = g_strdup_printf ("%.0f %%", 100 * fm_page_view_get_zoom (view));
   g_assert_cmpstr (fm_window_get_zoom_text (window), ==, text);
+  /* The level is a menu button whose menu (built when it first opens) has
+   * the presets. */
+  {
+    GtkWidget *button = find_widget (GTK_WIDGET (window), is_zoom_button, text);
+    GtkPopover *popover;
+
+    g_assert_nonnull (button);
+    g_assert_true (gtk_widget_is_sensitive (button));
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    spin (0.3);
+    popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+    g_assert_nonnull (popover);
+    g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+    g_assert_nonnull (find_widget (GTK_WIDGET (popover), is_label_with_text, "Fit Page"));
+    g_assert_nonnull (find_widget (GTK_WIDGET (popover), is_label_with_text, "Actual Size (100 %)"));
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+    spin (0.2);
+  }
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-100", NULL);
   g_assert_cmpfloat (fm_page_view_get_zoom (view), ==, 1.0);

@@ -826,6 +826,9 @@ test_export_without_pandoc (void)
 
   button = find_primary_menu_button (GTK_WIDGET (other));
   g_assert_nonnull (button);
+  /* Built when first opened, not with the window. */
+  g_assert_null (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+  g_assert_true (gtk_widget_is_sensitive (button));
   gtk_menu_button_popup (GTK_MENU_BUTTON (button));
   spin (0.5);
   popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
