@@ -226,12 +226,19 @@ fit_page_zoom (FmPageView *self, int width, int height)
   return CLAMP (MIN ((width - 2 * PAGE_GAP) / max_w, (height - 2 * PAGE_GAP) / max_h), ZOOM_MIN, ZOOM_MAX);
 }
 
-/* Changes the zoom keeping the point under (anchor_x, anchor_y) in place. */
+/* Changes the zoom keeping the point under (anchor_x, anchor_y) of the view
+ * where it is: vertically at the same fraction of its page (the gaps between
+ * pages do not scale with the zoom, so a scroll offset scaled by the zoom
+ * would drift by a gap per page above it: pages further on in a long
+ * document), horizontally in proportion. Ctrl+scroll anchors at the pointer;
+ * a new width (the sidebar opened or closed, the window resized, fit width or
+ * fit page) at the top left, so the page being read stays in view. */
 static void
 apply_zoom (FmPageView *self, double zoom, double anchor_x, double anchor_y)
 {
   double old = self->zoom;
-  double cx, cy;
+  double cx, y, frac;
+  int page = 0;
 
   zoom = CLAMP (zoom, ZOOM_MIN, ZOOM_MAX);
   if (fabs (zoom - old) < 1e-6 || self->n_pages == 0)
@@ -240,14 +247,20 @@ apply_zoom (FmPageView *self, double zoom, double anchor_x, double anchor_y)
       return;
     }
   cx = (hvalue (self) + anchor_x) / old;
-  cy = (vvalue (self) + anchor_y) / old;
+  y = vvalue (self) + anchor_y;
+  for (int i = 0; i < self->n_pages; i++)
+    if (self->page_top[i] <= y)
+      page = i;
+  frac = (y - self->page_top[page]) / (ceil (self->pages[page].height * old) + PAGE_GAP);
   self->zoom = zoom;
   layout_pages (self);
   configure_adjustments (self);
   if (self->hadjustment)
     gtk_adjustment_set_value (self->hadjustment, cx * zoom - anchor_x);
   if (self->vadjustment)
-    gtk_adjustment_set_value (self->vadjustment, cy * zoom - anchor_y);
+    gtk_adjustment_set_value (self->vadjustment,
+                              self->page_top[page] +
+                              frac * (ceil (self->pages[page].height * zoom) + PAGE_GAP) - anchor_y);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
   queue_update (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -708,29 +721,6 @@ adopt_early_render (FmPageView *self)
     }
 }
 
-/* A new zoom from a new width (the sidebar opened or closed, the window
- * resized, "fit width"): the point at the top of the view stays there, at the
- * same fraction of its page, instead of the scroll offset staying the same
- * number of pixels (at a smaller zoom that is pages further on). */
-static void
-relayout_keeping_view (FmPageView *self, double zoom)
-{
-  double top = vvalue (self), frac;
-  int page = 0;
-
-  for (int i = 0; i < self->n_pages; i++)
-    if (self->page_top[i] <= top)
-      page = i;
-  frac = (top - self->page_top[page]) / (ceil (self->pages[page].height * self->zoom) + PAGE_GAP);
-  self->zoom = zoom;
-  layout_pages (self);
-  configure_adjustments (self);
-  if (self->vadjustment != NULL)
-    gtk_adjustment_set_value (self->vadjustment,
-                              self->page_top[page] +
-                              frac * (ceil (self->pages[page].height * zoom) + PAGE_GAP));
-}
-
 static void
 fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
@@ -742,10 +732,7 @@ fm_page_view_size_allocate (GtkWidget *widget, int width, int height, int baseli
                     : self->fit_page ? fit_page_zoom (self, width, height)
                                      : fit_width_zoom (self, width);
       if (fabs (zoom - self->zoom) > 1e-4)
-        {
-          relayout_keeping_view (self, zoom);
-          g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ZOOM]);
-        }
+        apply_zoom (self, zoom, 0, 0);
     }
   configure_adjustments (self);
   if (self->pending_page >= 0 && self->n_pages > 0 && height > 0)
@@ -885,31 +872,46 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, FmPageView *self)
     }
 }
 
+/* Where the pointer is over the view, in its coordinates; (x, y) unchanged
+ * when that is not known. GTK 4.8's scroll events on X11 carry no position
+ * (gdk_event_get_position() fails, leaving NaN), so the pointer is asked for. */
+static void
+pointer_position (FmPageView *self, GtkEventController *controller, double *x, double *y)
+{
+  GtkNative *native = gtk_widget_get_native (GTK_WIDGET (self));
+  GdkSeat *seat = gdk_display_get_default_seat (gtk_widget_get_display (GTK_WIDGET (self)));
+  GdkDevice *device = seat != NULL ? gdk_seat_get_pointer (seat) : NULL;  /* the logical pointer */
+  GdkEvent *event = gtk_event_controller_get_current_event (controller);
+  double sx, sy, nx, ny, tx, ty;
+
+  if (native == NULL)
+    return;
+  if (event == NULL || !gdk_event_get_position (event, &sx, &sy) || isnan (sx) || isnan (sy))
+    {
+      if (device == NULL ||
+          !gdk_surface_get_device_position (gtk_native_get_surface (native), device, &sx, &sy, NULL))
+        return;
+    }
+  /* Surface coordinates -> the native widget's -> ours. */
+  gtk_native_get_surface_transform (native, &nx, &ny);
+  if (gtk_widget_translate_coordinates (GTK_WIDGET (native), GTK_WIDGET (self),
+                                        sx - nx, sy - ny, &tx, &ty))
+    {
+      *x = tx;
+      *y = ty;
+    }
+}
+
 static gboolean
 scroll_cb (GtkEventControllerScroll *controller, double dx, double dy, FmPageView *self)
 {
   GdkModifierType state = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (controller));
-  double x = gtk_widget_get_width (GTK_WIDGET (self)) / 2.0, y = 0;
-  GdkEvent *event;
+  double x = gtk_widget_get_width (GTK_WIDGET (self)) / 2.0;
+  double y = gtk_widget_get_height (GTK_WIDGET (self)) / 2.0;
 
   if (self->thumbnails || !(state & GDK_CONTROL_MASK) || dy == 0)
     return FALSE;
-  event = gtk_event_controller_get_current_event (GTK_EVENT_CONTROLLER (controller));
-  if (event == NULL || !gdk_event_get_position (event, &x, &y))
-    y = gtk_widget_get_height (GTK_WIDGET (self)) / 2.0;
-  else
-    {
-      /* Event coordinates are surface-relative; bring them into ours. */
-      GtkNative *native = gtk_widget_get_native (GTK_WIDGET (self));
-      double nx, ny, tx, ty;
-      gtk_native_get_surface_transform (native, &nx, &ny);
-      if (gtk_widget_translate_coordinates (GTK_WIDGET (native), GTK_WIDGET (self),
-                                            x - nx, y - ny, &tx, &ty))
-        {
-          x = tx;
-          y = ty;
-        }
-    }
+  pointer_position (self, GTK_EVENT_CONTROLLER (controller), &x, &y);
   self->fit_width = FALSE;
   self->fit_page = FALSE;
   apply_zoom (self, self->zoom * pow (ZOOM_STEP, -dy), x, y);

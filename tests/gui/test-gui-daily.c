@@ -183,6 +183,17 @@ test_close_confirmation (void)
   g_assert_true (wait_for (no_close_dialog, NULL, 5));
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
 
+  /* Quit (Ctrl+Q, app.quit) asks the same question; Cancel keeps the
+   * application, its window and the tab. */
+  g_action_group_activate_action (G_ACTION_GROUP (gtk_window_get_application (GTK_WINDOW (window))),
+                                  "quit", NULL);
+  dialog = find_close_dialog ();
+  g_assert_nonnull (dialog);
+  answer_dialog (dialog, "cancel");
+  g_assert_true (wait_for (no_close_dialog, NULL, 5));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (window)));
+  g_assert_cmpuint (fm_window_get_n_tabs (window), ==, 1);
+
   /* Exported: nothing to lose, so no question. */
   g_assert_true (fm_window_export_to_file (window, out_file, "json", &error));
   g_assert_no_error (error);
@@ -359,6 +370,12 @@ page_is (gpointer data)
 }
 
 /* Ctrl+F, the hits marked, Enter and Shift+Enter. */
+static gboolean
+search_bar_closed (gpointer entry)
+{
+  return !gtk_widget_get_mapped (entry);
+}
+
 static void
 test_find (void)
 {
@@ -432,6 +449,10 @@ test_find (void)
   gtk_editable_set_text (GTK_EDITABLE (entry), "");
   spin (0.5);
   g_assert_null (fm_document_tab_get_hits (tab, NULL));
+
+  /* Esc (the entry's stop-search) closes the bar. */
+  g_signal_emit_by_name (entry, "stop-search");
+  g_assert_true (wait_for (search_bar_closed, entry, 5));
 }
 
 static gboolean
@@ -495,6 +516,19 @@ reopen (GFile *file)
   g_assert_true (wait_for (page_painted, NULL, 30));
 }
 
+static gboolean
+is_zoom_button (GtkWidget *widget, gconstpointer label)
+{
+  return GTK_IS_MENU_BUTTON (widget) &&
+         g_strcmp0 (gtk_menu_button_get_label (GTK_MENU_BUTTON (widget)), label) == 0;
+}
+
+static gboolean
+is_label_with_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
 /* The zoom level shown, the presets, and each document's page and zoom
  * remembered from one opening to the next. */
 static void
@@ -517,6 +551,24 @@ test_zoom_and_position (void)
   g_assert_true (fm_page_view_get_fit_width (view));
   text = g_strdup_printf ("%.0f %%", 100 * fm_page_view_get_zoom (view));
   g_assert_cmpstr (fm_window_get_zoom_text (window), ==, text);
+  /* The level is a menu button whose menu (built when it first opens) has
+   * the presets. */
+  {
+    GtkWidget *button = find_widget (GTK_WIDGET (window), is_zoom_button, text);
+    GtkPopover *popover;
+
+    g_assert_nonnull (button);
+    g_assert_true (gtk_widget_is_sensitive (button));
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    spin (0.3);
+    popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+    g_assert_nonnull (popover);
+    g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (popover)));
+    g_assert_nonnull (find_widget (GTK_WIDGET (popover), is_label_with_text, "Fit Page"));
+    g_assert_nonnull (find_widget (GTK_WIDGET (popover), is_label_with_text, "Actual Size (100 %)"));
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+    spin (0.2);
+  }
 
   gtk_widget_activate_action (GTK_WIDGET (window), "win.zoom-100", NULL);
   g_assert_cmpfloat (fm_page_view_get_zoom (view), ==, 1.0);

@@ -11,6 +11,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -771,6 +772,91 @@ test_export (void)
   }
 }
 
+static gboolean
+is_label_with_text (GtkWidget *widget, gconstpointer text)
+{
+  return GTK_IS_LABEL (widget) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (widget)), text) == 0;
+}
+
+static gboolean
+other_detected (gpointer data)
+{
+  FmDocumentTab *tab = fm_window_get_current_tab (data);
+  return tab != NULL && fm_document_tab_get_document (tab) != NULL &&
+         !fm_document_tab_get_detecting (tab) &&
+         g_list_model_get_n_items (fm_document_tab_get_items (tab)) > 0;
+}
+
+static gboolean
+other_no_tabs (gpointer data)
+{
+  return fm_window_get_n_tabs (data) == 0;
+}
+
+static gboolean
+other_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+/* Without pandoc on PATH (looked up when a window opens), a window's menu
+ * keeps Word and HTML, greyed and saying why, while Export… (the same
+ * document, formulas found) is not greyed: the picture
+ * docs/screenshots/menu-export-no-pandoc.png. */
+static void
+test_export_without_pandoc (void)
+{
+  g_autofree char *empty = g_build_filename (tmp_dir, "no-pandoc", NULL);
+  g_autofree char *path = g_strdup (g_getenv ("PATH"));
+  g_autofree char *sample = sample_path ();
+  g_autoptr(GFile) file = g_file_new_for_path (sample);
+  FmWindow *other;
+  GtkWidget *button;
+  GtkPopover *popover;
+  const char *greyed[] = { "Word (.docx) — needs pandoc", "HTML with MathML — needs pandoc" };
+
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0700), ==, 0);
+  g_setenv ("PATH", empty, TRUE);
+  other = fm_window_new (FM_APPLICATION (g_application_get_default ()));
+  g_setenv ("PATH", path, TRUE);
+  g_object_add_weak_pointer (G_OBJECT (other), (gpointer *) &other);
+  gtk_window_present (GTK_WINDOW (other));
+  fm_window_open_files (other, &file, 1);
+  g_assert_true (wait_for (other_detected, other, 60));
+
+  button = find_primary_menu_button (GTK_WIDGET (other));
+  g_assert_nonnull (button);
+  /* Built when first opened, not with the window. */
+  g_assert_null (gtk_menu_button_get_popover (GTK_MENU_BUTTON (button)));
+  g_assert_true (gtk_widget_is_sensitive (button));
+  gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+  spin (0.5);
+  popover = gtk_menu_button_get_popover (GTK_MENU_BUTTON (button));
+  g_assert_nonnull (popover);
+  {
+    GtkWidget *export = find_widget (GTK_WIDGET (popover), is_label_with_text, "Export…");
+    g_assert_nonnull (export);
+    g_assert_true (gtk_widget_is_sensitive (export));
+  }
+  for (gsize i = 0; i < G_N_ELEMENTS (greyed); i++)
+    {
+      GtkWidget *label = find_widget (GTK_WIDGET (popover), is_label_with_text, greyed[i]);
+      g_assert_nonnull (label);
+      g_assert_false (gtk_widget_is_sensitive (label));
+    }
+  save_widget_screenshot (GTK_WIDGET (popover), tmp_dir, "menu-export-no-pandoc.png");
+  gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  spin (0.2);
+  /* Its tab first (recognised on open, so the question comes: Discard),
+   * then the window, with nothing left to ask about. */
+  gtk_widget_activate_action (GTK_WIDGET (other), "win.close-tab", NULL);
+  if (find_close_dialog () != NULL)
+    answer_dialog (find_close_dialog (), "discard");
+  g_assert_true (wait_for (other_no_tabs, other, 10));
+  gtk_window_close (GTK_WINDOW (other));
+  g_assert_true (wait_for (other_gone, &other, 10));
+}
+
 static void
 test_regions_by_hand (void)
 {
@@ -832,6 +918,13 @@ test_corrupt_pdf (void)
   spin (0.2);
   /* The failed tab is gone; the window still works. */
   g_assert_cmpuint (fm_window_get_n_tabs (window), ==, tabs);
+  /* A file that failed to open is not offered again in the recent list
+   * (GTK adds an entry once it has read the file's type: give it time). */
+  spin (0.5);
+  {
+    g_autofree char *uri = g_file_get_uri (file);
+    g_assert_false (gtk_recent_manager_has_item (gtk_recent_manager_get_default (), uri));
+  }
 }
 
 static AdwMessageDialog *
@@ -1257,6 +1350,26 @@ key (KeySym sym, gboolean press)
   XFlush (xdisplay ());
   spin (0.05);
 }
+
+/* A key press reaches the window through Xvfb: on a loaded machine later
+ * than the spin after it, so the tests wait for its effect. */
+static gboolean
+toast_count_is (gpointer n)
+{
+  return fm_window_get_n_toasts (window) == GPOINTER_TO_UINT (n);
+}
+
+static gboolean
+item_count_is (gpointer n)
+{
+  return g_list_model_get_n_items (fm_document_tab_get_items (current_tab ())) == GPOINTER_TO_UINT (n);
+}
+
+static gboolean
+zoom_changed (gpointer old)
+{
+  return fm_page_view_get_zoom (fm_document_tab_get_page_view (current_tab ())) > *(double *) old * 1.05;
+}
 #endif
 
 /* Real pointer and keyboard events through XTest: click a box to select it,
@@ -1326,15 +1439,141 @@ test_pointer (void)
   spin (0.2);
   g_assert_cmpuint (g_list_model_get_n_items (items), ==, before);
 
-  /* Ctrl+scroll up zooms in around the pointer. */
-  key (XK_Control_L, TRUE);
-  button (4, TRUE);
-  button (4, FALSE);
-  key (XK_Control_L, FALSE);
-  spin (0.3);
-  g_assert_cmpfloat (fm_page_view_get_zoom (view), >, zoom * 1.05);
-  g_assert_false (fm_page_view_get_fit_width (view));
+  /* Ctrl+scroll up zooms in around the pointer: the point of the page under
+   * it stays under it (to a pixel or two: the gaps between pages and the
+   * page's centring do not scale with the zoom). */
+  {
+    double at_x = x + 5 * 30, at_y = y + 5 * 8, pdf_x, pdf_y, new_zoom;
+
+    g_assert_true (fm_page_view_get_page_area (view, 0, &page));
+    pdf_x = (at_x - page.origin.x) / zoom;
+    pdf_y = (at_y - page.origin.y) / zoom;
+    key (XK_Control_L, TRUE);
+    button (4, TRUE);
+    button (4, FALSE);
+    key (XK_Control_L, FALSE);
+    g_assert_true (wait_for (zoom_changed, &zoom, 10));
+    spin (0.3);
+    new_zoom = fm_page_view_get_zoom (view);
+    g_assert_cmpfloat (new_zoom, >, zoom * 1.05);
+    g_assert_false (fm_page_view_get_fit_width (view));
+    g_assert_true (fm_page_view_get_page_area (view, 0, &page));
+    g_assert_cmpfloat (fabs (page.origin.x + pdf_x * new_zoom - at_x), <=, 3.0);
+    g_assert_cmpfloat (fabs (page.origin.y + pdf_y * new_zoom - at_y), <=, 3.0);
+  }
   gtk_widget_activate_action (GTK_WIDGET (window), "win.fit-width", NULL);
+#else
+  g_test_skip ("built without XTest (libxtst-dev)");
+#endif
+}
+
+#ifdef FM_HAVE_XTEST
+/* A key with modifiers held, pressed and released as a person does. */
+static void
+chord (KeySym sym, gboolean control, gboolean shift)
+{
+  if (control)
+    key (XK_Control_L, TRUE);
+  if (shift)
+    key (XK_Shift_L, TRUE);
+  key (sym, TRUE);
+  key (sym, FALSE);
+  if (shift)
+    key (XK_Shift_L, FALSE);
+  if (control)
+    key (XK_Control_L, FALSE);
+  spin (0.2);
+}
+
+static gboolean
+shortcuts_mapped (gpointer data)
+{
+  GtkWidget *shortcuts = fm_window_get_shortcuts_window (window);
+  return shortcuts != NULL && gtk_widget_get_mapped (shortcuts);
+}
+
+static gboolean
+search_shown (gpointer data)
+{
+  return gtk_widget_get_mapped (fm_document_tab_get_search_entry (current_tab ()));
+}
+
+static gboolean
+search_hidden (gpointer data)
+{
+  return !search_shown (data);
+}
+
+#endif
+
+/* The window's shortcuts as key presses through XTest, not actions: Ctrl+?
+ * (Ctrl+Shift+/ on a US keyboard) builds and shows the shortcuts window,
+ * Ctrl+F the search bar and Esc closes it, Ctrl+R with every formula
+ * recognised says so, Ctrl+Z brings back a deleted region. */
+static void
+test_keys (void)
+{
+#ifdef FM_HAVE_XTEST
+  FmDocumentTab *tab = current_tab ();
+  FmPageView *view = fm_document_tab_get_page_view (tab);
+  GListModel *items = fm_document_tab_get_items (tab);
+  GtkWidget *shortcuts;
+  FmResultsItem *item;
+  graphene_rect_t rect = GRAPHENE_RECT_INIT (60, 700, 80, 20);
+  guint toasts, before;
+  int rx, ry;
+  /* GTK 4.8's shortcuts window warns about a label of its own with a negative
+   * size (as in gui-daily's /daily/shortcuts-on-demand): warnings are not
+   * fatal while it is shown, criticals still are. */
+  GLogLevelFlags fatal;
+
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (view))) ||
+      !to_root (GTK_WIDGET (view), 0, 0, &rx, &ry))
+    {
+      g_test_skip ("not on an X11 display");
+      return;
+    }
+  /* Without a window manager X gives the keyboard to the window under the
+   * pointer: keep it over the page (which has the focus since /gui/pointer). */
+  pointer_to (GTK_WIDGET (view), 40, 40);
+
+  fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
+  chord (XK_question, TRUE, TRUE);
+  g_assert_true (wait_for (shortcuts_mapped, NULL, 10));
+  shortcuts = fm_window_get_shortcuts_window (window);
+  g_assert_true (GTK_IS_SHORTCUTS_WINDOW (shortcuts));
+  gtk_window_close (GTK_WINDOW (shortcuts));
+  spin (0.3);
+  g_log_set_always_fatal (fatal);
+  pointer_to (GTK_WIDGET (view), 40, 40);
+
+  chord (XK_f, TRUE, FALSE);
+  g_assert_true (wait_for (search_shown, NULL, 5));
+  chord (XK_Escape, FALSE, FALSE);
+  g_assert_true (wait_for (search_hidden, NULL, 5));
+
+  toasts = fm_window_get_n_toasts (window);
+  chord (XK_r, TRUE, FALSE);
+  g_assert_true (wait_for (toast_count_is, GUINT_TO_POINTER (toasts + 1), 10));
+  g_assert_cmpstr (fm_window_get_last_toast (window), ==, "Every formula is already recognised");
+
+  /* A region drawn and deleted comes back with Ctrl+Z; then it goes again
+   * (by the action), leaving the document as the later tests expect it. */
+  before = g_list_model_get_n_items (items);
+  item = fm_document_tab_add_region (tab, 0, &rect);
+  g_assert_nonnull (item);
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-region", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, before);
+  chord (XK_z, TRUE, FALSE);
+  g_assert_true (wait_for (item_count_is, GUINT_TO_POINTER (before + 1), 10));
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(FmResultsItem) it = g_list_model_get_item (items, i);
+      if (fm_results_item_get_manual (it))
+        fm_page_view_set_selected (view, it);
+    }
+  gtk_widget_activate_action (GTK_WIDGET (window), "win.delete-region", NULL);
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, before);
 #else
   g_test_skip ("built without XTest (libxtst-dev)");
 #endif
@@ -1434,10 +1673,12 @@ main (int argc, char **argv)
   g_test_add_func ("/gui/equation-numbers", test_equation_numbers);
   g_test_add_func ("/gui/copy", test_copy);
   g_test_add_func ("/gui/export", test_export);
+  g_test_add_func ("/gui/export-without-pandoc", test_export_without_pandoc);
   g_test_add_func ("/gui/regions-by-hand", test_regions_by_hand);
   g_test_add_func ("/gui/zoom-and-pages", test_zoom_and_pages);
   g_test_add_func ("/gui/screenshots", test_screenshots);
   g_test_add_func ("/gui/pointer", test_pointer);
+  g_test_add_func ("/gui/keys", test_keys);
   g_test_add_func ("/gui/thumbnails", test_thumbnails);
   g_test_add_func ("/gui/low-confidence-filter", test_low_confidence_filter);
   g_test_add_func ("/gui/application-open", test_application_open);
