@@ -388,6 +388,14 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
   return e;
 }
 
+/* Whether the word starting at g[i], whose largest letter is size, is a
+ * script of the math glyph before it, glued to it (F_{\text{water}}). */
+static gboolean
+script_of_math_letter (const Glyph *g, int i, double size)
+{
+  return i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -452,7 +460,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
       v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
     return TRUE;
-  if (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
+  if (script_of_math_letter (g, i, size))
     return TRUE;        /* a script in text: F_{water} */
   /* A script-sized name in a fraction's numerator or a limit
    * (\frac{\mathrm{Ln}\,\theta}{3}): Poppler may list the denominator
@@ -590,8 +598,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
               /* a script of text glued to a math letter (F_{\text{A on B}}):
                * its next words may follow */
               if (script_text_continues (g, i, j, script_text_end) ||
-                  (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) &&
-                   g[lead].size < 0.85 * g[i - 1].size))
+                  script_of_math_letter (g, i, g[lead].size))
                 script_text_end = j;
             }
         }
@@ -3891,6 +3898,20 @@ dissolve_crossed_blocks (PageCtx *pc)
     }
 }
 
+/* Whether a number chunk at box sits where amsmath sets an equation
+ * number below its display: its line starts right after the display's last
+ * line (less than 1 em below it), and it ends at or right of the display's
+ * right end, in its right half. One test for detach_numbers_below(), which
+ * takes such a number out of its block, and number_below_block(), which
+ * pairs it with the block again: they must agree, or a detached number
+ * would be lost. */
+static gboolean
+number_sits_below (const FmRect *box, const FmRect *display, double em)
+{
+  return box->y0 >= display->y1 - 0.3 * em && box->y0 - display->y1 < 1.0 * em &&
+         box->x1 >= display->x1 - 0.5 * em && box->x0 > fm_rect_cx (display);
+}
+
 /* The display block whose equation number chunk i is when amsmath set it
  * on a line of its own below the display (the display left no room for
  * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
@@ -3915,8 +3936,7 @@ number_below_block (const PageCtx *pc, guint i)
       const FmRect *bl = &pc->blocks[b];
       if (bl->x1 <= bl->x0 || across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&ch->box)))
         continue;
-      if (ch->box.y0 >= bl->y1 - 0.3 * em && ch->box.y0 - bl->y1 < 1.0 * em && ch->box.x1 >= bl->x1 - 0.5 * em &&
-          ch->box.x0 > fm_rect_cx (bl))
+      if (number_sits_below (&ch->box, bl, em))
         return b;
     }
   return -1;
@@ -3952,8 +3972,7 @@ detach_numbers_below (PageCtx *pc)
             fm_rect_union (&rest, &o->box);
           any = TRUE;
         }
-      if (!any || ch->box.y0 < rest.y1 - 0.3 * ch->em || ch->box.y0 - rest.y1 > 1.0 * ch->em ||
-          ch->box.x1 < rest.x1 - 0.5 * ch->em || ch->box.x0 <= fm_rect_cx (&rest))
+      if (!any || !number_sits_below (&ch->box, &rest, ch->em))
         continue;
       ch->block = -1;
       pc->blocks[b] = rest;
