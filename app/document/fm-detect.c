@@ -3594,7 +3594,12 @@ fit_tall_glyphs (PageCtx *pc)
       }
     else if (pc->comps != NULL && g[i].ext && ext_glyph_to_ink (ink, pc->comps, &g[i].r))
       ;
-    else if (pc->comps != NULL && g[i].font == FM_FONT_MATH && is_delimiter_char (g[i].c) &&
+    /* (and its big operators: STIX Two's text-style \bigcup, \bigoplus,
+     * \sum hang as far below a box of the text size; the middle columns of
+     * a \bigcup hold only its bottom stroke, so radical_to_ink() below
+     * cannot find it) */
+    else if (pc->comps != NULL && g[i].font == FM_FONT_MATH &&
+             (is_delimiter_char (g[i].c) || (is_prefix_operator (g[i].c) && g[i].c != 0x00AC)) &&
              hanging_delimiter_to_ink (ink, pc->comps, &g[i].r))
       g[i].ext = TRUE;
     else if (pc->have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))

@@ -613,7 +613,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * cls-dfrac (pdfLaTeX STIX Two, XeLaTeX STIX Two Math, LuaLaTeX Pagella
  * Math): inline display-style fractions (\dfrac, \displaystyle\frac), whose
  * numerators and denominators were boxed apart or taken for displays (the
- * detector before it, all three: inline P/R 0.22/0.46). */
+ * detector before it, all three: inline P/R 0.22/0.46); cls-bigops (pdfLaTeX
+ * stix2 at 12 pt): text-style \bigcup, \bigoplus, \sum of a Type 1 math font
+ * with one name for all its encodings hang below a box of the text size
+ * (the detector before it: inline P/R 0.75/0.86 and a false display). */
 static void
 test_detect_classes (void)
 {
@@ -622,7 +625,7 @@ test_detect_classes (void)
                           "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe", "cls-stix",
                           "cls-edges", "cls-edges-lua", "cls-edges-fourier", "cls-opscripts", "cls-opscripts-xe",
                           "cls-opscripts-lua", "cls-numbelow-xe", "cls-numbelow-lua", "cls-dfrac", "cls-dfrac-xe",
-                          "cls-dfrac-lua" };
+                          "cls-dfrac-lua", "cls-bigops" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -31,3 +31,4 @@ $gen --body "$dir/cls-numbelow.body.tex" --out "$dir" --prefix cls-numbelow-lua 
 $gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac --fonts stix2
 $gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac-xe --engine xelatex --fonts stix2-math
 $gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac-lua --engine lualatex --fonts pagella-math
+$gen --body "$dir/cls-bigops.body.tex" --out "$dir" --prefix cls-bigops --fonts stix2
