@@ -4098,46 +4098,100 @@ text_middle (const PageCtx *pc, const Chunk *o)
   return n > 0 ? sum / n : fm_rect_cy (&o->box);
 }
 
-/* Whether block b holds a part of an inline display-style fraction
+/* Whether chunk i of a block is a part of an inline display-style fraction
  * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
- * of its own, stacked with a part of the next line's fraction it is a
- * block of both. Such a full-size chunk has a fraction bar right below
- * (above) it, and the bar lies on the middle of a line of running text
- * beside it (the math axis of the line the fraction belongs to), as no
- * display's bar or the bottom stroke of its brackets and big operators
- * does. */
+ * of its own, or stacked onto a display or onto a part of the next line's
+ * fraction. Such a full-size chunk has a fraction bar right below (above)
+ * it, and the bar lies on the middle of a line of running text beside it
+ * (the math axis of the line the fraction belongs to), as no display's bar
+ * or the bottom stroke of its brackets and big operators does. */
 static gboolean
-fraction_part_crossed (const PageCtx *pc, int b)
+fraction_part_chunk (const PageCtx *pc, guint i)
 {
-  for (guint i = 0; i < pc->chunks->len; i++)
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  double y;
+
+  /* (full size: a text-style fraction's script-size part of the line
+   * above may be stacked onto a display) */
+  if (ch->em < 0.85 * pc->body_em)
+    return FALSE;
+  y = bar_below_y (pc->ink, &ch->box, pc->body_em);
+  if (y < 0)
+    y = bar_above_y (pc->ink, &ch->box, pc->body_em);
+  if (y < 0)
+    return FALSE;
+  for (guint k = 0; k < pc->chunks->len; k++)
     {
-      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-      double y;
-      /* (full size: a text-style fraction's script-size part of the
-       * line above may be stacked onto a display) */
-      if (ch->block != b || ch->em < 0.85 * pc->body_em)
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
+      int ot = o->end - o->start;
+      if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
         continue;
-      y = bar_below_y (pc->ink, &ch->box, pc->body_em);
-      if (y < 0)
-        y = bar_above_y (pc->ink, &ch->box, pc->body_em);
-      if (y < 0)
-        continue;
-      for (guint k = 0; k < pc->chunks->len; k++)
+      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
         {
-          const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
-          int ot = o->end - o->start;
-          if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
-              across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
-            continue;
-          if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
-            {
-              if (g_getenv ("FM_DETECT_DEBUG"))
-                g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
-              return TRUE;
-            }
+          if (g_getenv ("FM_DETECT_DEBUG"))
+            g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
+          return TRUE;
         }
     }
   return FALSE;
+}
+
+/* Takes the parts of inline display-style fractions (fraction_part_chunk())
+ * out of block b, whose box shrinks to the rest: TRUE when nothing is left
+ * (the block was only such parts). A display that a fraction's part of the
+ * line above was stacked onto keeps its own lines and its number. */
+static gboolean
+fraction_parts_out (PageCtx *pc, int b)
+{
+  GArray *chunks = pc->chunks;
+  gboolean *part = g_new0 (gboolean, chunks->len + 1), any = FALSE, rest = FALSE, own_line = FALSE;
+  FmRect box = { 0, 0, 0, 0 }, parts = { 0, 0, 0, 0 };
+
+  for (guint i = 0; i < chunks->len; i++)
+    if (g_array_index (chunks, Chunk, i).block == b && fraction_part_chunk (pc, i))
+      {
+        if (!any)
+          parts = g_array_index (chunks, Chunk, i).box;
+        else
+          fm_rect_union (&parts, &g_array_index (chunks, Chunk, i).box);
+        part[i] = any = TRUE;
+      }
+  /* (the rest keeps the block only with a line of its own: chunks level
+   * with the parts are the other parts of the same fractions, \dfrac{dx}{dy}
+   * = \dfrac{1}{ky}, whose bars need not all pass the test) */
+  for (guint i = 0; i < chunks->len && any; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block == b && !part[i] && (fm_rect_cy (&ch->box) < parts.y0 || fm_rect_cy (&ch->box) > parts.y1))
+        own_line = TRUE;
+    }
+  for (guint i = 0; i < chunks->len && any; i++)
+    if (g_array_index (chunks, Chunk, i).block == b && !own_line)
+      part[i] = TRUE;
+  for (guint i = 0; i < chunks->len && any; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != b)
+        continue;
+      if (part[i])
+        {
+          ch->block = -1;
+          continue;
+        }
+      if (!rest)
+        {
+          box = ch->box;
+          pc->block_first[b] = (int) i;
+        }
+      else
+        fm_rect_union (&box, &ch->box);
+      rest = TRUE;
+    }
+  g_free (part);
+  if (any && rest)
+    pc->blocks[b] = box;
+  return any && !rest;
 }
 
 /* A block that a line of running text passes through is the numerator and
@@ -4155,7 +4209,7 @@ dissolve_crossed_blocks (PageCtx *pc)
       gboolean crossed = FALSE;
       if (blocks[b].x1 <= blocks[b].x0)
         continue;
-      crossed = fraction_part_crossed (pc, b);
+      crossed = fraction_parts_out (pc, b);
       for (guint i = 0; i < chunks->len && !crossed; i++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, i);
