@@ -613,7 +613,8 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * cls-dfrac (pdfLaTeX STIX Two, XeLaTeX STIX Two Math, LuaLaTeX Pagella
  * Math): inline display-style fractions (\dfrac, \displaystyle\frac), whose
  * numerators and denominators were boxed apart or taken for displays (the
- * detector before it, all three: inline P/R 0.22/0.46); cls-bigops (pdfLaTeX
+ * detector before it, all three: inline P/R 0.31/0.59, display P 0.27: a
+ * display beside one lost its number); cls-bigops (pdfLaTeX
  * stix2 at 12 pt): text-style \bigcup, \bigoplus, \sum of a Type 1 math font
  * with one name for all its encodings hang below a box of the text size
  * (the detector before it: inline P/R 0.75/0.86 and a false display). */
