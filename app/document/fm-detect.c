@@ -388,6 +388,14 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
   return e;
 }
 
+/* Whether the word starting at g[i], whose largest letter is size, is a
+ * script of the math glyph before it, glued to it (F_{\text{water}}). */
+static gboolean
+script_of_math_letter (const Glyph *g, int i, double size)
+{
+  return i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size;
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -452,7 +460,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
       v_overlap_enough (&g[j - 1].r, &g[j].r, 0.3) &&
       g[i].r.x0 - g[i - 1].r.x1 < 0.4 * size && g[j].r.x0 - g[j - 1].r.x1 < 0.4 * size)
     return TRUE;
-  if (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
+  if (script_of_math_letter (g, i, size))
     return TRUE;        /* a script in text: F_{water} */
   /* A script-sized name in a fraction's numerator or a limit
    * (\frac{\mathrm{Ln}\,\theta}{3}): Poppler may list the denominator
@@ -590,8 +598,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
               /* a script of text glued to a math letter (F_{\text{A on B}}):
                * its next words may follow */
               if (script_text_continues (g, i, j, script_text_end) ||
-                  (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) &&
-                   g[lead].size < 0.85 * g[i - 1].size))
+                  script_of_math_letter (g, i, g[lead].size))
                 script_text_end = j;
             }
         }
@@ -1515,32 +1522,57 @@ radical_to_ink (const InkMap *m, FmRect *r)
   return TRUE;
 }
 
-/* Whether a horizontal rule (a fraction bar) runs between the upper glyph box
- * a and the lower b across their common width: some pixel row between them
- * that is ink all along. */
-static gboolean
-ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
+/* The pixel row of a horizontal rule (a fraction bar) between the upper
+ * glyph box a and the lower b across their common width: the first row
+ * between them that is ink all along, or -1. */
+static int
+ink_rule_row (const InkMap *m, const FmRect *a, const FmRect *b)
 {
   double ox0 = MAX (a->x0, b->x0), ox1 = MIN (a->x1, b->x1);
   int x0, x1, y0, y1;
 
   if (m == NULL)
-    return FALSE;
+    return -1;
   x0 = MAX (0, (int) ceil (ox0 * m->scale) + 1);
   x1 = MIN (m->w, (int) floor (ox1 * m->scale) - 1);
   y0 = MAX (0, (int) floor (a->y1 * m->scale) - 1);
   y1 = MIN (m->h, (int) ceil (b->y0 * m->scale) + 1);
   if (x1 - x0 < 2 || y1 <= y0)
-    return FALSE;
+    return -1;
   for (int y = y0; y < y1; y++)
     {
       int x = x0;
       while (x < x1 && m->ink[(gsize) y * m->w + x])
         x++;
       if (x == x1)
-        return TRUE;
+        return y;
     }
-  return FALSE;
+  return -1;
+}
+
+/* Whether a horizontal rule (a fraction bar) runs between the upper glyph box
+ * a and the lower b across their common width: some pixel row between them
+ * that is ink all along. */
+static gboolean
+ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
+{
+  return ink_rule_row (m, a, b) >= 0;
+}
+
+/* The ends, in points, of the run of ink on pixel row y through column x
+ * (a fraction bar's ends). */
+static void
+ink_row_run (const InkMap *m, int y, int x, double *x0, double *x1)
+{
+  const guint8 *row = m->ink + (gsize) y * m->w;
+  int l = x, r = x;
+
+  while (l > 0 && row[l - 1])
+    l--;
+  while (r + 1 < m->w && row[r + 1])
+    r++;
+  *x0 = l / m->scale;
+  *x1 = (r + 1) / m->scale;
 }
 
 /* Whether a fraction bar runs right above glyph box r (a denominator's
@@ -1556,6 +1588,39 @@ bar_above (const InkMap *m, const FmRect *r, double em)
   above = (FmRect) { r->x0, r->y0 - 0.45 * em, r->x1, r->y0 - 0.45 * em };
   below = (FmRect) { r->x0, r->y0 - 2.0 / m->scale, r->x1, r->y1 };
   return ink_rule_between (m, &above, &below);
+}
+
+/* The y (points) of a fraction bar right below glyph box r (a numerator's
+ * glyphs): a row of ink all across r less than 0.45 em below its bottom
+ * or in its lowest 0.15 em (a Type 1 font's box reaches down to the font's
+ * descent, over the bar); -1 when none. */
+static double
+bar_below_y (const InkMap *m, const FmRect *r, double em)
+{
+  FmRect above, below;
+  int row;
+
+  if (m == NULL)
+    return -1;
+  above = (FmRect) { r->x0, r->y0, r->x1, r->y1 - 0.15 * em };
+  below = (FmRect) { r->x0, r->y1 + 0.45 * em, r->x1, r->y1 + 0.45 * em };
+  row = ink_rule_row (m, &above, &below);
+  return row < 0 ? -1 : (row + 0.5) / m->scale;
+}
+
+/* The same right above glyph box r (a denominator's glyphs). */
+static double
+bar_above_y (const InkMap *m, const FmRect *r, double em)
+{
+  FmRect above, below;
+  int row;
+
+  if (m == NULL)
+    return -1;
+  above = (FmRect) { r->x0, r->y0 - 0.45 * em, r->x1, r->y0 - 0.45 * em };
+  below = (FmRect) { r->x0, r->y0 + 0.15 * em, r->x1, r->y1 };
+  row = ink_rule_row (m, &above, &below);
+  return row < 0 ? -1 : (row + 0.5) / m->scale;
 }
 
 /* Whether the gap between glyphs a and b on a line holds a tall vertical
@@ -2192,7 +2257,17 @@ typedef struct {
   int *parent;                  /* union-find over math */
   double *line_cy, *line_em;
   int *best_left, *best_right;  /* nearest line neighbour on either side, or -1 */
+  int n_text_bands;             /* bands [0, n_text_bands) are text lines */
+  int *bar;                     /* per math glyph: its display-style fraction, or -1 */
+  GArray *bars;                 /* FracBar */
 } InlineCtx;
+
+/* A display-style fraction in a text line (inline_fraction_stacks()). */
+typedef struct {
+  double x0, x1, y;             /* the bar */
+  int band;                     /* the text line it stands on */
+  int first;                    /* one of its parts (a math glyph) */
+} FracBar;
 
 /* Every strong/weak/neutral glyph gets its home line (the band whose middle
  * is nearest its centre), running-text glyphs are listed; math is sorted by
@@ -2329,6 +2404,129 @@ inline_fraction_part_lines (InlineCtx *ic)
               ma->band = mb->band;
               break;
             }
+        }
+    }
+}
+
+/* The text line whose middle is nearest y, within half an em, among the
+ * text bands near columns [x0, x1]; -1 when none. */
+static int
+text_band_at (const InlineCtx *ic, double y, double x0, double x1)
+{
+  int best = -1;
+  double best_d = G_MAXDOUBLE;
+
+  for (int b = 0; b < ic->n_text_bands; b++)
+    {
+      const Band *bd = &g_array_index (ic->bands, Band, b);
+      double d = fabs (y - bd->cy);
+      double dx = x1 < bd->x0 ? bd->x0 - x1 : (x0 > bd->x1 ? x0 - bd->x1 : 0);
+      if (y < bd->y0 || y > bd->y1 || d > 0.5 * bd->em || dx > 20 * bd->em ||
+          across_gutter (ic->pc, 0.5 * (bd->x0 + bd->x1), 0.5 * (x0 + x1)))
+        continue;
+      /* (the nearest fragment of the nearest line) */
+      d += 0.01 * dx;
+      if (d < best_d)
+        {
+          best_d = d;
+          best = b;
+        }
+    }
+  return best;
+}
+
+/* The parts of display-style fractions in a text line (\dfrac{n!}{s^{n+1}},
+ * \displaystyle m\frac{d^2x}{dt^2}): full-size numerators and denominators
+ * stand above and below the line, often as lines of their own (the math-only
+ * lines) or on none, and were boxed apart. Two full-size glyphs one above
+ * the other with a bar of ink between them that lies on a text line's
+ * middle (the math axis) make a fraction of that line: every math glyph
+ * over or under the bar, its near edge within 0.8 em of it (not the next
+ * line's fraction) and not on another text line,
+ * takes the bar's line and is one of its parts (joined in
+ * inline_fraction_joins()). */
+static void
+inline_fraction_stacks (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+  const InkMap *ink = ic->pc->ink;
+  int m = ic->m;
+
+  ic->bar = g_new (int, m + 1);
+  for (int a = 0; a < m; a++)
+    ic->bar[a] = -1;
+  ic->bars = g_array_new (FALSE, FALSE, sizeof (FracBar));
+  if (ink == NULL || ic->rule != FM_DETECT_RULE_FULL)
+    return;
+  for (int a = 0; a < m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      if (ic->bar[a] >= 0 || ma->script || ga->size < 0.85 * ic->body_em)
+        continue;
+      for (int b = 0; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          double em = MAX (ma->em, mb->em);
+          double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
+          FracBar fb;
+          int row;
+          if (b == a || mb->script || gb->size < 0.85 * ic->body_em || gb->r.y0 < ga->r.y1 - 0.3 * em ||
+              gb->r.y0 - ga->r.y1 > 1.0 * em || ix <= 0.2 * MIN (fm_rect_w (&ga->r), fm_rect_w (&gb->r)) ||
+              (ma->band >= 0 && ma->band == mb->band))
+            continue;
+          /* (Type 1 fonts' boxes, from the font's ascent to its descent,
+           * can overlap around the bar: then the bar is in the overlap) */
+          {
+            FmRect up = ga->r, down = gb->r;
+            up.y1 = MIN (ga->r.y1, gb->r.y0);
+            down.y0 = MAX (gb->r.y0, ga->r.y1);
+            row = ink_rule_row (ink, &up, &down);
+          }
+          if (row < 0)
+            continue;
+          fb.y = (row + 0.5) / ink->scale;
+          ink_row_run (ink, row, (int) (0.5 * (MAX (ga->r.x0, gb->r.x0) + MIN (ga->r.x1, gb->r.x1)) * ink->scale),
+                       &fb.x0, &fb.x1);
+          fb.band = text_band_at (ic, fb.y, fb.x0, fb.x1);
+          /* A bar, not a rule across the column, nor a stroke of a glyph
+           * (Type 1 boxes of neighbouring lines overlap, and a letter's
+           * stroke can cross the overlap): it reaches over both glyphs,
+           * and lies on its line's middle, where the math axis is. */
+          if (fb.band < 0 || fb.x1 - fb.x0 > 20 * em || fb.x0 > ga->r.x0 + 0.15 * em || fb.x0 > gb->r.x0 + 0.15 * em || fb.x1 < ga->r.x1 - 0.15 * em ||
+              fb.x1 < gb->r.x1 - 0.15 * em ||
+              fabs (fb.y - g_array_index (ic->bands, Band, fb.band).cy) > 0.2 * em)
+            continue;
+          fb.first = a;
+          {
+            const Band *t = &g_array_index (ic->bands, Band, fb.band);
+            int id = (int) ic->bars->len;
+            for (int k = 0; k < m; k++)
+              {
+                MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+                const Glyph *gk = &g[mk->glyph];
+                double cx = fm_rect_cx (&gk->r);
+                if (ic->bar[k] >= 0 || cx < fb.x0 - 0.1 * t->em || cx > fb.x1 + 0.1 * t->em ||
+                    gk->r.y1 < fb.y - 0.8 * t->em || gk->r.y0 > fb.y + 0.8 * t->em ||
+                    (gk->r.y1 > fb.y + 0.15 * t->em && gk->r.y0 < fb.y - 0.15 * t->em))
+                  continue;
+                if (mk->band >= 0 && mk->band < ic->n_text_bands &&
+                    fabs (g_array_index (ic->bands, Band, mk->band).cy - t->cy) > 0.4 * t->em)
+                  continue;     /* the line above or below */
+                mk->band = fb.band;
+                mk->em = t->em;
+                ic->bar[k] = id;
+              }
+            ic->bar[a] = id;
+            ic->bar[b] = id;
+            g_array_index (ic->math, MathGlyph, a).band = fb.band;
+            g_array_index (ic->math, MathGlyph, b).band = fb.band;
+            g_array_append_val (ic->bars, fb);
+            if (g_getenv ("FM_DETECT_DEBUG"))
+              g_printerr ("fraction bar [%.1f %.1f] y %.1f on band %d\n", fb.x0, fb.x1, fb.y, fb.band);
+          }
+          break;
         }
     }
 }
@@ -2844,6 +3042,58 @@ inline_stacked_parts (InlineCtx *ic)
     }
 }
 
+/* A display-style fraction's parts are one formula, and it joins the math
+ * glyphs level with its bar on either side when the gap is a math space
+ * (less than 0.45 em: the relation's or operator's thick space, the thin
+ * space around a fraction) with no running text between: its parts stand
+ * too far above and below the line for the line-neighbour rules. */
+static void
+inline_fraction_joins (InlineCtx *ic)
+{
+  const Glyph *g = ic->g;
+
+  for (int k = 0; k < ic->m; k++)
+    if (ic->bar[k] >= 0)
+      uf_join (ic->parent, ic->line_cy, ic->line_em, g_array_index (ic->bars, FracBar, ic->bar[k]).first, k);
+  for (guint f = 0; f < ic->bars->len; f++)
+    {
+      const FracBar *fb = &g_array_index (ic->bars, FracBar, f);
+      double em = g_array_index (ic->bands, Band, fb->band).em;
+      FmRect bar = { fb->x0, fb->y - 0.05 * em, fb->x1, fb->y + 0.05 * em };
+      int side[2] = { -1, -1 };
+      double gap[2] = { 0.45 * em, 0.45 * em };
+
+      for (int k = 0; k < ic->m; k++)
+        {
+          const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+          const Glyph *gk = &g[mk->glyph];
+          if (ic->bar[k] == (int) f || mk->band < 0 || gk->r.y0 > fb->y || gk->r.y1 < fb->y ||
+              fabs (g_array_index (ic->bands, Band, mk->band).cy - g_array_index (ic->bands, Band, fb->band).cy) >
+                0.4 * em)
+            continue;
+          if (gk->r.x1 <= fb->x0 + 0.1 * em && fb->x0 - gk->r.x1 < gap[0])
+            {
+              gap[0] = fb->x0 - gk->r.x1;
+              side[0] = k;
+            }
+          else if (gk->r.x0 >= fb->x1 - 0.1 * em && gk->r.x0 - fb->x1 < gap[1])
+            {
+              gap[1] = gk->r.x0 - fb->x1;
+              side[1] = k;
+            }
+        }
+      for (int s = 0; s < 2; s++)
+        {
+          const Glyph *o;
+          if (side[s] < 0)
+            continue;
+          o = &g[g_array_index (ic->math, MathGlyph, side[s]).glyph];
+          if (!text_between (g, ic->excluded, ic->text_idx, ic->n_text, s == 0 ? &o->r : &bar, s == 0 ? &bar : &o->r))
+            uf_join (ic->parent, ic->line_cy, ic->line_em, fb->first, side[s]);
+        }
+    }
+}
+
 /* Sentence punctuation and unbalanced brackets at the ends of a cluster's
  * glyphs idx[*s..*e) (sorted by x) are text: moves *s and *e past them. */
 static void
@@ -2967,8 +3217,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   inline_home_lines (&ic);
   inline_scripts_to_base (&ic);
   inline_fraction_part_lines (&ic);
+  ic.n_text_bands = (int) ic.bands->len;
   if (rule == FM_DETECT_RULE_FULL)
     inline_math_only_lines (&ic);
+  inline_fraction_stacks (&ic);
   if (g_getenv ("FM_DETECT_DEBUG"))
     inline_debug_lines (&ic);
   ic.parent = g_new (int, ic.m + 1);
@@ -2985,7 +3237,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
     }
   inline_line_neighbours (&ic);
   inline_stacked_parts (&ic);
+  inline_fraction_joins (&ic);
   inline_seeded_protos (&ic, protos);
+  g_free (ic.bar);
+  g_array_free (ic.bars, TRUE);
   g_free (ic.parent);
   g_free (ic.line_cy);
   g_free (ic.line_em);
@@ -3339,7 +3594,12 @@ fit_tall_glyphs (PageCtx *pc)
       }
     else if (pc->comps != NULL && g[i].ext && ext_glyph_to_ink (ink, pc->comps, &g[i].r))
       ;
-    else if (pc->comps != NULL && g[i].font == FM_FONT_MATH && is_delimiter_char (g[i].c) &&
+    /* (and its big operators: STIX Two's text-style \bigcup, \bigoplus,
+     * \sum hang as far below a box of the text size; the middle columns of
+     * a \bigcup hold only its bottom stroke, so radical_to_ink() below
+     * cannot find it) */
+    else if (pc->comps != NULL && g[i].font == FM_FONT_MATH &&
+             (is_delimiter_char (g[i].c) || (is_prefix_operator (g[i].c) && g[i].c != 0x00AC)) &&
              hanging_delimiter_to_ink (ink, pc->comps, &g[i].r))
       g[i].ext = TRUE;
     else if (pc->have_ink && ((is_prefix_operator (g[i].c) && g[i].c != 0x00AC) || g[i].ext))
@@ -3821,6 +4081,119 @@ stacked_neutral_parts (PageCtx *pc)
     }
 }
 
+/* The middle of chunk o's running-text letters (its math glyphs' boxes
+ * can reach far above and below the line). */
+static double
+text_middle (const PageCtx *pc, const Chunk *o)
+{
+  double sum = 0;
+  int n = 0;
+
+  for (int k = o->start; k < o->end; k++)
+    if (pc->g[k].cls == CLS_TEXT)
+      {
+        sum += fm_rect_cy (&pc->g[k].r);
+        n++;
+      }
+  return n > 0 ? sum / n : fm_rect_cy (&o->box);
+}
+
+/* Whether chunk i of a block is a part of an inline display-style fraction
+ * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
+ * of its own, or stacked onto a display or onto a part of the next line's
+ * fraction. Such a full-size chunk has a fraction bar right below (above)
+ * it, and the bar lies on the middle of a line of running text beside it
+ * (the math axis of the line the fraction belongs to), as no display's bar
+ * or the bottom stroke of its brackets and big operators does. */
+static gboolean
+fraction_part_chunk (const PageCtx *pc, guint i)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  double y;
+
+  /* (full size: a text-style fraction's script-size part of the line
+   * above may be stacked onto a display) */
+  if (ch->em < 0.85 * pc->body_em)
+    return FALSE;
+  y = bar_below_y (pc->ink, &ch->box, pc->body_em);
+  if (y < 0)
+    y = bar_above_y (pc->ink, &ch->box, pc->body_em);
+  if (y < 0)
+    return FALSE;
+  for (guint k = 0; k < pc->chunks->len; k++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
+      int ot = o->end - o->start;
+      if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
+        continue;
+      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
+        {
+          if (g_getenv ("FM_DETECT_DEBUG"))
+            g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Takes the parts of inline display-style fractions (fraction_part_chunk())
+ * out of block b, whose box shrinks to the rest: TRUE when nothing is left
+ * (the block was only such parts). A display that a fraction's part of the
+ * line above was stacked onto keeps its own lines and its number. */
+static gboolean
+fraction_parts_out (PageCtx *pc, int b)
+{
+  GArray *chunks = pc->chunks;
+  gboolean *part = g_new0 (gboolean, chunks->len + 1), any = FALSE, rest = FALSE, own_line = FALSE;
+  FmRect box = { 0, 0, 0, 0 }, parts = { 0, 0, 0, 0 };
+
+  for (guint i = 0; i < chunks->len; i++)
+    if (g_array_index (chunks, Chunk, i).block == b && fraction_part_chunk (pc, i))
+      {
+        if (!any)
+          parts = g_array_index (chunks, Chunk, i).box;
+        else
+          fm_rect_union (&parts, &g_array_index (chunks, Chunk, i).box);
+        part[i] = any = TRUE;
+      }
+  /* (the rest keeps the block only with a line of its own: chunks level
+   * with the parts are the other parts of the same fractions, \dfrac{dx}{dy}
+   * = \dfrac{1}{ky}, whose bars need not all pass the test) */
+  for (guint i = 0; i < chunks->len && any; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block == b && !part[i] && (fm_rect_cy (&ch->box) < parts.y0 || fm_rect_cy (&ch->box) > parts.y1))
+        own_line = TRUE;
+    }
+  for (guint i = 0; i < chunks->len && any; i++)
+    if (g_array_index (chunks, Chunk, i).block == b && !own_line)
+      part[i] = TRUE;
+  for (guint i = 0; i < chunks->len && any; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != b)
+        continue;
+      if (part[i])
+        {
+          ch->block = -1;
+          continue;
+        }
+      if (!rest)
+        {
+          box = ch->box;
+          pc->block_first[b] = (int) i;
+        }
+      else
+        fm_rect_union (&box, &ch->box);
+      rest = TRUE;
+    }
+  g_free (part);
+  if (any && rest)
+    pc->blocks[b] = box;
+  return any && !rest;
+}
+
 /* A block that a line of running text passes through is the numerator and
  * denominator (or limits) of an inline \displaystyle fraction on that
  * line, not a display: a display has its lines to itself. */
@@ -3836,6 +4209,7 @@ dissolve_crossed_blocks (PageCtx *pc)
       gboolean crossed = FALSE;
       if (blocks[b].x1 <= blocks[b].x0)
         continue;
+      crossed = fraction_parts_out (pc, b);
       for (guint i = 0; i < chunks->len && !crossed; i++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, i);
@@ -3891,6 +4265,20 @@ dissolve_crossed_blocks (PageCtx *pc)
     }
 }
 
+/* Whether a number chunk at box sits where amsmath sets an equation
+ * number below its display: its line starts right after the display's last
+ * line (less than 1 em below it), and it ends at or right of the display's
+ * right end, in its right half. One test for detach_numbers_below(), which
+ * takes such a number out of its block, and number_below_block(), which
+ * pairs it with the block again: they must agree, or a detached number
+ * would be lost. */
+static gboolean
+number_sits_below (const FmRect *box, const FmRect *display, double em)
+{
+  return box->y0 >= display->y1 - 0.3 * em && box->y0 - display->y1 < 1.0 * em &&
+         box->x1 >= display->x1 - 0.5 * em && box->x0 > fm_rect_cx (display);
+}
+
 /* The display block whose equation number chunk i is when amsmath set it
  * on a line of its own below the display (the display left no room for
  * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
@@ -3915,8 +4303,7 @@ number_below_block (const PageCtx *pc, guint i)
       const FmRect *bl = &pc->blocks[b];
       if (bl->x1 <= bl->x0 || across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&ch->box)))
         continue;
-      if (ch->box.y0 >= bl->y1 - 0.3 * em && ch->box.y0 - bl->y1 < 1.0 * em && ch->box.x1 >= bl->x1 - 0.5 * em &&
-          ch->box.x0 > fm_rect_cx (bl))
+      if (number_sits_below (&ch->box, bl, em))
         return b;
     }
   return -1;
@@ -3952,8 +4339,7 @@ detach_numbers_below (PageCtx *pc)
             fm_rect_union (&rest, &o->box);
           any = TRUE;
         }
-      if (!any || ch->box.y0 < rest.y1 - 0.3 * ch->em || ch->box.y0 - rest.y1 > 1.0 * ch->em ||
-          ch->box.x1 < rest.x1 - 0.5 * ch->em || ch->box.x0 <= fm_rect_cx (&rest))
+      if (!any || !number_sits_below (&ch->box, &rest, ch->em))
         continue;
       ch->block = -1;
       pc->blocks[b] = rest;

@@ -609,7 +609,15 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * nuclides (^{212}\mathrm{Bi}), the LaTeX2e logo in STIX Two Text (the
  * detector before it, all three: inline P/R 0.26/0.40); cls-numbelow
  * (two columns, XeLaTeX and LuaLaTeX): equation numbers set below or close
- * after a display as wide as the column (before: number R 0.25). */
+ * after a display as wide as the column (before: number R 0.25);
+ * cls-dfrac (pdfLaTeX STIX Two, XeLaTeX STIX Two Math, LuaLaTeX Pagella
+ * Math): inline display-style fractions (\dfrac, \displaystyle\frac), whose
+ * numerators and denominators were boxed apart or taken for displays (the
+ * detector before it, all three: inline P/R 0.31/0.59, display P 0.27: a
+ * display beside one lost its number); cls-bigops (pdfLaTeX
+ * stix2 at 12 pt): text-style \bigcup, \bigoplus, \sum of a Type 1 math font
+ * with one name for all its encodings hang below a box of the text size
+ * (the detector before it: inline P/R 0.75/0.86 and a false display). */
 static void
 test_detect_classes (void)
 {
@@ -617,7 +625,8 @@ test_detect_classes (void)
                           "cls-long", "cls-prose", "cls-spacing", "cls-joins", "cls-joins-xe",
                           "cls-fontjoins-fourier", "cls-fontjoins-libertine", "cls-names", "cls-names-xe", "cls-stix",
                           "cls-edges", "cls-edges-lua", "cls-edges-fourier", "cls-opscripts", "cls-opscripts-xe",
-                          "cls-opscripts-lua", "cls-numbelow-xe", "cls-numbelow-lua" };
+                          "cls-opscripts-lua", "cls-numbelow-xe", "cls-numbelow-lua", "cls-dfrac", "cls-dfrac-xe",
+                          "cls-dfrac-lua", "cls-bigops" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -28,3 +28,7 @@ $gen --body "$dir/cls-opscripts.body.tex" --out "$dir" --prefix cls-opscripts-xe
 $gen --body "$dir/cls-opscripts.body.tex" --out "$dir" --prefix cls-opscripts-lua --engine lualatex --fonts lm-math
 $gen --body "$dir/cls-numbelow.body.tex" --out "$dir" --prefix cls-numbelow-xe --twocolumn --engine xelatex --fonts stix2-math
 $gen --body "$dir/cls-numbelow.body.tex" --out "$dir" --prefix cls-numbelow-lua --twocolumn --engine lualatex --fonts termes-math
+$gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac --fonts stix2
+$gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac-xe --engine xelatex --fonts stix2-math
+$gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac-lua --engine lualatex --fonts pagella-math
+$gen --body "$dir/cls-bigops.body.tex" --out "$dir" --prefix cls-bigops --fonts stix2
