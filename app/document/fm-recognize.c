@@ -753,9 +753,66 @@ with_glyphs_sizes (const char *model, const char *text)
 }
 
 static gboolean
-is_script_alphabet (const char *tok)
+is_script_letter (GPtrArray *toks, guint i)
 {
-  return strcmp (tok, "\\mathcal") == 0 || strcmp (tok, "\\mathscr") == 0;
+  const char *tok = toks->pdata[i];
+
+  return i + 2 < toks->len && (strcmp (tok, "\\mathcal") == 0 || strcmp (tok, "\\mathscr") == 0) &&
+         strcmp (toks->pdata[i + 1], "{") == 0;
+}
+
+static gboolean
+is_colon (GPtrArray *toks, guint i)
+{
+  return strcmp (toks->pdata[i], ":") == 0 || strcmp (toks->pdata[i], "\\colon") == 0;
+}
+
+/* The step the glyph spellings below share: the tokens of one class in
+ * the glyphs' reading (t) and in the model's (m), paired by order. FALSE
+ * when the glyphs have none or the counts differ (the readings do not
+ * pair up); else want and got hold the token indices of each pair. */
+static gboolean
+paired_tokens (GPtrArray *t, GPtrArray *m, gboolean (*in_class) (GPtrArray *, guint),
+               GArray *want, GArray *got)
+{
+  for (guint i = 0; i < t->len; i++)
+    if (in_class (t, i))
+      g_array_append_val (want, i);
+  for (guint i = 0; i < m->len; i++)
+    if (in_class (m, i))
+      g_array_append_val (got, i);
+  return want->len > 0 && want->len == got->len;
+}
+
+/* The model's reading with token got[k] spelt edits[k] wherever edits[k]
+ * is set (a control word keeps a space before a letter: "\colon I", not
+ * "\colonI"); NULL when nothing is set. */
+static char *
+respelled (const char *model, GPtrArray *m, GArray *at, GArray *got, const char *const *edits)
+{
+  g_autoptr(GString) out = g_string_new (NULL);
+  gboolean changed = FALSE;
+  gsize copied = 0;
+
+  for (guint k = 0; k < got->len; k++)
+    {
+      guint i = g_array_index (got, guint, k);
+      gsize from = g_array_index (at, gsize, i);
+
+      if (edits[k] == NULL)
+        continue;
+      g_string_append_len (out, model + copied, from - copied);
+      g_string_append (out, edits[k]);
+      copied = from + strlen (m->pdata[i]);
+      if (edits[k][0] == '\\' && g_ascii_isalpha (edits[k][strlen (edits[k]) - 1]) &&
+          g_ascii_isalpha (model[copied]))
+        g_string_append_c (out, ' ');
+      changed = TRUE;
+    }
+  if (!changed)
+    return NULL;
+  g_string_append (out, model + copied);
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
 /* The agreeing reading with the glyphs' \mathcal where it writes \mathscr
@@ -775,42 +832,22 @@ with_glyphs_calligraphic (const char *model, const char *text)
   g_autoptr(GPtrArray) t = latex_tokens (text);
   g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GPtrArray) want = g_ptr_array_new ();   /* per script letter: command, letter */
-  g_autoptr(GString) out = NULL;
-  gboolean changed = FALSE;
-  gsize copied = 0;
-  guint d = 0;
+  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree const char **edits = NULL;
 
-  for (guint i = 0; i + 2 < t->len; i++)
-    if (is_script_alphabet (t->pdata[i]) && strcmp (t->pdata[i + 1], "{") == 0)
-      {
-        g_ptr_array_add (want, t->pdata[i]);
-        g_ptr_array_add (want, t->pdata[i + 2]);
-      }
-  if (want->len == 0)
+  if (!paired_tokens (t, m, is_script_letter, want, got))
     return NULL;
-  out = g_string_new (NULL);
-  for (guint i = 0; i + 2 < m->len; i++)
+  edits = g_new0 (const char *, got->len);
+  for (guint k = 0; k < got->len; k++)
     {
-      gsize from;
-
-      if (!is_script_alphabet (m->pdata[i]) || strcmp (m->pdata[i + 1], "{") != 0)
-        continue;
-      if (d >= want->len || strcmp (want->pdata[d + 1], m->pdata[i + 2]) != 0)
+      guint ti = g_array_index (want, guint, k), mi = g_array_index (got, guint, k);
+      if (strcmp (t->pdata[ti + 2], m->pdata[mi + 2]) != 0)
         return NULL;
-      d += 2;
-      if (strcmp (want->pdata[d - 2], "\\mathcal") != 0 || strcmp (m->pdata[i], "\\mathscr") != 0)
-        continue;
-      from = g_array_index (at, gsize, i);
-      g_string_append_len (out, model + copied, from - copied);
-      g_string_append (out, "\\mathcal");
-      copied = from + strlen ("\\mathscr");
-      changed = TRUE;
+      if (strcmp (t->pdata[ti], "\\mathcal") == 0 && strcmp (m->pdata[mi], "\\mathscr") == 0)
+        edits[k] = "\\mathcal";
     }
-  if (d != want->len || !changed)
-    return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return respelled (model, m, at, got, edits);
 }
 
 /* The agreeing reading with the glyphs' \colon where it writes ":": TeX
@@ -826,38 +863,18 @@ with_glyphs_colon (const char *model, const char *text)
   g_autoptr(GPtrArray) t = latex_tokens (text);
   g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GPtrArray) want = g_ptr_array_new ();
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
-  guint d = 0;
+  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree const char **edits = NULL;
 
-  for (guint i = 0; i < t->len; i++)
-    if (strcmp (t->pdata[i], ":") == 0 || strcmp (t->pdata[i], "\\colon") == 0)
-      g_ptr_array_add (want, t->pdata[i]);
-  if (want->len == 0)
+  if (!paired_tokens (t, m, is_colon, want, got))
     return NULL;
-  out = g_string_new (NULL);
-  for (guint i = 0; i < m->len; i++)
-    {
-      gsize from;
-      if (strcmp (m->pdata[i], ":") != 0 && strcmp (m->pdata[i], "\\colon") != 0)
-        continue;
-      if (d >= want->len)
-        return NULL;
-      if (strcmp (want->pdata[d++], "\\colon") != 0 || strcmp (m->pdata[i], ":") != 0)
-        continue;
-      from = g_array_index (at, gsize, i);
-      g_string_append_len (out, model + copied, from - copied);
-      g_string_append (out, "\\colon");
-      copied = from + 1;
-      /* "\colon I", not "\colonI" */
-      if (g_ascii_isalpha (model[copied]))
-        g_string_append_c (out, ' ');
-    }
-  if (d != want->len || copied == 0)
-    return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  edits = g_new0 (const char *, got->len);
+  for (guint k = 0; k < got->len; k++)
+    if (strcmp (t->pdata[g_array_index (want, guint, k)], "\\colon") == 0 &&
+        strcmp (m->pdata[g_array_index (got, guint, k)], ":") == 0)
+      edits[k] = "\\colon";
+  return respelled (model, m, at, got, edits);
 }
 
 /* An agreeing reading with the glyphs' sentence punctuation and without
