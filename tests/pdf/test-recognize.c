@@ -654,6 +654,85 @@ test_reader_reads_crop (void)
   g_object_unref (doc);
 }
 
+/* Seventh pass (development seeds 1102, 1103): spellings of an agreeing
+ * reading the glyphs decide. */
+static void
+test_choose_seventh (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+
+  /* The sentence's word, set apart by a space in the model's spelling and
+   * kept by the reader: both rests, flagged. \operatorname{Re}\,z is a
+   * formula's own (the corpus's only words followed by a space). */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{more}g_{k}(\\zeta)=f(\\zeta)",
+                                "\\text{more}\\,g_{k}(\\zeta)=f(\\zeta)", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "g_{k}(\\zeta)=f(\\zeta)");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{Re}z", "\\operatorname{Re}\\,z", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\operatorname{Re}\\,z");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{for}x", "\\text{for}x", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{for}x");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* An underline the glyphs have no rule for is the model's invention; one
+   * they have stays, and so does one the reader took for a fraction bar. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\Delta\\omega\\approx\\omega_{\\mathrm{o}}",
+                                "\\underline{\\Delta}\\omega\\approx\\omega_{\\text{o}}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\Delta\\omega\\approx\\omega_{\\text{o}}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "x=ab^{2}", "x=\\underline{ab}^{2}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x={ab}^{2}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\underline{M}", "\\underline{M}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\underline{M}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\frac{a}{b}", "\\underline{a}b", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\underline{a}b");
+
+  /* Math inside \text is not LaTeX: the glyphs' reading, flagged. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f(x)\\qquad\\text{for}x\\in A.",
+                                "f(x)\\qquad\\text{for\\ x\\in A.}", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f(x)\\qquad\\text{for}x\\in A.");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{if}x>0", "\\text{if $x>0$}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{if $x>0$}");
+
+  /* A CERTAIN reading of rows and columns is taken as the glyphs lay it
+   * out; a CERTAIN one-line reading keeps the model's spelling. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
+                                "\\begin{aligned}a&=b\\\\=c\\end{aligned}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
+                                "\\begin{aligned}a&=b\\\\=c\\end{aligned}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\=c\\end{aligned}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -663,6 +742,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
   g_test_add_func ("/recognize/symbols", test_symbols);
   g_test_add_func ("/recognize/choose", test_choose);
+  g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
   g_test_add_func ("/recognize/combined", test_combined);
   g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();
