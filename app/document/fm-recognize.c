@@ -1028,6 +1028,50 @@ math_in_text (const char *latex)
   return FALSE;
 }
 
+/* The agreeing reading without a small space (\, \; \: \  ~) right after
+ * a text group: the corpus (../shared) writes the space inside the group,
+ * \text{if }x, which the normaliser drops (16457 text groups followed by
+ * no spacing command, 176 by a small one; in cases, 207 against 64),
+ * while the model writes \text{if}\;x (development seed 1103: cases on
+ * nine set-ups, confident). The reader writes no small spaces, so the
+ * glyphs cannot say more. NULL when nothing changes. */
+static char *
+without_space_after_text (const char *model)
+{
+  static const char *const texts[] = { "\\text", "\\textrm", "\\textup", "\\mbox", "\\textit", "\\textbf", NULL };
+  static const char *const small[] = { "\\,", "\\;", "\\:", "\\ ", "~", NULL };
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
+  g_autoptr(GString) out = NULL;
+  gsize copied = 0;
+
+  for (guint i = 0; i + 1 < m->len; i++)
+    {
+      int depth = 0;
+      guint k;
+
+      if (!g_strv_contains (texts, m->pdata[i]) || strcmp (m->pdata[i + 1], "{") != 0)
+        continue;
+      for (k = i + 1; k < m->len; k++)
+        {
+          depth += strcmp (m->pdata[k], "{") == 0 ? 1 : strcmp (m->pdata[k], "}") == 0 ? -1 : 0;
+          if (depth == 0)
+            break;
+        }
+      if (k + 2 >= m->len || !g_strv_contains (small, m->pdata[k + 1]))
+        continue;
+      if (out == NULL)
+        out = g_string_new (NULL);
+      g_string_append_len (out, model + copied, g_array_index (at, gsize, k + 1) - copied);
+      copied = g_array_index (at, gsize, k + 2);
+      i = k + 1;
+    }
+  if (out == NULL)
+    return NULL;
+  g_string_append (out, model + copied);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* A reading of several lines (an environment with rows). */
 static gboolean
 is_multiline (const char *latex)
@@ -1037,8 +1081,8 @@ is_multiline (const char *latex)
 
 /* An agreeing reading with the glyphs' sentence punctuation and without
  * delimiter sizes the glyphs do not have, or with the explicit sizes they
- * have, with their \colon and \mathcal, and without an underline they do
- * not have. */
+ * have, with their \colon and \mathcal, without an underline they do not
+ * have and without the model's small space after a text group. */
 static char *
 spelled_as_glyphs (const char *reading, const char *text)
 {
@@ -1047,7 +1091,8 @@ spelled_as_glyphs (const char *reading, const char *text)
   const char *now = plain != NULL ? plain : punct != NULL ? punct : reading;
   g_autofree char *sized = with_glyphs_sizes (now, text);
   g_autofree char *cal = NULL;
-  char *under;
+  g_autofree char *under = NULL;
+  char *unspaced;
 
   g_autofree char *colon = NULL;
 
@@ -1057,7 +1102,9 @@ spelled_as_glyphs (const char *reading, const char *text)
   cal = with_glyphs_calligraphic (now, text);
   now = cal != NULL ? cal : now;
   under = without_invented_underline (now, text);
-  return under != NULL ? under : g_strdup (now);
+  now = under != NULL ? under : now;
+  unspaced = without_space_after_text (now);
+  return unspaced != NULL ? unspaced : g_strdup (now);
 }
 
 /* A run of two or more ties ("Ab_{1}~~~Ab_{2}~~~\cdots~~Ab_{n}", the model's

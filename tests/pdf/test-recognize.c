@@ -717,6 +717,18 @@ test_choose_seventh (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\text{if $x>0$}");
 
+  /* The model's small space after a text group goes (the corpus writes
+   * \\text{if }x); a \\quad stays. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{cases}1&\\text{if}x=0\\\\0&\\text{else}\\end{cases}",
+                                "\\begin{cases}1&\\text{if}\\;x=0\\\\0&\\text{else}\\end{cases}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{cases}1&\\text{if}x=0\\\\0&\\text{else}\\end{cases}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x\\quad\\text{for}\\quad y", "x\\quad\\text{for}\\quad y", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x\\quad\\text{for}\\quad y");
+
   /* A CERTAIN reading of rows and columns is taken as the glyphs lay it
    * out; a CERTAIN one-line reading keeps the model's spelling. */
   g_clear_pointer (&latex, g_free);
