@@ -1468,6 +1468,26 @@ glyph_recheck_end (GlyphRecheck *gr, gsize n_images)
   g_free (gr->second);
 }
 
+/* A display's reading without a leading \displaystyle: a display is set
+ * in display style already, and the corpus (../shared) writes it in none
+ * of its 22723 displays; the model starts display readings with it
+ * (development seed 1103: "\displaystyle W=\bigcup_{...}" on CM, LM and
+ * Times). In place; a reading that is nothing else stays. */
+void
+fm_recognize_strip_display_style (char *latex)
+{
+  static const char word[] = "\\displaystyle";
+  gsize n = strlen (word);
+
+  if (latex == NULL || strncmp (latex, word, n) != 0 || g_ascii_isalpha (latex[n]))
+    return;
+  while (latex[n] == ' ')
+    n++;
+  if (latex[n] == '\0')
+    return;
+  memmove (latex, latex + n, strlen (latex + n) + 1);
+}
+
 /* After the model read every image (and rechecked those glyph_recheck
  * asked for, into second): fm_recognize_choose picks among the three; the
  * chosen reading replaces results[k]. */
@@ -1492,6 +1512,8 @@ check_with_glyphs (const FmRecognizeTask *tasks, gsize n_images, const GlyphRech
       choice = fm_recognize_choose (verdicts[slot[k]], text_latex[slot[k]], results[k].latex,
                                     results[k].confidence, two ? two->latex : NULL,
                                     two ? two->confidence : 0, &latex, &confidence, &provenance);
+      if (tasks[slot[k]].region->kind == FM_REGION_DISPLAY)
+        fm_recognize_strip_display_style (latex);
       trace_choice (tasks[slot[k]].region, choice, verdicts[slot[k]], text_latex[slot[k]], &results[k], two, latex, confidence);
       if (strcmp (latex, results[k].latex) != 0)
         {

@@ -729,6 +729,17 @@ test_choose_seventh (void)
                                 NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "x\\quad\\text{for}\\quad y");
 
+  /* A display's leading \displaystyle goes (none in the corpus's displays). */
+  {
+    char display[] = "\\displaystyle W=\\bigcup_{x}I_{x}", only[] = "\\displaystyle", other[] = "\\displaystyles";
+    fm_recognize_strip_display_style (display);
+    g_assert_cmpstr (display, ==, "W=\\bigcup_{x}I_{x}");
+    fm_recognize_strip_display_style (only);
+    g_assert_cmpstr (only, ==, "\\displaystyle");
+    fm_recognize_strip_display_style (other);
+    g_assert_cmpstr (other, ==, "\\displaystyles");
+  }
+
   /* A CERTAIN reading of rows and columns is taken as the glyphs lay it
    * out; a CERTAIN one-line reading keeps the model's spelling. */
   g_clear_pointer (&latex, g_free);
