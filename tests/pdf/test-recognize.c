@@ -729,6 +729,21 @@ test_choose_seventh (void)
                                 NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "x\\quad\\text{for}\\quad y");
 
+  /* Primes as typed: ' for ^{\prime}, and before a subscript; not before
+   * a superscript. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "W_{1}=W'_{1}", "W_{1}=W_{1}'", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "W_{1}=W'_{1}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "V'_{p}\\to f''", "V_{p}^{\\prime}\\to f^{\\prime\\prime}", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "V'_{p}\\to f''");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x'_{1}{}^{2}", "x_{1}'^{2}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x_{1}'^{2}");
+
   /* A display's leading \displaystyle goes (none in the corpus's displays). */
   {
     char display[] = "\\displaystyle W=\\bigcup_{x}I_{x}", only[] = "\\displaystyle", other[] = "\\displaystyles";
