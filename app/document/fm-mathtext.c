@@ -1730,14 +1730,15 @@ drop_word_rows (Reader *r, GPtrArray *rows)
 }
 
 /* An upright word that starts an inline region and stands a word space
- * (0.18 em or more) before an ordinary symbol is the sentence's word that
+ * (0.2 em or more) before an ordinary symbol is the sentence's word that
  * the detector's box took in ("Have f=qP", "thus y(x,0)" on development
  * seed 1100, fourier and libertine): TeX sets no space between \text{...}
  * and a letter, digit or opening delimiter after it. Dropped, UNCERTAIN.
- * Libertine's word space in a justified line measured 0.19-0.20 em
- * ("what c_1y", "on g", "more g_k" on development seeds 1102/1103 had been
- * kept at 0.2); an unknown operator's thin space before a letter
- * (\operatorname{Spec}R, 3 mu) is 0.167 em and stays. */
+ * Not lower: newtxmath's thin space after an operator is 0.19 em
+ * (\operatorname{Im}z, development seed 1104), as wide as Libertine's word
+ * space in a justified line (0.19-0.20 em, "more g_k" on seed 1103), so
+ * the two are told apart by the model's spelling (fm-recognize.c
+ * without_spaced_word), not here. */
 static void
 drop_leading_word (Reader *r)
 {
@@ -1760,7 +1761,7 @@ drop_leading_word (Reader *r)
           it->box.x0 >= first->box.x1 - 0.05 * first->size && (next == NULL || it->box.x0 < next->box.x0))
         next = it;
     }
-  if (next == NULL || next->kind != ITEM_GLYPH || next->box.x0 - first->box.x1 < 0.18 * first->size ||
+  if (next == NULL || next->kind != ITEM_GLYPH || next->box.x0 - first->box.x1 < 0.2 * first->size ||
       fabs (next->size - first->size) > 0.1 * first->size)
     return;
   if (!(next->c < 0x80 ? g_ascii_isalnum ((char) next->c) || next->c == '(' || next->c == '[' :

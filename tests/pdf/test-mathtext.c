@@ -411,40 +411,6 @@ test_symbol_epsilon (void)
   fm_mathtext_result_free (res);
 }
 
-/* Libertine (tests/fixtures/pdf/mathtext-libertine.tex): the sentence's
- * word before an inline formula at Libertine's word space (0.2 em) is
- * left out; an unknown operator's thin space (0.167 em) keeps its word. */
-static FmMathTextResult *
-read_inline_page (FmDocument *doc, int page)
-{
-  g_autoptr (GError) error = NULL;
-  FmRect box = page_text_box (doc, page);
-  g_autoptr (FmRegion) region = fm_region_new (page, FM_REGION_INLINE, &box);
-  FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
-
-  g_assert_no_error (error);
-  if (g_test_verbose ())
-    g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
-  return res;
-}
-
-static void
-test_libertine_word (void)
-{
-  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-libertine.pdf");
-  FmMathTextResult *res;
-
-  res = read_inline_page (doc, 0);
-  g_assert_cmpstr (res->latex, ==, "g_{k}(\\zeta)=f(\\zeta)");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "a word before an inline formula"));
-  fm_mathtext_result_free (res);
-  res = read_inline_page (doc, 1);
-  g_assert_nonnull (strstr (res->latex, "Spec"));
-  g_assert_null (res->reason == NULL ? NULL : strstr (res->reason, "a word before an inline formula"));
-  fm_mathtext_result_free (res);
-}
-
 /* Latin Modern at 12 pt (tests/fixtures/pdf/mathtext-lm.tex): limits that
  * Poppler boxes into their operator's box, and an equals sign struck
  * through by a slash that has no text-layer glyph (its ink, inside the
@@ -530,7 +496,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/leading-word", test_leading_word);
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
   g_test_add_func ("/pdf/mathtext/lm", test_lm);
-  g_test_add_func ("/pdf/mathtext/libertine-word", test_libertine_word);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);
   g_test_add_func ("/pdf/mathtext/symbol-epsilon", test_symbol_epsilon);

@@ -730,9 +730,13 @@ test_choose_seventh (void)
                                 NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "x\\quad\\text{for}\\quad y");
   g_clear_pointer (&latex, g_free);
-  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\inf A\\in A", "\\inf\\,A\\in A", 0.9, NULL, 0,
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\dim V", "\\dim\\,V", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
-  g_assert_cmpstr (latex, ==, "\\inf A\\in A");
+  g_assert_cmpstr (latex, ==, "\\dim V");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\sup A", "\\sup\\,A", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\sup\\,A");
 
   /* Primes as typed: ' for ^{\prime}, and before a subscript; not before
    * a superscript. */
