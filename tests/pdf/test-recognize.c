@@ -701,6 +701,10 @@ test_choose_seventh (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\underline{M}");
   g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "0\\to M\\to I", "0\\to\\underline{M}\\to I", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "0\\to M\\to I");
+  g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\frac{a}{b}", "\\underline{a}b", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\underline{a}b");
@@ -765,7 +769,8 @@ test_choose_seventh (void)
   }
 
   /* A CERTAIN reading of rows and columns is taken as the glyphs lay it
-   * out; a CERTAIN one-line reading keeps the model's spelling. */
+   * out; where the model's rows and columns are the same, its spelling of
+   * the cells stays. */
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
                                 "\\begin{aligned}a&=b\\\\=c\\end{aligned}", 0.9, NULL, 0,
@@ -773,6 +778,11 @@ test_choose_seventh (void)
   g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}");
   g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\begin{aligned}a&=38^{\\circ}\\\\&=b\\end{aligned}",
+                                "\\begin{aligned}a&=38{\\mspace{0mu}^{\\circ}}\\\\&=b\\end{aligned}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=38{\\mspace{0mu}^{\\circ}}\\\\&=b\\end{aligned}");
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
                                 "\\begin{aligned}a&=b\\\\=c\\end{aligned}", 0.9, NULL, 0,
