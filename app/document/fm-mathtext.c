@@ -1065,8 +1065,13 @@ take_limits (Reader *r, GPtrArray *items)
                 continue;
               if (MIN (it->box.x1, op->box.x1) - MAX (it->box.x0, op->box.x0) <= 0.1 * (op->box.x1 - op->box.x0))
                 continue;
-              if (side == 0 ? (it->box.y1 <= op->box.y0 + 0.15 * em && it->box.y1 > op->box.y0 - 1.5 * em && it->size < op->size)
-                            : (it->box.y0 >= op->box.y1 - 0.15 * em && it->box.y0 < op->box.y1 + 1.5 * em && it->size < op->size))
+              /* Latin Modern's Poppler boxes overlap more than CM's: the
+               * limit under a 12 pt \lim starts 0.15 em above the word's
+               * box bottom (development seed 1103 read "0=_{n}\lim_{\to\infty}",
+               * CERTAIN); a script beside it (no overlap in x anyway) starts
+               * over half an em above. */
+              if (side == 0 ? (it->box.y1 <= op->box.y0 + 0.3 * em && it->box.y1 > op->box.y0 - 1.5 * em && it->size < op->size)
+                            : (it->box.y0 >= op->box.y1 - 0.3 * em && it->box.y0 < op->box.y1 + 1.5 * em && it->size < op->size))
                 g_ptr_array_add (part[side], it);
             }
           /* The rest of a limit's line: wider than the operator, centred. */
@@ -1728,7 +1733,12 @@ drop_word_rows (Reader *r, GPtrArray *rows)
  * (0.2 em or more) before an ordinary symbol is the sentence's word that
  * the detector's box took in ("Have f=qP", "thus y(x,0)" on development
  * seed 1100, fourier and libertine): TeX sets no space between \text{...}
- * and a letter, digit or opening delimiter after it. Dropped, UNCERTAIN. */
+ * and a letter, digit or opening delimiter after it. Dropped, UNCERTAIN.
+ * Not lower: newtxmath's thin space after an operator is 0.19 em
+ * (\operatorname{Im}z, development seed 1104), as wide as Libertine's word
+ * space in a justified line (0.19-0.20 em, "more g_k" on seed 1103), so
+ * the two are told apart by the model's spelling (fm-recognize.c
+ * without_spaced_word), not here. */
 static void
 drop_leading_word (Reader *r)
 {
@@ -2820,6 +2830,55 @@ read_main_size (Reader *r)
   return v[0];
 }
 
+/* A relation struck through by \not whose slash has no text-layer glyph:
+ * pdfLaTeX's CMSY negation slash (code 0x36, zero width) is missing from
+ * Poppler's layer, so "\neq" came as a bare "=" and its ink, inside the
+ * "=" glyph's box, passed the ink check (development seed 1103: 0 = \lim
+ * ... \neq \lim ... read CERTAIN with "=" on CM, LM and Times). Short
+ * relations (=, \equiv, \sim, \approx, \in, <, >: ink under 0.6 em
+ * tall) whose columns hold one unbroken ink run of 0.75 em or more are
+ * struck through: TeX's slash spans the whole 1 em box, the bars of "="
+ * are a thin stroke each. */
+static gboolean
+is_short_relation (gunichar c)
+{
+  return c == '=' || c == '<' || c == '>' || c == 0x2261 || c == 0x223C || c == 0x2248 ||
+         c == 0x2243 || c == 0x2245 || c == 0x2208;
+}
+
+static void
+find_struck_relation (Reader *r, const FmGrayImage *img, const FmRect *area, double scale, Item *it)
+{
+  FmRect fit;
+  char *t;
+
+  if (it->kind != ITEM_GLYPH || it->used || it->tex == NULL || !is_short_relation (it->c) ||
+      g_str_has_prefix (it->tex, "\\not") || strcmp (it->tex, "\\neq") == 0 ||
+      !ink_column_extent (img, area, scale, &it->box, &fit))
+    return;
+  if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+    g_printerr ("relation U+%04X ink [%.1f %.1f] box [%.1f %.1f]\n", it->c, fit.y0, fit.y1, it->box.y0, it->box.y1);
+  /* ink_column_extent reads the middle 80 % of the columns: a neighbour's
+   * overhang stays out, the slash (centred in the relation) is in */
+  if (fit.y1 - fit.y0 < 0.75 * it->size || fit.y0 < it->box.y0 - 0.1 * it->size || fit.y1 > it->box.y1 + 0.1 * it->size)
+    return;
+  t = it->c == '=' ? g_strdup ("\\neq") : it->c == 0x2208 ? g_strdup ("\\notin")
+      : g_strdup_printf ("\\not%s%s", g_ascii_isalpha (it->tex[0]) ? " " : "", it->tex);
+  g_free (it->tex);
+  it->tex = t;
+  g_ptr_array_add (r->symbols, g_strdup ("\\not"));
+}
+
+/* After merge_pieces: a relation that took in its \not glyph is done. */
+static void
+find_struck_relations (Reader *r, const FmGrayImage *img, const FmRect *area, double scale)
+{
+  if (img == NULL)
+    return;
+  for (guint i = 0; i < r->items->len; i++)
+    find_struck_relation (r, img, area, scale, r->items->pdata[i]);
+}
+
 /* Radicals, big operators, extension-font glyphs and math delimiters get
  * boxes from their ink (TeX's hang below their Poppler box); every glyph's
  * symbol goes to r->symbols. */
@@ -2926,6 +2985,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     uncertain (&r, "glyphs without a LaTeX meaning");
   fit_items_to_ink (&r, img, &area, scale, &region->box);
   merge_pieces (&r);
+  find_struck_relations (&r, img, &area, scale);
   merge_words (&r);
   if (r.inline_region)
     drop_leading_word (&r);

@@ -124,6 +124,10 @@ GPtrArray  *fm_recognize_latex_symbols (const char *latex);
  * "?" matching any one symbol); 0: they agree. */
 guint       fm_recognize_symbol_distance (const char *a, const char *b);
 
+/* A display region's reading without a leading \displaystyle, in place
+ * (the combined pipeline applies it to every display). */
+void        fm_recognize_strip_display_style (char *latex);
+
 /* How a combined reading was chosen (FmRecognizeOptions.combine). */
 typedef enum {
   FM_CHOICE_IMAGE,        /* no text-layer reading: the model's            */

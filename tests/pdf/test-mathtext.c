@@ -411,6 +411,24 @@ test_symbol_epsilon (void)
   fm_mathtext_result_free (res);
 }
 
+/* Latin Modern at 12 pt (tests/fixtures/pdf/mathtext-lm.tex): limits that
+ * Poppler boxes into their operator's box, and an equals sign struck
+ * through by a slash that has no text-layer glyph (its ink, inside the
+ * "=" glyph's box, had passed the ink check: "=" CERTAIN). */
+static void
+test_lm (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-lm.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "0=\\lim_{n\\to\\infty}\\frac{1}{n}");
+  check_page (doc, 1, "a\\neq b");
+  /* the slash backs a symbol: \neq is "\not" and "=" to the model */
+  res = mathtext_fixture_read_page (doc, 1);
+  g_assert_true (g_ptr_array_find_with_equal_func (res->symbols, "\\not", g_str_equal, NULL));
+  fm_mathtext_result_free (res);
+}
+
 /* STIX Two under pdfLaTeX (tests/fixtures/pdf/mathtext-stix2.tex):
  * delimiters built from pieces, stacked bars, a display \prod boxed above
  * its ink, \overset, bars with scripts (development seed 1101). */
@@ -477,6 +495,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/word-row-parallel", test_word_row_parallel);
   g_test_add_func ("/pdf/mathtext/leading-word", test_leading_word);
   g_test_add_func ("/pdf/mathtext/layout", test_layout);
+  g_test_add_func ("/pdf/mathtext/lm", test_lm);
   g_test_add_func ("/pdf/mathtext/symbols", test_symbols);
   g_test_add_func ("/pdf/mathtext/uncertain", test_uncertain);
   g_test_add_func ("/pdf/mathtext/symbol-epsilon", test_symbol_epsilon);

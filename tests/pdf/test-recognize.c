@@ -654,6 +654,142 @@ test_reader_reads_crop (void)
   g_object_unref (doc);
 }
 
+/* Seventh pass (development seeds 1102, 1103): spellings of an agreeing
+ * reading the glyphs decide. */
+static void
+test_choose_seventh (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+
+  /* The sentence's word, set apart by a space in the model's spelling and
+   * kept by the reader: both rests, flagged. \operatorname{Re}\,z is a
+   * formula's own (the corpus's only words followed by a space). */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{more}g_{k}(\\zeta)=f(\\zeta)",
+                                "\\text{more}\\,g_{k}(\\zeta)=f(\\zeta)", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "g_{k}(\\zeta)=f(\\zeta)");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{Re}z", "\\operatorname{Re}\\,z", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  /* (its word stays; the space TeX sets after an operator anyway goes) */
+  g_assert_cmpstr (latex, ==, "\\operatorname{Re}z");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{for}x", "\\text{for}x", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{for}x");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* An underline the glyphs have no rule for is the model's invention; one
+   * they have stays, and so does one the reader took for a fraction bar. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\Delta\\omega\\approx\\omega_{\\mathrm{o}}",
+                                "\\underline{\\Delta}\\omega\\approx\\omega_{\\text{o}}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\Delta\\omega\\approx\\omega_{\\text{o}}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "x=ab^{2}", "x=\\underline{ab}^{2}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x={ab}^{2}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\underline{M}", "\\underline{M}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\underline{M}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "0\\to M\\to I", "0\\to\\underline{M}\\to I", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "0\\to M\\to I");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\frac{a}{b}", "\\underline{a}b", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\underline{a}b");
+
+  /* Math inside \text is not LaTeX: the glyphs' reading, flagged. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f(x)\\qquad\\text{for}x\\in A.",
+                                "f(x)\\qquad\\text{for\\ x\\in A.}", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f(x)\\qquad\\text{for}x\\in A.");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{if}x>0", "\\text{if $x>0$}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{if $x>0$}");
+
+  /* The model's small space after a text group goes (the corpus writes
+   * \\text{if }x); a \\quad stays. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{cases}1&\\text{if}x=0\\\\0&\\text{else}\\end{cases}",
+                                "\\begin{cases}1&\\text{if}\\;x=0\\\\0&\\text{else}\\end{cases}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{cases}1&\\text{if}x=0\\\\0&\\text{else}\\end{cases}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x\\quad\\text{for}\\quad y", "x\\quad\\text{for}\\quad y", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x\\quad\\text{for}\\quad y");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\dim V", "\\dim\\,V", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\dim V");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\sup A", "\\sup\\,A", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\sup\\,A");
+
+  /* Primes as typed: ' for ^{\prime}, and before a subscript; not before
+   * a superscript. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "W_{1}=W'_{1}", "W_{1}=W_{1}'", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "W_{1}=W'_{1}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "V'_{p}\\to f''", "V_{p}^{\\prime}\\to f^{\\prime\\prime}", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "V'_{p}\\to f''");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x'_{1}{}^{2}", "x_{1}'^{2}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x_{1}'^{2}");
+
+  /* A display's leading \displaystyle goes (none in the corpus's displays). */
+  {
+    char display[] = "\\displaystyle W=\\bigcup_{x}I_{x}", only[] = "\\displaystyle", other[] = "\\displaystyles";
+    fm_recognize_strip_display_style (display);
+    g_assert_cmpstr (display, ==, "W=\\bigcup_{x}I_{x}");
+    fm_recognize_strip_display_style (only);
+    g_assert_cmpstr (only, ==, "\\displaystyle");
+    fm_recognize_strip_display_style (other);
+    g_assert_cmpstr (other, ==, "\\displaystyles");
+  }
+
+  /* A CERTAIN reading of rows and columns is taken as the glyphs lay it
+   * out; where the model's rows and columns are the same, its spelling of
+   * the cells stays. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
+                                "\\begin{aligned}a&=b\\\\=c\\end{aligned}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\begin{aligned}a&=38^{\\circ}\\\\&=b\\end{aligned}",
+                                "\\begin{aligned}a&=38{\\mspace{0mu}^{\\circ}}\\\\&=b\\end{aligned}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=38{\\mspace{0mu}^{\\circ}}\\\\&=b\\end{aligned}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
+                                "\\begin{aligned}a&=b\\\\=c\\end{aligned}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\=c\\end{aligned}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -663,6 +799,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
   g_test_add_func ("/recognize/symbols", test_symbols);
   g_test_add_func ("/recognize/choose", test_choose);
+  g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
   g_test_add_func ("/recognize/combined", test_combined);
   g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();
