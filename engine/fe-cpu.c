@@ -762,6 +762,31 @@ void fe_cpu_advise_huge(void *p, size_t n) {
 #endif
 }
 
+/* Faults in [p, p + n) now, as zeroed pages (the contents are not kept):
+ * for buffers a state will surely write soon but only in part, so that the
+ * first formulas do not pay a fault per 4 KiB page (22 us each on the
+ * development VM) while both of the pool's threads run. MADV_POPULATE_WRITE
+ * (Linux 5.14) does it in one call (populating, MAP_POPULATE, measured 15 us
+ * a page there against 22 touched: bench/RESULTS.md, "First touches");
+ * elsewhere, or when refused, one write per page. */
+void fe_cpu_prefault(void *p, size_t n) {
+    if (!p || n == 0)
+        return;
+#if defined(__linux__)
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    const uintptr_t page = 4096;
+    uintptr_t a = (uintptr_t)p & ~(page - 1), b = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+    if (madvise((void *)a, (size_t)(b - a), MADV_POPULATE_WRITE) == 0)
+        return;
+#endif
+    volatile char *c = p;
+    for (size_t i = 0; i < n; i += 4096)
+        c[i] = 0;
+    c[n - 1] = 0;
+}
+
 bool fe_cpu_has_bf16_dot(void) {
 #ifdef FE_HAVE_X86_KERNELS
     const FeCpuInfo *ci = fe_cpu_info();
