@@ -158,18 +158,12 @@ fe_status fe_device_choose(const char *request, FeDevice **out_device, bool *fel
 /* ------------------------------------------------------------------------ */
 /* Context                                                                  */
 
-/* One small encode and two decoder steps on a fresh GPU context, so that the
- * first formula a person waits for does not pay for what CUDA does on first
- * use: loading our kernels and cuBLAS's into the device (lazy module loading,
- * the default since CUDA 12), cuBLAS picking its algorithms, the first buffers
- * of the device's pool (a freed state's buffers stay there for the next one).
- * Measured on an H200 before this warm-up: 124 ms for the first formula after
- * load, 3 ms a formula after it (bench/RESULTS.md, "GPU proof, 2026-11-26").
- * The image is a typical crop's size, 64 x 512 pixels (the stride-rounded
- * cap when the model is smaller), with one rule of ink. */
-static fe_status fe_context_warm_up(FeContext *ctx) {
-    const FeModelConfig *c = &ctx->model.cfg;
-    int h = 64 - 64 % c->height_stride, w = 512 - 512 % c->width_stride;
+/* A formula crop for warming up: height x width pixels rounded down to the
+ * model's strides (capped by its largest input), with one rule of ink; NULL
+ * when out of memory. */
+static float *fe_warm_up_crop(const FeModelConfig *c, int height, int width, int *out_h,
+                              int *out_w) {
+    int h = height - height % c->height_stride, w = width - width % c->width_stride;
     if (h > c->max_height)
         h = c->max_height - c->max_height % c->height_stride;
     if (w > c->max_width)
@@ -180,9 +174,27 @@ static fe_status fe_context_warm_up(FeContext *ctx) {
         w = c->width_stride;
     float *pixels = calloc((size_t)h * w, sizeof *pixels);
     if (!pixels)
-        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+        return NULL;
     for (int x = w / 8; x < w - w / 8; x++)
         pixels[(size_t)(h / 2) * w + x] = 1.0f;
+    *out_h = h;
+    *out_w = w;
+    return pixels;
+}
+
+/* One small encode and two decoder steps on a fresh GPU context, so that the
+ * first formula a person waits for does not pay for what CUDA does on first
+ * use: loading our kernels and cuBLAS's into the device (lazy module loading,
+ * the default since CUDA 12), cuBLAS picking its algorithms, the first buffers
+ * of the device's pool (a freed state's buffers stay there for the next one).
+ * Measured on an H200 before this warm-up: 124 ms for the first formula after
+ * load, 3 ms a formula after it (bench/RESULTS.md, "GPU proof, 2026-11-26").
+ * The image is a typical display crop's size, 64 x 512 pixels. */
+static fe_status fe_context_warm_up(FeContext *ctx) {
+    int h, w;
+    float *pixels = fe_warm_up_crop(&ctx->model.cfg, 64, 512, &h, &w);
+    if (!pixels)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
     FeState *state = NULL;
     fe_status st = fe_state_new(ctx, &state);
     if (st == FE_OK)
@@ -402,6 +414,46 @@ static uint64_t fe_state_device_bytes(const FeStateBuffers *sb) {
     return fe_state_buffers_device_bytes(sb);
 }
 
+static fe_status fe_state_reserve(FeState *state, int beams);
+
+/* Positions of each decoder row's K/V faulted in when a CPU state is made
+ * (4 MiB for the v1 model's 8 rows): 86 % of the test split's formulas are
+ * no longer (median 22 tokens, 90th percentile 76). */
+#define FE_PREPARE_TOKENS 64
+/* The crop a CPU state's first encode is sized for: an inline formula's at
+ * the model's em_px (a text line is 32-48 px high once scaled). Larger
+ * crops still grow the buffers when they come; sizing for a display's
+ * 64 x 512 here raised the sample PDF's peak RSS by another 2-4 MiB, close to
+ * issue 15's 80 MiB (bench/RESULTS.md, "The cold first pass"). */
+#define FE_PREPARE_HEIGHT 48
+#define FE_PREPARE_WIDTH 384
+
+/* A fresh CPU state does now, while the model loads (the window does that on
+ * its engine thread), what its first formulas would otherwise pay for:
+ * decoder rows for fe_recognize's default batch (not 1 row, then regrown
+ * to 8 inside the first batch), the KV caches' first positions faulted in,
+ * and one encode of a typical crop, which sizes the encoder's arena, starts
+ * the pool's threads and grows every thread's scratch. On the development
+ * VM a first touch of a page costs 22 us and the first pass of a fresh
+ * engine ran about twice as slow as the second (bench/RESULTS.md, "The
+ * cold first pass"). The warm-up's encoding is dropped: nothing is encoded
+ * afterwards, as before. */
+static fe_status fe_state_prepare_cpu(FeState *state) {
+    FeStateBuffers *sb = &state->sb;
+    FeRecognizeParams params = fe_recognize_default_params();
+    FE_TRY(fe_state_buffers_prepare(sb, fe_recognize_batch_size(sb, &params), FE_PREPARE_TOKENS));
+    FE_TRY(fe_state_reserve(state, 1)); /* the context's byte count */
+    int h, w;
+    float *pixels = fe_warm_up_crop(&sb->model->cfg, FE_PREPARE_HEIGHT, FE_PREPARE_WIDTH, &h, &w);
+    if (!pixels)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
+    fe_status st = fe_state_encode(state, pixels, h, w);
+    free(pixels);
+    sb->enc_len = 0;
+    sb->cross_ready = false;
+    return st;
+}
+
 fe_status fe_state_new(FeContext *context, FeState **out_state) {
     if (!context || !out_state)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_state_new: NULL argument");
@@ -425,6 +477,10 @@ fe_status fe_state_new(FeContext *context, FeState **out_state) {
     pthread_mutex_lock(&context->lock);
     context->state_bytes += st->bytes;
     pthread_mutex_unlock(&context->lock);
+    if (strcmp(context->model.device->id, "cpu") == 0 && (s = fe_state_prepare_cpu(st)) != FE_OK) {
+        fe_state_free(st);
+        return s;
+    }
     *out_state = st;
     return FE_OK;
 }

@@ -46,6 +46,10 @@ void fe_cpu_round_bf16(const float *x, uint16_t *out, size_t n);
  * MADV_HUGEPAGE; nothing elsewhere): for big buffers that are filled whole
  * right away, like a model's weights. Before the first write. */
 void fe_cpu_advise_huge(void *p, size_t n);
+/* Faults in the pages under [p, p + n) (zeroed; contents not kept) so that
+ * later writes take no page faults: MADV_POPULATE_WRITE, else a write per
+ * page. For a state's buffers at load (fe_state_new). */
+void fe_cpu_prefault(void *p, size_t n);
 /* A float buffer of at least n elements private to the calling thread, in
  * one of two slots (0: an op's temporaries; 1: an operand copy that the
  * pool's threads read while their own tasks use slot 0). Grows, never

@@ -704,6 +704,24 @@ fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams) {
     return FE_OK;
 }
 
+fe_status fe_state_buffers_prepare(FeStateBuffers *sb, int rows, int tokens) {
+    FE_TRY(fe_state_buffers_reserve_beams(sb, rows));
+    const FeModelConfig *c = &sb->model->cfg;
+    int64_t T = c->max_tokens, d = c->d_model;
+    if (tokens > T)
+        tokens = (int)T;
+    if (tokens <= 0 || strcmp(sb->model->device->backend->name, "cpu") != 0)
+        return FE_OK;
+    /* row r of a layer's cache is [T, d] at r * T * d (fe_cpu_kv_write) */
+    size_t bytes = (size_t)tokens * (size_t)d * sizeof(float);
+    for (int l = 0; l < c->dec_layers; l++)
+        for (int r = 0; r < rows; r++) {
+            fe_cpu_prefault((float *)fe_tensor_data(&sb->self_k[l]) + r * T * d, bytes);
+            fe_cpu_prefault((float *)fe_tensor_data(&sb->self_v[l]) + r * T * d, bytes);
+        }
+    return FE_OK;
+}
+
 static void fe_state_free_batch(FeStateBuffers *sb) {
     fe_buffer_free(sb->batch_arena);
     sb->batch_arena = NULL;

@@ -164,6 +164,12 @@ typedef struct {
 fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model);
 /* Grows the decoder buffers to hold `beams` rows; a no-op when they do. */
 fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams);
+/* Grows the decoder buffers to `rows` and, on the CPU, faults in the first
+ * `tokens` positions of each row's self-attention K/V now: the KV caches
+ * are sized for the longest formula and written a position per step, so
+ * their first touches (a fault per 4 KiB) otherwise fall on the first
+ * formulas decoded. */
+fe_status fe_state_buffers_prepare(FeStateBuffers *sb, int rows, int tokens);
 void fe_state_buffers_free(FeStateBuffers *sb);
 
 /* The buffers behind a public FeState (fe-api.c), for tests and tools. */

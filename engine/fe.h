@@ -131,7 +131,7 @@ typedef struct FeContext FeContext;
 typedef struct FeState FeState;
 
 typedef enum {
-    FE_PRECISION_AUTO = 0,  /* fp32 on CPU, fp16 on GPU                        */
+    FE_PRECISION_AUTO = 0,  /* CPU: bf16 with AVX512_BF16, else fp32; GPU: fp16 */
     FE_PRECISION_FP32,
     FE_PRECISION_FP16,
     FE_PRECISION_BF16,      /* GPU (compute 8.0+), or a CPU with AVX512_BF16:   */

@@ -16,19 +16,31 @@
 
 #define FM_HUGE_PAGE ((gsize) 2 << 20)
 
-/* n bytes, g_free-able; from 2 MiB up 2 MiB aligned, its whole 2 MiB pages
- * advised onto huge pages (round n up to FM_HUGE_PAGE for all of it). */
+/* At least n bytes, g_free-able. From 2 MiB up the block is rounded up to
+ * whole 2 MiB pages, 2 MiB aligned and advised onto huge pages all of it: a
+ * tail left on 4 KiB pages would fault page by page, which is what the
+ * caller asked to avoid. *capacity (when not NULL) gets the usable size,
+ * so a growing buffer can use the rounding's slack. */
 static inline void *
-fm_alloc_written_whole (gsize n)
+fm_alloc_written_whole (gsize n, gsize *capacity)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   void *p = NULL;
 
-  if (n >= FM_HUGE_PAGE && posix_memalign (&p, FM_HUGE_PAGE, n) == 0)
+  if (n >= FM_HUGE_PAGE && n <= G_MAXSIZE - FM_HUGE_PAGE)
     {
-      (void) madvise (p, n & ~(FM_HUGE_PAGE - 1), MADV_HUGEPAGE);
-      return p;
+      gsize whole = (n + FM_HUGE_PAGE - 1) & ~(FM_HUGE_PAGE - 1);
+
+      if (posix_memalign (&p, FM_HUGE_PAGE, whole) == 0)
+        {
+          (void) madvise (p, whole, MADV_HUGEPAGE);
+          if (capacity != NULL)
+            *capacity = whole;
+          return p;
+        }
     }
 #endif
+  if (capacity != NULL)
+    *capacity = n;
   return g_malloc (n);
 }

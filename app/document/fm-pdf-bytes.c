@@ -694,12 +694,8 @@ typedef struct {
 static void
 outbuf_init (OutBuf *o, gsize cap)
 {
-  /* whole 2 MiB pages: the tail on 4 KiB pages would fault page by page */
-  if (cap >= FM_HUGE_PAGE)
-    cap = (cap + FM_HUGE_PAGE - 1) & ~(FM_HUGE_PAGE - 1);
-  o->p = fm_alloc_written_whole (cap);
+  o->p = fm_alloc_written_whole (cap, &o->cap);
   o->len = 0;
-  o->cap = cap;
 }
 
 static void

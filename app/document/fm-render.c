@@ -621,7 +621,7 @@ fm_render_page_ink_locked (PopplerPage *page,
   band = new_image (page, w, MIN (h, BAND_ROWS), error);
   if (band == NULL)
     return NULL;
-  ink = fm_alloc_written_whole ((gsize) w * h);   /* 4-5 MB at 3 px/pt, written whole */
+  ink = fm_alloc_written_whole ((gsize) w * h, NULL);   /* 4-5 MB at 3 px/pt, written whole */
   for (int y0 = 0; y0 < h; y0 += BAND_ROWS)
     {
       int rows = MIN (BAND_ROWS, h - y0), stride = cairo_image_surface_get_stride (band);

@@ -632,7 +632,8 @@ test_model_on_gpu (void)
       /* the CPU; the GPU in fp32 (exact unless FE_TEST_TF32=1); the GPU in
        * its default fp16 (f16 matrices, f32 activations) */
       const char *devices[3] = { "cpu", gpu->id, gpu->id };
-      const fe_precision precisions[3] = { FE_PRECISION_AUTO, FE_PRECISION_FP32,
+      /* the CPU's exact path: its auto is bf16 on AVX512_BF16 CPUs */
+      const fe_precision precisions[3] = { FE_PRECISION_FP32, FE_PRECISION_FP32,
                                            FE_PRECISION_AUTO };
       const double bounds[3] = { 0, 1e-5, 1e-3 };
       const float *enc[3];

@@ -126,6 +126,8 @@ load_model (const char *model_name, const char *which)
   g_autofree char *path = fixture_path (json_object_get_string_member (files, which));
   FeContextParams cp = fe_context_default_params ();
   cp.device = "cpu";
+  /* the PyTorch references are fp32's; auto is bf16 on AVX512_BF16 CPUs */
+  cp.precision = FE_PRECISION_FP32;
   FeContext *ctx = NULL;
   fe_status st = fe_context_load (path, &cp, &ctx);
   if (st != FE_OK)
@@ -312,6 +314,7 @@ test_f16_file_equals_f32 (void)
   g_autofree char *p32 = write_rounded_safetensors (src, FALSE);
   FeContextParams cp = fe_context_default_params ();
   cp.device = "cpu";
+  cp.precision = FE_PRECISION_FP32; /* f16 kept as f16 is the fp32 path's */
   FeContext *a = NULL, *b = NULL;
   if (fe_context_load (p16, &cp, &a) != FE_OK || fe_context_load (p32, &cp, &b) != FE_OK)
     g_error ("loading the rounded copies: %s", fe_last_error ());
@@ -488,6 +491,10 @@ test_devices (void)
       g_assert_true (ri.fell_back);
       g_assert_cmpstr (ri.fallback_reason, !=, "");
       g_test_message ("auto fell back: %s", ri.fallback_reason);
+      /* precision auto on the CPU: bf16 where it multiplies in bf16
+       * (AVX512_BF16), fp32 elsewhere (bench/RESULTS.md, "bf16 by default") */
+      g_assert_cmpint (ri.precision, ==,
+                       fe_cpu_has_bf16_dot () ? FE_PRECISION_BF16 : FE_PRECISION_FP32);
     }
   fe_context_free (ctx);
   ctx = NULL;

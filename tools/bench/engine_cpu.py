@@ -60,8 +60,9 @@ def parse_args():
     ap.add_argument("--engine-cold", action="store_true",
                     help="no untimed engine pass over the images first (before 2026-11-25 22:30 the "
                          "engine had none while the traced peers had two)")
-    ap.add_argument("--precision", default=None, choices=["auto", "fp32", "bf16"],
-                    help="formulate-cli --precision (bf16: the decoder in bf16 on AVX512_BF16 CPUs)")
+    ap.add_argument("--precision", default="fp32", choices=["auto", "fp32", "bf16"],
+                    help="formulate-cli --precision (default fp32, as the eager and jit peers; "
+                         "bf16 on AVX512_BF16 CPUs, what auto picks there since 2026-11-26)")
     ap.add_argument("--peers", default="eager,jit,jit-bf16",
                     help="PyTorch set-ups, comma-separated: eager, jit (trace + freeze + "
                          "optimize_for_inference), jit-bf16 (the same under bf16 autocast)")
