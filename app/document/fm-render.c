@@ -174,7 +174,7 @@ new_image (PopplerPage *page, double w_px, double h_px, GError **error)
       /* A larger image (a 300 dpi page for the scan analysis: 34 MB) is
        * painted white whole at once: on 2 MiB pages it costs a few faults
        * instead of 8 000 (about 0.2 s of CPU on the development VM). */
-      guint8 *data = fm_alloc_written_whole (n);
+      guint8 *data = fm_alloc_written_whole (n, NULL);
 
       surface = cairo_image_surface_create_for_data (data, CAIRO_FORMAT_ARGB32,
                                                      (int) w_px, (int) h_px, stride);
@@ -544,7 +544,7 @@ fm_gray_image_new (int width,
   image->height = height;
   image->stride = width;
   /* Written whole at once (a 300 dpi page's is 8 MB). */
-  image->pixels = fm_alloc_written_whole ((gsize) width * (gsize) height);
+  image->pixels = fm_alloc_written_whole ((gsize) width * (gsize) height, NULL);
   memset (image->pixels, 255, (gsize) width * (gsize) height);
   return image;
 }
