@@ -1202,6 +1202,109 @@ page_classify (ScanPage *p)
   p->bands = text_bands (p->words, p->em);
 }
 
+/* Whether band k stands apart: no other band over the same columns
+ * within 1 em above or below it (prose lines are 0.3 em apart, a display
+ * has its skips above and below). */
+static gboolean
+band_stands_apart (ScanPage *p, guint k)
+{
+  const Band *b = &g_array_index (p->bands, Band, k);
+
+  for (guint m = 0; m < p->bands->len; m++)
+    {
+      const Band *o = &g_array_index (p->bands, Band, m);
+      double gap = MAX (o->top - b->bottom, b->top - o->bottom);
+      if (m != k && MIN (b->x1, o->x1) > MAX (b->x0, o->x0) && gap < 1.0 * p->em)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The width of band k's line: its text words' span widened by the ink on
+ * the line (middles within 0.3 em of the band) that is no text word's,
+ * chained over gaps < 1.3 em (the sideways join of math ink). */
+static double
+band_line_width (ScanPage *p, guint k, double x0, double x1)
+{
+  const Band *b = &g_array_index (p->bands, Band, k);
+  double em = p->em;
+  gboolean grew = TRUE;
+  g_autoptr(GArray) ink = g_array_new (FALSE, FALSE, sizeof (Box));
+
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      Box c = box_turn (&g_array_index (p->comps, Comp, i).img, -p->skew, p->cx, p->cy);
+      double mx = (c.x0 + c.x1) / 2, my = (c.y0 + c.y1) / 2;
+      gboolean in_text = FALSE;
+      if (my < b->top - 0.3 * em || my > b->bottom + 0.3 * em)
+        continue;
+      for (guint w = 0; w < p->words->len && !in_text; w++)
+        {
+          const Word *wd = &g_array_index (p->words, Word, w);
+          in_text = wd->text && mx >= wd->b.x0 && mx <= wd->b.x1 && my >= wd->b.y0 && my <= wd->b.y1;
+        }
+      if (!in_text)
+        g_array_append_val (ink, c);
+    }
+  while (grew)
+    {
+      grew = FALSE;
+      for (guint i = 0; i < ink->len; i++)
+        {
+          const Box *c = &g_array_index (ink, Box, i);
+          if (c->x0 < x1 + 1.3 * em && c->x1 > x0 - 1.3 * em && (c->x0 < x0 || c->x1 > x1))
+            {
+              x0 = MIN (x0, c->x0);
+              x1 = MAX (x1, c->x1);
+              grew = TRUE;
+            }
+        }
+    }
+  return x1 - x0;
+}
+
+/* A line of its own, apart from the text above and below, whose one or
+ * two running-text words are under half the line's width is a display's
+ * line: the words are what Tesseract read of the math ("xa" in
+ * \|c\| \times a at confidence 85). The line groups (band_line_groups)
+ * weigh words only, and a display's math is often no word at all. */
+static void
+page_display_lines (ScanPage *p)
+{
+  gboolean changed = FALSE;
+
+  for (guint k = 0; k < p->bands->len; k++)
+    {
+      double text_w = 0, x0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE;
+      int n = 0;
+      for (guint i = 0; i < p->words->len; i++)
+        {
+          const Word *w = &g_array_index (p->words, Word, i);
+          if (!w->text || w->band != (int) k)
+            continue;
+          n++;
+          text_w += box_w (&w->b);
+          x0 = MIN (x0, w->b.x0);
+          x1 = MAX (x1, w->b.x1);
+        }
+      if (n == 0 || n > 2 || !band_stands_apart (p, k) || text_w >= 0.5 * band_line_width (p, k, x0, x1))
+        continue;
+      for (guint i = 0; i < p->words->len; i++)
+        {
+          Word *w = &g_array_index (p->words, Word, i);
+          if (w->text && w->band == (int) k)
+            w->text = w->strong = FALSE;
+        }
+      changed = TRUE;
+    }
+  if (!changed)
+    return;
+  g_array_unref (p->bands);
+  for (guint i = 0; i < p->words->len; i++)
+    g_array_index (p->words, Word, i).band = -1;
+  p->bands = text_bands (p->words, p->em);
+}
+
 /* One ink component in the deskewed frame: its word, whether it is running
  * text or math evidence (a seed), its text line. */
 static void
@@ -1557,6 +1660,9 @@ page_display_blocks (ScanPage *p)
   g_autofree int *bp = g_new (int, clusters->len + 1);
   double em = p->em;
 
+  g_autofree Box *bb = g_new (Box, clusters->len + 1);
+  gboolean joined = TRUE;
+
   for (guint i = 0; i < clusters->len; i++)
     bp[i] = (int) i;
   for (guint i = 0; i < clusters->len; i++)
@@ -1572,6 +1678,40 @@ page_display_blocks (ScanPage *p)
             (gy < -0.3 * MIN (em, MIN (box_h (&a->b), box_h (&b->b))) && gx < 3.0 * em))
           uf_join (bp, (int) i, (int) j);
       }
+  /* Then side by side again on the blocks so made, until none joins: a
+   * display fraction's numerator, bar and denominator are thin pieces
+   * that each overlap the rest of its line too little (development
+   * twins: \frac{n^k+g}{\sigma-b} > 15 + f - z in two boxes). Only
+   * blocks up to 3 em tall (a line with its fractions and limits): a
+   * taller one is rows of an aligned block, and joining it sideways
+   * chained the displays of a page into one. */
+  for (guint i = 0; i < clusters->len; i++)
+    bb[i] = g_array_index (clusters, Cluster, i).b;
+  for (guint i = 0; i < clusters->len; i++)
+    if (fm_uf_find (bp, (int) i) != (int) i)
+      box_union (&bb[fm_uf_find (bp, (int) i)], &bb[i]);
+  while (joined)
+    {
+      joined = FALSE;
+      for (guint i = 0; i < clusters->len; i++)
+        for (guint j = i + 1; j < clusters->len; j++)
+          {
+            const Cluster *a = &g_array_index (clusters, Cluster, i), *b = &g_array_index (clusters, Cluster, j);
+            int ri = fm_uf_find (bp, (int) i), rj = fm_uf_find (bp, (int) j);
+            const Box *ba = &bb[ri], *bq = &bb[rj];
+            Box u;
+            if (!a->display || !b->display || ri == rj || box_h (ba) > 3.0 * em || box_h (bq) > 3.0 * em)
+              continue;
+            if (!(MAX (ba->y0, bq->y0) - MIN (ba->y1, bq->y1) < -0.3 * MIN (em, MIN (box_h (ba), box_h (bq))) &&
+                  MAX (ba->x0, bq->x0) - MIN (ba->x1, bq->x1) < 3.0 * em))
+              continue;
+            u = *ba;
+            box_union (&u, bq);
+            uf_join (bp, ri, rj);
+            bb[fm_uf_find (bp, ri)] = u;
+            joined = TRUE;
+          }
+    }
   for (guint i = 0; i < clusters->len; i++)
     {
       Cluster *a = &g_array_index (clusters, Cluster, i);
@@ -1818,7 +1958,11 @@ analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int pa
   for (guint k = 0; k < p.bands->len; k++)
     band_line_groups (&p, k);
   if (!words_only)
-    page_classify (&p);
+    {
+      page_classify (&p);
+      if (g_strcmp0 (g_getenv ("FM_SCAN_DISPLAY_LINES"), "0") != 0)
+        page_display_lines (&p);
+    }
   for (int i = 0; i < p.n_comps; i++)
     comp_place (&p, &g_array_index (comps, Comp, i));
   if (words_only)

@@ -438,6 +438,52 @@ test_stacked_lines (void)
     }
 }
 
+/* Every display of a page found as one display box: a display line
+ * where Tesseract read one sure "word" of the math ("xa", page
+ * display-line) is no text line, and a display fraction whose thin parts
+ * each overlap the rest of its line too little is one box with it
+ * (page display-fraction). */
+static void
+test_display_lines (void)
+{
+  static const struct {
+    const char *pdf;
+    double truth[6][4];
+  } pages[] = {
+    { "tests/fixtures/pdf/scan/display-line-scan300.pdf",
+      { { 250.8, 116.2, 357.6, 126.7 }, { 264.2, 160.2, 344.9, 184.2 }, { 239.8, 236.0, 370.2, 246.8 },
+        { 237.4, 314.3, 373.7, 345.0 }, { 268.6, 400.8, 343.6, 422.1 }, { 269.4, 513.0, 344.3, 536.4 } } },
+    { "tests/fixtures/pdf/scan/display-fraction-scan300.pdf",
+      { { 266.4, 115.8, 338.0, 140.7 }, { 268.5, 167.6, 337.4, 193.6 }, { 267.3, 293.0, 342.1, 319.6 },
+        { 261.5, 402.5, 351.0, 426.6 }, { 281.7, 464.3, 332.6, 487.0 }, { 271.9, 513.0, 343.8, 536.2 } } },
+  };
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return;
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (pages); k++)
+    {
+      g_autoptr(FmDocument) doc = open_fixture (pages[k].pdf);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GPtrArray) regions = fm_scan_detect_page (doc, 0, NULL, &error);
+      g_assert_no_error (error);
+      for (guint t = 0; t < G_N_ELEMENTS (pages[k].truth); t++)
+        {
+          double best = 0;
+          for (guint i = 0; i < regions->len; i++)
+            {
+              const FmRegion *r = regions->pdata[i];
+              if (r->kind == FM_REGION_DISPLAY)
+                best = MAX (best, iou (&r->box, pages[k].truth[t]));
+            }
+          g_test_message ("%s display %u: best display IoU %.2f", pages[k].pdf, t, best);
+          g_assert_cmpfloat (best, >=, 0.5);
+        }
+    }
+}
+
 typedef struct {
   FmDocument *doc;
   GPtrArray *regions;
@@ -504,6 +550,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/render", test_render);
   g_test_add_func ("/pdf/scan/fraction-digits", test_fraction_digits);
   g_test_add_func ("/pdf/scan/stacked-lines", test_stacked_lines);
+  g_test_add_func ("/pdf/scan/display-lines", test_display_lines);
   g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   return g_test_run ();
 }
