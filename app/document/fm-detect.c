@@ -688,7 +688,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
 static gboolean
 digit_groups (const Glyph *g, int n, int l, int r)
 {
-  int k, right = 0, group = 0;
+  int k, right = 0, group = 0, nearest = 0;
   gboolean point = FALSE;
 
   if (!g_unichar_isdigit (g[l].c) || !g_unichar_isdigit (g[r].c) || r <= l)
@@ -706,6 +706,8 @@ digit_groups (const Glyph *g, int n, int l, int r)
             {
               if (group < 3)
                 return FALSE;
+              if (nearest == 0)
+                nearest = group;
               group = 0;   /* an earlier group of the same number */
             }
           else if (g[k].space_before || g[k].line_before)
@@ -716,7 +718,9 @@ digit_groups (const Glyph *g, int n, int l, int r)
       else
         return FALSE;
     }
-  return point;
+  /* the groups of a number's decimals are equal, the last one may be
+   * shorter: "2.345 1000" is two numbers */
+  return point && right <= (nearest > 0 ? nearest : group);
 }
 
 /* Whether a chunk is one decimal number and nothing else (digits, its
@@ -2923,6 +2927,13 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
 
   if (rule == FM_DETECT_RULE_FULL)
     join = pair_join_word_space (ic, li, ml, mr, l, r, gap, em, join);
+  /* digit groups of one number stay one whatever the line's word space:
+   * \: (2/9 em) can equal it, a control space (8.45747\ 37604, 1/3 em
+   * in CM) exceeds it; digit_groups() wants a decimal point and groups
+   * of equal length, which prose's numbers do not have */
+  if (!join && rule == FM_DETECT_RULE_FULL && gap < 0.4 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
+      digit_groups (g, n, (int) (l - g), (int) (r - g)))
+    join = TRUE;
   /* TeX puts no glue between a letter and an opening bracket in
    * math, only the letter's italic correction (a quarter em
    * after a math italic f in some fonts, as wide as a word
