@@ -2861,6 +2861,40 @@ script_base (const InlineCtx *ic, int li)
   return -1;
 }
 
+/* Whether math glyph b, the base of script li, is a big operator of a Type 1
+ * extension font whose text is a letter (kpfonts' and pxfonts' \int read
+ * "R"): an extension glyph without a delimiter's text that is as wide as a
+ * big operator (ext_delimiter: a fence is narrower), or that has scripts
+ * both above and below its middle (\int_s^\infty: a fence's script, as in
+ * \bigr)^2, goes on one side). Its formula had ended at its scripts. */
+static gboolean
+ext_operator (const InlineCtx *ic, int b)
+{
+  const Glyph *g = ic->g;
+  const Glyph *base = &g[g_array_index (ic->math, MathGlyph, b).glyph];
+  double mid = fm_rect_cy (&base->r);
+  gboolean above = FALSE, below = FALSE;
+
+  if (!base->ext || is_delimiter_char (base->c))
+    return FALSE;
+  if (!ext_delimiter (base))
+    return TRUE;
+  /* (math is sorted by x0: the scripts start within the operator's
+   * box or just after it) */
+  for (int k = b + 1; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 > base->r.x1 + 0.3 * mk->em)
+        break;
+      if (!mk->script || !v_overlap_enough (&base->r, rk, 0.3))
+        continue;
+      above = above || fm_rect_cy (rk) < mid;
+      below = below || fm_rect_cy (rk) > mid;
+    }
+  return above && below;
+}
+
 /* Whether li is the last script of an operator (\sim_{rat}, \times_Y,
  * \otimes_{\mathcal{O}_X}^{L}, \int_0^1): no formula ends in a scripted
  * relation, binary or big operator, and after its script come the
@@ -2880,7 +2914,7 @@ operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
     return FALSE;
   mb = &g_array_index (ic->math, MathGlyph, b);
   base = &g[mb->glyph];
-  if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' ||
+  if (!(is_operator (base->c) || is_prefix_operator (base->c) || ext_operator (ic, b)) || base->c == '/' ||
       base->c == '-' || base->c == ':' || is_delimiter_char (base->c))
     return FALSE;   /* (a fence's script ends a formula: |x|_p) */
   /* ordinary symbols that Unicode calls math symbols: \emptyset^{\#},
