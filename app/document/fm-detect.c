@@ -688,7 +688,7 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
 static gboolean
 digit_groups (const Glyph *g, int n, int l, int r)
 {
-  int k, right = 0, group = 0;
+  int k, right = 0, group = 0, nearest = 0;
   gboolean point = FALSE;
 
   if (!g_unichar_isdigit (g[l].c) || !g_unichar_isdigit (g[r].c) || r <= l)
@@ -706,6 +706,8 @@ digit_groups (const Glyph *g, int n, int l, int r)
             {
               if (group < 3)
                 return FALSE;
+              if (nearest == 0)
+                nearest = group;
               group = 0;   /* an earlier group of the same number */
             }
           else if (g[k].space_before || g[k].line_before)
@@ -716,7 +718,9 @@ digit_groups (const Glyph *g, int n, int l, int r)
       else
         return FALSE;
     }
-  return point;
+  /* the groups of a number's decimals are equal, the last one may be
+   * shorter: "2.345 1000" is two numbers */
+  return point && right <= (nearest > 0 ? nearest : group);
 }
 
 /* Whether a chunk is one decimal number and nothing else (digits, its
@@ -2857,6 +2861,40 @@ script_base (const InlineCtx *ic, int li)
   return -1;
 }
 
+/* Whether math glyph b, the base of script li, is a big operator of a Type 1
+ * extension font whose text is a letter (kpfonts' and pxfonts' \int read
+ * "R"): an extension glyph without a delimiter's text that is as wide as a
+ * big operator (ext_delimiter: a fence is narrower), or that has scripts
+ * both above and below its middle (\int_s^\infty: a fence's script, as in
+ * \bigr)^2, goes on one side). Its formula had ended at its scripts. */
+static gboolean
+ext_operator (const InlineCtx *ic, int b)
+{
+  const Glyph *g = ic->g;
+  const Glyph *base = &g[g_array_index (ic->math, MathGlyph, b).glyph];
+  double mid = fm_rect_cy (&base->r);
+  gboolean above = FALSE, below = FALSE;
+
+  if (!base->ext || is_delimiter_char (base->c))
+    return FALSE;
+  if (!ext_delimiter (base))
+    return TRUE;
+  /* (math is sorted by x0: the scripts start within the operator's
+   * box or just after it) */
+  for (int k = b + 1; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 > base->r.x1 + 0.3 * mk->em)
+        break;
+      if (!mk->script || !v_overlap_enough (&base->r, rk, 0.3))
+        continue;
+      above = above || fm_rect_cy (rk) < mid;
+      below = below || fm_rect_cy (rk) > mid;
+    }
+  return above && below;
+}
+
 /* Whether li is the last script of an operator (\sim_{rat}, \times_Y,
  * \otimes_{\mathcal{O}_X}^{L}, \int_0^1): no formula ends in a scripted
  * relation, binary or big operator, and after its script come the
@@ -2876,7 +2914,7 @@ operator_script_end (const InlineCtx *ic, int li, const Glyph *r, double gap)
     return FALSE;
   mb = &g_array_index (ic->math, MathGlyph, b);
   base = &g[mb->glyph];
-  if (!(is_operator (base->c) || is_prefix_operator (base->c)) || base->c == '/' ||
+  if (!(is_operator (base->c) || is_prefix_operator (base->c) || ext_operator (ic, b)) || base->c == '/' ||
       base->c == '-' || base->c == ':' || is_delimiter_char (base->c))
     return FALSE;   /* (a fence's script ends a formula: |x|_p) */
   /* ordinary symbols that Unicode calls math symbols: \emptyset^{\#},
@@ -2923,6 +2961,13 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
 
   if (rule == FM_DETECT_RULE_FULL)
     join = pair_join_word_space (ic, li, ml, mr, l, r, gap, em, join);
+  /* digit groups of one number stay one whatever the line's word space:
+   * \: (2/9 em) can equal it, a control space (8.45747\ 37604, 1/3 em
+   * in CM) exceeds it; digit_groups() wants a decimal point and groups
+   * of equal length, which prose's numbers do not have */
+  if (!join && rule == FM_DETECT_RULE_FULL && gap < 0.4 * em && v_overlap_enough (&l->r, &r->r, 0.7) &&
+      digit_groups (g, n, (int) (l - g), (int) (r - g)))
+    join = TRUE;
   /* TeX puts no glue between a letter and an opening bracket in
    * math, only the letter's italic correction (a quarter em
    * after a math italic f in some fonts, as wide as a word

@@ -32,3 +32,7 @@ $gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac --fonts st
 $gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac-xe --engine xelatex --fonts stix2-math
 $gen --body "$dir/cls-dfrac.body.tex" --out "$dir" --prefix cls-dfrac-lua --engine lualatex --fonts pagella-math
 $gen --body "$dir/cls-bigops.body.tex" --out "$dir" --prefix cls-bigops --fonts stix2
+$gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups
+$gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups-xe --engine xelatex --fonts lm-math
+$gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups-lua --engine lualatex --fonts stix2-math
+$gen --body "$dir/cls-extops.body.tex" --out "$dir" --prefix cls-extops-kpfonts --fonts kpfonts
