@@ -357,6 +357,37 @@ test_render (void)
     }
 }
 
+/* Each truth box of page 1 of a scanned fixture found as an inline
+ * region (IoU >= 0.5). */
+static void
+assert_inline_found (const char *fixture, const double truth[][4], guint n_truth)
+{
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) regions = NULL;
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return;
+    }
+  doc = open_fixture (fixture);
+  regions = fm_scan_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint t = 0; t < n_truth; t++)
+    {
+      double best = 0;
+      for (guint i = 0; i < regions->len; i++)
+        {
+          const FmRegion *r = regions->pdata[i];
+          if (r->kind == FM_REGION_INLINE)
+            best = MAX (best, iou (&r->box, truth[t]));
+        }
+      g_test_message ("%s, formula %u: best inline IoU %.2f", fixture, t, best);
+      g_assert_cmpfloat (best, >=, 0.5);
+    }
+}
+
 /* Small inline fractions that Tesseract reads as one of their digits
  * ("2" for \frac{29}{a}, "6" for \frac{y_j}{96}, a word taller than the
  * line): boxed as inline formulas, not dropped as bare numbers. The page
@@ -370,30 +401,7 @@ test_fraction_digits (void)
     { 149.4, 226.3, 159.5, 238.9 },   /* \frac{29}{a}    */
     { 336.5, 296.0, 346.6, 308.7 },   /* \frac{y_{j}}{96} */
   };
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) regions = NULL;
-
-  if (!fm_scan_have_ocr ())
-    {
-      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
-      return;
-    }
-  doc = open_fixture ("tests/fixtures/pdf/scan/fraction-digits-scan300.pdf");
-  regions = fm_scan_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
-  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
-    {
-      double best = 0;
-      for (guint i = 0; i < regions->len; i++)
-        {
-          const FmRegion *r = regions->pdata[i];
-          if (r->kind == FM_REGION_INLINE)
-            best = MAX (best, iou (&r->box, truth[t]));
-        }
-      g_test_message ("fraction %u: best inline IoU %.2f", t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-    }
+  assert_inline_found ("tests/fixtures/pdf/scan/fraction-digits-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
 /* Inline formulas on three lines in a row, each reaching half a line
@@ -412,30 +420,7 @@ test_stacked_lines (void)
     { 223.8, 199.9, 299.9, 211.0 },   /* y \approx \delta^{3} - f_{i} + \|u\| */
     { 167.0, 212.5, 206.9, 223.8 },   /* \sum_{i=1}^{n} \|b\|                  */
   };
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) regions = NULL;
-
-  if (!fm_scan_have_ocr ())
-    {
-      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
-      return;
-    }
-  doc = open_fixture ("tests/fixtures/pdf/scan/stacked-lines-scan300.pdf");
-  regions = fm_scan_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
-  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
-    {
-      double best = 0;
-      for (guint i = 0; i < regions->len; i++)
-        {
-          const FmRegion *r = regions->pdata[i];
-          if (r->kind == FM_REGION_INLINE)
-            best = MAX (best, iou (&r->box, truth[t]));
-        }
-      g_test_message ("line %u: best inline IoU %.2f", t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-    }
+  assert_inline_found ("tests/fixtures/pdf/scan/stacked-lines-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
 /* Every display of a page found as one display box: a display line
