@@ -1564,12 +1564,19 @@ ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
 }
 
 /* The ends, in points, of the run of ink on pixel row y through column x
- * (a fraction bar's ends). */
+ * (a fraction bar's ends). x comes from glyph boxes, which may hang past
+ * the page's edge: clamped to the map (ink_rule_row scanned only inside). */
 static void
 ink_row_run (const InkMap *m, int y, int x, double *x0, double *x1)
 {
-  const guint8 *row = m->ink + (gsize) y * m->w;
-  int l = x, r = x;
+  const guint8 *row;
+  int l, r;
+
+  y = CLAMP (y, 0, m->h - 1);
+  x = CLAMP (x, 0, m->w - 1);
+  row = m->ink + (gsize) y * m->w;
+  l = x;
+  r = x;
 
   while (l > 0 && row[l - 1])
     l--;
