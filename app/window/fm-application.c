@@ -10,7 +10,6 @@
 #include "formulate-resources.h"
 #include "formulate-schema-resources.h"
 #include "fm-document-tab.h"
-#include "fm-early-open.h"
 #include "fm-preferences.h"
 #include "fm-window.h"
 
@@ -292,30 +291,6 @@ static const GActionEntry app_actions[] = {
   { "quit", quit_action },
 };
 
-/* GtkSettings, made when GtkApplication's startup first asks for the icon
- * theme, parses GTK's own default stylesheet (the theme "Default", or the
- * desktop's gtk-theme-name) at once: ~15 ms of main-thread CPU before the
- * first frame (perf of an empty start, 2026-11-26), thrown away a moment later
- * when libadwaita sets the theme "Adwaita-empty" and loads its own stylesheet.
- * Asking for "Adwaita-empty" (libadwaita's resource) while the settings are
- * made skips that parse. GTK_THEME is the only way to name a theme before the
- * settings exist; it is unset again before libadwaita's style manager looks
- * (it installs its stylesheet only without GTK_THEME), and left alone when
- * the user set it or when the early-open thread may be reading the
- * environment (setenv() is not safe then). */
-static void
-skip_default_theme (void)
-{
-  GdkDisplay *display;
-
-  if (g_getenv ("GTK_THEME") != NULL || fm_early_open_is_running ())
-    return;
-  g_setenv ("GTK_THEME", "Adwaita-empty", TRUE);
-  if (gtk_init_check () && (display = gdk_display_get_default ()) != NULL)
-    gtk_settings_get_for_display (display);
-  g_unsetenv ("GTK_THEME");
-}
-
 static void
 fm_application_startup (GApplication *app)
 {
@@ -324,7 +299,6 @@ fm_application_startup (GApplication *app)
   const char *prefs_accels[] = { "<Control>comma", NULL };
   const char *new_window_accels[] = { "<Control>n", NULL };
 
-  skip_default_theme ();
   G_APPLICATION_CLASS (fm_application_parent_class)->startup (app);
 
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions,
