@@ -16,31 +16,55 @@
 
 #define FM_HUGE_PAGE ((gsize) 2 << 20)
 
-/* At least n bytes, g_free-able. From 2 MiB up the block is rounded up to
- * whole 2 MiB pages, 2 MiB aligned and advised onto huge pages all of it: a
- * tail left on 4 KiB pages would fault page by page, which is what the
- * caller asked to avoid. *capacity (when not NULL) gets the usable size,
- * so a growing buffer can use the rounding's slack. */
+/* n bytes rounded up to whole 2 MiB pages, 2 MiB aligned and advised onto
+ * huge pages all of it (a tail left on 4 KiB pages would fault page by
+ * page, which is what the caller asked to avoid), *whole set to the size;
+ * NULL below 2 MiB, without huge pages, or when memory runs out. */
 static inline void *
-fm_alloc_written_whole (gsize n, gsize *capacity)
+fm_alloc_huge_whole (gsize n, gsize *whole)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   void *p = NULL;
 
   if (n >= FM_HUGE_PAGE && n <= G_MAXSIZE - FM_HUGE_PAGE)
     {
-      gsize whole = (n + FM_HUGE_PAGE - 1) & ~(FM_HUGE_PAGE - 1);
-
-      if (posix_memalign (&p, FM_HUGE_PAGE, whole) == 0)
+      *whole = (n + FM_HUGE_PAGE - 1) & ~(FM_HUGE_PAGE - 1);
+      if (posix_memalign (&p, FM_HUGE_PAGE, *whole) == 0)
         {
-          (void) madvise (p, whole, MADV_HUGEPAGE);
-          if (capacity != NULL)
-            *capacity = whole;
+          (void) madvise (p, *whole, MADV_HUGEPAGE);
           return p;
         }
     }
 #endif
+  return NULL;
+}
+
+/* At least n bytes, g_free-able, on whole huge pages from 2 MiB up.
+ * *capacity (when not NULL) gets the usable size, so a growing buffer can
+ * use the rounding's slack. Aborts when memory runs out, as g_malloc. */
+static inline void *
+fm_alloc_written_whole (gsize n, gsize *capacity)
+{
+  gsize whole = n;
+  void *p = fm_alloc_huge_whole (n, &whole);
+
+  if (p == NULL)
+    {
+      p = g_malloc (n);
+      whole = n;
+    }
   if (capacity != NULL)
-    *capacity = n;
-  return g_malloc (n);
+    *capacity = whole;
+  return p;
+}
+
+/* The same without the capacity, NULL when memory runs out (for callers with
+ * a way out: a page image that does not fit is an error the window shows). */
+static inline void *
+fm_try_alloc_written_whole (gsize n)
+{
+  gsize whole;
+  void *p = fm_alloc_huge_whole (n, &whole);
+
+  return p != NULL ? p : g_try_malloc (n);
 }

@@ -174,12 +174,14 @@ new_image (PopplerPage *page, double w_px, double h_px, GError **error)
       /* A larger image (a 300 dpi page for the scan analysis: 34 MB) is
        * painted white whole at once: on 2 MiB pages it costs a few faults
        * instead of 8 000 (about 0.2 s of CPU on the development VM). */
-      guint8 *data = fm_alloc_written_whole (n, NULL);
+      guint8 *data = fm_try_alloc_written_whole (n);
 
-      surface = cairo_image_surface_create_for_data (data, CAIRO_FORMAT_ARGB32,
+      if (data != NULL)
+        surface = cairo_image_surface_create_for_data (data, CAIRO_FORMAT_ARGB32,
                                                      (int) w_px, (int) h_px, stride);
-      if (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS ||
-          cairo_surface_set_user_data (surface, &big_pixels_key, data, g_free) != CAIRO_STATUS_SUCCESS)
+      if (surface != NULL &&
+          (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS ||
+           cairo_surface_set_user_data (surface, &big_pixels_key, data, g_free) != CAIRO_STATUS_SUCCESS))
         {
           cairo_surface_destroy (surface);
           g_free (data);
