@@ -374,6 +374,16 @@ close_data_free (gpointer data, GClosure *closure)
   g_free (close);
 }
 
+/* Closes a message dialog from its own "response" handler. GLib holds no
+ * reference on the dialog while it emits, and the window list's goes with
+ * gtk_window_destroy(): one is kept until the emission is over. */
+static void
+dialog_done (AdwMessageDialog *dialog)
+{
+  g_idle_add_once ((GSourceOnceFunc) g_object_unref, g_object_ref (dialog));
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 /* A message dialog's data lives as long as its "response" handler, not until
  * the first answer: adw_message_dialog_response() answers without closing,
  * and closing it later answers again with the close response (a second
@@ -389,7 +399,7 @@ close_response (AdwMessageDialog *dialog, const char *response, CloseData *data)
     return;
   data->answered = TRUE;
   /* The signal's closure keeps data alive until this handler returns. */
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  dialog_done (dialog);
   if (data->page != NULL && self->tab_view != NULL)
     {
       if (discard)
@@ -494,7 +504,7 @@ password_response (AdwMessageDialog *dialog, const char *response, PasswordData 
   data->answered = TRUE;
   /* The entry goes with the dialog. */
   password = g_strdup (gtk_editable_get_text (GTK_EDITABLE (data->entry)));
-  gtk_window_destroy (GTK_WINDOW (dialog));
+  dialog_done (dialog);
   if (g_str_equal (response, "unlock"))
     open_file_with_password (data->self, data->file, password);
   memset (password, 0, strlen (password));
