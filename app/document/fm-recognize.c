@@ -978,14 +978,21 @@ without_invented_underline (const char *model, const char *text)
   gsize copied = 0;
   guint n_under = count_tokens (m, under);
 
+  static const char *const open_brace[] = { "{", NULL }, *const close_brace[] = { "}", NULL };
+
   if (n_under == 0 || count_tokens (t, under) > 0 || count_tokens (t, rules) + n_under > count_tokens (m, rules))
+    return NULL;
+  /* an unclosed group (skip_group stops at the end of the text) */
+  if (count_tokens (m, open_brace) != count_tokens (m, close_brace))
     return NULL;
   out = g_string_new (NULL);
   for (guint i = 0; i + 1 < m->len; i++)
     {
       const char *open, *close;
 
-      if (strcmp (m->pdata[i], "\\underline") != 0 || strcmp (m->pdata[i + 1], "{") != 0)
+      /* not one inside a group already copied (\underline{\underline{a}}) */
+      if (strcmp (m->pdata[i], "\\underline") != 0 || strcmp (m->pdata[i + 1], "{") != 0 ||
+          g_array_index (at, gsize, i) < copied)
         continue;
       open = model + g_array_index (at, gsize, i + 1);
       close = skip_group (open);
@@ -1086,7 +1093,10 @@ without_space_after_text (const char *model)
       else if (!g_strv_contains (ops, m->pdata[i]))
         continue;
       if (k + 2 >= m->len || !g_strv_contains (small, m->pdata[k + 1]))
-        continue;
+        {
+          i = k;    /* not into the group: the spaces in it are between words */
+          continue;
+        }
       if (out == NULL)
         out = g_string_new (NULL);
       g_string_append_len (out, model + copied, g_array_index (at, gsize, k + 1) - copied);
