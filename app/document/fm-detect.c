@@ -1563,6 +1563,15 @@ ink_rule_between (const InkMap *m, const FmRect *a, const FmRect *b)
   return ink_rule_row (m, a, b) >= 0;
 }
 
+/* ink_rule_row's row as a y in points (its middle), -1 when none. */
+static double
+ink_rule_y (const InkMap *m, const FmRect *a, const FmRect *b)
+{
+  int row = ink_rule_row (m, a, b);
+
+  return row < 0 ? -1 : (row + 0.5) / m->scale;
+}
+
 /* The ends, in points, of the run of ink on pixel row y through column x
  * (a fraction bar's ends). x comes from glyph boxes, which may hang past
  * the page's edge: clamped to the map (ink_rule_row scanned only inside). */
@@ -1608,30 +1617,20 @@ bar_above (const InkMap *m, const FmRect *r, double em)
 static double
 bar_below_y (const InkMap *m, const FmRect *r, double em)
 {
-  FmRect above, below;
-  int row;
+  FmRect above = { r->x0, r->y0, r->x1, r->y1 - 0.15 * em };
+  FmRect below = { r->x0, r->y1 + 0.45 * em, r->x1, r->y1 + 0.45 * em };
 
-  if (m == NULL)
-    return -1;
-  above = (FmRect) { r->x0, r->y0, r->x1, r->y1 - 0.15 * em };
-  below = (FmRect) { r->x0, r->y1 + 0.45 * em, r->x1, r->y1 + 0.45 * em };
-  row = ink_rule_row (m, &above, &below);
-  return row < 0 ? -1 : (row + 0.5) / m->scale;
+  return ink_rule_y (m, &above, &below);
 }
 
 /* The same right above glyph box r (a denominator's glyphs). */
 static double
 bar_above_y (const InkMap *m, const FmRect *r, double em)
 {
-  FmRect above, below;
-  int row;
+  FmRect above = { r->x0, r->y0 - 0.45 * em, r->x1, r->y0 - 0.45 * em };
+  FmRect below = { r->x0, r->y0 + 0.15 * em, r->x1, r->y1 };
 
-  if (m == NULL)
-    return -1;
-  above = (FmRect) { r->x0, r->y0 - 0.45 * em, r->x1, r->y0 - 0.45 * em };
-  below = (FmRect) { r->x0, r->y0 + 0.15 * em, r->x1, r->y1 };
-  row = ink_rule_row (m, &above, &below);
-  return row < 0 ? -1 : (row + 0.5) / m->scale;
+  return ink_rule_y (m, &above, &below);
 }
 
 /* Whether the gap between glyphs a and b on a line holds a tall vertical

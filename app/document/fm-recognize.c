@@ -381,7 +381,6 @@ without_leading_word (const char *model, const char *text)
 static gboolean
 without_spaced_word (const char *model, const char *text, char **model_rest, char **text_rest)
 {
-  static const char *const text_words[] = { "\\text", "\\mathrm", "\\textrm", "\\textup", NULL };
   g_autoptr(GArray) mat = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GArray) tat = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GPtrArray) m = NULL;
@@ -391,7 +390,7 @@ without_spaced_word (const char *model, const char *text, char **model_rest, cha
   if (model == NULL || text == NULL)
     return FALSE;
   m = latex_tokens_at (model, mat);
-  k = leading_word (m, text_words);
+  k = leading_word (m, word_commands + 1);   /* not \operatorname */
   if (k == 0 || !is_space_token (m->pdata[k]))
     return FALSE;
   while (k < m->len && is_space_token (m->pdata[k]))
