@@ -666,6 +666,13 @@ typedef struct {
   double x0, x1;
 } Band;
 
+/* How far y lies above or below a text line (negative inside it). */
+static double
+band_gap (const Band *band, double y)
+{
+  return y < band->top ? band->top - y : y - band->bottom;
+}
+
 static int
 cmp_word_cy (const void *a, const void *b)
 {
@@ -1189,6 +1196,17 @@ band_line_groups (ScanPage *p, guint k)
     }
 }
 
+/* The text lines made again from the words' running text, after a
+ * verdict changed. */
+static void
+page_rebuild_bands (ScanPage *p)
+{
+  g_array_unref (p->bands);
+  for (guint i = 0; i < p->words->len; i++)
+    g_array_index (p->words, Word, i).band = -1;
+  p->bands = text_bands (p->words, p->em);
+}
+
 /* The word classifier's verdict, and the text lines again from its
  * running text. */
 static void
@@ -1196,10 +1214,7 @@ page_classify (ScanPage *p)
 {
   if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
     return;
-  g_array_unref (p->bands);
-  for (guint i = 0; i < p->words->len; i++)
-    g_array_index (p->words, Word, i).band = -1;
-  p->bands = text_bands (p->words, p->em);
+  page_rebuild_bands (p);
 }
 
 /* Whether band k stands apart: no other band over the same columns
@@ -1297,12 +1312,8 @@ page_display_lines (ScanPage *p)
         }
       changed = TRUE;
     }
-  if (!changed)
-    return;
-  g_array_unref (p->bands);
-  for (guint i = 0; i < p->words->len; i++)
-    g_array_index (p->words, Word, i).band = -1;
-  p->bands = text_bands (p->words, p->em);
+  if (changed)
+    page_rebuild_bands (p);
 }
 
 /* One ink component in the deskewed frame: its word, whether it is running
@@ -1368,7 +1379,7 @@ comp_place (ScanPage *p, Comp *c)
       for (guint k = 0; k < bands->len; k++)
         {
           const Band *bd = &g_array_index (bands, Band, k);
-          double d = my < bd->top ? bd->top - my : my - bd->bottom;
+          double d = band_gap (bd, my);
           if (mx >= bd->x0 && mx <= bd->x1 && d < best)
             {
               best = d;
@@ -1497,7 +1508,7 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
       const Band *bd = &g_array_index (p->bands, Band, on->band);
       double my = (off->b.y0 + off->b.y1) / 2;
       if (off->near >= 0 && off->near != on->band &&
-          off->near_d < (my < bd->top ? bd->top - my : my - bd->bottom))
+          off->near_d < band_gap (bd, my))
         return FALSE;
     }
   side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
@@ -1649,6 +1660,16 @@ page_cluster_lines (ScanPage *p)
     }
 }
 
+/* Two display pieces on one line: their heights overlap by 0.3 em (or
+ * 0.3 of the shorter) and they lie less than 3 em apart. */
+static gboolean
+displays_side_by_side (const Box *a, const Box *b, double em)
+{
+  double gx = MAX (a->x0, b->x0) - MIN (a->x1, b->x1);
+  double gy = MAX (a->y0, b->y0) - MIN (a->y1, b->y1);
+  return gy < -0.3 * MIN (em, MIN (box_h (a), box_h (b))) && gx < 3.0 * em;
+}
+
 /* Display blocks: display clusters stacked (< 1.3 em: an aligned block's
  * rows at \jot spacing; the development set's display P/R 0.647/0.830 at
  * 0.9 em, 0.662/0.849 at 1.3 em, 0.657/0.830 at 1.7 em) or side by side
@@ -1674,8 +1695,7 @@ page_display_blocks (ScanPage *p)
           continue;
         gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
         gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
-        if ((gx < 0 && gy < 1.3 * em) ||
-            (gy < -0.3 * MIN (em, MIN (box_h (&a->b), box_h (&b->b))) && gx < 3.0 * em))
+        if ((gx < 0 && gy < 1.3 * em) || displays_side_by_side (&a->b, &b->b, em))
           uf_join (bp, (int) i, (int) j);
       }
   /* Then side by side again on the blocks so made, until none joins: a
@@ -1702,8 +1722,7 @@ page_display_blocks (ScanPage *p)
             Box u;
             if (!a->display || !b->display || ri == rj || box_h (ba) > 3.0 * em || box_h (bq) > 3.0 * em)
               continue;
-            if (!(MAX (ba->y0, bq->y0) - MIN (ba->y1, bq->y1) < -0.3 * MIN (em, MIN (box_h (ba), box_h (bq))) &&
-                  MAX (ba->x0, bq->x0) - MIN (ba->x1, bq->x1) < 3.0 * em))
+            if (!displays_side_by_side (ba, bq, em))
               continue;
             u = *ba;
             box_union (&u, bq);
