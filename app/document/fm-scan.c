@@ -782,6 +782,7 @@ typedef struct {
   int block;
   gboolean letter;  /* its ink is in a word Tesseract read as one letter */
   double number_ink; /* inked pixels of its "(3.1)"-like words           */
+  const char *dropped; /* why it is no formula (FM_DETECT_DEBUG), NULL none */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. */
@@ -1747,10 +1748,11 @@ page_display_blocks (ScanPage *p)
     }
 }
 
-/* Whether a cluster (a display block's root, or an inline cluster) is a
- * formula rather than a speck, a bare number, a blotch or a picture. */
-static gboolean
-cluster_is_formula (ScanPage *p, const Cluster *cl)
+/* Why a cluster (a display block's root, or an inline cluster) is no
+ * formula (a speck, a bare number, a blotch or a picture), NULL when it
+ * is one. */
+static const char *
+cluster_not_formula (ScanPage *p, const Cluster *cl)
 {
   double em = p->em;
   Box b;
@@ -1758,14 +1760,14 @@ cluster_is_formula (ScanPage *p, const Cluster *cl)
   /* Bare numbers are typographically text (bench/detect/README.md):
    * a page number, a year on a line of its own. */
   if (cl->only_digits)
-    return FALSE;
+    return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,
    * a table's - is not a formula). */
   if (box_w (&cl->b) < 0.25 * em && box_h (&cl->b) < 0.25 * em)
-    return FALSE;
+    return "speck";
   if (cl->display && box_h (&cl->b) < 0.4 * em)
-    return FALSE;
+    return "flat display";
   /* Ink covering half its box is a photo's blotch or a filled
    * shape; not a single letter, which a copier's thick strokes fill
    * that much at 150 dpi (development twins: a variable "k" alone
@@ -1779,7 +1781,7 @@ cluster_is_formula (ScanPage *p, const Cluster *cl)
       (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
       (cl->band < 0 || cl->n_pieces < 2 || cl->n_pieces > 3 || box_h (&cl->b) < 0.8 * em ||
        box_w (&cl->b) > 0.8 * em))
-    return FALSE;
+    return "blotch";
   /* A photo: a display, or anything larger than a few letters, with
    * a third of its box in midtones (a JPEG'd scan's type has them
    * only along the strokes, and a small inline box is mostly
@@ -1790,23 +1792,23 @@ cluster_is_formula (ScanPage *p, const Cluster *cl)
     p->midtones = midtone_table (p->img);
   if ((cl->display || box_w (&cl->b) * box_h (&cl->b) > 4 * em * em) &&
       midtone_fraction (p->midtones, p->img, &b) > 0.33)
-    return FALSE;
+    return "midtones";
   /* Larger than a few letters and a third inked: a picture (a
    * formula of that size is mostly white between its symbols). */
   if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
       cl->ink > 0.33 * box_w (&cl->b) * box_h (&cl->b))
-    return FALSE;
+    return "inked picture";
   /* A photo's grain: pieces packed denser than glyphs (a formula has
    * about 2 to 4 per square em, scripts and all). */
   if (box_w (&cl->b) * box_h (&cl->b) > 4 * em * em &&
       cl->n_pieces > 8.0 * box_w (&cl->b) * box_h (&cl->b) / (em * em))
-    return FALSE;
+    return "grain";
   /* One piece of ink alone on its line is a page number or a mark
    * Tesseract did not read, not a display; nor is a stroke narrower
    * than half an em (a scanner's edge, a photo's). */
   if (cl->display && ((cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em) || box_w (&cl->b) < 0.5 * em))
-    return FALSE;
-  return TRUE;
+    return "lone piece";
+  return NULL;
 }
 
 /* Regions: deskewed boxes turned back onto the page, in points. */
@@ -1824,7 +1826,8 @@ page_formula_regions (ScanPage *p)
       FmRegion *reg;
       if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
         continue;
-      if (!cluster_is_formula (p, cl))
+      cl->dropped = cluster_not_formula (p, cl);
+      if (cl->dropped)
         continue;
       b = box_turn (&cl->b, p->skew, p->cx, p->cy);
       r = (FmRect) { b.x0 / p->scale, b.y0 / p->scale, b.x1 / p->scale, b.y1 / p->scale };
@@ -1835,10 +1838,53 @@ page_formula_regions (ScanPage *p)
     }
 }
 
+/* Whether cluster i's ink is bracketed: its leftmost and rightmost pieces
+ * are thin and nearly as tall as the cluster, a "(" and a ")". An
+ * equation number has that shape whatever Tesseract read of it ("bas"
+ * for "(1.2)", "fn" for "(1)" on a light copy) and into however many
+ * pieces a light copy broke its digits (development twins, seeds 7 and
+ * 2003: seven pieces for "(1.2)"). */
+static gboolean
+cluster_bracketed (ScanPage *p, guint i)
+{
+  const Cluster *cl = &g_array_index (p->clusters, Cluster, i);
+  const Comp *left = NULL, *right = NULL;
+  double h = box_h (&cl->b);
+
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, k);
+      if (c->cluster != (int) i)
+        continue;
+      if (!left || c->b.x0 < left->b.x0)
+        left = c;
+      if (!right || c->b.x1 > right->b.x1)
+        right = c;
+    }
+  return left && right && left != right && h >= 0.5 * p->em &&
+         box_w (&left->b) < 0.3 * p->em && box_h (&left->b) >= 0.75 * h &&
+         box_w (&right->b) < 0.3 * p->em && box_h (&right->b) >= 0.75 * h;
+}
+
+/* Takes back display cluster i's region, if a rule above made one. */
+static void
+cluster_drop_region (ScanPage *p, guint i)
+{
+  if (p->region_of_block[i] < 0)
+    return;
+  g_ptr_array_remove_index (p->regions, p->region_of_block[i]);
+  for (guint m = 0; m < p->clusters->len; m++)
+    if (p->region_of_block[m] > p->region_of_block[i])
+      p->region_of_block[m]--;
+  p->region_of_block[i] = -1;
+}
+
 /* Whether display cluster i, with no word reading "(3.1)" in it, is a
- * display's number: small, at the right of the text, of 3 to 6 pieces, and
- * 3 em or more right of a display (Tesseract reads "(4)" as ")" as often).
- * Its own display region, if it had one, is taken back. */
+ * display's number: small, at the right of the text, of 3 to 6 pieces or
+ * bracketed, and 3 em (bracketed: 1 em) or more right of a display
+ * (Tesseract reads "(4)" as ")" as often). Its own display region, if it
+ * had one, is taken back; so is a bracketed one's with no display beside
+ * it (its display was missed: the number alone is no display). */
 static gboolean
 cluster_unread_number (ScanPage *p, guint i, double text_right)
 {
@@ -1846,32 +1892,29 @@ cluster_unread_number (ScanPage *p, guint i, double text_right)
   GArray *clusters = p->clusters;
   double em = p->em;
   int pieces = 0;
+  gboolean bracketed;
 
   if (!(!cl->number && cl->display && cl->block == (int) i && box_w (&cl->b) < 3.5 * em &&
         box_h (&cl->b) < 1.6 * em && cl->b.x1 >= column_right (p->words, &cl->b, em, text_right) - 1.0 * em))
     return FALSE;
   for (int k = 0; k < p->n_comps; k++)
     pieces += g_array_index (p->comps, Comp, k).cluster == (int) i;
-  for (guint k = 0; k < clusters->len && pieces >= 3 && pieces <= 6; k++)
+  bracketed = g_strcmp0 (g_getenv ("FM_SCAN_BRACKETED"), "0") != 0 && cluster_bracketed (p, i);
+  if ((pieces < 3 || pieces > 6) && !bracketed)
+    return FALSE;
+  for (guint k = 0; k < clusters->len; k++)
     {
       Cluster *d = &g_array_index (clusters, Cluster, k);
       if (k != i && p->region_of_block[k] >= 0 && d->display &&
           v_overlap (cl->b.y0, cl->b.y1, d->b.y0, d->b.y1) > 0.3 * box_h (&cl->b) &&
-          cl->b.x0 - d->b.x1 > 3.0 * em)
+          cl->b.x0 - d->b.x1 > (bracketed ? 1.0 : 3.0) * em)
         {
-          /* A display region of its own unless a rule above
-           * dropped it already. */
-          if (p->region_of_block[i] >= 0)
-            {
-              g_ptr_array_remove_index (p->regions, p->region_of_block[i]);
-              for (guint m = 0; m < clusters->len; m++)
-                if (p->region_of_block[m] > p->region_of_block[i])
-                  p->region_of_block[m]--;
-              p->region_of_block[i] = -1;
-            }
+          cluster_drop_region (p, i);
           return TRUE;
         }
     }
+  if (bracketed)
+    cluster_drop_region (p, i);
   return FALSE;
 }
 
@@ -1935,10 +1978,11 @@ page_debug (const ScanPage *p)
   for (guint i = 0; i < clusters->len; i++)
     {
       Cluster *cl = &g_array_index (clusters, Cluster, i);
-      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d pieces %d inked %.2f band %d%s%s block %d\n", i,
+      g_printerr ("  cluster %u [%.0f %.0f %.0f %.0f] seeds %d pieces %d inked %.2f band %d%s%s block %d%s%s\n", i,
                   cl->b.x0, cl->b.y0, cl->b.x1, cl->b.y1, cl->n_seed, cl->n_pieces,
                   cl->ink / MAX (1.0, box_w (&cl->b) * box_h (&cl->b)), cl->band, cl->display ? " display" : "",
-                  cl->number ? " number" : "", cl->block);
+                  cl->number ? " number" : "", cl->block, cl->dropped ? " dropped: " : "",
+                  cl->dropped ? cl->dropped : "");
     }
   for (guint k = 0; k < bands->len; k++)
     g_printerr ("  band %u [%.0f %.0f %.0f %.0f]\n", k, g_array_index (bands, Band, k).x0,
