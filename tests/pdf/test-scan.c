@@ -469,6 +469,45 @@ test_display_lines (void)
     }
 }
 
+/* Equation numbers that Tesseract does not read as "(3.3)" ("bas", "fn"
+ * on this light copy) and that broke into more pieces than an unread
+ * number's 3 to 6: bracketed by a "(" and a ")" at the column's right
+ * edge, each is its display's number, or nothing when its display was
+ * missed ("(2)" here), never a display box (page equation-numbers, a
+ * development twin). */
+static void
+test_bracketed_numbers (void)
+{
+  static const double numbers[][4] = { { 284.8, 567.2, 297.7, 577.4 }, { 275.8, 632.4, 296.5, 642.8 } };
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) regions = NULL;
+  gboolean labelled = FALSE;
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return;
+    }
+  doc = open_fixture ("tests/fixtures/pdf/scan/equation-numbers-scan300.pdf");
+  regions = fm_scan_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint t = 0; t < G_N_ELEMENTS (numbers); t++)
+    for (guint i = 0; i < regions->len; i++)
+      {
+        const FmRegion *r = regions->pdata[i];
+        if (r->kind == FM_REGION_DISPLAY && iou (&r->box, numbers[t]) > 0.1)
+          g_error ("number %u boxed as a display [%.1f %.1f %.1f %.1f]", t, r->box.x0, r->box.y0, r->box.x1,
+                   r->box.y1);
+        if (t == 1 && r->kind == FM_REGION_NUMBER && iou (&r->box, numbers[t]) >= 0.5)
+          {
+            g_assert_cmpint (r->label_of, >=, 0);
+            labelled = TRUE;
+          }
+      }
+  g_assert_true (labelled);
+}
+
 typedef struct {
   FmDocument *doc;
   GPtrArray *regions;
@@ -536,6 +575,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/fraction-digits", test_fraction_digits);
   g_test_add_func ("/pdf/scan/stacked-lines", test_stacked_lines);
   g_test_add_func ("/pdf/scan/display-lines", test_display_lines);
+  g_test_add_func ("/pdf/scan/bracketed-numbers", test_bracketed_numbers);
   g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   return g_test_run ();
 }
