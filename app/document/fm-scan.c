@@ -1866,16 +1866,27 @@ cluster_bracketed (ScanPage *p, guint i)
          box_w (&right->b) < 0.3 * p->em && box_h (&right->b) >= 0.75 * h;
 }
 
-/* Takes back display cluster i's region, if a rule above made one. */
+/* Takes back display cluster i's region, if a rule above made one; the
+ * numbers already made keep labelling their displays' regions. */
 static void
 cluster_drop_region (ScanPage *p, guint i)
 {
-  if (p->region_of_block[i] < 0)
+  int gone = p->region_of_block[i];
+
+  if (gone < 0)
     return;
-  g_ptr_array_remove_index (p->regions, p->region_of_block[i]);
+  g_ptr_array_remove_index (p->regions, gone);
   for (guint m = 0; m < p->clusters->len; m++)
-    if (p->region_of_block[m] > p->region_of_block[i])
+    if (p->region_of_block[m] > gone)
       p->region_of_block[m]--;
+  for (guint r = 0; r < p->regions->len; r++)
+    {
+      FmRegion *reg = p->regions->pdata[r];
+      if (reg->kind == FM_REGION_NUMBER && reg->label_of == gone)
+        reg->label_of = -1;
+      else if (reg->kind == FM_REGION_NUMBER && reg->label_of > gone)
+        reg->label_of--;
+    }
   p->region_of_block[i] = -1;
 }
 
