@@ -10,7 +10,13 @@
  * (app/window/fm-startup-log.c, FORMULATE_STARTUP_LOG=1), so
  * `tools/measure-startup --floor` measures it exactly as it measures the
  * window. It logs "model-failed" after its first frame only so that the
- * measurement, which waits for a model, ends. */
+ * measurement, which waits for a model, ends.
+ *
+ * `startup-floor --gtk` does the same with a GtkApplication and a GtkWindow
+ * (libadwaita loaded but never initialised: no adw_init, its stylesheet, its
+ * style manager), `startup-floor --bare` with gtk_init() and a GtkWindow, no
+ * GApplication (no D-Bus name, no application's startup): what each layer
+ * costs on the way to the first frame. */
 #include <adwaita.h>
 
 #include "fm-startup-log.h"
@@ -37,10 +43,26 @@ startup (GApplication *app, gpointer data)
   fm_startup_log ("startup-done");
 }
 
-static void
-activate (GApplication *app, gpointer data)
+/* The same widgets in GTK's own: an icon, a title, a description, a button. */
+static GtkWidget *
+gtk_status_page (void)
 {
-  GtkWidget *window = adw_application_window_new (GTK_APPLICATION (app));
+  GtkWidget *page = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+  GtkWidget *icon = gtk_image_new_from_icon_name ("x-office-document-symbolic");
+
+  gtk_image_set_pixel_size (GTK_IMAGE (icon), 128);
+  gtk_widget_set_valign (page, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (page), icon);
+  gtk_box_append (GTK_BOX (page), gtk_label_new ("Open a PDF"));
+  gtk_box_append (GTK_BOX (page), gtk_label_new ("Drop a PDF here or open one."));
+  gtk_box_append (GTK_BOX (page), gtk_button_new_with_label ("Open…"));
+  return page;
+}
+
+static GtkWidget *
+adw_window (GtkApplication *app)
+{
+  GtkWidget *window = adw_application_window_new (app);
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   GtkWidget *header = adw_header_bar_new ();
   GtkWidget *status = adw_status_page_new ();
@@ -54,9 +76,34 @@ activate (GApplication *app, gpointer data)
   gtk_widget_set_vexpand (status, TRUE);
   gtk_box_append (GTK_BOX (box), status);
   adw_application_window_set_content (ADW_APPLICATION_WINDOW (window), box);
+  return window;
+}
+
+static GtkWidget *
+gtk_window (GtkApplication *app)
+{
+  GtkWidget *window = app != NULL ? gtk_application_window_new (app) : gtk_window_new ();
+  GtkWidget *header = gtk_header_bar_new ();
+
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), gtk_button_new_with_label ("Open"));
+  gtk_window_set_titlebar (GTK_WINDOW (window), header);
+  gtk_window_set_child (GTK_WINDOW (window), gtk_status_page ());
+  return window;
+}
+
+static void
+present (GtkWidget *window)
+{
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);
   g_signal_connect (window, "map", G_CALLBACK (window_mapped), NULL);
   gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+activate (GApplication *app, gpointer data)
+{
+  present (ADW_IS_APPLICATION (app) ? adw_window (GTK_APPLICATION (app))
+                                    : gtk_window (GTK_APPLICATION (app)));
 }
 
 /* As fm_application_avoid_software_gl(): without a DRM render node GTK's GL
@@ -78,12 +125,25 @@ avoid_software_gl (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(AdwApplication) app = NULL;
+  g_autoptr(GtkApplication) app = NULL;
+  const char *mode = argc > 1 ? argv[1] : "";
 
   fm_startup_log ("main");
   avoid_software_gl ();
-  app = adw_application_new ("io.github.formulate.StartupFloor", G_APPLICATION_DEFAULT_FLAGS);
+  if (g_str_equal (mode, "--bare"))
+    {
+      gtk_init ();
+      fm_startup_log ("startup-done");
+      present (gtk_window (NULL));
+      for (;;)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  if (g_str_equal (mode, "--gtk"))
+    app = gtk_application_new ("io.github.formulate.StartupFloor", G_APPLICATION_DEFAULT_FLAGS);
+  else
+    app = GTK_APPLICATION (adw_application_new ("io.github.formulate.StartupFloor",
+                                                G_APPLICATION_DEFAULT_FLAGS));
   g_signal_connect (app, "startup", G_CALLBACK (startup), NULL);
   g_signal_connect (app, "activate", G_CALLBACK (activate), NULL);
-  return g_application_run (G_APPLICATION (app), argc, argv);
+  return g_application_run (G_APPLICATION (app), 1, argv);
 }
