@@ -1,0 +1,174 @@
+/* fm-poppler.c - the part of poppler-glib's API that Formulate calls, loaded on first use.
+ *
+ * Linked directly, libpoppler-glib brought Poppler's core and its NSS, NSPR,
+ * LittleCMS and OpenJPEG into every start of the window: 10 of its 80 shared
+ * libraries, 21,325 symbol relocations instead of 16,028 and 54,765 relative
+ * ones instead of 26,623 (LD_DEBUG=statistics formulate --version), 970 page
+ * faults instead of 757 and 60-83 ms of CPU instead of 52 (perf stat -r 20
+ * formulate --version, loaded machine), all on the way to the empty window's
+ * first frame, which opens no PDF (issue 16).
+ * Each function here has the signature <poppler.h> declares, so the callers are
+ * unchanged; the library is opened by its soname the first time one of them is
+ * called (with a PDF on the command line, by fm-early-open.c's thread, on the
+ * other core, while GTK starts on this one). Without it at run time the two
+ * constructors fail with a GError saying so and nothing else is reached. */
+#include <glib.h>
+#include <dlfcn.h>
+#include <poppler.h>
+
+/* FM_POPPLER_SONAME: app/meson.build checks that file exists beside the
+ * library pkg-config found (libpoppler-glib.so.8 in poppler 22.12, Debian 12). */
+
+static void *
+poppler_library (const char **error)
+{
+  static void *handle;
+  static char *message;
+  static gsize opened;
+
+  if (g_once_init_enter (&opened))
+    {
+      handle = dlopen (FM_POPPLER_SONAME, RTLD_NOW | RTLD_LOCAL);
+      if (handle == NULL)
+        message = g_strdup (dlerror ());
+      g_once_init_leave (&opened, 1);
+    }
+  if (error != NULL)
+    *error = message;
+  return handle;
+}
+
+/* The function's address, looked up once per name; NULL when the library is
+ * not there, or when it lacks the name (an older poppler-glib). */
+static void *
+poppler_symbol (void **slot, const char *name)
+{
+  void *fn = g_atomic_pointer_get (slot);
+
+  if (fn == NULL && poppler_library (NULL) != NULL)
+    {
+      fn = dlsym (poppler_library (NULL), name);
+      if (fn == NULL)
+        g_warning ("poppler-glib has no %s: %s", name, dlerror ());
+      g_atomic_pointer_set (slot, fn);
+    }
+  return fn;
+}
+
+/* One forwarding function: its return type, name, parameter list, the call's
+ * arguments, and what it returns when the library is not there (only reached
+ * through a document, which then never exists). */
+#define FM_POPPLER_FN(ret, name, params, args, none)                     \
+  ret name params                                                        \
+  {                                                                      \
+    static void *slot;                                                   \
+    ret (*fn) params = (ret (*) params) poppler_symbol (&slot, #name);   \
+    return fn != NULL ? fn args : (none);                                \
+  }
+#define FM_POPPLER_VOID(name, params, args)                              \
+  void name params                                                       \
+  {                                                                      \
+    static void *slot;                                                   \
+    void (*fn) params = (void (*) params) poppler_symbol (&slot, #name); \
+    if (fn != NULL)                                                      \
+      fn args;                                                           \
+  }
+
+GQuark
+poppler_error_quark (void)
+{
+  static void *slot;
+  GQuark (*fn) (void) = (GQuark (*) (void)) poppler_symbol (&slot, "poppler_error_quark");
+
+  /* The quark poppler-glib registers, so that errors compare equal either way. */
+  return fn != NULL ? fn () : g_quark_from_static_string ("poppler-quark");
+}
+
+/* Sets @error when poppler-glib could not be opened: the callers show it as
+ * the document's open error. */
+static gboolean
+poppler_missing (GError **error)
+{
+  const char *message = NULL;
+
+  if (poppler_library (&message) != NULL)
+    return FALSE;
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+               "Poppler (%s) could not be loaded: %s", FM_POPPLER_SONAME,
+               message != NULL ? message : "unknown error");
+  return TRUE;
+}
+
+PopplerDocument *
+poppler_document_new_from_file (const char *uri, const char *password, GError **error)
+{
+  static void *slot;
+  PopplerDocument *(*fn) (const char *, const char *, GError **);
+
+  if (poppler_missing (error))
+    return NULL;
+  fn = (PopplerDocument * (*) (const char *, const char *, GError **))
+    poppler_symbol (&slot, "poppler_document_new_from_file");
+  if (fn == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "poppler-glib has no poppler_document_new_from_file");
+      return NULL;
+    }
+  return fn (uri, password, error);
+}
+
+PopplerDocument *
+poppler_document_new_from_bytes (GBytes *bytes, const char *password, GError **error)
+{
+  static void *slot;
+  PopplerDocument *(*fn) (GBytes *, const char *, GError **);
+
+  if (poppler_missing (error))
+    return NULL;
+  fn = (PopplerDocument * (*) (GBytes *, const char *, GError **))
+    poppler_symbol (&slot, "poppler_document_new_from_bytes");
+  if (fn == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                   "poppler-glib has no poppler_document_new_from_bytes");
+      return NULL;
+    }
+  return fn (bytes, password, error);
+}
+
+FM_POPPLER_FN (int, poppler_document_get_n_pages, (PopplerDocument *d), (d), 0)
+FM_POPPLER_FN (PopplerPage *, poppler_document_get_page, (PopplerDocument *d, int index),
+               (d, index), NULL)
+FM_POPPLER_FN (gchar *, poppler_document_get_title, (PopplerDocument *d), (d), NULL)
+FM_POPPLER_FN (PopplerDest *, poppler_document_find_dest, (PopplerDocument *d, const gchar *name),
+               (d, name), NULL)
+FM_POPPLER_VOID (poppler_dest_free, (PopplerDest *dest), (dest))
+FM_POPPLER_VOID (poppler_action_free, (PopplerAction *action), (action))
+FM_POPPLER_VOID (poppler_rectangle_free, (PopplerRectangle *rectangle), (rectangle))
+
+FM_POPPLER_FN (PopplerIndexIter *, poppler_index_iter_new, (PopplerDocument *d), (d), NULL)
+FM_POPPLER_FN (PopplerIndexIter *, poppler_index_iter_get_child, (PopplerIndexIter *parent),
+               (parent), NULL)
+FM_POPPLER_FN (PopplerAction *, poppler_index_iter_get_action, (PopplerIndexIter *iter), (iter),
+               NULL)
+FM_POPPLER_FN (gboolean, poppler_index_iter_next, (PopplerIndexIter *iter), (iter), FALSE)
+FM_POPPLER_VOID (poppler_index_iter_free, (PopplerIndexIter *iter), (iter))
+
+FM_POPPLER_VOID (poppler_page_get_size, (PopplerPage *page, double *width, double *height),
+                 (page, width, height))
+FM_POPPLER_FN (int, poppler_page_get_index, (PopplerPage *page), (page), 0)
+FM_POPPLER_VOID (poppler_page_render, (PopplerPage *page, cairo_t *cairo), (page, cairo))
+FM_POPPLER_FN (char *, poppler_page_get_text, (PopplerPage *page), (page), NULL)
+FM_POPPLER_FN (gboolean, poppler_page_get_text_layout,
+               (PopplerPage *page, PopplerRectangle **rectangles, guint *n_rectangles),
+               (page, rectangles, n_rectangles), FALSE)
+FM_POPPLER_FN (GList *, poppler_page_get_text_attributes, (PopplerPage *page), (page), NULL)
+FM_POPPLER_VOID (poppler_page_free_text_attributes, (GList *list), (list))
+FM_POPPLER_FN (GList *, poppler_page_get_image_mapping, (PopplerPage *page), (page), NULL)
+FM_POPPLER_VOID (poppler_page_free_image_mapping, (GList *list), (list))
+FM_POPPLER_FN (GList *, poppler_page_find_text, (PopplerPage *page, const char *text),
+               (page, text), NULL)
+FM_POPPLER_FN (GList *, poppler_page_find_text_with_options,
+               (PopplerPage *page, const char *text, PopplerFindFlags options),
+               (page, text, options), NULL)
