@@ -2987,8 +2987,11 @@ unary_sign_after_word_space (const InlineCtx *ic, int li, int ri, double gap, do
   const Glyph *next;
   double after, ws = band_word_space (ic->bands, g_array_index (ic->math, MathGlyph, ri).band);
 
+  /* (only where the line has a word space to measure: a display's line
+   * has none, and a shrunk display's binary sign can sit closer to what
+   * follows than to what precedes it by its sidebearings, C_1\cos(4t) +C_2) */
   if (!(r->c == '-' || r->c == 0x2212 || r->c == '+' || r->c == 0x00B1 || r->c == 0x2213) || ni < 0 ||
-      !r->space_before || gap < 0.12 * em || (ws > 0 && gap < ws - 0.03 * em))
+      !r->space_before || gap < 0.12 * em || ws <= 0 || gap < ws - 0.03 * em)
     return FALSE;
   /* after an operator, an opening bracket, punctuation or a big operator a
    * sign is unary inside the formula (= -x, (-x), a, -b, \sum -x) */
