@@ -1946,6 +1946,26 @@ ink_gap_empty (const InkMap *m, const FmRect *a, const FmRect *b)
   return TRUE;
 }
 
+/* The rightmost ink of the rows of a, in the columns from a->x0 to limit
+ * (points); a->x1 where the map has none there. */
+static double
+ink_right_edge (const InkMap *m, const FmRect *a, double limit)
+{
+  int x0, x1, y0, y1;
+
+  if (m == NULL)
+    return a->x1;
+  x0 = MAX (0, (int) floor (a->x0 * m->scale));
+  x1 = MIN (m->w, (int) floor (limit * m->scale) - 1);
+  y0 = MAX (0, (int) floor (a->y0 * m->scale) + 1);
+  y1 = MIN (m->h, (int) ceil (a->y1 * m->scale) - 1);
+  for (int x = x1 - 1; x >= x0; x--)
+    for (int y = y0; y < y1; y++)
+      if (m->ink[(gsize) y * m->w + x])
+        return (x + 1) / m->scale;
+  return a->x1;
+}
+
 /* The map turned so that text runs left to right (rot: quarter turns of the
  * text, see text_direction()). */
 static void
@@ -2951,6 +2971,92 @@ abla, primes, accents end formulas with scripts */
          ink_gap_empty (ic->pc->ink, &stack, &r->r);
 }
 
+/* Whether a sign ri opens a formula: a unary minus or plus has no space
+ * after it, a binary one TeX's medium space on both sides (shrunk alike
+ * on a squeezed line). After an ordinary symbol (a letter, a digit, a
+ * script, a closing bracket) a sign spaced only on its left is the start
+ * of the next formula a word space on ("|x|^2 = x^2 -\omega^2 X" had
+ * been one). */
+static gboolean
+unary_sign_after_word_space (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const Glyph *l = &g[g_array_index (ic->math, MathGlyph, li).glyph];
+  const Glyph *r = &g[g_array_index (ic->math, MathGlyph, ri).glyph];
+  int ni = ic->best_right[ri], b;
+  const Glyph *next;
+  double after, ws = band_word_space (ic->bands, g_array_index (ic->math, MathGlyph, ri).band);
+
+  /* (only where the line has a word space to measure: a display's line
+   * has none, and a shrunk display's binary sign can sit closer to what
+   * follows than to what precedes it by its sidebearings, C_1\cos(4t) +C_2) */
+  if (!(r->c == '-' || r->c == 0x2212 || r->c == '+' || r->c == 0x00B1 || r->c == 0x2213) || ni < 0 ||
+      !r->space_before || gap < 0.12 * em || ws <= 0 || gap < ws - 0.03 * em)
+    return FALSE;
+  /* after an operator, an opening bracket, punctuation or a big operator a
+   * sign is unary inside the formula (= -x, (-x), a, -b, \sum -x) */
+  if (is_operator (l->c) || is_prefix_operator (l->c) || is_open_bracket (l->c) || l->c == ',' ||
+      l->c == ';' || l->c == '.' || l->ext)
+    return FALSE;
+  /* nor after an operator's scripts (\sum_k -a_k; newtx's text-style sum,
+   * "Í" of txexs, ends 0.1 em before its subscript, past script_base's
+   * reach) */
+  b = ic->best_left[li];
+  if (g_array_index (ic->math, MathGlyph, li).script && b >= 0)
+    {
+      const Glyph *base = &g[g_array_index (ic->math, MathGlyph, b).glyph];
+      if ((base->ext || is_operator (base->c) || is_prefix_operator (base->c)) &&
+          fm_rect_h_gap (&base->r, &l->r) < 0.3 * em)
+        return FALSE;
+    }
+  b = script_base (ic, li);
+  if (b >= 0 && (is_operator (g[g_array_index (ic->math, MathGlyph, b).glyph].c) ||
+                 is_prefix_operator (g[g_array_index (ic->math, MathGlyph, b).glyph].c) || ext_operator (ic, b)))
+    return FALSE;
+  next = &g[g_array_index (ic->math, MathGlyph, ni).glyph];
+  after = next->r.x0 - r->r.x1;
+  return !next->space_before && after < 0.06 * em && after < 0.3 * gap && !is_operator (next->c) &&
+         v_overlap_enough (&r->r, &next->r, 0.3);
+}
+
+/* Whether an opening bracket ri a word space after a lowercase math letter
+ * li opens the next formula: inside a formula TeX puts only the letter's
+ * italic correction before the bracket, under 0.1 em for every lowercase
+ * math italic but f (a quarter em in some fonts, which the bracket rule of
+ * inline_pair_join allows for). Where the math brackets come from a math
+ * font (newtx, STIX Two, Libertine) "$n$ $(\bar\partial\Phi)$" had been
+ * one formula. */
+static gboolean
+bracket_after_word_space (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li);
+  const Glyph *l = &g[ml->glyph];
+  const Glyph *r = &g[g_array_index (ic->math, MathGlyph, ri).glyph];
+  double ws = band_word_space (ic->bands, ml->band), glue;
+
+  if (!(is_open_bracket (r->c) && r->space_before && !ml->script && g_unichar_islower (l->c) &&
+        l->cls == CLS_STRONG && l->c != 'f' && l->c != 0x1D453 /* math italic f */ && gap >= 0.2 * em &&
+        ws > 0 && gap >= ws - 0.02 * em))
+    return FALSE;
+  /* Measured from the letter's ink where it reaches past its box, the
+   * glue still holds the italic correction: a thin space and Libertine's
+   * x's make 0.26 em (0.1\,x\,(8-x)), so only a gap wider than any
+   * lowercase letter's correction (0.1 em) and a thin space tells. */
+  glue = r->r.x0 - MAX (l->r.x1, ink_right_edge (ic->pc->ink, &l->r, r->r.x0));
+  return glue >= 0.28 * em && glue >= ws - 0.03 * em;
+}
+
+/* Where a word space separates two formulas that the spacing rules
+ * joined: a unary sign or an opening bracket that opens the second.
+ * (boxes12: the font set-ups with narrow word spaces and math brackets,
+ * newtx, STIX Two, Libertine, met these most.) */
+static gboolean
+word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em);
+}
+
 /* Whether the line neighbours li (left) and ri of math join. */
 static gboolean
 inline_pair_join (const InlineCtx *ic, int li, int ri)
@@ -3005,6 +3111,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
       r - g == l - g + 1)
     join = TRUE;
+  if (join && rule == FM_DETECT_RULE_FULL && word_space_starts_formula (ic, li, ri, gap, em))
+    join = FALSE;
   if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
     {
       char u1[8] = { 0 }, u2[8] = { 0 };

@@ -106,7 +106,12 @@ fm_font_classify (const char *full_name)
               /* newtxmath, libertine's newtxmath, kpfonts' math faces (their
                * math-roman "LibertineMathRM", "Kp--M-Regular" hold digits
                * and function names, which are text-like) */
-              "|NewTX(B?MI|SY|EX)|ntxmi|ntxsy|ntxex|LibertineMath(MI|SY|EX|BMI)|Kp-+M-(Sy|Ex|Italic|Bold|Semibold|Light))",
+              "|NewTX(B?MI|SY|EX)|ntxmi|ntxsy|ntxex|LibertineMath(MI|SY|EX|BMI)|Kp-+M-(Sy|Ex|Italic|Bold|Semibold|Light)"
+              /* the math alphabets newtx and mathalfa load for \mathscr,
+               * \mathcal, \mathbb, \mathfrak: their letters map to plain or
+               * letterlike characters, and a text font there cut the
+               * formula (newtx's {\mathscr{M}}' = {\mathscr{M}}) */
+              "|stxb?scr|BOONDOX|BBOLDX|DutchCalligraphic)",
               /* Poppler capitalises some names ("Pxex", "Rpxmi"). STIX Two
                * Text, STIXGeneral and XITS are the text faces that go with
                * the STIX and XITS math fonts. */
@@ -149,6 +154,8 @@ fm_char_is_math_symbol (gunichar c)
     return TRUE;
   if (c >= 0x1D400 && c <= 0x1D7FF)                /* mathematical alphanumerics */
     return TRUE;
+  if (fm_char_is_letterlike_math (c))
+    return TRUE;
   if ((c >= 0x2190 && c <= 0x22FF) ||              /* arrows, operators */
       (c >= 0x27C0 && c <= 0x27FF) || (c >= 0x2900 && c <= 0x2AFF) ||
       (c >= 0x2308 && c <= 0x230B) ||              /* ceilings, floors */
@@ -168,6 +175,32 @@ fm_char_is_math_symbol (gunichar c)
       break;
     }
   return FALSE;
+}
+
+/* The letters of the math alphabets that Unicode had encoded before it made
+ * the Mathematical Alphanumeric Symbols block, and left as holes there
+ * (script H, I, L, M, R, e, g, o; double-struck C, H, N, P, Q, R, Z; black-letter
+ * C, H, I, R, Z): a font that maps its \mathscr{M} or \mathbb{C} through glyph
+ * names (newtx's stxscr, a Type 1 blackboard face) gives these, in a font
+ * not known as math, and the formula was cut at them. The ohm, Kelvin and
+ * Angstrom signs and the numero sign of the same block are no math
+ * letters. */
+gboolean
+fm_char_is_letterlike_math (gunichar c)
+{
+  switch (c)
+    {
+    case 0x2102: /* ℂ */ case 0x210A: case 0x210B: case 0x210C: case 0x210D: /* ℊ ℋ ℌ ℍ */
+    case 0x210E: /* ℎ (Planck: math italic h) */ case 0x2110: case 0x2112: /* ℐ ℒ */
+    case 0x2115: /* ℕ */ case 0x2119: case 0x211A: case 0x211B: case 0x211D: /* ℙ ℚ ℛ ℝ */
+    case 0x2124: /* ℤ */ case 0x2128: /* ℨ */ case 0x212C: case 0x212D: /* ℬ ℭ */
+    case 0x212F: case 0x2130: case 0x2131: case 0x2133: case 0x2134: /* ℯ ℰ ℱ ℳ ℴ */
+    case 0x213C: case 0x213D: case 0x213E: case 0x213F: case 0x2140: /* double-struck pi gamma Gamma Pi sum */
+    case 0x2145: case 0x2146: case 0x2147: case 0x2148: case 0x2149: /* double-struck D d e i j */
+      return TRUE;
+    default:
+      return FALSE;
+    }
 }
 
 gboolean

@@ -36,3 +36,7 @@ $gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups
 $gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups-xe --engine xelatex --fonts lm-math
 $gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups-lua --engine lualatex --fonts stix2-math
 $gen --body "$dir/cls-extops.body.tex" --out "$dir" --prefix cls-extops-kpfonts --fonts kpfonts
+$gen --body "$dir/cls-mathalpha.body.tex" --out "$dir" --prefix cls-mathalpha-newtx --fonts newtx
+$gen --body "$dir/cls-wordstart.body.tex" --out "$dir" --prefix cls-wordstart-newtx --fonts newtx
+$gen --body "$dir/cls-wordstart.body.tex" --out "$dir" --prefix cls-wordstart-libertine --fonts libertine
+$gen --body "$dir/cls-wordstart.body.tex" --out "$dir" --prefix cls-wordstart-cm --fonts cm
