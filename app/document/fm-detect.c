@@ -4149,6 +4149,18 @@ text_middle (const PageCtx *pc, const Chunk *o)
   return n > 0 ? sum / n : fm_rect_cy (&o->box);
 }
 
+/* Whether chunk o is a piece of a line of running text in the column of
+ * x (outside every block, mostly text letters, at least three glyphs): the
+ * line a display-style fraction's bar or a crossed block lies on. */
+static gboolean
+text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
+{
+  int ot = o->end - o->start;
+
+  return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
+         !across_gutter (pc, fm_rect_cx (&o->box), x);
+}
+
 /* Whether chunk i of a block is a part of an inline display-style fraction
  * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
  * of its own, or stacked onto a display or onto a part of the next line's
@@ -4174,9 +4186,7 @@ fraction_part_chunk (const PageCtx *pc, guint i)
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
-      int ot = o->end - o->start;
-      if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
-          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
+      if (!text_line_chunk (pc, o, fm_rect_cx (&ch->box)))
         continue;
       if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
         {
@@ -4264,10 +4274,8 @@ dissolve_crossed_blocks (PageCtx *pc)
       for (guint i = 0; i < chunks->len && !crossed; i++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, i);
-          int ot = o->end - o->start;
           double cy = 0.5 * (o->box.y0 + o->box.y1);
-          if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
-              across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])))
+          if (!text_line_chunk (pc, o, fm_rect_cx (&blocks[b])))
             continue;
           /* text wholly between the block's ends is the display's own
            * (\overset{\text{def}}{=}, \text{if}): a line of running text
