@@ -2951,6 +2951,60 @@ abla, primes, accents end formulas with scripts */
          ink_gap_empty (ic->pc->ink, &stack, &r->r);
 }
 
+/* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
+ * of math glyph c, walking the math glyphs level with c while each is less
+ * than 0.7 em from those taken so far (running text is no math glyph: a
+ * word makes a wider gap) and at most 24 of them. */
+static gboolean
+bracket_unmatched_beside (const InlineCtx *ic, int c, int step)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *mc = &g_array_index (ic->math, MathGlyph, c);
+  FmRect reach = g[mc->glyph].r;
+  int depth = 0, taken = 0;
+
+  for (int k = c + step; k >= 0 && k < ic->m && taken < 24; k += step)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const Glyph *gk = &g[mk->glyph];
+      gboolean open = is_open_bracket (gk->c), close = is_close_bracket (gk->c);
+
+      /* (math is sorted by x0: to the left a glyph may still end
+       * inside the reach, to the right none starts before it) */
+      if (step > 0 ? gk->r.x0 > reach.x1 + 0.7 * mc->em : gk->r.x0 < reach.x0 - 4.0 * mc->em)
+        return FALSE;
+      /* (level with the line, not its band: a line's bands can part
+       * at a gap, as they did right after the comma) */
+      if (mk->script || !v_overlap_enough (&reach, &gk->r, 0.5) || fm_rect_h_gap (&reach, &gk->r) >= 0.7 * mc->em)
+        continue;
+      fm_rect_union (&reach, &gk->r);
+      taken++;
+      depth += step > 0 ? open - close : close - open;
+      if (depth < 0)
+        return step > 0 ? close : open;
+    }
+  return FALSE;
+}
+
+/* Whether the comma between line neighbours li and ri separates the
+ * arguments inside one pair of brackets (U(\widetilde{P},f),
+ * H_i(f_1, \ldots, f_r)): TeX puts a thin space after math's comma, but
+ * a math italic's sidebearings (Palatino, 0.31 em) or the dots after it
+ * make the gap as wide as a word space. A sentence's comma between two
+ * formulas has no bracket around it that opens before and closes after
+ * with only math in between. */
+static gboolean
+comma_in_brackets (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  int c = g[g_array_index (ic->math, MathGlyph, li).glyph].c == ',' ? li :
+          g[g_array_index (ic->math, MathGlyph, ri).glyph].c == ',' ? ri : -1;
+
+  if (c < 0 || gap >= 0.45 * em || g_array_index (ic->math, MathGlyph, c).script)
+    return FALSE;
+  return bracket_unmatched_beside (ic, c, -1) && bracket_unmatched_beside (ic, c, +1);
+}
+
 /* Whether the line neighbours li (left) and ri of math join. */
 static gboolean
 inline_pair_join (const InlineCtx *ic, int li, int ri)
@@ -2989,6 +3043,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         g_unichar_isalpha (r[1].c))))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
   /* the words of a script of text (F_{\text{A on B}}, made neutral by
    * script_text_continues()): a script-size word space apart */

@@ -623,7 +623,13 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * as wide as the line's word space or wider (the detector before it: 4
  * false inline regions, inline P 0.857); cls-extops-kpfonts: text-style
  * integrals of an extension font whose text layer reads \int as "R" (the
- * detector before it: 2 false inline regions, inline P/R 0.78/0.88). */
+ * detector before it: 2 false inline regions, inline P/R 0.78/0.88);
+ * cls-commas (pdfLaTeX Palatino and newtx, XeLaTeX XITS Math): a comma
+ * between the arguments inside one pair of brackets, its thin space widened
+ * to a word space by sidebearings or an ellipsis (U(\widetilde{P},f),
+ * H_i(f_1, \ldots, f_r)), cut the formula; a sentence's comma inside the
+ * sentence's own brackets does not join (the detector before it, all three:
+ * inline P/R 0.71/0.88). */
 static void
 test_detect_classes (void)
 {
@@ -633,7 +639,7 @@ test_detect_classes (void)
                           "cls-edges", "cls-edges-lua", "cls-edges-fourier", "cls-opscripts", "cls-opscripts-xe",
                           "cls-opscripts-lua", "cls-numbelow-xe", "cls-numbelow-lua", "cls-dfrac", "cls-dfrac-xe",
                           "cls-dfrac-lua", "cls-bigops", "cls-groups", "cls-groups-xe", "cls-groups-lua",
-                          "cls-extops-kpfonts" };
+                          "cls-extops-kpfonts", "cls-commas-palatino", "cls-commas-newtx", "cls-commas-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

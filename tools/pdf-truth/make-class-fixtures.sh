@@ -36,3 +36,6 @@ $gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups
 $gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups-xe --engine xelatex --fonts lm-math
 $gen --body "$dir/cls-groups.body.tex" --out "$dir" --prefix cls-groups-lua --engine lualatex --fonts stix2-math
 $gen --body "$dir/cls-extops.body.tex" --out "$dir" --prefix cls-extops-kpfonts --fonts kpfonts
+$gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-palatino --fonts palatino
+$gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-newtx --fonts newtx
+$gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-xe --engine xelatex --fonts xits-math
