@@ -110,16 +110,16 @@ typedef struct {
   GPtrArray *protos;       /* Proto: displays, numbers, inline formulas      */
 } PageCtx;
 
-/* Whether x-centres a and b lie in different columns. */
+/* Whether x-centres a and b lie in different columns. A centre inside the
+ * gutter is the left column's: the right column's lines start where the
+ * gutter ends, and what reaches into it is an overfull line of the left
+ * column (X_{q_\ell} f = 0 whose 0 stands in the gutter). */
 static gboolean
 across_gutter (const PageCtx *pc, double a, double b)
 {
-  double mid;
-
   if (pc == NULL || !pc->has_gutter)
     return FALSE;
-  mid = 0.5 * (pc->gutter_x0 + pc->gutter_x1);
-  return (a - mid) * (b - mid) < 0;
+  return (a < pc->gutter_x1) != (b < pc->gutter_x1);
 }
 
 FmDetectOptions
@@ -3370,7 +3370,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 static int
 column_of (const PageCtx *pc, double cx)
 {
-  return pc->has_gutter && cx > 0.5 * (pc->gutter_x0 + pc->gutter_x1) ? 1 : 0;
+  return pc->has_gutter && cx >= pc->gutter_x1 ? 1 : 0;
 }
 
 /* Text margins: the most common left and right ends of long chunks of

@@ -39,3 +39,4 @@ $gen --body "$dir/cls-extops.body.tex" --out "$dir" --prefix cls-extops-kpfonts 
 $gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-palatino --fonts palatino
 $gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-newtx --fonts newtx
 $gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-xe --engine xelatex --fonts xits-math
+$gen --body "$dir/cls-overfull.body.tex" --out "$dir" --prefix cls-overfull-euler --twocolumn --class amsart --fonts euler
