@@ -110,16 +110,16 @@ typedef struct {
   GPtrArray *protos;       /* Proto: displays, numbers, inline formulas      */
 } PageCtx;
 
-/* Whether x-centres a and b lie in different columns. */
+/* Whether x-centres a and b lie in different columns. A centre inside the
+ * gutter is the left column's: the right column's lines start where the
+ * gutter ends, and what reaches into it is an overfull line of the left
+ * column (X_{q_\ell} f = 0 whose 0 stands in the gutter). */
 static gboolean
 across_gutter (const PageCtx *pc, double a, double b)
 {
-  double mid;
-
   if (pc == NULL || !pc->has_gutter)
     return FALSE;
-  mid = 0.5 * (pc->gutter_x0 + pc->gutter_x1);
-  return (a - mid) * (b - mid) < 0;
+  return (a < pc->gutter_x1) != (b < pc->gutter_x1);
 }
 
 FmDetectOptions
@@ -3057,6 +3057,60 @@ word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, doub
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em);
 }
 
+/* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
+ * of math glyph c, walking the math glyphs level with c while each is less
+ * than 0.7 em from those taken so far (running text is no math glyph: a
+ * word makes a wider gap) and at most 24 of them. */
+static gboolean
+bracket_unmatched_beside (const InlineCtx *ic, int c, int step)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *mc = &g_array_index (ic->math, MathGlyph, c);
+  FmRect reach = g[mc->glyph].r;
+  int depth = 0, taken = 0;
+
+  for (int k = c + step; k >= 0 && k < ic->m && taken < 24; k += step)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const Glyph *gk = &g[mk->glyph];
+      gboolean open = is_open_bracket (gk->c), close = is_close_bracket (gk->c);
+
+      /* (math is sorted by x0: to the left a glyph may still end
+       * inside the reach, to the right none starts before it) */
+      if (step > 0 ? gk->r.x0 > reach.x1 + 0.7 * mc->em : gk->r.x0 < reach.x0 - 4.0 * mc->em)
+        return FALSE;
+      /* (level with the line, not its band: a line's bands can part
+       * at a gap, as they did right after the comma) */
+      if (mk->script || !v_overlap_enough (&reach, &gk->r, 0.5) || fm_rect_h_gap (&reach, &gk->r) >= 0.7 * mc->em)
+        continue;
+      fm_rect_union (&reach, &gk->r);
+      taken++;
+      depth += step > 0 ? open - close : close - open;
+      if (depth < 0)
+        return step > 0 ? close : open;
+    }
+  return FALSE;
+}
+
+/* Whether the comma between line neighbours li and ri separates the
+ * arguments inside one pair of brackets (U(\widetilde{P},f),
+ * H_i(f_1, \ldots, f_r)): TeX puts a thin space after math's comma, but
+ * a math italic's sidebearings (Palatino, 0.31 em) or the dots after it
+ * make the gap as wide as a word space. A sentence's comma between two
+ * formulas has no bracket around it that opens before and closes after
+ * with only math in between. */
+static gboolean
+comma_in_brackets (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  int c = g[g_array_index (ic->math, MathGlyph, li).glyph].c == ',' ? li :
+          g[g_array_index (ic->math, MathGlyph, ri).glyph].c == ',' ? ri : -1;
+
+  if (c < 0 || gap >= 0.45 * em || g_array_index (ic->math, MathGlyph, c).script)
+    return FALSE;
+  return bracket_unmatched_beside (ic, c, -1) && bracket_unmatched_beside (ic, c, +1);
+}
+
 /* Whether the line neighbours li (left) and ri of math join. */
 static gboolean
 inline_pair_join (const InlineCtx *ic, int li, int ri)
@@ -3095,6 +3149,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         g_unichar_isalpha (r[1].c))))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
   /* the words of a script of text (F_{\text{A on B}}, made neutral by
    * script_text_continues()): a script-size word space apart */
@@ -3422,7 +3478,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 static int
 column_of (const PageCtx *pc, double cx)
 {
-  return pc->has_gutter && cx > 0.5 * (pc->gutter_x0 + pc->gutter_x1) ? 1 : 0;
+  return pc->has_gutter && cx >= pc->gutter_x1 ? 1 : 0;
 }
 
 /* Text margins: the most common left and right ends of long chunks of
@@ -4257,6 +4313,18 @@ text_middle (const PageCtx *pc, const Chunk *o)
   return n > 0 ? sum / n : fm_rect_cy (&o->box);
 }
 
+/* Whether chunk o is a piece of a line of running text in the column of
+ * x (outside every block, mostly text letters, at least three glyphs): the
+ * line a display-style fraction's bar or a crossed block lies on. */
+static gboolean
+text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
+{
+  int ot = o->end - o->start;
+
+  return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
+         !across_gutter (pc, fm_rect_cx (&o->box), x);
+}
+
 /* Whether chunk i of a block is a part of an inline display-style fraction
  * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
  * of its own, or stacked onto a display or onto a part of the next line's
@@ -4282,9 +4350,7 @@ fraction_part_chunk (const PageCtx *pc, guint i)
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
-      int ot = o->end - o->start;
-      if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
-          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
+      if (!text_line_chunk (pc, o, fm_rect_cx (&ch->box)))
         continue;
       if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
         {
@@ -4372,10 +4438,8 @@ dissolve_crossed_blocks (PageCtx *pc)
       for (guint i = 0; i < chunks->len && !crossed; i++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, i);
-          int ot = o->end - o->start;
           double cy = 0.5 * (o->box.y0 + o->box.y1);
-          if (o->block >= 0 || o->is_number || ot < 3 || o->n_text * 2 < ot || !running_text_chunk (o) ||
-              across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])))
+          if (!text_line_chunk (pc, o, fm_rect_cx (&blocks[b])))
             continue;
           /* text wholly between the block's ends is the display's own
            * (\overset{\text{def}}{=}, \text{if}): a line of running text

@@ -4,6 +4,7 @@
 #include "fm-export.h"
 #include "fm-latex-check.h"
 #include "fm-fonts.h"
+#include "fm-layout.h"
 #include "fm-pages.h"
 #include "fm-pdf-bytes.h"
 #include "fm-render.h"
@@ -645,7 +646,16 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * two formulas a word space apart, the second opening with a unary sign or
  * with a bracket after a lowercase math letter, beside the same signs and
  * brackets inside formulas (the detector before it, all three: 11 of 42
- * formulas merged, inline P/R 0.91/0.74). */
+ * formulas merged, inline P/R 0.91/0.74);
+ * cls-commas (pdfLaTeX Palatino and newtx, XeLaTeX XITS Math): a comma
+ * between the arguments inside one pair of brackets, its thin space widened
+ * to a word space by sidebearings or an ellipsis (U(\widetilde{P},f),
+ * H_i(f_1, \ldots, f_r)), cut the formula; a sentence's comma inside the
+ * sentence's own brackets does not join (the detector before it, all three:
+ * inline P/R 0.71/0.88); cls-overfull-euler (two columns, amsart, Euler):
+ * unbreakable inline formulas of the left column running into the gutter,
+ * a glyph in the gutter was put in the right column (the detector before
+ * it: 1 false inline region). */
 static void
 test_detect_classes (void)
 {
@@ -656,7 +666,9 @@ test_detect_classes (void)
                           "cls-opscripts-lua", "cls-numbelow-xe", "cls-numbelow-lua", "cls-dfrac", "cls-dfrac-xe",
                           "cls-dfrac-lua", "cls-bigops", "cls-groups", "cls-groups-xe", "cls-groups-lua",
                           "cls-extops-kpfonts", "cls-mathalpha-newtx", "cls-wordstart-newtx",
-                          "cls-wordstart-libertine", "cls-wordstart-cm" };
+                          "cls-wordstart-libertine", "cls-wordstart-cm",
+                          "cls-commas-palatino", "cls-commas-newtx", "cls-commas-xe",
+                          "cls-overfull-euler" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -730,6 +742,58 @@ test_detect_classes (void)
           }
       }
     g_ptr_array_unref (r);
+  }
+}
+
+/* A page of glyph boxes (12 pt, 4.6 pt wide on a 5 pt pitch, a word space
+ * after every sixth glyph at an offset that moves from line to line): two columns 72-301 and 311-540
+ * when two_col, one column 72-540 otherwise; the first `overfull` lines of
+ * the left column run on into the gutter by 6-9 pt (an unbreakable formula
+ * at a line's end). */
+static GArray *
+gutter_page (gboolean two_col, int overfull)
+{
+  GArray *boxes = g_array_new (FALSE, FALSE, sizeof (FmRect));
+
+  for (int line = 0; line < 48; line++)
+    for (int col = 0; col < (two_col ? 2 : 1); col++)
+      {
+        double x0 = col == 0 ? 72 : 311, x1 = two_col && col == 0 ? 301 : 540;
+        if (two_col && col == 0 && line < overfull)
+          x1 += 6 + line % 4;
+        /* (a word space of 3 pt after every sixth glyph, the first one
+         * after line % 6 glyphs) */
+        for (double gx = x0, k = 1; gx < x1 - 0.5; gx += 5 + (((int) k + line) % 6 == 0 ? 3 : 0), k++)
+          {
+            FmRect r = { gx, 100 + 14 * line, MIN (gx + 4.6, x1), 110 + 14 * line };
+            g_array_append_val (boxes, r);
+          }
+      }
+  return boxes;
+}
+
+/* The gutter of a two-column page whose left column has overfull lines:
+ * an eighth of the lines reaching into the 10 pt gutter had hidden it
+ * (an amsart page at 12 pt, dev seed 1056), and its displays were then
+ * dissolved as crossed by the other column's text. */
+static void
+test_layout_gutter_overfull (void)
+{
+  for (int overfull = 0; overfull <= 8; overfull += 4)
+    {
+      GArray *b = gutter_page (TRUE, overfull);
+      double x0 = 0, x1 = 0;
+      g_assert_true (fm_layout_find_gutter ((FmRect *) b->data, sizeof (FmRect), (int) b->len, 612, 12, &x0, &x1));
+      g_assert_cmpfloat (x0, >=, 300.5);
+      g_assert_cmpfloat (x1, <=, 311.5);
+      g_array_unref (b);
+    }
+  /* one column: its word spaces make no gutter */
+  {
+    GArray *b = gutter_page (FALSE, 0);
+    double x0 = 0, x1 = 0;
+    g_assert_false (fm_layout_find_gutter ((FmRect *) b->data, sizeof (FmRect), (int) b->len, 612, 12, &x0, &x1));
+    g_array_unref (b);
   }
 }
 
@@ -1173,6 +1237,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/detect/punctuation", test_detect_punctuation);
   g_test_add_func ("/pdf/detect/text-in-math", test_detect_text_in_math);
   g_test_add_func ("/pdf/detect/classes", test_detect_classes);
+  g_test_add_func ("/pdf/layout/gutter-overfull", test_layout_gutter_overfull);
   g_test_add_func ("/pdf/detect/baseline-rule", test_detect_baseline_rule_differs);
   g_test_add_func ("/pdf/detect/crop-scale", test_crop_scale);
   g_test_add_func ("/pdf/export/formats", test_export);

@@ -40,3 +40,7 @@ $gen --body "$dir/cls-mathalpha.body.tex" --out "$dir" --prefix cls-mathalpha-ne
 $gen --body "$dir/cls-wordstart.body.tex" --out "$dir" --prefix cls-wordstart-newtx --fonts newtx
 $gen --body "$dir/cls-wordstart.body.tex" --out "$dir" --prefix cls-wordstart-libertine --fonts libertine
 $gen --body "$dir/cls-wordstart.body.tex" --out "$dir" --prefix cls-wordstart-cm --fonts cm
+$gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-palatino --fonts palatino
+$gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-newtx --fonts newtx
+$gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-xe --engine xelatex --fonts xits-math
+$gen --body "$dir/cls-overfull.body.tex" --out "$dir" --prefix cls-overfull-euler --twocolumn --class amsart --fonts euler
