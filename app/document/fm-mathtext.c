@@ -2717,53 +2717,57 @@ piece_fits (gunichar d, gunichar e)
  * parenthesis needs its top and bottom, a brace also its middle; bars need
  * two or more copies whose centres differ (one printed twice over itself
  * is \pmb, merge_sequences). */
+typedef struct {
+  Reader *r;
+  gunichar d;   /* the seed's delimiter */
+} PieceJoin;
+
+static const FmRect *
+piece_box (gpointer data, guint j)
+{
+  return &((Item *) ((PieceJoin *) data)->r->items->pdata[j])->box;
+}
+
+static gboolean
+piece_join (gpointer data, guint j)
+{
+  const PieceJoin *pj = data;
+  const Item *b = pj->r->items->pdata[j];
+  PiecePart bp;
+
+  return !b->used && b->kind == ITEM_GLYPH && piece_fits (pj->d, piece_delim (b->c, &bp));
+}
+
 static void
 merge_extensible (Reader *r)
 {
   g_autoptr (GPtrArray) col = g_ptr_array_new ();
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint));
 
   for (guint i = 0; i < r->items->len; i++)
     {
       Item *a = r->items->pdata[i], *low = a;
       PiecePart part;
       gunichar d = piece_delim (a->c, &part);
-      gboolean top = FALSE, mid = FALSE, bottom = FALSE, grew = TRUE;
+      gboolean top = FALSE, mid = FALSE, bottom = FALSE;
       gboolean first = FALSE;
+      PieceJoin pj = { r, d };
       /* Poppler boxes each piece at the font's ascent and descent around
        * where TeX set it, so the boxes of STIX Two's pieces can be apart
        * (2.8 pt at 10.9 pt on development seed 1101); copies of a bar are
        * only stacked where they touch (two lines' bars are apart). */
-      double span, gap = d == '|' || d == 0x2016 ? 0.05 * r->em : 0.6 * r->em;
+      FmPieceStack ps = { piece_box, piece_join, &pj, r->items->len,
+                          d == '|' || d == 0x2016 ? 0.05 * r->em : 0.6 * r->em, FALSE };
+      double span;
 
       if (a->used || a->kind != ITEM_GLYPH || d == 0 || fm_font_classify (a->font) != FM_FONT_MATH)
         continue;
+      g_array_set_size (stack, 1);
+      g_array_index (stack, guint, 0) = i;
+      fm_mathtext_grow_stack (&ps, stack);
       g_ptr_array_set_size (col, 0);
-      g_ptr_array_add (col, a);
-      /* Grow downwards and upwards from a until nothing touches. */
-      while (grew)
-        {
-          grew = FALSE;
-          for (guint j = 0; j < r->items->len; j++)
-            {
-              Item *b = r->items->pdata[j];
-              PiecePart bp;
-              double ov = MIN (a->box.x1, b->box.x1) - MAX (a->box.x0, b->box.x0);
-              gboolean touches = FALSE;
-              if (b->used || b->kind != ITEM_GLYPH || g_ptr_array_find (col, b, NULL) ||
-                  !piece_fits (d, piece_delim (b->c, &bp)) || ov < 0.5 * MIN (a->box.x1 - a->box.x0, b->box.x1 - b->box.x0))
-                continue;
-              for (guint k = 0; k < col->len && !touches; k++)
-                {
-                  const Item *c = col->pdata[k];
-                  touches = b->box.y0 <= c->box.y1 + gap && b->box.y1 >= c->box.y0 - gap;
-                }
-              if (touches)
-                {
-                  g_ptr_array_add (col, b);
-                  grew = TRUE;
-                }
-            }
-        }
+      for (guint k = 0; k < stack->len; k++)
+        g_ptr_array_add (col, r->items->pdata[g_array_index (stack, guint, k)]);
       if (col->len < 2)
         continue;
       span = 0;
