@@ -586,6 +586,26 @@ item_new (ItemKind kind)
   return it;
 }
 
+/* A letter or digit draws no stroke apart from the rest of its ink below
+ * its middle, so a rule there within its box is an underline: not only
+ * under ASCII letters (CMMI's M) but under Unicode math italics
+ * (unicode-math's U+1D440 M, whose box reaches 0.25 em below the
+ * baseline: \underline{M} read as a CERTAIN M on lm-math and stix2-math,
+ * fresh seed 1016) and Greek. Xi's three bars are apart from each other.
+ * Above its middle a Unicode letter still owns a rule: the ink of an
+ * accent (\bar{\varphi}, or one the text layer lost over \xi) is no
+ * overline. */
+static gboolean
+draws_no_bar (gunichar c)
+{
+  static const gunichar xi[] = { 0x039E, 0x1D6B5, 0x1D6EF, 0x1D729, 0x1D763, 0x1D79D };
+
+  for (guint k = 0; k < G_N_ELEMENTS (xi); k++)
+    if (c == xi[k])
+      return FALSE;
+  return g_unichar_isalnum (c);
+}
+
 /* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
  * 0.15 em thick, white just above and below along most of their length (so
  * not the inside of a letter), not inside a glyph that draws one itself
@@ -692,7 +712,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                     break;
                   }
                 if (g->kind != ITEM_GLYPH || g->ext || is_radical_char (g->c) ||
-                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)))
+                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)) || (rcy > 0.5 * (g->box.y0 + g->box.y1) && draws_no_bar (g->c)))
                   continue;
                 owned = rcx >= g->box.x0 && rcx <= g->box.x1 && rcy >= g->box.y0 - 0.1 * r->em &&
                         rcy <= g->box.y1 + 0.1 * r->em &&
@@ -1013,7 +1033,15 @@ take_rules (Reader *r, GPtrArray *items)
           box->box = rule->box;
           if (upper->len > 0) { box->box.y0 = MIN (box->box.y0, b1.y0); }
           if (lower->len > 0) { box->box.y1 = MAX (box->box.y1, b2.y1); }
-          box->mid = cy (rule);
+          /* A fraction's line runs through its bar (the math axis); an
+           * overline's or underline's through its part, not its rule: the
+           * rule's height put \underline{M} (STIX Two) and
+           * \overline{\varphi(\xi)} (Latin Modern Math, STIX Two) on rows
+           * of their own (development seed 1105). */
+          if (upper->len > 0 && lower->len > 0)
+            box->mid = cy (rule);
+          else
+            box->mid = lower->len > 0 ? 0.5 * (b2.y0 + b2.y1) : 0.5 * (b1.y0 + b1.y1);
           /* A fraction on the main line has script-size parts in text style
            * (7 of 10 pt): it counts as full size unless its parts are
            * script-script size. */
@@ -1202,11 +1230,12 @@ append_scripts (Reader *r, GString *out, GPtrArray *sub, GPtrArray *sup)
  * variants are about 1.2, 1.8, 2.4 and 3 em in CMEX and the OpenType math
  * fonts (Latin Modern Math's \bigl( measured 1.08 em of ink). */
 static const char *
-explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_size)
+explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_size, gboolean *lined)
 {
   Item *open = main_items->pdata[k], *close = NULL;
   int depth = 0;
   double h;
+  gboolean line_box = FALSE;
 
   if (open_delim (open->c) == NULL || open->c == '|' || open->c == 0x2223 || open->c == 0x2016 || open->c == 0x2225)
     return NULL;
@@ -1228,11 +1257,26 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
       /* used items are inside a word or a box that is checked itself */
       if (it == open || it == close || it->used || cx (it) <= open->box.x1 || cx (it) >= close->box.x0)
         continue;
+      /* an overline or underline: \left takes the \big size for it too */
+      if (it->kind == ITEM_BOX && it->tex != NULL &&
+          (g_str_has_prefix (it->tex, "\\overline{") || g_str_has_prefix (it->tex, "\\underline{")))
+        {
+          line_box = TRUE;
+          continue;
+        }
       if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop ||
           (it->kind == ITEM_GLYPH && it->ext) || it->size < 0.85 * main_size)
         return NULL;
     }
   h = MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) / MAX (open->size, 1.0);
+  /* Around an overline, \left( and \bigl( draw the same \big size (STIX
+   * Two: r\bigl(\varphi(\xi),\overline{\varphi(\xi)}\bigr), read CERTAIN
+   * as \left, development seed 1105): \left stays, the reading is not sure. */
+  if (line_box)
+    {
+      *lined = TRUE;
+      return NULL;
+    }
   return h < 1.4 ? "\\big" : h < 1.95 ? "\\Big" : h < 2.55 ? "\\bigg" : "\\Bigg";
 }
 
@@ -1338,8 +1382,10 @@ line_explicit_sizes (LineParse *lp)
   for (guint k = 0; k < main_items->len; k++)
     {
       Item *m = main_items->pdata[k];
+      gboolean lined = FALSE;
+
       if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL &&
-          (sizes[k] = explicit_size (lp->items, main_items, k, lp->main_size)) != NULL)
+          (sizes[k] = explicit_size (lp->items, main_items, k, lp->main_size, &lined)) != NULL)
         for (guint j = k + 1, depth = 0; j < main_items->len; j++)
           {
             Item *it = main_items->pdata[j];
@@ -1353,6 +1399,8 @@ line_explicit_sizes (LineParse *lp)
                 break;
               }
           }
+      if (lined)
+        uncertain (lp->r, "\\left or \\bigl around an overline");
     }
 }
 
@@ -2937,6 +2985,15 @@ read_finish (Reader *r, FmMathTextResult *res, char *tex)
       res->reason = g_strdup ("nothing readable in the text layer");
       return;
     }
+  /* A radical sign whose vinculum was not found (or was taken as an
+   * overline: \sqrt\overline{...} on lm-math, development seed 1105) is
+   * written bare: no reading of a radical. */
+  for (const char *q = strstr (tex, "\\sqrt"); q != NULL; q = strstr (q + 5, "\\sqrt"))
+    if (q[5] != '{' && q[5] != '[')
+      {
+        uncertain (r, "a radical sign without its vinculum");
+        break;
+      }
   if (r->trailing == '.' || r->trailing == ',' || r->trailing == ';')
     {
       char *t = g_strdup_printf ("%s%c", tex, (char) r->trailing);

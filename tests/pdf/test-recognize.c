@@ -679,9 +679,10 @@ test_choose_seventh (void)
   g_assert_cmpstr (latex, ==, "\\operatorname{Re}z");
   g_assert_cmpfloat (confidence, >=, 0.6);
   g_clear_pointer (&latex, g_free);
-  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{for}x", "\\text{for}x", 0.9, NULL, 0,
+  /* (a function word goes whatever the spacing: /recognize/choose-eighth) */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{rank}x", "\\text{rank}x", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
-  g_assert_cmpstr (latex, ==, "\\text{for}x");
+  g_assert_cmpstr (latex, ==, "\\text{rank}x");
   g_assert_cmpfloat (confidence, >=, 0.6);
 
   /* An underline the glyphs have no rule for is the model's invention; one
@@ -847,6 +848,28 @@ test_choose_eighth (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
   g_assert_cmpstr (latex, ==, "\\bar{a}=b");
+
+  /* The sentence's function word the box took in goes, whichever reading
+   * is chosen; an operator-like word (\text{id}) stays, and so does a
+   * word with nothing after it. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{on}\\tilde{\\gamma}_{i}=0", "\\text{on}\\tilde{\\gamma}_{i}=0",
+                                0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\tilde{\\gamma}_{i}=0");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{Many}c\\in(1,2)", "\\mathrm{Many}\\,c\\in(1,2)",
+                                0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "c\\in(1,2)");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{id}_{M}", "\\text{id}_{M}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{id}_{M}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{the}", "\\text{the}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{the}");
 
   /* An invented underline that is a script's argument keeps its braces. */
   g_clear_pointer (&latex, g_free);
