@@ -485,6 +485,33 @@ test_lost_accent (void)
   fm_mathtext_result_free (res);
 }
 
+/* Unicode math italics under XeLaTeX (tests/fixtures/pdf/mathtext-lm-xe.tex):
+ * a rule inside a letter's box below its middle is an underline or a
+ * fraction bar, not the letter's; an overline's part stays on its line,
+ * where \left( and \bigl( would draw the same size. */
+static void
+test_unicode_rules (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-lm-xe.pdf");
+  FmMathTextResult *res;
+
+  res = mathtext_fixture_read_page (doc, 0);
+  if (g_test_verbose ())
+    g_printerr ("page 0: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  /* an underline is always a guess (an extensible arrow's pieces look alike) */
+  g_assert_cmpstr (res->latex, ==, "0\\to\\underline{M}\\to I");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+  res = mathtext_fixture_read_page (doc, 1);
+  if (g_test_verbose ())
+    g_printerr ("page 1: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "r\\left(\\varphi(x),\\overline{\\varphi(x)}\\right)=0");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "overline"));
+  fm_mathtext_result_free (res);
+  check_page (doc, 2, "I=\\frac{V}{R}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -503,5 +530,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
   g_test_add_func ("/pdf/mathtext/stix2", test_stix2);
   g_test_add_func ("/pdf/mathtext/lost-accent", test_lost_accent);
+  g_test_add_func ("/pdf/mathtext/unicode-rules", test_unicode_rules);
   return g_test_run ();
 }
