@@ -2461,6 +2461,12 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
           c = m != 0 ? m : 0xFFFD;
           it->c = c;
         }
+      /* OMS-encoded symbol fonts (CMSY's layout) keep \surd at code 0x70:
+       * one without ToUnicode comes raw as "p" (fourier's
+       * Fourier-Math-Symbols: v=\sqrt{2a\Delta x} read with a "p" and an
+       * \overline, fresh seed 1018 after it was scored). */
+      else if (c == 'p' && (font_is_tex_symbols (it->font) || name_has (it->font, "^fourier-math-symbols")))
+        c = it->c = 0x221A;
       else if (it->ext && c >= 0x80 && c <= 0xFF)
         {
           /* Latin-1 codes in an extension font are its own encoding's
