@@ -512,6 +512,29 @@ test_unicode_rules (void)
   check_page (doc, 2, "I=\\frac{V}{R}");
 }
 
+/* fourier's Fourier-Math-Symbols has no ToUnicode for its \surd (OMS code
+ * 0x70, raw "p"): the radical is still a radical, with its vinculum. */
+static void
+test_oms_surd (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("cls-fontjoins-fourier.pdf");
+  g_autoptr (GError) error = NULL;
+  FmRect boxes[] = { { 330.46, 95.99, 371.6, 106.25 }, { 439.47, 94.83, 467.61, 104.68 } };
+  const char *want[] = { "g(x)=\\sqrt{x}", "a+\\sqrt{b}" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (boxes); k++)
+    {
+      g_autoptr (FmRegion) region = fm_region_new (0, FM_REGION_INLINE, &boxes[k]);
+      FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
+      g_assert_no_error (error);
+      if (g_test_verbose ())
+        g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+      g_assert_cmpstr (res->latex, ==, want[k]);
+      g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+      fm_mathtext_result_free (res);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -531,5 +554,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/stix2", test_stix2);
   g_test_add_func ("/pdf/mathtext/lost-accent", test_lost_accent);
   g_test_add_func ("/pdf/mathtext/unicode-rules", test_unicode_rules);
+  g_test_add_func ("/pdf/mathtext/oms-surd", test_oms_surd);
   return g_test_run ();
 }
