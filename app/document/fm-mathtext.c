@@ -721,6 +721,18 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
             if (!owned)
               {
                 Item *it = item_new (ITEM_RULE);
+                int hook = (int) ceil (0.1 * r->em * scale);
+                /* Ink right under its left end: a radical sign's arm that
+                 * no radical glyph in the region owns (the detector's box
+                 * cut the sign off, fresh seed 1018 on fourier after it
+                 * was scored: its ink counted as the next glyph's by
+                 * connection, v=\overline{2a\Delta x} CERTAIN). */
+                for (int xx = x; xx < MIN (x_end, x + hook); xx++)
+                  if (y_end + 1 < h && (INK (xx, y_end) || INK (xx, y_end + 1)))
+                    {
+                      uncertain (r, "a rule with ink under its left end (a radical sign without its glyph?)");
+                      break;
+                    }
                 if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
                   g_printerr ("rule [%.1f %.1f %.1f %.1f]\n", rule.x0, rule.y0, rule.x1, rule.y1);
                 it->box = rule;
