@@ -53,7 +53,10 @@ bool fe_token_is_structure(const char *t) {
         "\\left", "\\right", "\\middle", "\\left.", "\\right.", "\\big", "\\Big", "\\bigg",
         "\\Bigg", "\\bigl", "\\bigr", "\\Bigl", "\\Bigr", "\\biggl", "\\biggr", "\\Biggl",
         "\\Biggr", "\\overline", "\\underline", "\\overbrace", "\\underbrace", "\\stackrel",
-        "\\overset", "\\underset", "\\substack", "\\hline", NULL,
+        "\\overset", "\\underset", "\\substack", "\\hline",
+        /* text fonts inside \text draw nothing themselves */
+        "\\emph", "\\textrm", "\\textup", "\\textsf", "\\texttt", "\\textsc", "\\textsl",
+        "\\textmd", "\\textnormal", "\\mbox", NULL,
     };
     if (t[0] == '<')  /* <pad> <bos> <eos> <unk> */
         return strlen(t) > 2 && t[strlen(t) - 1] == '>';

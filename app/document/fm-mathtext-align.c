@@ -107,6 +107,71 @@ cy (const FmAlignItem *it)
   return (it->box.y0 + it->box.y1) / 2;
 }
 
+FmRect
+fm_mathtext_grow_stack (const FmPieceStack *ps, GArray *stack)
+{
+  const FmRect seed = *ps->box (ps->data, g_array_index (stack, guint, 0));
+  FmRect u = seed;
+  gboolean grown = TRUE;
+
+  while (grown)
+    {
+      grown = FALSE;
+      for (guint j = 0; j < ps->n; j++)
+        {
+          const FmRect *b = ps->box (ps->data, j);
+          const FmRect *ref = ps->against_union ? &u : &seed;
+          double w = MIN (b->x1 - b->x0, ref->x1 - ref->x0);
+          double ov = MIN (b->x1, ref->x1) - MAX (b->x0, ref->x0);
+          gboolean in = FALSE, touches = FALSE;
+
+          for (guint k = 0; k < stack->len && !in; k++)
+            in = g_array_index (stack, guint, k) == j;
+          if (in || !ps->join (ps->data, j) || ov < 0.5 * w)
+            continue;
+          if (ps->against_union)
+            touches = b->y0 <= u.y1 + ps->gap && b->y1 >= u.y0 - ps->gap;
+          else
+            for (guint k = 0; k < stack->len && !touches; k++)
+              {
+                const FmRect *c = ps->box (ps->data, g_array_index (stack, guint, k));
+                touches = b->y0 <= c->y1 + ps->gap && b->y1 >= c->y0 - ps->gap;
+              }
+          if (!touches)
+            continue;
+          g_array_append_val (stack, j);
+          u.x0 = MIN (u.x0, b->x0);
+          u.x1 = MAX (u.x1, b->x1);
+          u.y0 = MIN (u.y0, b->y0);
+          u.y1 = MAX (u.y1, b->y1);
+          grown = TRUE;
+        }
+    }
+  return u;
+}
+
+typedef struct {
+  const Align *a;
+  const char *tex;   /* the seed's LaTeX */
+} DelimJoin;
+
+static const FmRect *
+delim_box (gpointer data, guint j)
+{
+  return &((const DelimJoin *) data)->a->items[j].box;
+}
+
+/* a piece of the same delimiter, or a repeater without a meaning */
+static gboolean
+delim_join (gpointer data, guint j)
+{
+  const DelimJoin *dj = data;
+  const FmAlignItem *o = &dj->a->items[j];
+
+  return !dj->a->piece[j] && o->glyph && o->ext &&
+         (o->tex == NULL || delim_family (o->tex) == delim_family (dj->tex));
+}
+
 /* Tall delimiters: extension-font glyphs with a delimiter's LaTeX (or a
  * meaningless piece between two of them) stacked in one x-range, merged;
  * kept when they reach over more than 1.5 em (a one-line \left( is shorter
@@ -119,40 +184,20 @@ find_delims (Align *a)
   for (guint i = 0; i < a->n; i++)
     {
       const FmAlignItem *it = &a->items[i];
+      DelimJoin dj = { a, it->tex };
+      FmPieceStack ps = { delim_box, delim_join, &dj, a->n, 0.3 * a->em, TRUE };
       Delim d;
-      gboolean grown = TRUE;
 
       if (a->piece[i] || !it->glyph || !it->ext || delim_side (it->tex) == 0)
         continue;
-      d.box = it->box;
       d.tex = it->tex;
       d.first = i;
       g_array_set_size (group, 0);
       g_array_append_val (group, i);
       a->piece[i] = TRUE;
-      while (grown)
-        {
-          grown = FALSE;
-          for (guint j = 0; j < a->n; j++)
-            {
-              const FmAlignItem *o = &a->items[j];
-              double w = MIN (o->box.x1 - o->box.x0, d.box.x1 - d.box.x0);
-              double ov = MIN (o->box.x1, d.box.x1) - MAX (o->box.x0, d.box.x0);
-              if (a->piece[j] || !o->glyph || !o->ext || ov < 0.5 * w ||
-                  o->box.y0 > d.box.y1 + 0.3 * a->em || o->box.y1 < d.box.y0 - 0.3 * a->em)
-                continue;
-              /* a piece of the same delimiter, or a repeater without a meaning */
-              if (o->tex != NULL && delim_family (o->tex) != delim_family (d.tex))
-                continue;
-              a->piece[j] = TRUE;
-              g_array_append_val (group, j);
-              d.box.x0 = MIN (d.box.x0, o->box.x0);
-              d.box.x1 = MAX (d.box.x1, o->box.x1);
-              d.box.y0 = MIN (d.box.y0, o->box.y0);
-              d.box.y1 = MAX (d.box.y1, o->box.y1);
-              grown = TRUE;
-            }
-        }
+      d.box = fm_mathtext_grow_stack (&ps, group);
+      for (guint k = 0; k < group->len; k++)
+        a->piece[g_array_index (group, guint, k)] = TRUE;
       if (d.box.y1 - d.box.y0 > 1.5 * a->em)
         {
           for (guint k = 0; k < group->len; k++)

@@ -36,4 +36,23 @@ typedef struct {
  * certain. Newly allocated. */
 char *fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_items);
 
+/* Pieces of one tall delimiter, stacked in one column: the step the reader's
+ * merge_extensible and the aligner's find_delims share. From the seed
+ * (stack[0], an index into the caller's items) an item j joins when join()
+ * accepts it, its x-range overlaps the reference box by half the narrower
+ * width and its box touches the stack vertically within gap; repeated until
+ * nothing joins. against_union: the reference and the touch test use the
+ * stack's union box (which grows as pieces join); else the x reference is the
+ * seed's box and the touch test any one piece's. Returns the union box. */
+typedef struct {
+  const FmRect *(*box) (gpointer data, guint j);
+  gboolean (*join) (gpointer data, guint j);
+  gpointer data;
+  guint n;
+  double gap;
+  gboolean against_union;
+} FmPieceStack;
+
+FmRect fm_mathtext_grow_stack (const FmPieceStack *ps, GArray *stack);
+
 G_END_DECLS

@@ -586,6 +586,26 @@ item_new (ItemKind kind)
   return it;
 }
 
+/* A letter or digit draws no stroke apart from the rest of its ink below
+ * its middle, so a rule there within its box is an underline: not only
+ * under ASCII letters (CMMI's M) but under Unicode math italics
+ * (unicode-math's U+1D440 M, whose box reaches 0.25 em below the
+ * baseline: \underline{M} read as a CERTAIN M on lm-math and stix2-math,
+ * fresh seed 1016) and Greek. Xi's three bars are apart from each other.
+ * Above its middle a Unicode letter still owns a rule: the ink of an
+ * accent (\bar{\varphi}, or one the text layer lost over \xi) is no
+ * overline. */
+static gboolean
+draws_no_bar (gunichar c)
+{
+  static const gunichar xi[] = { 0x039E, 0x1D6B5, 0x1D6EF, 0x1D729, 0x1D763, 0x1D79D };
+
+  for (guint k = 0; k < G_N_ELEMENTS (xi); k++)
+    if (c == xi[k])
+      return FALSE;
+  return g_unichar_isalnum (c);
+}
+
 /* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
  * 0.15 em thick, white just above and below along most of their length (so
  * not the inside of a letter), not inside a glyph that draws one itself
@@ -692,7 +712,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                     break;
                   }
                 if (g->kind != ITEM_GLYPH || g->ext || is_radical_char (g->c) ||
-                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)))
+                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)) || (rcy > 0.5 * (g->box.y0 + g->box.y1) && draws_no_bar (g->c)))
                   continue;
                 owned = rcx >= g->box.x0 && rcx <= g->box.x1 && rcy >= g->box.y0 - 0.1 * r->em &&
                         rcy <= g->box.y1 + 0.1 * r->em &&
@@ -701,6 +721,18 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
             if (!owned)
               {
                 Item *it = item_new (ITEM_RULE);
+                int hook = (int) ceil (0.1 * r->em * scale);
+                /* Ink right under its left end: a radical sign's arm that
+                 * no radical glyph in the region owns (the detector's box
+                 * cut the sign off, fresh seed 1018 on fourier after it
+                 * was scored: its ink counted as the next glyph's by
+                 * connection, v=\overline{2a\Delta x} CERTAIN). */
+                for (int xx = x; xx < MIN (x_end, x + hook); xx++)
+                  if (y_end + 1 < h && (INK (xx, y_end) || INK (xx, y_end + 1)))
+                    {
+                      uncertain (r, "a rule with ink under its left end (a radical sign without its glyph?)");
+                      break;
+                    }
                 if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
                   g_printerr ("rule [%.1f %.1f %.1f %.1f]\n", rule.x0, rule.y0, rule.x1, rule.y1);
                 it->box = rule;
@@ -1013,7 +1045,15 @@ take_rules (Reader *r, GPtrArray *items)
           box->box = rule->box;
           if (upper->len > 0) { box->box.y0 = MIN (box->box.y0, b1.y0); }
           if (lower->len > 0) { box->box.y1 = MAX (box->box.y1, b2.y1); }
-          box->mid = cy (rule);
+          /* A fraction's line runs through its bar (the math axis); an
+           * overline's or underline's through its part, not its rule: the
+           * rule's height put \underline{M} (STIX Two) and
+           * \overline{\varphi(\xi)} (Latin Modern Math, STIX Two) on rows
+           * of their own (development seed 1105). */
+          if (upper->len > 0 && lower->len > 0)
+            box->mid = cy (rule);
+          else
+            box->mid = lower->len > 0 ? 0.5 * (b2.y0 + b2.y1) : 0.5 * (b1.y0 + b1.y1);
           /* A fraction on the main line has script-size parts in text style
            * (7 of 10 pt): it counts as full size unless its parts are
            * script-script size. */
@@ -1202,11 +1242,12 @@ append_scripts (Reader *r, GString *out, GPtrArray *sub, GPtrArray *sup)
  * variants are about 1.2, 1.8, 2.4 and 3 em in CMEX and the OpenType math
  * fonts (Latin Modern Math's \bigl( measured 1.08 em of ink). */
 static const char *
-explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_size)
+explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_size, gboolean *lined)
 {
   Item *open = main_items->pdata[k], *close = NULL;
   int depth = 0;
   double h;
+  gboolean line_box = FALSE;
 
   if (open_delim (open->c) == NULL || open->c == '|' || open->c == 0x2223 || open->c == 0x2016 || open->c == 0x2225)
     return NULL;
@@ -1228,11 +1269,26 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
       /* used items are inside a word or a box that is checked itself */
       if (it == open || it == close || it->used || cx (it) <= open->box.x1 || cx (it) >= close->box.x0)
         continue;
+      /* an overline or underline: \left takes the \big size for it too */
+      if (it->kind == ITEM_BOX && it->tex != NULL &&
+          (g_str_has_prefix (it->tex, "\\overline{") || g_str_has_prefix (it->tex, "\\underline{")))
+        {
+          line_box = TRUE;
+          continue;
+        }
       if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop ||
           (it->kind == ITEM_GLYPH && it->ext) || it->size < 0.85 * main_size)
         return NULL;
     }
   h = MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) / MAX (open->size, 1.0);
+  /* Around an overline, \left( and \bigl( draw the same \big size (STIX
+   * Two: r\bigl(\varphi(\xi),\overline{\varphi(\xi)}\bigr), read CERTAIN
+   * as \left, development seed 1105): \left stays, the reading is not sure. */
+  if (line_box)
+    {
+      *lined = TRUE;
+      return NULL;
+    }
   return h < 1.4 ? "\\big" : h < 1.95 ? "\\Big" : h < 2.55 ? "\\bigg" : "\\Bigg";
 }
 
@@ -1338,8 +1394,10 @@ line_explicit_sizes (LineParse *lp)
   for (guint k = 0; k < main_items->len; k++)
     {
       Item *m = main_items->pdata[k];
+      gboolean lined = FALSE;
+
       if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL &&
-          (sizes[k] = explicit_size (lp->items, main_items, k, lp->main_size)) != NULL)
+          (sizes[k] = explicit_size (lp->items, main_items, k, lp->main_size, &lined)) != NULL)
         for (guint j = k + 1, depth = 0; j < main_items->len; j++)
           {
             Item *it = main_items->pdata[j];
@@ -1353,6 +1411,8 @@ line_explicit_sizes (LineParse *lp)
                 break;
               }
           }
+      if (lined)
+        uncertain (lp->r, "\\left or \\bigl around an overline");
     }
 }
 
@@ -2413,6 +2473,12 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
           c = m != 0 ? m : 0xFFFD;
           it->c = c;
         }
+      /* OMS-encoded symbol fonts (CMSY's layout) keep \surd at code 0x70:
+       * one without ToUnicode comes raw as "p" (fourier's
+       * Fourier-Math-Symbols: v=\sqrt{2a\Delta x} read with a "p" and an
+       * \overline, fresh seed 1018 after it was scored). */
+      else if (c == 'p' && (font_is_tex_symbols (it->font) || name_has (it->font, "^fourier-math-symbols")))
+        c = it->c = 0x221A;
       else if (it->ext && c >= 0x80 && c <= 0xFF)
         {
           /* Latin-1 codes in an extension font are its own encoding's
@@ -2717,53 +2783,57 @@ piece_fits (gunichar d, gunichar e)
  * parenthesis needs its top and bottom, a brace also its middle; bars need
  * two or more copies whose centres differ (one printed twice over itself
  * is \pmb, merge_sequences). */
+typedef struct {
+  Reader *r;
+  gunichar d;   /* the seed's delimiter */
+} PieceJoin;
+
+static const FmRect *
+piece_box (gpointer data, guint j)
+{
+  return &((Item *) ((PieceJoin *) data)->r->items->pdata[j])->box;
+}
+
+static gboolean
+piece_join (gpointer data, guint j)
+{
+  const PieceJoin *pj = data;
+  const Item *b = pj->r->items->pdata[j];
+  PiecePart bp;
+
+  return !b->used && b->kind == ITEM_GLYPH && piece_fits (pj->d, piece_delim (b->c, &bp));
+}
+
 static void
 merge_extensible (Reader *r)
 {
   g_autoptr (GPtrArray) col = g_ptr_array_new ();
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint));
 
   for (guint i = 0; i < r->items->len; i++)
     {
       Item *a = r->items->pdata[i], *low = a;
       PiecePart part;
       gunichar d = piece_delim (a->c, &part);
-      gboolean top = FALSE, mid = FALSE, bottom = FALSE, grew = TRUE;
+      gboolean top = FALSE, mid = FALSE, bottom = FALSE;
       gboolean first = FALSE;
+      PieceJoin pj = { r, d };
       /* Poppler boxes each piece at the font's ascent and descent around
        * where TeX set it, so the boxes of STIX Two's pieces can be apart
        * (2.8 pt at 10.9 pt on development seed 1101); copies of a bar are
        * only stacked where they touch (two lines' bars are apart). */
-      double span, gap = d == '|' || d == 0x2016 ? 0.05 * r->em : 0.6 * r->em;
+      FmPieceStack ps = { piece_box, piece_join, &pj, r->items->len,
+                          d == '|' || d == 0x2016 ? 0.05 * r->em : 0.6 * r->em, FALSE };
+      double span;
 
       if (a->used || a->kind != ITEM_GLYPH || d == 0 || fm_font_classify (a->font) != FM_FONT_MATH)
         continue;
+      g_array_set_size (stack, 1);
+      g_array_index (stack, guint, 0) = i;
+      fm_mathtext_grow_stack (&ps, stack);
       g_ptr_array_set_size (col, 0);
-      g_ptr_array_add (col, a);
-      /* Grow downwards and upwards from a until nothing touches. */
-      while (grew)
-        {
-          grew = FALSE;
-          for (guint j = 0; j < r->items->len; j++)
-            {
-              Item *b = r->items->pdata[j];
-              PiecePart bp;
-              double ov = MIN (a->box.x1, b->box.x1) - MAX (a->box.x0, b->box.x0);
-              gboolean touches = FALSE;
-              if (b->used || b->kind != ITEM_GLYPH || g_ptr_array_find (col, b, NULL) ||
-                  !piece_fits (d, piece_delim (b->c, &bp)) || ov < 0.5 * MIN (a->box.x1 - a->box.x0, b->box.x1 - b->box.x0))
-                continue;
-              for (guint k = 0; k < col->len && !touches; k++)
-                {
-                  const Item *c = col->pdata[k];
-                  touches = b->box.y0 <= c->box.y1 + gap && b->box.y1 >= c->box.y0 - gap;
-                }
-              if (touches)
-                {
-                  g_ptr_array_add (col, b);
-                  grew = TRUE;
-                }
-            }
-        }
+      for (guint k = 0; k < stack->len; k++)
+        g_ptr_array_add (col, r->items->pdata[g_array_index (stack, guint, k)]);
       if (col->len < 2)
         continue;
       span = 0;
@@ -2933,6 +3003,15 @@ read_finish (Reader *r, FmMathTextResult *res, char *tex)
       res->reason = g_strdup ("nothing readable in the text layer");
       return;
     }
+  /* A radical sign whose vinculum was not found (or was taken as an
+   * overline: \sqrt\overline{...} on lm-math, development seed 1105) is
+   * written bare: no reading of a radical. */
+  for (const char *q = strstr (tex, "\\sqrt"); q != NULL; q = strstr (q + 5, "\\sqrt"))
+    if (q[5] != '{' && q[5] != '[')
+      {
+        uncertain (r, "a radical sign without its vinculum");
+        break;
+      }
   if (r->trailing == '.' || r->trailing == ',' || r->trailing == ';')
     {
       char *t = g_strdup_printf ("%s%c", tex, (char) r->trailing);

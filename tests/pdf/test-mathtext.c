@@ -485,6 +485,56 @@ test_lost_accent (void)
   fm_mathtext_result_free (res);
 }
 
+/* Unicode math italics under XeLaTeX (tests/fixtures/pdf/mathtext-lm-xe.tex):
+ * a rule inside a letter's box below its middle is an underline or a
+ * fraction bar, not the letter's; an overline's part stays on its line,
+ * where \left( and \bigl( would draw the same size. */
+static void
+test_unicode_rules (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-lm-xe.pdf");
+  FmMathTextResult *res;
+
+  res = mathtext_fixture_read_page (doc, 0);
+  if (g_test_verbose ())
+    g_printerr ("page 0: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  /* an underline is always a guess (an extensible arrow's pieces look alike) */
+  g_assert_cmpstr (res->latex, ==, "0\\to\\underline{M}\\to I");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+  res = mathtext_fixture_read_page (doc, 1);
+  if (g_test_verbose ())
+    g_printerr ("page 1: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "r\\left(\\varphi(x),\\overline{\\varphi(x)}\\right)=0");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "overline"));
+  fm_mathtext_result_free (res);
+  check_page (doc, 2, "I=\\frac{V}{R}");
+}
+
+/* fourier's Fourier-Math-Symbols has no ToUnicode for its \surd (OMS code
+ * 0x70, raw "p"): the radical is still a radical, with its vinculum. */
+static void
+test_oms_surd (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("cls-fontjoins-fourier.pdf");
+  g_autoptr (GError) error = NULL;
+  FmRect boxes[] = { { 330.46, 95.99, 371.6, 106.25 }, { 439.47, 94.83, 467.61, 104.68 } };
+  const char *want[] = { "g(x)=\\sqrt{x}", "a+\\sqrt{b}" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (boxes); k++)
+    {
+      g_autoptr (FmRegion) region = fm_region_new (0, FM_REGION_INLINE, &boxes[k]);
+      FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
+      g_assert_no_error (error);
+      if (g_test_verbose ())
+        g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+      g_assert_cmpstr (res->latex, ==, want[k]);
+      g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+      fm_mathtext_result_free (res);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -503,5 +553,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/empty-region", test_empty_region);
   g_test_add_func ("/pdf/mathtext/stix2", test_stix2);
   g_test_add_func ("/pdf/mathtext/lost-accent", test_lost_accent);
+  g_test_add_func ("/pdf/mathtext/unicode-rules", test_unicode_rules);
+  g_test_add_func ("/pdf/mathtext/oms-surd", test_oms_surd);
   return g_test_run ();
 }

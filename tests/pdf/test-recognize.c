@@ -679,9 +679,10 @@ test_choose_seventh (void)
   g_assert_cmpstr (latex, ==, "\\operatorname{Re}z");
   g_assert_cmpfloat (confidence, >=, 0.6);
   g_clear_pointer (&latex, g_free);
-  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{for}x", "\\text{for}x", 0.9, NULL, 0,
+  /* (a function word goes whatever the spacing: /recognize/choose-eighth) */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{rank}x", "\\text{rank}x", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
-  g_assert_cmpstr (latex, ==, "\\text{for}x");
+  g_assert_cmpstr (latex, ==, "\\text{rank}x");
   g_assert_cmpfloat (confidence, >=, 0.6);
 
   /* An underline the glyphs have no rule for is the model's invention; one
@@ -790,6 +791,103 @@ test_choose_seventh (void)
   g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\=c\\end{aligned}");
 }
 
+static void
+test_choose_eighth (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+
+  /* A lost model (confidence under 0.1) that disagrees with a one-line
+   * glyph reading: the glyphs' reading, flagged. */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "1^{\\text{st}}", "1{\\mspace{0mu}^{\\circ}}", 0.05, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "1^{\\text{st}}");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  /* not a model that is only unsure, not a glyph reading of several rows
+   * (a script read as a row) or with an unknown glyph */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "1^{\\text{st}}", "1^{8}", 0.3, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "1^{8}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}\\frac{\\partial g}{\\partial x_{k}}\\\\p\\end{aligned}",
+                                "\\frac{\\partial g}{\\partial x_{k}}\\big|_{p}", 0.03, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "\\frac{\\partial g}{\\partial x_{k}}\\big|_{p}");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "p?(0)", "\\tilde{p}_{n}(0)", 0.03, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+
+  /* A disagreeing model reading loses the period the one-line glyph
+   * reading does not have; one the glyphs have, or a multi-line glyph
+   * reading, leaves it alone; none is added. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\xi\\mapsto r\\bigl(\\varphi(\\xi),\\varphi\\bar(\\xi)\\bigr)",
+                                "\\xi\\mapsto r\\bigl(\\varphi(\\xi),\\bar{\\varphi}(\\bar{\\xi})\\bigr)\\,.", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "\\xi\\mapsto r\\bigl(\\varphi(\\xi),\\bar{\\varphi}(\\bar{\\xi})\\bigr)");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "a\\bar=c.", "\\bar{a}=b.", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "\\bar{a}=b.");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}p\\\\\\cos(3t)=1\\end{aligned}",
+                                "\\cos(\\sqrt{3}\\,t)=1.", 0.95, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\cos(\\sqrt{3}\\,t)=1.");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "a\\bar=c,", "\\bar{a}=b", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "\\bar{a}=b");
+
+  /* The sentence's function word the box took in goes, whichever reading
+   * is chosen; an operator-like word (\text{id}) stays, and so does a
+   * word with nothing after it. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{on}\\tilde{\\gamma}_{i}=0", "\\text{on}\\tilde{\\gamma}_{i}=0",
+                                0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\tilde{\\gamma}_{i}=0");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{Many}c\\in(1,2)", "\\mathrm{Many}\\,c\\in(1,2)",
+                                0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "c\\in(1,2)");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{id}_{M}", "\\text{id}_{M}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{id}_{M}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\text{the}", "\\text{the}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\text{the}");
+
+  /* An invented underline that is a script's argument keeps its braces. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x^{ab}", "x^\\underline{ab}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "x^{ab}");
+
+  /* A text font command inside \text is text, not math in text: the
+   * model's spelling stays. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x\\quad\\text{if}\\text{not}y",
+                                "x\\quad\\text{if \\emph{not} }y", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "x\\quad\\text{if \\emph{not} }y");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -800,6 +898,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/symbols", test_symbols);
   g_test_add_func ("/recognize/choose", test_choose);
   g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
+  g_test_add_func ("/recognize/choose-eighth", test_choose_eighth);
   g_test_add_func ("/recognize/combined", test_combined);
   g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();
