@@ -563,11 +563,11 @@ static fe_status fe_state_fit_encoder(FeStateBuffers *sb, int height, int width)
     return fe_state_alloc_encoder(sb, cnn_cap, lmax);
 }
 
-fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model, int rows) {
     memset(sb, 0, sizeof *sb);
     sb->model = model;
     /* the encoder's buffers come with the first encode */
-    fe_status st = fe_state_buffers_reserve_beams(sb, 1);
+    fe_status st = fe_state_buffers_reserve_beams(sb, rows);
     if (st != FE_OK) {
         fe_state_buffers_free(sb);
         return st;
@@ -1044,10 +1044,15 @@ bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows) {
     const FeModelConfig *c = &m->cfg;
     if (exact_rows)
         *exact_rows = 0;
-    if (c->dec_layers < 1 || !sb->dec_arena)
+    if (c->dec_layers < 1)
         return false;
-    /* a descriptor shaped like a step's, for the backend's supports_op */
-    FeTensor q = sb->dec_q, y = sb->dec_att, kv = sb->dec_k, spans = sb->batch_spans;
+    /* A descriptor shaped like a step's, for the backend's supports_op,
+     * which looks at shapes and types only: on a buffer without data, so
+     * that a state can ask before its decoder rows are made (and make them
+     * once, for the batch: fe_state_new). */
+    FeBuffer none = {.device = m->device};
+    FeTensor q = {.dtype = FE_DTYPE_F32, .buffer = &none}, y = q, kv = q;
+    FeTensor spans = {.dtype = FE_DTYPE_I32, .buffer = &none};
     q.ndim = y.ndim = 3;
     q.shape[0] = y.shape[0] = 1;
     q.shape[1] = y.shape[1] = 1;

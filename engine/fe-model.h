@@ -161,7 +161,10 @@ typedef struct {
     unsigned long n_decoder_allocs;
 } FeStateBuffers;
 
-fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model);
+/* Empty buffers for the model with decoder rows for `rows` beams or batch
+ * rows (fe_state_buffers_reserve_beams); the encoder's come with the first
+ * encode. */
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model, int rows);
 /* Grows the decoder buffers to hold `beams` rows; a no-op when they do. */
 fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams);
 /* Grows the decoder buffers to `rows` and, on the CPU, faults in the first

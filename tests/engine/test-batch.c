@@ -656,6 +656,28 @@ test_no_allocation_per_token (void)
   fe_state_free (st);
 }
 
+/* A fresh CPU state makes its decoder rows once, for the default batch
+ * (fe_state_new): not for 1 row and again for the batch, an allocation and
+ * its first touches more at load. The batch needs no regrowing after. */
+static void
+test_state_rows_once (void)
+{
+  if (!have_shipped ())
+    return;
+  g_unsetenv ("FE_MAX_BATCH");
+  FeState *st = NULL;
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  FeStateBuffers *sb = fe_state_buffers (st);
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  int batch = fe_recognize_batch_size (sb, &rp);
+  g_assert_cmpint (batch, >, 1);
+  g_assert_cmpint (sb->beam_capacity, ==, batch);
+  g_assert_cmpuint (sb->n_decoder_allocs, ==, 1);
+  g_assert_cmpint (fe_state_buffers_reserve_beams (sb, batch), ==, FE_OK);
+  g_assert_cmpuint (sb->n_decoder_allocs, ==, 1);
+  fe_state_free (st);
+}
+
 /* The batch size the engine picks: serial for beams and max_batch 1, the
  * CPU's exact-row bound at most, the environment's FE_MAX_BATCH for 0. */
 static void
@@ -724,7 +746,7 @@ test_fallback_without_op (void)
   FeModel model;
   g_assert_cmpint (fe_model_load (&model, wf, &device), ==, FE_OK);
   FeStateBuffers sb;
-  g_assert_cmpint (fe_state_buffers_init (&sb, &model), ==, FE_OK);
+  g_assert_cmpint (fe_state_buffers_init (&sb, &model, 1), ==, FE_OK);
   int exact = -1;
   g_assert_false (fe_model_batch_supported (&sb, &exact));
   FeRecognizeParams rp = fe_recognize_default_params ();
@@ -943,6 +965,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/engine/batch/attention-rows-op", test_attention_rows_op);
   g_test_add_func ("/engine/batch/batch-size", test_batch_size);
+  g_test_add_func ("/engine/batch/state-rows-once", test_state_rows_once);
   g_test_add_func ("/engine/batch/fallback-without-op", test_fallback_without_op);
   g_test_add_func ("/engine/batch/equals-serial", test_equals_serial);
   g_test_add_func ("/engine/batch/length-limit-repetition", test_length_limit);
