@@ -508,6 +508,7 @@ static fe_status fe_state_alloc_encoder(FeStateBuffers *sb, int64_t cnn_cap, int
     const FeModel *model = sb->model;
     const FeModelConfig *c = &model->cfg;
     fe_state_free_encoder(sb);
+    sb->n_encoder_allocs++;
     int64_t d = c->d_model;
     sb->cross_k = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
     sb->cross_v = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
@@ -550,13 +551,26 @@ static fe_status fe_state_alloc_encoder(FeStateBuffers *sb, int64_t cnn_cap, int
     return FE_OK;
 }
 
-/* Grows the encoder's buffers (never shrinks them) to hold an input of
- * height x width; a no-op when they do. */
-static fe_status fe_state_fit_encoder(FeStateBuffers *sb, int height, int width) {
+/* Grows the encoder's buffers (never shrinks them): one allocation for all
+ * n inputs, where growing input by input would make one for each larger
+ * crop (and fault its pages in again). */
+fe_status fe_model_encoder_reserve(FeStateBuffers *sb, const int *heights, const int *widths,
+                                   int n) {
     const FeModelConfig *c = &sb->model->cfg;
-    int64_t cnn = fe_cnn_floats(c, height, width);
-    int64_t tokens = (int64_t)(height / c->height_stride) * (width / c->width_stride);
-    if (sb->enc_arena && cnn <= sb->enc_cnn_capacity && tokens <= sb->enc_token_capacity)
+    int64_t cnn = 0, tokens = 0;
+    for (int i = 0; i < n; i++) {
+        int h = heights[i], w = widths[i];
+        if (h <= 0 || w <= 0 || h > c->max_height || w > c->max_width)
+            continue;
+        int64_t f = fe_cnn_floats(c, h, w);
+        int64_t t = (int64_t)(h / c->height_stride) * (w / c->width_stride);
+        if (f > cnn)
+            cnn = f;
+        if (t > tokens)
+            tokens = t;
+    }
+    if (cnn == 0 || (sb->enc_arena && cnn <= sb->enc_cnn_capacity &&
+                     tokens <= sb->enc_token_capacity))
         return FE_OK;
     int64_t cnn_cap = cnn > sb->enc_cnn_capacity ? cnn : sb->enc_cnn_capacity;
     int64_t lmax = tokens > sb->enc_token_capacity ? tokens : sb->enc_token_capacity;
@@ -807,7 +821,7 @@ fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, i
                             c->max_height);
     sb->enc_len = 0;
     sb->cross_ready = false;
-    FE_TRY(fe_state_fit_encoder(sb, height, width));
+    FE_TRY(fe_model_encoder_reserve(sb, &height, &width, 1));
     FeTensor cur, next;
     int64_t ch = c->in_channels, h = height, w = width;
     FE_TRY(fe_view(&cur, &sb->cnn_a, 0, 4, 1, ch, h, w));
