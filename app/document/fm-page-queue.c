@@ -68,18 +68,14 @@ fm_page_queue_new (FmDocument            *doc,
   return q;
 }
 
-/* Pages up to i + ahead go to the pool (once each). */
-static void
-push_ahead (FmPageQueue *q, guint i)
-{
-  while (q->pushed < MIN (i + q->ahead, q->n_pages))
-    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
-}
-
 void
 fm_page_queue_start (FmPageQueue *q)
 {
-  push_ahead (q, 0);
+  /* The first page only: what the caller does meanwhile (formulate-cli
+   * loads the model) is on the path to the first result as much as that
+   * page is, and on two cores the pages after it would take its core. */
+  if (q->pushed == 0 && q->n_pages > 0)
+    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
 }
 
 FmPageDetection
@@ -88,7 +84,8 @@ fm_page_queue_take (FmPageQueue *q, guint i)
   FmPageDetection d;
 
   g_return_val_if_fail (i < q->n_pages, (FmPageDetection) { 0 });
-  push_ahead (q, i);
+  while (q->pushed < MIN (i + q->ahead, q->n_pages))
+    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
   g_mutex_lock (&q->lock);
   while (!q->done[i])
     g_cond_wait (&q->cond, &q->lock);
