@@ -430,8 +430,9 @@ static fe_status fe_state_reserve(FeState *state, int beams);
 
 /* A fresh CPU state does now, while the model loads (the window does that on
  * its engine thread), what its first formulas would otherwise pay for:
- * decoder rows for fe_recognize's default batch (not 1 row, then regrown
- * to 8 inside the first batch), the KV caches' first positions faulted in,
+ * the KV caches' first positions of the default batch's decoder rows
+ * faulted in (the rows themselves are made with the state, at that size:
+ * fe_state_initial_rows),
  * and one encode of a typical crop, which sizes the encoder's arena, starts
  * the pool's threads and grows every thread's scratch. On the development
  * VM a first touch of a page costs 22 us and the first pass of a fresh
@@ -440,8 +441,7 @@ static fe_status fe_state_reserve(FeState *state, int beams);
  * afterwards, as before. */
 static fe_status fe_state_prepare_cpu(FeState *state) {
     FeStateBuffers *sb = &state->sb;
-    FeRecognizeParams params = fe_recognize_default_params();
-    FE_TRY(fe_state_buffers_prepare(sb, fe_recognize_batch_size(sb, &params), FE_PREPARE_TOKENS));
+    FE_TRY(fe_state_buffers_prepare(sb, sb->beam_capacity, FE_PREPARE_TOKENS));
     FE_TRY(fe_state_reserve(state, 1)); /* the context's byte count */
     int h, w;
     float *pixels = fe_warm_up_crop(&sb->model->cfg, FE_PREPARE_HEIGHT, FE_PREPARE_WIDTH, &h, &w);
@@ -452,6 +452,19 @@ static fe_status fe_state_prepare_cpu(FeState *state) {
     sb->enc_len = 0;
     sb->cross_ready = false;
     return st;
+}
+
+/* The decoder rows a fresh state is made with: on the CPU those of
+ * fe_recognize's default batch, made once here rather than for 1 row and
+ * again for the batch (an allocation and its first touches more at load);
+ * elsewhere 1, grown by the first recognition (a GPU state's warm-up and
+ * one-formula use stay small). */
+static int fe_state_initial_rows(FeContext *context) {
+    if (strcmp(context->model.device->id, "cpu") != 0)
+        return 1;
+    FeStateBuffers probe = {.model = &context->model};
+    FeRecognizeParams params = fe_recognize_default_params();
+    return fe_recognize_batch_size(&probe, &params);
 }
 
 fe_status fe_state_new(FeContext *context, FeState **out_state) {
@@ -467,7 +480,7 @@ fe_status fe_state_new(FeContext *context, FeState **out_state) {
         free(st);
         return fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
     }
-    fe_status s = fe_state_buffers_init(&st->sb, &context->model);
+    fe_status s = fe_state_buffers_init(&st->sb, &context->model, fe_state_initial_rows(context));
     if (s != FE_OK) {
         free(st->tokens);
         free(st);

@@ -719,6 +719,19 @@ static fe_status fe_batch_recheck(FeStateBuffers *sb, FeBatchRun *run, FeDecodeO
     return FE_OK;
 }
 
+/* The encoder's buffers sized once for the group's rows 0..n_rows-1 (its
+ * largest crop), before the first is encoded: growing them as each wider
+ * crop came remade the arena (and the serial path's cross K/V in it) up to
+ * once per row, each time on fresh pages. */
+static fe_status fe_batch_encoder_reserve(FeStateBuffers *sb, const FeBatchRun *run, int n_rows) {
+    int heights[FE_MAX_BEAM], widths[FE_MAX_BEAM];
+    for (int r = 0; r < n_rows; r++) {
+        heights[r] = run->row[r].height;
+        widths[r] = run->row[r].width;
+    }
+    return fe_model_encoder_reserve(sb, heights, widths, n_rows);
+}
+
 /* One group: images [0, count) of `images`, every candidate a row, at most
  * FE_MAX_BEAM rows. *failed receives the status of the first image that
  * could not be preprocessed or encoded (FE_OK when none), *failed_at its
@@ -752,6 +765,8 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
                   (run->row[r].width / c->width_stride);
     if (n_rows > 0)
         st = fe_model_batch_reserve(sb, n_rows, tokens);
+    if (st == FE_OK && n_rows > 0)
+        st = fe_batch_encoder_reserve(sb, run, n_rows);
     for (int g = 0; st == FE_OK && g < n_images; g++) {
         FeBatchImage *im = &run->image[g];
         if (p->abort_callback && p->abort_callback(p->abort_user_data)) {

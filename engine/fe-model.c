@@ -508,6 +508,7 @@ static fe_status fe_state_alloc_encoder(FeStateBuffers *sb, int64_t cnn_cap, int
     const FeModel *model = sb->model;
     const FeModelConfig *c = &model->cfg;
     fe_state_free_encoder(sb);
+    sb->n_encoder_allocs++;
     int64_t d = c->d_model;
     sb->cross_k = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
     sb->cross_v = calloc((size_t)(c->dec_layers > 0 ? c->dec_layers : 1), sizeof(FeTensor));
@@ -550,24 +551,37 @@ static fe_status fe_state_alloc_encoder(FeStateBuffers *sb, int64_t cnn_cap, int
     return FE_OK;
 }
 
-/* Grows the encoder's buffers (never shrinks them) to hold an input of
- * height x width; a no-op when they do. */
-static fe_status fe_state_fit_encoder(FeStateBuffers *sb, int height, int width) {
+/* Grows the encoder's buffers (never shrinks them): one allocation for all
+ * n inputs, where growing input by input would make one for each larger
+ * crop (and fault its pages in again). */
+fe_status fe_model_encoder_reserve(FeStateBuffers *sb, const int *heights, const int *widths,
+                                   int n) {
     const FeModelConfig *c = &sb->model->cfg;
-    int64_t cnn = fe_cnn_floats(c, height, width);
-    int64_t tokens = (int64_t)(height / c->height_stride) * (width / c->width_stride);
-    if (sb->enc_arena && cnn <= sb->enc_cnn_capacity && tokens <= sb->enc_token_capacity)
+    int64_t cnn = 0, tokens = 0;
+    for (int i = 0; i < n; i++) {
+        int h = heights[i], w = widths[i];
+        if (h <= 0 || w <= 0 || h > c->max_height || w > c->max_width)
+            continue;
+        int64_t f = fe_cnn_floats(c, h, w);
+        int64_t t = (int64_t)(h / c->height_stride) * (w / c->width_stride);
+        if (f > cnn)
+            cnn = f;
+        if (t > tokens)
+            tokens = t;
+    }
+    if (cnn == 0 || (sb->enc_arena && cnn <= sb->enc_cnn_capacity &&
+                     tokens <= sb->enc_token_capacity))
         return FE_OK;
     int64_t cnn_cap = cnn > sb->enc_cnn_capacity ? cnn : sb->enc_cnn_capacity;
     int64_t lmax = tokens > sb->enc_token_capacity ? tokens : sb->enc_token_capacity;
     return fe_state_alloc_encoder(sb, cnn_cap, lmax);
 }
 
-fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model) {
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model, int rows) {
     memset(sb, 0, sizeof *sb);
     sb->model = model;
     /* the encoder's buffers come with the first encode */
-    fe_status st = fe_state_buffers_reserve_beams(sb, 1);
+    fe_status st = fe_state_buffers_reserve_beams(sb, rows);
     if (st != FE_OK) {
         fe_state_buffers_free(sb);
         return st;
@@ -807,7 +821,7 @@ fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, i
                             c->max_height);
     sb->enc_len = 0;
     sb->cross_ready = false;
-    FE_TRY(fe_state_fit_encoder(sb, height, width));
+    FE_TRY(fe_model_encoder_reserve(sb, &height, &width, 1));
     FeTensor cur, next;
     int64_t ch = c->in_channels, h = height, w = width;
     FE_TRY(fe_view(&cur, &sb->cnn_a, 0, 4, 1, ch, h, w));
@@ -1044,10 +1058,15 @@ bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows) {
     const FeModelConfig *c = &m->cfg;
     if (exact_rows)
         *exact_rows = 0;
-    if (c->dec_layers < 1 || !sb->dec_arena)
+    if (c->dec_layers < 1)
         return false;
-    /* a descriptor shaped like a step's, for the backend's supports_op */
-    FeTensor q = sb->dec_q, y = sb->dec_att, kv = sb->dec_k, spans = sb->batch_spans;
+    /* A descriptor shaped like a step's, for the backend's supports_op,
+     * which looks at shapes and types only: on a buffer without data, so
+     * that a state can ask before its decoder rows are made (and make them
+     * once, for the batch: fe_state_new). */
+    FeBuffer none = {.device = m->device};
+    FeTensor q = {.dtype = FE_DTYPE_F32, .buffer = &none}, y = q, kv = q;
+    FeTensor spans = {.dtype = FE_DTYPE_I32, .buffer = &none};
     q.ndim = y.ndim = 3;
     q.shape[0] = y.shape[0] = 1;
     q.shape[1] = y.shape[1] = 1;

@@ -159,9 +159,15 @@ typedef struct {
     /* counts decoder-buffer (re)allocations so tests can check that decoding
      * never allocates per token */
     unsigned long n_decoder_allocs;
+    /* counts the encoder's (re)allocations (its arena, with the serial
+     * path's cross K/V): a batch group grows it once, for its largest crop */
+    unsigned long n_encoder_allocs;
 } FeStateBuffers;
 
-fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model);
+/* Empty buffers for the model with decoder rows for `rows` beams or batch
+ * rows (fe_state_buffers_reserve_beams); the encoder's come with the first
+ * encode. */
+fe_status fe_state_buffers_init(FeStateBuffers *sb, const FeModel *model, int rows);
 /* Grows the decoder buffers to hold `beams` rows; a no-op when they do. */
 fe_status fe_state_buffers_reserve_beams(FeStateBuffers *sb, int beams);
 /* Grows the decoder buffers to `rows` and, on the CPU, faults in the first
@@ -175,6 +181,13 @@ void fe_state_buffers_free(FeStateBuffers *sb);
 /* The buffers behind a public FeState (fe-api.c), for tests and tools. */
 FeStateBuffers *fe_state_buffers(FeState *state);
 
+/* Grows the encoder's buffers once to hold each of n inputs heights[i] x
+ * widths[i] (encoded one after another, as a batch group's crops are):
+ * the largest CNN activation and the most tokens among them, no more; a
+ * no-op when the buffers hold them. Drops the last encoding when it grows.
+ * Inputs fe_model_encode would refuse are left out. */
+fe_status fe_model_encoder_reserve(FeStateBuffers *sb, const int *heights, const int *widths,
+                                   int n);
 /* Encoder forward of an ink image [height, width] (multiples of the strides,
  * within the caps); leaves the output in sb->enc_out. */
 fe_status fe_model_encode(FeStateBuffers *sb, const float *pixels, int height, int width);

@@ -658,12 +658,12 @@ pdf_parse_args (PdfRun *run, int argc, char **argv)
   return -1;
 }
 
-/* The document, its selected pages and (unless --detect-only) the model. */
+/* The document and its selected pages; the model's path (unless
+ * --detect-only), checked before anything is detected. */
 static int
 pdf_open (PdfRun *run)
 {
   g_autoptr(GError) error = NULL;
-  int ret;
 
   run->doc = fm_document_new_for_path (run->files[0], run->password, &error);
   if (run->password)
@@ -689,10 +689,25 @@ pdf_open (PdfRun *run)
                        "or use --detect-only\n");
       return FM_EXIT_MODEL;
     }
+  return -1;
+}
+
+/* The model (unless --detect-only): loaded (mapped, converted, its state
+ * made and warmed up) while the queue's threads detect the first pages,
+ * rather than before the first page is even rendered; the main thread loads
+ * it, so the state's warm-up also warms the thread that recognises. */
+static int
+pdf_load_model (PdfRun *run)
+{
+  int ret;
+
+  if (run->detect_only)
+    return -1;
   ret = recognizer_open (&run->rec, run->model, run->device, run->precision);
   if (ret != FM_EXIT_OK)
     {
       recognizer_close (&run->rec);
+      run->rec = (Recognizer) { 0 };
       return ret;
     }
   return -1;
@@ -719,12 +734,15 @@ pdf_job_start (PdfRun *run)
 }
 
 /* Every selected page in order (detection a few pages ahead on the queue's
- * threads), until the pages end or Ctrl-C; then the model is freed. */
-static void
+ * threads, started before the model loads), until the pages end or Ctrl-C;
+ * then the model is freed. Returns -1, or the exit code of a model that
+ * could not be loaded (its message on stderr; nothing recognised). */
+static int
 pdf_run_pages (PdfRun *run)
 {
   struct sigaction sa = { 0 }, old_sa;
   FmPageQueue *queue;
+  int ret;
 
   sa.sa_handler = on_sigint;
   sigemptyset (&sa.sa_mask);
@@ -736,6 +754,15 @@ pdf_run_pages (PdfRun *run)
 
   queue = fm_page_queue_new (run->doc, &run->dopts, (const int *) run->pages->data, run->pages->len,
                              interrupted, NULL);
+  fm_page_queue_start (queue);
+  ret = pdf_load_model (run);
+  if (ret >= 0)
+    {
+      fm_page_queue_free (queue);
+      sigaction (SIGINT, &old_sa, NULL);
+      return ret;
+    }
+  pdf_job_start (run);
   for (guint i = 0; i < run->pages->len && !fm_interrupted; i++)
     {
       FmPageDetection detection = fm_page_queue_take (queue, i);
@@ -757,6 +784,7 @@ pdf_run_pages (PdfRun *run)
   progress_draw (&run->progress, TRUE);
   sigaction (SIGINT, &old_sa, NULL);
   recognizer_close (&run->rec);
+  return -1;
 }
 
 /* Nothing is written after an interrupt or when no page could be read;
@@ -813,11 +841,9 @@ run_pdf (int argc, char **argv)
   if (ret < 0)
     ret = pdf_open (&run);
   if (ret < 0)
-    {
-      pdf_job_start (&run);
-      pdf_run_pages (&run);
-      ret = pdf_write (&run);
-    }
+    ret = pdf_run_pages (&run);
+  if (ret < 0)
+    ret = pdf_write (&run);
   pdf_run_clear (&run);
   return ret;
 }

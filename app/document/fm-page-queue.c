@@ -68,6 +68,16 @@ fm_page_queue_new (FmDocument            *doc,
   return q;
 }
 
+void
+fm_page_queue_start (FmPageQueue *q)
+{
+  /* The first page only: what the caller does meanwhile (formulate-cli
+   * loads the model) is on the path to the first result as much as that
+   * page is, and on two cores the pages after it would take its core. */
+  if (q->pushed == 0 && q->n_pages > 0)
+    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
+}
+
 FmPageDetection
 fm_page_queue_take (FmPageQueue *q, guint i)
 {

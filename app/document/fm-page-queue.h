@@ -36,6 +36,10 @@ FmPageQueue     *fm_page_queue_new  (FmDocument            *doc,
                                      guint                  n_pages,
                                      FmPageQueueStop        stop,
                                      gpointer               stop_data);
+/* Starts the detection of the first page now, without waiting for it:
+ * formulate-cli loads the model meanwhile. fm_page_queue_take (queue, 0)
+ * starts the pages after it. */
+void             fm_page_queue_start (FmPageQueue          *queue);
 /* The detection of pages[i], waiting for it; take each i once, in order. */
 FmPageDetection  fm_page_queue_take (FmPageQueue           *queue,
                                      guint                  i);

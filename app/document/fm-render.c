@@ -91,15 +91,26 @@ typedef struct {
 static GMutex kept_pixels_lock;
 static Pixels kept_pixels[KEPT_PIXELS];
 static const cairo_user_data_key_t pixels_key;
-static const cairo_user_data_key_t big_pixels_key;
 
-/* A buffer of at least n bytes: a kept one, else a new one (NULL if none). */
+/* A buffer of at least n bytes: a kept one, else a new one (NULL if none).
+ * A larger one than is ever kept (a 300 dpi page for the scan analysis: 34
+ * MB) is painted white whole at once, so it comes on 2 MiB pages: a few
+ * faults instead of 8 000 (about 0.2 s of CPU on the development VM);
+ * pixels_give frees it. */
 static Pixels *
 pixels_take (gsize n)
 {
   Pixels *px = g_new0 (Pixels, 1);
   int best = -1;
 
+  if (n > KEPT_PIXELS_MAX)
+    {
+      px->data = fm_try_alloc_written_whole (n);
+      px->cap = n;
+      if (px->data == NULL)
+        g_clear_pointer (&px, g_free);
+      return px;
+    }
   g_mutex_lock (&kept_pixels_lock);
   for (int i = 0; i < KEPT_PIXELS; i++)
     if (kept_pixels[i].data && kept_pixels[i].cap >= n &&
@@ -157,7 +168,7 @@ new_image (PopplerPage *page, double w_px, double h_px, GError **error)
   cairo_surface_t *surface = NULL;
   Pixels *px;
 
-  if (n >= KEPT_PIXELS_MIN && n <= KEPT_PIXELS_MAX && (px = pixels_take (n)) != NULL)
+  if (n >= KEPT_PIXELS_MIN && (px = pixels_take (n)) != NULL)
     {
       surface = cairo_image_surface_create_for_data (px->data, CAIRO_FORMAT_ARGB32,
                                                      (int) w_px, (int) h_px, stride);
@@ -166,25 +177,6 @@ new_image (PopplerPage *page, double w_px, double h_px, GError **error)
         {
           cairo_surface_destroy (surface);
           pixels_give (px);
-          surface = NULL;
-        }
-    }
-  if (surface == NULL && n > KEPT_PIXELS_MAX)
-    {
-      /* A larger image (a 300 dpi page for the scan analysis: 34 MB) is
-       * painted white whole at once: on 2 MiB pages it costs a few faults
-       * instead of 8 000 (about 0.2 s of CPU on the development VM). */
-      guint8 *data = fm_try_alloc_written_whole (n);
-
-      if (data != NULL)
-        surface = cairo_image_surface_create_for_data (data, CAIRO_FORMAT_ARGB32,
-                                                     (int) w_px, (int) h_px, stride);
-      if (surface != NULL &&
-          (cairo_surface_status (surface) != CAIRO_STATUS_SUCCESS ||
-           cairo_surface_set_user_data (surface, &big_pixels_key, data, g_free) != CAIRO_STATUS_SUCCESS))
-        {
-          cairo_surface_destroy (surface);
-          g_free (data);
           surface = NULL;
         }
     }

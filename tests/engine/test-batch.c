@@ -656,6 +656,86 @@ test_no_allocation_per_token (void)
   fe_state_free (st);
 }
 
+/* A fresh CPU state makes its decoder rows once, for the default batch
+ * (fe_state_new): not for 1 row and again for the batch, an allocation and
+ * its first touches more at load. The batch needs no regrowing after. */
+static void
+test_state_rows_once (void)
+{
+  if (!have_shipped ())
+    return;
+  g_unsetenv ("FE_MAX_BATCH");
+  FeState *st = NULL;
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  FeStateBuffers *sb = fe_state_buffers (st);
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  int batch = fe_recognize_batch_size (sb, &rp);
+  g_assert_cmpint (batch, >, 1);
+  g_assert_cmpint (sb->beam_capacity, ==, batch);
+  g_assert_cmpuint (sb->n_decoder_allocs, ==, 1);
+  g_assert_cmpint (fe_state_buffers_reserve_beams (sb, batch), ==, FE_OK);
+  g_assert_cmpuint (sb->n_decoder_allocs, ==, 1);
+  fe_state_free (st);
+}
+
+/* A batch group sizes the encoder's buffers once, for its largest crop,
+ * before encoding: four crops each wider than the one before (a page's
+ * formulas come in any order) grew them four times, each on fresh pages.
+ * The capacity is the largest crop's, no more. */
+static void
+test_group_encoder_once (void)
+{
+  if (!have_shipped ())
+    return;
+  static const int widths[] = { 120, 300, 600, 1000 };
+  enum { N = G_N_ELEMENTS (widths), H = 40 };
+  guint8 *pix[N];
+  FeImage img[N];
+  FeResult res[N];
+  int64_t most = 0;
+  FeState *st = NULL;
+  g_unsetenv ("FE_MAX_BATCH");
+  g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+  FeStateBuffers *sb = fe_state_buffers (st);
+  const FeModelConfig *c = &sb->model->cfg;
+  for (int i = 0; i < N; i++)
+    {
+      /* a text line's ink: strokes 6 px apart along the crop */
+      pix[i] = g_malloc ((gsize) widths[i] * H);
+      memset (pix[i], 255, (gsize) widths[i] * H);
+      for (int x = 4; x < widths[i] - 4; x++)
+        for (int y = 10; y < 30; y++)
+          if (x % 6 < 2 || y == 20)
+            pix[i][y * widths[i] + x] = 0;
+      img[i] = (FeImage) { .data = pix[i], .width = widths[i], .height = H,
+                           .format = FE_PIXEL_GRAY8, .em_px_hint = 20.0f };
+      float *px, scale;
+      int h, w;
+      g_assert_cmpint (fe_preprocess (shipped, &img[i], &px, &h, &w, &scale), ==, FE_OK);
+      free (px);
+      most = MAX (most, (int64_t) (h / c->height_stride) * (w / c->width_stride));
+    }
+  g_assert_cmpint (most, >, sb->enc_token_capacity); /* the warm-up's crop is smaller */
+  unsigned long before = sb->n_encoder_allocs;
+  g_assert_cmpint (fe_recognize (st, img, N, NULL, res), ==, FE_OK);
+  g_assert_cmpuint (sb->n_encoder_allocs, ==, before + 1);
+  g_assert_cmpint (sb->enc_token_capacity, ==, most);
+  for (int i = 0; i < N; i++)
+    {
+      g_assert_nonnull (res[i].latex);
+      fe_result_clear (&res[i]);
+    }
+  /* the same crops again: nothing grows */
+  g_assert_cmpint (fe_recognize (st, img, N, NULL, res), ==, FE_OK);
+  g_assert_cmpuint (sb->n_encoder_allocs, ==, before + 1);
+  for (int i = 0; i < N; i++)
+    {
+      fe_result_clear (&res[i]);
+      g_free (pix[i]);
+    }
+  fe_state_free (st);
+}
+
 /* The batch size the engine picks: serial for beams and max_batch 1, the
  * CPU's exact-row bound at most, the environment's FE_MAX_BATCH for 0. */
 static void
@@ -724,7 +804,7 @@ test_fallback_without_op (void)
   FeModel model;
   g_assert_cmpint (fe_model_load (&model, wf, &device), ==, FE_OK);
   FeStateBuffers sb;
-  g_assert_cmpint (fe_state_buffers_init (&sb, &model), ==, FE_OK);
+  g_assert_cmpint (fe_state_buffers_init (&sb, &model, 1), ==, FE_OK);
   int exact = -1;
   g_assert_false (fe_model_batch_supported (&sb, &exact));
   FeRecognizeParams rp = fe_recognize_default_params ();
@@ -943,6 +1023,8 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/engine/batch/attention-rows-op", test_attention_rows_op);
   g_test_add_func ("/engine/batch/batch-size", test_batch_size);
+  g_test_add_func ("/engine/batch/state-rows-once", test_state_rows_once);
+  g_test_add_func ("/engine/batch/group-encoder-once", test_group_encoder_once);
   g_test_add_func ("/engine/batch/fallback-without-op", test_fallback_without_op);
   g_test_add_func ("/engine/batch/equals-serial", test_equals_serial);
   g_test_add_func ("/engine/batch/length-limit-repetition", test_length_limit);

@@ -198,4 +198,15 @@ grep -q '"text_reader" *: *true' "$tmp/txt.json" && grep -q '"provenance" *: *"t
 [ "$rc" = 2 ] && echo "ok: --text-layer with --image-only is a usage error" || { echo "FAIL: --text-layer --image-only exit $rc"; fail=1; }
 "$cli" pdf "$fix/truth-1-01.pdf" -q --combined --image-only >/dev/null 2>&1; rc=$?
 [ "$rc" = 2 ] && echo "ok: --combined with --image-only is a usage error" || { echo "FAIL: --combined --image-only exit $rc"; fail=1; }
+# The model loads while the first pages are detected: one that cannot be
+# loaded still stops the run before anything is recognised or written (exit
+# 4, its one line on stderr), with the pages' detection already under way.
+printf 'not a model' > "$tmp/broken.safetensors"
+rm -f "$tmp/broken.json"
+"$cli" pdf "$fix/truth-1-01.pdf" -q --device cpu --model "$tmp/broken.safetensors" -o "$tmp/broken.json" 2>"$tmp/err"; rc=$?
+if [ "$rc" = 4 ] && [ ! -e "$tmp/broken.json" ] && [ "$(wc -l < "$tmp/err")" = 1 ] && grep -q broken.safetensors "$tmp/err"; then
+  echo "ok: a model that cannot be loaded: exit 4, one line, nothing written"
+else
+  echo "FAIL: broken model: exit $rc, $(wc -l < "$tmp/err") lines on stderr, output $( [ -e "$tmp/broken.json" ] && echo written || echo absent)"; cat "$tmp/err"; fail=1
+fi
 exit $fail

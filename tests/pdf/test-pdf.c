@@ -107,6 +107,51 @@ same_pixels (cairo_surface_t *a, cairo_surface_t *b)
   return TRUE;
 }
 
+/* The page's pixels do not depend on where their buffer came from
+ * (fm-render.c's pixels_take): Cairo's own below 64 KiB, a kept or fresh
+ * buffer up to 8 MiB, one on 2 MiB pages above (scale 3: 17 MB), in an
+ * order that hands a kept buffer back and forth; each against a render onto
+ * an image Cairo allocated itself. */
+static void
+test_render_buffer_sizes (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = src_path ("tests/fixtures/pdf/truth-1-00.pdf");
+  g_autofree char *uri = g_filename_to_uri (path, NULL, &error);
+  PopplerDocument *pd;
+  PopplerPage *page;
+  const double scales[] = { 3.0, 1.0, 0.1, 3.0, 2.0, 1.0, 0.5 };
+
+  g_assert_no_error (error);
+  pd = poppler_document_new_from_file (uri, NULL, &error);
+  g_assert_no_error (error);
+  page = poppler_document_get_page (pd, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
+    {
+      cairo_surface_t *s = fm_render_page_rect_locked (page, NULL, scales[i], &error);
+      int w, h;
+      cairo_surface_t *ref;
+      cairo_t *cr;
+
+      g_assert_no_error (error);
+      w = cairo_image_surface_get_width (s);
+      h = cairo_image_surface_get_height (s);
+      ref = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+      cr = cairo_create (ref);
+      cairo_set_source_rgb (cr, 1, 1, 1);
+      cairo_paint (cr);
+      cairo_scale (cr, scales[i], scales[i]);
+      poppler_page_render (page, cr);
+      cairo_destroy (cr);
+      cairo_surface_flush (ref);
+      g_assert_true (same_pixels (s, ref));
+      cairo_surface_destroy (ref);
+      cairo_surface_destroy (s);
+    }
+  g_object_unref (page);
+  g_object_unref (pd);
+}
+
 /* fm_render_page_rect_replayed_gray against the direct render of rect: the
  * same size, the same pixels when rect's corner is on the page's pixel grid
  * (whole), else the same but where Poppler snapped a rule or a stroke to the
@@ -1226,6 +1271,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/render/page-and-crop", test_render_page_and_crop);
   g_test_add_func ("/pdf/render/pixel-cap", test_render_pixel_cap);
   g_test_add_func ("/pdf/render/shortcuts", test_render_shortcuts);
+  g_test_add_func ("/pdf/render/buffer-sizes", test_render_buffer_sizes);
   g_test_add_func ("/pdf/render/rotation", test_rotation);
   g_test_add_func ("/pdf/document/bad-inputs", test_bad_inputs);
   g_test_add_func ("/pdf/document/outline", test_outline);
