@@ -12,73 +12,26 @@
  * called (with a PDF on the command line, by fm-early-open.c's thread, on the
  * other core, while GTK starts on this one). Without it at run time the two
  * constructors fail with a GError saying so and nothing else is reached. */
-#include <glib.h>
+#include "fm-lazy-library.h"
+
 #include <dlfcn.h>
 #include <poppler.h>
 
 /* FM_POPPLER_SONAME: app/meson.build checks that file exists beside the
  * library pkg-config found (libpoppler-glib.so.8 in poppler 22.12, Debian 12). */
 
-static void *
-poppler_library (const char **error)
-{
-  static void *handle;
-  static char *message;
-  static gsize opened;
+static FmLazyLibrary poppler_glib = FM_LAZY_LIBRARY_INIT (FM_POPPLER_SONAME, "Poppler", RTLD_NOW | RTLD_LOCAL);
 
-  if (g_once_init_enter (&opened))
-    {
-      handle = dlopen (FM_POPPLER_SONAME, RTLD_NOW | RTLD_LOCAL);
-      if (handle == NULL)
-        message = g_strdup (dlerror ());
-      g_once_init_leave (&opened, 1);
-    }
-  if (error != NULL)
-    *error = message;
-  return handle;
-}
-
-/* The function's address, looked up once per name; NULL when the library is
- * not there, or when it lacks the name (an older poppler-glib). */
-static void *
-poppler_symbol (void **slot, const char *name)
-{
-  void *fn = g_atomic_pointer_get (slot);
-
-  if (fn == NULL && poppler_library (NULL) != NULL)
-    {
-      fn = dlsym (poppler_library (NULL), name);
-      if (fn == NULL)
-        g_warning ("poppler-glib has no %s: %s", name, dlerror ());
-      g_atomic_pointer_set (slot, fn);
-    }
-  return fn;
-}
-
-/* One forwarding function: its return type, name, parameter list, the call's
- * arguments, and what it returns when the library is not there (only reached
- * through a document, which then never exists). */
-#define FM_POPPLER_FN(ret, name, params, args, none)                     \
-  ret name params                                                        \
-  {                                                                      \
-    static void *slot;                                                   \
-    ret (*fn) params = (ret (*) params) poppler_symbol (&slot, #name);   \
-    return fn != NULL ? fn args : (none);                                \
-  }
-#define FM_POPPLER_VOID(name, params, args)                              \
-  void name params                                                       \
-  {                                                                      \
-    static void *slot;                                                   \
-    void (*fn) params = (void (*) params) poppler_symbol (&slot, #name); \
-    if (fn != NULL)                                                      \
-      fn args;                                                           \
-  }
+/* (a document's functions are only reached through a document, which never
+ * exists without the library: their "none" values are never returned) */
+#define FM_POPPLER_FN(ret, name, params, args, none) FM_LAZY_FN (poppler_glib, ret, name, params, args, none)
+#define FM_POPPLER_VOID(name, params, args) FM_LAZY_VOID (poppler_glib, name, params, args)
 
 GQuark
 poppler_error_quark (void)
 {
   static void *slot;
-  GQuark (*fn) (void) = (GQuark (*) (void)) poppler_symbol (&slot, "poppler_error_quark");
+  GQuark (*fn) (void) = (GQuark (*) (void)) fm_lazy_library_symbol (&poppler_glib, &slot, "poppler_error_quark");
 
   /* The quark poppler-glib registers, so that errors compare equal either way. */
   return fn != NULL ? fn () : g_quark_from_static_string ("poppler-quark");
@@ -91,7 +44,7 @@ poppler_missing (GError **error)
 {
   const char *message = NULL;
 
-  if (poppler_library (&message) != NULL)
+  if (fm_lazy_library_open (&poppler_glib, &message) != NULL)
     return FALSE;
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
                "Poppler (%s) could not be loaded: %s", FM_POPPLER_SONAME,
@@ -108,7 +61,7 @@ poppler_document_new_from_file (const char *uri, const char *password, GError **
   if (poppler_missing (error))
     return NULL;
   fn = (PopplerDocument * (*) (const char *, const char *, GError **))
-    poppler_symbol (&slot, "poppler_document_new_from_file");
+    fm_lazy_library_symbol (&poppler_glib, &slot, "poppler_document_new_from_file");
   if (fn == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
@@ -127,7 +80,7 @@ poppler_document_new_from_bytes (GBytes *bytes, const char *password, GError **e
   if (poppler_missing (error))
     return NULL;
   fn = (PopplerDocument * (*) (GBytes *, const char *, GError **))
-    poppler_symbol (&slot, "poppler_document_new_from_bytes");
+    fm_lazy_library_symbol (&poppler_glib, &slot, "poppler_document_new_from_bytes");
   if (fn == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,

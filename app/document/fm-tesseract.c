@@ -14,60 +14,17 @@
 #include <glib.h>
 
 #ifdef FM_HAVE_TESSERACT
+#include "fm-lazy-library.h"
+
 #include <dlfcn.h>
 #include <tesseract/capi.h>
 
-static void *
-tess_library (void)
-{
-  static void *handle;
-  static gsize opened;
+/* RTLD_GLOBAL: fm-scan.c finds the OpenMP runtime libtesseract brings
+ * (libgomp) with dlsym (RTLD_DEFAULT, ...). */
+static FmLazyLibrary tesseract = FM_LAZY_LIBRARY_INIT (FM_TESSERACT_SONAME, "Tesseract", RTLD_NOW | RTLD_GLOBAL);
 
-  if (g_once_init_enter (&opened))
-    {
-      /* RTLD_GLOBAL: fm-scan.c finds the OpenMP runtime libtesseract brings
-       * (libgomp) with dlsym (RTLD_DEFAULT, ...). */
-      handle = dlopen (FM_TESSERACT_SONAME, RTLD_NOW | RTLD_GLOBAL);
-      if (handle == NULL)
-        g_warning ("Tesseract could not be loaded: %s", dlerror ());
-      g_once_init_leave (&opened, 1);
-    }
-  return handle;
-}
-
-/* The function's address, looked up once per name. */
-static void *
-tess_symbol (void **slot, const char *name)
-{
-  void *fn = g_atomic_pointer_get (slot);
-
-  if (fn == NULL && tess_library () != NULL)
-    {
-      fn = dlsym (tess_library (), name);
-      if (fn == NULL)
-        g_warning ("Tesseract has no %s: %s", name, dlerror ());
-      g_atomic_pointer_set (slot, fn);
-    }
-  return fn;
-}
-
-/* One forwarding function: its return type, name, parameter list, the call's
- * arguments, and what it returns when Tesseract is not there. */
-#define FM_TESS_FN(ret, name, params, args, none)                        \
-  ret name params                                                        \
-  {                                                                      \
-    static void *slot;                                                   \
-    ret (*fn) params = (ret (*) params) tess_symbol (&slot, #name);      \
-    return fn != NULL ? fn args : (none);                                \
-  }
-#define FM_TESS_VOID(name, params, args)                                 \
-  void name params                                                       \
-  {                                                                      \
-    static void *slot;                                                   \
-    void (*fn) params = (void (*) params) tess_symbol (&slot, #name);    \
-    if (fn != NULL)                                                      \
-      fn args;                                                           \
-  }
+#define FM_TESS_FN(ret, name, params, args, none) FM_LAZY_FN (tesseract, ret, name, params, args, none)
+#define FM_TESS_VOID(name, params, args) FM_LAZY_VOID (tesseract, name, params, args)
 
 /* capi.h declares it without a prototype (and a second declaration with
  * one is an error here: -Werror=redundant-decls). */
