@@ -114,12 +114,16 @@ typedef struct {
  * gutter is the left column's: the right column's lines start where the
  * gutter ends, and what reaches into it is an overfull line of the left
  * column (X_{q_\ell} f = 0 whose 0 stands in the gutter). */
+static int
+column_of (const PageCtx *pc, double cx)
+{
+  return pc->has_gutter && cx >= pc->gutter_x1 ? 1 : 0;
+}
+
 static gboolean
 across_gutter (const PageCtx *pc, double a, double b)
 {
-  if (pc == NULL || !pc->has_gutter)
-    return FALSE;
-  return (a < pc->gutter_x1) != (b < pc->gutter_x1);
+  return pc != NULL && column_of (pc, a) != column_of (pc, b);
 }
 
 FmDetectOptions
@@ -3087,7 +3091,7 @@ bracket_unmatched_beside (const InlineCtx *ic, int c, int step)
       taken++;
       depth += step > 0 ? open - close : close - open;
       if (depth < 0)
-        return step > 0 ? close : open;
+        return TRUE;
     }
   return FALSE;
 }
@@ -3474,12 +3478,6 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
  * it stays clear of both text margins and is centred (or indented) in the
  * column, while a line of a paragraph starts or ends at a margin.          */
 
-
-static int
-column_of (const PageCtx *pc, double cx)
-{
-  return pc->has_gutter && cx >= pc->gutter_x1 ? 1 : 0;
-}
 
 /* Text margins: the most common left and right ends of long chunks of
  * running text (justified paragraphs share both). */
@@ -4459,7 +4457,6 @@ dissolve_crossed_blocks (PageCtx *pc)
           for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
             {
               const Chunk *o = &g_array_index (chunks, Chunk, i);
-              int ot = o->end - o->start;
               double cy = 0.5 * (o->box.y0 + o->box.y1);
               /* (in the block's column by its margins too: a page's
                * gutter is not always found) */
@@ -4469,7 +4466,7 @@ dissolve_crossed_blocks (PageCtx *pc)
                   o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
                   cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
                 continue;
-              if (ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
+              if (text_line_chunk (pc, o, fm_rect_cx (&blocks[b])) &&
                   (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
                 run_text = TRUE;
               if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||

@@ -147,6 +147,33 @@ fm_font_classify (const char *full_name)
   return g_regex_match (italic_re, name, 0, NULL) ? FM_FONT_TEXT_ITALIC : FM_FONT_TEXT;
 }
 
+/* The letters of the math alphabets that Unicode had encoded before it made
+ * the Mathematical Alphanumeric Symbols block, and left as holes there
+ * (script H, I, L, M, R, e, g, o; double-struck C, H, N, P, Q, R, Z; black-letter
+ * C, H, I, R, Z): a font that maps its \mathscr{M} or \mathbb{C} through glyph
+ * names (newtx's stxscr, a Type 1 blackboard face) gives these, in a font
+ * not known as math, and the formula was cut at them. The ohm, Kelvin and
+ * Angstrom signs and the numero sign of the same block are no math
+ * letters. (fm-mathtext.c's letterlike() maps the same holes to their
+ * letters: a letter added here belongs there too.) */
+static gboolean
+letterlike_math (gunichar c)
+{
+  switch (c)
+    {
+    case 0x2102: /* ℂ */ case 0x210A: case 0x210B: case 0x210C: case 0x210D: /* ℊ ℋ ℌ ℍ */
+    case 0x210E: /* ℎ (Planck: math italic h) */ case 0x2110: case 0x2112: /* ℐ ℒ */
+    case 0x2115: /* ℕ */ case 0x2119: case 0x211A: case 0x211B: case 0x211D: /* ℙ ℚ ℛ ℝ */
+    case 0x2124: /* ℤ */ case 0x2128: /* ℨ */ case 0x212C: case 0x212D: /* ℬ ℭ */
+    case 0x212F: case 0x2130: case 0x2131: case 0x2133: case 0x2134: /* ℯ ℰ ℱ ℳ ℴ */
+    case 0x213C: case 0x213D: case 0x213E: case 0x213F: case 0x2140: /* double-struck pi gamma Gamma Pi sum */
+    case 0x2145: case 0x2146: case 0x2147: case 0x2148: case 0x2149: /* double-struck D d e i j */
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
 gboolean
 fm_char_is_math_symbol (gunichar c)
 {
@@ -154,7 +181,7 @@ fm_char_is_math_symbol (gunichar c)
     return TRUE;
   if (c >= 0x1D400 && c <= 0x1D7FF)                /* mathematical alphanumerics */
     return TRUE;
-  if (fm_char_is_letterlike_math (c))
+  if (letterlike_math (c))
     return TRUE;
   if ((c >= 0x2190 && c <= 0x22FF) ||              /* arrows, operators */
       (c >= 0x27C0 && c <= 0x27FF) || (c >= 0x2900 && c <= 0x2AFF) ||
@@ -175,32 +202,6 @@ fm_char_is_math_symbol (gunichar c)
       break;
     }
   return FALSE;
-}
-
-/* The letters of the math alphabets that Unicode had encoded before it made
- * the Mathematical Alphanumeric Symbols block, and left as holes there
- * (script H, I, L, M, R, e, g, o; double-struck C, H, N, P, Q, R, Z; black-letter
- * C, H, I, R, Z): a font that maps its \mathscr{M} or \mathbb{C} through glyph
- * names (newtx's stxscr, a Type 1 blackboard face) gives these, in a font
- * not known as math, and the formula was cut at them. The ohm, Kelvin and
- * Angstrom signs and the numero sign of the same block are no math
- * letters. */
-gboolean
-fm_char_is_letterlike_math (gunichar c)
-{
-  switch (c)
-    {
-    case 0x2102: /* ℂ */ case 0x210A: case 0x210B: case 0x210C: case 0x210D: /* ℊ ℋ ℌ ℍ */
-    case 0x210E: /* ℎ (Planck: math italic h) */ case 0x2110: case 0x2112: /* ℐ ℒ */
-    case 0x2115: /* ℕ */ case 0x2119: case 0x211A: case 0x211B: case 0x211D: /* ℙ ℚ ℛ ℝ */
-    case 0x2124: /* ℤ */ case 0x2128: /* ℨ */ case 0x212C: case 0x212D: /* ℬ ℭ */
-    case 0x212F: case 0x2130: case 0x2131: case 0x2133: case 0x2134: /* ℯ ℰ ℱ ℳ ℴ */
-    case 0x213C: case 0x213D: case 0x213E: case 0x213F: case 0x2140: /* double-struck pi gamma Gamma Pi sum */
-    case 0x2145: case 0x2146: case 0x2147: case 0x2148: case 0x2149: /* double-struck D d e i j */
-      return TRUE;
-    default:
-      return FALSE;
-    }
 }
 
 gboolean

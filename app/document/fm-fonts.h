@@ -40,9 +40,6 @@ gunichar fm_font_oms_symbol (const char *name, gunichar c);
 /* Characters that are math whatever the font: math operators and arrows
  * outside ASCII, Greek letters, mathematical alphanumerics, big operators. */
 gboolean fm_char_is_math_symbol (gunichar c);
-/* The script, double-struck and black-letter letters of the Letterlike
- * Symbols block (the holes of the mathematical alphanumerics): math. */
-gboolean fm_char_is_letterlike_math (gunichar c);
 
 /* ASCII-ish characters that occur in formulas and in text alike: digits,
  * + - = < > ( ) [ ] / | ' , . ; : ! * and the like. */

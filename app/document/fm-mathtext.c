@@ -152,7 +152,9 @@ greek_plain (const char *name, char *buf)
   return name;
 }
 
-/* Letterlike symbols that fill the holes of the math alphanumeric blocks. */
+/* Letterlike symbols that fill the holes of the math alphanumeric blocks
+ * (fm-fonts.c's letterlike_math() lists them as math symbols: a letter added
+ * here belongs there too). */
 static gboolean
 letterlike (gunichar c, Style *style, char *letter)
 {

@@ -1839,23 +1839,26 @@ page_formula_regions (ScanPage *p)
 }
 
 /* Whether cluster i's ink is bracketed: its leftmost and rightmost pieces
- * are thin and nearly as tall as the cluster, a "(" and a ")". An
+ * are thin and nearly as tall as the cluster, a "(" and a ")"; *pieces
+ * counts its pieces. An
  * equation number has that shape whatever Tesseract read of it ("bas"
  * for "(1.2)", "fn" for "(1)" on a light copy) and into however many
  * pieces a light copy broke its digits (development twins, seeds 7 and
  * 2003: seven pieces for "(1.2)"). */
 static gboolean
-cluster_bracketed (ScanPage *p, guint i)
+cluster_bracketed (ScanPage *p, guint i, int *pieces)
 {
   const Cluster *cl = &g_array_index (p->clusters, Cluster, i);
   const Comp *left = NULL, *right = NULL;
   double h = box_h (&cl->b);
 
+  *pieces = 0;
   for (int k = 0; k < p->n_comps; k++)
     {
       const Comp *c = &g_array_index (p->comps, Comp, k);
       if (c->cluster != (int) i)
         continue;
+      (*pieces)++;
       if (!left || c->b.x0 < left->b.x0)
         left = c;
       if (!right || c->b.x1 > right->b.x1)
@@ -1908,9 +1911,7 @@ cluster_unread_number (ScanPage *p, guint i, double text_right)
   if (!(!cl->number && cl->display && cl->block == (int) i && box_w (&cl->b) < 3.5 * em &&
         box_h (&cl->b) < 1.6 * em && cl->b.x1 >= column_right (p->words, &cl->b, em, text_right) - 1.0 * em))
     return FALSE;
-  for (int k = 0; k < p->n_comps; k++)
-    pieces += g_array_index (p->comps, Comp, k).cluster == (int) i;
-  bracketed = g_strcmp0 (g_getenv ("FM_SCAN_BRACKETED"), "0") != 0 && cluster_bracketed (p, i);
+  bracketed = cluster_bracketed (p, i, &pieces) && g_strcmp0 (g_getenv ("FM_SCAN_BRACKETED"), "0") != 0;
   if ((pieces < 3 || pieces > 6) && !bracketed)
     return FALSE;
   for (guint k = 0; k < clusters->len; k++)
