@@ -68,14 +68,21 @@ fm_page_queue_new (FmDocument            *doc,
   return q;
 }
 
+/* Pages up to @limit (counted from 1) handed to the pool, in order. */
+static void
+push_up_to (FmPageQueue *q, guint limit)
+{
+  while (q->pushed < MIN (limit, q->n_pages))
+    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
+}
+
 void
 fm_page_queue_start (FmPageQueue *q)
 {
   /* The first page only: what the caller does meanwhile (formulate-cli
    * loads the model) is on the path to the first result as much as that
    * page is, and on two cores the pages after it would take its core. */
-  if (q->pushed == 0 && q->n_pages > 0)
-    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
+  push_up_to (q, 1);
 }
 
 FmPageDetection
@@ -84,8 +91,7 @@ fm_page_queue_take (FmPageQueue *q, guint i)
   FmPageDetection d;
 
   g_return_val_if_fail (i < q->n_pages, (FmPageDetection) { 0 });
-  while (q->pushed < MIN (i + q->ahead, q->n_pages))
-    g_thread_pool_push (q->pool, GUINT_TO_POINTER (++q->pushed), NULL);
+  push_up_to (q, i + q->ahead);
   g_mutex_lock (&q->lock);
   while (!q->done[i])
     g_cond_wait (&q->cond, &q->lock);

@@ -37,57 +37,47 @@ poppler_error_quark (void)
   return fn != NULL ? fn () : g_quark_from_static_string ("poppler-quark");
 }
 
-/* Sets @error when poppler-glib could not be opened: the callers show it as
- * the document's open error. */
-static gboolean
-poppler_missing (GError **error)
+/* A document constructor's address; NULL with @error set when poppler-glib
+ * could not be opened or lacks it: the callers show it as the document's
+ * open error. */
+static void *
+poppler_constructor (void **slot, const char *name, GError **error)
 {
   const char *message = NULL;
+  void *fn;
 
-  if (fm_lazy_library_open (&poppler_glib, &message) != NULL)
-    return FALSE;
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-               "Poppler (%s) could not be loaded: %s", FM_POPPLER_SONAME,
-               message != NULL ? message : "unknown error");
-  return TRUE;
+  if (fm_lazy_library_open (&poppler_glib, &message) == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "Poppler (%s) could not be loaded: %s",
+                   FM_POPPLER_SONAME, message != NULL ? message : "unknown error");
+      return NULL;
+    }
+  fn = fm_lazy_library_symbol (&poppler_glib, slot, name);
+  if (fn == NULL)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED, "poppler-glib has no %s", name);
+  return fn;
 }
 
 PopplerDocument *
 poppler_document_new_from_file (const char *uri, const char *password, GError **error)
 {
   static void *slot;
-  PopplerDocument *(*fn) (const char *, const char *, GError **);
+  PopplerDocument *(*fn) (const char *, const char *, GError **) =
+    (PopplerDocument * (*) (const char *, const char *, GError **))
+      poppler_constructor (&slot, "poppler_document_new_from_file", error);
 
-  if (poppler_missing (error))
-    return NULL;
-  fn = (PopplerDocument * (*) (const char *, const char *, GError **))
-    fm_lazy_library_symbol (&poppler_glib, &slot, "poppler_document_new_from_file");
-  if (fn == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "poppler-glib has no poppler_document_new_from_file");
-      return NULL;
-    }
-  return fn (uri, password, error);
+  return fn != NULL ? fn (uri, password, error) : NULL;
 }
 
 PopplerDocument *
 poppler_document_new_from_bytes (GBytes *bytes, const char *password, GError **error)
 {
   static void *slot;
-  PopplerDocument *(*fn) (GBytes *, const char *, GError **);
+  PopplerDocument *(*fn) (GBytes *, const char *, GError **) =
+    (PopplerDocument * (*) (GBytes *, const char *, GError **))
+      poppler_constructor (&slot, "poppler_document_new_from_bytes", error);
 
-  if (poppler_missing (error))
-    return NULL;
-  fn = (PopplerDocument * (*) (GBytes *, const char *, GError **))
-    fm_lazy_library_symbol (&poppler_glib, &slot, "poppler_document_new_from_bytes");
-  if (fn == NULL)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
-                   "poppler-glib has no poppler_document_new_from_bytes");
-      return NULL;
-    }
-  return fn (bytes, password, error);
+  return fn != NULL ? fn (bytes, password, error) : NULL;
 }
 
 FM_POPPLER_FN (int, poppler_document_get_n_pages, (PopplerDocument *d), (d), 0)

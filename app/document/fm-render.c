@@ -103,28 +103,23 @@ pixels_take (gsize n)
   Pixels *px = g_new0 (Pixels, 1);
   int best = -1;
 
-  if (n > KEPT_PIXELS_MAX)
+  if (n <= KEPT_PIXELS_MAX)
     {
-      px->data = fm_try_alloc_written_whole (n);
-      px->cap = n;
-      if (px->data == NULL)
-        g_clear_pointer (&px, g_free);
-      return px;
+      g_mutex_lock (&kept_pixels_lock);
+      for (int i = 0; i < KEPT_PIXELS; i++)
+        if (kept_pixels[i].data && kept_pixels[i].cap >= n &&
+            (best < 0 || kept_pixels[i].cap < kept_pixels[best].cap))
+          best = i;
+      if (best >= 0)
+        {
+          *px = kept_pixels[best];
+          kept_pixels[best] = (Pixels) { NULL, 0 };
+        }
+      g_mutex_unlock (&kept_pixels_lock);
     }
-  g_mutex_lock (&kept_pixels_lock);
-  for (int i = 0; i < KEPT_PIXELS; i++)
-    if (kept_pixels[i].data && kept_pixels[i].cap >= n &&
-        (best < 0 || kept_pixels[i].cap < kept_pixels[best].cap))
-      best = i;
-  if (best >= 0)
-    {
-      *px = kept_pixels[best];
-      kept_pixels[best] = (Pixels) { NULL, 0 };
-    }
-  g_mutex_unlock (&kept_pixels_lock);
   if (px->data == NULL)
     {
-      px->data = g_try_malloc (n);
+      px->data = n > KEPT_PIXELS_MAX ? fm_try_alloc_written_whole (n) : g_try_malloc (n);
       px->cap = n;
     }
   if (px->data == NULL)
