@@ -29,6 +29,7 @@ import json
 import multiprocessing
 import os
 import random
+import re
 import shutil
 import stat
 import subprocess
@@ -229,7 +230,7 @@ FONTS_CONF = """<?xml version="1.0"?>
 """
 
 
-def ldd_closure(binary):
+def ldd_closure(binary, with_opened_on_use=True):
     out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
     libs = []
     for line in out.splitlines():
@@ -240,6 +241,30 @@ def ldd_closure(binary):
                 raise SystemExit("assemble: %s: %s not found" % (binary, name))
             if not any(name.startswith(g) for g in GLIBC):
                 libs.append((name, path))
+    return libs + (opened_on_use(binary) if with_opened_on_use else [])
+
+
+# Libraries our programs open by soname on first use (app/document/fm-poppler.c,
+# fm-lazy-library.c): ldd does not list them, so the closure adds each one the
+# binary names and that library's own closure. (Tesseract, opened the same way,
+# is never reached by render-crops, and its 57 libraries would double the kit.)
+OPENED_ON_USE = re.compile(rb"libpoppler-glib\.so\.\d+")
+
+
+def opened_on_use(binary):
+    with open(binary, "rb") as f:
+        names = sorted(set(m.group(0).decode() for m in OPENED_ON_USE.finditer(f.read())))
+    if not names:
+        return []
+    cache = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True, text=True, check=True).stdout
+    libs = []
+    for name in names:
+        paths = [line.split("=>")[1].strip() for line in cache.splitlines()
+                 if line.strip().startswith(name + " ") and "x86-64" in line]
+        if not paths:
+            raise SystemExit("assemble: %s opens %s, which is not installed" % (binary, name))
+        libs.append((name, paths[0]))
+        libs += ldd_closure(paths[0], with_opened_on_use=False)
     return libs
 
 
