@@ -729,8 +729,8 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                  * cut the sign off, fresh seed 1018 on fourier after it
                  * was scored: its ink counted as the next glyph's by
                  * connection, v=\overline{2a\Delta x} CERTAIN). */
-                for (int xx = x; xx < MIN (x_end, x + hook); xx++)
-                  if (y_end + 1 < h && (INK (xx, y_end) || INK (xx, y_end + 1)))
+                for (int xx = x; y_end + 1 < h && xx < MIN (x_end, x + hook); xx++)
+                  if (INK (xx, y_end) || INK (xx, y_end + 1))
                     {
                       uncertain (r, "a rule with ink under its left end (a radical sign without its glyph?)");
                       break;
@@ -1282,7 +1282,6 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
           (it->kind == ITEM_GLYPH && it->ext) || it->size < 0.85 * main_size)
         return NULL;
     }
-  h = MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) / MAX (open->size, 1.0);
   /* Around an overline, \left( and \bigl( draw the same \big size (STIX
    * Two: r\bigl(\varphi(\xi),\overline{\varphi(\xi)}\bigr), read CERTAIN
    * as \left, development seed 1105): \left stays, the reading is not sure. */
@@ -1291,6 +1290,7 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
       *lined = TRUE;
       return NULL;
     }
+  h = MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) / MAX (open->size, 1.0);
   return h < 1.4 ? "\\big" : h < 1.95 ? "\\Big" : h < 2.55 ? "\\bigg" : "\\Bigg";
 }
 

@@ -410,7 +410,9 @@ without_spaced_word (const char *model, const char *text, char **model_rest, cha
  * Of the corpus's 123k inline formulas (../shared) 1198 start with an upright
  * word of two letters or more, all operator-like (pr, id, depth, length, gr,
  * trdeg, div, ord ... rank, span, can 3 times, so not "can") or a physics
- * quantity (heat, efficiency); none with one of these. */
+ * quantity (heat, efficiency); none with one of these. fm-detect.c's
+ * prose_function_word is the detector's list, kept apart on purpose: it has
+ * "can", "may", "see", "via" ..., which start formulas here. */
 static gboolean
 is_function_word (const char *word)
 {
@@ -1080,10 +1082,9 @@ math_in_text (const char *latex)
   static const char *const texts[] = { "\\text", "\\textrm", "\\textup", "\\textit", "\\textbf", "\\mbox", NULL };
   static const char *const text_ok[] = { "\\ldots", "\\dots", "\\S", "\\P", "\\i", "\\j", "\\ss", "\\o", "\\O",
                                          "\\l", "\\L", "\\ae", "\\AE", "\\oe", "\\OE", "\\aa", "\\AA",
-                                         /* text font commands: text inside text */
-                                         "\\emph", "\\textsf", "\\texttt", "\\textsc", "\\textsl", "\\textmd",
-                                         "\\textnormal", "\\em", "\\it", "\\bf", "\\rm", "\\sf", "\\tt", "\\sl",
-                                         "\\sc", NULL };
+                                         /* old font switches: text inside text (\\emph, \\textsf ...
+                                          * are structure to the engine, fe_token_symbol() NULL) */
+                                         "\\em", "\\it", "\\bf", "\\rm", "\\sf", "\\tt", "\\sl", "\\sc", NULL };
   g_autoptr(GPtrArray) m = latex_tokens (latex);
 
   for (guint i = 0; i + 1 < m->len; i++)
@@ -1102,7 +1103,7 @@ math_in_text (const char *latex)
           dollar ^= strcmp (tok, "$") == 0;
           if (!dollar && (strcmp (tok, "^") == 0 || strcmp (tok, "_") == 0 || strcmp (tok, "\\frac") == 0 ||
                           (tok[0] == '\\' && g_ascii_isalpha (tok[1]) && fe_token_symbol (tok) != NULL &&
-                           !g_strv_contains (text_ok, tok) && !g_strv_contains (texts, tok))))
+                           !g_strv_contains (text_ok, tok))))
             return TRUE;
         }
     }
