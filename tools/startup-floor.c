@@ -19,6 +19,7 @@
  * costs on the way to the first frame. */
 #include <adwaita.h>
 
+#include "fm-software-gl.h"
 #include "fm-startup-log.h"
 
 static void
@@ -106,22 +107,6 @@ activate (GApplication *app, gpointer data)
                                     : gtk_window (GTK_APPLICATION (app)));
 }
 
-/* As fm_application_avoid_software_gl(): without a DRM render node GTK's GL
- * renderer would be Mesa's llvmpipe, so Formulate draws with cairo. */
-static void
-avoid_software_gl (void)
-{
-  g_autoptr(GDir) dir = g_dir_open ("/dev/dri", 0, NULL);
-  const char *name;
-
-  if (g_getenv ("GDK_DEBUG") != NULL || g_getenv ("GSK_RENDERER") != NULL)
-    return;
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_prefix (name, "renderD") && g_getenv ("LIBGL_ALWAYS_SOFTWARE") == NULL)
-      return;
-  g_setenv ("GDK_DEBUG", "gl-disable", TRUE);
-}
-
 int
 main (int argc, char **argv)
 {
@@ -129,7 +114,7 @@ main (int argc, char **argv)
   const char *mode = argc > 1 ? argv[1] : "";
 
   fm_startup_log ("main");
-  avoid_software_gl ();
+  fm_avoid_software_gl ();
   if (g_str_equal (mode, "--bare"))
     {
       gtk_init ();

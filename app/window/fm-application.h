@@ -19,7 +19,6 @@ FmApplication  *fm_application_new        (void);
  * tests run). Not when the user set GDK_DEBUG or another renderer. Returns
  * whether it set GDK_DEBUG, to be unset once GTK has read it (after startup),
  * so that programs started from the window get the user's environment. */
-gboolean        fm_application_avoid_software_gl (void);
 GSettings      *fm_application_get_settings (FmApplication *self);
 /* The one engine worker of the process, shared by every window. */
 FmEngineWorker *fm_application_get_worker   (FmApplication *self);

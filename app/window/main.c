@@ -6,6 +6,7 @@
 #include "fm-application.h"
 #include "fm-document.h"
 #include "fm-early-open.h"
+#include "fm-software-gl.h"
 #include "fm-startup-log.h"
 
 /* After GApplication's startup, where GTK opened the display and read them:
@@ -40,7 +41,7 @@ main (int argc, char **argv)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
-  gboolean gl_avoided = fm_application_avoid_software_gl ();
+  gboolean gl_avoided = fm_avoid_software_gl ();
   app = fm_application_new ();
   /* The document named on the command line opens and its first page
    * renders on another core while GTK starts on this one (after the

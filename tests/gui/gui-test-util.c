@@ -66,7 +66,7 @@ gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_lo
   g_test_init (argc, argv, NULL);
   /* GL as the program leaves it (app/main.c): off under the cairo renderer
    * the tests use, so the launch measured is the one a user gets. */
-  gl_avoided = fm_application_avoid_software_gl ();
+  gl_avoided = fm_avoid_software_gl ();
   if (strict_logs)
     {
       g_test_log_set_fatal_handler (fatal_log_filter, NULL);

@@ -15,6 +15,7 @@
 #include <gtk/gtk.h>
 
 #include "fm-application.h"
+#include "fm-software-gl.h"
 #include "fm-window.h"
 
 extern FmApplication *app;

@@ -1187,7 +1187,7 @@ test_preview (void)
   GtkWidget *preview;
 
   /* WebKit warns, through structured logging (no filter sees it), that GL is
-   * off: the program's choice without a GPU (fm_application_avoid_software_gl).
+   * off: the program's choice without a GPU (fm_avoid_software_gl).
    * Only criticals are fatal while the web view lives. */
   GLogLevelFlags fatal = g_log_set_always_fatal (G_LOG_FATAL_MASK | G_LOG_LEVEL_CRITICAL);
 
