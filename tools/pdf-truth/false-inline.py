@@ -17,21 +17,9 @@ import collections
 import glob
 import json
 import os
+
+from truth_match import area, greedy_match, inter, iou
 import re
-
-
-def inter(a, b):
-    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def area(a):
-    return (a[2] - a[0]) * (a[3] - a[1])
-
-
-def iou(a, b):
-    i = inter(a, b)
-    u = area(a) + area(b) - i
-    return i / u if u > 0 else 0
 
 
 def kind_of(tag, ov):
@@ -71,14 +59,7 @@ def main():
         if not os.path.exists(pj):
             continue
         preds = json.load(open(pj))["regions"]
-        pairs = sorted(((iou(t["box"], p["box"]), i, j) for i, t in enumerate(truth) for j, p in enumerate(preds)
-                        if t["page"] == p["page"] and t["kind"] == p["kind"] and iou(t["box"], p["box"]) >= 0.5),
-                       reverse=True)
-        mt, mp = set(), set()
-        for _, i, j in pairs:
-            if i not in mt and j not in mp:
-                mt.add(i)
-                mp.add(j)
+        mt, mp = greedy_match(truth, preds, lambda r: r["page"], lambda r: r["kind"], lambda r: r["box"])
         for j, p in enumerate(preds):
             if j in mp or p["kind"] != "inline":
                 continue

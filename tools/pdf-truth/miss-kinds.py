@@ -19,19 +19,7 @@ import glob
 import json
 import os
 
-
-def inter(a, b):
-    return max(0, min(a[2], b[2]) - max(a[0], b[0])) * max(0, min(a[3], b[3]) - max(a[1], b[1]))
-
-
-def area(a):
-    return (a[2] - a[0]) * (a[3] - a[1])
-
-
-def iou(a, b):
-    i = inter(a, b)
-    u = area(a) + area(b) - i
-    return i / u if u > 0 else 0
+from truth_match import area, greedy_match, inter, iou
 
 
 def main():
@@ -46,13 +34,7 @@ def main():
         truth = [(r["page"], r["kind"], r["box"], r.get("latex", "")) for r in json.load(open(tf))["regions"]]
         preds = [(r["page"], r["kind"], r["box"])
                  for r in json.load(open(os.path.join(a.pred, name + ".json")))["regions"]]
-        pairs = sorted(((iou(t[2], p[2]), i, j) for i, t in enumerate(truth) for j, p in enumerate(preds)
-                        if t[0] == p[0] and t[1] == p[1] and iou(t[2], p[2]) >= 0.5), reverse=True)
-        mt, mp = set(), set()
-        for _, i, j in pairs:
-            if i not in mt and j not in mp:
-                mt.add(i)
-                mp.add(j)
+        mt, mp = greedy_match(truth, preds, lambda r: r[0], lambda r: r[1], lambda r: r[2])
         for i, t in enumerate(truth):
             if i in mt or t[1] == "number":
                 continue
