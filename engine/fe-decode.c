@@ -719,19 +719,6 @@ static fe_status fe_batch_recheck(FeStateBuffers *sb, FeBatchRun *run, FeDecodeO
     return FE_OK;
 }
 
-/* The encoder's buffers sized once for the group's rows 0..n_rows-1 (its
- * largest crop), before the first is encoded: growing them as each wider
- * crop came remade the arena (and the serial path's cross K/V in it) up to
- * once per row, each time on fresh pages. */
-static fe_status fe_batch_encoder_reserve(FeStateBuffers *sb, const FeBatchRun *run, int n_rows) {
-    int heights[FE_MAX_BEAM], widths[FE_MAX_BEAM];
-    for (int r = 0; r < n_rows; r++) {
-        heights[r] = run->row[r].height;
-        widths[r] = run->row[r].width;
-    }
-    return fe_model_encoder_reserve(sb, heights, widths, n_rows);
-}
-
 /* One group: images [0, count) of `images`, every candidate a row, at most
  * FE_MAX_BEAM rows. *failed receives the status of the first image that
  * could not be preprocessed or encoded (FE_OK when none), *failed_at its
@@ -743,6 +730,7 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
     const FeRecognizeParams *p = run->p;
     int n_rows = 0, n_images = 0;
     int64_t tokens = 0;
+    int heights[FE_MAX_BEAM], widths[FE_MAX_BEAM];
     fe_status st = FE_OK;
     *failed = FE_OK;
     *failed_at = -1;
@@ -760,13 +748,19 @@ static fe_status fe_recognize_group(FeStateBuffers *sb, FeBatchRun *run, const F
         }
         n_images++;
     }
-    for (int r = 0; r < n_rows; r++)
-        tokens += (int64_t)(run->row[r].height / c->height_stride) *
-                  (run->row[r].width / c->width_stride);
+    for (int r = 0; r < n_rows; r++) {
+        heights[r] = run->row[r].height;
+        widths[r] = run->row[r].width;
+        tokens += (int64_t)(heights[r] / c->height_stride) * (widths[r] / c->width_stride);
+    }
     if (n_rows > 0)
         st = fe_model_batch_reserve(sb, n_rows, tokens);
+    /* The encoder's buffers sized once for all the rows (the largest crop),
+     * before the first is encoded: growing them as each wider crop came
+     * remade the arena (and the serial path's cross K/V in it) up to once
+     * per row, each time on fresh pages. */
     if (st == FE_OK && n_rows > 0)
-        st = fe_batch_encoder_reserve(sb, run, n_rows);
+        st = fe_model_encoder_reserve(sb, heights, widths, n_rows);
     for (int g = 0; st == FE_OK && g < n_images; g++) {
         FeBatchImage *im = &run->image[g];
         if (p->abort_callback && p->abort_callback(p->abort_user_data)) {
