@@ -462,9 +462,8 @@ static fe_status fe_state_prepare_cpu(FeState *state) {
 static int fe_state_initial_rows(FeContext *context) {
     if (strcmp(context->model.device->id, "cpu") != 0)
         return 1;
-    FeStateBuffers probe = {.model = &context->model};
     FeRecognizeParams params = fe_recognize_default_params();
-    return fe_recognize_batch_size(&probe, &params);
+    return fe_recognize_batch_size(&context->model, &params);
 }
 
 fe_status fe_state_new(FeContext *context, FeState **out_state) {
@@ -787,7 +786,7 @@ fe_status fe_recognize(FeState *state, const FeImage *images, size_t n,
         memset(p.rechecked, 0, n * sizeof *p.rechecked);
     /* Greedy: several images (and scale candidates) decoded together
      * (fe-decode.c, docs/model.md); their buffers grow before decoding. */
-    int batch = fe_recognize_batch_size(&state->sb, &p);
+    int batch = fe_recognize_batch_size(state->sb.model, &p);
     if (batch > 1 && n > 0) {
         FE_TRY(fe_state_reserve(state, batch));
         fe_status st = fe_recognize_batched(&state->sb, state->ctx->vocab, state->ctx->n_vocab,

@@ -469,7 +469,7 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
     return FE_OK;
 }
 
-int fe_recognize_batch_size(FeStateBuffers *sb, const FeRecognizeParams *params) {
+int fe_recognize_batch_size(const FeModel *model, const FeRecognizeParams *params) {
     if (!params || params->beam_width > 1 || params->max_batch == 1)
         return 1;
     int want = params->max_batch;
@@ -487,7 +487,7 @@ int fe_recognize_batch_size(FeStateBuffers *sb, const FeRecognizeParams *params)
     if (want <= 1)
         return 1;
     int exact = 0;
-    if (!fe_model_batch_supported(sb, &exact))
+    if (!fe_model_batch_supported(model, &exact))
         return 1;
     if (exact > 0 && want > exact)
         want = exact;

@@ -1053,8 +1053,7 @@ fe_status fe_model_batch_add(FeStateBuffers *sb, int row) {
     return FE_OK;
 }
 
-bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows) {
-    const FeModel *m = sb->model;
+bool fe_model_batch_supported(const FeModel *m, int *exact_rows) {
     const FeModelConfig *c = &m->cfg;
     if (exact_rows)
         *exact_rows = 0;

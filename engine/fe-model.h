@@ -226,7 +226,7 @@ fe_status fe_model_decode_step_rows(FeStateBuffers *sb, const int32_t *ids, int 
  * has FE_OP_ATTENTION_ROWS), and for how many rows the per-row results stay
  * those of a serial decode: *exact_rows (0 = no such promise, e.g. a GPU
  * whose GEMM picks its algorithm by shape). */
-bool fe_model_batch_supported(FeStateBuffers *sb, int *exact_rows);
+bool fe_model_batch_supported(const FeModel *model, int *exact_rows);
 /* Device bytes of the state's buffers (encoder, decoder, batch). */
 uint64_t fe_state_buffers_device_bytes(const FeStateBuffers *sb);
 
@@ -348,12 +348,12 @@ fe_status fe_decode_greedy_batch(FeStateBuffers *sb, const FeDecodeOptions *opt,
 fe_status fe_recognize_batched(FeStateBuffers *sb, char *const *vocab, int n_vocab,
                                const FeCalibration *calibration, const FeImage *images, size_t n, const FeRecognizeParams *p,
                                int max_batch, FeResult *results);
-/* The batch size fe_recognize uses for params->max_batch on this state:
+/* The batch size fe_recognize uses for params->max_batch with this model:
  * 1 = serial. 0 asks for the engine default (FE_DEFAULT_MAX_BATCH, or the
  * environment's FE_MAX_BATCH); capped by FE_MAX_BEAM, by the rows the CPU
  * computes exactly (fe_cpu_matmul_exact_rows) and to 1 when the device has
  * no per-row cross-attention (a CUDA module without FE_OP_ATTENTION_ROWS). */
-int fe_recognize_batch_size(FeStateBuffers *sb, const FeRecognizeParams *params);
+int fe_recognize_batch_size(const FeModel *model, const FeRecognizeParams *params);
 #define FE_DEFAULT_MAX_BATCH 8
 /* fe_recognize's glyph-scale search (FeRecognizeParams.scale_candidates),
  * shared by the serial and the batched path: the candidates span the

@@ -669,7 +669,7 @@ test_state_rows_once (void)
   g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
   FeStateBuffers *sb = fe_state_buffers (st);
   FeRecognizeParams rp = fe_recognize_default_params ();
-  int batch = fe_recognize_batch_size (sb, &rp);
+  int batch = fe_recognize_batch_size (sb->model, &rp);
   g_assert_cmpint (batch, >, 1);
   g_assert_cmpint (sb->beam_capacity, ==, batch);
   g_assert_cmpuint (sb->n_decoder_allocs, ==, 1);
@@ -747,24 +747,24 @@ test_batch_size (void)
   g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
   FeStateBuffers *sb = fe_state_buffers (st);
   int exact = 0;
-  g_assert_true (fe_model_batch_supported (sb, &exact));
+  g_assert_true (fe_model_batch_supported (sb->model, &exact));
   g_assert_cmpint (exact, >=, 4);
   FeRecognizeParams rp = fe_recognize_default_params ();
   g_assert_cmpint (rp.max_batch, ==, 0);
   g_unsetenv ("FE_MAX_BATCH");
-  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, MIN (FE_DEFAULT_MAX_BATCH, exact));
+  g_assert_cmpint (fe_recognize_batch_size (sb->model, &rp), ==, MIN (FE_DEFAULT_MAX_BATCH, exact));
   g_setenv ("FE_MAX_BATCH", "3", TRUE);
-  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 3);
+  g_assert_cmpint (fe_recognize_batch_size (sb->model, &rp), ==, 3);
   g_setenv ("FE_MAX_BATCH", "junk", TRUE);
-  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, MIN (FE_DEFAULT_MAX_BATCH, exact));
+  g_assert_cmpint (fe_recognize_batch_size (sb->model, &rp), ==, MIN (FE_DEFAULT_MAX_BATCH, exact));
   g_unsetenv ("FE_MAX_BATCH");
   rp.max_batch = 1000;
-  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, MIN (FE_MAX_BEAM, exact));
+  g_assert_cmpint (fe_recognize_batch_size (sb->model, &rp), ==, MIN (FE_MAX_BEAM, exact));
   rp.max_batch = 1;
-  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 1);
+  g_assert_cmpint (fe_recognize_batch_size (sb->model, &rp), ==, 1);
   rp.max_batch = 8;
   rp.beam_width = 2;
-  g_assert_cmpint (fe_recognize_batch_size (sb, &rp), ==, 1);
+  g_assert_cmpint (fe_recognize_batch_size (sb->model, &rp), ==, 1);
   fe_state_free (st);
   /* a negative max_batch is refused */
   rp = fe_recognize_default_params ();
@@ -803,19 +803,16 @@ test_fallback_without_op (void)
   g_assert_cmpint (fe_weights_open (path, NULL, &wf), ==, FE_OK);
   FeModel model;
   g_assert_cmpint (fe_model_load (&model, wf, &device), ==, FE_OK);
-  FeStateBuffers sb;
-  g_assert_cmpint (fe_state_buffers_init (&sb, &model, 1), ==, FE_OK);
   int exact = -1;
-  g_assert_false (fe_model_batch_supported (&sb, &exact));
+  g_assert_false (fe_model_batch_supported (&model, &exact));
   FeRecognizeParams rp = fe_recognize_default_params ();
   rp.max_batch = 8;
-  g_assert_cmpint (fe_recognize_batch_size (&sb, &rp), ==, 1);
+  g_assert_cmpint (fe_recognize_batch_size (&model, &rp), ==, 1);
   /* the same model on the CPU batches */
   FeState *st = NULL;
   g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
-  g_assert_cmpint (fe_recognize_batch_size (fe_state_buffers (st), &rp), ==, 8);
+  g_assert_cmpint (fe_recognize_batch_size (fe_state_buffers (st)->model, &rp), ==, 8);
   fe_state_free (st);
-  fe_state_buffers_free (&sb);
   fe_model_free (&model);
   fe_weights_close (wf);
 }
