@@ -808,10 +808,13 @@ test_fallback_without_op (void)
   FeRecognizeParams rp = fe_recognize_default_params ();
   rp.max_batch = 8;
   g_assert_cmpint (fe_recognize_batch_size (&model, &rp), ==, 1);
-  /* the same model on the CPU batches */
+  /* the same model on the CPU batches, up to the rows the CPU computes
+   * exactly (4 without AVX-512) */
   FeState *st = NULL;
   g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
-  g_assert_cmpint (fe_recognize_batch_size (fe_state_buffers (st)->model, &rp), ==, 8);
+  const FeModel *on_cpu = fe_state_buffers (st)->model;
+  g_assert_true (fe_model_batch_supported (on_cpu, &exact));
+  g_assert_cmpint (fe_recognize_batch_size (on_cpu, &rp), ==, MIN (8, exact));
   fe_state_free (st);
   fe_model_free (&model);
   fe_weights_close (wf);
