@@ -333,6 +333,27 @@ static void fe_expect_mlp(FeExpectedList *l, const char *prefix, int64_t d, int6
     fe_expect_linear(l, name, d, ff);
 }
 
+/* The pre-norm blocks of a transformer layer under "<layer>.": a LayerNorm
+ * and the attention it feeds, or a LayerNorm and the MLP (the model's loader
+ * walks the same blocks, fe-model.c). */
+static void fe_expect_attention_block(FeExpectedList *l, const char *layer, const char *norm_part,
+                                      const char *attn_part, int64_t d) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", layer, norm_part);
+    fe_expect_norm(l, name, d);
+    snprintf(name, sizeof name, "%s.%s", layer, attn_part);
+    fe_expect_attention(l, name, d);
+}
+
+static void fe_expect_mlp_block(FeExpectedList *l, const char *layer, const char *norm_part,
+                                int64_t d, int64_t ff) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", layer, norm_part);
+    fe_expect_norm(l, name, d);
+    snprintf(name, sizeof name, "%s.mlp", layer);
+    fe_expect_mlp(l, name, d, ff);
+}
+
 FeExpectedTensor *fe_model_expected_tensors(const FeModelConfig *cfg, size_t *n) {
     FeExpectedList l = {0};
     char prefix[64];
@@ -353,31 +374,18 @@ FeExpectedTensor *fe_model_expected_tensors(const FeModelConfig *cfg, size_t *n)
     }
     fe_expect_linear(&l, "enc.proj", d, c_in);
     for (int i = 0; i < cfg->enc_layers; i++) {
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.ln1", i);
-        fe_expect_norm(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.attn", i);
-        fe_expect_attention(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.ln2", i);
-        fe_expect_norm(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.mlp", i);
-        fe_expect_mlp(&l, prefix, d, ff);
+        snprintf(prefix, sizeof prefix, "enc.layers.%d", i);
+        fe_expect_attention_block(&l, prefix, "ln1", "attn", d);
+        fe_expect_mlp_block(&l, prefix, "ln2", d, ff);
     }
     fe_expect_norm(&l, "enc.norm", d);
     fe_expect(&l, false, 2, FE_SHAPE(vocab, d), "dec.tok_emb.weight");
     fe_expect(&l, false, 2, FE_SHAPE(cfg->max_tokens, d), "dec.pos_emb.weight");
     for (int i = 0; i < cfg->dec_layers; i++) {
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln1", i);
-        fe_expect_norm(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.self_attn", i);
-        fe_expect_attention(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln2", i);
-        fe_expect_norm(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.cross_attn", i);
-        fe_expect_attention(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln3", i);
-        fe_expect_norm(&l, prefix, d);
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp", i);
-        fe_expect_mlp(&l, prefix, d, ff);
+        snprintf(prefix, sizeof prefix, "dec.layers.%d", i);
+        fe_expect_attention_block(&l, prefix, "ln1", "self_attn", d);
+        fe_expect_attention_block(&l, prefix, "ln2", "cross_attn", d);
+        fe_expect_mlp_block(&l, prefix, "ln3", d, ff);
     }
     fe_expect_norm(&l, "dec.norm", d);
     /* A tied PyTorch model's state_dict lists the shared matrix under both

@@ -236,6 +236,31 @@ static fe_status fe_loader_attention(FeLoader *ld, FeAttentionWeights *a, const 
     return FE_OK;
 }
 
+/* The pre-norm blocks a transformer layer is made of, under "<layer>.": a
+ * LayerNorm and the attention it feeds, or a LayerNorm and the MLP. An
+ * encoder layer is ln1 + attn, ln2 + mlp; a decoder layer ln1 + self_attn,
+ * ln2 + cross_attn, ln3 + mlp (the names fe_model_expected_tensors checks). */
+static fe_status fe_loader_attention_block(FeLoader *ld, const char *layer, const char *norm_part,
+                                           FeNorm *norm, const char *attn_part,
+                                           FeAttentionWeights *attn, int d) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", layer, norm_part);
+    FE_TRY(fe_loader_norm(ld, norm, name, d));
+    snprintf(name, sizeof name, "%s.%s", layer, attn_part);
+    return fe_loader_attention(ld, attn, name, d);
+}
+
+static fe_status fe_loader_mlp_block(FeLoader *ld, const char *layer, const char *norm_part,
+                                     FeNorm *norm, FeLinear *fc1, FeLinear *fc2, int d, int d_ff) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.%s", layer, norm_part);
+    FE_TRY(fe_loader_norm(ld, norm, name, d));
+    snprintf(name, sizeof name, "%s.mlp.fc1", layer);
+    FE_TRY(fe_loader_linear(ld, fc1, name, d_ff, d));
+    snprintf(name, sizeof name, "%s.mlp.fc2", layer);
+    return fe_loader_linear(ld, fc2, name, d, d_ff);
+}
+
 /* Conv + BatchNorm (eval) -> one conv with bias (docs/model.md):
  * s = gamma / sqrt(var + eps), W' = W s, b' = (b - mean) s + beta. */
 static fe_status fe_loader_conv(FeLoader *ld, FeModel *m, int i, int c_in, int c_out) {
@@ -313,37 +338,22 @@ static fe_status fe_model_walk(FeLoader *ld, FeModel *m) {
     FE_TRY(fe_loader_linear(ld, &m->enc_proj, "enc.proj", d, c_in));
     for (int l = 0; l < c->enc_layers; l++) {
         FeEncoderLayer *L = &m->enc[l];
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.ln1", l);
-        FE_TRY(fe_loader_norm(ld, &L->ln1, prefix, d));
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.attn", l);
-        FE_TRY(fe_loader_attention(ld, &L->attn, prefix, d));
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.ln2", l);
-        FE_TRY(fe_loader_norm(ld, &L->ln2, prefix, d));
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.mlp.fc1", l);
-        FE_TRY(fe_loader_linear(ld, &L->fc1, prefix, c->d_ff, d));
-        snprintf(prefix, sizeof prefix, "enc.layers.%d.mlp.fc2", l);
-        FE_TRY(fe_loader_linear(ld, &L->fc2, prefix, d, c->d_ff));
+        snprintf(prefix, sizeof prefix, "enc.layers.%d", l);
+        FE_TRY(fe_loader_attention_block(ld, prefix, "ln1", &L->ln1, "attn", &L->attn, d));
+        FE_TRY(fe_loader_mlp_block(ld, prefix, "ln2", &L->ln2, &L->fc1, &L->fc2, d, c->d_ff));
     }
     FE_TRY(fe_loader_norm(ld, &m->enc_norm, "enc.norm", d));
     FE_TRY(fe_loader_tensor(ld, &m->tok_emb, "dec.tok_emb.weight", 2, c->vocab_size, d));
     FE_TRY(fe_loader_tensor(ld, &m->pos_emb, "dec.pos_emb.weight", 2, c->max_tokens, d));
     for (int l = 0; l < c->dec_layers; l++) {
         FeDecoderLayer *L = &m->dec[l];
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln1", l);
-        FE_TRY(fe_loader_norm(ld, &L->ln1, prefix, d));
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.self_attn", l);
-        FE_TRY(fe_loader_attention(ld, &L->self_attn, prefix, d));
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln2", l);
-        FE_TRY(fe_loader_norm(ld, &L->ln2, prefix, d));
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.cross_attn", l);
-        FE_TRY(fe_loader_attention(ld, &L->cross_attn, prefix, d));
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.ln3", l);
-        FE_TRY(fe_loader_norm(ld, &L->ln3, prefix, d));
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp.fc1", l);
-        FE_TRY(fe_loader_linear(ld, &L->fc1, prefix, c->d_ff, d));
-        snprintf(prefix, sizeof prefix, "dec.layers.%d.mlp.fc2", l);
-        FE_TRY(fe_loader_linear(ld, &L->fc2, prefix, d, c->d_ff));
-        }
+        snprintf(prefix, sizeof prefix, "dec.layers.%d", l);
+        FE_TRY(fe_loader_attention_block(ld, prefix, "ln1", &L->ln1, "self_attn", &L->self_attn,
+                                         d));
+        FE_TRY(fe_loader_attention_block(ld, prefix, "ln2", &L->ln2, "cross_attn", &L->cross_attn,
+                                         d));
+        FE_TRY(fe_loader_mlp_block(ld, prefix, "ln3", &L->ln3, &L->fc1, &L->fc2, d, c->d_ff));
+    }
     FE_TRY(fe_loader_norm(ld, &m->dec_norm, "dec.norm", d));
     if (c->tie_embeddings) {
         if (ld->buffer)
