@@ -256,6 +256,29 @@ static fe_status fe_check_no_alias(const FeOpDesc *op, int n) {
     return FE_OK;
 }
 
+/* The op as described has no kernel on the device. MATMUL and CONV3X3 are
+ * refused for their weights' dtype (bf16 matrices on a CPU without
+ * AVX512_BF16); any other op is named with its operands' dtypes, since its
+ * src[1] is no weight (ATTENTION_ROWS' keys on a CUDA module older than the
+ * op, TOPK's indices). */
+static fe_status fe_unsupported(const FeOpDesc *op, const FeDevice *dev) {
+    const char *name = fe_op_name(op->op);
+    if (op->op == FE_OP_MATMUL || op->op == FE_OP_CONV3X3) {
+        const FeTensor *w = op->src[1] ? op->src[1] : op->src[0];
+        return fe_set_error(FE_ERR_UNSUPPORTED, "%s: device %s cannot run it with %s weights",
+                            name, dev->id, fe_dtype_name(w->dtype));
+    }
+    char inputs[96] = "";
+    size_t used = 0;
+    for (int i = 0; i < 6 && used < sizeof inputs; i++)
+        if (op->src[i])
+            used += (size_t)snprintf(inputs + used, sizeof inputs - used, "%s%s",
+                                     used ? ", " : "", fe_dtype_name(op->src[i]->dtype));
+    return fe_set_error(FE_ERR_UNSUPPORTED,
+                        "%s: device %s has no kernel for it (%s output; %s inputs)", name, dev->id,
+                        fe_dtype_name(op->dst->dtype), inputs);
+}
+
 fe_status fe_op_compute(const FeOpDesc *op) {
     if (!op || (unsigned)op->op >= FE_OP_COUNT)
         return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_op_compute: no op or unknown op");
@@ -306,11 +329,8 @@ fe_status fe_op_compute(const FeOpDesc *op) {
     }
 
     FeDevice *dev = fe_tensor_device(op->dst);
-    if (dev->backend->supports_op && !dev->backend->supports_op(dev, op)) {
-        const FeTensor *w = op->src[1] ? op->src[1] : op->src[0];
-        return fe_set_error(FE_ERR_UNSUPPORTED, "%s: device %s cannot run it with %s weights",
-                            name, dev->id, fe_dtype_name(w->dtype));
-    }
+    if (dev->backend->supports_op && !dev->backend->supports_op(dev, op))
+        return fe_unsupported(op, dev);
     return dev->backend->compute(dev, op);
 }
 

@@ -785,6 +785,45 @@ no_rows_supports_op (FeDevice *dev, const FeOpDesc *op)
   return op->op != FE_OP_ATTENTION_ROWS;
 }
 
+static FeDevice *
+no_rows_device (void)
+{
+  static FeBackend backend;
+  static FeDevice device;
+  backend = *fe_cpu_device ()->backend;
+  backend.name = "norows";
+  backend.supports_op = no_rows_supports_op;
+  device = (FeDevice) { .backend = &backend, .index = 0, .id = "norows:0" };
+  return &device;
+}
+
+/* That device refuses the op naming itself and the operands: the op has no
+ * weights, so none of their dtypes is to blame (the message said "cannot
+ * run it with f32 weights", the keys' dtype). */
+static void
+test_unsupported_op_message (void)
+{
+  FeBuffer *buf = NULL;
+  g_assert_cmpint (fe_buffer_new (no_rows_device (), 4096, &buf), ==, FE_OK);
+  memset (buf->data, 0, buf->size);
+  FeTensor q, k, v, y, spans;
+  int64_t sq[3] = { 1, 1, 8 }, skv[2] = { 4, 8 }, ss[2] = { 1, 2 };
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 3, sq, "q", &q), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 3, sq, "y", &y), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 2, skv, "k", &k), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 2, skv, "v", &v), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_I32, 2, ss, "spans", &spans), ==, FE_OK);
+  const int32_t sp[2] = { 0, 4 };
+  memcpy (fe_tensor_data (&spans), sp, sizeof sp);
+  g_assert_cmpint (fe_attention_rows (&y, &q, &k, &v, &spans, 2, 4), ==, FE_ERR_UNSUPPORTED);
+  g_assert_cmpstr (fe_last_error (), ==,
+                   "fe_attention_rows: device norows:0 has no kernel for it "
+                   "(f32 output; f32, f32, f32, i32 inputs)");
+  /* an op it has runs */
+  g_assert_cmpint (fe_attention (&y, &q, &q, &q, 2, 1, false, 0), ==, FE_OK);
+  fe_buffer_free (buf);
+}
+
 static void
 test_fallback_without_op (void)
 {
@@ -793,16 +832,11 @@ test_fallback_without_op (void)
                                             "formulate-v1.safetensors", NULL);
   if (!have_shipped ())
     return;
-  static FeBackend backend;
-  static FeDevice device;
-  backend = *fe_cpu_device ()->backend;
-  backend.name = "norows";
-  backend.supports_op = no_rows_supports_op;
-  device = (FeDevice) { .backend = &backend, .index = 0, .id = "norows:0" };
+  FeDevice *device = no_rows_device ();
   FeWeightFile *wf = NULL;
   g_assert_cmpint (fe_weights_open (path, NULL, &wf), ==, FE_OK);
   FeModel model;
-  g_assert_cmpint (fe_model_load (&model, wf, &device), ==, FE_OK);
+  g_assert_cmpint (fe_model_load (&model, wf, device), ==, FE_OK);
   int exact = -1;
   g_assert_false (fe_model_batch_supported (&model, &exact));
   FeRecognizeParams rp = fe_recognize_default_params ();
@@ -1025,6 +1059,7 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/batch/batch-size", test_batch_size);
   g_test_add_func ("/engine/batch/state-rows-once", test_state_rows_once);
   g_test_add_func ("/engine/batch/group-encoder-once", test_group_encoder_once);
+  g_test_add_func ("/engine/batch/unsupported-op-message", test_unsupported_op_message);
   g_test_add_func ("/engine/batch/fallback-without-op", test_fallback_without_op);
   g_test_add_func ("/engine/batch/equals-serial", test_equals_serial);
   g_test_add_func ("/engine/batch/length-limit-repetition", test_length_limit);
