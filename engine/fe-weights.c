@@ -422,8 +422,9 @@ static fe_status fe_weights_read_sidecar(FeWeightFile *wf, const char *path) {
         return fe_set_error(FE_ERR_IO, "cannot read sidecar %s: %s", path, strerror(err));
     }
     if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        int err = errno; /* before fclose, which may set errno */
         fclose(f);
-        return fe_set_error(FE_ERR_IO, "cannot read sidecar %s: %s", path, strerror(errno));
+        return fe_set_error(FE_ERR_IO, "cannot read sidecar %s: %s", path, strerror(err));
     }
     if ((unsigned long)size > FE_SIDECAR_MAX_BYTES) {
         fclose(f);
