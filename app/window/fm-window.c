@@ -205,10 +205,17 @@ fm_window_get_current_tab (FmWindow *self)
   return page ? FM_DOCUMENT_TAB (adw_tab_page_get_child (page)) : NULL;
 }
 
+/* The tab view exists once the first document opens (ensure_documents). */
+static int
+n_tab_pages (FmWindow *self)
+{
+  return self->tab_view != NULL ? adw_tab_view_get_n_pages (self->tab_view) : 0;
+}
+
 guint
 fm_window_get_n_tabs (FmWindow *self)
 {
-  return (guint) adw_tab_view_get_n_pages (self->tab_view);
+  return (guint) n_tab_pages (self);
 }
 
 static void
@@ -573,6 +580,32 @@ tab_detected (FmDocumentTab *tab, FmWindow *self)
   update_status (self);
 }
 
+static void selected_page_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self);
+static void n_pages_changed (AdwTabView *view, GParamSpec *pspec, FmWindow *self);
+
+/* The documents page (tab bar and tab view) is built when the first document
+ * opens, not with the window: the empty window never shows it, but the main
+ * stack, homogeneous, would style and measure it for the first frame. */
+static void
+ensure_documents (FmWindow *self)
+{
+  GtkWidget *box, *tab_bar;
+
+  if (self->tab_view != NULL)
+    return;
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  tab_bar = GTK_WIDGET (adw_tab_bar_new ());
+  self->tab_view = adw_tab_view_new ();
+  gtk_widget_set_vexpand (GTK_WIDGET (self->tab_view), TRUE);
+  adw_tab_bar_set_view (ADW_TAB_BAR (tab_bar), self->tab_view);
+  gtk_box_append (GTK_BOX (box), tab_bar);
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->tab_view));
+  g_signal_connect (self->tab_view, "notify::selected-page", G_CALLBACK (selected_page_changed), self);
+  g_signal_connect (self->tab_view, "notify::n-pages", G_CALLBACK (n_pages_changed), self);
+  g_signal_connect (self->tab_view, "close-page", G_CALLBACK (tab_closing), self);
+  gtk_stack_add_named (GTK_STACK (self->main_stack), box, "documents");
+}
+
 static void
 open_file_with_password (FmWindow *self, GFile *file, const char *password)
 {
@@ -580,6 +613,7 @@ open_file_with_password (FmWindow *self, GFile *file, const char *password)
   AdwTabPage *page;
   g_autofree char *name = g_file_get_basename (file);
 
+  ensure_documents (self);
   /* A file already open is shown, not opened twice. */
   for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
     {
@@ -1245,7 +1279,7 @@ thumbnails_action (GtkWidget *widget, const char *name, GVariant *parameter)
   gboolean visible = !g_settings_get_boolean (self->settings, "show-thumbnails");
 
   g_settings_set_boolean (self->settings, "show-thumbnails", visible);
-  for (int i = 0; i < adw_tab_view_get_n_pages (self->tab_view); i++)
+  for (int i = 0; i < n_tab_pages (self); i++)
     fm_document_tab_set_thumbnails_visible (
       FM_DOCUMENT_TAB (adw_tab_page_get_child (adw_tab_view_get_nth_page (self->tab_view, i))), visible);
   gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (self->thumbnails_button), visible);
@@ -1830,6 +1864,10 @@ fm_window_dispose (GObject *object)
   if (self->chooser != NULL)
     gtk_native_dialog_destroy (GTK_NATIVE_DIALOG (self->chooser));
   g_clear_object (&self->chooser);
+  /* Not a template child (ensure_documents), but the stack's: NULL tells the
+   * tabs' callbacks during the stack's disposal that the window is going, as
+   * gtk_widget_dispose_template() does for the template's children. */
+  self->tab_view = NULL;
   gtk_widget_dispose_template (GTK_WIDGET (self), FM_TYPE_WINDOW);
   g_clear_object (&self->worker);
   g_clear_object (&self->settings);
@@ -1880,7 +1918,6 @@ fm_window_class_init (FmWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, FmWindow, recognize_button);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, main_stack);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, recent_list);
-  gtk_widget_class_bind_template_child (widget_class, FmWindow, tab_view);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, status_label);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, progress_box);
   gtk_widget_class_bind_template_child (widget_class, FmWindow, progress_label);
@@ -1963,9 +2000,6 @@ fm_window_init (FmWindow *self)
   g_object_unref (factory);
   g_signal_connect (self->device_dropdown, "notify::selected", G_CALLBACK (device_selected), self);
 
-  g_signal_connect (self->tab_view, "notify::selected-page", G_CALLBACK (selected_page_changed), self);
-  g_signal_connect (self->tab_view, "notify::n-pages", G_CALLBACK (n_pages_changed), self);
-  g_signal_connect (self->tab_view, "close-page", G_CALLBACK (tab_closing), self);
   g_signal_connect (self->page_entry, "activate", G_CALLBACK (page_entry_activate), self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

@@ -8,6 +8,7 @@
 #include "fm-early-open.h"
 #include "fm-software-gl.h"
 #include "fm-startup-log.h"
+#include "formulate-theme-shadow.h"
 
 /* After GApplication's startup, where GTK opened the display and read them:
  * programs started from the window (the web preview's process, a file
@@ -30,6 +31,33 @@ restore_environment (GApplication *app, gpointer data)
     g_timeout_add (20, restore_environment_cb, NULL);
 }
 
+/* GTK parses its default theme ("Default") when GtkSettings is made, in
+ * GtkApplication's startup, and libadwaita's style manager replaces it a
+ * moment later with its empty one ("Adwaita-empty") and its own stylesheet,
+ * whenever GTK_THEME is unset (AdwStyleManager): that parse, 81 of
+ * the 590 million instructions before the empty window's first frame
+ * (callgrind, docs/gui.md "Start-up and memory"), was thrown away. Until the
+ * application's startup is done, empty stylesheets stand in for the default
+ * theme's (fm-theme-shadow.gresource.xml; GLib looks a path up in the most
+ * recently registered resource first). Not through GTK_THEME: setenv() races
+ * the threads GTK starts with the display. A GTK_THEME the user set is kept,
+ * by libadwaita and by GTK, so its theme is read as before. */
+static gboolean
+shadow_default_theme (void)
+{
+  if (g_getenv ("GTK_THEME") != NULL)
+    return FALSE;
+  formulate_theme_shadow_register_resource ();
+  return TRUE;
+}
+
+/* After libadwaita's startup: any later theme change reads GTK's own. */
+static void
+unshadow_default_theme (GApplication *app, gpointer data)
+{
+  formulate_theme_shadow_unregister_resource ();
+}
+
 int
 main (int argc, char **argv)
 {
@@ -49,6 +77,8 @@ main (int argc, char **argv)
   fm_early_open_start (argc, argv);
   if (gl_avoided)
     g_signal_connect_after (app, "startup", G_CALLBACK (restore_environment), NULL);
+  if (shadow_default_theme ())
+    g_signal_connect_after (app, "startup", G_CALLBACK (unshadow_default_theme), NULL);
   int status = g_application_run (G_APPLICATION (app), argc, argv);
   /* The window is gone, but a page render, detection or search may still be
    * inside Poppler on a GTask thread: let it finish before exit() destroys
