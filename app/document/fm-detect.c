@@ -3162,6 +3162,11 @@ quad_in_formula (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, 
   if (mr->script || l->ink || r->ink || l->ext || r->ext || !(ws > 0 && ws < 0.6 * em) || l->c == '.' ||
       l->c == ':' || !v_overlap_enough (&l->r, &r->r, 0.3))
     return FALSE;
+  /* nothing in the gap: a subscript's neighbour is measured from the
+   * subscript, and a wider superscript above it can fill an em before a
+   * word space and the next formula (z_1^{3/2} $R^{n_e}$, fresh seed 1061) */
+  if (!ink_gap_empty (ic->pc->ink, &l->r, &r->r))
+    return FALSE;
   /* (math's comma puts a thin space before the quad: 1.14-1.17 em) */
   if (l->c == ',' || l->c == ';')
     return gap > 1.1 * em && gap < 1.2 * em;
