@@ -531,6 +531,32 @@ bold_phrase (const Glyph *g, int n, int i)
   return FALSE;
 }
 
+/* Whether the upright word g[i..j) is a function name followed by
+ * script-sized letters glued to its end: \mathop{\mathrm{colim}}\nolimits_i
+ * and \max_k in fonts whose math letters are the text italic come as one
+ * word "colimi", whose name is "colim". */
+static gboolean
+scripted_function_name (const Glyph *g, int i, int j)
+{
+  char name[16];
+  int nl = 0, e = i;
+  double top = 0;
+
+  for (int k = i; k < j; k++)
+    top = MAX (top, g[k].size);
+  while (e < j && g[e].size >= 0.85 * top)
+    e++;
+  if (e == j || e < i + 2)
+    return FALSE;
+  for (int k = e; k < j; k++)
+    if (g[k].size >= 0.85 * top)
+      return FALSE;
+  for (int k = i; k < e && nl < (int) sizeof name - 6; k++)
+    nl += g_unichar_to_utf8 (g[k].c, name + nl);
+  name[nl] = '\0';
+  return fm_word_is_math_function (name);
+}
+
 /* Word-level decisions: upright function names are neutral; a short italic
  * word on its own is a weak seed, a longer italic word or an italic phrase is
  * emphasis. */
@@ -594,7 +620,9 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
           else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
                      (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
-                   ((j - i <= 7 && fm_word_is_math_function (word)) || upright_word_in_math (g, n, i, j, script, body_em) ||
+                   ((j - i <= 7 && fm_word_is_math_function (word)) ||
+                    (j - i <= 9 && scripted_function_name (g, i, j)) ||
+                    upright_word_in_math (g, n, i, j, script, body_em) ||
                     script_text_continues (g, i, j, script_text_end)))
             {
               for (int k = i; k < j; k++)
@@ -3116,6 +3144,35 @@ comma_in_brackets (const InlineCtx *ic, int li, int ri, double gap, double em)
 }
 
 /* Whether the line neighbours li (left) and ri of math join. */
+/* Whether the gap between line neighbours l and r is a \quad inside one
+ * formula (u(t-a) \quad (a \geq 0), \frac{dA}{dt} = -10A, \quad A(0)=5):
+ * 1 em between the glyphs' advance boxes (Poppler's boxes: 0.999-1.000
+ * em in Charter, Fira, Bonum, Euler; after a script \scriptspace on top,
+ * 1.07 em in Charter),
+ * where the line's word spaces are far narrower - a
+ * line stretched until its word space is an em could put one between two
+ * formulas. A sentence's full stop ends the formula before it. */
+static gboolean
+quad_in_formula (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l, const Glyph *r,
+                 double gap, double em)
+{
+  double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
+
+  /* (boxes fitted to ink have no advance: their gaps are no glue) */
+  if (mr->script || l->ink || r->ink || l->ext || r->ext || !(ws > 0 && ws < 0.6 * em) || l->c == '.' ||
+      l->c == ':' || !v_overlap_enough (&l->r, &r->r, 0.3))
+    return FALSE;
+  /* nothing in the gap: a subscript's neighbour is measured from the
+   * subscript, and a wider superscript above it can fill an em before a
+   * word space and the next formula (z_1^{3/2} $R^{n_e}$, fresh seed 1061) */
+  if (!ink_gap_empty (ic->pc->ink, &l->r, &r->r))
+    return FALSE;
+  /* (math's comma puts a thin space before the quad: 1.14-1.17 em) */
+  if (l->c == ',' || l->c == ';')
+    return gap > 1.1 * em && gap < 1.2 * em;
+  return gap > 0.97 * em && gap < (ml->script ? 1.1 : 1.03) * em;
+}
+
 static gboolean
 inline_pair_join (const InlineCtx *ic, int li, int ri)
 {
@@ -3155,6 +3212,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))
     join = TRUE;
   /* the words of a script of text (F_{\text{A on B}}, made neutral by
    * script_text_continues()): a script-size word space apart */
@@ -3560,6 +3619,66 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
   if (lg < 1.0 * em || rg < 1.0 * em)
     return FALSE;
   return fabs (lg - rg) < 1.5 * em || (lg >= 2.0 * em && rg >= 2.5 * em);
+}
+
+/* Whether the chunks members[0..nm) of one line are formulas joined by
+ * words set a \qquad apart (\qquad \text{and} \qquad): a display as wide
+ * as the column, which line_is_set_off() cannot tell from a text line.
+ * Chunks that overlap or nearly touch (a fraction's parts, an integral and
+ * its limits) are one part of the line. Running text has no gap of 1.5 em
+ * inside a line, so two parts of math and, between them, only short parts
+ * of words, each 1.5 em or more from a neighbour (\qquad \text{whenever}
+ * \quad) and 0.9 em from the other, are one display line. */
+static gboolean
+formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double em)
+{
+  const Chunk **row = g_new (const Chunk *, nm + 1);
+  /* the parts: extent and glyph counts */
+  double *x0 = g_new (double, nm + 1), *x1 = g_new (double, nm + 1);
+  int *math = g_new0 (int, nm + 1), *text = g_new0 (int, nm + 1), *total = g_new0 (int, nm + 1);
+  int np = 0, n_math = 0, n_words = 0;
+  gboolean ok = TRUE;
+
+  for (int k = 0; k < nm; k++)
+    row[k] = &g_array_index (pc->chunks, Chunk, members[k]);
+  /* by x (a line has few chunks) */
+  for (int a = 1; a < nm; a++)
+    for (int b = a; b > 0 && row[b]->box.x0 < row[b - 1]->box.x0; b--)
+      {
+        const Chunk *t = row[b];
+        row[b] = row[b - 1];
+        row[b - 1] = t;
+      }
+  for (int k = 0; k < nm; k++)
+    {
+      const Chunk *o = row[k];
+      if (np == 0 || o->box.x0 > x1[np - 1] + 0.9 * em)
+        {
+          x0[np] = o->box.x0;
+          x1[np++] = o->box.x1;
+        }
+      x1[np - 1] = MAX (x1[np - 1], o->box.x1);
+      math[np - 1] += o->n_strong + o->n_weak;
+      text[np - 1] += o->n_text;
+      total[np - 1] += o->end - o->start;
+    }
+  for (int k = 0; ok && k < np; k++)
+    {
+      if (math[k] >= 2 && text[k] * 4 <= total[k])
+        n_math++;
+      else if (math[k] == 0 && text[k] > 0 && total[k] <= 12 && k > 0 && k < np - 1 &&
+               MAX (x0[k] - x1[k - 1], x0[k + 1] - x1[k]) >= 1.5 * em)
+        n_words++;
+      else
+        ok = FALSE;
+    }
+  g_free (row);
+  g_free (x0);
+  g_free (x1);
+  g_free (math);
+  g_free (text);
+  g_free (total);
+  return ok && n_math >= 2 && n_words >= 1;
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
@@ -4092,7 +4211,8 @@ display_lines_with_text (PageCtx *pc)
           all_display &= o->is_display;
         }
       if (all_display || math < 2 || n_text * 5 > total * 3 ||
-          !line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em))
+          !(line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
+            formulas_joined_by_words (pc, members, nm, ch->em)))
         continue;
       for (int k = 0; k < nm; k++)
         {

@@ -44,3 +44,7 @@ $gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-palatino
 $gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-newtx --fonts newtx
 $gen --body "$dir/cls-commas.body.tex" --out "$dir" --prefix cls-commas-xe --engine xelatex --fonts xits-math
 $gen --body "$dir/cls-overfull.body.tex" --out "$dir" --prefix cls-overfull-euler --twocolumn --class amsart --fonts euler
+$gen --body "$dir/cls-quads.body.tex" --out "$dir" --prefix cls-quads-charter --fonts charter
+$gen --body "$dir/cls-quads.body.tex" --out "$dir" --prefix cls-quads-xe --engine xelatex --fonts fira-math
+$gen --body "$dir/cls-quads.body.tex" --out "$dir" --prefix cls-quads-lua --engine lualatex --fonts termes-math
+$gen --body "$dir/cls-opsub.body.tex" --out "$dir" --prefix cls-opsub-times --fonts times
