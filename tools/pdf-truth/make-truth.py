@@ -645,6 +645,11 @@ def write_truth(name, aux, doc, out_dir, info):
         x1 = x_bp + float(wd) * BP_PER_PT
         top = page_h - (y_bp + float(ht) * BP_PER_PT)
         bottom = page_h - (y_bp - float(dp) * BP_PER_PT)
+        if bottom <= top:
+            # A corpus "formula" of spacing only (`\qquad\quad`) has a width but no
+            # height and no ink: no detector can find it and score.py refuses an empty
+            # box. Left out here so that the documents themselves stay as drawn.
+            continue
         region = {"page": int(page), "kind": kind,
                   "box": [round(x0, 2), round(top, 2), round(x1, 2), round(bottom, 2)], "latex": latex}
         if getattr(doc, "cls", None):
