@@ -581,6 +581,34 @@ cmex_char (gunichar c)
     }
 }
 
+/* fourier's extension font (Fourier-Math-Extension, fourier-mex.pfb) keeps
+ * its sized delimiters at Latin-1 codes, by glyph names Poppler has no
+ * Unicode for (parenleftbig at 0xA1 ... parenleftBigg at 0xC3): read from
+ * the font's own encoding vector; 0 for the other codes (slashes, double
+ * brackets, and the bar pieces vextendsingle / vextenddouble at 0xAF /
+ * 0xB0, whose boxes took in a fraction's bar between them: \left|\frac{}{}
+ * read as scripts of a bar, CERTAIN, tests/fixtures/pdf/cls-edges-fourier). */
+static gunichar
+fourier_mex_char (const char *font, gunichar c)
+{
+  /* 0xA1 - 0xC3; ' ' = none */
+  static const char table[] = "()[]LJCD{}  <>    ()()[]LJCD{}<>  (";
+
+  if (c < 0xA1 || c > 0xC3 || !name_has (font, "^fourier-math-extension"))
+    return 0;
+  switch (table[c - 0xA1])
+    {
+    case ' ': return 0;
+    case 'L': return 0x230A;
+    case 'J': return 0x230B;
+    case 'C': return 0x2308;
+    case 'D': return 0x2309;
+    case '<': return 0x27E8;
+    case '>': return 0x27E9;
+    default: return (gunichar) table[c - 0xA1];
+    }
+}
+
 static Item *
 item_new (ItemKind kind)
 {
@@ -2507,6 +2535,14 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
        * \overline, fresh seed 1018 after it was scored). */
       else if (c == 'p' && (font_is_tex_symbols (it->font) || name_has (it->font, "^fourier-math-symbols")))
         c = it->c = 0x221A;
+      else if (it->ext && c >= 0x80 && c <= 0xFF && fourier_mex_char (it->font, c) != 0)
+        {
+          /* its \Big and \bigg delimiters are one glyph (0xB3...), so the
+           * size step read from the ink is not sure above \big */
+          if (c >= 0xB3)
+            uncertain (r, "fourier's sized delimiters: \\Big and \\bigg draw one glyph");
+          c = it->c = fourier_mex_char (it->font, c);
+        }
       else if (it->ext && c >= 0x80 && c <= 0xFF)
         {
           /* Latin-1 codes in an extension font are its own encoding's

@@ -538,12 +538,14 @@ test_oms_surd (void)
 /* Sized delimiters whose codes Poppler's text layer drops (CMEX10's 0x00,
  * 0x09-0x0D, 0x20; tests/fixtures/pdf/mathtext-bigdelims.tex), read from
  * their ink: the mirror of a kept partner, else their shape; LMMathSymbols'
- * raw "7" is \mapsto's bar (mathtext-bigdelims-lm.tex). */
+ * raw "7" is \mapsto's bar (mathtext-bigdelims-lm.tex); fourier's sized
+ * delimiters at Latin-1 codes (mathtext-bigdelims-fourier.tex). */
 static void
 test_lost_delimiters (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigdelims.pdf");
   g_autoptr (FmDocument) lm = mathtext_fixture_open ("mathtext-bigdelims-lm.pdf");
+  g_autoptr (FmDocument) fourier = mathtext_fixture_open ("mathtext-bigdelims-fourier.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "a\\bigl(b+c\\bigr)");
@@ -562,6 +564,7 @@ test_lost_delimiters (void)
   check_page (doc, 6, "f=\\left[(n-1)\\left|\\frac{1}{r_{1}}\\pm\\frac{1}{r_{2}}\\right|\\right]^{-1}");
   check_page (lm, 0, "f\\bigl(|x|\\bigr)");
   check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
+  check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
 }
 
 int
