@@ -2,6 +2,7 @@
  * See fm-mathtext.h and docs/text-layer.md. */
 #include "fm-mathtext.h"
 #include "fm-mathtext-align.h"
+#include "fm-mathtext-delim.h"
 #include "fm-fonts.h"
 #include "fm-ink.h"
 #include "fm-render.h"
@@ -577,6 +578,34 @@ cmex_char (gunichar c)
     case 'V': return 0x22C1;
     case ' ': return 0;
     default: return k;
+    }
+}
+
+/* fourier's extension font (Fourier-Math-Extension, fourier-mex.pfb) keeps
+ * its sized delimiters at Latin-1 codes, by glyph names Poppler has no
+ * Unicode for (parenleftbig at 0xA1 ... parenleftBigg at 0xC3): read from
+ * the font's own encoding vector; 0 for the other codes (slashes, double
+ * brackets, and the bar pieces vextendsingle / vextenddouble at 0xAF /
+ * 0xB0, whose boxes took in a fraction's bar between them: \left|\frac{}{}
+ * read as scripts of a bar, CERTAIN, tests/fixtures/pdf/cls-edges-fourier). */
+static gunichar
+fourier_mex_char (const char *font, gunichar c)
+{
+  /* 0xA1 - 0xC3; ' ' = none */
+  static const char table[] = "()[]LJCD{}  <>    ()()[]LJCD{}<>  (";
+
+  if (c < 0xA1 || c > 0xC3 || !name_has (font, "^fourier-math-extension"))
+    return 0;
+  switch (table[c - 0xA1])
+    {
+    case ' ': return 0;
+    case 'L': return 0x230A;
+    case 'J': return 0x230B;
+    case 'C': return 0x2308;
+    case 'D': return 0x2309;
+    case '<': return 0x27E8;
+    case '>': return 0x27E9;
+    default: return (gunichar) table[c - 0xA1];
     }
 }
 
@@ -1232,6 +1261,20 @@ append_scripts (Reader *r, GString *out, GPtrArray *sub, GPtrArray *sup)
 
 /* One line of items: the full-size ones in x order, each followed by its
  * scripts (the smaller items between it and the next full-size one). */
+/* Bars: the same glyph opens and closes. */
+static gboolean
+is_bar_delim (gunichar c)
+{
+  return c == '|' || c == 0x2223 || c == 0x2016 || c == 0x2225;
+}
+
+/* One bar kind for | and U+2223, one for the double bars. */
+static gunichar
+bar_kind (gunichar c)
+{
+  return c == 0x2016 || c == 0x2225 ? 0x2016 : '|';
+}
+
 /* The size command of a sized delimiter pair main_items[k] ... its partner
  * whose content is flat, or NULL. \left chooses a size from what it
  * encloses, and around glyphs of the main size with no scripts, fractions,
@@ -1251,12 +1294,13 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
   double h;
   gboolean line_box = FALSE;
 
-  if (open_delim (open->c) == NULL || open->c == '|' || open->c == 0x2223 || open->c == 0x2016 || open->c == 0x2225)
+  if (open_delim (open->c) == NULL || is_bar_delim (open->c))
     return NULL;
   for (guint j = k + 1; j < main_items->len && close == NULL; j++)
     {
       Item *it = main_items->pdata[j];
-      if (it->kind != ITEM_GLYPH || !it->ext)
+      /* bars inside pair among themselves */
+      if (it->kind != ITEM_GLYPH || !it->ext || is_bar_delim (it->c))
         continue;
       if (open_delim (it->c) != NULL && close_delim (it->c) == NULL)
         depth++;
@@ -1364,6 +1408,7 @@ typedef struct {
   int open_depth;         /* \left delimiters not closed yet                 */
   const char **sizes;     /* explicit size of a flat sized pair, by index    */
   GString *out;
+  gunichar open_bars[8];  /* per depth (the first 8): the bar kind it opened, or 0 */
 } LineParse;
 
 /* The line's full-size items, by x: glyphs of at least 0.85 of the largest
@@ -1403,7 +1448,7 @@ line_explicit_sizes (LineParse *lp)
         for (guint j = k + 1, depth = 0; j < main_items->len; j++)
           {
             Item *it = main_items->pdata[j];
-            if (it->kind != ITEM_GLYPH || !it->ext)
+            if (it->kind != ITEM_GLYPH || !it->ext || is_bar_delim (it->c))
               continue;
             if (open_delim (it->c) != NULL && close_delim (it->c) == NULL)
               depth++;
@@ -1426,9 +1471,14 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
   const char *tex = m->tex;
   const char *o = open_delim (m->c), *c = close_delim (m->c);
 
-  if (m->c == '|' || m->c == 0x2223 || m->c == 0x2016 || m->c == 0x2225)
+  /* A bar closes the bar that opened the innermost pair, else opens one
+   * (\left[(n-1)\left|\frac{1}{r}\right|\right] had closed the bracket with
+   * the first bar, development seed 1107, once the bars were found in the
+   * ink). */
+  if (is_bar_delim (m->c))
     {
-      if (lp->open_depth > 0)
+      if (lp->open_depth > 0 && lp->open_depth <= (int) G_N_ELEMENTS (lp->open_bars) &&
+          lp->open_bars[lp->open_depth - 1] == bar_kind (m->c))
         o = NULL;
       else
         c = NULL;
@@ -1436,6 +1486,8 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
   if (o != NULL)
     {
       tex = o;
+      if (lp->open_depth < (int) G_N_ELEMENTS (lp->open_bars))
+        lp->open_bars[lp->open_depth] = is_bar_delim (m->c) ? bar_kind (m->c) : 0;
       lp->open_depth++;
       /* "\\left(" -> "\\bigl(" */
       if (lp->sizes[k] != NULL)
@@ -2049,11 +2101,13 @@ merge_words (Reader *r)
 }
 
 /* CMSY-like fonts, whose unnamed glyphs Poppler reports by their code
- * (negationslash as "6", mapstochar as "7"). */
+ * (negationslash as "6", mapstochar as "7"). Latin Modern's Type 1 font is
+ * named LMMathSymbols10-Regular (its TFM lmsy10): its \mapsto had read
+ * "V7\to V", CERTAIN (development seeds 1105 and 1109). */
 static gboolean
 font_is_tex_symbols (const char *font)
 {
-  return name_has (font, "^(cmsy|cmbsy|lmsy|txsy|pxsy|rtxsy|rpxsy|zplsy|ntxsy)");
+  return name_has (font, "^(cmsy|cmbsy|lmsy|lmmathsymbols|txsy|pxsy|rtxsy|rpxsy|zplsy|ntxsy)");
 }
 
 /* The n-th item after (n > 0) or before (n < 0) the i-th of sorted (by x)
@@ -2481,6 +2535,14 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
        * \overline, fresh seed 1018 after it was scored). */
       else if (c == 'p' && (font_is_tex_symbols (it->font) || name_has (it->font, "^fourier-math-symbols")))
         c = it->c = 0x221A;
+      else if (it->ext && c >= 0x80 && c <= 0xFF && fourier_mex_char (it->font, c) != 0)
+        {
+          /* its \Big and \bigg delimiters are one glyph (0xB3...), so the
+           * size step read from the ink is not sure above \big */
+          if (c >= 0xB3)
+            uncertain (r, "fourier's sized delimiters: \\Big and \\bigg draw one glyph");
+          c = it->c = fourier_mex_char (it->font, c);
+        }
       else if (it->ext && c >= 0x80 && c <= 0xFF)
         {
           /* Latin-1 codes in an extension font are its own encoding's
@@ -2622,6 +2684,246 @@ find_lost_accents (Reader *r, const FmGrayImage *img, const FmRect *origin, doub
           uncertain (r, "ink over a letter (an accent the text layer lost?)");
           return;
         }
+    }
+}
+
+/* ---- sized delimiters the text layer lost (fm-mathtext-delim.h) ---------- */
+
+/* One connected piece of the render's ink: its pixels (y * width + x) and
+ * their bounding box, x1 and y1 exclusive. */
+typedef struct {
+  GArray *pixels;
+  int x0, y0, x1, y1;
+} InkPiece;
+
+/* The 8-connected ink from pixel seed, marking seen; stack: scratch of
+ * width * height ints. */
+static void
+ink_piece_flood (const FmGrayImage *img, guint8 *seen, int *stack, int seed, InkPiece *p)
+{
+  int w = img->width, h = img->height, sp = 0;
+
+  g_array_set_size (p->pixels, 0);
+  p->x0 = p->x1 = seed % w;
+  p->y0 = p->y1 = seed / w;
+  seen[seed] = 1;
+  stack[sp++] = seed;
+  while (sp > 0)
+    {
+      int q = stack[--sp], qx = q % w, qy = q / w;
+      g_array_append_val (p->pixels, q);
+      p->x0 = MIN (p->x0, qx); p->x1 = MAX (p->x1, qx + 1);
+      p->y0 = MIN (p->y0, qy); p->y1 = MAX (p->y1, qy + 1);
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          {
+            int nx = qx + dx, ny = qy + dy;
+            if (nx < 0 || ny < 0 || nx >= w || ny >= h || seen[(gsize) ny * w + nx] ||
+                img->pixels[(gsize) ny * img->stride + nx] >= 128)
+              continue;
+            seen[(gsize) ny * w + nx] = 1;
+            stack[sp++] = ny * w + nx;
+          }
+    }
+}
+
+/* The piece as a mask of its bounding box (newly allocated). */
+static guint8 *
+ink_piece_mask (const InkPiece *p, int img_width, FmInkShape *shape)
+{
+  guint8 *mask = g_new0 (guint8, (gsize) (p->x1 - p->x0) * (p->y1 - p->y0));
+
+  for (guint k = 0; k < p->pixels->len; k++)
+    {
+      int q = g_array_index (p->pixels, int, k);
+      mask[(gsize) (q / img_width - p->y0) * (p->x1 - p->x0) + (q % img_width - p->x0)] = 1;
+    }
+  shape->mask = mask;
+  shape->width = p->x1 - p->x0;
+  shape->height = p->y1 - p->y0;
+  return mask;
+}
+
+static gunichar
+mirror_delim (gunichar c)
+{
+  static const gunichar pairs[][2] = { { '(', ')' }, { '[', ']' }, { '{', '}' }, { 0x27E8, 0x27E9 },
+                                       { 0x230A, 0x230B }, { 0x2308, 0x2309 }, { '|', '|' }, { 0x2016, 0x2016 } };
+  for (gsize k = 0; k < G_N_ELEMENTS (pairs); k++)
+    if (pairs[k][0] == c || pairs[k][1] == c)
+      return pairs[k][0] == c ? pairs[k][1] : pairs[k][0];
+  return 0;
+}
+
+/* The delimiter that the text layer kept and whose mirror image `shape` is
+ * (a \bigr) for a lost \bigl(), as its mirror; 0 if none. */
+static gunichar
+lost_delim_partner (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmInkShape *shape)
+{
+  int w = img->width, h = img->height;
+  gunichar found = 0;
+
+  for (guint i = 0; i < r->items->len && found == 0; i++)
+    {
+      Item *it = r->items->pdata[i];
+      int x0 = MAX (0, (int) floor ((it->box.x0 - origin->x0) * scale));
+      int x1 = MIN (w, (int) ceil ((it->box.x1 - origin->x0) * scale));
+      int y = (int) floor ((cy (it) - origin->y0) * scale);
+      g_autofree guint8 *seen = NULL;
+      g_autofree int *stack = NULL;
+      InkPiece p = { 0 };
+
+      if (it->kind != ITEM_GLYPH || !it->ext || it->used || mirror_delim (it->c) == 0 || y < 0 || y >= h ||
+          fabs ((it->box.y1 - it->box.y0) * scale - shape->height) > 2)
+        continue;
+      /* the partner's ink: the piece its middle row crosses */
+      seen = g_new0 (guint8, (gsize) w * h);
+      stack = g_new (int, (gsize) w * h);
+      p.pixels = g_array_new (FALSE, FALSE, sizeof (int));
+      for (int x = x0; x < x1 && p.pixels->len == 0; x++)
+        if (img->pixels[(gsize) y * img->stride + x] < 128)
+          ink_piece_flood (img, seen, stack, y * w + x, &p);
+      if (p.pixels->len > 0)
+        {
+          FmInkShape theirs;
+          g_autofree guint8 *mask = ink_piece_mask (&p, w, &theirs);
+          if (fm_mathtext_delim_mirrors (shape, &theirs))
+            found = mirror_delim (it->c);
+        }
+      g_array_unref (p.pixels);
+    }
+  return found;
+}
+
+/* Two bars side by side, as tall as each other: one \| (CMEX draws the
+ * sized \| as one glyph of two strokes, 0.19 em apart: at most a tenth of
+ * the smallest one's height; not measured in the region's em, which a
+ * script-size fraction makes small). */
+static void
+pair_lost_bars (Reader *r, GPtrArray *lost)
+{
+  for (guint i = 0; i < lost->len; i++)
+    for (guint j = 0; j < lost->len; j++)
+      {
+        Item *a = lost->pdata[i], *b = lost->pdata[j];
+        double ha = a->box.y1 - a->box.y0, hb = b->box.y1 - b->box.y0;
+        gboolean first = FALSE;
+        if (a == b || a->used || b->used || a->c != '|' || b->c != '|' || b->box.x0 < a->box.x1 ||
+            b->box.x0 - a->box.x1 > 0.15 * MIN (ha, hb) || fabs (ha - hb) > 0.05 * MAX (ha, hb) ||
+            fabs (a->box.y0 - b->box.y0) > 0.05 * MAX (ha, hb))
+          continue;
+        union_box (&a->box, &b->box, &first);
+        a->c = 0x2016;
+        b->used = TRUE;
+      }
+  /* Bars left close together unpaired: \| or | | cannot be told. */
+  for (guint i = 0; i < lost->len; i++)
+    for (guint j = 0; j < lost->len; j++)
+      {
+        Item *a = lost->pdata[i], *b = lost->pdata[j];
+        if (a != b && !a->used && !b->used && a->c == '|' && b->c == '|' && b->box.x0 >= a->box.x1 &&
+            b->box.x0 - a->box.x1 <= 0.3 * MIN (a->box.y1 - a->box.y0, b->box.y1 - b->box.y0))
+          uncertain (r, "two bars side by side (\\| or | |?)");
+      }
+}
+
+/* Whether a piece of ink is a delimiter's that no glyph holds: taller than
+ * the normal delimiters (TeX's \big is 1.2 em), narrow, and hardly inside
+ * any glyph's box (a glyph's own ink is, a big operator's and a radical's
+ * once fitted to it). */
+static gboolean
+lost_delim_candidate (Reader *r, const InkPiece *p, int img_width, const FmRect *origin, double scale)
+{
+  double h = (p->y1 - p->y0) / scale, w = (p->x1 - p->x0) / scale;
+  long inside = 0;
+
+  if (h < 1.05 * r->em || w > 0.8 * r->em || h < 2 * w)
+    return FALSE;
+  for (guint k = 0; k < p->pixels->len; k++)
+    {
+      int q = g_array_index (p->pixels, int, k);
+      double x = origin->x0 + (q % img_width + 0.5) / scale, y = origin->y0 + (q / img_width + 0.5) / scale;
+      for (guint i = 0; i < r->items->len; i++)
+        {
+          const Item *it = r->items->pdata[i];
+          if (it->kind != ITEM_RULE && x >= it->box.x0 && x <= it->box.x1 && y >= it->box.y0 && y <= it->box.y1)
+            {
+              inside++;
+              break;
+            }
+        }
+    }
+  return inside <= 0.2 * p->pixels->len;
+}
+
+/* Sized delimiters whose codes the text layer dropped (fm-mathtext-delim.h),
+ * from the tall narrow pieces of ink inside the region that no glyph holds:
+ * the mirror of a kept partner, else the delimiter its shape draws. Each
+ * becomes an extension-font glyph, so the line parser sizes it (\bigl or
+ * \left) like the ones the text layer kept. Unrecognised ink stays
+ * unexplained (the reading is not certain). */
+static void
+find_lost_delimiters (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
+{
+  int w = img->width, h = img->height;
+  g_autofree guint8 *seen = g_new0 (guint8, (gsize) w * h);
+  g_autofree int *stack = g_new (int, (gsize) w * h);
+  g_autoptr (GPtrArray) lost = g_ptr_array_new ();
+  InkPiece p = { g_array_new (FALSE, FALSE, sizeof (int)) };
+  int rx0 = MAX (0, (int) floor ((region->x0 - origin->x0) * scale));
+  int ry0 = MAX (0, (int) floor ((region->y0 - origin->y0) * scale));
+  int rx1 = MIN (w, (int) ceil ((region->x1 - origin->x0) * scale));
+  int ry1 = MIN (h, (int) ceil ((region->y1 - origin->y0) * scale));
+  const char *font = "CMEX10";
+
+  for (guint i = 0; i < r->items->len; i++)
+    if (((Item *) r->items->pdata[i])->ext)
+      font = ((Item *) r->items->pdata[i])->font;
+  for (int y = ry0; y < ry1; y++)
+    for (int x = rx0; x < rx1; x++)
+      {
+        FmInkShape shape;
+        g_autofree guint8 *mask = NULL;
+        gunichar d;
+        Item *it;
+        if (seen[(gsize) y * w + x] || img->pixels[(gsize) y * img->stride + x] >= 128)
+          continue;
+        ink_piece_flood (img, seen, stack, y * w + x, &p);
+        if (!lost_delim_candidate (r, &p, w, origin, scale))
+          continue;
+        mask = ink_piece_mask (&p, w, &shape);
+        d = lost_delim_partner (r, img, origin, scale, &shape);
+        if (d == 0)
+          d = fm_mathtext_delim_shape (&shape, r->em * scale);
+        if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+          g_printerr ("lost delimiter? %dx%d px at %.1f %.1f: U+%04X\n", shape.width, shape.height,
+                      origin->x0 + p.x0 / scale, origin->y0 + p.y0 / scale, d);
+        if (d == 0)
+          continue;
+        it = item_new (ITEM_GLYPH);
+        it->c = d;
+        it->font = g_strdup (font);
+        it->size = r->em;
+        it->box = (FmRect) { origin->x0 + p.x0 / scale, origin->y0 + p.y0 / scale,
+                             origin->x0 + p.x1 / scale, origin->y0 + p.y1 / scale };
+        it->ext = TRUE;
+        g_ptr_array_add (lost, it);
+      }
+  g_array_unref (p.pixels);
+  pair_lost_bars (r, lost);
+  for (guint i = 0; i < lost->len; i++)
+    {
+      Item *it = lost->pdata[i];
+      if (it->used)
+        {
+          item_free (it);
+          continue;
+        }
+      it->mid = cy (it);
+      it->tex = fm_mathtext_glyph_latex (it->c, it->font);
+      it->symbol = symbol_of (it->tex);
+      g_ptr_array_add (r->symbols, g_strdup (it->symbol));
+      g_ptr_array_add (r->items, it);
     }
 }
 
@@ -3070,6 +3372,9 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   merge_words (&r);
   if (r.inline_region)
     drop_leading_word (&r);
+  /* before the rules: a lost bracket's serif is a stroke of its glyph */
+  if (img != NULL)
+    find_lost_delimiters (&r, img, &area, scale, &region->box);
   if (img != NULL)
     find_rules (&r, img, &area, scale);
   if (img != NULL && ink_outside_glyphs (&r, img, &area, scale, &region->box) > 0.02 * r.em * r.em)

@@ -152,8 +152,39 @@ fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page
   return TRUE;
 }
 
+/* Whether the run of unassigned glyphs that b's line of text makes (those
+ * on its line, half their height or more beside b, within an em of each
+ * other) lies within D's x-range, an em either side. Poppler's own lines
+ * cannot say: it may set each word of a line as a line of its own. */
+static gboolean
+text_line_within (const FmPageText *pg, const FmRect *b, double em, const FmRect *D)
+{
+  gboolean grown = TRUE;
+  double x0 = b->x0, x1 = b->x1;
+
+  while (grown)
+    {
+      grown = FALSE;
+      for (int i = 0; i < pg->n; i++)
+        {
+          const FmRect *g = &pg->g[i].r;
+          if (pg->g[i].slot >= 0 || fm_rect_v_overlap (g, b) < 0.5 * MIN (fm_rect_h (g), fm_rect_h (b)) ||
+              (g->x0 >= x0 && g->x1 <= x1) || g->x0 > x1 + em || g->x1 < x0 - em)
+            continue;
+          x0 = MIN (x0, g->x0);
+          x1 = MAX (x1, g->x1);
+          grown = TRUE;
+        }
+    }
+  return x0 >= D->x0 - em && x1 <= D->x1 + em;
+}
+
 /* Pieces of a display that Poppler boxed outside it: on its line and next
- * to it, or stacked on it (limits, numerators) and no wider than it. The
+ * to it, or stacked on it (limits, numerators) and no wider than it, nor
+ * the line of text Poppler set it in: the words of the next line of a
+ * two-column page ("point", "for" under a display, then the line's rest
+ * beside them had widened its crop across both columns, development seed
+ * 1105). The
  * display grows with each, so a chain of pieces is taken in a few rounds.
  * chunk_of: each glyph's chunk (a run of unassigned glyphs on one line). */
 static void
@@ -212,7 +243,8 @@ take_display_pieces (FmPageText *pg, const int *chunk_of, int n_chunks)
                   ds->crop.x0 = MIN (ds->crop.x0, b.x0);
                   ds->crop.x1 = MAX (ds->crop.x1, b.x1);
                 }
-              else if (b.x0 >= D->x0 - em && b.x1 <= D->x1 + em && fm_rect_v_gap (&b, D) <= 0.5 * em)
+              else if (b.x0 >= D->x0 - em && b.x1 <= D->x1 + em && fm_rect_v_gap (&b, D) <= 0.5 * em &&
+                       text_line_within (pg, &b, em, D))
                 take = d;
             }
           if (take < 0)

@@ -535,6 +535,38 @@ test_oms_surd (void)
     }
 }
 
+/* Sized delimiters whose codes Poppler's text layer drops (CMEX10's 0x00,
+ * 0x09-0x0D, 0x20; tests/fixtures/pdf/mathtext-bigdelims.tex), read from
+ * their ink: the mirror of a kept partner, else their shape; LMMathSymbols'
+ * raw "7" is \mapsto's bar (mathtext-bigdelims-lm.tex); fourier's sized
+ * delimiters at Latin-1 codes (mathtext-bigdelims-fourier.tex). */
+static void
+test_lost_delimiters (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigdelims.pdf");
+  g_autoptr (FmDocument) lm = mathtext_fixture_open ("mathtext-bigdelims-lm.pdf");
+  g_autoptr (FmDocument) fourier = mathtext_fixture_open ("mathtext-bigdelims-fourier.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "a\\bigl(b+c\\bigr)");
+  check_page (doc, 1, "\\bigl\\{x\\bigr\\}");
+  check_page (doc, 2, "\\bigl\\langle y\\bigr\\rangle+\\Bigl\\langle z\\Bigr\\rangle");
+  check_page (doc, 3, "\\left|\\frac{a}{b}\\right|+\\left\\|\\frac{a}{b}\\right\\|");
+  check_page (doc, 4, "\\Biggl(v\\Biggr)");
+  /* an evaluation bar: found, but no pair */
+  res = mathtext_fixture_read_page (doc, 5);
+  if (g_test_verbose ())
+    g_printerr ("page 5: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->latex, "|"));
+  fm_mathtext_result_free (res);
+  /* a bar inside an open bracket opens a pair of bars */
+  check_page (doc, 6, "f=\\left[(n-1)\\left|\\frac{1}{r_{1}}\\pm\\frac{1}{r_{2}}\\right|\\right]^{-1}");
+  check_page (lm, 0, "f\\bigl(|x|\\bigr)");
+  check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
+  check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -555,5 +587,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/lost-accent", test_lost_accent);
   g_test_add_func ("/pdf/mathtext/unicode-rules", test_unicode_rules);
   g_test_add_func ("/pdf/mathtext/oms-surd", test_oms_surd);
+  g_test_add_func ("/pdf/mathtext/lost-delimiters", test_lost_delimiters);
   return g_test_run ();
 }

@@ -63,6 +63,41 @@ test_crop_rules (void)
   g_object_unref (doc);
 }
 
+/* A display in the right column of a two-column page
+ * (tests/fixtures/pdf/crop-twocolumn.pdf: page 1 of make-truth's
+ * e2e-1105-00, pdfLaTeX CM, development seed 1105) with the next text line
+ * just under it: that line's words are no pieces of the display, and its
+ * crop stays in its column (it had grown across both, and both readers read
+ * the words). */
+static void
+test_crop_two_columns (void)
+{
+  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", "crop-twocolumn.pdf", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
+  FmDetectOptions opts = fm_detect_default_options ();
+  g_autoptr(GPtrArray) regions = NULL;
+  gboolean seen = FALSE;
+
+  g_assert_no_error (error);
+  regions = fm_detect_page (doc, 0, &opts, &error);
+  g_assert_no_error (error);
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_LINE);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      if (r->kind != FM_REGION_DISPLAY || r->box.x0 < 380 || r->box.y0 > 110 || r->box.y1 < 120)
+        continue;
+      seen = TRUE;
+      g_test_message ("display [%.1f %.1f %.1f %.1f] crop [%.1f %.1f %.1f %.1f]", r->box.x0, r->box.y0,
+                      r->box.x1, r->box.y1, r->crop_box.x0, r->crop_box.y0, r->crop_box.x1, r->crop_box.y1);
+      /* the right column starts at x = 311 pt, its text ends at 540 */
+      g_assert_cmpfloat (r->crop_box.x0, >, 300);
+      g_assert_cmpfloat (r->crop_box.x1, <, 500);
+    }
+  g_assert_true (seen);
+}
+
 /* A reader with a fixed answer per region, by index: CERTAIN, UNCERTAIN, UNAVAILABLE, ... */
 static GPtrArray *reader_regions;
 static int reader_calls;
@@ -893,6 +928,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/recognize/crop-rules", test_crop_rules);
+  g_test_add_func ("/recognize/crop-two-columns", test_crop_two_columns);
   g_test_add_func ("/recognize/text-hook", test_text_hook);
   g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
   g_test_add_func ("/recognize/symbols", test_symbols);
