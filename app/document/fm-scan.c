@@ -594,16 +594,6 @@ collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *
       if (!TessPageIteratorBoundingBox (pi, RIL_WORD, &l, &t, &r, &b))
         continue;
       text = TessResultIteratorGetUTF8Text (ri, RIL_WORD);
-      /* A word with no text is no reading of its ink: Tesseract gave one
-       * at confidence 95 around a whole display fraction (a development
-       * page, fixture display-fraction-scan300), which the classifier
-       * took for running text and the display was lost. Its ink is then
-       * ink Tesseract made no word of, as a rule's or a big symbol's. */
-      if (text == NULL || text[strspn (text, " \t\n")] == '\0')
-        {
-          TessDeleteText (text);
-          continue;
-        }
       w.img = (Box) { l, t + dy, r, b + dy };
       w.conf = TessResultIteratorConfidence (ri, RIL_WORD);
       w.utf8 = g_strdup (text ? text : "");
