@@ -293,8 +293,10 @@ fm_scan_have_ocr (void)
  * the calling thread without a system call: the page's CPU time is the
  * LSTM's. Looked up at run time because libgomp comes with libtesseract
  * (when that was built with OpenMP at all) and is not a dependency of
- * ours; it is a process-wide setting (our BLAS and engine use pthreads,
- * not OpenMP). OMP_THREAD_LIMIT=1 in the environment does the same. */
+ * ours. It holds for the calling thread only (libgomp keeps it with the
+ * thread's other settings), so every thread that reads calls it (our BLAS
+ * and engine use pthreads, not OpenMP). OMP_THREAD_LIMIT=1 in the
+ * environment does the same. */
 static void
 tess_single_thread (void)
 {
@@ -362,6 +364,25 @@ tess_load_thread (gpointer data)
   return NULL;
 }
 
+/* One page's reading split between two instances (split_rows): on two
+ * cores a lone page's OCR, nine tenths of its analysis, then takes about
+ * the time of its larger part. Only for a page read alone (with other
+ * pages in flight the cores are busy with theirs) and on a machine with
+ * two processors or more. Off unless FM_SCAN_SPLIT=1 (or =serial, its two
+ * parts one after the other on one instance: the same words, measuring the
+ * parts' CPU time alone): scored once on fresh scans (1056/10560) together
+ * with the ink's skew, the two lost 300 dpi inline P 0.770 -> 0.667 and the
+ * split moves what Tesseract reads, while on this VM's two processors it
+ * gained no wall time (docs/scanned.md); whole pages stay the default until
+ * the split is scored alone and timed on real cores. */
+static gboolean
+tess_split_wanted (void)
+{
+  const char *split = g_getenv ("FM_SCAN_SPLIT");
+  return (g_strcmp0 (split, "1") == 0 || g_strcmp0 (split, "serial") == 0) &&
+         g_get_num_processors () >= 2;
+}
+
 /* A page with ink may need an instance: where none is free or loading for
  * it, one is loaded on a thread of its own while the page renders
  * (FM_SCAN_PRELOAD=0: on the page's thread when it needs it, as before
@@ -373,15 +394,16 @@ tess_begin_page (void)
   if (tess_free == NULL)
     tess_free = g_ptr_array_new ();
   tess_pages++;
-  if (!tess_failed && g_strcmp0 (g_getenv ("FM_SCAN_PRELOAD"), "0") != 0 &&
-      (int) tess_free->len + tess_loading < tess_pages - tess_held)
+  /* A page read alone gets a second instance for its split reading. */
+  int wanted = tess_pages - tess_held + (tess_pages == 1 && tess_split_wanted () ? 1 : 0);
+  while (!tess_failed && g_strcmp0 (g_getenv ("FM_SCAN_PRELOAD"), "0") != 0 &&
+         (int) tess_free->len + tess_loading < wanted)
     {
       GThread *t = g_thread_try_new ("fm-tesseract-load", tess_load_thread, NULL, NULL);
-      if (t != NULL)
-        {
-          tess_loading++;
-          g_thread_unref (t);
-        }
+      if (t == NULL)
+        break;
+      tess_loading++;
+      g_thread_unref (t);
     }
   g_mutex_unlock (&tess_lock);
 }
@@ -425,6 +447,29 @@ tess_take (GError **error)
   if (api == NULL)
     g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_NO_TEXT_LAYER,
                  "Tesseract's English data could not be loaded (Debian: tesseract-ocr-eng)");
+  return api;
+}
+
+/* A second instance for the page being read, or NULL: a free one, or the
+ * one tess_begin_page is loading for it; never one loaded here (that
+ * would cost more than the split saves). */
+static TessBaseAPI *
+tess_take_extra (void)
+{
+  TessBaseAPI *api = NULL;
+
+  g_mutex_lock (&tess_lock);
+  if (tess_free != NULL && tess_pages == 1 && g_strcmp0 (g_getenv ("FM_SCAN_SPLIT"), "serial") != 0)
+    {
+      while (tess_free->len == 0 && tess_loading > 0)
+        g_cond_wait (&tess_cond, &tess_lock);
+      if (tess_free->len > 0)
+        {
+          api = g_ptr_array_steal_index (tess_free, tess_free->len - 1);
+          tess_held++;
+        }
+    }
+  g_mutex_unlock (&tess_lock);
   return api;
 }
 
@@ -515,7 +560,8 @@ reads_like_citation (const char *s)
  * long text lines' baselines to angles, and the boxes of the blocks it
  * read to blocks when not NULL. */
 static void
-collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *angles, GArray *blocks)
+collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *angles, GArray *blocks,
+               int dy)
 {
   TessResultIterator *ri = TessBaseAPIGetIterator (api);
   TessPageIterator *pi;
@@ -531,7 +577,7 @@ collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *
           int l, t, r, b;
           if (TessPageIteratorBoundingBox (pi, RIL_BLOCK, &l, &t, &r, &b))
             {
-              Box box = { l, t, r, b };
+              Box box = { l, t + dy, r, b + dy };
               g_array_append_val (blocks, box);
             }
         }
@@ -554,7 +600,7 @@ collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *
       if (!TessPageIteratorBoundingBox (pi, RIL_WORD, &l, &t, &r, &b))
         continue;
       text = TessResultIteratorGetUTF8Text (ri, RIL_WORD);
-      w.img = (Box) { l, t, r, b };
+      w.img = (Box) { l, t + dy, r, b + dy };
       w.conf = TessResultIteratorConfidence (ri, RIL_WORD);
       w.utf8 = g_strdup (text ? text : "");
       w.dict = TessResultIteratorWordIsFromDictionary (ri);
@@ -567,26 +613,266 @@ collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *
   TessResultIteratorDelete (ri);
 }
 
+/* A page read in two parts (read_page_parts) is cut along a gap between
+ * two text lines, turned by the skew of its ink (ink_slope), where no
+ * piece crosses the cut and the
+ * larger part holds the least ink: its text lines are what Tesseract's
+ * LSTM spends its time on, and their length is about the width of their
+ * ink pieces. Each part is an image of its own, the other side of the cut
+ * white: Tesseract reads every line once, whole, and the parts' reading
+ * does not depend on whether they are read at once. A page whose larger
+ * part would hold more than SPLIT_MAX_SHARE of the ink is read whole. */
+#define SPLIT_MAX_DEG 3.0
+#define SPLIT_MAX_SHARE 0.7
+
+typedef struct {
+  double slope;   /* the cut's rows: y = cut + slope * (x - width / 2) */
+  int cut;
+  int top_end;    /* the first part's rows are [0, top_end)           */
+  int bottom_start; /* the second part's [bottom_start, height)       */
+} SplitCut;
+
+/* The turned row of a point: its row on the cut's frame. */
+static double
+turned_row (const FmGrayImage *img, double slope, double x, double y)
+{
+  return y - slope * (x - img->width / 2.0);
+}
+
+/* How sharply the middles of the ink pieces pile up on rows turned by
+ * slope: the sum of the squares of each row's ink width. */
+static double
+slope_sharpness (const FmGrayImage *img, GArray *comps, double slope, double *rows, int pad)
+{
+  int n = img->height + 2 * pad;
+  double sharp = 0;
+
+  memset (rows, 0, sizeof (double) * n);
+  for (guint i = 0; i < comps->len; i++)
+    {
+      const Comp *c = &g_array_index (comps, Comp, i);
+      double y = turned_row (img, slope, (c->img.x0 + c->img.x1) / 2, (c->img.y0 + c->img.y1) / 2);
+      rows[CLAMP ((int) y + pad, 0, n - 1)] += box_w (&c->img);
+    }
+  for (int y = 0; y < n; y++)
+    sharp += rows[y] * rows[y];
+  return sharp;
+}
+
+/* The page's skew from its ink: the slope (SPLIT_MAX_DEG at most, to
+ * SKEW_FINE_DEG) at which the pieces' middles pile up on the fewest rows,
+ * as text lines do when turned level. Tesseract's text lines gave the
+ * skew before 2026-11-26 (the median of their baselines' angles), but a
+ * light copy's broken strokes leave it few lines or none: 0.00 degrees
+ * on two development pages turned 1.1 and 1.5 degrees (make-truth seed
+ * 2004, twins 20040, pages 01 and 05), where this finds 1.10 and 1.50;
+ * on the other 18 pages both are within 0.05 degrees of the truth. */
+#define SKEW_COARSE_DEG 0.1
+#define SKEW_FINE_DEG 0.02
+
+static double
+ink_slope (const FmGrayImage *img, GArray *comps)
+{
+  int n_steps = (int) lround (SPLIT_MAX_DEG / SKEW_COARSE_DEG);
+  int pad = (int) ceil (img->width * tan (SPLIT_MAX_DEG * G_PI / 180)) + 1;
+  g_autofree double *rows = g_new (double, img->height + 2 * pad);
+  double best = -1, best_deg = 0, coarse;
+
+  for (int k = -n_steps; k <= n_steps; k++)
+    {
+      double sharp = slope_sharpness (img, comps, tan (k * SKEW_COARSE_DEG * G_PI / 180), rows, pad);
+      if (sharp > best)
+        {
+          best = sharp;
+          best_deg = k * SKEW_COARSE_DEG;
+        }
+    }
+  coarse = best_deg;
+  for (int k = -4; k <= 4; k++)
+    {
+      double deg = coarse + k * SKEW_FINE_DEG;
+      double sharp = k == 0 || fabs (deg) > SPLIT_MAX_DEG ? -1
+                     : slope_sharpness (img, comps, tan (deg * G_PI / 180), rows, pad);
+      if (sharp > best)
+        {
+          best = sharp;
+          best_deg = deg;
+        }
+    }
+  return tan (best_deg * G_PI / 180);
+}
+
+static gboolean
+split_cut (const FmGrayImage *img, GArray *comps, double slope, SplitCut *cut)
+{
+  int h = img->height, pad = (int) ceil (img->width * tan (SPLIT_MAX_DEG * G_PI / 180)) + 1;
+  int n = h + 2 * pad;
+  g_autofree double *above = g_new0 (double, n + 1);  /* ink width of the pieces whose middle is above */
+  g_autofree int *crossing = g_new0 (int, n + 1);     /* pieces crossing the row (as a difference array) */
+  double best;
+  double drift = fabs (slope) * img->width / 2;
+
+  for (guint i = 0; i < comps->len; i++)
+    {
+      const Comp *c = &g_array_index (comps, Comp, i);
+      double mx = (c->img.x0 + c->img.x1) / 2, half_h = box_h (&c->img) / 2;
+      double y = turned_row (img, slope, mx, (c->img.y0 + c->img.y1) / 2);
+      /* A piece's turned extent: its height and its width's drift. */
+      double reach = half_h + fabs (slope) * box_w (&c->img) / 2 + 1;
+      int r0 = CLAMP ((int) floor (y - reach) + pad, 0, n), r1 = CLAMP ((int) ceil (y + reach) + pad, 0, n);
+      above[CLAMP ((int) y + pad + 1, 0, n)] += box_w (&c->img);
+      crossing[r0]++;
+      crossing[r1]--;
+    }
+  for (int y = 1; y <= n; y++)
+    {
+      above[y] += above[y - 1];
+      crossing[y] += crossing[y - 1];
+    }
+  best = SPLIT_MAX_SHARE * above[n];
+  cut->cut = -1;
+  for (int y = pad; y < n - pad; y++)
+    {
+      double larger = MAX (above[y], above[n] - above[y]);
+      if (crossing[y] == 0 && larger < best)
+        {
+          best = larger;
+          cut->cut = y - pad;
+        }
+    }
+  cut->slope = slope;
+  cut->top_end = MIN (h, (int) ceil (cut->cut + drift) + 1);
+  cut->bottom_start = MAX (0, (int) floor (cut->cut - drift));
+  return cut->cut > 0 && cut->cut < h;
+}
+
+/* What one Tesseract instance reads of a page: rows [top, bottom) as an
+ * image of their own, the other part's side of the cut white. */
+typedef struct {
+  TessBaseAPI *api;
+  const FmGrayImage *img;
+  double dpi;
+  const SplitCut *cut;   /* NULL: the whole page */
+  gboolean below;        /* the part below the cut */
+  GArray *words, *angles, *blocks;
+  gboolean ok;
+  gint64 cpu_us;
+} TessPart;
+
+static gpointer
+tess_read_part (gpointer data)
+{
+  TessPart *t = data;
+  const FmGrayImage *img = t->img;
+  gint64 c0 = thread_cpu_us ();
+  int top = 0, bottom = img->height;
+  g_autofree guint8 *part = NULL;
+
+  /* On this thread too: libgomp keeps the setting with the thread. Without
+   * it the second part's thread ran Tesseract's teams of four: 0.7-1.0 s
+   * of its CPU where the same part read alone took 0.4-0.55 s, and the
+   * process 1 s more of system time (spinning). */
+  tess_single_thread ();
+
+  TessBaseAPISetPageSegMode (t->api, PSM_AUTO);
+  if (t->cut == NULL)
+    TessBaseAPISetImage (t->api, img->pixels, img->width, img->height, 1, img->stride);
+  else
+    {
+      top = t->below ? t->cut->bottom_start : 0;
+      bottom = t->below ? img->height : t->cut->top_end;
+      part = g_malloc ((gsize) img->width * (bottom - top));
+      for (int y = top; y < bottom; y++)
+        {
+          guint8 *o = part + (gsize) (y - top) * img->width;
+          memcpy (o, img->pixels + (gsize) y * img->stride, img->width);
+          for (int x = 0; x < img->width; x++)
+            if ((turned_row (img, t->cut->slope, x, y) < t->cut->cut) == t->below)
+              o[x] = 255;
+        }
+      TessBaseAPISetImage (t->api, part, img->width, bottom - top, 1, img->width);
+    }
+  TessBaseAPISetSourceResolution (t->api, (int) lround (t->dpi));
+  t->ok = TessBaseAPIRecognize (t->api, NULL) == 0;
+  if (t->ok)
+    collect_words (t->api, img, t->words, t->angles, t->blocks, top);
+  /* Tesseract keeps the image it was given until the next: not this one. */
+  if (part != NULL)
+    TessBaseAPIClear (t->api);
+  t->cpu_us = thread_cpu_us () - c0;
+  return NULL;
+}
+
+/* Tesseract's reading of the page: whole, or in two parts (split_cut), at
+ * once when a second instance is free, else one after the other; the
+ * second part's thread CPU in *part_cpu_us (0 when not split). */
+static gboolean
+read_page_parts (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double slope, double dpi,
+                 GArray *words, GArray *angles, GArray *blocks, gint64 *part_cpu_us, gboolean *split)
+{
+  TessPart whole = { api, img, dpi, NULL, FALSE, words, angles, blocks, FALSE, 0 };
+  TessBaseAPI *extra;
+  SplitCut cut;
+
+  *part_cpu_us = 0;
+  *split = tess_split_wanted () && split_cut (img, comps, slope, &cut);
+  if (!*split)
+    {
+      tess_read_part (&whole);
+      return whole.ok;
+    }
+  extra = tess_take_extra ();
+  {
+    g_autoptr(GArray) words2 = g_array_new (FALSE, TRUE, sizeof (Word));
+    g_autoptr(GArray) angles2 = g_array_new (FALSE, FALSE, sizeof (double));
+    g_autoptr(GArray) blocks2 = g_array_new (FALSE, FALSE, sizeof (Box));
+    TessPart top = whole, bottom = { extra ? extra : api, img, dpi, &cut, TRUE, words2, angles2, blocks2,
+                                     FALSE, 0 };
+    GThread *t = NULL;
+
+    top.cut = &cut;
+    if (extra != NULL)
+      t = g_thread_try_new ("fm-tesseract-part", tess_read_part, &bottom, NULL);
+    tess_read_part (&top);
+    if (t != NULL)
+      g_thread_join (t);
+    else
+      tess_read_part (&bottom);
+    if (extra != NULL)
+      tess_give (extra);
+    /* The words' strings go with them. */
+    g_array_append_vals (words, words2->data, words2->len);
+    g_array_append_vals (angles, angles2->data, angles2->len);
+    g_array_append_vals (blocks, blocks2->data, blocks2->len);
+    *part_cpu_us = bottom.cpu_us;
+    if (g_getenv ("FM_DETECT_DEBUG"))
+      g_printerr ("scan: read in two parts%s, cut at row %d turned %.2f deg (rows [0 %d) and [%d %d)): "
+                  "%u and %u words, thread CPU %.0f and %.0f ms\n", t ? " at once" : "", cut.cut,
+                  atan (cut.slope) * 180 / G_PI, cut.top_end, cut.bottom_start, img->height,
+                  words->len - words2->len, words2->len, top.cpu_us / 1000.0, bottom.cpu_us / 1000.0);
+    return top.ok && bottom.ok;
+  }
+}
+
 static GArray *
-read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi, double *skew, GError **error)
+read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi, double *skew,
+            gint64 *part_cpu_us, GError **error)
 {
   GArray *words = g_array_new (FALSE, TRUE, sizeof (Word));
   g_autoptr(GArray) angles = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr(GArray) blocks = g_array_new (FALSE, FALSE, sizeof (Box));
   g_autoptr(GArray) unread = g_array_new (FALSE, FALSE, sizeof (int));
   double em = dpi / 7.2;   /* 10 pt, before the page's own is known */
+  gboolean split;
+  double slope = ink_slope (img, comps);
 
   tess_single_thread ();
-  TessBaseAPISetPageSegMode (api, PSM_AUTO);
-  TessBaseAPISetImage (api, img->pixels, img->width, img->height, 1, img->stride);
-  TessBaseAPISetSourceResolution (api, (int) lround (dpi));
-  if (TessBaseAPIRecognize (api, NULL) != 0)
+  if (!read_page_parts (api, img, comps, slope, dpi, words, angles, blocks, part_cpu_us, &split))
     {
       g_set_error (error, FM_DOCUMENT_ERROR, FM_DOCUMENT_ERROR_RENDER,
                    "Tesseract could not read the page");
       return words;
     }
-  collect_words (api, img, words, angles, blocks);
   /* Tesseract's layout analysis takes a block of a noisy, skewed scan for
    * a picture now and then and leaves it out, unread: paragraphs of prose
    * without words, all of whose ink looked like math (development twins: a
@@ -639,17 +925,29 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
           /* A paragraph's lines: many pieces, wider than a display. */
           if (count[i] < 40 || box_w (b) < 12 * em)
             continue;
+          /* The rectangle is of the whole page (a split page's first
+           * part left only its rows set). */
           TessBaseAPISetPageSegMode (api, PSM_SINGLE_BLOCK);
+          if (split)
+            {
+              /* A split page's parts were images of their own. */
+              TessBaseAPISetImage (api, img->pixels, img->width, img->height, 1, img->stride);
+              TessBaseAPISetSourceResolution (api, (int) lround (dpi));
+            }
           TessBaseAPISetRectangle (api, (int) b->x0, (int) b->y0, (int) box_w (b), (int) box_h (b));
           if (TessBaseAPIRecognize (api, NULL) == 0)
-            collect_words (api, img, words, angles, NULL);
+            collect_words (api, img, words, angles, NULL, 0);
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("scan: ink outside Tesseract's blocks [%.0f %.0f %.0f %.0f] (%d pieces) read again\n",
                         b->x0, b->y0, b->x1, b->y1, count[i]);
         }
     }
   TessBaseAPIClear (api);
-  *skew = median ((double *) angles->data, (int) angles->len);
+  /* FM_SCAN_SKEW=lines: Tesseract's lines' skew, as before 2026-11-26. */
+  if (g_strcmp0 (g_getenv ("FM_SCAN_SKEW"), "lines") == 0)
+    *skew = median ((double *) angles->data, (int) angles->len);
+  else
+    *skew = atan (slope);
   return words;
 }
 
@@ -1013,6 +1311,7 @@ typedef struct {
   double skew, em;          /* radians; px                                   */
   double cx, cy;            /* the render's centre, the deskew's pivot       */
   gint64 t_ocr, c_ocr;      /* wall, thread CPU; microseconds                */
+  gint64 c_ocr_part;        /* thread CPU of a split page's second part      */
   GArray *words;            /* Word                                          */
   GArray *bands;            /* Band                                          */
   GArray *clusters;         /* Cluster                                       */
@@ -1077,7 +1376,7 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
 {
   p->t_ocr = g_get_monotonic_time ();
   p->c_ocr = thread_cpu_us ();
-  p->words = read_words (api, p->img, p->comps, p->scale * 72.0, &p->skew, error);
+  p->words = read_words (api, p->img, p->comps, p->scale * 72.0, &p->skew, &p->c_ocr_part, error);
   p->t_ocr = g_get_monotonic_time () - p->t_ocr;
   p->c_ocr = thread_cpu_us () - p->c_ocr;
   if (error && *error)
@@ -1984,8 +2283,8 @@ page_debug (const ScanPage *p)
   GArray *words = p->words, *bands = p->bands, *clusters = p->clusters;
   double scale = p->scale;
 
-  g_printerr ("scan: page %d, OCR %.0f ms (thread CPU %.0f), %d x %d px, skew %.2f deg, em %.1f px, %u words, "
-              "%u bands, %d comps\n", p->page_index + 1, p->t_ocr / 1000.0, p->c_ocr / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
+  g_printerr ("scan: page %d, OCR %.0f ms (thread CPU %.0f + %.0f), %d x %d px, skew %.2f deg, em %.1f px, %u words, "
+              "%u bands, %d comps\n", p->page_index + 1, p->t_ocr / 1000.0, p->c_ocr / 1000.0, p->c_ocr_part / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
               words->len, bands->len, p->n_comps);
   for (guint i = 0; i < clusters->len; i++)
     {
