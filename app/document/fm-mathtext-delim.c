@@ -163,11 +163,11 @@ classify (const FmInkShape *s, const Rows *rows, double em_px)
 gunichar
 fm_mathtext_delim_shape (const FmInkShape *shape, double em_px)
 {
-  int h = shape->height;
   Rows rows;
   gunichar d = 0;
 
   g_return_val_if_fail (shape != NULL && shape->mask != NULL, 0);
+  int h = shape->height;
   if (shape->width < 1 || h < 8)
     return 0;
   rows.c = g_new (double, h);
