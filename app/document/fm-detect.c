@@ -4537,66 +4537,142 @@ fraction_parts_out (PageCtx *pc, int b)
   return any && !rest;
 }
 
+/* A display block that took in the math of a text line right below (or
+ * above) it is crossed by that line, yet its other rows are a display: a
+ * stretched paragraph line whose formulas stand more than 2 em from its
+ * words is no running text chunk by chunk, and stacked less than 0.9 em
+ * under an aligned display its formulas joined the display's block (seed
+ * 1060: `\begin{aligned}` with its number lost). The chunks overlapping the
+ * crossing line's box leave the block; the rest stays a display when it
+ * holds a full-size display chunk and lies wholly on one side of the line.
+ * An inline display-style fraction's numerator and denominator both
+ * overlap their line's box (the bar lies on the math axis), its limits
+ * touch it: such a block keeps nothing and is dissolved. TRUE when the
+ * block was kept, shrunk to the rest. */
+static gboolean
+crossing_line_out (PageCtx *pc, int b, const Chunk *line)
+{
+  GArray *chunks = pc->chunks;
+  gboolean above = FALSE, below = FALSE, display = FALSE, any = FALSE, moved = FALSE;
+  int first = -1;
+  FmRect rest = { 0, 0, 0, 0 };
+  double slack = 0.1 * line->em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != b || fm_rect_v_overlap (&ch->box, &line->box) > slack)
+        continue;
+      above |= ch->box.y1 <= line->box.y0 + slack;
+      below |= ch->box.y0 >= line->box.y1 - slack;
+      display |= ch->is_display && ch->em >= 0.85 * pc->body_em;
+      if (!any)
+        rest = ch->box;
+      else
+        fm_rect_union (&rest, &ch->box);
+      any = TRUE;
+    }
+  if (!any || !display || (above && below))
+    return FALSE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block == b && fm_rect_v_overlap (&ch->box, &line->box) > slack)
+        {
+          ch->block = -1;
+          moved = TRUE;
+        }
+      else if (ch->block == b && first < 0)
+        first = (int) i;
+    }
+  /* (nothing level with the line: no progress, the caller would loop) */
+  if (!moved)
+    return FALSE;
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: shrunk to [%.1f %.1f %.1f %.1f]\n",
+                pc->blocks[b].x0, pc->blocks[b].y0, pc->blocks[b].x1, pc->blocks[b].y1, rest.x0, rest.y0, rest.x1,
+                rest.y1);
+  pc->blocks[b] = rest;
+  pc->block_first[b] = first;
+  return TRUE;
+}
+
+/* The chunk of running text that passes through block b (beside it, its
+ * middle in the block's height), or -1. */
+static int
+crossing_text_chunk (const PageCtx *pc, int b)
+{
+  GArray *chunks = pc->chunks;
+  const FmRect *blocks = pc->blocks;
+  const Margins *margins = &pc->margins;
+  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1;
+  gboolean flush = FALSE;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = 0.5 * (o->box.y0 + o->box.y1);
+      if (!text_line_chunk (pc, o, fm_rect_cx (&blocks[b])))
+        continue;
+      /* text wholly between the block's ends is the display's own
+       * (\overset{\text{def}}{=}, \text{if}): a line of running text
+       * passing through reaches out of it on one side at least */
+      if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
+        continue;
+      if (cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em)
+        return (int) i;
+    }
+  /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
+   * y(0) = 0 in define."): running text level with the block's
+   * middle rows, on a line that starts or ends at the column's
+   * margin (a paragraph's line; a display is set off from both) */
+  for (guint i = 0; i < chunks->len && !(run_text >= 0 && flush); i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = 0.5 * (o->box.y0 + o->box.y1);
+      /* (in the block's column by its margins too: a page's
+       * gutter is not always found) */
+      if (o->block >= 0 || o->is_number || !margins->known[col] ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])) ||
+          blocks[b].x0 < margins->left[col] - o->em || blocks[b].x1 > margins->right[col] + o->em ||
+          o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
+          cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
+        continue;
+      if (run_text < 0 && text_line_chunk (pc, o, fm_rect_cx (&blocks[b])) &&
+          (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
+        run_text = (int) i;
+      if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||
+          fabs (o->box.x1 - margins->right[col]) < 0.5 * o->em)
+        flush = TRUE;
+    }
+  return flush ? run_text : -1;
+}
+
 /* A block that a line of running text passes through is the numerator and
  * denominator (or limits) of an inline \displaystyle fraction on that
- * line, not a display: a display has its lines to itself. */
+ * line, not a display: a display has its lines to itself. Only the rows
+ * level with the line leave a block that has rows of its own clear of it
+ * (crossing_line_out()). */
 static void
 dissolve_crossed_blocks (PageCtx *pc)
 {
   GArray *chunks = pc->chunks;
   FmRect *blocks = pc->blocks;
-  const Margins *margins = &pc->margins;
 
   for (int b = 0; b < pc->n_blocks; b++)
     {
-      gboolean crossed = FALSE;
+      int line = -1;
       if (blocks[b].x1 <= blocks[b].x0)
         continue;
-      crossed = fraction_parts_out (pc, b);
-      for (guint i = 0; i < chunks->len && !crossed; i++)
+      if (!fraction_parts_out (pc, b))
         {
-          const Chunk *o = &g_array_index (chunks, Chunk, i);
-          double cy = 0.5 * (o->box.y0 + o->box.y1);
-          if (!text_line_chunk (pc, o, fm_rect_cx (&blocks[b])))
+          /* (each line out shrinks the block: test it again) */
+          while ((line = crossing_text_chunk (pc, b)) >= 0 &&
+                 crossing_line_out (pc, b, &g_array_index (chunks, Chunk, line)))
+            ;
+          if (line < 0)
             continue;
-          /* text wholly between the block's ends is the display's own
-           * (\overset{\text{def}}{=}, \text{if}): a line of running text
-           * passing through reaches out of it on one side at least */
-          if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
-            continue;
-          crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
         }
-      /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
-       * y(0) = 0 in define."): running text level with the block's
-       * middle rows, on a line that starts or ends at the column's
-       * margin (a paragraph's line; a display is set off from both) */
-      if (!crossed)
-        {
-          gboolean run_text = FALSE, flush = FALSE;
-          int col = column_of (pc, fm_rect_cx (&blocks[b]));
-          for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
-            {
-              const Chunk *o = &g_array_index (chunks, Chunk, i);
-              double cy = 0.5 * (o->box.y0 + o->box.y1);
-              /* (in the block's column by its margins too: a page's
-               * gutter is not always found) */
-              if (o->block >= 0 || o->is_number || !margins->known[col] ||
-                  across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])) ||
-                  blocks[b].x0 < margins->left[col] - o->em || blocks[b].x1 > margins->right[col] + o->em ||
-                  o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
-                  cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
-                continue;
-              if (text_line_chunk (pc, o, fm_rect_cx (&blocks[b])) &&
-                  (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
-                run_text = TRUE;
-              if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||
-                  fabs (o->box.x1 - margins->right[col]) < 0.5 * o->em)
-                flush = TRUE;
-            }
-          crossed = run_text && flush;
-        }
-      if (!crossed)
-        continue;
       if (g_getenv ("FM_DETECT_DEBUG"))
         g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: dissolved\n", blocks[b].x0,
                     blocks[b].y0, blocks[b].x1, blocks[b].y1);
