@@ -2805,6 +2805,14 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   return join;
 }
 
+/* Whether glyph box r is a part of a fraction: a bar runs right above
+ * (a denominator) or below it (a numerator). */
+static gboolean
+fraction_part (const InkMap *m, const FmRect *r, double em)
+{
+  return bar_above (m, r, em) || bar_below_y (m, r, em) >= 0;
+}
+
 /* The line's word space (see Band): a gap of that width where
  * Poppler sees a space separates two formulas - unless one side
  * is an operator (a relation's thick space can equal it); a gap
@@ -2825,6 +2833,11 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
+  /* a text-style fraction's numerator or denominator: the script-size
+   * glyph next to its bar (\sum_{n=1}^\infty \frac{1}{n^2} \cos t puts a
+   * thin space and the null delimiter, 0.34 em, on either side of it) */
+  gboolean frac_l = ml->script && pc->ink != NULL && !join && fraction_part (pc->ink, &l->r, em);
+  gboolean frac_r = mr->script && pc->ink != NULL && !join && fraction_part (pc->ink, &r->r, em);
   /* (after a script, a thin space and \scriptspace make
    * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
    * em: there the rules above decide) */
@@ -2855,18 +2868,19 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
    * glue: only one narrower than the word space tells) */
   else if (ws > 0 && !join && gap >= 0.1 * em &&
            gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
-           /* (after a script, \scriptspace widens a word space) */
-           (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+           /* (after a script, \scriptspace widens a word space; the
+            * null delimiters around a fraction widen it on both sides) */
+           (exact && !ml->script && !frac_r ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
            /* TeX puts a math letter's italic correction
             * after it at the end of a formula: a word space
             * after an italic letter is wider than the line's
             * (two math letters have no glue between them) */
            !(gap > ws && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL && l->cls != CLS_TEXT) &&
-           !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
-           /* a script after its base (\mathrm{Li}_2\,u), not
-            * a fraction's part: the null delimiter after a
-            * fraction widens the word space after it */
-           (!ml->script ||
+           !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && (!mr->script || frac_r) &&
+           /* a script after its base (\mathrm{Li}_2\,u), or a
+            * text-style fraction's part (whose word space the null
+            * delimiter widens: a narrower gap is math's) */
+           (!ml->script || frac_l || frac_r ||
             (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
              fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
            /* nothing between them: a fraction's numerator is
@@ -3209,7 +3223,10 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
        (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
         g_unichar_isalpha (r[1].c))))
     join = TRUE;
-  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+  /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2}) */
+  if (!join && rule == FM_DETECT_RULE_FULL &&
+      (!mr->script || (ic->pc->ink != NULL && fraction_part (ic->pc->ink, &r->r, em))) &&
+      operator_script_end (ic, li, r, gap))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
