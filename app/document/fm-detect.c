@@ -2805,12 +2805,38 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   return join;
 }
 
-/* Whether glyph box r is a part of a fraction: a bar runs right above
- * (a denominator) or below it (a numerator). */
+/* Whether math glyph k is a part of a text-style fraction: a bar runs
+ * right below it (a numerator) or above it (a denominator), and another
+ * script-size math glyph stands on the bar's other side over the same
+ * columns (a superscript's box can have a letter's stroke right below it,
+ * t^2: no partner). */
 static gboolean
-fraction_part (const InkMap *m, const FmRect *r, double em)
+fraction_part (const InlineCtx *ic, int k, double em)
 {
-  return bar_above (m, r, em) || bar_below_y (m, r, em) >= 0;
+  const Glyph *g = ic->g;
+  const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+  const FmRect *r = &g[mk->glyph].r;
+  double below, above;
+
+  if (ic->pc->ink == NULL || !mk->script)
+    return FALSE;
+  /* (both: the rule below may be the glyph's own bottom stroke, a 2's) */
+  below = bar_below_y (ic->pc->ink, r, em);
+  above = bar_above_y (ic->pc->ink, r, em);
+  if (below < 0 && above < 0)
+    return FALSE;
+  for (int j = 0; j < ic->m; j++)
+    {
+      const MathGlyph *mj = &g_array_index (ic->math, MathGlyph, j);
+      const FmRect *o = &g[mj->glyph].r;
+      double ix = MIN (o->x1, r->x1) - MAX (o->x0, r->x0);
+      if (j == k || !mj->script || ix <= 0.2 * MIN (o->x1 - o->x0, r->x1 - r->x0))
+        continue;
+      if ((below >= 0 && fm_rect_cy (o) > below && o->y0 < below + 0.5 * em) ||
+          (above >= 0 && fm_rect_cy (o) < above && o->y1 > above - 0.5 * em))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* The line's word space (see Band): a gap of that width where
@@ -2836,8 +2862,8 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* a text-style fraction's numerator or denominator: the script-size
    * glyph next to its bar (\sum_{n=1}^\infty \frac{1}{n^2} \cos t puts a
    * thin space and the null delimiter, 0.34 em, on either side of it) */
-  gboolean frac_l = ml->script && pc->ink != NULL && !join && fraction_part (pc->ink, &l->r, em);
-  gboolean frac_r = mr->script && pc->ink != NULL && !join && fraction_part (pc->ink, &r->r, em);
+  gboolean frac_l = !join && fraction_part (ic, li, em);
+  gboolean frac_r = !join && fraction_part (ic, (int) (mr - &g_array_index (math, MathGlyph, 0)), em);
   /* (after a script, a thin space and \scriptspace make
    * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
    * em: there the rules above decide) */
@@ -2869,8 +2895,11 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   else if (ws > 0 && !join && gap >= 0.1 * em &&
            gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
            /* (after a script, \scriptspace widens a word space; the
-            * null delimiters around a fraction widen it on both sides) */
-           (exact && !ml->script && !frac_r ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+            * null delimiter beside a fraction, 1.2 pt, too: without it
+            * a fraction's thin space is narrower than a tight line's
+            * word space, 0.22 em against 0.30) */
+           (exact && !ml->script && !frac_r ? fabs (gap - ws) > 0.02 * em
+                                           : gap - (frac_l || frac_r ? 1.0 : 0.0) < ws - 0.02 * em) &&
            /* TeX puts a math letter's italic correction
             * after it at the end of a formula: a word space
             * after an italic letter is wider than the line's
@@ -3225,7 +3254,7 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2}) */
   if (!join && rule == FM_DETECT_RULE_FULL &&
-      (!mr->script || (ic->pc->ink != NULL && fraction_part (ic->pc->ink, &r->r, em))) &&
+      (!mr->script || fraction_part (ic, ri, em)) &&
       operator_script_end (ic, li, r, gap))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
