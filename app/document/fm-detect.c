@@ -3046,6 +3046,66 @@ abla, primes, accents end formulas with scripts */
          ink_gap_empty (ic->pc->ink, &stack, &r->r);
 }
 
+/* Whether li ends an operator set with limits under or over it (a
+ * display-style \lim_{k\to\infty}, \sum\limits_{n=7}^\infty inline): the
+ * operator - a big operator or an operator name, the letters touching l -
+ * has script-size glyphs centred under or over it that reach past its
+ * right end, and r starts a thin space after the widest of them (up to 0.3
+ * em with sidebearings). Measured from the operator, that gap is half the
+ * limit's overhang more, as wide as a word space: TeX centres the narrower
+ * of operator and limit on the wider. */
+static gboolean
+limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
+{
+  const Glyph *g = ic->g;
+  const Glyph *l = &g[g_array_index (ic->math, MathGlyph, li).glyph];
+  FmRect op = l->r;
+  double stack_x1 = l->r.x1, lim_x0 = G_MAXDOUBLE;
+  /* (a math font's upright name is a strong glyph: STIX Two's lim) */
+  gboolean name = l->cls != CLS_TEXT && g_unichar_isalpha (l->c);
+
+  if (g_array_index (ic->math, MathGlyph, li).script || !(name || is_prefix_operator (l->c) || l->ext) ||
+      is_sentence_punct (r->c) || is_close_bracket (r->c))
+    return FALSE;
+  /* the operator name's letters, left of l */
+  for (int k = li - 1; name && k >= 0; k--)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const Glyph *gk = &g[mk->glyph];
+      if (mk->script || gk->cls != l->cls || !g_unichar_isalpha (gk->c) || gk->r.x1 > op.x0 + 0.05 * em ||
+          op.x0 - gk->r.x1 > 0.05 * em || !v_overlap_enough (&gk->r, &op, 0.7))
+        continue;
+      fm_rect_union (&op, &gk->r);
+    }
+  for (int k = 0; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (!mk->script || rk->x1 <= op.x1 || rk->x0 >= op.x1 || rk->x1 > r->r.x0 ||
+          !(fm_rect_cy (rk) > op.y1 - 0.1 * em || fm_rect_cy (rk) < op.y0 + 0.1 * em) ||
+          fm_rect_v_gap (rk, &op) > 0.6 * em)
+        continue;
+      stack_x1 = MAX (stack_x1, rk->x1);
+      lim_x0 = MIN (lim_x0, rk->x0);
+    }
+  if (lim_x0 == G_MAXDOUBLE)
+    return FALSE;
+  /* (the limit row's left end: the scripts touching the found ones,
+   * walked leftwards; math is sorted by x0) */
+  for (int k = ic->m - 1; k >= 0; k--)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (mk->script && rk->x1 > lim_x0 - 0.05 * em && rk->x0 < lim_x0 && rk->x0 > op.x0 - 1.0 * em &&
+          !(fm_rect_cy (rk) <= op.y1 - 0.1 * em && fm_rect_cy (rk) >= op.y0 + 0.1 * em))
+        lim_x0 = rk->x0;
+    }
+  /* centred: the limit overhangs the operator alike on both sides */
+  if (fabs ((op.x0 - lim_x0) - (stack_x1 - op.x1)) > 0.15 * em)
+    return FALSE;
+  return r->r.x0 - stack_x1 > -0.05 * em && r->r.x0 - stack_x1 < 0.3 * em;
+}
+
 /* Whether a sign ri opens a formula: a unary minus or plus has no space
  * after it, a binary one TeX's medium space on both sides (shrunk alike
  * on a squeezed line). After an ordinary symbol (a letter, a digit, a
@@ -3256,6 +3316,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL &&
       (!mr->script || fraction_part (ic, ri, em)) &&
       operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && limits_stack_end (ic, li, r, em))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
