@@ -3745,7 +3745,7 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
   double *x0 = g_new (double, nm + 1), *x1 = g_new (double, nm + 1);
   int *math = g_new0 (int, nm + 1), *text = g_new0 (int, nm + 1), *total = g_new0 (int, nm + 1);
   int np = 0, n_math = 0, n_words = 0;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, condition = FALSE, *lead_text = g_new0 (gboolean, nm + 1);
 
   for (int k = 0; k < nm; k++)
     row[k] = &g_array_index (pc->chunks, Chunk, members[k]);
@@ -3763,6 +3763,7 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
       if (np == 0 || o->box.x0 > x1[np - 1] + 0.9 * em)
         {
           x0[np] = o->box.x0;
+          lead_text[np] = pc->g[o->start].cls == CLS_TEXT;
           x1[np++] = o->box.x1;
         }
       x1[np - 1] = MAX (x1[np - 1], o->box.x1);
@@ -3777,16 +3778,23 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
       else if (math[k] == 0 && text[k] > 0 && total[k] <= 12 && k > 0 && k < np - 1 &&
                MAX (x0[k] - x1[k - 1], x0[k + 1] - x1[k]) >= 1.5 * em)
         n_words++;
+      /* a condition closing the line after a \qquad, words then math
+       * (\qquad \text{for all $\xi \in U$}.), after a formula that
+       * starts the line */
+      else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 && text[k] <= 12 &&
+               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em)
+        condition = TRUE;
       else
         ok = FALSE;
     }
+  g_free (lead_text);
   g_free (row);
   g_free (x0);
   g_free (x1);
   g_free (math);
   g_free (text);
   g_free (total);
-  return ok && n_math >= 2 && n_words >= 1;
+  return ok && ((n_math >= 2 && n_words >= 1) || (n_math == 1 && condition));
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
