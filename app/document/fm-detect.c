@@ -2862,13 +2862,16 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* a text-style fraction's numerator or denominator: the script-size
    * glyph next to its bar (\sum_{n=1}^\infty \frac{1}{n^2} \cos t puts a
    * thin space and the null delimiter, 0.34 em, on either side of it) */
-  gboolean frac_l = !join && fraction_part (ic, li, em);
-  gboolean frac_r = !join && fraction_part (ic, (int) (mr - &g_array_index (math, MathGlyph, 0)), em);
+  gboolean frac_l = fraction_part (ic, li, em);
+  gboolean frac_r = fraction_part (ic, (int) (mr - &g_array_index (math, MathGlyph, 0)), em);
   /* (after a script, a thin space and \scriptspace make
    * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
    * em: there the rules above decide) */
   if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
       fabs (gap - ws) < 0.008 * em &&
+      /* (beside a fraction a word space has the null delimiter on top:
+       * \frac{F_0}{m} \cos, a thin space and it, can equal the line's) */
+      !frac_l && !frac_r &&
       /* (the dots of one ellipsis: a squeezed line's word space can
        * shrink to their spacing) */
       !(ellipsis_dot (g, ic->n, (int) (l - g)) && ellipsis_dot (g, ic->n, (int) (r - g))) &&
