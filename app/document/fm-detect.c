@@ -4587,7 +4587,10 @@ fraction_part_chunk (const PageCtx *pc, guint i)
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
-      if (!text_line_chunk (pc, o, fm_rect_cx (&ch->box)))
+      /* (or a chunk of three words' letters and the formula's start,
+       * "them X(s) =": the middle is its letters') */
+      if (!text_line_chunk (pc, o, fm_rect_cx (&ch->box)) &&
+          !(o->block < 0 && !o->is_number && o->n_text >= 3 && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box))))
         continue;
       if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
         {
