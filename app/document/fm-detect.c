@@ -2398,6 +2398,7 @@ inline_scripts_to_base (InlineCtx *ic)
 {
   const Glyph *g = ic->g;
   int m = ic->m;
+  gboolean *settled = g_new0 (gboolean, m + 1);
 
   for (int a = 0; a < m; a++)
     {
@@ -2435,7 +2436,32 @@ inline_scripts_to_base (InlineCtx *ic)
         }
       if (band >= 0)
         ma->band = band;
+      settled[a] = band >= 0;
     }
+  /* A script between other scripts of its row (the = of a limit k=0
+   * under an inline \sum, no full-size glyph within reach) takes the line
+   * of the script it touches on its left that has one; math is sorted by
+   * x0, so a row is walked from its start. */
+  for (int a = 0; a < m; a++)
+    {
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      if (!ma->ambiguous || !ma->script || settled[a])
+        continue;
+      for (int b = 0; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          if (b == a || !mb->script || mb->band < 0 || (mb->ambiguous && !settled[b]) ||
+              gb->r.x1 > ga->r.x0 + 0.05 * ma->em || ga->r.x0 - gb->r.x1 > 0.05 * ma->em ||
+              fabs (fm_rect_cy (&ga->r) - fm_rect_cy (&gb->r)) > 0.1 * ma->em)
+            continue;
+          ma->band = mb->band;
+          settled[a] = TRUE;
+          break;
+        }
+    }
+  g_free (settled);
 }
 
 /* The parts of an inline fraction (a rule between them) are on one line:
