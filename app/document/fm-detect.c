@@ -4596,18 +4596,17 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
  * (the math axis of the line the fraction belongs to), as no display's bar
  * or the bottom stroke of its brackets and big operators does. */
 static gboolean
-fraction_part_chunk (const PageCtx *pc, guint i)
-{
-  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  double y;
+fraction_part_chunk (const PageCtx *pc, guint i);
 
-  /* (full size: a text-style fraction's script-size part of the line
-   * above may be stacked onto a display) */
-  if (ch->em < 0.85 * pc->body_em)
-    return FALSE;
-  y = bar_below_y (pc->ink, &ch->box, pc->body_em);
+/* Whether a bar right below or above box (chunk i or a run of its glyphs)
+ * lies on the middle of a line of running text beside it. */
+static gboolean
+bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
+{
+  double y = bar_below_y (pc->ink, box, pc->body_em);
+
   if (y < 0)
-    y = bar_above_y (pc->ink, &ch->box, pc->body_em);
+    y = bar_above_y (pc->ink, box, pc->body_em);
   if (y < 0)
     return FALSE;
   for (guint k = 0; k < pc->chunks->len; k++)
@@ -4615,15 +4614,55 @@ fraction_part_chunk (const PageCtx *pc, guint i)
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
       /* (or a chunk of three words' letters and the formula's start,
        * "them X(s) =": the middle is its letters') */
-      if (!text_line_chunk (pc, o, fm_rect_cx (&ch->box)) &&
-          !(o->block < 0 && !o->is_number && o->n_text >= 3 && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box))))
+      if (!text_line_chunk (pc, o, fm_rect_cx (box)) &&
+          !(o->block < 0 && !o->is_number && o->n_text >= 3 && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box))))
         continue;
-      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
+      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, box) < 2.0 * o->em)
         {
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
           return TRUE;
         }
+    }
+  return FALSE;
+}
+
+static gboolean
+fraction_part_chunk (const PageCtx *pc, guint i)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  const Glyph *g = pc->g;
+
+  /* (full size: a text-style fraction's script-size part of the line
+   * above may be stacked onto a display) */
+  if (ch->em < 0.85 * pc->body_em)
+    return FALSE;
+  if (bar_on_text_line (pc, i, &ch->box))
+    return TRUE;
+  /* A chunk can hold more than the fraction's part: the limit under a
+   * \lim before the fraction, on the denominator's row (\displaystyle
+   * \lim_{n\to\infty} \frac{n}{(1+\epsilon)^n}). The bar is over part of
+   * it only: each run of its full-size glyphs (less than 0.3 em apart) is
+   * tested. */
+  for (int k = ch->start; k < ch->end;)
+    {
+      FmRect run;
+      int e = k;
+      if (g[k].size < 0.85 * ch->em_max)
+        {
+          k++;
+          continue;
+        }
+      run = g[k].r;
+      while (e + 1 < ch->end && (g[e + 1].size < 0.85 * ch->em_max || g[e + 1].r.x0 - run.x1 < 0.3 * ch->em))
+        {
+          e++;
+          if (g[e].size >= 0.85 * ch->em_max)
+            fm_rect_union (&run, &g[e].r);
+        }
+      if ((k > ch->start || e + 1 < ch->end) && bar_on_text_line (pc, i, &run))
+        return TRUE;
+      k = e + 1;
     }
   return FALSE;
 }
