@@ -2398,6 +2398,7 @@ inline_scripts_to_base (InlineCtx *ic)
 {
   const Glyph *g = ic->g;
   int m = ic->m;
+  gboolean *settled = g_new0 (gboolean, m + 1);
 
   for (int a = 0; a < m; a++)
     {
@@ -2435,7 +2436,32 @@ inline_scripts_to_base (InlineCtx *ic)
         }
       if (band >= 0)
         ma->band = band;
+      settled[a] = band >= 0;
     }
+  /* A script between other scripts of its row (the = of a limit k=0
+   * under an inline \sum, no full-size glyph within reach) takes the line
+   * of the script it touches on its left that has one; math is sorted by
+   * x0, so a row is walked from its start. */
+  for (int a = 0; a < m; a++)
+    {
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      const Glyph *ga = &g[ma->glyph];
+      if (!ma->ambiguous || !ma->script || settled[a])
+        continue;
+      for (int b = 0; b < m; b++)
+        {
+          const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
+          const Glyph *gb = &g[mb->glyph];
+          if (b == a || !mb->script || mb->band < 0 || (mb->ambiguous && !settled[b]) ||
+              gb->r.x1 > ga->r.x0 + 0.05 * ma->em || ga->r.x0 - gb->r.x1 > 0.05 * ma->em ||
+              fabs (fm_rect_cy (&ga->r) - fm_rect_cy (&gb->r)) > 0.1 * ma->em)
+            continue;
+          ma->band = mb->band;
+          settled[a] = TRUE;
+          break;
+        }
+    }
+  g_free (settled);
 }
 
 /* The parts of an inline fraction (a rule between them) are on one line:
@@ -2805,6 +2831,40 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   return join;
 }
 
+/* Whether math glyph k is a part of a text-style fraction: a bar runs
+ * right below it (a numerator) or above it (a denominator), and another
+ * script-size math glyph stands on the bar's other side over the same
+ * columns (a superscript's box can have a letter's stroke right below it,
+ * t^2: no partner). */
+static gboolean
+fraction_part (const InlineCtx *ic, int k, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+  const FmRect *r = &g[mk->glyph].r;
+  double below, above;
+
+  if (ic->pc->ink == NULL || !mk->script)
+    return FALSE;
+  /* (both: the rule below may be the glyph's own bottom stroke, a 2's) */
+  below = bar_below_y (ic->pc->ink, r, em);
+  above = bar_above_y (ic->pc->ink, r, em);
+  if (below < 0 && above < 0)
+    return FALSE;
+  for (int j = 0; j < ic->m; j++)
+    {
+      const MathGlyph *mj = &g_array_index (ic->math, MathGlyph, j);
+      const FmRect *o = &g[mj->glyph].r;
+      double ix = MIN (o->x1, r->x1) - MAX (o->x0, r->x0);
+      if (j == k || !mj->script || ix <= 0.2 * MIN (o->x1 - o->x0, r->x1 - r->x0))
+        continue;
+      if ((below >= 0 && fm_rect_cy (o) > below && o->y0 < below + 0.5 * em) ||
+          (above >= 0 && fm_rect_cy (o) < above && o->y1 > above - 0.5 * em))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The line's word space (see Band): a gap of that width where
  * Poppler sees a space separates two formulas - unless one side
  * is an operator (a relation's thick space can equal it); a gap
@@ -2825,11 +2885,19 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
+  /* a text-style fraction's numerator or denominator: the script-size
+   * glyph next to its bar (\sum_{n=1}^\infty \frac{1}{n^2} \cos t puts a
+   * thin space and the null delimiter, 0.34 em, on either side of it) */
+  gboolean frac_l = fraction_part (ic, li, em);
+  gboolean frac_r = fraction_part (ic, (int) (mr - &g_array_index (math, MathGlyph, 0)), em);
   /* (after a script, a thin space and \scriptspace make
    * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
    * em: there the rules above decide) */
   if (ws > 0 && join && exact && !op && r->space_before && gap >= 0.2 * em &&
       fabs (gap - ws) < 0.008 * em &&
+      /* (beside a fraction a word space has the null delimiter on top:
+       * \frac{F_0}{m} \cos, a thin space and it, can equal the line's) */
+      !frac_l && !frac_r &&
       /* (the dots of one ellipsis: a squeezed line's word space can
        * shrink to their spacing) */
       !(ellipsis_dot (g, ic->n, (int) (l - g)) && ellipsis_dot (g, ic->n, (int) (r - g))) &&
@@ -2855,18 +2923,22 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
    * glue: only one narrower than the word space tells) */
   else if (ws > 0 && !join && gap >= 0.1 * em &&
            gap < (is_prefix_operator (r->c) ? 0.3 : 0.45) * em &&
-           /* (after a script, \scriptspace widens a word space) */
-           (exact && !ml->script ? fabs (gap - ws) > 0.02 * em : gap < ws - 0.02 * em) &&
+           /* (after a script, \scriptspace widens a word space; the
+            * null delimiter beside a fraction, 1.2 pt, too: without it
+            * a fraction's thin space is narrower than a tight line's
+            * word space, 0.22 em against 0.30) */
+           (exact && !ml->script && !frac_r ? fabs (gap - ws) > 0.02 * em
+                                           : gap - (frac_l || frac_r ? 1.0 : 0.0) < ws - 0.02 * em) &&
            /* TeX puts a math letter's italic correction
             * after it at the end of a formula: a word space
             * after an italic letter is wider than the line's
             * (two math letters have no glue between them) */
            !(gap > ws && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL && l->cls != CLS_TEXT) &&
-           !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && !mr->script &&
-           /* a script after its base (\mathrm{Li}_2\,u), not
-            * a fraction's part: the null delimiter after a
-            * fraction widens the word space after it */
-           (!ml->script ||
+           !is_sentence_punct (l->c) && !is_sentence_punct (r->c) && (!mr->script || frac_r) &&
+           /* a script after its base (\mathrm{Li}_2\,u), or a
+            * text-style fraction's part (whose word space the null
+            * delimiter widens: a narrower gap is math's) */
+           (!ml->script || frac_l || frac_r ||
             (best_left[li] >= 0 && !g_array_index (math, MathGlyph, best_left[li]).script &&
              fm_rect_h_gap (&g[g_array_index (math, MathGlyph, best_left[li]).glyph].r, &l->r) < 0.05 * em)) &&
            /* nothing between them: a fraction's numerator is
@@ -3001,6 +3073,66 @@ abla, primes, accents end formulas with scripts */
   gap = MIN (gap, MAX (0.0, r->r.x0 - stack.x1));
   return gap < 0.6 * mb->em && !is_sentence_punct (r->c) && !is_close_bracket (r->c) &&
          ink_gap_empty (ic->pc->ink, &stack, &r->r);
+}
+
+/* Whether li ends an operator set with limits under or over it (a
+ * display-style \lim_{k\to\infty}, \sum\limits_{n=7}^\infty inline): the
+ * operator - a big operator or an operator name, the letters touching l -
+ * has script-size glyphs centred under or over it that reach past its
+ * right end, and r starts a thin space after the widest of them (up to 0.3
+ * em with sidebearings). Measured from the operator, that gap is half the
+ * limit's overhang more, as wide as a word space: TeX centres the narrower
+ * of operator and limit on the wider. */
+static gboolean
+limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
+{
+  const Glyph *g = ic->g;
+  const Glyph *l = &g[g_array_index (ic->math, MathGlyph, li).glyph];
+  FmRect op = l->r;
+  double stack_x1 = l->r.x1, lim_x0 = G_MAXDOUBLE;
+  /* (a math font's upright name is a strong glyph: STIX Two's lim) */
+  gboolean name = l->cls != CLS_TEXT && g_unichar_isalpha (l->c);
+
+  if (g_array_index (ic->math, MathGlyph, li).script || !(name || is_prefix_operator (l->c) || l->ext) ||
+      is_sentence_punct (r->c) || is_close_bracket (r->c))
+    return FALSE;
+  /* the operator name's letters, left of l */
+  for (int k = li - 1; name && k >= 0; k--)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const Glyph *gk = &g[mk->glyph];
+      if (mk->script || gk->cls != l->cls || !g_unichar_isalpha (gk->c) || gk->r.x1 > op.x0 + 0.05 * em ||
+          op.x0 - gk->r.x1 > 0.05 * em || !v_overlap_enough (&gk->r, &op, 0.7))
+        continue;
+      fm_rect_union (&op, &gk->r);
+    }
+  for (int k = 0; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (!mk->script || rk->x1 <= op.x1 || rk->x0 >= op.x1 || rk->x1 > r->r.x0 ||
+          !(fm_rect_cy (rk) > op.y1 - 0.1 * em || fm_rect_cy (rk) < op.y0 + 0.1 * em) ||
+          fm_rect_v_gap (rk, &op) > 0.6 * em)
+        continue;
+      stack_x1 = MAX (stack_x1, rk->x1);
+      lim_x0 = MIN (lim_x0, rk->x0);
+    }
+  if (lim_x0 == G_MAXDOUBLE)
+    return FALSE;
+  /* (the limit row's left end: the scripts touching the found ones,
+   * walked leftwards; math is sorted by x0) */
+  for (int k = ic->m - 1; k >= 0; k--)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (mk->script && rk->x1 > lim_x0 - 0.05 * em && rk->x0 < lim_x0 && rk->x0 > op.x0 - 1.0 * em &&
+          !(fm_rect_cy (rk) <= op.y1 - 0.1 * em && fm_rect_cy (rk) >= op.y0 + 0.1 * em))
+        lim_x0 = rk->x0;
+    }
+  /* centred: the limit overhangs the operator alike on both sides */
+  if (fabs ((op.x0 - lim_x0) - (stack_x1 - op.x1)) > 0.15 * em)
+    return FALSE;
+  return r->r.x0 - stack_x1 > -0.05 * em && r->r.x0 - stack_x1 < 0.3 * em;
 }
 
 /* Whether a sign ri opens a formula: a unary minus or plus has no space
@@ -3209,7 +3341,12 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
        (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
         g_unichar_isalpha (r[1].c))))
     join = TRUE;
-  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
+  /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2}) */
+  if (!join && rule == FM_DETECT_RULE_FULL &&
+      (!mr->script || fraction_part (ic, ri, em)) &&
+      operator_script_end (ic, li, r, gap))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && limits_stack_end (ic, li, r, em))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
@@ -3637,7 +3774,7 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
   double *x0 = g_new (double, nm + 1), *x1 = g_new (double, nm + 1);
   int *math = g_new0 (int, nm + 1), *text = g_new0 (int, nm + 1), *total = g_new0 (int, nm + 1);
   int np = 0, n_math = 0, n_words = 0;
-  gboolean ok = TRUE;
+  gboolean ok = TRUE, condition = FALSE, *lead_text = g_new0 (gboolean, nm + 1);
 
   for (int k = 0; k < nm; k++)
     row[k] = &g_array_index (pc->chunks, Chunk, members[k]);
@@ -3655,6 +3792,7 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
       if (np == 0 || o->box.x0 > x1[np - 1] + 0.9 * em)
         {
           x0[np] = o->box.x0;
+          lead_text[np] = pc->g[o->start].cls == CLS_TEXT;
           x1[np++] = o->box.x1;
         }
       x1[np - 1] = MAX (x1[np - 1], o->box.x1);
@@ -3669,16 +3807,23 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
       else if (math[k] == 0 && text[k] > 0 && total[k] <= 12 && k > 0 && k < np - 1 &&
                MAX (x0[k] - x1[k - 1], x0[k + 1] - x1[k]) >= 1.5 * em)
         n_words++;
+      /* a condition closing the line after a \qquad, words then math
+       * (\qquad \text{for all $\xi \in U$}.), after a formula that
+       * starts the line */
+      else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 && text[k] <= 12 &&
+               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em)
+        condition = TRUE;
       else
         ok = FALSE;
     }
+  g_free (lead_text);
   g_free (row);
   g_free (x0);
   g_free (x1);
   g_free (math);
   g_free (text);
   g_free (total);
-  return ok && n_math >= 2 && n_words >= 1;
+  return ok && ((n_math >= 2 && n_words >= 1) || (n_math == 1 && condition));
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
@@ -4451,31 +4596,73 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
  * (the math axis of the line the fraction belongs to), as no display's bar
  * or the bottom stroke of its brackets and big operators does. */
 static gboolean
-fraction_part_chunk (const PageCtx *pc, guint i)
-{
-  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  double y;
+fraction_part_chunk (const PageCtx *pc, guint i);
 
-  /* (full size: a text-style fraction's script-size part of the line
-   * above may be stacked onto a display) */
-  if (ch->em < 0.85 * pc->body_em)
-    return FALSE;
-  y = bar_below_y (pc->ink, &ch->box, pc->body_em);
+/* Whether a bar right below or above box (chunk i or a run of its glyphs)
+ * lies on the middle of a line of running text beside it. */
+static gboolean
+bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
+{
+  double y = bar_below_y (pc->ink, box, pc->body_em);
+
   if (y < 0)
-    y = bar_above_y (pc->ink, &ch->box, pc->body_em);
+    y = bar_above_y (pc->ink, box, pc->body_em);
   if (y < 0)
     return FALSE;
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
-      if (!text_line_chunk (pc, o, fm_rect_cx (&ch->box)))
+      /* (or a chunk of three words' letters and the formula's start,
+       * "them X(s) =": the middle is its letters') */
+      if (!text_line_chunk (pc, o, fm_rect_cx (box)) &&
+          !(o->block < 0 && !o->is_number && o->n_text >= 3 && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box))))
         continue;
-      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, &ch->box) < 2.0 * o->em)
+      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, box) < 2.0 * o->em)
         {
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
           return TRUE;
         }
+    }
+  return FALSE;
+}
+
+static gboolean
+fraction_part_chunk (const PageCtx *pc, guint i)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  const Glyph *g = pc->g;
+
+  /* (full size: a text-style fraction's script-size part of the line
+   * above may be stacked onto a display) */
+  if (ch->em < 0.85 * pc->body_em)
+    return FALSE;
+  if (bar_on_text_line (pc, i, &ch->box))
+    return TRUE;
+  /* A chunk can hold more than the fraction's part: the limit under a
+   * \lim before the fraction, on the denominator's row (\displaystyle
+   * \lim_{n\to\infty} \frac{n}{(1+\epsilon)^n}). The bar is over part of
+   * it only: each run of its full-size glyphs (less than 0.3 em apart) is
+   * tested. */
+  for (int k = ch->start; k < ch->end;)
+    {
+      FmRect run;
+      int e = k;
+      if (g[k].size < 0.85 * ch->em_max)
+        {
+          k++;
+          continue;
+        }
+      run = g[k].r;
+      while (e + 1 < ch->end && (g[e + 1].size < 0.85 * ch->em_max || g[e + 1].r.x0 - run.x1 < 0.3 * ch->em))
+        {
+          e++;
+          if (g[e].size >= 0.85 * ch->em_max)
+            fm_rect_union (&run, &g[e].r);
+        }
+      if ((k > ch->start || e + 1 < ch->end) && bar_on_text_line (pc, i, &run))
+        return TRUE;
+      k = e + 1;
     }
   return FALSE;
 }
@@ -4537,66 +4724,142 @@ fraction_parts_out (PageCtx *pc, int b)
   return any && !rest;
 }
 
+/* A display block that took in the math of a text line right below (or
+ * above) it is crossed by that line, yet its other rows are a display: a
+ * stretched paragraph line whose formulas stand more than 2 em from its
+ * words is no running text chunk by chunk, and stacked less than 0.9 em
+ * under an aligned display its formulas joined the display's block (seed
+ * 1060: `\begin{aligned}` with its number lost). The chunks overlapping the
+ * crossing line's box leave the block; the rest stays a display when it
+ * holds a full-size display chunk and lies wholly on one side of the line.
+ * An inline display-style fraction's numerator and denominator both
+ * overlap their line's box (the bar lies on the math axis), its limits
+ * touch it: such a block keeps nothing and is dissolved. TRUE when the
+ * block was kept, shrunk to the rest. */
+static gboolean
+crossing_line_out (PageCtx *pc, int b, const Chunk *line)
+{
+  GArray *chunks = pc->chunks;
+  gboolean above = FALSE, below = FALSE, display = FALSE, any = FALSE, moved = FALSE;
+  int first = -1;
+  FmRect rest = { 0, 0, 0, 0 };
+  double slack = 0.1 * line->em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block != b || fm_rect_v_overlap (&ch->box, &line->box) > slack)
+        continue;
+      above |= ch->box.y1 <= line->box.y0 + slack;
+      below |= ch->box.y0 >= line->box.y1 - slack;
+      display |= ch->is_display && ch->em >= 0.85 * pc->body_em;
+      if (!any)
+        rest = ch->box;
+      else
+        fm_rect_union (&rest, &ch->box);
+      any = TRUE;
+    }
+  if (!any || !display || (above && below))
+    return FALSE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (chunks, Chunk, i);
+      if (ch->block == b && fm_rect_v_overlap (&ch->box, &line->box) > slack)
+        {
+          ch->block = -1;
+          moved = TRUE;
+        }
+      else if (ch->block == b && first < 0)
+        first = (int) i;
+    }
+  /* (nothing level with the line: no progress, the caller would loop) */
+  if (!moved)
+    return FALSE;
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: shrunk to [%.1f %.1f %.1f %.1f]\n",
+                pc->blocks[b].x0, pc->blocks[b].y0, pc->blocks[b].x1, pc->blocks[b].y1, rest.x0, rest.y0, rest.x1,
+                rest.y1);
+  pc->blocks[b] = rest;
+  pc->block_first[b] = first;
+  return TRUE;
+}
+
+/* The chunk of running text that passes through block b (beside it, its
+ * middle in the block's height), or -1. */
+static int
+crossing_text_chunk (const PageCtx *pc, int b)
+{
+  GArray *chunks = pc->chunks;
+  const FmRect *blocks = pc->blocks;
+  const Margins *margins = &pc->margins;
+  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1;
+  gboolean flush = FALSE;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = 0.5 * (o->box.y0 + o->box.y1);
+      if (!text_line_chunk (pc, o, fm_rect_cx (&blocks[b])))
+        continue;
+      /* text wholly between the block's ends is the display's own
+       * (\overset{\text{def}}{=}, \text{if}): a line of running text
+       * passing through reaches out of it on one side at least */
+      if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
+        continue;
+      if (cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em)
+        return (int) i;
+    }
+  /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
+   * y(0) = 0 in define."): running text level with the block's
+   * middle rows, on a line that starts or ends at the column's
+   * margin (a paragraph's line; a display is set off from both) */
+  for (guint i = 0; i < chunks->len && !(run_text >= 0 && flush); i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = 0.5 * (o->box.y0 + o->box.y1);
+      /* (in the block's column by its margins too: a page's
+       * gutter is not always found) */
+      if (o->block >= 0 || o->is_number || !margins->known[col] ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])) ||
+          blocks[b].x0 < margins->left[col] - o->em || blocks[b].x1 > margins->right[col] + o->em ||
+          o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
+          cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
+        continue;
+      if (run_text < 0 && text_line_chunk (pc, o, fm_rect_cx (&blocks[b])) &&
+          (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
+        run_text = (int) i;
+      if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||
+          fabs (o->box.x1 - margins->right[col]) < 0.5 * o->em)
+        flush = TRUE;
+    }
+  return flush ? run_text : -1;
+}
+
 /* A block that a line of running text passes through is the numerator and
  * denominator (or limits) of an inline \displaystyle fraction on that
- * line, not a display: a display has its lines to itself. */
+ * line, not a display: a display has its lines to itself. Only the rows
+ * level with the line leave a block that has rows of its own clear of it
+ * (crossing_line_out()). */
 static void
 dissolve_crossed_blocks (PageCtx *pc)
 {
   GArray *chunks = pc->chunks;
   FmRect *blocks = pc->blocks;
-  const Margins *margins = &pc->margins;
 
   for (int b = 0; b < pc->n_blocks; b++)
     {
-      gboolean crossed = FALSE;
+      int line = -1;
       if (blocks[b].x1 <= blocks[b].x0)
         continue;
-      crossed = fraction_parts_out (pc, b);
-      for (guint i = 0; i < chunks->len && !crossed; i++)
+      if (!fraction_parts_out (pc, b))
         {
-          const Chunk *o = &g_array_index (chunks, Chunk, i);
-          double cy = 0.5 * (o->box.y0 + o->box.y1);
-          if (!text_line_chunk (pc, o, fm_rect_cx (&blocks[b])))
+          /* (each line out shrinks the block: test it again) */
+          while ((line = crossing_text_chunk (pc, b)) >= 0 &&
+                 crossing_line_out (pc, b, &g_array_index (chunks, Chunk, line)))
+            ;
+          if (line < 0)
             continue;
-          /* text wholly between the block's ends is the display's own
-           * (\overset{\text{def}}{=}, \text{if}): a line of running text
-           * passing through reaches out of it on one side at least */
-          if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
-            continue;
-          crossed = cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em;
         }
-      /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
-       * y(0) = 0 in define."): running text level with the block's
-       * middle rows, on a line that starts or ends at the column's
-       * margin (a paragraph's line; a display is set off from both) */
-      if (!crossed)
-        {
-          gboolean run_text = FALSE, flush = FALSE;
-          int col = column_of (pc, fm_rect_cx (&blocks[b]));
-          for (guint i = 0; i < chunks->len && !(run_text && flush); i++)
-            {
-              const Chunk *o = &g_array_index (chunks, Chunk, i);
-              double cy = 0.5 * (o->box.y0 + o->box.y1);
-              /* (in the block's column by its margins too: a page's
-               * gutter is not always found) */
-              if (o->block >= 0 || o->is_number || !margins->known[col] ||
-                  across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&blocks[b])) ||
-                  blocks[b].x0 < margins->left[col] - o->em || blocks[b].x1 > margins->right[col] + o->em ||
-                  o->box.x0 < margins->left[col] - o->em || o->box.x1 > margins->right[col] + o->em ||
-                  cy < blocks[b].y0 + 0.3 * o->em || cy > blocks[b].y1 - 0.3 * o->em)
-                continue;
-              if (text_line_chunk (pc, o, fm_rect_cx (&blocks[b])) &&
-                  (o->box.x1 < blocks[b].x0 || o->box.x0 > blocks[b].x1))
-                run_text = TRUE;
-              if (fabs (o->box.x0 - margins->left[col]) < 0.5 * o->em ||
-                  fabs (o->box.x1 - margins->right[col]) < 0.5 * o->em)
-                flush = TRUE;
-            }
-          crossed = run_text && flush;
-        }
-      if (!crossed)
-        continue;
       if (g_getenv ("FM_DETECT_DEBUG"))
         g_printerr ("block [%.1f %.1f %.1f %.1f] crossed by running text: dissolved\n", blocks[b].x0,
                     blocks[b].y0, blocks[b].x1, blocks[b].y1);

@@ -48,3 +48,6 @@ $gen --body "$dir/cls-quads.body.tex" --out "$dir" --prefix cls-quads-charter --
 $gen --body "$dir/cls-quads.body.tex" --out "$dir" --prefix cls-quads-xe --engine xelatex --fonts fira-math
 $gen --body "$dir/cls-quads.body.tex" --out "$dir" --prefix cls-quads-lua --engine lualatex --fonts termes-math
 $gen --body "$dir/cls-opsub.body.tex" --out "$dir" --prefix cls-opsub-times --fonts times
+$gen --body "$dir/cls-stacks.body.tex" --out "$dir" --prefix cls-stacks-charter --twocolumn --fonts charter
+$gen --body "$dir/cls-stacks.body.tex" --out "$dir" --prefix cls-stacks-xe --twocolumn --engine xelatex --fonts termes-math
+$gen --body "$dir/cls-stacks.body.tex" --out "$dir" --prefix cls-stacks-lua --twocolumn --engine lualatex --fonts termes-math
