@@ -74,6 +74,27 @@ test_matrices (void)
   check_page (doc, 6, "\\begin{vmatrix}a&b&0\\\\c&d&0\\\\0&0&1\\end{vmatrix}", FALSE, "matrix delimiters");
 }
 
+/* Display fractions on several rows: TeX sets the rows \\lineskip apart,
+ * and each bar's parts are the line nearest it, not the neighbouring rows'
+ * (the longest bar had taken the rows above and below into its parts). */
+static void
+test_stacked_fractions (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
+
+  check_page (doc, 9, "\\begin{aligned}w&=\\frac{1-A}{1+A}\\\\&=\\frac{(1+u)(1+v)}{(1-u)(1-v)}\\\\"
+              "&=\\frac{u+v}{1+uv}\\end{aligned}", TRUE, NULL);
+  /* text-style fractions in a matrix: rows by their bars, the brackets
+   * over both rows in none */
+  check_page (doc, 10, "H=\\begin{bmatrix}\\frac{a}{b}&\\frac{c}{d}\\\\\\frac{e}{f}&\\frac{g}{h}\\end{bmatrix}",
+              TRUE, NULL);
+  /* an empty column doubles the gap: `&&` is not written, so uncertain */
+  check_page (doc, 11, "H=\\begin{bmatrix}\\frac{a}{b}&\\frac{c}{d}\\\\\\frac{e}{f}&\\frac{g}{h}\\end{bmatrix}",
+              FALSE, "empty column");
+  /* a rule between a numerator's lines: a fraction inside it, kept */
+  check_page (doc, 12, "x=\\frac{\\frac{a+b}{c}}{d+e}", TRUE, NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -82,5 +103,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext-align/gathered", test_gathered);
   g_test_add_func ("/pdf/mathtext-align/cases", test_cases);
   g_test_add_func ("/pdf/mathtext-align/matrices", test_matrices);
+  g_test_add_func ("/pdf/mathtext-align/stacked-fractions", test_stacked_fractions);
   return g_test_run ();
 }
