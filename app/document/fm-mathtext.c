@@ -1988,15 +1988,26 @@ parse_list (Reader *r, GPtrArray *items)
       if (it->kind == ITEM_GLYPH && it->ext && !it->bigop && !is_integral_char (it->c) &&
           it->box.y1 - it->box.y0 > 1.5 * main_size)
         continue;
-      for (guint j = 0; j < rows->len && row == NULL; j++)
+      /* an item on two rows joins them: rows grew in item order, and a
+       * fraction beside both `\mathbf{B}=` and an integral that do not
+       * share a line with each other had left them two rows */
+      for (guint j = 0; j < rows->len; j++)
         {
           GPtrArray *rw = rows->pdata[j];
-          for (guint q = 0; q < rw->len && row == NULL; q++)
+          gboolean meets = FALSE;
+          for (guint q = 0; q < rw->len && !meets; q++)
             {
               Item *o = rw->pdata[q];
-              if (fm_mathtext_same_line (&it->box, it->mid, is_fraction (it), &o->box, o->mid,
-                                         is_fraction (o), main_size))
-                row = rw;
+              meets = fm_mathtext_same_line (&it->box, it->mid, is_fraction (it), &o->box, o->mid,
+                                             is_fraction (o), main_size);
+            }
+          if (meets && row == NULL)
+            row = rw;
+          else if (meets)
+            {
+              for (guint q = 0; q < rw->len; q++)
+                g_ptr_array_add (row, rw->pdata[q]);
+              g_ptr_array_remove_index (rows, j--);
             }
         }
       if (row == NULL)

@@ -93,6 +93,9 @@ test_stacked_fractions (void)
               FALSE, "empty column");
   /* a rule between a numerator's lines: a fraction inside it, kept */
   check_page (doc, 12, "x=\\frac{\\frac{a+b}{c}}{d+e}", TRUE, NULL);
+  /* the fractions share a line with `B=` and with the integral, which do
+   * not share one with each other: one line, whatever the items' order */
+  check_page (doc, 13, "\\mathbf{B}=\\frac{kI}{c^{2}}\\int\\frac{d\\ell\\times\\mathbf{r}}{r^{3}}", TRUE, NULL);
 }
 
 int
