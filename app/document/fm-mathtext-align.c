@@ -632,8 +632,32 @@ has_at (GArray *xs, double x, double tol)
   return FALSE;
 }
 
-/* The x where every row has a relation or starts (at least two rows with a
- * relation there); the leftmost such. G_MAXDOUBLE when none. */
+/* Row `row` continues the one above it (split's and aligned's `&\quad+e-f`):
+ * no relation, a binary operator first, 0.5-2.5 em right of the relation
+ * column at x (\quad, \qquad after the `&`). */
+static gboolean
+continues_at (const Align *a, GArray *rels, guint row, double x)
+{
+  static const char *const binary[] = { "+", "-", "\\pm", "\\mp", "\\times", "\\cdot", NULL };
+  const FmAlignItem *first = NULL;
+
+  if (rels->len > 0)
+    return FALSE;
+  for (guint i = 0; i < a->n; i++)
+    if (in_part (a, i, row, -G_MAXDOUBLE, G_MAXDOUBLE) && (first == NULL || a->items[i].box.x0 < first->box.x0))
+      first = &a->items[i];
+  if (first == NULL || !first->glyph || first->tex == NULL ||
+      first->box.x0 < x + 0.5 * a->em || first->box.x0 > x + 2.5 * a->em)
+    return FALSE;
+  for (int k = 0; binary[k] != NULL; k++)
+    if (strcmp (binary[k], first->tex) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The x where every row has a relation, starts or continues the row above
+ * (at least two rows with a relation there, or one and a continued row);
+ * the leftmost such. G_MAXDOUBLE when none. */
 static double
 relation_column (const Align *a, GPtrArray *rels)
 {
@@ -645,16 +669,18 @@ relation_column (const Align *a, GPtrArray *rels)
       for (guint k = 0; k < xs->len; k++)
         {
           double x = g_array_index (xs, double, k);
-          guint with = 0;
+          guint with = 0, cont = 0;
           gboolean fits = TRUE;
           for (guint q = 0; q < a->n_rows && fits; q++)
             {
               if (has_at (rels->pdata[q], x, tol))
                 with++;
+              else if (q > 0 && continues_at (a, rels->pdata[q], q, x))
+                cont++;
               else if (fabs (row_start (a, q, -G_MAXDOUBLE, G_MAXDOUBLE) - x) > tol)
                 fits = FALSE;
             }
-          if (fits && with >= 2 && x < best)
+          if (fits && (with >= 2 || (with >= 1 && cont >= 1)) && x < best)
             best = x;
         }
     }

@@ -33,6 +33,10 @@ test_aligned (void)
   check_page (doc, 1, "\\begin{aligned}x_{1}&=y^{2}+1\\\\z&\\leq w\\end{aligned}", TRUE, NULL);
   /* neither a relation column nor centred: one x for every start */
   check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", FALSE, "start at one x");
+  /* a row that continues the one above: a binary operator first, a \\quad
+   * or \\qquad right of the relation column (spacing is not written) */
+  check_page (doc, 14, "\\begin{aligned}a&=b+c-d\\\\&+e-f\\\\&=g\\end{aligned}", TRUE, NULL);
+  check_page (doc, 15, "\\begin{aligned}x&=a+b\\\\&-c\\end{aligned}", TRUE, NULL);
 }
 
 static void
