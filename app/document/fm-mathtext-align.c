@@ -150,6 +150,122 @@ fm_mathtext_grow_stack (const FmPieceStack *ps, GArray *stack)
   return u;
 }
 
+gboolean
+fm_mathtext_same_line (const FmRect *a, double a_mid, gboolean a_stack, const FmRect *b, double b_mid,
+                       gboolean b_stack, double em)
+{
+  /* Fractions on one line share the math axis; a matrix's rows of
+   * text-style fractions stand about 1.2 em apart while Poppler's boxes of
+   * their parts (font ascent and descent) reach past the neighbouring row's
+   * bar (`H=\begin{bmatrix}\frac{\partial^{2}r}{\partial x\partial x}...`
+   * read as one line of four fractions, development set seed 1110) */
+  if (a_stack && b_stack && fabs (a_mid - b_mid) > 0.5 * em)
+    return FALSE;
+  return a_mid > b->y0 && a_mid < b->y1 && b_mid > a->y0 && b_mid < a->y1;
+}
+
+static gboolean
+is_stack (const FmAlignItem *it)
+{
+  return !it->glyph && it->tex != NULL && strncmp (it->tex, "\\frac{", 6) == 0;
+}
+
+/* Items i and j share a line (find_rows' test). */
+static gboolean
+same_line (const FmAlignItem *i, const FmAlignItem *j, double em)
+{
+  return fm_mathtext_same_line (&i->box, i->mid, is_stack (i), &j->box, j->mid, is_stack (j), em);
+}
+
+/* Why: TeX stacks an aligned block's rows \lineskip (1 pt) apart where
+ * fractions make them tall, so the parts of a long bar's fraction and the
+ * neighbouring rows' parts lie within its reach (`w&=\frac{1-A}{1+A}\\
+ * &=\frac{(1+u)...}{...}` read `1+A` into the second numerator,
+ * development seed 1110 on every set-up); a part has one line of its size
+ * unless a rule (an inner fraction) separates its lines. */
+void
+fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gboolean *keep)
+{
+  g_autofree guint *line = g_new (guint, n + 1);
+  g_autoptr (GArray) ext = g_array_new (FALSE, FALSE, sizeof (FmRect));   /* per line */
+  g_autoptr (GArray) mids = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree guint *order = NULL;
+  double big = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      keep[i] = TRUE;
+      if (!items[i].rule)
+        big = MAX (big, items[i].size);
+    }
+  /* lines of the part's size (its scripts and small items go with them) */
+  for (guint i = 0; i < n; i++)
+    {
+      line[i] = G_MAXUINT;
+      if (items[i].rule || items[i].size < 0.85 * big)
+        continue;
+      for (guint j = 0; j < i && line[i] == G_MAXUINT; j++)
+        if (line[j] != G_MAXUINT && same_line (&items[i], &items[j], big))
+          line[i] = line[j];
+      if (line[i] == G_MAXUINT)
+        {
+          double z = 0;
+          line[i] = ext->len;
+          g_array_append_val (ext, items[i].box);
+          g_array_append_val (mids, z);
+        }
+      {
+        FmRect *e = &g_array_index (ext, FmRect, line[i]);
+        e->y0 = MIN (e->y0, items[i].box.y0);
+        e->y1 = MAX (e->y1, items[i].box.y1);
+      }
+    }
+  if (ext->len < 2)
+    return;
+  for (guint k = 0; k < ext->len; k++)
+    {
+      const FmRect *e = &g_array_index (ext, FmRect, k);
+      g_array_index (mids, double, k) = (e->y0 + e->y1) / 2;
+    }
+  /* nearest the bar first */
+  order = g_new (guint, ext->len);
+  for (guint k = 0; k < ext->len; k++)
+    order[k] = k;
+  for (guint x = 0; x < ext->len; x++)
+    for (guint y = x + 1; y < ext->len; y++)
+      {
+        double mx = g_array_index (mids, double, order[x]), my = g_array_index (mids, double, order[y]);
+        if (above ? my > mx : my < mx)
+          {
+            guint t = order[x]; order[x] = order[y]; order[y] = t;
+          }
+      }
+  for (guint k = 1; k < ext->len; k++)
+    {
+      const FmRect *near = &g_array_index (ext, FmRect, order[k - 1]);
+      const FmRect *far = &g_array_index (ext, FmRect, order[k]);
+      double m0 = g_array_index (mids, double, order[k - 1]), m1 = g_array_index (mids, double, order[k]);
+      double lo = MIN (m0, m1), hi = MAX (m0, m1), limit;
+      gboolean ruled = FALSE;
+
+      for (guint i = 0; i < n && !ruled; i++)
+        ruled = items[i].rule && (items[i].box.y0 + items[i].box.y1) / 2 > lo &&
+                (items[i].box.y0 + items[i].box.y1) / 2 < hi;
+      if (ruled)
+        continue;
+      /* between the two lines' facing edges, inside their middles */
+      limit = above ? (near->y0 + far->y1) / 2 : (near->y1 + far->y0) / 2;
+      limit = CLAMP (limit, lo, hi);
+      for (guint i = 0; i < n; i++)
+        {
+          double c = (items[i].box.y0 + items[i].box.y1) / 2;
+          if (above ? c < limit : c > limit)
+            keep[i] = FALSE;
+        }
+      break;
+    }
+}
+
 typedef struct {
   const Align *a;
   const char *tex;   /* the seed's LaTeX */
@@ -253,8 +369,7 @@ find_rows (Align *a, double full)
       for (guint j = 0; j < i && a->row[i] == ROW_NONE; j++)
         {
           const FmAlignItem *o = &a->items[j];
-          if (a->row[j] != ROW_NONE && a->items[j].size >= full &&
-              it->mid > o->box.y0 && it->mid < o->box.y1 && o->mid > it->box.y0 && o->mid < it->box.y1)
+          if (a->row[j] != ROW_NONE && a->items[j].size >= full && same_line (it, o, a->em))
             a->row[i] = a->row[j];
         }
       if (a->row[i] == ROW_NONE)
@@ -383,11 +498,13 @@ spans_by_x0 (const Align *a, guint row, double x0, double x1)
  * 0.28 em; matrix columns stand 1 em apart, cases' \quad too). Returns the
  * cut positions (mid-gap), sorted. */
 static GArray *
-column_cuts (const Align *a, double x0, double x1)
+column_cuts (const Align *a, double x0, double x1, double *widest)
 {
   g_autoptr (GArray) spans = spans_by_x0 (a, ROW_NONE, x0, x1);
   GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
   double reach = -G_MAXDOUBLE;
+
+  *widest = 0;
 
   for (guint p = 0; p < spans->len; p++)
     {
@@ -396,6 +513,7 @@ column_cuts (const Align *a, double x0, double x1)
         {
           double cut = (reach + b->x0) / 2;
           g_array_append_val (cuts, cut);
+          *widest = MAX (*widest, b->x0 - reach);
         }
       reach = MAX (reach, b->x1);
     }
@@ -422,9 +540,15 @@ grid (const Align *a, const Delim *open, const Delim *close)
   double x0 = open->box.x1, x1 = close != NULL ? close->box.x0 : G_MAXDOUBLE;
   const char *env, *pre = "", *post = "";
   gboolean certain_env = FALSE;
+  double widest = 0;
   GString *out;
 
-  cuts = column_cuts (a, x0, x1);
+  cuts = column_cuts (a, x0, x1, &widest);
+  /* matrix columns stand 2 \arraycolsep (1 em) apart, cases' \quad too;
+   * twice that is an empty column between them (`a&&b`, the corpus's
+   * Hessian) or spacing in a cell */
+  if (widest > 1.6 * a->em)
+    a->ops->uncertain (a->ops->reader, "a column gap of two (an empty column, `&&`?)");
   if (open->tex[0] == '\0')
     env = "matrix";
   else if (close == NULL)
@@ -508,8 +632,32 @@ has_at (GArray *xs, double x, double tol)
   return FALSE;
 }
 
-/* The x where every row has a relation or starts (at least two rows with a
- * relation there); the leftmost such. G_MAXDOUBLE when none. */
+/* Row `row` continues the one above it (split's and aligned's `&\quad+e-f`):
+ * no relation, a binary operator first, 0.5-2.5 em right of the relation
+ * column at x (\quad, \qquad after the `&`). */
+static gboolean
+continues_at (const Align *a, GArray *rels, guint row, double x)
+{
+  static const char *const binary[] = { "+", "-", "\\pm", "\\mp", "\\times", "\\cdot", NULL };
+  const FmAlignItem *first = NULL;
+
+  if (rels->len > 0)
+    return FALSE;
+  for (guint i = 0; i < a->n; i++)
+    if (in_part (a, i, row, -G_MAXDOUBLE, G_MAXDOUBLE) && (first == NULL || a->items[i].box.x0 < first->box.x0))
+      first = &a->items[i];
+  if (first == NULL || !first->glyph || first->tex == NULL ||
+      first->box.x0 < x + 0.5 * a->em || first->box.x0 > x + 2.5 * a->em)
+    return FALSE;
+  for (int k = 0; binary[k] != NULL; k++)
+    if (strcmp (binary[k], first->tex) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The x where every row has a relation, starts or continues the row above
+ * (at least two rows with a relation there, or one and a continued row);
+ * the leftmost such. G_MAXDOUBLE when none. */
 static double
 relation_column (const Align *a, GPtrArray *rels)
 {
@@ -521,16 +669,18 @@ relation_column (const Align *a, GPtrArray *rels)
       for (guint k = 0; k < xs->len; k++)
         {
           double x = g_array_index (xs, double, k);
-          guint with = 0;
+          guint with = 0, cont = 0;
           gboolean fits = TRUE;
           for (guint q = 0; q < a->n_rows && fits; q++)
             {
               if (has_at (rels->pdata[q], x, tol))
                 with++;
+              else if (q > 0 && continues_at (a, rels->pdata[q], q, x))
+                cont++;
               else if (fabs (row_start (a, q, -G_MAXDOUBLE, G_MAXDOUBLE) - x) > tol)
                 fits = FALSE;
             }
-          if (fits && with >= 2 && x < best)
+          if (fits && (with >= 2 || (with >= 1 && cont >= 1)) && x < best)
             best = x;
         }
     }
@@ -599,7 +749,8 @@ aligned_at (const Align *a, double x)
 static gboolean
 is_grid (const Align *a)
 {
-  g_autoptr (GArray) cuts = column_cuts (a, -G_MAXDOUBLE, G_MAXDOUBLE);
+  double widest = 0;
+  g_autoptr (GArray) cuts = column_cuts (a, -G_MAXDOUBLE, G_MAXDOUBLE, &widest);
 
   if (cuts->len == 0)
     return FALSE;

@@ -17,6 +17,7 @@ typedef struct {
   const char *tex;    /* its LaTeX, NULL = unknown glyph                     */
   gboolean ext;       /* a glyph from a math extension font                  */
   gboolean glyph;     /* a single glyph (not a word, fraction, radical...)   */
+  gboolean rule;      /* a drawn rule (fraction bar, vinculum)               */
 } FmAlignItem;
 
 typedef struct {
@@ -35,6 +36,22 @@ typedef struct {
  * spelling. Calls ops->uncertain where rows, columns or spelling are not
  * certain. Newly allocated. */
 char *fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint n_items);
+
+/* Whether two items (boxes, vertical references, stack = a fraction) share
+ * a line: each one's reference inside the other's box, and fractions' bars
+ * within 0.5 em. */
+gboolean fm_mathtext_same_line (const FmRect *a, double a_mid, gboolean a_stack, const FmRect *b,
+                                double b_mid, gboolean b_stack, double em);
+
+/* A fraction part's lines: the items over (above = TRUE) or under a bar
+ * that the reader took as its part, with the part's rules. Items of the
+ * part's size form lines; from the line nearest the bar outward, a line
+ * belongs to the part only when a rule lies between it and the previous one
+ * (a fraction inside the part); a line beyond a gap without one is the
+ * next or previous line of the display (an aligned block of fractions, a
+ * matrix of text-style fractions), and keep[i] is set FALSE for it and every
+ * item beyond it. */
+void fm_mathtext_part_lines (const FmAlignItem *items, guint n_items, gboolean above, gboolean *keep);
 
 /* Pieces of one tall delimiter, stacked in one column: the step the reader's
  * merge_extensible and the aligner's find_delims share. From the seed

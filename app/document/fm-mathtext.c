@@ -940,6 +940,27 @@ on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
   return FALSE;
 }
 
+/* A fraction part's lines beyond the nearest (fm-mathtext-align.c): the
+ * display's other lines, dropped from the part. */
+static void
+part_lines (GPtrArray *part, gboolean above)
+{
+  g_autoptr (GArray) view = g_array_new (FALSE, TRUE, sizeof (FmAlignItem));
+  g_autofree gboolean *keep = g_new (gboolean, part->len + 1);
+
+  for (guint i = 0; i < part->len; i++)
+    {
+      Item *it = part->pdata[i];
+      FmAlignItem a = { it, it->box, it->mid, it->size, it->tex, it->ext, it->kind == ITEM_GLYPH,
+                        it->kind == ITEM_RULE };
+      g_array_append_val (view, a);
+    }
+  fm_mathtext_part_lines ((FmAlignItem *) view->data, view->len, above, keep);
+  for (guint i = part->len; i-- > 0;)
+    if (!keep[i])
+      g_ptr_array_remove_index (part, i);
+}
+
 /* A fraction's two parts are set in one style: where one part has no
  * full-size item (a text-style fraction, 7 of 10 pt, in a cases column or
  * inline), full-size items counted in the other part belong to the next line
@@ -1038,6 +1059,11 @@ take_rules (Reader *r, GPtrArray *items)
                 g_ptr_array_add (lower, it);
             }
           /* a fraction (parts on both sides; \underline{M}'s part is on its line) */
+          if (upper->len > 0 && lower->len > 0)
+            {
+              part_lines (upper, TRUE);
+              part_lines (lower, FALSE);
+            }
           if (upper->len > 0 && lower->len > 0)
             for (guint i = lower->len; i-- > 0;)
               {
@@ -1927,6 +1953,13 @@ align_rows (Reader *r, GPtrArray *items)
   return fm_mathtext_align (&ops, (FmAlignItem *) view->data, view->len);
 }
 
+/* A fraction's box (rows of fractions: fm_mathtext_same_line) */
+static gboolean
+is_fraction (const Item *it)
+{
+  return it->kind == ITEM_BOX && it->tex != NULL && g_str_has_prefix (it->tex, "\\frac{");
+}
+
 /* Lines: the full-size items grouped by vertical overlap. */
 static char *
 parse_list (Reader *r, GPtrArray *items)
@@ -1950,14 +1983,31 @@ parse_list (Reader *r, GPtrArray *items)
       GPtrArray *row = NULL;
       if (it->used || it->kind == ITEM_RULE || it->size < 0.85 * main_size)
         continue;
-      for (guint j = 0; j < rows->len && row == NULL; j++)
+      /* a tall delimiter over several rows belongs to none: it chained a
+       * matrix's rows into one line (fm-mathtext-align.c pairs it) */
+      if (it->kind == ITEM_GLYPH && it->ext && !it->bigop && !is_integral_char (it->c) &&
+          it->box.y1 - it->box.y0 > 1.5 * main_size)
+        continue;
+      /* an item on two rows joins them: rows grew in item order, and a
+       * fraction beside both `\mathbf{B}=` and an integral that do not
+       * share a line with each other had left them two rows */
+      for (guint j = 0; j < rows->len; j++)
         {
           GPtrArray *rw = rows->pdata[j];
-          for (guint q = 0; q < rw->len && row == NULL; q++)
+          gboolean meets = FALSE;
+          for (guint q = 0; q < rw->len && !meets; q++)
             {
               Item *o = rw->pdata[q];
-              if (it->mid > o->box.y0 && it->mid < o->box.y1 && o->mid > it->box.y0 && o->mid < it->box.y1)
-                row = rw;
+              meets = fm_mathtext_same_line (&it->box, it->mid, is_fraction (it), &o->box, o->mid,
+                                             is_fraction (o), main_size);
+            }
+          if (meets && row == NULL)
+            row = rw;
+          else if (meets)
+            {
+              for (guint q = 0; q < rw->len; q++)
+                g_ptr_array_add (row, rw->pdata[q]);
+              g_ptr_array_remove_index (rows, j--);
             }
         }
       if (row == NULL)

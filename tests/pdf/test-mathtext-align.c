@@ -33,6 +33,10 @@ test_aligned (void)
   check_page (doc, 1, "\\begin{aligned}x_{1}&=y^{2}+1\\\\z&\\leq w\\end{aligned}", TRUE, NULL);
   /* neither a relation column nor centred: one x for every start */
   check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", FALSE, "start at one x");
+  /* a row that continues the one above: a binary operator first, a \\quad
+   * or \\qquad right of the relation column (spacing is not written) */
+  check_page (doc, 14, "\\begin{aligned}a&=b+c-d\\\\&+e-f\\\\&=g\\end{aligned}", TRUE, NULL);
+  check_page (doc, 15, "\\begin{aligned}x&=a+b\\\\&-c\\end{aligned}", TRUE, NULL);
 }
 
 static void
@@ -74,6 +78,30 @@ test_matrices (void)
   check_page (doc, 6, "\\begin{vmatrix}a&b&0\\\\c&d&0\\\\0&0&1\\end{vmatrix}", FALSE, "matrix delimiters");
 }
 
+/* Display fractions on several rows: TeX sets the rows \\lineskip apart,
+ * and each bar's parts are the line nearest it, not the neighbouring rows'
+ * (the longest bar had taken the rows above and below into its parts). */
+static void
+test_stacked_fractions (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
+
+  check_page (doc, 9, "\\begin{aligned}w&=\\frac{1-A}{1+A}\\\\&=\\frac{(1+u)(1+v)}{(1-u)(1-v)}\\\\"
+              "&=\\frac{u+v}{1+uv}\\end{aligned}", TRUE, NULL);
+  /* text-style fractions in a matrix: rows by their bars, the brackets
+   * over both rows in none */
+  check_page (doc, 10, "H=\\begin{bmatrix}\\frac{a}{b}&\\frac{c}{d}\\\\\\frac{e}{f}&\\frac{g}{h}\\end{bmatrix}",
+              TRUE, NULL);
+  /* an empty column doubles the gap: `&&` is not written, so uncertain */
+  check_page (doc, 11, "H=\\begin{bmatrix}\\frac{a}{b}&\\frac{c}{d}\\\\\\frac{e}{f}&\\frac{g}{h}\\end{bmatrix}",
+              FALSE, "empty column");
+  /* a rule between a numerator's lines: a fraction inside it, kept */
+  check_page (doc, 12, "x=\\frac{\\frac{a+b}{c}}{d+e}", TRUE, NULL);
+  /* the fractions share a line with `B=` and with the integral, which do
+   * not share one with each other: one line, whatever the items' order */
+  check_page (doc, 13, "\\mathbf{B}=\\frac{kI}{c^{2}}\\int\\frac{d\\ell\\times\\mathbf{r}}{r^{3}}", TRUE, NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -82,5 +110,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext-align/gathered", test_gathered);
   g_test_add_func ("/pdf/mathtext-align/cases", test_cases);
   g_test_add_func ("/pdf/mathtext-align/matrices", test_matrices);
+  g_test_add_func ("/pdf/mathtext-align/stacked-fractions", test_stacked_fractions);
   return g_test_run ();
 }
