@@ -23,6 +23,16 @@
  * memory grows with the image (a 20000 x 20000 px scan at 150 dpi of its
  * page size would be 400 M pixels). */
 #define MAX_ANALYSIS_PIXELS (24 * 1024 * 1024)
+/* A page's strokes are thin (a light copy) when under this share of its
+ * ink pixels have ink on all four sides (development twins: 0.02-0.06 on
+ * the three light copies, 0.19-0.47 on the 17 others; ink_gap). */
+#define INK_THIN_INTERIOR 0.1
+/* A page was not read when under this share of its ink is in text words
+ * (development twins: 0.29 and 0.54 on the two whose prose Tesseract
+ * mostly missed, 0.79-0.92 on the 18 others; cluster_not_formula). */
+#define READ_SHARE_POOR 0.7
+/* A cluster whose every piece is smaller than this, em, is specks. */
+#define SPECK_PIECE_EM 0.3
 
 typedef struct {
   double x0, y0, x1, y1;
@@ -136,9 +146,11 @@ median (double *v, int n)
 }
 
 /* Otsu's threshold of the render, kept within [64, 200] so that a page of
- * nearly one gray (blank paper, one photo) does not split its noise. */
+ * nearly one gray (blank paper, one photo) does not split its noise;
+ * *gray_paper: the page's median is darker than white paper (below 250:
+ * a gray scan, not a 1-bit one). */
 static int
-ink_threshold (const FmGrayImage *img)
+ink_threshold (const FmGrayImage *img, gboolean *gray_paper)
 {
   guint64 hist[256] = { 0 }, total = 0;
   double sum = 0, sum_b = 0, best = -1;
@@ -169,7 +181,60 @@ ink_threshold (const FmGrayImage *img)
           t_best = t;
         }
     }
+  /* On gray paper, no darker than halfway between the ink (the darkest
+   * 1 % of the page) and the paper (its median): on gray, noisy paper (a
+   * JPEG'd copy in uneven light) Otsu's level falls inside the paper's
+   * own noise, and its specks became ink (9120 pieces on a development
+   * page, 2552 with this) and, for Tesseract, parts of its words
+   * (scan_clean_paper). White paper (a 1-bit scan, whose enlargement's
+   * grays are its strokes' edges) keeps Otsu's level: halfway thinned a
+   * light copy's strokes at 150 dpi (development twins). */
+  {
+    guint64 cum = 0;
+    int p1 = -1, p50 = -1;
+    for (int i = 0; i < 256; i++)
+      {
+        cum += hist[i];
+        if (p1 < 0 && cum * 100 >= total)
+          p1 = i;
+        if (p50 < 0 && cum * 2 >= total)
+          p50 = i;
+      }
+    *gray_paper = p50 < 250 && g_strcmp0 (g_getenv ("FM_SCAN_PAPER"), "otsu") != 0;
+    if (*gray_paper)
+      t_best = MIN (t_best, (p1 + p50) / 2);
+  }
   return CLAMP (t_best, 64, 200);
+}
+
+/* How far apart side by side the ink pieces of one glyph may be: 2 px on
+ * a page whose strokes are thin (a light copy's threshold near the ink
+ * broke its hairlines, leaving a letter as stems and specks, an operator
+ * as dots), else 0. Thin: under INK_THIN_INTERIOR of the ink pixels have
+ * ink on all four sides. FM_SCAN_INK_GAP=N sets it. */
+static int
+ink_gap (const FmGrayImage *img, int threshold)
+{
+  const char *env = g_getenv ("FM_SCAN_INK_GAP");
+  guint64 ink = 0, interior = 0;
+
+  if (env && *env)
+    return CLAMP (atoi (env), 0, 8);
+  for (int y = 1; y + 1 < img->height; y++)
+    {
+      const guint8 *r = img->pixels + (gsize) y * img->stride;
+      const guint8 *up = r - img->stride, *down = r + img->stride;
+      for (int x = 1; x + 1 < img->width; x++)
+        if (r[x] < threshold)
+          {
+            ink++;
+            if (r[x - 1] < threshold && r[x + 1] < threshold && up[x] < threshold && down[x] < threshold)
+              interior++;
+          }
+    }
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("scan: ink interior %.3f\n", ink ? (double) interior / ink : 0.0);
+  return ink > 0 && (double) interior / ink < INK_THIN_INTERIOR ? 2 : 0;
 }
 
 static void
@@ -184,16 +249,18 @@ uf_join (int *parent, int a, int b)
 /* A horizontal run of ink pixels [x0, x1) on row y, and its provisional
  * component. */
 typedef struct {
-  int y, x0, x1, label;
+  int y, x0, x1, label, area;
 } InkRun;
 
 /* 8-connected components of pixels darker than threshold, at least
- * min_area pixels each, in the order of their first pixel (row by row).
+ * min_area pixels each, in the order of their first pixel (row by row);
+ * with gap > 0, ink less than gap + 1 pixels apart side by side is one
+ * component (a light copy's broken strokes, ink_gap).
  * Labelled by runs, not pixels: a label per pixel was 4 bytes a pixel of
  * fresh memory (8 MB for a letter page at 150 dpi), whose page faults
  * cost more than the labelling (40 of 45 ms). */
 static GArray *
-ink_components (const FmGrayImage *img, int threshold, int min_area)
+ink_components (const FmGrayImage *img, int threshold, int min_area, int gap)
 {
   int w = img->width, h = img->height;
   g_autoptr(GArray) runs = g_array_new (FALSE, FALSE, sizeof (InkRun));
@@ -217,15 +284,30 @@ ink_components (const FmGrayImage *img, int threshold, int min_area)
             }
           r.y = y;
           r.x0 = x;
-          while (x < w && row[x] < threshold)
-            x++;
-          r.x1 = x;
+          r.area = 0;
+          for (;;)
+            {
+              int x_end;
+              while (x < w && row[x] < threshold)
+                {
+                  x++;
+                  r.area++;
+                }
+              r.x1 = x;
+              /* Bridge a gap of up to gap pixels to the next ink. */
+              for (x_end = x; x_end < w && x_end <= r.x1 + gap && row[x_end] >= threshold; x_end++)
+                ;
+              if (gap <= 0 || x_end >= w || x_end > r.x1 + gap || x_end == x)
+                break;
+              x = x_end;
+            }
           r.label = -1;
           /* Runs of the row above touching this one, diagonals included:
-           * pixels p0..p1-1 and x0..x1-1 touch when p0 <= x1 and p1 >= x0. */
-          while (k < prev_end && g_array_index (runs, InkRun, k).x1 < r.x0)
+           * pixels p0..p1-1 and x0..x1-1 touch when p0 <= x1 and p1 >= x0
+           * (within gap pixels when bridging). */
+          while (k < prev_end && g_array_index (runs, InkRun, k).x1 + gap < r.x0)
             k++;
-          for (guint m = k; m < prev_end && g_array_index (runs, InkRun, m).x0 <= r.x1; m++)
+          for (guint m = k; m < prev_end && g_array_index (runs, InkRun, m).x0 <= r.x1 + gap; m++)
             {
               int l = g_array_index (runs, InkRun, m).label;
               if (r.label < 0)
@@ -261,7 +343,7 @@ ink_components (const FmGrayImage *img, int threshold, int min_area)
       c->img.x0 = MIN (c->img.x0, run->x0);
       c->img.x1 = MAX (c->img.x1, run->x1);
       c->img.y1 = MAX (c->img.y1, run->y + 1);
-      c->area += run->x1 - run->x0;
+      c->area += run->area;
     }
   g_array_unref (parent);
   for (guint i = comps->len; i-- > 0;)
@@ -1304,6 +1386,7 @@ classify_words (GArray *words, GArray *comps, double em, double scale, int page_
  * their order. */
 typedef struct {
   FmGrayImage *img;
+  const FmGrayImage *ocr_img; /* what Tesseract reads: img, paper white      */
   GArray *comps;            /* Comp                                          */
   int n_comps;
   double scale;             /* px/pt                                         */
@@ -1318,6 +1401,7 @@ typedef struct {
   GPtrArray *regions;
   int *region_of_block;     /* a display block's region, -1 none             */
   guint32 *midtones;        /* midtone_table, made on first use              */
+  double read_share;        /* of the ink's area, what is in text words      */
 } ScanPage;
 
 /* The rules' first verdict on one word: running text or not, from what
@@ -1376,7 +1460,8 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
 {
   p->t_ocr = g_get_monotonic_time ();
   p->c_ocr = thread_cpu_us ();
-  p->words = read_words (api, p->img, p->comps, p->scale * 72.0, &p->skew, &p->c_ocr_part, error);
+  p->words = read_words (api, p->ocr_img ? p->ocr_img : p->img, p->comps, p->scale * 72.0, &p->skew,
+                         &p->c_ocr_part, error);
   p->t_ocr = g_get_monotonic_time () - p->t_ocr;
   p->c_ocr = thread_cpu_us () - p->c_ocr;
   if (error && *error)
@@ -2050,6 +2135,24 @@ page_display_blocks (ScanPage *p)
 /* Why a cluster (a display block's root, or an inline cluster) is no
  * formula (a speck, a bare number, a blotch or a picture), NULL when it
  * is one. */
+/* The largest side of the largest piece of cluster cl's block (a
+ * display block's clusters together), px. */
+static double
+largest_piece (ScanPage *p, const Cluster *cl)
+{
+  int i = (int) (cl - &g_array_index (p->clusters, Cluster, 0));
+  double best = 0;
+
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, k);
+      if (c->cluster < 0 || (c->cluster != i && g_array_index (p->clusters, Cluster, c->cluster).block != i))
+        continue;
+      best = MAX (best, MAX (box_w (&c->b), box_h (&c->b)));
+    }
+  return best;
+}
+
 static const char *
 cluster_not_formula (ScanPage *p, const Cluster *cl)
 {
@@ -2107,6 +2210,26 @@ cluster_not_formula (ScanPage *p, const Cluster *cl)
    * than half an em (a scanner's edge, a photo's). */
   if (cl->display && ((cl->n_pieces < 2 && box_w (&cl->b) < 1.0 * em) || box_w (&cl->b) < 0.5 * em))
     return "lone piece";
+  /* Specks alone, however many: a binarised page's noise where uneven
+   * light darkened the paper towards its edge (development twins: 13
+   * false displays down one page's margin, up to 43 pieces each). A
+   * formula has a piece as tall or as wide as a third of an em - a
+   * digit, a letter's stem, an operator's bar - even on a light copy
+   * that broke its strokes; and 3 pt whatever the em (a page whose
+   * noise Tesseract took for large type gave 2.5 times the em: an
+   * inline formula's letters were specks by it). */
+  if (cl->n_pieces > 1 && largest_piece (p, cl) < MIN (SPECK_PIECE_EM * em, 3.0 * p->scale))
+    return "specks";
+  /* On a page Tesseract could not read (a light copy's broken strokes:
+   * under READ_SHARE_POOR of its ink in text words), lines of prose are
+   * ink in no word and join into one block several lines tall and most
+   * of the column wide; a display that size on such a page is no
+   * formula (the development twins' displays are at most 15 em wide and
+   * 4.5 em tall; an aligned block of wide rows would be, so only where
+   * the prose was not read). */
+  if (cl->display && p->read_share < READ_SHARE_POOR && box_w (&cl->b) > 20 * em &&
+      box_h (&cl->b) > 3 * em)
+    return "unread prose";
   return NULL;
 }
 
@@ -2114,9 +2237,21 @@ cluster_not_formula (ScanPage *p, const Cluster *cl)
 static void
 page_formula_regions (ScanPage *p)
 {
+  double ink = 0, read = 0;
+
   p->region_of_block = g_new (int, p->clusters->len + 1);
   for (guint i = 0; i < p->clusters->len; i++)
     p->region_of_block[i] = -1;
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, k);
+      ink += c->area;
+      if (c->text)
+        read += c->area;
+    }
+  p->read_share = ink > 0 ? read / ink : 1;
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("scan: page %d, ink in text words %.3f\n", p->page_index + 1, p->read_share);
   for (guint i = 0; i < p->clusters->len; i++)
     {
       Cluster *cl = &g_array_index (p->clusters, Cluster, i);
@@ -2314,10 +2449,10 @@ page_debug (const ScanPage *p)
  * ink that is not running text joined into formulas. words_only: the
  * bench's baseline, Tesseract alone. */
 static GPtrArray *
-analyse (TessBaseAPI *api, FmGrayImage *img, GArray *comps, double scale, int page_index,
-         gboolean words_only, GError **error)
+analyse (TessBaseAPI *api, FmGrayImage *img, const FmGrayImage *ocr_img, GArray *comps, double scale,
+         int page_index, gboolean words_only, GError **error)
 {
-  ScanPage p = { .img = img, .comps = comps, .n_comps = (int) comps->len, .scale = scale,
+  ScanPage p = { .img = img, .ocr_img = ocr_img, .comps = comps, .n_comps = (int) comps->len, .scale = scale,
                  .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0 };
   GPtrArray *regions;
 
@@ -2466,6 +2601,30 @@ scan_render (FmDocument *doc, int page_index, const FmRect *rect, double scale, 
   return img;
 }
 
+/* What Tesseract reads of a page on gray paper: a copy with the paper
+ * white (every pixel no darker than the ink's threshold). Tesseract
+ * binarises by its own (Otsu's) level, which on gray, noisy paper took
+ * the paper's specks into its words: a development page's word boxes
+ * came out twice the line's height, the em from them 50 px instead of
+ * 24, and 2 of its 25 inline formulas were found (17 with this). The
+ * analysis keeps the render (its midtones tell photos). FM_SCAN_PAPER=otsu
+ * leaves Tesseract the render and the threshold Otsu's. */
+static FmGrayImage *
+scan_clean_paper (const FmGrayImage *img, int threshold)
+{
+  FmGrayImage *out;
+
+  out = fm_gray_image_new (img->width, img->height);
+  for (int y = 0; y < img->height; y++)
+    {
+      const guint8 *r = img->pixels + (gsize) y * img->stride;
+      guint8 *o = out->pixels + (gsize) y * out->stride;
+      for (int x = 0; x < img->width; x++)
+        o[x] = r[x] >= threshold ? 255 : r[x];
+    }
+  return out;
+}
+
 /* The page (rect at scale px/pt) read from its pixels: render, ink,
  * Tesseract and the analysis. */
 static GPtrArray *
@@ -2473,6 +2632,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
                   gboolean words_only, FmScanPageKind *kind, GError **error)
 {
   g_autoptr(FmGrayImage) img = NULL;
+  g_autoptr(FmGrayImage) ocr_img = NULL;
   g_autoptr(GArray) comps = NULL;
   int min_area;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
@@ -2487,7 +2647,13 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
   t_render = t_ink - t_render;
   c_render = c_ink - c_render;
   min_area = MAX (2, (int) lround (SPECK_AREA_PT2 * scale * scale));
-  comps = ink_components (img, ink_threshold (img), min_area);
+  {
+    gboolean gray_paper;
+    int threshold = ink_threshold (img, &gray_paper);
+    if (gray_paper)
+      ocr_img = scan_clean_paper (img, threshold);
+    comps = ink_components (img, threshold, min_area, ink_gap (img, threshold));
+  }
   t_ink = g_get_monotonic_time () - t_ink;
   c_ink = thread_cpu_us () - c_ink;
   if (comps->len == 0)
@@ -2505,7 +2671,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
     t_take = g_get_monotonic_time () - t_take;
     t_analyse = g_get_monotonic_time ();
     c_analyse = thread_cpu_us ();
-    regions = api ? analyse (api, img, comps, scale, page_index, words_only, error) : NULL;
+    regions = api ? analyse (api, img, ocr_img, comps, scale, page_index, words_only, error) : NULL;
     t_analyse = g_get_monotonic_time () - t_analyse;
     c_analyse = thread_cpu_us () - c_analyse;
     if (api)
