@@ -543,9 +543,11 @@ tess_take_extra (void)
   g_mutex_lock (&tess_lock);
   if (tess_free != NULL && tess_pages == 1 && g_strcmp0 (g_getenv ("FM_SCAN_SPLIT"), "serial") != 0)
     {
-      while (tess_free->len == 0 && tess_loading > 0)
+      /* Another page may begin while this one waits: the instance loading
+       * is then that page's own, not a spare for the split. */
+      while (tess_free->len == 0 && tess_loading > 0 && tess_pages == 1)
         g_cond_wait (&tess_cond, &tess_lock);
-      if (tess_free->len > 0)
+      if (tess_free->len > 0 && tess_pages == 1)
         {
           api = g_ptr_array_steal_index (tess_free, tess_free->len - 1);
           tess_held++;
