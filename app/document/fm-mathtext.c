@@ -107,7 +107,8 @@ static const SymbolName symbol_names[] = {
   /* combining marks: OpenType math accents (XeTeX, LuaTeX, pdfLaTeX's stix2) */
   { 0x0300, "\\grave" }, { 0x0301, "\\acute" }, { 0x0302, "\\hat" }, { 0x0303, "\\tilde" },
   { 0x0304, "\\bar" }, { 0x0306, "\\breve" }, { 0x0307, "\\dot" }, { 0x0308, "\\ddot" },
-  { 0x030C, "\\check" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
+  { 0x030C, "\\check" }, { 0x030A, "\\mathring" }, { 0x02DA, "\\mathring" }, { 0x20DB, "\\dddot" },
+  { 0x0060, "\\grave" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
 };
 
 static const char *
@@ -268,7 +269,11 @@ font_letter_style (const char *font, gunichar c)
 
   if (font_is_unicode_math (name))
     return bold ? STYLE_BF : STYLE_RM;
-  if (name_has (name, "^msbm|^bbold|^dsrom|^bbm|doublestruck|^txmiaX|blackboard"))
+  /* txfonts' and newtx's MSBM (txsyb, pxsyb) has the blackboard capitals at
+   * their letters' codes (\partial{\mathbb{D}} read "\partial?" on newtx
+   * and libertine, development seed 1112), its other codes are symbols. */
+  if (name_has (name, "^msbm|^bbold|^dsrom|^bbm|doublestruck|^txmiaX|blackboard") ||
+      (c >= 'A' && c <= 'Z' && name_has (name, "^(tx|px)syb$")))
     return STYLE_BB;
   /* txfonts/newtx set \mathfrak in txmia/pxmia (seen on make-truth.py's
    * txfonts and newtx set-ups). */
@@ -340,7 +345,8 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
     {
       /* The AMS-like symbol fonts of txfonts/pxfonts hold symbols at letter
        * codes ("B" is \coloneqq in txsyc): no meaning without their table. */
-      if (font_name && name_has (fm_font_strip_subset (font_name), "^(tx|px)sy[abc]$"))
+      if (font_name && name_has (fm_font_strip_subset (font_name), "^(tx|px)sy[abc]$") &&
+          !(c >= 'A' && c <= 'Z' && name_has (fm_font_strip_subset (font_name), "^(tx|px)syb$")))
         return NULL;
       buf[0] = (char) c;
       buf[1] = 0;
@@ -2036,6 +2042,9 @@ is_accent_char (gunichar c, const char **cmd)
     case 0x0307: *cmd = "\\dot"; return TRUE;
     case 0x0308: *cmd = "\\ddot"; return TRUE;
     case 0x030C: *cmd = "\\check"; return TRUE;
+    case 0x030A: case 0x02DA: *cmd = "\\mathring"; return TRUE;
+    case 0x0060: *cmd = "\\grave"; return TRUE;   /* a text font's grave accent */
+    case 0x20DB: *cmd = "\\dddot"; return TRUE;
     default: return FALSE;
     }
 }
@@ -2332,6 +2341,23 @@ merge_accent (Reader *r, Item *a, const char *acc)
           cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
         base = b;
     }
+  /* A combining accent that Poppler takes as one character with the glyph
+   * before it gets half of that glyph's box, beside it (fourier's \bar{z}
+   * and \hat{\mathbf{y}}: Utopia's accents come as U+0304 and U+0302, "an
+   * accent without a base", development seed 1112): with nothing under
+   * it, the glyph whose box it continues on the same line is its base. */
+  if (base == NULL && ((a->c >= 0x0300 && a->c <= 0x036F) || (a->c >= 0x20D0 && a->c <= 0x20FF)))
+    for (guint j = 0; j < g->len; j++)
+      {
+        Item *b = g->pdata[j];
+        if (b != a && !b->used && b->kind == ITEM_GLYPH && !is_accent_char (b->c, &acc) &&
+            fabs (b->box.x1 - a->box.x0) < 0.05 && fabs (b->box.y0 - a->box.y0) < 0.1 &&
+            fabs (b->box.y1 - a->box.y1) < 0.1)
+          {
+            base = b;
+            base->box.x1 = a->box.x1;
+          }
+      }
   is_accent_char (a->c, &acc);
   if (base != NULL && base->tex != NULL)
     {
@@ -2461,6 +2487,15 @@ merge_pieces (Reader *r)
 static gunichar
 font_code_char (Reader *r, const Item *it, gunichar c)
 {
+  /* newtxmath's symbol font (txsys: the newtx and libertine set-ups) keeps
+   * its math accents at codes 0x9E-0xAE (grave ... check, \dddot at 0xA8,
+   * \vec at 0xAE: txsys.pfb's encoding), which come as Latin-1 (\vec{e}
+   * read "e?" on development seed 1112, \hat's 0xA0 was a space). */
+  static const gunichar tx_accents[] = { 0x0300, 0x0301, 0x0302, 0x0303, 0x0304, 0x0306, 0x0307, 0x0308,
+                                         0x030A, 0x030C, 0x20DB, 0, 0, 0, 0, 0, 0x20D7 };
+
+  if (c >= 0x9E && c <= 0xAE && tx_accents[c - 0x9E] != 0 && name_has (it->font, "^txsys$"))
+    return tx_accents[c - 0x9E];
   /* Codes 0x20-0x2F of the extension font come as ASCII (Poppler has no
    * Unicode for braceleftBigg: a \Biggl\{ read as "("); the pieces of
    * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
@@ -2530,7 +2565,8 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       gboolean punct = c == '.' || c == ',' || c == ';';
       Item *it;
 
-      if (g_unichar_isspace (c) || c == 0)
+      if ((g_unichar_isspace (c) && !(c == 0xA0 && at != NULL && name_has (fm_font_strip_subset (at->font_name), "^txsys$"))) ||
+          c == 0)
         continue;
       /* A variation selector is no glyph: newtxmath's txexs maps its display
        * \sum to U+2211 U+FE01, and Poppler splits the glyph's box between

@@ -573,6 +573,8 @@ test_lost_delimiters (void)
   check_page (lm, 0, "f\\bigl(|x|\\bigr)");
   check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
   check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
+  /* Utopia's combining accents, each beside half its letter's box */
+  check_page (fourier, 1, "q(z,\\bar{z})=y\\hat{\\mathbf{y}}");
 }
 
 /* Bars that no glyph draws and that are no sized pair (mathtext-vrules.tex):
@@ -599,13 +601,16 @@ test_vrules (void)
 
 /* newtxmath's txexs maps its display \\sum to U+2211 U+FE01
  * (mathtext-libertine.tex): the variation selector is part of the \\sum's
- * glyph, not a glyph of its own. */
+ * glyph, not a glyph of its own; txsys and txsyb by their own encodings. */
 static void
 test_libertine (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-libertine.pdf");
 
   check_page (doc, 0, "\\sum_{k=1}^{n}x_{k}");
+  /* txsys's accents at Latin-1 codes (0xA0 came as a space), a text
+   * font's ring and grave, txsyb's \\mathbb capitals */
+  check_page (doc, 1, "\\vec{e}_{j}+\\hat{x}+\\dot{a}+\\ddot{b}+\\mathring{A}+\\grave{u}+\\dddot{v}+\\partial\\mathbb{D}^{2}");
 }
 
 int
