@@ -1292,14 +1292,15 @@ bar_kind (gunichar c)
  * reader's \left[ made the model's plain [ an unspellable disagreement on
  * development seed 1011). Its step from the ink's height in ems: the size
  * variants are about 1.2, 1.8, 2.4 and 3 em in CMEX and the OpenType math
- * fonts (Latin Modern Math's \bigl( measured 1.08 em of ink). */
+ * fonts (Latin Modern Math's \bigl( measured 1.08 em of ink). *lined: set
+ * where \left and \bigl draw the same (around an overline or scripts). */
 static const char *
 explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_size, gboolean *lined)
 {
   Item *open = main_items->pdata[k], *close = NULL;
   int depth = 0;
   double h;
-  gboolean line_box = FALSE;
+  gboolean line_box = FALSE, scripted = FALSE;
 
   if (open_delim (open->c) == NULL || is_bar_delim (open->c))
     return NULL;
@@ -1329,9 +1330,19 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
           line_box = TRUE;
           continue;
         }
-      if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop ||
-          (it->kind == ITEM_GLYPH && it->ext) || it->size < 0.85 * main_size)
+      if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop || (it->kind == ITEM_GLYPH && it->ext))
         return NULL;
+      scripted = scripted || it->size < 0.85 * main_size;
+    }
+  /* Around scripts \left takes a sized glyph too (x^{n} reaches 0.9 em
+   * above the baseline: TeX's 901/1000 of twice that from the axis is past
+   * the normal glyph), so \left and \bigl draw the same: a CERTAIN \left
+   * was wrong for D=\bigl\{(z,\zeta)\in\mathbb{C}^n...\bigr\} on every
+   * pdfLaTeX set-up of development seed 1113. */
+  if (scripted)
+    {
+      *lined = TRUE;
+      return NULL;
     }
   /* Around an overline, \left( and \bigl( draw the same \big size (STIX
    * Two: r\bigl(\varphi(\xi),\overline{\varphi(\xi)}\bigr), read CERTAIN
@@ -1466,7 +1477,7 @@ line_explicit_sizes (LineParse *lp)
               }
           }
       if (lined)
-        uncertain (lp->r, "\\left or \\bigl around an overline");
+        uncertain (lp->r, "\\left or \\bigl around an overline or scripts");
     }
 }
 
@@ -2317,6 +2328,42 @@ merge_relation_bars (Reader *r)
     }
 }
 
+/* The base of a combining accent that lies over no glyph's box, by how
+ * Poppler boxes it in a Type 1 font:
+ * - one it takes as one character with the glyph before gets half of that
+ *   glyph's box, beside it, and nothing overlaps it (fourier's \bar{z} and
+ *   \hat{\mathbf{y}}: Utopia's accents come as U+0304 and U+0302, "an
+ *   accent without a base", development seed 1112): the glyph whose box it
+ *   continues, which gets the whole box back;
+ * - CMMI's \vec is a sliver at its base's left edge (TeX kerned it back):
+ *   the glyph that starts where it ends (\langle\vec{u},2\vec{v}\rangle,
+ *   development seed 1112).
+ * NULL otherwise. */
+static Item *
+accent_beside (Reader *r, Item *a)
+{
+  double w = a->box.x1 - a->box.x0;
+  const char *acc;
+  Item *base = NULL;
+
+  if (font_is_unicode_math (a->font) || (w > 0.05 * r->em && w < 0.15 * r->em))
+    return NULL;
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      Item *b = r->items->pdata[j];
+      gboolean line = fabs (b->box.y0 - a->box.y0) < 0.1 * r->em && fabs (b->box.y1 - a->box.y1) < 0.1 * r->em;
+      if (b == a || b->used || b->kind != ITEM_GLYPH || is_accent_char (b->c, &acc) || !line)
+        continue;
+      if (w >= 0.15 * r->em && MIN (b->box.x1, a->box.x1) - MAX (b->box.x0, a->box.x0) > 0.05)
+        return NULL;   /* something lies under it after all */
+      if (w >= 0.15 * r->em ? fabs (b->box.x1 - a->box.x0) < 0.05 : fabs (b->box.x0 - a->box.x1) < 0.3)
+        base = b;
+    }
+  if (base != NULL && w >= 0.15 * r->em)
+    base->box.x1 = a->box.x1;
+  return base;
+}
+
 /* An accent over the glyph under its centre: \hat{x}... */
 static void
 merge_accent (Reader *r, Item *a, const char *acc)
@@ -2341,23 +2388,8 @@ merge_accent (Reader *r, Item *a, const char *acc)
           cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
         base = b;
     }
-  /* A combining accent that Poppler takes as one character with the glyph
-   * before it gets half of that glyph's box, beside it (fourier's \bar{z}
-   * and \hat{\mathbf{y}}: Utopia's accents come as U+0304 and U+0302, "an
-   * accent without a base", development seed 1112): with nothing under
-   * it, the glyph whose box it continues on the same line is its base. */
   if (base == NULL && ((a->c >= 0x0300 && a->c <= 0x036F) || (a->c >= 0x20D0 && a->c <= 0x20FF)))
-    for (guint j = 0; j < g->len; j++)
-      {
-        Item *b = g->pdata[j];
-        if (b != a && !b->used && b->kind == ITEM_GLYPH && !is_accent_char (b->c, &acc) &&
-            fabs (b->box.x1 - a->box.x0) < 0.05 && fabs (b->box.y0 - a->box.y0) < 0.1 &&
-            fabs (b->box.y1 - a->box.y1) < 0.1)
-          {
-            base = b;
-            base->box.x1 = a->box.x1;
-          }
-      }
+    base = accent_beside (r, a);
   is_accent_char (a->c, &acc);
   if (base != NULL && base->tex != NULL)
     {

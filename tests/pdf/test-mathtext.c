@@ -570,6 +570,15 @@ test_lost_delimiters (void)
   fm_mathtext_result_free (res);
   /* a bar inside an open bracket opens a pair of bars */
   check_page (doc, 6, "f=\\left[(n-1)\\left|\\frac{1}{r_{1}}\\pm\\frac{1}{r_{2}}\\right|\\right]^{-1}");
+  /* around scripts \\left and \\bigl draw the same size: not certain */
+  res = mathtext_fixture_read_page (doc, 7);
+  if (g_test_verbose ())
+    g_printerr ("page 7: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "scripts"));
+  fm_mathtext_result_free (res);
+  /* CMMI's \\vec: a sliver at its base's left edge */
+  check_page (doc, 8, "\\langle\\vec{u},2\\vec{v}\\rangle");
   check_page (lm, 0, "f\\bigl(|x|\\bigr)");
   check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
   check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
