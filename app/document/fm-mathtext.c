@@ -107,7 +107,8 @@ static const SymbolName symbol_names[] = {
   /* combining marks: OpenType math accents (XeTeX, LuaTeX, pdfLaTeX's stix2) */
   { 0x0300, "\\grave" }, { 0x0301, "\\acute" }, { 0x0302, "\\hat" }, { 0x0303, "\\tilde" },
   { 0x0304, "\\bar" }, { 0x0306, "\\breve" }, { 0x0307, "\\dot" }, { 0x0308, "\\ddot" },
-  { 0x030C, "\\check" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
+  { 0x030C, "\\check" }, { 0x030A, "\\mathring" }, { 0x02DA, "\\mathring" }, { 0x20DB, "\\dddot" },
+  { 0x0060, "\\grave" }, { 0x00B0, "\\circ" }, { 0x221A, "\\sqrt" }, { 0x221B, "\\sqrt" }, { 0x221C, "\\sqrt" },
 };
 
 static const char *
@@ -268,7 +269,11 @@ font_letter_style (const char *font, gunichar c)
 
   if (font_is_unicode_math (name))
     return bold ? STYLE_BF : STYLE_RM;
-  if (name_has (name, "^msbm|^bbold|^dsrom|^bbm|doublestruck|^txmiaX|blackboard"))
+  /* txfonts' and newtx's MSBM (txsyb, pxsyb) has the blackboard capitals at
+   * their letters' codes (\partial{\mathbb{D}} read "\partial?" on newtx
+   * and libertine, development seed 1112), its other codes are symbols. */
+  if (name_has (name, "^msbm|^bbold|^dsrom|^bbm|doublestruck|^txmiaX|blackboard") ||
+      (c >= 'A' && c <= 'Z' && name_has (name, "^(tx|px)syb$")))
     return STYLE_BB;
   /* txfonts/newtx set \mathfrak in txmia/pxmia (seen on make-truth.py's
    * txfonts and newtx set-ups). */
@@ -340,7 +345,8 @@ fm_mathtext_glyph_latex (gunichar c, const char *font_name)
     {
       /* The AMS-like symbol fonts of txfonts/pxfonts hold symbols at letter
        * codes ("B" is \coloneqq in txsyc): no meaning without their table. */
-      if (font_name && name_has (fm_font_strip_subset (font_name), "^(tx|px)sy[abc]$"))
+      if (font_name && name_has (fm_font_strip_subset (font_name), "^(tx|px)sy[abc]$") &&
+          !(c >= 'A' && c <= 'Z' && name_has (fm_font_strip_subset (font_name), "^(tx|px)syb$")))
         return NULL;
       buf[0] = (char) c;
       buf[1] = 0;
@@ -395,6 +401,7 @@ typedef struct {
   gboolean bigop;     /* takes limits in display style                       */
   gboolean used;
   gboolean accented;  /* an accent glyph was merged over it                */
+  gboolean by_shape;  /* a lost delimiter read from its ink's shape alone  */
 } Item;
 
 typedef struct {
@@ -1311,14 +1318,15 @@ bar_kind (gunichar c)
  * reader's \left[ made the model's plain [ an unspellable disagreement on
  * development seed 1011). Its step from the ink's height in ems: the size
  * variants are about 1.2, 1.8, 2.4 and 3 em in CMEX and the OpenType math
- * fonts (Latin Modern Math's \bigl( measured 1.08 em of ink). */
+ * fonts (Latin Modern Math's \bigl( measured 1.08 em of ink). *lined: set
+ * where \left and \bigl draw the same (around an overline or scripts). */
 static const char *
 explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_size, gboolean *lined)
 {
   Item *open = main_items->pdata[k], *close = NULL;
   int depth = 0;
   double h;
-  gboolean line_box = FALSE;
+  gboolean line_box = FALSE, scripted = FALSE;
 
   if (open_delim (open->c) == NULL || is_bar_delim (open->c))
     return NULL;
@@ -1348,9 +1356,19 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
           line_box = TRUE;
           continue;
         }
-      if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop ||
-          (it->kind == ITEM_GLYPH && it->ext) || it->size < 0.85 * main_size)
+      if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop || (it->kind == ITEM_GLYPH && it->ext))
         return NULL;
+      scripted = scripted || it->size < 0.85 * main_size;
+    }
+  /* Around scripts \left takes a sized glyph too (x^{n} reaches 0.9 em
+   * above the baseline: TeX's 901/1000 of twice that from the axis is past
+   * the normal glyph), so \left and \bigl draw the same: a CERTAIN \left
+   * was wrong for D=\bigl\{(z,\zeta)\in\mathbb{C}^n...\bigr\} on every
+   * pdfLaTeX set-up of development seed 1113. */
+  if (scripted)
+    {
+      *lined = TRUE;
+      return NULL;
     }
   /* Around an overline, \left( and \bigl( draw the same \big size (STIX
    * Two: r\bigl(\varphi(\xi),\overline{\varphi(\xi)}\bigr), read CERTAIN
@@ -1485,7 +1503,7 @@ line_explicit_sizes (LineParse *lp)
               }
           }
       if (lined)
-        uncertain (lp->r, "\\left or \\bigl around an overline");
+        uncertain (lp->r, "\\left or \\bigl around an overline or scripts");
     }
 }
 
@@ -1556,6 +1574,26 @@ line_collect_scripts (LineParse *lp, Item *m, Item *next, guint k, GPtrArray *su
         {
           uncertain (lp->r, "small glyph on the baseline");
           g_ptr_array_add (d < 0 ? sup : sub, it);
+        }
+    }
+  /* A prime is the base's superscript (x' is x^{\prime}) unless it follows
+   * a glyph of the subscript (x_{n'}): Poppler boxes a prime set before a
+   * subscript from the script's ascent to descent, at the subscript's x
+   * (pdfLaTeX STIX Two, LuaTeX Latin Modern: \mathcal{L}'_0 read
+   * \mathcal{L}_{'0}, development seed 1112). */
+  for (guint i = 0; i < sub->len; i++)
+    {
+      Item *it = sub->pdata[i];
+      gboolean first = it->kind == ITEM_GLYPH && it->tex != NULL && it->tex[0] == '\'';
+      for (guint j = 0; j < sub->len && first; j++)
+        {
+          const Item *o = sub->pdata[j];
+          first = o == it || (o->tex != NULL && o->tex[0] == '\'') || it->box.x0 <= o->box.x0 + 0.1 * m->size;
+        }
+      if (first)
+        {
+          g_ptr_array_add (sup, g_ptr_array_steal_index (sub, i));
+          i--;
         }
     }
 }
@@ -2065,6 +2103,9 @@ is_accent_char (gunichar c, const char **cmd)
     case 0x0307: *cmd = "\\dot"; return TRUE;
     case 0x0308: *cmd = "\\ddot"; return TRUE;
     case 0x030C: *cmd = "\\check"; return TRUE;
+    case 0x030A: case 0x02DA: *cmd = "\\mathring"; return TRUE;
+    case 0x0060: *cmd = "\\grave"; return TRUE;   /* a text font's grave accent */
+    case 0x20DB: *cmd = "\\dddot"; return TRUE;
     default: return FALSE;
     }
 }
@@ -2337,6 +2378,42 @@ merge_relation_bars (Reader *r)
     }
 }
 
+/* The base of a combining accent that lies over no glyph's box, by how
+ * Poppler boxes it in a Type 1 font:
+ * - one it takes as one character with the glyph before gets half of that
+ *   glyph's box, beside it, and nothing overlaps it (fourier's \bar{z} and
+ *   \hat{\mathbf{y}}: Utopia's accents come as U+0304 and U+0302, "an
+ *   accent without a base", development seed 1112): the glyph whose box it
+ *   continues, which gets the whole box back;
+ * - CMMI's \vec is a sliver at its base's left edge (TeX kerned it back):
+ *   the glyph that starts where it ends (\langle\vec{u},2\vec{v}\rangle,
+ *   development seed 1112).
+ * NULL otherwise. */
+static Item *
+accent_beside (Reader *r, Item *a)
+{
+  double w = a->box.x1 - a->box.x0;
+  const char *acc;
+  Item *base = NULL;
+
+  if (font_is_unicode_math (a->font) || (w > 0.05 * r->em && w < 0.15 * r->em))
+    return NULL;
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      Item *b = r->items->pdata[j];
+      gboolean line = fabs (b->box.y0 - a->box.y0) < 0.1 * r->em && fabs (b->box.y1 - a->box.y1) < 0.1 * r->em;
+      if (b == a || b->used || b->kind != ITEM_GLYPH || is_accent_char (b->c, &acc) || !line)
+        continue;
+      if (w >= 0.15 * r->em && MIN (b->box.x1, a->box.x1) - MAX (b->box.x0, a->box.x0) > 0.05)
+        return NULL;   /* something lies under it after all */
+      if (w >= 0.15 * r->em ? fabs (b->box.x1 - a->box.x0) < 0.05 : fabs (b->box.x0 - a->box.x1) < 0.3)
+        base = b;
+    }
+  if (base != NULL && w >= 0.15 * r->em)
+    base->box.x1 = a->box.x1;
+  return base;
+}
+
 /* An accent over the glyph under its centre: \hat{x}... */
 static void
 merge_accent (Reader *r, Item *a, const char *acc)
@@ -2361,6 +2438,8 @@ merge_accent (Reader *r, Item *a, const char *acc)
           cy (b) >= cy (a) - 0.1 * r->em && (b->kind != ITEM_GLYPH || !is_accent_char (b->c, &acc)))
         base = b;
     }
+  if (base == NULL && ((a->c >= 0x0300 && a->c <= 0x036F) || (a->c >= 0x20D0 && a->c <= 0x20FF)))
+    base = accent_beside (r, a);
   is_accent_char (a->c, &acc);
   if (base != NULL && base->tex != NULL)
     {
@@ -2485,6 +2564,55 @@ merge_pieces (Reader *r)
     }
 }
 
+/* The character a glyph's code stands for where Poppler's is not it (the
+ * extension fonts' own slots, raw OMS codes); c otherwise. */
+static gunichar
+font_code_char (Reader *r, const Item *it, gunichar c)
+{
+  /* newtxmath's symbol font (txsys: the newtx and libertine set-ups) keeps
+   * its math accents at codes 0x9E-0xAE (grave ... check, \dddot at 0xA8,
+   * \vec at 0xAE: txsys.pfb's encoding), which come as Latin-1 (\vec{e}
+   * read "e?" on development seed 1112, \hat's 0xA0 was a space). */
+  static const gunichar tx_accents[] = { 0x0300, 0x0301, 0x0302, 0x0303, 0x0304, 0x0306, 0x0307, 0x0308,
+                                         0x030A, 0x030C, 0x20DB, 0, 0, 0, 0, 0, 0x20D7 };
+
+  if (c >= 0x9E && c <= 0xAE && tx_accents[c - 0x9E] != 0 && name_has (it->font, "^txsys$"))
+    return tx_accents[c - 0x9E];
+  /* Codes 0x20-0x2F of the extension font come as ASCII (Poppler has no
+   * Unicode for braceleftBigg: a \Biggl\{ read as "("); the pieces of
+   * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
+  if (it->ext && adobe_piece_delim (c) != 0)
+    c = adobe_piece_delim (c);
+  else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
+    {
+      gunichar m = cmex_char (c);
+      c = m != 0 ? m : 0xFFFD;
+    }
+  /* OMS-encoded symbol fonts (CMSY's layout) keep \surd at code 0x70:
+   * one without ToUnicode comes raw as "p" (fourier's
+   * Fourier-Math-Symbols: v=\sqrt{2a\Delta x} read with a "p" and an
+   * \overline, fresh seed 1018 after it was scored). */
+  else if (c == 'p' && (font_is_tex_symbols (it->font) || name_has (it->font, "^fourier-math-symbols")))
+    c = 0x221A;
+  else if (it->ext && c >= 0x80 && c <= 0xFF && fourier_mex_char (it->font, c) != 0)
+    {
+      /* its \Big and \bigg delimiters are one glyph (0xB3...), so the
+       * size step read from the ink is not sure above \big */
+      if (c >= 0xB3)
+        uncertain (r, "fourier's sized delimiters: \\Big and \\bigg draw one glyph");
+      c = fourier_mex_char (it->font, c);
+    }
+  else if (it->ext && c >= 0x80 && c <= 0xFF)
+    {
+      /* Latin-1 codes in an extension font are its own encoding's
+       * slots, not characters: fourier's sized parentheses come as
+       * U+00B5 and U+00B6 and had read as \mu ... \P, CERTAIN
+       * (fresh seed 1003). Unknown: the reading is UNCERTAIN. */
+      c = 0xFFFD;
+    }
+  return c;
+}
+
 /* The glyph's symbol token for constrained decoding: the innermost token of
  * its LaTeX (\mathbb{R} -> R). */
 static char *
@@ -2502,8 +2630,9 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
   /* The page's layer is read once, not once per formula (issue 15). */
   const FmTextLayer *tl = fm_document_get_text_layer_locked (page);
   const char *p;
-  guint idx = 0;
+  guint idx = 0, last_idx = 0;
   double area_h = area->y1 - area->y0;
+  Item *last = NULL;   /* the glyph read from character last_idx */
 
   if (tl == NULL || tl->n_rects == 0)
     return;
@@ -2518,8 +2647,24 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       gboolean punct = c == '.' || c == ',' || c == ';';
       Item *it;
 
-      if (g_unichar_isspace (c) || c == 0)
+      if ((g_unichar_isspace (c) && !(c == 0xA0 && at != NULL && name_has (fm_font_strip_subset (at->font_name), "^txsys$"))) ||
+          c == 0)
         continue;
+      /* A variation selector is no glyph: newtxmath's txexs maps its display
+       * \sum to U+2211 U+FE01, and Poppler splits the glyph's box between
+       * the two (libertine, development seed 1112: half a \sum and an
+       * unknown glyph, its ink's bottom read as a rule). It widens the
+       * glyph it follows. */
+      if (c >= 0xFE00 && c <= 0xFE0F)
+        {
+          if (last != NULL && last_idx + 1 == idx)
+            {
+              gboolean first = FALSE;
+              union_box (&last->box, &b, &first);
+              last_idx = idx;
+            }
+          continue;
+        }
       /* A display's sentence punctuation ("x = 1 ."): TeX sets it right
        * after the formula, inside the math, but the detector leaves it out
        * of the box (it is text punctuation to it); the formula's source and
@@ -2568,40 +2713,7 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       /* fm_font_is_math_extension's "stix\w*ex" also matches STIXTwoText:
        * only math faces are read by the extension encoding. */
       it->ext = fm_font_is_math_extension (it->font) && fm_font_classify (it->font) == FM_FONT_MATH;
-      /* Codes 0x20-0x2F of the extension font come as ASCII (Poppler has no
-       * Unicode for braceleftBigg: a \Biggl\{ read as "("); the pieces of
-       * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
-      if (it->ext && adobe_piece_delim (c) != 0)
-        c = it->c = adobe_piece_delim (c);
-      else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
-        {
-          gunichar m = cmex_char (c);
-          c = m != 0 ? m : 0xFFFD;
-          it->c = c;
-        }
-      /* OMS-encoded symbol fonts (CMSY's layout) keep \surd at code 0x70:
-       * one without ToUnicode comes raw as "p" (fourier's
-       * Fourier-Math-Symbols: v=\sqrt{2a\Delta x} read with a "p" and an
-       * \overline, fresh seed 1018 after it was scored). */
-      else if (c == 'p' && (font_is_tex_symbols (it->font) || name_has (it->font, "^fourier-math-symbols")))
-        c = it->c = 0x221A;
-      else if (it->ext && c >= 0x80 && c <= 0xFF && fourier_mex_char (it->font, c) != 0)
-        {
-          /* its \Big and \bigg delimiters are one glyph (0xB3...), so the
-           * size step read from the ink is not sure above \big */
-          if (c >= 0xB3)
-            uncertain (r, "fourier's sized delimiters: \\Big and \\bigg draw one glyph");
-          c = it->c = fourier_mex_char (it->font, c);
-        }
-      else if (it->ext && c >= 0x80 && c <= 0xFF)
-        {
-          /* Latin-1 codes in an extension font are its own encoding's
-           * slots, not characters: fourier's sized parentheses come as
-           * U+00B5 and U+00B6 and had read as \mu ... \P, CERTAIN
-           * (fresh seed 1003). Unknown: the reading is UNCERTAIN. */
-          c = 0xFFFD;
-          it->c = c;
-        }
+      c = it->c = font_code_char (r, it, c);
       /* Poppler names a font it has no name for (a Type 3 bitmap font from
        * Metafont) "Default"; its codes are not characters. */
       if (it->font[0] == 0 || strcmp (it->font, "Default") == 0 || strcmp (it->font, "[none]") == 0)
@@ -2635,6 +2747,8 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
       else
         it->symbol = symbol_of (it->tex);
       g_ptr_array_add (r->items, it);
+      last = it;
+      last_idx = idx;
     }
 }
 
@@ -2806,12 +2920,16 @@ mirror_delim (gunichar c)
 }
 
 /* The delimiter that the text layer kept and whose mirror image `shape` is
- * (a \bigr) for a lost \bigl(), as its mirror; 0 if none. */
+ * (a \bigr) for a lost \bigl(), as its mirror; 0 if none. seen: w * h
+ * bytes, all 0, left so; stack: w * h ints of scratch (the caller's, reused
+ * rather than allocated per kept delimiter and candidate). */
 static gunichar
-lost_delim_partner (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmInkShape *shape)
+lost_delim_partner (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmInkShape *shape,
+                    guint8 *seen, int *stack)
 {
   int w = img->width, h = img->height;
   gunichar found = 0;
+  InkPiece p = { g_array_new (FALSE, FALSE, sizeof (int)) };
 
   for (guint i = 0; i < r->items->len && found == 0; i++)
     {
@@ -2819,17 +2937,12 @@ lost_delim_partner (Reader *r, const FmGrayImage *img, const FmRect *origin, dou
       int x0 = MAX (0, (int) floor ((it->box.x0 - origin->x0) * scale));
       int x1 = MIN (w, (int) ceil ((it->box.x1 - origin->x0) * scale));
       int y = (int) floor ((cy (it) - origin->y0) * scale);
-      g_autofree guint8 *seen = NULL;
-      g_autofree int *stack = NULL;
-      InkPiece p = { 0 };
 
       if (it->kind != ITEM_GLYPH || !it->ext || it->used || mirror_delim (it->c) == 0 || y < 0 || y >= h ||
           fabs ((it->box.y1 - it->box.y0) * scale - shape->height) > 2)
         continue;
       /* the partner's ink: the piece its middle row crosses */
-      seen = g_new0 (guint8, (gsize) w * h);
-      stack = g_new (int, (gsize) w * h);
-      p.pixels = g_array_new (FALSE, FALSE, sizeof (int));
+      g_array_set_size (p.pixels, 0);
       for (int x = x0; x < x1 && p.pixels->len == 0; x++)
         if (img->pixels[(gsize) y * img->stride + x] < 128)
           ink_piece_flood (img, seen, stack, y * w + x, &p);
@@ -2839,9 +2952,11 @@ lost_delim_partner (Reader *r, const FmGrayImage *img, const FmRect *origin, dou
           g_autofree guint8 *mask = ink_piece_mask (&p, w, &theirs);
           if (fm_mathtext_delim_mirrors (shape, &theirs))
             found = mirror_delim (it->c);
+          for (guint k = 0; k < p.pixels->len; k++)
+            seen[g_array_index (p.pixels, int, k)] = 0;
         }
-      g_array_unref (p.pixels);
     }
+  g_array_unref (p.pixels);
   return found;
 }
 
@@ -2864,6 +2979,7 @@ pair_lost_bars (Reader *r, GPtrArray *lost)
           continue;
         union_box (&a->box, &b->box, &first);
         a->c = 0x2016;
+        a->by_shape = a->by_shape || b->by_shape;
         b->used = TRUE;
       }
   /* Bars left close together unpaired: \| or | | cannot be told. */
@@ -2877,33 +2993,129 @@ pair_lost_bars (Reader *r, GPtrArray *lost)
       }
 }
 
+/* Which pixels of the render lie in a glyph's box (any item's but a rule's),
+ * by the test lost_delim_candidate made per pixel and item: a pixel's
+ * centre inside the box, edges included. The test is one of x and one of y,
+ * so each box fills the rectangle of its passing columns and rows. */
+static guint8 *
+glyph_box_mask (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale)
+{
+  int w = img->width, h = img->height;
+  guint8 *mask = g_new0 (guint8, (gsize) w * h);
+
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      const Item *it = r->items->pdata[i];
+      int x0 = w, x1 = -1, y0 = h, y1 = -1;
+      if (it->kind == ITEM_RULE)
+        continue;
+      /* a pixel off the computed edge either way, tested exactly */
+      for (int x = MAX (0, (int) floor ((it->box.x0 - origin->x0) * scale) - 1);
+           x < MIN (w, (int) ceil ((it->box.x1 - origin->x0) * scale) + 1); x++)
+        {
+          double px = origin->x0 + (x + 0.5) / scale;
+          if (px >= it->box.x0 && px <= it->box.x1)
+            x0 = MIN (x0, x), x1 = MAX (x1, x);
+        }
+      for (int y = MAX (0, (int) floor ((it->box.y0 - origin->y0) * scale) - 1);
+           y < MIN (h, (int) ceil ((it->box.y1 - origin->y0) * scale) + 1); y++)
+        {
+          double py = origin->y0 + (y + 0.5) / scale;
+          if (py >= it->box.y0 && py <= it->box.y1)
+            y0 = MIN (y0, y), y1 = MAX (y1, y);
+        }
+      for (int y = y0; y <= y1; y++)
+        memset (mask + (gsize) y * w + x0, 1, x1 >= x0 ? x1 - x0 + 1 : 0);
+    }
+  return mask;
+}
+
 /* Whether a piece of ink is a delimiter's that no glyph holds: taller than
  * the normal delimiters (TeX's \big is 1.2 em), narrow, and hardly inside
  * any glyph's box (a glyph's own ink is, a big operator's and a radical's
- * once fitted to it). */
+ * once fitted to it). *in_box: glyph_box_mask's, made at the first piece
+ * tall and narrow enough (a region's pixels times its items was the cost). */
 static gboolean
-lost_delim_candidate (Reader *r, const InkPiece *p, int img_width, const FmRect *origin, double scale)
+lost_delim_candidate (Reader *r, const InkPiece *p, const FmGrayImage *img, const FmRect *origin, double scale,
+                      guint8 **in_box)
 {
   double h = (p->y1 - p->y0) / scale, w = (p->x1 - p->x0) / scale;
   long inside = 0;
 
   if (h < 1.05 * r->em || w > 0.8 * r->em || h < 2 * w)
     return FALSE;
+  if (*in_box == NULL)
+    *in_box = glyph_box_mask (r, img, origin, scale);
   for (guint k = 0; k < p->pixels->len; k++)
+    inside += (*in_box)[g_array_index (p->pixels, int, k)];
+  return inside <= 0.2 * p->pixels->len;
+}
+
+/* The points from a delimiter's side (dir 1: its right, -1: its left) to
+ * the first ink beside it within its rows, up to `reach`; G_MAXDOUBLE when
+ * none is that close. */
+static double
+ink_gap (const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *box, int dir, double reach)
+{
+  int y0 = MAX (0, (int) floor ((box->y0 - origin->y0) * scale));
+  int y1 = MIN (img->height, (int) ceil ((box->y1 - origin->y0) * scale));
+  int edge = dir > 0 ? (int) ceil ((box->x1 - origin->x0) * scale) : (int) floor ((box->x0 - origin->x0) * scale) - 1;
+  int steps = (int) ceil (reach * scale);
+
+  for (int k = 0; k < steps; k++)
     {
-      int q = g_array_index (p->pixels, int, k);
-      double x = origin->x0 + (q % img_width + 0.5) / scale, y = origin->y0 + (q / img_width + 0.5) / scale;
-      for (guint i = 0; i < r->items->len; i++)
+      int x = edge + dir * k;
+      if (x < 0 || x >= img->width)
+        break;
+      for (int y = y0; y < y1; y++)
+        if (img->pixels[(gsize) y * img->stride + x] < 128)
+          return k / scale;
+    }
+  return G_MAXDOUBLE;
+}
+
+/* Whether a delimiter found by its shape alone (no kept partner mirrors its
+ * ink) is one: it must be one of a mirrored pair of one height and top (the
+ * other kept by the text layer or found too) with ink close inside both.
+ * A shape is not a glyph: an array's column rule (\begin{array}{c|c}), a
+ * \vrule or a drawn line draws a bar too, and read as one it was a CERTAIN
+ * \left|. Between a delimiter and what it encloses TeX puts its side
+ * bearing and at most \nulldelimiterspace (about 0.3 em in all); an array
+ * puts \arraycolsep (5 pt at every size, 0.5 em at 10 pt) between its rules
+ * and columns. At least 4 pt: a region of script glyphs alone (an inline
+ * \left\|\frac{a^2}{x+1}\right\|, tests/fixtures/pdf/cls-spacing.pdf) has a
+ * script-sized em, and the gaps are the text size's. */
+static gboolean
+shape_find_paired (Reader *r, GPtrArray *lost, const Item *it, const FmGrayImage *img, const FmRect *origin,
+                   double scale)
+{
+  double h = it->box.y1 - it->box.y0, reach = MAX (0.38 * r->em, 4.0);
+
+  for (int from = 0; from < 2; from++)
+    {
+      GPtrArray *list = from == 0 ? lost : r->items;
+      for (guint i = 0; i < list->len; i++)
         {
-          const Item *it = r->items->pdata[i];
-          if (it->kind != ITEM_RULE && x >= it->box.x0 && x <= it->box.x1 && y >= it->box.y0 && y <= it->box.y1)
-            {
-              inside++;
-              break;
-            }
+          const Item *o = list->pdata[i], *left, *right;
+          double gl, gr, ho = o->box.y1 - o->box.y0, tol = MAX (0.05 * MAX (h, ho), 2.0 / scale);
+          if (o == it || o->used || o->kind != ITEM_GLYPH || !o->ext || o->c != mirror_delim (it->c) ||
+              fabs (ho - h) > tol || fabs (o->box.y0 - it->box.y0) > tol)
+            continue;
+          left = o->box.x0 < it->box.x0 ? o : it;
+          right = left == o ? it : o;
+          if (open_delim (left->c) == NULL || close_delim (right->c) == NULL || right->box.x0 <= left->box.x1)
+            continue;
+          /* the ink just inside each lies between them */
+          gl = ink_gap (img, origin, scale, &left->box, 1, r->em);
+          gr = ink_gap (img, origin, scale, &right->box, -1, r->em);
+          if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+            g_printerr ("shape pair U+%04X U+%04X: ink inside %.2f / %.2f em\n", left->c, right->c, gl / r->em,
+                        gr / r->em);
+          if (gl <= reach && gr <= reach && gl < right->box.x0 - left->box.x1 && gr < right->box.x0 - left->box.x1)
+            return TRUE;
         }
     }
-  return inside <= 0.2 * p->pixels->len;
+  return FALSE;
 }
 
 /* Sized delimiters whose codes the text layer dropped (fm-mathtext-delim.h),
@@ -2911,12 +3123,15 @@ lost_delim_candidate (Reader *r, const InkPiece *p, int img_width, const FmRect 
  * the mirror of a kept partner, else the delimiter its shape draws. Each
  * becomes an extension-font glyph, so the line parser sizes it (\bigl or
  * \left) like the ones the text layer kept. Unrecognised ink stays
- * unexplained (the reading is not certain). */
+ * unexplained (the reading is not certain), and so does a shape without a
+ * pair (shape_find_paired). */
 static void
 find_lost_delimiters (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, const FmRect *region)
 {
   int w = img->width, h = img->height;
   g_autofree guint8 *seen = g_new0 (guint8, (gsize) w * h);
+  g_autofree guint8 *partner_seen = NULL;
+  g_autofree guint8 *in_box = NULL;
   g_autofree int *stack = g_new (int, (gsize) w * h);
   g_autoptr (GPtrArray) lost = g_ptr_array_new ();
   InkPiece p = { g_array_new (FALSE, FALSE, sizeof (int)) };
@@ -2939,18 +3154,26 @@ find_lost_delimiters (Reader *r, const FmGrayImage *img, const FmRect *origin, d
         if (seen[(gsize) y * w + x] || img->pixels[(gsize) y * img->stride + x] >= 128)
           continue;
         ink_piece_flood (img, seen, stack, y * w + x, &p);
-        if (!lost_delim_candidate (r, &p, w, origin, scale))
+        if (!lost_delim_candidate (r, &p, img, origin, scale, &in_box))
           continue;
         mask = ink_piece_mask (&p, w, &shape);
-        d = lost_delim_partner (r, img, origin, scale, &shape);
-        if (d == 0)
-          d = fm_mathtext_delim_shape (&shape, r->em * scale);
-        if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
-          g_printerr ("lost delimiter? %dx%d px at %.1f %.1f: U+%04X\n", shape.width, shape.height,
-                      origin->x0 + p.x0 / scale, origin->y0 + p.y0 / scale, d);
-        if (d == 0)
-          continue;
+        if (partner_seen == NULL)
+          partner_seen = g_new0 (guint8, (gsize) w * h);
+        d = lost_delim_partner (r, img, origin, scale, &shape, partner_seen, stack);
         it = item_new (ITEM_GLYPH);
+        if (d == 0)
+          {
+            d = fm_mathtext_delim_shape (&shape, r->em * scale);
+            it->by_shape = TRUE;
+          }
+        if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+          g_printerr ("lost delimiter? %dx%d px at %.1f %.1f: U+%04X%s\n", shape.width, shape.height,
+                      origin->x0 + p.x0 / scale, origin->y0 + p.y0 / scale, d, it->by_shape ? " (shape)" : "");
+        if (d == 0)
+          {
+            item_free (it);
+            continue;
+          }
         it->c = d;
         it->font = g_strdup (font);
         it->size = r->em;
@@ -2961,6 +3184,12 @@ find_lost_delimiters (Reader *r, const FmGrayImage *img, const FmRect *origin, d
       }
   g_array_unref (p.pixels);
   pair_lost_bars (r, lost);
+  for (guint i = 0; i < lost->len; i++)
+    {
+      Item *it = lost->pdata[i];
+      if (!it->used && it->by_shape && !shape_find_paired (r, lost, it, img, origin, scale))
+        uncertain (r, "a sized delimiter read from its shape alone, without a pair around content");
+    }
   for (guint i = 0; i < lost->len; i++)
     {
       Item *it = lost->pdata[i];

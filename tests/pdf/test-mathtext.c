@@ -463,6 +463,14 @@ test_stix2 (void)
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_nonnull (strstr (res->reason, "line of words"));
   fm_mathtext_result_free (res);
+
+  /* A prime before a subscript is the base's, boxed by Poppler at the
+   * subscript's x; one after a subscript's letter stays in it. */
+  res = mathtext_fixture_read_page (doc, 5);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpstr (res->latex, ==, "\\mathcal{L}'_{0}+X_{S'}");
+  fm_mathtext_result_free (res);
 }
 
 /* XeTeX's \\vec is a combining mark (tests/fixtures/pdf/mathtext-stix2-xe.tex)
@@ -562,9 +570,56 @@ test_lost_delimiters (void)
   fm_mathtext_result_free (res);
   /* a bar inside an open bracket opens a pair of bars */
   check_page (doc, 6, "f=\\left[(n-1)\\left|\\frac{1}{r_{1}}\\pm\\frac{1}{r_{2}}\\right|\\right]^{-1}");
+  /* around scripts \\left and \\bigl draw the same size: not certain */
+  res = mathtext_fixture_read_page (doc, 7);
+  if (g_test_verbose ())
+    g_printerr ("page 7: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "scripts"));
+  fm_mathtext_result_free (res);
+  /* CMMI's \\vec: a sliver at its base's left edge */
+  check_page (doc, 8, "\\langle\\vec{u},2\\vec{v}\\rangle");
   check_page (lm, 0, "f\\bigl(|x|\\bigr)");
   check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
   check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
+  /* Utopia's combining accents, each beside half its letter's box */
+  check_page (fourier, 1, "q(z,\\bar{z})=y\\hat{\\mathbf{y}}");
+}
+
+/* Bars that no glyph draws and that are no sized pair (mathtext-vrules.tex):
+ * a shape is not a glyph, so a bar found by its shape alone leaves the
+ * reading UNCERTAIN unless it pairs with a mirror of its height around
+ * content close inside both (an array's rules stand \arraycolsep off its
+ * columns: \begin{array}{|c|} read CERTAIN \left|x+y\right| before). */
+static void
+test_vrules (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-vrules.pdf");
+
+  for (int page = 0; page < 3; page++)
+    {
+      FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
+      if (g_test_verbose ())
+        g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
+      g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+      g_assert_nonnull (strstr (res->reason, "shape alone"));
+      fm_mathtext_result_free (res);
+    }
+  check_page (doc, 3, "\\left|x+y\\right|");
+}
+
+/* newtxmath's txexs maps its display \\sum to U+2211 U+FE01
+ * (mathtext-libertine.tex): the variation selector is part of the \\sum's
+ * glyph, not a glyph of its own; txsys and txsyb by their own encodings. */
+static void
+test_libertine (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-libertine.pdf");
+
+  check_page (doc, 0, "\\sum_{k=1}^{n}x_{k}");
+  /* txsys's accents at Latin-1 codes (0xA0 came as a space), a text
+   * font's ring and grave, txsyb's \\mathbb capitals */
+  check_page (doc, 1, "\\vec{e}_{j}+\\hat{x}+\\dot{a}+\\ddot{b}+\\mathring{A}+\\grave{u}+\\dddot{v}+\\partial\\mathbb{D}^{2}");
 }
 
 int
@@ -588,5 +643,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/unicode-rules", test_unicode_rules);
   g_test_add_func ("/pdf/mathtext/oms-surd", test_oms_surd);
   g_test_add_func ("/pdf/mathtext/lost-delimiters", test_lost_delimiters);
+  g_test_add_func ("/pdf/mathtext/vrules", test_vrules);
+  g_test_add_func ("/pdf/mathtext/libertine", test_libertine);
   return g_test_run ();
 }
