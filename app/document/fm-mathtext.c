@@ -1328,15 +1328,21 @@ explicit_size (GPtrArray *items, GPtrArray *main_items, guint k, double main_siz
   double h;
   gboolean line_box = FALSE, scripted = FALSE;
 
-  if (open_delim (open->c) == NULL || is_bar_delim (open->c))
+  if (open_delim (open->c) == NULL)
     return NULL;
   for (guint j = k + 1; j < main_items->len && close == NULL; j++)
     {
       Item *it = main_items->pdata[j];
-      /* bars inside pair among themselves */
-      if (it->kind != ITEM_GLYPH || !it->ext || is_bar_delim (it->c))
+      /* a bar pairs with the next sized bar of its kind (its size is only
+       * checked, see line_explicit_sizes); bars inside other pairs pair among
+       * themselves */
+      if (it->kind != ITEM_GLYPH || !it->ext)
         continue;
-      if (open_delim (it->c) != NULL && close_delim (it->c) == NULL)
+      if (is_bar_delim (open->c))
+        close = is_bar_delim (it->c) && bar_kind (it->c) == bar_kind (open->c) ? it : NULL;
+      else if (is_bar_delim (it->c))
+        continue;
+      else if (open_delim (it->c) != NULL && close_delim (it->c) == NULL)
         depth++;
       else if (close_delim (it->c) != NULL && depth-- == 0)
         close = it;
@@ -1487,7 +1493,19 @@ line_explicit_sizes (LineParse *lp)
       Item *m = main_items->pdata[k];
       gboolean lined = FALSE;
 
-      if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL &&
+      /* A sized bar pair around flat content was set by \Bigl| ... \Bigr|
+       * (\left| draws the normal bar there), but which bar opens cannot be
+       * told from the bars alone (|a|b|): the \left| written stays, not
+       * sure (\Bigl|x+y\Bigr| read CERTAIN \left|x+y\right|, review). */
+      if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL && is_bar_delim (m->c))
+        {
+          /* around scripts \left| and \bigl| draw the same bar: the
+           * image is right either way, so that stays sure */
+          gboolean same_image = FALSE;
+          if (explicit_size (lp->items, main_items, k, lp->main_size, &same_image) != NULL)
+            uncertain (lp->r, "sized bars around flat content");
+        }
+      else if (m->kind == ITEM_GLYPH && m->ext && sizes[k] == NULL &&
           (sizes[k] = explicit_size (lp->items, main_items, k, lp->main_size, &lined)) != NULL)
         for (guint j = k + 1, depth = 0; j < main_items->len; j++)
           {
@@ -3089,7 +3107,9 @@ static gboolean
 shape_find_paired (Reader *r, GPtrArray *lost, const Item *it, const FmGrayImage *img, const FmRect *origin,
                    double scale)
 {
-  double h = it->box.y1 - it->box.y0, reach = MAX (0.38 * r->em, 4.0);
+  /* At most 4.5 pt: \arraycolsep stays 5 pt when the type grows, so
+   * 0.38 em alone would reach an array's rules from about 13 pt up. */
+  double h = it->box.y1 - it->box.y0, reach = MIN (MAX (0.38 * r->em, 4.0), 4.5);
 
   for (int from = 0; from < 2; from++)
     {
