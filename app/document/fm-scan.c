@@ -2134,29 +2134,35 @@ page_display_blocks (ScanPage *p)
     }
 }
 
-/* Why a cluster (a display block's root, or an inline cluster) is no
- * formula (a speck, a bare number, a blotch or a picture), NULL when it
- * is one. */
-/* The largest side of the largest piece of cluster cl's block (a
- * display block's clusters together), px. */
-static double
-largest_piece (ScanPage *p, const Cluster *cl)
+/* The largest side of the largest piece of each cluster's block (a
+ * display block's clusters together), px, by cluster index: one pass over
+ * the pieces (a walk of them per cluster was clusters x pieces, ~10^9 on a
+ * noisy page of tens of thousands of specks). */
+static double *
+largest_pieces (ScanPage *p)
 {
-  int i = (int) (cl - &g_array_index (p->clusters, Cluster, 0));
-  double best = 0;
+  double *largest = g_new0 (double, p->clusters->len + 1);
 
   for (int k = 0; k < p->n_comps; k++)
     {
       const Comp *c = &g_array_index (p->comps, Comp, k);
-      if (c->cluster < 0 || (c->cluster != i && g_array_index (p->clusters, Cluster, c->cluster).block != i))
+      double side = MAX (box_w (&c->b), box_h (&c->b));
+      int block;
+      if (c->cluster < 0)
         continue;
-      best = MAX (best, MAX (box_w (&c->b), box_h (&c->b)));
+      largest[c->cluster] = MAX (largest[c->cluster], side);
+      block = g_array_index (p->clusters, Cluster, c->cluster).block;
+      if (block >= 0 && block != c->cluster)
+        largest[block] = MAX (largest[block], side);
     }
-  return best;
+  return largest;
 }
 
+/* Why a cluster (a display block's root, or an inline cluster) is no
+ * formula (a speck, a bare number, a blotch or a picture), NULL when it
+ * is one. largest: largest_pieces. */
 static const char *
-cluster_not_formula (ScanPage *p, const Cluster *cl)
+cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
 {
   double em = p->em;
   Box b;
@@ -2220,7 +2226,7 @@ cluster_not_formula (ScanPage *p, const Cluster *cl)
    * that broke its strokes; and 3 pt whatever the em (a page whose
    * noise Tesseract took for large type gave 2.5 times the em: an
    * inline formula's letters were specks by it). */
-  if (cl->n_pieces > 1 && largest_piece (p, cl) < MIN (SPECK_PIECE_EM * em, 3.0 * p->scale))
+  if (cl->n_pieces > 1 && largest[cl - &g_array_index (p->clusters, Cluster, 0)] < MIN (SPECK_PIECE_EM * em, 3.0 * p->scale))
     return "specks";
   /* On a page Tesseract could not read (a light copy's broken strokes:
    * under READ_SHARE_POOR of its ink in text words), lines of prose are
@@ -2240,6 +2246,7 @@ static void
 page_formula_regions (ScanPage *p)
 {
   double ink = 0, read = 0;
+  g_autofree double *largest = largest_pieces (p);
 
   p->region_of_block = g_new (int, p->clusters->len + 1);
   for (guint i = 0; i < p->clusters->len; i++)
@@ -2262,7 +2269,7 @@ page_formula_regions (ScanPage *p)
       FmRegion *reg;
       if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
         continue;
-      cl->dropped = cluster_not_formula (p, cl);
+      cl->dropped = cluster_not_formula (p, cl, largest);
       if (cl->dropped)
         continue;
       b = box_turn (&cl->b, p->skew, p->cx, p->cy);
