@@ -2414,7 +2414,11 @@ accent_beside (Reader *r, Item *a)
   const char *acc;
   Item *base = NULL;
 
-  if (font_is_unicode_math (a->font) || (w > 0.05 * r->em && w < 0.15 * r->em))
+  /* The sliver case only in the fonts it was seen in: a zero-width mark
+   * that follows its base in another Type 1 font would go on the next
+   * glyph, read sure (review). */
+  if (font_is_unicode_math (a->font) || (w > 0.05 * r->em && w < 0.15 * r->em) ||
+      (w <= 0.05 * r->em && !name_has (a->font, "^(cmmi|lmmi)")))
     return NULL;
   for (guint j = 0; j < r->items->len; j++)
     {
@@ -2673,7 +2677,7 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
        * the two (libertine, development seed 1112: half a \sum and an
        * unknown glyph, its ink's bottom read as a rule). It widens the
        * glyph it follows. */
-      if (c >= 0xFE00 && c <= 0xFE0F)
+      if ((c >= 0xFE00 && c <= 0xFE0F) || (c >= 0xE0100 && c <= 0xE01EF))
         {
           if (last != NULL && last_idx + 1 == idx)
             {
