@@ -730,14 +730,16 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
         free(best_tokens);
         return st;
     }
-    char *latex = fe_detokenize_vocab(ctx->vocab, ctx->n_vocab, &ctx->model.cfg, best.tokens,
-                                      best.n_tokens);
-    int *ids = malloc((size_t)(best.n_tokens > 0 ? best.n_tokens : 1) * sizeof(int));
+    char *latex;
+    st = fe_detokenize_status(ctx->vocab, ctx->n_vocab, &ctx->model.cfg, best.tokens,
+                              best.n_tokens, &latex);
+    int *ids =
+        st == FE_OK ? malloc((size_t)(best.n_tokens > 0 ? best.n_tokens : 1) * sizeof(int)) : NULL;
     if (!latex || !ids) {
         free(latex);
         free(ids);
         free(best_tokens);
-        return latex ? fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory") : FE_ERR_INTERNAL;
+        return st != FE_OK ? st : fe_set_error(FE_ERR_OUT_OF_MEMORY, "out of memory");
     }
     memcpy(ids, best.tokens, (size_t)best.n_tokens * sizeof(int));
     free(best_tokens);

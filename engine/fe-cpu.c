@@ -214,6 +214,18 @@ static bool fe_use_avx512(void) {
 #endif
 }
 
+/* AVX2+FMA without AVX-512 (most laptops, CI's runners): the decode step's
+ * dot products and attention otherwise run in the portable loops, ~5x
+ * slower (test-batch: 310 s -> see docs/testing.md). */
+static bool fe_use_avx2(void) {
+#ifdef FE_HAVE_X86_KERNELS
+    const FeCpuInfo *ci = fe_cpu_info();
+    return ci->avx2 && ci->fma;
+#else
+    return false;
+#endif
+}
+
 static float fe_dot_scalar(const float *a, const float *b, int n) {
     /* Four partial sums: vectorisable order without -ffast-math. */
     float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
@@ -346,6 +358,103 @@ __attribute__((target("avx512f"))) static void fe_add_avx512(const float *a, con
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+/* The tail of n % 8 floats as a masked load: lanes past n read as 0, so the
+ * sum's order depends on n only, never on where the vectors sit. */
+__attribute__((target("avx2,fma"))) static inline __m256i fe_tail_mask256(int r) {
+    static const int32_t ones[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    return _mm256_loadu_si256((const __m256i *)(ones + 8 - r));
+}
+
+__attribute__((target("avx2,fma"))) static float fe_dot_avx2(const float *a, const float *b,
+                                                            int n) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(b + i + 8), acc1);
+    }
+    for (; i + 8 <= n; i += 8)
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc0);
+    if (i < n) {
+        __m256i m = fe_tail_mask256(n - i);
+        acc1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + i, m), _mm256_maskload_ps(b + i, m), acc1);
+    }
+    __m256 v = _mm256_add_ps(acc0, acc1);
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    h = _mm_add_ss(h, _mm_movehdup_ps(h));
+    return _mm_cvtss_f32(h);
+}
+
+__attribute__((target("avx2,fma"))) static void fe_axpy_avx2(float a, const float *x, float *y,
+                                                            int n) {
+    __m256 va = _mm256_set1_ps(a);
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_fmadd_ps(va, _mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i)));
+    for (; i < n; i++)
+        y[i] = fmaf(a, x[i], y[i]);
+}
+#endif
+
+#ifdef FE_HAVE_X86_KERNELS
+/* Horizontal sums in one fixed order ((0+1)+(2+3)) + ((4+5)+(6+7)), alone
+ * or four at a time, so a column or a key summed in a group of four gives
+ * the number it gives alone: batched rows equal serial ones bit for bit. */
+__attribute__((target("avx2,fma"))) static inline float fe_hsum256(__m256 v) {
+    __m256 h = _mm256_hadd_ps(v, v);
+    h = _mm256_hadd_ps(h, h);
+    return _mm_cvtss_f32(_mm_add_ss(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+
+__attribute__((target("avx2,fma"))) static inline void fe_hsum4_256(__m256 a0, __m256 a1,
+                                                                    __m256 a2, __m256 a3,
+                                                                    float *y) {
+    __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    _mm_storeu_ps(y, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+}
+
+/* y[0] = dot(x, w): one accumulator, the order of one lane of fe_dot4_avx2. */
+__attribute__((target("avx2,fma"))) static float fe_dot1_avx2(const float *x, const float *w,
+                                                             int k) {
+    __m256 a = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 8 <= k; i += 8)
+        a = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(w + i), a);
+    if (i < k) {
+        __m256i m = fe_tail_mask256(k - i);
+        a = _mm256_fmadd_ps(_mm256_maskload_ps(x + i, m), _mm256_maskload_ps(w + i, m), a);
+    }
+    return fe_hsum256(a);
+}
+
+/* y[j] = dot(x, w[j]) for four rows of w (ldw apart), x loaded once. */
+__attribute__((target("avx2,fma"))) static void fe_dot4_avx2(const float *x, const float *w,
+                                                            size_t ldw, int k, float *y) {
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+    __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    const float *w0 = w, *w1 = w + ldw, *w2 = w + 2 * ldw, *w3 = w + 3 * ldw;
+    int i = 0;
+    for (; i + 8 <= k; i += 8) {
+        __m256 xv = _mm256_loadu_ps(x + i);
+        a0 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w0 + i), a0);
+        a1 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w1 + i), a1);
+        a2 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w2 + i), a2);
+        a3 = _mm256_fmadd_ps(xv, _mm256_loadu_ps(w3 + i), a3);
+    }
+    if (i < k) {
+        __m256i m = fe_tail_mask256(k - i);
+        __m256 xv = _mm256_maskload_ps(x + i, m);
+        a0 = _mm256_fmadd_ps(xv, _mm256_maskload_ps(w0 + i, m), a0);
+        a1 = _mm256_fmadd_ps(xv, _mm256_maskload_ps(w1 + i, m), a1);
+        a2 = _mm256_fmadd_ps(xv, _mm256_maskload_ps(w2 + i, m), a2);
+        a3 = _mm256_fmadd_ps(xv, _mm256_maskload_ps(w3 + i, m), a3);
+    }
+    fe_hsum4_256(a0, a1, a2, a3, y);
+}
+#endif
+
 /* y = max(y + bias, 0) with relu, y + bias without. Both versions turn a
  * NaN into 0 under ReLU (PyTorch keeps it); only a broken model makes NaNs,
  * and those are caught at the logits. */
@@ -377,6 +486,8 @@ static float fe_dot(const float *a, const float *b, int n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512())
         return fe_dot_avx512(a, b, n);
+    if (fe_use_avx2())
+        return fe_dot_avx2(a, b, n);
 #endif
     return fe_dot_scalar(a, b, n);
 }
@@ -385,6 +496,10 @@ static void fe_axpy(float a, const float *x, float *y, int n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512()) {
         fe_axpy_avx512(a, x, y, n);
+        return;
+    }
+    if (fe_use_avx2()) {
+        fe_axpy_avx2(a, x, y, n);
         return;
     }
 #endif
@@ -902,6 +1017,48 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int 
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+/* Columns n0..n1 of rows r0..r1 on AVX2: four weight rows at a time for
+ * each input row, the last n % 4 alone in the same order, so a row's
+ * numbers never depend on how many rows share the step. f16/bf16 weights
+ * are widened four rows at a time (exact), so they give what their f32
+ * copy gives. */
+__attribute__((target("avx2,fma"))) static int fe_gemv_block_avx2(const FeGemvJob *j, int r0,
+                                                                  int r1, int n0, int n1) {
+    if (j->xb)
+        return n0;
+    size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
+    bool f32 = j->wdt == FE_DTYPE_F32;
+    float *wide = f32 ? NULL : fe_scratch(4 * ldk);
+    if (!f32 && !wide)
+        return n0; /* no scratch: the element-by-element loop */
+    int c = n0;
+    for (; c + 4 <= n1; c += 4) {
+        const float *wc;
+        if (f32) {
+            wc = (const float *)j->w + (size_t)c * ldk;
+            if (c + 8 <= n1)
+                fe_prefetch_rows(wc + 4 * ldk, 4 * ldk * sizeof(float));
+        } else {
+            fe_widen_row(j->wdt, j->w, (size_t)c * ldk, wide, 4 * ldk);
+            wc = wide;
+        }
+        for (int r = r0; r < r1; r++)
+            fe_dot4_avx2(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c);
+    }
+    for (; c < n1; c++) {
+        const float *wc = (const float *)j->w + (size_t)c * ldk;
+        if (!f32) {
+            fe_widen_row(j->wdt, j->w, (size_t)c * ldk, wide, ldk);
+            wc = wide;
+        }
+        for (int r = r0; r < r1; r++)
+            j->y[r * ldn + c] = fe_dot1_avx2(j->x + r * ldk, wc, j->k);
+    }
+    return c;
+}
+#endif
+
 /* Input rows per pass over the weights: their slice of x stays in L1/L2
  * while the weights stream past (the weights are read once per chunk). */
 #define FE_GEMV_ROW_CHUNK 32
@@ -916,6 +1073,10 @@ static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
         for (int r0 = 0; r0 < j->m; r0 += FE_GEMV_ROW_CHUNK)
             c = fe_gemv_block_avx512(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
                                      n0, n1);
+    else if (fe_use_avx2())
+        for (int r0 = 0; r0 < j->m; r0 += FE_GEMV_ROW_CHUNK)
+            c = fe_gemv_block_avx2(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
+                                   n0, n1);
 #endif
     if (c < n1 && j->xb) {
         /* The last 1-3 weight rows of a bf16 dot: the same rounded inputs
@@ -993,6 +1154,8 @@ int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype) {
     const FeCpuInfo *ci = fe_cpu_info();
     if (ci->avx512f && (weight_dtype == FE_DTYPE_F32 || (ci->avx512bw && ci->avx512vl)))
         return FE_GEMV_MAX_ROWS_AVX512;
+    if (ci->avx2 && ci->fma) /* fe_gemv_block_avx2, any weight dtype */
+        return FE_GEMV_MAX_ROWS_AVX512;
 #else
     (void)weight_dtype;
 #endif
@@ -1016,6 +1179,8 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     const FeCpuInfo *ci = fe_cpu_info();
     if (ci->avx512f && (wt->dtype == FE_DTYPE_F32 || (ci->avx512bw && ci->avx512vl)))
         max_rows = FE_GEMV_MAX_ROWS_AVX512;
+    else if (ci->avx2 && ci->fma)
+        max_rows = FE_GEMV_MAX_ROWS_AVX512; /* fe_gemv_block_avx2 */
 #endif
     if (m <= max_rows && k > 0) {
         FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu, NULL};
@@ -1802,6 +1967,63 @@ fe_attn_query_avx512(const float *q, const float *k, const float *v, int ld, int
     if (nv > 3)
         _mm512_storeu_ps(y + 48, y3);
 }
+
+/* The same on AVX2 for head widths 8..32 (q and y in up to four ymm each):
+ * keys four per reduction, the rest alone in the same order. */
+__attribute__((target("avx2,fma"))) static void
+fe_attn_query_avx2(const float *q, const float *k, const float *v, int ld, int dh, int n,
+                   float scale, float *s, float *y) {
+    int nv = dh / 8;
+    __m256 z = _mm256_setzero_ps();
+    __m256 q0 = _mm256_loadu_ps(q), q1 = nv > 1 ? _mm256_loadu_ps(q + 8) : z;
+    __m256 q2 = nv > 2 ? _mm256_loadu_ps(q + 16) : z, q3 = nv > 3 ? _mm256_loadu_ps(q + 24) : z;
+#define FE_QK8(acc, kt)                                                                         \
+    do {                                                                                        \
+        acc = _mm256_mul_ps(q0, _mm256_loadu_ps(kt));                                           \
+        if (nv > 1)                                                                             \
+            acc = _mm256_fmadd_ps(q1, _mm256_loadu_ps((kt) + 8), acc);                          \
+        if (nv > 2)                                                                             \
+            acc = _mm256_fmadd_ps(q2, _mm256_loadu_ps((kt) + 16), acc);                         \
+        if (nv > 3)                                                                             \
+            acc = _mm256_fmadd_ps(q3, _mm256_loadu_ps((kt) + 24), acc);                         \
+    } while (0)
+    int t = 0;
+    for (; t + 4 <= n; t += 4) {
+        __m256 c0, c1, c2, c3;
+        FE_QK8(c0, k + (size_t)t * ld);
+        FE_QK8(c1, k + (size_t)(t + 1) * ld);
+        FE_QK8(c2, k + (size_t)(t + 2) * ld);
+        FE_QK8(c3, k + (size_t)(t + 3) * ld);
+        fe_hsum4_256(c0, c1, c2, c3, s + t);
+        _mm_storeu_ps(s + t, _mm_mul_ps(_mm_loadu_ps(s + t), _mm_set1_ps(scale)));
+    }
+    for (; t < n; t++) {
+        __m256 acc;
+        FE_QK8(acc, k + (size_t)t * ld);
+        s[t] = scale * fe_hsum256(acc);
+    }
+#undef FE_QK8
+    fe_softmax_row(s, n);
+    __m256 y0 = z, y1 = z, y2 = z, y3 = z;
+    for (t = 0; t < n; t++) {
+        const float *vt = v + (size_t)t * ld;
+        __m256 p = _mm256_set1_ps(s[t]);
+        y0 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt), y0);
+        if (nv > 1)
+            y1 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt + 8), y1);
+        if (nv > 2)
+            y2 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt + 16), y2);
+        if (nv > 3)
+            y3 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt + 24), y3);
+    }
+    _mm256_storeu_ps(y, y0);
+    if (nv > 1)
+        _mm256_storeu_ps(y + 8, y1);
+    if (nv > 2)
+        _mm256_storeu_ps(y + 16, y2);
+    if (nv > 3)
+        _mm256_storeu_ps(y + 24, y3);
+}
 #endif
 
 /* One query of one head over n keys (rows ld floats apart): the decode
@@ -1813,6 +2035,10 @@ static void fe_attn_one_query(const float *q, const float *k, const float *v, in
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512() && dh % 16 == 0 && dh <= FE_ATTN_REG_DH) {
         fe_attn_query_avx512(q, k, v, ld, dh, n, scale, s, y);
+        return;
+    }
+    if (!fe_use_avx512() && fe_use_avx2() && dh % 8 == 0 && dh <= 32) {
+        fe_attn_query_avx2(q, k, v, ld, dh, n, scale, s, y);
         return;
     }
 #endif

@@ -375,6 +375,9 @@ bool fe_repetition_detected(const int *seq, int len, int max_repeats, int *out_n
 bool fe_token_is_control_word(const char *token);
 char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
                           const int *ids, int n);
+/* The same with the status; *latex is NULL unless FE_OK. */
+fe_status fe_detokenize_status(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                               const int *ids, int n, char **latex);
 
 /* Preprocessing (fe-preprocess.c) */
 /* Any pixel format -> ink in [0, 1] (1 = ink), dark backgrounds inverted.

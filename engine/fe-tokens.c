@@ -23,27 +23,25 @@ bool fe_token_is_control_word(const char *token) {
     return true;
 }
 
-char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
-                          const int *ids, int n) {
-    if (!vocab || (n > 0 && !ids) || n < 0) {
-        fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_detokenize: NULL vocabulary or ids");
-        return NULL;
-    }
+/* The status form: decoders pass on why it failed (out of memory, an id
+ * outside the vocabulary) instead of guessing from a NULL. */
+fe_status fe_detokenize_status(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                               const int *ids, int n, char **latex) {
+    *latex = NULL;
+    if (!vocab || (n > 0 && !ids) || n < 0)
+        return fe_set_error(FE_ERR_INVALID_ARGUMENT, "fe_detokenize: NULL vocabulary or ids");
     size_t total = 1;
     for (int i = 0; i < n; i++) {
-        if (ids[i] < 0 || ids[i] >= n_vocab) {
-            fe_set_error(FE_ERR_INVALID_ARGUMENT,
-                         "fe_detokenize: token id %d at index %d is outside the vocabulary (0..%d)",
-                         ids[i], i, n_vocab - 1);
-            return NULL;
-        }
+        if (ids[i] < 0 || ids[i] >= n_vocab)
+            return fe_set_error(
+                FE_ERR_INVALID_ARGUMENT,
+                "fe_detokenize: token id %d at index %d is outside the vocabulary (0..%d)", ids[i],
+                i, n_vocab - 1);
         total += strlen(vocab[ids[i]]) + 1;
     }
     char *out = malloc(total);
-    if (!out) {
-        fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_detokenize: out of memory");
-        return NULL;
-    }
+    if (!out)
+        return fe_set_error(FE_ERR_OUT_OF_MEMORY, "fe_detokenize: out of memory");
     size_t len = 0;
     const char *prev = NULL;
     for (int i = 0; i < n; i++) {
@@ -60,5 +58,12 @@ char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *
         prev = tok;
     }
     out[len] = '\0';
-    return out;
+    *latex = out;
+    return FE_OK;
+}
+
+char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                          const int *ids, int n) {
+    char *latex;
+    return fe_detokenize_status(vocab, n_vocab, cfg, ids, n, &latex) == FE_OK ? latex : NULL;
 }

@@ -30,6 +30,8 @@
 #endif
 
 static volatile gint alloc_count;
+/* Set: the next malloc fails (once), as when memory runs out there. */
+static volatile gint fail_next_malloc;
 
 #ifndef FE_TEST_SANITIZED
 extern void *__libc_malloc (size_t size);
@@ -41,6 +43,8 @@ void *
 malloc (size_t size)
 {
   g_atomic_int_inc (&alloc_count);
+  if (g_atomic_int_compare_and_exchange (&fail_next_malloc, 1, 0))
+    return NULL;
   return __libc_malloc (size);
 }
 
@@ -319,21 +323,49 @@ free_results (FeResult *r, guint n)
   g_free (r);
 }
 
-/* Runs the image set serially and at each batch size, compares; returns how
- * many serial results ended by EOS / the length limit / the repetition guard. */
-static void
-compare_runs_counted (FeRecognizeParams rp, const int *batches, guint n_batches,
-                      const char *label, int *n_eos, int *n_limit, int *n_repeat)
+/* The serial results of the whole image set at the default parameters:
+ * made once, the reference of equals-serial and abort-progress (a serial
+ * decode does not depend on what the state decoded before). */
+static FeResult *serial_default;
+
+static const FeResult *
+serial_default_results (void)
 {
-  guint n;
-  g_autofree FeImage *imgs = all_fe_images (&n);
-  FeResult *serial = recognize (shipped, imgs, n, rp, 1, NULL);
+  if (!serial_default)
+    {
+      guint n;
+      g_autofree FeImage *imgs = all_fe_images (&n);
+      serial_default = recognize (shipped, imgs, n, fe_recognize_default_params (), 1, NULL);
+    }
+  return serial_default;
+}
+
+/* Runs images[0..n) (every step-th of them) at each batch size and compares
+ * each with its serial result (reference, or a serial run made here);
+ * returns how many ended by EOS / the length limit / the repetition guard. */
+static void
+compare_runs_counted (FeRecognizeParams rp, const int *batches, guint n_batches, guint step,
+                      const FeResult *reference, const char *label, int *n_eos, int *n_limit,
+                      int *n_repeat)
+{
+  guint n_all;
+  g_autofree FeImage *all = all_fe_images (&n_all);
+  g_autofree FeImage *imgs = g_new0 (FeImage, n_all);
+  g_autofree guint *index = g_new0 (guint, n_all);
+  guint n = 0;
+  for (guint i = 0; i < n_all; i += step)
+    {
+      index[n] = i;
+      imgs[n++] = all[i];
+    }
+  FeResult *own = reference ? NULL : recognize (shipped, imgs, n, rp, 1, NULL);
   int limit_hits = 0, eos = 0, repeats = 0;
   for (guint i = 0; i < n; i++)
     {
-      limit_hits += serial[i].hit_length_limit;
-      repeats += serial[i].repetition_stopped;
-      eos += !serial[i].hit_length_limit && !serial[i].repetition_stopped;
+      const FeResult *s = reference ? &reference[index[i]] : &own[i];
+      limit_hits += s->hit_length_limit;
+      repeats += s->repetition_stopped;
+      eos += !s->hit_length_limit && !s->repetition_stopped;
     }
   for (guint b = 0; b < n_batches; b++)
     {
@@ -341,16 +373,17 @@ compare_runs_counted (FeRecognizeParams rp, const int *batches, guint n_batches,
       for (guint i = 0; i < n; i++)
         {
           char what[160];
-          const Gray *g = g_ptr_array_index (images, i);
-          g_snprintf (what, sizeof what, "%s, max_batch %d, image %u (%s)", label, batches[b], i,
-                      g->name);
-          assert_same_result (&serial[i], &batched[i], what);
+          const Gray *g = g_ptr_array_index (images, index[i]);
+          g_snprintf (what, sizeof what, "%s, max_batch %d, image %u (%s)", label, batches[b],
+                      index[i], g->name);
+          assert_same_result (reference ? &reference[index[i]] : &own[i], &batched[i], what);
         }
       free_results (batched, n);
     }
   g_test_message ("%s: %u images identical (%d ended by EOS, %d by the length limit, %d by "
                   "the repetition guard)", label, n, eos, limit_hits, repeats);
-  free_results (serial, n);
+  if (own)
+    free_results (own, n);
   if (n_eos)
     *n_eos = eos;
   if (n_limit)
@@ -362,7 +395,7 @@ compare_runs_counted (FeRecognizeParams rp, const int *batches, guint n_batches,
 static void
 compare_runs (FeRecognizeParams rp, const int *batches, guint n_batches, const char *label)
 {
-  compare_runs_counted (rp, batches, n_batches, label, NULL, NULL, NULL);
+  compare_runs_counted (rp, batches, n_batches, 1, NULL, label, NULL, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -433,13 +466,17 @@ test_equals_serial (void)
   if (!have_shipped ())
     return;
   FeRecognizeParams rp = fe_recognize_default_params ();
-  /* 2: fewer rows than an image's 3 candidates, which then decode in chunks */
-#ifdef FE_TEST_SANITIZED
-  const int batches[] = { 8, 2 };
-#else
-  const int batches[] = { 8, 3, 32, 2 };
-#endif
-  compare_runs (rp, batches, G_N_ELEMENTS (batches), "default params");
+  /* 8 (the default) and 32 over every image: every width and length in
+   * full and in mixed groups. 3 and 2, fewer rows than an image's 3
+   * candidates (which then decode in chunks), over every third image: the
+   * chunking does not depend on the image, and the full set at every size
+   * cost most of CI's time for no other path. */
+  const FeResult *reference = serial_default_results ();
+  const int wide[] = { 8, 32 }, narrow[] = { 3, 2 };
+  compare_runs_counted (rp, wide, G_N_ELEMENTS (wide), 1, reference, "default params", NULL,
+                        NULL, NULL);
+  compare_runs_counted (rp, narrow, G_N_ELEMENTS (narrow), 3, reference,
+                        "default params, every third image", NULL, NULL, NULL);
   /* one candidate scale per image: rows = images */
   rp.scale_candidates = 1;
   const int b2[] = { 5 };
@@ -454,24 +491,21 @@ test_length_limit (void)
   if (!have_shipped ())
     return;
   FeRecognizeParams rp = fe_recognize_default_params ();
-#ifdef FE_TEST_SANITIZED
-  /* the limits are per row whatever its scale: one candidate keeps the run short */
+  /* the limits are per row whatever its scale: one candidate per image keeps
+   * the run a third as long, with rows of every image ending each way */
   rp.scale_candidates = 1;
-#endif
   rp.max_tokens = 14;
   const int batches[] = { 8 };
   int eos, limit, repeat;
-  compare_runs_counted (rp, batches, 1, "max_tokens 14", &eos, &limit, &repeat);
+  compare_runs_counted (rp, batches, 1, 1, NULL, "max_tokens 14", &eos, &limit, &repeat);
   g_assert_cmpint (eos, >, 0);
   g_assert_cmpint (limit, >, 0);
   /* the repetition guard at its tightest: rows end by it among rows that
    * end by EOS */
   rp = fe_recognize_default_params ();
-#ifdef FE_TEST_SANITIZED
   rp.scale_candidates = 1;
-#endif
   rp.max_repeats = 1;
-  compare_runs_counted (rp, batches, 1, "max_repeats 1", &eos, &limit, &repeat);
+  compare_runs_counted (rp, batches, 1, 1, NULL, "max_repeats 1", &eos, &limit, &repeat);
   g_assert_cmpint (eos, >, 0);
   g_assert_cmpint (repeat, >, 0);
 }
@@ -546,13 +580,9 @@ test_abort_progress (void)
     return;
   guint n;
   g_autofree FeImage *imgs = all_fe_images (&n);
-#ifdef FE_TEST_SANITIZED
-  n = MIN (n, 10); /* still two groups of 8 */
-#else
-  n = MIN (n, 20);
-#endif
+  n = MIN (n, 10); /* still two groups of 8 rows and more */
   FeRecognizeParams rp = fe_recognize_default_params ();
-  FeResult *serial = recognize (shipped, imgs, n, rp, 1, NULL);
+  const FeResult *serial = serial_default_results ();
 
   Callbacks cb = { .abort_after = -1, .ordered = TRUE };
   rp.progress_callback = progress_cb;
@@ -594,7 +624,65 @@ test_abort_progress (void)
       g_assert_cmpint (filled, <, (int) n);
       free_results (b, n);
     }
-  free_results (serial, n);
+}
+
+/* Memory running out once the tokens are known (the LaTeX text's
+ * allocation, the first after the last abort poll: a warm decode allocates
+ * nothing per token) reaches the caller as FE_ERR_OUT_OF_MEMORY with a
+ * message, serial and batched (it was FE_ERR_INTERNAL, no message). */
+typedef struct {
+  int polls, fail_at;
+} FailPoll;
+
+static bool
+fail_poll_cb (void *user_data)
+{
+  FailPoll *f = user_data;
+  if (++f->polls == f->fail_at)
+    g_atomic_int_set (&fail_next_malloc, 1);
+  return false;
+}
+
+static void
+test_out_of_memory_status (void)
+{
+#ifdef FE_TEST_SANITIZED
+  g_test_skip ("the sanitizers own malloc: no failure to inject");
+  return;
+#endif
+  if (!have_shipped ())
+    return;
+  guint n;
+  g_autofree FeImage *imgs = all_fe_images (&n);
+  n = MIN (n, 2);
+  const int batches[] = { 1, 8 };
+  for (guint b = 0; b < G_N_ELEMENTS (batches); b++)
+    {
+      FeRecognizeParams rp = fe_recognize_default_params ();
+      rp.scale_candidates = 1;
+      rp.max_batch = batches[b];
+      rp.abort_callback = fail_poll_cb;
+      FailPoll f = { 0, -1 };
+      rp.abort_user_data = &f;
+      FeState *st = NULL;
+      g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
+      FeResult res[2] = { { 0 } };
+      g_assert_cmpint (fe_recognize (st, imgs, n, &rp, res), ==, FE_OK); /* warm, counted */
+      for (guint i = 0; i < n; i++)
+        fe_result_clear (&res[i]);
+      f = (FailPoll) { 0, f.polls };
+      fe_clear_error ();
+      fe_status s = fe_recognize (st, imgs, n, &rp, res);
+      gboolean armed = g_atomic_int_get (&fail_next_malloc);
+      g_atomic_int_set (&fail_next_malloc, 0);
+      g_assert_false (armed); /* the failure was injected */
+      g_test_message ("max_batch %d: %s: %s", batches[b], fe_status_name (s), fe_last_error ());
+      g_assert_cmpint (s, ==, FE_ERR_OUT_OF_MEMORY);
+      g_assert_nonnull (strstr (fe_last_error (), "out of memory"));
+      for (guint i = 0; i < n; i++)
+        fe_result_clear (&res[i]);
+      fe_state_free (st);
+    }
 }
 
 /* fe_decode_greedy_batch allocates nothing per token: after a warm-up, a
@@ -1066,11 +1154,14 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/batch/odd-batches", test_odd_batches);
   g_test_add_func ("/engine/batch/abort-progress", test_abort_progress);
   g_test_add_func ("/engine/batch/no-allocation-per-token", test_no_allocation_per_token);
+  g_test_add_func ("/engine/batch/out-of-memory-status", test_out_of_memory_status);
   g_test_add_func ("/engine/batch/bf16-cpu", test_bf16_cpu);
   find_gpu ();
   g_test_add_func ("/engine/batch/gpu/attention-rows", test_gpu_attention_rows);
   g_test_add_func ("/engine/batch/gpu/recognize", test_gpu_recognize);
   int rc = g_test_run ();
+  if (serial_default)
+    free_results (serial_default, images->len);
   fe_context_free (shipped);
   g_ptr_array_free (images, TRUE);
   return rc;
