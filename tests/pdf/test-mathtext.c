@@ -430,6 +430,11 @@ test_lm (void)
   /* the script slash of the limit's \neq strikes the script "=", not
    * the \prod above it (fresh seed 1025 had read \not\prod_{j\neq k}) */
   check_page (doc, 2, "P=\\prod_{j\\neq k}a_{j}");
+  /* \\; after a text group: its gap is the word space and more; a word
+   * space alone is none (development seed 1112); uncertain for its words */
+  res = mathtext_fixture_read_page (doc, 3);
+  g_assert_cmpstr (res->latex, ==, "a_{k}=0\\quad\\text{for}\\;k\\geq1\\quad\\text{and}b");
+  fm_mathtext_result_free (res);
 }
 
 /* STIX Two under pdfLaTeX (tests/fixtures/pdf/mathtext-stix2.tex):
