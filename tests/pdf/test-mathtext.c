@@ -427,6 +427,14 @@ test_lm (void)
   res = mathtext_fixture_read_page (doc, 1);
   g_assert_true (g_ptr_array_find_with_equal_func (res->symbols, "\\not", g_str_equal, NULL));
   fm_mathtext_result_free (res);
+  /* the script slash of the limit's \neq strikes the script "=", not
+   * the \prod above it (fresh seed 1025 had read \not\prod_{j\neq k}) */
+  check_page (doc, 2, "P=\\prod_{j\\neq k}a_{j}");
+  /* \\; after a text group: its gap is the word space and more; a word
+   * space alone is none (development seed 1112); uncertain for its words */
+  res = mathtext_fixture_read_page (doc, 3);
+  g_assert_cmpstr (res->latex, ==, "a_{k}=0\\quad\\text{for}\\;k\\geq1\\quad\\text{and}b");
+  fm_mathtext_result_free (res);
 }
 
 /* STIX Two under pdfLaTeX (tests/fixtures/pdf/mathtext-stix2.tex):
@@ -584,6 +592,8 @@ test_lost_delimiters (void)
   check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
   /* Utopia's combining accents, each beside half its letter's box */
   check_page (fourier, 1, "q(z,\\bar{z})=y\\hat{\\mathbf{y}}");
+  /* a script \\neq in the limit under \\prod (fresh seed 1025: \\not\\prod_{j\\neq k}) */
+  check_page (fourier, 2, "P=\\prod_{j\\neq k}a_{j}");
 }
 
 /* Bars that no glyph draws and that are no sized pair (mathtext-vrules.tex):

@@ -766,6 +766,13 @@ test_choose_seventh (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\begin{cases}1&\\text{if}x=0\\\\0&\\text{else}\\end{cases}");
   g_clear_pointer (&latex, g_free);
+  /* unless the glyphs measured more than a word space after the group
+   * and wrote \\; there (\\text{for }\\;k, development seed 1112): the
+   * model's space stays, and only after that group */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "a=0\\text{for}\\;k\\text{if}x",
+                                "a=0\\text{for }\\;k\\text{if}\\;x", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "a=0\\text{for }\\;k\\text{if}x");
+  g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x\\quad\\text{for}\\quad y", "x\\quad\\text{for}\\quad y", 0.9,
                                 NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "x\\quad\\text{for}\\quad y");
