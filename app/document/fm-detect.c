@@ -3835,6 +3835,17 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
  * inside a line, so two parts of math and, between them, only short parts
  * of words, each 1.5 em or more from a neighbour (\qquad \text{whenever}
  * \quad) and 0.9 em from the other, are one display line. */
+/* Whether a display line from x0 to x1 closing in a condition
+ * (formulas_joined_by_words()) is set off from its column's margins. */
+static gboolean
+condition_line_set_off (const PageCtx *pc, double x0, double x1, double em)
+{
+  int col = column_of (pc, 0.5 * (x0 + x1));
+  double lg = x0 - pc->margins.left[col], rg = pc->margins.right[col] - x1;
+
+  return pc->margins.known[col] && (lg >= 1.0 * em || (lg >= 0.2 * em && rg >= 0.2 * em && fabs (lg - rg) < 1.0 * em));
+}
+
 static gboolean
 formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double em)
 {
@@ -3878,9 +3889,12 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
         n_words++;
       /* a condition closing the line after a \qquad, words then math
        * (\qquad \text{for all $\xi \in U$}.), after a formula that
-       * starts the line */
+       * starts the line - set off as a display is, indented or centred
+       * clear of both margins (a wide one by a few points): a table row,
+       * a description's label and its text or a stretched line of running
+       * text start at the left margin */
       else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 && text[k] <= 12 &&
-               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em)
+               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em && condition_line_set_off (pc, x0[0], x1[k], em))
         condition = TRUE;
       else
         ok = FALSE;
