@@ -2981,9 +2981,11 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
            /* (after a script, \scriptspace widens a word space; the
             * null delimiter beside a fraction, 1.2 pt, too: without it
             * a fraction's thin space is narrower than a tight line's
-            * word space, 0.22 em against 0.30) */
+            * word space, 0.22 em against 0.30. 0.1 em, a little less
+            * than 1.2 pt at 10-11 pt: the page's points are TeX's only
+            * when it is not scaled, its em is measured) */
            (exact && !ml->script && !frac_r ? fabs (gap - ws) > 0.02 * em
-                                           : gap - (frac_l || frac_r ? 1.0 : 0.0) < ws - 0.02 * em) &&
+                                           : gap - (frac_l || frac_r ? 0.1 * em : 0.0) < ws - 0.02 * em) &&
            /* TeX puts a math letter's italic correction
             * after it at the end of a formula: a word space
             * after an italic letter is wider than the line's
@@ -4671,16 +4673,6 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
          !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
-/* Whether chunk i of a block is a part of an inline display-style fraction
- * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
- * of its own, or stacked onto a display or onto a part of the next line's
- * fraction. Such a full-size chunk has a fraction bar right below (above)
- * it, and the bar lies on the middle of a line of running text beside it
- * (the math axis of the line the fraction belongs to), as no display's bar
- * or the bottom stroke of its brackets and big operators does. */
-static gboolean
-fraction_part_chunk (const PageCtx *pc, guint i);
-
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)
  * lies on the middle of a line of running text beside it. */
 static gboolean
@@ -4713,6 +4705,13 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
   return FALSE;
 }
 
+/* Whether chunk i of a block is a part of an inline display-style fraction
+ * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
+ * of its own, or stacked onto a display or onto a part of the next line's
+ * fraction. Such a full-size chunk has a fraction bar right below (above)
+ * it, and the bar lies on the middle of a line of running text beside it
+ * (the math axis of the line the fraction belongs to), as no display's bar
+ * or the bottom stroke of its brackets and big operators does. */
 static gboolean
 fraction_part_chunk (const PageCtx *pc, guint i)
 {
@@ -4939,7 +4938,10 @@ dissolve_crossed_blocks (PageCtx *pc)
         continue;
       if (!fraction_parts_out (pc, b))
         {
-          /* (each line out shrinks the block: test it again) */
+          /* (each line out shrinks the block: test it again. A line
+           * that cannot leave - a second one too, after one left -
+           * dissolves the whole block: the lines taken out before stay
+           * out, all of it is text then) */
           while ((line = crossing_text_chunk (pc, b)) >= 0 &&
                  crossing_line_out (pc, b, &g_array_index (chunks, Chunk, line)))
             ;
