@@ -4674,10 +4674,13 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
 }
 
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)
- * lies on the middle of a line of running text beside it. */
+ * lies on the middle of a line of running text beside it, or of a chunk of
+ * a few words that starts the formula - wholly left or right of chunk i's
+ * block: a display's own line of words and math is no text line. */
 static gboolean
 bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
 {
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
   double y = bar_below_y (pc->ink, box, pc->body_em);
 
   if (y < 0)
@@ -4693,7 +4696,9 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
       /* (or a chunk of three words' letters and the formula's start,
        * "them X(s) =": the middle is its letters') */
       if (!text_line_chunk (pc, o, fm_rect_cx (box)) &&
-          !(o->block < 0 && !o->is_number && o->n_text >= 3 && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box))))
+          !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
+            !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
+            (ch->block < 0 || o->box.x1 <= pc->blocks[ch->block].x0 || o->box.x0 >= pc->blocks[ch->block].x1)))
         continue;
       if (fabs (text_middle (pc, o) - y) < 0.2 * o->em)
         {
