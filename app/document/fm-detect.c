@@ -2902,7 +2902,19 @@ fraction_part_scan (const InlineCtx *ic, int k, double em)
         continue;
       if ((below >= 0 && fm_rect_cy (o) > below && o->y0 < below + 0.5 * em) ||
           (above >= 0 && fm_rect_cy (o) < above && o->y1 > above - 0.5 * em))
-        return TRUE;
+        {
+          /* A fraction's bar is as wide as its wider part: its ink run
+           * reaches across both boxes (a pixel and a sidebearing short at
+           * most). Under stacked scripts with tight boxes (x_i^2 in an
+           * OpenType font) the rule found is the superscript's own bottom
+           * stroke, which ends with its box, short of the subscript's. */
+          double bx0, bx1, y = (below >= 0 && fm_rect_cy (o) > below) ? below : above;
+          double tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
+          ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale),
+                       (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * ic->pc->ink->scale), &bx0, &bx1);
+          if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol)
+            return TRUE;
+        }
     }
   return FALSE;
 }
