@@ -2292,6 +2292,24 @@ compare_math_x0 (const void *a, const void *b, gpointer data)
   return (xa > xb) - (xa < xb);
 }
 
+/* The first math glyph (math sorted by x0) whose x0 is x or more: a scan
+ * for a glyph's neighbours starts there, not at the page's first glyph. */
+static int
+math_from_x (const GArray *math, const Glyph *g, int m, double x)
+{
+  int lo = 0, hi = m;
+
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (g[g_array_index (math, MathGlyph, mid).glyph].r.x0 < x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 
 /* Whether g is an extension font's delimiter fitted to its ink: narrow and
  * tall (a big operator of the same font is about as wide as tall, an
@@ -2322,6 +2340,12 @@ typedef struct {
   int n_text_bands;             /* bands [0, n_text_bands) are text lines */
   int *bar;                     /* per math glyph: its display-style fraction, or -1 */
   GArray *bars;                 /* FracBar */
+  double max_script_w;          /* the widest script-size math glyph */
+  /* fraction_part()'s answer per math glyph, for frac_em[k] (-1: not
+   * asked yet): it is asked for each pair a glyph is in, and scans the
+   * page's ink and math */
+  signed char *frac;
+  double *frac_em;
 } InlineCtx;
 
 /* A display-style fraction in a text line (inline_fraction_stacks()). */
@@ -2388,6 +2412,13 @@ inline_home_lines (InlineCtx *ic)
     }
   ic->m = (int) ic->math->len;
   g_array_sort_with_data (ic->math, compare_math_x0, (gpointer) g);
+  ic->max_script_w = 0;
+  for (int a = 0; a < ic->m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      if (ma->script)
+        ic->max_script_w = MAX (ic->max_script_w, g[ma->glyph].r.x1 - g[ma->glyph].r.x0);
+    }
 }
 
 /* A script whose centre lies in two lines' bands (OpenType fonts' boxes
@@ -2413,6 +2444,9 @@ inline_scripts_to_base (InlineCtx *ic)
           const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
           double gap = fm_rect_h_gap (&ga->r, &gb->r);
+          /* (math is sorted by x0: the rest starts farther right) */
+          if (gb->r.x0 > ga->r.x1 + 0.31 * ma->em)
+            break;
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
           /* beside it, not above or below (a fraction's denominator sits
            * over the next line's glyphs) */
@@ -2448,10 +2482,14 @@ inline_scripts_to_base (InlineCtx *ic)
       const Glyph *ga = &g[ma->glyph];
       if (!ma->ambiguous || !ma->script || settled[a])
         continue;
-      for (int b = 0; b < m; b++)
+      /* (a script that ends near ga's start starts at most the widest
+       * script's width before it) */
+      for (int b = math_from_x (ic->math, g, m, ga->r.x0 - 0.06 * ma->em - ic->max_script_w); b < m; b++)
         {
           const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
+          if (gb->r.x0 > ga->r.x0 + 0.05 * ma->em)
+            break;
           if (b == a || !mb->script || mb->band < 0 || (mb->ambiguous && !settled[b]) ||
               gb->r.x1 > ga->r.x0 + 0.05 * ma->em || ga->r.x0 - gb->r.x1 > 0.05 * ma->em ||
               fabs (fm_rect_cy (&ga->r) - fm_rect_cy (&gb->r)) > 0.1 * ma->em)
@@ -2837,7 +2875,7 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
  * columns (a superscript's box can have a letter's stroke right below it,
  * t^2: no partner). */
 static gboolean
-fraction_part (const InlineCtx *ic, int k, double em)
+fraction_part_scan (const InlineCtx *ic, int k, double em)
 {
   const Glyph *g = ic->g;
   const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
@@ -2851,18 +2889,47 @@ fraction_part (const InlineCtx *ic, int k, double em)
   above = bar_above_y (ic->pc->ink, r, em);
   if (below < 0 && above < 0)
     return FALSE;
-  for (int j = 0; j < ic->m; j++)
+  /* (a partner overlaps r's columns: it starts before r ends, and at most
+   * the widest script's width before r starts; math is sorted by x0) */
+  for (int j = math_from_x (ic->math, g, ic->m, r->x0 - ic->max_script_w - 0.01 * em); j < ic->m; j++)
     {
       const MathGlyph *mj = &g_array_index (ic->math, MathGlyph, j);
       const FmRect *o = &g[mj->glyph].r;
       double ix = MIN (o->x1, r->x1) - MAX (o->x0, r->x0);
+      if (o->x0 >= r->x1)
+        break;
       if (j == k || !mj->script || ix <= 0.2 * MIN (o->x1 - o->x0, r->x1 - r->x0))
         continue;
       if ((below >= 0 && fm_rect_cy (o) > below && o->y0 < below + 0.5 * em) ||
           (above >= 0 && fm_rect_cy (o) < above && o->y1 > above - 0.5 * em))
-        return TRUE;
+        {
+          /* A fraction's bar is as wide as its wider part: its ink run
+           * reaches across both boxes (a pixel and a sidebearing short at
+           * most). Under stacked scripts with tight boxes (x_i^2 in an
+           * OpenType font) the rule found is the superscript's own bottom
+           * stroke, which ends with its box, short of the subscript's. */
+          double bx0, bx1, y = (below >= 0 && fm_rect_cy (o) > below) ? below : above;
+          double tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
+          ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale),
+                       (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * ic->pc->ink->scale), &bx0, &bx1);
+          if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol)
+            return TRUE;
+        }
     }
   return FALSE;
+}
+
+/* fraction_part_scan(), asked once per glyph and em (each pair a glyph is
+ * in asks). */
+static gboolean
+fraction_part (const InlineCtx *ic, int k, double em)
+{
+  if (ic->frac[k] < 0 || ic->frac_em[k] != em)
+    {
+      ic->frac[k] = (signed char) fraction_part_scan (ic, k, em);
+      ic->frac_em[k] = em;
+    }
+  return ic->frac[k] != 0;
 }
 
 /* The line's word space (see Band): a gap of that width where
@@ -2888,8 +2955,8 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* a text-style fraction's numerator or denominator: the script-size
    * glyph next to its bar (\sum_{n=1}^\infty \frac{1}{n^2} \cos t puts a
    * thin space and the null delimiter, 0.34 em, on either side of it) */
-  gboolean frac_l = fraction_part (ic, li, em);
-  gboolean frac_r = fraction_part (ic, (int) (mr - &g_array_index (math, MathGlyph, 0)), em);
+  gboolean frac_l = ws > 0 && fraction_part (ic, li, em);
+  gboolean frac_r = ws > 0 && fraction_part (ic, (int) (mr - &g_array_index (math, MathGlyph, 0)), em);
   /* (after a script, a thin space and \scriptspace make
    * 0.21-0.23 em, as wide as a fully shrunk word space, 2/9
    * em: there the rules above decide) */
@@ -2926,9 +2993,11 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
            /* (after a script, \scriptspace widens a word space; the
             * null delimiter beside a fraction, 1.2 pt, too: without it
             * a fraction's thin space is narrower than a tight line's
-            * word space, 0.22 em against 0.30) */
+            * word space, 0.22 em against 0.30. 0.1 em, a little less
+            * than 1.2 pt at 10-11 pt: the page's points are TeX's only
+            * when it is not scaled, its em is measured) */
            (exact && !ml->script && !frac_r ? fabs (gap - ws) > 0.02 * em
-                                           : gap - (frac_l || frac_r ? 1.0 : 0.0) < ws - 0.02 * em) &&
+                                           : gap - (frac_l || frac_r ? 0.1 * em : 0.0) < ws - 0.02 * em) &&
            /* TeX puts a math letter's italic correction
             * after it at the end of a formula: a word space
             * after an italic letter is wider than the line's
@@ -3096,21 +3165,28 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
   if (g_array_index (ic->math, MathGlyph, li).script || !(name || is_prefix_operator (l->c) || l->ext) ||
       is_sentence_punct (r->c) || is_close_bracket (r->c))
     return FALSE;
-  /* the operator name's letters, left of l */
+  /* the operator name's letters, left of l (math is sorted by x0: the
+   * rest start farther left, and no letter is 2 em wide) */
   for (int k = li - 1; name && k >= 0; k--)
     {
       const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
       const Glyph *gk = &g[mk->glyph];
+      if (op.x0 - gk->r.x0 > 2.0 * em)
+        break;
       if (mk->script || gk->cls != l->cls || !g_unichar_isalpha (gk->c) || gk->r.x1 > op.x0 + 0.05 * em ||
           op.x0 - gk->r.x1 > 0.05 * em || !v_overlap_enough (&gk->r, &op, 0.7))
         continue;
       fm_rect_union (&op, &gk->r);
     }
-  for (int k = 0; k < ic->m; k++)
+  /* (a limit reaching past op's right end starts before it, at most the
+   * widest script's width before it) */
+  for (int k = math_from_x (ic->math, g, ic->m, op.x1 - ic->max_script_w - 0.01 * em); k < ic->m; k++)
     {
       const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
       const FmRect *rk = &g[mk->glyph].r;
-      if (!mk->script || rk->x1 <= op.x1 || rk->x0 >= op.x1 || rk->x1 > r->r.x0 ||
+      if (rk->x0 >= op.x1)
+        break;
+      if (!mk->script || rk->x1 <= op.x1 || rk->x1 > r->r.x0 ||
           !(fm_rect_cy (rk) > op.y1 - 0.1 * em || fm_rect_cy (rk) < op.y0 + 0.1 * em) ||
           fm_rect_v_gap (rk, &op) > 0.6 * em)
         continue;
@@ -3121,10 +3197,12 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
     return FALSE;
   /* (the limit row's left end: the scripts touching the found ones,
    * walked leftwards; math is sorted by x0) */
-  for (int k = ic->m - 1; k >= 0; k--)
+  for (int k = math_from_x (ic->math, g, ic->m, lim_x0) - 1; k >= 0; k--)
     {
       const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
       const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 <= op.x0 - 1.0 * em)
+        break;
       if (mk->script && rk->x1 > lim_x0 - 0.05 * em && rk->x0 < lim_x0 && rk->x0 > op.x0 - 1.0 * em &&
           !(fm_rect_cy (rk) <= op.y1 - 0.1 * em && fm_rect_cy (rk) >= op.y0 + 0.1 * em))
         lim_x0 = rk->x0;
@@ -3630,6 +3708,9 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   ic.math = g_array_new (FALSE, FALSE, sizeof (MathGlyph));
   ic.text_idx = g_new (int, n + 1);
   inline_home_lines (&ic);
+  ic.frac = g_new (signed char, ic.m + 1);
+  memset (ic.frac, -1, ic.m + 1);
+  ic.frac_em = g_new0 (double, ic.m + 1);
   inline_scripts_to_base (&ic);
   inline_fraction_part_lines (&ic);
   ic.n_text_bands = (int) ic.bands->len;
@@ -3655,6 +3736,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   inline_fraction_joins (&ic);
   inline_seeded_protos (&ic, protos);
   g_free (ic.bar);
+  g_free (ic.frac);
+  g_free (ic.frac_em);
   g_array_free (ic.bars, TRUE);
   g_free (ic.parent);
   g_free (ic.line_cy);
@@ -3766,6 +3849,17 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
  * inside a line, so two parts of math and, between them, only short parts
  * of words, each 1.5 em or more from a neighbour (\qquad \text{whenever}
  * \quad) and 0.9 em from the other, are one display line. */
+/* Whether a display line from x0 to x1 closing in a condition
+ * (formulas_joined_by_words()) is set off from its column's margins. */
+static gboolean
+condition_line_set_off (const PageCtx *pc, double x0, double x1, double em)
+{
+  int col = column_of (pc, 0.5 * (x0 + x1));
+  double lg = x0 - pc->margins.left[col], rg = pc->margins.right[col] - x1;
+
+  return pc->margins.known[col] && (lg >= 1.0 * em || (lg >= 0.2 * em && rg >= 0.2 * em && fabs (lg - rg) < 1.0 * em));
+}
+
 static gboolean
 formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double em)
 {
@@ -3809,9 +3903,12 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
         n_words++;
       /* a condition closing the line after a \qquad, words then math
        * (\qquad \text{for all $\xi \in U$}.), after a formula that
-       * starts the line */
+       * starts the line - set off as a display is, indented or centred
+       * clear of both margins (a wide one by a few points): a table row,
+       * a description's label and its text or a stretched line of running
+       * text start at the left margin */
       else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 && text[k] <= 12 &&
-               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em)
+               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em && condition_line_set_off (pc, x0[0], x1[k], em))
         condition = TRUE;
       else
         ok = FALSE;
@@ -4588,21 +4685,14 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
          !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
-/* Whether chunk i of a block is a part of an inline display-style fraction
- * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
- * of its own, or stacked onto a display or onto a part of the next line's
- * fraction. Such a full-size chunk has a fraction bar right below (above)
- * it, and the bar lies on the middle of a line of running text beside it
- * (the math axis of the line the fraction belongs to), as no display's bar
- * or the bottom stroke of its brackets and big operators does. */
-static gboolean
-fraction_part_chunk (const PageCtx *pc, guint i);
-
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)
- * lies on the middle of a line of running text beside it. */
+ * lies on the middle of a line of running text beside it, or of a chunk of
+ * a few words that starts the formula - wholly left or right of chunk i's
+ * block: a display's own line of words and math is no text line. */
 static gboolean
 bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
 {
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
   double y = bar_below_y (pc->ink, box, pc->body_em);
 
   if (y < 0)
@@ -4612,12 +4702,17 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
+      /* (the cheap test first: most of the page's chunks are far) */
+      if (fm_rect_h_gap (&o->box, box) >= 2.0 * o->em)
+        continue;
       /* (or a chunk of three words' letters and the formula's start,
        * "them X(s) =": the middle is its letters') */
       if (!text_line_chunk (pc, o, fm_rect_cx (box)) &&
-          !(o->block < 0 && !o->is_number && o->n_text >= 3 && !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box))))
+          !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
+            !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
+            (ch->block < 0 || o->box.x1 <= pc->blocks[ch->block].x0 || o->box.x0 >= pc->blocks[ch->block].x1)))
         continue;
-      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em && fm_rect_h_gap (&o->box, box) < 2.0 * o->em)
+      if (fabs (text_middle (pc, o) - y) < 0.2 * o->em)
         {
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
@@ -4627,6 +4722,13 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
   return FALSE;
 }
 
+/* Whether chunk i of a block is a part of an inline display-style fraction
+ * (\dfrac{n!}{s^{n+1}}): its numerator (or denominator) is a display chunk
+ * of its own, or stacked onto a display or onto a part of the next line's
+ * fraction. Such a full-size chunk has a fraction bar right below (above)
+ * it, and the bar lies on the middle of a line of running text beside it
+ * (the math axis of the line the fraction belongs to), as no display's bar
+ * or the bottom stroke of its brackets and big operators does. */
 static gboolean
 fraction_part_chunk (const PageCtx *pc, guint i)
 {
@@ -4853,7 +4955,10 @@ dissolve_crossed_blocks (PageCtx *pc)
         continue;
       if (!fraction_parts_out (pc, b))
         {
-          /* (each line out shrinks the block: test it again) */
+          /* (each line out shrinks the block: test it again. A line
+           * that cannot leave - a second one too, after one left -
+           * dissolves the whole block: the lines taken out before stay
+           * out, all of it is text then) */
           while ((line = crossing_text_chunk (pc, b)) >= 0 &&
                  crossing_line_out (pc, b, &g_array_index (chunks, Chunk, line)))
             ;

@@ -742,7 +742,10 @@ test_detect_classes (void)
       g_assert_cmpint (matched[2], ==, truth[2]);
       g_assert_cmpint (predicted[2], ==, matched[2]);
       g_assert_cmpint (predicted[0] + predicted[1] - matched[0] - matched[1], <=, 1);
-      /* (a split fraction or limit leaves one piece over: none here) */
+      /* (a split fraction or limit leaves one piece over: none here;
+       * cls-stacks-lua keeps one, not fixed yet - the limit k\to\infty
+       * under A's display-style \lim, with the sentence's comma, comes
+       * as a region of its own in LuaLaTeX's boxes) */
       if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
     }
