@@ -177,30 +177,74 @@ same_line (const FmAlignItem *i, const FmAlignItem *j, double em)
   return fm_mathtext_same_line (&i->box, i->mid, is_stack (i), &j->box, j->mid, is_stack (j), em);
 }
 
-/* Why: TeX stacks an aligned block's rows \lineskip (1 pt) apart where
- * fractions make them tall, so the parts of a long bar's fraction and the
- * neighbouring rows' parts lie within its reach (`w&=\frac{1-A}{1+A}\\
- * &=\frac{(1+u)...}{...}` read `1+A` into the second numerator,
- * development seed 1110 on every set-up); a part has one line of its size
- * unless a rule (an inner fraction) separates its lines. */
-void
-fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gboolean *keep)
+/* Whether every item of line `k` (line[i] == k) lies over or under rule r:
+ * its centre within the rule's x-range, as take_rules collects a part. */
+static gboolean
+own_part (const FmAlignItem *items, guint n, const guint *line, guint k, const FmAlignItem *r)
 {
-  g_autofree guint *line = g_new (guint, n + 1);
-  g_autoptr (GArray) ext = g_array_new (FALSE, FALSE, sizeof (FmRect));   /* per line */
-  g_autoptr (GArray) mids = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autofree guint *order = NULL;
-  double big = 0;
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    if (line[i] == k)
+      {
+        double c = (items[i].box.x0 + items[i].box.x1) / 2;
+        if (c < r->box.x0 || c > r->box.x1)
+          return FALSE;
+        any = TRUE;
+      }
+  return any;
+}
+
+/* Whether a rule of the part joins its lines `near` and `far` (`far` one
+ * step further from the part's bar): the rule is the bar of a fraction
+ * inside the part with one of the two lines as its own part, the other line
+ * being the inner fraction's other part or the line it sits on. A rule's
+ * position between the lines' middles says nothing by itself: an inner
+ * \dfrac's or \cfrac's bar lies on the math axis, about at the middle of
+ * the full-size line it sits on (`\frac{1}{1+\dfrac{1}{x}}` had kept its
+ * denominator's numerator `1` alone and left `1+`, the inner bar and `x`
+ * behind), and another row's bar lies just past that row's part. In
+ * coordinates growing away from the bar (t = -y above it, y below), with
+ * 0.25 em of slack for the axis against a line's box middle. */
+static gboolean
+lines_joined (const FmAlignItem *items, guint n, const guint *line, guint near, guint far,
+              double near_mid, double far_mid, double big, gboolean above)
+{
+  double sign = above ? -1 : 1, nm = sign * near_mid, fm = sign * far_mid, slack = 0.25 * big;
 
   for (guint i = 0; i < n; i++)
     {
-      keep[i] = TRUE;
+      double rc;
       if (!items[i].rule)
-        big = MAX (big, items[i].size);
+        continue;
+      rc = sign * (items[i].box.y0 + items[i].box.y1) / 2;
+      /* the near line is the inner fraction's part nearer the bar: its
+       * bar lies beyond, at most on the far line (its other part, or the
+       * line of a \dfrac it sits in) */
+      if (rc > nm && rc < fm + slack && own_part (items, n, line, near, &items[i]))
+        return TRUE;
+      /* the far line is the inner fraction's part further out: its bar
+       * lies before it, at least on the near line */
+      if (rc > nm - slack && rc < fm && own_part (items, n, line, far, &items[i]))
+        return TRUE;
     }
-  /* lines of the part's size (its scripts and small items go with them) */
+  return FALSE;
+}
+
+/* Lines of the part's size: items grouped by fm_mathtext_same_line
+ * (scripts, small items and rules in none: G_MAXUINT); ext gets each
+ * line's extent. Returns the largest size. */
+static double
+size_lines (const FmAlignItem *items, guint n, guint *line, GArray *ext)
+{
+  double big = 0;
+
+  for (guint i = 0; i < n; i++)
+    if (!items[i].rule)
+      big = MAX (big, items[i].size);
   for (guint i = 0; i < n; i++)
     {
+      FmRect *e;
       line[i] = G_MAXUINT;
       if (items[i].rule || items[i].size < 0.85 * big)
         continue;
@@ -209,23 +253,42 @@ fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gbool
           line[i] = line[j];
       if (line[i] == G_MAXUINT)
         {
-          double z = 0;
           line[i] = ext->len;
           g_array_append_val (ext, items[i].box);
-          g_array_append_val (mids, z);
         }
-      {
-        FmRect *e = &g_array_index (ext, FmRect, line[i]);
-        e->y0 = MIN (e->y0, items[i].box.y0);
-        e->y1 = MAX (e->y1, items[i].box.y1);
-      }
+      e = &g_array_index (ext, FmRect, line[i]);
+      e->y0 = MIN (e->y0, items[i].box.y0);
+      e->y1 = MAX (e->y1, items[i].box.y1);
     }
+  return big;
+}
+
+/* Why: TeX stacks an aligned block's rows \lineskip (1 pt) apart where
+ * fractions make them tall, so the parts of a long bar's fraction and the
+ * neighbouring rows' parts lie within its reach (`w&=\frac{1-A}{1+A}\\
+ * &=\frac{(1+u)...}{...}` read `1+A` into the second numerator,
+ * development seed 1110 on every set-up); a part has one line of its size
+ * unless a rule (an inner fraction) joins its lines (lines_joined). */
+double
+fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gboolean *keep)
+{
+  g_autofree guint *line = g_new (guint, n + 1);
+  g_autoptr (GArray) ext = g_array_new (FALSE, FALSE, sizeof (FmRect));   /* per line */
+  g_autofree double *mids = NULL;
+  g_autofree guint *order = NULL;
+  gboolean joined = FALSE;
+  double big;
+
+  for (guint i = 0; i < n; i++)
+    keep[i] = TRUE;
+  big = size_lines (items, n, line, ext);
   if (ext->len < 2)
-    return;
+    return 0;
+  mids = g_new (double, ext->len);
   for (guint k = 0; k < ext->len; k++)
     {
       const FmRect *e = &g_array_index (ext, FmRect, k);
-      g_array_index (mids, double, k) = (e->y0 + e->y1) / 2;
+      mids[k] = (e->y0 + e->y1) / 2;
     }
   /* nearest the bar first */
   order = g_new (guint, ext->len);
@@ -233,26 +296,22 @@ fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gbool
     order[k] = k;
   for (guint x = 0; x < ext->len; x++)
     for (guint y = x + 1; y < ext->len; y++)
-      {
-        double mx = g_array_index (mids, double, order[x]), my = g_array_index (mids, double, order[y]);
-        if (above ? my > mx : my < mx)
-          {
-            guint t = order[x]; order[x] = order[y]; order[y] = t;
-          }
-      }
+      if (above ? mids[order[y]] > mids[order[x]] : mids[order[y]] < mids[order[x]])
+        {
+          guint t = order[x]; order[x] = order[y]; order[y] = t;
+        }
   for (guint k = 1; k < ext->len; k++)
     {
       const FmRect *near = &g_array_index (ext, FmRect, order[k - 1]);
       const FmRect *far = &g_array_index (ext, FmRect, order[k]);
-      double m0 = g_array_index (mids, double, order[k - 1]), m1 = g_array_index (mids, double, order[k]);
+      double m0 = mids[order[k - 1]], m1 = mids[order[k]];
       double lo = MIN (m0, m1), hi = MAX (m0, m1), limit;
-      gboolean ruled = FALSE;
 
-      for (guint i = 0; i < n && !ruled; i++)
-        ruled = items[i].rule && (items[i].box.y0 + items[i].box.y1) / 2 > lo &&
-                (items[i].box.y0 + items[i].box.y1) / 2 < hi;
-      if (ruled)
-        continue;
+      if (lines_joined (items, n, line, order[k - 1], order[k], m0, m1, big, above))
+        {
+          joined = TRUE;
+          continue;
+        }
       /* between the two lines' facing edges, inside their middles */
       limit = above ? (near->y0 + far->y1) / 2 : (near->y1 + far->y0) / 2;
       limit = CLAMP (limit, lo, hi);
@@ -264,6 +323,7 @@ fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gbool
         }
       break;
     }
+  return joined ? big : 0;
 }
 
 typedef struct {
