@@ -43,6 +43,13 @@ char *fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint 
 gboolean fm_mathtext_same_line (const FmRect *a, double a_mid, gboolean a_stack, const FmRect *b,
                                 double b_mid, gboolean b_stack, double em);
 
+/* Lines: the items with take[i] grouped by fm_mathtext_same_line, an item
+ * that shares a line with items of two lines joining them (whatever the
+ * items' order). line[i] gets each taken item's line, numbered by their
+ * first items, and G_MAXUINT for the others. Returns the number of lines. */
+guint fm_mathtext_group_lines (const FmAlignItem *items, guint n_items, const gboolean *take, double em,
+                               guint *line);
+
 /* A fraction part's lines: the items over (above = TRUE) or under a bar
  * that the reader took as its part, with the part's rules. Items of the
  * part's size form lines; from the line nearest the bar outward, a line

@@ -2016,19 +2016,16 @@ align_rows (Reader *r, GPtrArray *items)
   return fm_mathtext_align (&ops, (FmAlignItem *) view->data, view->len);
 }
 
-/* A fraction's box (rows of fractions: fm_mathtext_same_line) */
-static gboolean
-is_fraction (const Item *it)
-{
-  return it->kind == ITEM_BOX && it->tex != NULL && g_str_has_prefix (it->tex, "\\frac{");
-}
-
 /* Lines: the full-size items grouped by vertical overlap. */
 static char *
 parse_list (Reader *r, GPtrArray *items)
 {
   g_autoptr (GPtrArray) rows = NULL;
+  g_autoptr (GArray) view = NULL;
+  g_autofree gboolean *take = NULL;
+  g_autofree guint *line = NULL;
   double main_size = 0;
+  guint n_rows;
 
   take_rules (r, items);
   take_limits (r, items);
@@ -2038,48 +2035,31 @@ parse_list (Reader *r, GPtrArray *items)
       if (!it->used && it->kind != ITEM_RULE && !(it->kind == ITEM_GLYPH && it->ext))
         main_size = MAX (main_size, it->size);
     }
-  /* Rows: bands of full-size items that do not overlap vertically. */
-  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  /* Rows: full-size items that share a line (fm_mathtext_group_lines, as
+   * the aligner's find_rows numbers them) */
+  view = g_array_new (FALSE, TRUE, sizeof (FmAlignItem));
+  take = g_new (gboolean, items->len + 1);
+  line = g_new (guint, items->len + 1);
   for (guint i = 0; i < items->len; i++)
     {
       Item *it = items->pdata[i];
-      GPtrArray *row = NULL;
-      if (it->used || it->kind == ITEM_RULE || it->size < 0.85 * main_size)
-        continue;
+      FmAlignItem a = { it, it->box, it->mid, it->size, it->tex, it->ext, it->kind == ITEM_GLYPH,
+                        it->kind == ITEM_RULE };
+      g_array_append_val (view, a);
+      take[i] = !it->used && it->kind != ITEM_RULE && it->size >= 0.85 * main_size;
       /* a tall delimiter over several rows belongs to none: it chained a
        * matrix's rows into one line (fm-mathtext-align.c pairs it) */
       if (it->kind == ITEM_GLYPH && it->ext && !it->bigop && !is_integral_char (it->c) &&
           it->box.y1 - it->box.y0 > 1.5 * main_size)
-        continue;
-      /* an item on two rows joins them: rows grew in item order, and a
-       * fraction beside both `\mathbf{B}=` and an integral that do not
-       * share a line with each other had left them two rows */
-      for (guint j = 0; j < rows->len; j++)
-        {
-          GPtrArray *rw = rows->pdata[j];
-          gboolean meets = FALSE;
-          for (guint q = 0; q < rw->len && !meets; q++)
-            {
-              Item *o = rw->pdata[q];
-              meets = fm_mathtext_same_line (&it->box, it->mid, is_fraction (it), &o->box, o->mid,
-                                             is_fraction (o), main_size);
-            }
-          if (meets && row == NULL)
-            row = rw;
-          else if (meets)
-            {
-              for (guint q = 0; q < rw->len; q++)
-                g_ptr_array_add (row, rw->pdata[q]);
-              g_ptr_array_remove_index (rows, j--);
-            }
-        }
-      if (row == NULL)
-        {
-          row = g_ptr_array_new ();
-          g_ptr_array_add (rows, row);
-        }
-      g_ptr_array_add (row, it);
+        take[i] = FALSE;
     }
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  n_rows = fm_mathtext_group_lines ((FmAlignItem *) view->data, view->len, take, main_size, line);
+  for (guint k = 0; k < n_rows; k++)
+    g_ptr_array_add (rows, g_ptr_array_new ());
+  for (guint i = 0; i < items->len; i++)
+    if (line[i] != G_MAXUINT)
+      g_ptr_array_add (rows->pdata[line[i]], items->pdata[i]);
   if (rows->len > 1 && r->inline_region)
     drop_word_rows (r, rows);
   if (rows->len <= 1)

@@ -34,9 +34,13 @@ test_aligned (void)
   /* neither a relation column nor centred: one x for every start */
   check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", FALSE, "start at one x");
   /* a row that continues the one above: a binary operator first, a \\quad
-   * or \\qquad right of the relation column (spacing is not written) */
-  check_page (doc, 14, "\\begin{aligned}a&=b+c-d\\\\&+e-f\\\\&=g\\end{aligned}", TRUE, NULL);
-  check_page (doc, 15, "\\begin{aligned}x&=a+b\\\\&-c\\end{aligned}", TRUE, NULL);
+   * or \\qquad right of the relation column, written */
+  check_page (doc, 14, "\\begin{aligned}a&=b+c-d\\\\&\\quad+e-f\\\\&=g\\end{aligned}", TRUE, NULL);
+  check_page (doc, 15, "\\begin{aligned}x&=a+b\\\\&\\qquad-c\\end{aligned}", TRUE, NULL);
+  /* a row that starts with `+` elsewhere continues nothing: gathered's
+   * centred `+d` (half a quad right of `=`), multline's flush right one */
+  check_page (doc, 19, "\\begin{gathered}a=b+c\\\\+d\\end{gathered}", FALSE, "centred");
+  check_page (doc, 20, "\\begin{aligned}a=b+c\\\\+d\\end{aligned}", FALSE, "several lines");
 }
 
 static void
