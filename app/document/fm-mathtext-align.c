@@ -170,11 +170,132 @@ is_stack (const FmAlignItem *it)
   return !it->glyph && it->tex != NULL && strncmp (it->tex, "\\frac{", 6) == 0;
 }
 
-/* Items i and j share a line (find_rows' test). */
-static gboolean
-same_line (const FmAlignItem *i, const FmAlignItem *j, double em)
+static guint
+line_root (guint *parent, guint i)
 {
-  return fm_mathtext_same_line (&i->box, i->mid, is_stack (i), &j->box, j->mid, is_stack (j), em);
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* Why one helper: the reader's parse_list counts lines and the aligner's
+ * find_rows numbers them; with first-match grouping in one and merging in
+ * the other they disagreed where an item shares a line with items of two
+ * lines (a fraction beside both `\mathbf{B}=` and an integral). */
+guint
+fm_mathtext_group_lines (const FmAlignItem *items, guint n, const gboolean *take, double em, guint *line)
+{
+  g_autofree guint *parent = g_new (guint, n + 1);
+  g_autofree gboolean *stack = g_new (gboolean, n + 1);
+  guint count = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      parent[i] = i;
+      stack[i] = is_stack (&items[i]);
+      line[i] = G_MAXUINT;
+    }
+  for (guint i = 0; i < n; i++)
+    for (guint j = 0; take[i] && j < i; j++)
+      if (take[j] && line_root (parent, i) != line_root (parent, j) &&
+          fm_mathtext_same_line (&items[i].box, items[i].mid, stack[i], &items[j].box, items[j].mid, stack[j], em))
+        {
+          guint ri = line_root (parent, i), rj = line_root (parent, j);
+          parent[MAX (ri, rj)] = MIN (ri, rj);
+        }
+  /* a line's root is its first item: lines numbered by their first item */
+  for (guint i = 0; i < n; i++)
+    if (take[i])
+      {
+        guint root = line_root (parent, i);
+        line[i] = root == i ? count++ : line[root];
+      }
+  return count;
+}
+
+/* Whether every item of line `k` (line[i] == k) lies over or under rule r:
+ * its centre within the rule's x-range, as take_rules collects a part. */
+static gboolean
+own_part (const FmAlignItem *items, guint n, const guint *line, guint k, const FmAlignItem *r)
+{
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    if (line[i] == k)
+      {
+        double c = (items[i].box.x0 + items[i].box.x1) / 2;
+        if (c < r->box.x0 || c > r->box.x1)
+          return FALSE;
+        any = TRUE;
+      }
+  return any;
+}
+
+/* Whether a rule of the part joins its lines `near` and `far` (`far` one
+ * step further from the part's bar): the rule is the bar of a fraction
+ * inside the part with one of the two lines as its own part, the other line
+ * being the inner fraction's other part or the line it sits on. A rule's
+ * position between the lines' middles says nothing by itself: an inner
+ * \dfrac's or \cfrac's bar lies on the math axis, about at the middle of
+ * the full-size line it sits on (`\frac{1}{1+\dfrac{1}{x}}` had kept its
+ * denominator's numerator `1` alone and left `1+`, the inner bar and `x`
+ * behind), and another row's bar lies just past that row's part. In
+ * coordinates growing away from the bar (t = -y above it, y below), with
+ * 0.25 em of slack for the axis against a line's box middle. */
+static gboolean
+lines_joined (const FmAlignItem *items, guint n, const guint *line, guint near, guint far,
+              double near_mid, double far_mid, double big, gboolean above)
+{
+  double sign = above ? -1 : 1, nm = sign * near_mid, fm = sign * far_mid, slack = 0.25 * big;
+
+  for (guint i = 0; i < n; i++)
+    {
+      double rc;
+      if (!items[i].rule)
+        continue;
+      rc = sign * (items[i].box.y0 + items[i].box.y1) / 2;
+      /* the near line is the inner fraction's part nearer the bar: its
+       * bar lies beyond, at most on the far line (its other part, or the
+       * line of a \dfrac it sits in) */
+      if (rc > nm && rc < fm + slack && own_part (items, n, line, near, &items[i]))
+        return TRUE;
+      /* the far line is the inner fraction's part further out: its bar
+       * lies before it, at least on the near line */
+      if (rc > nm - slack && rc < fm && own_part (items, n, line, far, &items[i]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Lines of the part's size: items grouped by fm_mathtext_same_line
+ * (scripts, small items and rules in none: G_MAXUINT); ext gets each
+ * line's extent. Returns the largest size. */
+static double
+size_lines (const FmAlignItem *items, guint n, guint *line, GArray *ext)
+{
+  g_autofree gboolean *take = g_new (gboolean, n + 1);
+  double big = 0;
+  guint count;
+
+  for (guint i = 0; i < n; i++)
+    if (!items[i].rule)
+      big = MAX (big, items[i].size);
+  for (guint i = 0; i < n; i++)
+    take[i] = !items[i].rule && items[i].size >= 0.85 * big;
+  count = fm_mathtext_group_lines (items, n, take, big, line);
+  for (guint k = 0; k < count; k++)
+    {
+      FmRect e = { 0, G_MAXDOUBLE, 0, -G_MAXDOUBLE };
+      g_array_append_val (ext, e);
+    }
+  for (guint i = 0; i < n; i++)
+    if (line[i] != G_MAXUINT)
+      {
+        FmRect *e = &g_array_index (ext, FmRect, line[i]);
+        e->y0 = MIN (e->y0, items[i].box.y0);
+        e->y1 = MAX (e->y1, items[i].box.y1);
+      }
+  return big;
 }
 
 /* Why: TeX stacks an aligned block's rows \lineskip (1 pt) apart where
@@ -182,50 +303,27 @@ same_line (const FmAlignItem *i, const FmAlignItem *j, double em)
  * neighbouring rows' parts lie within its reach (`w&=\frac{1-A}{1+A}\\
  * &=\frac{(1+u)...}{...}` read `1+A` into the second numerator,
  * development seed 1110 on every set-up); a part has one line of its size
- * unless a rule (an inner fraction) separates its lines. */
-void
+ * unless a rule (an inner fraction) joins its lines (lines_joined). */
+double
 fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gboolean *keep)
 {
   g_autofree guint *line = g_new (guint, n + 1);
   g_autoptr (GArray) ext = g_array_new (FALSE, FALSE, sizeof (FmRect));   /* per line */
-  g_autoptr (GArray) mids = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autofree double *mids = NULL;
   g_autofree guint *order = NULL;
-  double big = 0;
+  gboolean joined = FALSE;
+  double big;
 
   for (guint i = 0; i < n; i++)
-    {
-      keep[i] = TRUE;
-      if (!items[i].rule)
-        big = MAX (big, items[i].size);
-    }
-  /* lines of the part's size (its scripts and small items go with them) */
-  for (guint i = 0; i < n; i++)
-    {
-      line[i] = G_MAXUINT;
-      if (items[i].rule || items[i].size < 0.85 * big)
-        continue;
-      for (guint j = 0; j < i && line[i] == G_MAXUINT; j++)
-        if (line[j] != G_MAXUINT && same_line (&items[i], &items[j], big))
-          line[i] = line[j];
-      if (line[i] == G_MAXUINT)
-        {
-          double z = 0;
-          line[i] = ext->len;
-          g_array_append_val (ext, items[i].box);
-          g_array_append_val (mids, z);
-        }
-      {
-        FmRect *e = &g_array_index (ext, FmRect, line[i]);
-        e->y0 = MIN (e->y0, items[i].box.y0);
-        e->y1 = MAX (e->y1, items[i].box.y1);
-      }
-    }
+    keep[i] = TRUE;
+  big = size_lines (items, n, line, ext);
   if (ext->len < 2)
-    return;
+    return 0;
+  mids = g_new (double, ext->len);
   for (guint k = 0; k < ext->len; k++)
     {
       const FmRect *e = &g_array_index (ext, FmRect, k);
-      g_array_index (mids, double, k) = (e->y0 + e->y1) / 2;
+      mids[k] = (e->y0 + e->y1) / 2;
     }
   /* nearest the bar first */
   order = g_new (guint, ext->len);
@@ -233,26 +331,22 @@ fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gbool
     order[k] = k;
   for (guint x = 0; x < ext->len; x++)
     for (guint y = x + 1; y < ext->len; y++)
-      {
-        double mx = g_array_index (mids, double, order[x]), my = g_array_index (mids, double, order[y]);
-        if (above ? my > mx : my < mx)
-          {
-            guint t = order[x]; order[x] = order[y]; order[y] = t;
-          }
-      }
+      if (above ? mids[order[y]] > mids[order[x]] : mids[order[y]] < mids[order[x]])
+        {
+          guint t = order[x]; order[x] = order[y]; order[y] = t;
+        }
   for (guint k = 1; k < ext->len; k++)
     {
       const FmRect *near = &g_array_index (ext, FmRect, order[k - 1]);
       const FmRect *far = &g_array_index (ext, FmRect, order[k]);
-      double m0 = g_array_index (mids, double, order[k - 1]), m1 = g_array_index (mids, double, order[k]);
+      double m0 = mids[order[k - 1]], m1 = mids[order[k]];
       double lo = MIN (m0, m1), hi = MAX (m0, m1), limit;
-      gboolean ruled = FALSE;
 
-      for (guint i = 0; i < n && !ruled; i++)
-        ruled = items[i].rule && (items[i].box.y0 + items[i].box.y1) / 2 > lo &&
-                (items[i].box.y0 + items[i].box.y1) / 2 < hi;
-      if (ruled)
-        continue;
+      if (lines_joined (items, n, line, order[k - 1], order[k], m0, m1, big, above))
+        {
+          joined = TRUE;
+          continue;
+        }
       /* between the two lines' facing edges, inside their middles */
       limit = above ? (near->y0 + far->y1) / 2 : (near->y1 + far->y0) / 2;
       limit = CLAMP (limit, lo, hi);
@@ -264,6 +358,7 @@ fm_mathtext_part_lines (const FmAlignItem *items, guint n, gboolean above, gbool
         }
       break;
     }
+  return joined ? big : 0;
 }
 
 typedef struct {
@@ -351,38 +446,27 @@ main_size (const Align *a)
   return s > 0 ? s : 10;
 }
 
-/* Rows: full-size items that overlap vertically; then small ones to the
- * nearest row. Rows numbered top to bottom. */
+/* Rows: full-size items that share a line (fm_mathtext_group_lines, as the
+ * reader's parse_list counts them); then small ones to the nearest row.
+ * Rows numbered top to bottom. */
 static void
 find_rows (Align *a, double full)
 {
-  g_autoptr (GArray) mids = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GArray) counts = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) mids = g_array_new (FALSE, TRUE, sizeof (double));
+  g_autoptr (GArray) counts = g_array_new (FALSE, TRUE, sizeof (guint));
+  g_autofree gboolean *take = g_new (gboolean, a->n + 1);
   guint *order, *rank;
 
   for (guint i = 0; i < a->n; i++)
-    {
-      const FmAlignItem *it = &a->items[i];
-      a->row[i] = ROW_NONE;
-      if (a->piece[i] || a->outside[i] || it->size < full)
-        continue;
-      for (guint j = 0; j < i && a->row[i] == ROW_NONE; j++)
-        {
-          const FmAlignItem *o = &a->items[j];
-          if (a->row[j] != ROW_NONE && a->items[j].size >= full && same_line (it, o, a->em))
-            a->row[i] = a->row[j];
-        }
-      if (a->row[i] == ROW_NONE)
-        {
-          double z = 0;
-          guint c = 0;
-          a->row[i] = mids->len;
-          g_array_append_val (mids, z);
-          g_array_append_val (counts, c);
-        }
-      g_array_index (mids, double, a->row[i]) += it->mid;
-      g_array_index (counts, guint, a->row[i])++;
-    }
+    take[i] = !a->piece[i] && !a->outside[i] && a->items[i].size >= full;
+  g_array_set_size (mids, fm_mathtext_group_lines (a->items, a->n, take, a->em, a->row));
+  g_array_set_size (counts, mids->len);
+  for (guint i = 0; i < a->n; i++)
+    if (a->row[i] != ROW_NONE)
+      {
+        g_array_index (mids, double, a->row[i]) += a->items[i].mid;
+        g_array_index (counts, guint, a->row[i])++;
+      }
   a->n_rows = mids->len;
   order = g_new (guint, a->n_rows + 1);
   rank = g_new (guint, a->n_rows + 1);
@@ -632,36 +716,67 @@ has_at (GArray *xs, double x, double tol)
   return FALSE;
 }
 
-/* Row `row` continues the one above it (split's and aligned's `&\quad+e-f`):
- * no relation, a binary operator first, 0.5-2.5 em right of the relation
- * column at x (\quad, \qquad after the `&`). */
-static gboolean
-continues_at (const Align *a, GArray *rels, guint row, double x)
+/* A row's extent and its leftmost item (rows_only's rules ask for them per
+ * relation and row). */
+typedef struct {
+  double x0, x1;
+  const FmAlignItem *first;
+} RowSpan;
+
+static RowSpan *
+row_spans (const Align *a)
+{
+  RowSpan *rs = g_new (RowSpan, a->n_rows + 1);
+
+  for (guint j = 0; j < a->n_rows; j++)
+    rs[j] = (RowSpan) { G_MAXDOUBLE, -G_MAXDOUBLE, NULL };
+  for (guint i = 0; i < a->n; i++)
+    if (in_part (a, i, ROW_NONE, -G_MAXDOUBLE, G_MAXDOUBLE))
+      {
+        RowSpan *r = &rs[a->row[i]];
+        if (r->first == NULL || a->items[i].box.x0 < r->first->box.x0)
+          r->first = &a->items[i];
+        r->x0 = MIN (r->x0, a->items[i].box.x0);
+        r->x1 = MAX (r->x1, a->items[i].box.x1);
+      }
+  return rs;
+}
+
+/* A row that continues the one above it (split's and aligned's
+ * `&\quad+e-f`): no relation, a binary operator first, a \quad or \qquad
+ * right of the relation column at x. Returns the quads (1 or 2), 0 when it
+ * does not continue. amsmath starts the column after `&` with `{}`: the
+ * relation stands a thick space (5/18 em) right of the column's start and
+ * the operator after `{}\quad` a medium one (4/18 em) right of the quad, so
+ * 1 or 2 em - 1/18 em right of x. Any other offset (a centred gathered or
+ * multline row that starts with `+`) is no continued row. */
+static guint
+continues_at (const Align *a, GArray *rels, const RowSpan *span, double x)
 {
   static const char *const binary[] = { "+", "-", "\\pm", "\\mp", "\\times", "\\cdot", NULL };
-  const FmAlignItem *first = NULL;
+  const FmAlignItem *first = span->first;
+  guint quads = 0;
 
-  if (rels->len > 0)
-    return FALSE;
-  for (guint i = 0; i < a->n; i++)
-    if (in_part (a, i, row, -G_MAXDOUBLE, G_MAXDOUBLE) && (first == NULL || a->items[i].box.x0 < first->box.x0))
-      first = &a->items[i];
-  if (first == NULL || !first->glyph || first->tex == NULL ||
-      first->box.x0 < x + 0.5 * a->em || first->box.x0 > x + 2.5 * a->em)
-    return FALSE;
-  for (int k = 0; binary[k] != NULL; k++)
+  if (rels->len > 0 || first == NULL || !first->glyph || first->tex == NULL)
+    return 0;
+  for (guint q = 1; q <= 2; q++)
+    if (fabs (first->box.x0 - x - (q - 1.0 / 18) * a->em) <= 0.15 * a->em)
+      quads = q;
+  for (int k = 0; quads > 0 && binary[k] != NULL; k++)
     if (strcmp (binary[k], first->tex) == 0)
-      return TRUE;
-  return FALSE;
+      return quads;
+  return 0;
 }
 
 /* The x where every row has a relation, starts or continues the row above
  * (at least two rows with a relation there, or one and a continued row);
- * the leftmost such. G_MAXDOUBLE when none. */
+ * the leftmost such, with each row's quads (continues_at) in quads.
+ * G_MAXDOUBLE when none. */
 static double
-relation_column (const Align *a, GPtrArray *rels)
+relation_column (const Align *a, GPtrArray *rels, const RowSpan *spans, guint *quads)
 {
   double tol = 0.1 * a->em, best = G_MAXDOUBLE;
+  g_autofree guint *q_at = g_new0 (guint, a->n_rows + 1);
 
   for (guint j = 0; j < a->n_rows; j++)
     {
@@ -673,15 +788,19 @@ relation_column (const Align *a, GPtrArray *rels)
           gboolean fits = TRUE;
           for (guint q = 0; q < a->n_rows && fits; q++)
             {
+              q_at[q] = 0;
               if (has_at (rels->pdata[q], x, tol))
                 with++;
-              else if (q > 0 && continues_at (a, rels->pdata[q], q, x))
+              else if (q > 0 && (q_at[q] = continues_at (a, rels->pdata[q], &spans[q], x)) > 0)
                 cont++;
-              else if (fabs (row_start (a, q, -G_MAXDOUBLE, G_MAXDOUBLE) - x) > tol)
+              else if (spans[q].first == NULL || fabs (spans[q].x0 - x) > tol)
                 fits = FALSE;
             }
           if (fits && (with >= 2 || (with >= 1 && cont >= 1)) && x < best)
-            best = x;
+            {
+              best = x;
+              memcpy (quads, q_at, sizeof (guint) * a->n_rows);
+            }
         }
     }
   return best;
@@ -725,7 +844,7 @@ check_aligned_spacing (const Align *a, double x)
 }
 
 static char *
-aligned_at (const Align *a, double x)
+aligned_at (const Align *a, double x, const guint *quads)
 {
   GString *out = g_string_new ("\\begin{aligned}");
   double cut = x - 0.05 * a->em;
@@ -738,7 +857,7 @@ aligned_at (const Align *a, double x)
       g_autofree char *r = parse_part (a, j, cut, G_MAXDOUBLE);
       if (j > 0)
         g_string_append (out, "\\\\");
-      g_string_append_printf (out, "%s&%s", l, r);
+      g_string_append_printf (out, "%s&%s%s", l, quads[j] == 2 ? "\\qquad" : quads[j] == 1 ? "\\quad" : "", r);
     }
   g_string_append (out, "\\end{aligned}");
   return g_string_free (out, FALSE);
@@ -770,23 +889,31 @@ static char *
 rows_only (const Align *a)
 {
   g_autoptr (GPtrArray) rels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  double x, s0 = 0, c0 = 0, tol = 0.1 * a->em;
-  gboolean starts = TRUE, centred = TRUE;
+  g_autofree RowSpan *spans = row_spans (a);
+  g_autofree guint *quads = g_new0 (guint, a->n_rows + 1);
+  double x, tol = 0.1 * a->em;
+  gboolean starts = TRUE, centred = TRUE, continued = FALSE;
 
   for (guint j = 0; j < a->n_rows; j++)
-    g_ptr_array_add (rels, row_relations (a, j));
-  x = relation_column (a, rels);
+    {
+      g_ptr_array_add (rels, row_relations (a, j));
+      starts = starts && fabs (spans[j].x0 - spans[0].x0) <= tol;
+      centred = centred && fabs ((spans[j].x0 + spans[j].x1) / 2 - (spans[0].x0 + spans[0].x1) / 2) <= 0.3 * a->em;
+    }
+  x = relation_column (a, rels, spans, quads);
   if (x != G_MAXDOUBLE)
     {
       /* rows that also all start at one x (left-hand sides of one width,
        * "g_{1}(x)=" over "g_{2}(x)="): `&` first or at the relation */
-      gboolean one_start = TRUE;
-      double r0 = row_start (a, 0, -G_MAXDOUBLE, G_MAXDOUBLE);
-      for (guint j = 1; j < a->n_rows; j++)
-        one_start = one_start && fabs (row_start (a, j, -G_MAXDOUBLE, G_MAXDOUBLE) - r0) <= tol;
-      if (one_start && r0 < x - tol)
+      if (starts && spans[0].x0 < x - tol)
         a->ops->uncertain (a->ops->reader, "rows that start at one x and align at a relation (& first or at it)");
-      return aligned_at (a, x);
+      /* a gathered row `+d` under `a=b+c` can stand a quad right of the
+       * relation too */
+      for (guint j = 0; j < a->n_rows; j++)
+        continued = continued || quads[j] > 0;
+      if (continued && centred)
+        a->ops->uncertain (a->ops->reader, "a continued row in centred rows (gathered?)");
+      return aligned_at (a, x, quads);
     }
   if (is_grid (a))
     {
@@ -795,20 +922,6 @@ rows_only (const Align *a)
       Delim open = { { -G_MAXDOUBLE, 0, -G_MAXDOUBLE, 0 }, "", 0 };
       a->ops->uncertain (a->ops->reader, "columns without delimiters (a matrix whose delimiters are ink?)");
       return grid (a, &open, NULL);
-    }
-  for (guint j = 0; j < a->n_rows; j++)
-    {
-      double s = G_MAXDOUBLE, e = -G_MAXDOUBLE;
-      for (guint i = 0; i < a->n; i++)
-        if (!a->piece[i] && a->row[i] == j)
-          {
-            s = MIN (s, a->items[i].box.x0);
-            e = MAX (e, a->items[i].box.x1);
-          }
-      if (j == 0)
-        s0 = s, c0 = (s + e) / 2;
-      starts = starts && fabs (s - s0) <= tol;
-      centred = centred && fabs ((s + e) / 2 - c0) <= 0.3 * a->em;
     }
   if (starts)
     {

@@ -43,15 +43,24 @@ char *fm_mathtext_align (const FmAlignOps *ops, const FmAlignItem *items, guint 
 gboolean fm_mathtext_same_line (const FmRect *a, double a_mid, gboolean a_stack, const FmRect *b,
                                 double b_mid, gboolean b_stack, double em);
 
+/* Lines: the items with take[i] grouped by fm_mathtext_same_line, an item
+ * that shares a line with items of two lines joining them (whatever the
+ * items' order). line[i] gets each taken item's line, numbered by their
+ * first items, and G_MAXUINT for the others. Returns the number of lines. */
+guint fm_mathtext_group_lines (const FmAlignItem *items, guint n_items, const gboolean *take, double em,
+                               guint *line);
+
 /* A fraction part's lines: the items over (above = TRUE) or under a bar
  * that the reader took as its part, with the part's rules. Items of the
  * part's size form lines; from the line nearest the bar outward, a line
- * belongs to the part only when a rule lies between it and the previous one
- * (a fraction inside the part); a line beyond a gap without one is the
- * next or previous line of the display (an aligned block of fractions, a
- * matrix of text-style fractions), and keep[i] is set FALSE for it and every
- * item beyond it. */
-void fm_mathtext_part_lines (const FmAlignItem *items, guint n_items, gboolean above, gboolean *keep);
+ * belongs to the part only when a rule of the part joins it to the previous
+ * one (a fraction inside the part with one of the two lines as its own
+ * part); a line beyond a gap without one is the next or previous line of
+ * the display (an aligned block of fractions, a matrix of text-style
+ * fractions), and keep[i] is set FALSE for it and every item beyond it.
+ * Returns the size of the part's lines when it kept more than one (a
+ * fraction inside with parts of that size), else 0. */
+double fm_mathtext_part_lines (const FmAlignItem *items, guint n_items, gboolean above, gboolean *keep);
 
 /* Pieces of one tall delimiter, stacked in one column: the step the reader's
  * merge_extensible and the aligner's find_delims share. From the seed

@@ -948,12 +948,14 @@ on_other_line (GPtrArray *items, const Item *rule, const Item *it, double em)
 }
 
 /* A fraction part's lines beyond the nearest (fm-mathtext-align.c): the
- * display's other lines, dropped from the part. */
-static void
+ * display's other lines, dropped from the part. Returns the size of the
+ * part's lines when it has several (a fraction inside it), else 0. */
+static double
 part_lines (GPtrArray *part, gboolean above)
 {
   g_autoptr (GArray) view = g_array_new (FALSE, TRUE, sizeof (FmAlignItem));
   g_autofree gboolean *keep = g_new (gboolean, part->len + 1);
+  double size;
 
   for (guint i = 0; i < part->len; i++)
     {
@@ -962,10 +964,11 @@ part_lines (GPtrArray *part, gboolean above)
                         it->kind == ITEM_RULE };
       g_array_append_val (view, a);
     }
-  fm_mathtext_part_lines ((FmAlignItem *) view->data, view->len, above, keep);
+  size = fm_mathtext_part_lines ((FmAlignItem *) view->data, view->len, above, keep);
   for (guint i = part->len; i-- > 0;)
     if (!keep[i])
       g_ptr_array_remove_index (part, i);
+  return size;
 }
 
 /* A fraction's two parts are set in one style: where one part has no
@@ -986,6 +989,98 @@ drop_other_size (GPtrArray *part, GPtrArray *other, double em)
       g_ptr_array_remove_index (part, i);
 }
 
+/* A fraction (or an overline or underline) by its rule: its parts are the
+ * items over and under the bar; fills box. FALSE when the rule has none. */
+static gboolean
+take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
+{
+  g_autoptr (GPtrArray) upper = g_ptr_array_new ();
+  g_autoptr (GPtrArray) lower = g_ptr_array_new ();
+  g_autofree char *num = NULL, *den = NULL;
+  double em = r->em, s1 = 0, s2 = 0;
+  FmRect b1 = { 0 }, b2 = { 0 };
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      Item *it = items->pdata[i];
+      if (it->used || cx (it) < rule->box.x0 || cx (it) > rule->box.x1 ||
+          it->box.x0 < rule->box.x0 - 0.2 * em || it->box.x1 > rule->box.x1 + 0.2 * em)
+        continue;
+      if (cy (it) < rule->box.y0 && it->box.y0 > rule->box.y0 - 3.0 * em)
+        g_ptr_array_add (upper, it);
+      else if (cy (it) > rule->box.y1 && it->box.y1 < rule->box.y1 + 3.0 * em)
+        g_ptr_array_add (lower, it);
+    }
+  /* a fraction (parts on both sides; \underline{M}'s part is on its line) */
+  if (upper->len > 0 && lower->len > 0)
+    {
+      double inner = MAX (part_lines (upper, TRUE), part_lines (lower, FALSE));
+      /* what it left is a bar over or under glyphs: not silently an
+       * \overline or \underline */
+      if (upper->len == 0 || lower->len == 0)
+        uncertain (r, "a fraction part left empty by its lines");
+      /* A fraction inside a part has parts smaller than the part's own
+       * text (display: text then script style; inline: script then
+       * script-script); full-size ones are \dfrac's or \cfrac's (or
+       * \displaystyle's), which this reader writes as \frac. */
+      if (inner >= 0.85 * em)
+        uncertain (r, "a display-style fraction inside a fraction (\\dfrac, \\cfrac?)");
+    }
+  if (upper->len > 0 && lower->len > 0)
+    for (guint i = lower->len; i-- > 0;)
+      {
+        Item *it = lower->pdata[i];
+        if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
+          g_ptr_array_remove_index (lower, i);
+      }
+  if (upper->len > 0 && lower->len > 0)
+    for (guint i = upper->len; i-- > 0;)
+      {
+        Item *it = upper->pdata[i];
+        if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
+          g_ptr_array_remove_index (upper, i);
+      }
+  drop_other_size (upper, lower, em);
+  drop_other_size (lower, upper, em);
+  num = parse_subset (r, items, upper, &b1, &s1);
+  den = parse_subset (r, items, lower, &b2, &s2);
+  if (upper->len > 0 && lower->len > 0)
+    box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
+  else if (lower->len > 0)
+    box->tex = g_strdup_printf ("\\overline{%s}", den);
+  else if (upper->len > 0)
+    {
+      /* Rare in formulas, and what an extensible arrow's or a
+       * brace's pieces look like. */
+      uncertain (r, "a rule under glyphs (\\underline?)");
+      box->tex = g_strdup_printf ("\\underline{%s}", num);
+    }
+  else
+    {
+      uncertain (r, "a rule that is neither fraction bar nor radical");
+      return FALSE;
+    }
+  box->box = rule->box;
+  if (upper->len > 0) { box->box.y0 = MIN (box->box.y0, b1.y0); }
+  if (lower->len > 0) { box->box.y1 = MAX (box->box.y1, b2.y1); }
+  /* A fraction's line runs through its bar (the math axis); an
+   * overline's or underline's through its part, not its rule: the
+   * rule's height put \underline{M} (STIX Two) and
+   * \overline{\varphi(\xi)} (Latin Modern Math, STIX Two) on rows
+   * of their own (development seed 1105). */
+  if (upper->len > 0 && lower->len > 0)
+    box->mid = cy (rule);
+  else
+    box->mid = lower->len > 0 ? 0.5 * (b2.y0 + b2.y1) : 0.5 * (b1.y0 + b1.y1);
+  /* A fraction on the main line has script-size parts in text style
+   * (7 of 10 pt): it counts as full size unless its parts are
+   * script-script size. */
+  box->size = MAX (s1, s2) >= 0.6 * em ? MAX (em, MAX (s1, s2)) : MAX (s1, s2) / 0.7;
+  if (upper->len == 0 || lower->len == 0)
+    box->size = MAX (s1, s2);
+  return TRUE;
+}
+
 /* Fractions and radicals by their rules, longest rule first (outer before
  * inner); the parts are parsed recursively. */
 static void
@@ -994,7 +1089,6 @@ take_rules (Reader *r, GPtrArray *items)
   for (;;)
     {
       Item *rule = NULL, *rad = NULL, *box;
-      g_autoptr (GPtrArray) upper = g_ptr_array_new ();
       g_autoptr (GPtrArray) lower = g_ptr_array_new ();
       g_autoptr (GPtrArray) index = g_ptr_array_new ();
       double em = r->em, s1 = 0, s2 = 0;
@@ -1051,79 +1145,10 @@ take_rules (Reader *r, GPtrArray *items)
           box->size = MAX (rad->size, s1);
           box->mid = lower->len > 0 ? 0.5 * (b1.y0 + b1.y1) : cy (rad);
         }
-      else
+      else if (!take_fraction (r, items, rule, box))
         {
-          g_autofree char *num = NULL, *den = NULL;
-          for (guint i = 0; i < items->len; i++)
-            {
-              Item *it = items->pdata[i];
-              if (it->used || cx (it) < rule->box.x0 || cx (it) > rule->box.x1 ||
-                  it->box.x0 < rule->box.x0 - 0.2 * em || it->box.x1 > rule->box.x1 + 0.2 * em)
-                continue;
-              if (cy (it) < rule->box.y0 && it->box.y0 > rule->box.y0 - 3.0 * em)
-                g_ptr_array_add (upper, it);
-              else if (cy (it) > rule->box.y1 && it->box.y1 < rule->box.y1 + 3.0 * em)
-                g_ptr_array_add (lower, it);
-            }
-          /* a fraction (parts on both sides; \underline{M}'s part is on its line) */
-          if (upper->len > 0 && lower->len > 0)
-            {
-              part_lines (upper, TRUE);
-              part_lines (lower, FALSE);
-            }
-          if (upper->len > 0 && lower->len > 0)
-            for (guint i = lower->len; i-- > 0;)
-              {
-                Item *it = lower->pdata[i];
-                if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
-                  g_ptr_array_remove_index (lower, i);
-              }
-          if (upper->len > 0 && lower->len > 0)
-            for (guint i = upper->len; i-- > 0;)
-              {
-                Item *it = upper->pdata[i];
-                if (it->size >= 0.85 * em && on_other_line (items, rule, it, em))
-                  g_ptr_array_remove_index (upper, i);
-              }
-          drop_other_size (upper, lower, em);
-          drop_other_size (lower, upper, em);
-          num = parse_subset (r, items, upper, &b1, &s1);
-          den = parse_subset (r, items, lower, &b2, &s2);
-          if (upper->len > 0 && lower->len > 0)
-            box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
-          else if (lower->len > 0)
-            box->tex = g_strdup_printf ("\\overline{%s}", den);
-          else if (upper->len > 0)
-            {
-              /* Rare in formulas, and what an extensible arrow's or a
-               * brace's pieces look like. */
-              uncertain (r, "a rule under glyphs (\\underline?)");
-              box->tex = g_strdup_printf ("\\underline{%s}", num);
-            }
-          else
-            {
-              uncertain (r, "a rule that is neither fraction bar nor radical");
-              g_free (box);
-              continue;
-            }
-          box->box = rule->box;
-          if (upper->len > 0) { box->box.y0 = MIN (box->box.y0, b1.y0); }
-          if (lower->len > 0) { box->box.y1 = MAX (box->box.y1, b2.y1); }
-          /* A fraction's line runs through its bar (the math axis); an
-           * overline's or underline's through its part, not its rule: the
-           * rule's height put \underline{M} (STIX Two) and
-           * \overline{\varphi(\xi)} (Latin Modern Math, STIX Two) on rows
-           * of their own (development seed 1105). */
-          if (upper->len > 0 && lower->len > 0)
-            box->mid = cy (rule);
-          else
-            box->mid = lower->len > 0 ? 0.5 * (b2.y0 + b2.y1) : 0.5 * (b1.y0 + b1.y1);
-          /* A fraction on the main line has script-size parts in text style
-           * (7 of 10 pt): it counts as full size unless its parts are
-           * script-script size. */
-          box->size = MAX (s1, s2) >= 0.6 * em ? MAX (em, MAX (s1, s2)) : MAX (s1, s2) / 0.7;
-          if (upper->len == 0 || lower->len == 0)
-            box->size = MAX (s1, s2);
+          g_free (box);
+          continue;
         }
       g_ptr_array_add (r->items, box);
       g_ptr_array_add (items, box);
@@ -2017,19 +2042,16 @@ align_rows (Reader *r, GPtrArray *items)
   return fm_mathtext_align (&ops, (FmAlignItem *) view->data, view->len);
 }
 
-/* A fraction's box (rows of fractions: fm_mathtext_same_line) */
-static gboolean
-is_fraction (const Item *it)
-{
-  return it->kind == ITEM_BOX && it->tex != NULL && g_str_has_prefix (it->tex, "\\frac{");
-}
-
 /* Lines: the full-size items grouped by vertical overlap. */
 static char *
 parse_list (Reader *r, GPtrArray *items)
 {
   g_autoptr (GPtrArray) rows = NULL;
+  g_autoptr (GArray) view = NULL;
+  g_autofree gboolean *take = NULL;
+  g_autofree guint *line = NULL;
   double main_size = 0;
+  guint n_rows;
 
   take_rules (r, items);
   take_limits (r, items);
@@ -2039,48 +2061,31 @@ parse_list (Reader *r, GPtrArray *items)
       if (!it->used && it->kind != ITEM_RULE && !(it->kind == ITEM_GLYPH && it->ext))
         main_size = MAX (main_size, it->size);
     }
-  /* Rows: bands of full-size items that do not overlap vertically. */
-  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  /* Rows: full-size items that share a line (fm_mathtext_group_lines, as
+   * the aligner's find_rows numbers them) */
+  view = g_array_new (FALSE, TRUE, sizeof (FmAlignItem));
+  take = g_new (gboolean, items->len + 1);
+  line = g_new (guint, items->len + 1);
   for (guint i = 0; i < items->len; i++)
     {
       Item *it = items->pdata[i];
-      GPtrArray *row = NULL;
-      if (it->used || it->kind == ITEM_RULE || it->size < 0.85 * main_size)
-        continue;
+      FmAlignItem a = { it, it->box, it->mid, it->size, it->tex, it->ext, it->kind == ITEM_GLYPH,
+                        it->kind == ITEM_RULE };
+      g_array_append_val (view, a);
+      take[i] = !it->used && it->kind != ITEM_RULE && it->size >= 0.85 * main_size;
       /* a tall delimiter over several rows belongs to none: it chained a
        * matrix's rows into one line (fm-mathtext-align.c pairs it) */
       if (it->kind == ITEM_GLYPH && it->ext && !it->bigop && !is_integral_char (it->c) &&
           it->box.y1 - it->box.y0 > 1.5 * main_size)
-        continue;
-      /* an item on two rows joins them: rows grew in item order, and a
-       * fraction beside both `\mathbf{B}=` and an integral that do not
-       * share a line with each other had left them two rows */
-      for (guint j = 0; j < rows->len; j++)
-        {
-          GPtrArray *rw = rows->pdata[j];
-          gboolean meets = FALSE;
-          for (guint q = 0; q < rw->len && !meets; q++)
-            {
-              Item *o = rw->pdata[q];
-              meets = fm_mathtext_same_line (&it->box, it->mid, is_fraction (it), &o->box, o->mid,
-                                             is_fraction (o), main_size);
-            }
-          if (meets && row == NULL)
-            row = rw;
-          else if (meets)
-            {
-              for (guint q = 0; q < rw->len; q++)
-                g_ptr_array_add (row, rw->pdata[q]);
-              g_ptr_array_remove_index (rows, j--);
-            }
-        }
-      if (row == NULL)
-        {
-          row = g_ptr_array_new ();
-          g_ptr_array_add (rows, row);
-        }
-      g_ptr_array_add (row, it);
+        take[i] = FALSE;
     }
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  n_rows = fm_mathtext_group_lines ((FmAlignItem *) view->data, view->len, take, main_size, line);
+  for (guint k = 0; k < n_rows; k++)
+    g_ptr_array_add (rows, g_ptr_array_new ());
+  for (guint i = 0; i < items->len; i++)
+    if (line[i] != G_MAXUINT)
+      g_ptr_array_add (rows->pdata[line[i]], items->pdata[i]);
   if (rows->len > 1 && r->inline_region)
     drop_word_rows (r, rows);
   if (rows->len <= 1)
