@@ -419,6 +419,9 @@ def main(argv=None):
     ap.add_argument("--limit-lines", type=int, default=None,
                     help="read only this many lines per corpus file (tests)")
     ap.add_argument("--fonts", default=None, help="comma-separated font set-ups (tests)")
+    ap.add_argument("--font-weights", default=None,
+                    help="NAME=W,... replaces those set-ups' train weights (e.g. more of the weak ones: "
+                    "kpfonts=0.2,sans=0.2,charter=0.2); the others keep theirs")
     ap.add_argument("--render-crops", default=None)
     ap.add_argument("--other-rasterisers", type=float, default=0.0,
                     help="fraction of train batches redrawn by pdftoppm or Ghostscript at 96-300 dpi, "
@@ -435,6 +438,13 @@ def main(argv=None):
         weights = {f: FONT_WEIGHTS.get(f, 1.0) for f in chosen}
         FONT_WEIGHTS.clear()
         FONT_WEIGHTS.update(weights)
+    if args.font_weights:
+        for item in args.font_weights.split(","):
+            name, _, w = item.partition("=")
+            if name not in FONT_WEIGHTS:
+                log("--font-weights: %s is not a training font set-up (known: %s)" % (name, ", ".join(FONT_WEIGHTS)))
+                return 1
+            FONT_WEIGHTS[name] = float(w)
     have_fonts = render_batch.available_fonts()
     for f in list(FONT_WEIGHTS):
         if f not in have_fonts:

@@ -103,7 +103,8 @@ class Renderer:
     """build_dataset.py in the background into STATE/render-SEED; link() adds its finished
     train shards to `data` as train-sSEED-K (hard links: no copy)."""
 
-    def __init__(self, folder, data, out, jobs, seed, shard_size, tmp_root, minutes, max_samples=0, nice=0):
+    def __init__(self, folder, data, out, jobs, seed, shard_size, tmp_root, minutes, max_samples=0, nice=0,
+                 font_weights=None):
         self.data, self.out, self.jobs, self.seed, self.shard_size = data, out, jobs, seed, shard_size
         t0 = time.monotonic()
         # absolute: the kit's bin/ goes on PATH, and pdflatex runs in other working directories
@@ -120,6 +121,8 @@ class Renderer:
         cmd = [sys.executable, os.path.join(ROOT, "tools", "data", "build_dataset.py"), "--out", self.rdir,
                "--corpus", corpus, "--train-samples", str(planned), "--val-samples", "0", "--test-samples", "0",
                "--shard-size", str(shard_size), "--jobs", str(jobs), "--seed", str(seed)]
+        if font_weights:
+            cmd += ["--font-weights", font_weights]
         print("kit: render " + " ".join(cmd), flush=True)
         self.t1 = time.monotonic()
         self.log = open(os.path.join(out, "render-log.txt"), "ab")
@@ -221,6 +224,8 @@ def main(argv=None):
     ap.add_argument("--render-jobs", type=int, default=max(1, (os.cpu_count() or 3) - 2))
     ap.add_argument("--render-seed", type=int, default=None, help="default: the time (new data every call)")
     ap.add_argument("--render-shard-size", type=int, default=1000)
+    ap.add_argument("--render-font-weights", default=None,
+                    help="build_dataset.py --font-weights: NAME=W,... (more of the weak set-ups)")
     ap.add_argument("--render-max-samples", type=int, default=0, help="stop rendering after this many (0: time only)")
     ap.add_argument("--render-only", action="store_true",
                     help="render (and link into STATE/data), write render.json, do not train (a speed or kit check)")
@@ -265,7 +270,7 @@ def main(argv=None):
         during = a.render_during_train and not a.render_only
         renderer = Renderer(a.slice, data, a.out, a.render_jobs, seed, a.render_shard_size, a.render_tmp,
                             a.render_min + (a.minutes if during else 0), a.render_max_samples,
-                            nice=10 if during else 0)
+                            nice=10 if during else 0, font_weights=a.render_font_weights)
         renderer.wait(a.render_min * 60)
         # a slow start (the corpus is normalised first: ~9 CPU-seconds) must not leave
         # train.py with nothing: wait up to as long again for the first shard
