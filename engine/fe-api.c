@@ -731,8 +731,8 @@ static fe_status fe_recognize_one(FeState *state, const FeImage *image,
         return st;
     }
     char *latex;
-    st = fe_detokenize_status(ctx->vocab, ctx->n_vocab, &ctx->model.cfg, best.tokens,
-                              best.n_tokens, &latex);
+    st = fe_detokenize_decoded(ctx->vocab, ctx->n_vocab, &ctx->model.cfg, best.tokens,
+                               best.n_tokens, &latex);
     int *ids =
         st == FE_OK ? malloc((size_t)(best.n_tokens > 0 ? best.n_tokens : 1) * sizeof(int)) : NULL;
     if (!latex || !ids) {

@@ -147,10 +147,12 @@ static void fe_cpu_host_free(void *p) {
 static pthread_key_t fe_scratch_key;
 static pthread_once_t fe_scratch_once = PTHREAD_ONCE_INIT;
 
-/* Two buffers per thread: slot 0 for the ops' temporaries, slot 1 for the
- * bf16 copy of a matmul's input rows (read by the pool's threads while the
- * calling thread's own tasks may use slot 0 for a column tail). */
-enum { FE_SCRATCH_SLOTS = 2 };
+/* Three buffers per thread: slot 0 for the ops' temporaries, slot 1 for the
+ * bf16 copy of a matmul's input rows, slot 2 for the widened 16-bit weight
+ * rows of a matmul's tasks (both reserved by the calling thread and read or
+ * written by the pool's threads while the calling thread's own tasks may use
+ * slot 0). */
+enum { FE_SCRATCH_SLOTS = 3 };
 typedef struct {
     float *data[FE_SCRATCH_SLOTS];
     size_t cap[FE_SCRATCH_SLOTS];
@@ -199,8 +201,9 @@ float *fe_cpu_scratch(int slot, size_t n) {
 }
 
 static fe_status fe_scratch_error(size_t n) {
-    return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu MiB",
-                        n * sizeof(float) >> 20);
+    /* KiB, rounded up: a decode step's buffers are well under a MiB. */
+    return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu KiB",
+                        (n * sizeof(float) + 1023) >> 10);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -216,7 +219,7 @@ static bool fe_use_avx512(void) {
 
 /* AVX2+FMA without AVX-512 (most laptops, CI's runners): the decode step's
  * dot products and attention otherwise run in the portable loops, ~5x
- * slower (test-batch: 310 s -> see docs/testing.md). */
+ * slower (test-batch: 310 s -> see tests/README.md, "Suite time"). */
 static bool fe_use_avx2(void) {
 #ifdef FE_HAVE_X86_KERNELS
     const FeCpuInfo *ci = fe_cpu_info();
@@ -634,7 +637,22 @@ typedef struct {
     /* x rounded to bf16 ([m, k], row stride k) when the weight is bf16_dot
      * and the CPU has AVX512_BF16; NULL otherwise. */
     const uint16_t *xb;
+    /* 4 * k floats per task for widened weight rows (16-bit weights without
+     * xb), reserved by fe_cpu_matmul before any task starts: a task cannot
+     * fail, and one that summed another way would break exact rows. */
+    float *wide;
 } FeGemvJob;
+
+/* Whether the AVX-512 gemv kernels take weights of this dtype: 16-bit rows
+ * are loaded with AVX-512BW/VL, which a CPU with AVX-512F alone (Knights
+ * Landing) lacks; those go to the AVX2 block. */
+static bool fe_gemv_avx512_takes(fe_dtype wdt) {
+    if (!fe_use_avx512())
+        return false;
+    const FeCpuInfo *ci = fe_cpu_info();
+    return wdt == FE_DTYPE_F32 ||
+           ((wdt == FE_DTYPE_F16 || wdt == FE_DTYPE_BF16) && ci->avx512bw && ci->avx512vl);
+}
 
 #ifdef FE_HAVE_X86_KERNELS
 /* 16 weights of a 16-bit row as f32 lanes. */
@@ -976,23 +994,20 @@ static const FeGemvKernels fe_gemv_bf16dp = {
 
 /* The kernels for this job on this CPU, or NULL (then the portable code). */
 static const FeGemvKernels *fe_gemv_kernels(const FeGemvJob *j) {
-    const FeCpuInfo *ci = fe_cpu_info();
     if (j->xb)
         return &fe_gemv_bf16dp; /* set only where fe_cpu_has_bf16_dot() */
+    if (!fe_gemv_avx512_takes(j->wdt))
+        return NULL;
     if (j->wdt == FE_DTYPE_F32)
         return &fe_gemv_f32;
-    if (!ci->avx512bw || !ci->avx512vl)
-        return NULL;
-    return j->wdt == FE_DTYPE_F16 ? &fe_gemv_f16 : j->wdt == FE_DTYPE_BF16 ? &fe_gemv_bf16 : NULL;
+    return j->wdt == FE_DTYPE_F16 ? &fe_gemv_f16 : &fe_gemv_bf16;
 }
 
-/* Input rows r0..r1 by weight rows n0.. in blocks of four; returns where the
- * blocks stopped (n0 when this dtype has no kernel here). Weight rows are
- * outermost: four of them stay in L1 while the input rows pass over them. */
-static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int n1) {
-    const FeGemvKernels *kt = fe_gemv_kernels(j);
-    if (!kt)
-        return n0;
+/* Input rows r0..r1 by weight rows n0.. in blocks of four with the kernels
+ * kt; returns where the blocks stopped. Weight rows are outermost: four of
+ * them stay in L1 while the input rows pass over them. */
+static int fe_gemv_block_avx512(const FeGemvJob *j, const FeGemvKernels *kt, int r0, int r1,
+                                int n0, int n1) {
     int m4 = r0 + ((r1 - r0) & ~3), c = n0, left = r1 - m4;
     size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
     size_t wsize = fe_dtype_size(j->wdt), xsize = kt->bf16_input ? sizeof(uint16_t) : sizeof(float);
@@ -1021,17 +1036,13 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, int r0, int r1, int n0, int 
 /* Columns n0..n1 of rows r0..r1 on AVX2: four weight rows at a time for
  * each input row, the last n % 4 alone in the same order, so a row's
  * numbers never depend on how many rows share the step. f16/bf16 weights
- * are widened four rows at a time (exact), so they give what their f32
- * copy gives. */
+ * are widened four rows at a time (exact) into wide (4 * k floats, the
+ * task's part of FeGemvJob.wide), so they give what their f32 copy gives. */
 __attribute__((target("avx2,fma"))) static int fe_gemv_block_avx2(const FeGemvJob *j, int r0,
-                                                                  int r1, int n0, int n1) {
-    if (j->xb)
-        return n0;
+                                                                  int r1, int n0, int n1,
+                                                                  float *wide) {
     size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
     bool f32 = j->wdt == FE_DTYPE_F32;
-    float *wide = f32 ? NULL : fe_scratch(4 * ldk);
-    if (!f32 && !wide)
-        return n0; /* no scratch: the element-by-element loop */
     int c = n0;
     for (; c + 4 <= n1; c += 4) {
         const float *wc;
@@ -1063,20 +1074,24 @@ __attribute__((target("avx2,fma"))) static int fe_gemv_block_avx2(const FeGemvJo
  * while the weights stream past (the weights are read once per chunk). */
 #define FE_GEMV_ROW_CHUNK 32
 
-/* Columns n0..n1 of y for up to FE_GEMV_MAX_ROWS_AVX512 input rows (a decode
+/* Columns n0..n1 of y for up to FE_GEMV_MAX_ROWS_SIMD input rows (a decode
  * step, beams, an encoder sequence of formula size): dot products straight
- * off the weight rows, no packing. */
-static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
+ * off the weight rows, no packing. Which code sums a row depends on the CPU
+ * and the weight dtype only, never on m (so rows are exact). wide: this
+ * task's 4 * k floats of FeGemvJob.wide (NULL for f32 weights). */
+static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1, float *wide) {
     int c = n0;
 #ifdef FE_HAVE_X86_KERNELS
-    if (fe_use_avx512())
+    const FeGemvKernels *kt = fe_gemv_kernels(j);
+    if (kt)
         for (int r0 = 0; r0 < j->m; r0 += FE_GEMV_ROW_CHUNK)
-            c = fe_gemv_block_avx512(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
+            c = fe_gemv_block_avx512(j, kt, r0,
+                                     r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
                                      n0, n1);
     else if (fe_use_avx2())
         for (int r0 = 0; r0 < j->m; r0 += FE_GEMV_ROW_CHUNK)
             c = fe_gemv_block_avx2(j, r0, r0 + FE_GEMV_ROW_CHUNK < j->m ? r0 + FE_GEMV_ROW_CHUNK : j->m,
-                                   n0, n1);
+                                   n0, n1, wide);
 #endif
     if (c < n1 && j->xb) {
         /* The last 1-3 weight rows of a bf16 dot: the same rounded inputs
@@ -1093,30 +1108,11 @@ static void fe_gemv_columns(const FeGemvJob *j, int n0, int n1) {
     }
     if (c < n1 && j->wdt != FE_DTYPE_F32) {
         /* Without the vector kernels: one widened weight row at a time. */
-        float *row = fe_scratch((size_t)j->k);
-        for (; row && c < n1; c++) {
-            fe_widen_row(j->wdt, j->w, (size_t)c * j->k, row, (size_t)j->k);
+        for (; c < n1; c++) {
+            fe_widen_row(j->wdt, j->w, (size_t)c * j->k, wide, (size_t)j->k);
             for (int r = 0; r < j->m; r++)
-                j->y[(size_t)r * j->n + c] = fe_dot(j->x + (size_t)r * j->k, row, j->k);
+                j->y[(size_t)r * j->n + c] = fe_dot(j->x + (size_t)r * j->k, wide, j->k);
         }
-        if (c < n1) /* no scratch: element by element, the same sums */
-            for (; c < n1; c++)
-                for (int r = 0; r < j->m; r++) {
-                    float s0 = 0, s1 = 0, s2 = 0, s3 = 0, t[4];
-                    int i = 0;
-                    for (; i + 4 <= j->k; i += 4) {
-                        fe_widen_row(j->wdt, j->w, (size_t)c * j->k + i, t, 4);
-                        s0 += j->x[(size_t)r * j->k + i] * t[0];
-                        s1 += j->x[(size_t)r * j->k + i + 1] * t[1];
-                        s2 += j->x[(size_t)r * j->k + i + 2] * t[2];
-                        s3 += j->x[(size_t)r * j->k + i + 3] * t[3];
-                    }
-                    for (; i < j->k; i++) {
-                        fe_widen_row(j->wdt, j->w, (size_t)c * j->k + i, t, 1);
-                        s0 += j->x[(size_t)r * j->k + i] * t[0];
-                    }
-                    j->y[(size_t)r * j->n + c] = (s0 + s1) + (s2 + s3);
-                }
     }
     for (; c < n1; c++)
         for (int r = 0; r < j->m; r++)
@@ -1136,29 +1132,25 @@ static void fe_gemv_task(void *ctx, int task) {
     int n0 = task * j->n_chunk;
     int n1 = n0 + j->n_chunk < j->n ? n0 + j->n_chunk : j->n;
     if (n0 < n1)
-        fe_gemv_columns(j, n0, n1);
+        fe_gemv_columns(j, n0, n1, j->wide ? j->wide + (size_t)task * 4 * (size_t)j->k : NULL);
 }
 
 /* Up to this many input rows a matmul reads the weights in place (no
  * packing): 4 with the portable code; with the AVX-512 kernels (four by four
- * blocks) up to FE_GEMV_MAX_ROWS_AVX512, a beam of up to FE_MAX_BEAM rows.
- * Longer sequences (the encoder's) go to OpenBLAS, which was as fast or a
- * little faster there in interleaved runs (bench-conv, formulate-cli). */
+ * blocks) or the AVX2 block up to FE_GEMV_MAX_ROWS_SIMD, a beam of up to
+ * FE_MAX_BEAM rows. Longer sequences (the encoder's) go to OpenBLAS, which
+ * was as fast or a little faster there in interleaved runs (bench-conv,
+ * formulate-cli). */
 #define FE_GEMV_MAX_ROWS 4
-#ifndef FE_GEMV_MAX_ROWS_AVX512
-#define FE_GEMV_MAX_ROWS_AVX512 32
+#ifndef FE_GEMV_MAX_ROWS_SIMD
+#define FE_GEMV_MAX_ROWS_SIMD 32
 #endif
 
 int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype) {
-#ifdef FE_HAVE_X86_KERNELS
-    const FeCpuInfo *ci = fe_cpu_info();
-    if (ci->avx512f && (weight_dtype == FE_DTYPE_F32 || (ci->avx512bw && ci->avx512vl)))
-        return FE_GEMV_MAX_ROWS_AVX512;
-    if (ci->avx2 && ci->fma) /* fe_gemv_block_avx2, any weight dtype */
-        return FE_GEMV_MAX_ROWS_AVX512;
-#else
-    (void)weight_dtype;
-#endif
+    /* The same choice as fe_gemv_columns: the AVX-512 kernels where they
+     * take this dtype, else the AVX2 block (any dtype). */
+    if (fe_gemv_avx512_takes(weight_dtype) || fe_use_avx2())
+        return FE_GEMV_MAX_ROWS_SIMD;
     return FE_GEMV_MAX_ROWS;
 }
 
@@ -1174,16 +1166,8 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
     if (m == 0 || n == 0)
         return FE_OK;
 
-    int max_rows = FE_GEMV_MAX_ROWS;
-#ifdef FE_HAVE_X86_KERNELS
-    const FeCpuInfo *ci = fe_cpu_info();
-    if (ci->avx512f && (wt->dtype == FE_DTYPE_F32 || (ci->avx512bw && ci->avx512vl)))
-        max_rows = FE_GEMV_MAX_ROWS_AVX512;
-    else if (ci->avx2 && ci->fma)
-        max_rows = FE_GEMV_MAX_ROWS_AVX512; /* fe_gemv_block_avx2 */
-#endif
-    if (m <= max_rows && k > 0) {
-        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu, NULL};
+    if (m <= fe_cpu_matmul_exact_rows(wt->dtype) && k > 0) {
+        FeGemvJob job = {x, b, w, wt->dtype, y, m, n, k, n, gelu, NULL, NULL};
 #ifdef FE_HAVE_X86_KERNELS
         if (wt->bf16_dot && wt->dtype == FE_DTYPE_BF16 && fe_cpu_has_bf16_dot()) {
             /* The rows of x in bf16 once, for every weight row to use (in
@@ -1197,18 +1181,29 @@ static fe_status fe_cpu_matmul(const FeOpDesc *op) {
             job.xb = xb;
         }
 #endif
-        int threads = fe_cpu_get_threads();
+        int threads = fe_cpu_get_threads(), tasks = 1;
         /* One core streams a cached weight at ~80 GB/s (a 256 x 1024 one in
          * 13 us), about what waking a second thread costs, so a decode step's
          * weights are not split (tools: bench/gemm); an encoder sequence's
          * products are, by weight rows. */
-        if (threads > 1 && (double)m * n * k >= (double)(1 << 21) && n >= 64) {
-            int tasks = threads;
-            job.n_chunk = ((n + tasks - 1) / tasks + 15) & ~15;
-            fe_cpu_parallel_for((n + job.n_chunk - 1) / job.n_chunk, fe_gemv_task, &job);
-        } else {
-            fe_gemv_columns(&job, 0, n);
+        bool split = threads > 1 && (double)m * n * k >= (double)(1 << 21) && n >= 64;
+        if (split) {
+            job.n_chunk = ((n + threads - 1) / threads + 15) & ~15;
+            tasks = (n + job.n_chunk - 1) / job.n_chunk;
         }
+        if (wt->dtype != FE_DTYPE_F32 && !job.xb) {
+            /* Widened weight rows for each task (the AVX2 block, the portable
+             * loop), reserved here: out of memory is this call's error, not
+             * a task falling back to sums in another order. */
+            size_t nw = (size_t)tasks * 4 * (size_t)k;
+            job.wide = fe_scratch_slot(2, nw);
+            if (!job.wide)
+                return fe_scratch_error(nw);
+        }
+        if (split)
+            fe_cpu_parallel_for(tasks, fe_gemv_task, &job);
+        else
+            fe_gemv_columns(&job, 0, n, job.wide);
         return FE_OK;
     }
 
@@ -2033,11 +2028,14 @@ fe_attn_query_avx2(const float *q, const float *k, const float *v, int ld, int d
 static void fe_attn_one_query(const float *q, const float *k, const float *v, int ld, int dh,
                               int n, float scale, float *s, float *y) {
 #ifdef FE_HAVE_X86_KERNELS
-    if (fe_use_avx512() && dh % 16 == 0 && dh <= FE_ATTN_REG_DH) {
+    /* The register kernels load whole vectors of q, k, v and store whole
+     * ones of y: a head narrower than one vector (dh 0, from D = 0) would
+     * read and write past them. */
+    if (fe_use_avx512() && dh >= 16 && dh % 16 == 0 && dh <= FE_ATTN_REG_DH) {
         fe_attn_query_avx512(q, k, v, ld, dh, n, scale, s, y);
         return;
     }
-    if (!fe_use_avx512() && fe_use_avx2() && dh % 8 == 0 && dh <= 32) {
+    if (!fe_use_avx512() && fe_use_avx2() && dh >= 8 && dh % 8 == 0 && dh <= 32) {
         fe_attn_query_avx2(q, k, v, ld, dh, n, scale, s, y);
         return;
     }

@@ -17,6 +17,12 @@ typedef struct {
     int n_cores;                   /* online logical CPUs                      */
 } FeCpuInfo;
 
+/* What the CPU and the OS allow, read once. FE_CPU_ISA in the environment caps
+ * it for the engine's own kernels: "avx2" clears the AVX-512 and AMX flags,
+ * "portable" also AVX, AVX2 and FMA (so the portable loops run, and OpenBLAS
+ * is given a pre-AVX core type), "avx512" or unset changes nothing. For tests
+ * and comparisons (tests/README.md); the results stay within the ops' own
+ * tolerances, not bit for bit, between two caps. */
 const FeCpuInfo *fe_cpu_info(void);
 /* The CPU's entry of fe_devices_list, without looking for other backends
  * (which may load the CUDA module and its libraries). */

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -113,6 +114,27 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci) {
             ci->brand[--n] = '\0';
     }
 }
+
+/* FE_CPU_ISA=avx512|avx2|portable caps the instruction sets the engine's
+ * kernels use below what the CPU has, so that the AVX2 and the portable
+ * loops can be tested (and compared) on a machine with more: without it, CI
+ * runners with AVX2 never ran the portable decode loops at all. Only clears
+ * flags (a cap, not a claim); an unknown value changes nothing and says so
+ * once on stderr. */
+static void fe_cpu_apply_isa_cap(FeCpuInfo *ci, const char *isa) {
+    if (!isa || !*isa || strcmp(isa, "avx512") == 0)
+        return;
+    bool portable = strcmp(isa, "portable") == 0;
+    if (!portable && strcmp(isa, "avx2") != 0) {
+        fprintf(stderr, "formulate: FE_CPU_ISA=%s is not avx512, avx2 or portable; ignored\n",
+                isa);
+        return;
+    }
+    ci->avx512f = ci->avx512bw = ci->avx512vl = ci->avx512_bf16 = false;
+    ci->amx_bf16 = ci->amx_tile = false;
+    if (portable)
+        ci->avx = ci->avx2 = ci->fma = false;
+}
 #endif
 
 static void fe_cpu_detect(void) {
@@ -121,6 +143,7 @@ static void fe_cpu_detect(void) {
     snprintf(ci->vendor, sizeof ci->vendor, "unknown");
 #ifdef FE_X86
     fe_cpu_detect_x86(ci);
+    fe_cpu_apply_isa_cap(ci, getenv("FE_CPU_ISA"));
 #endif
     if (!ci->brand[0])
         snprintf(ci->brand, sizeof ci->brand, "%s CPU", ci->vendor);

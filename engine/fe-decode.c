@@ -554,8 +554,8 @@ static fe_status fe_batch_image_done(FeBatchRun *run, int img) {
     const FeDecodeOutput *out = &best->out;
     FeResult *res = &run->results[img];
     char *latex;
-    fe_status st =
-        fe_detokenize_status(run->vocab, run->n_vocab, run->cfg, out->tokens, out->n_tokens, &latex);
+    fe_status st = fe_detokenize_decoded(run->vocab, run->n_vocab, run->cfg, out->tokens,
+                                         out->n_tokens, &latex);
     if (st != FE_OK)
         return st;
     int *ids = malloc((size_t)(out->n_tokens > 0 ? out->n_tokens : 1) * sizeof(int));

@@ -378,6 +378,10 @@ char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *
 /* The same with the status; *latex is NULL unless FE_OK. */
 fe_status fe_detokenize_status(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
                                const int *ids, int n, char **latex);
+/* The same for tokens the engine decoded (fe_recognize): out of memory stays
+ * FE_ERR_OUT_OF_MEMORY, any other failure is FE_ERR_INTERNAL "detokenize: ...". */
+fe_status fe_detokenize_decoded(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                                const int *ids, int n, char **latex);
 
 /* Preprocessing (fe-preprocess.c) */
 /* Any pixel format -> ink in [0, 1] (1 = ink), dark backgrounds inverted.

@@ -62,6 +62,16 @@ fe_status fe_detokenize_status(char *const *vocab, int n_vocab, const FeModelCon
     return FE_OK;
 }
 
+fe_status fe_detokenize_decoded(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
+                                const int *ids, int n, char **latex) {
+    fe_status st = fe_detokenize_status(vocab, n_vocab, cfg, ids, n, latex);
+    if (st == FE_OK || st == FE_ERR_OUT_OF_MEMORY)
+        return st;
+    /* The decoder's own tokens: an id outside the vocabulary is the engine's
+     * fault, not an argument the caller of fe_recognize could correct. */
+    return fe_prefix_error(FE_ERR_INTERNAL, "detokenize");
+}
+
 char *fe_detokenize_vocab(char *const *vocab, int n_vocab, const FeModelConfig *cfg,
                           const int *ids, int n) {
     char *latex;

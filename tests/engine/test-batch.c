@@ -32,12 +32,15 @@
 static volatile gint alloc_count;
 /* Set: the next malloc fails (once), as when memory runs out there. */
 static volatile gint fail_next_malloc;
+/* The same for aligned_alloc (the CPU backend's scratch and tensors). */
+static volatile gint fail_next_aligned_alloc;
 
 #ifndef FE_TEST_SANITIZED
 extern void *__libc_malloc (size_t size);
 extern void *__libc_calloc (size_t n, size_t size);
 extern void *__libc_realloc (void *p, size_t size);
 extern void __libc_free (void *p);
+extern void *__libc_memalign (size_t alignment, size_t size);
 
 void *
 malloc (size_t size)
@@ -66,6 +69,16 @@ void
 free (void *p)
 {
   __libc_free (p);
+}
+
+/* Not counted (the per-token count is of the malloc family, as before),
+ * only made to fail on request. */
+void *
+aligned_alloc (size_t alignment, size_t size)
+{
+  if (g_atomic_int_compare_and_exchange (&fail_next_aligned_alloc, 1, 0))
+    return NULL;
+  return __libc_memalign (alignment, size);
 }
 #endif
 
@@ -500,6 +513,14 @@ test_length_limit (void)
   compare_runs_counted (rp, batches, 1, 1, NULL, "max_tokens 14", &eos, &limit, &repeat);
   g_assert_cmpint (eos, >, 0);
   g_assert_cmpint (limit, >, 0);
+  /* three candidates per image in batches of three rows (every third image,
+   * to keep the time): a row at the limit beside its image's other
+   * candidates, the best of an image's rows picked among ended ones */
+  rp.scale_candidates = 3;
+  const int batch3[] = { 3 };
+  compare_runs_counted (rp, batch3, 1, 3, NULL, "max_tokens 14, 3 candidates", &eos, &limit,
+                        &repeat);
+  g_assert_cmpint (limit, >, 0);
   /* the repetition guard at its tightest: rows end by it among rows that
    * end by EOS */
   rp = fe_recognize_default_params ();
@@ -648,8 +669,7 @@ test_out_of_memory_status (void)
 {
 #ifdef FE_TEST_SANITIZED
   g_test_skip ("the sanitizers own malloc: no failure to inject");
-  return;
-#endif
+#else
   if (!have_shipped ())
     return;
   guint n;
@@ -683,6 +703,105 @@ test_out_of_memory_status (void)
         fe_result_clear (&res[i]);
       fe_state_free (st);
     }
+#endif
+}
+
+/* A decode-step matmul with 16-bit weights reserves its scratch for the
+ * widened weight rows before any of its tasks starts, so memory running out
+ * there is the call's FE_ERR_OUT_OF_MEMORY. It was FE_OK: the task fell back
+ * to summing element by element, another order than the serial run's, so a
+ * batch could silently differ from it. Run in a thread of its own, which has
+ * no scratch yet. */
+typedef struct {
+  FeTensor *y, *x, *w;
+  fe_status first, second;
+  gboolean armed;
+  char message[256];
+} NoScratch;
+
+static gpointer
+matmul_no_scratch_thread (gpointer data)
+{
+  NoScratch *t = data;
+  g_atomic_int_set (&fail_next_aligned_alloc, 1);
+  t->first = fe_matmul (t->y, t->x, t->w, NULL, false);
+  t->armed = g_atomic_int_get (&fail_next_aligned_alloc);
+  g_atomic_int_set (&fail_next_aligned_alloc, 0);
+  /* the message is per thread */
+  g_strlcpy (t->message, t->first != FE_OK ? fe_last_error () : "", sizeof t->message);
+  g_test_message ("first matmul: %s", t->message);
+  t->second = fe_matmul (t->y, t->x, t->w, NULL, false);
+  return NULL;
+}
+
+static void
+test_matmul_scratch_status (void)
+{
+#ifdef FE_TEST_SANITIZED
+  g_test_skip ("the sanitizers own malloc: no failure to inject");
+#else
+  FeBuffer *buf = NULL;
+  g_assert_cmpint (fe_buffer_new (fe_cpu_device (), 1 << 16, &buf), ==, FE_OK);
+  const int m = 2, n = 8, k = 16;
+  int64_t xs[2] = { m, k }, ws[2] = { n, k }, ys[2] = { m, n };
+  FeTensor x, w, y;
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 2, xs, "x", &x), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F16, 2, ws, "w", &w), ==, FE_OK);
+  g_assert_cmpint (fe_buffer_tensor (buf, FE_DTYPE_F32, 2, ys, "y", &y), ==, FE_OK);
+  float *xd = fe_tensor_data (&x);
+  uint16_t *wd = fe_tensor_data (&w);
+  for (int i = 0; i < m * k; i++)
+    xd[i] = (float) (i % 7) - 3.0f;
+  for (int i = 0; i < n * k; i++)
+    wd[i] = 0x3c00; /* 1.0 in f16 */
+  NoScratch t = { &y, &x, &w, FE_OK, FE_OK, TRUE, "" };
+  g_thread_join (g_thread_new ("no-scratch", matmul_no_scratch_thread, &t));
+  g_assert_false (t.armed); /* the failure was injected */
+  g_assert_cmpint (t.first, ==, FE_ERR_OUT_OF_MEMORY);
+  g_assert_nonnull (strstr (t.message, "CPU scratch: cannot allocate 1 KiB"));
+  g_assert_cmpint (t.second, ==, FE_OK);
+  const float *yd = fe_tensor_data (&y);
+  for (int r = 0; r < m; r++)
+    {
+      float want = 0.0f;
+      for (int i = 0; i < k; i++)
+        want += xd[r * k + i];
+      for (int c = 0; c < n; c++)
+        g_assert_cmpfloat (yd[r * n + c], ==, want);
+    }
+  fe_buffer_free (buf);
+#endif
+}
+
+/* Tokens the engine decoded that do not detokenize: an id outside the
+ * vocabulary is the engine's fault (FE_ERR_INTERNAL "detokenize: ..."), not
+ * an invalid argument of fe_recognize's caller, which is what it was
+ * reported as; out of memory stays FE_ERR_OUT_OF_MEMORY. */
+static void
+test_detokenize_decoded (void)
+{
+  const char *vocab_text[] = { "<pad>", "<bos>", "<eos>", "\\alpha", "x" };
+  char *const *vocab = (char *const *) vocab_text;
+  FeModelConfig cfg = { .pad_id = 0, .bos_id = 1, .eos_id = 2, .unk_id = 0 };
+  int good[] = { 1, 3, 4, 2 }, bad[] = { 3, 5 };
+  char *latex = NULL;
+  g_assert_cmpint (fe_detokenize_decoded (vocab, 5, &cfg, good, 4, &latex), ==, FE_OK);
+  g_assert_cmpstr (latex, ==, "\\alpha x");
+  free (latex);
+  g_assert_cmpint (fe_detokenize_decoded (vocab, 5, &cfg, bad, 2, &latex), ==, FE_ERR_INTERNAL);
+  g_assert_null (latex);
+  g_assert_true (g_str_has_prefix (fe_last_error (), "detokenize: "));
+  g_assert_nonnull (strstr (fe_last_error (), "token id 5 at index 1"));
+#ifndef FE_TEST_SANITIZED
+  g_atomic_int_set (&fail_next_malloc, 1);
+  fe_status st = fe_detokenize_decoded (vocab, 5, &cfg, good, 4, &latex);
+  gboolean armed = g_atomic_int_get (&fail_next_malloc);
+  g_atomic_int_set (&fail_next_malloc, 0);
+  g_assert_false (armed);
+  g_assert_cmpint (st, ==, FE_ERR_OUT_OF_MEMORY);
+  g_assert_null (latex);
+  g_assert_nonnull (strstr (fe_last_error (), "out of memory"));
+#endif
 }
 
 /* fe_decode_greedy_batch allocates nothing per token: after a warm-up, a
@@ -931,7 +1050,8 @@ test_fallback_without_op (void)
   rp.max_batch = 8;
   g_assert_cmpint (fe_recognize_batch_size (&model, &rp), ==, 1);
   /* the same model on the CPU batches, up to the rows the CPU computes
-   * exactly (4 without AVX-512) */
+   * exactly (fe_cpu_matmul_exact_rows: 32 with AVX2 or AVX-512, 4 with the
+   * portable loops) */
   FeState *st = NULL;
   g_assert_cmpint (fe_state_new (shipped, &st), ==, FE_OK);
   const FeModel *on_cpu = fe_state_buffers (st)->model;
@@ -1155,6 +1275,8 @@ main (int argc, char **argv)
   g_test_add_func ("/engine/batch/abort-progress", test_abort_progress);
   g_test_add_func ("/engine/batch/no-allocation-per-token", test_no_allocation_per_token);
   g_test_add_func ("/engine/batch/out-of-memory-status", test_out_of_memory_status);
+  g_test_add_func ("/engine/batch/detokenize-decoded", test_detokenize_decoded);
+  g_test_add_func ("/engine/batch/matmul-scratch-status", test_matmul_scratch_status);
   g_test_add_func ("/engine/batch/bf16-cpu", test_bf16_cpu);
   find_gpu ();
   g_test_add_func ("/engine/batch/gpu/attention-rows", test_gpu_attention_rows);

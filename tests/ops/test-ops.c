@@ -97,16 +97,71 @@ static void test_cpuid_report(void) {
     g_assert_true(fe_cpu_info() == ci);
 #if defined(__x86_64__) && defined(__linux__)
     /* The kernel lists a flag only when it also saves that state, which is
-     * what our xgetbv check asks too: the two must agree. */
+     * what our xgetbv check asks too: the two must agree, under the cap of
+     * FE_CPU_ISA when this suite runs with one (tests/ops/meson.build). */
+    const char *isa = g_getenv("FE_CPU_ISA");
+    bool portable = isa && strcmp(isa, "portable") == 0;
+    bool no512 = portable || (isa && strcmp(isa, "avx2") == 0);
+    g_test_message("FE_CPU_ISA=%s", isa ? isa : "(unset)");
     g_assert_cmpint(ci->sse42, ==, cpuinfo_has_flag("sse4_2"));
-    g_assert_cmpint(ci->avx2, ==, cpuinfo_has_flag("avx2"));
-    g_assert_cmpint(ci->fma, ==, cpuinfo_has_flag("fma"));
-    g_assert_cmpint(ci->avx512f, ==, cpuinfo_has_flag("avx512f"));
-    g_assert_cmpint(ci->avx512bw, ==, cpuinfo_has_flag("avx512bw"));
-    g_assert_cmpint(ci->avx512vl, ==, cpuinfo_has_flag("avx512vl"));
-    g_assert_cmpint(ci->avx512_bf16, ==, cpuinfo_has_flag("avx512_bf16"));
-    if (!cpuinfo_has_flag("amx_bf16"))
+    g_assert_cmpint(ci->avx, ==, !portable && cpuinfo_has_flag("avx"));
+    g_assert_cmpint(ci->avx2, ==, !portable && cpuinfo_has_flag("avx2"));
+    g_assert_cmpint(ci->fma, ==, !portable && cpuinfo_has_flag("fma"));
+    g_assert_cmpint(ci->avx512f, ==, !no512 && cpuinfo_has_flag("avx512f"));
+    g_assert_cmpint(ci->avx512bw, ==, !no512 && cpuinfo_has_flag("avx512bw"));
+    g_assert_cmpint(ci->avx512vl, ==, !no512 && cpuinfo_has_flag("avx512vl"));
+    g_assert_cmpint(ci->avx512_bf16, ==, !no512 && cpuinfo_has_flag("avx512_bf16"));
+    if (no512 || !cpuinfo_has_flag("amx_bf16"))
         g_assert_false(ci->amx_bf16);
+#endif
+}
+
+/* FE_CPU_ISA caps what the kernels use (fe-cpuid.c), read once per process:
+ * each value in a child process. */
+static void test_cpuid_isa_cap(void) {
+    if (g_test_subprocess()) {
+        const FeCpuInfo *ci = fe_cpu_info();
+        printf("avx=%d avx2=%d fma=%d avx512f=%d bw=%d vl=%d bf16=%d amx=%d rows f32 %d f16 %d "
+               "bf16 %d\n",
+               ci->avx, ci->avx2, ci->fma, ci->avx512f, ci->avx512bw, ci->avx512vl,
+               ci->avx512_bf16, ci->amx_bf16 || ci->amx_tile,
+               fe_cpu_matmul_exact_rows(FE_DTYPE_F32), fe_cpu_matmul_exact_rows(FE_DTYPE_F16),
+               fe_cpu_matmul_exact_rows(FE_DTYPE_BF16));
+        return;
+    }
+#if defined(__x86_64__) && defined(__linux__)
+    gchar *old = g_strdup(g_getenv("FE_CPU_ISA"));
+    g_setenv("FE_CPU_ISA", "portable", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout("avx=0 avx2=0 fma=0 avx512f=0 bw=0 vl=0 bf16=0 amx=0 "
+                              "rows f32 4 f16 4 bf16 4\n");
+    g_setenv("FE_CPU_ISA", "avx2", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    bool avx2 = cpuinfo_has_flag("avx2") && cpuinfo_has_flag("fma");
+    int rows = avx2 ? 32 : 4;
+    gchar *want = g_strdup_printf("avx=%d avx2=%d fma=%d avx512f=0 bw=0 vl=0 bf16=0 amx=0 rows "
+                                  "f32 %d f16 %d bf16 %d\n",
+                                  cpuinfo_has_flag("avx"), cpuinfo_has_flag("avx2"),
+                                  cpuinfo_has_flag("fma"), rows, rows, rows);
+    g_test_trap_assert_stdout(want);
+    g_free(want);
+    /* A value the engine does not know: nothing capped, and said so. */
+    g_setenv("FE_CPU_ISA", "sse2", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stderr("*FE_CPU_ISA=sse2 is not avx512, avx2 or portable; ignored*");
+    want = g_strdup_printf("avx=%d avx2=%d *", cpuinfo_has_flag("avx"), cpuinfo_has_flag("avx2"));
+    g_test_trap_assert_stdout(want);
+    g_free(want);
+    if (old)
+        g_setenv("FE_CPU_ISA", old, TRUE);
+    else
+        g_unsetenv("FE_CPU_ISA");
+    g_free(old);
+#else
+    g_test_skip("FE_CPU_ISA caps x86 instruction sets");
 #endif
 }
 
@@ -322,7 +377,8 @@ static void check_matmul(int m, int n, int k, bool bias, bool gelu) {
 }
 
 static void test_matmul(void) {
-    /* m <= 4 takes the decode (dot product) path, larger m the sgemm. */
+    /* m <= fe_cpu_matmul_exact_rows (4 portable, 32 with AVX2 or AVX-512)
+     * takes the in-place dot-product path, larger m the sgemm. */
     const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {3, 1024, 256}, {4, 37, 19},
                              {5, 33, 17},   {37, 45, 71},  {130, 257, 96}, {1, 1, 1}};
     for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++)
@@ -333,7 +389,8 @@ static void test_matmul(void) {
 /* A matmul weight or embedding table in f16 / bf16 (the model file's own
  * numbers, kept by the CPU loader for the decoder) gives exactly what the f32
  * copy of the same numbers gives: widening is exact and the sums run in the
- * same order. Both the decode path (m <= 4) and the GEMM path (m > 4). */
+ * same order. Both the dot-product path (m <= fe_cpu_matmul_exact_rows: 4
+ * portable, 32 with AVX2 or AVX-512) and the GEMM path beyond it. */
 static void test_matmul_half_weights(void) {
     const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {3, 1024, 256}, {4, 37, 19},
                              {9, 45, 71},   {1, 3, 5}};
@@ -372,6 +429,57 @@ static void test_matmul_half_weights(void) {
                             fe_tensor_data(&e32), 2 * (size_t)k * sizeof(float));
         }
     }
+}
+
+/* Up to fe_cpu_matmul_exact_rows(dtype) rows, each row of a matmul has the
+ * bits it has alone (batched decoding gives the serial tokens because of
+ * it): every m up to that count on an odd shape, and the shapes of a decode
+ * step with n, k tails, threaded (2 threads split the larger ones by weight
+ * rows), for f32, f16 and bf16 weights, with bias and GELU. */
+static void check_matmul_rows_alone(int m, int n, int k, fe_dtype wdt, bool gelu) {
+    arena_setup();
+    int64_t xs[2] = {m, k}, ws[2] = {n, k}, bs[1] = {n}, ys[2] = {m, n};
+    int64_t x1s[2] = {1, k}, y1s[2] = {1, n};
+    FeTensor x = make_rand(2, xs, "x", -1, 1), w32 = make_rand(2, ws, "w32", -1, 1);
+    FeTensor b = make_rand(1, bs, "b", -1, 1), y = make(FE_DTYPE_F32, 2, ys, "y");
+    FeTensor x1 = make(FE_DTYPE_F32, 2, x1s, "x1"), y1 = make(FE_DTYPE_F32, 2, y1s, "y1");
+    FeTensor w = w32;
+    if (wdt != FE_DTYPE_F32) {
+        w = make(wdt, 2, ws, "w16");
+        const float *wd = fe_tensor_data(&w32);
+        uint16_t *hd = fe_tensor_data(&w);
+        for (int64_t j = 0; j < (int64_t)n * k; j++)
+            hd[j] = wdt == FE_DTYPE_F16 ? fe_f32_to_f16(wd[j]) : fe_f32_to_bf16(wd[j]);
+    }
+    g_assert_cmpint(fe_matmul(&y, &x, &w, &b, gelu), ==, FE_OK);
+    const float *xd = fe_tensor_data(&x), *yd = fe_tensor_data(&y);
+    for (int r = 0; r < m; r++) {
+        memcpy(fe_tensor_data(&x1), xd + (size_t)r * k, (size_t)k * sizeof(float));
+        g_assert_cmpint(fe_matmul(&y1, &x1, &w, &b, gelu), ==, FE_OK);
+        if (memcmp(fe_tensor_data(&y1), yd + (size_t)r * n, (size_t)n * sizeof(float)) != 0)
+            g_test_message("matmul %dx%dx%d %s gelu=%d: row %d differs from the row alone", m,
+                           n, k, fe_dtype_name(wdt), gelu, r);
+        g_assert_cmpmem(fe_tensor_data(&y1), (size_t)n * sizeof(float), yd + (size_t)r * n,
+                        (size_t)n * sizeof(float));
+    }
+}
+
+static void test_matmul_exact_rows(void) {
+    const int shapes[][3] = {{5, 33, 17}, {9, 45, 71}, {32, 601, 255}, {32, 1024, 256}};
+    const fe_dtype dtypes[] = {FE_DTYPE_F32, FE_DTYPE_F16, FE_DTYPE_BF16};
+    int saved = fe_cpu_get_threads();
+    fe_cpu_set_threads(2);
+    for (size_t d = 0; d < G_N_ELEMENTS(dtypes); d++) {
+        int exact = fe_cpu_matmul_exact_rows(dtypes[d]);
+        g_assert_cmpint(exact, >=, 4);
+        g_test_message("%s weights: %d exact rows", fe_dtype_name(dtypes[d]), exact);
+        for (int m = 1; m <= exact; m++)
+            check_matmul_rows_alone(m, 33, 17, dtypes[d], m & 1);
+        for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++)
+            check_matmul_rows_alone(MIN(shapes[i][0], exact), shapes[i][1], shapes[i][2],
+                                    dtypes[d], i & 1);
+    }
+    fe_cpu_set_threads(saved);
 }
 
 /* FE_PRECISION_BF16 on the CPU: a bf16_dot weight is multiplied in bf16
@@ -1000,6 +1108,30 @@ static void check_attention(int batch, int tq, int tkmax, int d, int heads, int 
     g_free(ref);
 }
 
+/* D = 0 (a head of no width): nothing to compute and nothing written. The
+ * vector kernels load and store whole registers, so an unguarded one wrote
+ * 8 (AVX2) or 16 (AVX-512) floats into whatever followed the empty output;
+ * here a guard tensor that follows it in the arena. */
+static void test_attention_empty_head(void) {
+    arena_setup();
+    int64_t es[3] = {1, 1, 0}, ps[1] = {16}, gs[1] = {32};
+    FeTensor q = make(FE_DTYPE_F32, 3, es, "q"), k = make(FE_DTYPE_F32, 3, es, "k");
+    FeTensor v = make(FE_DTYPE_F32, 3, es, "v");
+    FeTensor pad = make(FE_DTYPE_F32, 1, ps, "pad"); /* what q, k, v would be read from */
+    FeTensor y = make(FE_DTYPE_F32, 3, es, "y");
+    FeTensor guard = make(FE_DTYPE_F32, 1, gs, "guard");
+    float *pd = fe_tensor_data(&pad), *gd = fe_tensor_data(&guard);
+    for (int i = 0; i < 16; i++)
+        pd[i] = 2.0f;
+    for (int i = 0; i < 32; i++)
+        gd[i] = 7.0f;
+    g_assert_cmpint(fe_attention(&y, &q, &k, &v, 1, 1, false, 0), ==, FE_OK);
+    for (int i = 0; i < 32; i++)
+        if (gd[i] != 7.0f)
+            g_error("fe_attention with D = 0 wrote %g at float %d past its empty output", gd[i],
+                    i);
+}
+
 static void test_attention(void) {
     check_attention(1, 1, 9, 24, 3, 5, true, 4);        /* decode step, KV cache */
     check_attention(3, 1, 17, 64, 8, 17, true, 16);     /* beam of 3, full cache */
@@ -1347,6 +1479,7 @@ int main(int argc, char **argv) {
     fe_set_log_callback(NULL, NULL);
 
     g_test_add_func("/ops/cpuid/report", test_cpuid_report);
+    g_test_add_func("/ops/cpuid/isa-cap", test_cpuid_isa_cap);
     g_test_add_func("/ops/gemm/path", test_gemm_path);
     for (int k = FE_GEMM_OPENBLAS; k < FE_GEMM_COUNT; k++) {
         gchar *name = g_strdup_printf("/ops/gemm/kernel/%s", fe_gemm_kernel_name(k));
@@ -1361,6 +1494,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/gemm/user-coretype", test_gemm_user_coretype);
     g_test_add_func("/ops/matmul", test_matmul);
     g_test_add_func("/ops/matmul/half-weights", test_matmul_half_weights);
+    g_test_add_func("/ops/matmul/exact-rows", test_matmul_exact_rows);
     g_test_add_func("/ops/matmul/bf16-dot", test_matmul_bf16_dot);
     g_test_add_func("/ops/cpu/convert", test_cpu_convert);
     g_test_add_func("/ops/cpu/big-blocks", test_cpu_big_blocks);
@@ -1376,6 +1510,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/topk", test_topk);
     g_test_add_func("/ops/embed-kv-write", test_embed_kv_write);
     g_test_add_func("/ops/attention", test_attention);
+    g_test_add_func("/ops/attention/empty-head", test_attention_empty_head);
     g_test_add_func("/ops/bad-shapes", test_bad_shapes);
     g_test_add_func("/ops/decode-no-alloc", test_decode_no_alloc);
     g_test_add_func("/ops/device/mismatch", test_device_mismatch);
