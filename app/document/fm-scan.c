@@ -1405,6 +1405,7 @@ typedef struct {
   int *region_of_block;     /* a display block's region, -1 none             */
   guint32 *midtones;        /* midtone_table, made on first use              */
   double read_share;        /* of the ink's area, what is in text words      */
+  gboolean thin;            /* thin, broken strokes (ink_gap bridged them)   */
 } ScanPage;
 
 /* The rules' first verdict on one word: running text or not, from what
@@ -2076,7 +2077,10 @@ displays_side_by_side (const Box *a, const Box *b, double em)
  * strokes, broken to stems and dots, leave them (development twin 2009-04,
  * make-truth seed 2009, scan seed 20090: an aligned block's last row, a
  * lone stem under the gap between two of the row above's pieces, was
- * left out of its display; its first row made a display of its own). */
+ * left out of its display; its first row made a display of its own).
+ * Only on thin-stroked pages (ScanPage.thin): on a harsh page of seed
+ * 2001 the same join chained a cluster of noise with four displays into
+ * one box (scan14h, docs/scanned.md). */
 static gboolean
 blocks_stacked (const Box *a, const Box *b, double em)
 {
@@ -2134,7 +2138,7 @@ page_display_blocks (ScanPage *p)
             Box u;
             if (!a->display || !b->display || ri == rj)
               continue;
-            if (!blocks_stacked (ba, bq, em) &&
+            if (!(p->thin && blocks_stacked (ba, bq, em)) &&
                 (box_h (ba) > 3.0 * em || box_h (bq) > 3.0 * em || !displays_side_by_side (ba, bq, em)))
               continue;
             u = *ba;
@@ -2540,11 +2544,11 @@ page_debug (const ScanPage *p)
  * ink that is not running text joined into formulas. words_only: the
  * bench's baseline, Tesseract alone. */
 static GPtrArray *
-analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps, double scale,
-         int page_index, gboolean words_only, GError **error)
+analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps, gboolean thin,
+         double scale, int page_index, gboolean words_only, GError **error)
 {
   ScanPage p = { .img = img, .ocr_img = ocr_img, .comps = comps, .n_comps = (int) comps->len, .scale = scale,
-                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0 };
+                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0, .thin = thin };
   GPtrArray *regions;
   gboolean read = page_read_words (&p, api, error);
 
@@ -2730,7 +2734,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
   g_autoptr(FmGrayImage) img = NULL;
   g_autoptr(FmGrayImage) ocr_img = NULL;
   g_autoptr(GArray) comps = NULL;
-  int min_area;
+  int min_area, gap;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
 
   t_render = g_get_monotonic_time ();
@@ -2748,7 +2752,8 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
     int threshold = ink_threshold (img, &gray_paper);
     if (gray_paper)
       ocr_img = scan_clean_paper (img, threshold);
-    comps = ink_components (img, threshold, min_area, ink_gap (img, threshold));
+    gap = ink_gap (img, threshold);
+    comps = ink_components (img, threshold, min_area, gap);
   }
   t_ink = g_get_monotonic_time () - t_ink;
   c_ink = thread_cpu_us () - c_ink;
@@ -2767,7 +2772,8 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
     t_take = g_get_monotonic_time () - t_take;
     t_analyse = g_get_monotonic_time ();
     c_analyse = thread_cpu_us ();
-    regions = api ? analyse (api, img, g_steal_pointer (&ocr_img), comps, scale, page_index, words_only, error)
+    regions = api ? analyse (api, img, g_steal_pointer (&ocr_img), comps, gap > 0, scale, page_index,
+                             words_only, error)
                   : NULL;
     t_analyse = g_get_monotonic_time () - t_analyse;
     c_analyse = thread_cpu_us () - c_analyse;
