@@ -1388,7 +1388,8 @@ classify_words (GArray *words, GArray *comps, double em, double scale, int page_
  * their order. */
 typedef struct {
   FmGrayImage *img;
-  const FmGrayImage *ocr_img; /* what Tesseract reads: img, paper white      */
+  FmGrayImage *ocr_img;     /* what Tesseract reads: img, paper white; owned,
+                             * freed once the words are read              */
   GArray *comps;            /* Comp                                          */
   int n_comps;
   double scale;             /* px/pt                                         */
@@ -1404,6 +1405,7 @@ typedef struct {
   int *region_of_block;     /* a display block's region, -1 none             */
   guint32 *midtones;        /* midtone_table, made on first use              */
   double read_share;        /* of the ink's area, what is in text words      */
+  gboolean thin;            /* thin, broken strokes (ink_gap bridged them)   */
 } ScanPage;
 
 /* The rules' first verdict on one word: running text or not, from what
@@ -1705,6 +1707,15 @@ page_display_lines (ScanPage *p)
 
 /* One ink component in the deskewed frame: its word, whether it is running
  * text or math evidence (a seed), its text line. */
+/* One piece of ink as large as a good part of the page, or over 4 em both
+ * ways: a picture (a drawing, a frame, a photo's dark blotch), not type. */
+static gboolean
+comp_is_picture (const ScanPage *p, const Comp *c)
+{
+  return box_w (&c->b) > p->img->width * 0.6 || box_h (&c->b) > p->img->height * 0.3 ||
+         (box_w (&c->b) > 4 * p->em && box_h (&c->b) > 4 * p->em);
+}
+
 static void
 comp_place (ScanPage *p, Comp *c)
 {
@@ -1779,8 +1790,7 @@ comp_place (ScanPage *p, Comp *c)
    * formula; so is one piece of ink over 4 em both ways (a drawing, a
    * frame): a formula's tallest pieces (delimiters, integrals) are
    * narrow, its widest (rules) flat. */
-  if (box_w (&c->b) > p->img->width * 0.6 || box_h (&c->b) > p->img->height * 0.3 ||
-      (box_w (&c->b) > 4 * em && box_h (&c->b) > 4 * em))
+  if (comp_is_picture (p, c))
     c->text = TRUE;
 }
 
@@ -2061,6 +2071,24 @@ displays_side_by_side (const Box *a, const Box *b, double em)
  * rows at \jot spacing; the development set's display P/R 0.647/0.830 at
  * 0.9 em, 0.662/0.849 at 1.3 em, 0.657/0.830 at 1.7 em) or side by side
  * (< 3 em) on overlapping lines are one region (fractions, aligned rows). */
+/* Two display blocks one above the other (their spans overlap, under
+ * 1.3 em apart, as two of their clusters must be to join): a row whose
+ * pieces all lie between the pieces of the row above, as a light copy's
+ * strokes, broken to stems and dots, leave them (development twin 2009-04,
+ * make-truth seed 2009, scan seed 20090: an aligned block's last row, a
+ * lone stem under the gap between two of the row above's pieces, was
+ * left out of its display; its first row made a display of its own).
+ * Only on thin-stroked pages (ScanPage.thin): on a harsh page of seed
+ * 2001 the same join chained a cluster of noise with four displays into
+ * one box (scan14h, docs/scanned.md). */
+static gboolean
+blocks_stacked (const Box *a, const Box *b, double em)
+{
+  double gx = MAX (a->x0, b->x0) - MIN (a->x1, b->x1);
+  double gy = MAX (a->y0, b->y0) - MIN (a->y1, b->y1);
+  return gx < 0 && gy < 1.3 * em;
+}
+
 static void
 page_display_blocks (ScanPage *p)
 {
@@ -2085,7 +2113,8 @@ page_display_blocks (ScanPage *p)
         if ((gx < 0 && gy < 1.3 * em) || displays_side_by_side (&a->b, &b->b, em))
           uf_join (bp, (int) i, (int) j);
       }
-  /* Then side by side again on the blocks so made, until none joins: a
+  /* Then stacked (blocks_stacked) or side by side again on the blocks so
+   * made, until none joins. Side by side: a
    * display fraction's numerator, bar and denominator are thin pieces
    * that each overlap the rest of its line too little (development
    * twins: \frac{n^k+g}{\sigma-b} > 15 + f - z in two boxes). Only
@@ -2107,9 +2136,10 @@ page_display_blocks (ScanPage *p)
             int ri = fm_uf_find (bp, (int) i), rj = fm_uf_find (bp, (int) j);
             const Box *ba = &bb[ri], *bq = &bb[rj];
             Box u;
-            if (!a->display || !b->display || ri == rj || box_h (ba) > 3.0 * em || box_h (bq) > 3.0 * em)
+            if (!a->display || !b->display || ri == rj)
               continue;
-            if (!displays_side_by_side (ba, bq, em))
+            if (!(p->thin && blocks_stacked (ba, bq, em)) &&
+                (box_h (ba) > 3.0 * em || box_h (bq) > 3.0 * em || !displays_side_by_side (ba, bq, em)))
               continue;
             u = *ba;
             box_union (&u, bq);
@@ -2241,24 +2271,80 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
   return NULL;
 }
 
+/* Whether cluster_not_formula's verdict says picture: a photo's or a
+ * figure's ink, not type. */
+static gboolean
+dropped_as_picture (const char *why)
+{
+  return why != NULL && (strcmp (why, "midtones") == 0 || strcmp (why, "inked picture") == 0 ||
+                         strcmp (why, "grain") == 0 || strcmp (why, "blotch") == 0);
+}
+
+/* The share of the page's type (its ink less the pictures') that is in
+ * text words, for the "unread prose" test. A figure's or a photo's ink
+ * is in no word however well Tesseract read the prose: counted, a page
+ * with a large figure looked unread and lost its wide displays (issue 14
+ * §2). The pictures are the clusters cluster_not_formula drops as such,
+ * asked before the share is known (read_share 1: "unread prose" off). */
+static double
+page_read_share (ScanPage *p, const double *largest)
+{
+  double ink = 0, read = 0;
+  guint n = p->clusters->len;
+  g_autofree gboolean *picture = g_new0 (gboolean, n + 1);
+
+  p->read_share = 1;
+  for (guint i = 0; i < n; i++)
+    {
+      Cluster *cl = &g_array_index (p->clusters, Cluster, i);
+      if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
+        continue;
+      picture[i] = dropped_as_picture (cluster_not_formula (p, cl, largest));
+    }
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, k);
+      /* Pictures' ink is neither read nor unread type: comp_place marked
+       * its large pieces text (counted as read they hid unread prose). */
+      if (comp_is_picture (p, c))
+        continue;
+      if (c->cluster >= 0)
+        {
+          const Cluster *cl = &g_array_index (p->clusters, Cluster, c->cluster);
+          int root = cl->display && cl->block >= 0 ? cl->block : c->cluster;
+          if (picture[root])
+            continue;
+        }
+      ink += c->area;
+      if (c->text)
+        read += c->area;
+    }
+  return ink > 0 ? read / ink : 1;
+}
+
 /* Regions: deskewed boxes turned back onto the page, in points. */
 static void
 page_formula_regions (ScanPage *p)
 {
-  double ink = 0, read = 0;
   g_autofree double *largest = largest_pieces (p);
 
   p->region_of_block = g_new (int, p->clusters->len + 1);
   for (guint i = 0; i < p->clusters->len; i++)
     p->region_of_block[i] = -1;
-  for (int k = 0; k < p->n_comps; k++)
+  p->read_share = g_strcmp0 (g_getenv ("FM_SCAN_READ_SHARE"), "all") == 0 ? -1 : page_read_share (p, largest);
+  if (p->read_share < 0)
     {
-      const Comp *c = &g_array_index (p->comps, Comp, k);
-      ink += c->area;
-      if (c->text)
-        read += c->area;
+      /* FM_SCAN_READ_SHARE=all: pictures counted, as before 2026-11-27. */
+      double ink = 0, read = 0;
+      for (int k = 0; k < p->n_comps; k++)
+        {
+          const Comp *c = &g_array_index (p->comps, Comp, k);
+          ink += c->area;
+          if (c->text)
+            read += c->area;
+        }
+      p->read_share = ink > 0 ? read / ink : 1;
     }
-  p->read_share = ink > 0 ? read / ink : 1;
   if (g_getenv ("FM_DETECT_DEBUG"))
     g_printerr ("scan: page %d, ink in text words %.3f\n", p->page_index + 1, p->read_share);
   for (guint i = 0; i < p->clusters->len; i++)
@@ -2458,14 +2544,19 @@ page_debug (const ScanPage *p)
  * ink that is not running text joined into formulas. words_only: the
  * bench's baseline, Tesseract alone. */
 static GPtrArray *
-analyse (TessBaseAPI *api, FmGrayImage *img, const FmGrayImage *ocr_img, GArray *comps, double scale,
-         int page_index, gboolean words_only, GError **error)
+analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps, gboolean thin,
+         double scale, int page_index, gboolean words_only, GError **error)
 {
   ScanPage p = { .img = img, .ocr_img = ocr_img, .comps = comps, .n_comps = (int) comps->len, .scale = scale,
-                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0 };
+                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0, .thin = thin };
   GPtrArray *regions;
+  gboolean read = page_read_words (&p, api, error);
 
-  if (!page_read_words (&p, api, error))
+  /* Only Tesseract reads the paper-white copy: a page's worth of pixels
+   * (up to MAX_ANALYSIS_PIXELS bytes) that each detection thread held
+   * through the whole analysis. */
+  g_clear_pointer (&p.ocr_img, fm_gray_image_free);
+  if (!read)
     {
       words_free (p.words);
       return NULL;
@@ -2643,7 +2734,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
   g_autoptr(FmGrayImage) img = NULL;
   g_autoptr(FmGrayImage) ocr_img = NULL;
   g_autoptr(GArray) comps = NULL;
-  int min_area;
+  int min_area, gap;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
 
   t_render = g_get_monotonic_time ();
@@ -2661,7 +2752,8 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
     int threshold = ink_threshold (img, &gray_paper);
     if (gray_paper)
       ocr_img = scan_clean_paper (img, threshold);
-    comps = ink_components (img, threshold, min_area, ink_gap (img, threshold));
+    gap = ink_gap (img, threshold);
+    comps = ink_components (img, threshold, min_area, gap);
   }
   t_ink = g_get_monotonic_time () - t_ink;
   c_ink = thread_cpu_us () - c_ink;
@@ -2680,7 +2772,9 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
     t_take = g_get_monotonic_time () - t_take;
     t_analyse = g_get_monotonic_time ();
     c_analyse = thread_cpu_us ();
-    regions = api ? analyse (api, img, ocr_img, comps, scale, page_index, words_only, error) : NULL;
+    regions = api ? analyse (api, img, g_steal_pointer (&ocr_img), comps, gap > 0, scale, page_index,
+                             words_only, error)
+                  : NULL;
     t_analyse = g_get_monotonic_time () - t_analyse;
     c_analyse = thread_cpu_us () - c_analyse;
     if (api)

@@ -6,7 +6,10 @@
  *
  * PAGE.pgm: a binary 8-bit PGM (pdftoppm -gray -r DPI). Prints, for each
  * repeat, the thread CPU of the layout analysis alone and of the whole
- * recognition, the words read and their mean confidence; the model is
+ * recognition, the words read and their mean confidence, how many of them
+ * at confidence 50 and more, and how many are dictionary words of four
+ * characters and more at 30 and more (fm-scan.c's running-text rules take
+ * those whatever else they read); the model is
  * loaded once (its CPU printed first), with OpenMP's teams off as in
  * app/document/fm-scan.c. */
 #include <dlfcn.h>
@@ -79,7 +82,7 @@ main (int argc, char **argv)
   for (int r = 0; r < reps; r++)
     {
       double layout, all, conf = 0;
-      int n = 0;
+      int n = 0, n50 = 0, ndict = 0;
       TessPageIterator *pi;
       TessResultIterator *ri;
 
@@ -106,15 +109,19 @@ main (int argc, char **argv)
               if (t)
                 {
                   n++;
-                  conf += TessResultIteratorConfidence (ri, RIL_WORD);
+                  float c = TessResultIteratorConfidence (ri, RIL_WORD);
+                  conf += c;
+                  n50 += c >= 50;
+                  ndict += c >= 30 && strlen (t) >= 4 && TessResultIteratorWordIsFromDictionary (ri);
                   TessDeleteText (t);
                 }
             }
           while (TessResultIteratorNext (ri, RIL_WORD));
           TessResultIteratorDelete (ri);
         }
-      printf ("layout %.3f s, recognition (layout included) %.3f s, %d words, mean confidence %.1f\n",
-              layout, all, n, n ? conf / n : 0);
+      printf ("layout %.3f s, recognition (layout included) %.3f s, %d words, mean confidence %.1f, "
+              "%d at 50+, %d dictionary words of 4+ at 30+\n",
+              layout, all, n, n ? conf / n : 0, n50, ndict);
       TessBaseAPIClear (api);
     }
   TessBaseAPIEnd (api);
