@@ -1211,7 +1211,16 @@ array_rcl (const Align *a, const double *rel)
   for (guint j = 0; j < a->n_rows; j++)
     {
       double c0 = rel[2 * j] - 0.05 * a->em, c1 = rel[2 * j + 1] + 0.4 * a->em;
-      g_autofree char *l = parse_part (a, j, -G_MAXDOUBLE, c0);
+      guint in_middle = 0;
+      g_autofree char *l = NULL;
+      /* the middle column is the relation alone: a glyph beside it is
+       * misread (fourier's \longmapsto read as `7\longrightarrow`) or
+       * something the relation column does not explain */
+      for (guint i = 0; i < a->n; i++)
+        in_middle += in_part (a, i, j, c0, c1);
+      if (in_middle > 1)
+        a->ops->uncertain (a->ops->reader, "more than a relation in an array's middle column");
+      l = parse_part (a, j, -G_MAXDOUBLE, c0);
       g_autofree char *m = parse_part (a, j, c0, c1);
       g_autofree char *r = parse_part (a, j, c1, G_MAXDOUBLE);
       if (j > 0)
