@@ -10,13 +10,19 @@
  *   \left( \begin{matrix} ... \right) (the corpus's spelling: 272 times,
  *   pmatrix never) or vmatrix ...; columns are x-ranges free of ink in every
  *   row (matrix columns stand 2 \arraycolsep = 1 em apart, cases' \quad);
- * - without one, rows whose relations stand at one x are aligned (`&` before
- *   that relation; a row without one that starts at that x gets `&` first);
- *   rows that all start at one x are aligned with `&` first (uncertain);
- *   centred rows are gathered (uncertain: a one-column matrix looks alike).
+ *   a bar without a partner inside a pair is an array's rule ({ccc|c});
+ * - without one, relations centred at one x, 1 em from both sides, are an
+ *   array{rcl}'s middle column; else rows whose relations stand at one x
+ *   are aligned (`&` before that relation; a row without one that starts at
+ *   that x gets `&` first), with further relation columns after a 1 em gap
+ *   as column pairs (`a&=b&c&=d`); rows that all start at one x are aligned
+ *   with `&` first (uncertain); columns without delimiters are a matrix or
+ *   an array{ll} (uncertain); centred rows are gathered (uncertain: a
+ *   one-column matrix looks alike).
  *
- * Only aligned, cases and bmatrix can come out CERTAIN, and only when every
- * cell reads certainly: the other spellings render alike in other ways.
+ * Only aligned, cases, bmatrix, array{rcl} and a ruled array whose columns
+ * show their alignment can come out CERTAIN, and only when every cell reads
+ * certainly: the other spellings render alike in other ways.
  * Delimiters that TeX builds from extension pieces (a brace over four rows:
  * top, middle, bottom and repeaters) are merged into one. */
 #include "fm-mathtext-align.h"
