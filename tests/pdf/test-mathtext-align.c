@@ -165,6 +165,23 @@ test_arrays (void)
   check_page (doc, 28, "\\begin{aligned}a_{1}&=b+c&d&=e\\\\x&=y&z&=w+v\\end{aligned}", FALSE, "`&&`");
 }
 
+/* fourier builds \longmapsto from a bar the text layer calls `7`, a
+ * minus and an arrow: in an array{rcl}'s middle column more than the
+ * relation is UNCERTAIN, though the columns are read (it was CERTAIN). */
+static void
+test_rcl_middle (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align-fourier.pdf");
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, 0);
+
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_true (g_str_has_prefix (res->latex, "\\begin{array}{rcl}"));
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "middle column"));
+  fm_mathtext_result_free (res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -176,5 +193,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext-align/stacked-fractions", test_stacked_fractions);
   g_test_add_func ("/pdf/mathtext-align/inner-display-fractions", test_inner_display_fractions);
   g_test_add_func ("/pdf/mathtext-align/arrays", test_arrays);
+  g_test_add_func ("/pdf/mathtext-align/rcl-middle", test_rcl_middle);
   return g_test_run ();
 }
