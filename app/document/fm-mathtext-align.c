@@ -10,13 +10,19 @@
  *   \left( \begin{matrix} ... \right) (the corpus's spelling: 272 times,
  *   pmatrix never) or vmatrix ...; columns are x-ranges free of ink in every
  *   row (matrix columns stand 2 \arraycolsep = 1 em apart, cases' \quad);
- * - without one, rows whose relations stand at one x are aligned (`&` before
- *   that relation; a row without one that starts at that x gets `&` first);
- *   rows that all start at one x are aligned with `&` first (uncertain);
- *   centred rows are gathered (uncertain: a one-column matrix looks alike).
+ *   a bar without a partner inside a pair is an array's rule ({ccc|c});
+ * - without one, relations centred at one x, 1 em from both sides, are an
+ *   array{rcl}'s middle column; else rows whose relations stand at one x
+ *   are aligned (`&` before that relation; a row without one that starts at
+ *   that x gets `&` first), with further relation columns after a 1 em gap
+ *   as column pairs (`a&=b&c&=d`); rows that all start at one x are aligned
+ *   with `&` first (uncertain); columns without delimiters are a matrix or
+ *   an array{ll} (uncertain); centred rows are gathered (uncertain: a
+ *   one-column matrix looks alike).
  *
- * Only aligned, cases and bmatrix can come out CERTAIN, and only when every
- * cell reads certainly: the other spellings render alike in other ways.
+ * Only aligned, cases, bmatrix, array{rcl} and a ruled array whose columns
+ * show their alignment can come out CERTAIN, and only when every cell reads
+ * certainly: the other spellings render alike in other ways.
  * Delimiters that TeX builds from extension pieces (a brace over four rows:
  * top, middle, bottom and repeaters) are merged into one. */
 #include "fm-mathtext-align.h"
@@ -30,6 +36,7 @@ typedef struct {
   FmRect box;
   const char *tex;    /* the delimiter: ( [ \{ | \| ) ] \} */
   guint first;        /* one of its items */
+  gboolean rule;      /* a bar without a partner inside a pair: an array's rule */
 } Delim;
 
 typedef struct {
@@ -403,6 +410,7 @@ find_delims (Align *a)
         continue;
       d.tex = it->tex;
       d.first = i;
+      d.rule = FALSE;
       g_array_set_size (group, 0);
       g_array_append_val (group, i);
       a->piece[i] = TRUE;
@@ -428,8 +436,9 @@ forget_pieces (const Align *a)
   for (guint i = 0; i < a->n; i++)
     {
       gboolean first = FALSE;
+      /* a rule backs no symbol at all (its spec's `|` draws it) */
       for (guint k = 0; k < a->delims->len && !first; k++)
-        first = g_array_index (a->delims, Delim, k).first == i;
+        first = g_array_index (a->delims, Delim, k).first == i && !g_array_index (a->delims, Delim, k).rule;
       if (a->piece[i] && !first && a->items[i].tex != NULL && a->ops->forget_piece != NULL)
         a->ops->forget_piece (a->ops->reader, a->items[i].item);
     }
@@ -557,6 +566,13 @@ rows_plain (const Align *a, const char *env, const char *lead)
 }
 
 static int
+rect_by_x0_double (gconstpointer pa, gconstpointer pb)
+{
+  double a = *(const double *) pa, b = *(const double *) pb;
+  return (a > b) - (a < b);
+}
+
+static int
 rect_by_x0 (gconstpointer pa, gconstpointer pb)
 {
   double a = ((const FmRect *) pa)->x0, b = ((const FmRect *) pb)->x0;
@@ -577,29 +593,53 @@ spans_by_x0 (const Align *a, guint row, double x0, double x1)
   return spans;
 }
 
+static int
+items_by_x0 (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const Align *al = data;
+  double a = al->items[*(const guint *) pa].box.x0, b = al->items[*(const guint *) pb].box.x0;
+  return (a > b) - (a < b);
+}
+
+/* Whether an item is an upright text group (`\text{for}`). */
+static gboolean
+is_text_word (const FmAlignItem *it)
+{
+  return !it->glyph && it->tex != NULL && g_str_has_prefix (it->tex, "\\text{");
+}
+
 /* Column boundaries of a grid between x0 and x1: x-ranges of at least
  * 0.6 em free of every item (binary and relation spaces are 0.22 and
- * 0.28 em; matrix columns stand 1 em apart, cases' \quad too). Returns the
- * cut positions (mid-gap), sorted. */
+ * 0.28 em; matrix columns stand 1 em apart, cases' \quad too). A gap under
+ * 0.8 em after a text group is its word space and a `\;` (0.61 em: the
+ * reader writes `\;` there, fm-mathtext.c line_append_space), no column:
+ * `&\qquad\text{for }\;t>0` in every row of an array had read as three
+ * columns, `\text{for}&t>0`. Returns the cut positions (mid-gap), sorted. */
 static GArray *
 column_cuts (const Align *a, double x0, double x1, double *widest)
 {
-  g_autoptr (GArray) spans = spans_by_x0 (a, ROW_NONE, x0, x1);
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint));
   GArray *cuts = g_array_new (FALSE, FALSE, sizeof (double));
   double reach = -G_MAXDOUBLE;
+  const FmAlignItem *last = NULL;   /* the item that reaches furthest right */
 
   *widest = 0;
-
-  for (guint p = 0; p < spans->len; p++)
+  for (guint i = 0; i < a->n; i++)
+    if (in_part (a, i, ROW_NONE, x0, x1))
+      g_array_append_val (order, i);
+  g_array_sort_with_data (order, items_by_x0, (gpointer) a);
+  for (guint p = 0; p < order->len; p++)
     {
-      FmRect *b = &g_array_index (spans, FmRect, p);
-      if (p > 0 && b->x0 - reach >= 0.6 * a->em)
+      const FmAlignItem *it = &a->items[g_array_index (order, guint, p)];
+      double gap = it->box.x0 - reach;
+      if (p > 0 && gap >= 0.6 * a->em && !(gap < 0.8 * a->em && is_text_word (last)))
         {
-          double cut = (reach + b->x0) / 2;
+          double cut = (reach + it->box.x0) / 2;
           g_array_append_val (cuts, cut);
-          *widest = MAX (*widest, b->x0 - reach);
+          *widest = MAX (*widest, gap);
         }
-      reach = MAX (reach, b->x1);
+      if (it->box.x1 > reach)
+        reach = it->box.x1, last = it;
     }
   return cuts;
 }
@@ -616,6 +656,94 @@ row_start (const Align *a, guint row, double x0, double x1)
   return s;
 }
 
+/* An array's column spec from its cells' edges: per column, 'l' when its
+ * non-empty cells start at one x, 'r' when they end at one, 'c' when their
+ * centres meet; '?' when that cannot be told (fewer than two cells, or
+ * cells of one width, which every alignment sets alike) or none fits.
+ * cuts as column_cuts gives them between x0 and x1. Newly allocated. */
+static char *
+column_spec (const Align *a, double x0, double x1, GArray *cuts)
+{
+  double tol = 0.1 * a->em;
+  char *spec = g_new0 (char, cuts->len + 2);
+
+  for (guint k = 0; k <= cuts->len; k++)
+    {
+      double c0 = k == 0 ? x0 : g_array_index (cuts, double, k - 1);
+      double c1 = k == cuts->len ? x1 : g_array_index (cuts, double, k);
+      double lo[3] = { G_MAXDOUBLE, G_MAXDOUBLE, G_MAXDOUBLE }, hi[3] = { -G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+      guint cells = 0;
+
+      for (guint j = 0; j < a->n_rows; j++)
+        {
+          double s = G_MAXDOUBLE, e = -G_MAXDOUBLE;
+          for (guint i = 0; i < a->n; i++)
+            if (in_part (a, i, j, c0, c1))
+              s = MIN (s, a->items[i].box.x0), e = MAX (e, a->items[i].box.x1);
+          if (s == G_MAXDOUBLE)
+            continue;
+          cells++;
+          /* left edges, right edges, centres */
+          lo[0] = MIN (lo[0], s), hi[0] = MAX (hi[0], s);
+          lo[1] = MIN (lo[1], e), hi[1] = MAX (hi[1], e);
+          lo[2] = MIN (lo[2], (s + e) / 2), hi[2] = MAX (hi[2], (s + e) / 2);
+        }
+      if (cells < 2 || (hi[0] - lo[0] <= tol && hi[1] - lo[1] <= tol))
+        spec[k] = '?';
+      else
+        spec[k] = hi[0] - lo[0] <= tol ? 'l' : hi[1] - lo[1] <= tol ? 'r' : hi[2] - lo[2] <= tol ? 'c' : '?';
+    }
+  return spec;
+}
+
+/* The column spec of an array with rules (a bar without a partner between
+ * its delimiters, pair_delims): column_spec's with `|` at each rule's
+ * column gap; NULL when there is no rule. A column whose alignment cannot
+ * be told is written 'c' (the corpus's augmented matrices are {ccc|c} all
+ * 16 times), uncertain; a rule away from every gap is not read. */
+static char *
+rule_spec (const Align *a, double x0, double x1, GArray *cuts)
+{
+  g_autofree char *cols = column_spec (a, x0, x1, cuts);
+  GString *spec = g_string_new (NULL);
+  guint rules = 0;
+
+  for (guint k = 0; k <= cuts->len; k++)
+    {
+      if (cols[k] == '?')
+        cols[k] = 'c';
+      g_string_append_c (spec, cols[k]);
+      for (guint d = 0; d < a->delims->len && k < cuts->len; d++)
+        {
+          const Delim *r = &g_array_index (a->delims, Delim, d);
+          if (r->rule && fabs ((r->box.x0 + r->box.x1) / 2 - g_array_index (cuts, double, k)) < 0.3 * a->em)
+            {
+              g_string_append_c (spec, '|');
+              rules++;
+            }
+        }
+    }
+  for (guint d = 0; d < a->delims->len; d++)
+    {
+      const Delim *r = &g_array_index (a->delims, Delim, d);
+      if (r->rule && (r->box.x0 + r->box.x1) / 2 > x0 && (r->box.x0 + r->box.x1) / 2 < x1)
+        rules--;
+    }
+  if (rules != 0)
+    a->ops->uncertain (a->ops->reader, "a rule between the delimiters that is not at a column gap");
+  if (spec->len == cuts->len + 1)
+    {
+      g_string_free (spec, TRUE);
+      return NULL;
+    }
+  {
+    g_autofree char *seen = column_spec (a, x0, x1, cuts);
+    if (strchr (seen, '?') != NULL)
+      a->ops->uncertain (a->ops->reader, "array columns of one width (l, c or r?)");
+  }
+  return g_string_free (spec, FALSE);
+}
+
 /* Rows and columns between two delimiters (or right of a lone brace). */
 static char *
 grid (const Align *a, const Delim *open, const Delim *close)
@@ -625,6 +753,7 @@ grid (const Align *a, const Delim *open, const Delim *close)
   const char *env, *pre = "", *post = "";
   gboolean certain_env = FALSE;
   double widest = 0;
+  g_autofree char *spec = NULL;
   GString *out;
 
   cuts = column_cuts (a, x0, x1, &widest);
@@ -634,7 +763,12 @@ grid (const Align *a, const Delim *open, const Delim *close)
   if (widest > 1.6 * a->em)
     a->ops->uncertain (a->ops->reader, "a column gap of two (an empty column, `&&`?)");
   if (open->tex[0] == '\0')
-    env = "matrix";
+    {
+      /* left- or right-aligned columns are an array's (array{ll}: a
+       * matrix centres them) */
+      spec = column_spec (a, x0, x1, cuts);
+      env = strchr (spec, '?') == NULL && strspn (spec, "c") < strlen (spec) ? "array" : "matrix";
+    }
   else if (close == NULL)
     {
       gboolean left_aligned = cuts->len == 1;
@@ -660,6 +794,13 @@ grid (const Align *a, const Delim *open, const Delim *close)
           a->ops->uncertain (a->ops->reader, "a brace over rows that are not two left-aligned columns");
         }
     }
+  else if ((spec = rule_spec (a, x0, x1, cuts)) != NULL)
+    {
+      /* \left[\begin{array}{ccc|c}...\end{array}\right] */
+      env = "array", certain_env = TRUE;
+      pre = strcmp (open->tex, "(") == 0 ? "\\left(" : strcmp (open->tex, "[") == 0 ? "\\left[" : "\\left|";
+      post = strcmp (close->tex, ")") == 0 ? "\\right)" : strcmp (close->tex, "]") == 0 ? "\\right]" : "\\right|";
+    }
   else if (strcmp (open->tex, "[") == 0 && strcmp (close->tex, "]") == 0)
     env = "bmatrix", certain_env = TRUE;
   else if (strcmp (open->tex, "|") == 0 && strcmp (close->tex, "|") == 0)
@@ -672,10 +813,12 @@ grid (const Align *a, const Delim *open, const Delim *close)
       pre = strcmp (open->tex, "(") == 0 ? "\\left(" : strcmp (open->tex, "[") == 0 ? "\\left[" : "\\left\\{";
       post = strcmp (close->tex, ")") == 0 ? "\\right)" : strcmp (close->tex, "]") == 0 ? "\\right]" : "\\right\\}";
     }
-  if (!certain_env)
+  if (!certain_env && strcmp (env, "array") != 0)
     a->ops->uncertain (a->ops->reader, "matrix delimiters: pmatrix, vmatrix or \\left...\\begin{matrix}");
   out = g_string_new (pre);
   g_string_append_printf (out, "\\begin{%s}", env);
+  if (strcmp (env, "array") == 0)
+    g_string_append_printf (out, "{%s}", spec);
   for (guint j = 0; j < a->n_rows; j++)
     {
       if (j > 0)
@@ -863,6 +1006,237 @@ aligned_at (const Align *a, double x, const guint *quads)
   return g_string_free (out, FALSE);
 }
 
+/* Where row j's right-hand side of one pair ends and the next pair's
+ * left-hand side starts, between relation columns xa and xb: the middle of
+ * the row's widest gap there; G_MAXDOUBLE when it is under 0.9 em (aligned
+ * sets its pairs \minalignsep, 1 em, apart). */
+static double
+pair_gap (const Align *a, guint j, double xa, double xb)
+{
+  g_autoptr (GArray) spans = spans_by_x0 (a, j, xa - 0.05 * a->em, xb - 0.05 * a->em);
+  double reach = -G_MAXDOUBLE, widest = 0, cut = G_MAXDOUBLE;
+
+  for (guint p = 0; p < spans->len; p++)
+    {
+      FmRect *b = &g_array_index (spans, FmRect, p);
+      if (p > 0 && b->x0 - reach > widest)
+        widest = b->x0 - reach, cut = (b->x0 + reach) / 2;
+      reach = MAX (reach, b->x1);
+    }
+  return widest >= 0.9 * a->em ? cut : G_MAXDOUBLE;
+}
+
+/* aligned's column pairs (`a&=b&c&=d`): relation columns right of x where
+ * every row has a relation, each after a gap of 1 em or more in every row.
+ * Returns the columns (x first) and per row and pair the cut before its
+ * left-hand side (cuts[j * len + p], p >= 1); NULL when there is one. */
+static GArray *
+pair_columns (const Align *a, GPtrArray *rels, double x, double **cuts)
+{
+  GArray *xs = g_array_new (FALSE, FALSE, sizeof (double));
+  GArray *row0 = rels->pdata[0];
+  g_autoptr (GArray) cand = g_array_copy (row0);
+
+  g_array_sort (cand, (GCompareFunc) rect_by_x0_double);
+  g_array_append_val (xs, x);
+  for (guint k = 0; k < cand->len; k++)
+    {
+      double c = g_array_index (cand, double, k);
+      gboolean all = c > g_array_index (xs, double, xs->len - 1) + 0.5 * a->em;
+      for (guint j = 1; j < a->n_rows && all; j++)
+        all = has_at (rels->pdata[j], c, 0.1 * a->em);
+      for (guint j = 0; j < a->n_rows && all; j++)
+        all = pair_gap (a, j, g_array_index (xs, double, xs->len - 1), c) != G_MAXDOUBLE;
+      if (all)
+        g_array_append_val (xs, c);
+    }
+  if (xs->len < 2)
+    {
+      g_array_unref (xs);
+      return NULL;
+    }
+  *cuts = g_new0 (double, a->n_rows * xs->len + 1);
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      (*cuts)[j * xs->len] = -G_MAXDOUBLE;
+      for (guint p = 1; p < xs->len; p++)
+        (*cuts)[j * xs->len + p] = pair_gap (a, j, g_array_index (xs, double, p - 1), g_array_index (xs, double, p));
+    }
+  return xs;
+}
+
+/* The rows of aligned's column pairs: `L&R&L&R`. Uncertain when every
+ * pair's right-hand sides end at one x: then `\quad` before a relation that
+ * stands at one x by chance reads alike. */
+static char *
+aligned_pairs (const Align *a, GArray *xs, const double *cuts)
+{
+  GString *out = g_string_new ("\\begin{aligned}");
+  guint n = xs->len;
+  gboolean ragged = FALSE;
+
+  for (guint p = 1; p < n; p++)
+    for (guint j = 1; j < a->n_rows; j++)
+      {
+        double e0 = 0, e1 = 0;
+        row_gaps (a, 0, -G_MAXDOUBLE, cuts[p], &e0);
+        row_gaps (a, j, -G_MAXDOUBLE, cuts[j * n + p], &e1);
+        ragged = ragged || fabs ((cuts[p] - e0) - (cuts[j * n + p] - e1)) > 0.1 * a->em;
+      }
+  if (!ragged)
+    a->ops->uncertain (a->ops->reader, "column pairs after sides of one width (\\quad or `&`?)");
+  /* left-hand sides that all start at one x: `&x&>0` or `&&x>0` (an empty
+   * right-aligned column, the corpus's `&&`) render alike */
+  for (guint p = 1; p < n && ragged; p++)
+    {
+      double s0 = row_start (a, 0, cuts[p], g_array_index (xs, double, p) - 0.05 * a->em);
+      gboolean one_x = TRUE;
+      for (guint j = 1; j < a->n_rows; j++)
+        one_x = one_x && fabs (row_start (a, j, cuts[j * n + p], g_array_index (xs, double, p) - 0.05 * a->em) - s0) <=
+                             0.1 * a->em;
+      if (one_x)
+        a->ops->uncertain (a->ops->reader, "a column pair whose left-hand sides start at one x (`&&`?)");
+    }
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      if (j > 0)
+        g_string_append (out, "\\\\");
+      for (guint p = 0; p < n; p++)
+        {
+          double rel = g_array_index (xs, double, p) - 0.05 * a->em;
+          double end = p + 1 < n ? cuts[j * n + p + 1] : G_MAXDOUBLE;
+          g_autofree char *l = parse_part (a, j, cuts[j * n + p], rel);
+          g_autofree char *r = parse_part (a, j, rel, end);
+          g_string_append_printf (out, "%s%s&%s", p > 0 ? "&" : "", l, r);
+        }
+    }
+  g_string_append (out, "\\end{aligned}");
+  return g_string_free (out, FALSE);
+}
+
+/* A relation glyph, or an arrow with a label (`&\xrightarrow{\varphi}&`
+ * in an array{rcl}'s middle column). */
+static gboolean
+is_middle (const FmAlignItem *it)
+{
+  if (it->glyph)
+    return is_relation (it->tex);
+  return it->tex != NULL && (g_str_has_prefix (it->tex, "\\xrightarrow") || g_str_has_prefix (it->tex, "\\xleftarrow"));
+}
+
+/* The relation of row j whose centre is within 0.15 em of c (array{rcl}
+ * centres its middle column), or NULL. */
+static const FmAlignItem *
+relation_at (const Align *a, guint j, double c)
+{
+  for (guint i = 0; i < a->n; i++)
+    if (!a->piece[i] && a->row[i] == j && is_middle (&a->items[i]) &&
+        fabs ((a->items[i].box.x0 + a->items[i].box.x1) / 2 - c) <= 0.15 * a->em)
+      return &a->items[i];
+  return NULL;
+}
+
+/* Whether the relations centred at c are an array{rcl}'s middle column:
+ * 2 \arraycolsep (1 em) from the right-aligned left-hand sides (where a row
+ * has one, and one row at least) and from the left-aligned right-hand sides
+ * (aligned sets them a thick space, 0.28 em, apart); a narrower relation
+ * widens its row's gaps by half the difference, so the sides' edges stand
+ * at one x. A row without a relation continues the right-hand side
+ * (`&&-\text{length}...`) and starts at or right of its x (right of it:
+ * spaces the reader does not write, uncertain). Each row's relation edges
+ * go to rel[2 * j], rel[2 * j + 1] (for a continued row, just left of the
+ * right-hand side). */
+static gboolean
+rcl_at (const Align *a, double c, double *rel)
+{
+  double tol = 0.1 * a->em, lhs = G_MAXDOUBLE, rhs = G_MAXDOUBLE;
+  guint sides = 0, rows = 0;
+  gboolean indented = FALSE;
+
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      const FmAlignItem *r = relation_at (a, j, c);
+      double before = 0, after = G_MAXDOUBLE;
+      rel[2 * j] = rel[2 * j + 1] = G_MAXDOUBLE;
+      if (r == NULL)
+        continue;
+      rows++;
+      rel[2 * j] = r->box.x0, rel[2 * j + 1] = r->box.x1;
+      row_gaps (a, j, -G_MAXDOUBLE, r->box.x0 - 0.05 * a->em, &before);
+      for (guint i = 0; i < a->n; i++)
+        if (in_part (a, i, j, r->box.x1, G_MAXDOUBLE))
+          after = MIN (after, a->items[i].box.x0 - r->box.x1);
+      /* the sides' edges: the same in every row */
+      if (before != 0 && lhs == G_MAXDOUBLE)
+        lhs = r->box.x0 - before;
+      if (after != G_MAXDOUBLE && rhs == G_MAXDOUBLE)
+        rhs = r->box.x1 + after;
+      if ((before != 0 && fabs (r->box.x0 - before - lhs) > tol) || after == G_MAXDOUBLE ||
+          fabs (r->box.x1 + after - rhs) > tol)
+        return FALSE;
+      if ((before != 0 && (before < 0.8 * a->em || before > 1.6 * a->em)) || after < 0.8 * a->em ||
+          after > 1.6 * a->em || (before != 0 && fabs (before - after) > tol))
+        return FALSE;
+      sides += before != 0;
+    }
+  if (sides == 0)
+    return FALSE;
+  for (guint j = 0; j < a->n_rows; j++)
+    if (rel[2 * j] == G_MAXDOUBLE)
+      {
+        double start = row_start (a, j, -G_MAXDOUBLE, G_MAXDOUBLE);
+        if (start < rhs - tol)
+          return FALSE;
+        indented = indented || start > rhs + tol;
+        rel[2 * j] = rel[2 * j + 1] = rhs - 0.45 * a->em;
+      }
+  if (indented)
+    a->ops->uncertain (a->ops->reader, "a row indented in an array's right column (spaces)");
+  return rows > 0;
+}
+
+/* array{rcl}: a relation column (rcl_at) at one of the relations. */
+static gboolean
+is_rcl (const Align *a, double *rel)
+{
+  for (guint i = 0; i < a->n; i++)
+    if (!a->piece[i] && a->row[i] != ROW_NONE && is_middle (&a->items[i]) &&
+        rcl_at (a, (a->items[i].box.x0 + a->items[i].box.x1) / 2, rel))
+      return TRUE;
+  return FALSE;
+}
+
+/* The rows of an array{rcl}: `L&REL&R`. The corpus spells these 129 times
+ * {rcl} and never {lcl} or {ccl}, which render alike where the left-hand
+ * sides are one (or of one width). */
+static char *
+array_rcl (const Align *a, const double *rel)
+{
+  GString *out = g_string_new ("\\begin{array}{rcl}");
+
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double c0 = rel[2 * j] - 0.05 * a->em, c1 = rel[2 * j + 1] + 0.4 * a->em;
+      guint in_middle = 0;
+      g_autofree char *l = NULL;
+      /* the middle column is the relation alone: a glyph beside it is
+       * misread (fourier's \longmapsto read as `7\longrightarrow`) or
+       * something the relation column does not explain */
+      for (guint i = 0; i < a->n; i++)
+        in_middle += in_part (a, i, j, c0, c1);
+      if (in_middle > 1)
+        a->ops->uncertain (a->ops->reader, "more than a relation in an array's middle column");
+      l = parse_part (a, j, -G_MAXDOUBLE, c0);
+      g_autofree char *m = parse_part (a, j, c0, c1);
+      g_autofree char *r = parse_part (a, j, c1, G_MAXDOUBLE);
+      if (j > 0)
+        g_string_append (out, "\\\\");
+      g_string_append_printf (out, "%s&%s&%s", l, m, r);
+    }
+  g_string_append (out, "\\end{array}");
+  return g_string_free (out, FALSE);
+}
+
 /* Columns (x-ranges free of ink in every row) with something in every row
  * and column. */
 static gboolean
@@ -891,6 +1265,8 @@ rows_only (const Align *a)
   g_autoptr (GPtrArray) rels = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree RowSpan *spans = row_spans (a);
   g_autofree guint *quads = g_new0 (guint, a->n_rows + 1);
+  g_autofree double *rel = NULL, *cuts = NULL;
+  g_autoptr (GArray) xs = NULL;
   double x, tol = 0.1 * a->em;
   gboolean starts = TRUE, centred = TRUE, continued = FALSE;
 
@@ -900,6 +1276,9 @@ rows_only (const Align *a)
       starts = starts && fabs (spans[j].x0 - spans[0].x0) <= tol;
       centred = centred && fabs ((spans[j].x0 + spans[j].x1) / 2 - (spans[0].x0 + spans[0].x1) / 2) <= 0.3 * a->em;
     }
+  rel = g_new0 (double, 2 * a->n_rows + 1);
+  if (is_rcl (a, rel))
+    return array_rcl (a, rel);
   x = relation_column (a, rels, spans, quads);
   if (x != G_MAXDOUBLE)
     {
@@ -913,13 +1292,15 @@ rows_only (const Align *a)
         continued = continued || quads[j] > 0;
       if (continued && centred)
         a->ops->uncertain (a->ops->reader, "a continued row in centred rows (gathered?)");
+      if (!continued && (xs = pair_columns (a, rels, x, &cuts)) != NULL)
+        return aligned_pairs (a, xs, cuts);
       return aligned_at (a, x, quads);
     }
   if (is_grid (a))
     {
       /* columns without delimiters: a matrix, or one whose bars or
        * parentheses have no text-layer glyph (\vert pieces) */
-      Delim open = { { -G_MAXDOUBLE, 0, -G_MAXDOUBLE, 0 }, "", 0 };
+      Delim open = { { -G_MAXDOUBLE, 0, -G_MAXDOUBLE, 0 }, "", 0, FALSE };
       a->ops->uncertain (a->ops->reader, "columns without delimiters (a matrix whose delimiters are ink?)");
       return grid (a, &open, NULL);
     }
@@ -967,6 +1348,17 @@ pair_delims (const Align *a, GArray *pairs)
 
       if (side == -1 || (side == 2 && (top == NULL || strcmp (top->tex, d->tex) != 0)))
         g_array_append_val (stack, k);
+      else if (top != NULL && delim_side (top->tex) == 2 && stack->len >= 2 &&
+               delim_family (g_array_index (a->delims, Delim, g_array_index (stack, guint, stack->len - 2)).tex) ==
+               delim_family (d->tex))
+        {
+          /* `\left[\begin{array}{ccc|c}`: the rule is drawn ink that the
+           * reader took for a bar (fm-mathtext.c's lost delimiters); it
+           * stands between two columns (see grid) */
+          g_array_index (a->delims, Delim, g_array_index (stack, guint, stack->len - 1)).rule = TRUE;
+          g_array_set_size (stack, stack->len - 1);
+          p--;   /* the closing delimiter again, against the opening one */
+        }
       else if (top != NULL && delim_family (top->tex) == delim_family (d->tex))
         {
           guint pair[2] = { g_array_index (stack, guint, stack->len - 1), k };
@@ -1048,7 +1440,7 @@ with_delims (Align *a, gboolean *done)
       gboolean paired = FALSE;
       for (guint p = 0; p < pairs->len && a->piece[i]; p++)
         paired = paired || g_array_index (pairs, guint, p) == a->owner[i];
-      if (a->piece[i] && !paired)
+      if (a->piece[i] && !paired && !(a->owner[i] != G_MAXUINT && g_array_index (a->delims, Delim, a->owner[i]).rule))
         a->piece[i] = FALSE;
     }
   out = g_string_new (NULL);

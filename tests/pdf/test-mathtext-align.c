@@ -126,6 +126,62 @@ test_inner_display_fractions (void)
   check_page (doc, 18, "\\frac{1}{1+\\frac{1}{x}}", FALSE, "display-style fraction inside");
 }
 
+/* Arrays and column pairs (pages 23-28). */
+static void
+test_arrays (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align.pdf");
+  FmMathTextResult *res;
+  guint bars = 0;
+
+  /* `\qquad\text{for }\;` in every row: the text's word space and \; (0.61
+   * em) are no column (base: `\text{for}&0<x<1`, a matrix of three
+   * columns); left-aligned columns are an array's, not a matrix's; the
+   * \qquad is not written, so uncertain */
+  check_page (doc, 22, "\\begin{array}{ll}u_{t}=u_{xx}&\\text{for}\\;0<x<1\\text{and}t>0,\\\\"
+              "u(0,t)=u(1,t)=0&\\text{for}\\;t>0,\\\\u(x,0)=100&\\text{for}\\;0<x<1.\\end{array}", FALSE,
+              "columns without delimiters");
+  /* the same gap in cases: two columns (base: a brace over three) */
+  check_page (doc, 23, "f(x)=\\begin{cases}1&\\text{if}\\;x>0,\\\\0&\\text{if}\\;x\\leq0.\\end{cases}", FALSE,
+              "upright word");
+  /* array{rcl}: the relation 1 em from either side (base: an uncertain
+   * aligned with \quad after each relation) */
+  check_page (doc, 24, "\\begin{array}{rcl}f(x)&=&a+b\\\\&=&c\\\\&\\leq&d+e\\end{array}", TRUE, NULL);
+  check_page (doc, 25, "\\begin{array}{rcl}x_{1}&=&y^{2}\\\\g(z)&\\subset&w\\end{array}", TRUE, NULL);
+  /* the rule of an augmented matrix is drawn; the reader's ink finder
+   * takes it for a bar, which here is the spec's `|` (base: a middle row
+   * `\left[\left|\right]`); columns of one-digit cells do not show their
+   * alignment, so uncertain */
+  check_page (doc, 26, "\\left[\\begin{array}{ccc|c}1&2&3&4\\\\5&6&7&8\\end{array}\\right]", FALSE, "one width");
+  res = mathtext_fixture_read_page (doc, 26);
+  for (guint k = 0; k < res->symbols->len; k++)
+    bars += strcmp (res->symbols->pdata[k], "|") == 0;
+  g_assert_cmpuint (bars, ==, 0);
+  fm_mathtext_result_free (res);
+  /* aligned's two column pairs, \minalignsep (1 em) apart (base: `b+c\quad
+   * d=e` and `yz=w+v`) */
+  check_page (doc, 27, "\\begin{aligned}a_{1}&=b+c&d_{1}&=e\\\\x&=y&z&=w+v\\end{aligned}", TRUE, NULL);
+  /* second left-hand sides that start at one x: `&d&=e` or `&&d=e` */
+  check_page (doc, 28, "\\begin{aligned}a_{1}&=b+c&d&=e\\\\x&=y&z&=w+v\\end{aligned}", FALSE, "`&&`");
+}
+
+/* fourier builds \longmapsto from a bar the text layer calls `7`, a
+ * minus and an arrow: in an array{rcl}'s middle column more than the
+ * relation is UNCERTAIN, though the columns are read (it was CERTAIN). */
+static void
+test_rcl_middle (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align-fourier.pdf");
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, 0);
+
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_true (g_str_has_prefix (res->latex, "\\begin{array}{rcl}"));
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "middle column"));
+  fm_mathtext_result_free (res);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -136,5 +192,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext-align/matrices", test_matrices);
   g_test_add_func ("/pdf/mathtext-align/stacked-fractions", test_stacked_fractions);
   g_test_add_func ("/pdf/mathtext-align/inner-display-fractions", test_inner_display_fractions);
+  g_test_add_func ("/pdf/mathtext-align/arrays", test_arrays);
+  g_test_add_func ("/pdf/mathtext-align/rcl-middle", test_rcl_middle);
   return g_test_run ();
 }
