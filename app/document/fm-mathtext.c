@@ -415,6 +415,7 @@ typedef struct {
   gboolean inline_region; /* a formula inside a line of text                 */
   gunichar trailing;      /* the first glyph right of the region on its line */
   double trailing_x;
+  GArray *foreign;        /* FmRect: boxes of glyphs left out that reach into the render */
 } Reader;
 
 static void
@@ -755,6 +756,15 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                 owned = rcx >= g->box.x0 && rcx <= g->box.x1 && rcy >= g->box.y0 - 0.1 * r->em &&
                         rcy <= g->box.y1 + 0.1 * r->em &&
                         rule.x1 - rule.x0 <= 1.3 * (g->box.x1 - g->box.x0) + 0.1 * r->em;
+              }
+            /* The foot serif of a letter of the line above, cut by the
+             * detector's box (development seed 1114, CM: the T of "Than"
+             * over an inline formula's ")", read \overline{)}). */
+            for (guint i = 0; r->foreign != NULL && i < r->foreign->len && !owned; i++)
+              {
+                const FmRect *f = &g_array_index (r->foreign, FmRect, i);
+                owned = rcx >= f->x0 && rcx <= f->x1 && rcy >= f->y0 - 0.1 * r->em && rcy <= f->y1 + 0.1 * r->em &&
+                        rule.x1 - rule.x0 <= 1.3 * (f->x1 - f->x0) + 0.1 * r->em;
               }
             if (!owned)
               {
@@ -2496,12 +2506,20 @@ merge_not (Reader *r, Item *a)
 {
   GPtrArray *g = r->items;
   Item *best = NULL;
+  /* LaTeX's \notin (\c@ncel) is an ordinary slash drawn over the middle
+   * of \in, not CMSY's negation slash: a '/' whose middle lies inside the
+   * next glyph's box (development seed 1115, CM and LM: "z\notin/U_{2}",
+   * certain). A slash set beside its neighbours never stands inside one. */
+  gboolean over = a->c == '/';
 
   for (guint j = 0; j < g->len && best == NULL; j++)
     {
       Item *b = g->pdata[j];
+      double w = b->box.x1 - b->box.x0;
       if (b == a || b->used || b->kind != ITEM_GLYPH || b->tex == NULL || b->bigop || b->ext ||
           cx (b) <= a->box.x0 - 0.1 * r->em || cx (b) >= a->box.x1 + 0.6 * r->em)
+        continue;
+      if (over && (b->c == '/' || cx (a) < b->box.x0 + 0.2 * w || cx (a) > b->box.x1 - 0.2 * w))
         continue;
       /* same size (a script slash pairs with the script "="), and its
        * middle inside the slash's height */
@@ -2512,7 +2530,10 @@ merge_not (Reader *r, Item *a)
   if (best != NULL)
     {
       Item *b = best;
+      /* a zero struck through is how a text font without U+2205 draws
+       * \emptyset (mathptmx, development seed 1115: "Z=0/") */
       char *t = b->c == '=' ? g_strdup ("\\neq") : b->c == 0x2208 ? g_strdup ("\\notin")
+                : (over && b->c == '0') ? g_strdup ("\\emptyset")
                 : g_strdup_printf ("\\not%s%s", g_ascii_isalpha (b->tex[0]) ? " " : "", b->tex);
       g_free (b->tex);
       b->tex = t;
@@ -2603,7 +2624,7 @@ merge_pieces (Reader *r)
         continue;
       if (is_accent_char (a->c, &acc))
         merge_accent (r, a, acc);
-      else if (a->c == 0x0338 || a->c == 0x29F8 || (a->c == '6' && font_is_tex_symbols (a->font)))
+      else if (a->c == 0x0338 || a->c == 0x29F8 || a->c == '/' || (a->c == '6' && font_is_tex_symbols (a->font)))
         merge_not (r, a);
       else if (a->c == 0x2192 || a->c == 0x2190 || a->c == 0x21D2 || a->c == 0x21D0 || a->c == 0x2194 || a->c == 0x21D4)
         merge_arrow (r, a);
@@ -2670,6 +2691,17 @@ symbol_of (const char *tex)
   return g_strdup (tex);
 }
 
+/* A glyph of the page left out of the region whose box reaches into the
+ * render around it (read_page draws 2 pt more on every side): its strokes
+ * are in the pixels, and none of them is the formula's rule. */
+static void
+add_foreign (Reader *r, const FmRect *area, const FmRect *b)
+{
+  if (b->x1 < area->x0 - 2 || b->x0 > area->x1 + 2 || b->y1 < area->y0 - 2 || b->y0 > area->y1 + 2)
+    return;
+  g_array_append_val (r->foreign, *b);
+}
+
 static void
 collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
 {
@@ -2727,7 +2759,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
           r->trailing_x = b.x0;
         }
       if (ccx < area->x0 - tol || ccx > area->x1 + (punct ? 0 : tol))
-        continue;
+        {
+          add_foreign (r, area, &b);
+          continue;
+        }
       /* Type 1 radicals and extension-font glyphs hang below their box. */
       if (ccy < area->y0 - tol || ccy > area->y1 + tol)
         {
@@ -2740,7 +2775,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
                              (at != NULL && fm_font_is_math_extension (at->font_name));
           double h = b.y1 - b.y0;
           if (!hanging || ccy + 0.75 * h < area->y0 || b.y0 > area->y1 || h > 3 * area_h + 20)
-            continue;
+            {
+              add_foreign (r, area, &b);
+              continue;
+            }
         }
       /* The relation colon of STIX Two (pdfLaTeX) and of unicode-math is
        * U+2236 RATIO, the \colon of both U+003A: read alike, the spacing
@@ -3672,9 +3710,11 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   r.items = g_ptr_array_new_with_free_func (item_free);
   r.reasons = g_string_new (NULL);
   r.symbols = g_ptr_array_new_with_free_func (g_free);
+  r.foreign = g_array_new (FALSE, FALSE, sizeof (FmRect));
 
   if (!read_page (&r, doc, region, &area, &scale, &img, error))
     {
+      g_array_unref (r.foreign);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       g_ptr_array_unref (r.symbols);
@@ -3685,6 +3725,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   res->symbols = r.symbols;
   if (read_unavailable (&r, res))
     {
+      g_array_unref (r.foreign);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       return res;
@@ -3713,6 +3754,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     if (!((Item *) r.items->pdata[i])->used)
       g_ptr_array_add (top, r.items->pdata[i]);
   read_finish (&r, res, parse_list (&r, top));
+  g_array_unref (r.foreign);
   g_ptr_array_unref (r.items);
   g_string_free (r.reasons, TRUE);
   return res;
