@@ -2341,11 +2341,16 @@ merge_sequences (Reader *r)
           a->box.x1 = b->box.x1;
           b->used = TRUE;
         }
-      else if (a->c == 0x223C && b->c == '=' && !b->used && fabs (cx (a) - cx (b)) < 0.2 * a->size)
+      else if (((a->c == 0x223C && b->c == '=') || (a->c == '=' && b->c == 0x223C)) && !b->used &&
+               fabs (cx (a) - cx (b)) < 0.2 * a->size)
         {
-          /* \cong: a tilde set over an equals sign. */
+          /* \cong: a tilde set over an equals sign, both at one x; in x
+           * order either may come first (Latin Modern's "=" starts 0.001 pt
+           * left of its tilde: "=\sim", development seed 1114). */
           g_free (a->tex);
           a->tex = g_strdup ("\\cong");
+          a->c = 0x223C;   /* as when the tilde comes first */
+          a->box.y0 = MIN (a->box.y0, b->box.y0);
           a->box.y1 = MAX (a->box.y1, b->box.y1);
           b->used = TRUE;
         }

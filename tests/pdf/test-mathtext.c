@@ -651,6 +651,19 @@ test_struck (void)
   check_page (times, 0, "f^{-1}(V)\\cap Z=\\emptyset");
 }
 
+/* LaTeX's \\cong, a tilde set over "=" at one x (mathtext-struck-lm.tex):
+ * Latin Modern at 11 pt puts the "=" 0.001 pt left of the tilde at some
+ * positions (pages 4, 8, 12 of 16, each shifted 0.13 pt), which read
+ * "=\\sim" (development seed 1114). */
+static void
+test_cong_order (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-struck-lm.pdf");
+
+  for (int page = 0; page < 16; page++)
+    check_page (doc, page, "A\\cong B");
+}
+
 /* A box that reaches up into the line above takes in the foot serif of its
  * T (mathtext-struck.tex page 2; development seed 1114, CM: the T of "Than"
  * over "(I,R)" read \\overline{(}, certain where the serif lay in the 2 pt
@@ -735,5 +748,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/libertine", test_libertine);
   g_test_add_func ("/pdf/mathtext/struck", test_struck);
   g_test_add_func ("/pdf/mathtext/foreign-serif", test_foreign_serif);
+  g_test_add_func ("/pdf/mathtext/cong-order", test_cong_order);
   return g_test_run ();
 }
