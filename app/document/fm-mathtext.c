@@ -1494,6 +1494,9 @@ typedef struct {
   const char **sizes;     /* explicit size of a flat sized pair, by index    */
   GString *out;
   gunichar open_bars[8];  /* per depth (the first 8): the bar kind it opened, or 0 */
+  gsize open_out[8];      /* per depth: out's length before its opening delimiter */
+  int cells[8];           /* per depth: column gaps of a one-row matrix in it, -1 once a gap is not one */
+  gboolean quad_wide[8];  /* per depth: a column gap as wide as a \quad      */
 } LineParse;
 
 /* The line's full-size items, by x: glyphs of at least 0.85 of the largest
@@ -1560,6 +1563,56 @@ line_explicit_sizes (LineParse *lp)
     }
 }
 
+/* A one-row matrix (\begin{bmatrix}y&-x\end{bmatrix}, 26 in the corpus)
+ * is a flat sized pair (\left[ sized by the row's strut) whose columns
+ * stand 2\arraycolsep (10 pt, whatever the font size) apart, written as a
+ * \quad by line_append_space: read "\bigl[y\quad-x\bigr]", certain, before.
+ * Rewrites the pair's output, now closing with delimiter c, as the
+ * matrix; FALSE (nothing done) for a delimiter without a matrix. */
+static gboolean
+line_matrix_row (LineParse *lp, gunichar c)
+{
+  const char *env = c == ']' ? "bmatrix" : c == ')' ? "pmatrix" : c == '}' ? "Bmatrix" : NULL;
+  gsize at = lp->open_out[lp->open_depth];
+  g_autoptr (GString) row = NULL;
+  const char *p;
+
+  if (env == NULL || at > lp->out->len)
+    return FALSE;
+  /* past the opening delimiter's command and character */
+  p = lp->out->str + at;
+  if (*p == '\\')
+    for (p++; g_ascii_isalpha (*p); p++)
+      ;
+  if (*p == '\\')
+    p++;
+  if (*p == 0)
+    return FALSE;
+  p++;
+  row = g_string_new (NULL);
+  g_string_append_printf (row, "\\begin{%s}", env);
+  while (*p)
+    {
+      if (g_str_has_prefix (p, "\\quad") && !g_ascii_isalpha (p[5]))
+        {
+          g_string_append_c (row, '&');
+          p += 5;
+          if (*p == ' ')
+            p++;
+        }
+      else
+        g_string_append_c (row, *p++);
+    }
+  g_string_append_printf (row, "\\end{%s}", env);
+  /* At 10 pt a \quad is as wide as the column gap: either reading (the
+   * corpus's one-row matrices outnumber its \quads in \bigl pairs) */
+  if (lp->quad_wide[lp->open_depth])
+    uncertain (lp->r, "a one-row matrix or a \\quad inside sized delimiters");
+  g_string_truncate (lp->out, at);
+  g_string_append (lp->out, row->str);
+  return TRUE;
+}
+
 /* A sized delimiter: \left( ... \right), or \bigl( ... \bigr) for a flat
  * pair. Returns the delimiter's LaTeX (*sized owns it when built). */
 static const char *
@@ -1584,7 +1637,14 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
     {
       tex = o;
       if (lp->open_depth < (int) G_N_ELEMENTS (lp->open_bars))
-        lp->open_bars[lp->open_depth] = is_bar_delim (m->c) ? bar_kind (m->c) : 0;
+        {
+          lp->open_bars[lp->open_depth] = is_bar_delim (m->c) ? bar_kind (m->c) : 0;
+          lp->open_out[lp->open_depth] = lp->out->len;
+          /* a matrix's delimiters are sized by its row's strut, one step
+           * up (\big): only such a flat pair's gaps can be its columns */
+          lp->cells[lp->open_depth] = g_strcmp0 (lp->sizes[k], "\\big") == 0 ? 0 : -1;
+          lp->quad_wide[lp->open_depth] = FALSE;
+        }
       lp->open_depth++;
       /* "\\left(" -> "\\bigl(" */
       if (lp->sizes[k] != NULL)
@@ -1596,6 +1656,9 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
       lp->open_depth--;
       if (lp->sizes[k] != NULL)
         tex = *sized = g_strdup_printf ("%sr%s", lp->sizes[k], c + strlen ("\\right"));
+      if (lp->open_depth < (int) G_N_ELEMENTS (lp->cells) && lp->cells[lp->open_depth] > 0 &&
+          line_matrix_row (lp, m->c))
+        tex = "";
     }
   else if (c != NULL)
     uncertain (lp->r, "unbalanced sized delimiter");
@@ -1803,6 +1866,25 @@ line_place_leftovers (LineParse *lp)
     }
 }
 
+/* A gap of gap_pt points inside the innermost open pair: a column gap of
+ * a one-row matrix (line_matrix_row) or not. */
+static void
+line_count_cell_gap (LineParse *lp, double gap_pt)
+{
+  int d = lp->open_depth - 1;
+
+  if (d < 0 || d >= (int) G_N_ELEMENTS (lp->cells) || lp->cells[d] < 0 || gap_pt < 0.8 * lp->main_size)
+    return;
+  if (fabs (gap_pt - 10.0) > 0.4)
+    {
+      lp->cells[d] = -1;
+      return;
+    }
+  if (fabs (gap_pt - lp->main_size) <= 0.4)
+    lp->quad_wide[d] = TRUE;
+  lp->cells[d]++;
+}
+
 /* An em of space or two before m, beyond what TeX puts between atoms (a
  * relation's 5 mu, a comma's 3 mu): \quad or \qquad, and \; after a text
  * group (below) (", \qquad m=1" had
@@ -1826,6 +1908,7 @@ line_append_space (LineParse *lp, const Item *m)
   if (prev == NULL)
     return;
   gap = (m->box.x0 - right) / MAX (lp->main_size, 1.0);
+  line_count_cell_gap (lp, m->box.x0 - right);
   if (gap >= 2.6)
     uncertain (lp->r, "a space wider than \\qquad");
   else if (gap >= 1.6)

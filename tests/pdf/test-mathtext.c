@@ -664,6 +664,26 @@ test_cong_order (void)
     check_page (doc, page, "A\\cong B");
 }
 
+/* One-row matrices (mathtext-matrixrow.tex, 12 pt): a \\big pair around
+ * columns 2\\arraycolsep apart, read "\\bigl[y\\quad-x\\bigr]" certain
+ * before; a \\quad (12 pt) is no column gap; at 10 pt both are 10 pt wide:
+ * the matrix, not sure. */
+static void
+test_matrix_row (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-matrixrow.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "\\begin{bmatrix}y&-x\\end{bmatrix}");
+  check_page (doc, 1, "A=\\begin{pmatrix}1&2&3\\end{pmatrix}");
+  check_page (doc, 2, "X=\\bigl[u\\quad v\\bigr]");
+  res = mathtext_fixture_read_page (doc, 3);
+  g_assert_cmpstr (res->latex, ==, "\\begin{bmatrix}y&-x\\end{bmatrix}");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "one-row matrix"));
+  fm_mathtext_result_free (res);
+}
+
 /* A box that reaches up into the line above takes in the foot serif of its
  * T (mathtext-struck.tex page 2; development seed 1114, CM: the T of "Than"
  * over "(I,R)" read \\overline{(}, certain where the serif lay in the 2 pt
@@ -749,5 +769,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/struck", test_struck);
   g_test_add_func ("/pdf/mathtext/foreign-serif", test_foreign_serif);
   g_test_add_func ("/pdf/mathtext/cong-order", test_cong_order);
+  g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   return g_test_run ();
 }
