@@ -416,6 +416,7 @@ typedef struct {
   gunichar trailing;      /* the first glyph right of the region on its line */
   double trailing_x;
   GArray *foreign;        /* FmRect: boxes of glyphs left out that reach into the render */
+  int frac_depth;         /* fraction parts being parsed around the current item */
 } Reader;
 
 static void
@@ -645,6 +646,17 @@ draws_no_bar (gunichar c)
   return g_unichar_isalnum (c);
 }
 
+/* How far above a radical sign's fitted box its vinculum may start: the
+ * sign's stroke reaches its top only at its right end, and the ink fit
+ * reads the middle 80 % of its columns, a quarter of its height lower on a
+ * tall sign (\sqrt{\frac{2h}{g}} read \sqrt\overline{...}, development
+ * seed 1115, every set-up). */
+static double
+radical_rise (const Item *g, double em)
+{
+  return MAX (0.25 * em, 0.25 * (g->box.y1 - g->box.y0));
+}
+
 /* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
  * 0.15 em thick, white just above and below along most of their length (so
  * not the inside of a letter), not inside a glyph that draws one itself
@@ -709,7 +721,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
               {
                 Item *g = r->items->pdata[i];
                 if (g->kind == ITEM_GLYPH && is_radical_char (g->c) &&
-                    fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - 0.25 * r->em &&
+                    fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - radical_rise (g, r->em) &&
                     rule.y0 <= g->box.y0 + 0.4 * r->em)
                   owned = TRUE;
               }
@@ -1007,8 +1019,9 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
   g_autoptr (GPtrArray) upper = g_ptr_array_new ();
   g_autoptr (GPtrArray) lower = g_ptr_array_new ();
   g_autofree char *num = NULL, *den = NULL;
-  double em = r->em, s1 = 0, s2 = 0;
+  double em = r->em, s1 = 0, s2 = 0, part_size = 0;
   FmRect b1 = { 0 }, b2 = { 0 };
+  int both;
 
   for (guint i = 0; i < items->len; i++)
     {
@@ -1052,9 +1065,25 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
       }
   drop_other_size (upper, lower, em);
   drop_other_size (lower, upper, em);
+  for (guint i = 0; i < upper->len + lower->len; i++)
+    {
+      Item *it = i < upper->len ? upper->pdata[i] : lower->pdata[i - upper->len];
+      if (it->kind != ITEM_RULE)
+        part_size = MAX (part_size, it->size);
+    }
+  /* a real fraction's parts only (not an overline's or vinculum's) */
+  both = upper->len > 0 && lower->len > 0;
+  r->frac_depth += both;
   num = parse_subset (r, items, upper, &b1, &s1);
   den = parse_subset (r, items, lower, &b2, &s2);
-  if (upper->len > 0 && lower->len > 0)
+  r->frac_depth -= both;
+  /* Inside a display fraction's part (text style) a \frac's parts are
+   * script size; full-size ones are a \dfrac's (the corpus has no \cfrac;
+   * \displaystyle\frac draws the same: take_fraction's caller keeps the
+   * reading uncertain). */
+  if (upper->len > 0 && lower->len > 0 && r->frac_depth > 0 && !r->inline_region && part_size >= 0.85 * em)
+    box->tex = g_strdup_printf ("\\dfrac{%s}{%s}", num, den);
+  else if (upper->len > 0 && lower->len > 0)
     box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
   else if (lower->len > 0)
     box->tex = g_strdup_printf ("\\overline{%s}", den);
@@ -1119,7 +1148,7 @@ take_rules (Reader *r, GPtrArray *items)
           Item *g = items->pdata[i];
           if (g->kind == ITEM_GLYPH && !g->used && is_radical_char (g->c) &&
               g->box.x1 >= rule->box.x0 - 0.25 * em && g->box.x0 < rule->box.x0 &&
-              rule->box.y0 >= g->box.y0 - 0.25 * em && rule->box.y0 <= g->box.y0 + 0.4 * em)
+              rule->box.y0 >= g->box.y0 - radical_rise (g, em) && rule->box.y0 <= g->box.y0 + 0.4 * em)
             rad = g;
         }
       box = item_new (ITEM_BOX);

@@ -684,6 +684,25 @@ test_matrix_row (void)
   fm_mathtext_result_free (res);
 }
 
+/* mathtext-dfrac.tex: inside a display fraction's part, a fraction with
+ * full-size parts is a \\dfrac (both read \\frac before; still uncertain:
+ * \\displaystyle\\frac draws the same), one with script-size parts a
+ * \\frac; a tall radical's vinculum starts above its fitted box (its
+ * stroke reaches the top at its right end only: \\sqrt\\overline{...}
+ * before, development seed 1115 on every set-up). */
+static void
+test_nested_dfrac (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-dfrac.pdf");
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, 0);
+
+  g_assert_cmpstr (res->latex, ==, "\\frac{\\dfrac{a}{b}}{c}+\\frac{1}{1+\\dfrac{1}{x}}");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+  check_page (doc, 1, "\\frac{\\frac{a}{b}}{c}");
+  check_page (doc, 2, "t=\\sqrt{\\frac{2h}{g}}");
+}
+
 /* A box that reaches up into the line above takes in the foot serif of its
  * T (mathtext-struck.tex page 2; development seed 1114, CM: the T of "Than"
  * over "(I,R)" read \\overline{(}, certain where the serif lay in the 2 pt
@@ -770,5 +789,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/foreign-serif", test_foreign_serif);
   g_test_add_func ("/pdf/mathtext/cong-order", test_cong_order);
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
+  g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
   return g_test_run ();
 }
