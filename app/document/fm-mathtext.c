@@ -105,6 +105,7 @@ static const SymbolName symbol_names[] = {
   { 0x02DC, "\\tilde" }, { 0x02D9, "\\dot" }, { 0x00A8, "\\ddot" }, { 0x02C7, "\\check" },
   { 0x02D8, "\\breve" }, { 0x00B4, "\\acute" }, { 0x20D7, "\\vec" },
   /* combining marks: OpenType math accents (XeTeX, LuaTeX, pdfLaTeX's stix2) */
+  { 0x1DCD, "\\widehat" }, { 0x0360, "\\widetilde" },   /* CMEX's wide accents (cmex_char) */
   { 0x0300, "\\grave" }, { 0x0301, "\\acute" }, { 0x0302, "\\hat" }, { 0x0303, "\\tilde" },
   { 0x0304, "\\bar" }, { 0x0306, "\\breve" }, { 0x0307, "\\dot" }, { 0x0308, "\\ddot" },
   { 0x030C, "\\check" }, { 0x030A, "\\mathring" }, { 0x02DA, "\\mathring" }, { 0x20DB, "\\dddot" },
@@ -558,7 +559,7 @@ cmex_char (gunichar c)
     "()[][]  {}{}{}  "      /* 0x30 pieces        */
     "()()<>UUOOooPPXX"      /* 0x40               */
     "SpIuiUWVSpIuiUWV"      /* 0x50 sums...       */
-    "CC      []LJCD{}"       /* 0x60               */
+    "CCHHHTTT[]LJCD{}"       /* 0x60               */
     ;
   unsigned char k;
   if (c >= 0x70 || strlen (table) <= c)
@@ -585,6 +586,10 @@ cmex_char (gunichar c)
     case 'i': return 0x22C2;
     case 'W': return 0x22C0;
     case 'V': return 0x22C1;
+    /* \widehat and \widetilde (three widths each): Unicode's double
+     * accents, which span two bases as these span the whole group */
+    case 'H': return 0x1DCD;
+    case 'T': return 0x0360;
     case ' ': return 0;
     default: return k;
     }
@@ -2259,6 +2264,8 @@ is_accent_char (gunichar c, const char **cmd)
     case 0x030A: case 0x02DA: *cmd = "\\mathring"; return TRUE;
     case 0x0060: *cmd = "\\grave"; return TRUE;   /* a text font's grave accent */
     case 0x20DB: *cmd = "\\dddot"; return TRUE;
+    case 0x1DCD: *cmd = "\\widehat"; return TRUE;     /* CMEX's, cmex_char */
+    case 0x0360: *cmd = "\\widetilde"; return TRUE;
     default: return FALSE;
     }
 }
@@ -2576,6 +2583,66 @@ accent_beside (Reader *r, Item *a)
   return base;
 }
 
+/* A wide accent from the extension font (\widehat{xy}) over the glyphs
+ * whose middles its width spans, on one baseline and of one size (else
+ * it stays unknown: the reading is uncertain). Poppler boxes the extension
+ * glyph below its ink, so only its width is read. */
+static void
+merge_wide_accent (Reader *r, Item *a, const char *acc)
+{
+  g_autoptr (GPtrArray) base = g_ptr_array_new ();
+  Item *first;
+  GString *t;
+
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      Item *b = r->items->pdata[j];
+      if (b != a && !b->used && b->kind == ITEM_GLYPH && !b->ext && !b->bigop && b->tex != NULL &&
+          cx (b) >= a->box.x0 && cx (b) <= a->box.x1)
+        g_ptr_array_add (base, b);
+    }
+  if (base->len == 0)
+    return;
+  g_ptr_array_sort (base, by_x);
+  first = base->pdata[0];
+  /* a glyph beside the bases that reaches under the accent (the script
+   * of \widehat{dx_j} or of {\widehat{dx}}_j) leaves the group unknown */
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      Item *b = r->items->pdata[j];
+      if (b != a && !b->used && b->kind == ITEM_GLYPH && !g_ptr_array_find (base, b, NULL) &&
+          b->box.x1 > a->box.x0 + 0.05 * r->em && b->box.x0 < a->box.x1 - 0.05 * r->em &&
+          b->box.y0 < first->box.y1 && b->box.y1 > first->box.y0)
+        return;
+    }
+  for (guint j = 1; j < base->len; j++)
+    {
+      Item *b = base->pdata[j];
+      if (fabs (b->box.y1 - first->box.y1) > 0.1 * r->em || fabs (b->size - first->size) > 0.1 * first->size)
+        return;
+    }
+  t = g_string_new (acc);
+  g_string_append_c (t, '{');
+  for (guint j = 0; j < base->len; j++)
+    {
+      Item *b = base->pdata[j];
+      tex_append (t, b->tex);
+      first->box.x1 = MAX (first->box.x1, b->box.x1);
+      if (j > 0)
+        b->used = TRUE;
+    }
+  g_string_append_c (t, '}');
+  g_free (first->tex);
+  first->tex = g_string_free (t, FALSE);
+  first->accented = TRUE;
+  /* its ink: over the bases, up to 0.3 em above their boxes (a hat over
+   * ascenders) */
+  a->box.y0 = first->box.y0 - 0.3 * r->em;
+  a->box.y1 = cy (first);
+  first->box.y0 = a->box.y0;
+  a->used = TRUE;
+}
+
 /* An accent over the glyph under its centre: \hat{x}... */
 static void
 merge_accent (Reader *r, Item *a, const char *acc)
@@ -2584,6 +2651,12 @@ merge_accent (Reader *r, Item *a, const char *acc)
 
   Item *base = NULL;
   double x = cx (a);
+
+  if (a->c == 0x1DCD || a->c == 0x0360)
+    {
+      merge_wide_accent (r, a, acc);
+      return;
+    }
 
   /* A combining mark of an OpenType math font (XeTeX's \vec is U+20D7)
    * has no width, and its ink lies left of where Poppler boxes it: at the
@@ -2770,6 +2843,11 @@ font_code_char (Reader *r, const Item *it, gunichar c)
   else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
     {
       gunichar m = cmex_char (c);
+      /* the wide accents' slots are CMEX's (Latin Modern's is a copy);
+       * newtx's txexs keeps other glyphs there ("(Y,p)" read
+       * (Y,\widetilde{p}), tests/fixtures/pdf/cls-commas-newtx) */
+      if ((m == 0x1DCD || m == 0x0360) && !name_has (it->font, "^(cmex|lmmathextension)"))
+        m = 0;
       c = m != 0 ? m : 0xFFFD;
     }
   /* OMS-encoded symbol fonts (CMSY's layout) keep \surd at code 0x70:

@@ -703,6 +703,22 @@ test_nested_dfrac (void)
   check_page (doc, 2, "t=\\sqrt{\\frac{2h}{g}}");
 }
 
+/* CMEX's wide accents (mathtext-wideaccents.tex): \\widehat and
+ * \\widetilde over the glyphs their width spans (unknown glyphs before:
+ * "x?y", development seeds 1114 and 1115); a script that reaches under
+ * the accent leaves the group unknown, so uncertain. */
+static void
+test_wide_accents (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-wideaccents.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "\\widehat{xy}+\\widetilde{ab}=\\widetilde{D}");
+  res = mathtext_fixture_read_page (doc, 1);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+}
+
 /* A box that reaches up into the line above takes in the foot serif of its
  * T (mathtext-struck.tex page 2; development seed 1114, CM: the T of "Than"
  * over "(I,R)" read \\overline{(}, certain where the serif lay in the 2 pt
@@ -790,5 +806,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/cong-order", test_cong_order);
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
+  g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
   return g_test_run ();
 }
