@@ -558,7 +558,7 @@ cmex_char (gunichar c)
     "()[]LJCD{}<>/\\/\\" /* 0x20 bigg, Bigg  */
     "()[][]  {}{}{}  "      /* 0x30 pieces        */
     "()()<>UUOOooPPXX"      /* 0x40               */
-    "SpIuiUWVSpIuiUWV"      /* 0x50 sums...       */
+    "SpIuiYWVSpIuiYWV"      /* 0x50 sums...       */
     "CCHHHTTT[]LJCD{}"       /* 0x60               */
     ;
   unsigned char k;
@@ -575,6 +575,7 @@ cmex_char (gunichar c)
     case '>': return 0x27E9;
     case '!': return 0x2016;
     case 'U': return 0x2A06;
+    case 'Y': return 0x2A04;   /* \biguplus (0x55, 0x5D; read as \bigsqcup before) */
     case 'O': return 0x222E;
     case 'o': return 0x2A00;
     case 'P': return 0x2A01;
@@ -2840,7 +2841,10 @@ font_code_char (Reader *r, const Item *it, gunichar c)
    * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
   if (it->ext && adobe_piece_delim (c) != 0)
     c = adobe_piece_delim (c);
-  else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
+  /* and CMEX's display-size \bigcup ... \bigvee (0x5B-0x5F) as ASCII
+   * punctuation: \biguplus read "]" */
+  else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c)) ||
+                       (c >= 0x5B && c <= 0x5F && name_has (it->font, "^(cmex|lmmathextension)"))))
     {
       gunichar m = cmex_char (c);
       /* the wide accents' slots are CMEX's (Latin Modern's is a copy);
@@ -2863,6 +2867,15 @@ font_code_char (Reader *r, const Item *it, gunichar c)
       if (c >= 0xB3)
         uncertain (r, "fourier's sized delimiters: \\Big and \\bigg draw one glyph");
       c = fourier_mex_char (it->font, c);
+    }
+  else if (it->ext && c >= 0xC3 && c <= 0xDE && name_has (it->font, "^txexs$") &&
+           (is_bigop_char (cmex_char (c - 0x7D)) || is_integral_char (cmex_char (c - 0x7D))))
+    {
+      /* newtxmath's txexs keeps CMEX's big operators (0x46-0x61: \bigodot
+       * ... \coprod, text and display sizes) 0x7D codes up, where Poppler
+       * reads Latin-1 (text-size \bigoplus as U+00C9, an unknown glyph:
+       * tests/fixtures/pdf/mathtext-txexs.tex) */
+      c = cmex_char (c - 0x7D);
     }
   else if (it->ext && c >= 0x80 && c <= 0xFF)
     {

@@ -719,6 +719,36 @@ test_wide_accents (void)
   fm_mathtext_result_free (res);
 }
 
+/* Big operators of the extension fonts: newtxmath's txexs keeps CMEX's
+ * 0x7D codes up, read as Latin-1 (mathtext-txexs.tex, text and display
+ * size: unknown glyphs before); CMEX's \\biguplus had read \\bigsqcup, its
+ * display-size \\bigcup ... \\bigvee come as ASCII punctuation
+ * (mathtext-cmexops.tex: "\\left[_{k}A+\\setminus_{k}A" before). */
+static void
+test_txexs_bigops (void)
+{
+  g_autoptr (FmDocument) tx = mathtext_fixture_open ("mathtext-txexs.pdf");
+  g_autoptr (FmDocument) cm = mathtext_fixture_open ("mathtext-cmexops.pdf");
+
+  const char *want = "\\bigoplus_{i}V_{i}+\\bigotimes_{j}W+\\bigcup_{k}A+\\bigodot_{l}B+\\biguplus_{m}C+\\coprod_{n}D";
+
+  check_page (tx, 0, want);
+  /* display size: Poppler boxes txexs's glyphs 9 pt above their ink's
+   * bottom; a box around the ink (as the detector's) */
+  {
+    g_autoptr (GError) error = NULL;
+    FmRect box = page_text_box (tx, 1);
+    box.y1 += 12;
+    g_autoptr (FmRegion) region = fm_region_new (1, FM_REGION_DISPLAY, &box);
+    FmMathTextResult *res = fm_mathtext_read_region (tx, region, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (res->latex, ==, want);
+    g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+    fm_mathtext_result_free (res);
+  }
+  check_page (cm, 0, "\\biguplus_{m}C+\\biguplus_{m}C+\\bigcup_{k}A+\\bigcap_{k}A+\\bigwedge_{k}A+\\bigvee_{k}A");
+}
+
 /* A box that reaches up into the line above takes in the foot serif of its
  * T (mathtext-struck.tex page 2; development seed 1114, CM: the T of "Than"
  * over "(I,R)" read \\overline{(}, certain where the serif lay in the 2 pt
@@ -807,5 +837,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
   g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
+  g_test_add_func ("/pdf/mathtext/txexs-bigops", test_txexs_bigops);
   return g_test_run ();
 }
