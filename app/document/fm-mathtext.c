@@ -1308,6 +1308,13 @@ take_limits (Reader *r, GPtrArray *items)
             union_box (&box->box, &pb[side], &first);
         box->mid = op->mid;
         box->size = op->size;
+        /* An operator whose ink stands taller than the region's em is a
+         * display one on the main line, whatever its font's size: CMEX10
+         * stays at 10 pt in a 12 pt document, and its \prod with limits
+         * had read as a script of what stood before it
+         * (P=_{\prod_{j\neq k}}a_{j}, certain; mathtext-prod12.tex). */
+        if (op->box.y1 - op->box.y0 >= r->em)
+          box->size = MAX (box->size, r->em);
         box->tex = g_string_free (t, FALSE);
         g_ptr_array_add (r->items, box);
         g_ptr_array_add (items, box);

@@ -749,6 +749,16 @@ test_txexs_bigops (void)
   check_page (cm, 0, "\\biguplus_{m}C+\\biguplus_{m}C+\\bigcup_{k}A+\\bigcap_{k}A+\\bigwedge_{k}A+\\bigvee_{k}A");
 }
 
+/* A display \\prod of CMEX10 at 10 pt in a 12 pt document
+ * (mathtext-prod12.tex): on the main line by its ink, not a script of "=". */
+static void
+test_prod_12pt (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-prod12.pdf");
+
+  check_page (doc, 0, "P=\\prod_{j\\neq k}a_{j}");
+}
+
 /* A box that reaches up into the line above takes in the foot serif of its
  * T (mathtext-struck.tex page 2; development seed 1114, CM: the T of "Than"
  * over "(I,R)" read \\overline{(}, certain where the serif lay in the 2 pt
@@ -838,5 +848,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
   g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
   g_test_add_func ("/pdf/mathtext/txexs-bigops", test_txexs_bigops);
+  g_test_add_func ("/pdf/mathtext/prod-12pt", test_prod_12pt);
   return g_test_run ();
 }
