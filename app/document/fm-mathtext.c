@@ -105,6 +105,7 @@ static const SymbolName symbol_names[] = {
   { 0x02DC, "\\tilde" }, { 0x02D9, "\\dot" }, { 0x00A8, "\\ddot" }, { 0x02C7, "\\check" },
   { 0x02D8, "\\breve" }, { 0x00B4, "\\acute" }, { 0x20D7, "\\vec" },
   /* combining marks: OpenType math accents (XeTeX, LuaTeX, pdfLaTeX's stix2) */
+  { 0x1DCD, "\\widehat" }, { 0x0360, "\\widetilde" },   /* CMEX's wide accents (cmex_char) */
   { 0x0300, "\\grave" }, { 0x0301, "\\acute" }, { 0x0302, "\\hat" }, { 0x0303, "\\tilde" },
   { 0x0304, "\\bar" }, { 0x0306, "\\breve" }, { 0x0307, "\\dot" }, { 0x0308, "\\ddot" },
   { 0x030C, "\\check" }, { 0x030A, "\\mathring" }, { 0x02DA, "\\mathring" }, { 0x20DB, "\\dddot" },
@@ -415,6 +416,8 @@ typedef struct {
   gboolean inline_region; /* a formula inside a line of text                 */
   gunichar trailing;      /* the first glyph right of the region on its line */
   double trailing_x;
+  GArray *foreign;        /* FmRect: boxes of glyphs left out that reach into the render */
+  int frac_depth;         /* fraction parts being parsed around the current item */
 } Reader;
 
 static void
@@ -555,8 +558,8 @@ cmex_char (gunichar c)
     "()[]LJCD{}<>/\\/\\" /* 0x20 bigg, Bigg  */
     "()[][]  {}{}{}  "      /* 0x30 pieces        */
     "()()<>UUOOooPPXX"      /* 0x40               */
-    "SpIuiUWVSpIuiUWV"      /* 0x50 sums...       */
-    "CC      []LJCD{}"       /* 0x60               */
+    "SpIuiYWVSpIuiYWV"      /* 0x50 sums...       */
+    "CCHHHTTT[]LJCD{}"       /* 0x60               */
     ;
   unsigned char k;
   if (c >= 0x70 || strlen (table) <= c)
@@ -572,6 +575,7 @@ cmex_char (gunichar c)
     case '>': return 0x27E9;
     case '!': return 0x2016;
     case 'U': return 0x2A06;
+    case 'Y': return 0x2A04;   /* \biguplus (0x55, 0x5D; read as \bigsqcup before) */
     case 'O': return 0x222E;
     case 'o': return 0x2A00;
     case 'P': return 0x2A01;
@@ -583,6 +587,10 @@ cmex_char (gunichar c)
     case 'i': return 0x22C2;
     case 'W': return 0x22C0;
     case 'V': return 0x22C1;
+    /* \widehat and \widetilde (three widths each): Unicode's double
+     * accents, which span two bases as these span the whole group */
+    case 'H': return 0x1DCD;
+    case 'T': return 0x0360;
     case ' ': return 0;
     default: return k;
     }
@@ -642,6 +650,17 @@ draws_no_bar (gunichar c)
     if (c == xi[k])
       return FALSE;
   return g_unichar_isalnum (c);
+}
+
+/* How far above a radical sign's fitted box its vinculum may start: the
+ * sign's stroke reaches its top only at its right end, and the ink fit
+ * reads the middle 80 % of its columns, a quarter of its height lower on a
+ * tall sign (\sqrt{\frac{2h}{g}} read \sqrt\overline{...}, development
+ * seed 1115, every set-up). */
+static double
+radical_rise (const Item *g, double em)
+{
+  return MAX (0.25 * em, 0.25 * (g->box.y1 - g->box.y0));
 }
 
 /* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
@@ -708,7 +727,7 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
               {
                 Item *g = r->items->pdata[i];
                 if (g->kind == ITEM_GLYPH && is_radical_char (g->c) &&
-                    fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - 0.25 * r->em &&
+                    fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - radical_rise (g, r->em) &&
                     rule.y0 <= g->box.y0 + 0.4 * r->em)
                   owned = TRUE;
               }
@@ -755,6 +774,15 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                 owned = rcx >= g->box.x0 && rcx <= g->box.x1 && rcy >= g->box.y0 - 0.1 * r->em &&
                         rcy <= g->box.y1 + 0.1 * r->em &&
                         rule.x1 - rule.x0 <= 1.3 * (g->box.x1 - g->box.x0) + 0.1 * r->em;
+              }
+            /* The foot serif of a letter of the line above, cut by the
+             * detector's box (development seed 1114, CM: the T of "Than"
+             * over an inline formula's ")", read \overline{)}). */
+            for (guint i = 0; r->foreign != NULL && i < r->foreign->len && !owned; i++)
+              {
+                const FmRect *f = &g_array_index (r->foreign, FmRect, i);
+                owned = rcx >= f->x0 && rcx <= f->x1 && rcy >= f->y0 - 0.1 * r->em && rcy <= f->y1 + 0.1 * r->em &&
+                        rule.x1 - rule.x0 <= 1.3 * (f->x1 - f->x0) + 0.1 * r->em;
               }
             if (!owned)
               {
@@ -997,8 +1025,9 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
   g_autoptr (GPtrArray) upper = g_ptr_array_new ();
   g_autoptr (GPtrArray) lower = g_ptr_array_new ();
   g_autofree char *num = NULL, *den = NULL;
-  double em = r->em, s1 = 0, s2 = 0;
+  double em = r->em, s1 = 0, s2 = 0, part_size = 0;
   FmRect b1 = { 0 }, b2 = { 0 };
+  int both;
 
   for (guint i = 0; i < items->len; i++)
     {
@@ -1042,9 +1071,25 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
       }
   drop_other_size (upper, lower, em);
   drop_other_size (lower, upper, em);
+  for (guint i = 0; i < upper->len + lower->len; i++)
+    {
+      Item *it = i < upper->len ? upper->pdata[i] : lower->pdata[i - upper->len];
+      if (it->kind != ITEM_RULE)
+        part_size = MAX (part_size, it->size);
+    }
+  /* a real fraction's parts only (not an overline's or vinculum's) */
+  both = upper->len > 0 && lower->len > 0;
+  r->frac_depth += both;
   num = parse_subset (r, items, upper, &b1, &s1);
   den = parse_subset (r, items, lower, &b2, &s2);
-  if (upper->len > 0 && lower->len > 0)
+  r->frac_depth -= both;
+  /* Inside a display fraction's part (text style) a \frac's parts are
+   * script size; full-size ones are a \dfrac's (the corpus has no \cfrac;
+   * \displaystyle\frac draws the same: take_fraction's caller keeps the
+   * reading uncertain). */
+  if (upper->len > 0 && lower->len > 0 && r->frac_depth > 0 && !r->inline_region && part_size >= 0.85 * em)
+    box->tex = g_strdup_printf ("\\dfrac{%s}{%s}", num, den);
+  else if (upper->len > 0 && lower->len > 0)
     box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
   else if (lower->len > 0)
     box->tex = g_strdup_printf ("\\overline{%s}", den);
@@ -1109,7 +1154,7 @@ take_rules (Reader *r, GPtrArray *items)
           Item *g = items->pdata[i];
           if (g->kind == ITEM_GLYPH && !g->used && is_radical_char (g->c) &&
               g->box.x1 >= rule->box.x0 - 0.25 * em && g->box.x0 < rule->box.x0 &&
-              rule->box.y0 >= g->box.y0 - 0.25 * em && rule->box.y0 <= g->box.y0 + 0.4 * em)
+              rule->box.y0 >= g->box.y0 - radical_rise (g, em) && rule->box.y0 <= g->box.y0 + 0.4 * em)
             rad = g;
         }
       box = item_new (ITEM_BOX);
@@ -1263,6 +1308,13 @@ take_limits (Reader *r, GPtrArray *items)
             union_box (&box->box, &pb[side], &first);
         box->mid = op->mid;
         box->size = op->size;
+        /* An operator whose ink stands taller than the region's em is a
+         * display one on the main line, whatever its font's size: CMEX10
+         * stays at 10 pt in a 12 pt document, and its \prod with limits
+         * had read as a script of what stood before it
+         * (P=_{\prod_{j\neq k}}a_{j}, certain; mathtext-prod12.tex). */
+        if (op->box.y1 - op->box.y0 >= r->em)
+          box->size = MAX (box->size, r->em);
         box->tex = g_string_free (t, FALSE);
         g_ptr_array_add (r->items, box);
         g_ptr_array_add (items, box);
@@ -1484,6 +1536,9 @@ typedef struct {
   const char **sizes;     /* explicit size of a flat sized pair, by index    */
   GString *out;
   gunichar open_bars[8];  /* per depth (the first 8): the bar kind it opened, or 0 */
+  gsize open_out[8];      /* per depth: out's length before its opening delimiter */
+  int cells[8];           /* per depth: column gaps of a one-row matrix in it, -1 once a gap is not one */
+  gboolean quad_wide[8];  /* per depth: a column gap as wide as a \quad      */
 } LineParse;
 
 /* The line's full-size items, by x: glyphs of at least 0.85 of the largest
@@ -1550,6 +1605,56 @@ line_explicit_sizes (LineParse *lp)
     }
 }
 
+/* A one-row matrix (\begin{bmatrix}y&-x\end{bmatrix}, 26 in the corpus)
+ * is a flat sized pair (\left[ sized by the row's strut) whose columns
+ * stand 2\arraycolsep (10 pt, whatever the font size) apart, written as a
+ * \quad by line_append_space: read "\bigl[y\quad-x\bigr]", certain, before.
+ * Rewrites the pair's output, now closing with delimiter c, as the
+ * matrix; FALSE (nothing done) for a delimiter without a matrix. */
+static gboolean
+line_matrix_row (LineParse *lp, gunichar c)
+{
+  const char *env = c == ']' ? "bmatrix" : c == ')' ? "pmatrix" : c == '}' ? "Bmatrix" : NULL;
+  gsize at = lp->open_out[lp->open_depth];
+  g_autoptr (GString) row = NULL;
+  const char *p;
+
+  if (env == NULL || at > lp->out->len)
+    return FALSE;
+  /* past the opening delimiter's command and character */
+  p = lp->out->str + at;
+  if (*p == '\\')
+    for (p++; g_ascii_isalpha (*p); p++)
+      ;
+  if (*p == '\\')
+    p++;
+  if (*p == 0)
+    return FALSE;
+  p++;
+  row = g_string_new (NULL);
+  g_string_append_printf (row, "\\begin{%s}", env);
+  while (*p)
+    {
+      if (g_str_has_prefix (p, "\\quad") && !g_ascii_isalpha (p[5]))
+        {
+          g_string_append_c (row, '&');
+          p += 5;
+          if (*p == ' ')
+            p++;
+        }
+      else
+        g_string_append_c (row, *p++);
+    }
+  g_string_append_printf (row, "\\end{%s}", env);
+  /* At 10 pt a \quad is as wide as the column gap: either reading (the
+   * corpus's one-row matrices outnumber its \quads in \bigl pairs) */
+  if (lp->quad_wide[lp->open_depth])
+    uncertain (lp->r, "a one-row matrix or a \\quad inside sized delimiters");
+  g_string_truncate (lp->out, at);
+  g_string_append (lp->out, row->str);
+  return TRUE;
+}
+
 /* A sized delimiter: \left( ... \right), or \bigl( ... \bigr) for a flat
  * pair. Returns the delimiter's LaTeX (*sized owns it when built). */
 static const char *
@@ -1574,7 +1679,14 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
     {
       tex = o;
       if (lp->open_depth < (int) G_N_ELEMENTS (lp->open_bars))
-        lp->open_bars[lp->open_depth] = is_bar_delim (m->c) ? bar_kind (m->c) : 0;
+        {
+          lp->open_bars[lp->open_depth] = is_bar_delim (m->c) ? bar_kind (m->c) : 0;
+          lp->open_out[lp->open_depth] = lp->out->len;
+          /* a matrix's delimiters are sized by its row's strut, one step
+           * up (\big): only such a flat pair's gaps can be its columns */
+          lp->cells[lp->open_depth] = g_strcmp0 (lp->sizes[k], "\\big") == 0 ? 0 : -1;
+          lp->quad_wide[lp->open_depth] = FALSE;
+        }
       lp->open_depth++;
       /* "\\left(" -> "\\bigl(" */
       if (lp->sizes[k] != NULL)
@@ -1586,6 +1698,9 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
       lp->open_depth--;
       if (lp->sizes[k] != NULL)
         tex = *sized = g_strdup_printf ("%sr%s", lp->sizes[k], c + strlen ("\\right"));
+      if (lp->open_depth < (int) G_N_ELEMENTS (lp->cells) && lp->cells[lp->open_depth] > 0 &&
+          line_matrix_row (lp, m->c))
+        tex = "";
     }
   else if (c != NULL)
     uncertain (lp->r, "unbalanced sized delimiter");
@@ -1793,6 +1908,25 @@ line_place_leftovers (LineParse *lp)
     }
 }
 
+/* A gap of gap_pt points inside the innermost open pair: a column gap of
+ * a one-row matrix (line_matrix_row) or not. */
+static void
+line_count_cell_gap (LineParse *lp, double gap_pt)
+{
+  int d = lp->open_depth - 1;
+
+  if (d < 0 || d >= (int) G_N_ELEMENTS (lp->cells) || lp->cells[d] < 0 || gap_pt < 0.8 * lp->main_size)
+    return;
+  if (fabs (gap_pt - 10.0) > 0.4)
+    {
+      lp->cells[d] = -1;
+      return;
+    }
+  if (fabs (gap_pt - lp->main_size) <= 0.4)
+    lp->quad_wide[d] = TRUE;
+  lp->cells[d]++;
+}
+
 /* An em of space or two before m, beyond what TeX puts between atoms (a
  * relation's 5 mu, a comma's 3 mu): \quad or \qquad, and \; after a text
  * group (below) (", \qquad m=1" had
@@ -1816,6 +1950,7 @@ line_append_space (LineParse *lp, const Item *m)
   if (prev == NULL)
     return;
   gap = (m->box.x0 - right) / MAX (lp->main_size, 1.0);
+  line_count_cell_gap (lp, m->box.x0 - right);
   if (gap >= 2.6)
     uncertain (lp->r, "a space wider than \\qquad");
   else if (gap >= 1.6)
@@ -2137,6 +2272,8 @@ is_accent_char (gunichar c, const char **cmd)
     case 0x030A: case 0x02DA: *cmd = "\\mathring"; return TRUE;
     case 0x0060: *cmd = "\\grave"; return TRUE;   /* a text font's grave accent */
     case 0x20DB: *cmd = "\\dddot"; return TRUE;
+    case 0x1DCD: *cmd = "\\widehat"; return TRUE;     /* CMEX's, cmex_char */
+    case 0x0360: *cmd = "\\widetilde"; return TRUE;
     default: return FALSE;
     }
 }
@@ -2331,11 +2468,16 @@ merge_sequences (Reader *r)
           a->box.x1 = b->box.x1;
           b->used = TRUE;
         }
-      else if (a->c == 0x223C && b->c == '=' && !b->used && fabs (cx (a) - cx (b)) < 0.2 * a->size)
+      else if (((a->c == 0x223C && b->c == '=') || (a->c == '=' && b->c == 0x223C)) && !b->used &&
+               fabs (cx (a) - cx (b)) < 0.2 * a->size)
         {
-          /* \cong: a tilde set over an equals sign. */
+          /* \cong: a tilde set over an equals sign, both at one x; in x
+           * order either may come first (Latin Modern's "=" starts 0.001 pt
+           * left of its tilde: "=\sim", development seed 1114). */
           g_free (a->tex);
           a->tex = g_strdup ("\\cong");
+          a->c = 0x223C;   /* as when the tilde comes first */
+          a->box.y0 = MIN (a->box.y0, b->box.y0);
           a->box.y1 = MAX (a->box.y1, b->box.y1);
           b->used = TRUE;
         }
@@ -2449,6 +2591,66 @@ accent_beside (Reader *r, Item *a)
   return base;
 }
 
+/* A wide accent from the extension font (\widehat{xy}) over the glyphs
+ * whose middles its width spans, on one baseline and of one size (else
+ * it stays unknown: the reading is uncertain). Poppler boxes the extension
+ * glyph below its ink, so only its width is read. */
+static void
+merge_wide_accent (Reader *r, Item *a, const char *acc)
+{
+  g_autoptr (GPtrArray) base = g_ptr_array_new ();
+  Item *first;
+  GString *t;
+
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      Item *b = r->items->pdata[j];
+      if (b != a && !b->used && b->kind == ITEM_GLYPH && !b->ext && !b->bigop && b->tex != NULL &&
+          cx (b) >= a->box.x0 && cx (b) <= a->box.x1)
+        g_ptr_array_add (base, b);
+    }
+  if (base->len == 0)
+    return;
+  g_ptr_array_sort (base, by_x);
+  first = base->pdata[0];
+  /* a glyph beside the bases that reaches under the accent (the script
+   * of \widehat{dx_j} or of {\widehat{dx}}_j) leaves the group unknown */
+  for (guint j = 0; j < r->items->len; j++)
+    {
+      Item *b = r->items->pdata[j];
+      if (b != a && !b->used && b->kind == ITEM_GLYPH && !g_ptr_array_find (base, b, NULL) &&
+          b->box.x1 > a->box.x0 + 0.05 * r->em && b->box.x0 < a->box.x1 - 0.05 * r->em &&
+          b->box.y0 < first->box.y1 && b->box.y1 > first->box.y0)
+        return;
+    }
+  for (guint j = 1; j < base->len; j++)
+    {
+      Item *b = base->pdata[j];
+      if (fabs (b->box.y1 - first->box.y1) > 0.1 * r->em || fabs (b->size - first->size) > 0.1 * first->size)
+        return;
+    }
+  t = g_string_new (acc);
+  g_string_append_c (t, '{');
+  for (guint j = 0; j < base->len; j++)
+    {
+      Item *b = base->pdata[j];
+      tex_append (t, b->tex);
+      first->box.x1 = MAX (first->box.x1, b->box.x1);
+      if (j > 0)
+        b->used = TRUE;
+    }
+  g_string_append_c (t, '}');
+  g_free (first->tex);
+  first->tex = g_string_free (t, FALSE);
+  first->accented = TRUE;
+  /* its ink: over the bases, up to 0.3 em above their boxes (a hat over
+   * ascenders) */
+  a->box.y0 = first->box.y0 - 0.3 * r->em;
+  a->box.y1 = cy (first);
+  first->box.y0 = a->box.y0;
+  a->used = TRUE;
+}
+
 /* An accent over the glyph under its centre: \hat{x}... */
 static void
 merge_accent (Reader *r, Item *a, const char *acc)
@@ -2457,6 +2659,12 @@ merge_accent (Reader *r, Item *a, const char *acc)
 
   Item *base = NULL;
   double x = cx (a);
+
+  if (a->c == 0x1DCD || a->c == 0x0360)
+    {
+      merge_wide_accent (r, a, acc);
+      return;
+    }
 
   /* A combining mark of an OpenType math font (XeTeX's \vec is U+20D7)
    * has no width, and its ink lies left of where Poppler boxes it: at the
@@ -2496,12 +2704,20 @@ merge_not (Reader *r, Item *a)
 {
   GPtrArray *g = r->items;
   Item *best = NULL;
+  /* LaTeX's \notin (\c@ncel) is an ordinary slash drawn over the middle
+   * of \in, not CMSY's negation slash: a '/' whose middle lies inside the
+   * next glyph's box (development seed 1115, CM and LM: "z\notin/U_{2}",
+   * certain). A slash set beside its neighbours never stands inside one. */
+  gboolean over = a->c == '/';
 
   for (guint j = 0; j < g->len && best == NULL; j++)
     {
       Item *b = g->pdata[j];
+      double w = b->box.x1 - b->box.x0;
       if (b == a || b->used || b->kind != ITEM_GLYPH || b->tex == NULL || b->bigop || b->ext ||
           cx (b) <= a->box.x0 - 0.1 * r->em || cx (b) >= a->box.x1 + 0.6 * r->em)
+        continue;
+      if (over && (b->c == '/' || cx (a) < b->box.x0 + 0.2 * w || cx (a) > b->box.x1 - 0.2 * w))
         continue;
       /* same size (a script slash pairs with the script "="), and its
        * middle inside the slash's height */
@@ -2512,7 +2728,10 @@ merge_not (Reader *r, Item *a)
   if (best != NULL)
     {
       Item *b = best;
+      /* a zero struck through is how a text font without U+2205 draws
+       * \emptyset (mathptmx, development seed 1115: "Z=0/") */
       char *t = b->c == '=' ? g_strdup ("\\neq") : b->c == 0x2208 ? g_strdup ("\\notin")
+                : (over && b->c == '0') ? g_strdup ("\\emptyset")
                 : g_strdup_printf ("\\not%s%s", g_ascii_isalpha (b->tex[0]) ? " " : "", b->tex);
       g_free (b->tex);
       b->tex = t;
@@ -2603,7 +2822,7 @@ merge_pieces (Reader *r)
         continue;
       if (is_accent_char (a->c, &acc))
         merge_accent (r, a, acc);
-      else if (a->c == 0x0338 || a->c == 0x29F8 || (a->c == '6' && font_is_tex_symbols (a->font)))
+      else if (a->c == 0x0338 || a->c == 0x29F8 || a->c == '/' || (a->c == '6' && font_is_tex_symbols (a->font)))
         merge_not (r, a);
       else if (a->c == 0x2192 || a->c == 0x2190 || a->c == 0x21D2 || a->c == 0x21D0 || a->c == 0x2194 || a->c == 0x21D4)
         merge_arrow (r, a);
@@ -2629,9 +2848,17 @@ font_code_char (Reader *r, const Item *it, gunichar c)
    * taller delimiters as Adobe's private-use codes (fm-mathtext-align.c) */
   if (it->ext && adobe_piece_delim (c) != 0)
     c = adobe_piece_delim (c);
-  else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c))))
+  /* and CMEX's display-size \bigcup ... \bigvee (0x5B-0x5F) as ASCII
+   * punctuation: \biguplus read "]" */
+  else if (it->ext && (c < 0x30 || (c < 0x80 && g_ascii_isalpha ((char) c)) ||
+                       (c >= 0x5B && c <= 0x5F && name_has (it->font, "^(cmex|lmmathextension)"))))
     {
       gunichar m = cmex_char (c);
+      /* the wide accents' slots are CMEX's (Latin Modern's is a copy);
+       * newtx's txexs keeps other glyphs there ("(Y,p)" read
+       * (Y,\widetilde{p}), tests/fixtures/pdf/cls-commas-newtx) */
+      if ((m == 0x1DCD || m == 0x0360) && !name_has (it->font, "^(cmex|lmmathextension)"))
+        m = 0;
       c = m != 0 ? m : 0xFFFD;
     }
   /* OMS-encoded symbol fonts (CMSY's layout) keep \surd at code 0x70:
@@ -2647,6 +2874,15 @@ font_code_char (Reader *r, const Item *it, gunichar c)
       if (c >= 0xB3)
         uncertain (r, "fourier's sized delimiters: \\Big and \\bigg draw one glyph");
       c = fourier_mex_char (it->font, c);
+    }
+  else if (it->ext && c >= 0xC3 && c <= 0xDE && name_has (it->font, "^txexs$") &&
+           (is_bigop_char (cmex_char (c - 0x7D)) || is_integral_char (cmex_char (c - 0x7D))))
+    {
+      /* newtxmath's txexs keeps CMEX's big operators (0x46-0x61: \bigodot
+       * ... \coprod, text and display sizes) 0x7D codes up, where Poppler
+       * reads Latin-1 (text-size \bigoplus as U+00C9, an unknown glyph:
+       * tests/fixtures/pdf/mathtext-txexs.tex) */
+      c = cmex_char (c - 0x7D);
     }
   else if (it->ext && c >= 0x80 && c <= 0xFF)
     {
@@ -2668,6 +2904,17 @@ symbol_of (const char *tex)
   if (open != NULL && tex[0] == '\\' && strchr (open, '}') != NULL)
     return g_strndup (open + 1, strchr (open, '}') - open - 1);
   return g_strdup (tex);
+}
+
+/* A glyph of the page left out of the region whose box reaches into the
+ * render around it (read_page draws 2 pt more on every side): its strokes
+ * are in the pixels, and none of them is the formula's rule. */
+static void
+add_foreign (Reader *r, const FmRect *area, const FmRect *b)
+{
+  if (b->x1 < area->x0 - 2 || b->x0 > area->x1 + 2 || b->y1 < area->y0 - 2 || b->y0 > area->y1 + 2)
+    return;
+  g_array_append_val (r->foreign, *b);
 }
 
 static void
@@ -2727,7 +2974,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
           r->trailing_x = b.x0;
         }
       if (ccx < area->x0 - tol || ccx > area->x1 + (punct ? 0 : tol))
-        continue;
+        {
+          add_foreign (r, area, &b);
+          continue;
+        }
       /* Type 1 radicals and extension-font glyphs hang below their box. */
       if (ccy < area->y0 - tol || ccy > area->y1 + tol)
         {
@@ -2740,7 +2990,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
                              (at != NULL && fm_font_is_math_extension (at->font_name));
           double h = b.y1 - b.y0;
           if (!hanging || ccy + 0.75 * h < area->y0 || b.y0 > area->y1 || h > 3 * area_h + 20)
-            continue;
+            {
+              add_foreign (r, area, &b);
+              continue;
+            }
         }
       /* The relation colon of STIX Two (pdfLaTeX) and of unicode-math is
        * U+2236 RATIO, the \colon of both U+003A: read alike, the spacing
@@ -3672,9 +3925,11 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   r.items = g_ptr_array_new_with_free_func (item_free);
   r.reasons = g_string_new (NULL);
   r.symbols = g_ptr_array_new_with_free_func (g_free);
+  r.foreign = g_array_new (FALSE, FALSE, sizeof (FmRect));
 
   if (!read_page (&r, doc, region, &area, &scale, &img, error))
     {
+      g_array_unref (r.foreign);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       g_ptr_array_unref (r.symbols);
@@ -3685,6 +3940,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   res->symbols = r.symbols;
   if (read_unavailable (&r, res))
     {
+      g_array_unref (r.foreign);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       return res;
@@ -3713,6 +3969,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     if (!((Item *) r.items->pdata[i])->used)
       g_ptr_array_add (top, r.items->pdata[i]);
   read_finish (&r, res, parse_list (&r, top));
+  g_array_unref (r.foreign);
   g_ptr_array_unref (r.items);
   g_string_free (r.reasons, TRUE);
   return res;
