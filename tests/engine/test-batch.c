@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fe-cpu.h"
 #include "fe-model.h"
 #include "fm-png.h"
 
@@ -1252,6 +1253,18 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* The engine-batch-odd-* entries (tests/engine/meson.build) set FE_CPU_ISA to run
+   * the portable or AVX2 decode loops; make sure the cap took (a misspelt value is
+   * only a warning on stderr, and the run would then test the default kernels). */
+  const char *isa = g_getenv ("FE_CPU_ISA");
+#if defined(__x86_64__) || defined(__i386__)
+  if (isa && strcmp (isa, "portable") == 0)
+    g_assert_true (!fe_cpu_info ()->avx2 && fe_cpu_matmul_exact_rows (FE_DTYPE_F32) == 4);
+  if (isa && strcmp (isa, "avx2") == 0)
+    g_assert_true (!fe_cpu_info ()->avx512f);
+#else
+  (void) isa;
+#endif
   build_images ();
   const char *root = g_getenv ("FE_SOURCE_ROOT");
   g_autofree char *model = g_build_filename (root ? root : ".", "data", "models",
