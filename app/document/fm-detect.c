@@ -4237,6 +4237,27 @@ number_ends_line (const Glyph *g, int n, int i)
   return chunk_text_matches_number (g, &ch);
 }
 
+/* Whether the glyphs from start to i (exclusive, g[i - 1] a ')') read as
+ * an equation number that starts its line, "(2.3)", and g[i] begins math
+ * after it: amsart numbers on the left (leqno), and a display as wide as
+ * the column allows sets its first glyph less than 0.9 em after the
+ * number. A line of prose that starts with "(1)" goes on with a word. */
+static gboolean
+number_starts_line (const PageCtx *pc, int start, int i)
+{
+  const Glyph *g = pc->g;
+  Chunk ch = { 0 };
+
+  if (g[i - 1].c != ')' || g[i].cls == CLS_TEXT || i - start > 12)
+    return FALSE;
+  if (start > 0 && !g[start].line_before && v_overlap_enough (&g[start - 1].r, &g[start].r, 0.3) &&
+      !across_gutter (pc, fm_rect_cx (&g[start - 1].r), fm_rect_cx (&g[start].r)))
+    return FALSE;   /* the chunk was cut at a gap of its line, not at its start */
+  ch.start = start;
+  ch.end = i;
+  return chunk_text_matches_number (g, &ch);
+}
+
 /* Chunks: runs of glyphs in text order, cut at line breaks that move to
  * another line and at wide horizontal gaps. */
 static void
@@ -4268,6 +4289,9 @@ make_chunks (PageCtx *pc)
           else if (g[i].c == '(' && b->x0 - a->x1 >= 0.4 * em && number_ends_line (g, n, i))
             cut = TRUE;  /* an equation number less than 0.9 em after a
                           * display as wide as the column allows */
+          else if (b->x0 - a->x1 >= 0.4 * em && number_starts_line (pc, start, i))
+            cut = TRUE;  /* a left equation number less than 0.9 em
+                          * before such a display */
         }
       if (cut)
         {
@@ -4987,12 +5011,26 @@ number_sits_below (const FmRect *box, const FmRect *display, double em)
          box->x1 >= display->x1 - 0.5 * em && box->x0 > fm_rect_cx (display);
 }
 
+/* Whether a number chunk at box sits where amsmath sets a left equation
+ * number (leqno, amsart's default) above a display that leaves no room
+ * for it: its line ends right before the display's first line (less than
+ * 1 em above it), and it starts at or left of the display's left end, in
+ * its left half. */
+static gboolean
+number_sits_above (const FmRect *box, const FmRect *display, double em)
+{
+  return box->y1 <= display->y0 + 0.3 * em && display->y0 - box->y1 < 1.0 * em &&
+         box->x0 <= display->x0 + 0.5 * em && box->x1 < fm_rect_cx (display);
+}
+
 /* The display block whose equation number chunk i is when amsmath set it
- * on a line of its own below the display (the display left no room for
- * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
- * pages): the number's line starts right after the block's last line, the
- * number ends at or right of the block's right end, in its right half,
- * and nothing else is on the number's line. -1 when none. */
+ * on a line of its own below the display, or above it for a left number
+ * (the display left no room for it; wide displays in XeLaTeX/LuaLaTeX's
+ * OpenType fonts, two-column pages): the number's line starts right after
+ * the block's last line, the number ends at or right of the block's right
+ * end, in its right half (number_sits_below()), or the mirror above
+ * (number_sits_above()), and nothing else is on the number's line. -1
+ * when none. */
 static int
 number_below_block (const PageCtx *pc, guint i)
 {
@@ -5014,6 +5052,14 @@ number_below_block (const PageCtx *pc, guint i)
       if (number_sits_below (&ch->box, bl, em))
         return b;
     }
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      const FmRect *bl = &pc->blocks[b];
+      if (bl->x1 <= bl->x0 || across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&ch->box)))
+        continue;
+      if (number_sits_above (&ch->box, bl, em))
+        return b;
+    }
   return -1;
 }
 
@@ -5021,7 +5067,8 @@ number_below_block (const PageCtx *pc, guint i)
  * than 0.9 em below the display's last line, so the stacked chunks made
  * it part of the block: a number chunk of a block whose other chunks end
  * above it, in the block's right half and ending at or right of them, is
- * taken out again (the block's box shrinks to the rest). */
+ * taken out again (the block's box shrinks to the rest); so is a left
+ * number above the rest (number_sits_above()). */
 static void
 detach_numbers_below (PageCtx *pc)
 {
@@ -5047,7 +5094,7 @@ detach_numbers_below (PageCtx *pc)
             fm_rect_union (&rest, &o->box);
           any = TRUE;
         }
-      if (!any || !number_sits_below (&ch->box, &rest, ch->em))
+      if (!any || !(number_sits_below (&ch->box, &rest, ch->em) || number_sits_above (&ch->box, &rest, ch->em)))
         continue;
       ch->block = -1;
       pc->blocks[b] = rest;
