@@ -3213,6 +3213,76 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
   return r->r.x0 - stack_x1 > -0.05 * em && r->r.x0 - stack_x1 < 0.3 * em;
 }
 
+/* A relation sign, for equations_apart(). */
+static gboolean
+is_relation_sign (gunichar c)
+{
+  static const gunichar rel[] = { '=', '<', '>', 0x2260, 0x2264, 0x2265, 0x2248, 0x2261, 0x2208, 0x2209,
+                                  0x2282, 0x2283, 0x2286, 0x2287, 0x223C, 0x2243, 0x2245, 0x226A, 0x226B,
+                                  0x2A7D, 0x2A7E, 0x2192, 0x21A6 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (rel); k++)
+    if (c == rel[k])
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether a full-size relation sign lies among the math glyphs walked from
+ * c by the line neighbours on side step (-1 left, +1 right), while each is
+ * less than 0.7 em from the last, at most 16 of them. */
+static gboolean
+relation_beside (const InlineCtx *ic, int c, int step)
+{
+  const Glyph *g = ic->g;
+  int k = c;
+
+  for (int taken = 0; k >= 0 && taken < 16; taken++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      int next = step < 0 ? ic->best_left[k] : ic->best_right[k];
+      if (!mk->script && is_relation_sign (g[mk->glyph].c))
+        return TRUE;
+      if (next < 0 || (!mk->script && (g[mk->glyph].c == ',' || g[mk->glyph].c == ';')))
+        break;  /* (a list's comma: the relation is another formula's) */
+      if (fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
+        break;
+      k = next;
+    }
+  return FALSE;
+}
+
+/* Whether two equations stand a word space apart, li ending the first and
+ * ri, a letter, starting the second (ma+bv+kx = 0 x_2 = -te^t): between
+ * two ordinary symbols TeX puts no space, so a gap as wide as the line's
+ * word space there is one, or \, - and on a squeezed line (word space
+ * 0.17 em) the two are alike. A relation on both sides tells them apart:
+ * one formula does not chain two equations with a thin space and no
+ * punctuation (the \, of f(x)\,dx or \mathrm{Ei}\,\lambda has none
+ * after it). */
+static gboolean
+equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+
+  if (mr->script || !r->space_before || !g_unichar_isalpha (r->c) || gap < 0.12 * em || ws <= 0 ||
+      gap < ws - 0.03 * em)
+    return FALSE;
+  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || l->ext || l->ink)
+    return FALSE;
+  /* an operator name's last letter (\operatorname{Tr}\,u) takes a thin
+   * space before its argument */
+  if (l->c < 128 && g_ascii_isalpha (l->c) && ic->best_left[li] >= 0)
+    {
+      const Glyph *p = &g[g_array_index (ic->math, MathGlyph, ic->best_left[li]).glyph];
+      if (p->c < 128 && g_ascii_isalpha (p->c) && l->r.x0 - p->r.x1 < 0.05 * em)
+        return FALSE;
+    }
+  return relation_beside (ic, li, -1) && relation_beside (ic, ri, +1);
+}
+
 /* Whether a sign ri opens a formula: a unary minus or plus has no space
  * after it, a binary one TeX's medium space on both sides (shrunk alike
  * on a squeezed line). After an ordinary symbol (a letter, a digit, a
@@ -3296,7 +3366,8 @@ bracket_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doubl
 static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
-  return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em);
+  return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
+         equations_apart (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
