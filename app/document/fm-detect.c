@@ -2806,6 +2806,17 @@ inline_nearest_neighbours (InlineCtx *ic)
   g_free (gap_left);
 }
 
+/* A sign that stands in a superscript as an ordinary symbol: u^{*},
+ * A^{+}, x^{-}, A^{\dagger}, 17^{\circ}, V^{\perp}, R^{\wedge}, and an
+ * accent over a letter (\vec's arrow, Poppler's combining mark). */
+static gboolean
+is_script_sign (gunichar c)
+{
+  return c == '*' || c == 0x2217 || c == '+' || c == '-' || c == 0x2212 || c == 0x00B1 || c == 0x2213 ||
+         c == 0x2020 || c == 0x2021 || c == 0x2218 || c == 0x25E6 || c == 0x22A5 || c == 0x22C6 ||
+         c == 0x2227 || c == 0x2228 || c == 0x223C || g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;
+}
+
 /* The spacing rules for two line neighbours l (left) and r: operators,
  * punctuation, ellipses, scripts, operator names, digit groups and
  * delimiters, and the limit before a radical or big operator. */
@@ -2820,7 +2831,11 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   gboolean adjacent = (r - g == l - g + 1) && !r->space_before;
   gboolean join = gap < 0.2 * em ||
          (adjacent && gap < 0.4 * em) ||
-         (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
+         /* (a sign in a script is no binary operator: u^{*} x = y, A^{+} B,
+          * 17^{\circ} U are two formulas a word space apart; a limit row's
+          * symbols, \to \infty under \lim, still reach the operand) */
+         (gap < 1.2 * em && ((is_operator (l->c) && !(ml->script && gap >= 0.3 * em && is_script_sign (l->c))) ||
+                             (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
          /* math's comma and \dots are followed by a thin space; a
           * sentence's period or comma by a word space */
          ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
@@ -3213,6 +3228,33 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
   return r->r.x0 - stack_x1 > -0.05 * em && r->r.x0 - stack_x1 < 0.3 * em;
 }
 
+/* Whether the gap between math glyphs li and ri (next to each other in
+ * the text) is a binary operator's spaces with the operator missing: an
+ * OpenType math font without U+29F5 (\setminus in DejaVu, Fira, Bonum,
+ * Latin Modern Math under unicode-math) sets nothing there, no ink and no
+ * text, only the medium spaces on both sides (0.45-0.85 em between U and
+ * K of f \colon U \setminus K \to \mathbb{C}). Two formulas a word space
+ * apart stand one word space apart: this gap is wider than the line's word
+ * space by a third, yet under an em, between two math-font symbols, with
+ * no glyph of the text between them. */
+static gboolean
+lost_operator_gap (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+
+  if (mr->glyph != ml->glyph + 1 || mr->script || l->font != FM_FONT_MATH || r->font != FM_FONT_MATH ||
+      l->ext || r->ext || l->ink || r->ink)
+    return FALSE;
+  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || !(g_unichar_isalnum (r->c) || is_open_bracket (r->c)))
+    return FALSE;
+  if (!(ws > 0) || gap < 0.4 * em || gap < 1.35 * ws || gap >= 1.0 * em)
+    return FALSE;
+  return ic->pc->ink != NULL && ink_gap_empty (ic->pc->ink, &l->r, &r->r);
+}
+
 /* A relation sign, for equations_apart(). */
 static gboolean
 is_relation_sign (gunichar c)
@@ -3507,6 +3549,9 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       r->cls == CLS_NEUTRAL && g_unichar_isalpha (l->c) && g_unichar_isalpha (r->c) && l->font != FM_FONT_MATH &&
       r->font != FM_FONT_MATH && fabs (l->size - r->size) < 0.1 * l->size && v_overlap_enough (&l->r, &r->r, 0.7) &&
       gap < 0.6 * l->size)
+    join = TRUE;
+  /* a binary operator the font lacks: its spaces without it */
+  if (!join && rule == FM_DETECT_RULE_FULL && lost_operator_gap (ic, li, ri, gap, em))
     join = TRUE;
   /* a math symbol the text layer lost between two math glyphs */
   if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&

@@ -723,7 +723,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * pdfLaTeX Libertine): two equations a word space apart on a squeezed line
  * (word space 0.17 em, as narrow as a thin space), beside thin spaces inside
  * formulas (\,dx, \operatorname{Tr}\,u, 2\,b) (the detector before it:
- * inline P/R 0.75/0.60 and 0.71/0.50). */
+ * inline P/R 0.75/0.60 and 0.71/0.50); cls-nosetminus (XeLaTeX DejaVu
+ * Math, LuaLaTeX Fira Math): \setminus missing from the font, only the
+ * operator's spaces left (f \colon U \setminus K \to \mathbb{C} in two
+ * pieces), and u^{*} x = y_1, a superscript's sign taken for a binary
+ * operator (the detector before it: inline P/R 0.27/0.38 and 0.50/0.63). */
 static void
 test_detect_classes (void)
 {
@@ -738,7 +742,8 @@ test_detect_classes (void)
                           "cls-commas-palatino", "cls-commas-newtx", "cls-commas-xe",
                           "cls-overfull-euler", "cls-quads-charter", "cls-quads-xe", "cls-quads-lua",
                           "cls-opsub-times", "cls-stacks-charter", "cls-stacks-xe", "cls-stacks-lua",
-                          "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine" };
+                          "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine",
+                          "cls-nosetminus-dejavu", "cls-nosetminus-fira" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
