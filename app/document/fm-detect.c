@@ -3271,12 +3271,15 @@ is_relation_sign (gunichar c)
 
 /* Whether a full-size relation sign lies among the math glyphs walked from
  * c by the line neighbours on side step (-1 left, +1 right), while each is
- * less than 0.7 em from the last, at most 16 of them. */
+ * less than 0.7 em from the last, at most 16 of them and at most
+ * max_full full-size ones before the relation (the second equation's left
+ * side is short, x_2 or p_{c,f}: further on the relation can be the next
+ * formula's, L = r\:p\:\sin\:\theta then |f| \in L^1). */
 static gboolean
-relation_beside (const InlineCtx *ic, int c, int step)
+relation_beside (const InlineCtx *ic, int c, int step, int max_full)
 {
   const Glyph *g = ic->g;
-  int k = c;
+  int k = c, full = 0;
 
   for (int taken = 0; k >= 0 && taken < 16; taken++)
     {
@@ -3284,6 +3287,8 @@ relation_beside (const InlineCtx *ic, int c, int step)
       int next = step < 0 ? ic->best_left[k] : ic->best_right[k];
       if (!mk->script && is_relation_sign (g[mk->glyph].c))
         return TRUE;
+      if (!mk->script && ++full >= max_full)
+        break;
       if (next < 0 || (!mk->script && (g[mk->glyph].c == ',' || g[mk->glyph].c == ';')))
         break;  /* (a list's comma: the relation is another formula's) */
       if (fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
@@ -3322,7 +3327,7 @@ equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
       if (p->c < 128 && g_ascii_isalpha (p->c) && l->r.x0 - p->r.x1 < 0.05 * em)
         return FALSE;
     }
-  return relation_beside (ic, li, -1) && relation_beside (ic, ri, +1);
+  return relation_beside (ic, li, -1, 16) && relation_beside (ic, ri, +1, 4);
 }
 
 /* Whether a sign ri opens a formula: a unary minus or plus has no space
