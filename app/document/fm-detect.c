@@ -2224,21 +2224,33 @@ uf_join (int *parent, double *line_cy, double *line_em, int a, int b)
   return TRUE;
 }
 
-/* Any running-text glyph between two horizontal neighbours on their line. */
+/* Any running-text glyph between two horizontal neighbours on their line.
+ * text_idx is sorted by its glyphs' centres, text_cx (those centres): only
+ * the glyphs whose centre lies between the two are looked at (the scan of
+ * every text glyph per pair was a fifth of the detector's time on a page of
+ * 20k glyphs). */
 static gboolean
-text_between (const Glyph *g, const gboolean *excluded, const int *text_idx, int n_text,
+text_between (const Glyph *g, const gboolean *excluded, const int *text_idx, const double *text_cx, int n_text,
               const FmRect *left, const FmRect *right)
 {
   double x0 = left->x1, x1 = right->x0;
+  int lo = 0, hi = n_text;
 
   if (x1 <= x0)
     return FALSE;
-  for (int k = 0; k < n_text; k++)
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (text_cx[mid] <= x0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (int k = lo; k < n_text && text_cx[k] < x1; k++)
     {
       const Glyph *t = &g[text_idx[k]];
-      double cx = 0.5 * (t->r.x0 + t->r.x1);
       double cy = 0.5 * (t->r.y0 + t->r.y1);
-      if (excluded[text_idx[k]] || cx <= x0 || cx >= x1)
+      if (excluded[text_idx[k]])
         continue;
       /* Its centre level with them: OpenType fonts' boxes are so tall that
        * the next line's letters overlap a subscript. */
@@ -2273,6 +2285,16 @@ static gboolean
 is_close_bracket (gunichar c)
 {
   return c == ')' || c == ']' || c == '}';
+}
+
+/* Glyph indices by their boxes' centre x (text_between's order). */
+static int
+compare_glyph_cx (const void *a, const void *b, gpointer data)
+{
+  const Glyph *g = data;
+  double xa = 0.5 * (g[*(const int *) a].r.x0 + g[*(const int *) a].r.x1);
+  double xb = 0.5 * (g[*(const int *) b].r.x0 + g[*(const int *) b].r.x1);
+  return (xa > xb) - (xa < xb);
 }
 
 static int
@@ -2333,7 +2355,8 @@ typedef struct {
   GArray *bands;                /* Band: the text lines, then math-only lines */
   GArray *math;                 /* MathGlyph, sorted by x0 */
   int m;
-  int *text_idx, n_text;        /* running-text glyphs */
+  int *text_idx, n_text;        /* running-text glyphs, sorted by centre x */
+  double *text_cx;              /* their centres' x */
   int *parent;                  /* union-find over math */
   double *line_cy, *line_em;
   int *best_left, *best_right;  /* nearest line neighbour on either side, or -1 */
@@ -2577,6 +2600,7 @@ inline_fraction_stacks (InlineCtx *ic)
   const Glyph *g = ic->g;
   const InkMap *ink = ic->pc->ink;
   int m = ic->m;
+  double max_w = 0;
 
   ic->bar = g_new (int, m + 1);
   for (int a = 0; a < m; a++)
@@ -2584,13 +2608,19 @@ inline_fraction_stacks (InlineCtx *ic)
   ic->bars = g_array_new (FALSE, FALSE, sizeof (FracBar));
   if (ink == NULL || ic->rule != FM_DETECT_RULE_FULL)
     return;
+  /* Math is sorted by x0: the scans below start the widest glyph's width
+   * (and a point) before the reach they test and stop past its end - the
+   * glyphs skipped are those the tests would skip (same output; the whole
+   * page was scanned per glyph, a quadratic cost on pages of 20k glyphs). */
+  for (int a = 0; a < m; a++)
+    max_w = MAX (max_w, fm_rect_w (&g[g_array_index (ic->math, MathGlyph, a).glyph].r));
   for (int a = 0; a < m; a++)
     {
       const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
       if (ic->bar[a] >= 0 || ma->script || ga->size < 0.85 * ic->body_em)
         continue;
-      for (int b = 0; b < m; b++)
+      for (int b = math_from_x (ic->math, g, m, ga->r.x0 - max_w - 1.0); b < m; b++)
         {
           const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
@@ -2598,6 +2628,8 @@ inline_fraction_stacks (InlineCtx *ic)
           double ix = MIN (ga->r.x1, gb->r.x1) - MAX (ga->r.x0, gb->r.x0);
           FracBar fb;
           int row;
+          if (gb->r.x0 >= ga->r.x1)
+            break;      /* no overlap with ga from here on */
           if (b == a || mb->script || gb->size < 0.85 * ic->body_em || gb->r.y0 < ga->r.y1 - 0.3 * em ||
               gb->r.y0 - ga->r.y1 > 1.0 * em || ix <= 0.2 * MIN (fm_rect_w (&ga->r), fm_rect_w (&gb->r)) ||
               (ma->band >= 0 && ma->band == mb->band))
@@ -2628,11 +2660,13 @@ inline_fraction_stacks (InlineCtx *ic)
           {
             const Band *t = &g_array_index (ic->bands, Band, fb.band);
             int id = (int) ic->bars->len;
-            for (int k = 0; k < m; k++)
+            for (int k = math_from_x (ic->math, g, m, fb.x0 - 0.1 * t->em - max_w - 1.0); k < m; k++)
               {
                 MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
                 const Glyph *gk = &g[mk->glyph];
                 double cx = fm_rect_cx (&gk->r);
+                if (gk->r.x0 > fb.x1 + 0.1 * t->em)
+                  break;  /* its centre is right of the bar's reach, and all after it */
                 if (ic->bar[k] >= 0 || cx < fb.x0 - 0.1 * t->em || cx > fb.x1 + 0.1 * t->em ||
                     gk->r.y1 < fb.y - 0.8 * t->em || gk->r.y0 > fb.y + 0.8 * t->em ||
                     (gk->r.y1 > fb.y + 0.15 * t->em && gk->r.y0 < fb.y - 0.15 * t->em))
@@ -2806,6 +2840,17 @@ inline_nearest_neighbours (InlineCtx *ic)
   g_free (gap_left);
 }
 
+/* A sign that stands in a superscript as an ordinary symbol: u^{*},
+ * A^{+}, x^{-}, A^{\dagger}, 17^{\circ}, V^{\perp}, R^{\wedge}, and an
+ * accent over a letter (\vec's arrow, Poppler's combining mark). */
+static gboolean
+is_script_sign (gunichar c)
+{
+  return c == '*' || c == 0x2217 || c == '+' || c == '-' || c == 0x2212 || c == 0x00B1 || c == 0x2213 ||
+         c == 0x2020 || c == 0x2021 || c == 0x2218 || c == 0x25E6 || c == 0x22A5 || c == 0x22C6 ||
+         c == 0x2227 || c == 0x2228 || c == 0x223C || g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;
+}
+
 /* The spacing rules for two line neighbours l (left) and r: operators,
  * punctuation, ellipses, scripts, operator names, digit groups and
  * delimiters, and the limit before a radical or big operator. */
@@ -2820,7 +2865,11 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   gboolean adjacent = (r - g == l - g + 1) && !r->space_before;
   gboolean join = gap < 0.2 * em ||
          (adjacent && gap < 0.4 * em) ||
-         (gap < 1.2 * em && (is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
+         /* (a sign in a script is no binary operator: u^{*} x = y, A^{+} B,
+          * 17^{\circ} U are two formulas a word space apart; a limit row's
+          * symbols, \to \infty under \lim, still reach the operand) */
+         (gap < 1.2 * em && ((is_operator (l->c) && !(ml->script && gap >= 0.3 * em && is_script_sign (l->c))) ||
+                             (is_operator (r->c) && !is_prefix_operator (r->c)))) ||
          /* math's comma and \dots are followed by a thin space; a
           * sentence's period or comma by a word space */
          ((l->c == ',' || l->c == ';' || ellipsis_dot (g, n, (int) (r - g))) && gap < 0.3 * em) ||
@@ -3213,6 +3262,108 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
   return r->r.x0 - stack_x1 > -0.05 * em && r->r.x0 - stack_x1 < 0.3 * em;
 }
 
+/* Whether the gap between math glyphs li and ri (next to each other in
+ * the text) is a binary operator's spaces with the operator missing: an
+ * OpenType math font without U+29F5 (\setminus in DejaVu, Fira, Bonum,
+ * Latin Modern Math under unicode-math) sets nothing there, no ink and no
+ * text, only the medium spaces on both sides (0.45-0.85 em between U and
+ * K of f \colon U \setminus K \to \mathbb{C}). Two formulas a word space
+ * apart stand one word space apart: this gap is wider than the line's word
+ * space by a third, yet under an em, between two math-font symbols, with
+ * no glyph of the text between them. */
+static gboolean
+lost_operator_gap (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+
+  if (mr->glyph != ml->glyph + 1 || mr->script || l->font != FM_FONT_MATH || r->font != FM_FONT_MATH ||
+      l->ext || r->ext || l->ink || r->ink)
+    return FALSE;
+  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || !(g_unichar_isalnum (r->c) || is_open_bracket (r->c)))
+    return FALSE;
+  if (!(ws > 0) || gap < 0.4 * em || gap < 1.35 * ws || gap >= 1.0 * em)
+    return FALSE;
+  return ic->pc->ink != NULL && ink_gap_empty (ic->pc->ink, &l->r, &r->r);
+}
+
+/* A relation sign, for equations_apart(). */
+static gboolean
+is_relation_sign (gunichar c)
+{
+  static const gunichar rel[] = { '=', '<', '>', 0x2260, 0x2264, 0x2265, 0x2248, 0x2261, 0x2208, 0x2209,
+                                  0x2282, 0x2283, 0x2286, 0x2287, 0x223C, 0x2243, 0x2245, 0x226A, 0x226B,
+                                  0x2A7D, 0x2A7E, 0x2192, 0x21A6 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (rel); k++)
+    if (c == rel[k])
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether a full-size relation sign lies among the math glyphs walked from
+ * c by the line neighbours on side step (-1 left, +1 right), while each is
+ * less than 0.7 em from the last, at most 16 of them and at most
+ * max_full full-size ones before the relation (the second equation's left
+ * side is short, x_2 or p_{c,f}: further on the relation can be the next
+ * formula's, L = r\:p\:\sin\:\theta then |f| \in L^1). */
+static gboolean
+relation_beside (const InlineCtx *ic, int c, int step, int max_full)
+{
+  const Glyph *g = ic->g;
+  int k = c, full = 0;
+
+  for (int taken = 0; k >= 0 && taken < 16; taken++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      int next = step < 0 ? ic->best_left[k] : ic->best_right[k];
+      if (!mk->script && is_relation_sign (g[mk->glyph].c))
+        return TRUE;
+      if (!mk->script && ++full >= max_full)
+        break;
+      if (next < 0 || (!mk->script && (g[mk->glyph].c == ',' || g[mk->glyph].c == ';')))
+        break;  /* (a list's comma: the relation is another formula's) */
+      if (fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
+        break;
+      k = next;
+    }
+  return FALSE;
+}
+
+/* Whether two equations stand a word space apart, li ending the first and
+ * ri, a letter, starting the second (ma+bv+kx = 0 x_2 = -te^t): between
+ * two ordinary symbols TeX puts no space, so a gap as wide as the line's
+ * word space there is one, or \, - and on a squeezed line (word space
+ * 0.17 em) the two are alike. A relation on both sides tells them apart:
+ * one formula does not chain two equations with a thin space and no
+ * punctuation (the \, of f(x)\,dx or \mathrm{Ei}\,\lambda has none
+ * after it). */
+static gboolean
+equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+
+  if (mr->script || !r->space_before || !g_unichar_isalpha (r->c) || gap < 0.12 * em || ws <= 0 ||
+      gap < ws - 0.03 * em)
+    return FALSE;
+  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || l->ext || l->ink)
+    return FALSE;
+  /* an operator name's last letter (\operatorname{Tr}\,u) takes a thin
+   * space before its argument */
+  if (l->c < 128 && g_ascii_isalpha (l->c) && ic->best_left[li] >= 0)
+    {
+      const Glyph *p = &g[g_array_index (ic->math, MathGlyph, ic->best_left[li]).glyph];
+      if (p->c < 128 && g_ascii_isalpha (p->c) && l->r.x0 - p->r.x1 < 0.05 * em)
+        return FALSE;
+    }
+  return relation_beside (ic, li, -1, 16) && relation_beside (ic, ri, +1, 4);
+}
+
 /* Whether a sign ri opens a formula: a unary minus or plus has no space
  * after it, a binary one TeX's medium space on both sides (shrunk alike
  * on a squeezed line). After an ordinary symbol (a letter, a digit, a
@@ -3296,7 +3447,8 @@ bracket_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doubl
 static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
-  return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em);
+  return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
+         equations_apart (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
@@ -3437,6 +3589,9 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       r->font != FM_FONT_MATH && fabs (l->size - r->size) < 0.1 * l->size && v_overlap_enough (&l->r, &r->r, 0.7) &&
       gap < 0.6 * l->size)
     join = TRUE;
+  /* a binary operator the font lacks: its spaces without it */
+  if (!join && rule == FM_DETECT_RULE_FULL && lost_operator_gap (ic, li, ri, gap, em))
+    join = TRUE;
   /* a math symbol the text layer lost between two math glyphs */
   if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
       !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
@@ -3461,7 +3616,7 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
    * ("[15] $\pm 0.5$") */
   if (join && (is_citation (g, (int) (r - g), n) || (r->space_before && citation_end (g, n, (int) (l - g)))))
     join = FALSE;
-  if (join && text_between (g, ic->excluded, ic->text_idx, ic->n_text, &l->r, &r->r))
+  if (join && text_between (g, ic->excluded, ic->text_idx, ic->text_cx, ic->n_text, &l->r, &r->r))
     join = FALSE;
   if (join && across_gutter (ic->pc, fm_rect_cx (&l->r), fm_rect_cx (&r->r)))
     join = FALSE;
@@ -3581,7 +3736,7 @@ inline_fraction_joins (InlineCtx *ic)
           if (side[s] < 0)
             continue;
           o = &g[g_array_index (ic->math, MathGlyph, side[s]).glyph];
-          if (!text_between (g, ic->excluded, ic->text_idx, ic->n_text, s == 0 ? &o->r : &bar, s == 0 ? &bar : &o->r))
+          if (!text_between (g, ic->excluded, ic->text_idx, ic->text_cx, ic->n_text, s == 0 ? &o->r : &bar, s == 0 ? &bar : &o->r))
             uf_join (ic->parent, ic->line_cy, ic->line_em, fb->first, side[s]);
         }
     }
@@ -3708,6 +3863,10 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   ic.math = g_array_new (FALSE, FALSE, sizeof (MathGlyph));
   ic.text_idx = g_new (int, n + 1);
   inline_home_lines (&ic);
+  g_qsort_with_data (ic.text_idx, ic.n_text, sizeof (int), compare_glyph_cx, (gpointer) g);
+  ic.text_cx = g_new (double, ic.n_text + 1);
+  for (int k = 0; k < ic.n_text; k++)
+    ic.text_cx[k] = 0.5 * (g[ic.text_idx[k]].r.x0 + g[ic.text_idx[k]].r.x1);
   ic.frac = g_new (signed char, ic.m + 1);
   memset (ic.frac, -1, ic.m + 1);
   ic.frac_em = g_new0 (double, ic.m + 1);
@@ -3745,6 +3904,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   g_free (ic.best_right);
   g_free (ic.best_left);
   g_free (ic.text_idx);
+  g_free (ic.text_cx);
   g_array_free (ic.math, TRUE);
   g_array_free (ic.bands, TRUE);
   return protos;
@@ -4237,6 +4397,27 @@ number_ends_line (const Glyph *g, int n, int i)
   return chunk_text_matches_number (g, &ch);
 }
 
+/* Whether the glyphs from start to i (exclusive, g[i - 1] a ')') read as
+ * an equation number that starts its line, "(2.3)", and g[i] begins math
+ * after it: amsart numbers on the left (leqno), and a display as wide as
+ * the column allows sets its first glyph less than 0.9 em after the
+ * number. A line of prose that starts with "(1)" goes on with a word. */
+static gboolean
+number_starts_line (const PageCtx *pc, int start, int i)
+{
+  const Glyph *g = pc->g;
+  Chunk ch = { 0 };
+
+  if (g[i - 1].c != ')' || g[i].cls == CLS_TEXT || i - start > 12)
+    return FALSE;
+  if (start > 0 && !g[start].line_before && v_overlap_enough (&g[start - 1].r, &g[start].r, 0.3) &&
+      !across_gutter (pc, fm_rect_cx (&g[start - 1].r), fm_rect_cx (&g[start].r)))
+    return FALSE;   /* the chunk was cut at a gap of its line, not at its start */
+  ch.start = start;
+  ch.end = i;
+  return chunk_text_matches_number (g, &ch);
+}
+
 /* Chunks: runs of glyphs in text order, cut at line breaks that move to
  * another line and at wide horizontal gaps. */
 static void
@@ -4268,6 +4449,9 @@ make_chunks (PageCtx *pc)
           else if (g[i].c == '(' && b->x0 - a->x1 >= 0.4 * em && number_ends_line (g, n, i))
             cut = TRUE;  /* an equation number less than 0.9 em after a
                           * display as wide as the column allows */
+          else if (b->x0 - a->x1 >= 0.4 * em && number_starts_line (pc, start, i))
+            cut = TRUE;  /* a left equation number less than 0.9 em
+                          * before such a display */
         }
       if (cut)
         {
@@ -4987,12 +5171,26 @@ number_sits_below (const FmRect *box, const FmRect *display, double em)
          box->x1 >= display->x1 - 0.5 * em && box->x0 > fm_rect_cx (display);
 }
 
+/* Whether a number chunk at box sits where amsmath sets a left equation
+ * number (leqno, amsart's default) above a display that leaves no room
+ * for it: its line ends right before the display's first line (less than
+ * 1 em above it), and it starts at or left of the display's left end, in
+ * its left half. */
+static gboolean
+number_sits_above (const FmRect *box, const FmRect *display, double em)
+{
+  return box->y1 <= display->y0 + 0.3 * em && display->y0 - box->y1 < 1.0 * em &&
+         box->x0 <= display->x0 + 0.5 * em && box->x1 < fm_rect_cx (display);
+}
+
 /* The display block whose equation number chunk i is when amsmath set it
- * on a line of its own below the display (the display left no room for
- * it; wide displays in XeLaTeX/LuaLaTeX's OpenType fonts, two-column
- * pages): the number's line starts right after the block's last line, the
- * number ends at or right of the block's right end, in its right half,
- * and nothing else is on the number's line. -1 when none. */
+ * on a line of its own below the display, or above it for a left number
+ * (the display left no room for it; wide displays in XeLaTeX/LuaLaTeX's
+ * OpenType fonts, two-column pages): the number's line starts right after
+ * the block's last line, the number ends at or right of the block's right
+ * end, in its right half (number_sits_below()), or the mirror above
+ * (number_sits_above()), and nothing else is on the number's line. -1
+ * when none. */
 static int
 number_below_block (const PageCtx *pc, guint i)
 {
@@ -5014,6 +5212,14 @@ number_below_block (const PageCtx *pc, guint i)
       if (number_sits_below (&ch->box, bl, em))
         return b;
     }
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      const FmRect *bl = &pc->blocks[b];
+      if (bl->x1 <= bl->x0 || across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&ch->box)))
+        continue;
+      if (number_sits_above (&ch->box, bl, em))
+        return b;
+    }
   return -1;
 }
 
@@ -5021,7 +5227,8 @@ number_below_block (const PageCtx *pc, guint i)
  * than 0.9 em below the display's last line, so the stacked chunks made
  * it part of the block: a number chunk of a block whose other chunks end
  * above it, in the block's right half and ending at or right of them, is
- * taken out again (the block's box shrinks to the rest). */
+ * taken out again (the block's box shrinks to the rest); so is a left
+ * number above the rest (number_sits_above()). */
 static void
 detach_numbers_below (PageCtx *pc)
 {
@@ -5047,7 +5254,7 @@ detach_numbers_below (PageCtx *pc)
             fm_rect_union (&rest, &o->box);
           any = TRUE;
         }
-      if (!any || !number_sits_below (&ch->box, &rest, ch->em))
+      if (!any || !(number_sits_below (&ch->box, &rest, ch->em) || number_sits_above (&ch->box, &rest, ch->em)))
         continue;
       ch->block = -1;
       pc->blocks[b] = rest;

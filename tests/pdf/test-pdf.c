@@ -714,7 +714,20 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * stretched line whose formulas joined its block (LuaLaTeX), a display
  * ending in \qquad \text{for all $\xi \in U$} (the detector before it:
  * Charter and XeLaTeX inline P 0.83 - no false region is allowed there
- * now -, LuaLaTeX display R 0.50, inline P/R 0.24/0.80). */
+ * now -, LuaLaTeX display R 0.50, inline P/R 0.24/0.80); cls-numleft-lua
+ * (amsart, two columns, DejaVu Math) and cls-numclose-xe (amsart, TeX Gyre
+ * Termes Math): left equation numbers (leqno) set on a line of their own
+ * above a display as wide as the column, or less than 0.9 em before it on
+ * its line (the detector before it: numbers 1 of 3 and 1 of 2, the close
+ * one inside the display's box); cls-eqapart (XeLaTeX STIX Two Math,
+ * pdfLaTeX Libertine): two equations a word space apart on a squeezed line
+ * (word space 0.17 em, as narrow as a thin space), beside thin spaces inside
+ * formulas (\,dx, \operatorname{Tr}\,u, 2\,b) (the detector before it:
+ * inline P/R 0.75/0.60 and 0.71/0.50); cls-nosetminus (XeLaTeX DejaVu
+ * Math, LuaLaTeX Fira Math): \setminus missing from the font, only the
+ * operator's spaces left (f \colon U \setminus K \to \mathbb{C} in two
+ * pieces), and u^{*} x = y_1, a superscript's sign taken for a binary
+ * operator (the detector before it: inline P/R 0.27/0.38 and 0.50/0.63). */
 static void
 test_detect_classes (void)
 {
@@ -728,7 +741,9 @@ test_detect_classes (void)
                           "cls-wordstart-libertine", "cls-wordstart-cm",
                           "cls-commas-palatino", "cls-commas-newtx", "cls-commas-xe",
                           "cls-overfull-euler", "cls-quads-charter", "cls-quads-xe", "cls-quads-lua",
-                          "cls-opsub-times", "cls-stacks-charter", "cls-stacks-xe", "cls-stacks-lua" };
+                          "cls-opsub-times", "cls-stacks-charter", "cls-stacks-xe", "cls-stacks-lua",
+                          "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine",
+                          "cls-nosetminus-dejavu", "cls-nosetminus-fira" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

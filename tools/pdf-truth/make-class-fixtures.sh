@@ -51,3 +51,9 @@ $gen --body "$dir/cls-opsub.body.tex" --out "$dir" --prefix cls-opsub-times --fo
 $gen --body "$dir/cls-stacks.body.tex" --out "$dir" --prefix cls-stacks-charter --twocolumn --fonts charter
 $gen --body "$dir/cls-stacks.body.tex" --out "$dir" --prefix cls-stacks-xe --twocolumn --engine xelatex --fonts termes-math
 $gen --body "$dir/cls-stacks.body.tex" --out "$dir" --prefix cls-stacks-lua --twocolumn --engine lualatex --fonts termes-math
+$gen --body "$dir/cls-numleft.body.tex" --out "$dir" --prefix cls-numleft-lua --twocolumn --class amsart --engine lualatex --fonts dejavu-math
+$gen --body "$dir/cls-numclose.body.tex" --out "$dir" --prefix cls-numclose-xe --class amsart --engine xelatex --fonts termes-math
+$gen --body "$dir/cls-eqapart.body.tex" --out "$dir" --prefix cls-eqapart-stix --engine xelatex --fonts stix2-math
+$gen --body "$dir/cls-eqapart.body.tex" --out "$dir" --prefix cls-eqapart-libertine --fonts libertine
+$gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-dejavu --engine xelatex --fonts dejavu-math
+$gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-fira --engine lualatex --fonts fira-math
