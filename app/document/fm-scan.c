@@ -1167,11 +1167,17 @@ typedef struct {
   const char *dropped; /* why it is no formula (FM_DETECT_DEBUG), NULL none */
 } Cluster;
 
-/* A long thin rule: a fraction bar, a footnote's or a table's rule. */
+/* A long thin rule: a fraction bar, a footnote's or a table's rule. A
+ * low-resolution scanner's blur thickens one: a footnote rule 8 em long
+ * was half an em thick (development twins, seed 2011, a JPEG of a 0.65
+ * scanner), taken for ink stacked on the footnote's first formula and
+ * joined with it, its mark and its words; so a longer one may be thicker,
+ * as long as it is eight times as long as thick. */
 static gboolean
 is_rule (const Box *b, double em)
 {
-  return box_h (b) < 0.3 * em && box_w (b) > 2 * em && box_w (b) > 8 * box_h (b);
+  return box_w (b) > 2 * em && box_w (b) > 8 * box_h (b) &&
+         (box_h (b) < 0.3 * em || (box_h (b) < 0.6 * em && box_w (b) > 4 * em));
 }
 
 static double
@@ -1848,7 +1854,11 @@ page_tesseract_alone (ScanPage *p)
 /* A long thin rule with no ink just above or below it (a footnote's
  * rule, a table's) is no fraction bar: it takes nothing stacked on it. A
  * scan's blur makes a 0.4 pt rule a quarter of an em thick at 150 dpi, so
- * a rule is told by its length and shape. */
+ * a rule is told by its length and shape. Running text's letters are no
+ * fraction part: a footnote rule set close between the last line of
+ * prose and the first footnote (small type, a scanner's blur) had both
+ * and took the footnote's mark and its first formula as one fraction
+ * (development twins, seed 2010: "+A note on" with \frac{n_i}{c_1}). */
 static gboolean *
 page_lone_rules (ScanPage *p)
 {
@@ -1864,7 +1874,7 @@ page_lone_rules (ScanPage *p)
       for (int j = 0; j < p->n_comps; j++)
         {
           Comp *b = &g_array_index (p->comps, Comp, j);
-          if (j == i || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
+          if (j == i || b->text || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
             continue;
           if (b->b.y1 <= a->b.y0 && a->b.y0 - b->b.y1 < 0.3 * em)
             above = TRUE;
@@ -2203,10 +2213,11 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
     return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,
-   * a table's - is not a formula). */
+   * a table's - is not a formula, nor is one a blur thickened past
+   * 0.4 em: is_rule). */
   if (box_w (&cl->b) < 0.25 * em && box_h (&cl->b) < 0.25 * em)
     return "speck";
-  if (cl->display && box_h (&cl->b) < 0.4 * em)
+  if (cl->display && (box_h (&cl->b) < 0.4 * em || (cl->n_pieces == 1 && is_rule (&cl->b, em))))
     return "flat display";
   /* Ink covering half its box is a photo's blotch or a filled
    * shape; not a single letter, which a copier's thick strokes fill
