@@ -1604,11 +1604,51 @@ page_rebuild_bands (ScanPage *p)
 
 /* The word classifier's verdict, and the text lines again from its
  * running text. */
+/* Whether word i is the first piece of a word hyphenated at the line's
+ * end ("ex-", "fine-"): two letters or more and a hyphen, no word after it
+ * on its line within 1.5 em, running text before it within 3 em. The
+ * classifier takes such pieces for math (not in the dictionary, a mark
+ * at the end; development twins, seeds 2010 and 2011: "ex-" at
+ * confidence 57, "fine-" at 34, each boxed inline); a formula broken at
+ * a line's end ends with an operator or a relation, not letters and a
+ * hyphen. */
+static gboolean
+word_hyphen_piece (ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  gsize n = strlen (w->utf8);
+  int n_letters = 0;
+  gboolean prose_before = FALSE;
+
+  if (n < 3 || w->utf8[n - 1] != '-' || w->utf8[n - 2] == '-' || !letters_only (w->utf8, &n_letters) ||
+      n_letters < 2)
+    return FALSE;
+  for (guint k = 0; k < p->words->len; k++)
+    {
+      const Word *o = &g_array_index (p->words, Word, k);
+      double h = MIN (box_h (&w->b), box_h (&o->b));
+      if (k == i || v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * h)
+        continue;
+      if (o->b.x0 >= w->b.x1 - 0.1 * p->em && o->b.x0 < w->b.x1 + 1.5 * p->em)
+        return FALSE;
+      if (o->text && o->b.x1 <= w->b.x0 + 0.1 * p->em && o->b.x1 > w->b.x0 - 3 * p->em)
+        prose_before = TRUE;
+    }
+  return prose_before;
+}
+
 static void
 page_classify (ScanPage *p)
 {
   if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
     return;
+  for (guint i = 0; i < p->words->len; i++)
+    if (word_hyphen_piece (p, i))
+      {
+        Word *w = &g_array_index (p->words, Word, i);
+        w->text = TRUE;
+        w->p_math = 0;  /* not a seed either (comp_place) */
+      }
   page_rebuild_bands (p);
 }
 
