@@ -1167,11 +1167,17 @@ typedef struct {
   const char *dropped; /* why it is no formula (FM_DETECT_DEBUG), NULL none */
 } Cluster;
 
-/* A long thin rule: a fraction bar, a footnote's or a table's rule. */
+/* A long thin rule: a fraction bar, a footnote's or a table's rule. A
+ * low-resolution scanner's blur thickens one: a footnote rule 8 em long
+ * was half an em thick (development twins, seed 2011, a JPEG of a 0.65
+ * scanner), taken for ink stacked on the footnote's first formula and
+ * joined with it, its mark and its words; so a longer one may be thicker,
+ * as long as it is eight times as long as thick. */
 static gboolean
 is_rule (const Box *b, double em)
 {
-  return box_h (b) < 0.3 * em && box_w (b) > 2 * em && box_w (b) > 8 * box_h (b);
+  return box_w (b) > 2 * em && box_w (b) > 8 * box_h (b) &&
+         (box_h (b) < 0.3 * em || (box_h (b) < 0.6 * em && box_w (b) > 4 * em));
 }
 
 static double
@@ -1598,11 +1604,51 @@ page_rebuild_bands (ScanPage *p)
 
 /* The word classifier's verdict, and the text lines again from its
  * running text. */
+/* Whether word i is the first piece of a word hyphenated at the line's
+ * end ("ex-", "fine-"): two letters or more and a hyphen, no word after it
+ * on its line within 1.5 em, running text before it within 3 em. The
+ * classifier takes such pieces for math (not in the dictionary, a mark
+ * at the end; development twins, seeds 2010 and 2011: "ex-" at
+ * confidence 57, "fine-" at 34, each boxed inline); a formula broken at
+ * a line's end ends with an operator or a relation, not letters and a
+ * hyphen. */
+static gboolean
+word_hyphen_piece (ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  gsize n = strlen (w->utf8);
+  int n_letters = 0;
+  gboolean prose_before = FALSE;
+
+  if (n < 3 || w->utf8[n - 1] != '-' || w->utf8[n - 2] == '-' || !letters_only (w->utf8, &n_letters) ||
+      n_letters < 2)
+    return FALSE;
+  for (guint k = 0; k < p->words->len; k++)
+    {
+      const Word *o = &g_array_index (p->words, Word, k);
+      double h = MIN (box_h (&w->b), box_h (&o->b));
+      if (k == i || v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * h)
+        continue;
+      if (o->b.x0 >= w->b.x1 - 0.1 * p->em && o->b.x0 < w->b.x1 + 1.5 * p->em)
+        return FALSE;
+      if (o->text && o->b.x1 <= w->b.x0 + 0.1 * p->em && o->b.x1 > w->b.x0 - 3 * p->em)
+        prose_before = TRUE;
+    }
+  return prose_before;
+}
+
 static void
 page_classify (ScanPage *p)
 {
   if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
     return;
+  for (guint i = 0; i < p->words->len; i++)
+    if (word_hyphen_piece (p, i))
+      {
+        Word *w = &g_array_index (p->words, Word, i);
+        w->text = TRUE;
+        w->p_math = 0;  /* not a seed either (comp_place) */
+      }
   page_rebuild_bands (p);
 }
 
@@ -1848,7 +1894,11 @@ page_tesseract_alone (ScanPage *p)
 /* A long thin rule with no ink just above or below it (a footnote's
  * rule, a table's) is no fraction bar: it takes nothing stacked on it. A
  * scan's blur makes a 0.4 pt rule a quarter of an em thick at 150 dpi, so
- * a rule is told by its length and shape. */
+ * a rule is told by its length and shape. Running text's letters are no
+ * fraction part: a footnote rule set close between the last line of
+ * prose and the first footnote (small type, a scanner's blur) had both
+ * and took the footnote's mark and its first formula as one fraction
+ * (development twins, seed 2010: "+A note on" with \frac{n_i}{c_1}). */
 static gboolean *
 page_lone_rules (ScanPage *p)
 {
@@ -1864,7 +1914,7 @@ page_lone_rules (ScanPage *p)
       for (int j = 0; j < p->n_comps; j++)
         {
           Comp *b = &g_array_index (p->comps, Comp, j);
-          if (j == i || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
+          if (j == i || b->text || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1)
             continue;
           if (b->b.y1 <= a->b.y0 && a->b.y0 - b->b.y1 < 0.3 * em)
             above = TRUE;
@@ -2203,10 +2253,11 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
     return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,
-   * a table's - is not a formula). */
+   * a table's - is not a formula, nor is one a blur thickened past
+   * 0.4 em: is_rule). */
   if (box_w (&cl->b) < 0.25 * em && box_h (&cl->b) < 0.25 * em)
     return "speck";
-  if (cl->display && box_h (&cl->b) < 0.4 * em)
+  if (cl->display && (box_h (&cl->b) < 0.4 * em || (cl->n_pieces == 1 && is_rule (&cl->b, em))))
     return "flat display";
   /* Ink covering half its box is a photo's blotch or a filled
    * shape; not a single letter, which a copier's thick strokes fill
