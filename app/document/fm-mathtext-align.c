@@ -725,9 +725,17 @@ rule_spec (const Align *a, double x0, double x1, GArray *cuts)
     }
   for (guint d = 0; d < a->delims->len; d++)
     {
-      const Delim *r = &g_array_index (a->delims, Delim, d);
-      if (r->rule && (r->box.x0 + r->box.x1) / 2 > x0 && (r->box.x0 + r->box.x1) / 2 < x1)
-        rules--;
+      Delim *r = &g_array_index (a->delims, Delim, d);
+      gboolean at_gap = FALSE;
+      if (!r->rule || (r->box.x0 + r->box.x1) / 2 <= x0 || (r->box.x0 + r->box.x1) / 2 >= x1)
+        continue;
+      rules--;
+      for (guint k = 0; k < cuts->len; k++)
+        at_gap = at_gap || fabs ((r->box.x0 + r->box.x1) / 2 - g_array_index (cuts, double, k)) < 0.3 * a->em;
+      /* a bar at no column gap (`\middle|` between two matrices) is no
+       * rule of this array: its symbol stays (it had vanished) */
+      if (!at_gap)
+        r->rule = FALSE;
     }
   if (rules != 0)
     a->ops->uncertain (a->ops->reader, "a rule between the delimiters that is not at a column gap");
@@ -742,6 +750,57 @@ rule_spec (const Align *a, double x0, double x1, GArray *cuts)
       a->ops->uncertain (a->ops->reader, "array columns of one width (l, c or r?)");
   }
   return g_string_free (spec, FALSE);
+}
+
+/* \left or \right for a ruled array's delimiter. */
+static const char *
+ruled_delim (const char *tex, gboolean left)
+{
+  static const char *const map[][3] = {
+    { "(", "\\left(", "\\right)" }, { ")", "\\left(", "\\right)" }, { "[", "\\left[", "\\right]" },
+    { "]", "\\left[", "\\right]" }, { "\\{", "\\left\\{", "\\right\\}" }, { "\\}", "\\left\\{", "\\right\\}" },
+    { "\\|", "\\left\\|", "\\right\\|" },
+  };
+
+  for (guint k = 0; k < G_N_ELEMENTS (map); k++)
+    if (strcmp (tex, map[k][0]) == 0)
+      return map[k][left ? 1 : 2];
+  return left ? "\\left|" : "\\right|";
+}
+
+/* A fraction wider than a column: its bar stands over a gap of another
+ * row's columns (0.9 em or more between two of its items under the bar).
+ * An array's \\hline over rows is such a bar, and the reader made the rows
+ * above and below it a fraction (`\\frac{5\\quad6...}{9\\quad1...}`, read
+ * CERTAIN in an augmented matrix); a cell's fraction stays in its column. */
+static void
+rule_over_columns (const Align *a, double x0, double x1)
+{
+  for (guint i = 0; i < a->n; i++)
+    {
+      const FmRect *b = &a->items[i].box;
+      if (a->items[i].tex == NULL || !g_str_has_prefix (a->items[i].tex, "\\frac") || a->row[i] == ROW_NONE ||
+          (b->x0 + b->x1) / 2 < x0 || (b->x0 + b->x1) / 2 > x1)
+        continue;
+      for (guint j = 0; j < a->n_rows; j++)
+        {
+          g_autoptr (GArray) spans = NULL;
+          double reach = -G_MAXDOUBLE;
+          if (j == a->row[i])
+            continue;
+          spans = spans_by_x0 (a, j, b->x0, b->x1);
+          for (guint p = 0; p < spans->len; p++)
+            {
+              const FmRect *s = &g_array_index (spans, FmRect, p);
+              if (p > 0 && s->x0 - reach >= 0.9 * a->em)
+                {
+                  a->ops->uncertain (a->ops->reader, "a fraction bar over columns (\\hline?)");
+                  return;
+                }
+              reach = MAX (reach, s->x1);
+            }
+        }
+    }
 }
 
 /* Rows and columns between two delimiters (or right of a lone brace). */
@@ -797,9 +856,14 @@ grid (const Align *a, const Delim *open, const Delim *close)
   else if ((spec = rule_spec (a, x0, x1, cuts)) != NULL)
     {
       /* \left[\begin{array}{ccc|c}...\end{array}\right] */
-      env = "array", certain_env = TRUE;
-      pre = strcmp (open->tex, "(") == 0 ? "\\left(" : strcmp (open->tex, "[") == 0 ? "\\left[" : "\\left|";
-      post = strcmp (close->tex, ")") == 0 ? "\\right)" : strcmp (close->tex, "]") == 0 ? "\\right]" : "\\right|";
+      env = "array";
+      /* an augmented matrix's brackets or parentheses; a brace or bars
+       * (`\left\{...\middle|...\right\}`, a set) are another construct
+       * that draws them alike, uncertain */
+      certain_env = (strcmp (open->tex, "[") == 0 && strcmp (close->tex, "]") == 0) ||
+                    (strcmp (open->tex, "(") == 0 && strcmp (close->tex, ")") == 0);
+      pre = ruled_delim (open->tex, TRUE);
+      post = ruled_delim (close->tex, FALSE);
     }
   else if (strcmp (open->tex, "[") == 0 && strcmp (close->tex, "]") == 0)
     env = "bmatrix", certain_env = TRUE;
@@ -813,6 +877,9 @@ grid (const Align *a, const Delim *open, const Delim *close)
       pre = strcmp (open->tex, "(") == 0 ? "\\left(" : strcmp (open->tex, "[") == 0 ? "\\left[" : "\\left\\{";
       post = strcmp (close->tex, ")") == 0 ? "\\right)" : strcmp (close->tex, "]") == 0 ? "\\right]" : "\\right\\}";
     }
+  if (!certain_env && strcmp (env, "array") == 0 && close != NULL && open->tex[0] != '\0')
+    a->ops->uncertain (a->ops->reader, "a ruled array in braces or bars");
+  rule_over_columns (a, x0, x1);
   if (!certain_env && strcmp (env, "array") != 0)
     a->ops->uncertain (a->ops->reader, "matrix delimiters: pmatrix, vmatrix or \\left...\\begin{matrix}");
   out = g_string_new (pre);
@@ -1073,17 +1140,29 @@ aligned_pairs (const Align *a, GArray *xs, const double *cuts)
 {
   GString *out = g_string_new ("\\begin{aligned}");
   guint n = xs->len;
-  gboolean ragged = FALSE;
+  gboolean ragged = FALSE, even = FALSE;
 
   for (guint p = 1; p < n; p++)
-    for (guint j = 1; j < a->n_rows; j++)
-      {
-        double e0 = 0, e1 = 0;
-        row_gaps (a, 0, -G_MAXDOUBLE, cuts[p], &e0);
-        row_gaps (a, j, -G_MAXDOUBLE, cuts[j * n + p], &e1);
-        ragged = ragged || fabs ((cuts[p] - e0) - (cuts[j * n + p] - e1)) > 0.1 * a->em;
-      }
-  if (!ragged)
+    {
+      gboolean one_gap = TRUE;
+      for (guint j = 1; j < a->n_rows; j++)
+        {
+          /* e0, e1: half the gap before the pair (the cut is its middle) */
+          double e0 = 0, e1 = 0;
+          row_gaps (a, 0, -G_MAXDOUBLE, cuts[p], &e0);
+          row_gaps (a, j, -G_MAXDOUBLE, cuts[j * n + p], &e1);
+          ragged = ragged || fabs ((cuts[p] - e0) - (cuts[j * n + p] - e1)) > 0.1 * a->em;
+          one_gap = one_gap && fabs (e0 - e1) <= 0.05 * a->em;
+        }
+      even = even || one_gap;
+    }
+  /* a pair's right-aligned left-hand sides and the ragged ends before them
+   * leave gaps of several widths; one gap in every row is spacing (`xx\quad
+   * y=1` over `x\quad yy=1`, whose second `=` stands at one x by chance,
+   * had read a CERTAIN `&y&=1`) */
+  if (even)
+    a->ops->uncertain (a->ops->reader, "one gap before a column pair in every row (\\quad between pairs?)");
+  else if (!ragged)
     a->ops->uncertain (a->ops->reader, "column pairs after sides of one width (\\quad or `&`?)");
   /* left-hand sides that all start at one x: `&x&>0` or `&&x>0` (an empty
    * right-aligned column, the corpus's `&&`) render alike */
@@ -1146,17 +1225,26 @@ relation_at (const Align *a, guint j, double c)
  * spaces the reader does not write, uncertain). Each row's relation edges
  * go to rel[2 * j], rel[2 * j + 1] (for a continued row, just left of the
  * right-hand side). */
+/* 2 \arraycolsep (5 pt each) in PDF units (big points) */
+#define RCL_GAP (10.0 * 72.0 / 72.27)
+
 static gboolean
 rcl_at (const Align *a, double c, double *rel)
 {
-  double tol = 0.1 * a->em, lhs = G_MAXDOUBLE, rhs = G_MAXDOUBLE;
+  double tol = 0.1 * a->em, lhs = G_MAXDOUBLE, rhs = G_MAXDOUBLE, widest = 0;
   guint sides = 0, rows = 0;
   gboolean indented = FALSE;
 
   for (guint j = 0; j < a->n_rows; j++)
     {
       const FmAlignItem *r = relation_at (a, j, c);
-      double before = 0, after = G_MAXDOUBLE;
+      if (r != NULL)
+        widest = MAX (widest, r->box.x1 - r->box.x0);
+    }
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      const FmAlignItem *r = relation_at (a, j, c);
+      double before = 0, after = G_MAXDOUBLE, gap;
       rel[2 * j] = rel[2 * j + 1] = G_MAXDOUBLE;
       if (r == NULL)
         continue;
@@ -1174,8 +1262,14 @@ rcl_at (const Align *a, double c, double *rel)
       if ((before != 0 && fabs (r->box.x0 - before - lhs) > tol) || after == G_MAXDOUBLE ||
           fabs (r->box.x1 + after - rhs) > tol)
         return FALSE;
-      if ((before != 0 && (before < 0.8 * a->em || before > 1.6 * a->em)) || after < 0.8 * a->em ||
-          after > 1.6 * a->em || (before != 0 && fabs (before - after) > tol))
+      /* 2 \arraycolsep is 10 pt whatever the font size (1 em at 10pt,
+       * 0.83 em at 12pt), widened by half the width the row's relation
+       * lacks to the column's widest; `\quad=\quad` (1.28 em) or
+       * `\quad\implies\quad` (1.56 em) in aligned or gathered is no
+       * array (they had read a CERTAIN array{rcl}) */
+      gap = RCL_GAP + (widest - (r->box.x1 - r->box.x0)) / 2;
+      if ((before != 0 && fabs (before - gap) > tol) || fabs (after - gap) > tol ||
+          (before != 0 && fabs (before - after) > tol))
         return FALSE;
       sides += before != 0;
     }
@@ -1226,6 +1320,15 @@ array_rcl (const Align *a, const double *rel)
         in_middle += in_part (a, i, j, c0, c1);
       if (in_middle > 1)
         a->ops->uncertain (a->ops->reader, "more than a relation in an array's middle column");
+      /* \mapsto's bar (CMSY's zero-width mapstochar) comes as a word of
+       * its own where the column starts at it, and the reader drops that
+       * word: `gg&\mapsto&c` had read a CERTAIN `\to` (aligned, where the
+       * bar and the arrow form one word, reads it) */
+      for (guint i = 0; i < a->n; i++)
+        if (in_part (a, i, j, c0, c1) && a->items[i].tex != NULL &&
+            (strcmp (a->items[i].tex, "\\to") == 0 || strcmp (a->items[i].tex, "\\rightarrow") == 0 ||
+             strcmp (a->items[i].tex, "\\longrightarrow") == 0))
+          a->ops->uncertain (a->ops->reader, "an arrow in an array's middle column (\\mapsto whose bar was dropped?)");
       l = parse_part (a, j, -G_MAXDOUBLE, c0);
       g_autofree char *m = parse_part (a, j, c0, c1);
       g_autofree char *r = parse_part (a, j, c1, G_MAXDOUBLE);

@@ -182,6 +182,54 @@ test_rcl_middle (void)
   fm_mathtext_result_free (res);
 }
 
+/* The review of align12m (mathtext-align-review.pdf, mathtext-align-12pt.pdf):
+ * readings that had been CERTAIN and wrong. */
+static void
+test_review (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align-review.pdf");
+  g_autoptr (FmDocument) doc12 = mathtext_fixture_open ("mathtext-align-12pt.pdf");
+  FmMathTextResult *res;
+  guint bars = 0;
+
+  /* `&\quad\Longrightarrow\quad`, `\quad\implies\quad` and gathered's
+   * `a\quad=\quad b` stand 1.28 and 1.56 em from the sides, an array's
+   * relation 10 pt (all three had read a CERTAIN array{rcl}) */
+  check_page (doc, 0, "\\begin{aligned}A&\\Longrightarrow\\quad B\\\\C+D&\\Longrightarrow\\quad E\\end{aligned}", FALSE,
+              "wide gap before the relation column");
+  check_page (doc, 1, "\\begin{aligned}A&\\Longrightarrow\\quad B\\\\C+D&\\Longrightarrow\\quad E\\end{aligned}", FALSE,
+              "wide gap before the relation column");
+  check_page (doc, 2, "\\begin{aligned}a&=\\quad b\\\\c&=\\quad d\\end{aligned}", FALSE, "wide gap before");
+  /* at 12pt a \quad is 1 em, an array's gap 0.83 em: `&\quad\le\quad` is
+   * no array (was CERTAIN), a real array{rcl} is one (was an aligned) */
+  check_page (doc12, 0, "\\begin{aligned}A&\\leq\\quad B\\\\C+D&\\leq\\quad E\\end{aligned}", FALSE,
+              "wide gap before the relation column");
+  check_page (doc12, 1, "\\begin{array}{rcl}f(x)&=&a+b\\\\g(z)&\\leq&c\\end{array}", TRUE, NULL);
+  /* `xx\quad y=1` over `x\quad yy=1`: the second `=` at one x by chance,
+   * one gap before it in both rows (was a CERTAIN column pair) */
+  check_page (doc, 3, "\\begin{aligned}ab&=xx&y&=1\\\\a&=x&yy&=1\\end{aligned}", FALSE, "\\quad between pairs");
+  check_page (doc, 4, "\\begin{aligned}ab&=xx&y&=1\\\\a&=x&yy&=1\\end{aligned}", FALSE, "\\quad between pairs");
+  /* \mapsto's bar, a word of its own at the column's start, is dropped:
+   * an arrow in the middle column is uncertain (`gg&\to&c` was CERTAIN) */
+  check_page (doc, 5, "\\begin{array}{rcl}f&\\mapsto&a\\\\gg&\\to&c\\end{array}", FALSE, "an arrow");
+  check_page (doc, 6, "\\begin{array}{rcl}f&\\to&a\\\\gg&\\to&c\\end{array}", FALSE, "an arrow");
+  /* a brace around two matrices and a \middle| is no augmented matrix
+   * (was `\left|...\right|`, an array CERTAIN but for the shape) */
+  check_page (doc, 7, "\\left\\{\\begin{array}{cc|c}a&b&e\\\\c&d&f\\end{array}\\right\\}", FALSE,
+              "ruled array in braces or bars");
+  /* a \middle| at no column gap keeps its symbol (it had vanished) */
+  res = mathtext_fixture_read_page (doc, 8);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  for (guint k = 0; k < res->symbols->len; k++)
+    bars += strcmp (res->symbols->pdata[k], "|") == 0;
+  g_assert_cmpuint (bars, ==, 1);
+  fm_mathtext_result_free (res);
+  /* \hline under an augmented matrix's rows: the reader's fraction over
+   * the rows below it spans columns (was CERTAIN) */
+  check_page (doc, 9, "\\begin{bmatrix}1\\quad2\\quad3\\quad4\\\\\\frac{5\\quad6\\quad7\\quad8}{9\\quad1\\quad2\\quad3}"
+              "\\end{bmatrix}", FALSE, "fraction bar over columns");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -194,5 +242,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext-align/inner-display-fractions", test_inner_display_fractions);
   g_test_add_func ("/pdf/mathtext-align/arrays", test_arrays);
   g_test_add_func ("/pdf/mathtext-align/rcl-middle", test_rcl_middle);
+  g_test_add_func ("/pdf/mathtext-align/review", test_review);
   return g_test_run ();
 }
