@@ -2333,6 +2333,24 @@ math_from_x (const GArray *math, const Glyph *g, int m, double x)
   return lo;
 }
 
+/* The first index a of a non-decreasing array right_max (the running
+ * maximum of the x0-sorted math glyphs' x1) whose value is x or more: no
+ * glyph before it reaches x. */
+static int
+math_reaching (const double *right_max, int m, double x)
+{
+  int lo = 0, hi = m;
+
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (right_max[mid] < x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
 
 /* Whether g is an extension font's delimiter fitted to its ink: narrow and
  * tall (a big operator of the same font is about as wide as tall, an
@@ -2601,7 +2619,7 @@ inline_fraction_stacks (InlineCtx *ic)
   const Glyph *g = ic->g;
   const InkMap *ink = ic->pc->ink;
   int m = ic->m;
-  double max_w = 0;
+  double *right_max;
 
   ic->bar = g_new (int, m + 1);
   for (int a = 0; a < m; a++)
@@ -2609,19 +2627,21 @@ inline_fraction_stacks (InlineCtx *ic)
   ic->bars = g_array_new (FALSE, FALSE, sizeof (FracBar));
   if (ink == NULL || ic->rule != FM_DETECT_RULE_FULL)
     return;
-  /* Math is sorted by x0: the scans below start the widest glyph's width
-   * (and a point) before the reach they test and stop past its end - the
+  /* Math is sorted by x0: the scans below start at the first glyph whose
+   * right end, or an earlier glyph's, comes within a point of the reach they
+   * test (right_max, the running maximum of x1) and stop past its end - the
    * glyphs skipped are those the tests would skip (same output; the whole
    * page was scanned per glyph, a quadratic cost on pages of 20k glyphs). */
+  right_max = g_new (double, MAX (m, 1));
   for (int a = 0; a < m; a++)
-    max_w = MAX (max_w, fm_rect_w (&g[g_array_index (ic->math, MathGlyph, a).glyph].r));
+    right_max[a] = MAX (a > 0 ? right_max[a - 1] : -G_MAXDOUBLE, g[g_array_index (ic->math, MathGlyph, a).glyph].r.x1);
   for (int a = 0; a < m; a++)
     {
       const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
       if (ic->bar[a] >= 0 || ma->script || ga->size < 0.85 * ic->body_em)
         continue;
-      for (int b = math_from_x (ic->math, g, m, ga->r.x0 - max_w - 1.0); b < m; b++)
+      for (int b = math_reaching (right_max, m, ga->r.x0 - 1.0); b < m; b++)
         {
           const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
@@ -2661,7 +2681,7 @@ inline_fraction_stacks (InlineCtx *ic)
           {
             const Band *t = &g_array_index (ic->bands, Band, fb.band);
             int id = (int) ic->bars->len;
-            for (int k = math_from_x (ic->math, g, m, fb.x0 - 0.1 * t->em - max_w - 1.0); k < m; k++)
+            for (int k = math_reaching (right_max, m, fb.x0 - 0.1 * t->em - 1.0); k < m; k++)
               {
                 MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
                 const Glyph *gk = &g[mk->glyph];
@@ -2690,6 +2710,7 @@ inline_fraction_stacks (InlineCtx *ic)
           break;
         }
     }
+  g_free (right_max);
 }
 
 /* Lines with no running text (a paragraph's last line holding only a
