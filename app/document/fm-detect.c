@@ -96,6 +96,7 @@ typedef struct {
   Glyph *g;                /* the glyphs, in the upright frame once turned   */
   int n;
   double body_em;          /* the page's median font size                    */
+  gboolean unicode_math;   /* math letters in U+1D400-1D7FF (unicode-math)   */
   int rot;                 /* text direction (text_direction)                */
   double page_w, page_h;   /* the page in the upright frame                  */
   double disp_w, disp_h;   /* ... and as displayed                           */
@@ -2332,6 +2333,24 @@ math_from_x (const GArray *math, const Glyph *g, int m, double x)
   return lo;
 }
 
+/* The first index a of a non-decreasing array right_max (the running
+ * maximum of the x0-sorted math glyphs' x1) whose value is x or more: no
+ * glyph before it reaches x. */
+static int
+math_reaching (const double *right_max, int m, double x)
+{
+  int lo = 0, hi = m;
+
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (right_max[mid] < x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
 
 /* Whether g is an extension font's delimiter fitted to its ink: narrow and
  * tall (a big operator of the same font is about as wide as tall, an
@@ -2600,7 +2619,7 @@ inline_fraction_stacks (InlineCtx *ic)
   const Glyph *g = ic->g;
   const InkMap *ink = ic->pc->ink;
   int m = ic->m;
-  double max_w = 0;
+  double *right_max;
 
   ic->bar = g_new (int, m + 1);
   for (int a = 0; a < m; a++)
@@ -2608,19 +2627,21 @@ inline_fraction_stacks (InlineCtx *ic)
   ic->bars = g_array_new (FALSE, FALSE, sizeof (FracBar));
   if (ink == NULL || ic->rule != FM_DETECT_RULE_FULL)
     return;
-  /* Math is sorted by x0: the scans below start the widest glyph's width
-   * (and a point) before the reach they test and stop past its end - the
+  /* Math is sorted by x0: the scans below start at the first glyph whose
+   * right end, or an earlier glyph's, comes within a point of the reach they
+   * test (right_max, the running maximum of x1) and stop past its end - the
    * glyphs skipped are those the tests would skip (same output; the whole
    * page was scanned per glyph, a quadratic cost on pages of 20k glyphs). */
+  right_max = g_new (double, MAX (m, 1));
   for (int a = 0; a < m; a++)
-    max_w = MAX (max_w, fm_rect_w (&g[g_array_index (ic->math, MathGlyph, a).glyph].r));
+    right_max[a] = MAX (a > 0 ? right_max[a - 1] : -G_MAXDOUBLE, g[g_array_index (ic->math, MathGlyph, a).glyph].r.x1);
   for (int a = 0; a < m; a++)
     {
       const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
       if (ic->bar[a] >= 0 || ma->script || ga->size < 0.85 * ic->body_em)
         continue;
-      for (int b = math_from_x (ic->math, g, m, ga->r.x0 - max_w - 1.0); b < m; b++)
+      for (int b = math_reaching (right_max, m, ga->r.x0 - 1.0); b < m; b++)
         {
           const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, b);
           const Glyph *gb = &g[mb->glyph];
@@ -2660,7 +2681,7 @@ inline_fraction_stacks (InlineCtx *ic)
           {
             const Band *t = &g_array_index (ic->bands, Band, fb.band);
             int id = (int) ic->bars->len;
-            for (int k = math_from_x (ic->math, g, m, fb.x0 - 0.1 * t->em - max_w - 1.0); k < m; k++)
+            for (int k = math_reaching (right_max, m, fb.x0 - 0.1 * t->em - 1.0); k < m; k++)
               {
                 MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
                 const Glyph *gk = &g[mk->glyph];
@@ -2689,6 +2710,7 @@ inline_fraction_stacks (InlineCtx *ic)
           break;
         }
     }
+  g_free (right_max);
 }
 
 /* Lines with no running text (a paragraph's last line holding only a
@@ -3279,8 +3301,11 @@ lost_operator_gap (const InlineCtx *ic, int li, int ri, double gap, double em)
   const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
   double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
 
-  if (mr->glyph != ml->glyph + 1 || mr->script || l->font != FM_FONT_MATH || r->font != FM_FONT_MATH ||
-      l->ext || r->ext || l->ink || r->ink)
+  /* (a Type 1 font has U+29F5's glyph: there two formulas \enspace apart,
+   * $U$\enspace$K$, stand alike; an OpenType math font's set-up writes
+   * its math letters as Mathematical Alphanumeric Symbols) */
+  if (!ic->pc->unicode_math || mr->glyph != ml->glyph + 1 || mr->script || l->font != FM_FONT_MATH ||
+      r->font != FM_FONT_MATH || l->ext || r->ext || l->ink || r->ink)
     return FALSE;
   if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || !(g_unichar_isalnum (r->c) || is_open_bracket (r->c)))
     return FALSE;
@@ -3308,24 +3333,58 @@ is_relation_sign (gunichar c)
  * less than 0.7 em from the last, at most 16 of them and at most
  * max_full full-size ones before the relation (the second equation's left
  * side is short, x_2 or p_{c,f}: further on the relation can be the next
- * formula's, L = r\:p\:\sin\:\theta then |f| \in L^1). */
+ * formula's, L = r\:p\:\sin\:\theta then |f| \in L^1). Only a relation
+ * outside brackets counts (P(X=x)\,P(Y=y): the first relation is inside
+ * the probability's argument), and walking left a big operator or a
+ * radical before the relation means c is inside its operand
+ * (E = \int x f(x)\,dx = 1: the \, before dx is the integral's own). */
 static gboolean
 relation_beside (const InlineCtx *ic, int c, int step, int max_full)
 {
   const Glyph *g = ic->g;
-  int k = c, full = 0;
+  int k = c, full = 0, depth = 0;
 
   for (int taken = 0; k >= 0 && taken < 16; taken++)
     {
       const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
       int next = step < 0 ? ic->best_left[k] : ic->best_right[k];
-      if (!mk->script && is_relation_sign (g[mk->glyph].c))
+      gunichar ck = g[mk->glyph].c;
+      if (is_open_bracket (ck) || is_close_bracket (ck))
+        depth += (is_close_bracket (ck) == (step < 0)) ? 1 : -1;
+      if (depth < 0)
+        return FALSE;   /* c is inside a bracket: not between two equations */
+      if (step < 0 && !mk->script && ck != 0x00AC &&
+          (is_prefix_operator (ck) || (g[mk->glyph].ext && !is_open_bracket (ck) && !is_close_bracket (ck))))
+        return FALSE;
+      if (!mk->script && depth == 0 && is_relation_sign (ck))
         return TRUE;
       if (!mk->script && ++full >= max_full)
         break;
       if (next < 0 || (!mk->script && (g[mk->glyph].c == ',' || g[mk->glyph].c == ';')))
         break;  /* (a list's comma: the relation is another formula's) */
       if (fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
+        break;
+      k = next;
+    }
+  return FALSE;
+}
+
+/* Whether an integral sign lies among the 16 math glyphs walked left from
+ * c by the line neighbours, while each is less than 0.7 em from the last. */
+static gboolean
+integral_before (const InlineCtx *ic, int c)
+{
+  const Glyph *g = ic->g;
+  int k = c;
+
+  for (int taken = 0; k >= 0 && taken < 16; taken++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      int next = ic->best_left[k];
+      if (g[mk->glyph].c >= 0x222B && g[mk->glyph].c <= 0x2233)
+        return TRUE;
+      if (next < 0 ||
+          fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
         break;
       k = next;
     }
@@ -3348,8 +3407,11 @@ equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
   const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
   double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
 
+  /* (only a gap as wide as the word space and the first formula's italic
+   * correction - 0.13 em after J in STIX Two Math -: a wider one is a \quad
+   * inside the formula, x = 1 \quad y = 2 - quad_in_formula()'s) */
   if (mr->script || !r->space_before || !g_unichar_isalpha (r->c) || gap < 0.12 * em || ws <= 0 ||
-      gap < ws - 0.03 * em)
+      gap < ws - 0.03 * em || gap > ws + 0.3 * em || gap >= 0.6 * em)
     return FALSE;
   if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || l->ext || l->ink)
     return FALSE;
@@ -3361,6 +3423,10 @@ equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
       if (p->c < 128 && g_ascii_isalpha (p->c) && l->r.x0 - p->r.x1 < 0.05 * em)
         return FALSE;
     }
+  /* the differential of an integral (\int_0^1 g = f(x)\,dx: the relation
+   * can stand between the integral and its dx) */
+  if ((r->c == 'd' || r->c == 0x1D451 || r->c == 0x2202 || r->c == 0x1D715) && integral_before (ic, li))
+    return FALSE;
   return relation_beside (ic, li, -1, 16) && relation_beside (ic, ri, +1, 4);
 }
 
@@ -4269,6 +4335,8 @@ page_words (PageCtx *pc)
                            !(i + 1 < n && !g[i + 1].space_before && g_unichar_isalpha (g[i + 1].c));
         }
       math_italic = math_letters >= 3 && math_letters >= 2 * single_italic;
+      for (int i = 0; i < n && !pc->unicode_math; i++)
+        pc->unicode_math = g[i].font == FM_FONT_MATH && g[i].c >= 0x1D400 && g[i].c <= 0x1D7FF;
       int *script = right_scripts (g, n);
       classify_words (g, n, math_italic, script, pc->body_em);
       classify_words (g, n, math_italic, script, pc->body_em);
@@ -4397,11 +4465,72 @@ number_ends_line (const Glyph *g, int n, int i)
   return chunk_text_matches_number (g, &ch);
 }
 
+/* Whether glyph k (k > 0) starts another line than glyph k - 1's, back to
+ * the left (make_chunks()'s first cut). */
+static gboolean
+new_line_at (const Glyph *g, int k)
+{
+  double em = MAX (MAX (g[k - 1].size, g[k].size), 1.0);
+  return g[k].r.x0 < g[k - 1].r.x0 - 0.5 * em && !v_overlap_enough (&g[k - 1].r, &g[k].r, 0.3);
+}
+
+/* Whether the line from glyph i on (a display after a left number that
+ * starts at glyph start) is set as amsmath sets a display: it ends less
+ * than an em before the right end of the page's text in its column (a
+ * display that fills the line, its number moved close), or it is centred
+ * in the column within an em (a display nearly as wide as the column
+ * beside its number). A label before a formula set flush left is neither. */
+static gboolean
+display_runs_to_edge (const PageCtx *pc, int start, int i)
+{
+  const Glyph *g = pc->g;
+  double line_x1 = g[i].r.x1, left = G_MAXDOUBLE, right = 0, em = MAX (g[i].size, 1.0);
+
+  for (int k = i + 1; k < pc->n; k++)
+    {
+      if (new_line_at (g, k) ||
+          across_gutter (pc, fm_rect_cx (&g[i].r), fm_rect_cx (&g[k].r)))
+        break;   /* the next line, or the other column */
+      line_x1 = MAX (line_x1, g[k].r.x1);
+    }
+  /* the column's ends: the outermost line starts and ends that two other
+   * lines share within half an em (an overfull line, a page number in the
+   * margin stand alone), or one other line on a page of few lines, whose
+   * right end, one column, mirrors its left */
+  double left1 = G_MAXDOUBLE, right1 = 0;
+  for (int k = 0; k < pc->n; k++)
+    {
+      gboolean first = k == 0 || new_line_at (g, k), last = k + 1 == pc->n || new_line_at (g, k + 1);
+      int near_l = 0, near_r = 0;
+      if (!(first || last) || across_gutter (pc, fm_rect_cx (&g[start].r), fm_rect_cx (&g[k].r)))
+        continue;
+      for (int j = 0; j < pc->n && (near_l < 2 || near_r < 2); j++)
+        if (j != k && !across_gutter (pc, fm_rect_cx (&g[k].r), fm_rect_cx (&g[j].r)))
+          {
+            near_l += first && (j == 0 || new_line_at (g, j)) && fabs (g[j].r.x0 - g[k].r.x0) < 0.5 * em;
+            near_r += last && (j + 1 == pc->n || new_line_at (g, j + 1)) && fabs (g[j].r.x1 - g[k].r.x1) < 0.5 * em;
+          }
+      left = near_l >= 2 ? MIN (left, g[k].r.x0) : left;
+      left1 = near_l >= 1 ? MIN (left1, g[k].r.x0) : left1;
+      right = near_r >= 2 ? MAX (right, g[k].r.x1) : right;
+      right1 = near_r >= 1 ? MAX (right1, g[k].r.x1) : right1;
+    }
+  left = left < G_MAXDOUBLE ? left : left1;
+  if (right <= 0)
+    right = !pc->has_gutter && left < G_MAXDOUBLE ? pc->page_w - left : right1;
+  if (!(right > left))
+    return TRUE;   /* no column found: as before */
+  return line_x1 >= right - 1.0 * em || fabs (g[i].r.x0 + line_x1 - left - right) < 2.0 * em;
+}
+
 /* Whether the glyphs from start to i (exclusive, g[i - 1] a ')') read as
  * an equation number that starts its line, "(2.3)", and g[i] begins math
  * after it: amsart numbers on the left (leqno), and a display as wide as
  * the column allows sets its first glyph less than 0.9 em after the
- * number. A line of prose that starts with "(1)" goes on with a word. */
+ * number. A line of prose that starts with "(1)" goes on with a word, and
+ * a label before a formula that ends short of the column's right end,
+ * \noindent(1)\hspace{.5em}$x^2+y^2=1$, left room for a number beside it
+ * (display_runs_to_edge()). */
 static gboolean
 number_starts_line (const PageCtx *pc, int start, int i)
 {
@@ -4415,7 +4544,7 @@ number_starts_line (const PageCtx *pc, int start, int i)
     return FALSE;   /* the chunk was cut at a gap of its line, not at its start */
   ch.start = start;
   ch.end = i;
-  return chunk_text_matches_number (g, &ch);
+  return chunk_text_matches_number (g, &ch) && display_runs_to_edge (pc, start, i);
 }
 
 /* Chunks: runs of glyphs in text order, cut at line breaks that move to
@@ -5179,8 +5308,13 @@ number_sits_below (const FmRect *box, const FmRect *display, double em)
 static gboolean
 number_sits_above (const FmRect *box, const FmRect *display, double em)
 {
+  /* (the display starts less than the number's width and an em right of
+   * the number's start, or the number would have stood on its line: a
+   * cross-reference "(2)" ending a paragraph's line, an enumerate label
+   * \item[(1)] before a centred display, are no numbers) */
   return box->y1 <= display->y0 + 0.3 * em && display->y0 - box->y1 < 1.0 * em &&
-         box->x0 <= display->x0 + 0.5 * em && box->x1 < fm_rect_cx (display);
+         box->x0 <= display->x0 + 0.5 * em && box->x1 < fm_rect_cx (display) &&
+         display->x0 - box->x0 < fm_rect_w (box) + 1.0 * em;
 }
 
 /* The display block whose equation number chunk i is when amsmath set it

@@ -57,3 +57,4 @@ $gen --body "$dir/cls-eqapart.body.tex" --out "$dir" --prefix cls-eqapart-stix -
 $gen --body "$dir/cls-eqapart.body.tex" --out "$dir" --prefix cls-eqapart-libertine --fonts libertine
 $gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-dejavu --engine xelatex --fonts dejavu-math
 $gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-fira --engine lualatex --fonts fira-math
+$gen --body "$dir/cls-detfix.body.tex" --out "$dir" --prefix cls-detfix-cm --fonts cm
