@@ -2653,8 +2653,9 @@ accent_beside (Reader *r, Item *a)
  * wide as, the smallest if none, and centres it on a base of several
  * glyphs (on one glyph it is skewed):
  * - the widest over a wider base spans its middle glyphs only
- *   (\widehat{ABCD} read A\widehat{BC}D, certain): a glyph touching the
- *   group may be part of it;
+ *   (\widehat{ABCD} read A\widehat{BC}D, certain): a glyph within 0.3 em
+ *   of the group may be part of it (a letter's italic correction, up to
+ *   a quarter em, stands between W and X in \widetilde{WXYZ});
  * - a group too narrow or too wide for the size, or off the accent's
  *   centre, is not its base; a narrow base's skewed accent reaches over
  *   the next glyph's middle (\widetilde{l}l read \widetilde{ll}), so the
@@ -2674,8 +2675,8 @@ wide_accent_doubtful (Reader *r, Item *a, GPtrArray *base)
         if (b == a || b->used || b->kind != ITEM_GLYPH || g_ptr_array_find (base, b, NULL) ||
             fabs (b->box.y1 - first->box.y1) > 0.1 * r->em)
           continue;
-        if ((b->box.x1 <= first->box.x0 + 0.05 * r->em && first->box.x0 - b->box.x1 < 0.1 * r->em) ||
-            (b->box.x0 >= last->box.x1 - 0.05 * r->em && b->box.x0 - last->box.x1 < 0.1 * r->em))
+        if ((b->box.x1 <= first->box.x0 + 0.05 * r->em && first->box.x0 - b->box.x1 < 0.3 * r->em) ||
+            (b->box.x0 >= last->box.x1 - 0.05 * r->em && b->box.x0 - last->box.x1 < 0.3 * r->em))
           {
             uncertain (r, "a glyph beside the widest wide accent's group");
             return TRUE;

@@ -756,6 +756,18 @@ test_wide_accent_bases (void)
 
   for (int page = 0; page < 4; page++)
     check_page_uncertain (cm, page, NULL);
+  /* in the box around its glyphs (as the detector's) \\widetilde{WXYZ}
+   * had read W\\widetilde{XY}Z, certain: W's italic correction (0.13 em)
+   * stands between W and X */
+  {
+    g_autoptr (GError) error = NULL;
+    FmRect box = page_text_box (cm, 1);
+    g_autoptr (FmRegion) region = fm_region_new (1, FM_REGION_DISPLAY, &box);
+    FmMathTextResult *res = fm_mathtext_read_region (cm, region, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+    fm_mathtext_result_free (res);
+  }
   check_page_uncertain (lm, 0, NULL);
   check_page_uncertain (lm, 1, NULL);
   check_page (lm, 2, "\\widehat{xy}+\\widetilde{D}");
