@@ -3687,6 +3687,26 @@ ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, dou
   return count / (scale * scale);
 }
 
+/* Poppler boxes a glyph by its font's ascent and descent (about one em
+ * tall); where its layout took two lines for one (an inline \frac under
+ * \linespread{0.85}: numerator and denominator boxed alike, 1.95 of their
+ * size tall, x 0.1 pt wide) the boxes say nothing of where the glyphs
+ * stand, and "\overline{xy}" was read, certain. Extension glyphs are
+ * boxed below their ink anyway and are fitted to it. */
+static void
+check_glyph_boxes (Reader *r)
+{
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      if (it->kind == ITEM_GLYPH && !it->ext && it->size > 0 && it->box.y1 - it->box.y0 > 1.6 * it->size)
+        {
+          uncertain (r, "a glyph box taller than its font (Poppler's layout merged lines)");
+          return;
+        }
+    }
+}
+
 /* The region's glyphs and a render of its ink, with a margin for hanging
  * glyphs and rules at its edge: fraction bars and vinculums are not in the
  * text layer. On return *area is the area the render's pixels cover. */
@@ -4055,6 +4075,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     }
   r.em = read_main_size (&r);
   merge_extensible (&r);
+  check_glyph_boxes (&r);
   if (r.unknown > 0)
     uncertain (&r, "glyphs without a LaTeX meaning");
   fit_items_to_ink (&r, img, &area, scale, &region->box);

@@ -791,6 +791,25 @@ test_matrix_row_doubt (void)
   check_page (doc, 11, "\\begin{pmatrix}a&b&c\\end{pmatrix}");
 }
 
+/* Under \\linespread{0.85} Poppler boxes an inline fraction's numerator
+ * and denominator as one line (mathtext-linespread.tex): \\frac{x}{y} read
+ * \\overline{xy}, certain (review of reader12l); in the detector's box
+ * (formulate-cli pdf ... --text-layer) uncertain now. */
+static void
+test_merged_lines (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-linespread.pdf");
+  g_autoptr (GError) error = NULL;
+  FmRect box = { 197.2, 127.79, 201.87, 139.47 };
+  g_autoptr (FmRegion) region = fm_region_new (0, FM_REGION_INLINE, &box);
+  FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "merged lines"));
+  fm_mathtext_result_free (res);
+}
+
 /* Big operators of the extension fonts: newtxmath's txexs keeps CMEX's
  * 0x7D codes up, read as Latin-1 (mathtext-txexs.tex, text and display
  * size: unknown glyphs before); CMEX's \\biguplus had read \\bigsqcup, its
@@ -921,6 +940,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
   g_test_add_func ("/pdf/mathtext/wide-accent-bases", test_wide_accent_bases);
   g_test_add_func ("/pdf/mathtext/matrix-row-doubt", test_matrix_row_doubt);
+  g_test_add_func ("/pdf/mathtext/merged-lines", test_merged_lines);
   g_test_add_func ("/pdf/mathtext/txexs-bigops", test_txexs_bigops);
   g_test_add_func ("/pdf/mathtext/prod-12pt", test_prod_12pt);
   return g_test_run ();
