@@ -1539,6 +1539,9 @@ typedef struct {
   gsize open_out[8];      /* per depth: out's length before its opening delimiter */
   int cells[8];           /* per depth: column gaps of a one-row matrix in it, -1 once a gap is not one */
   gboolean quad_wide[8];  /* per depth: a column gap as wide as a \quad      */
+  gboolean cand[8];       /* per depth: a \big pair, which a matrix can be   */
+  gboolean cell_doubt[8]; /* per depth: a gap that may be a column gap        */
+  gboolean word_gap[8];   /* per depth: a gap of a word space (a\ b)          */
 } LineParse;
 
 /* The line's full-size items, by x: glyphs of at least 0.85 of the largest
@@ -1615,9 +1618,11 @@ static gboolean
 line_matrix_row (LineParse *lp, gunichar c)
 {
   const char *env = c == ']' ? "bmatrix" : c == ')' ? "pmatrix" : c == '}' ? "Bmatrix" : NULL;
+  char open = c == ']' ? '[' : c == ')' ? '(' : '{';
   gsize at = lp->open_out[lp->open_depth];
   g_autoptr (GString) row = NULL;
   const char *p;
+  int depth = 0, quads = 0;
 
   if (env == NULL || at > lp->out->len)
     return FALSE;
@@ -1628,23 +1633,40 @@ line_matrix_row (LineParse *lp, gunichar c)
       ;
   if (*p == '\\')
     p++;
-  if (*p == 0)
+  /* the environment is the pair's: \bigl(..\bigr] is none */
+  if (*p != open)
     return FALSE;
   p++;
   row = g_string_new (NULL);
   g_string_append_printf (row, "\\begin{%s}", env);
+  /* only the row's own \quads are its column gaps, one a gap (a \quad
+   * in a group is in a cell) */
   while (*p)
     {
-      if (g_str_has_prefix (p, "\\quad") && !g_ascii_isalpha (p[5]))
+      if (*p == '\\' && (p[1] == '{' || p[1] == '}'))
+        {
+          g_string_append_len (row, p, 2);
+          p += 2;
+        }
+      else if (depth == 0 && g_str_has_prefix (p, "\\quad") && !g_ascii_isalpha (p[5]))
         {
           g_string_append_c (row, '&');
+          quads++;
           p += 5;
           if (*p == ' ')
             p++;
         }
       else
-        g_string_append_c (row, *p++);
+        {
+          depth += *p == '{' ? 1 : *p == '}' ? -1 : 0;
+          g_string_append_c (row, *p++);
+        }
     }
+  if (quads != lp->cells[lp->open_depth])
+    return FALSE;
+  /* a word space in a cell (a\ b) is dropped: "ab" */
+  if (lp->word_gap[lp->open_depth])
+    uncertain (lp->r, "a space inside a one-row matrix's cell");
   g_string_append_printf (row, "\\end{%s}", env);
   /* At 10 pt a \quad is as wide as the column gap: either reading (the
    * corpus's one-row matrices outnumber its \quads in \bigl pairs) */
@@ -1686,6 +1708,9 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
            * up (\big): only such a flat pair's gaps can be its columns */
           lp->cells[lp->open_depth] = g_strcmp0 (lp->sizes[k], "\\big") == 0 ? 0 : -1;
           lp->quad_wide[lp->open_depth] = FALSE;
+          lp->cand[lp->open_depth] = lp->cells[lp->open_depth] == 0;
+          lp->cell_doubt[lp->open_depth] = FALSE;
+          lp->word_gap[lp->open_depth] = FALSE;
         }
       lp->open_depth++;
       /* "\\left(" -> "\\bigl(" */
@@ -1701,6 +1726,12 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
       if (lp->open_depth < (int) G_N_ELEMENTS (lp->cells) && lp->cells[lp->open_depth] > 0 &&
           line_matrix_row (lp, m->c))
         tex = "";
+      /* a pair that is no clean matrix but had a gap a column gap can
+       * be: [V&W] (the cell's italic correction widens its gap), [a\quad
+       * b&c] at 12 pt, [a&&b] */
+      else if (lp->open_depth < (int) G_N_ELEMENTS (lp->cells) && lp->cand[lp->open_depth] &&
+               lp->cell_doubt[lp->open_depth])
+        uncertain (lp->r, "a one-row matrix or spaces inside sized delimiters");
     }
   else if (c != NULL)
     uncertain (lp->r, "unbalanced sized delimiter");
@@ -1914,17 +1945,42 @@ static void
 line_count_cell_gap (LineParse *lp, double gap_pt)
 {
   int d = lp->open_depth - 1;
+  double em = MAX (lp->main_size, 1.0);
 
-  if (d < 0 || d >= (int) G_N_ELEMENTS (lp->cells) || lp->cells[d] < 0 || gap_pt < 0.8 * lp->main_size)
-    return;
-  if (fabs (gap_pt - 10.0) > 0.4)
+  if (d < 0 || d >= (int) G_N_ELEMENTS (lp->cells) || !lp->cand[d])
     {
-      lp->cells[d] = -1;
+      /* outside a \big pair a 10 pt gap is an array's column gap as
+       * likely as a \quad, which is wider from 11 pt up */
+      if (lp->main_size > 10.4 && gap_pt >= 0.8 * em && fabs (gap_pt - 10.0) <= 0.4)
+        uncertain (lp->r, "a 10 pt gap: a column gap or a \\quad");
       return;
     }
-  if (fabs (gap_pt - lp->main_size) <= 0.4)
-    lp->quad_wide[d] = TRUE;
-  lp->cells[d]++;
+  if (gap_pt < 0.8 * em)
+    {
+      /* a\ b in a cell: line_append_space drops it ("ab&c") */
+      if (gap_pt >= 0.3 * em)
+        lp->word_gap[d] = TRUE;
+      return;
+    }
+  if (fabs (gap_pt - 10.0) <= 0.4)
+    {
+      lp->cell_doubt[d] = TRUE;
+      if (fabs (gap_pt - lp->main_size) <= 0.4)
+        lp->quad_wide[d] = TRUE;
+      if (lp->cells[d] >= 0)
+        lp->cells[d]++;
+      return;
+    }
+  /* n column gaps in a row (n - 1 empty cells: [a&&b]); a cell ending in
+   * a letter adds its italic correction (up to a quarter em: V's) to the
+   * gap: [P&Q] at 12 pt (11.67 pt) is as wide as \bigl[u\quad v\bigr]
+   * (11.70 pt, cmr12's \quad), so neither is sure */
+  for (int n = 2; n <= 4; n++)
+    if (fabs (gap_pt - 10.0 * n) <= 0.4 * n)
+      lp->cell_doubt[d] = TRUE;
+  if (gap_pt > 10.4 && gap_pt <= 10.0 + 0.25 * em)
+    lp->cell_doubt[d] = TRUE;
+  lp->cells[d] = -1;
 }
 
 /* An em of space or two before m, beyond what TeX puts between atoms (a
@@ -2591,6 +2647,56 @@ accent_beside (Reader *r, Item *a)
   return base;
 }
 
+/* Whether the glyphs under wide accent a (by their middles) may not be
+ * its whole base. TeX takes the widest of CMEX's three sizes (0.556,
+ * 1 and 1.444 of the font size; Latin Modern's alike) that the base is as
+ * wide as, the smallest if none, and centres it on a base of several
+ * glyphs (on one glyph it is skewed):
+ * - the widest over a wider base spans its middle glyphs only
+ *   (\widehat{ABCD} read A\widehat{BC}D, certain): a glyph within 0.3 em
+ *   of the group may be part of it (a letter's italic correction, up to
+ *   a quarter em, stands between W and X in \widetilde{WXYZ});
+ * - a group too narrow or too wide for the size, or off the accent's
+ *   centre, is not its base; a narrow base's skewed accent reaches over
+ *   the next glyph's middle (\widetilde{l}l read \widetilde{ll}), so the
+ *   smallest over two glyphs is unsure. */
+static gboolean
+wide_accent_doubtful (Reader *r, Item *a, GPtrArray *base)
+{
+  Item *first = base->pdata[0], *last = base->pdata[base->len - 1];
+  double sz = MAX (a->size, 1.0);
+  double w = (a->box.x1 - a->box.x0) / sz, gw = (last->box.x1 - first->box.x0) / sz;
+  double off = ((a->box.x0 + a->box.x1) - (first->box.x0 + last->box.x1)) / 2 / sz;
+
+  if (w > 1.2)
+    for (guint j = 0; j < r->items->len; j++)
+      {
+        Item *b = r->items->pdata[j];
+        if (b == a || b->used || b->kind != ITEM_GLYPH || g_ptr_array_find (base, b, NULL) ||
+            fabs (b->box.y1 - first->box.y1) > 0.1 * r->em)
+          continue;
+        if ((b->box.x1 <= first->box.x0 + 0.05 * r->em && first->box.x0 - b->box.x1 < 0.3 * r->em) ||
+            (b->box.x0 >= last->box.x1 - 0.05 * r->em && b->box.x0 - last->box.x1 < 0.3 * r->em))
+          {
+            uncertain (r, "a glyph beside the widest wide accent's group");
+            return TRUE;
+          }
+      }
+  /* as wide as its size and narrower than the next one */
+  if ((w >= 0.8 && gw < w - 0.08) || (w < 0.8 && gw > 1.08) || (w >= 0.8 && w <= 1.2 && gw > 1.52))
+    return TRUE;
+  if (base->len < 2)
+    return FALSE;
+  if (fabs (off) > 0.06)
+    return TRUE;
+  if (w < 0.8)
+    {
+      uncertain (r, "the smallest wide accent over two glyphs");
+      return TRUE;
+    }
+  return FALSE;
+}
+
 /* A wide accent from the extension font (\widehat{xy}) over the glyphs
  * whose middles its width spans, on one baseline and of one size (else
  * it stays unknown: the reading is uncertain). Poppler boxes the extension
@@ -2629,6 +2735,8 @@ merge_wide_accent (Reader *r, Item *a, const char *acc)
       if (fabs (b->box.y1 - first->box.y1) > 0.1 * r->em || fabs (b->size - first->size) > 0.1 * first->size)
         return;
     }
+  if (wide_accent_doubtful (r, a, base))
+    return;
   t = g_string_new (acc);
   g_string_append_c (t, '{');
   for (guint j = 0; j < base->len; j++)
@@ -3579,6 +3687,26 @@ ink_outside_glyphs (Reader *r, const FmGrayImage *img, const FmRect *origin, dou
   return count / (scale * scale);
 }
 
+/* Poppler boxes a glyph by its font's ascent and descent (about one em
+ * tall); where its layout took two lines for one (an inline \frac under
+ * \linespread{0.85}: numerator and denominator boxed alike, 1.95 of their
+ * size tall, x 0.1 pt wide) the boxes say nothing of where the glyphs
+ * stand, and "\overline{xy}" was read, certain. Extension glyphs are
+ * boxed below their ink anyway and are fitted to it. */
+static void
+check_glyph_boxes (Reader *r)
+{
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      if (it->kind == ITEM_GLYPH && !it->ext && it->size > 0 && it->box.y1 - it->box.y0 > 1.6 * it->size)
+        {
+          uncertain (r, "a glyph box taller than its font (Poppler's layout merged lines)");
+          return;
+        }
+    }
+}
+
 /* The region's glyphs and a render of its ink, with a margin for hanging
  * glyphs and rules at its edge: fraction bars and vinculums are not in the
  * text layer. On return *area is the area the render's pixels cover. */
@@ -3947,6 +4075,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     }
   r.em = read_main_size (&r);
   merge_extensible (&r);
+  check_glyph_boxes (&r);
   if (r.unknown > 0)
     uncertain (&r, "glyphs without a LaTeX meaning");
   fit_items_to_ink (&r, img, &area, scale, &region->box);

@@ -92,6 +92,20 @@ check_page (FmDocument *doc, int page, const char *want)
   fm_mathtext_result_free (res);
 }
 
+/* Uncertain (and how it reads, when want is not NULL): a reading that
+ * is not sure must not say it is. */
+static void
+check_page_uncertain (FmDocument *doc, int page, const char *want)
+{
+  FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
+  if (g_test_verbose ())
+    g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
+  if (want != NULL)
+    g_assert_cmpstr (res->latex, ==, want);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+}
+
 static void
 test_layout (void)
 {
@@ -666,8 +680,9 @@ test_cong_order (void)
 
 /* One-row matrices (mathtext-matrixrow.tex, 12 pt): a \\big pair around
  * columns 2\\arraycolsep apart, read "\\bigl[y\\quad-x\\bigr]" certain
- * before; a \\quad (12 pt) is no column gap; at 10 pt both are 10 pt wide:
- * the matrix, not sure. */
+ * before; a \\quad (12 pt) is no column gap, but as wide as one after an
+ * italic correction: not sure; at 10 pt both are 10 pt wide: the matrix,
+ * not sure. */
 static void
 test_matrix_row (void)
 {
@@ -676,7 +691,9 @@ test_matrix_row (void)
 
   check_page (doc, 0, "\\begin{bmatrix}y&-x\\end{bmatrix}");
   check_page (doc, 1, "A=\\begin{pmatrix}1&2&3\\end{pmatrix}");
-  check_page (doc, 2, "X=\\bigl[u\\quad v\\bigr]");
+  /* 11.70 pt: the column gap after a cell ending in P (its italic
+   * correction) is as wide (mathtext-matrixrow2.tex) */
+  check_page_uncertain (doc, 2, "X=\\bigl[u\\quad v\\bigr]");
   res = mathtext_fixture_read_page (doc, 3);
   g_assert_cmpstr (res->latex, ==, "\\begin{bmatrix}y&-x\\end{bmatrix}");
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
@@ -713,9 +730,83 @@ test_wide_accents (void)
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-wideaccents.pdf");
   FmMathTextResult *res;
 
-  check_page (doc, 0, "\\widehat{xy}+\\widetilde{ab}=\\widetilde{D}");
+  /* the smallest accent over two glyphs: \\widetilde{l}l draws the same
+   * (review of reader12l; mathtext-wideaccents2.tex) */
+  res = mathtext_fixture_read_page (doc, 0);
+  g_assert_true (g_str_has_prefix (res->latex, "\\widehat{xy}+"));
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
   res = mathtext_fixture_read_page (doc, 1);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
+}
+
+/* Bases of wide accents read certain and wrong before (review of
+ * reader12l): the widest accent over a wider base spans its middle
+ * glyphs only (\widehat{ABCD} read A\widehat{BC}D, \widehat{x+y} in
+ * Latin Modern x\widehat{+}y); a narrow base's skewed accent reaches over
+ * the next glyph's middle (\widetilde{l}l read \widetilde{ll},
+ * \widehat{t}t \widehat{tt}). All uncertain now; a base the accent
+ * spans stays sure (mathtext-wideaccents2.tex, mathtext-wideaccents-lm.tex). */
+static void
+test_wide_accent_bases (void)
+{
+  g_autoptr (FmDocument) cm = mathtext_fixture_open ("mathtext-wideaccents2.pdf");
+  g_autoptr (FmDocument) lm = mathtext_fixture_open ("mathtext-wideaccents-lm.pdf");
+
+  for (int page = 0; page < 4; page++)
+    check_page_uncertain (cm, page, NULL);
+  /* in the box around its glyphs (as the detector's) \\widetilde{WXYZ}
+   * had read W\\widetilde{XY}Z, certain: W's italic correction (0.13 em)
+   * stands between W and X */
+  {
+    g_autoptr (GError) error = NULL;
+    FmRect box = page_text_box (cm, 1);
+    g_autoptr (FmRegion) region = fm_region_new (1, FM_REGION_DISPLAY, &box);
+    FmMathTextResult *res = fm_mathtext_read_region (cm, region, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+    fm_mathtext_result_free (res);
+  }
+  check_page_uncertain (lm, 0, NULL);
+  check_page_uncertain (lm, 1, NULL);
+  check_page (lm, 2, "\\widehat{xy}+\\widetilde{D}");
+}
+
+/* One-row matrices read certain and wrong before (review of reader12l,
+ * mathtext-matrixrow2.tex): a cell's italic correction widens its column
+ * gap ([V&W] read \bigl[V\quad W\bigr] at 10, 11 and 12 pt), a \quad in
+ * a cell made the row a \bigl pair of \quads, an empty cell read
+ * \qquad. All uncertain now; a clean row stays sure. */
+static void
+test_matrix_row_doubt (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-matrixrow2.pdf");
+
+  /* page 5 (a\\ b&c) still reads "ab&c", certain: Poppler's box of "a"
+   * takes in the space after it, so no gap is seen */
+  for (int page = 0; page < 11; page++)
+    if (page != 4)
+      check_page_uncertain (doc, page, NULL);
+  check_page (doc, 11, "\\begin{pmatrix}a&b&c\\end{pmatrix}");
+}
+
+/* Under \\linespread{0.85} Poppler boxes an inline fraction's numerator
+ * and denominator as one line (mathtext-linespread.tex): \\frac{x}{y} read
+ * \\overline{xy}, certain (review of reader12l); in the detector's box
+ * (formulate-cli pdf ... --text-layer) uncertain now. */
+static void
+test_merged_lines (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-linespread.pdf");
+  g_autoptr (GError) error = NULL;
+  FmRect box = { 197.2, 127.79, 201.87, 139.47 };
+  g_autoptr (FmRegion) region = fm_region_new (0, FM_REGION_INLINE, &box);
+  FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "merged lines"));
   fm_mathtext_result_free (res);
 }
 
@@ -847,6 +938,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
   g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
+  g_test_add_func ("/pdf/mathtext/wide-accent-bases", test_wide_accent_bases);
+  g_test_add_func ("/pdf/mathtext/matrix-row-doubt", test_matrix_row_doubt);
+  g_test_add_func ("/pdf/mathtext/merged-lines", test_merged_lines);
   g_test_add_func ("/pdf/mathtext/txexs-bigops", test_txexs_bigops);
   g_test_add_func ("/pdf/mathtext/prod-12pt", test_prod_12pt);
   return g_test_run ();
