@@ -203,7 +203,7 @@ float *fe_cpu_scratch(int slot, size_t n) {
 static fe_status fe_scratch_error(size_t n) {
     /* KiB, rounded up: a decode step's buffers are well under a MiB. */
     return fe_set_error(FE_ERR_OUT_OF_MEMORY, "CPU scratch: cannot allocate %zu KiB",
-                        (n * sizeof(float) + 1023) >> 10);
+                        n / 256 + (n % 256 != 0)); /* n floats; no overflow for huge n */
 }
 
 /* ------------------------------------------------------------------------ */

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -43,6 +44,18 @@ static bool fe_amx_permitted(void) {
 #else
     return false;
 #endif
+}
+
+/* FE_CPU_ISA's cap (fe_cpu_apply_isa_cap below): 0 none (unset, "avx512" or a
+ * value it does not know), 1 "avx2", 2 "portable"; any case. */
+static int fe_isa_cap_level(const char *isa) {
+    if (!isa)
+        return 0;
+    if (strcasecmp(isa, "avx2") == 0)
+        return 1;
+    if (strcasecmp(isa, "portable") == 0)
+        return 2;
+    return 0;
 }
 
 static void fe_cpu_detect_x86(FeCpuInfo *ci) {
@@ -92,7 +105,10 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci) {
         ci->avx512_bf16 = ((a1 >> 5) & 1) && os_avx512;
         ci->amx_bf16 = ((d >> 22) & 1) && os_amx;
         ci->amx_tile = ((d >> 24) & 1) && os_amx;
-        if ((ci->amx_bf16 || ci->amx_tile) && !fe_amx_permitted())
+        /* Tile permission is per process (and enlarges signal frames): not asked
+         * for when FE_CPU_ISA caps AMX away anyway. */
+        if ((ci->amx_bf16 || ci->amx_tile) &&
+            (fe_isa_cap_level(getenv("FE_CPU_ISA")) > 0 || !fe_amx_permitted()))
             ci->amx_bf16 = ci->amx_tile = false;
     }
 
@@ -122,10 +138,11 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci) {
  * flags (a cap, not a claim); an unknown value changes nothing and says so
  * once on stderr. */
 static void fe_cpu_apply_isa_cap(FeCpuInfo *ci, const char *isa) {
-    if (!isa || !*isa || strcmp(isa, "avx512") == 0)
+    if (!isa || !*isa || strcasecmp(isa, "avx512") == 0)
         return;
-    bool portable = strcmp(isa, "portable") == 0;
-    if (!portable && strcmp(isa, "avx2") != 0) {
+    int level = fe_isa_cap_level(isa);
+    bool portable = level == 2;
+    if (level == 0) {
         fprintf(stderr, "formulate: FE_CPU_ISA=%s is not avx512, avx2 or portable; ignored\n",
                 isa);
         return;
