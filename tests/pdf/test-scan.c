@@ -35,6 +35,26 @@ open_fixture (const char *rel)
   return doc;
 }
 
+/* The regions fm_scan_detect_page finds on a scan fixture's first page, or
+ * NULL with the test skipped when the build has no Tesseract. */
+static GPtrArray *
+scan_fixture_first_page (const char *rel)
+{
+  g_autoptr(FmDocument) doc = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *regions;
+
+  if (!fm_scan_have_ocr ())
+    {
+      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
+      return NULL;
+    }
+  doc = open_fixture (rel);
+  regions = fm_scan_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  return regions;
+}
+
 static double
 iou (const FmRect *a, const double b[4])
 {
@@ -362,18 +382,10 @@ test_render (void)
 static void
 assert_inline_found (const char *fixture, const double truth[][4], guint n_truth)
 {
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) regions = NULL;
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
 
-  if (!fm_scan_have_ocr ())
-    {
-      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
-      return;
-    }
-  doc = open_fixture (fixture);
-  regions = fm_scan_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
+  if (regions == NULL)
+    return;
   for (guint t = 0; t < n_truth; t++)
     {
       double best = 0;
@@ -493,18 +505,10 @@ test_light_aligned (void)
   static const double truth[][4] = { { 281.6, 102.6, 344.6, 132.1 },
                                      { 271.2, 185.7, 350.3, 231.2 },
                                      { 269.2, 260.2, 348.6, 304.0 } };
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) regions = NULL;
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/aligned-light-scan300.pdf");
 
-  if (!fm_scan_have_ocr ())
-    {
-      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
-      return;
-    }
-  doc = open_fixture ("tests/fixtures/pdf/scan/aligned-light-scan300.pdf");
-  regions = fm_scan_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
+  if (regions == NULL)
+    return;
   for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
     {
       double best = 0;
@@ -529,19 +533,11 @@ static void
 test_bracketed_numbers (void)
 {
   static const double numbers[][4] = { { 284.8, 567.2, 297.7, 577.4 }, { 275.8, 632.4, 296.5, 642.8 } };
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) regions = NULL;
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/equation-numbers-scan300.pdf");
   gboolean labelled = FALSE;
 
-  if (!fm_scan_have_ocr ())
-    {
-      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
-      return;
-    }
-  doc = open_fixture ("tests/fixtures/pdf/scan/equation-numbers-scan300.pdf");
-  regions = fm_scan_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
+  if (regions == NULL)
+    return;
   for (guint t = 0; t < G_N_ELEMENTS (numbers); t++)
     for (guint i = 0; i < regions->len; i++)
       {
@@ -565,19 +561,11 @@ test_bracketed_numbers (void)
 static void
 test_shade_edge (void)
 {
-  g_autoptr(FmDocument) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) regions = NULL;
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/shade-edge-scan300.pdf");
   int displays = 0, in_margin = 0;
 
-  if (!fm_scan_have_ocr ())
-    {
-      g_test_skip ("built without Tesseract (Debian: libtesseract-dev, tesseract-ocr-eng)");
-      return;
-    }
-  doc = open_fixture ("tests/fixtures/pdf/scan/shade-edge-scan300.pdf");
-  regions = fm_scan_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
+  if (regions == NULL)
+    return;
   for (guint i = 0; i < regions->len; i++)
     {
       const FmRegion *r = regions->pdata[i];
