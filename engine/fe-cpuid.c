@@ -58,7 +58,7 @@ static int fe_isa_cap_level(const char *isa) {
     return 0;
 }
 
-static void fe_cpu_detect_x86(FeCpuInfo *ci) {
+static void fe_cpu_detect_x86(FeCpuInfo *ci, const char *isa) {
     unsigned a, b, c, d, max_leaf, max_ext;
     uint64_t xcr0 = 0;
     bool os_avx = false, os_avx512 = false, os_amx = false;
@@ -108,7 +108,7 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci) {
         /* Tile permission is per process (and enlarges signal frames): not asked
          * for when FE_CPU_ISA caps AMX away anyway. */
         if ((ci->amx_bf16 || ci->amx_tile) &&
-            (fe_isa_cap_level(getenv("FE_CPU_ISA")) > 0 || !fe_amx_permitted()))
+            (fe_isa_cap_level(isa) > 0 || !fe_amx_permitted()))
             ci->amx_bf16 = ci->amx_tile = false;
     }
 
@@ -159,8 +159,9 @@ static void fe_cpu_detect(void) {
     memset(ci, 0, sizeof *ci);
     snprintf(ci->vendor, sizeof ci->vendor, "unknown");
 #ifdef FE_X86
-    fe_cpu_detect_x86(ci);
-    fe_cpu_apply_isa_cap(ci, getenv("FE_CPU_ISA"));
+    const char *isa = getenv("FE_CPU_ISA");
+    fe_cpu_detect_x86(ci, isa);
+    fe_cpu_apply_isa_cap(ci, isa);
 #endif
     if (!ci->brand[0])
         snprintf(ci->brand, sizeof ci->brand, "%s CPU", ci->vendor);
