@@ -490,6 +490,35 @@ test_display_lines (void)
     }
 }
 
+/* A display set just above a footnote rule, the rule and the footnotes
+ * (page footnote-rule: the lower part of a development twin, make-truth
+ * seed 2013, page 3, scan seed 20130, 150 dpi JPEG; tests/fixtures/pdf/
+ * scan/README.md). The rule, a lone rule stacked under the display's
+ * block, was joined to it: the display's box reached down to the
+ * footnotes (best IoU 0.43, before 2026-11-27, scan14n). */
+static void
+test_footnote_rule (void)
+{
+  static const double truth[4] = { 135.5, 109.7, 253.0, 120.9 };  /* 93 \times b^{n} \times 10 \le ... */
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/footnote-rule-scan150.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      if (r->kind != FM_REGION_DISPLAY)
+        continue;
+      best = MAX (best, iou (&r->box, truth));
+      /* No display reaches the footnotes (their first line's top, 127 pt). */
+      if (r->box.x1 > truth[0] && r->box.x0 < truth[2])
+        g_assert_cmpfloat (r->box.y1, <, 125.0);
+    }
+  g_test_message ("footnote-rule: best display IoU %.2f", best);
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
 /* A light copy's aligned displays each one display box (page
  * aligned-light, a development twin): the threshold near the ink broke
  * their rows into stems and dots, and a row whose pieces all lie between
@@ -709,5 +738,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/shade-edge", test_shade_edge);
   g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   g_test_add_func ("/pdf/scan/split", test_split);
+  g_test_add_func ("/pdf/scan/footnote-rule", test_footnote_rule);
   return g_test_run ();
 }
