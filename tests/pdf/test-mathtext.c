@@ -909,6 +909,33 @@ test_foreign_serif (void)
     }
 }
 
+/* A sized delimiter with no partner on its line (mathtext-evalbar.tex): an
+ * evaluation bar, \big| or \Big| by its ink, not a \left| without
+ * \right (development seed 1124); uncertain all the same (the box may have
+ * cut the partner off). */
+static void
+test_eval_bar (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-evalbar.pdf");
+
+  check_page_uncertain (doc, 0, "\\frac{\\partial}{\\partial z_{k}}\\Big|_{p}");
+  check_page_uncertain (doc, 1, "f\\big|_{U}");
+  check_page_uncertain (doc, 2, "g\\bigl[x+y");
+}
+
+/* fourier's Fourier-Math-Symbols is OMS-encoded like CMSY: its mapstochar
+ * comes as "7" (mathtext-fourier-maps.tex; "T7\\longrightarrow\\Gamma(T)"
+ * and "\\varphi7\\to" before, development seeds 1123 and 1124). */
+static void
+test_fourier_maps (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-fourier-maps.pdf");
+
+  check_page (doc, 0, "T\\longmapsto\\Gamma(T)");
+  check_page (doc, 1, "\\varphi\\mapsto x^{2}");
+  check_page (doc, 2, "a\\neq b");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -943,5 +970,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/merged-lines", test_merged_lines);
   g_test_add_func ("/pdf/mathtext/txexs-bigops", test_txexs_bigops);
   g_test_add_func ("/pdf/mathtext/prod-12pt", test_prod_12pt);
+  g_test_add_func ("/pdf/mathtext/eval-bar", test_eval_bar);
+  g_test_add_func ("/pdf/mathtext/fourier-maps", test_fourier_maps);
   return g_test_run ();
 }
