@@ -1685,6 +1685,42 @@ line_matrix_row (LineParse *lp, gunichar c)
   return TRUE;
 }
 
+/* A closing delimiter that is no bar met an open bar pair inside its own:
+ * that bar was a \middle| (\left\{x\middle|\frac{x}{2}>0\right\} had read
+ * "\left\{x\left|\frac{x}{2}>0\right\}", no LaTeX), whose bar TeX sizes
+ * as the pair's. Its \left| becomes \middle| and its depth goes; not sure
+ * (a bar with no partner may also be a lost \right|). */
+static void
+line_middle_bars (LineParse *lp, const Item *m)
+{
+  while (!is_bar_delim (m->c) && lp->open_depth >= 2 && lp->open_depth <= (int) G_N_ELEMENTS (lp->open_bars) &&
+         lp->open_bars[lp->open_depth - 1] != 0 && lp->open_bars[lp->open_depth - 2] == 0)
+    {
+      gsize at = lp->open_out[lp->open_depth - 1];
+      const char *outer = lp->out->str + lp->open_out[lp->open_depth - 2];
+      g_autofree char *size = NULL;
+
+      if (!g_str_has_prefix (lp->out->str + at, "\\left"))
+        break;
+      /* inside \bigl\{ ... \bigr\} the bar is \big| (\middle needs \left) */
+      if (g_str_has_prefix (outer, "\\left"))
+        size = g_strdup ("\\middle");
+      else
+        {
+          gsize n = 1;
+          while (g_ascii_isalpha (outer[n]))
+            n++;
+          if (outer[0] != '\\' || n < 3 || outer[n - 1] != 'l')
+            break;
+          size = g_strndup (outer, n - 1);
+        }
+      g_string_erase (lp->out, at, strlen ("\\left"));
+      g_string_insert (lp->out, at, size);
+      lp->open_depth--;
+      uncertain (lp->r, "a bar inside a sized pair (\\middle|)");
+    }
+}
+
 /* A sized delimiter: \left( ... \right), or \bigl( ... \bigr) for a flat
  * pair. Returns the delimiter's LaTeX (*sized owns it when built). */
 static const char *
@@ -1728,6 +1764,7 @@ line_sized_delimiter (LineParse *lp, Item *m, guint k, char **sized)
     }
   else if (c != NULL && lp->open_depth > 0)
     {
+      line_middle_bars (lp, m);
       tex = c;
       lp->open_depth--;
       if (lp->sizes[k] != NULL)

@@ -936,6 +936,20 @@ test_fourier_maps (void)
   check_page (doc, 2, "a\\neq b");
 }
 
+/* A sized bar inside a pair of other delimiters is a \\middle|
+ * (mathtext-middle.tex: "\\left\\{x\\left|\\frac{x}{2}>0\\right\\}" before,
+ * no LaTeX); not sure (a lone bar may be a lost \\right|). Bars that pair
+ * among themselves stay a pair. */
+static void
+test_middle_bar (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-middle.pdf");
+
+  check_page_uncertain (doc, 0, "\\left\\{x\\middle|\\frac{x}{2}>0\\right\\}");
+  check_page_uncertain (doc, 1, "\\left(\\frac{a}{b}\\middle|c\\right)");
+  check_page (doc, 2, "\\left[\\left|\\frac{a}{b}\\right|+1\\right]");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -972,5 +986,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/prod-12pt", test_prod_12pt);
   g_test_add_func ("/pdf/mathtext/eval-bar", test_eval_bar);
   g_test_add_func ("/pdf/mathtext/fourier-maps", test_fourier_maps);
+  g_test_add_func ("/pdf/mathtext/middle", test_middle_bar);
   return g_test_run ();
 }
