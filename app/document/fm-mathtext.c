@@ -1917,6 +1917,20 @@ line_append_overset (LineParse *lp, const Item *m, const char *tex, GPtrArray *s
 }
 
 /* The k-th full-size item with its scripts. */
+/* A display-size big operator with its scripts beside it, in a display
+ * and outside any fraction: \sum\nolimits_{j\in E_{k}} (the Stacks project
+ * writes it in 1663 of its 17874 displays, ../shared), which without
+ * \nolimits draws its limits above and below (read \sum_{j\in E_{k}},
+ * certain, on five set-ups of development seed 1124). The display size:
+ * ink 1.2 of its font size or taller (CMEX's text \sum is 1.0, its display
+ * one 1.4; an array cell's \sum is text-size). */
+static gboolean
+line_nolimits (LineParse *lp, const Item *m, GPtrArray *sub, GPtrArray *sup)
+{
+  return m->kind == ITEM_GLYPH && m->bigop && !lp->r->inline_region && lp->r->frac_depth == 0 &&
+         sub->len + sup->len > 0 && m->box.y1 - m->box.y0 >= 1.2 * MAX (m->size, 1.0);
+}
+
 static void
 line_append_item (LineParse *lp, guint k)
 {
@@ -1958,6 +1972,8 @@ line_append_item (LineParse *lp, guint k)
   if (line_append_arrow_label (lp, m, tex, sub, sup) || line_append_overset (lp, m, tex, sub, sup))
     return;
   tex_append (lp->out, tex);
+  if (line_nolimits (lp, m, sub, sup))
+    tex_append (lp->out, "\\nolimits");
   if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
     for (guint i = 0; i < sup->len; i++)
       if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)

@@ -464,7 +464,8 @@ test_stix2 (void)
 
   check_page (doc, 0, "\\varphi\\left(\\bigcup_{j=1}^{n}E_{j}\\right)\\geq\\sum_{j=1}^{n}\\varphi(E_{j})");
   check_page (doc, 1, "\\left|x_{n}-x\\right|\\leq\\epsilon");
-  check_page (doc, 2, "c\\colon K\\longrightarrow\\prod_{i\\geq0}A^{i}(X)");
+  /* its \\nolimits since reader12n (line_nolimits) */
+  check_page (doc, 2, "c\\colon K\\longrightarrow\\prod\\nolimits_{i\\geq0}A^{i}(X)");
   /* uncertain for its \\text{def} only */
   res = mathtext_fixture_read_page (doc, 3);
   if (g_test_verbose ())
@@ -950,6 +951,20 @@ test_middle_bar (void)
   check_page (doc, 2, "\\left[\\left|\\frac{a}{b}\\right|+1\\right]");
 }
 
+/* A display-size big operator with its scripts beside it is \\nolimits
+ * (mathtext-nolimits.tex; "p=a-\\sum_{j\\in E}h_{j}", certain, before); limits
+ * above and below, and a text-size \\sum in a fraction, are not. */
+static void
+test_nolimits (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-nolimits.pdf");
+
+  check_page (doc, 0, "p=a-\\sum\\nolimits_{j\\in E}h_{j}");
+  check_page (doc, 1, "p=\\sum_{j\\in E}h_{j}");
+  check_page (doc, 2, "\\frac{1}{n}\\sum_{k=1}^{n}x_{k}+\\frac{\\sum_{k}x_{k}}{2}");
+  check_page (doc, 3, "\\bigoplus\\nolimits_{i}M_{i}=\\prod\\nolimits_{i}^{n}N");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -987,5 +1002,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/eval-bar", test_eval_bar);
   g_test_add_func ("/pdf/mathtext/fourier-maps", test_fourier_maps);
   g_test_add_func ("/pdf/mathtext/middle", test_middle_bar);
+  g_test_add_func ("/pdf/mathtext/nolimits", test_nolimits);
   return g_test_run ();
 }

@@ -1034,6 +1034,13 @@ test_choose_shape (void)
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\{k|k>0\\}", "\\left\\{k\\middle|k>0\\right\\}", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\left\\{k\\middle|k>0\\right\\}");
+
+  /* the glyphs' \\nolimits (side scripts of a display-size operator) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "p=a-\\sum\\nolimits_{j\\in E}h_{j}+\\sum_{k}b",
+                                "p=a-\\sum_{j\\in E}h_{j}+\\sum_{k}b", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "p=a-\\sum\\nolimits_{j\\in E}h_{j}+\\sum_{k}b");
 }
 
 int
