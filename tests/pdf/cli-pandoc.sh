@@ -84,9 +84,11 @@ m=$(grep -o '<math' "$tmp/l.html" | wc -l)
 grep -q '<title>Markdown layout fixture</title>' "$tmp/l.html" && ok "html: the PDF's title" || bad "html: no title"
 
 # Formulas pandoc cannot parse (the fixture model's random LaTeX): each stays
-# as its TeX with one warning, the others still become MathML.
-"$cli" pdf "$pdf" -q --device cpu --model "$tiny" --format md -o "$tmp/r.md" || bad "recognised md run"
-"$cli" pdf "$pdf" -q --device cpu --model "$tiny" --format html -o "$tmp/r.html" 2>"$tmp/err"
+# as its TeX with one warning, the others still become MathML. Image only: with
+# the text layer a reading that is no formula gives way to the glyphs' reading
+# (fm-reading-shape.c), and the fixture's formulas all parse.
+"$cli" pdf "$pdf" -q --device cpu --model "$tiny" --image-only --format md -o "$tmp/r.md" || bad "recognised md run"
+"$cli" pdf "$pdf" -q --device cpu --model "$tiny" --image-only --format html -o "$tmp/r.html" 2>"$tmp/err"
 rc=$?
 n=$(md_formulas "$tmp/r.md")
 m=$(grep -o '<math' "$tmp/r.html" | wc -l)

@@ -464,7 +464,8 @@ test_stix2 (void)
 
   check_page (doc, 0, "\\varphi\\left(\\bigcup_{j=1}^{n}E_{j}\\right)\\geq\\sum_{j=1}^{n}\\varphi(E_{j})");
   check_page (doc, 1, "\\left|x_{n}-x\\right|\\leq\\epsilon");
-  check_page (doc, 2, "c\\colon K\\longrightarrow\\prod_{i\\geq0}A^{i}(X)");
+  /* its \\nolimits since reader12n (line_nolimits) */
+  check_page (doc, 2, "c\\colon K\\longrightarrow\\prod\\nolimits_{i\\geq0}A^{i}(X)");
   /* uncertain for its \\text{def} only */
   res = mathtext_fixture_read_page (doc, 3);
   if (g_test_verbose ())
@@ -909,6 +910,61 @@ test_foreign_serif (void)
     }
 }
 
+/* A sized delimiter with no partner on its line (mathtext-evalbar.tex): an
+ * evaluation bar, \big| or \Big| by its ink, not a \left| without
+ * \right (development seed 1124); uncertain all the same (the box may have
+ * cut the partner off). */
+static void
+test_eval_bar (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-evalbar.pdf");
+
+  check_page_uncertain (doc, 0, "\\frac{\\partial}{\\partial z_{k}}\\Big|_{p}");
+  check_page_uncertain (doc, 1, "f\\big|_{U}");
+  check_page_uncertain (doc, 2, "g\\bigl[x+y");
+}
+
+/* fourier's Fourier-Math-Symbols is OMS-encoded like CMSY: its mapstochar
+ * comes as "7" (mathtext-fourier-maps.tex; "T7\\longrightarrow\\Gamma(T)"
+ * and "\\varphi7\\to" before, development seeds 1123 and 1124). */
+static void
+test_fourier_maps (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-fourier-maps.pdf");
+
+  check_page (doc, 0, "T\\longmapsto\\Gamma(T)");
+  check_page (doc, 1, "\\varphi\\mapsto x^{2}");
+  check_page (doc, 2, "a\\neq b");
+}
+
+/* A sized bar inside a pair of other delimiters is a \\middle|
+ * (mathtext-middle.tex: "\\left\\{x\\left|\\frac{x}{2}>0\\right\\}" before,
+ * no LaTeX); not sure (a lone bar may be a lost \\right|). Bars that pair
+ * among themselves stay a pair. */
+static void
+test_middle_bar (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-middle.pdf");
+
+  check_page_uncertain (doc, 0, "\\left\\{x\\middle|\\frac{x}{2}>0\\right\\}");
+  check_page_uncertain (doc, 1, "\\left(\\frac{a}{b}\\middle|c\\right)");
+  check_page (doc, 2, "\\left[\\left|\\frac{a}{b}\\right|+1\\right]");
+}
+
+/* A display-size big operator with its scripts beside it is \\nolimits
+ * (mathtext-nolimits.tex; "p=a-\\sum_{j\\in E}h_{j}", certain, before); limits
+ * above and below, and a text-size \\sum in a fraction, are not. */
+static void
+test_nolimits (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-nolimits.pdf");
+
+  check_page (doc, 0, "p=a-\\sum\\nolimits_{j\\in E}h_{j}");
+  check_page (doc, 1, "p=\\sum_{j\\in E}h_{j}");
+  check_page (doc, 2, "\\frac{1}{n}\\sum_{k=1}^{n}x_{k}+\\frac{\\sum_{k}x_{k}}{2}");
+  check_page (doc, 3, "\\bigoplus\\nolimits_{i}M_{i}=\\prod\\nolimits_{i}^{n}N");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -943,5 +999,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/merged-lines", test_merged_lines);
   g_test_add_func ("/pdf/mathtext/txexs-bigops", test_txexs_bigops);
   g_test_add_func ("/pdf/mathtext/prod-12pt", test_prod_12pt);
+  g_test_add_func ("/pdf/mathtext/eval-bar", test_eval_bar);
+  g_test_add_func ("/pdf/mathtext/fourier-maps", test_fourier_maps);
+  g_test_add_func ("/pdf/mathtext/middle", test_middle_bar);
+  g_test_add_func ("/pdf/mathtext/nolimits", test_nolimits);
   return g_test_run ();
 }

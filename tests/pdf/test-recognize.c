@@ -3,6 +3,7 @@
  * the model, UNCERTAIN and UNAVAILABLE go to it), provenance and numbers. */
 #include "fm-detect.h"
 #include "fm-document.h"
+#include "fm-reading-shape.h"
 #include "fm-recognize.h"
 
 #include "fe.h"
@@ -190,6 +191,14 @@ test_text_hook (void)
           g_assert_cmpfloat (r->confidence, ==, 1.0);
           break;
         case 1:
+          /* the tiny model's reading may be no formula (fm_reading_broken):
+           * then the glyphs' UNCERTAIN reading, flagged */
+          if (r->provenance == FM_PROVENANCE_TEXT)
+            {
+              g_assert_cmpstr (r->latex, ==, "x");
+              g_assert_cmpfloat (r->confidence, <, 0.6);
+              break;
+            }
           g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
           n_model++;
           break;
@@ -629,6 +638,14 @@ test_combined (void)
             }
           break;
         case 1:
+          /* the tiny model's reading may be no formula (fm_reading_broken):
+           * then the glyphs' UNCERTAIN reading, flagged */
+          if (r->provenance == FM_PROVENANCE_TEXT)
+            {
+              g_assert_cmpstr (r->latex, ==, "x");
+              g_assert_cmpfloat (r->confidence, <, 0.6);
+              break;
+            }
           g_assert_cmpint (r->provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
           /* a reading the glyphs do not back loses confidence */
           g_assert_true (fm_recognize_symbol_distance (r->latex, "x") == 0 || r->confidence <= 0.85 + 1e-6);
@@ -930,6 +947,102 @@ test_choose_eighth (void)
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT_IMAGE);
 }
 
+/* Issue 12 (reader12n): a model reading that is no formula is never taken
+ * confidently; spellings that differ from the glyphs only in \left. */
+static void
+test_choose_shape (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+
+  /* the shapes no typed formula has */
+  g_assert_true (fm_reading_broken ("zz\\bar"));
+  g_assert_true (fm_reading_broken ("\\mathcal{\\alpha}+1"));
+  g_assert_true (fm_reading_broken ("\\left(a+b"));
+  g_assert_true (fm_reading_broken ("\\frac{\\partial}{\\partial z}\\left|_{p}"));
+  g_assert_true (fm_reading_broken ("a+b\\right)"));
+  g_assert_true (fm_reading_broken ("{\\left(a}\\right)"));
+  g_assert_true (fm_reading_broken ("x^{}+1"));
+  g_assert_true (fm_reading_broken ("x^{a}^{b}"));
+  g_assert_true (fm_reading_broken ("a\\middle|b"));
+  g_assert_true (fm_reading_broken ("\\frac{a}"));
+  g_assert_false (fm_reading_broken ("z\\bar{z}"));
+  g_assert_false (fm_reading_broken ("\\left\\{k\\middle|k>0\\right\\}"));
+  g_assert_false (fm_reading_broken ("\\left.\\frac{a}{b}\\right|_{x=0}"));
+  g_assert_false (fm_reading_broken ("X\\leftarrow Y\\rightarrow Z"));
+  g_assert_false (fm_reading_broken ("{}^{2}x_{1}^{2}\\sqrt[3]{x}\\text{if }x\\in\\mathbb{R}"));
+  g_assert_false (fm_reading_broken ("\\begin{array}{cc}a&b\\\\c&d\\end{array}"));
+  latex = fm_reading_repaired ("zz\\bar");
+  g_assert_cmpstr (latex, ==, "z\\bar{z}");
+  g_clear_pointer (&latex, g_free);
+  latex = fm_reading_repaired ("x^{}+y");
+  g_assert_cmpstr (latex, ==, "x+y");
+  g_clear_pointer (&latex, g_free);
+
+  /* agreeing with a CERTAIN glyph reading: the glyphs', sure */
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "z\\bar{z}", "zz\\bar", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "z\\bar{z}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  /* with an UNCERTAIN one: repaired, flagged (the old code took zz\bar, 0.99) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "z\\bar{z}", "zz\\bar", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "z\\bar{z}");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  /* no repair: the constrained reading, else the glyphs', flagged */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\varphi\\mapsto(\\varphi(a))",
+                                "\\mathcal{\\varphi}\\mapsto(\\varphi(a))", 0.9, "\\varphi\\mapsto(\\varphi(a))", 0.8,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\varphi\\mapsto(\\varphi(a))");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\alpha+\\beta", "\\mathcal{\\alpha}+\\beta", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\alpha+\\beta");
+  g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  /* nothing else: the broken reading, flagged */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNAVAILABLE, NULL, "\\left(a+b", 0.97, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\left(a+b");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  /* the reader's lone \left| beside an agreeing model reading: the model's */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\frac{\\partial}{\\partial z}\\left|_{p}",
+                                "\\frac{\\partial}{\\partial z}\\big|_{p}", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\frac{\\partial}{\\partial z}\\big|_{p}");
+
+  /* \left ... \right where the glyphs are of normal size: plain */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "f[t]+\\{a\\}", "f\\left[t\\right]+\\left\\{a\\right\\}", 0.9,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "f[t]+\\{a\\}");
+  /* sized glyphs keep it, and so does a pair around a \middle */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\left(\\frac{a}{b}\\right)+(c)",
+                                "\\left(\\frac{a}{b}\\right)+\\left(c\\right)", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\left(\\frac{a}{b}\\right)+(c)");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\{k|k>0\\}", "\\left\\{k\\middle|k>0\\right\\}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\left\\{k\\middle|k>0\\right\\}");
+
+  /* the glyphs' \\nolimits (side scripts of a display-size operator) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "p=a-\\sum\\nolimits_{j\\in E}h_{j}+\\sum_{k}b",
+                                "p=a-\\sum_{j\\in E}h_{j}+\\sum_{k}b", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "p=a-\\sum\\nolimits_{j\\in E}h_{j}+\\sum_{k}b");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -942,6 +1055,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/choose", test_choose);
   g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
   g_test_add_func ("/recognize/choose-eighth", test_choose_eighth);
+  g_test_add_func ("/recognize/choose-shape", test_choose_shape);
   g_test_add_func ("/recognize/combined", test_combined);
   g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();

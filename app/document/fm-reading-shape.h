@@ -1,0 +1,24 @@
+/* fm-reading-shape.h - is a model's reading a well-formed formula?
+ *
+ * Contract: pure functions of a string (no GTK, no document).
+ * fm_reading_broken says whether a reading is structurally broken in a way
+ * no typed formula is: a command left without its argument (`zz\bar`,
+ * `\frac{a}`), a math alphabet applied to a control word
+ * (`\mathcal{\alpha}`), `\left` and `\right` that do not pair within one
+ * group (or a `\middle` outside a pair), an empty or missing script
+ * (`x^{}`, `x_`), a double script (`x^{a}^{b}`). It does not judge
+ * commands it does not know (fm-latex-check.c does, for exports).
+ * fm_reading_repaired returns the reading with the repairs that have one
+ * sure meaning (an empty script goes; an accent the model wrote after its
+ * base, `z\bar` at a group's end, goes onto that base: `\bar{z}`), or NULL
+ * when none applies; the result may still be broken. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+gboolean fm_reading_broken   (const char *latex);
+char    *fm_reading_repaired (const char *latex);
+
+G_END_DECLS
