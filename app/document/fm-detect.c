@@ -2639,7 +2639,8 @@ inline_fraction_stacks (InlineCtx *ic)
     {
       const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
-      if (ic->bar[a] >= 0 || ma->script || ga->size < 0.85 * ic->body_em)
+      gboolean full_a = !ma->script && ga->size >= 0.85 * ic->body_em;
+      if (ic->bar[a] >= 0)
         continue;
       for (int b = math_reaching (right_max, m, ga->r.x0 - 1.0); b < m; b++)
         {
@@ -2651,7 +2652,11 @@ inline_fraction_stacks (InlineCtx *ic)
           int row;
           if (gb->r.x0 >= ga->r.x1)
             break;      /* no overlap with ga from here on */
-          if (b == a || mb->script || gb->size < 0.85 * ic->body_em || gb->r.y0 < ga->r.y1 - 0.3 * em ||
+          /* (one of the two may be a script: a short numerator's
+           * only full-size glyph can stand over the denominator's
+           * superscript alone, e^{-s} over s(s^2+1)) */
+          if (b == a || !(full_a || (!mb->script && gb->size >= 0.85 * ic->body_em)) ||
+              gb->r.y0 < ga->r.y1 - 0.3 * em ||
               gb->r.y0 - ga->r.y1 > 1.0 * em || ix <= 0.2 * MIN (fm_rect_w (&ga->r), fm_rect_w (&gb->r)) ||
               (ma->band >= 0 && ma->band == mb->band))
             continue;
@@ -2666,6 +2671,13 @@ inline_fraction_stacks (InlineCtx *ic)
           if (row < 0)
             continue;
           fb.y = (row + 0.5) / ink->scale;
+          /* (with a script, the bar lies between the two and against
+           * both: a text-style fraction's bar is no bar between its
+           * numerator and the next line's glyph below its denominator) */
+          if ((!full_a || mb->script || gb->size < 0.85 * ic->body_em) &&
+              (fb.y <= fm_rect_cy (&ga->r) || fb.y >= fm_rect_cy (&gb->r) || fb.y - ga->r.y1 > 0.4 * em ||
+               gb->r.y0 - fb.y > 0.4 * em))
+            continue;
           ink_row_run (ink, row, (int) (0.5 * (MAX (ga->r.x0, gb->r.x0) + MIN (ga->r.x1, gb->r.x1)) * ink->scale),
                        &fb.x0, &fb.x1);
           fb.band = text_band_at (ic, fb.y, fb.x0, fb.x1);
@@ -3003,6 +3015,35 @@ fraction_part (const InlineCtx *ic, int k, double em)
   return ic->frac[k] != 0;
 }
 
+/* Whether math glyph li is a vertical bar that closes an absolute value
+ * or a norm (|A| < |B|, \lVert f \rVert): the bars of its kind walked
+ * left by the line neighbours (steps under 0.7 em, at most 24 glyphs,
+ * scripts not counted) are even in number with it. Such a bar is a
+ * closing delimiter, no relation: a word space after it ends the formula
+ * ("|A| < |B| (Y, d_Y)" had been one), where after \mid ({x \mid (x,y)},
+ * a relation's thick space as wide as a word space) it does not. */
+static gboolean
+closing_bar (const InlineCtx *ic, int li)
+{
+  const Glyph *g = ic->g;
+  gunichar c = g[g_array_index (ic->math, MathGlyph, li).glyph].c;
+  int k = li, bars = 0;
+
+  if (c != '|' && c != 0x2016 && c != 0x2225)
+    return FALSE;
+  for (int taken = 0; k >= 0 && taken < 24; taken++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      int next = ic->best_left[k];
+      bars += !mk->script && g[mk->glyph].c == c;
+      if (next < 0 ||
+          fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
+        break;
+      k = next;
+    }
+  return bars % 2 == 0;
+}
+
 /* The line's word space (see Band): a gap of that width where
  * Poppler sees a space separates two formulas - unless one side
  * is an operator (a relation's thick space can equal it); a gap
@@ -3019,7 +3060,7 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   const int *best_left = ic->best_left;
   GArray *math = ic->math;
   double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
-  gboolean op = is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c));
+  gboolean op = (is_operator (l->c) && !closing_bar (ic, li)) || (is_operator (r->c) && !is_prefix_operator (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
