@@ -1001,8 +1001,12 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
           if (letters >= 3)
             g[i].cls = CLS_TEXT;
         }
-      /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S) */
+      /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S);
+       * its letters run left to right (Poppler can list a script before
+       * its line, then go back to the line's first word: \mathbf{v}^{T}
+       * in newtx, T and then "Your") */
       if (g[i].cls == CLS_STRONG && !g[i].ext && g_unichar_isupper (g[i].c) && i + 2 < n &&
+          g[i + 1].r.x0 > g[i].r.x0 && g[i + 2].r.x0 > g[i + 1].r.x0 &&
           v_overlap_enough (&g[i].r, &g[i + 1].r, 0.5) && g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
           g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
           g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
