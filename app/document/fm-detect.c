@@ -532,6 +532,32 @@ bold_phrase (const Glyph *g, int n, int i)
   return FALSE;
 }
 
+/* Whether the upright word g[i..j) mixes bold and regular letters, at
+ * most three full-size ones and no bold phrase around its bold ones: the
+ * differential of a vector, \mathrm{d}\mathbf{p} ("dp" with a bold p),
+ * \mathbf{F}\mathrm{d}x. Running text does not switch weight inside a
+ * word. */
+static gboolean
+bold_and_regular_word (const Glyph *g, int n, int i, int j)
+{
+  int bold = 0, regular = 0;
+  double top = 0;
+
+  for (int k = i; k < j; k++)
+    top = MAX (top, g[k].size);
+  for (int k = i; k < j; k++)
+    {
+      if (g[k].size < 0.85 * top)
+        continue;
+      bold += g[k].bold;
+      regular += !g[k].bold;
+    }
+  /* (a bold word right before or after it: a heading, \textbf{...}) */
+  if ((g[i].bold && bold_phrase (g, n, i)) || (g[j - 1].bold && bold_phrase (g, n, j - 1)))
+    return FALSE;
+  return bold > 0 && regular > 0 && bold + regular <= 3;
+}
+
 /* Whether the upright word g[i..j) is a function name followed by
  * script-sized letters glued to its end: \mathop{\mathrm{colim}}\nolimits_i
  * and \max_k in fonts whose math letters are the text italic come as one
@@ -619,6 +645,9 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
           if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
             for (int k = i; k < j; k++)
               g[k].cls = CLS_WEAK;   /* the letter and its script letters */
+          else if (bold_and_regular_word (g, n, i, j))
+            for (int k = i; k < j; k++)
+              g[k].cls = g[k].bold ? CLS_WEAK : CLS_NEUTRAL;
           else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
                      (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
                    ((j - i <= 7 && fm_word_is_math_function (word)) ||
