@@ -3159,6 +3159,13 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
             * narrower than its bar */
            ink_gap_empty (pc->ink, &l->r, &r->r))
     join = TRUE;
+  /* A text-style fraction, then an operator name (\frac{d}{dx}\cos x):
+   * the name's thin space and the null delimiter, 0.29 em; a word space
+   * there has the null delimiter on top, past the line's word space by
+   * more than 0.1 em */
+  else if (!join && frac_l && !mr->script && r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c) &&
+           gap < 0.4 * em && gap < ws + 0.1 * em && ink_gap_empty (pc->ink, &l->r, &r->r))
+    join = TRUE;
   /* An operator name's script, then its argument a thin space
    * on (\operatorname{Li}_{2}\,t): \scriptspace and the thin
    * space reach a word space and more, but no formula ends in
@@ -4452,6 +4459,85 @@ page_ink (PageCtx *pc)
  * below it (the sign's stroke covers every row it spans); without one, the
  * Type 1 case is assumed. Extension-font glyphs and big operators move to
  * their ink the same way. */
+/* Whether a bar of ink over the box r (its row y) reaches across r and
+ * across a script-size math glyph on its other side, among the glyphs
+ * listed within 64 of g[i..j) (Poppler lists a fraction's parts near each
+ * other, the rest of a line between them at most). */
+static gboolean
+bar_has_math_partner (const PageCtx *pc, int i, int j, const FmRect *r, double y, double em)
+{
+  const Glyph *g = pc->g;
+  double tol = 1.5 / pc->ink->scale + 0.02 * em;
+
+  for (int k = MAX (0, i - 64); k < MIN (pc->n, j + 64); k++)
+    {
+      const FmRect *o = &g[k].r;
+      double bx0, bx1, ix = MIN (o->x1, r->x1) - MAX (o->x0, r->x0);
+      gboolean below = fm_rect_cy (o) > y;
+      if ((k >= i && k < j) || g[k].cls == CLS_TEXT || g[k].size >= 0.85 * pc->body_em ||
+          ix <= 0.2 * MIN (fm_rect_w (o), fm_rect_w (r)) || below == (fm_rect_cy (r) > y) ||
+          (below ? o->y0 - y : y - o->y1) > 0.5 * em)
+        continue;
+      ink_row_run (pc->ink, (int) (y * pc->ink->scale), (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * pc->ink->scale),
+                   &bx0, &bx1);
+      if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Upright script-size words alone over or under a fraction's bar are
+ * names in its parts: \frac{\mathrm{d}}{\mathrm{d}x}, whose numerator "d"
+ * is a word of the text font with nothing glued to it (classify_words
+ * left it running text, and the fraction lost its numerator and its tie
+ * to \cos x after it). The word is at most three letters, no script-size
+ * letter of running text is level with it within an em (a footnote's
+ * words), and the bar runs across it and a script-size math glyph on its
+ * other side. */
+static void
+fraction_part_words (PageCtx *pc)
+{
+  Glyph *g = pc->g;
+  int n = pc->n;
+
+  if (pc->ink == NULL || pc->opts.rule != FM_DETECT_RULE_FULL)
+    return;
+  for (int i = 0; i < n; i++)
+    {
+      int j = i + 1;
+      double em = g[i].size, y;
+      FmRect r = g[i].r;
+      gboolean alone = TRUE;
+      if (g[i].cls != CLS_TEXT || !g_unichar_isalpha (g[i].c) || g[i].size >= 0.85 * pc->body_em ||
+          (i > 0 && !g[i].space_before && g_unichar_isalpha (g[i - 1].c)))
+        continue;
+      while (j < n && !g[j].space_before && g_unichar_isalpha (g[j].c) && g[j].cls == CLS_TEXT &&
+             g[j].size < 0.85 * pc->body_em)
+        fm_rect_union (&r, &g[j++].r);
+      if (j - i > 3)
+        continue;
+      for (int d = -1; d <= 1 && alone; d += 2)
+        {
+          int k = d < 0 ? i - 1 : j;
+          if (k >= 0 && k < n && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) &&
+              fabs (g[k].size - em) < 0.1 * em && v_overlap_enough (&g[k].r, &r, 0.5) &&
+              fm_rect_h_gap (&g[k].r, &r) < 1.0 * em)
+            alone = FALSE;
+        }
+      if (!alone)
+        continue;
+      y = bar_below_y (pc->ink, &r, em);
+      if (!(y >= 0 && bar_has_math_partner (pc, i, j, &r, y, em)))
+        {
+          y = bar_above_y (pc->ink, &r, em);
+          if (!(y >= 0 && bar_has_math_partner (pc, i, j, &r, y, em)))
+            continue;
+        }
+      for (int k = i; k < j; k++)
+        g[k].cls = CLS_NEUTRAL;
+    }
+}
+
 static void
 fit_tall_glyphs (PageCtx *pc)
 {
@@ -5750,6 +5836,7 @@ fm_detect_page (FmDocument            *doc,
     }
   page_words (&pc);
   page_ink (&pc);
+  fraction_part_words (&pc);
   fit_tall_glyphs (&pc);
   page_columns_and_lost_glyphs (&pc);
   page_release (&pc, doc);
