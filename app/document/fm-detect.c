@@ -2700,6 +2700,16 @@ inline_fraction_stacks (InlineCtx *ic)
             up.y1 = MIN (ga->r.y1, gb->r.y0);
             down.y0 = MAX (gb->r.y0, ga->r.y1);
             row = ink_rule_row (ink, &up, &down);
+            /* (a bar runs under all of both: where they overlap by a
+             * sliver, e over the + of s^2+4, the rows are looked for
+             * across both but their outer 0.15 em, the reach the test
+             * below allows) */
+            if (row < 0)
+              {
+                up.x0 = down.x0 = MIN (ga->r.x0, gb->r.x0) + 0.15 * em;
+                up.x1 = down.x1 = MAX (ga->r.x1, gb->r.x1) - 0.15 * em;
+                row = ink_rule_row (ink, &up, &down);
+              }
           }
           if (row < 0)
             continue;
@@ -3587,6 +3597,23 @@ bracket_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doubl
   return glue >= 0.28 * em && glue >= ws - 0.03 * em;
 }
 
+/* Whether an opening bracket ri a word space after a closing bar li
+ * (closing_bar) opens the next formula: inside a formula TeX puts no glue
+ * between a closing delimiter and an opening one, a thin space at most
+ * (\right's inner atom); the bar's sidebearings (0.09 em in newtx) come on
+ * top, so a gap as wide as the line's word space and over a quarter em is
+ * one ("|A| < |B| (Y, d_Y)", "\|f\| \le \|g\| (X, d)"). */
+static gboolean
+bar_then_bracket_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const MathGlyph *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *r = &ic->g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : g_array_index (ic->math, MathGlyph, li).band);
+
+  return is_open_bracket (r->c) && r->space_before && !mr->script && ws > 0 && gap >= ws - 0.03 * em &&
+         gap >= 0.25 * em && closing_bar (ic, li);
+}
+
 /* Where a word space separates two formulas that the spacing rules
  * joined: a unary sign or an opening bracket that opens the second.
  * (boxes12: the font set-ups with narrow word spaces and math brackets,
@@ -3595,7 +3622,7 @@ static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
-         equations_apart (ic, li, ri, gap, em);
+         equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
@@ -3717,6 +3744,14 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         * Fourier does: math inside them, "f (t)" and not "f (see") */
        (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
         g_unichar_isalpha (r[1].c))))
+    join = TRUE;
+  /* ... and between a math letter and a closing delimiter that closes
+   * a bracket or a bar opened on its left (\|f\| in TeX Gyre Bonum
+   * Math: f's italic correction, 0.25 em) */
+  if (!join && rule == FM_DETECT_RULE_FULL && g_unichar_isalpha (l->c) && l->cls != CLS_TEXT &&
+      l->cls != CLS_NEUTRAL && !ml->script && !mr->script && r->font == FM_FONT_MATH && gap < 0.45 * em &&
+      v_overlap_enough (&l->r, &r->r, 0.5) &&
+      (is_close_bracket (r->c) ? bracket_unmatched_beside (ic, li, -1) : closing_bar (ic, ri)))
     join = TRUE;
   /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2}) */
   if (!join && rule == FM_DETECT_RULE_FULL &&
@@ -4508,8 +4543,11 @@ fraction_part_words (PageCtx *pc)
       double em = g[i].size, y;
       FmRect r = g[i].r;
       gboolean alone = TRUE;
+      /* (a word's first letter: Poppler may list the numerator glued to
+       * the denominator's last glyph, "dxd") */
       if (g[i].cls != CLS_TEXT || !g_unichar_isalpha (g[i].c) || g[i].size >= 0.85 * pc->body_em ||
-          (i > 0 && !g[i].space_before && g_unichar_isalpha (g[i - 1].c)))
+          (i > 0 && !g[i].space_before && g_unichar_isalpha (g[i - 1].c) && g[i - 1].cls == CLS_TEXT &&
+           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.5)))
         continue;
       while (j < n && !g[j].space_before && g_unichar_isalpha (g[j].c) && g[j].cls == CLS_TEXT &&
              g[j].size < 0.85 * pc->body_em)
