@@ -2888,7 +2888,7 @@ inline_nearest_neighbours (InlineCtx *ic)
           double em = MAX (ma->em, mb->em), key;
           int l = a, r = b;
 
-          if (gb->r.x0 > ga->r.x1 + 1.3 * em)
+          if (gb->r.x0 > ga->r.x1 + 2.2 * em)
             break;  /* sorted by x0: nothing further can be close */
           if (!v_overlap_enough (&ga->r, &gb->r, 0.3) || different_lines (ic->bands, ma, mb, em))
             continue;
@@ -3680,7 +3680,7 @@ comma_in_brackets (const InlineCtx *ic, int li, int ri, double gap, double em)
 }
 
 /* Whether the line neighbours li (left) and ri of math join. */
-/* Whether the gap between line neighbours l and r is a \quad inside one
+/* Whether the gap between line neighbours l and r is a \quad or \qquad inside one
  * formula (u(t-a) \quad (a \geq 0), \frac{dA}{dt} = -10A, \quad A(0)=5):
  * 1 em between the glyphs' advance boxes (Poppler's boxes: 0.999-1.000
  * em in Charter, Fira, Bonum, Euler; after a script \scriptspace on top,
@@ -3703,10 +3703,13 @@ quad_in_formula (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, 
    * word space and the next formula (z_1^{3/2} $R^{n_e}$, fresh seed 1061) */
   if (!ink_gap_empty (ic->pc->ink, &l->r, &r->r))
     return FALSE;
-  /* (math's comma puts a thin space before the quad: 1.14-1.17 em) */
-  if (l->c == ',' || l->c == ';')
-    return gap > 1.1 * em && gap < 1.2 * em;
-  return gap > 0.97 * em && gap < (ml->script ? 1.1 : 1.03) * em;
+  /* (math's comma puts a thin space before the quad: 1.14-1.17 em; a
+   * \qquad is two ems, a = b \qquad c = d) */
+  for (int q = 1; q <= 2; q++)
+    if (l->c == ',' || l->c == ';' ? gap > (q + 0.1) * em && gap < (q + 0.2) * em
+                                   : gap > (q - 0.03) * em && gap < (q + (ml->script ? 0.1 : 0.03)) * em)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean

@@ -742,7 +742,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * over a script or a sliver of the denominator fell apart,
  * \frac{\mathrm{d}}{\mathrm{d}x}\cos x lost its upright numerator and
  * its tie to \cos, \mathrm{d}\mathbf{p} had no seed (the detector before
- * it, all three: inline P/R 0.47/0.55). */
+ * it, all three: inline P/R 0.47/0.55); cls-qquad (pdfLaTeX Libertine,
+ * XeLaTeX STIX Two Math, detect14n): a \qquad inside an inline formula
+ * cut it, and libertine's semibold \mathbf (LinLibertineTZ) was not bold,
+ * \mathbf{u} + \mathbf{v} had no seed (the detector before it, both:
+ * inline P/R 0.31/0.42). */
 static void
 test_detect_classes (void)
 {
@@ -759,7 +763,8 @@ test_detect_classes (void)
                           "cls-opsub-times", "cls-stacks-charter", "cls-stacks-xe", "cls-stacks-lua",
                           "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine",
                           "cls-nosetminus-dejavu", "cls-nosetminus-fira", "cls-detfix-cm",
-                          "cls-inlinejoin-newtx", "cls-inlinejoin-xe", "cls-inlinejoin-lua" };
+                          "cls-inlinejoin-newtx", "cls-inlinejoin-xe", "cls-inlinejoin-lua",
+                          "cls-qquad-libertine", "cls-qquad-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
