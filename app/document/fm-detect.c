@@ -1127,12 +1127,19 @@ is_citation (const Glyph *g, int i, int end)
   /* a citation follows a word or punctuation of the text, not math
    * ("\tau : [1] \to [2]" where math takes its brackets from the text
    * font, as Fourier does) */
-  if (i > 0 && !g[i].line_before && g[i - 1].cls != CLS_TEXT && (!is_sentence_punct (g[i - 1].c) || g[i - 1].c == ':'))
-    return FALSE;
+  gboolean after_math = i > 0 && !g[i].line_before && g[i - 1].cls != CLS_TEXT &&
+                        (!is_sentence_punct (g[i - 1].c) || g[i - 1].c == ':');
   for (int k = i + 1; k < end && k < i + 12; k++)
     {
+      /* (... unless running text or a sentence's end follows it and no
+       * operator precedes it - no formula ends in one: "$A \otimes B$
+       * [33] case") */
       if (g[k].c == ']')
-        return k > i + 1;
+        return k > i + 1 &&
+               (!after_math ||
+                (!is_operator (g[i - 1].c) &&
+                 (k + 1 >= end || (g[k + 1].space_before && g[k + 1].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c)) ||
+                  (!g[k + 1].space_before && is_sentence_punct (g[k + 1].c) && g[k + 1].c != ':'))));
       if (!g_ascii_isdigit (g[k].c) && g[k].c != ',' && g[k].c != '-')
         return FALSE;
     }
