@@ -642,12 +642,10 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
           for (int k = i; k < j; k++)
             if (g[k].size > g[lead].size)
               lead = k;
-          if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
+          if ((full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead)) ||
+              bold_and_regular_word (g, n, i, j))
             for (int k = i; k < j; k++)
-              g[k].cls = CLS_WEAK;   /* the letter and its script letters */
-          else if (bold_and_regular_word (g, n, i, j))
-            for (int k = i; k < j; k++)
-              g[k].cls = g[k].bold ? CLS_WEAK : CLS_NEUTRAL;
+              g[k].cls = CLS_WEAK;   /* the letter and its script letters; \mathrm{d}\mathbf{p} */
           else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
                      (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
                    ((j - i <= 7 && fm_word_is_math_function (word)) ||
