@@ -532,6 +532,32 @@ bold_phrase (const Glyph *g, int n, int i)
   return FALSE;
 }
 
+/* Whether the upright word g[i..j) mixes bold and regular letters, at
+ * most three full-size ones and no bold phrase around its bold ones: the
+ * differential of a vector, \mathrm{d}\mathbf{p} ("dp" with a bold p),
+ * \mathbf{F}\mathrm{d}x. Running text does not switch weight inside a
+ * word. */
+static gboolean
+bold_and_regular_word (const Glyph *g, int n, int i, int j)
+{
+  int bold = 0, regular = 0;
+  double top = 0;
+
+  for (int k = i; k < j; k++)
+    top = MAX (top, g[k].size);
+  for (int k = i; k < j; k++)
+    {
+      if (g[k].size < 0.85 * top)
+        continue;
+      bold += g[k].bold;
+      regular += !g[k].bold;
+    }
+  /* (a bold word right before or after it: a heading, \textbf{...}) */
+  if ((g[i].bold && bold_phrase (g, n, i)) || (g[j - 1].bold && bold_phrase (g, n, j - 1)))
+    return FALSE;
+  return bold > 0 && regular > 0 && bold + regular <= 3;
+}
+
 /* Whether the upright word g[i..j) is a function name followed by
  * script-sized letters glued to its end: \mathop{\mathrm{colim}}\nolimits_i
  * and \max_k in fonts whose math letters are the text italic come as one
@@ -616,9 +642,10 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
           for (int k = i; k < j; k++)
             if (g[k].size > g[lead].size)
               lead = k;
-          if (full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead))
+          if ((full_size_letters (g, i, j) == 1 && g[lead].bold && !bold_phrase (g, n, lead)) ||
+              bold_and_regular_word (g, n, i, j))
             for (int k = i; k < j; k++)
-              g[k].cls = CLS_WEAK;   /* the letter and its script letters */
+              g[k].cls = CLS_WEAK;   /* the letter and its script letters; \mathrm{d}\mathbf{p} */
           else if (!(prose_function_word (word) && g[lead].size >= 0.85 * body_em &&
                      (j >= n || g[j].space_before || g[j].r.x0 - g[j - 1].r.x1 > 0.1 * g[j - 1].size)) &&
                    ((j - i <= 7 && fm_word_is_math_function (word)) ||
@@ -1001,8 +1028,12 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
           if (letters >= 3)
             g[i].cls = CLS_TEXT;
         }
-      /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S) */
+      /* a logo that starts with a math letter: \AmS (CMSY's A, then M, S);
+       * its letters run left to right (Poppler can list a script before
+       * its line, then go back to the line's first word: \mathbf{v}^{T}
+       * in newtx, T and then "Your") */
       if (g[i].cls == CLS_STRONG && !g[i].ext && g_unichar_isupper (g[i].c) && i + 2 < n &&
+          g[i + 1].r.x0 > g[i].r.x0 && g[i + 2].r.x0 > g[i + 1].r.x0 &&
           v_overlap_enough (&g[i].r, &g[i + 1].r, 0.5) && g[i + 1].cls == CLS_TEXT && g[i + 2].cls == CLS_TEXT && g_unichar_isalpha (g[i + 1].c) &&
           g_unichar_isalpha (g[i + 2].c) && g[i + 1].font == FM_FONT_TEXT && !g[i + 2].space_before &&
           g[i + 1].r.x0 - g[i].r.x1 < 0.12 * g[i].size && g[i + 2].r.x0 - g[i + 1].r.x1 < 0.12 * g[i].size)
@@ -1094,12 +1125,19 @@ is_citation (const Glyph *g, int i, int end)
   /* a citation follows a word or punctuation of the text, not math
    * ("\tau : [1] \to [2]" where math takes its brackets from the text
    * font, as Fourier does) */
-  if (i > 0 && !g[i].line_before && g[i - 1].cls != CLS_TEXT && (!is_sentence_punct (g[i - 1].c) || g[i - 1].c == ':'))
-    return FALSE;
+  gboolean after_math = i > 0 && !g[i].line_before && g[i - 1].cls != CLS_TEXT &&
+                        (!is_sentence_punct (g[i - 1].c) || g[i - 1].c == ':');
   for (int k = i + 1; k < end && k < i + 12; k++)
     {
+      /* (... unless running text or a sentence's end follows it and no
+       * operator precedes it - no formula ends in one: "$A \otimes B$
+       * [33] case") */
       if (g[k].c == ']')
-        return k > i + 1;
+        return k > i + 1 &&
+               (!after_math ||
+                (!is_operator (g[i - 1].c) &&
+                 (k + 1 >= end || (g[k + 1].space_before && g[k + 1].cls == CLS_TEXT && g_unichar_isalpha (g[k + 1].c)) ||
+                  (!g[k + 1].space_before && is_sentence_punct (g[k + 1].c) && g[k + 1].c != ':'))));
       if (!g_ascii_isdigit (g[k].c) && g[k].c != ',' && g[k].c != '-')
         return FALSE;
     }
@@ -2639,7 +2677,8 @@ inline_fraction_stacks (InlineCtx *ic)
     {
       const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       const Glyph *ga = &g[ma->glyph];
-      if (ic->bar[a] >= 0 || ma->script || ga->size < 0.85 * ic->body_em)
+      gboolean full_a = !ma->script && ga->size >= 0.85 * ic->body_em;
+      if (ic->bar[a] >= 0)
         continue;
       for (int b = math_reaching (right_max, m, ga->r.x0 - 1.0); b < m; b++)
         {
@@ -2651,7 +2690,11 @@ inline_fraction_stacks (InlineCtx *ic)
           int row;
           if (gb->r.x0 >= ga->r.x1)
             break;      /* no overlap with ga from here on */
-          if (b == a || mb->script || gb->size < 0.85 * ic->body_em || gb->r.y0 < ga->r.y1 - 0.3 * em ||
+          /* (one of the two may be a script: a short numerator's
+           * only full-size glyph can stand over the denominator's
+           * superscript alone, e^{-s} over s(s^2+1)) */
+          if (b == a || !(full_a || (!mb->script && gb->size >= 0.85 * ic->body_em)) ||
+              gb->r.y0 < ga->r.y1 - 0.3 * em ||
               gb->r.y0 - ga->r.y1 > 1.0 * em || ix <= 0.2 * MIN (fm_rect_w (&ga->r), fm_rect_w (&gb->r)) ||
               (ma->band >= 0 && ma->band == mb->band))
             continue;
@@ -2662,10 +2705,27 @@ inline_fraction_stacks (InlineCtx *ic)
             up.y1 = MIN (ga->r.y1, gb->r.y0);
             down.y0 = MAX (gb->r.y0, ga->r.y1);
             row = ink_rule_row (ink, &up, &down);
+            /* (a bar runs under all of both: where they overlap by a
+             * sliver, e over the + of s^2+4, the rows are looked for
+             * across both but their outer 0.15 em, the reach the test
+             * below allows) */
+            if (row < 0)
+              {
+                up.x0 = down.x0 = MIN (ga->r.x0, gb->r.x0) + 0.15 * em;
+                up.x1 = down.x1 = MAX (ga->r.x1, gb->r.x1) - 0.15 * em;
+                row = ink_rule_row (ink, &up, &down);
+              }
           }
           if (row < 0)
             continue;
           fb.y = (row + 0.5) / ink->scale;
+          /* (with a script, the bar lies between the two and against
+           * both: a text-style fraction's bar is no bar between its
+           * numerator and the next line's glyph below its denominator) */
+          if ((!full_a || mb->script || gb->size < 0.85 * ic->body_em) &&
+              (fb.y <= fm_rect_cy (&ga->r) || fb.y >= fm_rect_cy (&gb->r) || fb.y - ga->r.y1 > 0.4 * em ||
+               gb->r.y0 - fb.y > 0.4 * em))
+            continue;
           ink_row_run (ink, row, (int) (0.5 * (MAX (ga->r.x0, gb->r.x0) + MIN (ga->r.x1, gb->r.x1)) * ink->scale),
                        &fb.x0, &fb.x1);
           fb.band = text_band_at (ic, fb.y, fb.x0, fb.x1);
@@ -2833,7 +2893,7 @@ inline_nearest_neighbours (InlineCtx *ic)
           double em = MAX (ma->em, mb->em), key;
           int l = a, r = b;
 
-          if (gb->r.x0 > ga->r.x1 + 1.3 * em)
+          if (gb->r.x0 > ga->r.x1 + 2.2 * em)
             break;  /* sorted by x0: nothing further can be close */
           if (!v_overlap_enough (&ga->r, &gb->r, 0.3) || different_lines (ic->bands, ma, mb, em))
             continue;
@@ -3003,6 +3063,35 @@ fraction_part (const InlineCtx *ic, int k, double em)
   return ic->frac[k] != 0;
 }
 
+/* Whether math glyph li is a vertical bar that closes an absolute value
+ * or a norm (|A| < |B|, \lVert f \rVert): the bars of its kind walked
+ * left by the line neighbours (steps under 0.7 em, at most 24 glyphs,
+ * scripts not counted) are even in number with it. Such a bar is a
+ * closing delimiter, no relation: a word space after it ends the formula
+ * ("|A| < |B| (Y, d_Y)" had been one), where after \mid ({x \mid (x,y)},
+ * a relation's thick space as wide as a word space) it does not. */
+static gboolean
+closing_bar (const InlineCtx *ic, int li)
+{
+  const Glyph *g = ic->g;
+  gunichar c = g[g_array_index (ic->math, MathGlyph, li).glyph].c;
+  int k = li, bars = 0;
+
+  if (c != '|' && c != 0x2016 && c != 0x2225)
+    return FALSE;
+  for (int taken = 0; k >= 0 && taken < 24; taken++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      int next = ic->best_left[k];
+      bars += !mk->script && g[mk->glyph].c == c;
+      if (next < 0 ||
+          fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
+        break;
+      k = next;
+    }
+  return bars % 2 == 0;
+}
+
 /* The line's word space (see Band): a gap of that width where
  * Poppler sees a space separates two formulas - unless one side
  * is an operator (a relation's thick space can equal it); a gap
@@ -3019,7 +3108,7 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   const int *best_left = ic->best_left;
   GArray *math = ic->math;
   double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
-  gboolean op = is_operator (l->c) || (is_operator (r->c) && !is_prefix_operator (r->c));
+  gboolean op = (is_operator (l->c) && !closing_bar (ic, li)) || (is_operator (r->c) && !is_prefix_operator (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
@@ -3084,6 +3173,13 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
            /* nothing between them: a fraction's numerator is
             * narrower than its bar */
            ink_gap_empty (pc->ink, &l->r, &r->r))
+    join = TRUE;
+  /* A text-style fraction, then an operator name (\frac{d}{dx}\cos x):
+   * the name's thin space and the null delimiter, 0.29 em; a word space
+   * there has the null delimiter on top, past the line's word space by
+   * more than 0.1 em */
+  else if (!join && frac_l && !mr->script && r->cls == CLS_NEUTRAL && g_unichar_isalpha (r->c) &&
+           gap < 0.4 * em && gap < ws + 0.1 * em && ink_gap_empty (pc->ink, &l->r, &r->r))
     join = TRUE;
   /* An operator name's script, then its argument a thin space
    * on (\operatorname{Li}_{2}\,t): \scriptspace and the thin
@@ -3506,6 +3602,23 @@ bracket_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doubl
   return glue >= 0.28 * em && glue >= ws - 0.03 * em;
 }
 
+/* Whether an opening bracket ri a word space after a closing bar li
+ * (closing_bar) opens the next formula: inside a formula TeX puts no glue
+ * between a closing delimiter and an opening one, a thin space at most
+ * (\right's inner atom); the bar's sidebearings (0.09 em in newtx) come on
+ * top, so a gap as wide as the line's word space and over a quarter em is
+ * one ("|A| < |B| (Y, d_Y)", "\|f\| \le \|g\| (X, d)"). */
+static gboolean
+bar_then_bracket_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const MathGlyph *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *r = &ic->g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : g_array_index (ic->math, MathGlyph, li).band);
+
+  return is_open_bracket (r->c) && r->space_before && !mr->script && ws > 0 && gap >= ws - 0.03 * em &&
+         gap >= 0.25 * em && closing_bar (ic, li);
+}
+
 /* Where a word space separates two formulas that the spacing rules
  * joined: a unary sign or an opening bracket that opens the second.
  * (boxes12: the font set-ups with narrow word spaces and math brackets,
@@ -3514,7 +3627,7 @@ static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
-         equations_apart (ic, li, ri, gap, em);
+         equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
@@ -3572,7 +3685,7 @@ comma_in_brackets (const InlineCtx *ic, int li, int ri, double gap, double em)
 }
 
 /* Whether the line neighbours li (left) and ri of math join. */
-/* Whether the gap between line neighbours l and r is a \quad inside one
+/* Whether the gap between line neighbours l and r is a \quad or \qquad inside one
  * formula (u(t-a) \quad (a \geq 0), \frac{dA}{dt} = -10A, \quad A(0)=5):
  * 1 em between the glyphs' advance boxes (Poppler's boxes: 0.999-1.000
  * em in Charter, Fira, Bonum, Euler; after a script \scriptspace on top,
@@ -3595,10 +3708,13 @@ quad_in_formula (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, 
    * word space and the next formula (z_1^{3/2} $R^{n_e}$, fresh seed 1061) */
   if (!ink_gap_empty (ic->pc->ink, &l->r, &r->r))
     return FALSE;
-  /* (math's comma puts a thin space before the quad: 1.14-1.17 em) */
-  if (l->c == ',' || l->c == ';')
-    return gap > 1.1 * em && gap < 1.2 * em;
-  return gap > 0.97 * em && gap < (ml->script ? 1.1 : 1.03) * em;
+  /* (math's comma puts a thin space before the quad: 1.14-1.17 em; a
+   * \qquad is two ems, a = b \qquad c = d) */
+  for (int q = 1; q <= 2; q++)
+    if (l->c == ',' || l->c == ';' ? gap > (q + 0.1) * em && gap < (q + 0.2) * em
+                                   : gap > (q - 0.03) * em && gap < (q + (ml->script ? 0.1 : 0.03)) * em)
+      return TRUE;
+  return FALSE;
 }
 
 static gboolean
@@ -3636,6 +3752,14 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
         * Fourier does: math inside them, "f (t)" and not "f (see") */
        (r - g + 1 < n && !r[1].space_before && r[1].cls != CLS_TEXT && r[1].cls != CLS_NEUTRAL &&
         g_unichar_isalpha (r[1].c))))
+    join = TRUE;
+  /* ... and between a math letter and a closing delimiter that closes
+   * a bracket or a bar opened on its left (\|f\| in TeX Gyre Bonum
+   * Math: f's italic correction, 0.25 em) */
+  if (!join && rule == FM_DETECT_RULE_FULL && g_unichar_isalpha (l->c) && l->cls != CLS_TEXT &&
+      l->cls != CLS_NEUTRAL && !ml->script && !mr->script && r->font == FM_FONT_MATH && gap < 0.45 * em &&
+      v_overlap_enough (&l->r, &r->r, 0.5) &&
+      (is_close_bracket (r->c) ? bracket_unmatched_beside (ic, li, -1) : closing_bar (ic, ri)))
     join = TRUE;
   /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2}) */
   if (!join && rule == FM_DETECT_RULE_FULL &&
@@ -4378,6 +4502,88 @@ page_ink (PageCtx *pc)
  * below it (the sign's stroke covers every row it spans); without one, the
  * Type 1 case is assumed. Extension-font glyphs and big operators move to
  * their ink the same way. */
+/* Whether a bar of ink over the box r (its row y) reaches across r and
+ * across a script-size math glyph on its other side, among the glyphs
+ * listed within 64 of g[i..j) (Poppler lists a fraction's parts near each
+ * other, the rest of a line between them at most). */
+static gboolean
+bar_has_math_partner (const PageCtx *pc, int i, int j, const FmRect *r, double y, double em)
+{
+  const Glyph *g = pc->g;
+  double tol = 1.5 / pc->ink->scale + 0.02 * em;
+
+  for (int k = MAX (0, i - 64); k < MIN (pc->n, j + 64); k++)
+    {
+      const FmRect *o = &g[k].r;
+      double bx0, bx1, ix = MIN (o->x1, r->x1) - MAX (o->x0, r->x0);
+      gboolean below = fm_rect_cy (o) > y;
+      if ((k >= i && k < j) || g[k].cls == CLS_TEXT || g[k].size >= 0.85 * pc->body_em ||
+          ix <= 0.2 * MIN (fm_rect_w (o), fm_rect_w (r)) || below == (fm_rect_cy (r) > y) ||
+          (below ? o->y0 - y : y - o->y1) > 0.5 * em)
+        continue;
+      ink_row_run (pc->ink, (int) (y * pc->ink->scale), (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * pc->ink->scale),
+                   &bx0, &bx1);
+      if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Upright script-size words alone over or under a fraction's bar are
+ * names in its parts: \frac{\mathrm{d}}{\mathrm{d}x}, whose numerator "d"
+ * is a word of the text font with nothing glued to it (classify_words
+ * left it running text, and the fraction lost its numerator and its tie
+ * to \cos x after it). The word is at most three letters, no script-size
+ * letter of running text is level with it within an em (a footnote's
+ * words), and the bar runs across it and a script-size math glyph on its
+ * other side. */
+static void
+fraction_part_words (PageCtx *pc)
+{
+  Glyph *g = pc->g;
+  int n = pc->n;
+
+  if (pc->ink == NULL || pc->opts.rule != FM_DETECT_RULE_FULL)
+    return;
+  for (int i = 0; i < n; i++)
+    {
+      int j = i + 1;
+      double em = g[i].size, y;
+      FmRect r = g[i].r;
+      gboolean alone = TRUE;
+      /* (a word's first letter: Poppler may list the numerator glued to
+       * the denominator's last glyph, "dxd") */
+      if (g[i].cls != CLS_TEXT || !g_unichar_isalpha (g[i].c) || g[i].size >= 0.85 * pc->body_em ||
+          (i > 0 && !g[i].space_before && g_unichar_isalpha (g[i - 1].c) && g[i - 1].cls == CLS_TEXT &&
+           v_overlap_enough (&g[i - 1].r, &g[i].r, 0.5)))
+        continue;
+      while (j < n && !g[j].space_before && g_unichar_isalpha (g[j].c) && g[j].cls == CLS_TEXT &&
+             g[j].size < 0.85 * pc->body_em)
+        fm_rect_union (&r, &g[j++].r);
+      if (j - i > 3)
+        continue;
+      for (int d = -1; d <= 1 && alone; d += 2)
+        {
+          int k = d < 0 ? i - 1 : j;
+          if (k >= 0 && k < n && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) &&
+              fabs (g[k].size - em) < 0.1 * em && v_overlap_enough (&g[k].r, &r, 0.5) &&
+              fm_rect_h_gap (&g[k].r, &r) < 1.0 * em)
+            alone = FALSE;
+        }
+      if (!alone)
+        continue;
+      y = bar_below_y (pc->ink, &r, em);
+      if (!(y >= 0 && bar_has_math_partner (pc, i, j, &r, y, em)))
+        {
+          y = bar_above_y (pc->ink, &r, em);
+          if (!(y >= 0 && bar_has_math_partner (pc, i, j, &r, y, em)))
+            continue;
+        }
+      for (int k = i; k < j; k++)
+        g[k].cls = CLS_NEUTRAL;
+    }
+}
+
 static void
 fit_tall_glyphs (PageCtx *pc)
 {
@@ -5676,6 +5882,7 @@ fm_detect_page (FmDocument            *doc,
     }
   page_words (&pc);
   page_ink (&pc);
+  fraction_part_words (&pc);
   fit_tall_glyphs (&pc);
   page_columns_and_lost_glyphs (&pc);
   page_release (&pc, doc);

@@ -229,8 +229,11 @@ fm_font_is_bold (const char *full_name)
   if (name == NULL)
     return FALSE;
   /* CMBX10, SFBX1000, LMRoman10-Bold, NimbusRomNo9L-Medi (Times bold),
-   * URWPalladioL-Bold, texgyretermes-bold, STIXTwoText-Bold, ... */
-  regex_once (&re, "(Bold|^CMBX|^SFBX|^ECBX|^CMB\\d|Medi$|Medi[^a-z]|Black|Heavy|Semibold|Demi)", G_REGEX_CASELESS);
+   * URWPalladioL-Bold, texgyretermes-bold, STIXTwoText-Bold, ...; the
+   * libertine package's faces by a letter after T or O, B bold and Z
+   * semibold (LinLibertineTZ: its \mathbf) */
+  regex_once (&re, "(Bold|^CMBX|^SFBX|^ECBX|^CMB\\d|Medi$|Medi[^a-z]|Black|Heavy|Semibold|Demi|"
+              "^Lin(Libertine|Biolinum)[OT][BZ])", G_REGEX_CASELESS);
   return g_regex_match (re, name, 0, NULL);
 }
 

@@ -734,7 +734,19 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * \setminus, and a cross-reference "(2)" ending the line above a display,
  * an \item[(1)] label and "(1)" half an em before an inline formula were
  * taken for left equation numbers (the detector before it: inline P/R
- * 0.73/0.89, 2 false numbers). */
+ * 0.73/0.89, 2 false numbers); cls-inlinejoin (pdfLaTeX newtx, XeLaTeX
+ * Pagella Math, LuaLaTeX Bonum Math, detect14n): a formula ending in a
+ * closing bar a word space before one opening with a bracket (|A| < |B|
+ * (Y, d_Y)) was one, \|f\| lost its closing bar after f's italic
+ * correction, inline \dfrac whose numerator's one full-size glyph stands
+ * over a script or a sliver of the denominator fell apart,
+ * \frac{\mathrm{d}}{\mathrm{d}x}\cos x lost its upright numerator and
+ * its tie to \cos, \mathrm{d}\mathbf{p} had no seed (the detector before
+ * it, all three: inline P/R 0.47/0.55); cls-qquad (pdfLaTeX Libertine,
+ * XeLaTeX STIX Two Math, detect14n): a \qquad inside an inline formula
+ * cut it, and libertine's semibold \mathbf (LinLibertineTZ) was not bold,
+ * \mathbf{u} + \mathbf{v} had no seed (the detector before it, both:
+ * inline P/R 0.31/0.42). */
 static void
 test_detect_classes (void)
 {
@@ -750,7 +762,9 @@ test_detect_classes (void)
                           "cls-overfull-euler", "cls-quads-charter", "cls-quads-xe", "cls-quads-lua",
                           "cls-opsub-times", "cls-stacks-charter", "cls-stacks-xe", "cls-stacks-lua",
                           "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine",
-                          "cls-nosetminus-dejavu", "cls-nosetminus-fira", "cls-detfix-cm" };
+                          "cls-nosetminus-dejavu", "cls-nosetminus-fira", "cls-detfix-cm",
+                          "cls-inlinejoin-newtx", "cls-inlinejoin-xe", "cls-inlinejoin-lua",
+                          "cls-qquad-libertine", "cls-qquad-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

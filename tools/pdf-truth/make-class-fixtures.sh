@@ -58,3 +58,8 @@ $gen --body "$dir/cls-eqapart.body.tex" --out "$dir" --prefix cls-eqapart-libert
 $gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-dejavu --engine xelatex --fonts dejavu-math
 $gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-fira --engine lualatex --fonts fira-math
 $gen --body "$dir/cls-detfix.body.tex" --out "$dir" --prefix cls-detfix-cm --fonts cm
+$gen --body "$dir/cls-inlinejoin.body.tex" --out "$dir" --prefix cls-inlinejoin-newtx --fonts newtx
+$gen --body "$dir/cls-inlinejoin.body.tex" --out "$dir" --prefix cls-inlinejoin-xe --engine xelatex --fonts pagella-math
+$gen --body "$dir/cls-inlinejoin.body.tex" --out "$dir" --prefix cls-inlinejoin-lua --engine lualatex --fonts bonum-math
+$gen --body "$dir/cls-qquad.body.tex" --out "$dir" --prefix cls-qquad-libertine --fonts libertine
+$gen --body "$dir/cls-qquad.body.tex" --out "$dir" --prefix cls-qquad-xe --engine xelatex --fonts stix2-math
