@@ -4771,8 +4771,10 @@ display_chunks (PageCtx *pc)
           int ot = o->end - o->start;
           if (j == i || o->is_number)
             continue;
-          if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
-            continue;    /* not text, or the other column's */
+          if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
+              (rule == FM_DETECT_RULE_FULL && o->em_max < 0.81 * pc->body_em && v_overlap_enough (&o->box, &ch->box, 0.05) &&
+               !v_overlap_enough (&o->box, &ch->box, 0.9)))
+            continue;    /* not text, the other column's, or a script's words below or above */
           if (v_overlap_enough (&ch->box, &o->box, total <= 2 ? 0.15 : 0.5) &&
               fm_rect_h_gap (&ch->box, &o->box) < 2.0 * ch->em)
             isolated = FALSE;
@@ -4789,10 +4791,13 @@ display_chunks (PageCtx *pc)
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
+      /* (a piece's letters are script size: measured against the body's
+       * em, an upright or misread letter of a limit, \bigcup_{\lambda \in
+       * I}, is no running text) */
       line_x0 = ch->box.x0;
       line_x1 = ch->box.x1;
       if (isolated && rule == FM_DETECT_RULE_FULL &&
-          line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &line_x0, &line_x1))
+          line_reaches_text (g, pc->n, &ch->box, piece ? MAX (ch->em, pc->body_em) : ch->em, pc, &line_x0, &line_x1))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -5195,15 +5200,16 @@ text_middle (const PageCtx *pc, const Chunk *o)
 }
 
 /* Whether chunk o is a piece of a line of running text in the column of
- * x (outside every block, mostly text letters, at least three glyphs): the
- * line a display-style fraction's bar or a crossed block lies on. */
+ * x (outside every block, mostly text letters, at least three glyphs, not
+ * script size: the words of a limit, \prod_{i\text{ even}}, are no line):
+ * the line a display-style fraction's bar or a crossed block lies on. */
 static gboolean
 text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
 {
   int ot = o->end - o->start;
 
   return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
-         !across_gutter (pc, fm_rect_cx (&o->box), x);
+         o->em_max >= 0.81 * pc->body_em && !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)

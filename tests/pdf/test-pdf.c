@@ -734,7 +734,16 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * \setminus, and a cross-reference "(2)" ending the line above a display,
  * an \item[(1)] label and "(1)" half an em before an inline formula were
  * taken for left equation numbers (the detector before it: inline P/R
- * 0.73/0.89, 2 false numbers). */
+ * 0.73/0.89, 2 false numbers); cls-dispcuts-cm (pdfLaTeX CM, 12 pt, issue
+ * 12): formulas \qquad\qquad apart on one display line, fractions of words
+ * and units, a bracketed remark after \qquad\hfill, an aligned row of words
+ * "&= (\text{circumference})/T" (the detector before it: 4 of 8 displays,
+ * 9 false regions); cls-dispcols (two columns at 12 pt, Latin Modern and
+ * Libertine): display-style fractions \qquad \text{and} \qquad apart,
+ * words in a product's limits, a \bigr\} and a \bigcup's limit on displays
+ * as wide as the column, and the short right column of a last page, whose
+ * gutter was not found (the detector before it: one display of five lost
+ * on each, 4 and 5 false regions). */
 static void
 test_detect_classes (void)
 {
@@ -750,7 +759,8 @@ test_detect_classes (void)
                           "cls-overfull-euler", "cls-quads-charter", "cls-quads-xe", "cls-quads-lua",
                           "cls-opsub-times", "cls-stacks-charter", "cls-stacks-xe", "cls-stacks-lua",
                           "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine",
-                          "cls-nosetminus-dejavu", "cls-nosetminus-fira", "cls-detfix-cm" };
+                          "cls-nosetminus-dejavu", "cls-nosetminus-fira", "cls-detfix-cm", "cls-dispcuts-cm",
+                          "cls-dispcols-lmodern", "cls-dispcols-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

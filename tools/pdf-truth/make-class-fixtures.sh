@@ -58,3 +58,6 @@ $gen --body "$dir/cls-eqapart.body.tex" --out "$dir" --prefix cls-eqapart-libert
 $gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-dejavu --engine xelatex --fonts dejavu-math
 $gen --body "$dir/cls-nosetminus.body.tex" --out "$dir" --prefix cls-nosetminus-fira --engine lualatex --fonts fira-math
 $gen --body "$dir/cls-detfix.body.tex" --out "$dir" --prefix cls-detfix-cm --fonts cm
+$gen --body "$dir/cls-dispcuts.body.tex" --out "$dir" --prefix cls-dispcuts-cm --fonts cm
+$gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-lmodern --twocolumn --fonts lmodern
+$gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-libertine --twocolumn --fonts libertine
