@@ -5051,6 +5051,55 @@ blocks_level_apart (const PageCtx *pc, int a, int b, double em)
   return TRUE;
 }
 
+/* The first row of an aligned display that is no display line of its
+ * own: \frac{\text{15 lb}}{\text{1 in}^2} &= \frac{68\ \textup{N}}{...} has
+ * words in its fractions, and only the rows below, which open with "="
+ * (block_continues()), made a block. A line right above such a block (less
+ * than 1 em above it, within 3 em of its columns), of full size and set off
+ * from both margins with the chunks level with it, is its first row:
+ * running text above a display reaches a margin. One row per block, as the
+ * block then starts with it. Returns whether a row joined. */
+static gboolean
+first_rows_above (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+  int *members = g_new (int, chunks->len + 1);
+  gboolean any = FALSE;
+
+  for (int b = 0; b < pc->n_blocks; b++)
+    for (guint i = 0; i < chunks->len; i++)
+      {
+        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        FmRect ext;
+        int nm;
+        if (blocks[b].x1 <= blocks[b].x0 || ch->block != -1 || ch->is_number || ch->em_max < 0.9 * pc->body_em ||
+            fm_rect_cy (&ch->box) >= blocks[b].y0 || blocks[b].y0 - ch->box.y1 > 1.0 * ch->em ||
+            fm_rect_h_gap (&blocks[b], &ch->box) > 3.0 * ch->em ||
+            across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&ch->box)) ||
+            !block_continues (pc->g, chunks, b))
+          continue;
+        nm = line_group (chunks, i, pc, members, &ext);
+        if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em))
+          continue;
+        for (int k = 0; k < nm; k++)
+          {
+            Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+            if (o->block != -1)
+              continue;
+            o->block = b;
+            o->is_display = TRUE;
+            o->is_display_piece = FALSE;
+            fm_rect_union (&blocks[b], &o->box);
+          }
+        if (g_getenv ("FM_DETECT_DEBUG"))
+          g_printerr ("chunk %u: first row of block %d\n", i, b);
+        any = TRUE;
+      }
+  g_free (members);
+  return any;
+}
+
 /* Merging can make blocks touch that did not before (a limit joins two
  * pieces): merge until stable. Then blocks of pieces only are not
  * displays. */
@@ -5169,7 +5218,7 @@ stacked_word_parts (PageCtx *pc)
             continue;
           for (int b = 0; b < pc->n_blocks; b++)
             if (blocks[b].x1 > blocks[b].x0 && y > blocks[b].y0 && y < blocks[b].y1 &&
-                fm_rect_h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
+                fm_rect_h_gap (&blocks[b], &ch->box) < 3.0 * ch->em &&
                 !across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&ch->box)))
               {
                 fm_rect_union (&blocks[b], &ch->box);
@@ -5905,6 +5954,8 @@ fm_detect_page (FmDocument            *doc,
   merge_blocks (&pc);
   if (pc.opts.rule == FM_DETECT_RULE_FULL)
     {
+      if (first_rows_above (&pc))
+        merge_blocks (&pc);
       stacked_neutral_parts (&pc);
       /* (word parts make the blocks of one display line touch) */
       if (stacked_word_parts (&pc))

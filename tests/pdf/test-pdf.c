@@ -737,8 +737,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * 0.73/0.89, 2 false numbers); cls-dispcuts-cm (pdfLaTeX CM, 12 pt, issue
  * 12): formulas \qquad\qquad apart on one display line, fractions of words
  * and units, a bracketed remark after \qquad\hfill, an aligned row of words
- * "&= (\text{circumference})/T" (the detector before it: 4 of 8 displays,
- * 9 false regions); cls-dispcols (two columns at 12 pt, Latin Modern and
+ * "&= (\text{circumference})/T", an aligned display whose first row has
+ * fractions of words (the detector before it: 4 of 9 displays, 11 false
+ * regions); cls-dispcols (two columns at 12 pt, Latin Modern and
  * Libertine): display-style fractions \qquad \text{and} \qquad apart,
  * words in a product's limits, a \bigr\} and a \bigcup's limit on displays
  * as wide as the column, and the short right column of a last page, whose
