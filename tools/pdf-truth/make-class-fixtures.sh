@@ -61,3 +61,5 @@ $gen --body "$dir/cls-detfix.body.tex" --out "$dir" --prefix cls-detfix-cm --fon
 $gen --body "$dir/cls-dispcuts.body.tex" --out "$dir" --prefix cls-dispcuts-cm --fonts cm
 $gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-lmodern --twocolumn --fonts lmodern
 $gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-libertine --twocolumn --fonts libertine
+$gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
+rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
