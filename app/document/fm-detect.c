@@ -1203,7 +1203,8 @@ v_overlap_enough (const FmRect *a, const FmRect *b, double frac)
 }
 
 /* Whether the glyphs level with box, taken while each is less than 0.9 em
- * from those taken so far, include a letter of running text. */
+ * from those taken so far, include a letter of running text (full size:
+ * a script's words, \prod_{i\text{ even}}, are the formula's). */
 static gboolean
 line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc,
                    double *line_x0, double *line_x1)
@@ -1223,7 +1224,7 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
           if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em)
             continue;
           taken[i] = TRUE;
-          if (g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c))
+          if (g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c) && g[i].size >= 0.8 * em)
             found = TRUE;
           if (g[i].r.x0 < x0 || g[i].r.x1 > x1)
             {
@@ -4141,6 +4142,11 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
 
 /* The chunks on chunk i's line: their middle level with it, chained over
  * gaps narrower than 3.5 em (two \qquad), not numbers, not across a gutter.
+ * The gaps are measured to the line's reach, which takes in the chunks
+ * stacked on it (a display fraction's numerator and denominator, which
+ * Poppler lists as lines of their own, words in them or not):
+ * "\frac{a}{b} + \frac{c}{d}" leaves the "+" more than 3.5 em from a word
+ * before the second fraction.
  * Fills members (room for chunks->len) and returns how many. */
 static int
 line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ext)
@@ -4148,6 +4154,7 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
   const Chunk *ch = &g_array_index (chunks, Chunk, i);
   int n = 0;
   gboolean *in = g_new0 (gboolean, chunks->len + 1);
+  FmRect reach = ch->box;
 
   members[n++] = (int) i;
   in[i] = TRUE;
@@ -4159,16 +4166,21 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
         {
           const Chunk *o = &g_array_index (chunks, Chunk, j);
           double cy = 0.5 * (o->box.y0 + o->box.y1);
-          if (in[j] || o->is_number || cy < ch->box.y0 || cy > ch->box.y1 ||
-              !v_overlap_enough (&o->box, &ch->box, 0.5) ||
+          gboolean level = cy >= ch->box.y0 && cy <= ch->box.y1 && v_overlap_enough (&o->box, &ch->box, 0.5);
+          gboolean stacked = !level && o->box.y1 > ch->box.y0 && o->box.y0 < ch->box.y1;
+          if (in[j] || o->is_number || !(level || stacked) ||
               across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
-              fm_rect_h_gap (ext, &o->box) > 3.5 * ch->em)
+              fm_rect_h_gap (&reach, &o->box) > 3.5 * ch->em)
             continue;
           in[j] = TRUE;
+          reach.x0 = MIN (reach.x0, o->box.x0);
+          reach.x1 = MAX (reach.x1, o->box.x1);
+          grew = TRUE;
+          if (!level)
+            continue;
           members[n++] = (int) j;
           ext->x0 = MIN (ext->x0, o->box.x0);
           ext->x1 = MAX (ext->x1, o->box.x1);
-          grew = TRUE;
         }
     }
   g_free (in);
@@ -4189,6 +4201,42 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
   if (lg < 1.0 * em || rg < 1.0 * em)
     return FALSE;
   return fabs (lg - rg) < 1.5 * em || (lg >= 2.0 * em && rg >= 2.5 * em);
+}
+
+/* Adds to row[0..nm) (the chunks of one line, members[0] the line's own)
+ * the chunks of no text stacked on that line: a display-style fraction's
+ * numerator and denominator, a sum's limits. Poppler lists them as lines of
+ * their own, so without them "\frac{a}{b} - \frac{c}{d} = 0" is a lone
+ * minus and a "= 0" of digits, two parts with too little math to be a
+ * formula. Returns the new count; row has room for every chunk. */
+static int
+stacked_on_line (const PageCtx *pc, const int *members, int nm, double em, const Chunk **row)
+{
+  const Chunk *line = &g_array_index (pc->chunks, Chunk, members[0]);
+  double lx0 = line->box.x0, lx1 = line->box.x1;
+  int n = nm;
+
+  for (int k = 0; k < nm; k++)
+    {
+      lx0 = MIN (lx0, row[k]->box.x0);
+      lx1 = MAX (lx1, row[k]->box.x1);
+    }
+  for (guint j = 0; j < pc->chunks->len; j++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
+      gboolean in = FALSE;
+      for (int k = 0; k < nm && !in; k++)
+        in = members[k] == (int) j;
+      /* overlapping the line's height without being level with it, within
+       * its extent (a fraction wider than the rest reaches 3.5 em out) */
+      if (in || o->is_number || o->n_text > 0 || o->n_strong + o->n_weak + o->n_neutral == 0 ||
+          o->box.y1 <= line->box.y0 || o->box.y0 >= line->box.y1 ||
+          o->box.x1 < lx0 - 3.5 * em || o->box.x0 > lx1 + 3.5 * em ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&line->box)))
+        continue;
+      row[n++] = o;
+    }
+  return n;
 }
 
 /* Whether the chunks members[0..nm) of one line are formulas joined by
@@ -4213,15 +4261,17 @@ condition_line_set_off (const PageCtx *pc, double x0, double x1, double em)
 static gboolean
 formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double em)
 {
-  const Chunk **row = g_new (const Chunk *, nm + 1);
+  int cap = (int) pc->chunks->len + 1;
+  const Chunk **row = g_new (const Chunk *, cap);
   /* the parts: extent and glyph counts */
-  double *x0 = g_new (double, nm + 1), *x1 = g_new (double, nm + 1);
-  int *math = g_new0 (int, nm + 1), *text = g_new0 (int, nm + 1), *total = g_new0 (int, nm + 1);
+  double *x0 = g_new (double, cap), *x1 = g_new (double, cap);
+  int *math = g_new0 (int, cap), *text = g_new0 (int, cap), *total = g_new0 (int, cap);
   int np = 0, n_math = 0, n_words = 0;
-  gboolean ok = TRUE, condition = FALSE, *lead_text = g_new0 (gboolean, nm + 1);
+  gboolean ok = TRUE, condition = FALSE, *lead_text = g_new0 (gboolean, cap);
 
   for (int k = 0; k < nm; k++)
     row[k] = &g_array_index (pc->chunks, Chunk, members[k]);
+  nm = stacked_on_line (pc, members, nm, em, row);
   /* by x (a line has few chunks) */
   for (int a = 1; a < nm; a++)
     for (int b = a; b > 0 && row[b]->box.x0 < row[b - 1]->box.x0; b--)
@@ -4271,6 +4321,53 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
   g_free (text);
   g_free (total);
   return ok && ((n_math >= 2 && n_words >= 1) || (n_math == 1 && condition));
+}
+
+/* Whether the chunks members[0..nm) of one line are a display and, after
+ * a \qquad or more (\hfill), a remark in brackets that closes the line
+ * (\mathbf{v} = \Delta\mathbf{r}/\Delta t \qquad \hfill [only for constant
+ * velocity]): the remark's words outnumber the formula's glyphs, so the
+ * line looked like text with an inline formula. Two parts 1.5 em or more
+ * apart, math then words that open with a bracket, the whole line set off
+ * from the margins (condition_line_set_off()) as no paragraph's line is. */
+static gboolean
+display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
+{
+  const Glyph *g = pc->g;
+  FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
+  int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0;
+
+  for (int k = 0; k < nm; k++)
+    if (last < 0 || g_array_index (pc->chunks, Chunk, members[k]).box.x0 >
+                    g_array_index (pc->chunks, Chunk, members[last]).box.x0)
+      last = k;
+  right = g_array_index (pc->chunks, Chunk, members[last]).box;
+  for (int k = 0; k < nm; k++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, members[k]);
+      gboolean in_right = k == last || o->box.x0 >= right.x0 - 0.9 * em;
+      if (in_right)
+        {
+          fm_rect_union (&right, &o->box);
+          r_math += o->n_strong + o->n_weak;
+          r_text += o->n_text;
+          r_total += o->end - o->start;
+          for (int i = o->start; i < o->end; i++)
+            if (open < 0 || g[i].r.x0 < g[open].r.x0)
+              open = i;
+          continue;
+        }
+      if (total == 0)
+        left = o->box;
+      else
+        fm_rect_union (&left, &o->box);
+      math += o->n_strong + o->n_weak;
+      text += o->n_text;
+      total += o->end - o->start;
+    }
+  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 && (g[open].c == '[' || g[open].c == '(') &&
+         r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
+         condition_line_set_off (pc, left.x0, right.x1, em);
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
@@ -4855,9 +4952,14 @@ display_chunks (PageCtx *pc)
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
-      int total = ch->end - ch->start;
+      int total = ch->end - ch->start, script_text = 0;
       gboolean isolated = TRUE, piece;
       double line_x0, line_x1;
+
+      /* (words in scripts, \prod_{i\text{ even}} or F_{\text{total}},
+       * are a display's own: running text is full size) */
+      for (int k = ch->start; k < ch->end; k++)
+        script_text += g[k].cls == CLS_TEXT && g[k].size < 0.8 * ch->em;
 
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 &&
                             (rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
@@ -4867,7 +4969,7 @@ display_chunks (PageCtx *pc)
           if (ch->n_text > 0)
             continue;
         }
-      else if (ch->n_text > MAX (1, total / 6))
+      else if (ch->n_text - script_text > MAX (1, total / 6))
         continue;
       for (guint j = 0; j < chunks->len && isolated; j++)
         {
@@ -4875,8 +4977,10 @@ display_chunks (PageCtx *pc)
           int ot = o->end - o->start;
           if (j == i || o->is_number)
             continue;
-          if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
-            continue;    /* not text, or the other column's */
+          if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
+              (rule == FM_DETECT_RULE_FULL && o->em_max < 0.81 * pc->body_em && v_overlap_enough (&o->box, &ch->box, 0.05) &&
+               !v_overlap_enough (&o->box, &ch->box, 0.9)))
+            continue;    /* not text, the other column's, or a script's words below or above */
           if (v_overlap_enough (&ch->box, &o->box, total <= 2 ? 0.15 : 0.5) &&
               fm_rect_h_gap (&ch->box, &o->box) < 2.0 * ch->em)
             isolated = FALSE;
@@ -4893,10 +4997,13 @@ display_chunks (PageCtx *pc)
       /* A display has its line to itself: walking along the line from it
        * over gaps narrower than a column gap must not reach running text
        * (Poppler may have listed the rest of the line as other chunks). */
+      /* (a piece's letters are script size: measured against the body's
+       * em, an upright or misread letter of a limit, \bigcup_{\lambda \in
+       * I}, is no running text) */
       line_x0 = ch->box.x0;
       line_x1 = ch->box.x1;
       if (isolated && rule == FM_DETECT_RULE_FULL &&
-          line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &line_x0, &line_x1))
+          line_reaches_text (g, pc->n, &ch->box, piece ? MAX (ch->em, pc->body_em) : ch->em, pc, &line_x0, &line_x1))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -4971,9 +5078,11 @@ display_lines_with_text (PageCtx *pc)
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
         }
-      if (all_display || math < 2 || n_text * 5 > total * 3 ||
-          !(line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
-            formulas_joined_by_words (pc, members, nm, ch->em)))
+      if (all_display || math < 2 ||
+          ((n_text * 5 > total * 3 ||
+            !(line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
+              formulas_joined_by_words (pc, members, nm, ch->em))) &&
+           !display_then_remark (pc, members, nm, ch->em)))
         continue;
       for (int k = 0; k < nm; k++)
         {
@@ -5025,6 +5134,21 @@ display_blocks (PageCtx *pc)
     }
 }
 
+/* Whether chunk i has its line to itself (no other chunk level with it
+ * but numbers) and that line is set off from both margins of its column. */
+static gboolean
+row_alone_set_off (PageCtx *pc, guint i)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  int *members = g_new (int, pc->chunks->len + 1);
+  FmRect ext;
+  int nm = line_group (pc->chunks, i, pc, members, &ext);
+  gboolean ok = nm == 1 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
+
+  g_free (members);
+  return ok;
+}
+
 /* Continuation lines: a long display broken over lines (aligned rows,
  * multline, a two-column page's narrow display) continues on a line that
  * starts with a binary operator or relation (TeX breaks a display before
@@ -5048,12 +5172,23 @@ continuation_lines (PageCtx *pc)
         {
           Chunk *ch = &g_array_index (chunks, Chunk, i);
           int total = ch->end - ch->start, first = -1;
-          if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * pc->body_em ||
-              (ch->n_text > MAX (1, total / 6) && running_text_chunk (ch)))
+          gboolean worded = FALSE;
+          if (ch->block >= 0 || ch->is_number || ch->em_max < 0.8 * pc->body_em)
             continue;
           for (int k = ch->start; k < ch->end; k++)
             if (g[k].size >= 0.8 * ch->em_max && (first < 0 || g[k].r.x0 < g[first].r.x0))
               first = k;
+          /* a row of words opening with a relation, set off from both
+           * margins, alone on its line: "&= (\text{circumference})/T"
+           * of an aligned display (no line of running text opens with
+           * one) */
+          if (ch->n_text > MAX (1, total / 6) && running_text_chunk (ch))
+            {
+              worded = first >= 0 && is_operator (g[first].c) && !is_prefix_operator (g[first].c) &&
+                       g[first].c != '/' && g[first].c != '|' && row_alone_set_off (pc, i);
+              if (!worded)
+                continue;
+            }
           for (int b = 0; b < pc->n_blocks && first >= 0; b++)
             {
               gboolean below, level, whole = FALSE;
@@ -5068,17 +5203,25 @@ continuation_lines (PageCtx *pc)
               below = is_operator (g[first].c) && g[first].c != '/' && g[first].c != '|' &&
                       ch->box.y0 > blocks[b].y0 && fm_rect_v_gap (&blocks[b], &ch->box) < 2.0 * ch->em &&
                       ch->box.x0 > blocks[b].x0 - 0.5 * ch->em && ch->box.x0 < blocks[b].x1;
+              /* beside it: math, or glyphs of no class touching it (a
+               * big closing delimiter drawn from the extension font, the
+               * "= 0" after a fraction) */
               level = ch->box.y0 >= blocks[b].y0 - 0.2 * ch->em && ch->box.y1 <= blocks[b].y1 + 0.2 * ch->em &&
-                      fm_rect_h_gap (&blocks[b], &ch->box) < 3.0 * ch->em && ch->n_strong + ch->n_weak > 0;
+                      fm_rect_h_gap (&blocks[b], &ch->box) < 3.0 * ch->em &&
+                      (ch->n_strong + ch->n_weak > 0 ||
+                       (ch->n_text == 0 && fm_rect_h_gap (&blocks[b], &ch->box) < 1.0 * ch->em));
               if (below && is_prefix_operator (g[first].c))
                 below = FALSE;   /* a radical or sum starts a formula */
+              if (worded)
+                level = FALSE;
               if (below || level)
                 {
                   /* a line of its own: running text on the line makes it
                    * an inline formula's part (a radical sign Poppler put
-                   * on a chunk of its own) */
+                   * on a chunk of its own); a worded row's own words are
+                   * not running text */
                   double lx0, lx1;
-                  if (line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+                  if (!worded && line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
                     continue;
                   fm_rect_union (&blocks[b], &ch->box);
                   ch->block = b;
@@ -5090,6 +5233,77 @@ continuation_lines (PageCtx *pc)
             }
         }
     }
+}
+
+/* Whether display blocks a and b share their line farther apart than
+ * "beside" allows, with nothing of text between them: one display line
+ * holds one display, so formulas set \qquad\qquad apart on it (4 em) are
+ * one display, not two. */
+static gboolean
+blocks_level_apart (const PageCtx *pc, int a, int b, double em)
+{
+  const FmRect *ra = &pc->blocks[a], *rb = &pc->blocks[b];
+  double gx0 = MIN (ra->x1, rb->x1), gx1 = MAX (ra->x0, rb->x0);
+
+  if (!v_overlap_enough (ra, rb, 0.5) || fm_rect_h_gap (ra, rb) >= 6.0 * em)
+    return FALSE;
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
+      if (o->n_text > 0 && o->box.x1 > gx0 && o->box.x0 < gx1 &&
+          (v_overlap_enough (&o->box, ra, 0.3) || v_overlap_enough (&o->box, rb, 0.3)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The first row of an aligned display that is no display line of its
+ * own: \frac{\text{15 lb}}{\text{1 in}^2} &= \frac{68\ \textup{N}}{...} has
+ * words in its fractions, and only the rows below, which open with "="
+ * (block_continues()), made a block. A line right above such a block (less
+ * than 1 em above it, within 3 em of its columns), of full size and set off
+ * from both margins with the chunks level with it, is its first row:
+ * running text above a display reaches a margin. One row per block, as the
+ * block then starts with it. Returns whether a row joined. */
+static gboolean
+first_rows_above (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+  int *members = g_new (int, chunks->len + 1);
+  gboolean any = FALSE;
+
+  for (int b = 0; b < pc->n_blocks; b++)
+    for (guint i = 0; i < chunks->len; i++)
+      {
+        Chunk *ch = &g_array_index (chunks, Chunk, i);
+        FmRect ext;
+        int nm;
+        if (blocks[b].x1 <= blocks[b].x0 || ch->block != -1 || ch->is_number || ch->em_max < 0.9 * pc->body_em ||
+            fm_rect_cy (&ch->box) >= blocks[b].y0 || blocks[b].y0 - ch->box.y1 > 1.0 * ch->em ||
+            fm_rect_h_gap (&blocks[b], &ch->box) > 3.0 * ch->em ||
+            across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&ch->box)) ||
+            !block_continues (pc->g, chunks, b))
+          continue;
+        nm = line_group (chunks, i, pc, members, &ext);
+        if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em))
+          continue;
+        for (int k = 0; k < nm; k++)
+          {
+            Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+            if (o->block != -1)
+              continue;
+            o->block = b;
+            o->is_display = TRUE;
+            o->is_display_piece = FALSE;
+            fm_rect_union (&blocks[b], &o->box);
+          }
+        if (g_getenv ("FM_DETECT_DEBUG"))
+          g_printerr ("chunk %u: first row of block %d\n", i, b);
+        any = TRUE;
+      }
+  g_free (members);
+  return any;
 }
 
 /* Merging can make blocks touch that did not before (a limit joins two
@@ -5117,7 +5331,8 @@ merge_blocks (PageCtx *pc)
                  (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && fm_rect_h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
                  (pc->opts.rule == FM_DETECT_RULE_FULL && fm_rect_v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
                   fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
-                  block_continues (pc->g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a))) &&
+                  block_continues (pc->g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a)) ||
+                 (pc->opts.rule == FM_DETECT_RULE_FULL && blocks_level_apart (pc, a, b, em))) &&
                 !across_gutter (pc, fm_rect_cx (&blocks[a]), fm_rect_cx (&blocks[b])))
               {
                 fm_rect_union (&blocks[a], &blocks[b]);
@@ -5175,6 +5390,53 @@ stacked_neutral_parts (PageCtx *pc)
     }
 }
 
+/* Fractions of words in a display (\frac{78\ \textup{revolutions}}{1\
+ * \textup{minute}} \times ...): their numerators and denominators are
+ * chunks of upright words, never display chunks, and the display is left
+ * with its operators only. A chunk of a few full-size words next to a
+ * display block, over (under) a fraction bar that lies inside the block's
+ * line, is a part of it: an inline fraction's bar lies on a line of running
+ * text, not on a display. Repeated until stable, as each part widens the
+ * block towards the next fraction. Returns whether a part joined. */
+static gboolean
+stacked_word_parts (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  FmRect *blocks = pc->blocks;
+  gboolean any = FALSE;
+
+  if (pc->ink == NULL)
+    return FALSE;
+  for (gboolean changed = TRUE; changed;)
+    {
+      changed = FALSE;
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          double y;
+          if (ch->block != -1 || ch->is_number || ch->n_text == 0 || ch->end - ch->start > 24 ||
+              ch->em_max < 0.9 * pc->body_em)
+            continue;
+          y = bar_below_y (pc->ink, &ch->box, ch->em);
+          if (y < 0)
+            y = bar_above_y (pc->ink, &ch->box, ch->em);
+          if (y < 0)
+            continue;
+          for (int b = 0; b < pc->n_blocks; b++)
+            if (blocks[b].x1 > blocks[b].x0 && y > blocks[b].y0 && y < blocks[b].y1 &&
+                fm_rect_h_gap (&blocks[b], &ch->box) < 3.0 * ch->em &&
+                !across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&ch->box)))
+              {
+                fm_rect_union (&blocks[b], &ch->box);
+                ch->block = b;
+                changed = any = TRUE;
+                break;
+              }
+        }
+    }
+  return any;
+}
+
 /* The middle of chunk o's running-text letters (its math glyphs' boxes
  * can reach far above and below the line). */
 static double
@@ -5193,15 +5455,16 @@ text_middle (const PageCtx *pc, const Chunk *o)
 }
 
 /* Whether chunk o is a piece of a line of running text in the column of
- * x (outside every block, mostly text letters, at least three glyphs): the
- * line a display-style fraction's bar or a crossed block lies on. */
+ * x (outside every block, mostly text letters, at least three glyphs, not
+ * script size: the words of a limit, \prod_{i\text{ even}}, are no line):
+ * the line a display-style fraction's bar or a crossed block lies on. */
 static gboolean
 text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
 {
   int ot = o->end - o->start;
 
   return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot && running_text_chunk (o) &&
-         !across_gutter (pc, fm_rect_cx (&o->box), x);
+         o->em_max >= 0.81 * pc->body_em && !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)
@@ -5898,7 +6161,12 @@ fm_detect_page (FmDocument            *doc,
   merge_blocks (&pc);
   if (pc.opts.rule == FM_DETECT_RULE_FULL)
     {
+      if (first_rows_above (&pc))
+        merge_blocks (&pc);
       stacked_neutral_parts (&pc);
+      /* (word parts make the blocks of one display line touch) */
+      if (stacked_word_parts (&pc))
+        merge_blocks (&pc);
       dissolve_crossed_blocks (&pc);
     }
   display_and_number_protos (&pc);

@@ -112,12 +112,39 @@ column_starts_aligned (const FmRect *boxes, gsize stride, int n, double x, doubl
  * lines had a quarter-covered stripe at 72 % of its width, and a short page
  * of two display lines whose second formulas start at one x one near its
  * middle. */
+/* The widest stripe in the middle half of the frame whose bins are
+ * covered by at most `most` boxes and that has covered bins on its right:
+ * its first bin in *start, its width in bins (0 if none). A stripe that
+ * runs out to the frame's edge is the blank beside a short last column
+ * whose lines end mid-column, not a gutter. */
+static int
+widest_stripe (const int *cover, int nb, double frame_w, double bin, int peak, gboolean strict, int *start)
+{
+  int best_w = 0;
+
+  *start = -1;
+  for (int b = (int) (0.25 * frame_w / bin); b < (int) (0.75 * frame_w / bin) && b < nb;)
+    {
+      int e = b;
+      while (e < nb && cover[e] <= (strict ? 2 : MAX (2, peak >= 24 && fabs (e * bin - 0.5 * frame_w) < 0.1 * frame_w
+                                                             ? peak / 4 : peak / 5)))
+        e++;
+      if (e - b > best_w && (!strict || e < nb))
+        {
+          best_w = e - b;
+          *start = b;
+        }
+      b = MAX (e, b + 1);
+    }
+  return best_w;
+}
+
 gboolean
 fm_layout_find_gutter (const FmRect *boxes, gsize stride, int n, double frame_w, double em,
                        double *gutter_x0, double *gutter_x1)
 {
   const double bin = 0.5;
-  int nb, peak = 0, best_w = 0, best_s = -1;
+  int nb, peak = 0;
   int *cover;
   gboolean found = FALSE;
 
@@ -134,22 +161,17 @@ fm_layout_find_gutter (const FmRect *boxes, gsize stride, int n, double frame_w,
     }
   for (int b = 0; b < nb; b++)
     peak = MAX (peak, cover[b]);
-  for (int b = (int) (0.25 * frame_w / bin); b < (int) (0.75 * frame_w / bin) && b < nb;)
+  /* Then, when that finds none, a stripe of the blank only (2 boxes at
+   * most): a short right column's few lines are fewer than a fifth of the
+   * busiest stripe's, and the first pass took them into the stripe. */
+  for (int pass = 0; pass < 2 && !found; pass++)
     {
-      int e = b;
-      while (e < nb && cover[e] <= MAX (2, peak >= 24 && fabs (e * bin - 0.5 * frame_w) < 0.1 * frame_w ? peak / 4 : peak / 5))
-        e++;
-      if (e - b > best_w)
-        {
-          best_w = e - b;
-          best_s = b;
-        }
-      b = MAX (e, b + 1);
-    }
-  if (best_s >= 0 && best_w * bin >= 0.4 * em)
-    {
+      int best_s, best_w = widest_stripe (cover, nb, frame_w, bin, peak, pass == 1, &best_s);
       int side = (int) (3 * em / bin);
       double left = 0, right = 0;
+
+      if (best_s < 0 || best_w * bin < 0.4 * em)
+        continue;
       for (int k = 1; k <= side; k++)
         {
           left += best_s - k >= 0 ? cover[best_s - k] : 0;

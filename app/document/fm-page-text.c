@@ -200,7 +200,7 @@ take_display_pieces (FmPageText *pg, const int *chunk_of, int n_chunks)
           FmRect b = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
           GString *txt = g_string_new (NULL);
           double em = 0;
-          int count = 0, take = -1;
+          int count = 0, take = -1, words = 1;
           gboolean as_tag = FALSE;
           g_autofree char *label = NULL;
 
@@ -210,7 +210,10 @@ take_display_pieces (FmPageText *pg, const int *chunk_of, int n_chunks)
                 fm_rect_union (&b, &pg->g[i].r);
                 em = MAX (em, pg->g[i].size);
                 if (pg->g[i].space_before && count > 0)
-                  g_string_append_c (txt, ' ');
+                  {
+                    g_string_append_c (txt, ' ');
+                    words++;
+                  }
                 g_string_append_unichar (txt, pg->g[i].c);
                 count++;
               }
@@ -234,12 +237,15 @@ take_display_pieces (FmPageText *pg, const int *chunk_of, int n_chunks)
                   take = d;
                   as_tag = TRUE;
                 }
-              else if (band && fm_rect_h_gap (&b, D) <= 1.5 * em)
+              else if (band && fm_rect_h_gap (&b, D) <= 1.5 * em && words < 4)
                 {
                   take = d;
                   /* "det" before a matrix: part of the formula the
                    * recogniser should see. Only sideways: a piece stacked
-                   * above may be boxed by Poppler up into the line above. */
+                   * above may be boxed by Poppler up into the line above.
+                   * Not four words or more: the other column's line level
+                   * with a display as wide as its own column, 1.4 em away
+                   * (its words had been read as the display's end). */
                   ds->crop.x0 = MIN (ds->crop.x0, b.x0);
                   ds->crop.x1 = MAX (ds->crop.x1, b.x1);
                 }

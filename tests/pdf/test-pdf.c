@@ -746,7 +746,17 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * XeLaTeX STIX Two Math, detect14n): a \qquad inside an inline formula
  * cut it, and libertine's semibold \mathbf (LinLibertineTZ) was not bold,
  * \mathbf{u} + \mathbf{v} had no seed (the detector before it, both:
- * inline P/R 0.31/0.42). */
+ * inline P/R 0.31/0.42); cls-dispcuts-cm (pdfLaTeX CM, 12 pt, issue
+ * 12): formulas \qquad\qquad apart on one display line, fractions of words
+ * and units, a bracketed remark after \qquad\hfill, an aligned row of words
+ * "&= (\text{circumference})/T", an aligned display whose first row has
+ * fractions of words (the detector before it: 4 of 9 displays, 11 false
+ * regions); cls-dispcols (two columns at 12 pt, Latin Modern and
+ * Libertine): display-style fractions \qquad \text{and} \qquad apart,
+ * words in a product's limits, a \bigr\} and a \bigcup's limit on displays
+ * as wide as the column, and the short right column of a last page, whose
+ * gutter was not found (the detector before it: one display of five lost
+ * on each, 4 and 5 false regions). */
 static void
 test_detect_classes (void)
 {
@@ -764,7 +774,8 @@ test_detect_classes (void)
                           "cls-numleft-lua", "cls-numclose-xe", "cls-eqapart-stix", "cls-eqapart-libertine",
                           "cls-nosetminus-dejavu", "cls-nosetminus-fira", "cls-detfix-cm",
                           "cls-inlinejoin-newtx", "cls-inlinejoin-xe", "cls-inlinejoin-lua",
-                          "cls-qquad-libertine", "cls-qquad-xe" };
+                          "cls-qquad-libertine", "cls-qquad-xe", "cls-dispcuts-cm",
+                          "cls-dispcols-lmodern", "cls-dispcols-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

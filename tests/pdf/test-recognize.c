@@ -99,6 +99,40 @@ test_crop_two_columns (void)
   g_assert_true (seen);
 }
 
+/* A display as wide as the left column of a two-column page, level with a
+ * line of the right column 1.4 em away (tests/fixtures/pdf/crop-widecol.pdf,
+ * pdfLaTeX CM at 12 pt, tools/pdf-truth/make-class-fixtures.sh): that line's
+ * words are no piece of the display beside it, and its crop stays in its
+ * column (it had taken them in, and the model read "\text{System}..."). */
+static void
+test_crop_wide_display (void)
+{
+  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", "crop-widecol.pdf", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
+  FmDetectOptions opts = fm_detect_default_options ();
+  g_autoptr(GPtrArray) regions = NULL;
+  gboolean seen = FALSE;
+
+  g_assert_no_error (error);
+  regions = fm_detect_page (doc, 0, &opts, &error);
+  g_assert_no_error (error);
+  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_LINE);
+  for (guint i = 0; i < regions->len; i++)
+    {
+      FmRegion *r = regions->pdata[i];
+      if (r->kind != FM_REGION_DISPLAY)
+        continue;
+      seen = TRUE;
+      g_test_message ("display [%.1f %.1f %.1f %.1f] crop [%.1f %.1f %.1f %.1f]", r->box.x0, r->box.y0,
+                      r->box.x1, r->box.y1, r->crop_box.x0, r->crop_box.y0, r->crop_box.x1, r->crop_box.y1);
+      /* the left column ends at x = 301 pt, the right one starts at 311 */
+      g_assert_cmpfloat (r->box.x1, >, 290);
+      g_assert_cmpfloat (r->crop_box.x1, <, 301);
+    }
+  g_assert_true (seen);
+}
+
 /* A reader with a fixed answer per region, by index: CERTAIN, UNCERTAIN, UNAVAILABLE, ... */
 static GPtrArray *reader_regions;
 static int reader_calls;
@@ -1049,6 +1083,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/recognize/crop-rules", test_crop_rules);
   g_test_add_func ("/recognize/crop-two-columns", test_crop_two_columns);
+  g_test_add_func ("/recognize/crop-wide-display", test_crop_wide_display);
   g_test_add_func ("/recognize/text-hook", test_text_hook);
   g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
   g_test_add_func ("/recognize/symbols", test_symbols);

@@ -63,3 +63,8 @@ $gen --body "$dir/cls-inlinejoin.body.tex" --out "$dir" --prefix cls-inlinejoin-
 $gen --body "$dir/cls-inlinejoin.body.tex" --out "$dir" --prefix cls-inlinejoin-lua --engine lualatex --fonts bonum-math
 $gen --body "$dir/cls-qquad.body.tex" --out "$dir" --prefix cls-qquad-libertine --fonts libertine
 $gen --body "$dir/cls-qquad.body.tex" --out "$dir" --prefix cls-qquad-xe --engine xelatex --fonts stix2-math
+$gen --body "$dir/cls-dispcuts.body.tex" --out "$dir" --prefix cls-dispcuts-cm --fonts cm
+$gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-lmodern --twocolumn --fonts lmodern
+$gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-libertine --twocolumn --fonts libertine
+$gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
+rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
