@@ -536,12 +536,17 @@ bold_phrase (const Glyph *g, int n, int i)
  * most three full-size ones and no bold phrase around its bold ones: the
  * differential of a vector, \mathrm{d}\mathbf{p} ("dp" with a bold p),
  * \mathbf{F}\mathrm{d}x. Running text does not switch weight inside a
- * word. */
+ * word, but prose does bold one letter of it (\textbf{T}he, Ph\textbf{D},
+ * \textbf{A}ll \textbf{Y}ou \textbf{N}eed, an acronym's letters): the
+ * regular letters must all be the differential's d, or the word must be
+ * glued to a math glyph (\mathbf{F}\mathrm{d}\mathbf{r} with a thin
+ * space lost, \mathrm{e}\mathbf{x}_i). */
 static gboolean
 bold_and_regular_word (const Glyph *g, int n, int i, int j)
 {
-  int bold = 0, regular = 0;
+  int bold = 0, regular = 0, other = 0;
   double top = 0;
+  gboolean glued = FALSE;
 
   for (int k = i; k < j; k++)
     top = MAX (top, g[k].size);
@@ -551,11 +556,21 @@ bold_and_regular_word (const Glyph *g, int n, int i, int j)
         continue;
       bold += g[k].bold;
       regular += !g[k].bold;
+      other += !g[k].bold && g[k].c != 'd';
     }
   /* (a bold word right before or after it: a heading, \textbf{...}) */
   if ((g[i].bold && bold_phrase (g, n, i)) || (g[j - 1].bold && bold_phrase (g, n, j - 1)))
     return FALSE;
-  return bold > 0 && regular > 0 && bold + regular <= 3;
+  for (int d = -1; d <= 1; d += 2)
+    {
+      int k = d < 0 ? i - 1 : j;
+      if (k < 0 || k >= n || !(g[k].font == FM_FONT_MATH || fm_char_is_math_symbol (g[k].c)))
+        continue;
+      const Glyph *a = d < 0 ? &g[k] : &g[j - 1], *b = d < 0 ? &g[i] : &g[k];
+      if (!b->space_before && v_overlap_enough (&a->r, &b->r, 0.3) && b->r.x0 - a->r.x1 < 0.2 * top)
+        glued = TRUE;
+    }
+  return bold > 0 && regular > 0 && bold + regular <= 3 && (other == 0 || glued);
 }
 
 /* Whether the upright word g[i..j) is a function name followed by
@@ -3064,27 +3079,63 @@ fraction_part (const InlineCtx *ic, int k, double em)
   return ic->frac[k] != 0;
 }
 
+/* The glue between bar k and its line neighbour on side (-1 left, +1
+ * right), in points, or -1 where it has none within 0.7 em. Measured on
+ * the left from the neighbour's ink where that reaches past its box: a
+ * letter's italic correction (\|f\| in TeX Gyre Bonum Math, 0.25 em) is
+ * no glue. */
+static double
+bar_glue (const InlineCtx *ic, int k, int side)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+  int nb = side < 0 ? ic->best_left[k] : ic->best_right[k];
+  const FmRect *b = &g[mk->glyph].r, *o;
+
+  if (nb < 0)
+    return -1;
+  o = &g[g_array_index (ic->math, MathGlyph, nb).glyph].r;
+  if (fm_rect_h_gap (b, o) >= 0.7 * mk->em)
+    return -1;
+  if (side > 0)
+    return MAX (0, o->x0 - b->x1);
+  return MAX (0, b->x0 - MAX (o->x1, ink_right_edge (ic->pc->ink, o, b->x0)));
+}
+
 /* Whether math glyph li is a vertical bar that closes an absolute value
- * or a norm (|A| < |B|, \lVert f \rVert): the bars of its kind walked
- * left by the line neighbours (steps under 0.7 em, at most 24 glyphs,
- * scripts not counted) are even in number with it. Such a bar is a
- * closing delimiter, no relation: a word space after it ends the formula
- * ("|A| < |B| (Y, d_Y)" had been one), where after \mid ({x \mid (x,y)},
- * a relation's thick space as wide as a word space) it does not. */
+ * or a norm (|A| < |B|, \lVert f \rVert): it sits right against its left
+ * operand, and the bars of its kind walked left by the line neighbours
+ * (steps under 0.7 em, at most 24 glyphs, scripts not counted) are even in
+ * number with it. Such a bar is a closing delimiter, no relation: a word
+ * space after it ends the formula ("|A| < |B| (Y, d_Y)" had been one),
+ * where after \mid ({x \mid (x,y)}, a relation's thick space as wide as a
+ * word space) it does not. pdfLaTeX's \mid is the same glyph as |: TeX
+ * puts no glue between a closing bar and its operand (an ordinary or
+ * closing atom after one), a thick space (5/18 em, no shrink) on both
+ * sides of a relation, so a bar over 0.22 em from its left neighbour is a
+ * relation, and the walk does not count bars with such glue on both sides
+ * ("a \mid b \Rightarrow a \mid (b+c)" split at its second \mid).
+ * Measured: a relation's bar 0.27-0.37 em from its neighbours (CM, newtx,
+ * Libertine), a closing one up to 0.17 em (newtx's f: its italic
+ * correction outruns its ink). */
 static gboolean
 closing_bar (const InlineCtx *ic, int li)
 {
   const Glyph *g = ic->g;
-  gunichar c = g[g_array_index (ic->math, MathGlyph, li).glyph].c;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li);
+  gunichar c = g[ml->glyph].c;
   int k = li, bars = 0;
 
   if (c != '|' && c != 0x2016 && c != 0x2225)
+    return FALSE;
+  if (bar_glue (ic, li, -1) > 0.22 * ml->em)
     return FALSE;
   for (int taken = 0; k >= 0 && taken < 24; taken++)
     {
       const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
       int next = ic->best_left[k];
-      bars += !mk->script && g[mk->glyph].c == c;
+      bars += !mk->script && g[mk->glyph].c == c &&
+              !(bar_glue (ic, k, -1) > 0.22 * mk->em && bar_glue (ic, k, 1) > 0.22 * mk->em);
       if (next < 0 ||
           fm_rect_h_gap (&g[mk->glyph].r, &g[g_array_index (ic->math, MathGlyph, next).glyph].r) >= 0.7 * mk->em)
         break;
@@ -4599,28 +4650,62 @@ page_ink (PageCtx *pc)
  * below it (the sign's stroke covers every row it spans); without one, the
  * Type 1 case is assumed. Extension-font glyphs and big operators move to
  * their ink the same way. */
+/* The box of the glyphs listed in [lo, hi) that sit level with seed and
+ * follow each other from it less than 0.3 em apart: a fraction's part
+ * (d x under \frac{d}{dx}), not the table row or footnote it may be in. */
+static FmRect
+part_cluster (const Glyph *g, int lo, int hi, FmRect seed, double em)
+{
+  FmRect u = seed;
+  gboolean grown = TRUE;
+
+  for (int pass = 0; grown && pass < 8; pass++)
+    {
+      grown = FALSE;
+      for (int k = lo; k < hi; k++)
+        {
+          const FmRect *o = &g[k].r;
+          if ((o->x0 >= u.x0 && o->x1 <= u.x1) || !v_overlap_enough (o, &seed, 0.5) ||
+              fm_rect_h_gap (o, &u) >= 0.3 * em)
+            continue;
+          fm_rect_union (&u, o);
+          grown = TRUE;
+        }
+    }
+  return u;
+}
+
 /* Whether a bar of ink over the box r (its row y) reaches across r and
  * across a script-size math glyph on its other side, among the glyphs
  * listed within 64 of g[i..j) (Poppler lists a fraction's parts near each
- * other, the rest of a line between them at most). */
+ * other, the rest of a line between them at most). A fraction's bar is as
+ * wide as its wider part: it ends within 0.4 em of the two parts' boxes,
+ * where a table's \hline or a footnote's rule runs on past them
+ * ("$n$ & $t$ \\ \hline yes & no" made "n yes" a fraction). */
 static gboolean
 bar_has_math_partner (const PageCtx *pc, int i, int j, const FmRect *r, double y, double em)
 {
   const Glyph *g = pc->g;
   double tol = 1.5 / pc->ink->scale + 0.02 * em;
+  int lo = MAX (0, i - 64), hi = MIN (pc->n, j + 64);
 
-  for (int k = MAX (0, i - 64); k < MIN (pc->n, j + 64); k++)
+  for (int k = lo; k < hi; k++)
     {
       const FmRect *o = &g[k].r;
       double bx0, bx1, ix = MIN (o->x1, r->x1) - MAX (o->x0, r->x0);
       gboolean below = fm_rect_cy (o) > y;
+      FmRect a, b;
       if ((k >= i && k < j) || g[k].cls == CLS_TEXT || g[k].size >= 0.85 * pc->body_em ||
           ix <= 0.2 * MIN (fm_rect_w (o), fm_rect_w (r)) || below == (fm_rect_cy (r) > y) ||
           (below ? o->y0 - y : y - o->y1) > 0.5 * em)
         continue;
       ink_row_run (pc->ink, (int) (y * pc->ink->scale), (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * pc->ink->scale),
                    &bx0, &bx1);
-      if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol)
+      if (!(bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol))
+        continue;
+      a = part_cluster (g, lo, hi, *r, em);
+      b = part_cluster (g, lo, hi, *o, em);
+      if (bx0 >= MIN (a.x0, b.x0) - 0.4 * em - tol && bx1 <= MAX (a.x1, b.x1) + 0.4 * em + tol)
         return TRUE;
     }
   return FALSE;
