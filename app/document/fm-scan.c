@@ -363,6 +363,70 @@ fm_scan_have_ocr (void)
 #endif
 }
 
+/* "[12]", "[3, 7]." read with any of the brackets a scan makes of its
+ * square ones: a JPEG's "[13]." was read "{13}." and "[10]:" "{10}:"
+ * (development twins, seed 2012; also "{10]:"), each boxed as a formula.
+ * References are numbered from 1, so a list that starts with 0 is math
+ * ("[0,1]", "(0,1)", "{0,1}"); and a brace holds one number only: "{1,2}"
+ * is a set far more often than a misread "[1,2]". */
+gboolean
+fm_scan_reads_like_citation (const char *s)
+{
+  static GRegex *re;
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("^([\\[(|{][1-9lI][0-9lI]{0,2}[\\])|}]|"
+                                         "[\\[(|][1-9lI][0-9lI]{0,2}([,-][0-9lI]{1,3})+[\\])|])[.,;:]?$", 0, 0, NULL));
+  return g_regex_match (re, s, 0, NULL);
+}
+
+/* Whether the ink darker than threshold in the box [x0, x1) x [y0, y1) of
+ * a gray image is one straight stroke that falls by slope (dy/dx, y down)
+ * to the right: in each tenth of the box's width the middles of the
+ * columns' ink, the slope taken out, lie within tol of each other's (a
+ * rule turned with a skewed page). A wide tilde's or an arc's middles
+ * curve off the line and a hat's turn back. Columns with no ink or with
+ * more than one run (another piece's ink in the box, a speck) are left
+ * out; a tenth with none left fails. Public for the tests. */
+gboolean
+fm_scan_stroke_along (const guint8 *pixels, int stride, int threshold, int x0, int y0, int x1, int y1,
+                      double slope, double tol)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  int w = x1 - x0;
+
+  if (w < 10 || y1 <= y0)
+    return FALSE;
+  for (int s = 0; s < 10; s++)
+    {
+      double sum = 0;
+      int n = 0;
+      for (int x = x0 + s * w / 10; x < x0 + (s + 1) * w / 10; x++)
+        {
+          int top = -1, bottom = -1, runs = 0;
+          gboolean in = FALSE;
+          for (int y = y0; y < y1; y++)
+            {
+              gboolean ink = pixels[(gsize) y * stride + x] < threshold;
+              runs += ink && !in;
+              if (ink && top < 0)
+                top = y;
+              if (ink)
+                bottom = y;
+              in = ink;
+            }
+          if (runs != 1)
+            continue;
+          sum += (top + bottom + 1) / 2.0 - slope * (x - x0);
+          n++;
+        }
+      if (n == 0)
+        return FALSE;
+      lo = MIN (lo, sum / n);
+      hi = MAX (hi, sum / n);
+    }
+  return hi - lo <= tol;
+}
+
 #ifdef FM_HAVE_TESSERACT
 /* Debian's Tesseract runs its LSTM in OpenMP teams of a fixed size
  * (num_threads(4) clauses) around work of a few microseconds (one time
@@ -629,18 +693,6 @@ reads_like_number (const char *s)
   if (g_once_init_enter (&re))
     g_once_init_leave (&re, g_regex_new ("^[(\\[{|]([0-9IlO]{1,3}([.][0-9IlO]{1,3})?[a-z]?|[A-Z][.][0-9]{1,3}|[ivx]{1,4}|[*])[)\\]}|]$",
                                          0, 0, NULL));
-  return g_regex_match (re, s, 0, NULL);
-}
-
-/* "[12]", "[3, 7]." read with any of the brackets a scan makes of its
- * square ones: a JPEG's "[13]." was read "{13}." and "[10]:" "{10}:"
- * (development twins, seed 2012), each boxed as a formula. */
-static gboolean
-reads_like_citation (const char *s)
-{
-  static GRegex *re;
-  if (g_once_init_enter (&re))
-    g_once_init_leave (&re, g_regex_new ("^[\\[(|{][0-9lI]{1,3}([,-][0-9lI]{1,3})*[\\])|}][.,;:]?$", 0, 0, NULL));
   return g_regex_match (re, s, 0, NULL);
 }
 
@@ -1419,6 +1471,7 @@ typedef struct {
   guint32 *midtones;        /* midtone_table, made on first use              */
   double read_share;        /* of the ink's area, what is in text words      */
   gboolean thin;            /* thin, broken strokes (ink_gap bridged them)   */
+  int threshold;            /* ink is darker (ink_threshold)                 */
 } ScanPage;
 
 /* The rules' first verdict on one word: running text or not, from what
@@ -1429,7 +1482,7 @@ word_first_verdict (Word *w)
   int n_letters = 0;
 
   w->number = reads_like_number (w->utf8);
-  w->citation = reads_like_citation (w->utf8);
+  w->citation = fm_scan_reads_like_citation (w->utf8);
   w->digits = w->utf8[0] != '\0';
   for (const char *p = w->utf8; *p; p++)
     if (!g_ascii_isdigit (*p))
@@ -1644,6 +1697,22 @@ word_hyphen_piece (ScanPage *p, guint i)
   return prose_before;
 }
 
+/* Whether a piece beside running-text word o, before it (on its left) or
+ * after it, may be a piece of it: not at a side where o begins or ends
+ * with a hyphen or an apostrophe, which is how prose is glued to a
+ * formula ("$\\sigma$-algebra", "$k$-means", "$f$'s", "non-$x$"). */
+static gboolean
+word_open_at (const Word *o, gboolean before)
+{
+  const char *s = o->utf8;
+  gunichar ch;
+
+  if (*s == '\0')
+    return TRUE;
+  ch = g_utf8_get_char (before ? s : g_utf8_find_prev_char (s, s + strlen (s)));
+  return !(ch == '-' || ch == '\'' || ch == 0x2010 || ch == 0x2013 || ch == 0x2018 || ch == 0x2019);
+}
+
 /* Whether word i is a piece of a running-text word that Tesseract split
  * off with no text (at confidence 95: "value se|ction" read
  * "value", "", "ction"): an empty word within 0.1 em of a running-text
@@ -1670,7 +1739,8 @@ word_empty_piece (ScanPage *p, guint i)
        * formula's dots with the next line's ink) is no piece of it. */
       if (k == i || !o->text || v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.6 * box_h (&w->b))
         continue;
-      if (MAX (w->b.x0, o->b.x0) - MIN (w->b.x1, o->b.x1) < 0.1 * p->em)
+      if (MAX (w->b.x0, o->b.x0) - MIN (w->b.x1, o->b.x1) < 0.1 * p->em &&
+          word_open_at (o, w->b.x0 + w->b.x1 < o->b.x0 + o->b.x1))
         return TRUE;
     }
   return FALSE;
@@ -1679,10 +1749,18 @@ word_empty_piece (ScanPage *p, guint i)
 static void
 page_classify (ScanPage *p)
 {
+  g_autofree gboolean *piece = NULL;
+
   if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
     return;
+  /* Verdicts first, then applied: a word made prose here is no running
+   * text the next word's test may lean on (a chain of empty words beside
+   * one prose word would turn prose one after another). */
+  piece = g_new0 (gboolean, p->words->len + 1);
   for (guint i = 0; i < p->words->len; i++)
-    if (word_hyphen_piece (p, i) || word_empty_piece (p, i))
+    piece[i] = word_hyphen_piece (p, i) || word_empty_piece (p, i);
+  for (guint i = 0; i < p->words->len; i++)
+    if (piece[i])
       {
         Word *w = &g_array_index (p->words, Word, i);
         w->text = TRUE;
@@ -1811,10 +1889,14 @@ comp_is_picture (const ScanPage *p, const Comp *c)
 static void
 comp_straighten_line (const ScanPage *p, Comp *c)
 {
-  double w = box_w (&c->img), h = box_h (&c->img);
+  double w = box_w (&c->img), h = box_h (&c->img), slack = 0.05 * p->em;
   double slant = w * fabs (tan (p->skew)), t = c->area / MAX (1.0, w), my;
 
-  if (w < 2 * p->em || slant < 1 || t > 0.6 * p->em || h > slant + 2 * t + 2)
+  /* Its box is the slant and the stroke: no taller (a wide tilde, hat or
+   * arc over several letters is, by its own height) and no less tall. */
+  if (w < 2 * p->em || slant < slack || t > 0.6 * p->em || h > slant + 2 * t + slack || h < slant - slack ||
+      !fm_scan_stroke_along (p->img->pixels, p->img->stride, p->threshold, (int) c->img.x0, (int) c->img.y0,
+                             (int) c->img.x1, (int) c->img.y1, tan (p->skew), MAX (t, slack)))
     return;
   my = (c->b.y0 + c->b.y1) / 2;
   c->b.y0 = my - MAX (t, 1.0) / 2;
@@ -1828,7 +1910,12 @@ comp_straighten_line (const ScanPage *p, Comp *c)
  * word, a seed, boxed as a formula between two words of prose. A formula
  * stands a space from the prose (for the empty words of word_empty_piece,
  * those in formulas were 0.12 em and more from the running text beside
- * them). -1 none. */
+ * them), but may be glued to it by a hyphen or an apostrophe
+ * ("$\\sigma$-algebra", "$f$'s"): none joins a word at a side that begins
+ * or ends so (word_open_at). Asking also that the word's box be too narrow
+ * for its text (under 0.35 em a character) kept "$n$th" apart but lost
+ * most of what this join gained (development twins, 150 dpi: inline
+ * precision 0.495 -> 0.450). -1 none. */
 static int
 comp_touching_word (const ScanPage *p, const Comp *c)
 {
@@ -1841,7 +1928,8 @@ comp_touching_word (const ScanPage *p, const Comp *c)
       const Word *w = &g_array_index (p->words, Word, k);
       if (!w->text || v_overlap (c->b.y0, c->b.y1, w->b.y0, w->b.y1) < 0.5 * box_h (&c->b))
         continue;
-      if (MAX (c->b.x0, w->b.x0) - MIN (c->b.x1, w->b.x1) < 0.1 * em)
+      if (MAX (c->b.x0, w->b.x0) - MIN (c->b.x1, w->b.x1) < 0.1 * em &&
+          word_open_at (w, c->b.x0 + c->b.x1 < w->b.x0 + w->b.x1))
         return (int) k;
     }
   return -1;
@@ -1871,6 +1959,10 @@ comp_place (ScanPage *p, Comp *c)
                                 box_h (&g_array_index (words, Word, c->word).b)))
         c->word = (int) k;
     }
+  c->band = -1;
+  for (guint k = 0; k < bands->len; k++)
+    if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
+      c->band = (int) k;
   if (c->word < 0)
     c->word = comp_touching_word (p, c);
   if (c->word >= 0)
@@ -1903,10 +1995,6 @@ comp_place (ScanPage *p, Comp *c)
     }
   else
     c->seed = TRUE;  /* ink Tesseract made no word of: rules, big symbols */
-  c->band = -1;
-  for (guint k = 0; k < bands->len; k++)
-    if (my >= g_array_index (bands, Band, k).top && my <= g_array_index (bands, Band, k).bottom)
-      c->band = (int) k;
   c->near = c->band;
   c->near_d = 0;
   if (c->band < 0)
@@ -1991,6 +2079,21 @@ page_tesseract_alone (ScanPage *p)
  * prose and the first footnote (small type, a scanner's blur) had both
  * and took the footnote's mark and its first formula as one fraction
  * (development twins, seed 2010: "+A note on" with \frac{n_i}{c_1}). */
+/* Whether band k has a running-text word within 2 em of [x0, x1] (as
+ * page_cluster_lines asks): a band spans the page's columns, and ink at
+ * the height of the other column's line is not on that line. */
+static gboolean
+band_text_near (const ScanPage *p, int k, double x0, double x1)
+{
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      if (w->text && w->band == k && MAX (x0, w->b.x0) - MIN (x1, w->b.x1) < 2.0 * p->em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean *
 page_lone_rules (ScanPage *p)
 {
@@ -2009,9 +2112,11 @@ page_lone_rules (ScanPage *p)
           /* Ink on a text line the rule is not on is that line's (a
            * footnote's mark and first formula under its rule, a display
            * over it); a fraction's parts are on the bar's line or off
-           * every line. */
+           * every line: off it where the line's words are in the other
+           * column (a display fraction's numerator level with the other
+           * column's prose). */
           if (j == i || b->text || b->b.x1 < a->b.x0 || b->b.x0 > a->b.x1 ||
-              (b->band >= 0 && b->band != a->band))
+              (b->band >= 0 && b->band != a->band && band_text_near (p, b->band, a->b.x0, a->b.x1)))
             continue;
           if (b->b.y1 <= a->b.y0 && a->b.y0 - b->b.y1 < 0.3 * em)
             above = TRUE;
@@ -2259,12 +2364,15 @@ page_display_blocks (ScanPage *p)
         /* A lone rule stacked under a display is a footnote's rule,
          * not its fraction bar (which takes its parts: comps_join):
          * joined, it made the display reach down to the footnotes
-         * (development twins, seed 2013, 150 dpi). */
-        if (!a->display || !b->display || a->lone_rule || b->lone_rule)
+         * (development twins, seed 2013, 150 dpi). Beside a display it
+         * is a bar whose parts were read as words ("P =" before
+         * \frac{\text{rise}}{\text{run}}). */
+        if (!a->display || !b->display)
           continue;
         gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
         gy = MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1);
-        if ((gx < 0 && gy < 1.3 * em) || displays_side_by_side (&a->b, &b->b, em))
+        if ((gx < 0 && gy < 1.3 * em && !a->lone_rule && !b->lone_rule) ||
+            displays_side_by_side (&a->b, &b->b, em))
           uf_join (bp, (int) i, (int) j);
       }
   /* Then stacked (blocks_stacked) or side by side again on the blocks so
@@ -2290,9 +2398,9 @@ page_display_blocks (ScanPage *p)
             int ri = fm_uf_find (bp, (int) i), rj = fm_uf_find (bp, (int) j);
             const Box *ba = &bb[ri], *bq = &bb[rj];
             Box u;
-            if (!a->display || !b->display || ri == rj || a->lone_rule || b->lone_rule)
+            if (!a->display || !b->display || ri == rj)
               continue;
-            if (!(p->thin && blocks_stacked (ba, bq, em)) &&
+            if (!(p->thin && blocks_stacked (ba, bq, em) && !a->lone_rule && !b->lone_rule) &&
                 (box_h (ba) > 3.0 * em || box_h (bq) > 3.0 * em || !displays_side_by_side (ba, bq, em)))
               continue;
             u = *ba;
@@ -2707,10 +2815,11 @@ page_debug (const ScanPage *p)
  * bench's baseline, Tesseract alone. */
 static GPtrArray *
 analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps, gboolean thin,
-         double scale, int page_index, gboolean words_only, GError **error)
+         int threshold, double scale, int page_index, gboolean words_only, GError **error)
 {
   ScanPage p = { .img = img, .ocr_img = ocr_img, .comps = comps, .n_comps = (int) comps->len, .scale = scale,
-                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0, .thin = thin };
+                 .page_index = page_index, .cx = img->width / 2.0, .cy = img->height / 2.0, .thin = thin,
+                 .threshold = threshold };
   GPtrArray *regions;
   gboolean read = page_read_words (&p, api, error);
 
@@ -2898,6 +3007,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
   g_autoptr(GArray) comps = NULL;
   int min_area, gap;
   gint64 t_render, t_ink, t_analyse, c_render, c_ink, c_analyse;
+  int threshold = 0;
 
   t_render = g_get_monotonic_time ();
   c_render = thread_cpu_us ();
@@ -2911,7 +3021,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
   min_area = MAX (2, (int) lround (SPECK_AREA_PT2 * scale * scale));
   {
     gboolean gray_paper;
-    int threshold = ink_threshold (img, &gray_paper);
+    threshold = ink_threshold (img, &gray_paper);
     if (gray_paper)
       ocr_img = scan_clean_paper (img, threshold);
     gap = ink_gap (img, threshold);
@@ -2934,7 +3044,7 @@ scan_read_pixels (FmDocument *doc, int page_index, const FmRect *rect, double sc
     t_take = g_get_monotonic_time () - t_take;
     t_analyse = g_get_monotonic_time ();
     c_analyse = thread_cpu_us ();
-    regions = api ? analyse (api, img, g_steal_pointer (&ocr_img), comps, gap > 0, scale, page_index,
+    regions = api ? analyse (api, img, g_steal_pointer (&ocr_img), comps, gap > 0, threshold, scale, page_index,
                              words_only, error)
                   : NULL;
     t_analyse = g_get_monotonic_time () - t_analyse;

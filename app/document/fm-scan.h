@@ -33,6 +33,26 @@ typedef enum {
  * data were found). Without it a page with ink gives an error saying so. */
 gboolean    fm_scan_have_ocr (void);
 
+/* Whether a word Tesseract read ("[12]", "{13}.", "[3,7]") is a citation,
+ * which is prose, never a formula; "[0,1]" and "{1,2}" are not. Public for
+ * the tests. */
+gboolean    fm_scan_reads_like_citation (const char *s);
+
+/* Whether the ink darker than threshold in the box [x0, x1) x [y0, y1) of a
+ * gray image (pixels, stride bytes a row) is one straight stroke falling by
+ * slope (dy/dx) to the right, its tenths' middles within tol pixels of the
+ * line: a rule on a skewed page, not a tilde, hat or arc. Public for the
+ * tests. */
+gboolean    fm_scan_stroke_along (const guint8 *pixels,
+                                  int           stride,
+                                  int           threshold,
+                                  int           x0,
+                                  int           y0,
+                                  int           x1,
+                                  int           y1,
+                                  double        slope,
+                                  double        tol);
+
 /* Regions of one page (0-based) found from its pixels, as fm_detect_page's
  * (GPtrArray of owned FmRegion, reading order). *kind says whether the page
  * is blank (then the array is empty). NULL with error set when the page

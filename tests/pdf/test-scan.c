@@ -721,6 +721,111 @@ test_split (void)
     }
 }
 
+/* Display fractions in the left column level with the right column's
+ * prose lines (page twocol-fraction, tests/fixtures/pdf/scan/README.md).
+ * A text line spans both columns, and a fraction's numerator on the other
+ * column's line was taken for that line's ink: the bar took nothing
+ * stacked on it, was a lone rule and dropped, and the second display's box
+ * ended where its parts did, 34.8 pt wide of the bar's 36.4 (before
+ * 2026-11-27, scanfix2). */
+static void
+test_twocol_fraction (void)
+{
+  static const double truth[3][4] = {
+    { 154.3, 133.4, 235.7, 157.0 }, { 172.8, 221.6, 211.0, 248.4 }, { 175.2, 349.7, 200.2, 370.4 },
+  };
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/twocol-fraction-scan300.pdf");
+
+  if (regions == NULL)
+    return;
+  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
+    {
+      const FmRegion *best_r = NULL;
+      double best = 0;
+      for (guint i = 0; i < regions->len; i++)
+        {
+          const FmRegion *r = regions->pdata[i];
+          if (r->kind == FM_REGION_DISPLAY && iou (&r->box, truth[t]) > best)
+            {
+              best = iou (&r->box, truth[t]);
+              best_r = r;
+            }
+        }
+      g_test_message ("twocol-fraction display %u: best display IoU %.2f", t, best);
+      g_assert_cmpfloat (best, >=, 0.7);
+      /* The bar is the widest piece: the box spans it, the truth's box
+       * less the null delimiters' space (1.2 pt each side) and 0.5 pt. */
+      g_assert_cmpfloat (best_r->box.x1 - best_r->box.x0, >=, truth[t][2] - truth[t][0] - 2.9);
+    }
+}
+
+/* A citation is prose; a set or an interval in brackets is math. */
+static void
+test_citation (void)
+{
+  static const char *yes[] = { "[12]", "[3,7].", "{13}.", "{10}:", "{10]:", "(4)", "[l2]", "[1-3]" };
+  static const char *no[] = { "{0,1}", "{0,1}.", "{1,2}", "{1,2]", "[0,1]", "(0,1)", "[0]", "{}", "[a]", "x" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    g_assert_true (fm_scan_reads_like_citation (yes[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    g_assert_false (fm_scan_reads_like_citation (no[i]));
+}
+
+/* Draws on a white w x h image ink 3 px thick centred on y = f(x) for x in
+ * [x0, x1). */
+static void
+draw_curve (guint8 *px, int w, int h, int x0, int x1, double (*f) (double, double), double arg)
+{
+  memset (px, 255, (gsize) w * h);
+  for (int x = x0; x < x1; x++)
+    {
+      int yc = (int) lround (f (x - x0, arg));
+      for (int y = yc - 1; y <= yc + 1; y++)
+        if (y >= 0 && y < h)
+          px[(gsize) y * w + x] = 0;
+    }
+}
+
+static double
+curve_line (double x, double slope)
+{
+  return 4 + slope * x;
+}
+
+/* A wide hat: up to its middle and down again, on the skew. */
+static double
+curve_hat (double x, double slope)
+{
+  return 10 + slope * x - 6 * (1 - fabs (x - 100) / 100);
+}
+
+/* A wide tilde. */
+static double
+curve_tilde (double x, double slope)
+{
+  return 9 + slope * x + 3 * sin (x * G_PI / 100);
+}
+
+/* The straightness test a rule on a skewed page must pass before its box
+ * is flattened (fm-scan.c, comp_straighten_line): a line falling with the
+ * skew does; a hat, a tilde, or a line against the skew does not. */
+static void
+test_stroke_along (void)
+{
+  enum { W = 220, H = 24 };
+  g_autofree guint8 *px = g_malloc ((gsize) W * H);
+  double slope = 0.05;  /* 2.9 degrees */
+
+  draw_curve (px, W, H, 10, 210, curve_line, slope);
+  g_assert_true (fm_scan_stroke_along (px, W, 128, 10, 0, 210, H, slope, 3));
+  g_assert_false (fm_scan_stroke_along (px, W, 128, 10, 0, 210, H, -slope, 3));
+  draw_curve (px, W, H, 10, 210, curve_hat, slope);
+  g_assert_false (fm_scan_stroke_along (px, W, 128, 10, 0, 210, H, slope, 3));
+  draw_curve (px, W, H, 10, 210, curve_tilde, slope);
+  g_assert_false (fm_scan_stroke_along (px, W, 128, 10, 0, 210, H, slope, 3));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -739,5 +844,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   g_test_add_func ("/pdf/scan/split", test_split);
   g_test_add_func ("/pdf/scan/footnote-rule", test_footnote_rule);
+  g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
+  g_test_add_func ("/pdf/scan/citation", test_citation);
+  g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
   return g_test_run ();
 }
