@@ -1685,11 +1685,34 @@ line_matrix_row (LineParse *lp, gunichar c)
   return TRUE;
 }
 
+/* Whether the bar written at `at` (\left| or \left\|) has a script: an
+ * evaluation bar's (\Big|_{0}). */
+static gboolean
+bar_has_script (const char *bar)
+{
+  const char *p = bar + strlen ("\\left");
+
+  if (*p == '\\' && g_ascii_isalpha (p[1]))
+    for (p++; g_ascii_isalpha (*p); p++)
+      ;
+  else if (*p == '\\' && p[1] != '\0')
+    p += 2;
+  else if (*p != '\0')
+    p++;
+  while (*p == ' ')
+    p++;
+  return *p == '_' || *p == '^';
+}
+
 /* A closing delimiter that is no bar met an open bar pair inside its own:
  * that bar was a \middle| (\left\{x\middle|\frac{x}{2}>0\right\} had read
  * "\left\{x\left|\frac{x}{2}>0\right\}", no LaTeX), whose bar TeX sizes
  * as the pair's. Its \left| becomes \middle| and its depth goes; not sure
- * (a bar with no partner may also be a lost \right|). */
+ * (a bar with no partner may also be a lost \right|). A bar with scripts,
+ * or one shorter than the pair's opening (TeX draws \middle as tall), is an
+ * evaluation bar inside the pair
+ * (\left(\frac{\partial f}{\partial x}\Big|_{0}\right)): written with the
+ * size its ink has, as an unpaired one is (line_unpaired_sizes). */
 static void
 line_middle_bars (LineParse *lp, const Item *m)
 {
@@ -1698,12 +1721,18 @@ line_middle_bars (LineParse *lp, const Item *m)
     {
       gsize at = lp->open_out[lp->open_depth - 1];
       const char *outer = lp->out->str + lp->open_out[lp->open_depth - 2];
+      const Item *bar = lp->open_items[lp->open_depth - 1];
+      const Item *opening = lp->open_items[lp->open_depth - 2];
       g_autofree char *size = NULL;
 
       if (!g_str_has_prefix (lp->out->str + at, "\\left"))
         break;
+      if (bar != NULL && opening != NULL &&
+          (bar_has_script (lp->out->str + at) ||
+           bar->box.y1 - bar->box.y0 < 0.8 * (opening->box.y1 - opening->box.y0)))
+        size = g_strdup (size_step ((bar->box.y1 - bar->box.y0) / MAX (bar->size, 1.0)));
       /* inside \bigl\{ ... \bigr\} the bar is \big| (\middle needs \left) */
-      if (g_str_has_prefix (outer, "\\left"))
+      else if (g_str_has_prefix (outer, "\\left"))
         size = g_strdup ("\\middle");
       else
         {

@@ -39,6 +39,37 @@ static const char *const text_arg[] = {
   "\\label", "\\tag", "\\tag*", "\\color", "\\vspace", NULL,
 };
 
+/* Words that may follow \left, \right and \middle (with the single
+ * non-alphanumeric characters and \{ \} \|): anything else there is a
+ * TeX error ("Missing delimiter"), `\right\bar` included. */
+static const char *const delimiter_words[] = {
+  "\\langle", "\\rangle", "\\vert", "\\Vert", "\\lvert", "\\rvert", "\\lVert", "\\rVert", "\\lfloor",
+  "\\rfloor", "\\lceil", "\\rceil", "\\lbrace", "\\rbrace", "\\lbrack", "\\rbrack", "\\backslash",
+  "\\uparrow", "\\downarrow", "\\updownarrow", "\\Uparrow", "\\Downarrow", "\\Updownarrow", "\\lgroup",
+  "\\rgroup", "\\lmoustache", "\\rmoustache", "\\ulcorner", "\\urcorner", "\\llcorner", "\\lrcorner",
+  "\\llbracket", "\\rrbracket", NULL,
+};
+/* Greek letters (and \\ell, \\imath, \\jmath): with Latin letters and
+ * digits the only single tokens a
+ * dangling accent is put back on. An operator, arrow or delimiter word
+ * before it (`a\to\bar`, `\sum\hat_{i}`, `\right\rangle\bar`) is no
+ * base the model could have meant: the accent belongs to what it lost. */
+static const char *const letter_words[] = {
+  "\\alpha", "\\beta", "\\gamma", "\\delta", "\\epsilon", "\\varepsilon", "\\zeta", "\\eta", "\\theta",
+  "\\vartheta", "\\iota", "\\kappa", "\\varkappa", "\\lambda", "\\mu", "\\nu", "\\xi", "\\pi", "\\varpi",
+  "\\rho", "\\varrho", "\\sigma", "\\varsigma", "\\tau", "\\upsilon", "\\phi", "\\varphi", "\\chi",
+  "\\psi", "\\omega", "\\Gamma", "\\Delta", "\\Theta", "\\Lambda", "\\Xi", "\\Pi", "\\Sigma",
+  "\\Upsilon", "\\Phi", "\\Psi", "\\Omega", "\\varGamma", "\\varDelta", "\\varTheta", "\\varLambda",
+  "\\varXi", "\\varPi", "\\varSigma", "\\varUpsilon", "\\varPhi", "\\varPsi", "\\varOmega", "\\ell", "\\imath", "\\jmath", NULL,
+};
+/* Commands whose next token is not an atom of its own: a delimiter, a
+ * negated relation. */
+static const char *const takes_next[] = {
+  "\\left", "\\right", "\\middle", "\\not", "\\big", "\\Big", "\\bigg", "\\Bigg", "\\bigl", "\\bigr",
+  "\\Bigl", "\\Bigr", "\\biggl", "\\biggr", "\\Biggl", "\\Biggr", "\\bigm", "\\Bigm", "\\biggm",
+  "\\Biggm", NULL,
+};
+
 typedef struct {
   GPtrArray *tok;   /* the reading's tokens          */
   GArray *at;       /* each token's byte offset      */
@@ -49,6 +80,19 @@ static gboolean
 is_word (const char *tok, const char *const *list)
 {
   return g_strv_contains (list, tok);
+}
+
+/* The next character: a UTF-8 step that stops at the string's end. A
+ * model or a PDF may hand over invalid UTF-8 (a lead byte at the end,
+ * "x\xF0"), where g_utf8_next_char would step past the NUL. */
+static const char *
+next_char (const char *p)
+{
+  if (*p == '\0')
+    return p;
+  for (p++; (*p & 0xC0) == 0x80; p++)
+    ;
+  return p;
 }
 
 /* Control words (with a starred form where one is listed), control
@@ -83,9 +127,9 @@ tokenize (const char *latex, GPtrArray *tok, GArray *at)
             q = strchr (q, '}') + 1;
         }
       else if (*p == '\\' && p[1] != '\0')
-        q = g_utf8_next_char (p + 1);
+        q = next_char (p + 1);
       else
-        q = g_utf8_next_char (p);
+        q = next_char (p);
       g_ptr_array_add (tok, g_strndup (p, q - p));
       g_array_append_val (at, off);
       p = q;
@@ -165,19 +209,54 @@ letters_argument (const Walk *w)
   return TRUE;
 }
 
+/* A delimiter \left, \right or \middle can take: one character that is
+ * no letter, digit or TeX special ("." included), \{ \} \|, or a
+ * delimiter word. */
+static gboolean
+is_delimiter (const char *t)
+{
+  if (t == NULL)
+    return FALSE;
+  if (t[0] == '\\')
+    return strcmp (t, "\\{") == 0 || strcmp (t, "\\}") == 0 || strcmp (t, "\\|") == 0 ||
+           is_word (t, delimiter_words);
+  if (*next_char (t) != '\0')
+    return FALSE;
+  return !g_ascii_isalnum (t[0]) && strchr ("{}^_&#$%~", t[0]) == NULL;
+}
+
 /* \left<delim> ... \right<delim> in one group; \middle only inside. */
 static gboolean
 walk_left_right (Walk *w)
 {
   w->i++;   /* \left */
-  if (ends_list (peek (w)))
+  if (!is_delimiter (peek (w)))
     return FALSE;
-  w->i++;   /* the delimiter ("." included) */
+  w->i++;
   if (!walk_list (w, 'R'))
     return FALSE;
   /* at \right: its delimiter follows */
   w->i++;
-  if (peek (w) == NULL)
+  if (!is_delimiter (peek (w)))
+    return FALSE;
+  w->i++;
+  return TRUE;
+}
+
+/* The group or single token a text command takes (`\text x`, `\label 2`),
+ * after the star of a starred form written apart (`\hspace * {5mm}`). */
+static gboolean
+skip_text_argument (Walk *w, const char *command)
+{
+  if (g_strcmp0 (peek (w), "*") == 0)
+    {
+      g_autofree char *star = g_strconcat (command, "*", NULL);
+      if (is_word (star, text_arg))
+        w->i++;
+    }
+  if (g_strcmp0 (peek (w), "{") == 0)
+    return skip_text_group (w);
+  if (ends_list (peek (w)) || g_strcmp0 (peek (w), "{") == 0)
     return FALSE;
   w->i++;
   return TRUE;
@@ -200,14 +279,23 @@ walk_atom (Walk *w)
   if (g_str_has_prefix (t, "\\begin{"))
     {
       w->i++;
-      /* array's column specification */
+      /* array's column specification, after its optional placement
+       * (\begin{array}[t]{cc}) */
+      if (strcmp (t, "\\begin{array}") == 0 && g_strcmp0 (peek (w), "[") == 0)
+        {
+          while (peek (w) != NULL && strcmp (peek (w), "]") != 0)
+            w->i++;
+          if (peek (w) == NULL)
+            return FALSE;
+          w->i++;
+        }
       if (strcmp (t, "\\begin{array}") == 0 && !skip_text_group (w))
         return FALSE;
       return walk_list (w, 'E');
     }
   w->i++;
   if (is_word (t, text_arg))
-    return skip_text_group (w);
+    return skip_text_argument (w, t);
   if (is_word (t, alphabets) && !letters_argument (w))
     return FALSE;
   /* \sqrt[n]{x}: the optional argument up to its ] */
@@ -262,7 +350,12 @@ walk_list (Walk *w, char until)
         {
           if (until != 'R')
             return FALSE;
-          w->i += 2;
+          w->i++;
+          if (!is_delimiter (peek (w)))
+            return FALSE;
+          w->i++;
+          /* a script after the bar is the bar's */
+          sup = sub = FALSE;
           continue;
         }
       if (strcmp (t, "^") == 0 || strcmp (t, "_") == 0)
@@ -281,8 +374,15 @@ walk_list (Walk *w, char until)
             return FALSE;
           continue;
         }
-      if (strcmp (t, "'") == 0 || strcmp (t, "&") == 0 || strcmp (t, "\\\\") == 0 ||
-          strcmp (t, "\\limits") == 0 || strcmp (t, "\\nolimits") == 0)
+      if (strcmp (t, "&") == 0 || strcmp (t, "\\\\") == 0)
+        {
+          /* a new cell or row: its scripts hang on an empty base
+           * (x^{2} &^{3}) */
+          w->i++;
+          sup = sub = FALSE;
+          continue;
+        }
+      if (strcmp (t, "'") == 0 || strcmp (t, "\\limits") == 0 || strcmp (t, "\\nolimits") == 0)
         {
           w->i++;
           continue;
@@ -380,12 +480,14 @@ atom_before (const Walk *w, guint k, gsize *from, guint *first)
   else
     {
       const char *t = w->tok->pdata[j];
-      /* a letter, a digit or a letter-like control word (\alpha) */
-      if (!(g_ascii_isalnum (t[0]) && t[1] == '\0') && !(t[0] == '\\' && g_ascii_isalpha (t[1])))
-        return FALSE;
-      if (t[0] == '\\' && (is_word (t, one_arg) || is_word (t, two_args) || is_word (t, text_arg)))
+      /* a letter, a digit or a Greek letter (\alpha): an operator, arrow
+       * or delimiter word is no accent's base */
+      if (!(g_ascii_isalnum (t[0]) && t[1] == '\0') && !is_word (t, letter_words))
         return FALSE;
     }
+  /* the atom is a delimiter or a negated relation's (\right\rangle, \not=) */
+  if (j > 0 && is_word (w->tok->pdata[j - 1], takes_next))
+    return FALSE;
   *from = g_array_index (w->at, gsize, j);
   *first = j;
   return TRUE;

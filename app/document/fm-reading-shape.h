@@ -5,13 +5,16 @@
  * no typed formula is: a command left without its argument (`zz\bar`,
  * `\frac{a}`), a math alphabet applied to a control word
  * (`\mathcal{\alpha}`), `\left` and `\right` that do not pair within one
- * group (or a `\middle` outside a pair), an empty or missing script
+ * group (or a `\middle` outside a pair), `\left`, `\right` or `\middle`
+ * without a delimiter after it (`\right\bar`), an empty or missing script
  * (`x^{}`, `x_`), a double script (`x^{a}^{b}`). It does not judge
  * commands it does not know (fm-latex-check.c does, for exports).
  * fm_reading_repaired returns the reading with the repairs that have one
  * sure meaning (an empty script goes; an accent the model wrote after its
- * base, `z\bar` at a group's end, goes onto that base: `\bar{z}`), or NULL
- * when none applies; the result may still be broken. */
+ * base, `z\bar` at a group's end, goes onto that base when it is a letter,
+ * a digit, a Greek letter or a group: `\bar{z}`), or NULL when none
+ * applies; the result may still be broken. Invalid UTF-8 is read byte by
+ * byte up to the string's end, never past it. */
 #pragma once
 
 #include <glib.h>

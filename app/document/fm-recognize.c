@@ -90,6 +90,19 @@ skip_group (const char *p)
   return p;
 }
 
+/* The next character: a UTF-8 step that stops at the string's end (a
+ * reading may be invalid UTF-8, "x\xF0", where g_utf8_next_char would
+ * step past the NUL). */
+static const char *
+next_char (const char *p)
+{
+  if (*p == '\0')
+    return p;
+  for (p++; (*p & 0xC0) == 0x80; p++)
+    ;
+  return p;
+}
+
 /* LaTeX cut into tokens as the model's vocabulary cuts it (docs/model.md):
  * control words, control symbols, \begin{env}, \left( and single characters;
  * arguments that draw nothing are skipped. */
@@ -122,7 +135,7 @@ latex_tokens_at (const char *latex, GArray *starts)
                 q++;
             }
           else if (*q != '\0')
-            q = g_utf8_next_char (q);
+            q = next_char (q);
           tok = g_strndup (p, q - p);
           if (strcmp (tok, "\\begin") == 0 || strcmp (tok, "\\end") == 0)
             {
@@ -172,7 +185,7 @@ latex_tokens_at (const char *latex, GArray *starts)
         }
       else
         {
-          q = g_utf8_next_char (p);
+          q = next_char (p);
           tok = g_strndup (p, q - p);
         }
       if (starts != NULL)
@@ -974,56 +987,125 @@ static const char *const limits_operators[] = {
   "\\biguplus", "\\bigsqcup", "\\bigvee", "\\bigwedge", NULL,
 };
 
+/* The big operators of the glyphs' tokens t paired by order with the
+ * model's m: each pair's model index in pairs (one per glyph operator), or
+ * FALSE where the operators differ. */
+static gboolean
+paired_operators (GPtrArray *t, GPtrArray *m, GArray *pairs)
+{
+  guint j = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    {
+      if (!g_strv_contains (limits_operators, t->pdata[i]))
+        continue;
+      while (j < m->len && !g_strv_contains (limits_operators, m->pdata[j]))
+        j++;
+      if (j == m->len || strcmp (m->pdata[j], t->pdata[i]) != 0)
+        return FALSE;
+      g_array_append_val (pairs, j);
+      j++;
+    }
+  while (j < m->len && !g_strv_contains (limits_operators, m->pdata[j]))
+    j++;
+  return j == m->len;
+}
+
+/* The token after index i, or "". */
+static const char *
+token_after (GPtrArray *toks, guint i)
+{
+  return i + 1 < toks->len ? toks->pdata[i + 1] : "";
+}
+
 /* The agreeing reading with the glyphs' \nolimits: in a display the reader
  * writes \sum\nolimits_{j} where the display-size operator's scripts stand
- * beside it (fm-mathtext.c line_nolimits); the model's \sum_{j} would draw
- * them above and below (\sum\nolimits_{j\in E_{k}} lost on five set-ups of
- * development seed 1124). The operators pair by order; where they differ,
- * NULL (nothing changes). Never removed: inline, both draw the same. */
+ * beside it (fm-mathtext.c line_nolimits); the model's \sum_{j} or
+ * \sum\limits_{j} would draw them above and below (\sum\nolimits_{j\in
+ * E_{k}} lost on five set-ups of development seed 1124; a model's \limits
+ * there was kept, confident). The operators pair by order; where they
+ * differ, NULL (nothing changes). Never removed here: inline, the glyphs'
+ * \sum_{j} and \sum\nolimits_{j} draw the same (unseen_nolimits). */
 static char *
 with_glyphs_nolimits (const char *model, const char *text)
 {
   g_autoptr(GPtrArray) t = NULL;
   g_autoptr(GArray) at = NULL;
   g_autoptr(GPtrArray) m = NULL;
+  g_autoptr(GArray) pairs = NULL;
   g_autoptr(GString) out = NULL;
   gsize copied = 0;
-  guint j = 0;
   gboolean changed = FALSE;
+  guint n = 0;
 
   if (strstr (text, "\\nolimits") == NULL)
     return NULL;
   t = latex_tokens (text);
   at = g_array_new (FALSE, FALSE, sizeof (gsize));
   m = latex_tokens_at (model, at);
+  pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  if (!paired_operators (t, m, pairs))
+    return NULL;
   out = g_string_new (NULL);
   for (guint i = 0; i < t->len; i++)
     {
-      gboolean want;
+      guint j;
+      const char *after;
+      gsize end;
+
       if (!g_strv_contains (limits_operators, t->pdata[i]))
         continue;
-      want = i + 1 < t->len && strcmp (t->pdata[i + 1], "\\nolimits") == 0;
-      while (j < m->len && !g_strv_contains (limits_operators, m->pdata[j]))
-        j++;
-      if (j == m->len || strcmp (m->pdata[j], t->pdata[i]) != 0)
-        return NULL;
-      if (want && !(j + 1 < m->len && (strcmp (m->pdata[j + 1], "\\nolimits") == 0 ||
-                                         strcmp (m->pdata[j + 1], "\\limits") == 0)))
-        {
-          gsize end = g_array_index (at, gsize, j) + strlen (m->pdata[j]);
-          g_string_append_len (out, model + copied, end - copied);
-          g_string_append (out, "\\nolimits");
-          copied = end;
-          changed = TRUE;
-        }
-      j++;
+      j = g_array_index (pairs, guint, n++);
+      after = token_after (m, j);
+      if (strcmp (token_after (t, i), "\\nolimits") != 0 || strcmp (after, "\\nolimits") == 0)
+        continue;
+      end = g_array_index (at, gsize, j) + strlen (m->pdata[j]);
+      g_string_append_len (out, model + copied, end - copied);
+      g_string_append (out, "\\nolimits");
+      copied = end;
+      /* the model's \limits goes: the glyphs saw the scripts beside */
+      if (strcmp (after, "\\limits") == 0)
+        copied = g_array_index (at, gsize, j + 1) + strlen (after);
+      changed = TRUE;
     }
-  while (j < m->len && !g_strv_contains (limits_operators, m->pdata[j]))
-    j++;
-  if (!changed || j != m->len)
+  if (!changed)
     return NULL;
   g_string_append (out, model + copied);
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* Whether a reading writes \nolimits on an operator the glyphs read with
+ * scripts and without it. In a display the glyphs then saw the limits
+ * above and below and the reading is wrong; inline both draw the same and
+ * the strings cannot tell the two apart, so the reading is not rewritten,
+ * only flagged (the choice is no sure agreement). */
+static gboolean
+unseen_nolimits (const char *latex, const char *text)
+{
+  g_autoptr(GPtrArray) t = NULL;
+  g_autoptr(GPtrArray) m = NULL;
+  g_autoptr(GArray) pairs = NULL;
+  guint n = 0;
+
+  if (strstr (latex, "\\nolimits") == NULL)
+    return FALSE;
+  t = latex_tokens (text);
+  m = latex_tokens (latex);
+  pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  if (!paired_operators (t, m, pairs))
+    return FALSE;
+  for (guint i = 0; i < t->len; i++)
+    {
+      const char *after;
+
+      if (!g_strv_contains (limits_operators, t->pdata[i]))
+        continue;
+      after = token_after (t, i);
+      if (strcmp (token_after (m, g_array_index (pairs, guint, n++)), "\\nolimits") == 0 &&
+          (strcmp (after, "_") == 0 || strcmp (after, "^") == 0))
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static gboolean
@@ -1747,6 +1829,9 @@ choose (FmTextReadVerdict  verdict,
   if (*latex != NULL && (choice == FM_CHOICE_AGREE || choice == FM_CHOICE_CONSTRAINED) &&
       count_sized (text_latex) > count_sized (*latex))
     *confidence = MIN (*confidence, CONF_CUT);
+  if (*latex != NULL && (choice == FM_CHOICE_AGREE || choice == FM_CHOICE_CONSTRAINED) &&
+      text_latex != NULL && unseen_nolimits (*latex, text_latex))
+    *confidence = MIN (*confidence, CONF_CUT);
   return choice;
 }
 
@@ -1802,12 +1887,15 @@ fm_recognize_choose (FmTextReadVerdict  verdict,
                    latex, confidence, provenance);
   if (*latex != NULL && fm_reading_broken (*latex))
     {
+      /* a repair that leaves it broken is no better: the reading stays */
       char *fixed = fm_reading_repaired (*latex);
-      if (fixed != NULL)
+      if (fixed != NULL && !fm_reading_broken (fixed))
         {
           g_free (*latex);
           *latex = fixed;
         }
+      else
+        g_free (fixed);
       doubt = TRUE;
     }
   if (doubt)

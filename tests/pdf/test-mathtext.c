@@ -940,7 +940,8 @@ test_fourier_maps (void)
 /* A sized bar inside a pair of other delimiters is a \\middle|
  * (mathtext-middle.tex: "\\left\\{x\\left|\\frac{x}{2}>0\\right\\}" before,
  * no LaTeX); not sure (a lone bar may be a lost \\right|). Bars that pair
- * among themselves stay a pair. */
+ * among themselves stay a pair; a bar with a script or shorter than the
+ * pair is no \\middle| (\\Big|_{0}, \\big|). */
 static void
 test_middle_bar (void)
 {
@@ -949,11 +950,15 @@ test_middle_bar (void)
   check_page_uncertain (doc, 0, "\\left\\{x\\middle|\\frac{x}{2}>0\\right\\}");
   check_page_uncertain (doc, 1, "\\left(\\frac{a}{b}\\middle|c\\right)");
   check_page (doc, 2, "\\left[\\left|\\frac{a}{b}\\right|+1\\right]");
+  /* a bar with a script, or shorter than its pair, keeps its own size */
+  check_page_uncertain (doc, 3, "g=\\left(\\frac{\\partial f}{\\partial x}\\Big|_{0}\\right)^{2}");
+  check_page_uncertain (doc, 4, "P\\left(\\frac{\\frac{a}{b}}{\\frac{c}{d}}\\big|E\\right)");
 }
 
 /* A display-size big operator with its scripts beside it is \\nolimits
  * (mathtext-nolimits.tex; "p=a-\\sum_{j\\in E}h_{j}", certain, before); limits
- * above and below, and a text-size \\sum in a fraction, are not. */
+ * above and below, a text-size \\sum in a fraction or a cases cell, and a
+ * 12 pt display's (CMEX10 stays at 10 pt), are not. */
 static void
 test_nolimits (void)
 {
@@ -963,6 +968,8 @@ test_nolimits (void)
   check_page (doc, 1, "p=\\sum_{j\\in E}h_{j}");
   check_page (doc, 2, "\\frac{1}{n}\\sum_{k=1}^{n}x_{k}+\\frac{\\sum_{k}x_{k}}{2}");
   check_page (doc, 3, "\\bigoplus\\nolimits_{i}M_{i}=\\prod\\nolimits_{i}^{n}N");
+  check_page (doc, 4, "f=\\begin{cases}\\sum_{i}x_{i}&x>0\\\\0&x\\leq0\\end{cases}");
+  check_page (doc, 5, "S=\\sum_{i=1}^{n}a_{i}");
 }
 
 int

@@ -169,6 +169,30 @@ on_progress (int done, int total, void *user_data)
   progress_total = total;
 }
 
+/* The tiny model's own reading of a task's kept crop, as fm_recognize_run
+ * feeds it (no glyph constraint): the reading fm_recognize_choose passed
+ * over when it took the glyphs'. */
+static char *
+model_reading (FeState *state, const FmRecognizeTask *task, int em_px)
+{
+  const FmRegion *region = task->region;
+  double font_size = region->font_size;
+  FeRecognizeParams rp = fe_recognize_default_params ();
+  FeResult result = { 0 };
+  FeImage image = {
+    .data = task->crop->pixels, .width = task->crop->width, .height = task->crop->height,
+    .stride = task->crop->stride, .format = FE_PIXEL_GRAY8,
+    .em_px_hint = font_size >= 0.5 && font_size <= 1000
+                  ? (float) (font_size * fm_region_crop_scale (region, em_px)) : 0.0f,
+  };
+  char *latex;
+
+  g_assert_cmpint (fe_recognize (state, &image, 1, &rp, &result), ==, FE_OK);
+  latex = g_strdup (result.latex);
+  fe_result_clear (&result);
+  return latex;
+}
+
 static void
 test_text_hook (void)
 {
@@ -229,6 +253,8 @@ test_text_hook (void)
            * then the glyphs' UNCERTAIN reading, flagged */
           if (r->provenance == FM_PROVENANCE_TEXT)
             {
+              g_autofree char *passed_over = model_reading (state, &tasks[i], opts.em_px);
+              g_assert_true (fm_reading_broken (passed_over));
               g_assert_cmpstr (r->latex, ==, "x");
               g_assert_cmpfloat (r->confidence, <, 0.6);
               break;
@@ -646,6 +672,7 @@ test_combined (void)
   opts.em_px = fe_context_model_info (ctx)->em_px;
   opts.read_text = fake_reader;
   opts.combine = TRUE;
+  opts.keep_crops = TRUE;   /* to read a passed-over reading again */
   opts.progress_callback = on_progress;
   g_assert_cmpint (fm_recognize_run (state, tasks, regions->len, &opts), ==, FE_OK);
 
@@ -676,6 +703,8 @@ test_combined (void)
            * then the glyphs' UNCERTAIN reading, flagged */
           if (r->provenance == FM_PROVENANCE_TEXT)
             {
+              g_autofree char *passed_over = model_reading (state, &tasks[i], opts.em_px);
+              g_assert_true (fm_reading_broken (passed_over));
               g_assert_cmpstr (r->latex, ==, "x");
               g_assert_cmpfloat (r->confidence, <, 0.6);
               break;
@@ -1025,6 +1054,7 @@ test_choose_shape (void)
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "z\\bar{z}", "zz\\bar", 0.95, NULL, 0,
                                 &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "z\\bar{z}");
   g_assert_cmpfloat (confidence, <, 0.6);
   /* no repair: the constrained reading, else the glyphs', flagged */
@@ -1032,11 +1062,13 @@ test_choose_shape (void)
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\varphi\\mapsto(\\varphi(a))",
                                 "\\mathcal{\\varphi}\\mapsto(\\varphi(a))", 0.9, "\\varphi\\mapsto(\\varphi(a))", 0.8,
                                 &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "\\varphi\\mapsto(\\varphi(a))");
   g_assert_cmpfloat (confidence, <, 0.6);
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\alpha+\\beta", "\\mathcal{\\alpha}+\\beta", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
   g_assert_cmpstr (latex, ==, "\\alpha+\\beta");
   g_assert_cmpint (provenance, ==, FM_PROVENANCE_TEXT);
   g_assert_cmpfloat (confidence, <, 0.6);
@@ -1044,6 +1076,7 @@ test_choose_shape (void)
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNAVAILABLE, NULL, "\\left(a+b", 0.97, NULL, 0,
                                 &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_IMAGE);
   g_assert_cmpstr (latex, ==, "\\left(a+b");
   g_assert_cmpfloat (confidence, <, 0.6);
   /* the reader's lone \left| beside an agreeing model reading: the model's */
@@ -1063,10 +1096,12 @@ test_choose_shape (void)
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\left(\\frac{a}{b}\\right)+(c)",
                                 "\\left(\\frac{a}{b}\\right)+\\left(c\\right)", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "\\left(\\frac{a}{b}\\right)+(c)");
   g_clear_pointer (&latex, g_free);
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\{k|k>0\\}", "\\left\\{k\\middle|k>0\\right\\}", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "\\left\\{k\\middle|k>0\\right\\}");
 
   /* the glyphs' \\nolimits (side scripts of a display-size operator) */
@@ -1075,6 +1110,99 @@ test_choose_shape (void)
                                 "p=a-\\sum_{j\\in E}h_{j}+\\sum_{k}b", 0.9, NULL, 0, &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "p=a-\\sum\\nolimits_{j\\in E}h_{j}+\\sum_{k}b");
+}
+
+/* readerfix3 (review of reader12n): the glyphs' \\nolimits wins over a
+ * model's \\limits; a dangling accent goes only onto a letter, digit,
+ * Greek letter or group; \\begin{array}[t]; invalid UTF-8; valid LaTeX the
+ * shape check had flagged. Each block failed on main at 752ee2d. */
+static void
+test_choose_shape_review (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+  /* "x" and a 4-byte UTF-8 lead byte at the end; after the NUL, what a
+   * step past it would read (a 4-byte step from the lead lands on it) */
+  static const char lead_at_end[] = "x\xF0\0\0\0{";
+  static const char escaped_lead[] = "\\\xF0\0\0\0{";
+  static const char lead_then_more[] = "x\xF0\0\0\0y";
+
+  /* CERTAIN glyphs with \\nolimits, the model's \\limits: the glyphs' (it
+   * was the model's \\limits at 0.99) */
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "p=\\sum\\nolimits_{j}h_{j}", "p=\\sum\\limits_{j}h_{j}", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "p=\\sum\\nolimits_{j}h_{j}");
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  /* the model's \\nolimits where the glyphs read the operator without it:
+   * no sure agreement (limits above and below in a display) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "p=\\sum_{j}h_{j}", "p=\\sum\\nolimits_{j}h_{j}", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "p=\\sum_{j}h_{j}", "p=\\sum_{j}h_{j}", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpfloat (confidence, >=, 0.6);
+
+  /* a dangling accent after a delimiter, an arrow, \\not or an operator
+   * has no base: no repair (it made `\\right\\bar{\\rangle}`, no LaTeX) */
+  g_assert_null (fm_reading_repaired ("\\left\\langle x\\right\\rangle\\bar"));
+  g_assert_null (fm_reading_repaired ("a\\to\\bar"));
+  g_assert_null (fm_reading_repaired ("\\not\\bar"));
+  g_assert_null (fm_reading_repaired ("\\sum\\hat_{i}"));
+  g_assert_null (fm_reading_repaired ("\\big\\langle x\\big\\rangle\\hat"));
+  latex = fm_reading_repaired ("x=\\alpha\\bar");
+  g_assert_cmpstr (latex, ==, "x=\\bar{\\alpha}");
+  g_clear_pointer (&latex, g_free);
+  latex = fm_reading_repaired ("x+{ab}\\hat");
+  g_assert_cmpstr (latex, ==, "x+\\hat{ab}");
+  g_clear_pointer (&latex, g_free);
+  /* \\left, \\right and \\middle take a delimiter */
+  g_assert_true (fm_reading_broken ("\\left\\langle x\\right\\bar{\\rangle}"));
+  g_assert_true (fm_reading_broken ("\\left x\\right)"));
+  g_assert_true (fm_reading_broken ("\\left(x\\middle\\alpha y\\right)"));
+  g_assert_false (fm_reading_broken ("\\left\\lfloor x\\middle\\vert y\\right\\rfloor+\\left.a\\right\\|"));
+  /* a broken reading whose repair is no formula either stays, flagged */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNAVAILABLE, NULL, "\\left\\langle x\\right\\rangle\\bar", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_IMAGE);
+  g_assert_cmpstr (latex, ==, "\\left\\langle x\\right\\rangle\\bar");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  /* with UNCERTAIN glyphs: theirs, flagged */
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "a\\to\\bar{b}", "a\\to\\bar", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "a\\to\\bar{b}");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+
+  /* array's optional placement before its columns: a formula (a CERTAIN
+   * reading of it dropped to 0.50) */
+  g_assert_false (fm_reading_broken ("\\begin{array}[t]{cc}a&b\\end{array}"));
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\begin{array}[t]{cc}a&b\\end{array}",
+                                "\\begin{array}[t]{cc}a&b\\end{array}", 0.95, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
+
+  /* invalid UTF-8: nothing is read past the NUL (the old step read the
+   * "{" there, an unclosed group, and "y", one symbol more) */
+  g_assert_false (fm_reading_broken (lead_at_end));
+  g_assert_false (fm_reading_broken (escaped_lead));
+  g_assert_null (fm_reading_repaired (lead_at_end));
+  g_assert_cmpuint (fm_recognize_symbol_distance (lead_then_more, "x\xF0"), ==, 0);
+
+  /* valid LaTeX: a cell's script on an empty base, a text command's
+   * single-token argument, a starred form written apart */
+  g_assert_false (fm_reading_broken ("\\begin{aligned}x^{2}&^{3}\\\\_{4}&y\\end{aligned}"));
+  g_assert_false (fm_reading_broken ("\\left\\{x^{2}\\middle|^{3}y\\right\\}"));
+  g_assert_false (fm_reading_broken ("x\\text y+z\\label 2\\hspace * {5mm}"));
 }
 
 int
@@ -1091,6 +1219,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
   g_test_add_func ("/recognize/choose-eighth", test_choose_eighth);
   g_test_add_func ("/recognize/choose-shape", test_choose_shape);
+  g_test_add_func ("/recognize/choose-shape-review", test_choose_shape_review);
   g_test_add_func ("/recognize/combined", test_combined);
   g_test_add_func ("/recognize/reader-reads-crop", test_reader_reads_crop);
   return g_test_run ();
