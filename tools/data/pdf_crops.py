@@ -8,7 +8,8 @@ scale, neighbours' ink inside the margin, XeLaTeX/LuaLaTeX font set-ups. This
 tool makes that domain's samples:
 
 1. documents: tools/pdf-truth/make-truth.py --formulas corpus, one PDF per
-   (seed, engine, font set-up), from a copy of the corpus that holds only the
+   (seed, engine, font set-up), each set-up its own document of the seed
+   (--first: different formulas), from a copy of the corpus that holds only the
    TRAIN split (build_dataset.split_of on the normalised formula: no test or
    val formula of work/data-std is ever typeset here);
 2. crops: <build>/tools/pdf-crops (tools/data/pdf-crops.c) runs the app's own
@@ -207,9 +208,12 @@ def make_shard(job):
     wd = tempfile.mkdtemp(prefix="pdfcrops-", dir=a.out)
     samples, drops, per_setup, failed = [], {}, {}, []
     try:
-        for engine, font in setups:
+        for doc, (engine, font) in enumerate(setups):
+            # document `doc` of the seed: its own formulas (make-truth draws them from
+            # seed*1000+doc), so a shard is not one handful of formulas in every font
             d = os.path.join(wd, "%s-%s" % (engine, font))
-            r = subprocess.run(["/usr/bin/python3", MAKE_TRUTH, "--out", d, "--count", "1", "--seed", str(seed),
+            r = subprocess.run(["/usr/bin/python3", MAKE_TRUTH, "--out", d, "--first", str(doc), "--count", "1",
+                                "--seed", str(seed),
                                 "--prefix", "crop", "--engine", engine, "--fonts", font, "--formulas", "corpus",
                                 "--corpus", a.train_corpus], capture_output=True, text=True)
             pdfs = sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pdf")) if r.returncode == 0 else []
