@@ -91,6 +91,18 @@ def main():
         with open(os.path.join(tmp, "out3", "train-stdout.txt")) as f:
             check("initialised from" in f.read(), "train.py reports the --init-from start")
 
+        # carried PDF-crop shards (make-render-kit.sh --pdf-crops): --pdf-share 0.75 lists the
+        # one pdf shard 3 times beside the one train shard of the same size
+        pdf_slice = os.path.join(dev, "slice-pdf")
+        shutil.copytree(os.path.join(dev, "slice-0"), pdf_slice)
+        for part in (".idx.npy", ".img", ".tok"):
+            shutil.copy(os.path.join(pdf_slice, "train-00000" + part + ".xz"),
+                        os.path.join(pdf_slice, "pdf-00000" + part + ".xz"))
+        k4 = step(tmp, pdf_slice, os.path.join(tmp, "out4"), os.path.join(tmp, "state3"), ("--pdf-share", "0.75"))
+        check(k4["train_shards"] == ["train-00000"] + ["pdf-00000"] * 3 and
+              k4["pdf_share"]["repeats"] == 3 and k4["pdf_share"]["share"] == 0.75,
+              "--pdf-share 0.75 lists the PDF-crop shard 3 times (share %s)" % k4["pdf_share"])
+
         sys.path.insert(0, os.path.join(ROOT, "tools", "train"))
         from safetensors_io import load_file
         tensors, md = load_file(os.path.join(tmp, "out3", "formulate-small.safetensors"))

@@ -729,6 +729,9 @@ def main():
     ap.add_argument("--count", type=int, default=6)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--prefix", default="truth")
+    ap.add_argument("--first", type=int, default=0,
+                    help="index of the first document (its content is drawn from seed*1000+index): "
+                    "tools/data/pdf_crops.py gives each engine its own documents of one seed")
     ap.add_argument("--engine", default="pdflatex", choices=ENGINES,
                     help="TeX engine; xelatex and lualatex set math with unicode-math and OpenType math fonts")
     ap.add_argument("--fonts", help="comma-separated font setups to cycle through (pdflatex default: %s; "
@@ -764,7 +767,7 @@ def main():
         if f not in known:
             sys.exit("unknown font setup %r for %s (known: %s)" % (f, a.engine, ", ".join(known)))
     total = 0
-    for i in range(a.count):
+    for i in range(a.first, a.first + a.count):
         # Cycle through the font setups so every set covers all of them.
         name = "%s-%d-%02d" % (a.prefix, a.seed, i)
         total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine,

@@ -5,6 +5,7 @@
 #
 #   tools/train/device/make-render-kit.sh [--data work/data] [--build build] [--out work/device/render]
 #                                         [--probe-formulas 1200] [--reuse-probe]
+#                                         [--pdf-crops work/data-pdf [--pdf-crops-mib M]]
 #
 # writes OUT (ignored by git; name it in the run call's carry):
 #   render-kit.tar.xz  pdflatex/pdftex + kpsewhich (Debian texlive-binaries), the TeX files
@@ -14,11 +15,14 @@
 #                      the three binaries except glibc's libraries; bin/ wrappers, env.sh
 #   corpus.tar.xz      what build_dataset.py reads of ../shared/data/formulas
 #   vocab.json, meta.json, val-00000.*.xz   the data set's vocabulary and a 512-sample val cut
-# and prints the sizes. tools/train/device/step.py --render-min R uses it on the device.
+#   pdf-*.xz, pdf-crops.json  with --pdf-crops: whole shards of tools/data/pdf_crops.py's PDF
+#                      crops (no TeX there: made here), as many as M MiB hold (default: what
+#                      the 64 MiB carry leaves beside the tree and the rest of OUT, less 1 MiB)
+# and prints the sizes. tools/train/device/step.py --render-min R [--pdf-share F] uses it on the device.
 set -eu
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$root"
-data=work/data; build=build; out=work/device/render; formulas=1200; reuse=0
+data=work/data; build=build; out=work/device/render; formulas=1200; reuse=0; crops=; crops_mib=0
 corpus=$(dirname "$root")/shared/data/formulas
 while [ $# -gt 0 ]; do
   case $1 in
@@ -28,6 +32,8 @@ while [ $# -gt 0 ]; do
     --corpus) corpus=$2; shift ;;
     --probe-formulas) formulas=$2; shift ;;
     --reuse-probe) reuse=1 ;;
+    --pdf-crops) crops=$2; shift ;;
+    --pdf-crops-mib) crops_mib=$2; shift ;;
     *) echo "make-render-kit.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -54,5 +60,8 @@ cp "$work/fmkit/kit.json" "$out/render-kit.json"
 (cd "$(dirname "$corpus")" && tar --owner=0 --group=0 -cf - \
    "$(basename "$corpus")"/im2latex100k/*.txt "$(basename "$corpus")"/texsrc/*.txt) | xz -6 -T2 > "$out/corpus.tar.xz"
 $py tools/train/device/render_kit.py slice --data "$data" --out "$out" --init data/models/formulate-v1.safetensors
+if [ -n "$crops" ]; then
+  $py tools/train/device/render_kit.py crops --data "$crops" --out "$out" --mib "$crops_mib"
+fi
 du -b "$out"/* | sort -n
 du -sh "$out"

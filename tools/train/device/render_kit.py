@@ -4,6 +4,7 @@
 
     render_kit.py probe    --work DIR [--formulas N] [--fonts a,b]   # here, system TeX
     render_kit.py assemble --work DIR --kit DIR --render-crops BIN
+    render_kit.py crops    --data work/data-pdf --out work/device/render [--mib M]
 
 probe: renders a probe set in every font set-up x size x style with the system
 pdflatex under `-recorder` (a `pdflatex` shim first on PATH appends each run's
@@ -20,6 +21,10 @@ copies pdftex, kpsewhich and render-crops with the ldd closure of each minus
 glibc's own libraries. bin/ holds wrappers that set LD_LIBRARY_PATH for that one
 binary only: the kit's libstdc++/libz must not reach the device's Python (torch,
 numpy, PIL bring their own).
+
+crops: whole xz shards of tools/data/pdf_crops.py's PDF crops into the kit folder
+within a size budget (docs/model.md "PDF crops in the kit"); step.py --pdf-share
+gives them their share of each epoch.
 """
 
 import argparse
@@ -482,6 +487,63 @@ def cmd_slice(a):
     return 0
 
 
+CARRY_MIB = 64
+
+
+def tree_bytes():
+    """What a run call carries besides the named paths: git's tracked files
+    (the untracked, not ignored ones too, but a clean checkout has none)."""
+    names = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True, check=True).stdout
+    return sum(os.path.getsize(os.path.join(ROOT, n)) for n in names.decode().split("\0")
+               if n and os.path.isfile(os.path.join(ROOT, n)))
+
+
+def cmd_crops(a):
+    """Whole shards of tools/data/pdf_crops.py's `pdf` split, xz-compressed into the kit folder
+    (pdf-NNNNN.{idx.npy,img,tok}.xz, named in pdf-crops.json) until the size budget is spent:
+    the device has no TeX, so PDF crops are made here and carried (step.py --pdf-share)."""
+    sys.path.insert(0, HERE)
+    import pack
+    with open(os.path.join(a.data, "vocab.json")) as f:
+        vocab = json.load(f)
+    with open(os.path.join(a.out, "vocab.json")) as f:
+        if json.load(f) != vocab:
+            raise SystemExit("crops: %s/vocab.json differs from the kit's %s/vocab.json" % (a.data, a.out))
+    for n in os.listdir(a.out):
+        if n.startswith("pdf-"):
+            os.remove(os.path.join(a.out, n))
+    other = sum(os.path.getsize(os.path.join(a.out, n)) for n in os.listdir(a.out))
+    if a.mib > 0:
+        budget = int(a.mib * (1 << 20))
+    else:
+        # the 64 MiB carry: tree + this folder + what else the call names (--reserve-mib)
+        budget = int((CARRY_MIB - a.reserve_mib) * (1 << 20)) - tree_bytes() - other
+    with open(os.path.join(a.data, "meta.json")) as f:
+        shards = json.load(f)["splits"]["pdf"]["shards"]
+    cache = os.path.join(a.out + ".work", "crops-cache")
+    os.makedirs(cache, exist_ok=True)
+    used, chosen, samples = 0, [], 0
+    for name in shards:
+        files = [pack.compress_file((os.path.join(a.data, name + p), os.path.join(cache, name + p + ".xz")))
+                 for p in pack.SHARD_PARTS]
+        size = sum(os.path.getsize(p) for p in files)
+        if used + size > budget:
+            break
+        for p in files:
+            shutil.copy(p, os.path.join(a.out, os.path.basename(p)))
+        used += size
+        chosen.append(name)
+        samples += pack.shard_samples(a.data, name)
+    info = {"shards": chosen, "samples": samples, "bytes": used, "budget_bytes": budget,
+            "bytes_per_sample": round(used / samples, 1) if samples else None,
+            "source": os.path.abspath(a.data)}
+    with open(os.path.join(a.out, "pdf-crops.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    print("crops: %d shards, %d samples, %.2f MiB of a %.2f MiB budget (%s bytes a sample)"
+          % (len(chosen), samples, used / (1 << 20), budget / (1 << 20), info["bytes_per_sample"]))
+    return 0 if chosen or not shards else 1
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -502,8 +564,14 @@ def main(argv=None):
     p.add_argument("--out", required=True)
     p.add_argument("--init", help="check that this model file has the data set's vocabulary")
     p.add_argument("--val-samples", type=int, default=512)
+    p = sub.add_parser("crops")
+    p.add_argument("--data", required=True, help="a tools/data/pdf_crops.py directory (split pdf)")
+    p.add_argument("--out", required=True, help="the kit folder (work/device/render)")
+    p.add_argument("--mib", type=float, default=0.0, help="size budget; 0: what the 64 MiB carry leaves")
+    p.add_argument("--reserve-mib", type=float, default=1.0,
+                   help="with --mib 0: room kept for other carried paths and tree changes")
     a = ap.parse_args(argv)
-    return {"probe": cmd_probe, "assemble": cmd_assemble, "slice": cmd_slice}[a.cmd](a)
+    return {"probe": cmd_probe, "assemble": cmd_assemble, "slice": cmd_slice, "crops": cmd_crops}[a.cmd](a)
 
 
 if __name__ == "__main__":

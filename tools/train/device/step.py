@@ -191,12 +191,37 @@ class Renderer:
         return info
 
 
-def write_train_meta(slice_dir, data):
+def samples_in(data, names):
+    import numpy as np
+    return sum(len(np.load(os.path.join(data, n + ".idx.npy"), mmap_mode="r")) for n in names)
+
+
+def pdf_repeats(data, train, pdf, share):
+    """How many times the PDF-crop shards are listed so that they are about `share` of
+    an epoch (train.py shuffles the epoch, so of each batch too): share / (1 - share)
+    times the other samples."""
+    if share <= 0 or not pdf:
+        return 0
+    n_pdf, n_other = samples_in(data, pdf), samples_in(data, train)
+    if n_other == 0:
+        return 1
+    return max(1, round(share / (1 - share) * n_other / n_pdf))
+
+
+def write_train_meta(slice_dir, data, pdf_share=0.0):
     """data/meta.json: the slice's meta listing every train shard in `data` (atomic:
-    train.py --reload-data may read it at any time)."""
+    train.py --reload-data may read it at any time), and the carried PDF-crop shards
+    (pdf-*, make-render-kit.sh --pdf-crops) repeated for --pdf-share."""
     with open(os.path.join(slice_dir, "meta.json")) as f:
         meta = json.load(f)
-    train = [n for n in shard_names(data) if n.startswith("train-")]
+    names = shard_names(data)
+    train = [n for n in names if n.startswith("train-")]
+    pdf = [n for n in names if n.startswith("pdf-")]
+    reps = pdf_repeats(data, train, pdf, pdf_share)
+    train = train + pdf * reps
+    if reps:
+        meta["pdf_share"] = {"asked": pdf_share, "repeats": reps, "shards": len(pdf),
+                             "share": round(reps * samples_in(data, pdf) / samples_in(data, train), 3)}
     meta["splits"]["train"] = {"shards": train}
     tmp = os.path.join(data, "meta.json.part")
     with open(tmp, "w") as f:
@@ -234,6 +259,10 @@ def main(argv=None):
                     "between epochs (train.py --reload-data)")
     ap.add_argument("--render-tmp", default=os.environ.get("TMPDIR", "/tmp"),
                     help="where the kit and the corpus are unpacked")
+    ap.add_argument("--pdf-share", type=float, default=0.0,
+                    help="share of each epoch (so of each batch, shuffled) drawn from the carried PDF-crop "
+                    "shards pdf-* (make-render-kit.sh --pdf-crops; tools/data/pdf_crops.py), repeated as "
+                    "needed; 0: not used")
     ap.add_argument("--lr", type=float, default=None, help="overrides --train-args' --lr")
     ap.add_argument("--warmup-steps", type=int, default=None, help="overrides --train-args' --warmup-steps")
     ap.add_argument("--train-args", default="--batch-pixels 3000000 --max-batch 192 --lr 1e-3 "
@@ -292,7 +321,9 @@ def main(argv=None):
             renderer = None
             if a.render_only:
                 return 0 if render_info["shards"] else 1
-    train = write_train_meta(a.slice, data)
+    if not 0 <= a.pdf_share < 1:
+        raise SystemExit("--pdf-share must lie in [0, 1)")
+    train = write_train_meta(a.slice, data, a.pdf_share)
     t_data = time.monotonic() - t0
     print(f"kit: {unpacked / 1e6:.1f} MB unpacked in {t_data:.1f} s; {len(train)} train shards on this machine",
           flush=True)
@@ -318,7 +349,7 @@ def main(argv=None):
         # new shards join between train.py's epochs (--reload-data)
         while not stop_linking.wait(10):
             if renderer.link():
-                write_train_meta(a.slice, data)
+                write_train_meta(a.slice, data, a.pdf_share)
 
     linker = None
     if renderer:
@@ -356,7 +387,8 @@ def main(argv=None):
     vals = [r for r in rows if r["kind"] == "val"]
     last = rows[-1] if rows else {}
     info = {"slice": os.path.basename(os.path.normpath(a.slice)), "resumed": resumed, "init_from": init,
-            "train_shards": train, "step": int(last.get("step") or 0),
+            "train_shards": train, "pdf_share": json.load(open(os.path.join(data, "meta.json"))).get("pdf_share"),
+            "step": int(last.get("step") or 0),
             "train_minutes_total": round(float(last.get("time_s") or 0) / 60, 2),
             "last_val": vals[-1] if vals else None, "data_seconds": round(t_data, 1), "render": render_info,
             "call_seconds": round(time.monotonic() - t0, 1)}
