@@ -66,5 +66,6 @@ $gen --body "$dir/cls-qquad.body.tex" --out "$dir" --prefix cls-qquad-xe --engin
 $gen --body "$dir/cls-dispcuts.body.tex" --out "$dir" --prefix cls-dispcuts-cm --fonts cm
 $gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-lmodern --twocolumn --fonts lmodern
 $gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-libertine --twocolumn --fonts libertine
+$gen --body "$dir/cls-sidetags.body.tex" --out "$dir" --prefix cls-sidetags-cm --fonts cm
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
