@@ -5328,10 +5328,11 @@ continuation_lines (PageCtx *pc)
 /* Whether display blocks a and b share their line farther apart than
  * "beside" allows, with nothing between them: one display line holds one
  * display, so formulas set \qquad\qquad apart on it (4 em) are one
- * display, not two. Anything in the gap that is in neither block keeps
- * them apart - words, and also an equation number or any other glyphs of
- * no text class: two numbered equations side by side (two minipages) put
- * the left one's "(1)" there, and merged they were one display over it. */
+ * display, not two. Words in the gap keep them apart, and so does an
+ * equation number in neither block: two numbered equations side by side
+ * (two minipages) put the left one's "(1)" there, and merged they were one
+ * display over it. (Glyphs of no class there are the line's own: the "="
+ * of a gathered a \quad = \quad b.) */
 static gboolean
 blocks_level_apart (const PageCtx *pc, int a, int b, double em)
 {
@@ -5343,7 +5344,8 @@ blocks_level_apart (const PageCtx *pc, int a, int b, double em)
   for (guint i = 0; i < pc->chunks->len; i++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
-      if (o->block != a && o->block != b && (o->n_text > 0 || o->is_number || o->end > o->start) &&
+      if (o->block != a && o->block != b &&
+          (o->n_text > 0 || o->is_number) &&
           o->box.x1 > gx0 && o->box.x0 < gx1 &&
           (v_overlap_enough (&o->box, ra, 0.3) || v_overlap_enough (&o->box, rb, 0.3)))
         return FALSE;
