@@ -4218,7 +4218,10 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
           const Chunk *o = &g_array_index (chunks, Chunk, j);
           double cy = 0.5 * (o->box.y0 + o->box.y1);
           gboolean level = cy >= ch->box.y0 && cy <= ch->box.y1 && v_overlap_enough (&o->box, &ch->box, 0.5);
-          gboolean stacked = !level && o->box.y1 > ch->box.y0 && o->box.y0 < ch->box.y1;
+          /* (a line of words above or below that touches this one by a
+           * hair - a descender, an accent - is not stacked on it) */
+          gboolean stacked = !level && o->box.y1 > ch->box.y0 && o->box.y0 < ch->box.y1 &&
+                             (o->n_text == 0 || v_overlap_enough (&o->box, &ch->box, 0.3));
           if (in[j] || o->is_number || !(level || stacked) ||
               across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
               fm_rect_h_gap (&reach, &o->box) > 3.5 * ch->em)
@@ -4374,6 +4377,38 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
   return ok && ((n_math >= 2 && n_words >= 1) || (n_math == 1 && condition));
 }
 
+/* Whether the leftmost word of the chunks members[0..nm) of one line is a
+ * list item's label: a bullet or dash, or up to three digits, letters or
+ * roman numerals closed by "." or ")" ("1.", "(a)", "iv)"). */
+static gboolean
+opens_with_label (const Glyph *g, GArray *chunks, const int *members, int nm)
+{
+  const Chunk *first = NULL;
+  int n = 0, alnum = 0, s;
+  gunichar c0, cl;
+
+  for (int k = 0; k < nm; k++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+      if (first == NULL || o->box.x0 < first->box.x0)
+        first = o;
+    }
+  if (first == NULL || first->end <= first->start)
+    return FALSE;
+  s = first->start;
+  while (s + n < first->end && (n == 0 || !g[s + n].space_before) && n < 6)
+    n++;
+  c0 = g[s].c;
+  cl = g[s + n - 1].c;
+  if (n == 1 && (c0 == 0x2022 || c0 == 0x2013 || c0 == 0x2014 || c0 == '*' || c0 == 0x25E6 || c0 == 0x2219 ||
+                 c0 == 0x00B7 || c0 == 0x2023))
+    return TRUE;
+  for (int k = c0 == '(' ? 1 : 0; k < n - 1; k++)
+    alnum += g_unichar_isalnum (g[s + k].c);
+  return n >= 2 && (cl == '.' || cl == ')') && alnum == n - 1 - (c0 == '(') && alnum <= 3 &&
+         (s + n == first->end || g[s + n].space_before);
+}
+
 /* Whether the chunks members[0..nm) of one line are a display and, after
  * a \qquad or more (\hfill), a remark in brackets that closes the line
  * (\mathbf{v} = \Delta\mathbf{r}/\Delta t \qquad \hfill [only for constant
@@ -4386,7 +4421,8 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
 {
   const Glyph *g = pc->g;
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
-  int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0;
+  int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
+  int col;
 
   for (int k = 0; k < nm; k++)
     if (last < 0 || g_array_index (pc->chunks, Chunk, members[k]).box.x0 >
@@ -4403,9 +4439,13 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
           r_math += o->n_strong + o->n_weak;
           r_text += o->n_text;
           r_total += o->end - o->start;
+          r_words++;
           for (int i = o->start; i < o->end; i++)
-            if (open < 0 || g[i].r.x0 < g[open].r.x0)
-              open = i;
+            {
+              r_words += i > o->start && g[i].space_before;
+              if (open < 0 || g[i].r.x0 < g[open].r.x0)
+                open = i;
+            }
           continue;
         }
       if (total == 0)
@@ -4416,6 +4456,16 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
       text += o->n_text;
       total += o->end - o->start;
     }
+  /* A list item's line (\item $x^2+y^2=1$ \qquad (the unit circle)) is
+   * indented as a display is, but its label opens it: prose, not a
+   * display. */
+  if (opens_with_label (g, pc->chunks, members, nm))
+    return FALSE;
+  /* One bracketed word at the right margin is a tag, \tag{Young}, which
+   * is the display's number: a remark has words. */
+  col = column_of (pc, 0.5 * (left.x0 + right.x1));
+  if (r_words < 2 && pc->margins.known[col] && pc->margins.right[col] - right.x1 < 1.0 * em)
+    return FALSE;
   return total > 0 && math >= 2 && text * 4 <= total && open >= 0 && (g[open].c == '[' || g[open].c == '(') &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
          condition_line_set_off (pc, left.x0, right.x1, em);
@@ -5135,6 +5185,46 @@ display_chunks (PageCtx *pc)
     }
 }
 
+/* Tags of one word, \tag{Young}: amsmath sets them flush with the right
+ * margin like a number, but chunk_text_matches_number() knows numbers
+ * only, so the tag joined its display's line, which then reached the
+ * margin and was taken for a line of text (the display lost) or kept the
+ * tag inside the display's box. A chunk that is one bracketed word of
+ * letters, ending at its column's right margin, 1.5 em or more after the
+ * rest of its line, and that rest mostly math, is the display's number. */
+static void
+word_tags (PageCtx *pc)
+{
+  const Glyph *g = pc->g;
+
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      int n = ch->end - ch->start, col = column_of (pc, fm_rect_cx (&ch->box)), math = 0, text = 0, total = 0;
+      gboolean word = n >= 3 && n <= 14 && ch->block == -1 && !ch->is_number;
+      double gap = G_MAXDOUBLE;
+
+      if (!word || !pc->margins.known[col] || fabs (pc->margins.right[col] - ch->box.x1) > 0.5 * ch->em ||
+          !((g[ch->start].c == '(' && g[ch->end - 1].c == ')') || (g[ch->start].c == '[' && g[ch->end - 1].c == ']')))
+        continue;
+      for (int k = ch->start + 1; k < ch->end - 1 && word; k++)
+        word = g_unichar_isalpha (g[k].c) && !g[k].space_before;
+      for (guint j = 0; j < pc->chunks->len && word; j++)
+        {
+          const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
+          if (j == i || o->box.x1 > ch->box.x0 || !v_overlap_enough (&o->box, &ch->box, 0.5) ||
+              across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)))
+            continue;
+          gap = MIN (gap, ch->box.x0 - o->box.x1);
+          math += o->n_strong + o->n_weak;
+          text += o->n_text;
+          total += o->end - o->start;
+        }
+      if (word && gap >= 1.5 * ch->em && gap < G_MAXDOUBLE && math >= 2 && text * 4 <= total)
+        ch->is_number = TRUE;
+    }
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -5321,9 +5411,13 @@ continuation_lines (PageCtx *pc)
 }
 
 /* Whether display blocks a and b share their line farther apart than
- * "beside" allows, with nothing of text between them: one display line
- * holds one display, so formulas set \qquad\qquad apart on it (4 em) are
- * one display, not two. */
+ * "beside" allows, with nothing between them: one display line holds one
+ * display, so formulas set \qquad\qquad apart on it (4 em) are one
+ * display, not two. Words in the gap keep them apart, and so does an
+ * equation number in neither block: two numbered equations side by side
+ * (two minipages) put the left one's "(1)" there, and merged they were one
+ * display over it. (Glyphs of no class there are the line's own: the "="
+ * of a gathered a \quad = \quad b.) */
 static gboolean
 blocks_level_apart (const PageCtx *pc, int a, int b, double em)
 {
@@ -5335,7 +5429,9 @@ blocks_level_apart (const PageCtx *pc, int a, int b, double em)
   for (guint i = 0; i < pc->chunks->len; i++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
-      if (o->n_text > 0 && o->box.x1 > gx0 && o->box.x0 < gx1 &&
+      if (o->block != a && o->block != b &&
+          (o->n_text > 0 || o->is_number) &&
+          o->box.x1 > gx0 && o->box.x0 < gx1 &&
           (v_overlap_enough (&o->box, ra, 0.3) || v_overlap_enough (&o->box, rb, 0.3)))
         return FALSE;
     }
@@ -5386,6 +5482,7 @@ first_rows_above (PageCtx *pc)
         if (g_getenv ("FM_DETECT_DEBUG"))
           g_printerr ("chunk %u: first row of block %d\n", i, b);
         any = TRUE;
+        break;   /* one row: the block's new top must not take the row above it too */
       }
   g_free (members);
   return any;
@@ -6239,7 +6336,10 @@ fm_detect_page (FmDocument            *doc,
   make_chunks (&pc);
   display_chunks (&pc);
   if (pc.opts.rule == FM_DETECT_RULE_FULL)
-    display_lines_with_text (&pc);
+    {
+      word_tags (&pc);
+      display_lines_with_text (&pc);
+    }
   display_blocks (&pc);
   if (pc.opts.rule == FM_DETECT_RULE_FULL)
     continuation_lines (&pc);

@@ -97,26 +97,13 @@ column_starts_aligned (const FmRect *boxes, gsize stride, int n, double x, doubl
   return best >= 3 && best * 2 >= n_first;
 }
 
-/* Two-column pages: Poppler lists level lines of both columns as one line,
- * and LaTeX's 10 pt column gap is narrower than the 0.9 em that cuts
- * detection's chunks once the text is 12 pt. The gutter is the widest stripe
- * in the middle of the frame that (almost) no box crosses while the stripes
- * beside it are covered by many lines: a one-column page has its lines
- * across the middle. "Almost": up to a fifth of the busiest stripe's boxes,
- * for the overfull lines of a column whose unbreakable formulas run into
- * the gutter (an amsart page at 12 pt had six, an eighth had hidden it);
- * a quarter on a full page (24 lines or more through the busiest stripe)
- * within a tenth of the frame's width from its middle, where LaTeX puts
- * the gutter (a kpfonts amsart page at 12 pt, dev seed 1109, had 10 of 41,
- * 24 %), but not elsewhere: a one-column page of displays and ragged last
- * lines had a quarter-covered stripe at 72 % of its width, and a short page
- * of two display lines whose second formulas start at one x one near its
- * middle. */
 /* The widest stripe in the middle half of the frame whose bins are
- * covered by at most `most` boxes and that has covered bins on its right:
- * its first bin in *start, its width in bins (0 if none). A stripe that
- * runs out to the frame's edge is the blank beside a short last column
- * whose lines end mid-column, not a gutter. */
+ * covered by few boxes: a fifth or a quarter of `peak` (the busiest bin's
+ * count, see fm_layout_find_gutter()), or at most 2 when `strict`, where
+ * the stripe must also have covered bins on its right - one that runs out
+ * to the frame's edge is the blank beside a short last column whose lines
+ * end mid-column, not a gutter. Its first bin in *start, its width in bins
+ * (0 if none). */
 static int
 widest_stripe (const int *cover, int nb, double frame_w, double bin, int peak, gboolean strict, int *start)
 {
@@ -139,6 +126,75 @@ widest_stripe (const int *cover, int nb, double frame_w, double bin, int peak, g
   return best_w;
 }
 
+/* Whether most lines that start within 3 em right of a stripe [x0, x1]
+ * also have a box in the stripe: running text crosses a stripe inside a
+ * column, which the first pass can take for the gutter when that column is
+ * short (its few lines under a fifth of the peak: a two-column page's short
+ * right column gave [451 504.5], review of detect12n, seed 9204), while a
+ * column's overfull lines reach into the gutter beside a few of the other
+ * column's lines only. */
+static gboolean
+stripe_crossed_by_lines (const FmRect *boxes, gsize stride, int n, double x0, double x1, double em)
+{
+  int rows = 0, crossed = 0;
+
+  for (int a = 0; a < n; a++)
+    {
+      const FmRect *ra = BOX (boxes, stride, a);
+      gboolean is_first = ra->x0 >= x1 && ra->x0 < x1 + 3 * em, cross = FALSE;
+      for (int b = 0; b < n && is_first; b++)
+        {
+          const FmRect *rb = BOX (boxes, stride, b);
+          if (b == a || !v_overlap_enough (ra, rb, 0.5))
+            continue;
+          if (rb->x0 >= x1 && rb->x0 < ra->x0)
+            is_first = FALSE;
+          cross |= rb->x1 > x0 && rb->x0 < x1;
+        }
+      rows += is_first;
+      crossed += is_first && cross;
+    }
+  return rows >= 3 && crossed * 2 > rows;
+}
+
+/* Whether the boxes wholly left of a stripe [x0, x1] and those wholly
+ * right of it start at one height: the strict pass lets at most two boxes
+ * cross the stripe, so the page has nothing set across it, and its two
+ * columns both start at the top of the text. A centred tabular{rl} of a
+ * one-column page has a blank between its columns too, its left cells end
+ * at one x and its right ones start at one, but the heading and the
+ * paragraph above the table stand on its left only. */
+static gboolean
+sides_start_level (const FmRect *boxes, gsize stride, int n, double x0, double x1, double em)
+{
+  double top_l = G_MAXDOUBLE, top_r = G_MAXDOUBLE;
+
+  for (int i = 0; i < n; i++)
+    {
+      const FmRect *r = BOX (boxes, stride, i);
+      if (r->x1 <= x0)
+        top_l = MIN (top_l, r->y0);
+      else if (r->x0 >= x1)
+        top_r = MIN (top_r, r->y0);
+    }
+  return top_l < G_MAXDOUBLE && top_r < G_MAXDOUBLE && fabs (top_l - top_r) < 1.5 * em;
+}
+
+/* Two-column pages: Poppler lists level lines of both columns as one line,
+ * and LaTeX's 10 pt column gap is narrower than the 0.9 em that cuts
+ * detection's chunks once the text is 12 pt. The gutter is the widest stripe
+ * in the middle of the frame that (almost) no box crosses while the stripes
+ * beside it are covered by many lines: a one-column page has its lines
+ * across the middle. "Almost": up to a fifth of the busiest stripe's boxes,
+ * for the overfull lines of a column whose unbreakable formulas run into
+ * the gutter (an amsart page at 12 pt had six, an eighth had hidden it);
+ * a quarter on a full page (24 lines or more through the busiest stripe)
+ * within a tenth of the frame's width from its middle, where LaTeX puts
+ * the gutter (a kpfonts amsart page at 12 pt, dev seed 1109, had 10 of 41,
+ * 24 %), but not elsewhere: a one-column page of displays and ragged last
+ * lines had a quarter-covered stripe at 72 % of its width, and a short page
+ * of two display lines whose second formulas start at one x one near its
+ * middle. */
 gboolean
 fm_layout_find_gutter (const FmRect *boxes, gsize stride, int n, double frame_w, double em,
                        double *gutter_x0, double *gutter_x1)
@@ -180,7 +236,9 @@ fm_layout_find_gutter (const FmRect *boxes, gsize stride, int n, double frame_w,
       /* Text on both sides; a short last column (the end of a paper) has
        * few lines, so only a little. */
       if (left / side >= MAX (2.0, 0.05 * peak) && right / side >= MAX (2.0, 0.05 * peak) &&
-          column_starts_aligned (boxes, stride, n, (best_s + best_w) * bin, em))
+          column_starts_aligned (boxes, stride, n, (best_s + best_w) * bin, em) &&
+          (pass == 0 ? !stripe_crossed_by_lines (boxes, stride, n, best_s * bin, (best_s + best_w) * bin, em)
+                     : sides_start_level (boxes, stride, n, best_s * bin, (best_s + best_w) * bin, em)))
         {
           found = TRUE;
           *gutter_x0 = best_s * bin;

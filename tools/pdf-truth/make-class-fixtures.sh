@@ -69,5 +69,6 @@ $gen --body "$dir/cls-dispcols.body.tex" --out "$dir" --prefix cls-dispcols-libe
 $gen --body "$dir/cls-midbold.body.tex" --out "$dir" --prefix cls-midbold-newtx --fonts newtx
 $gen --body "$dir/cls-midbold.body.tex" --out "$dir" --prefix cls-midbold-libertine --fonts libertine
 $gen --body "$dir/cls-midbold.body.tex" --out "$dir" --prefix cls-midbold-xe --engine xelatex --fonts lm-math
+$gen --body "$dir/cls-sidetags.body.tex" --out "$dir" --prefix cls-sidetags-cm --fonts cm
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
