@@ -762,7 +762,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * before their bracket, words with one bold letter (\textbf{T}he,
  * Ph\textbf{D}) were boxed as a vector's differential, a footnotesize
  * table's \hline passed for a fraction bar ("n yes") (the detector before
- * it: 14, 14 and 11 false or missed regions of 16). */
+ * it: 14, 14 and 11 false or missed regions of 16); cls-limrow (pdfLaTeX
+ * CM and Latin Modern, e2efix12): an inline \lim\limits_{n\to\infty} f(x_n)
+ * under a long subscript of the line above came in two pieces (the
+ * detector before it, CM: inline 4 matched of 6, 9 regions). */
 static void
 test_detect_classes (void)
 {
@@ -782,7 +785,7 @@ test_detect_classes (void)
                           "cls-inlinejoin-newtx", "cls-inlinejoin-xe", "cls-inlinejoin-lua",
                           "cls-qquad-libertine", "cls-qquad-xe", "cls-dispcuts-cm",
                           "cls-dispcols-lmodern", "cls-dispcols-libertine", "cls-midbold-newtx",
-                          "cls-midbold-libertine", "cls-midbold-xe" };
+                          "cls-midbold-libertine", "cls-midbold-xe", "cls-limrow-cm", "cls-limrow-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
