@@ -3378,6 +3378,7 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
   const Glyph *l = &g[g_array_index (ic->math, MathGlyph, li).glyph];
   FmRect op = l->r;
   double stack_x1 = l->r.x1, lim_x0 = G_MAXDOUBLE;
+  FmRect row = { 1, 0, 0, 0 };  /* the limit's row: none yet */
   /* (a math font's upright name is a strong glyph: STIX Two's lim) */
   gboolean name = l->cls != CLS_TEXT && g_unichar_isalpha (l->c);
 
@@ -3411,6 +3412,10 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
         continue;
       stack_x1 = MAX (stack_x1, rk->x1);
       lim_x0 = MIN (lim_x0, rk->x0);
+      if (row.x1 < row.x0)
+        row = *rk;
+      else
+        fm_rect_union (&row, rk);
     }
   if (lim_x0 == G_MAXDOUBLE)
     return FALSE;
@@ -3422,8 +3427,12 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
       const FmRect *rk = &g[mk->glyph].r;
       if (rk->x0 <= op.x0 - 1.0 * em)
         break;
+      /* (on the limit's row: a subscript of the line above can reach
+       * over it in x - pdf-e2e seed 1039, an x_k over the n of
+       * \lim\limits_{n\to\infty}, tests/fixtures/pdf/cls-limrow.body.tex) */
       if (mk->script && rk->x1 > lim_x0 - 0.05 * em && rk->x0 < lim_x0 && rk->x0 > op.x0 - 1.0 * em &&
-          !(fm_rect_cy (rk) <= op.y1 - 0.1 * em && fm_rect_cy (rk) >= op.y0 + 0.1 * em))
+          !(fm_rect_cy (rk) <= op.y1 - 0.1 * em && fm_rect_cy (rk) >= op.y0 + 0.1 * em) &&
+          v_overlap_enough (rk, &row, 0.5))
         lim_x0 = rk->x0;
     }
   /* centred: the limit overhangs the operator alike on both sides */

@@ -767,7 +767,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * \tag{Young} after a wide display (the detector before it: displays 3 of
  * 5, numbers 1 of 3 - the two equations one display over "(1)", the tag
  * inside its display's box), and a centred tabular{rl} on a one-column
- * page (see /pdf/layout/gutter-overfull). */
+ * page (see /pdf/layout/gutter-overfull); cls-limrow (pdfLaTeX
+ * CM and Latin Modern, e2efix12): an inline \lim\limits_{n\to\infty} f(x_n)
+ * under a long subscript of the line above came in two pieces (the
+ * detector before it, CM: inline 4 matched of 6, 9 regions). */
 static void
 test_detect_classes (void)
 {
@@ -788,7 +791,7 @@ test_detect_classes (void)
                           "cls-qquad-libertine", "cls-qquad-xe", "cls-dispcuts-cm",
                           "cls-dispcols-lmodern", "cls-dispcols-libertine", "cls-midbold-newtx",
                           "cls-midbold-libertine", "cls-midbold-xe",
-                          "cls-sidetags-cm" };
+                          "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

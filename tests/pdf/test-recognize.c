@@ -946,6 +946,27 @@ test_choose_eighth (void)
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "p?(0)", "\\tilde{p}_{n}(0)", 0.03, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  /* nor a glyph reading made of stacked pieces (an extensible arrow's
+   * label and shaft read glyph by glyph, pdf-e2e seed 1039 on CM/LM and
+   * stix2): the lost model's reading, flagged; a glyph reading with one
+   * such piece still wins over a lost model */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN,
+                                "h_{j}:K_{j}\\underline{{}^{\\circ}{}^{-}{}^{f}{}^{,}-\\overset{,}{-}\\overset{f}{-}--"
+                                "\\xrightarrow{f_{j}}}K_{j}\\oplus K_{n}",
+                                "h_{j}:K_{j}\\xrightarrow{1,f_{j},\\ldots}K_{j}\\oplus K_{n}", 0.0, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "h_{j}:K_{j}\\xrightarrow{1,f_{j},\\ldots}K_{j}\\oplus K_{n}");
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "h:K,,,,,,\\overset{\\underline{1,f}}{,},,,,,\\to K",
+                                "h:K\\xrightarrow{1,f}K", 0.02, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "{}^{3}H", "\\beta H", 0.05, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
 
   /* A disagreeing model reading loses the period the one-line glyph
    * reading does not have; one the glyphs have, or a multi-line glyph
