@@ -1169,6 +1169,7 @@ test_choose_shape_review (void)
                                 &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpfloat (confidence, >=, 0.6);
+  g_clear_pointer (&latex, g_free);
 
   /* a dangling accent after a delimiter, an arrow, \\not or an operator
    * has no base: no repair (it made `\\right\\bar{\\rangle}`, no LaTeX) */
