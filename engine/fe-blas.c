@@ -129,6 +129,58 @@ static void fe_builtin_choose(const FeCpuInfo *ci) {
     (void)ci;
 }
 
+static const char *const fe_openblas_candidates[] = {
+    "libopenblas.so.0",
+    "libopenblasp-r0.3.21.so",
+    "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
+    "libopenblas.so",
+};
+#define FE_OPENBLAS_N_CANDIDATES (sizeof fe_openblas_candidates / sizeof *fe_openblas_candidates)
+
+/* What fe_blas_environment() did with OPENBLAS_CORETYPE (NULL: nothing, FE_BLAS=builtin). */
+static const char *fe_blas_env_note;
+
+/* OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS must be in the environment
+ * before OpenBLAS is loaded (its constructor reads them), and setenv() may
+ * move or free the environment array under any thread calling getenv(): a
+ * formulate-cli detection thread died in getenv() (SIGSEGV, libc getenv+157)
+ * while the main thread loaded the model and fe_blas_init() set them. So
+ * they are set here, before main() and its threads, and fe_blas_init(),
+ * whenever it runs, only loads the library. */
+__attribute__((constructor)) static void fe_blas_environment(void) {
+    const char *choice = getenv("FE_BLAS");
+    if (choice && strcmp(choice, "builtin") == 0)
+        return;
+    const char *threads_env = getenv("FE_BLAS_THREADS");
+    const char *user_coretype = getenv("OPENBLAS_CORETYPE");
+    bool explicit_lib = choice && choice[0] && strcmp(choice, "openblas") != 0;
+    void *h = NULL;
+
+    fe_openblas_own_threads = threads_env && strcmp(threads_env, "openblas") == 0;
+    /* Already in the process (linked by someone else): its constructor has
+     * run, the kernels are chosen, nothing to set. */
+    for (size_t i = 0; !explicit_lib && !h && i < FE_OPENBLAS_N_CANDIDATES; i++)
+        h = dlopen(fe_openblas_candidates[i], RTLD_NOW | RTLD_NOLOAD);
+    if (h) {
+        fe_blas_env_note = "loaded before the engine: OPENBLAS_CORETYPE not applied";
+        dlclose(h);
+        return;
+    }
+    fe_blas_env_note = "OPENBLAS_CORETYPE set by engine";
+    if (user_coretype && user_coretype[0]) {
+        fe_blas_env_note = "OPENBLAS_CORETYPE set by user";
+    } else {
+        const char *core = fe_openblas_coretype_for(fe_cpu_info());
+        if (core)
+            setenv("OPENBLAS_CORETYPE", core, 0);
+        else
+            fe_blas_env_note = "OpenBLAS's own detection";
+    }
+    /* No idle OpenBLAS workers when the pool does the threading. */
+    if (!fe_openblas_own_threads)
+        setenv("OPENBLAS_NUM_THREADS", "1", 0);
+}
+
 static void fe_blas_init(void) {
     const FeCpuInfo *ci = fe_cpu_info();
     const char *choice = getenv("FE_BLAS");
@@ -140,41 +192,18 @@ static void fe_blas_init(void) {
     if (choice && strcmp(choice, "builtin") == 0) {
         snprintf(why, sizeof why, "FE_BLAS=builtin");
     } else {
-        static const char *const candidates[] = {
-            "libopenblas.so.0",
-            "libopenblasp-r0.3.21.so",
-            "/usr/lib/x86_64-linux-gnu/openblas-pthread/libopenblas.so.0",
-            "libopenblas.so",
-        };
-        const char *coretype_note = "OPENBLAS_CORETYPE set by engine";
-        const char *threads_env = getenv("FE_BLAS_THREADS");
-        fe_openblas_own_threads = threads_env && strcmp(threads_env, "openblas") == 0;
-        const char *user_coretype = getenv("OPENBLAS_CORETYPE");
+        const char *coretype_note = fe_blas_env_note ? fe_blas_env_note : "OpenBLAS's own detection";
         bool explicit_lib = choice && choice[0] && strcmp(choice, "openblas") != 0;
         void *h = NULL;
 
-        /* Already in the process (linked by someone else): its constructor has
-         * run, the kernels are chosen, nothing to set. */
-        for (size_t i = 0; !explicit_lib && !h && i < sizeof candidates / sizeof *candidates; i++)
-            h = dlopen(candidates[i], RTLD_NOW | RTLD_NOLOAD);
-        if (h) {
+        for (size_t i = 0; !explicit_lib && !h && i < FE_OPENBLAS_N_CANDIDATES; i++)
+            h = dlopen(fe_openblas_candidates[i], RTLD_NOW | RTLD_NOLOAD);
+        if (h)
             coretype_note = "loaded before the engine: OPENBLAS_CORETYPE not applied";
-        } else if (user_coretype && user_coretype[0]) {
-            coretype_note = "OPENBLAS_CORETYPE set by user";
-        } else {
-            const char *core = fe_openblas_coretype_for(ci);
-            if (core)
-                setenv("OPENBLAS_CORETYPE", core, 0);
-            else
-                coretype_note = "OpenBLAS's own detection";
-        }
-        /* No idle OpenBLAS workers when the pool does the threading. */
-        if (!h && !fe_openblas_own_threads)
-            setenv("OPENBLAS_NUM_THREADS", "1", 0);
         if (!h && explicit_lib)
             h = dlopen(choice, RTLD_NOW | RTLD_LOCAL);
-        for (size_t i = 0; !explicit_lib && !h && i < sizeof candidates / sizeof *candidates; i++)
-            h = dlopen(candidates[i], RTLD_NOW | RTLD_LOCAL);
+        for (size_t i = 0; !explicit_lib && !h && i < FE_OPENBLAS_N_CANDIDATES; i++)
+            h = dlopen(fe_openblas_candidates[i], RTLD_NOW | RTLD_LOCAL);
 
         if (h && fe_openblas_bind(h)) {
             char version[64] = "OpenBLAS";
