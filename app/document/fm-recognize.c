@@ -1685,11 +1685,61 @@ without_invented_punctuation (const char *model, const char *text)
   return with_glyphs_punctuation (model, text);
 }
 
+/* The end of the braced group that opens at OPEN ('{'), or NULL. */
+static const char *
+group_end (const char *open)
+{
+  int depth = 0;
+
+  for (const char *p = open; *p != '\0'; p++)
+    if (*p == '\\' && p[1] != '\0')
+      p++;
+    else if (*p == '{')
+      depth++;
+    else if (*p == '}' && --depth == 0)
+      return p + 1;
+  return NULL;
+}
+
+/* Scripts on an empty base followed by another of the same kind
+ * ({}^{f}{}^{,}): no formula writes them (isotopes pair {}^{235}_{92}U,
+ * tensors alternate R^{a}{}_{b}{}^{c}), the reader's pieces of a label do. */
+static guint
+empty_base_chains (const char *latex, const char *kind)
+{
+  guint n = 0;
+
+  for (const char *p = latex; (p = strstr (p, kind)) != NULL; p += 3)
+    {
+      const char *end = p[3] == '{' ? group_end (p + 3) : NULL;
+      if (end != NULL && strncmp (end, kind, 3) == 0)
+        n++;
+    }
+  return n;
+}
+
+/* \overset{f}{-}: a glyph over a lone rule piece (an arrow's shaft). */
+static guint
+stacked_over_rule (const char *latex, const char *command)
+{
+  guint n = 0;
+  size_t len = strlen (command);
+
+  for (const char *p = latex; (p = strstr (p, command)) != NULL; p += len)
+    {
+      const char *end = group_end (p + len - 1);
+      if (end != NULL && strncmp (end, "{-}", 3) == 0)
+        n++;
+    }
+  return n;
+}
+
 #define STACKED_GARBLED 3
 
 /* Pieces of stacked layout the reader could not build: scripts on an empty
- * base ({}^{f}), glyphs stacked over a lone rule piece (\overset{f}{-}) and
- * runs of rule pieces (----, ,,,,): an extensible arrow's label and shaft
+ * base in a row ({}^{f}{}^{,}), glyphs stacked over a lone rule piece
+ * (\overset{f}{-}) and runs of rule pieces (----, ,,,,): an extensible
+ * arrow's label and shaft
  * read glyph by glyph (pdf-e2e seed 1039, \xrightarrow{1,\ f_j,\ ...} on
  * eight set-ups, each read as 20-40 such pieces). */
 static guint
@@ -1698,12 +1748,8 @@ stacked_fragments (const char *latex)
   g_autoptr(GPtrArray) t = latex_tokens (latex);
   guint n = 0, run = 0;
 
-  for (const char *p = latex; (p = strstr (p, "{}^")) != NULL; p += 3)
-    n++;
-  for (const char *p = latex; (p = strstr (p, "{}_")) != NULL; p += 3)
-    n++;
-  for (const char *p = latex; (p = strstr (p, "}{-}")) != NULL; p += 4)
-    n++;
+  n += empty_base_chains (latex, "{}^") + empty_base_chains (latex, "{}_");
+  n += stacked_over_rule (latex, "\\overset{") + stacked_over_rule (latex, "\\underset{");
   for (guint i = 0; i < t->len; i++)
     {
       const char *tok = g_ptr_array_index (t, i);

@@ -967,6 +967,17 @@ test_choose_eighth (void)
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "{}^{3}H", "\\beta H", 0.05, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  /* isotopes pair an empty base's scripts and tensors alternate them: no
+   * pieces (every {}^ counted made these lose to a lost model) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "{}^{235}_{92}U+{}^{1}_{0}n\\to{}^{141}_{56}Ba+{}^{92}_{36}Kr",
+                                "U+n\\to Ba+Kr", 0.05, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "R^{a}{}_{b}{}^{c}{}_{d}", "R^{ab}", 0.05, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
 
   /* A disagreeing model reading loses the period the one-line glyph
    * reading does not have; one the glyphs have, or a multi-line glyph
