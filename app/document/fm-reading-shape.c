@@ -85,8 +85,8 @@ is_word (const char *tok, const char *const *list)
 /* The next character: a UTF-8 step that stops at the string's end. A
  * model or a PDF may hand over invalid UTF-8 (a lead byte at the end,
  * "x\xF0"), where g_utf8_next_char would step past the NUL. */
-static const char *
-next_char (const char *p)
+const char *
+fm_reading_next_char (const char *p)
 {
   if (*p == '\0')
     return p;
@@ -127,9 +127,9 @@ tokenize (const char *latex, GPtrArray *tok, GArray *at)
             q = strchr (q, '}') + 1;
         }
       else if (*p == '\\' && p[1] != '\0')
-        q = next_char (p + 1);
+        q = fm_reading_next_char (p + 1);
       else
-        q = next_char (p);
+        q = fm_reading_next_char (p);
       g_ptr_array_add (tok, g_strndup (p, q - p));
       g_array_append_val (at, off);
       p = q;
@@ -220,7 +220,7 @@ is_delimiter (const char *t)
   if (t[0] == '\\')
     return strcmp (t, "\\{") == 0 || strcmp (t, "\\}") == 0 || strcmp (t, "\\|") == 0 ||
            is_word (t, delimiter_words);
-  if (*next_char (t) != '\0')
+  if (*fm_reading_next_char (t) != '\0')
     return FALSE;
   return !g_ascii_isalnum (t[0]) && strchr ("{}^_&#$%~", t[0]) == NULL;
 }

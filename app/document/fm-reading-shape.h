@@ -23,5 +23,8 @@ G_BEGIN_DECLS
 
 gboolean fm_reading_broken   (const char *latex);
 char    *fm_reading_repaired (const char *latex);
+/* The next character of LaTeX text: a UTF-8 step that stops at the NUL
+ * (readings may be invalid UTF-8, where g_utf8_next_char steps past it). */
+const char *fm_reading_next_char (const char *p);
 
 G_END_DECLS

@@ -90,19 +90,6 @@ skip_group (const char *p)
   return p;
 }
 
-/* The next character: a UTF-8 step that stops at the string's end (a
- * reading may be invalid UTF-8, "x\xF0", where g_utf8_next_char would
- * step past the NUL). */
-static const char *
-next_char (const char *p)
-{
-  if (*p == '\0')
-    return p;
-  for (p++; (*p & 0xC0) == 0x80; p++)
-    ;
-  return p;
-}
-
 /* LaTeX cut into tokens as the model's vocabulary cuts it (docs/model.md):
  * control words, control symbols, \begin{env}, \left( and single characters;
  * arguments that draw nothing are skipped. */
@@ -135,7 +122,7 @@ latex_tokens_at (const char *latex, GArray *starts)
                 q++;
             }
           else if (*q != '\0')
-            q = next_char (q);
+            q = fm_reading_next_char (q);
           tok = g_strndup (p, q - p);
           if (strcmp (tok, "\\begin") == 0 || strcmp (tok, "\\end") == 0)
             {
@@ -185,7 +172,7 @@ latex_tokens_at (const char *latex, GArray *starts)
         }
       else
         {
-          q = next_char (p);
+          q = fm_reading_next_char (p);
           tok = g_strndup (p, q - p);
         }
       if (starts != NULL)
@@ -1685,22 +1672,6 @@ without_invented_punctuation (const char *model, const char *text)
   return with_glyphs_punctuation (model, text);
 }
 
-/* The end of the braced group that opens at OPEN ('{'), or NULL. */
-static const char *
-group_end (const char *open)
-{
-  int depth = 0;
-
-  for (const char *p = open; *p != '\0'; p++)
-    if (*p == '\\' && p[1] != '\0')
-      p++;
-    else if (*p == '{')
-      depth++;
-    else if (*p == '}' && --depth == 0)
-      return p + 1;
-  return NULL;
-}
-
 /* Scripts on an empty base followed by another of the same kind
  * ({}^{f}{}^{,}): no formula writes them (isotopes pair {}^{235}_{92}U,
  * tensors alternate R^{a}{}_{b}{}^{c}), the reader's pieces of a label do. */
@@ -1710,11 +1681,8 @@ empty_base_chains (const char *latex, const char *kind)
   guint n = 0;
 
   for (const char *p = latex; (p = strstr (p, kind)) != NULL; p += 3)
-    {
-      const char *end = p[3] == '{' ? group_end (p + 3) : NULL;
-      if (end != NULL && strncmp (end, kind, 3) == 0)
-        n++;
-    }
+    if (p[3] == '{' && strncmp (skip_group (p + 3), kind, 3) == 0)
+      n++;
   return n;
 }
 
@@ -1726,11 +1694,8 @@ stacked_over_rule (const char *latex, const char *command)
   size_t len = strlen (command);
 
   for (const char *p = latex; (p = strstr (p, command)) != NULL; p += len)
-    {
-      const char *end = group_end (p + len - 1);
-      if (end != NULL && strncmp (end, "{-}", 3) == 0)
-        n++;
-    }
+    if (strncmp (skip_group (p + len - 1), "{-}", 3) == 0)
+      n++;
   return n;
 }
 
