@@ -139,6 +139,16 @@ static const char *const fe_openblas_candidates[] = {
 
 /* What fe_blas_environment() did with OPENBLAS_CORETYPE (NULL: nothing, FE_BLAS=builtin). */
 static const char *fe_blas_env_note;
+/* OpenBLAS was in the process when fe_blas_environment() ran. */
+static bool fe_blas_env_preloaded;
+
+/* An OpenBLAS someone else has loaded already (a handle to dlclose), or NULL. */
+static void *fe_openblas_find_loaded(void) {
+    void *h = NULL;
+    for (size_t i = 0; !h && i < FE_OPENBLAS_N_CANDIDATES; i++)
+        h = dlopen(fe_openblas_candidates[i], RTLD_NOW | RTLD_NOLOAD);
+    return h;
+}
 
 /* OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS must be in the environment
  * before OpenBLAS is loaded (its constructor reads them), and setenv() may
@@ -154,14 +164,13 @@ __attribute__((constructor)) static void fe_blas_environment(void) {
     const char *threads_env = getenv("FE_BLAS_THREADS");
     const char *user_coretype = getenv("OPENBLAS_CORETYPE");
     bool explicit_lib = choice && choice[0] && strcmp(choice, "openblas") != 0;
-    void *h = NULL;
+    void *h = explicit_lib ? NULL : fe_openblas_find_loaded();
 
     fe_openblas_own_threads = threads_env && strcmp(threads_env, "openblas") == 0;
     /* Already in the process (linked by someone else): its constructor has
      * run, the kernels are chosen, nothing to set. */
-    for (size_t i = 0; !explicit_lib && !h && i < FE_OPENBLAS_N_CANDIDATES; i++)
-        h = dlopen(fe_openblas_candidates[i], RTLD_NOW | RTLD_NOLOAD);
     if (h) {
+        fe_blas_env_preloaded = true;
         fe_blas_env_note = "loaded before the engine: OPENBLAS_CORETYPE not applied";
         dlclose(h);
         return;
@@ -181,12 +190,32 @@ __attribute__((constructor)) static void fe_blas_environment(void) {
         setenv("OPENBLAS_NUM_THREADS", "1", 0);
 }
 
+/* OpenBLAS was loaded before the engine's first use of it. Said once (the
+ * caller runs once) through the log, because the variables the constructor
+ * set then did nothing for it (loaded before the engine), or did only if
+ * the host left them as they were (loaded after the constructor, say by a
+ * host that dlopens it): either way the kernels are not the engine's doing. */
+static void fe_openblas_say_preloaded(const char *core) {
+    if (fe_blas_env_preloaded)
+        fe_log(FE_LOG_WARN, "OpenBLAS was loaded before the engine: the OPENBLAS_CORETYPE "
+               "and OPENBLAS_NUM_THREADS the engine sets were not applied (its kernels: %s)",
+               core ? core : "default");
+    else
+        fe_log(FE_LOG_WARN, "OpenBLAS was loaded by the host program after the engine set "
+               "OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS (before main) and before its first "
+               "use: it read them as the environment had them then (its kernels: %s)",
+               core ? core : "default");
+}
+
 static void fe_blas_init(void) {
     const FeCpuInfo *ci = fe_cpu_info();
     const char *choice = getenv("FE_BLAS");
     char feats[96];
     char why[160] = "";
     fe_cpu_features_text(ci, feats, sizeof feats);
+    if (fe_cpu_isa_ignored())
+        fe_log(FE_LOG_WARN, "FE_CPU_ISA=%s is not avx512, avx2 or portable; ignored",
+               fe_cpu_isa_ignored());
 
     fe_builtin_choose(ci);
     if (choice && strcmp(choice, "builtin") == 0) {
@@ -194,11 +223,12 @@ static void fe_blas_init(void) {
     } else {
         const char *coretype_note = fe_blas_env_note ? fe_blas_env_note : "OpenBLAS's own detection";
         bool explicit_lib = choice && choice[0] && strcmp(choice, "openblas") != 0;
-        void *h = NULL;
+        void *h = explicit_lib ? NULL : fe_openblas_find_loaded();
+        bool loaded_by_other = h != NULL;
 
-        for (size_t i = 0; !explicit_lib && !h && i < FE_OPENBLAS_N_CANDIDATES; i++)
-            h = dlopen(fe_openblas_candidates[i], RTLD_NOW | RTLD_NOLOAD);
-        if (h)
+        if (h && !fe_blas_env_preloaded)
+            coretype_note = "loaded by the host after the engine's constructor";
+        else if (h)
             coretype_note = "loaded before the engine: OPENBLAS_CORETYPE not applied";
         if (!h && explicit_lib)
             h = dlopen(choice, RTLD_NOW | RTLD_LOCAL);
@@ -209,6 +239,8 @@ static void fe_blas_init(void) {
             char version[64] = "OpenBLAS";
             const char *config = fe_openblas.get_config ? fe_openblas.get_config() : NULL;
             const char *core = fe_openblas.get_corename ? fe_openblas.get_corename() : NULL;
+            if (loaded_by_other)
+                fe_openblas_say_preloaded(core);
             if (config) {
                 /* "OpenBLAS 0.3.21 DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64" */
                 int words = 0;

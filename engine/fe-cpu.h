@@ -24,14 +24,19 @@ typedef struct {
  * and comparisons (tests/README.md); the results stay within the ops' own
  * tolerances, not bit for bit, between two caps. */
 const FeCpuInfo *fe_cpu_info(void);
+/* The FE_CPU_ISA value fe_cpu_info() ignored because it is no cap, or NULL.
+ * fe_cpu_gemm_path()'s first call says it once through fe_log (the detection
+ * may run before main, when no log callback can be set yet). */
+const char *fe_cpu_isa_ignored(void);
 /* The CPU's entry of fe_devices_list, without looking for other backends
  * (which may load the CUDA module and its libraries). */
 void fe_cpu_device_info(FeDeviceInfo *out);
 /* Which GEMM path the CPU backend uses, e.g. "OpenBLAS 0.3.21 SkylakeX
  * kernels (cpuid: AVX-512F, AMX-BF16; OPENBLAS_CORETYPE set by engine)".
- * The first call (or first GEMM, or fe_devices_list) loads OpenBLAS and may
- * setenv() OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS=1 for it (unless set):
- * programs should make it early in main, before they start other threads. */
+ * The first call (or first GEMM, or fe_devices_list) loads OpenBLAS; the
+ * OPENBLAS_CORETYPE and OPENBLAS_NUM_THREADS=1 it reads were set before
+ * main() (fe-blas.c's constructor), so it changes no environment. Where
+ * OpenBLAS was loaded by someone else first, it says so once (fe_log). */
 const char *fe_cpu_gemm_path(void);
 void fe_cpu_set_threads(int n);
 /* Up to how many input rows the CPU matmul computes each output row exactly

@@ -131,20 +131,24 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci, const char *isa) {
     }
 }
 
+/* An FE_CPU_ISA value that is none of the caps ("" when none). Kept, not
+ * printed: the detection runs in fe-blas.c's constructor, before main() and
+ * before a host can set its log callback, so fe-blas.c says it through
+ * fe_log() at the CPU backend's first use (fe_cpu_isa_ignored). */
+static char fe_cpu_isa_unknown[32];
+
 /* FE_CPU_ISA=avx512|avx2|portable caps the instruction sets the engine's
  * kernels use below what the CPU has, so that the AVX2 and the portable
  * loops can be tested (and compared) on a machine with more: without it, CI
  * runners with AVX2 never ran the portable decode loops at all. Only clears
- * flags (a cap, not a claim); an unknown value changes nothing and says so
- * once on stderr. */
+ * flags (a cap, not a claim); an unknown value changes nothing. */
 static void fe_cpu_apply_isa_cap(FeCpuInfo *ci, const char *isa) {
     if (!isa || !*isa || strcasecmp(isa, "avx512") == 0)
         return;
     int level = fe_isa_cap_level(isa);
     bool portable = level == 2;
     if (level == 0) {
-        fprintf(stderr, "formulate: FE_CPU_ISA=%s is not avx512, avx2 or portable; ignored\n",
-                isa);
+        snprintf(fe_cpu_isa_unknown, sizeof fe_cpu_isa_unknown, "%s", isa);
         return;
     }
     ci->avx512f = ci->avx512bw = ci->avx512vl = ci->avx512_bf16 = false;
@@ -172,4 +176,13 @@ static void fe_cpu_detect(void) {
 const FeCpuInfo *fe_cpu_info(void) {
     pthread_once(&fe_cpu_once, fe_cpu_detect);
     return &fe_cpu;
+}
+
+const char *fe_cpu_isa_ignored(void) {
+#ifdef FE_X86
+    pthread_once(&fe_cpu_once, fe_cpu_detect);
+    return fe_cpu_isa_unknown[0] ? fe_cpu_isa_unknown : NULL;
+#else
+    return NULL;
+#endif
 }

@@ -7,12 +7,71 @@
  * before any thread can exist, so choosing the GEMM path and loading
  * OpenBLAS later leave environ as it was. The test runs itself again
  * without the variables the engine sets, so that it has something to set. */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fe-cpu.h"
+
+static int n_warnings;
+static char warnings[4][1024];
+
+static void keep_warning(fe_log_level level, const char *message, void *user_data) {
+    (void)user_data;
+    if (level < FE_LOG_WARN)
+        return;
+    if (n_warnings < 4)
+        snprintf(warnings[n_warnings], sizeof warnings[0], "%s", message);
+    n_warnings++;
+}
+
+static int has_warning(const char *part) {
+    for (int i = 0; i < n_warnings && i < 4; i++)
+        if (strstr(warnings[i], part))
+            return 1;
+    return 0;
+}
+
+/* --log (run with FE_CPU_ISA=sse2): what the engine learns before main()
+ * (an FE_CPU_ISA it ignores, an OpenBLAS the host loads after the engine's
+ * constructor) reaches the log callback the host sets in main, once, not
+ * stderr before main where no host can catch it. */
+static int test_log(void) {
+    fe_set_log_callback(keep_warning, NULL);
+    /* A host that dlopens OpenBLAS itself, between the engine's constructor
+     * and its first use. */
+    void *blas = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_GLOBAL);
+    printf("path: %s\n", fe_cpu_gemm_path());
+    (void)fe_cpu_gemm_path();
+    int bad = 0;
+    if (!has_warning("FE_CPU_ISA=sse2 is not avx512, avx2 or portable; ignored")) {
+        fprintf(stderr, "test-blas-env: no log line for FE_CPU_ISA=sse2\n");
+        bad = 1;
+    }
+    int want = 1;
+    if (blas) {
+        want = 2;
+        if (!has_warning("OpenBLAS was loaded by the host program after the engine set") ||
+            !strstr(fe_cpu_gemm_path(), "loaded by the host after the engine's constructor")) {
+            fprintf(stderr, "test-blas-env: the host's OpenBLAS not said (path: %s)\n",
+                    fe_cpu_gemm_path());
+            bad = 1;
+        }
+    } else
+        printf("no libopenblas.so.0: only FE_CPU_ISA checked\n");
+    if (n_warnings != want) {
+        fprintf(stderr, "test-blas-env: %d warnings, want %d (once each)\n", n_warnings, want);
+        bad = 1;
+    }
+    for (int i = 0; i < n_warnings && i < 4; i++)
+        printf("warning: %s\n", warnings[i]);
+    fe_set_log_callback(NULL, NULL);
+    if (blas)
+        dlclose(blas);
+    return bad;
+}
 
 static int is_blas_var(const char *entry) {
     static const char *const names[] = {"OPENBLAS_CORETYPE=", "OPENBLAS_NUM_THREADS=",
@@ -24,6 +83,8 @@ static int is_blas_var(const char *entry) {
 }
 
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "--log") == 0)
+        return test_log();
     if (argc < 2 || strcmp(argv[1], "--clean-env") != 0) {
         size_t n = 0, k = 0;
         while (environ[n])

@@ -116,11 +116,22 @@ static void test_cpuid_report(void) {
 #endif
 }
 
+static void log_to_stderr(fe_log_level level, const char *message, void *user_data) {
+    (void)level;
+    (void)user_data;
+    fprintf(stderr, "%s\n", message);
+}
+
 /* FE_CPU_ISA caps what the kernels use (fe-cpuid.c), read once per process:
  * each value in a child process. */
 static void test_cpuid_isa_cap(void) {
     if (g_test_subprocess()) {
         const FeCpuInfo *ci = fe_cpu_info();
+        /* An ignored value is said through the log (main silences it) at
+         * the first use, not on stderr before main. */
+        fe_set_log_callback(log_to_stderr, NULL);
+        (void)fe_cpu_gemm_path();
+        fe_set_log_callback(NULL, NULL);
         printf("avx=%d avx2=%d fma=%d avx512f=%d bw=%d vl=%d bf16=%d amx=%d rows f32 %d f16 %d "
                "bf16 %d\n",
                ci->avx, ci->avx2, ci->fma, ci->avx512f, ci->avx512bw, ci->avx512vl,
