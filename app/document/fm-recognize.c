@@ -1701,27 +1701,39 @@ stacked_over_rule (const char *latex, const char *command)
 
 #define STACKED_GARBLED 3
 
+/* Whether tokens [from, to) of t, a run of minus signs, are signs of a
+ * signature ((+----), (-+++-)): a plus sign stands next to the run. A
+ * shaft's pieces have no plus among them. */
+static gboolean
+sign_run (GPtrArray *t, guint from, guint to)
+{
+  return strcmp (g_ptr_array_index (t, from), "-") == 0 &&
+         ((from > 0 && strcmp (g_ptr_array_index (t, from - 1), "+") == 0) ||
+          (to < t->len && strcmp (g_ptr_array_index (t, to), "+") == 0));
+}
+
 /* Pieces of stacked layout the reader could not build: scripts on an empty
  * base in a row ({}^{f}{}^{,}), glyphs stacked over a lone rule piece
- * (\overset{f}{-}) and runs of rule pieces (----, ,,,,): an extensible
- * arrow's label and shaft
- * read glyph by glyph (pdf-e2e seed 1039, \xrightarrow{1,\ f_j,\ ...} on
- * eight set-ups, each read as 20-40 such pieces). */
+ * (\overset{f}{-}) and runs of rule pieces (----, ,,,,; not a signature's
+ * signs, sign_run): an extensible arrow's label and shaft read glyph by
+ * glyph (pdf-e2e seed 1039, \xrightarrow{1,\ f_j,\ ...} on eight
+ * set-ups, each read as 20-40 such pieces). */
 static guint
 stacked_fragments (const char *latex)
 {
   g_autoptr(GPtrArray) t = latex_tokens (latex);
-  guint n = 0, run = 0;
+  guint n = 0;
 
   n += empty_base_chains (latex, "{}^") + empty_base_chains (latex, "{}_");
   n += stacked_over_rule (latex, "\\overset{") + stacked_over_rule (latex, "\\underset{");
-  for (guint i = 0; i < t->len; i++)
+  for (guint i = 0, end; i < t->len; i = end)
     {
       const char *tok = g_ptr_array_index (t, i);
       gboolean piece = strcmp (tok, "-") == 0 || strcmp (tok, ",") == 0;
 
-      run = piece && i > 0 && strcmp (tok, g_ptr_array_index (t, i - 1)) == 0 ? run + 1 : piece ? 1 : 0;
-      if (run == 4)
+      for (end = i + 1; piece && end < t->len && strcmp (tok, g_ptr_array_index (t, end)) == 0;)
+        end++;
+      if (piece && end - i >= 4 && !sign_run (t, i, end))
         n += STACKED_GARBLED;  /* no formula writes four in a row */
     }
   return n;

@@ -978,6 +978,23 @@ test_choose_eighth (void)
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "R^{a}{}_{b}{}^{c}{}_{d}", "R^{ab}", 0.05, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  /* a signature's signs are no shaft's pieces: its minus signs run next to
+   * a plus (four of them had counted as a shaft, and the glyphs lost) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\eta=\\mathrm{diag}(+----)",
+                                "\\eta=\\mathrm{diag}(+---)", 0.05, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  g_assert_cmpstr (latex, ==, "\\eta=\\mathrm{diag}(+----)");
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "(----+)", "(-+)", 0.05, NULL, 0, &latex, &confidence,
+                                &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_TEXT);
+  /* the same run with no plus beside it still counts as a shaft's */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\eta=\\mathrm{diag}(----)",
+                                "\\eta=\\mathrm{diag}(+---)", 0.05, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "\\eta=\\mathrm{diag}(+---)");
 
   /* A disagreeing model reading loses the period the one-line glyph
    * reading does not have; one the glyphs have, or a multi-line glyph
