@@ -3419,6 +3419,23 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
     }
   if (lim_x0 == G_MAXDOUBLE)
     return FALSE;
+  /* (the limit row's right end: the scripts starting right of op that
+   * touch the row so far, walked rightwards. The loop above sees only
+   * those starting left of op's end, and its centre test left out a
+   * prime, raised to op's middle: \lim\limits_{x\to a'} ended before it,
+   * was not centred and split from f(x)) */
+  for (int k = math_from_x (ic->math, g, ic->m, op.x1); k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 > stack_x1 + 0.1 * em || rk->x0 >= r->r.x0)
+        break;
+      if (mk->script && rk->x1 > stack_x1 && rk->x1 <= r->r.x0 && rk->y1 > row.y0 && rk->y0 < row.y1)
+        {
+          stack_x1 = rk->x1;
+          fm_rect_union (&row, rk);
+        }
+    }
   /* (the limit row's left end: the scripts touching the found ones,
    * walked leftwards; math is sorted by x0) */
   for (int k = math_from_x (ic->math, g, ic->m, lim_x0) - 1; k >= 0; k--)

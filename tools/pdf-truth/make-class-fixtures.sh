@@ -72,6 +72,7 @@ $gen --body "$dir/cls-midbold.body.tex" --out "$dir" --prefix cls-midbold-xe --e
 $gen --body "$dir/cls-sidetags.body.tex" --out "$dir" --prefix cls-sidetags-cm --fonts cm
 for f in cm lmodern; do
   $gen --body "$dir/cls-limrow.body.tex" --out "$dir" --prefix "cls-limrow-$f" --fonts $f
+  $gen --body "$dir/cls-limprime.body.tex" --out "$dir" --prefix "cls-limprime-$f" --fonts $f
 done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
