@@ -13,12 +13,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE (FmApplication, fm_application, FM, APPLICATION, AdwApplication)
 
 FmApplication  *fm_application_new        (void);
-/* Before GTK opens the display: leaves GDK's OpenGL off (GDK_DEBUG=gl-disable)
- * where GTK would not draw with a GPU anyway: no DRM render node, Mesa told to
- * render in software, or the cairo renderer chosen (GSK_RENDERER=cairo, as the
- * tests run). Not when the user set GDK_DEBUG or another renderer. Returns
- * whether it set GDK_DEBUG, to be unset once GTK has read it (after startup),
- * so that programs started from the window get the user's environment. */
 GSettings      *fm_application_get_settings (FmApplication *self);
 /* The one engine worker of the process, shared by every window. */
 FmEngineWorker *fm_application_get_worker   (FmApplication *self);

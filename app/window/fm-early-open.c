@@ -376,19 +376,6 @@ fm_early_open_take_render_finish (FmDocument    *document,
 }
 
 gboolean
-fm_early_open_is_running (void)
-{
-  gboolean running;
-
-  if (early == NULL)
-    return FALSE;
-  g_mutex_lock (&early->lock);
-  running = !early->rendered;
-  g_mutex_unlock (&early->lock);
-  return running;
-}
-
-gboolean
 fm_early_open_get_render_used (void)
 {
   gboolean used;

@@ -68,8 +68,6 @@ void             fm_early_open_take_render_async  (FmDocument          *document
 cairo_surface_t *fm_early_open_take_render_finish (FmDocument    *document,
                                                    GAsyncResult  *result,
                                                    GError       **error);
-/* Whether the thread still works (it reads the environment: see main.c). */
-gboolean         fm_early_open_is_running (void);
 /* Whether the page view drew the early render (for the tests). */
 gboolean         fm_early_open_get_render_used (void);
 

@@ -10,27 +10,6 @@
 #include "fm-startup-log.h"
 #include "formulate-theme-shadow.h"
 
-/* After GApplication's startup, where GTK opened the display and read them:
- * programs started from the window (the web preview's process, a file
- * manager) get the user's environment. */
-static gboolean
-restore_environment_cb (gpointer data)
-{
-  /* unsetenv() under a thread that reads the environment (fontconfig and
-   * Poppler do, in the early open's render) is a data race: wait for it. */
-  if (fm_early_open_is_running ())
-    return G_SOURCE_CONTINUE;
-  g_unsetenv ("GDK_DEBUG");
-  return G_SOURCE_REMOVE;
-}
-
-static void
-restore_environment (GApplication *app, gpointer data)
-{
-  if (restore_environment_cb (NULL) == G_SOURCE_CONTINUE)
-    g_timeout_add (20, restore_environment_cb, NULL);
-}
-
 /* GTK parses its default theme ("Default") when GtkSettings is made, in
  * GtkApplication's startup, and libadwaita's style manager replaces it a
  * moment later with its empty one ("Adwaita-empty") and its own stylesheet,
@@ -69,14 +48,22 @@ main (int argc, char **argv)
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
-  gboolean gl_avoided = fm_avoid_software_gl ();
+  /* GDK_DEBUG=gl-disable stays set for the life of the process. GDK reads
+   * it once, when the display opens in the application's startup, so
+   * unsetting it later changed nothing here; it only kept it from the
+   * programs started from the window, and an unsetenv() then runs beside
+   * threads that read the environment (GDBus's worker, started when the
+   * application registers on the bus before its startup; the early open's
+   * fontconfig and Poppler): the setenv/getenv race of crash12. Those
+   * programs run on the same machine, where GTK's GL would be the same
+   * llvmpipe (or the same user's cairo renderer), so gl-disable suits them
+   * as well. */
+  fm_avoid_software_gl ();
   app = fm_application_new ();
   /* The document named on the command line opens and its first page
    * renders on another core while GTK starts on this one (after the
    * setenv() above: no thread may read the environment while it changes). */
   fm_early_open_start (argc, argv);
-  if (gl_avoided)
-    g_signal_connect_after (app, "startup", G_CALLBACK (restore_environment), NULL);
   if (shadow_default_theme ())
     g_signal_connect_after (app, "startup", G_CALLBACK (unshadow_default_theme), NULL);
   int status = g_application_run (G_APPLICATION (app), argc, argv);

@@ -41,7 +41,6 @@ gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_lo
 {
   g_autofree char *template = g_strconcat (tmp_name, "-XXXXXX", NULL);
   g_autofree char *model = NULL;
-  gboolean gl_avoided;
 
   /* Under ASan its own report is better. */
 #ifndef __SANITIZE_ADDRESS__
@@ -64,9 +63,11 @@ gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_lo
     g_setenv ("FORMULATE_MODEL", model, TRUE);
 
   g_test_init (argc, argv, NULL);
-  /* GL as the program leaves it (app/main.c): off under the cairo renderer
-   * the tests use, so the launch measured is the one a user gets. */
-  gl_avoided = fm_avoid_software_gl ();
+  /* GL as the program leaves it (app/window/main.c): off under the cairo
+   * renderer the tests use, so the launch measured is the one a user gets;
+   * and, as there, GDK_DEBUG stays set (an unsetenv() after gtk_init races
+   * the threads GTK started). */
+  fm_avoid_software_gl ();
   if (strict_logs)
     {
       g_test_log_set_fatal_handler (fatal_log_filter, NULL);
@@ -80,9 +81,6 @@ gui_test_init (int *argc, char ***argv, const char *tmp_name, gboolean strict_lo
       g_printerr ("SKIP: no display (install xvfb and run under xvfb-run)\n");
       return FALSE;
     }
-  /* GTK has read it; the web preview's process gets the test's environment. */
-  if (gl_avoided)
-    g_unsetenv ("GDK_DEBUG");
   return TRUE;
 }
 
