@@ -95,6 +95,26 @@ fm_reading_next_char (const char *p)
   return p;
 }
 
+/* One token's end: a control word's letters, a control symbol (a
+ * backslash and one character), or one character. The readers' own
+ * tokenizers (below, and fm-recognize.c's latex_tokens) add their forms:
+ * starred words, \begin{env}. */
+const char *
+fm_reading_token_end (const char *p)
+{
+  const char *q;
+
+  if (*p == '\\' && g_ascii_isalpha (p[1]))
+    {
+      for (q = p + 1; g_ascii_isalpha (*q); q++)
+        ;
+      return q;
+    }
+  if (*p == '\\' && p[1] != '\0')
+    return fm_reading_next_char (p + 1);
+  return fm_reading_next_char (p);
+}
+
 /* Control words (with a starred form where one is listed), control
  * symbols, \begin{env}/\end{env} whole, single characters. */
 static void
@@ -112,10 +132,9 @@ tokenize (const char *latex, GPtrArray *tok, GArray *at)
           p++;
           continue;
         }
+      q = fm_reading_token_end (p);
       if (*p == '\\' && g_ascii_isalpha (p[1]))
         {
-          for (q = p + 1; g_ascii_isalpha (*q); q++)
-            ;
           if (*q == '*')
             {
               g_autofree char *star = g_strndup (p, q + 1 - p);
@@ -126,10 +145,6 @@ tokenize (const char *latex, GPtrArray *tok, GArray *at)
               strchr (q, '}') != NULL)
             q = strchr (q, '}') + 1;
         }
-      else if (*p == '\\' && p[1] != '\0')
-        q = fm_reading_next_char (p + 1);
-      else
-        q = fm_reading_next_char (p);
       g_ptr_array_add (tok, g_strndup (p, q - p));
       g_array_append_val (at, off);
       p = q;

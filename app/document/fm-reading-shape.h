@@ -26,5 +26,8 @@ char    *fm_reading_repaired (const char *latex);
 /* The next character of LaTeX text: a UTF-8 step that stops at the NUL
  * (readings may be invalid UTF-8, where g_utf8_next_char steps past it). */
 const char *fm_reading_next_char (const char *p);
+/* The end of the LaTeX token at p (not a space): a control word's
+ * letters, a control symbol, or one character (fm_reading_next_char). */
+const char *fm_reading_token_end (const char *p);
 
 G_END_DECLS

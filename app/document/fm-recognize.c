@@ -112,17 +112,10 @@ latex_tokens_at (const char *latex, GArray *starts)
         }
       if (*p == '\\')
         {
-          q = p + 1;
-          if (g_ascii_isalpha (*q))
-            {
-              while (g_ascii_isalpha (*q))
-                q++;
-              if (*q == '*' && (strncmp (p, "\\operatorname", 13) == 0 || strncmp (p, "\\tag", 4) == 0 ||
-                                strncmp (p, "\\hspace", 7) == 0))
-                q++;
-            }
-          else if (*q != '\0')
-            q = fm_reading_next_char (q);
+          q = fm_reading_token_end (p);
+          if (*q == '*' && (strncmp (p, "\\operatorname", 13) == 0 || strncmp (p, "\\tag", 4) == 0 ||
+                            strncmp (p, "\\hspace", 7) == 0))
+            q++;
           tok = g_strndup (p, q - p);
           if (strcmp (tok, "\\begin") == 0 || strcmp (tok, "\\end") == 0)
             {
@@ -172,7 +165,7 @@ latex_tokens_at (const char *latex, GArray *starts)
         }
       else
         {
-          q = fm_reading_next_char (p);
+          q = fm_reading_token_end (p);
           tok = g_strndup (p, q - p);
         }
       if (starts != NULL)
