@@ -92,6 +92,29 @@ check_page (FmDocument *doc, int page, const char *want)
   fm_mathtext_result_free (res);
 }
 
+/* The reading of a region of one's own on a page (a box the test drew). */
+static FmMathTextResult *
+read_box (FmDocument *doc, int page, FmRegionKind kind, const FmRect *box)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FmRegion) region = fm_region_new (page, kind, box);
+  FmMathTextResult *res = fm_mathtext_read_region (doc, region, &error);
+
+  g_assert_no_error (error);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex ? res->latex : "(none)", res->reason ? res->reason : "certain");
+  return res;
+}
+
+/* An uncertain reading of want, for a reason that says why. */
+static void
+assert_uncertain_because (const FmMathTextResult *res, const char *want, const char *because)
+{
+  g_assert_cmpstr (res->latex, ==, want);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, because));
+}
+
 /* Uncertain (and how it reads, when want is not NULL): a reading that
  * is not sure must not say it is. */
 static void
@@ -163,30 +186,17 @@ static void
 test_word_row_parallel (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
-  g_autoptr (GError) error = NULL;
   FmRect box = page_text_box (doc, 13);
   FmMathTextResult *res;
 
-  {
-    g_autoptr (FmRegion) region = fm_region_new (13, FM_REGION_INLINE, &box);
-    res = fm_mathtext_read_region (doc, region, &error);
-  }
-  g_assert_no_error (error);
-  if (g_test_verbose ())
-    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
-  g_assert_cmpstr (res->latex, ==, "F_{\\parallel}=v\\parallel w");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "line of words"));
+  res = read_box (doc, 13, FM_REGION_INLINE, &box);
+  assert_uncertain_because (res, "F_{\\parallel}=v\\parallel w", "line of words");
   /* the words' letters back no symbol: F, \\|, =, v, \\|, w */
   g_assert_cmpuint (res->symbols->len, ==, 6);
   fm_mathtext_result_free (res);
 
   /* As a display, two lines stay two lines (an aligned, uncertain). */
-  {
-    g_autoptr (FmRegion) region = fm_region_new (13, FM_REGION_DISPLAY, &box);
-    res = fm_mathtext_read_region (doc, region, &error);
-  }
-  g_assert_no_error (error);
+  res = read_box (doc, 13, FM_REGION_DISPLAY, &box);
   g_assert_true (g_str_has_prefix (res->latex, "\\begin{aligned}"));
   fm_mathtext_result_free (res);
 }
@@ -198,26 +208,15 @@ static void
 test_leading_word (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext.pdf");
-  g_autoptr (GError) error = NULL;
   FmRect box = page_text_box (doc, 14);
   FmMathTextResult *res;
 
-  {
-    g_autoptr (FmRegion) region = fm_region_new (14, FM_REGION_INLINE, &box);
-    res = fm_mathtext_read_region (doc, region, &error);
-  }
-  g_assert_no_error (error);
-  g_assert_cmpstr (res->latex, ==, "f=qP");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "a word before"));
+  res = read_box (doc, 14, FM_REGION_INLINE, &box);
+  assert_uncertain_because (res, "f=qP", "a word before");
   g_assert_cmpuint (res->symbols->len, ==, 4);
   fm_mathtext_result_free (res);
   /* as a display nothing is dropped */
-  {
-    g_autoptr (FmRegion) region = fm_region_new (14, FM_REGION_DISPLAY, &box);
-    res = fm_mathtext_read_region (doc, region, &error);
-  }
-  g_assert_no_error (error);
+  res = read_box (doc, 14, FM_REGION_DISPLAY, &box);
   g_assert_cmpstr (res->latex, ==, "\\text{Have}f=qP");
   fm_mathtext_result_free (res);
 }
@@ -266,16 +265,8 @@ test_neighbour_script (void)
   g_assert_true (line2);
   /* the line, and up to the limit's top (not the integral sign) */
   box.y0 = limit_y0;
-  {
-    g_autoptr (FmRegion) region = fm_region_new (12, FM_REGION_INLINE, &box);
-    res = fm_mathtext_read_region (doc, region, &error);
-  }
-  g_assert_no_error (error);
-  if (g_test_verbose ())
-    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
-  g_assert_cmpstr (res->latex, ==, "7\\times10^{22}");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "apart from the line"));
+  res = read_box (doc, 12, FM_REGION_INLINE, &box);
+  assert_uncertain_because (res, "7\\times10^{22}", "apart from the line");
   fm_mathtext_result_free (res);
 }
 
@@ -458,7 +449,6 @@ static void
 test_stix2 (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-stix2.pdf");
-  g_autoptr (GError) error = NULL;
   FmMathTextResult *res;
   FmRect box = page_text_box (doc, 4);
 
@@ -475,16 +465,8 @@ test_stix2 (void)
 
   /* A line of the body text over an inline formula: a lone letter and
    * digits beside the words; left out with its symbols. */
-  {
-    g_autoptr (FmRegion) region = fm_region_new (4, FM_REGION_INLINE, &box);
-    res = fm_mathtext_read_region (doc, region, &error);
-  }
-  g_assert_no_error (error);
-  if (g_test_verbose ())
-    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
-  g_assert_cmpstr (res->latex, ==, "z_{3}^{0},z_{4}^{0},\\ldots,z_{n}^{0}");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "line of words"));
+  res = read_box (doc, 4, FM_REGION_INLINE, &box);
+  assert_uncertain_because (res, "z_{3}^{0},z_{4}^{0},\\ldots,z_{n}^{0}", "line of words");
   fm_mathtext_result_free (res);
 
   /* A prime before a subscript is the base's, boxed by Poppler at the
@@ -536,9 +518,7 @@ test_unicode_rules (void)
   res = mathtext_fixture_read_page (doc, 1);
   if (g_test_verbose ())
     g_printerr ("page 1: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
-  g_assert_cmpstr (res->latex, ==, "r\\left(\\varphi(x),\\overline{\\varphi(x)}\\right)=0");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "overline"));
+  assert_uncertain_because (res, "r\\left(\\varphi(x),\\overline{\\varphi(x)}\\right)=0", "overline");
   fm_mathtext_result_free (res);
   check_page (doc, 2, "I=\\frac{V}{R}");
 }
@@ -696,9 +676,7 @@ test_matrix_row (void)
    * correction) is as wide (mathtext-matrixrow2.tex) */
   check_page_uncertain (doc, 2, "X=\\bigl[u\\quad v\\bigr]");
   res = mathtext_fixture_read_page (doc, 3);
-  g_assert_cmpstr (res->latex, ==, "\\begin{bmatrix}y&-x\\end{bmatrix}");
-  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
-  g_assert_nonnull (strstr (res->reason, "one-row matrix"));
+  assert_uncertain_because (res, "\\begin{bmatrix}y&-x\\end{bmatrix}", "one-row matrix");
   fm_mathtext_result_free (res);
 }
 

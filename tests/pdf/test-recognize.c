@@ -14,10 +14,11 @@ src_root (void)
   return g_getenv ("FE_SOURCE_ROOT") ? g_getenv ("FE_SOURCE_ROOT") : FM_TEST_SRCDIR;
 }
 
+/* Page 1 of tests/fixtures/pdf/NAME, opened and detected as the app does. */
 static GPtrArray *
-detect_fixture (FmDocument **doc_out)
+detect_pdf (const char *name, FmDocument **doc_out)
 {
-  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", "truth-1-03.pdf", NULL);
+  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", name, NULL);
   g_autoptr(GError) error = NULL;
   FmDetectOptions opts = fm_detect_default_options ();
   FmDocument *doc = fm_document_new_for_path (path, NULL, &error);
@@ -26,9 +27,34 @@ detect_fixture (FmDocument **doc_out)
   g_assert_no_error (error);
   regions = fm_detect_page (doc, 0, &opts, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (regions->len, >=, 3);
   *doc_out = doc;
   return regions;
+}
+
+static GPtrArray *
+detect_fixture (FmDocument **doc_out)
+{
+  GPtrArray *regions = detect_pdf ("truth-1-03.pdf", doc_out);
+
+  g_assert_cmpuint (regions->len, >=, 3);
+  return regions;
+}
+
+/* The regions of detect_pdf with the app's crops (the line rule). */
+static GPtrArray *
+line_crops (const char *name, FmDocument **doc_out)
+{
+  GPtrArray *regions = detect_pdf (name, doc_out);
+
+  fm_recognize_prepare_page (*doc_out, regions, 0, FM_CROP_RULE_LINE);
+  return regions;
+}
+
+static void
+log_display_crop (const FmRegion *r)
+{
+  g_test_message ("display [%.1f %.1f %.1f %.1f] crop [%.1f %.1f %.1f %.1f]", r->box.x0, r->box.y0,
+                  r->box.x1, r->box.y1, r->crop_box.x0, r->crop_box.y0, r->crop_box.x1, r->crop_box.y1);
 }
 
 static gboolean
@@ -73,30 +99,23 @@ test_crop_rules (void)
 static void
 test_crop_two_columns (void)
 {
-  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", "crop-twocolumn.pdf", NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
-  FmDetectOptions opts = fm_detect_default_options ();
-  g_autoptr(GPtrArray) regions = NULL;
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = line_crops ("crop-twocolumn.pdf", &doc);
   gboolean seen = FALSE;
 
-  g_assert_no_error (error);
-  regions = fm_detect_page (doc, 0, &opts, &error);
-  g_assert_no_error (error);
-  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_LINE);
   for (guint i = 0; i < regions->len; i++)
     {
       FmRegion *r = regions->pdata[i];
       if (r->kind != FM_REGION_DISPLAY || r->box.x0 < 380 || r->box.y0 > 110 || r->box.y1 < 120)
         continue;
       seen = TRUE;
-      g_test_message ("display [%.1f %.1f %.1f %.1f] crop [%.1f %.1f %.1f %.1f]", r->box.x0, r->box.y0,
-                      r->box.x1, r->box.y1, r->crop_box.x0, r->crop_box.y0, r->crop_box.x1, r->crop_box.y1);
+      log_display_crop (r);
       /* the right column starts at x = 311 pt, its text ends at 540 */
       g_assert_cmpfloat (r->crop_box.x0, >, 300);
       g_assert_cmpfloat (r->crop_box.x1, <, 500);
     }
   g_assert_true (seen);
+  g_object_unref (doc);
 }
 
 /* A display as wide as the left column of a two-column page, level with a
@@ -107,30 +126,23 @@ test_crop_two_columns (void)
 static void
 test_crop_wide_display (void)
 {
-  g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", "crop-widecol.pdf", NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
-  FmDetectOptions opts = fm_detect_default_options ();
-  g_autoptr(GPtrArray) regions = NULL;
+  FmDocument *doc;
+  g_autoptr(GPtrArray) regions = line_crops ("crop-widecol.pdf", &doc);
   gboolean seen = FALSE;
 
-  g_assert_no_error (error);
-  regions = fm_detect_page (doc, 0, &opts, &error);
-  g_assert_no_error (error);
-  fm_recognize_prepare_page (doc, regions, 0, FM_CROP_RULE_LINE);
   for (guint i = 0; i < regions->len; i++)
     {
       FmRegion *r = regions->pdata[i];
       if (r->kind != FM_REGION_DISPLAY)
         continue;
       seen = TRUE;
-      g_test_message ("display [%.1f %.1f %.1f %.1f] crop [%.1f %.1f %.1f %.1f]", r->box.x0, r->box.y0,
-                      r->box.x1, r->box.y1, r->crop_box.x0, r->crop_box.y0, r->crop_box.x1, r->crop_box.y1);
+      log_display_crop (r);
       /* the left column ends at x = 301 pt, the right one starts at 311 */
       g_assert_cmpfloat (r->box.x1, >, 290);
       g_assert_cmpfloat (r->crop_box.x1, <, 301);
     }
   g_assert_true (seen);
+  g_object_unref (doc);
 }
 
 /* A reader with a fixed answer per region, by index: CERTAIN, UNCERTAIN, UNAVAILABLE, ... */
