@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crop-record.h"
 #include "fe.h"
 #include "fm-document.h"
 #include "fm-page-queue.h"
@@ -44,23 +45,23 @@ enum {
   CROP_PREPROCESS_ERROR = 2,
 };
 
+/* The fields between the record's head and its pixels. */
+typedef struct {
+  char kind[12];
+  float f[6];
+} RegionFields;
+_Static_assert (sizeof (RegionFields) == 12 + 6 * sizeof (float), "no padding in the record");
+
 static int
 write_record (const FmRegion *r, int status, int width, int height, float scale,
               const guint8 *pixels)
 {
-  int32_t head[4] = { r->page, status, width, height };
-  char kind[12] = { 0 };
-  float f[6] = { (float) r->box.x0, (float) r->box.y0, (float) r->box.x1, (float) r->box.y1,
-                 (float) r->font_size, scale };
+  RegionFields fields = { { 0 }, { (float) r->box.x0, (float) r->box.y0, (float) r->box.x1,
+                                   (float) r->box.y1, (float) r->font_size, scale } };
 
-  strncpy (kind, fm_region_kind_to_string (r->kind), sizeof kind - 1);
-  if (fwrite (head, sizeof head, 1, stdout) != 1 || fwrite (kind, sizeof kind, 1, stdout) != 1 ||
-      fwrite (f, sizeof f, 1, stdout) != 1)
-    return -1;
-  if (status == CROP_OK &&
-      fwrite (pixels, 1, (size_t) width * height, stdout) != (size_t) width * height)
-    return -1;
-  return 0;
+  strncpy (fields.kind, fm_region_kind_to_string (r->kind), sizeof fields.kind - 1);
+  return crop_record_write (r->page, status, width, height, &fields, sizeof fields,
+                            status == CROP_OK ? pixels : NULL);
 }
 
 /* One region: its crop through the engine's preprocessing. The font-size

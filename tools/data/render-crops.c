@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crop-record.h"
 #include "fm-render.h"
 #include "fe-model.h"
 
@@ -49,15 +50,8 @@ static int
 write_record (int page, int status, int width, int height, float cc_px,
               const guint8 *pixels)
 {
-  int32_t head[4] = { page, status, width, height };
-
-  if (fwrite (head, sizeof head, 1, stdout) != 1 ||
-      fwrite (&cc_px, sizeof cc_px, 1, stdout) != 1)
-    return -1;
-  if (status == CROP_OK &&
-      fwrite (pixels, 1, (size_t) width * height, stdout) != (size_t) width * height)
-    return -1;
-  return 0;
+  return crop_record_write (page, status, width, height, &cc_px, sizeof cc_px,
+                            status == CROP_OK ? pixels : NULL);
 }
 
 /* Crops image to its ink box plus margin (white where the margin leaves the
