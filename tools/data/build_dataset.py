@@ -108,6 +108,21 @@ def corpus_files(corpus):
     return [f for f in files if os.path.exists(f[1])]
 
 
+def normalized_tokens(latex, max_tokens, drops, spaced=False):
+    """latex's canonical tokens, or None with the reason counted in drops
+    (the normaliser's reason, or too_long past max_tokens). The corpus and
+    the PDF crops (pdf_crops.py) drop formulas by the same rule."""
+    try:
+        toks = lt.normalize(latex, spaced)
+    except lt.NormalizeError as e:
+        drops[e.reason] = drops.get(e.reason, 0) + 1
+        return None
+    if len(toks) > max_tokens:
+        drops["too_long"] = drops.get("too_long", 0) + 1
+        return None
+    return toks
+
+
 def load_corpus(corpus, limit=None):
     """-> (list of (norm, tokens, source, kind)), drop counter dict."""
     drops = {}
@@ -124,13 +139,8 @@ def load_corpus(corpus, limit=None):
                 if n in fails:
                     drops["compile"] = drops.get("compile", 0) + 1
                     continue
-                try:
-                    toks = lt.normalize(line, spaced)
-                except lt.NormalizeError as e:
-                    drops[e.reason] = drops.get(e.reason, 0) + 1
-                    continue
-                if len(toks) > MAX_TOKENS:
-                    drops["too_long"] = drops.get("too_long", 0) + 1
+                toks = normalized_tokens(line, MAX_TOKENS, drops, spaced)
+                if toks is None:
                     continue
                 norm = lt.detokenize(toks)
                 if norm in seen:

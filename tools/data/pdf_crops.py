@@ -155,13 +155,8 @@ def pair(truth, records, vocab_index, max_tokens, max_h, max_w, drops):
         r = m.get(ti)
         if r is None:
             continue
-        try:
-            toks = lt.normalize(t["latex"])
-        except lt.NormalizeError as e:
-            drops[e.reason] = drops.get(e.reason, 0) + 1
-            continue
-        if len(toks) > max_tokens:
-            drops["too_long"] = drops.get("too_long", 0) + 1
+        toks = build_dataset.normalized_tokens(t["latex"], max_tokens, drops)
+        if toks is None:
             continue
         if any(tok not in vocab_index for tok in toks):
             drops["unknown_token"] = drops.get("unknown_token", 0) + 1
