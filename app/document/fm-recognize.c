@@ -1695,8 +1695,10 @@ stacked_over_rule (const char *latex, const char *command)
 #define STACKED_GARBLED 3
 
 /* Whether tokens [from, to) of t, a run of minus signs, are signs of a
- * signature ((+----), (-+++-)): a plus sign stands next to the run. A
- * shaft's pieces have no plus among them. */
+ * signature ((+----), diag(----+)): a plus sign stands next to the run. A
+ * shaft's pieces have no plus among them; an arrow labelled `+` read as
+ * `+----` is let through too (rare; the model's reading then competes as
+ * for any other glyph reading). */
 static gboolean
 sign_run (GPtrArray *t, guint from, guint to)
 {
