@@ -770,7 +770,17 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * page (see /pdf/layout/gutter-overfull); cls-limrow (pdfLaTeX
  * CM and Latin Modern, e2efix12): an inline \lim\limits_{n\to\infty} f(x_n)
  * under a long subscript of the line above came in two pieces (the
- * detector before it, CM: inline 4 matched of 6, 9 regions). */
+ * detector before it, CM: inline 4 matched of 6, 9 regions); cls-fracnum
+ * (pdfLaTeX Latin Modern, XeLaTeX Termes Math, LuaLaTeX Pagella Math,
+ * detect14p): a text-style fraction whose numerator is wider than its
+ * denominator after an operator with limits or a lone subscript
+ * (\int_{-1}^{1} \frac{g(t)}{t}\,dt, \oint_\gamma \frac{h(z)}{z}\,dz) came in
+ * pieces, and \,dx after such a numerator was cut off in the Unicode
+ * engines (the detector before it, all three: inline P/R 0.485/0.762);
+ * cls-namebracket (XeLaTeX Libertinus Math, LuaLaTeX Pagella Math, pdfLaTeX
+ * newtx, detect14p): \cos(\omega t) on a line whose word space shrank
+ * under 0.2 em lost "cos" - its bracket was taken for the end of the prose
+ * word before it (the detector before it: one of seven lost on each). */
 static void
 test_detect_classes (void)
 {
@@ -791,7 +801,9 @@ test_detect_classes (void)
                           "cls-qquad-libertine", "cls-qquad-xe", "cls-dispcuts-cm",
                           "cls-dispcols-lmodern", "cls-dispcols-libertine", "cls-midbold-newtx",
                           "cls-midbold-libertine", "cls-midbold-xe",
-                          "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern" };
+                          "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern", "cls-fracnum-lmodern",
+                          "cls-fracnum-xe", "cls-fracnum-lua", "cls-namebracket-xe", "cls-namebracket-lua",
+                          "cls-namebracket-newtx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -73,5 +73,11 @@ $gen --body "$dir/cls-sidetags.body.tex" --out "$dir" --prefix cls-sidetags-cm -
 for f in cm lmodern; do
   $gen --body "$dir/cls-limrow.body.tex" --out "$dir" --prefix "cls-limrow-$f" --fonts $f
 done
+$gen --body "$dir/cls-fracnum.body.tex" --out "$dir" --prefix cls-fracnum-lmodern --fonts lmodern --seed 9550
+$gen --body "$dir/cls-fracnum.body.tex" --out "$dir" --prefix cls-fracnum-xe --engine xelatex --fonts termes-math --seed 9550
+$gen --body "$dir/cls-fracnum.body.tex" --out "$dir" --prefix cls-fracnum-lua --engine lualatex --fonts pagella-math --seed 9550
+$gen --body "$dir/cls-namebracket.body.tex" --out "$dir" --prefix cls-namebracket-xe --engine xelatex --fonts libertinus-math --seed 9551
+$gen --body "$dir/cls-namebracket.body.tex" --out "$dir" --prefix cls-namebracket-lua --engine lualatex --fonts pagella-math --seed 9551
+$gen --body "$dir/cls-namebracket.body.tex" --out "$dir" --prefix cls-namebracket-newtx --fonts newtx --seed 9551
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
