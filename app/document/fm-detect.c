@@ -2866,6 +2866,44 @@ inline_math_only_lines (InlineCtx *ic)
   g_free (count);
 }
 
+/* A script that inline_math_only_lines() put on a line of math alone (its
+ * centre in it, within an em of it) keeps that line only while full-size
+ * glyphs hold it. Where inline_fraction_stacks() has moved them all to one
+ * text line - the parts of a display-style fraction in running text - the
+ * line is none, and a script on it goes where they went: the lower limit
+ * of a display-style sum before that fraction (n=1 under
+ * \sum_{n=1}^\infty \frac{1}{n^2+1}, level with the denominator) then
+ * stands on its operator's line and joins it as a stacked part, not a
+ * formula of the line below. old_band: each math glyph's band before
+ * inline_fraction_stacks(). */
+static void
+inline_orphan_scripts (InlineCtx *ic, const int *old_band)
+{
+  int nb = (int) ic->bands->len;
+  int *moved_to = g_new (int, nb + 1);
+
+  for (int b = 0; b <= nb; b++)
+    moved_to[b] = -1;   /* -1: no full-size glyph, -2: one still there or two targets */
+  for (int a = 0; a < ic->m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      int b = old_band[a];
+      if (ma->script || b < ic->n_text_bands)
+        continue;
+      if (ma->band == b || ma->band < 0 || (moved_to[b] >= 0 && moved_to[b] != ma->band))
+        moved_to[b] = -2;
+      else if (moved_to[b] == -1)
+        moved_to[b] = ma->band;
+    }
+  for (int a = 0; a < ic->m; a++)
+    {
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      if (ma->script && ma->band >= ic->n_text_bands && ma->band == old_band[a] && moved_to[ma->band] >= 0)
+        ma->band = moved_to[ma->band];
+    }
+  g_free (moved_to);
+}
+
 static void
 inline_debug_lines (const InlineCtx *ic)
 {
@@ -4194,7 +4232,15 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   ic.n_text_bands = (int) ic.bands->len;
   if (rule == FM_DETECT_RULE_FULL)
     inline_math_only_lines (&ic);
-  inline_fraction_stacks (&ic);
+  {
+    int *old_band = g_new (int, ic.m + 1);
+    for (int a = 0; a < ic.m; a++)
+      old_band[a] = g_array_index (ic.math, MathGlyph, a).band;
+    inline_fraction_stacks (&ic);
+    if (rule == FM_DETECT_RULE_FULL)
+      inline_orphan_scripts (&ic, old_band);
+    g_free (old_band);
+  }
   if (g_getenv ("FM_DETECT_DEBUG"))
     inline_debug_lines (&ic);
   ic.parent = g_new (int, ic.m + 1);
