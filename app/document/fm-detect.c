@@ -3463,6 +3463,41 @@ abla, primes, accents end formulas with scripts */
          ink_gap_empty (ic->pc->ink, &stack, &r->r);
 }
 
+/* The script of big operator li's stack of side scripts that reaches
+ * farthest right before r (index in math), -1 when it has none: the
+ * scripts within 0.6 em above or below it, each starting within 0.1 em of
+ * the stack so far; math is sorted by x0. Past a wide subscript the
+ * operand's nearest line neighbour can be the operator itself, 1.3 em away
+ * (\sum_{i=1}^{n} \omega, \int_{A\cup B} f in newtx: the subscript sits too
+ * low to be the operand's neighbour). */
+static int
+operator_stack_last (const InlineCtx *ic, int li, const Glyph *r)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, li);
+  const Glyph *base = &g[mb->glyph];
+  double x1 = base->r.x1, last_x1 = -G_MAXDOUBLE;
+  int last = -1;
+
+  for (int k = li + 1; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 >= r->r.x0)
+        break;
+      if (!mk->script || rk->x0 >= x1 + 0.1 * mb->em || rk->x1 >= r->r.x0 ||
+          rk->y0 <= base->r.y0 - 0.6 * mb->em || rk->y1 >= base->r.y1 + 0.6 * mb->em)
+        continue;
+      x1 = MAX (x1, rk->x1);
+      if (rk->x1 >= last_x1)
+        {
+          last_x1 = rk->x1;
+          last = k;
+        }
+    }
+  return last;
+}
+
 /* Whether li ends an operator set with limits under or over it (a
  * display-style \lim_{k\to\infty}, \sum\limits_{n=7}^\infty inline): the
  * operator - a big operator or an operator name, the letters touching l -
@@ -3935,6 +3970,14 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     }
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && limits_stack_end (ic, li, r, em))
     join = TRUE;
+  /* a big operator, its side scripts, its operand: the gap counts from the
+   * scripts' end, as from its last script's */
+  if (!join && rule == FM_DETECT_RULE_FULL && !ml->script && !mr->script &&
+      (is_prefix_operator (l->c) || ext_operator (ic, li)))
+    {
+      int last = operator_stack_last (ic, li, r);
+      join = last >= 0 && script_base (ic, last) == li && operator_script_end (ic, last, r, gap);
+    }
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))

@@ -785,7 +785,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * detect14p): a display-style sum's lower limit level with the denominator
  * of a display-style fraction after it stood on the denominator's line of
  * math and came as a region of its own (the detector before it: 6 false
- * inline regions over the three, inline P 0.600). */
+ * inline regions over the three, inline P 0.600); cls-opside (pdfLaTeX
+ * newtx and Libertine, detect14p): past a big operator's wide side
+ * subscript (\sum_{i=1}^{n} \omega, \int_{A\cup B} g) the operand's line
+ * neighbour was the operator itself, over an em away, and the operand a
+ * formula of its own (the detector before it: 3 false inline regions). */
 static void
 test_detect_classes (void)
 {
@@ -808,7 +812,8 @@ test_detect_classes (void)
                           "cls-midbold-libertine", "cls-midbold-xe",
                           "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern", "cls-fracnum-lmodern",
                           "cls-fracnum-xe", "cls-fracnum-lua", "cls-namebracket-xe", "cls-namebracket-lua",
-                          "cls-namebracket-newtx", "cls-dsumfrac-pxfonts", "cls-dsumfrac-xe", "cls-dsumfrac-lua" };
+                          "cls-namebracket-newtx", "cls-dsumfrac-pxfonts", "cls-dsumfrac-xe", "cls-dsumfrac-lua",
+                          "cls-opside-newtx", "cls-opside-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
