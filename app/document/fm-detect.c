@@ -1031,7 +1031,11 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
                   k--;
                   continue;
                 }
+              /* (an operator name's letters are neutral: \cos(\omega t)
+               * on a line whose word space shrank under 0.2 em walked on
+               * into the word before "cos") */
               if (!g_unichar_isalnum (g[k].c) || g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK ||
+                  (g[k].cls == CLS_NEUTRAL && g_unichar_isalpha (g[k].c)) ||
                   /* (a word space by the text's size: LaTeX2e's epsilon
                    * is a script, its size smaller than the 0.15 em kern
                    * before the 2 and the bearings need) */
@@ -2862,6 +2866,44 @@ inline_math_only_lines (InlineCtx *ic)
   g_free (count);
 }
 
+/* A script that inline_math_only_lines() put on a line of math alone (its
+ * centre in it, within an em of it) keeps that line only while full-size
+ * glyphs hold it. Where inline_fraction_stacks() has moved them all to one
+ * text line - the parts of a display-style fraction in running text - the
+ * line is none, and a script on it goes where they went: the lower limit
+ * of a display-style sum before that fraction (n=1 under
+ * \sum_{n=1}^\infty \frac{1}{n^2+1}, level with the denominator) then
+ * stands on its operator's line and joins it as a stacked part, not a
+ * formula of the line below. old_band: each math glyph's band before
+ * inline_fraction_stacks(). */
+static void
+inline_orphan_scripts (InlineCtx *ic, const int *old_band)
+{
+  int nb = (int) ic->bands->len;
+  int *moved_to = g_new (int, nb + 1);
+
+  for (int b = 0; b <= nb; b++)
+    moved_to[b] = -1;   /* -1: no full-size glyph, -2: one still there or two targets */
+  for (int a = 0; a < ic->m; a++)
+    {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      int b = old_band[a];
+      if (ma->script || b < ic->n_text_bands)
+        continue;
+      if (ma->band == b || ma->band < 0 || (moved_to[b] >= 0 && moved_to[b] != ma->band))
+        moved_to[b] = -2;
+      else if (moved_to[b] == -1)
+        moved_to[b] = ma->band;
+    }
+  for (int a = 0; a < ic->m; a++)
+    {
+      MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
+      if (ma->script && ma->band >= ic->n_text_bands && ma->band == old_band[a] && moved_to[ma->band] >= 0)
+        ma->band = moved_to[ma->band];
+    }
+  g_free (moved_to);
+}
+
 static void
 inline_debug_lines (const InlineCtx *ic)
 {
@@ -3016,6 +3058,38 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   return join;
 }
 
+/* fraction_part_scan()'s partner where no script on the bar's other side
+ * overlaps k's columns: the first or last glyph of a part wider than the
+ * other (the f of \frac{f(x)}{x}, the n of \frac{1}{n^2+1}, each beside a
+ * centred one-glyph part). A script-size glyph on the other side that lies
+ * with k under one ink run - the bar reaching across both boxes - is the
+ * partner. y is the bar's row, above k or below it (y < 0: none). */
+static gboolean
+fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, double em)
+{
+  const Glyph *g = ic->g;
+  const FmRect *r = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, bx0, bx1;
+
+  if (y < 0)
+    return FALSE;
+  ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0, &bx1);
+  if (bx0 > r->x0 + tol || bx1 < r->x1 - tol)
+    return FALSE;
+  for (int j = math_from_x (ic->math, g, ic->m, bx0 - tol); j < ic->m; j++)
+    {
+      const MathGlyph *mj = &g_array_index (ic->math, MathGlyph, j);
+      const FmRect *o = &g[mj->glyph].r;
+      if (o->x0 >= bx1)
+        break;
+      if (j == k || !mj->script || o->x1 > bx1 + tol)
+        continue;
+      if (above ? (fm_rect_cy (o) < y && o->y1 > y - 0.5 * em) : (fm_rect_cy (o) > y && o->y0 < y + 0.5 * em))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether math glyph k is a part of a text-style fraction: a bar runs
  * right below it (a numerator) or above it (a denominator), and another
  * script-size math glyph stands on the bar's other side over the same
@@ -3063,7 +3137,7 @@ fraction_part_scan (const InlineCtx *ic, int k, double em)
             return TRUE;
         }
     }
-  return FALSE;
+  return fraction_partner_apart (ic, k, below, FALSE, em) || fraction_partner_apart (ic, k, above, TRUE, em);
 }
 
 /* fraction_part_scan(), asked once per glyph and em (each pair a glyph is
@@ -3077,6 +3151,30 @@ fraction_part (const InlineCtx *ic, int k, double em)
       ic->frac_em[k] = em;
     }
   return ic->frac[k] != 0;
+}
+
+/* The left end of the bar of fraction part k (fraction_part()): the ink
+ * run of the rule right below or above it; k's own left end where neither
+ * reaches across it. A fraction's parts are centred on its bar, the bar
+ * starts the fraction: what stands before it is as far from the bar as
+ * from the fraction, however narrow the part beside it. */
+static double
+fraction_bar_x0 (const InlineCtx *ic, int k, double em)
+{
+  const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, x0 = r->x0;
+
+  for (int side = 0; side < 2; side++)
+    {
+      double y = side == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em), bx0, bx1;
+      if (y < 0)
+        continue;
+      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
+                   &bx1);
+      if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol)
+        x0 = MIN (x0, bx0);
+    }
+  return x0;
 }
 
 /* The glue between bar k and its line neighbour on side (-1 left, +1
@@ -3195,8 +3293,10 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
            gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
            /* (a fraction's denominator is followed by the null
-            * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy) */
-           !bar_above (pc->ink, &l->r, em))
+            * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy;
+            * so is its numerator where that is the wider part:
+            * \frac{f(x)}{x}\,dx) */
+           !bar_above (pc->ink, &l->r, em) && !frac_l)
     join = FALSE;
   /* (a gap to an ink box holds a sidebearing besides the
    * glue: only one narrower than the word space tells) */
@@ -3361,6 +3461,41 @@ abla, primes, accents end formulas with scripts */
   gap = MIN (gap, MAX (0.0, r->r.x0 - stack.x1));
   return gap < 0.6 * mb->em && !is_sentence_punct (r->c) && !is_close_bracket (r->c) &&
          ink_gap_empty (ic->pc->ink, &stack, &r->r);
+}
+
+/* The script of big operator li's stack of side scripts that reaches
+ * farthest right before r (index in math), -1 when it has none: the
+ * scripts within 0.6 em above or below it, each starting within 0.1 em of
+ * the stack so far; math is sorted by x0. Past a wide subscript the
+ * operand's nearest line neighbour can be the operator itself, 1.3 em away
+ * (\sum_{i=1}^{n} \omega, \int_{A\cup B} f in newtx: the subscript sits too
+ * low to be the operand's neighbour). */
+static int
+operator_stack_last (const InlineCtx *ic, int li, const Glyph *r)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *mb = &g_array_index (ic->math, MathGlyph, li);
+  const Glyph *base = &g[mb->glyph];
+  double x1 = base->r.x1, last_x1 = -G_MAXDOUBLE;
+  int last = -1;
+
+  for (int k = li + 1; k < ic->m; k++)
+    {
+      const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
+      const FmRect *rk = &g[mk->glyph].r;
+      if (rk->x0 >= r->r.x0)
+        break;
+      if (!mk->script || rk->x0 >= x1 + 0.1 * mb->em || rk->x1 >= r->r.x0 ||
+          rk->y0 <= base->r.y0 - 0.6 * mb->em || rk->y1 >= base->r.y1 + 0.6 * mb->em)
+        continue;
+      x1 = MAX (x1, rk->x1);
+      if (rk->x1 >= last_x1)
+        {
+          last_x1 = rk->x1;
+          last = k;
+        }
+    }
+  return last;
 }
 
 /* Whether li ends an operator set with limits under or over it (a
@@ -3839,13 +3974,27 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       v_overlap_enough (&l->r, &r->r, 0.5) &&
       (is_close_bracket (r->c) ? bracket_unmatched_beside (ic, li, -1) : closing_bar (ic, ri)))
     join = TRUE;
-  /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2}) */
-  if (!join && rule == FM_DETECT_RULE_FULL &&
-      (!mr->script || fraction_part (ic, ri, em)) &&
-      operator_script_end (ic, li, r, gap))
+  /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2};
+   * its gap counts from its bar, \oint_\gamma \frac{h(z)}{z}: the lone
+   * subscript's neighbour is the centred z under the bar) */
+  if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
     join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && mr->script && fraction_part (ic, ri, em))
+    {
+      Glyph from_bar = *r;
+      from_bar.r.x0 = fraction_bar_x0 (ic, ri, em);
+      join = operator_script_end (ic, li, &from_bar, MAX (0.0, from_bar.r.x0 - l->r.x1));
+    }
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && limits_stack_end (ic, li, r, em))
     join = TRUE;
+  /* a big operator, its side scripts, its operand: the gap counts from the
+   * scripts' end, as from its last script's */
+  if (!join && rule == FM_DETECT_RULE_FULL && !ml->script && !mr->script &&
+      (is_prefix_operator (l->c) || ext_operator (ic, li)))
+    {
+      int last = operator_stack_last (ic, li, r);
+      join = last >= 0 && script_base (ic, last) == li && operator_script_end (ic, last, r, gap);
+    }
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))
@@ -4143,7 +4292,15 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   ic.n_text_bands = (int) ic.bands->len;
   if (rule == FM_DETECT_RULE_FULL)
     inline_math_only_lines (&ic);
-  inline_fraction_stacks (&ic);
+  {
+    int *old_band = g_new (int, ic.m + 1);
+    for (int a = 0; a < ic.m; a++)
+      old_band[a] = g_array_index (ic.math, MathGlyph, a).band;
+    inline_fraction_stacks (&ic);
+    if (rule == FM_DETECT_RULE_FULL)
+      inline_orphan_scripts (&ic, old_band);
+    g_free (old_band);
+  }
   if (g_getenv ("FM_DETECT_DEBUG"))
     inline_debug_lines (&ic);
   ic.parent = g_new (int, ic.m + 1);

@@ -773,7 +773,26 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * detector before it, CM: inline 4 matched of 6, 9 regions); cls-limprime
  * (pdfLaTeX CM and Latin Modern, tidy16): \lim\limits_{x\to a'} f(x), the
  * limit row's prime raised beside "lim", came in two pieces (before it:
- * inline 3 matched of 4, 5 regions, on both). */
+ * inline 3 matched of 4, 5 regions, on both); cls-fracnum
+ * (pdfLaTeX Latin Modern, XeLaTeX Termes Math, LuaLaTeX Pagella Math,
+ * detect14p): a text-style fraction whose numerator is wider than its
+ * denominator after an operator with limits or a lone subscript
+ * (\int_{-1}^{1} \frac{g(t)}{t}\,dt, \oint_\gamma \frac{h(z)}{z}\,dz) came in
+ * pieces, and \,dx after such a numerator was cut off in the Unicode
+ * engines (the detector before it, all three: inline P/R 0.485/0.762);
+ * cls-namebracket (XeLaTeX Libertinus Math, LuaLaTeX Pagella Math, pdfLaTeX
+ * newtx, detect14p): \cos(\omega t) on a line whose word space shrank
+ * under 0.2 em lost "cos" - its bracket was taken for the end of the prose
+ * word before it (the detector before it: one of seven lost on each);
+ * cls-dsumfrac (pdfLaTeX pxfonts, XeLaTeX and LuaLaTeX Termes Math,
+ * detect14p): a display-style sum's lower limit level with the denominator
+ * of a display-style fraction after it stood on the denominator's line of
+ * math and came as a region of its own (the detector before it: 6 false
+ * inline regions over the three, inline P 0.600); cls-opside (pdfLaTeX
+ * newtx and Libertine, detect14p): past a big operator's wide side
+ * subscript (\sum_{i=1}^{n} \omega, \int_{A\cup B} g) the operand's line
+ * neighbour was the operator itself, over an em away, and the operand a
+ * formula of its own (the detector before it: 3 false inline regions). */
 static void
 test_detect_classes (void)
 {
@@ -795,7 +814,10 @@ test_detect_classes (void)
                           "cls-dispcols-lmodern", "cls-dispcols-libertine", "cls-midbold-newtx",
                           "cls-midbold-libertine", "cls-midbold-xe",
                           "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern",
-                          "cls-limprime-cm", "cls-limprime-lmodern" };
+                          "cls-limprime-cm", "cls-limprime-lmodern", "cls-fracnum-lmodern",
+                          "cls-fracnum-xe", "cls-fracnum-lua", "cls-namebracket-xe", "cls-namebracket-lua",
+                          "cls-namebracket-newtx", "cls-dsumfrac-pxfonts", "cls-dsumfrac-xe", "cls-dsumfrac-lua",
+                          "cls-opside-newtx", "cls-opside-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

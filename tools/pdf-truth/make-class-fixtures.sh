@@ -74,5 +74,16 @@ for f in cm lmodern; do
   $gen --body "$dir/cls-limrow.body.tex" --out "$dir" --prefix "cls-limrow-$f" --fonts $f
   $gen --body "$dir/cls-limprime.body.tex" --out "$dir" --prefix "cls-limprime-$f" --fonts $f
 done
+$gen --body "$dir/cls-fracnum.body.tex" --out "$dir" --prefix cls-fracnum-lmodern --fonts lmodern --seed 9550
+$gen --body "$dir/cls-fracnum.body.tex" --out "$dir" --prefix cls-fracnum-xe --engine xelatex --fonts termes-math --seed 9550
+$gen --body "$dir/cls-fracnum.body.tex" --out "$dir" --prefix cls-fracnum-lua --engine lualatex --fonts pagella-math --seed 9550
+$gen --body "$dir/cls-namebracket.body.tex" --out "$dir" --prefix cls-namebracket-xe --engine xelatex --fonts libertinus-math --seed 9551
+$gen --body "$dir/cls-namebracket.body.tex" --out "$dir" --prefix cls-namebracket-lua --engine lualatex --fonts pagella-math --seed 9551
+$gen --body "$dir/cls-namebracket.body.tex" --out "$dir" --prefix cls-namebracket-newtx --fonts newtx --seed 9551
+$gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-pxfonts --fonts pxfonts --seed 9552
+$gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-xe --engine xelatex --fonts termes-math --seed 9552
+$gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-lua --engine lualatex --fonts termes-math --seed 9552
+$gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-newtx --fonts newtx --seed 9553
+$gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-libertine --fonts libertine --seed 9553
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
