@@ -972,6 +972,56 @@ test_nolimits (void)
   check_page (doc, 5, "S=\\sum_{i=1}^{n}a_{i}");
 }
 
+/* Extensible arrows (tests/fixtures/pdf/mathtext-xarrows.tex, pdfLaTeX CM,
+ * and mathtext-xarrows-xe.tex, XeLaTeX Latin Modern Math): the shaft's
+ * touching minus signs are the arrow's, the label over it its argument
+ * (read as a row of minus signs under an \underline before, pdf-e2e seed
+ * 1039); labels over and under are \xrightarrow[..]{..} (read CERTAIN as
+ * \longrightarrow_{u}^{\sim}); word spaces in a label are not read, so not
+ * sure; a label over one arrow glyph is \overset's (\xrightarrow draws a
+ * longer arrow). */
+static void
+test_xarrows (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-xarrows.pdf");
+  g_autoptr (FmDocument) xe = mathtext_fixture_open ("mathtext-xarrows-xe.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "A\\xrightarrow{f_{1}+g}B");
+  check_page (doc, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
+  check_page (doc, 2, "X\\xrightarrow[u]{\\sim}Y");
+  res = mathtext_fixture_read_page (doc, 3);
+  if (g_test_verbose ())
+    g_printerr ("page 3: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "a space in a script"));
+  g_assert_nonnull (strstr (res->latex, "\\xrightarrow{1,f_{j},f_{j+1}\\circ f_{j}}"));
+  fm_mathtext_result_free (res);
+  check_page (doc, 4, "X\\overset{f}{\\to}Y");
+  check_page (xe, 0, "M\\xrightarrow{\\varphi_{e}\\circ\\psi}N");
+  check_page (xe, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
+}
+
+/* Sized pairs around fractions and scripts
+ * (tests/fixtures/pdf/mathtext-bigfrac.tex): a pair shorter than \left
+ * would draw around the ink inside is an explicit size (\bigl[\frac{..}{..}\bigr]
+ * had read CERTAIN as \left[, pdf-e2e seed 1037); one around scripts within
+ * a normal parenthesis's reach is too (f\bigl(x_{0}+r\cos(t),...\bigr) had
+ * read \left(, not sure, and the model's plain "(" won, development seed
+ * 1133); one as tall as \left's least is either, not sure. */
+static void
+test_big_around (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigfrac.pdf");
+
+  check_page (doc, 0, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]"
+                      "\\bigl[\\frac{\\partial\\varphi}{\\partial x}\\bigr]"
+                      "\\Bigl[\\frac{\\partial\\varphi}{\\partial x}\\Bigr]");
+  check_page (doc, 1, "\\bigl(\\frac{x}{y}\\bigr)+\\left(\\frac{x}{y}\\right)");
+  check_page (doc, 2, "f\\bigl(x_{0}+r\\cos(t),y_{0}+r\\sin(t)\\bigr)");
+  check_page_uncertain (doc, 3, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1010,5 +1060,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/fourier-maps", test_fourier_maps);
   g_test_add_func ("/pdf/mathtext/middle", test_middle_bar);
   g_test_add_func ("/pdf/mathtext/nolimits", test_nolimits);
+  g_test_add_func ("/pdf/mathtext/xarrows", test_xarrows);
+  g_test_add_func ("/pdf/mathtext/big-around", test_big_around);
   return g_test_run ();
 }
