@@ -667,6 +667,24 @@ radical_rise (const Item *g, double em)
   return MAX (0.25 * em, 0.25 * (g->box.y1 - g->box.y0));
 }
 
+/* Whether radical g has a vinculum above y already (rules are found from
+ * the top): a script radical's minus sign starts where the sign ends, within
+ * 0.4 em of its top, and had been taken as a second vinculum, an
+ * \underline: e^{\sqrt{\underline{-}\lambda}t} on five set-ups of pdf-e2e
+ * seed 1045. */
+static gboolean
+has_vinculum (Reader *r, const Item *g, double y)
+{
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      const Item *it = r->items->pdata[i];
+      if (it->kind == ITEM_RULE && it->box.y0 < y && fabs (g->box.x1 - it->box.x0) < 0.25 * r->em &&
+          it->box.y0 >= g->box.y0 - radical_rise (g, r->em))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
  * 0.15 em thick, white just above and below along most of their length (so
  * not the inside of a letter), not inside a glyph that draws one itself
@@ -732,12 +750,14 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                 Item *g = r->items->pdata[i];
                 if (g->kind == ITEM_GLYPH && is_radical_char (g->c) &&
                     fabs (g->box.x1 - rule.x0) < 0.25 * r->em && rule.y0 >= g->box.y0 - radical_rise (g, r->em) &&
-                    rule.y0 <= g->box.y0 + 0.4 * r->em)
+                    rule.y0 <= g->box.y0 + 0.4 * r->em && !has_vinculum (r, g, rule.y0))
                   owned = TRUE;
               }
             if (owned)
               {
                 Item *it = item_new (ITEM_RULE);
+                if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+                  g_printerr ("vinculum [%.1f %.1f %.1f %.1f]\n", rule.x0, rule.y0, rule.x1, rule.y1);
                 it->box = rule;
                 it->mid = rcy;
                 it->size = r->em;
@@ -1398,11 +1418,48 @@ size_step (double h)
   return h < 1.4 ? "\\big" : h < 1.95 ? "\\Big" : h < 2.55 ? "\\bigg" : "\\Bigg";
 }
 
+/* The size command of sized delimiter m whose ink is h pt tall. amsmath's
+ * \big ... \Bigg ask for 1.08, 1.62, 2.16 and 2.7 em of the body's size and
+ * get the first variant at least that tall: 1.2, 1.8, 2.4 and 3 em of the
+ * extension font, which scales with the body (size_step) except where a
+ * set-up keeps it at 10 pt: lmodern's LMMathExtension10 at 12 pt draws
+ * \big as its 1.8 em variant, \Big as 2.4 (read \Bigl( and \bigg|, pdf-e2e
+ * seed 1045). There the nearest of the sizes that each command draws. */
+static const char *
+glyph_size_step (const Reader *r, const Item *m, double h)
+{
+  static const double ladder[] = { 1.0, 1.2, 1.8, 2.4, 3.0 };
+  static const double asks[] = { 1.08, 1.62, 2.16, 2.7 };
+  static const char *const names[] = { "\\big", "\\Big", "\\bigg", "\\Bigg" };
+  double ext = MAX (m->size, 1.0), best = G_MAXDOUBLE;
+  const char *name = NULL;
+
+  /* CMEX's ladder: fourier's and the OpenType fonts' differ */
+  if (r->em <= 1.05 * ext || m->font == NULL || !name_has (m->font, "^(cmex|lmex|lmmathextension)"))
+    return size_step (h / ext);
+  for (guint k = 0; k < G_N_ELEMENTS (asks); k++)
+    {
+      double need = asks[k] * r->em, drawn = need;   /* past the ladder: built to size */
+      for (guint l = 0; l < G_N_ELEMENTS (ladder); l++)
+        if (ladder[l] * ext >= need)
+          {
+            drawn = ladder[l] * ext;
+            break;
+          }
+      if (fabs (h - drawn) < best)
+        {
+          best = fabs (h - drawn);
+          name = names[k];
+        }
+    }
+  return name;
+}
+
 /* The size command of a sized pair open ... close, by its ink. */
 static const char *
-size_of_pair (const Item *open, const Item *close)
+size_of_pair (const Reader *r, const Item *open, const Item *close)
 {
-  return size_step (MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) / MAX (open->size, 1.0));
+  return glyph_size_step (r, open, MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0));
 }
 
 /* The pair open ... close's height over *least, the least \left would have
@@ -1505,7 +1562,7 @@ explicit_size_around (Reader *r, GPtrArray *items, const Item *open, const Item 
   double least = 0, ratio = height_for_left (r, items, open, close, &least);
 
   if (ratio > 0 && ratio < 0.95)
-    return size_of_pair (open, close);
+    return size_of_pair (r, open, close);
   if (ratio > 0 && ratio < 1.05)
     uncertain (r, "\\left or \\bigl: the pair is as tall as \\left's least");
   return NULL;
@@ -1581,7 +1638,7 @@ explicit_size (Reader *r, GPtrArray *items, GPtrArray *main_items, guint k, doub
        * a plain "(" on five set-ups of development seed 1133) */
       double least = 0;
       if (height_for_left (r, items, open, close, &least) > 0 && least < normal_reach (r, items, open, close, main_size))
-        return size_of_pair (open, close);
+        return size_of_pair (r, open, close);
       *lined = TRUE;
       return NULL;
     }
@@ -1593,7 +1650,7 @@ explicit_size (Reader *r, GPtrArray *items, GPtrArray *main_items, guint k, doub
       *lined = TRUE;
       return NULL;
     }
-  return size_of_pair (open, close);
+  return size_of_pair (r, open, close);
 }
 
 /* Scripts apart from their base. TeX's script shifts keep a script's box
@@ -1854,7 +1911,7 @@ line_middle_bars (LineParse *lp, const Item *m)
       if (bar != NULL && opening != NULL &&
           (bar_has_script (lp->out->str + at) ||
            bar->box.y1 - bar->box.y0 < 0.8 * (opening->box.y1 - opening->box.y0)))
-        size = g_strdup (size_step ((bar->box.y1 - bar->box.y0) / MAX (bar->size, 1.0)));
+        size = g_strdup (glyph_size_step (lp->r, bar, bar->box.y1 - bar->box.y0));
       /* inside \bigl\{ ... \bigr\} the bar is \big| (\middle needs \left) */
       else if (g_str_has_prefix (outer, "\\left"))
         size = g_strdup ("\\middle");
@@ -2287,7 +2344,7 @@ line_unpaired_sizes (LineParse *lp)
 
       if (m == NULL || !g_str_has_prefix (lp->out->str + at, "\\left"))
         continue;
-      size = g_strconcat (size_step ((m->box.y1 - m->box.y0) / MAX (m->size, 1.0)), is_bar_delim (m->c) ? "" : "l", NULL);
+      size = g_strconcat (glyph_size_step (lp->r, m, m->box.y1 - m->box.y0), is_bar_delim (m->c) ? "" : "l", NULL);
       g_string_erase (lp->out, at, strlen ("\\left"));
       g_string_insert (lp->out, at, size);
     }
@@ -3883,10 +3940,17 @@ find_lost_delimiters (Reader *r, const FmGrayImage *img, const FmRect *origin, d
   int rx1 = MIN (w, (int) ceil ((region->x1 - origin->x0) * scale));
   int ry1 = MIN (h, (int) ceil ((region->y1 - origin->y0) * scale));
   const char *font = "CMEX10";
+  double size = r->em;
 
   for (guint i = 0; i < r->items->len; i++)
-    if (((Item *) r->items->pdata[i])->ext)
-      font = ((Item *) r->items->pdata[i])->font;
+    {
+      const Item *it = r->items->pdata[i];
+      if (it->ext)
+        font = it->font, size = it->size;
+      /* lmodern keeps its extension font at 10 pt (glyph_size_step) */
+      else if (g_strcmp0 (font, "CMEX10") == 0 && it->font != NULL && name_has (it->font, "^lm(roman|math)"))
+        font = "LMMathExtension10-Regular", size = MIN (r->em, 10.0);
+    }
   for (int y = ry0; y < ry1; y++)
     for (int x = rx0; x < rx1; x++)
       {
@@ -3919,7 +3983,7 @@ find_lost_delimiters (Reader *r, const FmGrayImage *img, const FmRect *origin, d
           }
         it->c = d;
         it->font = g_strdup (font);
-        it->size = r->em;
+        it->size = size;
         it->box = (FmRect) { origin->x0 + p.x0 / scale, origin->y0 + p.y0 / scale,
                              origin->x0 + p.x1 / scale, origin->y0 + p.y1 / scale };
         it->ext = TRUE;

@@ -570,13 +570,15 @@ test_oms_surd (void)
  * 0x09-0x0D, 0x20; tests/fixtures/pdf/mathtext-bigdelims.tex), read from
  * their ink: the mirror of a kept partner, else their shape; LMMathSymbols'
  * raw "7" is \mapsto's bar (mathtext-bigdelims-lm.tex); fourier's sized
- * delimiters at Latin-1 codes (mathtext-bigdelims-fourier.tex). */
+ * delimiters at Latin-1 codes (mathtext-bigdelims-fourier.tex); lmodern's
+ * sizes at 12 pt (mathtext-bigdelims-lm12.tex). */
 static void
 test_lost_delimiters (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigdelims.pdf");
   g_autoptr (FmDocument) lm = mathtext_fixture_open ("mathtext-bigdelims-lm.pdf");
   g_autoptr (FmDocument) fourier = mathtext_fixture_open ("mathtext-bigdelims-fourier.pdf");
+  g_autoptr (FmDocument) lm12 = mathtext_fixture_open ("mathtext-bigdelims-lm12.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "a\\bigl(b+c\\bigr)");
@@ -602,6 +604,13 @@ test_lost_delimiters (void)
   fm_mathtext_result_free (res);
   /* CMMI's \\vec: a sliver at its base's left edge */
   check_page (doc, 8, "\\langle\\vec{u},2\\vec{v}\\rangle");
+  /* lmodern at 12 pt: its extension font stays at 10 pt, so \\big draws
+   * the 1.8 em variant and \\Big the 2.4 (read \\Bigl( and \\bigg| before) */
+  check_page (lm12, 0, "F=\\prod_{\\ell=1}^{k}\\bigl(z_{n}-\\alpha_{\\ell}(z')\\bigr)");
+  check_page (lm12, 1, "\\Bigl[x+y\\Bigr]+\\biggl\\{u\\biggr\\}");
+  res = mathtext_fixture_read_page (lm12, 2);
+  g_assert_cmpstr (res->latex, ==, "\\frac{\\partial r}{\\partial z_{k}}\\Big|_{q}");
+  fm_mathtext_result_free (res);
   check_page (lm, 0, "f\\bigl(|x|\\bigr)");
   check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
   check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
