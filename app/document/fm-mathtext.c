@@ -1565,6 +1565,23 @@ explicit_size_around (Reader *r, GPtrArray *items, const Item *open, const Item 
     return size_of_pair (r, open, close);
   if (ratio > 0 && ratio < 1.05)
     uncertain (r, "\\left or \\bigl: the pair is as tall as \\left's least");
+  /* Around a sized delimiter of its own height and nothing taller but
+   * glyphs \left draws that height too: \ell\bigl(\gamma\bigl([0,t]\bigr)\bigr)
+   * read CERTAIN as \left( (used seed 1041); the corpus writes the outer one
+   * \bigl 9 times, \left 17. (Around fractions \left stays sure.) */
+  gboolean same = FALSE;
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *it = items->pdata[i];
+      if (it == open || it == close || it->used || cx (it) <= open->box.x1 || cx (it) >= close->box.x0)
+        continue;
+      if (it->kind == ITEM_RULE || it->kind == ITEM_BOX || it->bigop)
+        return NULL;
+      same = same || (it->kind == ITEM_GLYPH && it->ext &&
+                      it->box.y1 - it->box.y0 >= 0.95 * (open->box.y1 - open->box.y0));
+    }
+  if (same)
+    uncertain (r, "\\left or \\bigl around a sized delimiter of its height");
   return NULL;
 }
 

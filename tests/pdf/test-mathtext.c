@@ -1017,7 +1017,8 @@ test_xarrows (void)
  * had read CERTAIN as \left[, pdf-e2e seed 1037); one around scripts within
  * a normal parenthesis's reach is too (f\bigl(x_{0}+r\cos(t),...\bigr) had
  * read \left(, not sure, and the model's plain "(" won, development seed
- * 1133); one as tall as \left's least is either, not sure. */
+ * 1133); one as tall as \left's least, or around a sized pair of its
+ * height, is either, not sure. */
 static void
 test_big_around (void)
 {
@@ -1029,6 +1030,8 @@ test_big_around (void)
   check_page (doc, 1, "\\bigl(\\frac{x}{y}\\bigr)+\\left(\\frac{x}{y}\\right)");
   check_page (doc, 2, "f\\bigl(x_{0}+r\\cos(t),y_{0}+r\\sin(t)\\bigr)");
   check_page_uncertain (doc, 3, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]");
+  /* around a \\bigl pair of its own size (used seed 1041: CERTAIN \\left( before) */
+  check_page_uncertain (doc, 4, "\\ell\\left(\\gamma\\bigl([0,t]\\bigr)\\right)");
 }
 
 int
