@@ -2110,7 +2110,7 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
   gboolean bare = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\leftarrow") == 0;
   gboolean inside = sup->len > 0;
   FmRect b;
-  double sz;
+  double sz, wide;
   g_autofree char *label = NULL;
   g_autofree char *below = NULL;
   g_autofree char *t = NULL;
@@ -2127,8 +2127,17 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
       return FALSE;
     }
   label = parse_subset (lp->r, NULL, sup, &b, &sz);
+  wide = b.x1 - b.x0;
   if (sub->len > 0)
-    below = parse_subset (lp->r, NULL, sub, &b, &sz);
+    {
+      below = parse_subset (lp->r, NULL, sub, &b, &sz);
+      wide = MAX (wide, b.x1 - b.x0);
+    }
+  /* \xrightarrow is its widest label's width and 14 mu; amscd's @>f>> arrow
+   * is at least 2.5 pc whatever its label (A@>f>>B read CERTAIN as
+   * A\xrightarrow{f}B) */
+  if (m->shaft && (m->box.x1 - m->box.x0) - wide > 1.5 * MAX (lp->r->em, 1.0))
+    uncertain (lp->r, "an arrow longer than its label (amscd's?)");
   if (bare && below != NULL)
     {
       /* \overset{a}{\underset{b}{\to}} or \stackrel: not in the corpus */

@@ -988,7 +988,7 @@ test_nolimits (void)
  * 1039); labels over and under are \xrightarrow[..]{..} (read CERTAIN as
  * \longrightarrow_{u}^{\sim}); word spaces in a label are not read, so not
  * sure; a label over one arrow glyph is \overset's (\xrightarrow draws a
- * longer arrow). */
+ * longer arrow); amscd's arrows, longer than their labels, are not sure. */
 static void
 test_xarrows (void)
 {
@@ -1007,6 +1007,11 @@ test_xarrows (void)
   g_assert_nonnull (strstr (res->latex, "\\xrightarrow{1,f_{j},f_{j+1}\\circ f_{j}}"));
   fm_mathtext_result_free (res);
   check_page (doc, 4, "X\\overset{f}{\\to}Y");
+  /* amscd's arrows are longer than \\xrightarrow's for their labels */
+  res = mathtext_fixture_read_page (doc, 5);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "longer than its label"));
+  fm_mathtext_result_free (res);
   check_page (xe, 0, "M\\xrightarrow{\\varphi_{e}\\circ\\psi}N");
   check_page (xe, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
 }
