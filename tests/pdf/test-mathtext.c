@@ -550,13 +550,15 @@ test_oms_surd (void)
  * 0x09-0x0D, 0x20; tests/fixtures/pdf/mathtext-bigdelims.tex), read from
  * their ink: the mirror of a kept partner, else their shape; LMMathSymbols'
  * raw "7" is \mapsto's bar (mathtext-bigdelims-lm.tex); fourier's sized
- * delimiters at Latin-1 codes (mathtext-bigdelims-fourier.tex). */
+ * delimiters at Latin-1 codes (mathtext-bigdelims-fourier.tex); lmodern's
+ * sizes at 12 pt (mathtext-bigdelims-lm12.tex). */
 static void
 test_lost_delimiters (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigdelims.pdf");
   g_autoptr (FmDocument) lm = mathtext_fixture_open ("mathtext-bigdelims-lm.pdf");
   g_autoptr (FmDocument) fourier = mathtext_fixture_open ("mathtext-bigdelims-fourier.pdf");
+  g_autoptr (FmDocument) lm12 = mathtext_fixture_open ("mathtext-bigdelims-lm12.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "a\\bigl(b+c\\bigr)");
@@ -582,6 +584,13 @@ test_lost_delimiters (void)
   fm_mathtext_result_free (res);
   /* CMMI's \\vec: a sliver at its base's left edge */
   check_page (doc, 8, "\\langle\\vec{u},2\\vec{v}\\rangle");
+  /* lmodern at 12 pt: its extension font stays at 10 pt, so \\big draws
+   * the 1.8 em variant and \\Big the 2.4 (read \\Bigl( and \\bigg| before) */
+  check_page (lm12, 0, "F=\\prod_{\\ell=1}^{k}\\bigl(z_{n}-\\alpha_{\\ell}(z')\\bigr)");
+  check_page (lm12, 1, "\\Bigl[x+y\\Bigr]+\\biggl\\{u\\biggr\\}");
+  res = mathtext_fixture_read_page (lm12, 2);
+  g_assert_cmpstr (res->latex, ==, "\\frac{\\partial r}{\\partial z_{k}}\\Big|_{q}");
+  fm_mathtext_result_free (res);
   check_page (lm, 0, "f\\bigl(|x|\\bigr)");
   check_page (lm, 1, "V\\mapsto V\\times_{X}Z");
   check_page (fourier, 0, "\\varphi\\bigl((0,1)\\bigr)+\\bigl\\{x\\bigr\\}");
@@ -950,6 +959,64 @@ test_nolimits (void)
   check_page (doc, 5, "S=\\sum_{i=1}^{n}a_{i}");
 }
 
+/* Extensible arrows (tests/fixtures/pdf/mathtext-xarrows.tex, pdfLaTeX CM,
+ * and mathtext-xarrows-xe.tex, XeLaTeX Latin Modern Math): the shaft's
+ * touching minus signs are the arrow's, the label over it its argument
+ * (read as a row of minus signs under an \underline before, pdf-e2e seed
+ * 1039); labels over and under are \xrightarrow[..]{..} (read CERTAIN as
+ * \longrightarrow_{u}^{\sim}); word spaces in a label are not read, so not
+ * sure; a label over one arrow glyph is \overset's (\xrightarrow draws a
+ * longer arrow); amscd's arrows, longer than their labels, are not sure. */
+static void
+test_xarrows (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-xarrows.pdf");
+  g_autoptr (FmDocument) xe = mathtext_fixture_open ("mathtext-xarrows-xe.pdf");
+  FmMathTextResult *res;
+
+  check_page (doc, 0, "A\\xrightarrow{f_{1}+g}B");
+  check_page (doc, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
+  check_page (doc, 2, "X\\xrightarrow[u]{\\sim}Y");
+  res = mathtext_fixture_read_page (doc, 3);
+  if (g_test_verbose ())
+    g_printerr ("page 3: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "a space in a script"));
+  g_assert_nonnull (strstr (res->latex, "\\xrightarrow{1,f_{j},f_{j+1}\\circ f_{j}}"));
+  fm_mathtext_result_free (res);
+  check_page (doc, 4, "X\\overset{f}{\\to}Y");
+  /* amscd's arrows are longer than \\xrightarrow's for their labels */
+  res = mathtext_fixture_read_page (doc, 5);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_nonnull (strstr (res->reason, "longer than its label"));
+  fm_mathtext_result_free (res);
+  check_page (xe, 0, "M\\xrightarrow{\\varphi_{e}\\circ\\psi}N");
+  check_page (xe, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
+}
+
+/* Sized pairs around fractions and scripts
+ * (tests/fixtures/pdf/mathtext-bigfrac.tex): a pair shorter than \left
+ * would draw around the ink inside is an explicit size (\bigl[\frac{..}{..}\bigr]
+ * had read CERTAIN as \left[, pdf-e2e seed 1037); one around scripts within
+ * a normal parenthesis's reach is too (f\bigl(x_{0}+r\cos(t),...\bigr) had
+ * read \left(, not sure, and the model's plain "(" won, development seed
+ * 1133); one as tall as \left's least, or around a sized pair of its
+ * height, is either, not sure. */
+static void
+test_big_around (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigfrac.pdf");
+
+  check_page (doc, 0, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]"
+                      "\\bigl[\\frac{\\partial\\varphi}{\\partial x}\\bigr]"
+                      "\\Bigl[\\frac{\\partial\\varphi}{\\partial x}\\Bigr]");
+  check_page (doc, 1, "\\bigl(\\frac{x}{y}\\bigr)+\\left(\\frac{x}{y}\\right)");
+  check_page (doc, 2, "f\\bigl(x_{0}+r\\cos(t),y_{0}+r\\sin(t)\\bigr)");
+  check_page_uncertain (doc, 3, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]");
+  /* around a \\bigl pair of its own size (used seed 1041: CERTAIN \\left( before) */
+  check_page_uncertain (doc, 4, "\\ell\\left(\\gamma\\bigl([0,t]\\bigr)\\right)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -988,5 +1055,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/fourier-maps", test_fourier_maps);
   g_test_add_func ("/pdf/mathtext/middle", test_middle_bar);
   g_test_add_func ("/pdf/mathtext/nolimits", test_nolimits);
+  g_test_add_func ("/pdf/mathtext/xarrows", test_xarrows);
+  g_test_add_func ("/pdf/mathtext/big-around", test_big_around);
   return g_test_run ();
 }
