@@ -4418,20 +4418,81 @@ opens_with_label (const Glyph *g, GArray *chunks, const int *members, int nm)
          (s + n == first->end || g[s + n].space_before);
 }
 
+/* Whether x0 lies 2 em or more right of where every line of words in
+ * column col starts, on a page with too few such lines for its margins to
+ * be known (a document's last page: two lines and a display). */
+static gboolean
+indented_from_text (const PageCtx *pc, int col, double x0, double em)
+{
+  double start = G_MAXDOUBLE;
+
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      int total = ch->end - ch->start;
+      if (total >= 12 && ch->n_text * 3 >= total * 2 && column_of (pc, fm_rect_cx (&ch->box)) == col)
+        start = MIN (start, ch->box.x0);
+    }
+  return start < G_MAXDOUBLE && x0 - start >= 2.0 * em;
+}
+
+/* The chunks of a display's rows above and below its line members[0..nm)
+ * that lie left of the remark starting at remark_x0: short chunks (no
+ * prose line) overlapping the line's height without being level with it,
+ * reached from the line in steps of under 3.5 em. Writes them to parts;
+ * returns their count. */
+static int
+remark_formula_rows (const PageCtx *pc, const int *members, int nm, double remark_x0, double em, int *parts)
+{
+  const Chunk *line = &g_array_index (pc->chunks, Chunk, members[0]);
+  double reach = remark_x0;
+  int n = 0;
+
+  for (int k = 0; k < nm; k++)
+    reach = MIN (reach, g_array_index (pc->chunks, Chunk, members[k]).box.x0);
+
+  for (gboolean grew = TRUE; grew;)
+    {
+      grew = FALSE;
+      for (guint j = 0; j < pc->chunks->len; j++)
+        {
+          const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
+          double cy = 0.5 * (o->box.y0 + o->box.y1);
+          gboolean known = FALSE;
+          for (int k = 0; k < nm && !known; k++)
+            known = members[k] == (int) j;
+          for (int k = 0; k < n && !known; k++)
+            known = parts[k] == (int) j;
+          if (known || o->is_number || o->end - o->start > 24 || (cy >= line->box.y0 && cy <= line->box.y1) ||
+              o->box.y1 <= line->box.y0 || o->box.y0 >= line->box.y1 || o->box.x1 > remark_x0 - 1.0 * em ||
+              o->box.x1 < reach - 3.5 * em || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&line->box)))
+            continue;
+          parts[n++] = (int) j;
+          reach = MIN (reach, o->box.x0);
+          grew = TRUE;
+        }
+    }
+  return n;
+}
+
 /* Whether the chunks members[0..nm) of one line are a display and, after
  * a \qquad or more (\hfill), a remark in brackets that closes the line
  * (\mathbf{v} = \Delta\mathbf{r}/\Delta t \qquad \hfill [only for constant
  * velocity]): the remark's words outnumber the formula's glyphs, so the
  * line looked like text with an inline formula. Two parts 1.5 em or more
  * apart, math then words that open with a bracket, the whole line set off
- * from the margins (condition_line_set_off()) as no paragraph's line is. */
+ * from the margins (condition_line_set_off()) as no paragraph's line is.
+ * The formula's rows above and below the line count with it; they are
+ * written to parts (*n_parts) so that the caller makes them display too. */
 static gboolean
-display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
+display_then_remark (const PageCtx *pc, const int *members, int nm, double em, int *parts, int *n_parts)
 {
   const Glyph *g = pc->g;
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
   int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
   int col;
+
+  *n_parts = 0;
 
   for (int k = 0; k < nm; k++)
     if (last < 0 || g_array_index (pc->chunks, Chunk, members[k]).box.x0 >
@@ -4465,6 +4526,22 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
       text += o->n_text;
       total += o->end - o->start;
     }
+  /* The formula's rows above and below the line (a fraction's numerator
+   * and denominator, "\frac{10^{-3}\ kg}{1\ g} \qquad (correct)") are
+   * lines of their own to Poppler: without them the formula is a lone
+   * "P =" or nothing, too little math for a display. */
+  *n_parts = remark_formula_rows (pc, members, nm, right.x0, em, parts);
+  for (int k = 0; k < *n_parts; k++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, parts[k]);
+      if (total == 0)
+        left = o->box;
+      else
+        fm_rect_union (&left, &o->box);
+      math += o->n_strong + o->n_weak;
+      text += o->n_text;
+      total += o->end - o->start;
+    }
   /* A list item's line (\item $x^2+y^2=1$ \qquad (the unit circle)) is
    * indented as a display is, but its label opens it: prose, not a
    * display. */
@@ -4477,7 +4554,8 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
     return FALSE;
   return total > 0 && math >= 2 && text * 4 <= total && open >= 0 && (g[open].c == '[' || g[open].c == '(') &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
-         condition_line_set_off (pc, left.x0, right.x1, em);
+         (condition_line_set_off (pc, left.x0, right.x1, em) ||
+          (!pc->margins.known[col] && indented_from_text (pc, col, left.x0, em)));
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
@@ -5240,18 +5318,23 @@ word_tags (PageCtx *pc)
 static void
 display_lines_with_text (PageCtx *pc)
 {
+  const Glyph *g = pc->g;
   GArray *chunks = pc->chunks;
   int *members = g_new (int, chunks->len + 1);
+  int *parts = g_new (int, chunks->len + 1);
 
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       FmRect ext;
-      int nm, n_text = 0, total = 0, math = 0;
-      gboolean all_display = TRUE;
+      int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
+      gboolean all_display = TRUE, set_off;
+      /* a remark's line may hold no math of its own: a fraction's rows
+       * are above and below it (display_then_remark()) */
+      gboolean remark_seed = g[ch->start].c == '(' || g[ch->start].c == '[';
 
       /* full size: footnotes are set off by their own indent */
-      if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.9 * pc->body_em)
+      if (ch->is_number || (ch->n_strong + ch->n_weak == 0 && !remark_seed) || ch->em_max < 0.9 * pc->body_em)
         continue;
       nm = line_group (chunks, i, pc, members, &ext);
       for (int k = 0; k < nm; k++)
@@ -5262,15 +5345,16 @@ display_lines_with_text (PageCtx *pc)
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
         }
-      if (all_display || math < 2 ||
-          ((n_text * 5 > total * 3 ||
-            !(line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
-              formulas_joined_by_words (pc, members, nm, ch->em))) &&
-           !display_then_remark (pc, members, nm, ch->em)))
+      if (all_display)
         continue;
-      for (int k = 0; k < nm; k++)
+      set_off = math >= 2 && n_text * 5 <= total * 3 &&
+                (line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
+                 formulas_joined_by_words (pc, members, nm, ch->em));
+      if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
+        continue;
+      for (int k = 0; k < nm + n_parts; k++)
         {
-          Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          Chunk *o = &g_array_index (chunks, Chunk, k < nm ? members[k] : parts[k - nm]);
           o->is_display = TRUE;
           o->is_display_piece = FALSE;
         }
@@ -5280,6 +5364,7 @@ display_lines_with_text (PageCtx *pc)
       g_printerr ("margins col %d: %s [%.1f %.1f]\n", col, pc->margins.known[col] ? "known" : "unknown",
                   pc->margins.left[col], pc->margins.right[col]);
   g_free (members);
+  g_free (parts);
 }
 
 /* Display blocks: stacked or side-by-side display chunks. */

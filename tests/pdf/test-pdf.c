@@ -770,7 +770,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * page (see /pdf/layout/gutter-overfull); cls-limrow (pdfLaTeX
  * CM and Latin Modern, e2efix12): an inline \lim\limits_{n\to\infty} f(x_n)
  * under a long subscript of the line above came in two pieces (the
- * detector before it, CM: inline 4 matched of 6, 9 regions). */
+ * detector before it, CM: inline 4 matched of 6, 9 regions); cls-remarks
+ * (pdfLaTeX CM and Times, e2e12p): a display fraction then "\qquad
+ * \text{(remark)}" on its line, one on a page too short for its margins
+ * (the detector before it, both: displays 1 of 3, 2 false). */
 static void
 test_detect_classes (void)
 {
@@ -791,7 +794,8 @@ test_detect_classes (void)
                           "cls-qquad-libertine", "cls-qquad-xe", "cls-dispcuts-cm",
                           "cls-dispcols-lmodern", "cls-dispcols-libertine", "cls-midbold-newtx",
                           "cls-midbold-libertine", "cls-midbold-xe",
-                          "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern" };
+                          "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern",
+                          "cls-remarks-cm", "cls-remarks-times" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -73,5 +73,8 @@ $gen --body "$dir/cls-sidetags.body.tex" --out "$dir" --prefix cls-sidetags-cm -
 for f in cm lmodern; do
   $gen --body "$dir/cls-limrow.body.tex" --out "$dir" --prefix "cls-limrow-$f" --fonts $f
 done
+for f in cm times; do
+  $gen --body "$dir/cls-remarks.body.tex" --out "$dir" --prefix "cls-remarks-$f" --fonts $f
+done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
