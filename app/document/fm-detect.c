@@ -1608,6 +1608,19 @@ radical_to_ink (const InkMap *m, FmRect *r)
    * window is followed up and down. */
   if (!fm_ink_vertical_run (&view, x0, x1, y0, y1, 0.3 * h * m->scale, &best0, &best1))
     return FALSE;
+  /* A run that comes down from above the window and stops in its upper
+   * part is the line above's (the descender of an italic f over a
+   * radical raised into a superscript, e^{\sqrt{-\lambda}t}), when the
+   * window holds another run below it: the sign's own. */
+  if (best0 < y0 && best1 < r->y0 * m->scale + 0.75 * h * m->scale)
+    {
+      int low0, low1;
+      if (fm_ink_vertical_run (&view, x0, x1, best1 + 1, y1, 0.3 * h * m->scale, &low0, &low1))
+        {
+          best0 = low0;
+          best1 = low1;
+        }
+    }
   r->y0 = best0 / m->scale;
   r->y1 = best1 / m->scale;
   return TRUE;

@@ -773,7 +773,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * detector before it, CM: inline 4 matched of 6, 9 regions); cls-remarks
  * (pdfLaTeX CM and Times, e2e12p): a display fraction then "\qquad
  * \text{(remark)}" on its line, one on a page too short for its margins
- * (the detector before it, both: displays 1 of 3, 2 false). */
+ * (the detector before it, both: displays 1 of 3, 2 false); cls-raisedroot
+ * (CM and Latin Modern, e2e12p): e^{\sqrt{-\lambda}t} under an italic f,
+ * the radical fitted to the f's descender (before it: 5 false regions). */
 static void
 test_detect_classes (void)
 {
@@ -795,7 +797,7 @@ test_detect_classes (void)
                           "cls-dispcols-lmodern", "cls-dispcols-libertine", "cls-midbold-newtx",
                           "cls-midbold-libertine", "cls-midbold-xe",
                           "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern",
-                          "cls-remarks-cm", "cls-remarks-times" };
+                          "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

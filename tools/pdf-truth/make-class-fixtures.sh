@@ -76,5 +76,8 @@ done
 for f in cm times; do
   $gen --body "$dir/cls-remarks.body.tex" --out "$dir" --prefix "cls-remarks-$f" --fonts $f
 done
+for f in cm lmodern; do
+  $gen --body "$dir/cls-raisedroot.body.tex" --out "$dir" --prefix "cls-raisedroot-$f" --fonts $f
+done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
