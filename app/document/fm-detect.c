@@ -3157,6 +3157,17 @@ closing_bar (const InlineCtx *ic, int li)
   return bars % 2 == 0;
 }
 
+/* Whether c, a math symbol to Unicode, is an ordinary symbol to TeX
+ * (\infty, \partial, \emptyset, \nabla, \forall, \exists, \angle):
+ * no glue on either side of it, so a word space beside it parts two
+ * formulas ("$0\cdot\infty$ $h : U \to X$" had been one). */
+static gboolean
+is_ordinary_symbol (gunichar c)
+{
+  return c == 0x221E || c == 0x2202 || c == 0x2205 || c == 0x2207 || c == 0x2200 || c == 0x2203 ||
+         c == 0x2204 || c == 0x2220 || c == 0x1D715 || c == 0x1D6FB;
+}
+
 /* The line's word space (see Band): a gap of that width where
  * Poppler sees a space separates two formulas - unless one side
  * is an operator (a relation's thick space can equal it); a gap
@@ -3173,7 +3184,8 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   const int *best_left = ic->best_left;
   GArray *math = ic->math;
   double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
-  gboolean op = (is_operator (l->c) && !closing_bar (ic, li)) || (is_operator (r->c) && !is_prefix_operator (r->c));
+  gboolean op = (is_operator (l->c) && !is_ordinary_symbol (l->c) && !closing_bar (ic, li)) ||
+                (is_operator (r->c) && !is_ordinary_symbol (r->c) && !is_prefix_operator (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
@@ -3528,7 +3540,9 @@ relation_beside (const InlineCtx *ic, int c, int step, int max_full)
         return FALSE;
       if (!mk->script && depth == 0 && is_relation_sign (ck))
         return TRUE;
-      if (!mk->script && ++full >= max_full)
+      /* (brackets do not count: f(x) = -1 has its relation as near as
+       * x_2 = -1) */
+      if (!mk->script && !is_open_bracket (ck) && !is_close_bracket (ck) && ++full >= max_full)
         break;
       if (next < 0 || (!mk->script && (g[mk->glyph].c == ',' || g[mk->glyph].c == ';')))
         break;  /* (a list's comma: the relation is another formula's) */
@@ -3561,6 +3575,15 @@ integral_before (const InlineCtx *ic, int c)
   return FALSE;
 }
 
+/* Whether c is an accent that Poppler gives a box of its own (\hat,
+ * \bar, \tilde, \dot, \ddot, \check, \breve, \acute, \grave, \mathring). */
+static gboolean
+is_accent_mark (gunichar c)
+{
+  return (c >= 0x0300 && c <= 0x036F && c != 0x0338) || c == 0x02C6 || c == 0x02DC || c == 0x00AF ||
+         c == 0x02D9 || c == 0x00A8 || c == 0x02C7 || c == 0x02D8 || c == 0x00B4 || c == 0x02DA;
+}
+
 /* Whether two equations stand a word space apart, li ending the first and
  * ri, a letter, starting the second (ma+bv+kx = 0 x_2 = -te^t): between
  * two ordinary symbols TeX puts no space, so a gap as wide as the line's
@@ -3583,7 +3606,9 @@ equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
   if (mr->script || !r->space_before || !g_unichar_isalpha (r->c) || gap < 0.12 * em || ws <= 0 ||
       gap < ws - 0.03 * em || gap > ws + 0.3 * em || gap >= 0.6 * em)
     return FALSE;
-  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || l->ext || l->ink)
+  /* (an accent ends the first as its letter would: (-1\ \mathrm{mN})\hat{\mathbf{y}}
+   * f(x) = -1, the hat's box reaching to the letter's right end) */
+  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c) || is_accent_mark (l->c)) || l->ext || l->ink)
     return FALSE;
   /* an operator name's last letter (\operatorname{Tr}\,u) takes a thin
    * space before its argument */
@@ -3693,6 +3718,45 @@ bar_then_bracket_apart (const InlineCtx *ic, int li, int ri, double gap, double 
          gap >= 0.25 * em && closing_bar (ic, li);
 }
 
+/* Whether a relation or binary sign ri a word space after li opens the
+ * next formula ("$g(x)$ $>f$"): inside one formula TeX spaces such a sign
+ * alike on both sides (thick or medium space, stretched alike), so a gap
+ * as wide as the line's word space before it and a different one after
+ * it is the word space between two formulas and the sign's own space.
+ * Only after a closing bracket, a digit or an upright symbol: a math
+ * italic letter's italic correction widens the gap before the sign
+ * inside one formula too (f > 0), and a script's \scriptspace. The sign
+ * must take its space after it: before a closing bracket, punctuation or
+ * another relation (:=) it has none. The gap must equal the word space
+ * to 0.003 em, as exact boxes give it: a virtual font's glyph (newtx's
+ * brackets) is narrower in the PDF than in TeX, and its gap wider than
+ * the glue by 0.085 em, which can equal a word space to 0.006 em
+ * ("U(\widetilde{P},f) \leq U(Q,f)" was cut before \leq). */
+static gboolean
+relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph], *next;
+  int ni = ic->best_right[ri];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band), after;
+
+  if (!(is_operator (r->c) && !is_ordinary_symbol (r->c) && !is_prefix_operator (r->c)) || ni < 0 ||
+      ml->script || mr->script || !r->space_before || l->ext || l->ink || r->ext || r->ink || ws <= 0 ||
+      gap < 0.15 * em || fabs (gap - ws) >= 0.003 * em)
+    return FALSE;
+  if (!(is_close_bracket (l->c) || g_unichar_isdigit (l->c) ||
+        (g_unichar_isalpha (l->c) && (l->cls == CLS_NEUTRAL || l->cls == CLS_TEXT))))
+    return FALSE;
+  next = &g[g_array_index (ic->math, MathGlyph, ni).glyph];
+  if (g_array_index (ic->math, MathGlyph, ni).script || next->ext || next->ink || is_operator (next->c) ||
+      is_close_bracket (next->c) || is_sentence_punct (next->c) || next->c == ',' || next->c == ';' ||
+      !v_overlap_enough (&r->r, &next->r, 0.3))
+    return FALSE;
+  after = next->r.x0 - r->r.x1;
+  return after >= 0.1 * em && fabs (after - gap) > 0.015 * em;
+}
+
 /* Where a word space separates two formulas that the spacing rules
  * joined: a unary sign or an opening bracket that opens the second.
  * (boxes12: the font set-ups with narrow word spaces and math brackets,
@@ -3701,7 +3765,8 @@ static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
-         equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em);
+         equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em) ||
+         relation_after_word_space (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)

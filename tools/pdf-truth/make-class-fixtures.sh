@@ -79,5 +79,8 @@ done
 for f in cm lmodern; do
   $gen --body "$dir/cls-raisedroot.body.tex" --out "$dir" --prefix "cls-raisedroot-$f" --fonts $f
 done
+$gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-cm --fonts cm
+$gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-times --fonts times
+$gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-stix --fonts stix2
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
