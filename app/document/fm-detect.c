@@ -3218,7 +3218,11 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
    * followed by \scriptspace alone, or with a thin space
    * (0.22 em), or by an operator's space */
   else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
-           gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
+           gap > ws + 0.02 * em && gap < ws + 0.08 * em &&
+           /* (on a squeezed line, unless the word space is as wide as the
+            * thin space, which neither stretches nor shrinks: newtx's
+            * "$\emptyset^\#$ $F_1$" at 0.19 em) */
+           (ws > 0.2 * em || fabs (ws - em / 6.0) > 0.015 * em) &&
            /* (a fraction's denominator is followed by the null
             * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy) */
            !bar_above (pc->ink, &l->r, em))

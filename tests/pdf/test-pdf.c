@@ -775,9 +775,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * \text{(remark)}" on its line, one on a page too short for its margins
  * (the detector before it, both: displays 1 of 3, 2 false); cls-raisedroot
  * (CM and Latin Modern, e2e12p): e^{\sqrt{-\lambda}t} under an italic f,
- * the radical fitted to the f's descender (before it: 5 false regions); cls-wordapart (CM, Times, STIX Two, e2e12p): $0\cdot\infty$
+ * the radical fitted to the f's descender (before it: 5 false regions);
+ * cls-wordapart (CM, Times, STIX Two, e2e12p): $0\cdot\infty$
  * $h:U\to X$, $g(x)$ $>f$, \hat{\mathbf{y}} then $f(x) = -1$ (before it,
- * all three: inline 5 of 9, 1 false). */
+ * all three: inline 5 of 9, 1 false); cls-sharp (CM and newtx, e2e12p):
+ * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false). */
 static void
 test_detect_classes (void)
 {
@@ -800,7 +802,8 @@ test_detect_classes (void)
                           "cls-midbold-libertine", "cls-midbold-xe",
                           "cls-sidetags-cm", "cls-limrow-cm", "cls-limrow-lmodern",
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
-                          "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix" };
+                          "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
+                          "cls-sharp-cm", "cls-sharp-newtx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -82,5 +82,8 @@ done
 $gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-cm --fonts cm
 $gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-times --fonts times
 $gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-stix --fonts stix2
+for f in cm newtx; do
+  $gen --body "$dir/cls-sharp.body.tex" --out "$dir" --prefix "cls-sharp-$f" --fonts $f
+done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
