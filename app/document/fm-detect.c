@@ -4608,6 +4608,9 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
       text += o->n_text;
       total += o->end - o->start;
     }
+  /* (the remark first: the rows below are looked for on few lines) */
+  if (open < 0 || !(g[open].c == '[' || g[open].c == '(') || r_text < 3 || r_math * 4 > r_text || r_total > 60)
+    return FALSE;
   /* The formula's rows above and below the line (a fraction's numerator
    * and denominator, "\frac{10^{-3}\ kg}{1\ g} \qquad (correct)") are
    * lines of their own to Poppler: without them the formula is a lone
