@@ -1612,6 +1612,19 @@ radical_to_ink (const InkMap *m, FmRect *r)
    * window is followed up and down. */
   if (!fm_ink_vertical_run (&view, x0, x1, y0, y1, 0.3 * h * m->scale, &best0, &best1))
     return FALSE;
+  /* A run that comes down from above the window and stops in its upper
+   * part is the line above's (the descender of an italic f over a
+   * radical raised into a superscript, e^{\sqrt{-\lambda}t}), when the
+   * window holds another run below it: the sign's own. */
+  if (best0 < y0 && best1 < r->y0 * m->scale + 0.75 * h * m->scale)
+    {
+      int low0, low1;
+      if (fm_ink_vertical_run (&view, x0, x1, best1 + 1, y1, 0.3 * h * m->scale, &low0, &low1))
+        {
+          best0 = low0;
+          best1 = low1;
+        }
+    }
   r->y0 = best0 / m->scale;
   r->y1 = best1 / m->scale;
   return TRUE;
@@ -3242,6 +3255,17 @@ closing_bar (const InlineCtx *ic, int li)
   return bars % 2 == 0;
 }
 
+/* Whether c, a math symbol to Unicode, is an ordinary symbol to TeX
+ * (\infty, \partial, \emptyset, \nabla, \forall, \exists, \angle):
+ * no glue on either side of it, so a word space beside it parts two
+ * formulas ("$0\cdot\infty$ $h : U \to X$" had been one). */
+static gboolean
+is_ordinary_symbol (gunichar c)
+{
+  return c == 0x221E || c == 0x2202 || c == 0x2205 || c == 0x2207 || c == 0x2200 || c == 0x2203 ||
+         c == 0x2204 || c == 0x2220 || c == 0x1D715 || c == 0x1D6FB;
+}
+
 /* The line's word space (see Band): a gap of that width where
  * Poppler sees a space separates two formulas - unless one side
  * is an operator (a relation's thick space can equal it); a gap
@@ -3258,7 +3282,8 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   const int *best_left = ic->best_left;
   GArray *math = ic->math;
   double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
-  gboolean op = (is_operator (l->c) && !closing_bar (ic, li)) || (is_operator (r->c) && !is_prefix_operator (r->c));
+  gboolean op = (is_operator (l->c) && !is_ordinary_symbol (l->c) && !closing_bar (ic, li)) ||
+                (is_operator (r->c) && !is_ordinary_symbol (r->c) && !is_prefix_operator (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
@@ -3291,7 +3316,11 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
    * followed by \scriptspace alone, or with a thin space
    * (0.22 em), or by an operator's space */
   else if (ws > 0 && join && exact && !op && ml->script && !mr->script && r->space_before &&
-           gap > ws + 0.02 * em && gap < ws + 0.08 * em && ws > 0.2 * em &&
+           gap > ws + 0.02 * em && gap < ws + 0.08 * em &&
+           /* (on a squeezed line, unless the word space is as wide as the
+            * thin space, which neither stretches nor shrinks: newtx's
+            * "$\emptyset^\#$ $F_1$" at 0.19 em) */
+           (ws > 0.2 * em || fabs (ws - em / 6.0) > 0.015 * em) &&
            /* (a fraction's denominator is followed by the null
             * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy;
             * so is its numerator where that is the wider part:
@@ -3667,7 +3696,9 @@ relation_beside (const InlineCtx *ic, int c, int step, int max_full)
         return FALSE;
       if (!mk->script && depth == 0 && is_relation_sign (ck))
         return TRUE;
-      if (!mk->script && ++full >= max_full)
+      /* (brackets do not count: f(x) = -1 has its relation as near as
+       * x_2 = -1) */
+      if (!mk->script && !is_open_bracket (ck) && !is_close_bracket (ck) && ++full >= max_full)
         break;
       if (next < 0 || (!mk->script && (g[mk->glyph].c == ',' || g[mk->glyph].c == ';')))
         break;  /* (a list's comma: the relation is another formula's) */
@@ -3700,6 +3731,15 @@ integral_before (const InlineCtx *ic, int c)
   return FALSE;
 }
 
+/* Whether c is an accent that Poppler gives a box of its own (\hat,
+ * \bar, \tilde, \dot, \ddot, \check, \breve, \acute, \grave, \mathring). */
+static gboolean
+is_accent_mark (gunichar c)
+{
+  return (c >= 0x0300 && c <= 0x036F && c != 0x0338) || c == 0x02C6 || c == 0x02DC || c == 0x00AF ||
+         c == 0x02D9 || c == 0x00A8 || c == 0x02C7 || c == 0x02D8 || c == 0x00B4 || c == 0x02DA;
+}
+
 /* Whether two equations stand a word space apart, li ending the first and
  * ri, a letter, starting the second (ma+bv+kx = 0 x_2 = -te^t): between
  * two ordinary symbols TeX puts no space, so a gap as wide as the line's
@@ -3722,7 +3762,9 @@ equations_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
   if (mr->script || !r->space_before || !g_unichar_isalpha (r->c) || gap < 0.12 * em || ws <= 0 ||
       gap < ws - 0.03 * em || gap > ws + 0.3 * em || gap >= 0.6 * em)
     return FALSE;
-  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c)) || l->ext || l->ink)
+  /* (an accent ends the first as its letter would: (-1\ \mathrm{mN})\hat{\mathbf{y}}
+   * f(x) = -1, the hat's box reaching to the letter's right end) */
+  if (!(g_unichar_isalnum (l->c) || is_close_bracket (l->c) || is_accent_mark (l->c)) || l->ext || l->ink)
     return FALSE;
   /* an operator name's last letter (\operatorname{Tr}\,u) takes a thin
    * space before its argument */
@@ -3832,6 +3874,45 @@ bar_then_bracket_apart (const InlineCtx *ic, int li, int ri, double gap, double 
          gap >= 0.25 * em && closing_bar (ic, li);
 }
 
+/* Whether a relation or binary sign ri a word space after li opens the
+ * next formula ("$g(x)$ $>f$"): inside one formula TeX spaces such a sign
+ * alike on both sides (thick or medium space, stretched alike), so a gap
+ * as wide as the line's word space before it and a different one after
+ * it is the word space between two formulas and the sign's own space.
+ * Only after a closing bracket, a digit or an upright symbol: a math
+ * italic letter's italic correction widens the gap before the sign
+ * inside one formula too (f > 0), and a script's \scriptspace. The sign
+ * must take its space after it: before a closing bracket, punctuation or
+ * another relation (:=) it has none. The gap must equal the word space
+ * to 0.003 em, as exact boxes give it: a virtual font's glyph (newtx's
+ * brackets) is narrower in the PDF than in TeX, and its gap wider than
+ * the glue by 0.085 em, which can equal a word space to 0.006 em
+ * ("U(\widetilde{P},f) \leq U(Q,f)" was cut before \leq). */
+static gboolean
+relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph], *next;
+  int ni = ic->best_right[ri];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band), after;
+
+  if (!(is_operator (r->c) && !is_ordinary_symbol (r->c) && !is_prefix_operator (r->c)) || ni < 0 ||
+      ml->script || mr->script || !r->space_before || l->ext || l->ink || r->ext || r->ink || ws <= 0 ||
+      gap < 0.15 * em || fabs (gap - ws) >= 0.003 * em)
+    return FALSE;
+  if (!(is_close_bracket (l->c) || g_unichar_isdigit (l->c) ||
+        (g_unichar_isalpha (l->c) && (l->cls == CLS_NEUTRAL || l->cls == CLS_TEXT))))
+    return FALSE;
+  next = &g[g_array_index (ic->math, MathGlyph, ni).glyph];
+  if (g_array_index (ic->math, MathGlyph, ni).script || next->ext || next->ink || is_operator (next->c) ||
+      is_close_bracket (next->c) || is_sentence_punct (next->c) || next->c == ',' || next->c == ';' ||
+      !v_overlap_enough (&r->r, &next->r, 0.3))
+    return FALSE;
+  after = next->r.x0 - r->r.x1;
+  return after >= 0.1 * em && fabs (after - gap) > 0.015 * em;
+}
+
 /* Where a word space separates two formulas that the spacing rules
  * joined: a unary sign or an opening bracket that opens the second.
  * (boxes12: the font set-ups with narrow word spaces and math brackets,
@@ -3840,7 +3921,8 @@ static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
-         equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em);
+         equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em) ||
+         relation_after_word_space (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
@@ -4592,20 +4674,81 @@ opens_with_label (const Glyph *g, GArray *chunks, const int *members, int nm)
          (s + n == first->end || g[s + n].space_before);
 }
 
+/* Whether x0 lies 2 em or more right of where every line of words in
+ * column col starts, on a page with too few such lines for its margins to
+ * be known (a document's last page: two lines and a display). */
+static gboolean
+indented_from_text (const PageCtx *pc, int col, double x0, double em)
+{
+  double start = G_MAXDOUBLE;
+
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      int total = ch->end - ch->start;
+      if (total >= 12 && ch->n_text * 3 >= total * 2 && column_of (pc, fm_rect_cx (&ch->box)) == col)
+        start = MIN (start, ch->box.x0);
+    }
+  return start < G_MAXDOUBLE && x0 - start >= 2.0 * em;
+}
+
+/* The chunks of a display's rows above and below its line members[0..nm)
+ * that lie left of the remark starting at remark_x0: short chunks (no
+ * prose line) overlapping the line's height without being level with it,
+ * reached from the line in steps of under 3.5 em. Writes them to parts;
+ * returns their count. */
+static int
+remark_formula_rows (const PageCtx *pc, const int *members, int nm, double remark_x0, double em, int *parts)
+{
+  const Chunk *line = &g_array_index (pc->chunks, Chunk, members[0]);
+  double reach = remark_x0;
+  int n = 0;
+
+  for (int k = 0; k < nm; k++)
+    reach = MIN (reach, g_array_index (pc->chunks, Chunk, members[k]).box.x0);
+
+  for (gboolean grew = TRUE; grew;)
+    {
+      grew = FALSE;
+      for (guint j = 0; j < pc->chunks->len; j++)
+        {
+          const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
+          double cy = 0.5 * (o->box.y0 + o->box.y1);
+          gboolean known = FALSE;
+          for (int k = 0; k < nm && !known; k++)
+            known = members[k] == (int) j;
+          for (int k = 0; k < n && !known; k++)
+            known = parts[k] == (int) j;
+          if (known || o->is_number || o->end - o->start > 24 || (cy >= line->box.y0 && cy <= line->box.y1) ||
+              o->box.y1 <= line->box.y0 || o->box.y0 >= line->box.y1 || o->box.x1 > remark_x0 - 1.0 * em ||
+              o->box.x1 < reach - 3.5 * em || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&line->box)))
+            continue;
+          parts[n++] = (int) j;
+          reach = MIN (reach, o->box.x0);
+          grew = TRUE;
+        }
+    }
+  return n;
+}
+
 /* Whether the chunks members[0..nm) of one line are a display and, after
  * a \qquad or more (\hfill), a remark in brackets that closes the line
  * (\mathbf{v} = \Delta\mathbf{r}/\Delta t \qquad \hfill [only for constant
  * velocity]): the remark's words outnumber the formula's glyphs, so the
  * line looked like text with an inline formula. Two parts 1.5 em or more
  * apart, math then words that open with a bracket, the whole line set off
- * from the margins (condition_line_set_off()) as no paragraph's line is. */
+ * from the margins (condition_line_set_off()) as no paragraph's line is.
+ * The formula's rows above and below the line count with it; they are
+ * written to parts (*n_parts) so that the caller makes them display too. */
 static gboolean
-display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
+display_then_remark (const PageCtx *pc, const int *members, int nm, double em, int *parts, int *n_parts)
 {
   const Glyph *g = pc->g;
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
   int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
   int col;
+
+  *n_parts = 0;
 
   for (int k = 0; k < nm; k++)
     if (last < 0 || g_array_index (pc->chunks, Chunk, members[k]).box.x0 >
@@ -4639,6 +4782,25 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
       text += o->n_text;
       total += o->end - o->start;
     }
+  /* (the remark first: the rows below are looked for on few lines) */
+  if (open < 0 || !(g[open].c == '[' || g[open].c == '(') || r_text < 3 || r_math * 4 > r_text || r_total > 60)
+    return FALSE;
+  /* The formula's rows above and below the line (a fraction's numerator
+   * and denominator, "\frac{10^{-3}\ kg}{1\ g} \qquad (correct)") are
+   * lines of their own to Poppler: without them the formula is a lone
+   * "P =" or nothing, too little math for a display. */
+  *n_parts = remark_formula_rows (pc, members, nm, right.x0, em, parts);
+  for (int k = 0; k < *n_parts; k++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, parts[k]);
+      if (total == 0)
+        left = o->box;
+      else
+        fm_rect_union (&left, &o->box);
+      math += o->n_strong + o->n_weak;
+      text += o->n_text;
+      total += o->end - o->start;
+    }
   /* A list item's line (\item $x^2+y^2=1$ \qquad (the unit circle)) is
    * indented as a display is, but its label opens it: prose, not a
    * display. */
@@ -4651,7 +4813,8 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em)
     return FALSE;
   return total > 0 && math >= 2 && text * 4 <= total && open >= 0 && (g[open].c == '[' || g[open].c == '(') &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
-         condition_line_set_off (pc, left.x0, right.x1, em);
+         (condition_line_set_off (pc, left.x0, right.x1, em) ||
+          (!pc->margins.known[col] && indented_from_text (pc, col, left.x0, em)));
 }
 
 /* Moves the chunks of display block `from` into block `to` (-1: none). */
@@ -5414,18 +5577,23 @@ word_tags (PageCtx *pc)
 static void
 display_lines_with_text (PageCtx *pc)
 {
+  const Glyph *g = pc->g;
   GArray *chunks = pc->chunks;
   int *members = g_new (int, chunks->len + 1);
+  int *parts = g_new (int, chunks->len + 1);
 
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       FmRect ext;
-      int nm, n_text = 0, total = 0, math = 0;
-      gboolean all_display = TRUE;
+      int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
+      gboolean all_display = TRUE, set_off;
+      /* a remark's line may hold no math of its own: a fraction's rows
+       * are above and below it (display_then_remark()) */
+      gboolean remark_seed = g[ch->start].c == '(' || g[ch->start].c == '[';
 
       /* full size: footnotes are set off by their own indent */
-      if (ch->is_number || ch->n_strong + ch->n_weak == 0 || ch->em_max < 0.9 * pc->body_em)
+      if (ch->is_number || (ch->n_strong + ch->n_weak == 0 && !remark_seed) || ch->em_max < 0.9 * pc->body_em)
         continue;
       nm = line_group (chunks, i, pc, members, &ext);
       for (int k = 0; k < nm; k++)
@@ -5436,15 +5604,16 @@ display_lines_with_text (PageCtx *pc)
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
         }
-      if (all_display || math < 2 ||
-          ((n_text * 5 > total * 3 ||
-            !(line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
-              formulas_joined_by_words (pc, members, nm, ch->em))) &&
-           !display_then_remark (pc, members, nm, ch->em)))
+      if (all_display)
         continue;
-      for (int k = 0; k < nm; k++)
+      set_off = math >= 2 && n_text * 5 <= total * 3 &&
+                (line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
+                 formulas_joined_by_words (pc, members, nm, ch->em));
+      if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
+        continue;
+      for (int k = 0; k < nm + n_parts; k++)
         {
-          Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          Chunk *o = &g_array_index (chunks, Chunk, k < nm ? members[k] : parts[k - nm]);
           o->is_display = TRUE;
           o->is_display_piece = FALSE;
         }
@@ -5454,6 +5623,7 @@ display_lines_with_text (PageCtx *pc)
       g_printerr ("margins col %d: %s [%.1f %.1f]\n", col, pc->margins.known[col] ? "known" : "unknown",
                   pc->margins.left[col], pc->margins.right[col]);
   g_free (members);
+  g_free (parts);
 }
 
 /* Display blocks: stacked or side-by-side display chunks. */

@@ -217,7 +217,9 @@ fm_char_is_neutral (gunichar c)
   if (c == 0x00AF || c == 0x00A8 || c == 0x00B4 || c == 0x02C6 || c == 0x02C7 || c == 0x02D8 ||
       c == 0x02D9 || c == 0x02DA || c == 0x02DC || (c >= 0x0300 && c <= 0x036F))
     return TRUE;
-  return c < 128 && strchr ("+-=<>()[]{}/|',.;:!*^_~", (int) c) != NULL && c != 0;
+  /* '#': math takes \# from the roman font (\emptyset^\#, a sharp
+   * operator's superscript), so as a text glyph it was cut off its base. */
+  return c < 128 && strchr ("+-=<>()[]{}/|',.;:!*^_~#", (int) c) != NULL && c != 0;
 }
 
 gboolean

@@ -792,7 +792,16 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * newtx and Libertine, detect14p): past a big operator's wide side
  * subscript (\sum_{i=1}^{n} \omega, \int_{A\cup B} g) the operand's line
  * neighbour was the operator itself, over an em away, and the operand a
- * formula of its own (the detector before it: 3 false inline regions). */
+ * formula of its own (the detector before it: 3 false inline regions); cls-remarks
+ * (pdfLaTeX CM and Times, e2e12p): a display fraction then "\qquad
+ * \text{(remark)}" on its line, one on a page too short for its margins
+ * (the detector before it, both: displays 1 of 3, 2 false); cls-raisedroot
+ * (CM and Latin Modern, e2e12p): e^{\sqrt{-\lambda}t} under an italic f,
+ * the radical fitted to the f's descender (before it: 5 false regions);
+ * cls-wordapart (CM, Times, STIX Two, e2e12p): $0\cdot\infty$
+ * $h:U\to X$, $g(x)$ $>f$, \hat{\mathbf{y}} then $f(x) = -1$ (before it,
+ * all three: inline 5 of 9, 1 false); cls-sharp (CM and newtx, e2e12p):
+ * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false). */
 static void
 test_detect_classes (void)
 {
@@ -817,7 +826,10 @@ test_detect_classes (void)
                           "cls-limprime-cm", "cls-limprime-lmodern", "cls-fracnum-lmodern",
                           "cls-fracnum-xe", "cls-fracnum-lua", "cls-namebracket-xe", "cls-namebracket-lua",
                           "cls-namebracket-newtx", "cls-dsumfrac-pxfonts", "cls-dsumfrac-xe", "cls-dsumfrac-lua",
-                          "cls-opside-newtx", "cls-opside-libertine" };
+                          "cls-opside-newtx", "cls-opside-libertine",
+                          "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
+                          "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
+                          "cls-sharp-cm", "cls-sharp-newtx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

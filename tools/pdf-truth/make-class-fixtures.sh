@@ -85,5 +85,17 @@ $gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-xe -
 $gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-lua --engine lualatex --fonts termes-math --seed 9552
 $gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-newtx --fonts newtx --seed 9553
 $gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-libertine --fonts libertine --seed 9553
+for f in cm times; do
+  $gen --body "$dir/cls-remarks.body.tex" --out "$dir" --prefix "cls-remarks-$f" --fonts $f
+done
+for f in cm lmodern; do
+  $gen --body "$dir/cls-raisedroot.body.tex" --out "$dir" --prefix "cls-raisedroot-$f" --fonts $f
+done
+$gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-cm --fonts cm
+$gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-times --fonts times
+$gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-stix --fonts stix2
+for f in cm newtx; do
+  $gen --body "$dir/cls-sharp.body.tex" --out "$dir" --prefix "cls-sharp-$f" --fonts $f
+done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
