@@ -2357,8 +2357,12 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
    * its bar (TeX's text style: the bar at 0.25 em, the denominator's
    * x-height top at -0.04), and a scan's blur runs the bar into the
    * numerator (development twins, seeds 2014 and 2015, 300 dpi:
-   * \frac{59}{\sigma}'s sigma 0.30 em below, boxed alone and dropped). */
-  if (gx < -0.5 * MIN (box_w (&a->b), box_w (&b->b)) && !rule && gy < 0.4 * em)
+   * \frac{59}{\sigma}'s sigma 0.30 em below, boxed alone and dropped).
+   * And 4 pt at most whatever the em: on a shaded JPEG page whose word
+   * boxes made the em 2.4 times too large, 0.4 em reached a display set
+   * a line's gap over an inline square root, and the two were one box
+   * (fresh twin 1061-00 at both resolutions; found after scoring). */
+  if (gx < -0.5 * MIN (box_w (&a->b), box_w (&b->b)) && !rule && gy < MIN (0.4 * em, 4.0 * p->scale))
     return TRUE;
   return side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em);
 }
