@@ -1243,13 +1243,6 @@ is_rule (const Box *b, double em)
          (box_h (b) < 0.3 * em || (box_h (b) < 0.6 * em && box_w (b) > 4 * em));
 }
 
-/* A short flat stroke: an inline fraction's bar (or a minus sign), as
- * thin as a rule but under 2 em long. */
-static gboolean
-is_bar (const Box *b, double em)
-{
-  return box_w (b) >= 0.4 * em && box_h (b) <= 0.12 * em && box_w (b) >= 4 * box_h (b);
-}
 
 static double
 v_overlap (double a0, double a1, double b0, double b1)
@@ -1750,12 +1743,13 @@ word_empty_piece (ScanPage *p, guint i)
 {
   const Word *w = &g_array_index (p->words, Word, i);
 
-  /* No text, and no wider than a word: Tesseract's empty words 5 to 18
+  /* No text, and no wider than a word: Tesseract's blank words 3 to 18
    * em wide (a footnote rule, a row of formulas it could not read) held
    * inline formulas whose ink, in the smallest word box about it, was
-   * then prose (development twins, seeds 2014 and 2015: 9 formulas under
-   * 7 of the 26 such words wider than 3 em, none under the 13 from 1.3 to
-   * 3 em). */
+   * then prose (development twins, seeds 2014 and 2015, both
+   * resolutions: of the blank words taken for prose, 8 of the 24 wider
+   * than 3 em lay over 11 inline formulas, 2 of the 16 from 1.3 to 3 em
+   * over one each). */
   if (!word_blank (w) || box_w (&w->b) > 3 * p->em)
     return FALSE;
   for (guint k = 0; k < p->words->len; k++)
@@ -2064,17 +2058,17 @@ reads_like_subscript_pair (const char *s)
 }
 
 /* Whether running-text word w, whose pieces of ink are comps[pieces[0..n)],
- * is a variable with a subscript ("mo" for m_0,
- * "un" for u_n at confidence 84-86, dictionary words both: development
- * twins, seeds 2014 and 2015, 300 dpi, formulas with nothing boxed over
- * them): of the word's pieces of ink at least 0.28 em tall, the
- * rightmost's bottom and top both SUBSCRIPT_DROP_EM or more below the
- * leftmost's. TeX
- * sets a subscript 0.15 em lower (and smaller). On those twins (300 and
- * 150 dpi) the 528 such pairs of prose were at most 0.10 em lower at the
- * bottom and at most 0.13 at the top, never 0.08 at both (at the bottom
- * 0.08-0.10 only with the top 0.01-0.06 higher); the subscripts 0.09-0.13
- * lower at the bottom and 0.10-0.26 at the top. */
+ * is a variable with a subscript ("mo" for m_0, "un" for u_n at confidence
+ * 83-86, dictionary words both: development twins, seeds 2014 and 2015,
+ * 300 dpi, formulas with nothing boxed over them): of the word's pieces of
+ * ink at least 0.28 em tall, the rightmost's bottom and top both
+ * SUBSCRIPT_DROP_EM or more below the leftmost's. TeX sets a subscript
+ * 0.15 em lower (and smaller). On those twins (300 and 150 dpi) the 528
+ * other such words (prose, and a few math words with no script: "xz",
+ * "nc") were at most 0.10 em lower at the bottom and at most 0.13 at the
+ * top, never 0.08 at both (0.08-0.10 at the bottom only with the top
+ * 0.01-0.06 higher); the subscripts 0.09-0.13 lower at the bottom and
+ * 0.10-0.26 at the top. */
 static gboolean
 word_subscript_pair (const ScanPage *p, const Word *w, const int *pieces, int n)
 {
@@ -2318,15 +2312,8 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
   /* Nor is ink on a text line one formula with ink stacked against it
    * that lies off every line but nearer another: the limit or fraction
    * part of a formula on the next line (an inline sum's limits, a
-   * fraction's numerator reach half a line out). A short bar on the line
-   * takes it all the same: an inline fraction's denominator reaches as
-   * far towards the next line, and lay nearer it (development twins,
-   * seeds 2014 and 2015, 300 dpi: \frac{59}{\sigma} and
-   * \frac{47}{c_0} boxed as their numerator and bar, the denominator
-   * dropped). A minus sign is as flat, but stands a line's gap (0.7 em)
-   * from the next line's ink, and the stacked join below asks 0.3. */
-  if (gx < 0 && !rule && !(is_bar (&a->b, em) && b->band < 0) && !(is_bar (&b->b, em) && a->band < 0) &&
-      (a->band >= 0) != (b->band >= 0))
+   * fraction's numerator reach half a line out). */
+  if (gx < 0 && !rule && (a->band >= 0) != (b->band >= 0))
     {
       const Comp *on = a->band >= 0 ? a : b, *off = a->band >= 0 ? b : a;
       const Band *bd = &g_array_index (p->bands, Band, on->band);
