@@ -33,6 +33,9 @@
 #define READ_SHARE_POOR 0.7
 /* A cluster whose every piece is smaller than this, em, is specks. */
 #define SPECK_PIECE_EM 0.3
+/* A subscript's glyph sits this much lower than its base's, em, at its
+ * bottom and its top (word_subscript_pair). */
+#define SUBSCRIPT_DROP_EM 0.08
 
 typedef struct {
   double x0, y0, x1, y1;
@@ -1224,6 +1227,7 @@ typedef struct {
   gboolean lone_rule; /* one piece, a lone rule (Comp.lone_rule)         */
   double tallest;   /* its tallest piece's height, px (its block's, for a
                      * display block's root)                             */
+  int piece_word;   /* the one word all its pieces are in, -1 none       */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. A
@@ -1238,6 +1242,7 @@ is_rule (const Box *b, double em)
   return box_w (b) > 2 * em && box_w (b) > 8 * box_h (b) &&
          (box_h (b) < 0.3 * em || (box_h (b) < 0.6 * em && box_w (b) > 4 * em));
 }
+
 
 static double
 v_overlap (double a0, double a1, double b0, double b1)
@@ -1722,16 +1727,31 @@ word_open_at (const Word *o, gboolean before)
  * a text word were prose; 54 of 70 farther off were in formulas). Boxed
  * as formulas, the near ones were a quarter of the false inline boxes
  * over prose (10 of 41 at 300 dpi). */
+/* Whether Tesseract read no text for w: nothing, or white space only
+ * (what the debug output shows as nothing). */
+static gboolean
+word_blank (const Word *w)
+{
+  for (const char *q = w->utf8; *q; q++)
+    if (!g_ascii_isspace (*q))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 word_empty_piece (ScanPage *p, guint i)
 {
   const Word *w = &g_array_index (p->words, Word, i);
 
-  /* No text: nothing, or white space only (what the debug output shows
-   * as nothing). */
-  for (const char *q = w->utf8; *q; q++)
-    if (!g_ascii_isspace (*q))
-      return FALSE;
+  /* No text, and no wider than a word: Tesseract's blank words 3 to 18
+   * em wide (a footnote rule, a row of formulas it could not read) held
+   * inline formulas whose ink, in the smallest word box about it, was
+   * then prose (development twins, seeds 2014 and 2015, both
+   * resolutions: of the blank words taken for prose, 8 of the 24 wider
+   * than 3 em lay over 11 inline formulas, 2 of the 16 from 1.3 to 3 em
+   * over one each). */
+  if (!word_blank (w) || box_w (&w->b) > 3 * p->em)
+    return FALSE;
   for (guint k = 0; k < p->words->len; k++)
     {
       const Word *o = &g_array_index (p->words, Word, k);
@@ -2020,6 +2040,148 @@ comp_place (ScanPage *p, Comp *c)
     c->text = TRUE;
 }
 
+/* Whether Tesseract's reading of a word may be a letter with a subscript
+ * read as a two-letter word: two characters, the first a lowercase letter
+ * of x-height only, the second one or a digit, no punctuation (a comma's
+ * piece is as tall as a subscript's letter). Only such pairs: their two
+ * glyphs stand on one baseline with one top in prose ("on", "so", "no"),
+ * so a second glyph lower at both ends is set lower; other letters'
+ * ascenders and descenders ("by", "he", "of") move the ends by as much
+ * as a script does. */
+static gboolean
+reads_like_subscript_pair (const char *s)
+{
+  static const char xheight[] = "acemnorsuvwxz";
+
+  return strlen (s) == 2 && strchr (xheight, s[0]) != NULL &&
+         (strchr (xheight, s[1]) != NULL || g_ascii_isdigit (s[1]));
+}
+
+/* Whether running-text word w, whose pieces of ink are comps[pieces[0..n)],
+ * is a variable with a subscript ("mo" for m_0, "un" for u_n at confidence
+ * 83-86, dictionary words both: development twins, seeds 2014 and 2015,
+ * 300 dpi, formulas with nothing boxed over them): of the word's pieces of
+ * ink at least 0.28 em tall, the rightmost's bottom and top both
+ * SUBSCRIPT_DROP_EM or more below the leftmost's. TeX sets a subscript
+ * 0.15 em lower (and smaller). On those twins (300 and 150 dpi) the 528
+ * other such words (prose, and a few math words with no script: "xz",
+ * "nc") were at most 0.10 em lower at the bottom and at most 0.13 at the
+ * top, never 0.08 at both (0.08-0.10 at the bottom only with the top
+ * 0.01-0.06 higher); the subscripts 0.09-0.13 lower at the bottom and
+ * 0.10-0.26 at the top. */
+static gboolean
+word_subscript_pair (const ScanPage *p, const Word *w, const int *pieces, int n)
+{
+  const Comp *a = NULL, *b = NULL;
+  int tall = 0;
+
+  /* The leftmost and the rightmost piece: a copy's broken strokes make
+   * an m three stems and a 0 two arcs (development twin 2014-01). */
+  if (!reads_like_subscript_pair (w->utf8))
+    return FALSE;
+  for (int k = 0; k < n; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, pieces[k]);
+      /* A letter, a digit: not an i's dot, a comma, a speck. */
+      if (box_h (&c->b) < 0.28 * p->em)
+        continue;
+      tall++;
+      if (a == NULL || c->b.x0 < a->b.x0)
+        a = c;
+      if (b == NULL || c->b.x1 > b->b.x1)
+        b = c;
+    }
+  return tall >= 2 && a != b && b->b.y1 - a->b.y1 >= SUBSCRIPT_DROP_EM * p->em &&
+         b->b.y0 - a->b.y0 >= SUBSCRIPT_DROP_EM * p->em;
+}
+
+/* Whether a short running-text word's ink is stacked: two pieces a
+ * letter's size (0.25 em tall) one over the other, over the same columns,
+ * 0.12 em or more apart and 1 em or more from the top of one to the
+ * bottom of the other - an inline fraction Tesseract read as a word
+ * ("fol" at confidence 36 for \frac{b}{\|x\|}, "ini" at 34 for
+ * \frac{z}{\|y\|}: development twins, seeds 2014 and 2015, 300 dpi).
+ * A word of prose is one row of letters, at most 0.9 em from its
+ * ascenders' tops to its descenders' bottoms; only dots and accents sit
+ * above its letters, and they are smaller; a letter a light copy broke in
+ * two is broken by a pixel or two, not 0.12 em. Pieces on another text
+ * line are that line's letters in a word box Tesseract made too tall
+ * (a shaded binarised page's boxes were 1.8 em tall, and "space", "note"
+ * were taken for fractions so). */
+static gboolean
+word_stacked (const ScanPage *p, const Word *w, const int *pieces, int n)
+{
+  double em = p->em;
+
+  if (g_utf8_strlen (w->utf8, -1) > 5)
+    return FALSE;
+  for (int k = 0; k < n; k++)
+    {
+      const Comp *a = &g_array_index (p->comps, Comp, pieces[k]);
+      if (box_h (&a->b) < 0.25 * em || (a->band >= 0 && a->band != w->band))
+        continue;
+      for (int m = 0; m < n; m++)
+        {
+          const Comp *b = &g_array_index (p->comps, Comp, pieces[m]);
+          if (m == k || box_h (&b->b) < 0.25 * em || (b->band >= 0 && b->band != w->band) ||
+              MIN (a->b.x1, b->b.x1) <= MAX (a->b.x0, b->b.x0))
+            continue;
+          if (b->b.y0 - a->b.y1 >= 0.12 * em && b->b.y1 - a->b.y0 >= 1.0 * em)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Running-text words whose ink is shaped as math (word_subscript_pair,
+ * word_stacked) are math, their ink seeds. After comp_place: the pieces
+ * of each word are known then. */
+static void
+page_math_shaped_words (ScanPage *p)
+{
+  guint nw = p->words->len;
+  g_autofree int *start = g_new0 (int, nw + 2);
+  g_autofree int *order = g_new (int, p->n_comps + 1);
+  g_autofree int *fill = NULL;
+
+  /* The pieces of each word, in order (a counting sort by word). */
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      int wi = g_array_index (p->comps, Comp, k).word;
+      if (wi >= 0)
+        start[wi + 1]++;
+    }
+  for (guint i = 0; i < nw; i++)
+    start[i + 1] += start[i];
+  fill = g_memdup2 (start, sizeof (int) * (nw + 1));
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      int wi = g_array_index (p->comps, Comp, k).word;
+      if (wi >= 0)
+        order[fill[wi]++] = k;
+    }
+  for (guint i = 0; i < nw; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      const int *pieces = order + start[i];
+      int n = start[i + 1] - start[i];
+      if (!w->text || n < 2 ||
+          !(word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n)))
+        continue;
+      w->text = w->strong = FALSE;
+      w->p_math = 1;
+      for (int k = 0; k < n; k++)
+        {
+          Comp *c = &g_array_index (p->comps, Comp, pieces[k]);
+          if (!comp_is_picture (p, c))
+            {
+              c->text = FALSE;
+              c->seed = TRUE;
+            }
+        }
+    }
+}
+
 /* The bench's baseline, Tesseract alone: its words that are not in its
  * dictionary (nor numbers, citations, bare digits) are math; neighbours on
  * one line less than 0.6 em apart are one formula, inline on a line with
@@ -2177,6 +2339,18 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
             side = FALSE;
         }
     }
+  /* Centred one over the other (half the narrower's width shared), a
+   * little farther: an inline fraction's denominator hangs 0.27 em below
+   * its bar (TeX's text style: the bar at 0.25 em, the denominator's
+   * x-height top at -0.04), and a scan's blur runs the bar into the
+   * numerator (development twins, seeds 2014 and 2015, 300 dpi:
+   * \frac{59}{\sigma}'s sigma 0.30 em below, boxed alone and dropped).
+   * And 4 pt at most whatever the em: on a shaded JPEG page whose word
+   * boxes made the em 2.4 times too large, 0.4 em reached a display set
+   * a line's gap over an inline square root, and the two were one box
+   * (fresh twin 1061-00 at both resolutions; found after scoring). */
+  if (gx < -0.5 * MIN (box_w (&a->b), box_w (&b->b)) && !rule && gy < MIN (0.4 * em, 4.0 * p->scale))
+    return TRUE;
   return side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em);
 }
 
@@ -2232,10 +2406,13 @@ page_make_clusters (ScanPage *p, int *parent)
       if (root_cluster[r] < 0)
         {
           Cluster n = { c->b, 0, -1, TRUE, 0, -1, 0, FALSE, FALSE, -1 };
+          n.piece_word = c->word;
           root_cluster[r] = (int) p->clusters->len;
           g_array_append_val (p->clusters, n);
         }
       cl = &g_array_index (p->clusters, Cluster, root_cluster[r]);
+      if (c->word != cl->piece_word)
+        cl->piece_word = -1;
       box_union (&cl->b, &c->b);
       cl->n_seed += c->seed;
       cl->n_pieces++;
@@ -2481,14 +2658,18 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
   /* Ink covering half its box is a photo's blotch or a filled
    * shape; not a single letter, which a copier's thick strokes fill
    * that much at 150 dpi (development twins: a variable "k" alone
-   * between two words was dropped so), nor two or three pieces on a
+   * between two words was dropped so), also where the letter broke
+   * into pieces or took a speck inside its word's box (development
+   * twins, seeds 2014 and 2015: "a" and "u" alone, two pieces each, 0.54
+   * and 0.60 inked, dropped; a blotch is not one word's letter), nor two or three pieces on a
    * line of running text, narrower than 0.8 em and as tall as the line:
    * an inline fraction whose bar the same strokes ran into its
    * numerator (development twins: \frac{c}{b} in two pieces, half
    * inked, dropped; letters alone, which were kept out so, are not
    * that tall). */
   if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
-      (cl->n_pieces > 1 || !cl->letter || box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
+      ((cl->n_pieces > 1 && cl->piece_word < 0) || !cl->letter ||
+       box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
       (cl->band < 0 || cl->n_pieces < 2 || cl->n_pieces > 3 || box_h (&cl->b) < 0.8 * em ||
        box_w (&cl->b) > 0.8 * em))
     return "blotch";
@@ -2845,6 +3026,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
     }
   for (int i = 0; i < p.n_comps; i++)
     comp_place (&p, &g_array_index (comps, Comp, i));
+  if (!words_only)
+    page_math_shaped_words (&p);
   if (words_only)
     page_tesseract_alone (&p);
   else

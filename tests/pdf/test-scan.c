@@ -490,6 +490,39 @@ test_display_lines (void)
     }
 }
 
+/* An inline fraction whose bar the blur ran into its numerator, its
+ * denominator 0.30 em below (\frac{59}{\sigma}: boxed as numerator and
+ * bar, the sigma dropped), and a variable with a subscript Tesseract read
+ * as a dictionary word ("mo" at 86 for m_0: prose, nothing boxed). Page
+ * subscript-fraction: rows 380-500 pt of a development twin (make-truth
+ * seed 2014, page 1, scan seed 20140, 300 dpi JPEG in uneven light;
+ * tests/fixtures/pdf/scan/README.md); best IoU 0.29 and 0 before
+ * 2026-11-27 (scan14p). */
+static void
+test_subscript_fraction (void)
+{
+  static const double truth[][4] = {
+    { 231.4, 46.8, 241.9, 58.8 },   /* \frac{59}{\sigma} */
+    { 197.8, 63.4, 211.1, 69.4 },   /* m_{0}             */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/subscript-fraction-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* An inline fraction Tesseract read as one short word of prose ("ini" at
+ * confidence 34 for \frac{z}{\|y\|}): its ink, two pieces stacked 1.4 em
+ * from top to bottom, is no row of letters. Page fraction-word: a
+ * development twin (make-truth seed 2014, page 7, scan seed 20140, 300
+ * dpi, binarised; tests/fixtures/pdf/scan/README.md); nothing boxed over
+ * it before 2026-11-27 (scan14p). */
+static void
+test_fraction_word (void)
+{
+  static const double truth[][4] = {
+    { 219.5, 161.4, 234.4, 175.4 },   /* \frac{z}{\|y\|} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/fraction-word-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* A display set just above a footnote rule, the rule and the footnotes
  * (page footnote-rule: the lower part of a development twin, make-truth
  * seed 2013, page 3, scan seed 20130, 150 dpi JPEG; tests/fixtures/pdf/
@@ -844,6 +877,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/two-at-once", test_two_at_once);
   g_test_add_func ("/pdf/scan/split", test_split);
   g_test_add_func ("/pdf/scan/footnote-rule", test_footnote_rule);
+  g_test_add_func ("/pdf/scan/subscript-fraction", test_subscript_fraction);
+  g_test_add_func ("/pdf/scan/fraction-word", test_fraction_word);
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
