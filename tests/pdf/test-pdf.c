@@ -792,7 +792,13 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * newtx and Libertine, detect14p): past a big operator's wide side
  * subscript (\sum_{i=1}^{n} \omega, \int_{A\cup B} g) the operand's line
  * neighbour was the operator itself, over an em away, and the operand a
- * formula of its own (the detector before it: 3 false inline regions). */
+ * formula of its own (the detector before it: 3 false inline regions);
+ * cls-barrule (pdfLaTeX CM, XeLaTeX Termes Math, detectfix5): scripts over
+ * an underline, which is no fraction bar, and superscripts wider than their
+ * subscripts (x_i^{2n}) beside formulas a word space apart - a guard: the
+ * detector before the fix passed it too (it took the underline for a bar,
+ * but no join here needed it). cls-dsumfrac and cls-barrule allow no
+ * stray region. */
 static void
 test_detect_classes (void)
 {
@@ -817,7 +823,7 @@ test_detect_classes (void)
                           "cls-limprime-cm", "cls-limprime-lmodern", "cls-fracnum-lmodern",
                           "cls-fracnum-xe", "cls-fracnum-lua", "cls-namebracket-xe", "cls-namebracket-lua",
                           "cls-namebracket-newtx", "cls-dsumfrac-pxfonts", "cls-dsumfrac-xe", "cls-dsumfrac-lua",
-                          "cls-opside-newtx", "cls-opside-libertine" };
+                          "cls-opside-newtx", "cls-opside-libertine", "cls-barrule-cm", "cls-barrule-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -835,7 +841,10 @@ test_detect_classes (void)
        * cls-stacks-lua keeps one, not fixed yet - the limit k\to\infty
        * under A's display-style \lim, with the sentence's comma, comes
        * as a region of its own in LuaLaTeX's boxes) */
-      if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe"))
+      /* (cls-dsumfrac's class was a stray region of its own, the sum's
+       * lower limit: the one piece over allowed above would let it back) */
+      if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe") ||
+          g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
     }
 

@@ -85,5 +85,7 @@ $gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-xe -
 $gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-lua --engine lualatex --fonts termes-math --seed 9552
 $gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-newtx --fonts newtx --seed 9553
 $gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-libertine --fonts libertine --seed 9553
+$gen --body "$dir/cls-barrule.body.tex" --out "$dir" --prefix cls-barrule-cm --fonts cm --seed 9750
+$gen --body "$dir/cls-barrule.body.tex" --out "$dir" --prefix cls-barrule-xe --engine xelatex --fonts termes-math --seed 9750
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
