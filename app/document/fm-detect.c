@@ -2674,6 +2674,24 @@ text_band_at (const InlineCtx *ic, double y, double x0, double x1)
   return best;
 }
 
+/* The text line of a fraction bar: the run of ink [x0, x1] on row y is a
+ * bar, not a rule across the column (a table's \hline, an underline, a
+ * \rule, a footnote rule), when it is at most 20 em long and lies on a text
+ * line's middle, where the math axis is, within 0.2 em. Returns the line
+ * (a text band), -1 when it is no bar. */
+static int
+fraction_bar_band (const InlineCtx *ic, double y, double x0, double x1, double em)
+{
+  int band;
+
+  if (x1 - x0 > 20 * em)
+    return -1;
+  band = text_band_at (ic, y, x0, x1);
+  if (band < 0 || fabs (y - g_array_index (ic->bands, Band, band).cy) > 0.2 * em)
+    return -1;
+  return band;
+}
+
 /* The parts of display-style fractions in a text line (\dfrac{n!}{s^{n+1}},
  * \displaystyle m\frac{d^2x}{dt^2}): full-size numerators and denominators
  * stand above and below the line, often as lines of their own (the math-only
@@ -2761,14 +2779,12 @@ inline_fraction_stacks (InlineCtx *ic)
             continue;
           ink_row_run (ink, row, (int) (0.5 * (MAX (ga->r.x0, gb->r.x0) + MIN (ga->r.x1, gb->r.x1)) * ink->scale),
                        &fb.x0, &fb.x1);
-          fb.band = text_band_at (ic, fb.y, fb.x0, fb.x1);
-          /* A bar, not a rule across the column, nor a stroke of a glyph
-           * (Type 1 boxes of neighbouring lines overlap, and a letter's
-           * stroke can cross the overlap): it reaches over both glyphs,
-           * and lies on its line's middle, where the math axis is. */
-          if (fb.band < 0 || fb.x1 - fb.x0 > 20 * em || fb.x0 > ga->r.x0 + 0.15 * em || fb.x0 > gb->r.x0 + 0.15 * em || fb.x1 < ga->r.x1 - 0.15 * em ||
-              fb.x1 < gb->r.x1 - 0.15 * em ||
-              fabs (fb.y - g_array_index (ic->bands, Band, fb.band).cy) > 0.2 * em)
+          fb.band = fraction_bar_band (ic, fb.y, fb.x0, fb.x1, em);
+          /* A bar (fraction_bar_band()), not a stroke of a glyph (Type 1
+           * boxes of neighbouring lines overlap, and a letter's stroke can
+           * cross the overlap): it reaches over both glyphs. */
+          if (fb.band < 0 || fb.x0 > ga->r.x0 + 0.15 * em || fb.x0 > gb->r.x0 + 0.15 * em || fb.x1 < ga->r.x1 - 0.15 * em ||
+              fb.x1 < gb->r.x1 - 0.15 * em)
             continue;
           fb.first = a;
           {
@@ -3071,36 +3087,74 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
   return join;
 }
 
-/* fraction_part_scan()'s partner where no script on the bar's other side
- * overlaps k's columns: the first or last glyph of a part wider than the
- * other (the f of \frac{f(x)}{x}, the n of \frac{1}{n^2+1}, each beside a
- * centred one-glyph part). A script-size glyph on the other side that lies
- * with k under one ink run - the bar reaching across both boxes - is the
- * partner. y is the bar's row, above k or below it (y < 0: none). */
+/* The extent [*s0, *s1] of the script-size math glyphs on one side of the
+ * bar on row y that runs over [bx0, bx1]: above it (above) or below it,
+ * within 0.5 em, and within the bar's ends (tol); FALSE when none. */
 static gboolean
-fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, double em)
+fraction_side_extent (const InlineCtx *ic, double y, gboolean above, double bx0, double bx1, double tol, double em,
+                      double *s0, double *s1)
 {
   const Glyph *g = ic->g;
-  const FmRect *r = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
-  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, bx0, bx1;
 
-  if (y < 0)
-    return FALSE;
-  ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0, &bx1);
-  if (bx0 > r->x0 + tol || bx1 < r->x1 - tol)
-    return FALSE;
+  *s0 = G_MAXDOUBLE;
+  *s1 = -G_MAXDOUBLE;
   for (int j = math_from_x (ic->math, g, ic->m, bx0 - tol); j < ic->m; j++)
     {
       const MathGlyph *mj = &g_array_index (ic->math, MathGlyph, j);
       const FmRect *o = &g[mj->glyph].r;
       if (o->x0 >= bx1)
         break;
-      if (j == k || !mj->script || o->x1 > bx1 + tol)
+      if (!mj->script || o->x1 > bx1 + tol)
         continue;
       if (above ? (fm_rect_cy (o) < y && o->y1 > y - 0.5 * em) : (fm_rect_cy (o) > y && o->y0 < y + 0.5 * em))
-        return TRUE;
+        {
+          *s0 = MIN (*s0, o->x0);
+          *s1 = MAX (*s1, o->x1);
+        }
     }
-  return FALSE;
+  return *s1 > *s0;
+}
+
+/* Whether a fraction part [s0, s1] is centred on its bar [bx0, bx1]:
+ * its margins equal within tol and a quarter of the room left (a
+ * denominator's italic correction is in its box for TeX, not in the
+ * glyph's). */
+static gboolean
+fraction_part_centred (double s0, double s1, double bx0, double bx1, double tol)
+{
+  double lm = MAX (0.0, s0 - bx0), rm = MAX (0.0, bx1 - s1);
+
+  return fabs (lm - rm) <= tol + 0.25 * (lm + rm);
+}
+
+/* fraction_part_scan()'s partner where no script on the bar's other side
+ * overlaps k's columns: the first or last glyph of a part wider than the
+ * other (the f of \frac{f(x)}{x}, the n of \frac{1}{n^2+1}, each beside a
+ * centred one-glyph part). y is the bar's row, above k or below it (y < 0:
+ * none); the ink run through k there must be a bar (fraction_bar_band():
+ * a rule under a script finds "partners" all along it), the bar reaching
+ * across k's box. The narrower side's scripts under the run are centred
+ * on it: a fraction's narrower part is centred on its bar, while a
+ * subscript under a wider superscript (x_i^{2n} in an OpenType font's
+ * tight boxes, where the rule found is the superscript's own bottom
+ * stroke) is left-aligned with it. (The wider part need not reach the
+ * bar's ends: a numerator's f(x) starts 1 pt after it in some fonts.) */
+static gboolean
+fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, double em)
+{
+  const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, bx0, bx1, k0, k1, p0, p1;
+
+  if (y < 0)
+    return FALSE;
+  ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0, &bx1);
+  if (bx0 > r->x0 + tol || bx1 < r->x1 - tol || fraction_bar_band (ic, y, bx0, bx1, em) < 0)
+    return FALSE;
+  /* (above: the partner's side, the bar above k; k's is the other) */
+  if (!fraction_side_extent (ic, y, above, bx0, bx1, tol, em, &p0, &p1) ||
+      !fraction_side_extent (ic, y, !above, bx0, bx1, tol, em, &k0, &k1))
+    return FALSE;
+  return p1 - p0 < k1 - k0 ? fraction_part_centred (p0, p1, bx0, bx1, tol) : fraction_part_centred (k0, k1, bx0, bx1, tol);
 }
 
 /* Whether math glyph k is a part of a text-style fraction: a bar runs
@@ -3146,7 +3200,8 @@ fraction_part_scan (const InlineCtx *ic, int k, double em)
           double tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
           ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale),
                        (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * ic->pc->ink->scale), &bx0, &bx1);
-          if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol)
+          if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol &&
+              fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
             return TRUE;
         }
     }
@@ -3184,7 +3239,8 @@ fraction_bar_x0 (const InlineCtx *ic, int k, double em)
         continue;
       ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
                    &bx1);
-      if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol)
+      /* (a rule's left end is no bar's: the gap to it would be 0) */
+      if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol && fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
         x0 = MIN (x0, bx0);
     }
   return x0;
@@ -4058,7 +4114,10 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   /* (a fraction is an operator's operand too: \sum_{n=1}^\infty \frac{1}{n^2};
    * its gap counts from its bar, \oint_\gamma \frac{h(z)}{z}: the lone
-   * subscript's neighbour is the centred z under the bar) */
+   * subscript's neighbour is the centred z under the bar. So two formulas
+   * a word space apart, $\int_0^1$ $\frac{f(x)}{x}$, are one region, as
+   * $\int_0^1$ $x$ are: deliberate - no formula ends in an operator with
+   * scripts, and its operand's glue is as wide as a word space) */
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && operator_script_end (ic, li, r, gap))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && mr->script && fraction_part (ic, ri, em))

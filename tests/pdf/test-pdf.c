@@ -801,7 +801,13 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * cls-wordapart (CM, Times, STIX Two, e2e12p): $0\cdot\infty$
  * $h:U\to X$, $g(x)$ $>f$, \hat{\mathbf{y}} then $f(x) = -1$ (before it,
  * all three: inline 5 of 9, 1 false); cls-sharp (CM and newtx, e2e12p):
- * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false). */
+ * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false);
+ * cls-barrule (pdfLaTeX CM, XeLaTeX Termes Math, detectfix5): scripts over
+ * an underline, which is no fraction bar, and superscripts wider than their
+ * subscripts (x_i^{2n}) beside formulas a word space apart - a guard: the
+ * detector before the fix passed it too (it took the underline for a bar,
+ * but no join here needed it). cls-dsumfrac and cls-barrule allow no
+ * stray region. */
 static void
 test_detect_classes (void)
 {
@@ -829,7 +835,7 @@ test_detect_classes (void)
                           "cls-opside-newtx", "cls-opside-libertine",
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
                           "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
-                          "cls-sharp-cm", "cls-sharp-newtx" };
+                          "cls-sharp-cm", "cls-sharp-newtx", "cls-barrule-cm", "cls-barrule-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -847,7 +853,10 @@ test_detect_classes (void)
        * cls-stacks-lua keeps one, not fixed yet - the limit k\to\infty
        * under A's display-style \lim, with the sentence's comma, comes
        * as a region of its own in LuaLaTeX's boxes) */
-      if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe"))
+      /* (cls-dsumfrac's class was a stray region of its own, the sum's
+       * lower limit: the one piece over allowed above would let it back) */
+      if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe") ||
+          g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
     }
 

@@ -97,5 +97,7 @@ $gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-st
 for f in cm newtx; do
   $gen --body "$dir/cls-sharp.body.tex" --out "$dir" --prefix "cls-sharp-$f" --fonts $f
 done
+$gen --body "$dir/cls-barrule.body.tex" --out "$dir" --prefix cls-barrule-cm --fonts cm --seed 9750
+$gen --body "$dir/cls-barrule.body.tex" --out "$dir" --prefix cls-barrule-xe --engine xelatex --fonts termes-math --seed 9750
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
