@@ -154,6 +154,29 @@ FmChoice    fm_recognize_choose (FmTextReadVerdict  verdict,
                                  double            *confidence,
                                  FmProvenance      *provenance);
 
+/* How TeX raised the superscripts on closing brackets in a region: on a
+ * `)` character TeX lifts the script by the font's superscript shift
+ * (sup1/sup2, about 0.36-0.41 em), on a group box `{(x-y)}` to at least the
+ * box's height less sup_drop (about 0.48 em on CM, 0.57 on Latin Modern
+ * Math), so `(x-y)^{2}` and `{(x-y)}^{2}` are different formulas. */
+typedef enum {
+  FM_SCRIPT_BASE_NONE,     /* no superscript on a ) or ] among the glyphs   */
+  FM_SCRIPT_BASE_CHAR,     /* every one raised as on a character            */
+  FM_SCRIPT_BASE_GROUP,    /* every one raised as on a group box            */
+  FM_SCRIPT_BASE_UNKNOWN,  /* the boxes cannot tell (their fonts' boxes
+                            * differ, a raise between the two, or mixed)    */
+} FmScriptBase;
+
+/* Measures the superscripts on closing brackets of region from the page's
+ * glyph boxes (Poppler's: font ascent to descent, not ink). */
+FmScriptBase fm_recognize_measure_script_bases (FmDocument *doc, const FmRegion *region);
+
+/* latex with its scripts on a closing bracket spelt as measured: braces
+ * around the bracketed base for GROUP, none for CHAR; for NONE or UNKNOWN
+ * (or a reading whose brackets cannot be paired) the spelling stays and
+ * *confidence drops under the review flag. NULL when nothing changes. */
+char        *fm_recognize_spell_script_bases (const char *latex, FmScriptBase measured, double *confidence);
+
 fe_status   fm_recognize_run (FeState                  *state,
                               FmRecognizeTask          *tasks,
                               gsize                     n_tasks,

@@ -1267,6 +1267,70 @@ test_choose_shape_review (void)
   g_assert_false (fm_reading_broken ("x\\text y+z\\label 2\\hspace * {5mm}"));
 }
 
+/* Issue 12: a superscript on `)` set as on a character ((x-y)^2) or on a
+ * group box ({(x-y)}^2), measured from the glyph boxes
+ * (tests/fixtures/pdf/script-base.tex on pdfLaTeX CM and XeLaTeX Latin
+ * Modern Math, displays and inline), and the reading spelt as measured: the
+ * model wrote {(x-y)}^{2} for (x-y)^2 on nine set-ups of fresh pdf-e2e seed
+ * 1049, confident. */
+static void
+test_script_bases (void)
+{
+  static const struct {
+    const char *pdf;
+    FmRegionKind kind;
+    FmRect box;
+    FmScriptBase want;
+  } cases[] = {
+    { "script-base.pdf", FM_REGION_DISPLAY, { 266, 146, 345, 161 }, FM_SCRIPT_BASE_CHAR },
+    { "script-base.pdf", FM_REGION_DISPLAY, { 266, 168, 345, 184 }, FM_SCRIPT_BASE_GROUP },
+    { "script-base.pdf", FM_REGION_INLINE, { 156, 188, 211, 201 }, FM_SCRIPT_BASE_CHAR },
+    { "script-base.pdf", FM_REGION_INLINE, { 233, 186, 287, 201 }, FM_SCRIPT_BASE_GROUP },
+    { "script-base-xe.pdf", FM_REGION_DISPLAY, { 266, 136, 345, 150 }, FM_SCRIPT_BASE_CHAR },
+    { "script-base-xe.pdf", FM_REGION_DISPLAY, { 266, 154, 345, 170 }, FM_SCRIPT_BASE_GROUP },
+    { "script-base-xe.pdf", FM_REGION_INLINE, { 156, 174, 211, 188 }, FM_SCRIPT_BASE_CHAR },
+    { "script-base-xe.pdf", FM_REGION_INLINE, { 233, 172, 287, 188 }, FM_SCRIPT_BASE_GROUP },
+  };
+  double conf;
+  char *s;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_build_filename (src_root (), "tests", "fixtures", "pdf", cases[i].pdf, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = fm_document_new_for_path (path, NULL, &error);
+      g_autoptr(FmRegion) region = NULL;
+
+      g_assert_no_error (error);
+      region = fm_region_new (0, cases[i].kind, &cases[i].box);
+      g_assert_cmpint (fm_recognize_measure_script_bases (doc, region), ==, cases[i].want);
+    }
+
+  conf = 0.99;
+  s = fm_recognize_spell_script_bases ("f(x,y)={(x-y)}^{2}", FM_SCRIPT_BASE_CHAR, &conf);
+  g_assert_cmpstr (s, ==, "f(x,y)=(x-y)^{2}");
+  g_assert_cmpfloat (conf, ==, 0.99);
+  g_free (s);
+  s = fm_recognize_spell_script_bases ("\\alpha_{\\ell}(z')^{m}+[a,b]^{2}", FM_SCRIPT_BASE_GROUP, &conf);
+  g_assert_cmpstr (s, ==, "\\alpha_{\\ell}{(z')}^{m}+{[a,b]}^{2}");
+  g_free (s);
+  /* already as measured */
+  g_assert_null (fm_recognize_spell_script_bases ("(x-y)^{2}", FM_SCRIPT_BASE_CHAR, &conf));
+  g_assert_cmpfloat (conf, ==, 0.99);
+  /* the boxes cannot tell: neither spelling is sure */
+  s = fm_recognize_spell_script_bases ("{(x-y)}^{2}", FM_SCRIPT_BASE_UNKNOWN, &conf);
+  g_assert_cmpstr (s, ==, "{(x-y)}^{2}");
+  g_assert_cmpfloat (conf, <, 0.6);
+  g_free (s);
+  /* no script on a bracket: an argument's group, a script's own brackets,
+   * a sized bracket, an interval that pairs nothing */
+  conf = 0.99;
+  g_assert_null (fm_recognize_spell_script_bases ("\\sqrt{(x)}^{2}+x^{(k)}", FM_SCRIPT_BASE_UNKNOWN, &conf));
+  g_assert_null (fm_recognize_spell_script_bases ("\\bigl(x\\bigr)^{2}", FM_SCRIPT_BASE_UNKNOWN, &conf));
+  g_assert_null (fm_recognize_spell_script_bases ("[0,1)^{2}", FM_SCRIPT_BASE_UNKNOWN, &conf));
+  g_assert_cmpfloat (conf, ==, 0.99);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1278,6 +1342,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/image-only-batches", test_image_only_batches);
   g_test_add_func ("/recognize/symbols", test_symbols);
   g_test_add_func ("/recognize/choose", test_choose);
+  g_test_add_func ("/recognize/script-bases", test_script_bases);
   g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
   g_test_add_func ("/recognize/choose-eighth", test_choose_eighth);
   g_test_add_func ("/recognize/choose-shape", test_choose_shape);
