@@ -792,7 +792,13 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * newtx and Libertine, detect14p): past a big operator's wide side
  * subscript (\sum_{i=1}^{n} \omega, \int_{A\cup B} g) the operand's line
  * neighbour was the operator itself, over an em away, and the operand a
- * formula of its own (the detector before it: 3 false inline regions). */
+ * formula of its own (the detector before it: 3 false inline regions);
+ * cls-opgap (pdfLaTeX newtx, txfonts beside it, detect14q): newtx's
+ * text-style \prod and \sum, whose side scripts start 0.2 em past the
+ * operator's box, lost their operand (\prod_{j=1}^{m} y_j: 2 false inline
+ * regions before); cls-casesrows (XeLaTeX and LuaLaTeX STIX Two Math,
+ * detect14q): a cases display's conditions after \text{if} came as inline
+ * regions and the display was cut (display P/R 0/0, inline P 0.333). */
 static void
 test_detect_classes (void)
 {
@@ -817,7 +823,8 @@ test_detect_classes (void)
                           "cls-limprime-cm", "cls-limprime-lmodern", "cls-fracnum-lmodern",
                           "cls-fracnum-xe", "cls-fracnum-lua", "cls-namebracket-xe", "cls-namebracket-lua",
                           "cls-namebracket-newtx", "cls-dsumfrac-pxfonts", "cls-dsumfrac-xe", "cls-dsumfrac-lua",
-                          "cls-opside-newtx", "cls-opside-libertine" };
+                          "cls-opside-newtx", "cls-opside-libertine", "cls-opgap-newtx", "cls-opgap-txfonts",
+                          "cls-casesrows-xe", "cls-casesrows-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -85,5 +85,9 @@ $gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-xe -
 $gen --body "$dir/cls-dsumfrac.body.tex" --out "$dir" --prefix cls-dsumfrac-lua --engine lualatex --fonts termes-math --seed 9552
 $gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-newtx --fonts newtx --seed 9553
 $gen --body "$dir/cls-opside.body.tex" --out "$dir" --prefix cls-opside-libertine --fonts libertine --seed 9553
+$gen --body "$dir/cls-opgap.body.tex" --out "$dir" --prefix cls-opgap-newtx --fonts newtx --seed 9650
+$gen --body "$dir/cls-opgap.body.tex" --out "$dir" --prefix cls-opgap-txfonts --fonts txfonts --seed 9650
+$gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-xe --twocolumn --engine xelatex --fonts stix2-math --seed 9651
+$gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-lua --twocolumn --engine lualatex --fonts stix2-math --seed 9651
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
