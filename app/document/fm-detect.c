@@ -3433,6 +3433,24 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   return join;
 }
 
+static gboolean ext_operator (const InlineCtx *ic, int b);
+
+/* How far past big operator b's box its first side script may start, in
+ * its em: a text-style big operator's box can be narrower than its
+ * advance, and its scripts start up to 0.2 em after it (newtx's \prod
+ * and \sum, read "Î" and "Í"); 0.1 em for any other base. */
+static double
+side_script_reach (const InlineCtx *ic, int b)
+{
+  gunichar c = ic->g[g_array_index (ic->math, MathGlyph, b).glyph].c;
+
+  if (g_array_index (ic->math, MathGlyph, b).script)
+    return 0.1;
+  if ((is_prefix_operator (c) && !(c >= 0x221A && c <= 0x221C) && c != 0x00AC) || ext_operator (ic, b))
+    return 0.25;
+  return 0.1;
+}
+
 /* The full-size glyph (index in math) whose script li is: the walk left
  * over scripts that touch one another (\sim_{rat}: t, a, r) ends at a
  * glyph that is no script and touches the first of them; -1 when li is
@@ -3455,7 +3473,7 @@ script_base (const InlineCtx *ic, int li)
         return -1;
       mj = &g_array_index (ic->math, MathGlyph, j);
       /* (0.1 em: a slanted integral's box ends before its ink) */
-      if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= 0.1 * MAX (mi->em, mj->em))
+      if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= side_script_reach (ic, j) * MAX (mi->em, mj->em))
         return -1;
       if (!mj->script)
         return j;
@@ -3570,7 +3588,7 @@ operator_stack_last (const InlineCtx *ic, int li, const Glyph *r)
       const FmRect *rk = &g[mk->glyph].r;
       if (rk->x0 >= r->r.x0)
         break;
-      if (!mk->script || rk->x0 >= x1 + 0.1 * mb->em || rk->x1 >= r->r.x0 ||
+      if (!mk->script || rk->x0 >= x1 + (last < 0 ? side_script_reach (ic, li) : 0.1) * mb->em || rk->x1 >= r->r.x0 ||
           rk->y0 <= base->r.y0 - 0.6 * mb->em || rk->y1 >= base->r.y1 + 0.6 * mb->em)
         continue;
       x1 = MAX (x1, rk->x1);
@@ -6533,6 +6551,65 @@ display_and_number_protos (PageCtx *pc)
     }
 }
 
+/* Whether an inline piece bb sits beside display block ba, between its
+ * first and last rows: nothing but the display's own parts shares a
+ * display's rows in its column (its number is a chunk of its own), so the
+ * piece is a part its chunks missed - a cases environment's conditions
+ * after "\text{if }", whose text words made them text lines ("x \neq 0"
+ * and "y = 0" of \begin{cases} .. & \text{if } x \neq 0 \text{ or } ..).
+ * Only for a block of two rows (1.8 em: two text-style rows of cases) or
+ * more, the piece inside its height, a
+ * few ems from it, in its column. */
+static gboolean
+beside_display_rows (const PageCtx *pc, const FmRect *ba, const FmRect *bb)
+{
+  double em = pc->body_em > 0 ? pc->body_em : 10.0;
+  double gap = fm_rect_h_gap (ba, bb);
+
+  return ba->y1 - ba->y0 >= 1.8 * em && bb->y0 >= ba->y0 - 0.1 * em && bb->y1 <= ba->y1 + 0.1 * em &&
+         gap < 3.0 * em && !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
+}
+
+/* Inline pieces beside a display's rows (beside_display_rows) join it, the
+ * block growing by each, so that the next piece on the row counts its gap
+ * from the last ("if x \neq 0 or y \neq 0"). */
+static void
+join_display_row_pieces (PageCtx *pc)
+{
+  GPtrArray *protos = pc->protos;
+  gboolean changed = TRUE;
+
+  while (changed)
+    {
+      changed = FALSE;
+      for (guint a = 0; a < protos->len && !changed; a++)
+        {
+          Proto *pb = protos->pdata[a];
+          FmRect bb;
+          if (pb->kind != FM_REGION_INLINE)
+            continue;
+          bb = pc->g[pb->idx[0]].r;
+          for (int m = 1; m < pb->n; m++)
+            fm_rect_union (&bb, &pc->g[pb->idx[m]].r);
+          for (guint d = 0; d < protos->len && !changed; d++)
+            {
+              Proto *pa = protos->pdata[d];
+              if (pa->kind != FM_REGION_DISPLAY || !beside_display_rows (pc, &pc->blocks[pa->label_block], &bb))
+                continue;
+              pa->idx = g_renew (int, pa->idx, pa->n + pb->n);
+              memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
+              pa->n += pb->n;
+              qsort (pa->idx, pa->n, sizeof (int), compare_int);
+              fm_rect_union (&pc->blocks[pa->label_block], &bb);
+              g_free (pb->idx);
+              g_free (pb);
+              g_ptr_array_remove_index (protos, a);
+              changed = TRUE;
+            }
+        }
+    }
+}
+
 /* Inline formulas among the glyphs of no display and no number. Pieces of
  * a display that its chunks did not catch (a limit Poppler put on a text
  * line) join it when they lie mostly inside its block. */
@@ -6602,6 +6679,7 @@ inline_protos (PageCtx *pc)
         g_ptr_array_add (protos, pb);
     }
   g_ptr_array_free (inl, TRUE);
+  join_display_row_pieces (pc);
 }
 
 /* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost glyph,

@@ -807,7 +807,12 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * subscripts (x_i^{2n}) beside formulas a word space apart - a guard: the
  * detector before the fix passed it too (it took the underline for a bar,
  * but no join here needed it). cls-dsumfrac and cls-barrule allow no
- * stray region. */
+ * stray region; cls-opgap (pdfLaTeX newtx, txfonts beside it, detect14q): newtx's
+ * text-style \prod and \sum, whose side scripts start 0.2 em past the
+ * operator's box, lost their operand (\prod_{j=1}^{m} y_j: 2 false inline
+ * regions before); cls-casesrows (XeLaTeX and LuaLaTeX STIX Two Math,
+ * detect14q): a cases display's conditions after \text{if} came as inline
+ * regions and the display was cut (display P/R 0/0, inline P 0.333). */
 static void
 test_detect_classes (void)
 {
@@ -835,7 +840,8 @@ test_detect_classes (void)
                           "cls-opside-newtx", "cls-opside-libertine",
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
                           "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
-                          "cls-sharp-cm", "cls-sharp-newtx", "cls-barrule-cm", "cls-barrule-xe" };
+                          "cls-sharp-cm", "cls-sharp-newtx", "cls-barrule-cm", "cls-barrule-xe", "cls-opgap-newtx", "cls-opgap-txfonts",
+                          "cls-casesrows-xe", "cls-casesrows-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -99,5 +99,9 @@ for f in cm newtx; do
 done
 $gen --body "$dir/cls-barrule.body.tex" --out "$dir" --prefix cls-barrule-cm --fonts cm --seed 9750
 $gen --body "$dir/cls-barrule.body.tex" --out "$dir" --prefix cls-barrule-xe --engine xelatex --fonts termes-math --seed 9750
+$gen --body "$dir/cls-opgap.body.tex" --out "$dir" --prefix cls-opgap-newtx --fonts newtx --seed 9650
+$gen --body "$dir/cls-opgap.body.tex" --out "$dir" --prefix cls-opgap-txfonts --fonts txfonts --seed 9650
+$gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-xe --twocolumn --engine xelatex --fonts stix2-math --seed 9651
+$gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-lua --twocolumn --engine lualatex --fonts stix2-math --seed 9651
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
