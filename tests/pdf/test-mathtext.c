@@ -984,6 +984,7 @@ test_xarrows (void)
   g_autoptr (FmDocument) xe = mathtext_fixture_open ("mathtext-xarrows-xe.pdf");
   g_autoptr (FmDocument) stix = mathtext_fixture_open ("mathtext-xarrows-stix2.pdf");
   g_autoptr (FmDocument) cm2 = mathtext_fixture_open ("mathtext-xarrows-cm2.pdf");
+  g_autoptr (FmDocument) stixm = mathtext_fixture_open ("mathtext-xarrows-stixm-xe.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "A\\xrightarrow{f_{1}+g}B");
@@ -1014,6 +1015,9 @@ test_xarrows (void)
     check_page_uncertain (stix, p, NULL);
   for (int p = 0; p < 5; p++)
     check_page_uncertain (cm2, p, NULL);
+  /* STIX Two Math's arrow is 1.22 em: a short label's arrow is that long
+   * (mathtext-xarrows-stixm-xe.tex) */
+  check_page (stixm, 0, "A\\xrightarrow{f}B");
   check_page (xe, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
 }
 
