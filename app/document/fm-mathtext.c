@@ -1577,8 +1577,9 @@ explicit_size_around (Reader *r, GPtrArray *items, const Item *open, const Item 
     return size_of_pair (r, open, close);
   if (ratio > 0 && ratio < 1.05)
     uncertain (r, "\\left or \\bigl: the pair is as tall as \\left's least");
-  /* CMEX's ladder climbs 0.6 em a step: two steps above the least \left
-   * draws, the pair is no \left's (an explicit \Bigl around little ink) */
+  /* CMEX's ladder climbs 0.6 em a step: two steps above the variant \left
+   * draws, the pair is no \left's (text-style \Biggl(\frac{a}{b}\Biggr) had
+   * read CERTAIN as \left() */
   if (ratio > 0 && open->font != NULL && name_has (open->font, "^(cmex|lmex|lmmathextension)"))
     {
       double ext = MAX (open->size, 1.0), drawn = least;
@@ -1589,7 +1590,12 @@ explicit_size_around (Reader *r, GPtrArray *items, const Item *open, const Item 
             break;
           }
       if (MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) > drawn + 1.1 * ext)
-        uncertain (r, "a pair two sizes taller than \\left draws around its ink");
+        {
+          /* the explicit size, not sure all the same: the ink read may
+           * have missed some of the content */
+          uncertain (r, "a pair two sizes taller than \\left draws around its ink");
+          return size_of_pair (r, open, close);
+        }
     }
   /* Around a sized delimiter of its own height and nothing taller but
    * glyphs \left draws that height too: \ell\bigl(\gamma\bigl([0,t]\bigr)\bigr)

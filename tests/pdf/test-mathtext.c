@@ -1033,6 +1033,7 @@ static void
 test_big_around (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigfrac.pdf");
+  g_autoptr (FmDocument) two = mathtext_fixture_open ("mathtext-bigfrac2.pdf");
 
   check_page (doc, 0, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]"
                       "\\bigl[\\frac{\\partial\\varphi}{\\partial x}\\bigr]"
@@ -1042,6 +1043,10 @@ test_big_around (void)
   check_page_uncertain (doc, 3, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]");
   /* around a \\bigl pair of its own size (used seed 1041: CERTAIN \\left( before) */
   check_page_uncertain (doc, 4, "\\ell\\left(\\gamma\\bigl([0,t]\\bigr)\\right)");
+  /* two CMEX steps taller than \\left draws around the ink: no \\left
+   * (mathtext-bigfrac2.tex: \\Biggl(, \\biggl[ read CERTAIN \\left before) */
+  check_page_uncertain (two, 0, "\\Biggl(\\frac{a}{b}\\Biggr)");
+  check_page_uncertain (two, 1, "\\biggl[\\frac{a}{b}\\biggr]");
 }
 
 int
