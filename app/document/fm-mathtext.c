@@ -404,6 +404,7 @@ typedef struct {
   gboolean accented;  /* an accent glyph was merged over it                */
   gboolean by_shape;  /* a lost delimiter read from its ink's shape alone  */
   gboolean shaft;     /* an arrow that took in a shaft of pieces (\xrightarrow) */
+  double head_w;      /* an arrow's own glyph width before pieces joined it (0: none did) */
 } Item;
 
 typedef struct {
@@ -1424,9 +1425,16 @@ size_step (double h)
  * extension font, which scales with the body (size_step) except where a
  * set-up keeps it at 10 pt: lmodern's LMMathExtension10 at 12 pt draws
  * \big as its 1.8 em variant, \Big as 2.4 (read \Bigl( and \bigg|, pdf-e2e
- * seed 1045). There the nearest of the sizes that each command draws. */
+ * seed 1045). There the nearest of the sizes that each command draws.
+ * CMEX10 unscaled under a larger body is no such set-up: amsmath (and
+ * amsfonts) scale cmex with the body, so it means LaTeX's own \big..\Bigg,
+ * fixed 8.5..17.5 pt boxes that draw 1.2..3 em of the 10 pt font (size_step;
+ * 12 pt \Big( read \bigl( CERTAIN by the ladder). lmodern's 10 pt font
+ * comes with or without amsmath: where LaTeX's command would draw the same
+ * glyph as amsmath's nearest (18 pt: amsmath's \big, LaTeX's \Big) the
+ * size is not sure. */
 static const char *
-glyph_size_step (const Reader *r, const Item *m, double h)
+glyph_size_step (Reader *r, const Item *m, double h)
 {
   static const double ladder[] = { 1.0, 1.2, 1.8, 2.4, 3.0 };
   static const double asks[] = { 1.08, 1.62, 2.16, 2.7 };
@@ -1434,8 +1442,8 @@ glyph_size_step (const Reader *r, const Item *m, double h)
   double ext = MAX (m->size, 1.0), best = G_MAXDOUBLE;
   const char *name = NULL;
 
-  /* CMEX's ladder: fourier's and the OpenType fonts' differ */
-  if (r->em <= 1.05 * ext || m->font == NULL || !name_has (m->font, "^(cmex|lmex|lmmathextension)"))
+  /* lmodern's ladder: fourier's and the OpenType fonts' differ */
+  if (r->em <= 1.05 * ext || m->font == NULL || !name_has (m->font, "^(lmex|lmmathextension)"))
     return size_step (h / ext);
   for (guint k = 0; k < G_N_ELEMENTS (asks); k++)
     {
@@ -1452,12 +1460,14 @@ glyph_size_step (const Reader *r, const Item *m, double h)
           name = names[k];
         }
     }
+  if (strcmp (name, size_step (h / ext)) != 0)
+    uncertain (r, "a sized delimiter of lmodern's 10 pt font under a larger body (amsmath's size or LaTeX's?)");
   return name;
 }
 
 /* The size command of a sized pair open ... close, by its ink. */
 static const char *
-size_of_pair (const Reader *r, const Item *open, const Item *close)
+size_of_pair (Reader *r, const Item *open, const Item *close)
 {
   return glyph_size_step (r, open, MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0));
 }
@@ -1537,7 +1547,9 @@ normal_reach (Reader *r, GPtrArray *items, const Item *open, const Item *close, 
     {
       const Item *it = items->pdata[i];
       FmRect fit;
-      if (it->kind == ITEM_GLYPH && !it->ext && it->c < 0x80 && strchr ("()[]", (int) it->c) != NULL &&
+      /* the pair's own bracket: a "[" inside \bigl( ... \bigr) is not as
+       * tall as a "(" */
+      if (it->kind == ITEM_GLYPH && !it->ext && (it->c == open->c || it->c == (open->c == '(' ? ')' : ']')) &&
           cx (it) > open->box.x1 && cx (it) < close->box.x0 && it->size >= 0.95 * em &&
           ink_column_extent (r->img, &r->img_area, r->img_scale, &it->box, &fit))
         {
@@ -1565,6 +1577,26 @@ explicit_size_around (Reader *r, GPtrArray *items, const Item *open, const Item 
     return size_of_pair (r, open, close);
   if (ratio > 0 && ratio < 1.05)
     uncertain (r, "\\left or \\bigl: the pair is as tall as \\left's least");
+  /* CMEX's ladder climbs 0.6 em a step: two steps above the variant \left
+   * draws, the pair is no \left's (text-style \Biggl(\frac{a}{b}\Biggr) had
+   * read CERTAIN as \left() */
+  if (ratio > 0 && open->font != NULL && name_has (open->font, "^(cmex|lmex|lmmathextension)"))
+    {
+      double ext = MAX (open->size, 1.0), drawn = least;
+      for (double step = 1.2; step < 3.05; step += 0.6)
+        if (step * ext >= least)
+          {
+            drawn = step * ext;
+            break;
+          }
+      if (MIN (open->box.y1 - open->box.y0, close->box.y1 - close->box.y0) > drawn + 1.1 * ext)
+        {
+          /* the explicit size, not sure all the same: the ink read may
+           * have missed some of the content */
+          uncertain (r, "a pair two sizes taller than \\left draws around its ink");
+          return size_of_pair (r, open, close);
+        }
+    }
   /* Around a sized delimiter of its own height and nothing taller but
    * glyphs \left draws that height too: \ell\bigl(\gamma\bigl([0,t]\bigr)\bigr)
    * read CERTAIN as \left( (used seed 1041); the corpus writes the outer one
@@ -2110,7 +2142,7 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
   gboolean bare = g_strcmp0 (tex, "\\to") == 0 || g_strcmp0 (tex, "\\leftarrow") == 0;
   gboolean inside = sup->len > 0;
   FmRect b;
-  double sz, wide;
+  double sz, wide, em;
   g_autofree char *label = NULL;
   g_autofree char *below = NULL;
   g_autofree char *t = NULL;
@@ -2119,6 +2151,16 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
     inside = cx (sup->pdata[i]) > m->box.x0 && cx (sup->pdata[i]) < m->box.x1;
   for (guint i = 0; i < sub->len && inside; i++)
     inside = cx (sub->pdata[i]) > m->box.x0 && cx (sub->pdata[i]) < m->box.x1;
+  /* a label over a long arrow \xrightarrow does not draw (mathtools'
+   * \xleftrightarrow, \xmapsto, \xhookrightarrow, or \overset over
+   * \longmapsto ...): \overset's reading, not sure (read CERTAIN as
+   * \overset{f}{\longmapsto} before) */
+  if (!(right || left) && inside && tex != NULL &&
+      (g_str_has_prefix (tex, "\\long") || g_str_has_prefix (tex, "\\Long") || g_str_has_prefix (tex, "\\hook")))
+    {
+      uncertain (lp->r, "a label over a long arrow (\\overset, or mathtools' \\xmapsto, \\xleftrightarrow?)");
+      return FALSE;
+    }
   if (!((right || left) && inside))
     {
       /* a shaft as long as nothing over it: amscd's arrows, \xrightarrow{} */
@@ -2133,11 +2175,20 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
       below = parse_subset (lp->r, NULL, sub, &b, &sz);
       wide = MAX (wide, b.x1 - b.x0);
     }
-  /* \xrightarrow is its widest label's width and 14 mu; amscd's @>f>> arrow
-   * is at least 2.5 pc whatever its label (A@>f>>B read CERTAIN as
-   * A\xrightarrow{f}B) */
-  if (m->shaft && (m->box.x1 - m->box.x0) - wide > 1.5 * MAX (lp->r->em, 1.0))
-    uncertain (lp->r, "an arrow longer than its label (amscd's?)");
+  /* \xrightarrow is its widest label's width and 14 mu of the label's
+   * size (\ext@arrow), at least its own arrow glyph (an em in CM, 1.22 in
+   * STIX Two Math); amscd's @>f>>
+   * arrow is at least 2.5 pc whatever its label (A@>f>>B read CERTAIN as
+   * A\xrightarrow{f}B), \overset{f}{\longrightarrow} is 1.6 em, and spaces
+   * at the label's edges (\xrightarrow{\ f\ }) leave no ink: any other
+   * length is not \xrightarrow's, or not with this label */
+  em = MAX (lp->r->em, 1.0);
+  if (!bare && (m->box.x1 - m->box.x0) > MAX (wide + 14.0 / 18.0 * sz, m->head_w > 0 ? m->head_w : em) + 0.25 * em)
+    uncertain (lp->r, "an arrow longer than its label (amscd's, \\overset, or spaces in the label?)");
+  /* shorter only where the label sets the length (the arrow's own is the
+   * font's: STIX Two Math's is 0.7 em) */
+  if (!bare && (m->box.x1 - m->box.x0) < wide + 14.0 / 18.0 * sz - 0.25 * em)
+    uncertain (lp->r, "an arrow not as long as \\xrightarrow draws for its label");
   if (bare && below != NULL)
     {
       /* \overset{a}{\underset{b}{\to}} or \stackrel: not in the corpus */
@@ -3214,7 +3265,10 @@ merge_arrow (Reader *r, Item *a)
 
   /* \longrightarrow = a minus (or =) overlapping the arrow; \mapsto = the
    * mapsto bar before it. */
-  gboolean longer = FALSE, maps = FALSE;
+  gboolean longer = FALSE, maps = FALSE, hook = FALSE;
+
+  if (a->head_w <= 0)
+    a->head_w = a->box.x1 - a->box.x0;
   /* Two passes: the minus first, so that \longmapsto's bar, which
    * sits where the minus starts, is looked for from the widened
    * arrow (pdfLaTeX CM, fourier, newtx had read "7\longrightarrow"). */
@@ -3226,7 +3280,11 @@ merge_arrow (Reader *r, Item *a)
         continue;
       if (fabs (cy (b) - cy (a)) > 0.2 * r->em)
         continue;
-      piece = b->c == 0x2212 || b->c == '-' || b->c == '=' || b->c == 0x2190 || b->c == 0x21D0;
+      /* stix2's Type 1 relbar comes as a "," of the arrow's own font
+       * (merge_arrow_shaft): one of them is \xrightarrow's short shaft
+       * (A\xrightarrow{f}B read A,\overset{f}{\to}B CERTAIN) */
+      piece = b->c == 0x2212 || b->c == '-' || b->c == '=' || b->c == 0x2190 || b->c == 0x21D0 ||
+              (b->c == ',' && g_strcmp0 (b->font, a->font) == 0);
       if (pass == 1 && piece)
         continue;
       /* The minus starts left of the arrow (\longrightarrow), or
@@ -3239,6 +3297,8 @@ merge_arrow (Reader *r, Item *a)
         {
           longer = TRUE;
           a->box.x0 = MIN (a->box.x0, b->box.x0);
+          /* \xleftrightarrow's left head took its shaft in: so has the arrow */
+          a->shaft = a->shaft || b->shaft;
           b->used = TRUE;
           if (b->c == 0x2190 || b->c == 0x21D0)
             a->c = (a->c == 0x21D2) ? 0x21D4 : 0x2194;
@@ -3254,8 +3314,24 @@ merge_arrow (Reader *r, Item *a)
           a->box.x0 = MIN (a->box.x0, b->box.x0);
           b->used = TRUE;
         }
+      /* \hookrightarrow is CMMI's \lhook (Poppler's ",") joined to the
+       * arrow's tail at the arrow's height, where a comma sits low and a
+       * space away (X\xhookrightarrow{f}Y read X,\xrightarrow{f}Y CERTAIN) */
+      else if (pass == 1 && b->c == ',' && a->c == 0x2192 && g_strcmp0 (b->font, a->font) != 0 &&
+               b->box.x0 < a->box.x0 && b->box.x1 > a->box.x0 - 0.05 * r->em && b->size == a->size &&
+               fabs (cy (b) - cy (a)) < 0.1 * r->em)
+        {
+          hook = TRUE;
+          a->box.x0 = MIN (a->box.x0, b->box.x0);
+          b->used = TRUE;
+        }
     }
-  if (longer || maps)
+  if (hook)
+    {
+      g_free (a->tex);
+      a->tex = g_strdup ("\\hookrightarrow");
+    }
+  else if (longer || maps)
     {
       const char *t;
       switch (a->c)
@@ -3318,6 +3394,7 @@ merge_arrow_shaft (Reader *r, Item *a)
     return;
   for (guint j = 0; j < row->len; j++)
     ((Item *) row->pdata[j])->used = TRUE;
+  a->head_w = a->box.x1 - a->box.x0;
   a->box = span;
   a->shaft = TRUE;
   g_free (a->tex);

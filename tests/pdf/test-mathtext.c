@@ -559,6 +559,8 @@ test_lost_delimiters (void)
   g_autoptr (FmDocument) lm = mathtext_fixture_open ("mathtext-bigdelims-lm.pdf");
   g_autoptr (FmDocument) fourier = mathtext_fixture_open ("mathtext-bigdelims-fourier.pdf");
   g_autoptr (FmDocument) lm12 = mathtext_fixture_open ("mathtext-bigdelims-lm12.pdf");
+  g_autoptr (FmDocument) lm12b = mathtext_fixture_open ("mathtext-bigdelims-lm12b.pdf");
+  g_autoptr (FmDocument) cm12 = mathtext_fixture_open ("mathtext-bigdelims-cm12.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "a\\bigl(b+c\\bigr)");
@@ -584,10 +586,18 @@ test_lost_delimiters (void)
   fm_mathtext_result_free (res);
   /* CMMI's \\vec: a sliver at its base's left edge */
   check_page (doc, 8, "\\langle\\vec{u},2\\vec{v}\\rangle");
-  /* lmodern at 12 pt: its extension font stays at 10 pt, so \\big draws
-   * the 1.8 em variant and \\Big the 2.4 (read \\Bigl( and \\bigg| before) */
-  check_page (lm12, 0, "F=\\prod_{\\ell=1}^{k}\\bigl(z_{n}-\\alpha_{\\ell}(z')\\bigr)");
-  check_page (lm12, 1, "\\Bigl[x+y\\Bigr]+\\biggl\\{u\\biggr\\}");
+  /* lmodern at 12 pt: its extension font stays at 10 pt, so amsmath's \\big
+   * draws the 1.8 em variant and \\Big the 2.4 (read \\Bigl( and \\bigg|
+   * before); LaTeX's own \\Big and \\bigg draw the same glyphs, so amsmath's
+   * reading, not sure (mathtext-bigdelims-lm12b.tex: LaTeX's \\Big( read
+   * \\bigl( CERTAIN). CM at 12 pt without amsmath: CMEX10 unscaled, LaTeX's
+   * fixed sizes (mathtext-bigdelims-cm12.tex, \\Big( read \\bigl( CERTAIN);
+   * there \\big's 8.5 pt box needs no more than CMR12's own "(", which it
+   * draws: a plain (x) in the PDF. */
+  check_page_uncertain (lm12, 0, "F=\\prod_{\\ell=1}^{k}\\bigl(z_{n}-\\alpha_{\\ell}(z')\\bigr)");
+  check_page_uncertain (lm12, 1, "\\Bigl[x+y\\Bigr]+\\biggl\\{u\\biggr\\}");
+  check_page_uncertain (lm12b, 0, NULL);
+  check_page (cm12, 0, "\\Bigl(a+b\\Bigr)+(x)+\\biggl[y\\biggr]");
   res = mathtext_fixture_read_page (lm12, 2);
   g_assert_cmpstr (res->latex, ==, "\\frac{\\partial r}{\\partial z_{k}}\\Big|_{q}");
   fm_mathtext_result_free (res);
@@ -972,6 +982,9 @@ test_xarrows (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-xarrows.pdf");
   g_autoptr (FmDocument) xe = mathtext_fixture_open ("mathtext-xarrows-xe.pdf");
+  g_autoptr (FmDocument) stix = mathtext_fixture_open ("mathtext-xarrows-stix2.pdf");
+  g_autoptr (FmDocument) cm2 = mathtext_fixture_open ("mathtext-xarrows-cm2.pdf");
+  g_autoptr (FmDocument) stixm = mathtext_fixture_open ("mathtext-xarrows-stixm-xe.pdf");
   FmMathTextResult *res;
 
   check_page (doc, 0, "A\\xrightarrow{f_{1}+g}B");
@@ -991,6 +1004,20 @@ test_xarrows (void)
   g_assert_nonnull (strstr (res->reason, "longer than its label"));
   fm_mathtext_result_free (res);
   check_page (xe, 0, "M\\xrightarrow{\\varphi_{e}\\circ\\psi}N");
+  /* stix2's short shaft is one "," of the arrow's font (read
+   * A,\\overset{f}{\\to}B CERTAIN before); spaces at a label's edges, and
+   * labels over arrows \\xrightarrow does not draw (mathtools' \\xmapsto,
+   * \\xleftrightarrow, \\xhookrightarrow; \\overset over \\longrightarrow),
+   * are not sure (each read CERTAIN as another before:
+   * mathtext-xarrows-stix2.tex, mathtext-xarrows-cm2.tex) */
+  check_page (stix, 0, "A\\xrightarrow{f}B");
+  for (int p = 1; p < 6; p++)
+    check_page_uncertain (stix, p, NULL);
+  for (int p = 0; p < 5; p++)
+    check_page_uncertain (cm2, p, NULL);
+  /* STIX Two Math's arrow is 1.22 em: a short label's arrow is that long
+   * (mathtext-xarrows-stixm-xe.tex) */
+  check_page (stixm, 0, "A\\xrightarrow{f}B");
   check_page (xe, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
 }
 
@@ -1006,6 +1033,7 @@ static void
 test_big_around (void)
 {
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-bigfrac.pdf");
+  g_autoptr (FmDocument) two = mathtext_fixture_open ("mathtext-bigfrac2.pdf");
 
   check_page (doc, 0, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]"
                       "\\bigl[\\frac{\\partial\\varphi}{\\partial x}\\bigr]"
@@ -1015,6 +1043,10 @@ test_big_around (void)
   check_page_uncertain (doc, 3, "\\left[\\frac{\\partial\\varphi}{\\partial x}\\right]");
   /* around a \\bigl pair of its own size (used seed 1041: CERTAIN \\left( before) */
   check_page_uncertain (doc, 4, "\\ell\\left(\\gamma\\bigl([0,t]\\bigr)\\right)");
+  /* two CMEX steps taller than \\left draws around the ink: no \\left
+   * (mathtext-bigfrac2.tex: \\Biggl(, \\biggl[ read CERTAIN \\left before) */
+  check_page_uncertain (two, 0, "\\Biggl(\\frac{a}{b}\\Biggr)");
+  check_page_uncertain (two, 1, "\\biggl[\\frac{a}{b}\\biggr]");
 }
 
 int
