@@ -801,7 +801,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * cls-wordapart (CM, Times, STIX Two, e2e12p): $0\cdot\infty$
  * $h:U\to X$, $g(x)$ $>f$, \hat{\mathbf{y}} then $f(x) = -1$ (before it,
  * all three: inline 5 of 9, 1 false); cls-sharp (CM and newtx, e2e12p):
- * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false). */
+ * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false);
+ * cls-ordspace (CM and newtx, detectfix6): f(x) \ge 0\ \forall x, \nabla f =
+ * 0\ \partial_x g (a control space before an ordinary symbol) and, on lines
+ * squeezed to a word space of 0.15-0.19 em, a^2\sin\theta, b_1\cos\phi
+ * (e2e12p's detector: 9 and 4 extra regions). */
 static void
 test_detect_classes (void)
 {
@@ -829,7 +833,7 @@ test_detect_classes (void)
                           "cls-opside-newtx", "cls-opside-libertine",
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
                           "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
-                          "cls-sharp-cm", "cls-sharp-newtx" };
+                          "cls-sharp-cm", "cls-sharp-newtx", "cls-ordspace-cm", "cls-ordspace-newtx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -97,5 +97,8 @@ $gen --body "$dir/cls-wordapart.body.tex" --out "$dir" --prefix cls-wordapart-st
 for f in cm newtx; do
   $gen --body "$dir/cls-sharp.body.tex" --out "$dir" --prefix "cls-sharp-$f" --fonts $f
 done
+for f in cm newtx; do
+  $gen --body "$dir/cls-ordspace.body.tex" --out "$dir" --prefix "cls-ordspace-$f" --fonts $f --seed 9900
+done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
