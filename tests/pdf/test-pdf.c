@@ -803,9 +803,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * all three: inline 5 of 9, 1 false); cls-sharp (CM and newtx, e2e12p):
  * \emptyset^\#, T^\#, A^\# + B^\# (before it: inline 3 of 5, 6 false);
  * cls-ordspace (CM and newtx, detectfix6): f(x) \ge 0\ \forall x, \nabla f =
- * 0\ \partial_x g (a control space before an ordinary symbol) and, on lines
- * squeezed to a word space of 0.15-0.19 em, a^2\sin\theta, b_1\cos\phi
- * (e2e12p's detector: 9 and 4 extra regions). */
+ * 0\ \partial_x g (a control space, or \; in newtx, before an ordinary
+ * symbol) and, on lines squeezed to a word space of 0.15-0.19 em,
+ * a^2\sin\theta, b_1\cos\phi (e2e12p's detector: 9 and 6 extra regions). */
 static void
 test_detect_classes (void)
 {
