@@ -1612,14 +1612,19 @@ radical_to_ink (const InkMap *m, FmRect *r)
    * window is followed up and down. */
   if (!fm_ink_vertical_run (&view, x0, x1, y0, y1, 0.3 * h * m->scale, &best0, &best1))
     return FALSE;
-  /* A run that comes down from above the window and stops in its upper
-   * part is the line above's (the descender of an italic f over a
-   * radical raised into a superscript, e^{\sqrt{-\lambda}t}), when the
-   * window holds another run below it: the sign's own. */
+  /* A run that comes down from above the window and stops in the upper
+   * 3/4 of the glyph box's height is the line above's (the descender of
+   * an italic f over a radical raised into a superscript,
+   * e^{\sqrt{-\lambda}t}), when the window holds another run below it
+   * that starts less than 0.4 of the box's height below the box: the
+   * sign's own (a Type 1 radical's box sits too high; in cls-raisedroot
+   * its ink starts 0.21-0.30 of it below the box). One that starts lower
+   * is the next line's ink. */
   if (best0 < y0 && best1 < r->y0 * m->scale + 0.75 * h * m->scale)
     {
       int low0, low1;
-      if (fm_ink_vertical_run (&view, x0, x1, best1 + 1, y1, 0.3 * h * m->scale, &low0, &low1))
+      if (fm_ink_vertical_run (&view, x0, x1, best1 + 1, y1, 0.3 * h * m->scale, &low0, &low1) &&
+          low0 <= (r->y1 + 0.4 * h) * m->scale)
         {
           best0 = low0;
           best1 = low1;
@@ -3313,8 +3318,7 @@ closing_bar (const InlineCtx *ic, int li)
 
 /* Whether c, a math symbol to Unicode, is an ordinary symbol to TeX
  * (\infty, \partial, \emptyset, \nabla, \forall, \exists, \angle):
- * no glue on either side of it, so a word space beside it parts two
- * formulas ("$0\cdot\infty$ $h : U \to X$" had been one). */
+ * no glue on either side of it. */
 static gboolean
 is_ordinary_symbol (gunichar c)
 {
@@ -3338,8 +3342,17 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   const int *best_left = ic->best_left;
   GArray *math = ic->math;
   double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
-  gboolean op = (is_operator (l->c) && !is_ordinary_symbol (l->c) && !closing_bar (ic, li)) ||
-                (is_operator (r->c) && !is_ordinary_symbol (r->c) && !is_prefix_operator (r->c));
+  /* A formula that ends in \infty or \emptyset, ordinary symbols with
+   * no glue after them, is parted from the next by a word space
+   * ("$0\cdot\infty$ $h : U \to X$" had been one). Only those two on
+   * the left, not in a script (\lim_{n\to\infty} a_n centres the
+   * limit under \lim: its gap to a_n is any width), and none on the
+   * right: a control space before \forall, \exists, \partial or \nabla
+   * is the word space inside one formula (f(x) \ge 0\ \forall x \in X,
+   * \nabla f = 0\ \partial_x g). */
+  gboolean ends_ordinary = !ml->script && (l->c == 0x221E || l->c == 0x2205);
+  gboolean op = (is_operator (l->c) && !ends_ordinary && !closing_bar (ic, li)) ||
+                (is_operator (r->c) && !is_prefix_operator (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
@@ -3377,6 +3390,12 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
             * thin space, which neither stretches nor shrinks: newtx's
             * "$\emptyset^\#$ $F_1$" at 0.19 em) */
            (ws > 0.2 * em || fabs (ws - em / 6.0) > 0.015 * em) &&
+           /* (but a thin space and \scriptspace, 0.2 to 0.23 em, before an
+            * operator name's upright letter or a d is the thin space of
+            * a^2\sin\theta or x^2\,dx, which falls in that window where a
+            * squeezed line's word space is 0.14-0.2 em) */
+           !(fabs (gap - em / 6.0 - 0.05 * em) < 0.015 * em &&
+             (r->c == 'd' || (g_unichar_isalpha (r->c) && r->cls == CLS_NEUTRAL))) &&
            /* (a fraction's denominator is followed by the null
             * delimiter and a thin space, 0.29 em: \frac{1}{g(y)}\,dy;
             * so is its numerator where that is the wider part:
@@ -3984,6 +4003,10 @@ relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doub
       !v_overlap_enough (&r->r, &next->r, 0.3))
     return FALSE;
   after = next->r.x0 - r->r.x1;
+  /* (different, not narrower: Times' word space, 0.25 em, is narrower
+   * than the thick space, 5/18 em, and so is CM's on a line stretched
+   * past half its stretch; cls-wordapart-times's "$g(x)$ $>f$" has the
+   * wider gap after the sign) */
   return after >= 0.1 * em && fabs (after - gap) > 0.015 * em;
 }
 
@@ -5667,7 +5690,7 @@ display_lines_with_text (PageCtx *pc)
       gboolean all_display = TRUE, set_off;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
-      gboolean remark_seed = g[ch->start].c == '(' || g[ch->start].c == '[';
+      gboolean remark_seed = (g[ch->start].c == '(' || g[ch->start].c == '[') && ch->end - ch->start <= 60;
 
       /* full size: footnotes are set off by their own indent */
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 && !remark_seed) || ch->em_max < 0.9 * pc->body_em)

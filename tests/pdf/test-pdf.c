@@ -812,7 +812,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * operator's box, lost their operand (\prod_{j=1}^{m} y_j: 2 false inline
  * regions before); cls-casesrows (XeLaTeX and LuaLaTeX STIX Two Math,
  * detect14q): a cases display's conditions after \text{if} came as inline
- * regions and the display was cut (display P/R 0/0, inline P 0.333). */
+ * regions and the display was cut (display P/R 0/0, inline P 0.333);
+ * cls-ordspace (CM and newtx, detectfix6): f(x) \ge 0\ \forall x, \nabla f =
+ * 0\ \partial_x g (a control space, or \; in newtx, before an ordinary
+ * symbol) and, on lines squeezed to a word space of 0.15-0.19 em,
+ * a^2\sin\theta, b_1\cos\phi (e2e12p's detector: 9 and 6 extra regions). */
 static void
 test_detect_classes (void)
 {
@@ -841,7 +845,7 @@ test_detect_classes (void)
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
                           "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
                           "cls-sharp-cm", "cls-sharp-newtx", "cls-barrule-cm", "cls-barrule-xe", "cls-opgap-newtx", "cls-opgap-txfonts",
-                          "cls-casesrows-xe", "cls-casesrows-lua" };
+                          "cls-casesrows-xe", "cls-casesrows-lua", "cls-ordspace-cm", "cls-ordspace-newtx" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

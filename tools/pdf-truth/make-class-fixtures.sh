@@ -103,5 +103,8 @@ $gen --body "$dir/cls-opgap.body.tex" --out "$dir" --prefix cls-opgap-newtx --fo
 $gen --body "$dir/cls-opgap.body.tex" --out "$dir" --prefix cls-opgap-txfonts --fonts txfonts --seed 9650
 $gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-xe --twocolumn --engine xelatex --fonts stix2-math --seed 9651
 $gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-lua --twocolumn --engine lualatex --fonts stix2-math --seed 9651
+for f in cm newtx; do
+  $gen --body "$dir/cls-ordspace.body.tex" --out "$dir" --prefix "cls-ordspace-$f" --fonts $f --seed 9900
+done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
