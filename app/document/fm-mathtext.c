@@ -2189,6 +2189,17 @@ line_append_arrow_label (LineParse *lp, const Item *m, const char *tex, GPtrArra
    * font's: STIX Two Math's is 0.7 em) */
   if (!bare && (m->box.x1 - m->box.x0) < wide + 14.0 / 18.0 * sz - 0.25 * em)
     uncertain (lp->r, "an arrow not as long as \\xrightarrow draws for its label");
+  /* Not a row of shaft pieces: \xrightarrow's arrowfill puts a second piece
+   * in once its gap reaches a relbar less 4 mu (0.556 em in CM), so with one
+   * piece it is shorter than its head and half an em; one long-arrow glyph
+   * that no piece joined (head_w 0: U+27F6 in the Unicode engines) it never
+   * draws. (A short label's one piece can lie wholly under the head: CM's
+   * \\xrightarrow{i} is one em, as wide as its head.)
+   * \overset{\alpha\beta}{\longrightarrow} had read CERTAIN as
+   * \xrightarrow{\alpha\beta} (review of readerfix4). */
+  if (!bare && !m->shaft &&
+      (m->head_w <= 0 || (m->box.x1 - m->box.x0) >= m->head_w + 0.5 * em))
+    uncertain (lp->r, "a label over a long arrow that is no row of shaft pieces (\\overset{..}{\\longrightarrow}?)");
   if (bare && below != NULL)
     {
       /* \overset{a}{\underset{b}{\to}} or \stackrel: not in the corpus */
