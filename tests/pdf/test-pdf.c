@@ -830,7 +830,7 @@ test_detect_classes (void)
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
                           "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
                           "cls-sharp-cm", "cls-sharp-newtx", "cls-fracapart-cm", "cls-fracapart-times",
-                          "cls-fracapart-xe" };
+                          "cls-fracapart-xe", "cls-italicsup-cm", "cls-italicsup-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
