@@ -3372,6 +3372,12 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
       /* (the dots of one ellipsis: a squeezed line's word space can
        * shrink to their spacing) */
       !(ellipsis_dot (g, ic->n, (int) (l - g)) && ellipsis_dot (g, ic->n, (int) (r - g))) &&
+      /* (a superscript after a math italic letter stands its italic
+       * correction on: V's, 0.22 em in CM, equals a squeezed line's
+       * word space, "V' \cap X" was cut after V on fresh seed 1046; a
+       * formula after a word space would add the correction to it) */
+      !(mr->script && r->r.y0 < l->r.y0 && g_unichar_isalpha (l->c) && l->cls != CLS_NEUTRAL &&
+        l->cls != CLS_TEXT && !ml->script) &&
       /* after a script TeX adds \scriptspace to the glue: a
        * word space there is wider than the line's, and a gap
        * narrower than it is math spacing (\lim_{x\to c} x^2:
@@ -4010,6 +4016,34 @@ relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doub
   return after >= 0.1 * em && fabs (after - gap) > 0.015 * em;
 }
 
+/* Whether math glyph k beside fraction bar fb (side 0: left of it, 1:
+ * right) stands a word space from the fraction: the two are formulas apart
+ * ("$\Delta_\rho(a)$ $\dfrac{\omega}{s^2-\omega^2}$", fresh seed 1046 on
+ * every set-up). Inside one formula TeX puts a thin space between a
+ * fraction and an ordinary symbol or a bracket (3 mu, which never
+ * stretches) and \nulldelimiterspace (1.2 pt) between the bar and the
+ * fraction's box; between two formulas the line's word space takes the
+ * thin space's place. Only a closing (opening) bracket, a digit or an
+ * upright letter: a math italic letter's italic correction widens the
+ * gap inside a formula, and a relation's or binary sign's space stretches
+ * (relation_after_word_space() tells those). The bar's ends come from the
+ * ink, to a third of a point. */
+static gboolean
+fraction_word_space_apart (const InlineCtx *ic, const FracBar *fb, int k, int side, double gap, double em)
+{
+  const MathGlyph *mo = &g_array_index (ic->math, MathGlyph, k);
+  const Glyph *o = &ic->g[mo->glyph];
+  /* (the glyph's own line: the fraction's may be the rest of the line
+   * after it, with no word space measured) */
+  double ws = band_word_space (ic->bands, mo->band >= 0 ? mo->band : fb->band);
+  gboolean ord = g_unichar_isdigit (o->c) || (g_unichar_isalpha (o->c) && (o->cls == CLS_NEUTRAL || o->cls == CLS_TEXT)) ||
+                 (side == 0 ? is_close_bracket (o->c) : is_open_bracket (o->c));
+
+  if (!ord || o->ext || o->ink || mo->script || ws <= 0)
+    return FALSE;
+  return fabs (gap - 1.2 - ws) <= 0.04 * em && gap - 1.2 >= (1.0 / 6 + 0.05) * em;
+}
+
 /* Where a word space separates two formulas that the spacing rules
  * joined: a unary sign or an opening bracket that opens the second.
  * (boxes12: the font set-ups with narrow word spaces and math brackets,
@@ -4017,6 +4051,23 @@ relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doub
 static gboolean
 word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, double em)
 {
+  const Glyph *l = &ic->g[g_array_index (ic->math, MathGlyph, li).glyph];
+  const Glyph *r = &ic->g[g_array_index (ic->math, MathGlyph, ri).glyph];
+
+  /* a fraction's part level with the line (a denominator's s beside
+   * "(a)") and a glyph of no fraction: measured from the bar */
+  if (ic->bar != NULL && ic->bar[ri] >= 0 && ic->bar[li] < 0)
+    {
+      const FracBar *fb = &g_array_index (ic->bars, FracBar, ic->bar[ri]);
+      if (l->r.x1 <= fb->x0 + 0.1 * em && fraction_word_space_apart (ic, fb, li, 0, fb->x0 - l->r.x1, em))
+        return TRUE;
+    }
+  if (ic->bar != NULL && ic->bar[li] >= 0 && ic->bar[ri] < 0)
+    {
+      const FracBar *fb = &g_array_index (ic->bars, FracBar, ic->bar[li]);
+      if (r->r.x0 >= fb->x1 - 0.1 * em && fraction_word_space_apart (ic, fb, ri, 1, r->r.x0 - fb->x1, em))
+        return TRUE;
+    }
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
          equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em) ||
          relation_after_word_space (ic, li, ri, gap, em);
@@ -4292,8 +4343,9 @@ inline_stacked_parts (InlineCtx *ic)
 /* A display-style fraction's parts are one formula, and it joins the math
  * glyphs level with its bar on either side when the gap is a math space
  * (less than 0.45 em: the relation's or operator's thick space, the thin
- * space around a fraction) with no running text between: its parts stand
- * too far above and below the line for the line-neighbour rules. */
+ * space around a fraction) with no running text between and no word space
+ * (fraction_word_space_apart()): its parts stand too far above and below
+ * the line for the line-neighbour rules. */
 static void
 inline_fraction_joins (InlineCtx *ic)
 {
@@ -4335,7 +4387,8 @@ inline_fraction_joins (InlineCtx *ic)
           if (side[s] < 0)
             continue;
           o = &g[g_array_index (ic->math, MathGlyph, side[s]).glyph];
-          if (!text_between (g, ic->excluded, ic->text_idx, ic->text_cx, ic->n_text, s == 0 ? &o->r : &bar, s == 0 ? &bar : &o->r))
+          if (!text_between (g, ic->excluded, ic->text_idx, ic->text_cx, ic->n_text, s == 0 ? &o->r : &bar, s == 0 ? &bar : &o->r) &&
+              !fraction_word_space_apart (ic, fb, side[s], s, gap[s], em))
             uf_join (ic->parent, ic->line_cy, ic->line_em, fb->first, side[s]);
         }
     }
@@ -6705,20 +6758,42 @@ inline_protos (PageCtx *pc)
   join_display_row_pieces (pc);
 }
 
-/* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost glyph,
- * a period/comma/semicolon that is no ellipsis dot, is not part of the
- * formula. */
+/* Whether a glyph of the proto at m's size (not a script, limit or
+ * fraction part in a smaller size) lies wholly below m, 0.15 em clear of
+ * it: m is not on the display's last line. A display style fraction's
+ * denominator does not: its box overlaps the baseline's (shifted down
+ * 0.69 em, its box reaching 0.7 em up), the next row of an aligned block
+ * (\baselineskip, 1.2 em on) clears it by 0.4 em. */
+static gboolean
+line_below (const Glyph *g, const Proto *pr, int m)
+{
+  const Glyph *p = &g[pr->idx[m]];
+
+  for (int k = 0; k < pr->n; k++)
+    if (g[pr->idx[k]].size >= 0.9 * p->size && g[pr->idx[k]].r.y0 > p->r.y1 + 0.15 * p->size)
+      return TRUE;
+  return FALSE;
+}
+
+/* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost glyph
+ * of its last line, a period/comma/semicolon that is no ellipsis dot, is
+ * not part of the formula. The rightmost glyph of the whole display can
+ * end an upper row ("X'' + \lambda X = 0," over "Y'' - \lambda Y = 0.",
+ * fresh seed 1046 on every set-up): that punctuation is the formula's, and
+ * the region without it left a glyph out of the text layer's reading. */
 static void
 drop_display_punct (const PageCtx *pc, Proto *pr)
 {
   const Glyph *g = pc->g;
-  int last = 0;
+  int last = -1;
 
   if (pr->kind != FM_REGION_DISPLAY || pr->n <= 2)
     return;
-  for (int m = 1; m < pr->n; m++)
-    if (g[pr->idx[m]].r.x1 > g[pr->idx[last]].r.x1)
+  for (int m = 0; m < pr->n; m++)
+    if ((last < 0 || g[pr->idx[m]].r.x1 > g[pr->idx[last]].r.x1) && !line_below (g, pr, m))
       last = m;
+  if (last < 0)
+    return;
   if (is_sentence_punct (g[pr->idx[last]].c) && g[pr->idx[last]].c != ':' &&
       !ellipsis_dot (g, pc->n, pr->idx[last]))
     {

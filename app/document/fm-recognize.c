@@ -1897,6 +1897,32 @@ choose (FmTextReadVerdict  verdict,
   return choice;
 }
 
+/* Whether two readings differ only in where their alignment points stand
+ * (`&X''+\lambda X=0` against `X''+\lambda X&=0`, or gathered's centred
+ * rows against aligned's): the glyphs' reader put
+ * `&` where their positions show the columns (rows that start at one x,
+ * relations that do not stand at one x: fresh seed 1046, on every set-up);
+ * the other reading aligns where they do not, and the two render apart. */
+static gboolean
+differ_in_alignment (const char *a, const char *b)
+{
+  g_autoptr (GString) sa = NULL;
+  g_autoptr (GString) sb = NULL;
+
+  /* (a reading of rows without `&` is the reader's "several lines": it
+   * found no columns to tell) */
+  if (a == NULL || b == NULL || strcmp (a, b) == 0 || !(strchr (a, '&') != NULL || strstr (a, "{gathered}") != NULL))
+    return FALSE;
+  sa = g_string_new (a);
+  sb = g_string_new (b);
+  /* (rows the glyphs' reader found centred are gathered's) */
+  g_string_replace (sa, "&", "", 0);
+  g_string_replace (sb, "&", "", 0);
+  g_string_replace (sa, "{gathered}", "{aligned}", 0);
+  g_string_replace (sb, "{gathered}", "{aligned}", 0);
+  return strcmp (sa->str, sb->str) == 0;
+}
+
 /* A model reading that is no formula (fm_reading_broken: `zz\bar`,
  * `\mathcal{\alpha}`, a \left without its \right, `x^{}`) is wrong however
  * sure the model was: the CERTAIN glyphs' reading where there is one (sure
@@ -1960,6 +1986,8 @@ fm_recognize_choose (FmTextReadVerdict  verdict,
         g_free (fixed);
       doubt = TRUE;
     }
+  if (verdict != FM_TEXT_READ_UNAVAILABLE && differ_in_alignment (text_latex, *latex))
+    doubt = TRUE;
   if (doubt)
     *confidence = MIN (*confidence, CONF_CUT);
   return choice;

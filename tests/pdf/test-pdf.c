@@ -845,7 +845,8 @@ test_detect_classes (void)
                           "cls-remarks-cm", "cls-remarks-times", "cls-raisedroot-cm", "cls-raisedroot-lmodern",
                           "cls-wordapart-cm", "cls-wordapart-times", "cls-wordapart-stix",
                           "cls-sharp-cm", "cls-sharp-newtx", "cls-barrule-cm", "cls-barrule-xe", "cls-opgap-newtx", "cls-opgap-txfonts",
-                          "cls-casesrows-xe", "cls-casesrows-lua", "cls-ordspace-cm", "cls-ordspace-newtx" };
+                          "cls-casesrows-xe", "cls-casesrows-lua", "cls-ordspace-cm", "cls-ordspace-newtx", "cls-fracapart-cm", "cls-fracapart-times",
+                          "cls-fracapart-xe", "cls-italicsup-cm", "cls-italicsup-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -868,6 +869,34 @@ test_detect_classes (void)
       if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe") ||
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
+    }
+
+  /* An aligned display's upper row ends in a comma further right than
+   * the last row's period: the comma is the formula's, not the sentence's
+   * (the region had left it out of its text). */
+  for (guint f = 0; f < 3; f++)
+    {
+      const char *pdf[] = { "tests/fixtures/pdf/cls-fracapart-cm.pdf", "tests/fixtures/pdf/cls-fracapart-times.pdf",
+                            "tests/fixtures/pdf/cls-fracapart-xe.pdf" };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = open_fixture (pdf[f], NULL, &error);
+      GPtrArray *r;
+      guint displays = 0;
+
+      g_assert_no_error (error);
+      r = fm_detect_page (doc, 0, NULL, &error);
+      g_assert_no_error (error);
+      for (guint k = 0; k < r->len; k++)
+        {
+          const FmRegion *reg = r->pdata[k];
+          if (reg->kind == FM_REGION_DISPLAY)
+            {
+              displays++;
+              g_assert_nonnull (strstr (reg->text, "0,"));
+            }
+        }
+      g_assert_cmpuint (displays, ==, 1);
+      g_ptr_array_unref (r);
     }
 
   /* The full stop after \ldots ends the sentence, not the formula (its

@@ -442,6 +442,21 @@ test_choose (void)
   g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
   g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b,\\\\c&=d.\\end{aligned}");
 
+  /* The readings differ only in their alignment points: the glyphs' rows
+   * start at one x and their relations do not stand at one x (fresh seed
+   * 1046), or the rows are centred; the model's `&=` renders apart from
+   * them, and is no sure reading. */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{aligned}&X''+\\lambda X=0,\\\\&Y''-\\lambda Y=0.\\end{aligned}",
+                                "\\begin{aligned}X''+\\lambda X&=0,\\\\Y''-\\lambda Y&=0.\\end{aligned}", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpfloat (confidence, <, 0.6);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\begin{gathered}X''+\\lambda X=0,\\\\Y''-\\lambda Y=0.\\end{gathered}",
+                                "\\begin{aligned}X''+\\lambda X&=0,\\\\Y''-\\lambda Y&=0.\\end{aligned}", 0.95, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpfloat (confidence, <, 0.6);
+
   /* The reader set the period inside a group (a script it misplaced): still
    * the formula's period, the model's one stays (development seed 412). */
   g_clear_pointer (&latex, g_free);

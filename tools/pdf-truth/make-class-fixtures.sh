@@ -108,3 +108,8 @@ for f in cm newtx; do
 done
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
+$gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-cm --fonts cm --seed 9800
+$gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-times --fonts times --seed 9800
+$gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-xe --engine xelatex --fonts lm-math --seed 9800
+$gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-cm --fonts cm --seed 9801
+$gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-xe --engine xelatex --fonts lm-math --seed 9801
