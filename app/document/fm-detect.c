@@ -6642,8 +6642,12 @@ beside_display_rows (const PageCtx *pc, const FmRect *ba, const FmRect *bb)
   double em = pc->body_em > 0 ? pc->body_em : 10.0;
   double gap = fm_rect_h_gap (ba, bb);
 
+  /* starting right of the block's left edge: conditions follow their
+   * values (a row's condition may already be in the block, so not right of
+   * its right edge), and a piece to the left is the other column's prose
+   * where no gutter was found */
   return ba->y1 - ba->y0 >= 1.8 * em && bb->y0 >= ba->y0 - 0.1 * em && bb->y1 <= ba->y1 + 0.1 * em &&
-         gap < 3.0 * em && !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
+         bb->x0 > ba->x0 && gap < 3.0 * em && !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
 }
 
 /* Inline pieces beside a display's rows (beside_display_rows) join it, the
@@ -6676,7 +6680,15 @@ join_display_row_pieces (PageCtx *pc)
               memcpy (pa->idx + pa->n, pb->idx, sizeof (int) * pb->n);
               pa->n += pb->n;
               qsort (pa->idx, pa->n, sizeof (int), compare_int);
-              fm_rect_union (&pc->blocks[pa->label_block], &bb);
+              {
+                /* wider, never taller: the 0.1 em tolerance would let
+                 * chained joins creep up or down the page */
+                FmRect *block = &pc->blocks[pa->label_block];
+                double y0 = block->y0, y1 = block->y1;
+                fm_rect_union (block, &bb);
+                block->y0 = y0;
+                block->y1 = y1;
+              }
               g_free (pb->idx);
               g_free (pb);
               g_ptr_array_remove_index (protos, a);
@@ -6755,7 +6767,9 @@ inline_protos (PageCtx *pc)
         g_ptr_array_add (protos, pb);
     }
   g_ptr_array_free (inl, TRUE);
-  join_display_row_pieces (pc);
+  /* the pdfmathtranslate rule is the bench's baseline: no line walks */
+  if (pc->opts.rule == FM_DETECT_RULE_FULL)
+    join_display_row_pieces (pc);
 }
 
 /* Whether a glyph of the proto at m's size (not a script, limit or
