@@ -1465,6 +1465,7 @@ typedef struct {
   double scale;             /* px/pt                                         */
   int page_index;
   double skew, em;          /* radians; px                                   */
+  double pitch;             /* text lines' median pitch, px; 0 unmeasured    */
   double cx, cy;            /* the render's centre, the deskew's pivot       */
   gint64 t_ocr, c_ocr;      /* wall, thread CPU; microseconds                */
   gint64 c_ocr_part;        /* thread CPU of a split page's second part      */
@@ -1548,6 +1549,33 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
       word_first_verdict (w);
     }
   return TRUE;
+}
+
+/* The text lines' pitch: the median, over the lines, of the distance
+ * from a line's top to the top of the nearest line wholly below it in
+ * the same column (sharing columns of the page), 0 with fewer than three
+ * such pairs. Measured from the lines alone, so a wrong em does not move
+ * it. */
+static double
+bands_pitch (const GArray *bands)
+{
+  g_autofree double *d = g_new (double, bands->len + 1);
+  int n = 0;
+
+  for (guint i = 0; i < bands->len; i++)
+    {
+      const Band *a = &g_array_index (bands, Band, i);
+      double best = G_MAXDOUBLE;
+      for (guint j = 0; j < bands->len; j++)
+        {
+          const Band *b = &g_array_index (bands, Band, j);
+          if (b->top > a->bottom && MIN (a->x1, b->x1) > MAX (a->x0, b->x0))
+            best = MIN (best, b->top - a->top);
+        }
+      if (best < G_MAXDOUBLE)
+        d[n++] = best;
+    }
+  return n >= 3 ? median (d, n) : 0;
 }
 
 /* The em from the running text's word heights; the verdicts that need it;
@@ -2057,6 +2085,35 @@ reads_like_subscript_pair (const char *s)
          (strchr (xheight, s[1]) != NULL || g_ascii_isdigit (s[1]));
 }
 
+/* Whether a two-letter reading is one of English's common words of
+ * x-height letters (reads_like_subscript_pair), which prose is full of. */
+static gboolean
+reads_like_common_word (const char *s)
+{
+  static const char *const common[] = { "am", "an", "as", "me", "no", "on", "or", "so", "us", "we" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (common); i++)
+    if (g_ascii_strcasecmp (s, common[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether math (a seed at least a quarter em tall, not w's own ink) lies
+ * on w's text line within reach of it. */
+static gboolean
+math_seed_near (const ScanPage *p, const Word *w, double reach)
+{
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, k);
+      if (c->seed && c->band == w->band && box_h (&c->b) >= 0.25 * p->em &&
+          c->b.x1 > w->b.x0 - reach && c->b.x0 < w->b.x1 + reach &&
+          (c->word < 0 || &g_array_index (p->words, Word, c->word) != w))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether running-text word w, whose pieces of ink are comps[pieces[0..n)],
  * is a variable with a subscript ("mo" for m_0, "un" for u_n at confidence
  * 83-86, dictionary words both: development twins, seeds 2014 and 2015,
@@ -2082,8 +2139,9 @@ word_subscript_pair (const ScanPage *p, const Word *w, const int *pieces, int n)
   for (int k = 0; k < n; k++)
     {
       const Comp *c = &g_array_index (p->comps, Comp, pieces[k]);
-      /* A letter, a digit: not an i's dot, a comma, a speck. */
-      if (box_h (&c->b) < 0.28 * p->em)
+      /* A letter, a digit: not an i's dot, a comma, a speck; nor ink of
+       * another text line in a word box Tesseract made too tall. */
+      if (box_h (&c->b) < 0.28 * p->em || (c->band >= 0 && c->band != w->band))
         continue;
       tall++;
       if (a == NULL || c->b.x0 < a->b.x0)
@@ -2091,8 +2149,16 @@ word_subscript_pair (const ScanPage *p, const Word *w, const int *pieces, int n)
       if (b == NULL || c->b.x1 > b->b.x1)
         b = c;
     }
-  return tall >= 2 && a != b && b->b.y1 - a->b.y1 >= SUBSCRIPT_DROP_EM * p->em &&
-         b->b.y0 - a->b.y0 >= SUBSCRIPT_DROP_EM * p->em;
+  if (tall < 2 || a == b || b->b.y1 - a->b.y1 < SUBSCRIPT_DROP_EM * p->em ||
+      b->b.y0 - a->b.y0 < SUBSCRIPT_DROP_EM * p->em)
+    return FALSE;
+  /* 0.08 em is two pixels at the 150 px/in analysis: a glyph a typewriter
+   * or a curled page set that low turns "no", "on", "so" into math. The
+   * pairs that are common English words are taken only with other math
+   * on their line near them. Not every dictionary word: "mo" (m_0) and
+   * "un" (u_n) are in Tesseract's, and asking that of them lost both
+   * m_0 on the development twins (300 dpi), 6 and 22 em from other math. */
+  return !reads_like_common_word (w->utf8) || math_seed_near (p, w, 4.0 * p->em);
 }
 
 /* Whether a short running-text word's ink is stacked: two pieces a
@@ -2103,7 +2169,13 @@ word_subscript_pair (const ScanPage *p, const Word *w, const int *pieces, int n)
  * \frac{z}{\|y\|}: development twins, seeds 2014 and 2015, 300 dpi).
  * A word of prose is one row of letters, at most 0.9 em from its
  * ascenders' tops to its descenders' bottoms; only dots and accents sit
- * above its letters, and they are smaller; a letter a light copy broke in
+ * above its letters, and they are smaller: the two pieces must be of
+ * comparable height (the smaller at least half the taller, as a fraction's
+ * numerator and denominator are), since all else is measured against the
+ * body em and a large title's letters are not - an i's dot in a \LARGE
+ * bold title is 0.24 body em tall, 0.19 above a stem three times its
+ * height, and "in", "via" were boxed as fractions so (review of scan14p,
+ * test /pdf/scan/title). A letter a light copy broke in
  * two is broken by a pixel or two, not 0.12 em. Pieces on another text
  * line are that line's letters in a word box Tesseract made too tall
  * (a shaded binarised page's boxes were 1.8 em tall, and "space", "note"
@@ -2124,7 +2196,8 @@ word_stacked (const ScanPage *p, const Word *w, const int *pieces, int n)
         {
           const Comp *b = &g_array_index (p->comps, Comp, pieces[m]);
           if (m == k || box_h (&b->b) < 0.25 * em || (b->band >= 0 && b->band != w->band) ||
-              MIN (a->b.x1, b->b.x1) <= MAX (a->b.x0, b->b.x0))
+              MIN (a->b.x1, b->b.x1) <= MAX (a->b.x0, b->b.x0) ||
+              MIN (box_h (&a->b), box_h (&b->b)) < 0.5 * MAX (box_h (&a->b), box_h (&b->b)))
             continue;
           if (b->b.y0 - a->b.y1 >= 0.12 * em && b->b.y1 - a->b.y0 >= 1.0 * em)
             return TRUE;
@@ -2143,6 +2216,7 @@ page_math_shaped_words (ScanPage *p)
   g_autofree int *start = g_new0 (int, nw + 2);
   g_autofree int *order = g_new (int, p->n_comps + 1);
   g_autofree int *fill = NULL;
+  g_autofree gboolean *shaped = NULL;
 
   /* The pieces of each word, in order (a counting sort by word). */
   for (int k = 0; k < p->n_comps; k++)
@@ -2160,13 +2234,23 @@ page_math_shaped_words (ScanPage *p)
       if (wi >= 0)
         order[fill[wi]++] = k;
     }
+  /* All verdicts first, then their seeds: a word's verdict must not hang
+   * on the order the words were read in (math_seed_near). */
+  shaped = g_new0 (gboolean, nw + 1);
   for (guint i = 0; i < nw; i++)
     {
       Word *w = &g_array_index (p->words, Word, i);
       const int *pieces = order + start[i];
       int n = start[i + 1] - start[i];
-      if (!w->text || n < 2 ||
-          !(word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n)))
+      shaped[i] = w->text && n >= 2 &&
+                  (word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n));
+    }
+  for (guint i = 0; i < nw; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      const int *pieces = order + start[i];
+      int n = start[i + 1] - start[i];
+      if (!shaped[i])
         continue;
       w->text = w->strong = FALSE;
       w->p_math = 1;
@@ -2345,11 +2429,15 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
    * x-height top at -0.04), and a scan's blur runs the bar into the
    * numerator (development twins, seeds 2014 and 2015, 300 dpi:
    * \frac{59}{\sigma}'s sigma 0.30 em below, boxed alone and dropped).
-   * And 4 pt at most whatever the em: on a shaded JPEG page whose word
-   * boxes made the em 2.4 times too large, 0.4 em reached a display set
-   * a line's gap over an inline square root, and the two were one box
-   * (fresh twin 1061-00 at both resolutions; found after scoring). */
-  if (gx < -0.5 * MIN (box_w (&a->b), box_w (&b->b)) && !rule && gy < MIN (0.4 * em, 4.0 * p->scale))
+   * And a third of the text lines' pitch at most whatever the em (4 pt
+   * where no pitch was measured: a 10 pt font's 12 pt leading): on a
+   * shaded JPEG page whose word boxes made the em 2.4 times too large,
+   * 0.4 em reached a display set a line's gap over an inline square root,
+   * and the two were one box (fresh twin 1061-00 at both resolutions;
+   * found after scoring). The pitch, not points: a page scanned or
+   * printed at another size moves its lines and its gaps together. */
+  if (gx < -0.5 * MIN (box_w (&a->b), box_w (&b->b)) && !rule &&
+      gy < MIN (0.4 * em, p->pitch > 0 ? p->pitch / 3 : 4.0 * p->scale))
     return TRUE;
   return side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em);
 }
@@ -2661,14 +2749,16 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
    * between two words was dropped so), also where the letter broke
    * into pieces or took a speck inside its word's box (development
    * twins, seeds 2014 and 2015: "a" and "u" alone, two pieces each, 0.54
-   * and 0.60 inked, dropped; a blotch is not one word's letter), nor two or three pieces on a
+   * and 0.60 inked, dropped; a blotch is not one word's letter - broken in
+   * three pieces at most, a speck taken with it: a blotch noise broke in
+   * more is still one), nor two or three pieces on a
    * line of running text, narrower than 0.8 em and as tall as the line:
    * an inline fraction whose bar the same strokes ran into its
    * numerator (development twins: \frac{c}{b} in two pieces, half
    * inked, dropped; letters alone, which were kept out so, are not
    * that tall). */
   if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
-      ((cl->n_pieces > 1 && cl->piece_word < 0) || !cl->letter ||
+      ((cl->n_pieces > 1 && (cl->piece_word < 0 || cl->n_pieces > 3)) || !cl->letter ||
        box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
       (cl->band < 0 || cl->n_pieces < 2 || cl->n_pieces > 3 || box_h (&cl->b) < 0.8 * em ||
        box_w (&cl->b) > 0.8 * em))
@@ -3016,6 +3106,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   p.regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   p.clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
   page_measure_em (&p);
+  p.pitch = bands_pitch (p.bands);
   for (guint k = 0; k < p.bands->len; k++)
     band_line_groups (&p, k);
   if (!words_only)

@@ -523,6 +523,33 @@ test_fraction_word (void)
   assert_inline_found ("tests/fixtures/pdf/scan/fraction-word-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* A title page's prose: a \LARGE bold title ("Fixed Points in Limit Sets
+ * via \'Etat Maps") and a paragraph with "no", "on", "so". An i's dot
+ * over its stem is no fraction's numerator: "in Limit" and "via" were
+ * boxed as inline fractions before the review of scan14p (2026-11-27;
+ * tests/fixtures/pdf/scan/README.md). Rows 155-205 pt hold the title's
+ * two lines, 280 pt and down the paragraph; the author's initial "A."
+ * and the heading's lone "a" (rows 215-275 pt) are single letters the
+ * word classifier judges, not ink shaped as math, and are not asked
+ * about here. */
+static void
+test_title (void)
+{
+  static const double prose[][2] = { { 155, 205 }, { 280, 360 } };
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/title-scan300.pdf");
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      g_test_message ("region %u: kind %d [%.0f %.0f %.0f %.0f]", i, r->kind, r->box.x0, r->box.y0,
+                      r->box.x1, r->box.y1);
+      for (guint k = 0; k < G_N_ELEMENTS (prose); k++)
+        g_assert_false (r->box.y1 > prose[k][0] && r->box.y0 < prose[k][1]);
+    }
+}
+
 /* A display set just above a footnote rule, the rule and the footnotes
  * (page footnote-rule: the lower part of a development twin, make-truth
  * seed 2013, page 3, scan seed 20130, 150 dpi JPEG; tests/fixtures/pdf/
@@ -879,6 +906,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/footnote-rule", test_footnote_rule);
   g_test_add_func ("/pdf/scan/subscript-fraction", test_subscript_fraction);
   g_test_add_func ("/pdf/scan/fraction-word", test_fraction_word);
+  g_test_add_func ("/pdf/scan/title", test_title);
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
