@@ -6782,11 +6782,27 @@ static gboolean
 line_below (const Glyph *g, const Proto *pr, int m)
 {
   const Glyph *p = &g[pr->idx[m]];
+  gboolean below = FALSE, below_under = FALSE, above = FALSE;
 
   for (int k = 0; k < pr->n; k++)
-    if (g[pr->idx[k]].size >= 0.9 * p->size && g[pr->idx[k]].r.y0 > p->r.y1 + 0.15 * p->size)
-      return TRUE;
-  return FALSE;
+    {
+      const Glyph *q = &g[pr->idx[k]];
+      if (q->size < 0.9 * p->size)
+        continue;
+      if (q->r.y0 > p->r.y1 + 0.15 * p->size)
+        {
+          below = TRUE;
+          below_under = below_under || (q->r.x1 > p->r.x0 && q->r.x0 < p->r.x1);
+        }
+      if (q->r.y1 < p->r.y0 - 0.15 * p->size)
+        above = TRUE;
+    }
+  /* Punctuation after a three-row cases/pmatrix or an aligned block with a
+   * \dfrac row sits on the main baseline, mid-block: rows above it and
+   * below it, but nothing under it (review of cw12r: "cases}." kept its
+   * period). An upper row's own comma has nothing above it, or a lower
+   * row reaching under it. */
+  return below && (below_under || !above);
 }
 
 /* A display's sentence punctuation ("\[ x = 1, \]"): the rightmost glyph
