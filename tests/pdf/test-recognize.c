@@ -940,6 +940,46 @@ test_choose_seventh (void)
   g_assert_cmpstr (latex, ==, "\\begin{aligned}a&=b\\\\=c\\end{aligned}");
 }
 
+/* A model reading that read the whole display and went on with words of
+ * the prose the crop clipped (fresh pdf-e2e seed 1052 on CM and LM, the
+ * strings as traced): the tail of words after its last punctuation goes,
+ * flagged; a reading with a word inside it, or with math after the words,
+ * keeps them. */
+static void
+test_choose_word_tail (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+  const char *head = "f^{(k)}(z)=\\frac{\\partial^{k}f}{\\partial z^{k}}(z)=\\frac{1}{2\\pi i}\\int_{\\gamma}"
+                     "\\frac{k!f(\\zeta)}{{(\\zeta-z)}^{k+1}}\\,d\\zeta,";
+  g_autofree char *model = g_strconcat (head, "\\quad\\mathrm{der}\\,\\,\\,\\mathrm{den}\\quad\\mathrm{den}\\quad\\mathrm{m}",
+                                        NULL);
+  g_autofree char *older = g_strconcat (head, "\\quad\\text{deo\\ and\\ \\ tout}", NULL);
+  const char *text = "\\begin{aligned}\\text{as}\\text{and}\\text{coul}\\\\f^{(k)}(z)=\\frac{\\partial^{k}f}{\\partial z^{k}}(z)"
+                     "=\\frac{1}{2\\pi i}\\int\\frac{k!f(\\zeta)}{(\\zeta-z)^{k+1}}d\\zeta,\\qquad\\text{So}\\;\\text{do}\\;"
+                     "\\mathrm{n}\\\\{}^{\\gamma}\\text{der}\\text{your}\\mathrm{m}\\end{aligned}";
+
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, text, model, 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, head);
+  g_assert_cmpfloat (confidence, <=, 0.5);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, text, older, 0.0011, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, head);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x=1", "x=1,\\quad\\text{for}\\ y>0", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_DISAGREE);
+  g_assert_cmpstr (latex, ==, "x=1,\\quad\\text{for}\\ y>0");
+  g_assert_cmpfloat (confidence, >, 0.5);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x=1", "\\mathrm{d}x=1,\\quad\\text{d}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\mathrm{d}x=1,");
+}
+
 static void
 test_choose_eighth (void)
 {
@@ -1360,6 +1400,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/script-bases", test_script_bases);
   g_test_add_func ("/recognize/choose-seventh", test_choose_seventh);
   g_test_add_func ("/recognize/choose-eighth", test_choose_eighth);
+  g_test_add_func ("/recognize/choose-word-tail", test_choose_word_tail);
   g_test_add_func ("/recognize/choose-shape", test_choose_shape);
   g_test_add_func ("/recognize/choose-shape-review", test_choose_shape_review);
   g_test_add_func ("/recognize/combined", test_combined);
