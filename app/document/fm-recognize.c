@@ -1697,7 +1697,7 @@ without_word_tail (const char *latex)
   g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
   g_autoptr(GPtrArray) m = NULL;
   guint k, words = 0, punct = 0;
-  int depth = 0;
+  int depth = 0, env = 0, punct_env = 0;
 
   if (latex == NULL)
     return NULL;
@@ -1706,8 +1706,12 @@ without_word_tail (const char *latex)
     {
       const char *tok = m->pdata[k];
       depth += strcmp (tok, "{") == 0 ? 1 : strcmp (tok, "}") == 0 ? -1 : 0;
+      env += g_str_has_prefix (tok, "\\begin{") ? 1 : g_str_has_prefix (tok, "\\end{") ? -1 : 0;
       if (depth == 0 && is_sentence_punct (tok))
-        punct = k + 1;
+        {
+          punct = k + 1;
+          punct_env = env;
+        }
     }
   if (punct == 0 || punct >= m->len)
     return NULL;
@@ -1719,7 +1723,10 @@ without_word_tail (const char *latex)
           words++;
           k = end;
         }
-      else if (is_space_token (m->pdata[k]))
+      /* (rows of words outside any environment: the model's rows of the
+       * prose, `\quad\text{deo\ and\ \ tout}\\\mathrm{der}`, the
+       * previous model file on the same display) */
+      else if (is_space_token (m->pdata[k]) || (punct_env == 0 && strcmp (m->pdata[k], "\\\\") == 0))
         k++;
       else
         return NULL;

@@ -956,7 +956,7 @@ test_choose_word_tail (void)
                      "\\frac{k!f(\\zeta)}{{(\\zeta-z)}^{k+1}}\\,d\\zeta,";
   g_autofree char *model = g_strconcat (head, "\\quad\\mathrm{der}\\,\\,\\,\\mathrm{den}\\quad\\mathrm{den}\\quad\\mathrm{m}",
                                         NULL);
-  g_autofree char *older = g_strconcat (head, "\\quad\\text{deo\\ and\\ \\ tout}", NULL);
+  g_autofree char *older = g_strconcat (head, "\\quad\\text{deo\\ and\\ \\ tout}\\\\\\mathrm{der}", NULL);
   const char *text = "\\begin{aligned}\\text{as}\\text{and}\\text{coul}\\\\f^{(k)}(z)=\\frac{\\partial^{k}f}{\\partial z^{k}}(z)"
                      "=\\frac{1}{2\\pi i}\\int\\frac{k!f(\\zeta)}{(\\zeta-z)^{k+1}}d\\zeta,\\qquad\\text{So}\\;\\text{do}\\;"
                      "\\mathrm{n}\\\\{}^{\\gamma}\\text{der}\\text{your}\\mathrm{m}\\end{aligned}";
@@ -978,6 +978,12 @@ test_choose_word_tail (void)
   choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x=1", "\\mathrm{d}x=1,\\quad\\text{d}", 0.9, NULL, 0,
                                 &latex, &confidence, &provenance);
   g_assert_cmpstr (latex, ==, "\\mathrm{d}x=1,");
+  /* (a row of words inside an environment is a cell's: it stays) */
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x=1",
+                                "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}\\end{cases}", 0.9, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}\\end{cases}");
 }
 
 static void
