@@ -1689,8 +1689,11 @@ word_group_end (GPtrArray *m, guint k)
  * \mathrm{m}`: fresh seed 1052 on CM and LM, where the model, having read
  * the whole display, went on writing words from the prose the crop clipped
  * above and below). Of the corpus's 164k formulas (../shared, texsrc and
- * im2latex100k) one ends in words after a comma, and that word is "and":
- * the sentence's. NULL when the reading has no such tail. */
+ * im2latex100k) three end in words after a comma (`\text{ and}`,
+ * `\mathrm{traceless~~Ricci~~tensor}`, `\mathrm{etc}`), and a display
+ * `f(x)=0,\quad\text{otherwise}` outside cases would lose its word too: the
+ * cut only touches a reading that disagrees with the glyphs or is the
+ * constrained one, and flags it. NULL when the reading has no such tail. */
 static char *
 without_word_tail (const char *latex)
 {

@@ -2435,9 +2435,12 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
    * 0.4 em reached a display set a line's gap over an inline square root,
    * and the two were one box (fresh twin 1061-00 at both resolutions;
    * found after scoring). The pitch, not points: a page scanned or
-   * printed at another size moves its lines and its gaps together. */
+   * printed at another size moves its lines and its gaps together; but
+   * never over 6 pt, since on a sparse page (a text line, a display, a
+   * text line) the nearest line below is a display's gap, 3-4 em (review
+   * of scanfix3). */
   if (gx < -0.5 * MIN (box_w (&a->b), box_w (&b->b)) && !rule &&
-      gy < MIN (0.4 * em, p->pitch > 0 ? p->pitch / 3 : 4.0 * p->scale))
+      gy < MIN (0.4 * em, p->pitch > 0 ? MIN (p->pitch / 3, 6.0 * p->scale) : 4.0 * p->scale))
     return TRUE;
   return side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em);
 }
