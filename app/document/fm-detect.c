@@ -4884,6 +4884,21 @@ remark_formula_rows (const PageCtx *pc, const int *members, int nm, double remar
   return n;
 }
 
+/* Counts chunk o into a formula's part of a line: its box, its math and
+ * text glyphs, its length (display_then_remark(), for the line's chunks
+ * and for the rows found above and below it). */
+static void
+tally_formula_part (const Chunk *o, FmRect *box, int *math, int *text, int *total)
+{
+  if (*total == 0)
+    *box = o->box;
+  else
+    fm_rect_union (box, &o->box);
+  *math += o->n_strong + o->n_weak;
+  *text += o->n_text;
+  *total += o->end - o->start;
+}
+
 /* Whether the chunks members[0..nm) of one line are a display and, after
  * a \qquad or more (\hfill), a remark in brackets that closes the line
  * (\mathbf{v} = \Delta\mathbf{r}/\Delta t \qquad \hfill [only for constant
@@ -4927,13 +4942,7 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
             }
           continue;
         }
-      if (total == 0)
-        left = o->box;
-      else
-        fm_rect_union (&left, &o->box);
-      math += o->n_strong + o->n_weak;
-      text += o->n_text;
-      total += o->end - o->start;
+      tally_formula_part (o, &left, &math, &text, &total);
     }
   /* (the remark first: the rows below are looked for on few lines) */
   if (open < 0 || !(g[open].c == '[' || g[open].c == '(') || r_text < 3 || r_math * 4 > r_text || r_total > 60)
@@ -4944,16 +4953,7 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
    * "P =" or nothing, too little math for a display. */
   *n_parts = remark_formula_rows (pc, members, nm, right.x0, em, parts);
   for (int k = 0; k < *n_parts; k++)
-    {
-      const Chunk *o = &g_array_index (pc->chunks, Chunk, parts[k]);
-      if (total == 0)
-        left = o->box;
-      else
-        fm_rect_union (&left, &o->box);
-      math += o->n_strong + o->n_weak;
-      text += o->n_text;
-      total += o->end - o->start;
-    }
+    tally_formula_part (&g_array_index (pc->chunks, Chunk, parts[k]), &left, &math, &text, &total);
   /* A list item's line (\item $x^2+y^2=1$ \qquad (the unit circle)) is
    * indented as a display is, but its label opens it: prose, not a
    * display. */
