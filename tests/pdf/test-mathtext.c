@@ -79,12 +79,20 @@ test_glyph_mapping (void)
   g_assert_null (fm_mathtext_glyph_latex (0xE000, "CMMI10"));
 }
 
-static void
-check_page (FmDocument *doc, int page, const char *want)
+/* A page's reading, shown with its verdict under --verbose. */
+static FmMathTextResult *
+read_page (FmDocument *doc, int page)
 {
   FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
   if (g_test_verbose ())
     g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
+  return res;
+}
+
+static void
+check_page (FmDocument *doc, int page, const char *want)
+{
+  FmMathTextResult *res = read_page (doc, page);
   g_assert_cmpstr (res->latex, ==, want);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
   g_assert_null (res->reason);
@@ -120,9 +128,7 @@ assert_uncertain_because (const FmMathTextResult *res, const char *want, const c
 static void
 check_page_uncertain (FmDocument *doc, int page, const char *want)
 {
-  FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
-  if (g_test_verbose ())
-    g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
+  FmMathTextResult *res = read_page (doc, page);
   if (want != NULL)
     g_assert_cmpstr (res->latex, ==, want);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
@@ -457,9 +463,7 @@ test_stix2 (void)
   /* its \\nolimits since reader12n (line_nolimits) */
   check_page (doc, 2, "c\\colon K\\longrightarrow\\prod\\nolimits_{i\\geq0}A^{i}(X)");
   /* uncertain for its \\text{def} only */
-  res = mathtext_fixture_read_page (doc, 3);
-  if (g_test_verbose ())
-    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 3);
   g_assert_cmpstr (res->latex, ==, "\\|z\\|\\overset{\\text{def}}{=}\\sqrt{|z_{1}|^{2}+|z_{2}|^{2}}");
   fm_mathtext_result_free (res);
 
@@ -471,9 +475,7 @@ test_stix2 (void)
 
   /* A prime before a subscript is the base's, boxed by Poppler at the
    * subscript's x; one after a subscript's letter stays in it. */
-  res = mathtext_fixture_read_page (doc, 5);
-  if (g_test_verbose ())
-    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 5);
   g_assert_cmpstr (res->latex, ==, "\\mathcal{L}'_{0}+X_{S'}");
   fm_mathtext_result_free (res);
 }
@@ -490,9 +492,7 @@ test_lost_accent (void)
 
   check_page (doc, 0, "\\vec{a}e^{t}");
   check_page (doc, 1, "ae^{t}");
-  res = mathtext_fixture_read_page (doc, 2);
-  if (g_test_verbose ())
-    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 2);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_nonnull (strstr (res->reason, "accent"));
   fm_mathtext_result_free (res);
@@ -508,16 +508,12 @@ test_unicode_rules (void)
   g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-lm-xe.pdf");
   FmMathTextResult *res;
 
-  res = mathtext_fixture_read_page (doc, 0);
-  if (g_test_verbose ())
-    g_printerr ("page 0: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 0);
   /* an underline is always a guess (an extensible arrow's pieces look alike) */
   g_assert_cmpstr (res->latex, ==, "0\\to\\underline{M}\\to I");
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   fm_mathtext_result_free (res);
-  res = mathtext_fixture_read_page (doc, 1);
-  if (g_test_verbose ())
-    g_printerr ("page 1: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 1);
   assert_uncertain_because (res, "r\\left(\\varphi(x),\\overline{\\varphi(x)}\\right)=0", "overline");
   fm_mathtext_result_free (res);
   check_page (doc, 2, "I=\\frac{V}{R}");
@@ -569,18 +565,14 @@ test_lost_delimiters (void)
   check_page (doc, 3, "\\left|\\frac{a}{b}\\right|+\\left\\|\\frac{a}{b}\\right\\|");
   check_page (doc, 4, "\\Biggl(v\\Biggr)");
   /* an evaluation bar: found, but no pair */
-  res = mathtext_fixture_read_page (doc, 5);
-  if (g_test_verbose ())
-    g_printerr ("page 5: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 5);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_nonnull (strstr (res->latex, "|"));
   fm_mathtext_result_free (res);
   /* a bar inside an open bracket opens a pair of bars */
   check_page (doc, 6, "f=\\left[(n-1)\\left|\\frac{1}{r_{1}}\\pm\\frac{1}{r_{2}}\\right|\\right]^{-1}");
   /* around scripts \\left and \\bigl draw the same size: not certain */
-  res = mathtext_fixture_read_page (doc, 7);
-  if (g_test_verbose ())
-    g_printerr ("page 7: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 7);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_nonnull (strstr (res->reason, "scripts"));
   fm_mathtext_result_free (res);
@@ -624,9 +616,7 @@ test_vrules (void)
 
   for (int page = 0; page < 5; page++)
     {
-      FmMathTextResult *res = mathtext_fixture_read_page (doc, page);
-      if (g_test_verbose ())
-        g_printerr ("page %d: %s (%s)\n", page, res->latex, res->reason ? res->reason : "certain");
+      FmMathTextResult *res = read_page (doc, page);
       g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
       /* page 3: \Bigl|x+y\Bigr|, a pair, but \left| would draw the
        * normal bar around x+y */
@@ -990,9 +980,7 @@ test_xarrows (void)
   check_page (doc, 0, "A\\xrightarrow{f_{1}+g}B");
   check_page (doc, 1, "X\\xleftarrow{\\alpha\\beta\\gamma}Y");
   check_page (doc, 2, "X\\xrightarrow[u]{\\sim}Y");
-  res = mathtext_fixture_read_page (doc, 3);
-  if (g_test_verbose ())
-    g_printerr ("page 3: %s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  res = read_page (doc, 3);
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_nonnull (strstr (res->reason, "a space in a script"));
   g_assert_nonnull (strstr (res->latex, "\\xrightarrow{1,f_{j},f_{j+1}\\circ f_{j}}"));
