@@ -1716,7 +1716,10 @@ without_word_tail (const char *latex)
           punct_env = env;
         }
     }
-  if (punct == 0 || punct >= m->len)
+  /* punctuation inside an environment the reading never closes (no \end
+   * came after it): what follows is the environment's cells, not prose
+   * after the formula (a closed one ends in \end, which is no tail) */
+  if (punct == 0 || punct >= m->len || punct_env > 0)
     return NULL;
   for (k = punct; k < m->len;)
     {

@@ -926,6 +926,30 @@ static const ChooseCase choose_word_tail[] = {
   { "x-1-cases-x-quad-text-if-y-q", FM_TEXT_READ_UNCERTAIN,
     "x=1", "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}\\end{cases}", 0.9, NULL, 0,
     ANY, "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}\\end{cases}", FM_PROVENANCE_NONE, NULL, 0 },
+  /* (and so it does where the model never closed the environment: its
+   * words are still a cell's, not prose after the formula. Such a reading
+   * is no formula (fm_reading_broken), so it is chosen only where the
+   * glyphs' reading is no formula either: without \\end the cut had fallen
+   * inside the cases, after "y,") */
+  { "unclosed-cases-words", FM_TEXT_READ_UNCERTAIN,
+    "\\left(x", "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}", 0.9, NULL, 0,
+    FM_CHOICE_DISAGREE, "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}", FM_PROVENANCE_NONE, "<", 0.6 },
+  { "unclosed-cases-one-row", FM_TEXT_READ_UNCERTAIN,
+    "\\left(x", "\\begin{cases}x,\\quad\\text{if}", 0.9, NULL, 0,
+    FM_CHOICE_DISAGREE, "\\begin{cases}x,\\quad\\text{if}", FM_PROVENANCE_NONE, "<", 0.6 },
+  /* with a glyphs' reading that is a formula, the glyphs' */
+  { "unclosed-cases-glyphs-whole", FM_TEXT_READ_UNCERTAIN,
+    "x=1", "\\begin{cases}x,\\quad\\text{if}\\\\y,\\quad\\text{else}", 0.9, NULL, 0,
+    FM_CHOICE_TEXT, "x=1", FM_PROVENANCE_TEXT, "<", 0.6 },
+  /* an environment closed before the punctuation: the words after it are
+   * the prose's, cut as before */
+  { "closed-cases-then-words", FM_TEXT_READ_UNCERTAIN,
+    "x=1", "\\begin{cases}x&a\\\\y&b\\end{cases},\\quad\\text{and}", 0.9, NULL, 0,
+    FM_CHOICE_DISAGREE, "\\begin{cases}x&a\\\\y&b\\end{cases},", FM_PROVENANCE_NONE, "<=", 0.5 },
+  /* nothing but an opened environment: no tail, no crash */
+  { "unclosed-begin-only", FM_TEXT_READ_UNCERTAIN,
+    "\\left(x", "\\begin{cases}", 0.9, NULL, 0,
+    ANY, "\\begin{cases}", FM_PROVENANCE_NONE, "<", 0.6 },
 };
 
 static const ChooseCase choose_eighth[] = {
