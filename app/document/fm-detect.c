@@ -3497,7 +3497,10 @@ script_base (const InlineCtx *ic, int li)
       if (j < 0)
         return -1;
       mj = &g_array_index (ic->math, MathGlyph, j);
-      /* (0.1 em: a slanted integral's box ends before its ink) */
+      /* (side_script_reach: 0.1 em past most bases, a slanted glyph's box
+       * ending before its ink; 0.25 em past a big operator, an integral or
+       * an extension font's operator, whose box can end before its
+       * advance) */
       if (fm_rect_h_gap (&g[mj->glyph].r, &g[mi->glyph].r) >= side_script_reach (ic, j) * MAX (mi->em, mj->em))
         return -1;
       if (!mj->script)
@@ -6652,7 +6655,12 @@ beside_display_rows (const PageCtx *pc, const FmRect *ba, const FmRect *bb)
 
 /* Inline pieces beside a display's rows (beside_display_rows) join it, the
  * block growing by each, so that the next piece on the row counts its gap
- * from the last ("if x \neq 0 or y \neq 0"). */
+ * from the last ("if x \neq 0 or y \neq 0"). Each join restarts the scan
+ * over all (piece, display) pairs, O(joins x protos^2): a grown block can
+ * take a piece scanned before it, and the first pair in that order is the
+ * one joined. Joins are a few per page (a cases display's conditions), so
+ * the restart costs little; going on after a join could change which
+ * display a piece beside two blocks joins. */
 static void
 join_display_row_pieces (PageCtx *pc)
 {

@@ -106,8 +106,9 @@ PopplerPage *fm_document_get_page_locked (FmDocument *self,
  * one rectangle per character of it, the attribute runs, and per character
  * the first run that covers it (NULL where none does). Owned by the page
  * (valid while the caller holds it); lock held. The text reader asks for it
- * once per formula, and each poppler_page_get_text* call copies the page's
- * whole layer. NULL when the page has no text. */
+ * once per formula, fm_page_text_load (crop boxes, the script-base measure,
+ * Markdown) once per call, and each poppler_page_get_text* call copies the
+ * page's whole layer. NULL when the page has no text. */
 typedef struct {
   char *text;
   PopplerRectangle *rects;

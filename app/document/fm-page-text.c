@@ -40,57 +40,31 @@ equation_label (const char *text)
   return g_strdup (inner);
 }
 
-gboolean
-fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page_index, GError **error)
+/* Fills pg->g from the page's text layer (NULL: no text): every glyph but
+ * spaces, in the layer's order, with its box, font size (the last
+ * attribute run that covers it; 0 when none does) and what came before it. */
+static void
+read_glyphs (FmPageText *pg, const FmTextLayer *tl)
 {
-  PopplerPage *page;
-  char *text;
-  PopplerRectangle *rects = NULL;
-  guint n_rects = 0;
-  GList *attrs = NULL;
-  double w = 0, h = 0, *size_of;
-  glong n_chars;
-  const char *p;
+  glong n_chars = tl != NULL ? tl->n_chars : 0;
+  guint n_rects = tl != NULL ? tl->n_rects : 0;
+  double *size_of = g_new0 (double, n_chars + 1);
   gboolean space = TRUE, newline = TRUE;
-  FmDirVotes votes = { { 0 }, 0 };
-  int dir;
-  double *sizes;
-  int n_sizes = 0;
+  const char *p;
 
-  fm_document_lock (doc);
-  page = fm_document_get_page_locked (doc, page_index, error);
-  if (page == NULL)
-    {
-      fm_document_unlock (doc);
-      return FALSE;
-    }
-  poppler_page_get_size (page, &w, &h);
-  text = poppler_page_get_text (page);
-  if (text && *text)
-    {
-      if (!poppler_page_get_text_layout (page, &rects, &n_rects))
-        n_rects = 0;
-      attrs = poppler_page_get_text_attributes (page);
-    }
-  g_object_unref (page);
-  fm_document_unlock (doc);
-
-  n_chars = text ? g_utf8_strlen (text, -1) : 0;
-  size_of = g_new0 (double, n_chars + 1);
-  for (GList *l = attrs; l; l = l->next)
+  for (GList *l = tl != NULL ? tl->attrs : NULL; l; l = l->next)
     {
       PopplerTextAttributes *a = l->data;
       for (int k = MAX (0, a->start_index); k <= a->end_index && k < n_chars; k++)
         size_of[k] = a->font_size;
     }
-  poppler_page_free_text_attributes (attrs);
 
   pg->g = g_new0 (FmTextGlyph, MIN ((glong) n_rects, n_chars) + 1);
-  p = text ? text : "";
+  p = tl != NULL ? tl->text : "";
   for (glong k = 0; k < n_chars && k < (glong) n_rects; k++, p = g_utf8_next_char (p))
     {
       gunichar c = g_utf8_get_char (p);
-      PopplerRectangle *pr = &rects[k];
+      PopplerRectangle *pr = &tl->rects[k];
       FmTextGlyph *gl;
 
       if (g_unichar_isspace (c) || c == 0xA0 || !isfinite (pr->x1) || !isfinite (pr->y1) ||
@@ -111,8 +85,34 @@ fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page
       space = newline = FALSE;
     }
   g_free (size_of);
-  g_free (rects);
-  g_free (text);
+}
+
+gboolean
+fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page_index, GError **error)
+{
+  PopplerPage *page;
+  double w = 0, h = 0;
+  FmDirVotes votes = { { 0 }, 0 };
+  int dir;
+  double *sizes;
+  int n_sizes = 0;
+
+  fm_document_lock (doc);
+  page = fm_document_get_page_locked (doc, page_index, error);
+  if (page == NULL)
+    {
+      fm_document_unlock (doc);
+      return FALSE;
+    }
+  poppler_page_get_size (page, &w, &h);
+  /* The layer the text reader and the crop boxes read too, read from
+   * Poppler once per page (fm_document_get_text_layer_locked): each
+   * poppler_page_get_text* call copies the page's whole layer, and the
+   * script-base measure (fm-recognize.c) loads a page per formula. The
+   * glyphs are copied out while the page is held. */
+  read_glyphs (pg, fm_document_get_text_layer_locked (page));
+  g_object_unref (page);
+  fm_document_unlock (doc);
 
   /* The direction text runs in: every step from one glyph to the next one
    * of its line votes (detection counts only steps inside words of text;

@@ -2,7 +2,8 @@
  * the formula region that owns it; and the crop boxes recognition reads.
  *
  * Contract: fm_page_text_load reads one page's glyphs (Poppler's text, layout
- * and font sizes, under the document lock), finds the direction its text runs
+ * and font sizes, under the document lock, from the page's copy that
+ * fm_document_get_text_layer_locked keeps), finds the direction its text runs
  * in and turns glyphs and the page's regions into that text frame
  * (fm-geometry.h). fm_page_text_assign gives every glyph to the region that
  * covers it, and a display the pieces Poppler boxed outside it (on its line

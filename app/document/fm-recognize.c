@@ -1716,7 +1716,10 @@ without_word_tail (const char *latex)
           punct_env = env;
         }
     }
-  if (punct == 0 || punct >= m->len)
+  /* punctuation inside an environment the reading never closes (no \end
+   * came after it): what follows is the environment's cells, not prose
+   * after the formula (a closed one ends in \end, which is no tail) */
+  if (punct == 0 || punct >= m->len || punct_env > 0)
     return NULL;
   for (k = punct; k < m->len;)
     {
@@ -2504,8 +2507,10 @@ fm_recognize_strip_display_style (char *latex)
 }
 
 /* The chosen reading's scripts on closing brackets as the glyph boxes
- * measure them (fm_recognize_measure_script_bases); the page's glyphs are
- * read again only for a reading that has such a script. */
+ * measure them (fm_recognize_measure_script_bases), only for a reading
+ * that has such a script: the measure gives the page's glyphs to the
+ * region again, from the layer the reader read (fm_page_text_load reads
+ * the document's copy of it, not Poppler's). */
 static void
 with_measured_script_bases (const FmRecognizeTask *task, char **latex, double *confidence)
 {
