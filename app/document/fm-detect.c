@@ -3462,8 +3462,9 @@ static gboolean ext_operator (const InlineCtx *ic, int b);
 
 /* How far past big operator b's box its first side script may start, in
  * its em: a text-style big operator's box can be narrower than its
- * advance, and its scripts start up to 0.2 em after it (newtx's \prod
- * and \sum, read "Î" and "Í"); 0.1 em for any other base. */
+ * advance, and its scripts start up to 0.2 em after it (the largest gap
+ * seen: newtx's \prod and \sum, read "Î" and "Í"), so the reach is
+ * 0.25 em; 0.1 em for any other base. */
 static double
 side_script_reach (const InlineCtx *ic, int b)
 {

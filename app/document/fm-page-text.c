@@ -41,7 +41,7 @@ equation_label (const char *text)
 }
 
 /* Fills pg->g from the page's text layer (NULL: no text): every glyph but
- * spaces, in the layer's order, with its box, font size (the last
+ * spaces, no-break spaces and glyphs with a non-finite box, in the layer's order, with its box, font size (the last
  * attribute run that covers it; 0 when none does) and what came before it. */
 static void
 read_glyphs (FmPageText *pg, const FmTextLayer *tl)
@@ -105,8 +105,10 @@ fm_page_text_load (FmPageText *pg, GPtrArray *regions, FmDocument *doc, int page
       return FALSE;
     }
   poppler_page_get_size (page, &w, &h);
-  /* The layer the text reader and the crop boxes read too, read from
-   * Poppler once per page (fm_document_get_text_layer_locked): each
+  /* The layer the text reader and the crop boxes read too, cached with
+   * the page while it is among the document's FM_DOCUMENT_RECENT_PAGES
+   * recent pages and read from Poppler again after that
+   * (fm_document_get_text_layer_locked): each
    * poppler_page_get_text* call copies the page's whole layer, and the
    * script-base measure (fm-recognize.c) loads a page per formula. The
    * glyphs are copied out while the page is held. */

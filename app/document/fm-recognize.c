@@ -2509,8 +2509,9 @@ fm_recognize_strip_display_style (char *latex)
 /* The chosen reading's scripts on closing brackets as the glyph boxes
  * measure them (fm_recognize_measure_script_bases), only for a reading
  * that has such a script: the measure gives the page's glyphs to the
- * region again, from the layer the reader read (fm_page_text_load reads
- * the document's copy of it, not Poppler's). */
+ * region again, from the document's cached copy of the page's layer
+ * (fm_page_text_load; read from Poppler again only when the page left the
+ * document's recent pages meanwhile: same content). */
 static void
 with_measured_script_bases (const FmRecognizeTask *task, char **latex, double *confidence)
 {
