@@ -6191,6 +6191,20 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
          o->em_max >= 0.81 * pc->body_em && !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
+/* Whether chunk o is a line of running text whose size is chunk ch's to
+ * 10 %, for a ch smaller than the body (a footnote's \dfrac: 0.8-0.83 of
+ * the body): ch is then full size on that line, not a script-size part
+ * of a fraction in the body text, whose line is larger. */
+static gboolean
+small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
+{
+  int ot = o->end - o->start;
+
+  return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot &&
+         running_text_chunk (o) && fabs (o->em - ch->em) < 0.1 * ch->em &&
+         !across_gutter (pc, fm_rect_cx (&o->box), x);
+}
+
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)
  * lies on the middle of a line of running text beside it, or of a chunk of
  * a few words that starts the formula - wholly left or right of chunk i's
@@ -6211,9 +6225,12 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
       /* (the cheap test first: most of the page's chunks are far) */
       if (fm_rect_h_gap (&o->box, box) >= 2.0 * o->em)
         continue;
-      /* (or a chunk of three words' letters and the formula's start,
-       * "them X(s) =": the middle is its letters') */
-      if (!text_line_chunk (pc, o, fm_rect_cx (box)) &&
+      /* (a chunk under the body's size: a footnote's fraction part, on a
+       * footnote's line only - small_text_line(); or a chunk of three
+       * words' letters and the formula's start, "them X(s) =": the middle
+       * is its letters') */
+      if (ch->em < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
+          !text_line_chunk (pc, o, fm_rect_cx (box)) &&
           !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
             !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
             (ch->block < 0 || o->box.x1 <= pc->blocks[ch->block].x0 || o->box.x0 >= pc->blocks[ch->block].x1)))
@@ -6243,7 +6260,9 @@ fraction_part_chunk (const PageCtx *pc, guint i)
 
   /* (full size: a text-style fraction's script-size part of the line
    * above may be stacked onto a display) */
-  if (ch->em < 0.85 * pc->body_em)
+  /* (or a footnote's size, 0.8-0.83 of the body at 10-12 pt, with a bar on
+   * a footnote's line: scripts are 0.67-0.73 of it) */
+  if (ch->em < 0.76 * pc->body_em)
     return FALSE;
   if (bar_on_text_line (pc, i, &ch->box))
     return TRUE;
