@@ -3834,6 +3834,40 @@ integral_before (const InlineCtx *ic, int c)
   return FALSE;
 }
 
+/* Whether ri is an integral's differential a thin space after li
+ * (\int f\,d\mu): TeX puts an italic letter's italic correction before
+ * the thin space, 0.16-0.2 em after f in newtx, Libertine and Termes, so
+ * the gap (0.33-0.37 em) passes a line's word space and the formula was
+ * cut there; newtx's closing bracket, narrower in the PDF than in TeX,
+ * leaves g(x)\,dx a gap 0.02 em off the word space. A d (or \partial)
+ * glued to the letter it differentiates, after an integral sign on its
+ * left, continues the formula: none opens with a bare differential. The
+ * cap is a thin space and the widest italic correction seen (0.25 em, f
+ * in TeX Gyre Bonum Math). */
+static gboolean
+differential_after_letter (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li), *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &g[ml->glyph], *r = &g[mr->glyph];
+  int k = mr->glyph + 1;
+
+  if (mr->script || r->ext || gap > em / 6.0 + 0.27 * em || l->cls == CLS_TEXT ||
+      !(g_unichar_isalnum (l->c) || is_close_bracket (l->c)))
+    return FALSE;
+  if (!(r->c == 'd' || r->c == 0x1D451 || r->c == 0x2202 || r->c == 0x1D715))
+    return FALSE;
+  if (k >= ic->n || g[k].space_before || !g_unichar_isalpha (g[k].c) || g[k].cls == CLS_TEXT ||
+      g[k].r.x0 - r->r.x1 > 0.1 * em || !v_overlap_enough (&r->r, &g[k].r, 0.3))
+    return FALSE;
+  /* (past a wide side subscript, \int_{A\cup B} f, the letter's line
+   * neighbour is the integral sign itself, over 0.7 em away) */
+  k = ic->best_left[li];
+  return integral_before (ic, li) ||
+         (k >= 0 && g[g_array_index (ic->math, MathGlyph, k).glyph].c >= 0x222B &&
+          g[g_array_index (ic->math, MathGlyph, k).glyph].c <= 0x2233);
+}
+
 /* Whether c is an accent that Poppler gives a box of its own (\hat,
  * \bar, \tilde, \dot, \ddot, \check, \breve, \acute, \grave, \mathring). */
 static gboolean
@@ -4235,6 +4269,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && differential_after_letter (ic, li, ri, gap, em))
     join = TRUE;
   /* the words of a script of text (F_{\text{A on B}}, made neutral by
    * script_text_continues()): a script-size word space apart */
@@ -6159,6 +6195,20 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
          o->em_max >= 0.81 * pc->body_em && !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
+/* Whether chunk o is a line of running text whose size is chunk ch's to
+ * 10 %, for a ch smaller than the body (a footnote's \dfrac: 0.8-0.83 of
+ * the body): ch is then full size on that line, not a script-size part
+ * of a fraction in the body text, whose line is larger. */
+static gboolean
+small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
+{
+  int ot = o->end - o->start;
+
+  return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot &&
+         running_text_chunk (o) && fabs (o->em - ch->em) < 0.1 * ch->em &&
+         !across_gutter (pc, fm_rect_cx (&o->box), x);
+}
+
 /* Whether a bar right below or above box (chunk i or a run of its glyphs)
  * lies on the middle of a line of running text beside it, or of a chunk of
  * a few words that starts the formula - wholly left or right of chunk i's
@@ -6179,9 +6229,12 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
       /* (the cheap test first: most of the page's chunks are far) */
       if (fm_rect_h_gap (&o->box, box) >= 2.0 * o->em)
         continue;
-      /* (or a chunk of three words' letters and the formula's start,
-       * "them X(s) =": the middle is its letters') */
-      if (!text_line_chunk (pc, o, fm_rect_cx (box)) &&
+      /* (a chunk under the body's size: a footnote's fraction part, on a
+       * footnote's line only - small_text_line(); or a chunk of three
+       * words' letters and the formula's start, "them X(s) =": the middle
+       * is its letters') */
+      if (ch->em < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
+          !text_line_chunk (pc, o, fm_rect_cx (box)) &&
           !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
             !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
             (ch->block < 0 || o->box.x1 <= pc->blocks[ch->block].x0 || o->box.x0 >= pc->blocks[ch->block].x1)))
@@ -6211,7 +6264,9 @@ fraction_part_chunk (const PageCtx *pc, guint i)
 
   /* (full size: a text-style fraction's script-size part of the line
    * above may be stacked onto a display) */
-  if (ch->em < 0.85 * pc->body_em)
+  /* (or a footnote's size, 0.8-0.83 of the body at 10-12 pt, with a bar on
+   * a footnote's line: scripts are 0.67-0.73 of it) */
+  if (ch->em < 0.76 * pc->body_em)
     return FALSE;
   if (bar_on_text_line (pc, i, &ch->box))
     return TRUE;

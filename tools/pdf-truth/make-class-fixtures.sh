@@ -106,6 +106,10 @@ $gen --body "$dir/cls-casesrows.body.tex" --out "$dir" --prefix cls-casesrows-lu
 for f in cm newtx; do
   $gen --body "$dir/cls-ordspace.body.tex" --out "$dir" --prefix "cls-ordspace-$f" --fonts $f --seed 9900
 done
+for f in newtx libertine; do
+  $gen --body "$dir/cls-intdiff.body.tex" --out "$dir" --prefix "cls-intdiff-$f" --fonts $f --seed 10033
+done
+$gen --body "$dir/cls-intdiff.body.tex" --out "$dir" --prefix cls-intdiff-xe --engine xelatex --fonts termes-math --seed 10033
 $gen --body "$dir/crop-widecol.body.tex" --out "$dir" --prefix crop-widecol --twocolumn --fonts cm
 rm -f "$dir/crop-widecol.truth.json"  # a crop test (tests/pdf/test-recognize.c), no detection truth
 $gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-cm --fonts cm --seed 9800
