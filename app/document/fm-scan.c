@@ -2333,6 +2333,49 @@ page_math_shaped_words (ScanPage *p)
     }
 }
 
+/* A citation in brackets ("[9]", "[32]") beside running text is prose:
+ * its ink is made running text, which no formula takes in or joins
+ * across. It also reads as an equation number, and an inline formula
+ * beside it joined it and was boxed with it or taken for its number
+ * (development twins, seeds 2016 and 2017, 300 dpi: \sum_{i=1}^{n} g
+ * before "[9] all", a^2 before "[32] system"). An equation number stands
+ * apart, at its display's end, with no running text beside it. */
+static void
+page_citation_words (ScanPage *p)
+{
+  guint nw = p->words->len;
+  g_autofree gboolean *prose = g_new0 (gboolean, nw + 1);
+
+  /* All verdicts first: a verdict must not hang on the reading order. */
+  for (guint i = 0; i < nw; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      int l, r;
+      if (!w->citation || w->utf8[0] != '[')
+        continue;
+      l = word_beside (p, i, -1, 1.0 * p->em);
+      r = word_beside (p, i, 1, 1.0 * p->em);
+      prose[i] = (l >= 0 && g_array_index (p->words, Word, l).text) ||
+                 (r >= 0 && g_array_index (p->words, Word, r).text);
+    }
+  for (guint i = 0; i < nw; i++)
+    if (prose[i])
+      {
+        Word *w = &g_array_index (p->words, Word, i);
+        w->text = TRUE;
+        w->number = FALSE;
+      }
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      Comp *c = &g_array_index (p->comps, Comp, k);
+      if (c->word >= 0 && prose[c->word])
+        {
+          c->text = TRUE;
+          c->seed = FALSE;
+        }
+    }
+}
+
 /* The bench's baseline, Tesseract alone: its words that are not in its
  * dictionary (nor numbers, citations, bare digits) are math; neighbours on
  * one line less than 0.6 em apart are one formula, inline on a line with
@@ -3229,7 +3272,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   for (int i = 0; i < p.n_comps; i++)
     comp_place (&p, &g_array_index (comps, Comp, i));
   if (!words_only)
-    page_math_shaped_words (&p);
+    {
+      page_math_shaped_words (&p);
+      page_citation_words (&p);
+    }
   if (words_only)
     page_tesseract_alone (&p);
   else

@@ -540,6 +540,18 @@ test_letter_symbol (void)
   assert_inline_found ("tests/fixtures/pdf/scan/letter-symbol-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* A citation beside running text is prose: a^2 before "[32] system" joined
+ * the citation, which also reads as an equation number, and was lost with
+ * it before scan14q (2026-11-27; the page of /pdf/scan/letter-symbol). */
+static void
+test_citation_beside (void)
+{
+  static const double truth[][4] = {
+    { 199.1, 470.7, 208.3, 479.7 },   /* a^{2} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/letter-symbol-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* Digits with a script are no bare number: \frac{93}{94}, read as digits,
  * its denominator lower than its numerator at both ends, was dropped as a
  * number in the prose. A development twin (make-truth seed 2017,
@@ -940,6 +952,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/title", test_title);
   g_test_add_func ("/pdf/scan/letter-symbol", test_letter_symbol);
   g_test_add_func ("/pdf/scan/digit-scripts", test_digit_scripts);
+  g_test_add_func ("/pdf/scan/citation-beside", test_citation_beside);
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
