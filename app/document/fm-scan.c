@@ -36,6 +36,10 @@
 /* A subscript's glyph sits this much lower than its base's, em, at its
  * bottom and its top (word_subscript_pair). */
 #define SUBSCRIPT_DROP_EM 0.08
+/* A letter's glyph fills at most this share of its box, a filled blotch
+ * (a bullet's disc 0.79, a square 1) more: the development twins' letters
+ * read as symbols were 0.54-0.60 inked (cluster_not_formula). */
+#define LETTER_INKED_MAX 0.7
 
 typedef struct {
   double x0, y0, x1, y1;
@@ -1222,6 +1226,8 @@ typedef struct {
   gboolean number;
   int block;
   gboolean letter;  /* its ink is in a word Tesseract read as one letter */
+  gboolean symbol;  /* ... as one symbol, not a letter, a digit or
+                     * sentence punctuation ("@" for theta, "¢" for c)   */
   double number_ink; /* inked pixels of its "(3.1)"-like words           */
   const char *dropped; /* why it is no formula (FM_DETECT_DEBUG), NULL none */
   gboolean lone_rule; /* one piece, a lone rule (Comp.lone_rule)         */
@@ -2206,9 +2212,69 @@ word_stacked (const ScanPage *p, const Word *w, const int *pieces, int n)
   return FALSE;
 }
 
+/* Whether w is math as the rules and the classifier left it: read, not
+ * running text, no equation number or citation. */
+static gboolean
+word_is_math (const Word *w)
+{
+  return !w->text && !w->number && !w->citation && w->utf8 != NULL && w->utf8[0] != '\0';
+}
+
+/* The nearest word beside word i on its line (left: dir < 0), its gap
+ * under reach, or -1. Beside: their heights overlap by half the
+ * shorter's. */
+static int
+word_beside (const ScanPage *p, guint i, int dir, double reach)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  double best = reach;
+  int found = -1;
+
+  for (guint j = 0; j < p->words->len; j++)
+    {
+      const Word *o = &g_array_index (p->words, Word, j);
+      double gap = dir < 0 ? w->b.x0 - o->b.x1 : o->b.x0 - w->b.x1;
+      if (j == i || o->utf8 == NULL || o->utf8[0] == '\0' || gap < -0.1 * p->em || gap >= best ||
+          v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * MIN (box_h (&w->b), box_h (&o->b)))
+        continue;
+      best = gap;
+      found = (int) j;
+    }
+  return found;
+}
+
+/* Opening less closing brackets in s. */
+static int
+bracket_balance (const char *s)
+{
+  int n = 0;
+  for (; *s; s++)
+    n += (strchr ("([{", *s) != NULL) - (strchr (")]}", *s) != NULL);
+  return n;
+}
+
+/* Whether running-text word i closes a bracket that the math word just
+ * before it opened: "O(k" then "logk)" for O(k \log k), the second read
+ * as prose at confidence 89 (development twins, seeds 2016 and 2017,
+ * 300 dpi: two such, the formula cut at the operator name; no prose word
+ * on those twins closed a math word's bracket). */
+static gboolean
+word_closes_bracket (const ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  int l;
+
+  if (bracket_balance (w->utf8) >= 0 || strpbrk (w->utf8, "([{") != NULL)
+    return FALSE;
+  l = word_beside (p, i, -1, 0.6 * p->em);
+  return l >= 0 && word_is_math (&g_array_index (p->words, Word, l)) &&
+         bracket_balance (g_array_index (p->words, Word, l).utf8) > 0;
+}
+
 /* Running-text words whose ink is shaped as math (word_subscript_pair,
- * word_stacked) are math, their ink seeds. After comp_place: the pieces
- * of each word are known then. */
+ * word_stacked), or that close a math word's bracket (word_closes_bracket),
+ * are math, their ink seeds. After comp_place: the pieces of each word
+ * are known then. */
 static void
 page_math_shaped_words (ScanPage *p)
 {
@@ -2242,8 +2308,9 @@ page_math_shaped_words (ScanPage *p)
       Word *w = &g_array_index (p->words, Word, i);
       const int *pieces = order + start[i];
       int n = start[i + 1] - start[i];
-      shaped[i] = w->text && n >= 2 &&
-                  (word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n));
+      shaped[i] = w->text &&
+                  ((n >= 2 && (word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n))) ||
+                   word_closes_bracket (p, i));
     }
   for (guint i = 0; i < nw; i++)
     {
@@ -2262,6 +2329,49 @@ page_math_shaped_words (ScanPage *p)
               c->text = FALSE;
               c->seed = TRUE;
             }
+        }
+    }
+}
+
+/* A citation in brackets ("[9]", "[32]") beside running text is prose:
+ * its ink is made running text, which no formula takes in or joins
+ * across. It also reads as an equation number, and an inline formula
+ * beside it joined it and was boxed with it or taken for its number
+ * (development twins, seeds 2016 and 2017, 300 dpi: \sum_{i=1}^{n} g
+ * before "[9] all", a^2 before "[32] system"). An equation number stands
+ * apart, at its display's end, with no running text beside it. */
+static void
+page_citation_words (ScanPage *p)
+{
+  guint nw = p->words->len;
+  g_autofree gboolean *prose = g_new0 (gboolean, nw + 1);
+
+  /* All verdicts first: a verdict must not hang on the reading order. */
+  for (guint i = 0; i < nw; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      int l, r;
+      if (!w->citation || w->utf8[0] != '[')
+        continue;
+      l = word_beside (p, i, -1, 1.0 * p->em);
+      r = word_beside (p, i, 1, 1.0 * p->em);
+      prose[i] = (l >= 0 && g_array_index (p->words, Word, l).text) ||
+                 (r >= 0 && g_array_index (p->words, Word, r).text);
+    }
+  for (guint i = 0; i < nw; i++)
+    if (prose[i])
+      {
+        Word *w = &g_array_index (p->words, Word, i);
+        w->text = TRUE;
+        w->number = FALSE;
+      }
+  for (int k = 0; k < p->n_comps; k++)
+    {
+      Comp *c = &g_array_index (p->comps, Comp, k);
+      if (c->word >= 0 && prose[c->word])
+        {
+          c->text = TRUE;
+          c->seed = FALSE;
         }
     }
 }
@@ -2522,7 +2632,10 @@ page_make_clusters (ScanPage *p, int *parent)
       if (c->word >= 0)
         {
           const char *t = g_array_index (words, Word, c->word).utf8;
-          cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (g_utf8_get_char (t));
+          gunichar u = g_utf8_get_char (t);
+          cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (u);
+          cl->symbol = g_utf8_strlen (t, -1) == 1 && !g_unichar_isalnum (u) &&
+                       (u >= 128 || strchr ("@&#$%", (int) u) != NULL);
         }
     }
 }
@@ -2719,6 +2832,39 @@ largest_pieces (ScanPage *p)
   return largest;
 }
 
+/* Whether cluster cl's ink has a script: a piece to the right of another,
+ * raised 0.25 em or more at its bottom and 0.1 em at its top (a
+ * superscript: TeX raises it 0.36 em and sets it smaller, so its top
+ * clears its base's by 0.15 em after a b, by 0.4 after an x), or lowered
+ * 0.12 em at both ends (a subscript, or a digit fraction's denominator).
+ * The digits of a number in prose stand on one line: Tesseract read b^3
+ * as "63", x^k as "4" and \frac{93}{94} as digits (development twins,
+ * seeds 2016 and 2017), all dropped as bare numbers before. */
+static gboolean
+cluster_scripted (const ScanPage *p, const Cluster *cl)
+{
+  int ci = (int) (cl - &g_array_index (p->clusters, Cluster, 0));
+  double em = p->em;
+
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      const Comp *a = &g_array_index (p->comps, Comp, i);
+      if (a->cluster != ci || a->text || box_h (&a->b) < 0.25 * em)
+        continue;
+      for (int j = 0; j < p->n_comps; j++)
+        {
+          const Comp *b = &g_array_index (p->comps, Comp, j);
+          if (j == i || b->cluster != ci || b->text || box_h (&b->b) < 0.25 * em ||
+              b->b.x0 < (a->b.x0 + a->b.x1) / 2)
+            continue;
+          if ((a->b.y1 - b->b.y1 >= 0.25 * em && a->b.y0 - b->b.y0 >= 0.1 * em) ||
+              (b->b.y1 - a->b.y1 >= 0.12 * em && b->b.y0 - a->b.y0 >= 0.12 * em))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Why a cluster (a display block's root, or an inline cluster) is no
  * formula (a speck, a bare number, a blotch or a picture), NULL when it
  * is one. largest: largest_pieces. */
@@ -2730,7 +2876,7 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
 
   /* Bare numbers are typographically text (bench/detect/README.md):
    * a page number, a year on a line of its own. */
-  if (cl->only_digits)
+  if (cl->only_digits && !cluster_scripted (p, cl))
     return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,
@@ -2759,9 +2905,14 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
    * an inline fraction whose bar the same strokes ran into its
    * numerator (development twins: \frac{c}{b} in two pieces, half
    * inked, dropped; letters alone, which were kept out so, are not
-   * that tall). */
+   * that tall). A letter Tesseract knows no letter for is read as a
+   * symbol ("@" for theta and sigma, "¢" for c: development twins, seeds
+   * 2016 and 2017, each alone between two words, 0.54-0.60 inked, dropped
+   * so); such a symbol is a letter unless it fills its box as a blotch
+   * or a bullet does (LETTER_INKED_MAX). */
   if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
-      ((cl->n_pieces > 1 && (cl->piece_word < 0 || cl->n_pieces > 3)) || !cl->letter ||
+      ((cl->n_pieces > 1 && (cl->piece_word < 0 || cl->n_pieces > 3)) ||
+       !(cl->letter || (cl->symbol && cl->ink < LETTER_INKED_MAX * box_w (&cl->b) * box_h (&cl->b))) ||
        box_w (&cl->b) * box_h (&cl->b) > 0.8 * em * em) &&
       (cl->band < 0 || cl->n_pieces < 2 || cl->n_pieces > 3 || box_h (&cl->b) < 0.8 * em ||
        box_w (&cl->b) > 0.8 * em))
@@ -3121,7 +3272,10 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   for (int i = 0; i < p.n_comps; i++)
     comp_place (&p, &g_array_index (comps, Comp, i));
   if (!words_only)
-    page_math_shaped_words (&p);
+    {
+      page_math_shaped_words (&p);
+      page_citation_words (&p);
+    }
   if (words_only)
     page_tesseract_alone (&p);
   else

@@ -523,6 +523,49 @@ test_fraction_word (void)
   assert_inline_found ("tests/fixtures/pdf/scan/fraction-word-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* A Greek letter Tesseract read as a symbol ("@" for theta, alone between
+ * two words, 0.60 of its box inked) is a letter, not a blotch; and "logk)"
+ * after "O(k" closes the math word's bracket, so O(k \log k) is one
+ * formula, not "O(k" with "logk)" left as prose. The page is a development
+ * twin (make-truth seed 2016, heldout-2016-02, scan seed 20160, 300 dpi,
+ * binarised; tests/fixtures/pdf/scan/README.md); both were missed before
+ * scan14q (2026-11-27). */
+static void
+test_letter_symbol (void)
+{
+  static const double truth[][4] = {
+    { 163.8, 153.4, 168.9, 160.6 },   /* \theta */
+    { 113.6, 730.6, 148.0, 739.6 },   /* O(k \log k) */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/letter-symbol-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* A citation beside running text is prose: a^2 before "[32] system" joined
+ * the citation, which also reads as an equation number, and was lost with
+ * it before scan14q (2026-11-27; the page of /pdf/scan/letter-symbol). */
+static void
+test_citation_beside (void)
+{
+  static const double truth[][4] = {
+    { 199.1, 470.7, 208.3, 479.7 },   /* a^{2} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/letter-symbol-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* Digits with a script are no bare number: \frac{93}{94}, read as digits,
+ * its denominator lower than its numerator at both ends, was dropped as a
+ * number in the prose. A development twin (make-truth seed 2017,
+ * heldout-2017-01, scan seed 20170, 150 dpi, binarised); missed before
+ * scan14q. */
+static void
+test_digit_scripts (void)
+{
+  static const double truth[][4] = {
+    { 121.9, 732.2, 131.9, 742.7 },   /* \frac{93}{94} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/digit-scripts-scan150.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* A title page's prose: a \LARGE bold title ("Fixed Points in Limit Sets
  * via \'Etat Maps") and a paragraph with "no", "on", "so". An i's dot
  * over its stem is no fraction's numerator: "in Limit" and "via" were
@@ -907,6 +950,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/subscript-fraction", test_subscript_fraction);
   g_test_add_func ("/pdf/scan/fraction-word", test_fraction_word);
   g_test_add_func ("/pdf/scan/title", test_title);
+  g_test_add_func ("/pdf/scan/letter-symbol", test_letter_symbol);
+  g_test_add_func ("/pdf/scan/digit-scripts", test_digit_scripts);
+  g_test_add_func ("/pdf/scan/citation-beside", test_citation_beside);
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
