@@ -58,6 +58,8 @@ def unit():
     check(norm("x''_1") == norm("x_1''") == "x_{1}''", "primes after the subscript")
     check(norm("x'^2_1") == norm("x_1'^2") == "x_{1}'^{2}", "prime, power and subscript")
     check(norm("{x'}_1") == "{x'}_{1}", "a braced prime is its own nucleus")
+    check(norm("f(x). \\postdisplaypenalty=100") == "f(x).", "a penalty draws nothing")
+    check(norm("a\\postdisplaypenalty 50 b") == "ab", "a penalty's number goes with it")
     check(norm("\\mathrm { m i n }", True) == norm("\\mathrm{min}"), "spaced mathrm")
     check(norm("{x}+{\\mathbf{F}}") == "x+\\mathbf{F}", "redundant groups")
     check(norm("{-}x") == "{-}x", "a group that changes spacing stays")

@@ -66,6 +66,10 @@ ENV_SYNONYMS = {"split": "aligned"}
 ENVS = {"matrix", "pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix",
         "cases", "aligned", "alignedat", "gathered", "array", "subarray"}
 
+# parameter assignments that draw nothing (the Lebl books end some displays
+# with `\postdisplaypenalty=100`): dropped with their number
+PENALTIES = {"\\postdisplaypenalty", "\\predisplaypenalty", "\\displaywidowpenalty"}
+
 # old-style switches: {\bf x} -> \mathbf{x}
 SWITCHES = {"\\bf": "\\mathbf", "\\rm": "\\mathrm", "\\it": "\\mathit", "\\cal": "\\mathcal",
             "\\sf": "\\mathsf", "\\tt": "\\mathtt", "\\mit": "\\mathit", "\\sl": "\\mathit"}
@@ -224,6 +228,9 @@ class _Parser:
             # LaTeX defines \neq as \not= (fontmath.ltx; unicode-math's \not
             # picks the same negated glyph): one spelling. \not\in and
             # \notin are kept apart: \notin centres its slash differently.
+            if t in PENALTIES:
+                self.skip_assignment()
+                continue
             if t == "\\not" and self.peek() == "=":
                 self.next()
                 t = "\\neq"
@@ -235,6 +242,19 @@ class _Parser:
                 nodes.append(("cmd", SWITCHES[t], None, [rest]))
                 return nodes
             nodes.append(self.parse_atom(t))
+
+    def skip_assignment(self):
+        """`\\postdisplaypenalty=100`: an integer after an optional `=`, which
+        sets a parameter and draws nothing."""
+        if self.peek() == "=":
+            self.next()
+        if self.peek() in ("-", "+"):
+            self.next()
+        if self.peek() is None or not self.peek().isdigit():
+            raise NormalizeError("parse", "penalty without a number")
+        self.next()
+        while self.peek(skip_space=False) is not None and self.peek(skip_space=False).isdigit():
+            self.next(skip_space=False)
 
     def row_break(self):
         """`\\` before `[`: LaTeX reads `[...]` as a spacing argument (skipping
