@@ -2318,6 +2318,18 @@ line_append_overset (LineParse *lp, const Item *m, const char *tex, GPtrArray *s
   return TRUE;
 }
 
+/* Whether a subscript starts under a prime (TeX stacks the two at one x,
+ * after the base's italic correction at most) rather than right of it. */
+static gboolean
+stacked_under (GPtrArray *sub, const Item *prime)
+{
+  double x0 = G_MAXDOUBLE;
+
+  for (guint i = 0; i < sub->len; i++)
+    x0 = MIN (x0, ((Item *) sub->pdata[i])->box.x0);
+  return x0 < prime->box.x1 - 0.3 * (prime->box.x1 - prime->box.x0);
+}
+
 /* The k-th full-size item with its scripts. */
 /* A display-size big operator with its scripts beside it, in a display
  * and outside any fraction: \sum\nolimits_{j\in E_{k}} (the Stacks project
@@ -2376,10 +2388,13 @@ line_append_item (LineParse *lp, guint k)
   tex_append (lp->out, tex);
   if (line_nolimits (lp, m, sub, sup))
     tex_append (lp->out, "\\nolimits");
+  /* x'_1 and x_1' are one drawing (the prime is a superscript of the same
+   * nucleus, stacked over the subscript; the normaliser writes both x_{1}'):
+   * only a subscript right of the prime, as in {x'}_1, is another. */
   if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
     for (guint i = 0; i < sup->len; i++)
-      if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)
-        uncertain (r, "a prime and a subscript (x'_1 or x_1')");
+      if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0 && !stacked_under (sub, sup->pdata[i]))
+        uncertain (r, "a subscript right of a prime ({x'}_1?)");
   append_scripts (r, lp->out, sub, sup);
 }
 
