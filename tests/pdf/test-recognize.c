@@ -1330,7 +1330,8 @@ test_choose_shape_review (void)
 
 /* Issue 12, spellings the glyphs decide (fresh seed 1055, reader12q): an
  * agreeing model reading takes the glyphs' display style (\\displaystyle,
- * \\dfrac, \\limits), and their operator names for its \\text{gcd}; never
+ * \\dfrac, \\limits), their operator names for its \\text{gcd} and their
+ * \\mathbf for its \\textbf; never
  * the other way (the glyphs' text style is a default). */
 static void
 test_choose_style (void)
@@ -1351,6 +1352,9 @@ test_choose_style (void)
     { "\\max x+\\max y", "\\mathrm{max}x+\\max y", "\\max x+\\max y" },
     { "\\gcd(a)+\\text{gcd}", "\\text{gcd}(a)+\\text{gcd}", "\\text{gcd}(a)+\\text{gcd}" },
     { "\\operatorname{gcd}(a,b)", "\\text{gcd}(a,b)", "\\text{gcd}(a,b)" },
+    { "\\mathbf{r}_{cm}", "\\textbf{r}_{cm}", "\\mathbf{r}_{cm}" },
+    { "\\mathbf{E}+\\mathbf{B}", "\\textbf{E}+\\mathbf{B}", "\\mathbf{E}+\\mathbf{B}" },
+    { "x=\\mathbf{rot}\\,y", "x=\\textbf{rot}\\,y", "x=\\mathbf{rot}\\,y" },
   };
 
   for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
