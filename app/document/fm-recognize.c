@@ -1227,6 +1227,43 @@ is_fraction (GPtrArray *toks, guint i)
          strcmp (toks->pdata[i], "\\tfrac") == 0;
 }
 
+/* A reading without its \\limits outside any group: under \\displaystyle
+ * they draw nothing more, and the reader, which saw the limits above and
+ * below, writes none there (fresh seed 1060: \\displaystyle\\lim\\limits_{x\\to
+ * c}... spelt from the model's \\lim\\limits on six set-ups; fixed after
+ * scoring). Inside a group (a fraction's part is text style) they stay.
+ * NULL when there is none. */
+static char *
+without_top_limits (const char *latex)
+{
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = latex_tokens_at (latex, at);
+  g_autoptr(GString) out = NULL;
+  gsize copied = 0;
+  int depth = 0;
+
+  for (guint i = 0; i < m->len; i++)
+    {
+      const char *tok = m->pdata[i];
+      gsize from = g_array_index (at, gsize, i);
+
+      depth += strcmp (tok, "{") == 0 ? 1 : strcmp (tok, "}") == 0 ? -1 : 0;
+      if (depth != 0 || strcmp (tok, "\\limits") != 0)
+        continue;
+      if (out == NULL)
+        out = g_string_new (NULL);
+      g_string_append_len (out, latex + copied, from - copied);
+      copied = from + strlen (tok);
+      /* "\\lim\\limits x" keeps a space between \\lim and x */
+      if (g_ascii_isalpha (latex[copied]) && out->len > 0 && g_ascii_isalpha (out->str[out->len - 1]))
+        g_string_append_c (out, ' ');
+    }
+  if (out == NULL)
+    return NULL;
+  g_string_append (out, latex + copied);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* The agreeing reading in the glyphs' display style: the reader measures
  * an inline formula's style from its glyphs' sizes (fm-mathtext.c:
  * \displaystyle where a big operator is drawn at display size or takes
@@ -1261,8 +1298,11 @@ with_glyphs_display_style (const char *model, const char *text)
     }
   if (!style)
     return g_steal_pointer (&fracs);
-  return g_strdup_printf ("\\displaystyle%s%s", g_ascii_isalpha ((fracs ? fracs : model)[0]) ? " " : "",
-                          fracs ? fracs : model);
+  {
+    g_autofree char *plain = without_top_limits (fracs ? fracs : model);
+    const char *body = plain ? plain : fracs ? fracs : model;
+    return g_strdup_printf ("\\displaystyle%s%s", g_ascii_isalpha (body[0]) ? " " : "", body);
+  }
 }
 
 static gboolean

@@ -1353,6 +1353,9 @@ test_choose_style (void)
     { "\\gcd(a)+\\text{gcd}", "\\text{gcd}(a)+\\text{gcd}", "\\text{gcd}(a)+\\text{gcd}" },
     { "\\operatorname{gcd}(a,b)", "\\text{gcd}(a,b)", "\\text{gcd}(a,b)" },
     { "\\mathbf{r}_{cm}", "\\textbf{r}_{cm}", "\\mathbf{r}_{cm}" },
+    { "\\displaystyle A=\\lim_{k\\to\\infty}x_{k}", "A=\\lim\\limits_{k\\to\\infty}x_{k}",
+      "\\displaystyle A=\\lim_{k\\to\\infty}x_{k}" },
+    { "\\displaystyle\\frac{\\sum_{k}a}{b}", "\\frac{\\sum\\limits_{k}a}{b}", "\\displaystyle\\frac{\\sum\\limits_{k}a}{b}" },
     { "\\mathbf{E}+\\mathbf{B}", "\\textbf{E}+\\mathbf{B}", "\\mathbf{E}+\\mathbf{B}" },
     { "x=\\mathbf{rot}\\,y", "x=\\textbf{rot}\\,y", "x=\\mathbf{rot}\\,y" },
   };
