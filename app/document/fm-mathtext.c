@@ -420,6 +420,8 @@ typedef struct {
   double trailing_x;
   GArray *foreign;        /* FmRect: boxes of glyphs left out that reach into the render */
   int frac_depth;         /* fraction parts being parsed around the current item */
+  GArray *line_sizes;     /* double: font sizes of the text beside an inline region */
+  gboolean display_style; /* an inline region's big operator in display style */
   const FmGrayImage *img; /* the region's render, or NULL (explicit_size) */
   FmRect img_area;        /* the page rectangle it shows                 */
   double img_scale;       /* its pixels per point                        */
@@ -1042,6 +1044,30 @@ drop_other_size (GPtrArray *part, GPtrArray *other, double em)
       g_ptr_array_remove_index (part, i);
 }
 
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* The font size of the text beside an inline region on its line (the
+ * median of its glyphs' sizes), 0 when none stands there. The region's own
+ * largest size is no measure of it: an inline \dfrac's parts are at the
+ * text size, a \frac's at script size, and a region of a fraction alone
+ * holds only them. */
+static double
+line_size (Reader *r)
+{
+  g_autoptr (GArray) v = NULL;
+
+  if (r->line_sizes == NULL || r->line_sizes->len == 0)
+    return 0;
+  v = g_array_copy (r->line_sizes);
+  g_array_sort (v, compare_doubles);
+  return g_array_index (v, double, v->len / 2);
+}
+
 /* A fraction (or an overline or underline) by its rule: its parts are the
  * items over and under the bar; fills box. FALSE when the rule has none. */
 static gboolean
@@ -1113,6 +1139,15 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
    * \displaystyle\frac draws the same: take_fraction's caller keeps the
    * reading uncertain). */
   if (upper->len > 0 && lower->len > 0 && r->frac_depth > 0 && !r->inline_region && part_size >= 0.85 * em)
+    box->tex = g_strdup_printf ("\\dfrac{%s}{%s}", num, den);
+  /* Inline, a text-style \frac's parts are script size; parts at the size
+   * of the line's text are display style's: \dfrac, or \frac under a
+   * \displaystyle that a big operator shows (read_finish). Without a big
+   * operator the glyphs cannot tell \dfrac from \displaystyle\frac (the
+   * corpus's inline formulas: 122 with \dfrac, 101 with \displaystyle
+   * and fractions only); \dfrac, the commoner. */
+  else if (upper->len > 0 && lower->len > 0 && r->frac_depth == 0 && r->inline_region &&
+           line_size (r) > 0 && part_size >= 0.85 * line_size (r))
     box->tex = g_strdup_printf ("\\dfrac{%s}{%s}", num, den);
   else if (upper->len > 0 && lower->len > 0)
     box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
@@ -1236,6 +1271,47 @@ is_limits_word (const char *tex)
   return FALSE;
 }
 
+/* A big operator drawn at its display size, against the size of the
+ * line's text (or the region's): TeX's display \sum and \prod are 1.4 em
+ * tall (text 1.0), its display \int 2.2 em (text 1.1), in CMEX and the
+ * OpenType math fonts' display variants alike. */
+static gboolean
+display_size_op (Reader *r, const Item *op)
+{
+  double size = line_size (r) > 0 ? line_size (r) : r->em;
+
+  if (op->kind != ITEM_GLYPH || !(op->bigop || is_integral_char (op->c)) || size <= 0)
+    return FALSE;
+  return op->box.y1 - op->box.y0 >= (is_integral_char (op->c) ? 1.6 : 1.25) * size;
+}
+
+/* Inline, big operators drawn at their display size put the formula in
+ * display style (read_finish writes \displaystyle). */
+static void
+note_display_ops (Reader *r)
+{
+  for (guint i = 0; i < r->items->len && r->inline_region; i++)
+    if (display_size_op (r, r->items->pdata[i]))
+      r->display_style = TRUE;
+}
+
+/* An inline operator with limits above and below it (the parts just
+ * found; not inside a fraction): in display style, written by read_finish;
+ * a big operator at its text size has them by \limits. A word's size does
+ * not change with the style: \displaystyle\lim_{..} and \lim\limits_{..}
+ * draw alike, and the corpus's inline formulas have the first 136 times
+ * (no other big operator), the second 106. */
+static void
+note_inline_limits (Reader *r, const Item *op, GString *t)
+{
+  if (!r->inline_region || r->frac_depth > 0)
+    return;
+  if (op->kind == ITEM_GLYPH && !display_size_op (r, op))
+    tex_append (t, "\\limits");
+  else
+    r->display_style = TRUE;
+}
+
 /* Limits above and below big operators and \lim-like words. */
 static void
 take_limits (Reader *r, GPtrArray *items)
@@ -1318,6 +1394,7 @@ take_limits (Reader *r, GPtrArray *items)
       op->used = TRUE;
       t = g_string_new (NULL);
       tex_append (t, op->tex);
+      note_inline_limits (r, op, t);
       for (int side = 1; side >= 0; side--)
         if (part[side]->len > 0)
           {
@@ -2241,6 +2318,18 @@ line_append_overset (LineParse *lp, const Item *m, const char *tex, GPtrArray *s
   return TRUE;
 }
 
+/* Whether a subscript starts under a prime (TeX stacks the two at one x,
+ * after the base's italic correction at most) rather than right of it. */
+static gboolean
+stacked_under (GPtrArray *sub, const Item *prime)
+{
+  double x0 = G_MAXDOUBLE;
+
+  for (guint i = 0; i < sub->len; i++)
+    x0 = MIN (x0, ((Item *) sub->pdata[i])->box.x0);
+  return x0 < prime->box.x1 - 0.3 * (prime->box.x1 - prime->box.x0);
+}
+
 /* The k-th full-size item with its scripts. */
 /* A display-size big operator with its scripts beside it, in a display
  * and outside any fraction: \sum\nolimits_{j\in E_{k}} (the Stacks project
@@ -2299,10 +2388,13 @@ line_append_item (LineParse *lp, guint k)
   tex_append (lp->out, tex);
   if (line_nolimits (lp, m, sub, sup))
     tex_append (lp->out, "\\nolimits");
+  /* x'_1 and x_1' are one drawing (the prime is a superscript of the same
+   * nucleus, stacked over the subscript; the normaliser writes both x_{1}'):
+   * only a subscript right of the prime, as in {x'}_1, is another. */
   if (sub->len > 0 && sup->len > 0 && ((Item *) sup->pdata[0])->kind == ITEM_GLYPH)
     for (guint i = 0; i < sup->len; i++)
-      if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0)
-        uncertain (r, "a prime and a subscript (x'_1 or x_1')");
+      if (g_strcmp0 (((Item *) sup->pdata[i])->tex, "'") == 0 && !stacked_under (sub, sup->pdata[i]))
+        uncertain (r, "a subscript right of a prime ({x'}_1?)");
   append_scripts (r, lp->out, sub, sup);
 }
 
@@ -3588,6 +3680,10 @@ collect_glyphs (Reader *r, PopplerPage *page, const FmRect *area)
         }
       if (ccx < area->x0 - tol || ccx > area->x1 + (punct ? 0 : tol))
         {
+          /* the text around an inline formula gives the line's size */
+          if (r->inline_region && at != NULL && at->font_size > 0 && ccy > area->y0 && ccy < area->y1 &&
+              !g_unichar_isspace (c))
+            g_array_append_val (r->line_sizes, at->font_size);
           add_foreign (r, area, &b);
           continue;
         }
@@ -4473,6 +4569,26 @@ find_struck_relations (Reader *r, const FmGrayImage *img, const FmRect *area, do
     find_struck_relation (r, img, area, scale, r->items->pdata[i]);
 }
 
+/* An integral sign slants right past its advance width: CMEX's display
+ * \int (2.2 em tall, 0.56 em wide) has its upper half right of its box's
+ * middle columns, and its ink there read from 0.95 em below its top
+ * (an inline \displaystyle\int_R f became two lines, f above "\int R";
+ * tests/fixtures/pdf/cls-inlinestyle-cm.pdf). The columns up to 0.6 of its
+ * width right of the box, where they find a taller run (its script beside
+ * it lies within its height). */
+static void
+slanted_integral_ink (const FmGrayImage *img, const FmRect *area, double scale, const Item *it, FmRect *fit)
+{
+  FmRect wide = it->box, more;
+
+  wide.x1 += 0.6 * (it->box.x1 - it->box.x0);
+  if (ink_column_extent (img, area, scale, &wide, &more) && more.y1 - more.y0 > fit->y1 - fit->y0)
+    {
+      fit->y0 = more.y0;
+      fit->y1 = more.y1;
+    }
+}
+
 /* Radicals, big operators, extension-font glyphs and math delimiters get
  * boxes from their ink (TeX's hang below their Poppler box); every glyph's
  * symbol goes to r->symbols. */
@@ -4495,6 +4611,8 @@ fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double 
            * Libertinus Math 0.90 / 1.16. */
           if (delim && fit.y1 - fit.y0 > 1.05 * it->size)
             it->ext = TRUE;
+          if (is_integral_char (it->c))
+            slanted_integral_ink (img, area, scale, it, &fit);
           if (!delim || it->ext)
             {
               it->box = fit;
@@ -4536,6 +4654,18 @@ read_finish (Reader *r, FmMathTextResult *res, char *tex)
         uncertain (r, "a radical sign without its vinculum");
         break;
       }
+  if (r->display_style && r->inline_region)
+    {
+      /* an inline formula in display style: its full-size fractions are
+       * plain \frac under \displaystyle (inline, \dfrac comes only from
+       * take_fraction's full-size parts) */
+      g_autoptr (GString) t = g_string_new ("\\displaystyle");
+      g_autoptr (GString) body = g_string_new (tex);
+      g_string_replace (body, "\\dfrac{", "\\frac{", 0);
+      tex_append (t, body->str);
+      g_free (tex);
+      tex = g_strdup (t->str);
+    }
   if (r->trailing == '.' || r->trailing == ',' || r->trailing == ';')
     {
       char *t = g_strdup_printf ("%s%c", tex, (char) r->trailing);
@@ -4568,10 +4698,12 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   r.reasons = g_string_new (NULL);
   r.symbols = g_ptr_array_new_with_free_func (g_free);
   r.foreign = g_array_new (FALSE, FALSE, sizeof (FmRect));
+  r.line_sizes = g_array_new (FALSE, FALSE, sizeof (double));
 
   if (!read_page (&r, doc, region, &area, &scale, &img, error))
     {
       g_array_unref (r.foreign);
+  g_array_unref (r.line_sizes);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       g_ptr_array_unref (r.symbols);
@@ -4583,6 +4715,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   if (read_unavailable (&r, res))
     {
       g_array_unref (r.foreign);
+  g_array_unref (r.line_sizes);
       g_ptr_array_unref (r.items);
       g_string_free (r.reasons, TRUE);
       return res;
@@ -4593,6 +4726,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   if (r.unknown > 0)
     uncertain (&r, "glyphs without a LaTeX meaning");
   fit_items_to_ink (&r, img, &area, scale, &region->box);
+  note_display_ops (&r);
   merge_pieces (&r);
   find_struck_relations (&r, img, &area, scale);
   merge_words (&r);
@@ -4616,6 +4750,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
       g_ptr_array_add (top, r.items->pdata[i]);
   read_finish (&r, res, parse_list (&r, top));
   g_array_unref (r.foreign);
+  g_array_unref (r.line_sizes);
   g_ptr_array_unref (r.items);
   g_string_free (r.reasons, TRUE);
   return res;

@@ -51,6 +51,15 @@ def unit():
     check(norm("x^2_i") == "x_{i}^{2}" == norm("x_{i}^{2}"), "script order and braces")
     check(norm("\\frac12") == "\\frac{1}{2}", "braced arguments")
     check(norm("a \\le b \\ne c") == "a\\leq b\\neq c", "synonyms")
+    # \neq is \not= in LaTeX; \notin draws its slash elsewhere and stays
+    check(norm("a\\not= b") == norm("a\\neq b") == "a\\neq b", "not= is neq")
+    check(norm("x\\not\\in A") == "x\\not\\in A", "not in stays")
+    # primes are superscripts of the same nucleus: both orders draw the same
+    check(norm("x''_1") == norm("x_1''") == "x_{1}''", "primes after the subscript")
+    check(norm("x'^2_1") == norm("x_1'^2") == "x_{1}'^{2}", "prime, power and subscript")
+    check(norm("{x'}_1") == "{x'}_{1}", "a braced prime is its own nucleus")
+    check(norm("f(x). \\postdisplaypenalty=100") == "f(x).", "a penalty draws nothing")
+    check(norm("a\\postdisplaypenalty 50 b") == "ab", "a penalty's number goes with it")
     check(norm("\\mathrm { m i n }", True) == norm("\\mathrm{min}"), "spaced mathrm")
     check(norm("{x}+{\\mathbf{F}}") == "x+\\mathbf{F}", "redundant groups")
     check(norm("{-}x") == "{-}x", "a group that changes spacing stays")

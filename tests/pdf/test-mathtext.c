@@ -689,6 +689,64 @@ test_matrix_row (void)
   fm_mathtext_result_free (res);
 }
 
+static void
+check_certain_box (FmDocument *doc, const FmRect *box, const char *want)
+{
+  FmMathTextResult *res = read_box (doc, 0, FM_REGION_INLINE, box);
+
+  g_assert_cmpstr (res->latex, ==, want);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_CERTAIN);
+  fm_mathtext_result_free (res);
+}
+
+/* cls-inlinestyle-{cm,xe}.pdf (pdfLaTeX CM, XeLaTeX Latin Modern Math):
+ * inline formulas in display style read as such from their glyphs' sizes
+ * (issue 12, fresh seed 1055 read all of them in text style): a fraction
+ * with parts at the line's text size is \\dfrac, a big operator at display
+ * size or with limits above and below puts the formula in \\displaystyle,
+ * a text-size one with limits above and below has \\limits; text style
+ * stays text style. CM's display integral slants past its box (its ink had
+ * been found from half-way down: two lines, uncertain). The boxes are the
+ * fixtures' truth (.truth.json). */
+static void
+test_inline_style (void)
+{
+  static const FmRect boxes[2][12] = {
+    { { 128.23, 95.61, 182.25, 116.44 }, { 178.05, 123.41, 213.98, 135.26 }, { 113.57, 142.24, 152.04, 171.32 },
+      { 138.53, 178.3, 188.02, 189.3 }, { 128.76, 196.27, 148.44, 218.91 }, { 123.2, 225.88, 210.3, 243.24 },
+      { 116.28, 250.21, 182.47, 258.63 }, { 155.66, 267.59, 220.47, 277.56 }, { 116.31, 284.53, 140.42, 305.02 },
+      { 193.93, 312.0, 237.61, 335.45 }, { 124.66, 342.42, 171.63, 352.39 }, { 120.73, 360.36, 152.22, 369.78 } },
+    { { 128.22, 95.74, 182.13, 116.18 }, { 178.04, 123.15, 213.2, 135.21 }, { 113.55, 142.19, 151.41, 170.03 },
+      { 138.5, 177.0, 187.31, 189.76 }, { 128.76, 196.73, 146.87, 220.4 }, { 123.21, 227.38, 207.91, 244.69 },
+      { 116.27, 251.66, 181.5, 261.1 }, { 155.65, 269.05, 220.46, 279.11 }, { 116.3, 286.08, 140.56, 306.68 },
+      { 193.9, 313.66, 236.56, 337.72 }, { 124.65, 344.7, 171.54, 354.75 }, { 120.74, 362.63, 152.69, 372.54 } },
+  };
+  static const char *const want[10] = {
+    "x=\\dfrac{20}{16-\\pi^{2}}", "y=\\frac{n+1}{2n}", "\\displaystyle\\sum_{n=1}^{\\infty}a_{n}x^{n}",
+    "\\sum_{n=1}^{\\infty}a_{n}x^{n}", "\\displaystyle\\int_{R}f",
+    "\\displaystyle\\sup_{x\\in D}f(x)\\leq\\inf_{y\\in D}g(y)", "\\lim_{n\\to\\infty}x_{n}=0",
+    "\\gcd(g_{0},h_{0})=1", "\\dfrac{a+b}{c}", "\\sum\\limits_{k=1}^{n}k=m",
+  };
+  static const char *const pdf[2] = { "cls-inlinestyle-cm.pdf", "cls-inlinestyle-xe.pdf" };
+
+  for (int f = 0; f < 2; f++)
+    {
+      g_autoptr (FmDocument) doc = mathtext_fixture_open (pdf[f]);
+      for (int k = 0; k < 10; k++)
+        check_certain_box (doc, &boxes[f][k], want[k]);
+      /* a prime stacked over its subscript is one drawing whichever the
+       * order (CM; Poppler merges XeLaTeX's lines there), a subscript
+       * right of the prime another */
+      if (f == 0)
+        check_certain_box (doc, &boxes[f][10], "x''_{1}=-6x_{1}");
+      {
+        FmMathTextResult *res = read_box (doc, 0, FM_REGION_INLINE, &boxes[f][11]);
+        assert_uncertain_because (res, "x'_{1}=y", "right of a prime");
+        fm_mathtext_result_free (res);
+      }
+    }
+}
+
 /* mathtext-dfrac.tex: inside a display fraction's part, a fraction with
  * full-size parts is a \\dfrac (both read \\frac before; still uncertain:
  * \\displaystyle\\frac draws the same), one with script-size parts a
@@ -1069,6 +1127,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/cong-order", test_cong_order);
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
+  g_test_add_func ("/pdf/mathtext/inline-style", test_inline_style);
   g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
   g_test_add_func ("/pdf/mathtext/wide-accent-bases", test_wide_accent_bases);
   g_test_add_func ("/pdf/mathtext/matrix-row-doubt", test_matrix_row_doubt);

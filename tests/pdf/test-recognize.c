@@ -1202,6 +1202,52 @@ test_reading_shape_review (void)
   g_assert_false (fm_reading_broken ("x\\text y+z\\label 2\\hspace * {5mm}"));
 }
 
+/* Issue 12, spellings the glyphs decide (fresh seed 1055, reader12q): an
+ * agreeing model reading takes the glyphs' display style (\\displaystyle,
+ * \\dfrac, \\limits), their operator names for its \\text{gcd} and their
+ * \\mathbf for its \\textbf; never
+ * the other way (the glyphs' text style is a default). */
+static void
+test_choose_style (void)
+{
+  static const struct {
+    const char *text, *model, *want;
+  } cases[] = {
+    { "\\displaystyle\\int_{R}f", "\\int_{R}f", "\\displaystyle\\int_{R}f" },
+    { "\\displaystyle\\sup_{x\\in D}f(x)", "\\sup_{x\\in D}f(x)", "\\displaystyle\\sup_{x\\in D}f(x)" },
+    { "x=\\dfrac{20}{16-\\pi^{2}}", "x=\\frac{20}{16-\\pi^{2}}", "x=\\dfrac{20}{16-\\pi^{2}}" },
+    { "\\frac{a}{b}+\\dfrac{1}{2}", "\\frac{a}{b}+\\frac{1}{2}", "\\frac{a}{b}+\\dfrac{1}{2}" },
+    { "\\frac{a}{b}", "\\dfrac{a}{b}", "\\dfrac{a}{b}" },
+    { "\\sum_{n=1}^{\\infty}a_{n}", "\\displaystyle\\sum_{n=1}^{\\infty}a_{n}",
+      "\\displaystyle\\sum_{n=1}^{\\infty}a_{n}" },
+    { "\\sum\\limits_{n=1}^{\\infty}a_{n}", "\\sum_{n=1}^{\\infty}a_{n}", "\\sum\\limits_{n=1}^{\\infty}a_{n}" },
+    { "\\sum\\limits_{n}a_{n}", "\\sum\\nolimits_{n}a_{n}", "\\sum\\limits_{n}a_{n}" },
+    { "\\gcd(g_{0},h_{0})=1", "\\text{gcd}(g_{0},h_{0})=1", "\\gcd(g_{0},h_{0})=1" },
+    { "\\max x+\\max y", "\\mathrm{max}x+\\max y", "\\max x+\\max y" },
+    { "\\gcd(a)+\\text{gcd}", "\\text{gcd}(a)+\\text{gcd}", "\\text{gcd}(a)+\\text{gcd}" },
+    { "\\operatorname{gcd}(a,b)", "\\text{gcd}(a,b)", "\\text{gcd}(a,b)" },
+    { "\\mathbf{r}_{cm}", "\\textbf{r}_{cm}", "\\mathbf{r}_{cm}" },
+    { "\\displaystyle A=\\lim_{k\\to\\infty}x_{k}", "A=\\lim\\limits_{k\\to\\infty}x_{k}",
+      "\\displaystyle A=\\lim_{k\\to\\infty}x_{k}" },
+    { "\\displaystyle\\frac{\\sum_{k}a}{b}", "\\frac{\\sum\\limits_{k}a}{b}", "\\displaystyle\\frac{\\sum\\limits_{k}a}{b}" },
+    { "\\mathbf{E}+\\mathbf{B}", "\\textbf{E}+\\mathbf{B}", "\\mathbf{E}+\\mathbf{B}" },
+    { "x=\\mathbf{rot}\\,y", "x=\\textbf{rot}\\,y", "x=\\mathbf{rot}\\,y" },
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *latex = NULL;
+      double confidence = 0;
+      FmProvenance provenance;
+      FmChoice choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, cases[k].text, cases[k].model, 0.9, NULL, 0,
+                                             &latex, &confidence, &provenance);
+      if (g_test_verbose ())
+        g_printerr ("%s + %s -> %s\n", cases[k].text, cases[k].model, latex);
+      g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+      g_assert_cmpstr (latex, ==, cases[k].want);
+    }
+}
+
 /* Issue 12: a superscript on `)` set as on a character ((x-y)^2) or on a
  * group box ({(x-y)}^2), measured from the glyph boxes
  * (tests/fixtures/pdf/script-base.tex on pdfLaTeX CM and XeLaTeX Latin
@@ -1278,6 +1324,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/symbols", test_symbols);
   add_choose_cases ("choose", choose_cases, G_N_ELEMENTS (choose_cases));
   g_test_add_func ("/recognize/script-bases", test_script_bases);
+  g_test_add_func ("/recognize/choose-style", test_choose_style);
   add_choose_cases ("choose-seventh", choose_seventh, G_N_ELEMENTS (choose_seventh));
   g_test_add_func ("/recognize/strip-display-style", test_strip_display_style);
   add_choose_cases ("choose-eighth", choose_eighth, G_N_ELEMENTS (choose_eighth));

@@ -117,3 +117,5 @@ $gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-ti
 $gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-xe --engine xelatex --fonts lm-math --seed 9800
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-cm --fonts cm --seed 9801
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-xe --engine xelatex --fonts lm-math --seed 9801
+$gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-cm --fonts cm --seed 9950
+$gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-xe --engine xelatex --fonts lm-math --seed 9950
