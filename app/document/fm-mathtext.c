@@ -2468,6 +2468,36 @@ line_count_cell_gap (LineParse *lp, double gap_pt)
  * read ",m=1", development seed 1101; the corpus has \quad 1656 times and
  * \qquad 608). Wider is not a spacing command (an equation number's gap),
  * and not certain. */
+/* The smallest gap after a text group that is a word space: TeX's
+ * interword space is 0.33 em in CM and LM, 0.25 em in Times, 0.19-0.20 em
+ * in Libertine (set loose in a justified line, tighter in a display). */
+#define TEXT_WORD_SPACE 0.17
+
+/* An item TeX sets no space before after a text group: a letter, a digit,
+ * an opening bracket or a word (a relation or an operator gets its own
+ * math space, 0.22-0.28 em, which is no word space). */
+static gboolean
+starts_ordinary (const Item *m)
+{
+  if (m->kind == ITEM_WORD)
+    return TRUE;
+  if (m->kind != ITEM_GLYPH)
+    return FALSE;
+  return m->c < 0x80 ? g_ascii_isalnum ((char) m->c) || m->c == '(' || m->c == '[' :
+         (m->c >= 0x0391 && m->c <= 0x03F5) || (m->c >= 0x1D400 && m->c <= 0x1D7FF);
+}
+
+/* An item TeX sets no space after before a text group: a letter, a digit,
+ * a closing bracket. */
+static gboolean
+ends_ordinary (const Item *m)
+{
+  if (m->kind != ITEM_GLYPH)
+    return FALSE;
+  return m->c < 0x80 ? g_ascii_isalnum ((char) m->c) || m->c == ')' || m->c == ']' :
+         (m->c >= 0x0391 && m->c <= 0x03F5) || (m->c >= 0x1D400 && m->c <= 0x1D7FF);
+}
+
 static void
 line_append_space (LineParse *lp, const Item *m)
 {
@@ -2505,6 +2535,24 @@ line_append_space (LineParse *lp, const Item *m)
      * in 159 of the 176 small spaces after a text group; development
      * seed 1112 had dropped it on every set-up) */
     tex_append (lp->out, "\\;");
+  else if (gap >= TEXT_WORD_SPACE && prev->kind == ITEM_WORD && prev->tex != NULL &&
+           g_str_has_prefix (prev->tex, "\\text{") && g_str_has_suffix (lp->out->str, prev->tex) &&
+           starts_ordinary (m))
+    /* The word space alone is typed inside the group (\text{for }x,
+     * \text{by }(3.24): TeX sets no space after a text group, so the gap
+     * on the page is the group's own; the amsmath guide's `for x` had read
+     * `\text{for}x`, which draws "forx"). */
+    g_string_insert_c (lp->out, lp->out->len - 1, ' ');
+  else if (gap >= TEXT_WORD_SPACE && m->kind == ITEM_WORD && m->tex != NULL && g_str_has_prefix (m->tex, "\\text{") &&
+           !g_str_has_prefix (m->tex, "\\text{ ") && (prev->kind == ITEM_WORD || ends_ordinary (prev)))
+    {
+      /* and before a text group after a letter, a digit or a closing
+       * bracket, inside it: r-j\text{ is odd} */
+      Item *word = (Item *) m;
+      char *spaced = g_strconcat ("\\text{ ", word->tex + strlen ("\\text{"), NULL);
+      g_free (word->tex);
+      word->tex = spaced;
+    }
 }
 
 /* A sized delimiter with no partner on its line is no \left: \left|
@@ -2846,6 +2894,19 @@ is_accent_char (gunichar c, const char **cmd)
     }
 }
 
+/* A text face's apostrophe glued to the end of a word of two letters or
+ * more (Maxwell's: the amsmath guide's `\text{Maxwell's equations}` had
+ * read as two words and a prime, which the model then garbled). A math
+ * prime is the math symbol font's (CMSY's U+2032), never a text face's. */
+static gboolean
+is_word_apostrophe (const Item *b, const Item *word, gsize letters)
+{
+  return !b->used && b->kind == ITEM_GLYPH && (b->c == 0x2019 || b->c == '\'') && letters >= 2 &&
+         b->font != NULL && fm_font_classify (b->font) == FM_FONT_TEXT &&
+         fabs (b->size - word->size) <= 0.05 * word->size && b->box.x0 <= word->box.x1 + 0.12 * word->size &&
+         b->box.x0 >= word->box.x1 - 0.3 * word->size;
+}
+
 /* Upright letters in a row, glued (gap < 0.12 em), one font and size, become
  * words: operator names, \mathrm{d}, \text{...}. */
 static void
@@ -2872,19 +2933,33 @@ merge_words (Reader *r)
       word->size = a->size;
       word->mid = a->mid;
       a->used = TRUE;
+      Item *apos = NULL;
       for (j = i + 1; j < sorted->len; j++)
         {
           Item *b = sorted->pdata[j];
+          double end = apos != NULL ? apos->box.x1 : word->box.x1;
+          if (apos == NULL && is_word_apostrophe (b, word, w->len))
+            {
+              /* kept only with a letter after it (Maxwell's, don't) */
+              apos = b;
+              continue;
+            }
           if (b->used || b->kind != ITEM_GLYPH || b->style != STYLE_RM || b->c >= 0x80 ||
               !g_ascii_isalpha ((char) b->c))
             {
-              if (b->box.x0 > word->box.x1 + 0.12 * a->size)
+              if (b->box.x0 > end + 0.12 * a->size)
                 break;
               continue;
             }
           if (fabs (b->size - a->size) > 0.05 * a->size || fabs (b->mid - a->mid) > 0.1 * a->size ||
-              b->box.x0 > word->box.x1 + 0.12 * a->size || b->box.x0 < word->box.x1 - 0.3 * a->size)
+              b->box.x0 > end + 0.12 * a->size || b->box.x0 < end - 0.3 * a->size)
             continue;
+          if (apos != NULL)
+            {
+              g_string_append_c (w, '\'');
+              apos->used = TRUE;
+              apos = NULL;
+            }
           g_string_append_unichar (w, b->c);
           word->box.x1 = MAX (word->box.x1, b->box.x1);
           b->used = TRUE;
@@ -2924,6 +2999,79 @@ merge_words (Reader *r)
         }
       g_string_free (w, TRUE);
       g_ptr_array_add (g, word);
+    }
+}
+
+/* The letters of a word item that a text phrase can take in: a text
+ * group's (\text{by}) or a lone upright letter's (\mathrm{a}), NULL for
+ * an operator name or anything else. */
+static char *
+phrase_letters (const Item *it)
+{
+  const char *t = it->tex;
+
+  if (it->used || it->kind != ITEM_WORD || t == NULL || it->font == NULL ||
+      fm_font_classify (it->font) != FM_FONT_TEXT)
+    return NULL;
+  if (g_str_has_prefix (t, "\\text{"))
+    t += strlen ("\\text{");
+  else if (g_str_has_prefix (t, "\\mathrm{"))
+    t += strlen ("\\mathrm{");
+  else
+    return NULL;
+  return g_strndup (t, strlen (t) - 1);
+}
+
+/* Text words a word space apart (TEXT_WORD_SPACE up to half an em: beyond,
+ * a spacing command stands between them), on one baseline in one size,
+ * are one text group with its spaces: `\text{Maxwell's equations}`,
+ * `\text{is odd}`. Read word by word they were `\text{is}\text{odd}`,
+ * which draws "isodd" (the amsmath guide's displays, development). */
+static void
+merge_text_phrases (Reader *r)
+{
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+
+  for (guint i = 0; i < r->items->len; i++)
+    if (!((Item *) r->items->pdata[i])->used)
+      g_ptr_array_add (sorted, r->items->pdata[i]);
+  g_ptr_array_sort (sorted, by_x);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      Item *a = sorted->pdata[i];
+      g_autofree char *phrase = NULL;
+
+      if (a->used || a->kind != ITEM_WORD || a->tex == NULL || !g_str_has_prefix (a->tex, "\\text{") ||
+          (phrase = phrase_letters (a)) == NULL)
+        continue;
+      for (;;)
+        {
+          Item *next = NULL;
+          g_autofree char *more = NULL;
+          double gap;
+
+          for (guint j = 0; j < sorted->len; j++)
+            {
+              Item *b = sorted->pdata[j];
+              if (b != a && !b->used && b->kind != ITEM_RULE && b->box.y1 > a->box.y0 && b->box.y0 < a->box.y1 &&
+                  b->box.x0 >= a->box.x1 - 0.05 * a->size && (next == NULL || b->box.x0 < next->box.x0))
+                next = b;
+            }
+          if (next == NULL || (more = phrase_letters (next)) == NULL)
+            break;
+          gap = (next->box.x0 - a->box.x1) / MAX (a->size, 1.0);
+          if (gap < TEXT_WORD_SPACE || gap >= 0.5 || fabs (next->size - a->size) > 0.05 * a->size ||
+              fabs (next->mid - a->mid) > 0.1 * a->size)
+            break;
+          g_free (a->tex);
+          a->tex = g_strdup_printf ("\\text{%s %s}", phrase, more);
+          g_free (phrase);
+          phrase = phrase_letters (a);
+          a->box.x1 = MAX (a->box.x1, next->box.x1);
+          a->box.y0 = MIN (a->box.y0, next->box.y0);
+          a->box.y1 = MAX (a->box.y1, next->box.y1);
+          next->used = TRUE;
+        }
     }
 }
 
@@ -4730,6 +4878,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   merge_pieces (&r);
   find_struck_relations (&r, img, &area, scale);
   merge_words (&r);
+  merge_text_phrases (&r);
   if (r.inline_region)
     drop_leading_word (&r);
   /* before the rules: a lost bracket's serif is a stroke of its glyph */

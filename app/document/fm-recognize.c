@@ -1948,6 +1948,281 @@ without_word_tail (const char *latex)
   return g_strndup (latex, g_array_index (at, gsize, punct));
 }
 
+/* The letters and digits of tokens from..to-1 (a word's, without its
+ * commands, spaces and apostrophes). */
+static char *
+token_letters (GPtrArray *t, guint from, guint to)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = from; k < to && k < t->len; k++)
+    {
+      const char *tok = t->pdata[k];
+      if (tok[0] != '\\')
+        for (const char *c = tok; *c; c++)
+          if (g_ascii_isalnum (*c))
+            g_string_append_c (s, *c);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static guint
+byte_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *row = g_new (guint, lb + 1);
+
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          row[j] = MIN (MIN (row[j] + 1, row[j - 1] + 1), diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* The closing token of a group opened at t[open] ("{"), or t->len. */
+static guint
+group_close (GPtrArray *t, guint open)
+{
+  int depth = 0;
+
+  for (guint k = open; k < t->len; k++)
+    {
+      depth += strcmp (t->pdata[k], "{") == 0 ? 1 : strcmp (t->pdata[k], "}") == 0 ? -1 : 0;
+      if (depth == 0)
+        return k;
+    }
+  return t->len;
+}
+
+/* A word group at t[k] (\text{...}, \mathrm{...}: letters, digits,
+ * apostrophes and spaces only): the token after it, 0 when none is. */
+static guint
+word_run_step (GPtrArray *t, guint k)
+{
+  static const char *const groups[] = { "\\text", "\\textrm", "\\textup", "\\mathrm", "\\mbox", NULL };
+  guint close;
+
+  if (k + 1 >= t->len || !g_strv_contains (groups, t->pdata[k]) || strcmp (t->pdata[k + 1], "{") != 0)
+    return 0;
+  close = group_close (t, k + 1);
+  if (close >= t->len)
+    return 0;
+  for (guint j = k + 2; j < close; j++)
+    {
+      const char *tok = t->pdata[j];
+      if (!is_space_token (tok) && strcmp (tok, "'") != 0 && !(strlen (tok) == 1 && g_ascii_isalnum (tok[0])))
+        return 0;
+    }
+  return close + 1;
+}
+
+static guint
+count_spaces (const char *s)
+{
+  guint n = 0;
+
+  for (; *s; s++)
+    n += *s == ' ' || *s == '~';
+  return n;
+}
+
+/* The glyphs' text phrases: the insides of their reading's \text groups,
+ * as typed (spaces kept), and their letters. */
+static void
+glyph_phrases (const char *text, GPtrArray *phrases, GPtrArray *letters)
+{
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) t = latex_tokens_at (text, at);
+
+  for (guint i = 0; i + 2 < t->len; i++)
+    {
+      guint close;
+      if (strcmp (t->pdata[i], "\\text") != 0 || strcmp (t->pdata[i + 1], "{") != 0)
+        continue;
+      close = group_close (t, i + 1);
+      if (close >= t->len || close == i + 2)
+        continue;
+      g_ptr_array_add (phrases, g_strndup (text + g_array_index (at, gsize, i + 1) + 1,
+                                           g_array_index (at, gsize, close) - g_array_index (at, gsize, i + 1) - 1));
+      g_ptr_array_add (letters, token_letters (t, i + 2, close));
+      i = close;
+    }
+}
+
+/* The reading with the glyphs' words where it spells them otherwise. A
+ * text face's glyphs are the words' own characters, spaces the glyphs'
+ * gaps (fm-mathtext.c merge_text_phrases), while the model garbles words
+ * it reads from pixels: the amsmath guide's `\text{Maxwell's equations}`
+ * read `\text{AIaxvell}s\ \text{equations}`, `\text{for }x` read
+ * `\text{for}x` (which draws "forx"). A run of the reading's word groups
+ * (spaces, bare letters and apostrophes between) whose letters are a glyph
+ * phrase's, or within a quarter of its letters of it (four letters or
+ * more), becomes that phrase; each phrase is given once, in order. NULL
+ * when nothing changes; *respelt where letters changed (a repair). */
+static char *
+with_glyphs_words (const char *reading, const char *text, gboolean *respelt)
+{
+  g_autoptr(GPtrArray) phrases = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = NULL;
+  g_autoptr(GString) out = NULL;
+  gsize copied = 0;
+  guint next_phrase = 0;
+
+  *respelt = FALSE;
+  if (reading == NULL || text == NULL || strstr (text, "\\text{") == NULL)
+    return NULL;
+  glyph_phrases (text, phrases, want);
+  m = latex_tokens_at (reading, at);
+  for (guint s = 0; s < m->len && next_phrase < phrases->len; s++)
+    {
+      guint end = word_run_step (m, s), best_end = 0, best_p = 0, best_d = G_MAXUINT;
+      gboolean group_end = TRUE;
+      while (end > 0)
+        {
+          g_autofree char *got = group_end ? token_letters (m, s, end) : NULL;
+          /* a run ends at a group's end: bare letters join it only between
+           * groups (`\text{AIaxvell}s\ \text{equations}`), a math letter
+           * after it is the formula's */
+          for (guint p = next_phrase; got != NULL && p < phrases->len; p++)
+            {
+              const char *w = want->pdata[p];
+              guint d = byte_distance (got, w);
+              if ((d == 0 || (strlen (w) >= 4 && 4 * d <= strlen (w))) && (d < best_d || (d == best_d && end > best_end)))
+                best_d = d, best_end = end, best_p = p;
+            }
+          group_end = FALSE;
+          if (end < m->len && (strcmp (m->pdata[end], "'") == 0 ||
+                               (strlen (m->pdata[end]) == 1 && g_ascii_isalpha (((char *) m->pdata[end])[0]))))
+            end++;
+          else if (word_run_step (m, end) > 0)
+            end = word_run_step (m, end), group_end = TRUE;
+          else if (end + 1 < m->len && is_space_token (m->pdata[end]) && word_run_step (m, end + 1) > 0)
+            end = word_run_step (m, end + 1), group_end = TRUE;
+          else
+            end = 0;
+        }
+      if (best_end == 0)
+        continue;
+      {
+        gsize from = g_array_index (at, gsize, s), to = token_end (reading, at, best_end);
+        g_autofree char *phrase = g_strdup (phrases->pdata[best_p]);
+        g_autofree char *typed = NULL;
+        g_autofree char *was = g_strndup (reading + from, to - from);
+        /* a spacing command of the reading beside the group is its space:
+         * the glyphs' one is not written twice (\text{if}\;x) */
+        if (best_end < m->len && is_space_token (m->pdata[best_end]))
+          g_strchomp (phrase);
+        if (s > 0 && is_space_token (m->pdata[s - 1]))
+          g_strchug (phrase);
+        typed = g_strdup_printf ("\\text{%s}", phrase);
+        next_phrase = best_p + 1;
+        /* the same letters: only spaces the glyphs see and the reading
+         * lost are given (the reader's \text{for}\;k beside the model's
+         * \text{for }\;k keeps the model's) */
+        if (strcmp (g_strstrip (was), typed) != 0 && (best_d > 0 || count_spaces (typed) > count_spaces (was)))
+          {
+            if (out == NULL)
+              out = g_string_new (NULL);
+            g_string_append_len (out, reading + copied, from - copied);
+            g_string_append (out, typed);
+            copied = to;
+            *respelt |= best_d > 0;
+          }
+        s = best_end - 1;
+      }
+    }
+  if (out == NULL)
+    return NULL;
+  g_string_append (out, reading + copied);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* The symbols a reading draws bold: tokens inside \mathbf, \boldsymbol,
+ * \bm, \pmb, \textbf groups, less braces and script marks. */
+static guint
+bold_symbols (const char *latex)
+{
+  static const char *const bold[] = { "\\mathbf", "\\boldsymbol", "\\bm", "\\pmb", "\\textbf", "\\mathbfit",
+                                      "\\symbf", NULL };
+  g_autoptr(GPtrArray) t = latex_tokens (latex);
+  guint n = 0;
+
+  for (guint i = 0; i + 1 < t->len; i++)
+    {
+      guint close;
+      if (!g_strv_contains (bold, t->pdata[i]) || strcmp (t->pdata[i + 1], "{") != 0)
+        continue;
+      close = group_close (t, i + 1);
+      for (guint k = i + 2; k < close && k < t->len; k++)
+        {
+          const char *tok = t->pdata[k];
+          if (strcmp (tok, "{") != 0 && strcmp (tok, "}") != 0 && strcmp (tok, "^") != 0 && strcmp (tok, "_") != 0 &&
+              !g_strv_contains (bold, tok))
+            n++;
+        }
+      i = close;
+    }
+  return n;
+}
+
+/* The agreeing reading with the glyphs' fraction commands where the
+ * glyphs measured one (fm-mathtext.c writes \dfrac for a fraction inside
+ * a display fraction's part whose own parts are full size): the amsmath
+ * guide's \cfrac continued fraction read `\frac{1}{\sqrt{2}+\frac{1}{..}}`
+ * from the model, at 0.95, whose inner parts would be script size. Only
+ * where both hold as many fractions, matched in order. NULL when nothing
+ * changes. */
+static char *
+with_glyphs_fractions (const char *reading, const char *text)
+{
+  static const char *const fracs[] = { "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", NULL };
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = latex_tokens_at (reading, at);
+  g_autoptr(GPtrArray) t = latex_tokens (text);
+  g_autoptr(GPtrArray) want = g_ptr_array_new ();
+  g_autoptr(GString) out = NULL;
+  gsize copied = 0;
+  guint n = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    if (g_strv_contains (fracs, t->pdata[i]))
+      g_ptr_array_add (want, t->pdata[i]);
+  for (guint i = 0; i < m->len; i++)
+    n += g_strv_contains (fracs, m->pdata[i]);
+  if (n != want->len || n == 0)
+    return NULL;
+  n = 0;
+  for (guint i = 0; i < m->len; i++)
+    {
+      const char *w;
+      if (!g_strv_contains (fracs, m->pdata[i]))
+        continue;
+      w = want->pdata[n++];
+      if (strcmp (w, "\\frac") == 0 || strcmp (w, m->pdata[i]) == 0)
+        continue;
+      if (out == NULL)
+        out = g_string_new (NULL);
+      g_string_append_len (out, reading + copied, g_array_index (at, gsize, i) - copied);
+      g_string_append (out, w);
+      copied = g_array_index (at, gsize, i) + strlen (m->pdata[i]);
+    }
+  if (out == NULL)
+    return NULL;
+  g_string_append (out, reading + copied);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 /* Scripts on an empty base followed by another of the same kind
  * ({}^{f}{}^{,}): no formula writes them (isotopes pair {}^{235}_{92}U,
  * tensors alternate R^{a}{}_{b}{}^{c}), the reader's pieces of a label do. */
@@ -2044,6 +2319,45 @@ static double
 agree_confidence (double model)
 {
   return model >= AGREE_SURE ? 0.8 + 0.2 * model : model;
+}
+
+/* The chosen reading against what the glyphs measured exactly: their
+ * words (with_glyphs_words), the sizes of fraction parts and the bold
+ * faces. */
+static void
+checked_against_glyphs (FmChoice choice, const char *text_latex, char **latex, double *confidence)
+{
+  if (choice != FM_CHOICE_TEXT)
+    {
+      gboolean respelt;
+      char *worded = with_glyphs_words (*latex, text_latex, &respelt);
+      if (worded != NULL)
+        {
+          g_free (*latex);
+          *latex = worded;
+          /* the model misread the words it drew: a repair, flagged */
+          if (respelt)
+            *confidence = MIN (*confidence, CONF_CUT);
+        }
+    }
+  if (text_latex != NULL && (choice == FM_CHOICE_AGREE || choice == FM_CHOICE_CONSTRAINED))
+    {
+      /* Sizes and faces the glyphs measured and the agreeing reading
+       * lacks: its symbols are right, its drawing not. A fraction's parts
+       * at full size are the glyphs' \dfrac (\cfrac?), flagged; bold
+       * symbols the readings count apart (the amsmath guide's
+       * \boldsymbol/\pmb line read partly plain at 0.92) leave it
+       * unsure which is right. */
+      char *sized = with_glyphs_fractions (*latex, text_latex);
+      if (sized != NULL)
+        {
+          g_free (*latex);
+          *latex = sized;
+          *confidence = MIN (*confidence, CONF_CUT);
+        }
+      if (bold_symbols (*latex) != bold_symbols (text_latex))
+        *confidence = MIN (*confidence, CONF_CUT);
+    }
 }
 
 static FmChoice
@@ -2178,6 +2492,8 @@ choose (FmTextReadVerdict  verdict,
           *confidence = MIN (*confidence, CONF_CUT);
         }
     }
+  if (*latex != NULL)
+    checked_against_glyphs (choice, text_latex, latex, confidence);
   if (*latex != NULL && looks_cut (*latex))
     *confidence = MIN (*confidence, CONF_CUT);
   /* The glyphs hold sized delimiters the agreeing reading writes at normal

@@ -137,8 +137,9 @@ test_arrays (void)
   /* `\qquad\text{for }\;` in every row: the text's word space and \; (0.61
    * em) are no column (base: `\text{for}&0<x<1`, a matrix of three
    * columns); left-aligned columns are an array's, not a matrix's; the
-   * \qquad is not written, so uncertain */
-  check_page (doc, 22, "\\begin{array}{ll}u_{t}=u_{xx}&\\text{for}\\;0<x<1\\text{and}t>0,\\\\"
+   * \qquad is not written, so uncertain; the word spaces around `and`
+   * are its group's (TeX sets none beside a text group) */
+  check_page (doc, 22, "\\begin{array}{ll}u_{t}=u_{xx}&\\text{for}\\;0<x<1\\text{ and }t>0,\\\\"
               "u(0,t)=u(1,t)=0&\\text{for}\\;t>0,\\\\u(x,0)=100&\\text{for}\\;0<x<1.\\end{array}", FALSE,
               "columns without delimiters");
   /* the same gap in cases: two columns (base: a brace over three) */

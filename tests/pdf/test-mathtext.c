@@ -221,9 +221,10 @@ test_leading_word (void)
   assert_uncertain_because (res, "f=qP", "a word before");
   g_assert_cmpuint (res->symbols->len, ==, 4);
   fm_mathtext_result_free (res);
-  /* as a display nothing is dropped */
+  /* as a display nothing is dropped (the word space after the word is
+   * its group's: TeX sets none after a text group) */
   res = read_box (doc, 14, FM_REGION_DISPLAY, &box);
-  g_assert_cmpstr (res->latex, ==, "\\text{Have}f=qP");
+  g_assert_cmpstr (res->latex, ==, "\\text{Have }f=qP");
   fm_mathtext_result_free (res);
 }
 
@@ -442,9 +443,11 @@ test_lm (void)
    * the \prod above it (fresh seed 1025 had read \not\prod_{j\neq k}) */
   check_page (doc, 2, "P=\\prod_{j\\neq k}a_{j}");
   /* \\; after a text group: its gap is the word space and more; a word
-   * space alone is none (development seed 1112); uncertain for its words */
+   * space alone is no spacing command (development seed 1112) but the
+   * group's own space (`and b` had read \\text{and}b, "andb");
+   * uncertain for its words */
   res = mathtext_fixture_read_page (doc, 3);
-  g_assert_cmpstr (res->latex, ==, "a_{k}=0\\quad\\text{for}\\;k\\geq1\\quad\\text{and}b");
+  g_assert_cmpstr (res->latex, ==, "a_{k}=0\\quad\\text{for}\\;k\\geq1\\quad\\text{and }b");
   fm_mathtext_result_free (res);
 }
 
@@ -1099,6 +1102,32 @@ test_big_around (void)
   check_page_uncertain (two, 1, "\\biggl[\\frac{a}{b}\\biggr]");
 }
 
+/* Words of the text font inside a display (mathtext-textwords-*.tex, CM,
+ * Times and Libertine, whose word spaces are 0.33, 0.25 and about 0.2
+ * em): one \\text group with its spaces and apostrophe, and the word space
+ * between a group and the math beside it inside the group (the amsmath
+ * guide's "Maxwell's equations" had read
+ * \\text{Maxwell}'\\mathrm{s}\\text{equations}, "for x" \\text{for}x, which
+ * draw "Maxwellsequations" and "forx"). Upright words stay uncertain
+ * (\\text, \\mathrm or \\operatorname?). */
+static void
+test_text_words (void)
+{
+  static const char *const sets[] = { "cm", "times", "libertine" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sets); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("mathtext-textwords-%s.pdf", sets[i]);
+      g_autoptr (FmDocument) doc = mathtext_fixture_open (name);
+
+      check_page_uncertain (doc, 0, "B'=-\\partial\\times E,\\qquad\\text{Maxwell's equations}");
+      check_page_uncertain (doc, 1, "\\partial_{s}f(x)=g(x)\\quad\\text{for }x=x_{0}+Ix_{1}");
+      check_page_uncertain (doc, 2, "P_{r-j}=\\begin{cases}0&\\text{if }r-j\\text{ is odd},\\\\1&\\text{if }r-j\\text{ is even}."
+                                    "\\end{cases}");
+      check_page_uncertain (doc, 3, "x=y+1\\qquad\\text{by }(3.24)");
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1124,6 +1153,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/libertine", test_libertine);
   g_test_add_func ("/pdf/mathtext/struck", test_struck);
   g_test_add_func ("/pdf/mathtext/foreign-serif", test_foreign_serif);
+  g_test_add_func ("/pdf/mathtext/text-words", test_text_words);
   g_test_add_func ("/pdf/mathtext/cong-order", test_cong_order);
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);

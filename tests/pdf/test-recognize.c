@@ -952,6 +952,77 @@ static const ChooseCase choose_word_tail[] = {
     ANY, "\\begin{cases}", FM_PROVENANCE_NONE, "<", 0.6 },
 };
 
+/* Words the glyphs hold exactly, which the model garbled or spaced
+ * otherwise (the amsmath guide, main e190e62, the strings as traced): the
+ * glyphs' phrase stands in for the model's run of word groups, flagged
+ * where letters changed; the model's own spacing command beside a group is
+ * not doubled by the glyphs' space; a word that matches no phrase stays. */
+static void
+test_choose_glyph_words (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+
+  fm_recognize_choose (FM_TEXT_READ_UNCERTAIN,
+                       "\\begin{aligned}B'=-\\partial\\times E,\\\\\\}\\qquad\\text{Maxwell's equations}\\\\E'=\\partial"
+                       "\\times B-4\\pi j,\\end{aligned}",
+                       "\\begin{aligned}B'&=-\\partial\\times E,\\qquad\\text{AIaxvell}s\\ \\text{equations}\\\\E'&="
+                       "\\partial\\times B-4\\pi j,\\int\\qquad\\text{Maxweltax\\ equions}\\end{aligned}", 0.3, NULL, 0,
+                       &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\begin{aligned}B'&=-\\partial\\times E,\\qquad\\text{Maxwell's equations}\\\\E'&="
+                              "\\partial\\times B-4\\pi j,\\int\\qquad\\text{Maxweltax\\ equions}\\end{aligned}");
+  g_assert_cmpfloat (confidence, <=, 0.5);
+  g_clear_pointer (&latex, g_free);
+  fm_recognize_choose (FM_TEXT_READ_UNCERTAIN,
+                       "\\partial_{s}f(x)=\\frac{\\partial}{\\partial x_{0}}f(x)\\quad\\text{for }x=x_{0}+Ix_{1}.",
+                       "\\partial_{s}f(x)=\\frac{\\partial}{\\partial x_{0}}f(x)\\quad\\text{for}x=x_{0}+Ix_{1}.", 0.9,
+                       NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "\\partial_{s}f(x)=\\frac{\\partial}{\\partial x_{0}}f(x)\\quad\\text{for }x=x_{0}+Ix_{1}.");
+  g_assert_cmpfloat (confidence, >, 0.5);
+  g_clear_pointer (&latex, g_free);
+  fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "r!\\quad\\text{if }r-j\\text{ is odd}",
+                       "r^{1}\\quad\\text{if}\\;r-j\\;\\text{is\\ odd}", 0.9, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "r^{1}\\quad\\text{if}\\;r-j\\;\\text{is\\ odd}");
+  g_clear_pointer (&latex, g_free);
+  fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "x\\quad\\text{for all}", "x\\quad\\text{where}", 0.9, NULL, 0,
+                       &latex, &confidence, &provenance);
+  g_assert_cmpstr (latex, ==, "x\\quad\\text{where}");
+}
+
+/* An agreeing reading whose drawing the glyphs' sizes and faces deny (the
+ * amsmath guide, main e190e62): a \cfrac read \frac at 0.95 takes the
+ * glyphs' \dfrac and is flagged; the \boldsymbol/\pmb line read partly
+ * plain at 0.92 is flagged. */
+static void
+test_choose_measured_faces (void)
+{
+  g_autofree char *latex = NULL;
+  double confidence = 0;
+  FmProvenance provenance = FM_PROVENANCE_NONE;
+  FmChoice choice;
+
+  choice = fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\sqrt{2}+\\frac{1}{\\sqrt{2}+\\dfrac{1}{\\sqrt{2}+\\cdots}}",
+                                "\\sqrt{2}+\\frac{1}{\\sqrt{2}+\\frac{1}{\\sqrt{2}+\\cdots}}", 0.74, NULL, 0,
+                                &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpstr (latex, ==, "\\sqrt{2}+\\frac{1}{\\sqrt{2}+\\dfrac{1}{\\sqrt{2}+\\cdots}}");
+  g_assert_cmpfloat (confidence, <=, 0.5);
+  g_clear_pointer (&latex, g_free);
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN,
+                                "A_{\\infty}+\\pi A_{0}\\sim\\mathbf{A}_{\\boldsymbol{\\infty}}+\\boldsymbol{\\pi}"
+                                "\\mathbf{A}_{\\mathbf{0}}\\sim A_{\\infty}+\\pi A_{0}",
+                                "A_{\\infty}+\\pi A_{0}\\sim\\mathbf{A}_{\\infty}+\\pi\\mathbf{A}_{0}\\sim\\mathbf{A}_{\\infty}"
+                                "+\\pi A_{0}", 0.6, NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpint (choice, ==, FM_CHOICE_AGREE);
+  g_assert_cmpfloat (confidence, <=, 0.5);
+  g_clear_pointer (&latex, g_free);
+  /* the same faces: sure */
+  choice = fm_recognize_choose (FM_TEXT_READ_CERTAIN, "\\mathbf{A}_{0}+\\frac{1}{2}", "\\mathbf{A}_{0}+\\frac{1}{2}", 0.6,
+                                NULL, 0, &latex, &confidence, &provenance);
+  g_assert_cmpfloat (confidence, >, 0.75);
+}
+
 static const ChooseCase choose_eighth[] = {
   /* A lost model (confidence under 0.1) that disagrees with a one-line
    * glyph reading: the glyphs' reading, flagged. */
@@ -1329,6 +1400,8 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/strip-display-style", test_strip_display_style);
   add_choose_cases ("choose-eighth", choose_eighth, G_N_ELEMENTS (choose_eighth));
   add_choose_cases ("choose-word-tail", choose_word_tail, G_N_ELEMENTS (choose_word_tail));
+  g_test_add_func ("/recognize/choose-glyph-words", test_choose_glyph_words);
+  g_test_add_func ("/recognize/choose-measured-faces", test_choose_measured_faces);
   add_choose_cases ("choose-shape", choose_shape, G_N_ELEMENTS (choose_shape));
   g_test_add_func ("/recognize/reading-shape", test_reading_shape);
   add_choose_cases ("choose-shape-review", choose_shape_review, G_N_ELEMENTS (choose_shape_review));
