@@ -1264,6 +1264,46 @@ without_top_limits (const char *latex)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* Whether token i of toks lies inside a part (numerator or denominator) of
+ * a fraction: the parts are the two arguments after \frac, \dfrac,
+ * \tfrac or \cfrac, braced or one token each. */
+static gboolean
+inside_fraction_part (GPtrArray *toks, guint i)
+{
+  static const char *const fracs[] = { "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", NULL };
+  g_autoptr(GArray) parts = g_array_new (FALSE, FALSE, sizeof (guint));   /* per open group: is a part? */
+  g_autoptr(GArray) saved = g_array_new (FALSE, FALSE, sizeof (guint));   /* per open group: outer pending */
+  guint pending = 0, open_parts = 0;
+
+  for (guint k = 0; k < i && k < toks->len; k++)
+    {
+      const char *t = toks->pdata[k];
+      if (strcmp (t, "{") == 0)
+        {
+          guint part = pending > 0;
+          guint rest = pending > 0 ? pending - 1 : 0;
+          g_array_append_val (parts, part);
+          g_array_append_val (saved, rest);
+          open_parts += part;
+          pending = 0;
+        }
+      else if (strcmp (t, "}") == 0)
+        {
+          if (parts->len == 0)
+            continue;
+          open_parts -= g_array_index (parts, guint, parts->len - 1);
+          pending = g_array_index (saved, guint, saved->len - 1);
+          g_array_set_size (parts, parts->len - 1);
+          g_array_set_size (saved, saved->len - 1);
+        }
+      else if (g_strv_contains (fracs, t))
+        pending = 2;
+      else if (pending > 0)
+        pending--;   /* \frac12: an unbraced part, one token */
+    }
+  return open_parts > 0;
+}
+
 /* The agreeing reading in the glyphs' display style: the reader measures
  * an inline formula's style from its glyphs' sizes (fm-mathtext.c:
  * \displaystyle where a big operator is drawn at display size or takes
@@ -1273,7 +1313,9 @@ without_top_limits (const char *latex)
  * x=\dfrac{20}{16-\pi^2}... read \frac on nine set-ups each, confident;
  * both draw apart). Only added, never taken away: the reader's text style
  * is a default where it measured nothing (no text beside the region).
- * Fractions pair by order; NULL when nothing changes. */
+ * Fractions pair by order; a \dfrac inside another fraction's part is left
+ * to with_glyphs_fractions, which flags it (a \cfrac nest, not what the
+ * model or the reader can spell for sure). NULL when nothing changes. */
 static char *
 with_glyphs_display_style (const char *model, const char *text)
 {
@@ -1292,7 +1334,8 @@ with_glyphs_display_style (const char *model, const char *text)
       edits = g_new0 (const char *, got->len);
       for (guint k = 0; k < got->len; k++)
         if (strcmp (t->pdata[g_array_index (want, guint, k)], "\\dfrac") == 0 &&
-            strcmp (m->pdata[g_array_index (got, guint, k)], "\\frac") == 0)
+            strcmp (m->pdata[g_array_index (got, guint, k)], "\\frac") == 0 &&
+            !inside_fraction_part (m, g_array_index (got, guint, k)))
           edits[k] = "\\dfrac";
       fracs = respelled (model, m, at, got, edits);
     }
