@@ -5592,8 +5592,12 @@ display_chunks (PageCtx *pc)
 
       /* (words in scripts, \prod_{i\text{ even}} or F_{\text{total}},
        * are a display's own: running text is full size) */
+      /* (a short chunk all of script size, a \substack's second row "n
+       * odd" under a sum, has its chunk em at script size: its letters are
+       * measured against the body's; a footnote's line is longer) */
+      double script_em = (rule == FM_DETECT_RULE_FULL && total <= 12 && ch->em_max < 0.81 * pc->body_em) ? pc->body_em : ch->em;
       for (int k = ch->start; k < ch->end; k++)
-        script_text += g[k].cls == CLS_TEXT && g[k].size < 0.8 * ch->em;
+        script_text += g[k].cls == CLS_TEXT && g[k].size < 0.8 * script_em;
 
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 &&
                             (rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
@@ -5724,6 +5728,73 @@ word_tags (PageCtx *pc)
     }
 }
 
+/* Whether a set-off line of one chunk that is mostly words is a display
+ * made of words: \frac{dx}{dt} = (\text{rate in} \times \text{concentration
+ * in}) - ..., \text{change of } x = (\text{births}) - (\text{deaths}). Its
+ * words come in short phrases (at most three words) between math: a sign
+ * of operation or relation with something on both sides, and a math letter
+ * or sign that is no punctuation. A centred line of prose (a caption, a
+ * \begin{center} line with an inline formula) runs four words or more
+ * together. At most two chunks: a formula and a phrase a \quad after it
+ * (f = g \quad \text{almost everywhere}); a table row has a gap between
+ * each two cells. */
+static gboolean
+words_display_line (const PageCtx *pc, const int *members, int nm, double em, int *parts, int *n_parts)
+{
+  const Glyph *g = pc->g;
+  FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
+  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0;
+  const Chunk **row;
+
+  if (nm > 2)
+    return FALSE;
+  for (int m = 1; m < nm; m++)
+    fm_rect_union (&ext, &g_array_index (pc->chunks, Chunk, members[m]).box);
+  if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, em))
+    return FALSE;
+  for (int m = 0; m < nm; m++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
+      for (int k = ch->start; k < ch->end;)
+        {
+          /* one word: glyphs up to the next space */
+          int e = k + 1, letters = 0, other = 0;
+          while (e < ch->end && !g[e].space_before)
+            e++;
+          for (int q = k; q < e; q++)
+            {
+              gboolean sign = is_operator (g[q].c) && g[q].c != '/';
+              if (g[q].cls == CLS_TEXT && g_unichar_isalpha (g[q].c))
+                {
+                  letters++;
+                  bold += g[q].bold;
+                }
+              else if (sign || ((g[q].cls == CLS_STRONG || g[q].cls == CLS_WEAK) && g_unichar_isalnum (g[q].c)))
+                other++;
+              ops += sign && q > ch->start && q < ch->end - 1;
+              math += (g[q].cls == CLS_STRONG || g[q].cls == CLS_WEAK) && !is_sentence_punct (g[q].c) && g[q].c != ',';
+            }
+          n_letters += letters;
+          run = (letters > 0 && other == 0) ? run + 1 : 0;
+          longest = MAX (longest, run);
+          k = e;
+        }
+    }
+  /* (a heading in bold, "The case $p = 2$", is no display) */
+  if (ops < 1 || math < 1 || longest > 3 || 2 * bold > n_letters)
+    return FALSE;
+  /* its fractions' parts, which Poppler lists as lines of their own (the
+   * denominator of \text{FWHM} = \frac{f_o}{Q}, level with no words) */
+  row = g_new (const Chunk *, pc->chunks->len + 1);
+  for (int m = 0; m < nm; m++)
+    row[m] = &g_array_index (pc->chunks, Chunk, members[m]);
+  *n_parts = stacked_on_line (pc, members, nm, em, row) - nm;
+  for (int k = 0; k < *n_parts; k++)
+    parts[k] = (int) (row[nm + k] - (const Chunk *) (gconstpointer) pc->chunks->data);
+  g_free (row);
+  return TRUE;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -5762,6 +5833,7 @@ display_lines_with_text (PageCtx *pc)
       set_off = math >= 2 && n_text * 5 <= total * 3 &&
                 (line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
+      set_off = set_off || words_display_line (pc, members, nm, ch->em, parts, &n_parts);
       if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
         continue;
       for (int k = 0; k < nm + n_parts; k++)
@@ -5991,6 +6063,64 @@ first_rows_above (PageCtx *pc)
         break;   /* one row: the block's new top must not take the row above it too */
       }
   g_free (members);
+  return any;
+}
+
+/* Whether one of chunk o's full-size relation signs stands within 0.05 em
+ * of the same sign's x in chunk r: aligned rows share their "=" to the
+ * point. */
+static gboolean
+relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
+{
+  for (int a = o->start; a < o->end; a++)
+    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
+      for (int b = r->start; b < r->end; b++)
+        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < 0.05 * o->em && fabs (g[b].size - g[a].size) < 0.5)
+          return TRUE;
+  return FALSE;
+}
+
+/* Rows of an aligned display that are mostly words (\text{rate in} &= 5,
+ * \text{concentration in} &= 0.1): no display line of their own, but a
+ * line right above or below a display block (less than 1 em), alone on its
+ * line and set off from both margins, whose relation sign stands at the
+ * very x of a relation in the block's rows, is one of its rows. Prose
+ * reaches a margin, and two lines' signs do not meet to 0.05 em by chance
+ * that often. Returns whether a row joined. */
+static gboolean
+aligned_rows (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  gboolean any = FALSE;
+
+  for (gboolean changed = TRUE; changed;)
+    {
+      changed = FALSE;
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          if (ch->block != -1 || ch->is_number || ch->em_max < 0.9 * pc->body_em)
+            continue;
+          for (guint j = 0; j < chunks->len; j++)
+            {
+              const Chunk *o = &g_array_index (chunks, Chunk, j);
+              int b = o->block;
+              if (b < 0 || pc->blocks[b].x1 <= pc->blocks[b].x0 || fm_rect_v_gap (&pc->blocks[b], &ch->box) >= 1.0 * ch->em ||
+                  v_overlap_enough (&pc->blocks[b], &ch->box, 0.3) ||
+                  across_gutter (pc, fm_rect_cx (&pc->blocks[b]), fm_rect_cx (&ch->box)) ||
+                  !relation_aligned (pc->g, ch, o) || !row_alone_set_off (pc, i))
+                continue;
+              ch->block = b;
+              ch->is_display = TRUE;
+              ch->is_display_piece = FALSE;
+              fm_rect_union (&pc->blocks[b], &ch->box);
+              if (g_getenv ("FM_DETECT_DEBUG"))
+                g_printerr ("chunk %u: aligned row of block %d\n", i, b);
+              changed = any = TRUE;
+              break;
+            }
+        }
+    }
   return any;
 }
 
@@ -6965,6 +7095,8 @@ fm_detect_page (FmDocument            *doc,
   if (pc.opts.rule == FM_DETECT_RULE_FULL)
     {
       if (first_rows_above (&pc))
+        merge_blocks (&pc);
+      if (aligned_rows (&pc))
         merge_blocks (&pc);
       stacked_neutral_parts (&pc);
       /* (word parts make the blocks of one display line touch) */

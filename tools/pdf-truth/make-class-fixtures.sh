@@ -113,3 +113,11 @@ $gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-ti
 $gen --body "$dir/cls-fracapart.body.tex" --out "$dir" --prefix cls-fracapart-xe --engine xelatex --fonts lm-math --seed 9800
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-cm --fonts cm --seed 9801
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-xe --engine xelatex --fonts lm-math --seed 9801
+for f in cm palatino; do
+  $gen --body "$dir/cls-textdisp.body.tex" --out "$dir" --prefix "cls-textdisp-$f" --fonts $f --seed 10010
+done
+$gen --body "$dir/cls-textdisp.body.tex" --out "$dir" --prefix cls-textdisp-xe --engine xelatex --fonts termes-math --seed 10010
+for f in lmodern newtx; do
+  $gen --body "$dir/cls-substack.body.tex" --out "$dir" --prefix "cls-substack-$f" --fonts $f --seed 10011
+done
+$gen --body "$dir/cls-substack.body.tex" --out "$dir" --prefix cls-substack-lua --engine lualatex --fonts pagella-math --seed 10011
