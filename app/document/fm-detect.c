@@ -4779,8 +4779,15 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
        * clear of both margins (a wide one by a few points): a table row,
        * a description's label and its text or a stretched line of running
        * text start at the left margin */
-      else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 && text[k] <= 12 &&
-               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em && condition_line_set_off (pc, x0[0], x1[k], em))
+      /* (a longer condition, \qquad \text{for every piecewise smooth
+       * closed path } \gamma \colon [a,b] \to U, when the line is set off
+       * as line_is_set_off() asks: clear of both margins by 1 em) */
+      else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 &&
+               x0[k] - x1[k - 1] >= 1.5 * em &&
+               ((text[k] <= 12 && total[k] <= 16 && condition_line_set_off (pc, x0[0], x1[k], em)) ||
+                (text[k] <= 40 && total[k] <= 60 &&
+                 line_is_set_off (&pc->margins, column_of (pc, 0.5 * (x0[0] + x1[k])),
+                                  &(FmRect) { x0[0], row[0]->box.y0, x1[k], row[0]->box.y1 }, em))))
         condition = TRUE;
       else
         ok = FALSE;
@@ -5830,8 +5837,10 @@ display_lines_with_text (PageCtx *pc)
         }
       if (all_display)
         continue;
-      set_off = math >= 2 && n_text * 5 <= total * 3 &&
-                (line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
+      /* (formulas joined by words weigh their parts themselves: a long
+       * condition after a \qquad is most of its line's glyphs) */
+      set_off = math >= 2 &&
+                ((n_text * 5 <= total * 3 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em, parts, &n_parts);
       if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
