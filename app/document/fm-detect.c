@@ -6435,6 +6435,19 @@ fraction_parts_out (PageCtx *pc, int b)
   return any && !rest;
 }
 
+/* Whether chunk ch of a block lies on the line of running text that
+ * crosses it (crossing_line_out()): overlapping its box, or a script-size
+ * piece right under or over it (less than 0.5 em off), a script or limit
+ * of the line's formula. Such a subscript under a text line right below an
+ * aligned display (\left[ ... \right]_2) had kept the display's rows from
+ * lying on one side of the line, and the display was dissolved. */
+static gboolean
+on_crossing_line (const Chunk *ch, const Chunk *line, double slack)
+{
+  return fm_rect_v_overlap (&ch->box, &line->box) > slack ||
+         (ch->is_display_piece && !ch->is_display && fm_rect_v_gap (&ch->box, &line->box) < 0.5 * line->em);
+}
+
 /* A display block that took in the math of a text line right below (or
  * above) it is crossed by that line, yet its other rows are a display: a
  * stretched paragraph line whose formulas stand more than 2 em from its
@@ -6459,7 +6472,7 @@ crossing_line_out (PageCtx *pc, int b, const Chunk *line)
   for (guint i = 0; i < chunks->len; i++)
     {
       const Chunk *ch = &g_array_index (chunks, Chunk, i);
-      if (ch->block != b || fm_rect_v_overlap (&ch->box, &line->box) > slack)
+      if (ch->block != b || on_crossing_line (ch, line, slack))
         continue;
       above |= ch->box.y1 <= line->box.y0 + slack;
       below |= ch->box.y0 >= line->box.y1 - slack;
@@ -6475,7 +6488,7 @@ crossing_line_out (PageCtx *pc, int b, const Chunk *line)
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
-      if (ch->block == b && fm_rect_v_overlap (&ch->box, &line->box) > slack)
+      if (ch->block == b && on_crossing_line (ch, line, slack))
         {
           ch->block = -1;
           moved = TRUE;

@@ -825,7 +825,14 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * 2 of 4, inline P 0.15-0.18); cls-substack (pdfLaTeX Latin Modern and
  * newtx, LuaLaTeX Pagella Math, detect14r): \substack{n=1 \\ n \text{ odd}}
  * under a sum, its second row a region of its own (the detector before it:
- * 1, 2 and 1 stray regions). */
+ * 1, 2 and 1 stray regions); cls-longcond (pdfLaTeX kpfonts, XeLaTeX
+ * Libertinus Math, detect14r): \int_\gamma \omega = 0 \qquad \text{for
+ * every piecewise smooth closed path } \gamma \colon [a,b] \to U, a
+ * condition too long for one (before: display 0 of 1, cut or in pieces);
+ * cls-dispcross (pdfLaTeX sans and CM, two columns at \large, detect14r): an
+ * aligned display over a stretched text line whose \left[..\right]_{z}
+ * hangs its subscript under the line - the display was dissolved (before:
+ * display 0 of 1, 6 pieces). */
 static void
 test_detect_classes (void)
 {
@@ -857,7 +864,8 @@ test_detect_classes (void)
                           "cls-casesrows-xe", "cls-casesrows-lua", "cls-ordspace-cm", "cls-ordspace-newtx", "cls-fracapart-cm", "cls-fracapart-times",
                           "cls-fracapart-xe", "cls-italicsup-cm", "cls-italicsup-xe",
                           "cls-textdisp-cm", "cls-textdisp-palatino", "cls-textdisp-xe",
-                          "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua" };
+                          "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua",
+                          "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -121,3 +121,8 @@ for f in lmodern newtx; do
   $gen --body "$dir/cls-substack.body.tex" --out "$dir" --prefix "cls-substack-$f" --fonts $f --seed 10011
 done
 $gen --body "$dir/cls-substack.body.tex" --out "$dir" --prefix cls-substack-lua --engine lualatex --fonts pagella-math --seed 10011
+$gen --body "$dir/cls-longcond.body.tex" --out "$dir" --prefix cls-longcond-kpfonts --fonts kpfonts --seed 10012
+$gen --body "$dir/cls-longcond.body.tex" --out "$dir" --prefix cls-longcond-xe --engine xelatex --fonts libertinus-math --seed 10012
+for f in sans cm; do
+  $gen --body "$dir/cls-dispcross.body.tex" --out "$dir" --prefix "cls-dispcross-$f" --twocolumn --fonts $f --seed 10013
+done
