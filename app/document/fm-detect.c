@@ -5746,12 +5746,11 @@ word_tags (PageCtx *pc)
  * (f = g \quad \text{almost everywhere}); a table row has a gap between
  * each two cells. */
 static gboolean
-words_display_line (const PageCtx *pc, const int *members, int nm, double em, int *parts, int *n_parts)
+words_display_line (const PageCtx *pc, const int *members, int nm, double em)
 {
   const Glyph *g = pc->g;
   FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
   int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0;
-  const Chunk **row;
 
   if (nm > 2)
     return FALSE;
@@ -5788,18 +5787,28 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em, in
         }
     }
   /* (a heading in bold, "The case $p = 2$", is no display) */
-  if (ops < 1 || math < 1 || longest > 3 || 2 * bold > n_letters)
-    return FALSE;
-  /* its fractions' parts, which Poppler lists as lines of their own (the
-   * denominator of \text{FWHM} = \frac{f_o}{Q}, level with no words) */
-  row = g_new (const Chunk *, pc->chunks->len + 1);
+  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters;
+}
+
+/* The chunks stacked on a display line (stacked_on_line()) into parts:
+ * its fractions' parts and limits, which Poppler lists as lines of their
+ * own (the denominator of \text{FWHM} = \frac{f_o}{Q}, the numerator x^2
+ * of \operatorname{Ai}\,\lambda = \frac{x^{2}}{\theta+1} \mathrm{cn}\,t,
+ * level with no words and not all of them display chunks). Returns how
+ * many. */
+static int
+display_line_parts (const PageCtx *pc, const int *members, int nm, double em, int *parts)
+{
+  const Chunk **row = g_new (const Chunk *, pc->chunks->len + 1);
+  int n;
+
   for (int m = 0; m < nm; m++)
     row[m] = &g_array_index (pc->chunks, Chunk, members[m]);
-  *n_parts = stacked_on_line (pc, members, nm, em, row) - nm;
-  for (int k = 0; k < *n_parts; k++)
+  n = stacked_on_line (pc, members, nm, em, row) - nm;
+  for (int k = 0; k < n; k++)
     parts[k] = (int) (row[nm + k] - (const Chunk *) (gconstpointer) pc->chunks->data);
   g_free (row);
-  return TRUE;
+  return n;
 }
 
 /* Display lines with text in them: a chunk with math whose whole line is
@@ -5842,8 +5851,10 @@ display_lines_with_text (PageCtx *pc)
       set_off = math >= 2 &&
                 ((n_text * 5 <= total * 3 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
-      set_off = set_off || words_display_line (pc, members, nm, ch->em, parts, &n_parts);
-      if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
+      set_off = set_off || words_display_line (pc, members, nm, ch->em);
+      if (set_off)
+        n_parts = display_line_parts (pc, members, nm, ch->em, parts);
+      else if (!display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
         continue;
       for (int k = 0; k < nm + n_parts; k++)
         {
