@@ -6100,13 +6100,39 @@ relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
   return FALSE;
 }
 
+/* Whether chunk o closes, with its last glyph, a square bracket that the
+ * chunks of block b leave open: the second row of a bracketed remark,
+ * \shoveright{\text{[condition for a maximum;}} \\ \text{$m$ is an
+ * integer]} of a gathered display. */
+static gboolean
+closes_block_bracket (const PageCtx *pc, const Chunk *o, int b)
+{
+  const Glyph *g = pc->g;
+  int open = 0;
+
+  if (g[o->end - 1].c != ']')
+    return FALSE;
+  for (int k = o->start; k < o->end - 1; k++)
+    if (g[k].c == '[' || g[k].c == ']')
+      return FALSE;
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      for (int k = ch->start; k < ch->end && ch->block == b; k++)
+        open += (g[k].c == '[') - (g[k].c == ']');
+    }
+  return open > 0;
+}
+
 /* Rows of an aligned display that are mostly words (\text{rate in} &= 5,
  * \text{concentration in} &= 0.1): no display line of their own, but a
  * line right above or below a display block (less than 1 em), alone on its
  * line and set off from both margins, whose relation sign stands at the
  * very x of a relation in the block's rows, is one of its rows. Prose
  * reaches a margin, and two lines' signs do not meet to 0.05 em by chance
- * that often. Returns whether a row joined. */
+ * that often. So is such a line below the block that closes a square
+ * bracket the block left open (closes_block_bracket()). Returns whether a
+ * row joined. */
 static gboolean
 aligned_rows (PageCtx *pc)
 {
@@ -6128,7 +6154,8 @@ aligned_rows (PageCtx *pc)
               if (b < 0 || pc->blocks[b].x1 <= pc->blocks[b].x0 || fm_rect_v_gap (&pc->blocks[b], &ch->box) >= 1.0 * ch->em ||
                   v_overlap_enough (&pc->blocks[b], &ch->box, 0.3) ||
                   across_gutter (pc, fm_rect_cx (&pc->blocks[b]), fm_rect_cx (&ch->box)) ||
-                  !relation_aligned (pc->g, ch, o) || !row_alone_set_off (pc, i))
+                  !(relation_aligned (pc->g, ch, o) || (ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b))) ||
+                  !row_alone_set_off (pc, i))
                 continue;
               ch->block = b;
               ch->is_display = TRUE;

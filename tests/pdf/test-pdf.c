@@ -832,7 +832,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * cls-dispcross (pdfLaTeX sans and CM, two columns at \large, detect14r): an
  * aligned display over a stretched text line whose \left[..\right]_{z}
  * hangs its subscript under the line - the display was dissolved (before:
- * display 0 of 1, 6 pieces). */
+ * display 0 of 1, 6 pieces); cls-remarkrows (pdfLaTeX CM, XeLaTeX Latin
+ * Modern Math, detect14r): a gathered display's bracketed remark over two
+ * rows, the second closing the bracket (before: display 0 of 1 - in pieces
+ * at the branch point, its first row alone after words_display_line()). */
 static void
 test_detect_classes (void)
 {
@@ -865,7 +868,8 @@ test_detect_classes (void)
                           "cls-fracapart-xe", "cls-italicsup-cm", "cls-italicsup-xe",
                           "cls-textdisp-cm", "cls-textdisp-palatino", "cls-textdisp-xe",
                           "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua",
-                          "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm" };
+                          "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm",
+                          "cls-remarkrows-cm", "cls-remarkrows-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -126,3 +126,5 @@ $gen --body "$dir/cls-longcond.body.tex" --out "$dir" --prefix cls-longcond-xe -
 for f in sans cm; do
   $gen --body "$dir/cls-dispcross.body.tex" --out "$dir" --prefix "cls-dispcross-$f" --twocolumn --fonts $f --seed 10013
 done
+$gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-cm --fonts cm --seed 10014
+$gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-xe --engine xelatex --fonts lm-math --seed 10014
