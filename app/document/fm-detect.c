@@ -4819,8 +4819,15 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
        * clear of both margins (a wide one by a few points): a table row,
        * a description's label and its text or a stretched line of running
        * text start at the left margin */
-      else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 && text[k] <= 12 &&
-               total[k] <= 16 && x0[k] - x1[k - 1] >= 1.5 * em && condition_line_set_off (pc, x0[0], x1[k], em))
+      /* (a longer condition, \qquad \text{for every piecewise smooth
+       * closed path } \gamma \colon [a,b] \to U, when the line is set off
+       * as line_is_set_off() asks: clear of both margins by 1 em) */
+      else if (k == np - 1 && k == 1 && n_math == 1 && lead_text[k] && math[k] >= 1 &&
+               x0[k] - x1[k - 1] >= 1.5 * em &&
+               ((text[k] <= 12 && total[k] <= 16 && condition_line_set_off (pc, x0[0], x1[k], em)) ||
+                (text[k] <= 40 && total[k] <= 60 &&
+                 line_is_set_off (&pc->margins, column_of (pc, 0.5 * (x0[0] + x1[k])),
+                                  &(FmRect) { x0[0], row[0]->box.y0, x1[k], row[0]->box.y1 }, em))))
         condition = TRUE;
       else
         ok = FALSE;
@@ -5632,8 +5639,12 @@ display_chunks (PageCtx *pc)
 
       /* (words in scripts, \prod_{i\text{ even}} or F_{\text{total}},
        * are a display's own: running text is full size) */
+      /* (a short chunk all of script size, a \substack's second row "n
+       * odd" under a sum, has its chunk em at script size: its letters are
+       * measured against the body's; a footnote's line is longer) */
+      double script_em = (rule == FM_DETECT_RULE_FULL && total <= 12 && ch->em_max < 0.81 * pc->body_em) ? pc->body_em : ch->em;
       for (int k = ch->start; k < ch->end; k++)
-        script_text += g[k].cls == CLS_TEXT && g[k].size < 0.8 * ch->em;
+        script_text += g[k].cls == CLS_TEXT && g[k].size < 0.8 * script_em;
 
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 &&
                             (rule != FM_DETECT_RULE_FULL || !chunk_is_decimal (g, ch))))
@@ -5764,6 +5775,82 @@ word_tags (PageCtx *pc)
     }
 }
 
+/* Whether a set-off line of one chunk that is mostly words is a display
+ * made of words: \frac{dx}{dt} = (\text{rate in} \times \text{concentration
+ * in}) - ..., \text{change of } x = (\text{births}) - (\text{deaths}). Its
+ * words come in short phrases (at most three words) between math: a sign
+ * of operation or relation with something on both sides, and a math letter
+ * or sign that is no punctuation. A centred line of prose (a caption, a
+ * \begin{center} line with an inline formula) runs four words or more
+ * together. At most two chunks: a formula and a phrase a \quad after it
+ * (f = g \quad \text{almost everywhere}); a table row has a gap between
+ * each two cells. */
+static gboolean
+words_display_line (const PageCtx *pc, const int *members, int nm, double em)
+{
+  const Glyph *g = pc->g;
+  FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
+  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0;
+
+  if (nm > 2)
+    return FALSE;
+  for (int m = 1; m < nm; m++)
+    fm_rect_union (&ext, &g_array_index (pc->chunks, Chunk, members[m]).box);
+  if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, em))
+    return FALSE;
+  for (int m = 0; m < nm; m++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
+      for (int k = ch->start; k < ch->end;)
+        {
+          /* one word: glyphs up to the next space */
+          int e = k + 1, letters = 0, other = 0;
+          while (e < ch->end && !g[e].space_before)
+            e++;
+          for (int q = k; q < e; q++)
+            {
+              gboolean sign = is_operator (g[q].c) && g[q].c != '/';
+              if (g[q].cls == CLS_TEXT && g_unichar_isalpha (g[q].c))
+                {
+                  letters++;
+                  bold += g[q].bold;
+                }
+              else if (sign || ((g[q].cls == CLS_STRONG || g[q].cls == CLS_WEAK) && g_unichar_isalnum (g[q].c)))
+                other++;
+              ops += sign && q > ch->start && q < ch->end - 1;
+              math += (g[q].cls == CLS_STRONG || g[q].cls == CLS_WEAK) && !is_sentence_punct (g[q].c) && g[q].c != ',';
+            }
+          n_letters += letters;
+          run = (letters > 0 && other == 0) ? run + 1 : 0;
+          longest = MAX (longest, run);
+          k = e;
+        }
+    }
+  /* (a heading in bold, "The case $p = 2$", is no display) */
+  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters;
+}
+
+/* The chunks stacked on a display line (stacked_on_line()) into parts:
+ * its fractions' parts and limits, which Poppler lists as lines of their
+ * own (the denominator of \text{FWHM} = \frac{f_o}{Q}, the numerator x^2
+ * of \operatorname{Ai}\,\lambda = \frac{x^{2}}{\theta+1} \mathrm{cn}\,t,
+ * level with no words and not all of them display chunks). Returns how
+ * many. */
+static int
+display_line_parts (const PageCtx *pc, const int *members, int nm, double em, int *parts)
+{
+  const Chunk **row = g_new (const Chunk *, pc->chunks->len + 1);
+  int n;
+
+  for (int m = 0; m < nm; m++)
+    row[m] = &g_array_index (pc->chunks, Chunk, members[m]);
+  n = stacked_on_line (pc, members, nm, em, row) - nm;
+  for (int k = 0; k < n; k++)
+    parts[k] = (int) (row[nm + k] - (const Chunk *) (gconstpointer) pc->chunks->data);
+  g_free (row);
+  return n;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -5799,10 +5886,15 @@ display_lines_with_text (PageCtx *pc)
         }
       if (all_display)
         continue;
-      set_off = math >= 2 && n_text * 5 <= total * 3 &&
-                (line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) ||
+      /* (formulas joined by words weigh their parts themselves: a long
+       * condition after a \qquad is most of its line's glyphs) */
+      set_off = math >= 2 &&
+                ((n_text * 5 <= total * 3 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
-      if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
+      set_off = set_off || words_display_line (pc, members, nm, ch->em);
+      if (set_off)
+        n_parts = display_line_parts (pc, members, nm, ch->em, parts);
+      else if (!display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
         continue;
       for (int k = 0; k < nm + n_parts; k++)
         {
@@ -6031,6 +6123,91 @@ first_rows_above (PageCtx *pc)
         break;   /* one row: the block's new top must not take the row above it too */
       }
   g_free (members);
+  return any;
+}
+
+/* Whether one of chunk o's full-size relation signs stands within 0.05 em
+ * of the same sign's x in chunk r: aligned rows share their "=" to the
+ * point. */
+static gboolean
+relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
+{
+  for (int a = o->start; a < o->end; a++)
+    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
+      for (int b = r->start; b < r->end; b++)
+        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < 0.05 * o->em && fabs (g[b].size - g[a].size) < 0.5)
+          return TRUE;
+  return FALSE;
+}
+
+/* Whether chunk o closes, with its last glyph, a square bracket that the
+ * chunks of block b leave open: the second row of a bracketed remark,
+ * \shoveright{\text{[condition for a maximum;}} \\ \text{$m$ is an
+ * integer]} of a gathered display. */
+static gboolean
+closes_block_bracket (const PageCtx *pc, const Chunk *o, int b)
+{
+  const Glyph *g = pc->g;
+  int open = 0;
+
+  if (g[o->end - 1].c != ']')
+    return FALSE;
+  for (int k = o->start; k < o->end - 1; k++)
+    if (g[k].c == '[' || g[k].c == ']')
+      return FALSE;
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      for (int k = ch->start; k < ch->end && ch->block == b; k++)
+        open += (g[k].c == '[') - (g[k].c == ']');
+    }
+  return open > 0;
+}
+
+/* Rows of an aligned display that are mostly words (\text{rate in} &= 5,
+ * \text{concentration in} &= 0.1): no display line of their own, but a
+ * line right above or below a display block (less than 1 em), alone on its
+ * line and set off from both margins, whose relation sign stands at the
+ * very x of a relation in the block's rows, is one of its rows. Prose
+ * reaches a margin, and two lines' signs do not meet to 0.05 em by chance
+ * that often. So is such a line below the block that closes a square
+ * bracket the block left open (closes_block_bracket()). Returns whether a
+ * row joined. */
+static gboolean
+aligned_rows (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  gboolean any = FALSE;
+
+  for (gboolean changed = TRUE; changed;)
+    {
+      changed = FALSE;
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          Chunk *ch = &g_array_index (chunks, Chunk, i);
+          if (ch->block != -1 || ch->is_number || ch->em_max < 0.9 * pc->body_em)
+            continue;
+          for (guint j = 0; j < chunks->len; j++)
+            {
+              const Chunk *o = &g_array_index (chunks, Chunk, j);
+              int b = o->block;
+              if (b < 0 || pc->blocks[b].x1 <= pc->blocks[b].x0 || fm_rect_v_gap (&pc->blocks[b], &ch->box) >= 1.0 * ch->em ||
+                  v_overlap_enough (&pc->blocks[b], &ch->box, 0.3) ||
+                  across_gutter (pc, fm_rect_cx (&pc->blocks[b]), fm_rect_cx (&ch->box)) ||
+                  !(relation_aligned (pc->g, ch, o) || (ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b))) ||
+                  !row_alone_set_off (pc, i))
+                continue;
+              ch->block = b;
+              ch->is_display = TRUE;
+              ch->is_display_piece = FALSE;
+              fm_rect_union (&pc->blocks[b], &ch->box);
+              if (g_getenv ("FM_DETECT_DEBUG"))
+                g_printerr ("chunk %u: aligned row of block %d\n", i, b);
+              changed = any = TRUE;
+              break;
+            }
+        }
+    }
   return any;
 }
 
@@ -6355,6 +6532,19 @@ fraction_parts_out (PageCtx *pc, int b)
   return any && !rest;
 }
 
+/* Whether chunk ch of a block lies on the line of running text that
+ * crosses it (crossing_line_out()): overlapping its box, or a script-size
+ * piece right under or over it (less than 0.5 em off), a script or limit
+ * of the line's formula. Such a subscript under a text line right below an
+ * aligned display (\left[ ... \right]_2) had kept the display's rows from
+ * lying on one side of the line, and the display was dissolved. */
+static gboolean
+on_crossing_line (const Chunk *ch, const Chunk *line, double slack)
+{
+  return fm_rect_v_overlap (&ch->box, &line->box) > slack ||
+         (ch->is_display_piece && !ch->is_display && fm_rect_v_gap (&ch->box, &line->box) < 0.5 * line->em);
+}
+
 /* A display block that took in the math of a text line right below (or
  * above) it is crossed by that line, yet its other rows are a display: a
  * stretched paragraph line whose formulas stand more than 2 em from its
@@ -6379,7 +6569,7 @@ crossing_line_out (PageCtx *pc, int b, const Chunk *line)
   for (guint i = 0; i < chunks->len; i++)
     {
       const Chunk *ch = &g_array_index (chunks, Chunk, i);
-      if (ch->block != b || fm_rect_v_overlap (&ch->box, &line->box) > slack)
+      if (ch->block != b || on_crossing_line (ch, line, slack))
         continue;
       above |= ch->box.y1 <= line->box.y0 + slack;
       below |= ch->box.y0 >= line->box.y1 - slack;
@@ -6395,7 +6585,7 @@ crossing_line_out (PageCtx *pc, int b, const Chunk *line)
   for (guint i = 0; i < chunks->len; i++)
     {
       Chunk *ch = &g_array_index (chunks, Chunk, i);
-      if (ch->block == b && fm_rect_v_overlap (&ch->box, &line->box) > slack)
+      if (ch->block == b && on_crossing_line (ch, line, slack))
         {
           ch->block = -1;
           moved = TRUE;
@@ -7029,6 +7219,8 @@ fm_detect_page (FmDocument            *doc,
   if (pc.opts.rule == FM_DETECT_RULE_FULL)
     {
       if (first_rows_above (&pc))
+        merge_blocks (&pc);
+      if (aligned_rows (&pc))
         merge_blocks (&pc);
       stacked_neutral_parts (&pc);
       /* (word parts make the blocks of one display line touch) */

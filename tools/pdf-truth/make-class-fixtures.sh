@@ -119,3 +119,19 @@ $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-cm
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-xe --engine xelatex --fonts lm-math --seed 9801
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-cm --fonts cm --seed 9950
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-xe --engine xelatex --fonts lm-math --seed 9950
+
+for f in cm palatino; do
+  $gen --body "$dir/cls-textdisp.body.tex" --out "$dir" --prefix "cls-textdisp-$f" --fonts $f --seed 10010
+done
+$gen --body "$dir/cls-textdisp.body.tex" --out "$dir" --prefix cls-textdisp-xe --engine xelatex --fonts termes-math --seed 10010
+for f in lmodern newtx; do
+  $gen --body "$dir/cls-substack.body.tex" --out "$dir" --prefix "cls-substack-$f" --fonts $f --seed 10011
+done
+$gen --body "$dir/cls-substack.body.tex" --out "$dir" --prefix cls-substack-lua --engine lualatex --fonts pagella-math --seed 10011
+$gen --body "$dir/cls-longcond.body.tex" --out "$dir" --prefix cls-longcond-kpfonts --fonts kpfonts --seed 10012
+$gen --body "$dir/cls-longcond.body.tex" --out "$dir" --prefix cls-longcond-xe --engine xelatex --fonts libertinus-math --seed 10012
+for f in sans cm; do
+  $gen --body "$dir/cls-dispcross.body.tex" --out "$dir" --prefix "cls-dispcross-$f" --twocolumn --fonts $f --seed 10013
+done
+$gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-cm --fonts cm --seed 10014
+$gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-xe --engine xelatex --fonts lm-math --seed 10014
