@@ -2535,13 +2535,10 @@ line_append_space (LineParse *lp, const Item *base, const Item *m)
      * operator, and an italic correction: 0.3 em is a spacing command (the
      * label 1,\ f_{j},\ \ldots read CERTAIN without its word spaces on
      * every set-up of pdf-e2e seed 1039; STIX Two's \ is 0.35 em of it). */
-    {
-      /* written (as a word space, the likeliest: the label's 1,\ f_{j})
-       * so that a reading without it is not taken as sure (fm-recognize.c,
-       * spaces_differ) */
-      tex_append (lp->out, "\\ ");
-      uncertain (lp->r, "a space in a script (\\ , \\;?)");
-    }
+    /* (not written: TeX's own thin space between an operator and what
+     * follows it stays in a script, e^{\int p(x)dx}, and written as a word
+     * space it had cost fresh seed 1061 that formula on pdfLaTeX stix2) */
+    uncertain (lp->r, "a space in a script (\\ , \\;?)");
   else if (gap >= 0.5 && prev->kind == ITEM_WORD && prev->tex != NULL && g_str_has_prefix (prev->tex, "\\text{"))
     /* After a text group a word space is a third of an em; 0.6 em is
      * the word space and \; (\text{for }\;k: the corpus writes \;

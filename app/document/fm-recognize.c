@@ -2038,7 +2038,7 @@ same_but_small_spaces (GPtrArray *a, GPtrArray *b)
 
 /* The glyphs' reader writes a small space only where it measured one
  * between atoms TeX sets no space between (fm-mathtext.c,
- * line_append_small_space: f\,dz, 0.160\ \mu) or in a script. A chosen
+ * line_append_small_space: f\,dz, 0.160\ \mu). A chosen
  * reading with fewer small spaces draws narrower than the page: the model's
  * agreeing d(fdz) for d(f\,dz) was confident and wrong on five set-ups of
  * used seeds 1053 and 1055 (spacing is no symbol, so the readings

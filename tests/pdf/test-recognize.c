@@ -971,14 +971,6 @@ test_choose_small_spaces (void)
   g_assert_cmpstr (latex, ==, "\\int_{0}^{1}f(x)\\,dx");
   g_assert_cmpfloat (confidence, >=, 0.6);
 
-  /* a space in a script the model left out, its reading otherwise its own */
-  g_clear_pointer (&latex, g_free);
-  fm_recognize_choose (FM_TEXT_READ_UNCERTAIN, "\\det D\\bigl(\\widetilde{\\varphi}^{\\ -1}\\circ\\varphi\\bigr)>0",
-                       "\\det D\\bigl(\\widetilde{\\varphi}^{-1}\\circ\\varphi\\bigr)>0", 0.97, NULL, 0,
-                       &latex, &confidence, &provenance);
-  g_assert_cmpstr (latex, ==, "\\det D\\bigl(\\widetilde{\\varphi}^{\\ -1}\\circ\\varphi\\bigr)>0");
-  g_assert_cmpfloat (confidence, <, 0.6);
-
   /* the model's word space where the glyphs measured a thin one (a Times
    * word space is 0.25 em): as many spaces, the model's kind stays sure */
   g_clear_pointer (&latex, g_free);
