@@ -456,6 +456,93 @@ __attribute__((target("avx2,fma"))) static void fe_dot4_avx2(const float *x, con
     }
     fe_hsum4_256(a0, a1, a2, a3, y);
 }
+
+/* fe_dot4_avx2 for NR = 1-3 rows of x (ldx apart) at once, y's rows ldy
+ * apart, with f32 weights or the model file's f16/bf16 ones widened in
+ * registers (F16C's vcvtph2ps, a shift for bf16: exact). Each weight vector
+ * is loaded once for the NR rows (the one-row kernel does five loads per four
+ * multiply-adds, load-bound on Zen 3), and every sum keeps fe_dot4_avx2's
+ * order (one 8-lane accumulator along k, then fe_hsum4_256), so a row's
+ * numbers depend neither on the rows beside it nor on the weights' dtype.
+ * Written out by hand: GCC -O2 keeps an array of accumulators in memory. */
+#define FE_AVX2_ZERO4(a) __m256 a##0 = _mm256_setzero_ps(), a##1 = a##0, a##2 = a##0, a##3 = a##0
+/* One weight vector (weight row q) into the NR rows' accumulators. */
+#define FE_AVX2_COL(q, WV, NR)                                                                   \
+    do {                                                                                         \
+        __m256 wv = WV;                                                                          \
+        a##q = _mm256_fmadd_ps(xa, wv, a##q);                                                    \
+        if (NR > 1)                                                                              \
+            b##q = _mm256_fmadd_ps(xb, wv, b##q);                                                \
+        if (NR > 2)                                                                              \
+            c##q = _mm256_fmadd_ps(xc, wv, c##q);                                                \
+    } while (0)
+/* Eight positions from i: the NR input rows, then the four weight rows one
+ * at a time (3 x 4 accumulators, 3 inputs and one weight: 16 registers). */
+#define FE_AVX2_STEP(LOADX, LOADW, NR)                                                           \
+    do {                                                                                         \
+        __m256 xa = LOADX(x + i);                                                                \
+        __m256 xb = NR > 1 ? LOADX(x + ldx + i) : xa;                                            \
+        __m256 xc = NR > 2 ? LOADX(x + 2 * ldx + i) : xa;                                        \
+        FE_AVX2_COL(0, LOADW(w + i), NR);                                                        \
+        FE_AVX2_COL(1, LOADW(w + ldw + i), NR);                                                  \
+        FE_AVX2_COL(2, LOADW(w + 2 * ldw + i), NR);                                              \
+        FE_AVX2_COL(3, LOADW(w + 3 * ldw + i), NR);                                              \
+    } while (0)
+#define FE_AVX2_LOAD_F32(p) _mm256_loadu_ps(p)
+#define FE_AVX2_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+#define FE_AVX2_LOAD_BF16(p)                                                                   \
+    _mm256_castsi256_ps(                                                                       \
+        _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
+#define FE_AVX2_MASKED(p) _mm256_maskload_ps(p, m)
+/* The last k % 8 weights of four rows as f32, zero past k (what the masked
+ * load of their f32 copy gives). */
+#define FE_AVX2_TAIL_F32(p) _mm256_maskload_ps(p, m)
+/* 16-bit tails through a zero-padded copy and the same vector widening
+ * (+0.0 past k; no call inside the kernel, which made GCC keep the
+ * accumulators on the stack). */
+#define FE_AVX2_TAIL_HALF(p, LOAD)                                                               \
+    __extension__({                                                                              \
+        uint16_t t_[8] = {0};                                                                    \
+        for (int q_ = 0; q_ < k - i; q_++)                                                       \
+            t_[q_] = (p)[q_];                                                                    \
+        LOAD(t_);                                                                                \
+    })
+#define FE_AVX2_TAIL_F16(p) FE_AVX2_TAIL_HALF(p, FE_AVX2_LOAD_F16)
+#define FE_AVX2_TAIL_BF16(p) FE_AVX2_TAIL_HALF(p, FE_AVX2_LOAD_BF16)
+#define FE_DEFINE_DOTNX4_AVX2(NAME, NR, WT, LOADW, TAILW, TARGET)                               \
+    __attribute__((target(TARGET))) static void NAME(const float *x, size_t ldx, const WT *w,   \
+                                                     size_t ldw, int k, float *y, size_t ldy) { \
+        FE_AVX2_ZERO4(a);                                                                      \
+        FE_AVX2_ZERO4(b);                                                                      \
+        FE_AVX2_ZERO4(c);                                                                      \
+        int i = 0;                                                                             \
+        for (; i + 8 <= k; i += 8)                                                             \
+            FE_AVX2_STEP(_mm256_loadu_ps, LOADW, NR);                                          \
+        if (i < k) {                                                                           \
+            __m256i m = fe_tail_mask256(k - i);                                                \
+            FE_AVX2_STEP(FE_AVX2_MASKED, TAILW, NR);                                           \
+        }                                                                                      \
+        fe_hsum4_256(a0, a1, a2, a3, y);                                                       \
+        if (NR > 1)                                                                            \
+            fe_hsum4_256(b0, b1, b2, b3, y + ldy);                                             \
+        if (NR > 2)                                                                            \
+            fe_hsum4_256(c0, c1, c2, c3, y + 2 * ldy);                                         \
+    }
+#define FE_AVX2_HALF_TARGET "avx2,fma,f16c"
+FE_DEFINE_DOTNX4_AVX2(fe_dot2x4_avx2, 2, float, FE_AVX2_LOAD_F32, FE_AVX2_TAIL_F32, "avx2,fma")
+FE_DEFINE_DOTNX4_AVX2(fe_dot3x4_avx2, 3, float, FE_AVX2_LOAD_F32, FE_AVX2_TAIL_F32, "avx2,fma")
+FE_DEFINE_DOTNX4_AVX2(fe_dot1x4_f16_avx2, 1, uint16_t, FE_AVX2_LOAD_F16, FE_AVX2_TAIL_F16,
+                      FE_AVX2_HALF_TARGET)
+FE_DEFINE_DOTNX4_AVX2(fe_dot2x4_f16_avx2, 2, uint16_t, FE_AVX2_LOAD_F16, FE_AVX2_TAIL_F16,
+                      FE_AVX2_HALF_TARGET)
+FE_DEFINE_DOTNX4_AVX2(fe_dot3x4_f16_avx2, 3, uint16_t, FE_AVX2_LOAD_F16, FE_AVX2_TAIL_F16,
+                      FE_AVX2_HALF_TARGET)
+FE_DEFINE_DOTNX4_AVX2(fe_dot1x4_bf16_avx2, 1, uint16_t, FE_AVX2_LOAD_BF16, FE_AVX2_TAIL_BF16,
+                      FE_AVX2_HALF_TARGET)
+FE_DEFINE_DOTNX4_AVX2(fe_dot2x4_bf16_avx2, 2, uint16_t, FE_AVX2_LOAD_BF16, FE_AVX2_TAIL_BF16,
+                      FE_AVX2_HALF_TARGET)
+FE_DEFINE_DOTNX4_AVX2(fe_dot3x4_bf16_avx2, 3, uint16_t, FE_AVX2_LOAD_BF16, FE_AVX2_TAIL_BF16,
+                      FE_AVX2_HALF_TARGET)
 #endif
 
 /* y = max(y + bias, 0) with relu, y + bias without. Both versions turn a
@@ -605,11 +692,33 @@ fe_widen_avx512(fe_dtype dt, const uint16_t *h, float *dst, size_t n) {
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+/* The same on AVX2: vcvtph2ps (F16C) for f16, a shift for bf16; the last
+ * n % 8 one by one. */
+__attribute__((target("avx2,f16c"))) static void fe_widen_avx2(fe_dtype dt, const uint16_t *h,
+                                                               float *dst, size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(h + i));
+        __m256 f = dt == FE_DTYPE_F16
+                       ? _mm256_cvtph_ps(v)
+                       : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(v), 16));
+        _mm256_storeu_ps(dst + i, f);
+    }
+    for (; i < n; i++)
+        dst[i] = dt == FE_DTYPE_F16 ? fe_f16_to_f32(h[i]) : fe_bf16_to_f32(h[i]);
+}
+#endif
+
 static void fe_widen_row(fe_dtype dt, const void *src, size_t i0, float *dst, size_t n) {
 #ifdef FE_HAVE_X86_KERNELS
     const FeCpuInfo *ci = fe_cpu_info();
     if (dt != FE_DTYPE_F32 && ci->avx512f && ci->avx512bw && ci->avx512vl) {
         fe_widen_avx512(dt, (const uint16_t *)src + i0, dst, n);
+        return;
+    }
+    if (dt != FE_DTYPE_F32 && ci->avx2 && ci->f16c) {
+        fe_widen_avx2(dt, (const uint16_t *)src + i0, dst, n);
         return;
     }
 #endif
@@ -920,6 +1029,16 @@ void fe_cpu_prefault(void *p, size_t n) {
     c[n - 1] = 0;
 }
 
+bool fe_cpu_keeps_half_weights(void) {
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (ci->avx512f && ci->avx512bw && ci->avx512vl)
+        return true;
+    /* fe_gemv_block_avx2 widens four weight rows at a time with F16C into
+     * L1 and sums them as their f32 copy (the same products, bit for bit);
+     * without F16C the widening is scalar and f32 weights are faster. */
+    return fe_use_avx2() && ci->f16c;
+}
+
 bool fe_cpu_has_bf16_dot(void) {
 #ifdef FE_HAVE_X86_KERNELS
     const FeCpuInfo *ci = fe_cpu_info();
@@ -1033,29 +1152,71 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, const FeGemvKernels *kt, int
 #endif
 
 #ifdef FE_HAVE_X86_KERNELS
+/* Input rows r0..r1 by four weight rows (16-bit ones at w16 of j->wdt,
+ * else f32 at w32), three input rows at a time, then two or one. Compiled
+ * for AVX2+FMA: the 16-bit kernels (F16C) are called only with w16, which
+ * fe_gemv_block_avx2 passes only where the CPU has F16C. */
+__attribute__((target("avx2,fma"))) static void
+fe_gemv_rows4_avx2(const FeGemvJob *j, int r0, int r1, const float *w32, const uint16_t *w16,
+                   float *y) {
+    size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
+    bool bf = j->wdt == FE_DTYPE_BF16;
+    int r = r0;
+    for (; r + 3 <= r1; r += 3) {
+        const float *x = j->x + r * ldk;
+        float *yr = y + r * ldn;
+        if (w32)
+            fe_dot3x4_avx2(x, ldk, w32, ldk, j->k, yr, ldn);
+        else if (bf)
+            fe_dot3x4_bf16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+        else
+            fe_dot3x4_f16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+    }
+    const float *x = j->x + r * ldk;
+    float *yr = y + r * ldn;
+    if (r1 - r == 2) {
+        if (w32)
+            fe_dot2x4_avx2(x, ldk, w32, ldk, j->k, yr, ldn);
+        else if (bf)
+            fe_dot2x4_bf16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+        else
+            fe_dot2x4_f16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+    } else if (r1 - r == 1) {
+        if (w32)
+            fe_dot4_avx2(x, w32, ldk, j->k, yr);
+        else if (bf)
+            fe_dot1x4_bf16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+        else
+            fe_dot1x4_f16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+    }
+}
+
 /* Columns n0..n1 of rows r0..r1 on AVX2: four weight rows at a time for
  * each input row, the last n % 4 alone in the same order, so a row's
  * numbers never depend on how many rows share the step. f16/bf16 weights
- * are widened four rows at a time (exact) into wide (4 * k floats, the
- * task's part of FeGemvJob.wide), so they give what their f32 copy gives. */
+ * (kept only with F16C: fe_cpu_keeps_half_weights) are widened in the
+ * kernels' registers; the last n % 4 rows into wide (exact), so they give
+ * what their f32 copy gives. */
 __attribute__((target("avx2,fma"))) static int fe_gemv_block_avx2(const FeGemvJob *j, int r0,
                                                                   int r1, int n0, int n1,
                                                                   float *wide) {
     size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
     bool f32 = j->wdt == FE_DTYPE_F32;
+    size_t wsize = fe_dtype_size(j->wdt);
+    bool in_regs = !f32 && fe_cpu_info()->f16c;
     int c = n0;
     for (; c + 4 <= n1; c += 4) {
-        const float *wc;
+        const char *wb = (const char *)j->w + (size_t)c * ldk * wsize;
+        if ((f32 || in_regs) && c + 8 <= n1)
+            fe_prefetch_rows(wb + 4 * ldk * wsize, 4 * ldk * wsize);
         if (f32) {
-            wc = (const float *)j->w + (size_t)c * ldk;
-            if (c + 8 <= n1)
-                fe_prefetch_rows(wc + 4 * ldk, 4 * ldk * sizeof(float));
+            fe_gemv_rows4_avx2(j, r0, r1, (const float *)wb, NULL, j->y + c);
+        } else if (in_regs) {
+            fe_gemv_rows4_avx2(j, r0, r1, NULL, (const uint16_t *)wb, j->y + c);
         } else {
             fe_widen_row(j->wdt, j->w, (size_t)c * ldk, wide, 4 * ldk);
-            wc = wide;
+            fe_gemv_rows4_avx2(j, r0, r1, wide, NULL, j->y + c);
         }
-        for (int r = r0; r < r1; r++)
-            fe_dot4_avx2(j->x + r * ldk, wc, ldk, j->k, j->y + r * ldn + c);
     }
     for (; c < n1; c++) {
         const float *wc = (const float *)j->w + (size_t)c * ldk;

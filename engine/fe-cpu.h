@@ -13,7 +13,8 @@ typedef struct {
     char vendor[16];
     char brand[64];
     int family, model;
-    bool sse42, avx, avx2, fma, avx512f, avx512bw, avx512vl, avx512_bf16, amx_bf16, amx_tile;
+    bool sse42, avx, avx2, fma, f16c, avx512f, avx512bw, avx512vl, avx512_bf16, amx_bf16,
+        amx_tile;
     int n_cores;                   /* online logical CPUs                      */
 } FeCpuInfo;
 
@@ -47,6 +48,11 @@ int fe_cpu_matmul_exact_rows(fe_dtype weight_dtype);
 /* Whether this CPU multiplies bf16_dot weights in bf16 (AVX512_BF16 with
  * AVX-512F/BW/VL, and the engine built for x86-64 with GCC or Clang). */
 bool fe_cpu_has_bf16_dot(void);
+/* Whether the CPU matmul and embedding kernels read a model file's f16/bf16
+ * matrices in place at full speed (widening in registers, exact): AVX-512
+ * with BW/VL, or AVX2 with FMA and F16C. The loader keeps those matrices
+ * 16-bit there (half the bytes per decode step, the same numbers). */
+bool fe_cpu_keeps_half_weights(void);
 int fe_cpu_get_threads(void);
 /* n f16 numbers widened to f32, and n floats rounded to bf16: the same bits
  * as fe_f16_to_f32 / fe_f32_to_bf16 one by one, vectorised where the CPU

@@ -84,6 +84,7 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci, const char *isa) {
     bool osxsave = (c >> 27) & 1;
     bool cpu_avx = (c >> 28) & 1;
     bool cpu_fma = (c >> 12) & 1;
+    bool cpu_f16c = (c >> 29) & 1;
     if (osxsave) {
         xcr0 = fe_xgetbv0();
         os_avx = (xcr0 & 0x6) == 0x6;                 /* XMM + YMM state           */
@@ -92,6 +93,7 @@ static void fe_cpu_detect_x86(FeCpuInfo *ci, const char *isa) {
     }
     ci->avx = cpu_avx && os_avx;
     ci->fma = cpu_fma && os_avx;
+    ci->f16c = cpu_f16c && os_avx;
 
     if (max_leaf >= 7) {
         unsigned a1 = 0, b1 = 0, c1 = 0, d1 = 0;
@@ -154,7 +156,7 @@ static void fe_cpu_apply_isa_cap(FeCpuInfo *ci, const char *isa) {
     ci->avx512f = ci->avx512bw = ci->avx512vl = ci->avx512_bf16 = false;
     ci->amx_bf16 = ci->amx_tile = false;
     if (portable)
-        ci->avx = ci->avx2 = ci->fma = false;
+        ci->avx = ci->avx2 = ci->fma = ci->f16c = false;
 }
 #endif
 

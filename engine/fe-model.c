@@ -55,13 +55,16 @@ typedef struct {
      * device: f32, or f16 / bf16 on a GPU (docs/cuda.md). Biases and norms stay
      * f32, as the ops take them. */
     fe_dtype matrix_dtype;
-    /* CPU with AVX-512 (whose matmul kernels widen in registers): the linear
-     * layers' matrices and the token embedding stay in the file's own f16 or
+    /* CPU with AVX-512 or AVX2+F16C (fe_cpu_keeps_half_weights: matmul
+     * kernels that widen exactly on the fly): the linear layers' matrices and the token embedding stay in the file's own f16 or
      * bf16. Widening them is exact, so the results do not change, and a
      * decode step, which is bound by streaming its weights, reads half the
      * bytes (so does the encoder, whose weights come from memory again for
      * each image). The convolutions (folded with BatchNorm, no longer the
-     * file's numbers) and the positional table are f32. Elsewhere all f32. */
+     * file's numbers) and the positional table are f32. Elsewhere all f32.
+     * (Before 2026-11-27 AVX2 CPUs got f32 matrices: a Zen 3 decode step
+     * streamed twice the bytes; bench/RESULTS.md "The paper end to end
+     * again".) */
     bool keep_file_half;
     /* FE_PRECISION_BF16 on a CPU with AVX512_BF16: the same matrices (linear
      * layers, token embedding, convolutions after the first) rounded to bf16
@@ -416,9 +419,8 @@ static fe_status model_load(FeModel *model, const FeWeightFile *wf, FeDevice *de
     fe_sinusoid_table(model->pe_cols, cols, c->d_model / 2);
 
     bool cpu = strcmp(device->backend->name, "cpu") == 0;
-    const FeCpuInfo *ci = fe_cpu_info();
     FeLoader ld = {.wf = wf, .matrix_dtype = matrix_dtype,
-                   .keep_file_half = cpu && ci->avx512f && ci->avx512bw && ci->avx512vl,
+                   .keep_file_half = cpu && fe_cpu_keeps_half_weights(),
                    .host_tensors = cpu};
     if (cpu_bf16_dot) {
         /* The positional table, norms and the first convolution stay f32. */

@@ -107,6 +107,7 @@ static void test_cpuid_report(void) {
     g_assert_cmpint(ci->avx, ==, !portable && cpuinfo_has_flag("avx"));
     g_assert_cmpint(ci->avx2, ==, !portable && cpuinfo_has_flag("avx2"));
     g_assert_cmpint(ci->fma, ==, !portable && cpuinfo_has_flag("fma"));
+    g_assert_cmpint(ci->f16c, ==, !portable && cpuinfo_has_flag("f16c"));
     g_assert_cmpint(ci->avx512f, ==, !no512 && cpuinfo_has_flag("avx512f"));
     g_assert_cmpint(ci->avx512bw, ==, !no512 && cpuinfo_has_flag("avx512bw"));
     g_assert_cmpint(ci->avx512vl, ==, !no512 && cpuinfo_has_flag("avx512vl"));
@@ -404,7 +405,7 @@ static void test_matmul(void) {
  * portable, 32 with AVX2 or AVX-512) and the GEMM path beyond it. */
 static void test_matmul_half_weights(void) {
     const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {3, 1024, 256}, {4, 37, 19},
-                             {9, 45, 71},   {1, 3, 5}};
+                             {9, 45, 71},   {1, 3, 5},      {2, 38, 23},    {5, 42, 264}};
     for (int dt = 0; dt < 2; dt++) {
         fe_dtype half = dt == 0 ? FE_DTYPE_F16 : FE_DTYPE_BF16;
         for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++) {
