@@ -119,3 +119,7 @@ $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-cm
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-xe --engine xelatex --fonts lm-math --seed 9801
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-cm --fonts cm --seed 9950
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-xe --engine xelatex --fonts lm-math --seed 9950
+for f in cm lmodern; do
+  $gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix "cls-units-$f" --fonts $f --seed 10100
+done
+$gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix cls-units-xe --engine xelatex --fonts lm-math --seed 10100
