@@ -858,6 +858,28 @@ is_unit_word (const char *w)
   return FALSE;
 }
 
+/* Whether g[i - 1] is a degree sign raised after the number ending at
+ * g[i - 2]: \circ in a superscript (smaller, its box's middle above the
+ * digit's: Poppler's boxes hold the font's depth, so the bottom is no
+ * test) or U+00B0, glued to the digit. */
+static gboolean
+degree_after_number (const Glyph *g, int i)
+{
+  const Glyph *o, *d;
+  double em;
+
+  if (i < 2)
+    return FALSE;
+  o = &g[i - 1];
+  d = &g[i - 2];
+  em = d->size > 0.5 ? d->size : 10.0;
+  if (!g_unichar_isdigit (d->c) || o->space_before ||
+      !(o->c == 0x2218 || o->c == 0x25E6 || o->c == 0x00B0) || o->r.x0 - d->r.x1 > 0.15 * em ||
+      o->r.x0 - d->r.x1 < -0.1 * em || fabs (g[i].size - d->size) > 0.1 * em)
+    return FALSE;
+  return o->c == 0x00B0 || (o->size < 0.85 * d->size && o->r.y0 + o->r.y1 < d->r.y0 + d->r.y1 - 0.1 * em);
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -872,6 +894,7 @@ classify_units (Glyph *g, int n)
       const Glyph *d = &g[i - 1];
       double em = d->size > 0.5 ? d->size : 10.0, gap = g[i].r.x0 - d->r.x1;
       int k = i, b = i - 1;
+      gboolean ratio;
 
       /* after a number's exponent (10^{-3}\ \mathrm{m}^3): the number,
        * not its script, is level with the unit and of its size */
@@ -884,9 +907,19 @@ classify_units (Glyph *g, int n)
           d = &g[b];
           em = d->size > 0.5 ? d->size : 10.0;
         }
-      if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
-          gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
+      /* a temperature, 0^\circ\mathrm{C}: the unit glued to a raised
+       * degree sign (\circ, or the text layer's U+00B0) after the number,
+       * with no space or a control space; the unit is measured from the
+       * number, and the degree sign joins it as a script sign */
+      if (degree_after_number (g, i) && !g[i].line_before && gap > -0.1 * em && gap < 0.5 * em)
+        {
+          d = &g[i - 2];
+          em = d->size > 0.5 ? d->size : 10.0;
+        }
+      else if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
+               gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
         continue;
+      ratio = FALSE;
       while (k < n)
         {
           GString *w = g_string_new (NULL);
@@ -896,7 +929,17 @@ classify_units (Glyph *g, int n)
                  fabs (g[j].size - g[k].size) < 0.1 * em && g[j].cls != CLS_WEAK &&
                  !(g[j].cls == CLS_STRONG && g_unichar_islower (g[j].c) && g[j].c != 0x03BC && g[j].c != 0x00B5))
             g_string_append_unichar (w, g[j++].c);
-          ok = j > k && is_unit_word (w->str) && !(j < n && !g[j].space_before && g_unichar_isalpha (g[j].c));
+          /* a rate spelt in words, 73.3\ \text{miles/hour}: two short
+           * upright words glued by a slash, a word space after the number
+           * (prose sets a slash between words, and/or, but not after a
+           * formula's number) */
+          if (k == i && j > k && j - k <= 6 && !is_unit_word (w->str) && j + 1 < n && g[j].c == '/' &&
+              !g[j].space_before && !g[j + 1].space_before && g_unichar_isalpha (g[j + 1].c) &&
+              g[j + 1].cls != CLS_STRONG && fabs (g[j + 1].size - g[k].size) < 0.1 * em &&
+              strcmp (w->str, "and") != 0 && strcmp (w->str, "or") != 0 && strcmp (w->str, "either") != 0)
+            ratio = TRUE;
+          ok = j > k && (is_unit_word (w->str) || (ratio && j - k <= 6)) &&
+               !(j < n && !g[j].space_before && g_unichar_isalpha (g[j].c));
           g_string_free (w, TRUE);
           if (!ok)
             break;
@@ -4287,7 +4330,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
     join = TRUE;
   /* a number and its unit, a control space apart (classify_units) */
-  if (rule == FM_DETECT_RULE_FULL && r->unit && g_unichar_isdigit (l->c) && gap < 0.5 * em &&
+  if (rule == FM_DETECT_RULE_FULL && r->unit &&
+      (g_unichar_isdigit (l->c) || degree_after_number (g, (int) (r - g))) && gap < 0.5 * em &&
       r - g == l - g + 1)
     join = TRUE;
   if (join && rule == FM_DETECT_RULE_FULL && word_space_starts_formula (ic, li, ri, gap, em))

@@ -135,3 +135,8 @@ for f in sans cm; do
 done
 $gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-cm --fonts cm --seed 10014
 $gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-xe --engine xelatex --fonts lm-math --seed 10014
+
+for f in cm lmodern; do
+  $gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix "cls-units-$f" --fonts $f --seed 10100
+done
+$gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix cls-units-xe --engine xelatex --fonts lm-math --seed 10100
