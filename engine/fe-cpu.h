@@ -20,8 +20,9 @@ typedef struct {
 
 /* What the CPU and the OS allow, read once. FE_CPU_ISA in the environment caps
  * it for the engine's own kernels: "avx2" clears the AVX-512 and AMX flags,
- * "portable" also AVX, AVX2 and FMA (so the portable loops run, and OpenBLAS
- * is given a pre-AVX core type), "avx512" or unset changes nothing. For tests
+ * "portable" also AVX, AVX2, FMA and F16C (so the portable loops run, f16
+ * model weights are widened to f32 at load, and OpenBLAS is given a pre-AVX
+ * core type), "avx512" or unset changes nothing. For tests
  * and comparisons (tests/README.md); the results stay within the ops' own
  * tolerances, not bit for bit, between two caps. */
 const FeCpuInfo *fe_cpu_info(void);
