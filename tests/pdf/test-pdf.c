@@ -840,7 +840,12 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * display 0 of 1, 6 pieces); cls-remarkrows (pdfLaTeX CM, XeLaTeX Latin
  * Modern Math, detect14r): a gathered display's bracketed remark over two
  * rows, the second closing the bracket (before: display 0 of 1 - in pieces
- * at the branch point, its first row alone after words_display_line()). */
+ * at the branch point, its first row alone after words_display_line());
+ * cls-footfrac (XeLaTeX DejaVu Math, LuaLaTeX Pagella Math, at 12 pt,
+ * detect14s's rule, fixture by detectfix7): a footnote's display-style
+ * \frac{1}{1-v^2}\,dv = dx, whose fraction at footnote size was taken for
+ * a display of its own (before: a false display and two inline pieces,
+ * inline 0 of 1). */
 static void
 test_detect_classes (void)
 {
@@ -875,7 +880,7 @@ test_detect_classes (void)
                           "cls-textdisp-cm", "cls-textdisp-palatino", "cls-textdisp-xe",
                           "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua",
                           "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm",
-                          "cls-remarkrows-cm", "cls-remarkrows-xe" };
+                          "cls-remarkrows-cm", "cls-remarkrows-xe", "cls-footfrac-xe", "cls-footfrac-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -135,3 +135,6 @@ for f in sans cm; do
 done
 $gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-cm --fonts cm --seed 10014
 $gen --body "$dir/cls-remarkrows.body.tex" --out "$dir" --prefix cls-remarkrows-xe --engine xelatex --fonts lm-math --seed 10014
+# (12 pt: at 10 pt the footnote's fraction was found before detectfix7's fixture too)
+$gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-xe --engine xelatex --fonts dejavu-math --size 12pt --seed 10130
+$gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-lua --engine lualatex --fonts pagella-math --size 12pt --seed 10130
