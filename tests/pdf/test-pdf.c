@@ -845,7 +845,12 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * unit glued to a raised degree sign (0^\circ\textup{C}) and a rate in
  * words after a control space (73.3\ \text{miles/hour}), both cut before
  * the unit (the detector before it: 4 of the 7 formulas missed on each);
- * "n = 3 and/or m = 4" stays two. */
+ * "n = 3 and/or m = 4" stays two;
+ * cls-footfrac (XeLaTeX DejaVu Math, LuaLaTeX Pagella Math, at 12 pt,
+ * detect14s's rule, fixture by detectfix7): a footnote's display-style
+ * \frac{1}{1-v^2}\,dv = dx, whose fraction at footnote size was taken for
+ * a display of its own (before: a false display and two inline pieces,
+ * inline 0 of 1). */
 static void
 test_detect_classes (void)
 {
@@ -881,7 +886,7 @@ test_detect_classes (void)
                           "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua",
                           "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm",
                           "cls-remarkrows-cm", "cls-remarkrows-xe", "cls-units-cm", "cls-units-lmodern",
-                          "cls-units-xe" };
+                          "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

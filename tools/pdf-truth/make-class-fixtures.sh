@@ -140,3 +140,7 @@ for f in cm lmodern; do
   $gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix "cls-units-$f" --fonts $f --seed 10100
 done
 $gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix cls-units-xe --engine xelatex --fonts lm-math --seed 10100
+
+# (12 pt: at 10 pt the footnote's fraction was found before detectfix7's fixture too)
+$gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-xe --engine xelatex --fonts dejavu-math --size 12pt --seed 10130
+$gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-lua --engine lualatex --fonts pagella-math --size 12pt --seed 10130

@@ -700,13 +700,13 @@ class BodyDoc:
             self.formulas[m.group(2)] = (kinds[m.group(1)], latex)
 
 
-def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex", twocol=False):
+def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex", twocol=False, size="10pt"):
     """Typesets a hand-written body (a fixture) with the recording macros."""
     body = open(body_path, encoding="utf-8").read()
     doc = BodyDoc(body)
     setup = CORPUS_PACKAGES[engine] + "\n" + (PDFLATEX_SETUP if engine == "pdflatex" else OT_SETUP) % {
         "fonts": font_setup(engine, font), "name": name}
-    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": "1in", "size": "10pt",
+    src = PREAMBLE % {"twocol": ",twocolumn" if twocol else "", "margin": "1in", "size": size,
                       "engine_setup": setup}
     src = src.replace("{article}", "{%s}" % docclass, 1) + body + "\n\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
@@ -719,8 +719,11 @@ def make_from_body(name, body_path, out_dir, font, docclass, engine="pdflatex", 
             raise RuntimeError("%s failed for %s" % (engine, name))
         aux = open(os.path.join(tmp, name + ".aux")).read()
         shutil.copy(os.path.join(tmp, name + ".pdf"), os.path.join(out_dir, name + ".pdf"))
-    return write_truth(name, aux, doc, out_dir, {"engine": engine, "font_setup": font, "class": docclass,
-                                                 "formulas": "hand-written " + os.path.basename(body_path)})
+    info = {"engine": engine, "font_setup": font, "class": docclass,
+            "formulas": "hand-written " + os.path.basename(body_path)}
+    if size != "10pt":  # (the 10 pt fixtures' truth stays byte for byte what it was)
+        info["size"] = size
+    return write_truth(name, aux, doc, out_dir, info)
 
 
 def main():
@@ -749,11 +752,14 @@ def main():
                     "formulas) as OUT/PREFIX.pdf with its truth, instead of generating documents")
     ap.add_argument("--class", dest="docclass", default="article", help="document class for --body")
     ap.add_argument("--twocolumn", action="store_true", help="two columns for --body")
+    ap.add_argument("--size", default="10pt", choices=("10pt", "11pt", "12pt"),
+                    help="body size for --body (default %(default)s): a class that shows only off "
+                    "10 pt, such as a footnote's display-style fraction at 12 pt")
     a = ap.parse_args()
     if a.body:
         os.makedirs(a.out, exist_ok=True)
         font = (a.fonts or ("cm" if a.engine == "pdflatex" else "lm-math")).split(",")[0]
-        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine, a.twocolumn)
+        n = make_from_body(a.prefix, a.body, a.out, font, a.docclass, a.engine, a.twocolumn, a.size)
         print("%s.pdf: %d regions in %s" % (a.prefix, n, a.out))
         return
     corpus = Corpus(a.corpus) if a.formulas == "corpus" else None
