@@ -40,6 +40,20 @@
  * (a bullet's disc 0.79, a square 1) more: the development twins' letters
  * read as symbols were 0.54-0.60 inked (cluster_not_formula). */
 #define LETTER_INKED_MAX 0.7
+/* A one-symbol word read at this confidence or more is the symbol it
+ * reads as: "§" in "see § 3" at 93 (review probe of scan14q). Of the 19
+ * one-letter formulas of the development twins (seeds 2016 and 2017, both
+ * resolutions) read as a symbol ("@", "¢", "&", "¥", "«"), 18 were read at
+ * 9-89, one theta at 91 (150 dpi); the probe's theta read "@" at 91-93 on
+ * 6 of 8 twins (scan seeds 10120-10123): confidence does not keep them
+ * apart there, and those are lost (docs/scanned.md). */
+#define SYMBOL_LETTER_CONF 90
+/* A superscript raised after ink this wide or wider, em, follows a
+ * number, a footnote mark ("86^4": two digits are 1 em), not one glyph
+ * (cluster_scripted). Counting pieces instead (two at most) lost b^3 in
+ * four pieces and \frac{\alpha}{c} in five, broken by binarisation
+ * (development twins 2017-04 at 300 dpi, 2017-01 at 150 dpi). */
+#define SCRIPT_BASE_MAX_EM 0.8
 
 typedef struct {
   double x0, y0, x1, y1;
@@ -2257,7 +2271,10 @@ bracket_balance (const char *s)
  * before it opened: "O(k" then "logk)" for O(k \log k), the second read
  * as prose at confidence 89 (development twins, seeds 2016 and 2017,
  * 300 dpi: two such, the formula cut at the operator name; no prose word
- * on those twins closed a math word's bracket). */
+ * on those twins closed a math word's bracket). The math word's open
+ * bracket is not its first character: "O(k" and "f(x" open an argument,
+ * "(n" then "large)" is a parenthetical round one variable, prose (review
+ * probe of scan14q: "($n$ large)" was one box on 8 of 9 scans). */
 static gboolean
 word_closes_bracket (const ScanPage *p, guint i)
 {
@@ -2268,7 +2285,8 @@ word_closes_bracket (const ScanPage *p, guint i)
     return FALSE;
   l = word_beside (p, i, -1, 0.6 * p->em);
   return l >= 0 && word_is_math (&g_array_index (p->words, Word, l)) &&
-         bracket_balance (g_array_index (p->words, Word, l).utf8) > 0;
+         bracket_balance (g_array_index (p->words, Word, l).utf8) > 0 &&
+         strchr ("([{", g_array_index (p->words, Word, l).utf8[0]) == NULL;
 }
 
 /* Running-text words whose ink is shaped as math (word_subscript_pair,
@@ -2635,7 +2653,10 @@ page_make_clusters (ScanPage *p, int *parent)
           gunichar u = g_utf8_get_char (t);
           cl->letter = g_utf8_strlen (t, -1) == 1 && g_unichar_isalpha (u);
           cl->symbol = g_utf8_strlen (t, -1) == 1 && !g_unichar_isalnum (u) &&
-                       (u >= 128 || strchr ("@&#$%", (int) u) != NULL);
+                       (u >= 128 || strchr ("@&#$%", (int) u) != NULL) &&
+                       g_array_index (words, Word, c->word).conf < SYMBOL_LETTER_CONF &&
+                       word_beside (p, (guint) c->word, -1, 0.6 * p->em) >= 0 &&
+                       word_beside (p, (guint) c->word, 1, 0.6 * p->em) >= 0;
         }
     }
 }
@@ -2839,11 +2860,14 @@ largest_pieces (ScanPage *p)
  * 0.12 em at both ends (a subscript, or a digit fraction's denominator).
  * The digits of a number in prose stand on one line: Tesseract read b^3
  * as "63", x^k as "4" and \frac{93}{94} as digits (development twins,
- * seeds 2016 and 2017), all dropped as bare numbers before. */
+ * seeds 2016 and 2017), all dropped as bare numbers before. A raised
+ * piece counts after a one-glyph base only (SCRIPT_BASE_MAX_EM): a number
+ * with a footnote mark, "page 86^4", "1999^3", is prose (review probe of
+ * scan14q); the lowered case keeps \frac{93}{94}. ci: the cluster. */
 static gboolean
-cluster_scripted (const ScanPage *p, const Cluster *cl)
+cluster_scripted (const ScanPage *p, int ci)
 {
-  int ci = (int) (cl - &g_array_index (p->clusters, Cluster, 0));
+  const Cluster *cl = &g_array_index (p->clusters, Cluster, ci);
   double em = p->em;
 
   for (int i = 0; i < p->n_comps; i++)
@@ -2857,7 +2881,8 @@ cluster_scripted (const ScanPage *p, const Cluster *cl)
           if (j == i || b->cluster != ci || b->text || box_h (&b->b) < 0.25 * em ||
               b->b.x0 < (a->b.x0 + a->b.x1) / 2)
             continue;
-          if ((a->b.y1 - b->b.y1 >= 0.25 * em && a->b.y0 - b->b.y0 >= 0.1 * em) ||
+          if ((a->b.y1 - b->b.y1 >= 0.25 * em && a->b.y0 - b->b.y0 >= 0.1 * em &&
+               b->b.x0 - cl->b.x0 < SCRIPT_BASE_MAX_EM * em) ||
               (b->b.y1 - a->b.y1 >= 0.12 * em && b->b.y0 - a->b.y0 >= 0.12 * em))
             return TRUE;
         }
@@ -2869,14 +2894,15 @@ cluster_scripted (const ScanPage *p, const Cluster *cl)
  * formula (a speck, a bare number, a blotch or a picture), NULL when it
  * is one. largest: largest_pieces. */
 static const char *
-cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
+cluster_not_formula (ScanPage *p, int ci, const double *largest)
 {
+  const Cluster *cl = &g_array_index (p->clusters, Cluster, ci);
   double em = p->em;
   Box b;
 
   /* Bare numbers are typographically text (bench/detect/README.md):
    * a page number, a year on a line of its own. */
-  if (cl->only_digits && !cluster_scripted (p, cl))
+  if (cl->only_digits && !cluster_scripted (p, ci))
     return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,
@@ -2909,7 +2935,11 @@ cluster_not_formula (ScanPage *p, const Cluster *cl, const double *largest)
    * symbol ("@" for theta and sigma, "¢" for c: development twins, seeds
    * 2016 and 2017, each alone between two words, 0.54-0.60 inked, dropped
    * so); such a symbol is a letter unless it fills its box as a blotch
-   * or a bullet does (LETTER_INKED_MAX). */
+   * or a bullet does (LETTER_INKED_MAX), and only if read unsure
+   * (SYMBOL_LETTER_CONF) with a word on both sides within 0.6 em
+   * (page_clusters): a list marker has nothing to its left, and "§" in
+   * "see § 3", a marker read "«" (0.54 inked) and bullets read "@" at
+   * 0.70 inked were boxed on the review probe of scan14q. */
   if (cl->ink > 0.5 * box_w (&cl->b) * box_h (&cl->b) &&
       ((cl->n_pieces > 1 && (cl->piece_word < 0 || cl->n_pieces > 3)) ||
        !(cl->letter || (cl->symbol && cl->ink < LETTER_INKED_MAX * box_w (&cl->b) * box_h (&cl->b))) ||
@@ -2994,7 +3024,7 @@ page_read_share (ScanPage *p, const double *largest)
       Cluster *cl = &g_array_index (p->clusters, Cluster, i);
       if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
         continue;
-      picture[i] = dropped_as_picture (cluster_not_formula (p, cl, largest));
+      picture[i] = dropped_as_picture (cluster_not_formula (p, (int) i, largest));
     }
   for (int k = 0; k < p->n_comps; k++)
     {
@@ -3050,7 +3080,7 @@ page_formula_regions (ScanPage *p)
       FmRegion *reg;
       if (cl->number || cl->n_seed == 0 || (cl->display && cl->block != (int) i))
         continue;
-      cl->dropped = cluster_not_formula (p, cl, largest);
+      cl->dropped = cluster_not_formula (p, (int) i, largest);
       if (cl->dropped)
         continue;
       b = box_turn (&cl->b, p->skew, p->cx, p->cy);
