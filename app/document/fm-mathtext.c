@@ -1857,6 +1857,7 @@ typedef struct {
   gboolean cand[8];       /* per depth: a \big pair, which a matrix can be   */
   gboolean cell_doubt[8]; /* per depth: a gap that may be a column gap        */
   gboolean word_gap[8];   /* per depth: a gap of a word space (a\ b)          */
+  const Item *text_lead;  /* a text group written with a leading space (\text{ is}) */
 } LineParse;
 
 /* The line's full-size items, by x: glyphs of at least 0.85 of the largest
@@ -2355,12 +2356,16 @@ line_append_item (LineParse *lp, guint k)
   g_autoptr (GPtrArray) sup = g_ptr_array_new ();
   const char *tex = m->tex;
   g_autofree char *sized = NULL;
+  g_autofree char *spaced = NULL;
 
   if (m->used)
     return;
   m->used = TRUE;
   if (m->kind == ITEM_GLYPH && m->ext)
     tex = line_sized_delimiter (lp, m, k, &sized);
+  if (m == lp->text_lead && tex != NULL && g_str_has_prefix (tex, "\\text{"))
+    tex = spaced = g_strconcat ("\\text{ ", tex + strlen ("\\text{"), NULL);
+  lp->text_lead = NULL;
   if (tex == NULL)
     {
       uncertain (r, "unknown glyph");
@@ -2591,25 +2596,22 @@ line_append_small_space (LineParse *lp, const Item *base, const Item *prev, cons
   uncertain (lp->r, "a small space between ordinary symbols (\\, or a word space?)");
 }
 
-/* An em of space or two before m, beyond what TeX puts between atoms (a
- * relation's 5 mu, a comma's 3 mu): \quad or \qquad, and \; after a text
- * group (below) (", \qquad m=1" had
- * read ",m=1", development seed 1101; the corpus has \quad 1656 times and
- * \qquad 608). Wider is not a spacing command (an equation number's gap),
- * and not certain. */
 /* The smallest gap after a text group that is a word space: TeX's
  * interword space is 0.33 em in CM and LM, 0.25 em in Times, 0.19-0.20 em
  * in Libertine (set loose in a justified line, tighter in a display). */
 #define TEXT_WORD_SPACE 0.17
 
 /* An item TeX sets no space before after a text group: a letter, a digit,
- * an opening bracket or a word (a relation or an operator gets its own
- * math space, 0.22-0.28 em, which is no word space). */
+ * an opening bracket or a text word (a relation or an operator gets its
+ * own math space, 0.17-0.28 em, which is no word space). */
 static gboolean
 starts_ordinary (const Item *m)
 {
+  /* an operator name (\sin, \operatorname{..}) gets TeX's thin space
+   * after a text group, one rounding step from a word space: only text
+   * and upright letters are ordinary */
   if (m->kind == ITEM_WORD)
-    return TRUE;
+    return m->tex != NULL && (g_str_has_prefix (m->tex, "\\text{") || g_str_has_prefix (m->tex, "\\mathrm{"));
   if (m->kind != ITEM_GLYPH)
     return FALSE;
   return m->c < 0x80 ? g_ascii_isalnum ((char) m->c) || m->c == '(' || m->c == '[' :
@@ -2625,6 +2627,27 @@ ends_ordinary (const Item *m)
     return FALSE;
   return m->c < 0x80 ? g_ascii_isalnum ((char) m->c) || m->c == ')' || m->c == ']' :
          (m->c >= 0x0391 && m->c <= 0x03F5) || (m->c >= 0x1D400 && m->c <= 0x1D7FF);
+}
+
+/* An em of space or two before m, beyond what TeX puts between atoms (a
+ * relation's 5 mu, a comma's 3 mu): \quad or \qquad, and \; after a text
+ * group (below) (", \qquad m=1" had
+ * read ",m=1", development seed 1101; the corpus has \quad 1656 times and
+ * \qquad 608). Wider is not a spacing command (an equation number's gap),
+ * and not certain. */
+/* Whether out ends with the text group tex as written: \text{..}, or
+ * \text{ ..} with the leading space line_append_space gave it. */
+static gboolean
+out_ends_with_text (const GString *out, const char *tex)
+{
+  const char *inner = tex + strlen ("\\text{");
+  gsize n = strlen (inner), head;
+
+  if (out->len < n || !g_str_has_suffix (out->str, inner))
+    return FALSE;
+  head = out->len - n;
+  return (head >= 6 && strncmp (out->str + head - 6, "\\text{", 6) == 0) ||
+         (head >= 7 && strncmp (out->str + head - 7, "\\text{ ", 7) == 0);
 }
 
 static void
@@ -2668,7 +2691,7 @@ line_append_space (LineParse *lp, const Item *base, const Item *m)
      * seed 1112 had dropped it on every set-up) */
     tex_append (lp->out, "\\;");
   else if (gap >= TEXT_WORD_SPACE && prev->kind == ITEM_WORD && prev->tex != NULL &&
-           g_str_has_prefix (prev->tex, "\\text{") && g_str_has_suffix (lp->out->str, prev->tex) &&
+           g_str_has_prefix (prev->tex, "\\text{") && out_ends_with_text (lp->out, prev->tex) &&
            starts_ordinary (m))
     /* The word space alone is typed inside the group (\text{for }x,
      * \text{by }(3.24): TeX sets no space after a text group, so the gap
@@ -2677,14 +2700,11 @@ line_append_space (LineParse *lp, const Item *base, const Item *m)
     g_string_insert_c (lp->out, lp->out->len - 1, ' ');
   else if (gap >= TEXT_WORD_SPACE && m->kind == ITEM_WORD && m->tex != NULL && g_str_has_prefix (m->tex, "\\text{") &&
            !g_str_has_prefix (m->tex, "\\text{ ") && (prev->kind == ITEM_WORD || ends_ordinary (prev)))
-    {
-      /* and before a text group after a letter, a digit or a closing
-       * bracket, inside it: r-j\text{ is odd} */
-      Item *word = (Item *) m;
-      char *spaced = g_strconcat ("\\text{ ", word->tex + strlen ("\\text{"), NULL);
-      g_free (word->tex);
-      word->tex = spaced;
-    }
+    /* and before a text group after a letter, a digit or a closing
+     * bracket, inside it: r-j\text{ is odd}, written when the group is
+     * (line_append_item): m->tex is shared with the alignment's cuts
+     * (FmAlignItem.tex), which read it as parsed */
+    lp->text_lead = m;
   else
     line_append_small_space (lp, base, prev, m, gap);
 }
@@ -3137,8 +3157,10 @@ merge_words (Reader *r)
 }
 
 /* The letters of a word item that a text phrase can take in: a text
- * group's (\text{by}) or a lone upright letter's (\mathrm{a}), NULL for
- * an operator name or anything else. */
+ * group's (\text{by}) or an article's (\mathrm{a}, \mathrm{I}), NULL for
+ * an operator name, another lone upright letter (the d of
+ * `\text{and}\ \mathrm{d}y` is a differential: it had read
+ * `\text{and d}y`) or anything else. */
 static char *
 phrase_letters (const Item *it)
 {
@@ -3149,7 +3171,7 @@ phrase_letters (const Item *it)
     return NULL;
   if (g_str_has_prefix (t, "\\text{"))
     t += strlen ("\\text{");
-  else if (g_str_has_prefix (t, "\\mathrm{"))
+  else if (strcmp (t, "\\mathrm{a}") == 0 || strcmp (t, "\\mathrm{A}") == 0 || strcmp (t, "\\mathrm{I}") == 0)
     t += strlen ("\\mathrm{");
   else
     return NULL;

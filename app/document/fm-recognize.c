@@ -2046,12 +2046,32 @@ group_close (GPtrArray *t, guint open)
   return t->len;
 }
 
-/* A word group at t[k] (\text{...}, \mathrm{...}: letters, digits,
- * apostrophes and spaces only): the token after it, 0 when none is. */
-static guint
-word_run_step (GPtrArray *t, guint k)
+/* Whether the letters of tokens from..to-1 all occur among the phrase's
+ * letters w, in either case: an upright letter or a bare one the phrase
+ * lacks is the formula's (\mathrm{d}t, \mathrm{e}, the x of
+ * \text{fo}x\text{r all}), never a garbled piece of the phrase. */
+static gboolean
+letters_in (GPtrArray *t, guint from, guint to, const char *w)
 {
-  static const char *const groups[] = { "\\text", "\\textrm", "\\textup", "\\mathrm", "\\mbox", NULL };
+  g_autofree char *got = token_letters (t, from, to);
+  g_autofree char *low = g_ascii_strdown (w, -1);
+
+  for (const char *c = got; *c; c++)
+    if (strchr (low, g_ascii_tolower (*c)) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* A word group at t[k] that may be part of a run read for the phrase
+ * letters w, in the model's reading: \text{...} (or the \textrm, \textup,
+ * \mbox it may write; the glyphs' phrases are \text groups only),
+ * or \mathrm{...} of two letters or more all of them the phrase's (a lone
+ * upright letter is a differential or a constant); letters, digits,
+ * apostrophes and spaces inside only. The token after it, 0 when none is. */
+static guint
+word_run_step (GPtrArray *t, guint k, const char *w)
+{
+  static const char *const groups[] = { "\\text", "\\textrm", "\\textup", "\\mbox", "\\mathrm", NULL };
   guint close;
 
   if (k + 1 >= t->len || !g_strv_contains (groups, t->pdata[k]) || strcmp (t->pdata[k + 1], "{") != 0)
@@ -2065,7 +2085,50 @@ word_run_step (GPtrArray *t, guint k)
       if (!is_space_token (tok) && strcmp (tok, "'") != 0 && !(strlen (tok) == 1 && g_ascii_isalnum (tok[0])))
         return 0;
     }
+  if (strcmp (t->pdata[k], "\\mathrm") == 0)
+    {
+      g_autofree char *got = token_letters (t, k + 2, close);
+      if (strlen (got) < 2 || !letters_in (t, k + 2, close, w))
+        return 0;
+    }
   return close + 1;
+}
+
+/* The run of word groups from t[s] nearest the phrase letters w (spaces,
+ * apostrophes and the phrase's bare letters between groups: the amsmath
+ * guide's `\text{AIaxvell}s\ \text{equations}`; a run ends at a group's
+ * end, a math letter after it is the formula's): its distance, *run_end
+ * the token after it (0 when no run starts at s). The shortest run of the
+ * least distance. */
+static guint
+phrase_run (GPtrArray *m, guint s, const char *w, guint *run_end)
+{
+  guint end = word_run_step (m, s, w), next, best_d = G_MAXUINT;
+  gboolean group_end = TRUE;
+
+  *run_end = 0;
+  while (end > 0)
+    {
+      if (group_end)
+        {
+          g_autofree char *got = token_letters (m, s, end);
+          guint d = byte_distance (got, w);
+          if (d < best_d)
+            best_d = d, *run_end = end;
+        }
+      group_end = FALSE;
+      if (end < m->len && (strcmp (m->pdata[end], "'") == 0 ||
+                           (strlen (m->pdata[end]) == 1 && g_ascii_isalpha (((char *) m->pdata[end])[0]) &&
+                            letters_in (m, end, end + 1, w))))
+        end++;
+      else if ((next = word_run_step (m, end, w)) > 0)
+        end = next, group_end = TRUE;
+      else if (end + 1 < m->len && is_space_token (m->pdata[end]) && (next = word_run_step (m, end + 1, w)) > 0)
+        end = next, group_end = TRUE;
+      else
+        end = 0;
+    }
+  return best_d;
 }
 
 static guint
@@ -2106,11 +2169,15 @@ glyph_phrases (const char *text, GPtrArray *phrases, GPtrArray *letters)
  * gaps (fm-mathtext.c merge_text_phrases), while the model garbles words
  * it reads from pixels: the amsmath guide's `\text{Maxwell's equations}`
  * read `\text{AIaxvell}s\ \text{equations}`, `\text{for }x` read
- * `\text{for}x` (which draws "forx"). A run of the reading's word groups
- * (spaces, bare letters and apostrophes between) whose letters are a glyph
- * phrase's, or within a quarter of its letters of it (four letters or
- * more), becomes that phrase; each phrase is given once, in order. NULL
- * when nothing changes; *respelt where letters changed (a repair). */
+ * `\text{for}x` (which draws "forx"). Each glyph phrase, in order, takes
+ * the run of the reading's word groups (phrase_run) nearest its letters
+ * over all starts after the last one given: the least distance, then the
+ * shortest run, so that a \mathrm{d}t\quad or \mathrm{e} before the words
+ * is never taken in (it was: the first start within reach won and the
+ * formula's letters went). Its letters must be the phrase's or within a
+ * quarter of them (four letters or more). A reading that is the glyphs'
+ * own is right as it stands. NULL when nothing changes; *respelt where
+ * letters changed (a repair). */
 static char *
 with_glyphs_words (const char *reading, const char *text, gboolean *respelt)
 {
@@ -2120,56 +2187,42 @@ with_glyphs_words (const char *reading, const char *text, gboolean *respelt)
   g_autoptr(GPtrArray) m = NULL;
   g_autoptr(GString) out = NULL;
   gsize copied = 0;
-  guint next_phrase = 0;
+  guint pos = 0;
 
   *respelt = FALSE;
-  if (reading == NULL || text == NULL || strstr (text, "\\text{") == NULL)
+  if (reading == NULL || text == NULL || strstr (text, "\\text{") == NULL || strcmp (reading, text) == 0)
     return NULL;
   glyph_phrases (text, phrases, want);
   m = latex_tokens_at (reading, at);
-  for (guint s = 0; s < m->len && next_phrase < phrases->len; s++)
+  for (guint p = 0; p < phrases->len; p++)
     {
-      guint end = word_run_step (m, s), best_end = 0, best_p = 0, best_d = G_MAXUINT;
-      gboolean group_end = TRUE;
-      while (end > 0)
+      const char *w = want->pdata[p];
+      guint best_s = 0, best_end = 0, best_d = G_MAXUINT;
+      /* a phrase of spaces only is a gap, no word to spell */
+      if (w[0] == '\0')
+        continue;
+      for (guint s = pos; s < m->len; s++)
         {
-          g_autofree char *got = group_end ? token_letters (m, s, end) : NULL;
-          /* a run ends at a group's end: bare letters join it only between
-           * groups (`\text{AIaxvell}s\ \text{equations}`), a math letter
-           * after it is the formula's */
-          for (guint p = next_phrase; got != NULL && p < phrases->len; p++)
-            {
-              const char *w = want->pdata[p];
-              guint d = byte_distance (got, w);
-              if ((d == 0 || (strlen (w) >= 4 && 4 * d <= strlen (w))) && (d < best_d || (d == best_d && end > best_end)))
-                best_d = d, best_end = end, best_p = p;
-            }
-          group_end = FALSE;
-          if (end < m->len && (strcmp (m->pdata[end], "'") == 0 ||
-                               (strlen (m->pdata[end]) == 1 && g_ascii_isalpha (((char *) m->pdata[end])[0]))))
-            end++;
-          else if (word_run_step (m, end) > 0)
-            end = word_run_step (m, end), group_end = TRUE;
-          else if (end + 1 < m->len && is_space_token (m->pdata[end]) && word_run_step (m, end + 1) > 0)
-            end = word_run_step (m, end + 1), group_end = TRUE;
-          else
-            end = 0;
+          guint end, d = phrase_run (m, s, w, &end);
+          if (end > 0 && (d == 0 || (strlen (w) >= 4 && 4 * d <= strlen (w))) &&
+              (d < best_d || (d == best_d && end - s < best_end - best_s)))
+            best_d = d, best_s = s, best_end = end;
         }
       if (best_end == 0)
         continue;
       {
-        gsize from = g_array_index (at, gsize, s), to = token_end (reading, at, best_end);
-        g_autofree char *phrase = g_strdup (phrases->pdata[best_p]);
+        gsize from = g_array_index (at, gsize, best_s), to = token_end (reading, at, best_end);
+        g_autofree char *phrase = g_strdup (phrases->pdata[p]);
         g_autofree char *typed = NULL;
         g_autofree char *was = g_strndup (reading + from, to - from);
         /* a spacing command of the reading beside the group is its space:
          * the glyphs' one is not written twice (\text{if}\;x) */
         if (best_end < m->len && is_space_token (m->pdata[best_end]))
           g_strchomp (phrase);
-        if (s > 0 && is_space_token (m->pdata[s - 1]))
+        if (best_s > 0 && is_space_token (m->pdata[best_s - 1]))
           g_strchug (phrase);
         typed = g_strdup_printf ("\\text{%s}", phrase);
-        next_phrase = best_p + 1;
+        pos = best_end;
         /* the same letters: only spaces the glyphs see and the reading
          * lost are given (the reader's \text{for}\;k beside the model's
          * \text{for }\;k keeps the model's) */
@@ -2182,7 +2235,6 @@ with_glyphs_words (const char *reading, const char *text, gboolean *respelt)
             copied = to;
             *respelt |= best_d > 0;
           }
-        s = best_end - 1;
       }
     }
   if (out == NULL)

@@ -1109,7 +1109,8 @@ test_big_around (void)
  * between a group and the math beside it inside the group (the amsmath
  * guide's "Maxwell's equations" had read
  * \\text{Maxwell}'\\mathrm{s}\\text{equations}, "for x" \\text{for}x, which
- * draw "Maxwellsequations" and "forx"). Upright words stay uncertain
+ * draw "Maxwellsequations" and "forx"); a lone upright letter is no word
+ * of the phrase. Upright words stay uncertain
  * (\\text, \\mathrm or \\operatorname?). */
 static void
 test_text_words (void)
@@ -1126,6 +1127,9 @@ test_text_words (void)
       check_page_uncertain (doc, 2, "P_{r-j}=\\begin{cases}0&\\text{if }r-j\\text{ is odd},\\\\1&\\text{if }r-j\\text{ is even}."
                                     "\\end{cases}");
       check_page_uncertain (doc, 3, "x=y+1\\qquad\\text{by }(3.24)");
+      /* a lone upright letter after the words is the formula's (read
+       * \\text{and d}y, the review of cw12t) */
+      check_page_uncertain (doc, 4, "u=v\\quad\\text{and }\\mathrm{d}y=0");
     }
 }
 
