@@ -5824,29 +5824,83 @@ word_tags (PageCtx *pc)
     }
 }
 
+/* Whether glyph k may stand beside a sign that words_display_line()
+ * counts: a math letter or symbol, a digit, a bracket. */
+static gboolean
+sign_neighbour (const Glyph *g, int k)
+{
+  gunichar c = g[k].c;
+  return g[k].cls != CLS_TEXT || g_unichar_isdigit (c) || c == '(' || c == ')' || c == '[' || c == ']';
+}
+
+/* Whether g[k] is a math binary sign that joins operands: -, +, x, dot. */
+static gboolean
+binary_sign (const Glyph *g, int k)
+{
+  gunichar c = g[k].c;
+  return g[k].cls != CLS_TEXT && (c == 0x2212 || c == '-' || c == '+' || c == 0x00D7 || c == 0x00B7 || c == 0x22C5);
+}
+
+/* Whether the word phrase of glyphs [k, e) of chunk ch is an operand: a
+ * binary sign right before or after it, brackets around it aside -
+ * (\text{births}) - (\text{deaths}), (\text{rate in} \times ...). */
+static gboolean
+operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
+{
+  while (k < e && !g_unichar_isalpha (g[k].c))
+    k++;
+  while (e > k && !g_unichar_isalpha (g[e - 1].c))
+    e--;
+  for (k--; k >= ch->start && (g[k].c == '(' || g[k].c == '['); k--)
+    ;
+  for (; e < ch->end && (g[e].c == ')' || g[e].c == ']'); e++)
+    ;
+  return (k >= ch->start && binary_sign (g, k)) || (e < ch->end && binary_sign (g, e));
+}
+
 /* Whether a set-off line of one chunk that is mostly words is a display
  * made of words: \frac{dx}{dt} = (\text{rate in} \times \text{concentration
  * in}) - ..., \text{change of } x = (\text{births}) - (\text{deaths}). Its
  * words come in short phrases (at most three words) between math: a sign
- * of operation or relation with something on both sides, and a math letter
- * or sign that is no punctuation. A centred line of prose (a caption, a
- * \begin{center} line with an inline formula) runs four words or more
- * together. At most two chunks: a formula and a phrase a \quad after it
- * (f = g \quad \text{almost everywhere}); a table row has a gap between
- * each two cells. */
+ * of operation or relation with math, a digit or a bracket on one side
+ * (\text{rate in} &= 5, \text{volume} + (\text{rate in} - ...)),
+ * and a math letter or sign that is no punctuation. A centred line of prose
+ * (a caption, a \begin{center} line with an inline formula) runs four words
+ * or more together. At most two chunks: a formula and a phrase a \quad
+ * after it (f = g \quad \text{almost everywhere}); a table row has a gap
+ * between each two cells.
+ * Short prose with inline math is as dense (a caption "Table 1: The sign
+ * of $x$ and $y = 2$", a heading "1. The case $n = 1$", a list item, an
+ * abstract's line; detectfix8): the line must also open with a math
+ * letter (x = \#\text{ of hares}), not a word or a list label, or one of
+ * its phrases must be an operand of a binary sign; text-font signs (the
+ * ':' of a caption, the '-' of "p-adic", a list's dash) count for
+ * nothing, and headings are larger than the body. */
 static gboolean
 words_display_line (const PageCtx *pc, const int *members, int nm, double em)
 {
   const Glyph *g = pc->g;
   FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
-  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0;
+  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0, first = 0;
+  gboolean operand = FALSE, opens_math;
 
   if (nm > 2)
     return FALSE;
-  for (int m = 1; m < nm; m++)
-    fm_rect_union (&ext, &g_array_index (pc->chunks, Chunk, members[m]).box);
+  for (int m = 0; m < nm; m++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
+      fm_rect_union (&ext, &ch->box);
+      if (ch->em_max > 1.15 * pc->body_em)
+        return FALSE;
+      if (ch->box.x0 < g_array_index (pc->chunks, Chunk, members[first]).box.x0)
+        first = m;
+    }
   if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, em))
     return FALSE;
+  {
+    const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[first]);
+    opens_math = g[ch->start].cls != CLS_TEXT && g_unichar_isalpha (g[ch->start].c);
+  }
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
@@ -5859,6 +5913,7 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
           for (int q = k; q < e; q++)
             {
               gboolean sign = is_operator (g[q].c) && g[q].c != '/';
+              gboolean inner = q > ch->start && q < ch->end - 1;
               if (g[q].cls == CLS_TEXT && g_unichar_isalpha (g[q].c))
                 {
                   letters++;
@@ -5866,17 +5921,20 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
                 }
               else if (sign || ((g[q].cls == CLS_STRONG || g[q].cls == CLS_WEAK) && g_unichar_isalnum (g[q].c)))
                 other++;
-              ops += sign && q > ch->start && q < ch->end - 1;
+              /* (a sign inside a word between letters is a hyphen) */
+              ops += sign && inner && g[q].cls != CLS_TEXT && (sign_neighbour (g, q - 1) || sign_neighbour (g, q + 1)) &&
+                     !(q > k && q < e - 1 && g_unichar_isalpha (g[q - 1].c) && g_unichar_isalpha (g[q + 1].c));
               math += (g[q].cls == CLS_STRONG || g[q].cls == CLS_WEAK) && !is_sentence_punct (g[q].c) && g[q].c != ',';
             }
           n_letters += letters;
           run = (letters > 0 && other == 0) ? run + 1 : 0;
           longest = MAX (longest, run);
+          operand = operand || (letters > 0 && other == 0 && operand_phrase (g, ch, k, e));
           k = e;
         }
     }
   /* (a heading in bold, "The case $p = 2$", is no display) */
-  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters;
+  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters && (opens_math || operand);
 }
 
 /* The chunks stacked on a display line (stacked_on_line()) into parts:
@@ -6207,8 +6265,25 @@ closes_block_bracket (const PageCtx *pc, const Chunk *o, int b)
   for (guint i = 0; i < pc->chunks->len; i++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      /* (a half-open interval, [0, 1) or (0, 1], closes with the other
+       * bracket: it leaves nothing open) */
+      int paren = 0, square = 0;
       for (int k = ch->start; k < ch->end && ch->block == b; k++)
-        open += (g[k].c == '[') - (g[k].c == ']');
+        if (g[k].c == '(')
+          paren++;
+        else if (g[k].c == '[')
+          square++;
+        else if (g[k].c == ')' || g[k].c == ']')
+          {
+            gboolean round = g[k].c == ')';
+            if (round ? paren > 0 : square > 0)
+              round ? paren-- : square--;
+            else if (round ? square > 0 : paren > 0)
+              round ? square-- : paren--;
+            else
+              open -= !round;
+          }
+      open += square;
     }
   return open > 0;
 }

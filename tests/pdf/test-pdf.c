@@ -827,7 +827,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * ...), aligned rows \text{rate in} &= 5, & x = \#\text{ of hares}) came as
  * inline pieces or not at all, beside a centred prose line with an inline
  * formula that must stay inline (the detector before it: displays 1, 0 and
- * 2 of 4, inline P 0.15-0.18); cls-substack (pdfLaTeX Latin Modern and
+ * 2 of 4, inline P 0.15-0.18); detectfix8 added centred prose dense with
+ * inline math that must stay prose - a caption, a small-caps heading, a
+ * hyphenated affiliation, an abstract's line (detect14r's rule: 7 displays
+ * for 4 in the CM PDF); cls-substack (pdfLaTeX Latin Modern and
  * newtx, LuaLaTeX Pagella Math, detect14r): \substack{n=1 \\ n \text{ odd}}
  * under a sum, its second row a region of its own (the detector before it:
  * 1, 2 and 1 stray regions); cls-longcond (pdfLaTeX kpfonts, XeLaTeX
