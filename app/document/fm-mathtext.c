@@ -4885,19 +4885,39 @@ find_struck_relations (Reader *r, const FmGrayImage *img, const FmRect *area, do
  * (an inline \displaystyle\int_R f became two lines, f above "\int R";
  * tests/fixtures/pdf/cls-inlinestyle-cm.pdf). The columns up to 0.6 of its
  * width right of the box, where they find a taller run (its script beside
- * it lies within its height). CMEX's only, and a run that overlaps the
- * glyph's own ink: in other fonts the widened columns took in a \biggl(
- * or a \dfrac kerned under a text-style integral (\int\!\dfrac{a}{b},
- * newtx, libertine, LM Math, STIX Two read CERTAIN \displaystyle\int;
+ * it lies within its height), up to the first glyph or rule right of it
+ * that is not a script, and a run that overlaps the glyph's own ink: the
+ * widened columns took in a \biggl( or a \dfrac kerned under a
+ * text-style integral (\int\!\dfrac{a}{b}: LM Math, STIX Two Math;
+ * \int\!\!\biggl(: newtx, libertine, read CERTAIN \displaystyle\int;
  * review of reader12q, tests/fixtures/pdf/cls-dispstyle-*.pdf). */
 static void
-slanted_integral_ink (const FmGrayImage *img, const FmRect *area, double scale, const Item *it, FmRect *fit)
+slanted_integral_ink (const FmGrayImage *img, const FmRect *area, double scale, const GPtrArray *items, const Item *it,
+                      FmRect *fit)
 {
   FmRect wide = it->box, more;
 
-  if (it->font == NULL || !name_has (it->font, "^(cmex|lmex|lmmathextension)"))
-    return;
   wide.x1 += 0.6 * (it->box.x1 - it->box.x0);
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *o = items->pdata[i];
+      if (o != it && o->box.x0 > it->box.x0 + 0.5 * (it->box.x1 - it->box.x0) && o->box.x0 < wide.x1 &&
+          (o->kind == ITEM_RULE || o->size >= 0.85 * it->size) && o->box.y0 < it->box.y1 && o->box.y1 > it->box.y0)
+        wide.x1 = o->box.x0;
+    }
+  /* a neighbour kerned over the slant's columns: the box's own middle
+   * columns may hold only the lower part of the ink (LM Math's
+   * \int\!\!\biggl( read "\intfdx", its delimiters lost); the text-size
+   * box then, not a part of the glyph */
+  if (wide.x1 <= it->box.x1)
+    {
+      if (fit->y1 - fit->y0 < 0.9 * it->size)
+        {
+          fit->y0 = MIN (fit->y0, it->box.y0);
+          fit->y1 = MAX (fit->y1, it->box.y1);
+        }
+      return;
+    }
   if (ink_column_extent (img, area, scale, &wide, &more) && more.y1 - more.y0 > fit->y1 - fit->y0 &&
       more.y0 < fit->y1 && more.y1 > fit->y0)
     {
@@ -4929,7 +4949,7 @@ fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double 
           if (delim && fit.y1 - fit.y0 > 1.05 * it->size)
             it->ext = TRUE;
           if (is_integral_char (it->c))
-            slanted_integral_ink (img, area, scale, it, &fit);
+            slanted_integral_ink (img, area, scale, r->items, it, &fit);
           if (!delim || it->ext)
             {
               it->box = fit;
