@@ -422,6 +422,10 @@ typedef struct {
   int frac_depth;         /* fraction parts being parsed around the current item */
   GArray *line_sizes;     /* double: font sizes of the text beside an inline region */
   gboolean display_style; /* an inline region's big operator in display style */
+  int word_limits;        /* inline \lim-like words with limits above and below */
+  int glyph_limits;       /* inline text-size big operators with them (\limits) */
+  gboolean text_style;    /* an inline glyph drawn in text style (read_finish) */
+  int inline_dfracs;      /* inline top-level fractions with full-size parts */
   const FmGrayImage *img; /* the region's render, or NULL (explicit_size) */
   FmRect img_area;        /* the page rectangle it shows                 */
   double img_scale;       /* its pixels per point                        */
@@ -1148,9 +1152,17 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
    * and fractions only); \dfrac, the commoner. */
   else if (upper->len > 0 && lower->len > 0 && r->frac_depth == 0 && r->inline_region &&
            line_size (r) > 0 && part_size >= 0.85 * line_size (r))
-    box->tex = g_strdup_printf ("\\dfrac{%s}{%s}", num, den);
+    {
+      box->tex = g_strdup_printf ("\\dfrac{%s}{%s}", num, den);
+      r->inline_dfracs++;
+    }
   else if (upper->len > 0 && lower->len > 0)
-    box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
+    {
+      box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
+      /* an inline fraction with script-size parts: text style */
+      if (r->frac_depth == 0 && r->inline_region)
+        r->text_style = TRUE;
+    }
   else if (lower->len > 0)
     box->tex = g_strdup_printf ("\\overline{%s}", den);
   else if (upper->len > 0)
@@ -1291,8 +1303,15 @@ static void
 note_display_ops (Reader *r)
 {
   for (guint i = 0; i < r->items->len && r->inline_region; i++)
-    if (display_size_op (r, r->items->pdata[i]))
-      r->display_style = TRUE;
+    {
+      const Item *it = r->items->pdata[i];
+      if (display_size_op (r, it))
+        r->display_style = TRUE;
+      /* a big operator at its text size shows text style (or a fraction
+       * part's: then only a word's \limits stays, uncertain) */
+      else if (it->kind == ITEM_GLYPH && (it->bigop || is_integral_char (it->c)))
+        r->text_style = TRUE;
+    }
 }
 
 /* An inline operator with limits above and below it (the parts just
@@ -1300,16 +1319,25 @@ note_display_ops (Reader *r)
  * a big operator at its text size has them by \limits. A word's size does
  * not change with the style: \displaystyle\lim_{..} and \lim\limits_{..}
  * draw alike, and the corpus's inline formulas have the first 136 times
- * (no other big operator), the second 106. */
+ * (no other big operator), the second 106. A word gets \limits here;
+ * read_finish drops it for \displaystyle when no other glyph shows text
+ * style (\lim\limits_{n}\frac{1}{n} read CERTAIN \displaystyle\lim..
+ * on 7 set-ups: review of reader12q). */
 static void
 note_inline_limits (Reader *r, const Item *op, GString *t)
 {
   if (!r->inline_region || r->frac_depth > 0)
     return;
-  if (op->kind == ITEM_GLYPH && !display_size_op (r, op))
-    tex_append (t, "\\limits");
+  if (op->kind == ITEM_GLYPH && display_size_op (r, op))
+    {
+      r->display_style = TRUE;
+      return;
+    }
+  tex_append (t, "\\limits");
+  if (op->kind == ITEM_GLYPH)
+    r->glyph_limits++;
   else
-    r->display_style = TRUE;
+    r->word_limits++;
 }
 
 /* Limits above and below big operators and \lim-like words. */
@@ -4879,14 +4907,41 @@ find_struck_relations (Reader *r, const FmGrayImage *img, const FmRect *area, do
  * (an inline \displaystyle\int_R f became two lines, f above "\int R";
  * tests/fixtures/pdf/cls-inlinestyle-cm.pdf). The columns up to 0.6 of its
  * width right of the box, where they find a taller run (its script beside
- * it lies within its height). */
+ * it lies within its height), up to the first glyph or rule right of it
+ * that is not a script, and a run that overlaps the glyph's own ink: the
+ * widened columns took in a \biggl( or a \dfrac kerned under a
+ * text-style integral (\int\!\dfrac{a}{b}: LM Math, STIX Two Math;
+ * \int\!\!\biggl(: newtx, libertine, read CERTAIN \displaystyle\int;
+ * review of reader12q, tests/fixtures/pdf/cls-dispstyle-*.pdf). */
 static void
-slanted_integral_ink (const FmGrayImage *img, const FmRect *area, double scale, const Item *it, FmRect *fit)
+slanted_integral_ink (const FmGrayImage *img, const FmRect *area, double scale, const GPtrArray *items, const Item *it,
+                      FmRect *fit)
 {
   FmRect wide = it->box, more;
 
   wide.x1 += 0.6 * (it->box.x1 - it->box.x0);
-  if (ink_column_extent (img, area, scale, &wide, &more) && more.y1 - more.y0 > fit->y1 - fit->y0)
+  for (guint i = 0; i < items->len; i++)
+    {
+      const Item *o = items->pdata[i];
+      if (o != it && o->box.x0 > it->box.x0 + 0.5 * (it->box.x1 - it->box.x0) && o->box.x0 < wide.x1 &&
+          (o->kind == ITEM_RULE || o->size >= 0.85 * it->size) && o->box.y0 < it->box.y1 && o->box.y1 > it->box.y0)
+        wide.x1 = o->box.x0;
+    }
+  /* a neighbour kerned over the slant's columns: the box's own middle
+   * columns may hold only the lower part of the ink (LM Math's
+   * \int\!\!\biggl( read "\intfdx", its delimiters lost); the text-size
+   * box then, not a part of the glyph */
+  if (wide.x1 <= it->box.x1)
+    {
+      if (fit->y1 - fit->y0 < 0.9 * it->size)
+        {
+          fit->y0 = MIN (fit->y0, it->box.y0);
+          fit->y1 = MAX (fit->y1, it->box.y1);
+        }
+      return;
+    }
+  if (ink_column_extent (img, area, scale, &wide, &more) && more.y1 - more.y0 > fit->y1 - fit->y0 &&
+      more.y0 < fit->y1 && more.y1 > fit->y0)
     {
       fit->y0 = more.y0;
       fit->y1 = more.y1;
@@ -4916,7 +4971,7 @@ fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double 
           if (delim && fit.y1 - fit.y0 > 1.05 * it->size)
             it->ext = TRUE;
           if (is_integral_char (it->c))
-            slanted_integral_ink (img, area, scale, it, &fit);
+            slanted_integral_ink (img, area, scale, r->items, it, &fit);
           if (!delim || it->ext)
             {
               it->box = fit;
@@ -4935,6 +4990,63 @@ fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double 
       if (it->symbol != NULL)
         g_ptr_array_add (r->symbols, g_strdup (it->symbol));
     }
+}
+
+/* A script outside tex's first \dfrac{..}{..} (at any depth). */
+static gboolean
+script_beside_dfrac (const char *tex)
+{
+  const char *d = strstr (tex, "\\dfrac{");
+  const char *e;
+  int depth = 0, groups = 0;
+
+  if (d == NULL)
+    return FALSE;
+  for (e = d + 6; *e != 0 && groups < 2; e++)
+    {
+      depth += *e == '{';
+      depth -= *e == '}';
+      groups += *e == '}' && depth == 0;
+    }
+  for (const char *q = tex; *q != 0; q++)
+    if ((q < d || q >= e) && (*q == '^' || *q == '_'))
+      return TRUE;
+  return FALSE;
+}
+
+/* An inline formula's style. Display style shown by a big operator at
+ * its display size, or by a \lim-like word's limits above and below when
+ * no glyph shows text style: \displaystyle, its full-size fractions plain
+ * \frac (inline, \dfrac comes only from take_fraction's full-size parts)
+ * and its words without \limits. A word's limits beside text-style glyphs
+ * stay \limits, uncertain (\displaystyle\lim_{n}\frac{1}{n} draws a
+ * full-size fraction). Several full-size fractions, or one with a script
+ * beside it, are \dfrac's or \displaystyle\frac's alike (review of
+ * reader12q: \displaystyle\frac{a}{b}+\frac{c}{d} read CERTAIN
+ * \dfrac{a}{b}+\dfrac{c}{d} on 8 set-ups). */
+static char *
+inline_style (Reader *r, char *tex)
+{
+  gboolean by_words = r->word_limits > 0 && r->glyph_limits == 0 && !r->text_style;
+
+  if (!r->inline_region)
+    return tex;
+  if (r->word_limits > 0 && !r->display_style && !by_words)
+    uncertain (r, "a word's limits above and below beside text-style glyphs (\\limits or \\displaystyle?)");
+  if (r->display_style || by_words)
+    {
+      g_autoptr (GString) t = g_string_new ("\\displaystyle");
+      g_autoptr (GString) body = g_string_new (tex);
+      g_string_replace (body, "\\dfrac{", "\\frac{", 0);
+      if (r->glyph_limits == 0)
+        g_string_replace (body, "\\limits", "", 0);
+      tex_append (t, body->str);
+      g_free (tex);
+      return g_strdup (t->str);
+    }
+  if (r->inline_dfracs > 1 || (r->inline_dfracs == 1 && script_beside_dfrac (tex)))
+    uncertain (r, "full-size fractions beside more (\\dfrac or \\displaystyle\\frac?)");
+  return tex;
 }
 
 /* The parsed LaTeX (owned) into res, with the display's sentence
@@ -4958,18 +5070,7 @@ read_finish (Reader *r, FmMathTextResult *res, char *tex)
         uncertain (r, "a radical sign without its vinculum");
         break;
       }
-  if (r->display_style && r->inline_region)
-    {
-      /* an inline formula in display style: its full-size fractions are
-       * plain \frac under \displaystyle (inline, \dfrac comes only from
-       * take_fraction's full-size parts) */
-      g_autoptr (GString) t = g_string_new ("\\displaystyle");
-      g_autoptr (GString) body = g_string_new (tex);
-      g_string_replace (body, "\\dfrac{", "\\frac{", 0);
-      tex_append (t, body->str);
-      g_free (tex);
-      tex = g_strdup (t->str);
-    }
+  tex = inline_style (r, tex);
   if (r->trailing == '.' || r->trailing == ',' || r->trailing == ';')
     {
       char *t = g_strdup_printf ("%s%c", tex, (char) r->trailing);

@@ -1233,6 +1233,33 @@ is_fraction (GPtrArray *toks, guint i)
  * c}... spelt from the model's \\lim\\limits on six set-ups; fixed after
  * scoring). Inside a group (a fraction's part is text style) they stay.
  * NULL when there is none. */
+static gboolean
+is_style_switch (const char *tok)
+{
+  return strcmp (tok, "\\displaystyle") == 0 || strcmp (tok, "\\textstyle") == 0 ||
+         strcmp (tok, "\\scriptstyle") == 0 || strcmp (tok, "\\scriptscriptstyle") == 0;
+}
+
+/* Whether the model sets a style itself for what follows token i's
+ * group: a switch before i (its scope may hold i), or one outside braces
+ * or inside a group that opens the formula ({\\displaystyle ..}). */
+static gboolean
+model_style_switch (GPtrArray *m, guint i)
+{
+  int depth = 0;
+  gboolean opening = TRUE;
+
+  for (guint k = 0; k < m->len; k++)
+    {
+      const char *tok = m->pdata[k];
+      if (is_style_switch (tok) && (k < i || depth == 0 || opening))
+        return TRUE;
+      depth += strcmp (tok, "{") == 0 ? 1 : strcmp (tok, "}") == 0 ? -1 : 0;
+      opening = opening && strcmp (tok, "{") == 0;
+    }
+  return FALSE;
+}
+
 static char *
 without_top_limits (const char *latex)
 {
@@ -1247,7 +1274,12 @@ without_top_limits (const char *latex)
       const char *tok = m->pdata[i];
       gsize from = g_array_index (at, gsize, i);
 
-      depth += strcmp (tok, "{") == 0 ? 1 : strcmp (tok, "}") == 0 ? -1 : 0;
+      /* an environment's cells are text style (cases, array: review of
+       * reader12q), and after a \\textstyle the model's \\limits are its own */
+      depth += strcmp (tok, "{") == 0 || g_str_has_prefix (tok, "\\begin") ? 1
+               : strcmp (tok, "}") == 0 || g_str_has_prefix (tok, "\\end") ? -1 : 0;
+      if (depth == 0 && is_style_switch (tok) && strcmp (tok, "\\displaystyle") != 0)
+        break;
       if (depth != 0 || strcmp (tok, "\\limits") != 0)
         continue;
       if (out == NULL)
@@ -1326,8 +1358,9 @@ with_glyphs_display_style (const char *model, const char *text)
   g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree const char **edits = NULL;
   g_autofree char *fracs = NULL;
-  gboolean style = t->len > 0 && strcmp (t->pdata[0], "\\displaystyle") == 0 &&
-                   !(m->len > 0 && strcmp (m->pdata[0], "\\displaystyle") == 0);
+  /* the model's own style switch stays its own (review of reader12q:
+   * \\textstyle\\sum read \\displaystyle\\textstyle\\sum) */
+  gboolean style = t->len > 0 && strcmp (t->pdata[0], "\\displaystyle") == 0 && !model_style_switch (m, m->len);
 
   if (paired_tokens (t, m, is_fraction, want, got))
     {
@@ -1335,7 +1368,8 @@ with_glyphs_display_style (const char *model, const char *text)
       for (guint k = 0; k < got->len; k++)
         if (strcmp (t->pdata[g_array_index (want, guint, k)], "\\dfrac") == 0 &&
             strcmp (m->pdata[g_array_index (got, guint, k)], "\\frac") == 0 &&
-            !inside_fraction_part (m, g_array_index (got, guint, k)))
+            !inside_fraction_part (m, g_array_index (got, guint, k)) &&
+            !model_style_switch (m, g_array_index (got, guint, k)))
           edits[k] = "\\dfrac";
       fracs = respelled (model, m, at, got, edits);
     }
@@ -2304,7 +2338,8 @@ with_glyphs_fractions (const char *reading, const char *text)
       if (!g_strv_contains (fracs, m->pdata[i]))
         continue;
       w = want->pdata[n++];
-      if (strcmp (w, "\\frac") == 0 || strcmp (w, m->pdata[i]) == 0)
+      /* under the model's own style switch its \\frac is as drawn */
+      if (strcmp (w, "\\frac") == 0 || strcmp (w, m->pdata[i]) == 0 || model_style_switch (m, i))
         continue;
       if (out == NULL)
         out = g_string_new (NULL);

@@ -751,6 +751,50 @@ test_inline_style (void)
     }
 }
 
+/* cls-dispstyle-{newtx,xe}.pdf (pdfLaTeX newtx, XeLaTeX STIX Two Math;
+ * review of reader12q, all seven read CERTAIN before): a word's limits
+ * above and below beside a script-size fraction are \\limits, not sure
+ * (\\displaystyle on the whole formula before); a \\biggl( or a \\dfrac
+ * kerned under a text-style integral leaves it text style (the
+ * slanted-ink columns of CMEX's display \\int had taken them in); two
+ * full-size fractions, or one with a script beside it, are \\dfrac's or
+ * \\displaystyle\\frac's alike; a word's limits with nothing else to tell
+ * stay \\displaystyle. Boxes from the fixtures' truth (.truth.json). */
+static void
+test_display_style_review (void)
+{
+  static const FmRect boxes[2][7] = {
+    { { 111.3, 95.39, 154.1, 111.26 }, { 109.63, 118.23, 155.54, 134.5 }, { 112.41, 141.47, 143.71, 165.59 },
+      { 115.16, 172.56, 142.16, 190.55 }, { 128.71, 197.53, 154.87, 215.52 }, { 108.42, 222.49, 125.44, 240.48 },
+      { 111.3, 247.46, 156.93, 261.35 } },
+    { { 113.19, 97.33, 158.23, 116.05 }, { 111.1, 123.03, 158.0, 141.81 }, { 112.72, 148.78, 144.65, 171.07 },
+      { 115.78, 178.04, 143.58, 195.69 }, { 131.42, 202.66, 159.07, 220.3 }, { 110.13, 227.28, 127.87, 244.92 },
+      { 113.19, 251.9, 161.91, 267.17 } },
+  };
+  static const char *const pdf[2] = { "cls-dispstyle-newtx.pdf", "cls-dispstyle-xe.pdf" };
+  static const char *const unsure[4][2] = {
+    { "\\lim\\limits_{n\\to\\infty}\\frac{1}{n}=0", "text-style glyphs" },
+    { "\\max\\limits_{i}a_{i}\\leq\\frac{1}{2}", "text-style glyphs" },
+    { "\\dfrac{a}{b}+\\dfrac{c}{d}", "full-size fractions beside more" },
+    { "\\dfrac{a}{b}x^{2}", "full-size fractions beside more" },
+  };
+  static const int unsure_box[4] = { 0, 1, 4, 5 };
+
+  for (int f = 0; f < 2; f++)
+    {
+      g_autoptr (FmDocument) doc = mathtext_fixture_open (pdf[f]);
+      for (int k = 0; k < 4; k++)
+        {
+          FmMathTextResult *res = read_box (doc, 0, FM_REGION_INLINE, &boxes[f][unsure_box[k]]);
+          assert_uncertain_because (res, unsure[k][0], unsure[k][1]);
+          fm_mathtext_result_free (res);
+        }
+      check_certain_box (doc, &boxes[f][2], "\\int\\biggl(f\\biggr)dx");
+      check_certain_box (doc, &boxes[f][3], "\\int\\dfrac{a}{b}dx");
+      check_certain_box (doc, &boxes[f][6], "\\displaystyle\\lim_{n\\to\\infty}x_{n}=0");
+    }
+}
+
 /* mathtext-dfrac.tex: inside a display fraction's part, a fraction with
  * full-size parts is a \\dfrac (both read \\frac before; still uncertain:
  * \\displaystyle\\frac draws the same), one with script-size parts a
@@ -1191,6 +1235,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/matrix-row", test_matrix_row);
   g_test_add_func ("/pdf/mathtext/nested-dfrac", test_nested_dfrac);
   g_test_add_func ("/pdf/mathtext/inline-style", test_inline_style);
+  g_test_add_func ("/pdf/mathtext/display-style-review", test_display_style_review);
   g_test_add_func ("/pdf/mathtext/wide-accents", test_wide_accents);
   g_test_add_func ("/pdf/mathtext/wide-accent-bases", test_wide_accent_bases);
   g_test_add_func ("/pdf/mathtext/matrix-row-doubt", test_matrix_row_doubt);

@@ -1393,6 +1393,36 @@ test_choose_style (void)
     }
 }
 
+/* Review of reader12q: the model's own style switch stays its own (no
+ * \\dfrac under its \\displaystyle, no second or contradicted
+ * \\displaystyle), and an environment's cells and what follows a
+ * \\textstyle keep their \\limits (text style there). */
+static void
+test_choose_style_review (void)
+{
+  static const struct {
+    const char *text, *model, *want;
+  } cases[] = {
+    { "x=\\dfrac{a}{b}", "x=\\displaystyle\\frac{a}{b}", "x=\\displaystyle\\frac{a}{b}" },
+    { "\\displaystyle\\sum_{n}a", "{\\displaystyle\\sum_{n}a}", "{\\displaystyle\\sum_{n}a}" },
+    { "\\displaystyle\\sum_{n}a", "\\textstyle\\sum_{n}a", "\\textstyle\\sum_{n}a" },
+    { "\\displaystyle\\begin{cases}\\lim_{n}a\\end{cases}", "\\begin{cases}\\lim\\limits_{n}a\\end{cases}",
+      "\\displaystyle\\begin{cases}\\lim\\limits_{n}a\\end{cases}" },
+    { "\\displaystyle x=\\lim_{n}a", "x=\\lim\\limits_{n}a", "\\displaystyle x=\\lim_{n}a" },
+  };
+
+  for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autofree char *latex = NULL;
+      double confidence = 0;
+      FmProvenance provenance;
+      fm_recognize_choose (FM_TEXT_READ_CERTAIN, cases[k].text, cases[k].model, 0.9, NULL, 0, &latex, &confidence,
+                           &provenance);
+      g_test_message ("%s + %s -> %s", cases[k].text, cases[k].model, latex);
+      g_assert_cmpstr (latex, ==, cases[k].want);
+    }
+}
+
 /* Issue 12: a superscript on `)` set as on a character ((x-y)^2) or on a
  * group box ({(x-y)}^2), measured from the glyph boxes
  * (tests/fixtures/pdf/script-base.tex on pdfLaTeX CM and XeLaTeX Latin
@@ -1472,6 +1502,7 @@ main (int argc, char **argv)
   g_test_add_func ("/recognize/choose-style", test_choose_style);
   add_choose_cases ("choose-seventh", choose_seventh, G_N_ELEMENTS (choose_seventh));
   g_test_add_func ("/recognize/strip-display-style", test_strip_display_style);
+  g_test_add_func ("/recognize/choose-style-review", test_choose_style_review);
   add_choose_cases ("choose-eighth", choose_eighth, G_N_ELEMENTS (choose_eighth));
   add_choose_cases ("choose-word-tail", choose_word_tail, G_N_ELEMENTS (choose_word_tail));
   g_test_add_func ("/recognize/choose-glyph-words", test_choose_glyph_words);

@@ -119,6 +119,8 @@ $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-cm
 $gen --body "$dir/cls-italicsup.body.tex" --out "$dir" --prefix cls-italicsup-xe --engine xelatex --fonts lm-math --seed 9801
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-cm --fonts cm --seed 9950
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-xe --engine xelatex --fonts lm-math --seed 9950
+$gen --body "$dir/cls-dispstyle.body.tex" --out "$dir" --prefix cls-dispstyle-newtx --fonts newtx --seed 10150
+$gen --body "$dir/cls-dispstyle.body.tex" --out "$dir" --prefix cls-dispstyle-xe --engine xelatex --fonts stix2-math --seed 10150
 
 for f in cm palatino; do
   $gen --body "$dir/cls-textdisp.body.tex" --out "$dir" --prefix "cls-textdisp-$f" --fonts $f --seed 10010
