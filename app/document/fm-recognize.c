@@ -1813,6 +1813,26 @@ is_layout_token (const char *tok)
          g_str_has_prefix (tok, "\\end{");
 }
 
+/* Whether token lists a and b hold the same tokens in the same order once
+ * those kept() refuses are left out of both. */
+static gboolean
+same_kept_tokens (GPtrArray *a, GPtrArray *b, gboolean (*kept) (const char *tok))
+{
+  guint i = 0, j = 0;
+
+  for (;;)
+    {
+      while (i < a->len && !kept (a->pdata[i]))
+        i++;
+      while (j < b->len && !kept (b->pdata[j]))
+        j++;
+      if (i == a->len || j == b->len)
+        return i == a->len && j == b->len;
+      if (strcmp (a->pdata[i++], b->pdata[j++]) != 0)
+        return FALSE;
+    }
+}
+
 /* Two readings lay out rows and columns alike: the same sequence of
  * environments, row breaks and column separators. */
 static gboolean
@@ -1820,19 +1840,8 @@ same_layout (const char *a, const char *b)
 {
   g_autoptr(GPtrArray) ta = latex_tokens (a);
   g_autoptr(GPtrArray) tb = latex_tokens (b);
-  guint i = 0, j = 0;
 
-  for (;;)
-    {
-      while (i < ta->len && !is_layout_token (ta->pdata[i]))
-        i++;
-      while (j < tb->len && !is_layout_token (tb->pdata[j]))
-        j++;
-      if (i == ta->len || j == tb->len)
-        return i == ta->len && j == tb->len;
-      if (strcmp (ta->pdata[i++], tb->pdata[j++]) != 0)
-        return FALSE;
-    }
+  return same_kept_tokens (ta, tb, is_layout_token);
 }
 
 /* A reading of several lines (an environment with rows). */
@@ -2672,23 +2681,17 @@ is_small_space (const char *tok)
   return g_strv_contains (small, tok);
 }
 
+static gboolean
+is_no_small_space (const char *tok)
+{
+  return !is_small_space (tok);
+}
+
 /* Whether token lists a and b are one but for their small spaces. */
 static gboolean
 same_but_small_spaces (GPtrArray *a, GPtrArray *b)
 {
-  guint i = 0, j = 0;
-
-  for (;;)
-    {
-      while (i < a->len && is_small_space (a->pdata[i]))
-        i++;
-      while (j < b->len && is_small_space (b->pdata[j]))
-        j++;
-      if (i == a->len || j == b->len)
-        return i == a->len && j == b->len;
-      if (strcmp (a->pdata[i++], b->pdata[j++]) != 0)
-        return FALSE;
-    }
+  return same_kept_tokens (a, b, is_no_small_space);
 }
 
 /* The glyphs' reader writes a small space only where it measured one
