@@ -1156,6 +1156,48 @@ respelled (const char *model, GPtrArray *m, GArray *at, GArray *got, const char 
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* Whether the braced arguments after t[i] and m[j] hold the same tokens. */
+static gboolean
+same_argument (GPtrArray *t, guint i, GPtrArray *m, guint j)
+{
+  for (guint k = 1;; k++)
+    {
+      if (i + k >= t->len || j + k >= m->len || strcmp (t->pdata[i + k], m->pdata[j + k]) != 0)
+        return FALSE;
+      if (strcmp (t->pdata[i + k], "}") == 0)
+        return TRUE;
+    }
+}
+
+/* The model reading with the glyphs' face command glyph_cmd where it writes
+ * model_cmd over the same argument: the face commands (is_face) of both
+ * readings paired by order. NULL when a pair's arguments differ or nothing
+ * changes. */
+static char *
+respelled_face (const char *model, const char *text, gboolean (*is_face) (GPtrArray *, guint),
+                const char *glyph_cmd, const char *model_cmd)
+{
+  g_autoptr(GPtrArray) t = latex_tokens (text);
+  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
+  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree const char **edits = NULL;
+
+  if (!paired_tokens (t, m, is_face, want, got))
+    return NULL;
+  edits = g_new0 (const char *, got->len);
+  for (guint k = 0; k < got->len; k++)
+    {
+      guint ti = g_array_index (want, guint, k), mi = g_array_index (got, guint, k);
+      if (!same_argument (t, ti + 1, m, mi + 1))
+        return NULL;
+      if (strcmp (t->pdata[ti], glyph_cmd) == 0 && strcmp (m->pdata[mi], model_cmd) == 0)
+        edits[k] = glyph_cmd;
+    }
+  return respelled (model, m, at, got, edits);
+}
+
 /* The agreeing reading with the glyphs' \mathcal where it writes \mathscr
  * for the same letter. The reader writes \mathcal for CMSY's and Euler's
  * capitals and for OpenType math's script alphabet, which unicode-math
@@ -1170,25 +1212,7 @@ respelled (const char *model, GPtrArray *m, GArray *at, GArray *got, const char 
 static char *
 with_glyphs_calligraphic (const char *model, const char *text)
 {
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree const char **edits = NULL;
-
-  if (!paired_tokens (t, m, is_script_letter, want, got))
-    return NULL;
-  edits = g_new0 (const char *, got->len);
-  for (guint k = 0; k < got->len; k++)
-    {
-      guint ti = g_array_index (want, guint, k), mi = g_array_index (got, guint, k);
-      if (strcmp (t->pdata[ti + 2], m->pdata[mi + 2]) != 0)
-        return NULL;
-      if (strcmp (t->pdata[ti], "\\mathcal") == 0 && strcmp (m->pdata[mi], "\\mathscr") == 0)
-        edits[k] = "\\mathcal";
-    }
-  return respelled (model, m, at, got, edits);
+  return respelled_face (model, text, is_script_letter, "\\mathcal", "\\mathscr");
 }
 
 /* The agreeing reading with the glyphs' \colon where it writes ":": TeX
@@ -1389,19 +1413,6 @@ is_bold_command (GPtrArray *toks, guint i)
          i + 1 < toks->len && strcmp (toks->pdata[i + 1], "{") == 0;
 }
 
-/* Whether the braced arguments after t[i] and m[j] hold the same tokens. */
-static gboolean
-same_argument (GPtrArray *t, guint i, GPtrArray *m, guint j)
-{
-  for (guint k = 1;; k++)
-    {
-      if (i + k >= t->len || j + k >= m->len || strcmp (t->pdata[i + k], m->pdata[j + k]) != 0)
-        return FALSE;
-      if (strcmp (t->pdata[i + k], "}") == 0)
-        return TRUE;
-    }
-}
-
 /* The agreeing reading with the glyphs' \mathbf where it writes \textbf
  * for the same bold upright glyphs: one drawing (the text face's bold in
  * both), and the corpus (../shared) writes \mathbf 5763 times, \textbf 47
@@ -1411,25 +1422,9 @@ same_argument (GPtrArray *t, guint i, GPtrArray *m, guint j)
 static char *
 with_glyphs_bold (const char *model, const char *text)
 {
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree const char **edits = NULL;
-
-  if (strstr (model, "\\textbf") == NULL || !paired_tokens (t, m, is_bold_command, want, got))
+  if (strstr (model, "\\textbf") == NULL)
     return NULL;
-  edits = g_new0 (const char *, got->len);
-  for (guint k = 0; k < got->len; k++)
-    {
-      guint ti = g_array_index (want, guint, k), mi = g_array_index (got, guint, k);
-      if (!same_argument (t, ti + 1, m, mi + 1))
-        return NULL;
-      if (strcmp (t->pdata[ti], "\\mathbf") == 0 && strcmp (m->pdata[mi], "\\textbf") == 0)
-        edits[k] = "\\mathbf";
-    }
-  return respelled (model, m, at, got, edits);
+  return respelled_face (model, text, is_bold_command, "\\mathbf", "\\textbf");
 }
 
 /* The agreeing reading with the glyphs' operator names: the reader writes
