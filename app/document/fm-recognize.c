@@ -1382,9 +1382,12 @@ with_glyphs_display_style (const char *model, const char *text)
   g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autofree const char **edits = NULL;
   g_autofree char *fracs = NULL;
-  /* the model's own style switch stays its own (review of reader12q:
-   * \\textstyle\\sum read \\displaystyle\\textstyle\\sum) */
-  gboolean style = t->len > 0 && strcmp (t->pdata[0], "\\displaystyle") == 0 && !model_style_switch (m, m->len);
+  /* the model's own switch outside braces, or in a group that opens the
+   * formula, stays its own (review of reader12q: \\textstyle\\sum read
+   * \\displaystyle\\textstyle\\sum); one inside a part or script sets
+   * that group only, and the glyphs' \\displaystyle still holds outside
+   * it (tidy18: any switch anywhere had kept it off) */
+  gboolean style = t->len > 0 && strcmp (t->pdata[0], "\\displaystyle") == 0 && !model_style_switch (m, 0);
 
   if (paired_tokens (t, m, is_fraction, want, got))
     {

@@ -1409,6 +1409,13 @@ test_choose_style_review (void)
     { "\\displaystyle\\begin{cases}\\lim_{n}a\\end{cases}", "\\begin{cases}\\lim\\limits_{n}a\\end{cases}",
       "\\displaystyle\\begin{cases}\\lim\\limits_{n}a\\end{cases}" },
     { "\\displaystyle x=\\lim_{n}a", "x=\\lim\\limits_{n}a", "\\displaystyle x=\\lim_{n}a" },
+    /* a switch inside a part sets that part only: the glyphs' display
+     * style still holds for the rest (tidy18: kept off before) */
+    { "\\displaystyle\\sum_{n}\\frac{a}{b}", "\\sum_{n}\\frac{\\textstyle a}{b}",
+      "\\displaystyle\\sum_{n}\\frac{\\textstyle a}{b}" },
+    { "\\displaystyle\\int_{R}f", "\\int_{R}{\\scriptstyle f}", "\\displaystyle\\int_{R}{\\scriptstyle f}" },
+    /* one outside braces holds for what follows it, to the end */
+    { "\\displaystyle x+\\sum_{n}a", "x+\\textstyle\\sum_{n}a", "x+\\textstyle\\sum_{n}a" },
   };
 
   for (gsize k = 0; k < G_N_ELEMENTS (cases); k++)
