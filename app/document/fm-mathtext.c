@@ -1158,9 +1158,20 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
     }
   else if (upper->len > 0 && lower->len > 0)
     {
+      /* An inline fraction on the formula's main line with script-size
+       * parts shows text style. Its parts are held against the line's text
+       * size, else against the region's largest glyphs (r->em). Script-
+       * script-size parts are a fraction in a script, drawn alike in both
+       * styles (x^{\\frac{1}{n}}), and full-size ones where the line gives
+       * no size are display style's or a region of the fraction alone:
+       * neither is text style (tidy18: both had kept a word's limits
+       * \\limits, uncertain, under a \\displaystyle the glyphs showed).
+       * Script size is 0.65-0.75 of the text in CM's sizes and Latin
+       * Modern Math, script-script 0.5-0.625: at 0.6-0.625 (CM at 8 pt) a
+       * script's fraction still counts, the uncertain side. */
+      double ref = line_size (r) > 0 ? line_size (r) : em;
       box->tex = g_strdup_printf ("\\frac{%s}{%s}", num, den);
-      /* an inline fraction with script-size parts: text style */
-      if (r->frac_depth == 0 && r->inline_region)
+      if (r->frac_depth == 0 && r->inline_region && part_size >= 0.6 * ref && part_size < 0.85 * ref)
         r->text_style = TRUE;
     }
   else if (lower->len > 0)

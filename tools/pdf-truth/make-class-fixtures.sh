@@ -121,6 +121,8 @@ $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyl
 $gen --body "$dir/cls-inlinestyle.body.tex" --out "$dir" --prefix cls-inlinestyle-xe --engine xelatex --fonts lm-math --seed 9950
 $gen --body "$dir/cls-dispstyle.body.tex" --out "$dir" --prefix cls-dispstyle-newtx --fonts newtx --seed 10150
 $gen --body "$dir/cls-dispstyle.body.tex" --out "$dir" --prefix cls-dispstyle-xe --engine xelatex --fonts stix2-math --seed 10150
+$gen --body "$dir/cls-scriptfrac.body.tex" --out "$dir" --prefix cls-scriptfrac-cm --fonts cm --seed 10240
+$gen --body "$dir/cls-scriptfrac.body.tex" --out "$dir" --prefix cls-scriptfrac-xe --engine xelatex --fonts lm-math --seed 10240
 
 for f in cm palatino; do
   $gen --body "$dir/cls-textdisp.body.tex" --out "$dir" --prefix "cls-textdisp-$f" --fonts $f --seed 10010
