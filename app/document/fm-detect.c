@@ -5898,6 +5898,12 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
   if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, em))
     return FALSE;
   {
+    /* the leftmost chunk's first glyph in Poppler's text order, not its
+     * leftmost box: the order runs left to right along the line and puts
+     * an accent after its letter (\hat{x} = \text{number of hares} opens
+     * with x, pdfLaTeX CM, tidy18); they differ where a glyph reaches
+     * left of the first one's box, a wide accent or a slanted integral,
+     * no letter that opens the line */
     const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[first]);
     opens_math = g[ch->start].cls != CLS_TEXT && g_unichar_isalpha (g[ch->start].c);
   }

@@ -5003,7 +5003,9 @@ fit_items_to_ink (Reader *r, const FmGrayImage *img, const FmRect *area, double 
     }
 }
 
-/* A script outside tex's first \dfrac{..}{..} (at any depth). */
+/* A script outside tex's first \dfrac{..}{..} (at any depth). A
+ * backslash's next character is a command's, never a group's brace or a
+ * script: \{ and \} (the reader's set braces) and \_ leave the count alone. */
 static gboolean
 script_beside_dfrac (const char *tex)
 {
@@ -5015,13 +5017,22 @@ script_beside_dfrac (const char *tex)
     return FALSE;
   for (e = d + 6; *e != 0 && groups < 2; e++)
     {
+      if (*e == '\\' && e[1] != 0)
+        {
+          e++;
+          continue;
+        }
       depth += *e == '{';
       depth -= *e == '}';
       groups += *e == '}' && depth == 0;
     }
   for (const char *q = tex; *q != 0; q++)
-    if ((q < d || q >= e) && (*q == '^' || *q == '_'))
-      return TRUE;
+    {
+      if (*q == '\\' && q[1] != 0)
+        q++;
+      else if ((q < d || q >= e) && (*q == '^' || *q == '_'))
+        return TRUE;
+    }
   return FALSE;
 }
 

@@ -1251,12 +1251,6 @@ is_fraction (GPtrArray *toks, guint i)
          strcmp (toks->pdata[i], "\\tfrac") == 0;
 }
 
-/* A reading without its \\limits outside any group: under \\displaystyle
- * they draw nothing more, and the reader, which saw the limits above and
- * below, writes none there (fresh seed 1060: \\displaystyle\\lim\\limits_{x\\to
- * c}... spelt from the model's \\lim\\limits on six set-ups; fixed after
- * scoring). Inside a group (a fraction's part is text style) they stay.
- * NULL when there is none. */
 static gboolean
 is_style_switch (const char *tok)
 {
@@ -1284,6 +1278,12 @@ model_style_switch (GPtrArray *m, guint i)
   return FALSE;
 }
 
+/* A reading without its \\limits outside any group: under \\displaystyle
+ * they draw nothing more, and the reader, which saw the limits above and
+ * below, writes none there (fresh seed 1060: \\displaystyle\\lim\\limits_{x\\to
+ * c}... spelt from the model's \\lim\\limits on six set-ups; fixed after
+ * scoring). Inside a group (a fraction's part is text style) they stay.
+ * NULL when there is none. */
 static char *
 without_top_limits (const char *latex)
 {
