@@ -476,39 +476,43 @@ __attribute__((target("avx2,fma"))) static void fe_dot4_avx2(const float *x, con
         if (NR > 2)                                                                              \
             c##q = _mm256_fmadd_ps(xc, wv, c##q);                                                \
     } while (0)
-/* Eight positions from i: the NR input rows, then the four weight rows one
- * at a time (3 x 4 accumulators, 3 inputs and one weight: 16 registers). */
-#define FE_AVX2_STEP(LOADX, LOADW, NR)                                                           \
+/* Eight positions from i, n of them (k - i) before the end: the NR input
+ * rows, then the four weight rows one at a time (3 x 4 accumulators, 3
+ * inputs and one weight: 16 registers). Every load takes n; only the tail
+ * loads (n < 8) read it. */
+#define FE_AVX2_STEP(LOADX, LOADW, NR, n)                                                        \
     do {                                                                                         \
-        __m256 xa = LOADX(x + i);                                                                \
-        __m256 xb = NR > 1 ? LOADX(x + ldx + i) : xa;                                            \
-        __m256 xc = NR > 2 ? LOADX(x + 2 * ldx + i) : xa;                                        \
-        FE_AVX2_COL(0, LOADW(w + i), NR);                                                        \
-        FE_AVX2_COL(1, LOADW(w + ldw + i), NR);                                                  \
-        FE_AVX2_COL(2, LOADW(w + 2 * ldw + i), NR);                                              \
-        FE_AVX2_COL(3, LOADW(w + 3 * ldw + i), NR);                                              \
+        __m256 xa = LOADX(x + i, n);                                                             \
+        __m256 xb = NR > 1 ? LOADX(x + ldx + i, n) : xa;                                         \
+        __m256 xc = NR > 2 ? LOADX(x + 2 * ldx + i, n) : xa;                                     \
+        FE_AVX2_COL(0, LOADW(w + i, n), NR);                                                     \
+        FE_AVX2_COL(1, LOADW(w + ldw + i, n), NR);                                               \
+        FE_AVX2_COL(2, LOADW(w + 2 * ldw + i, n), NR);                                           \
+        FE_AVX2_COL(3, LOADW(w + 3 * ldw + i, n), NR);                                           \
     } while (0)
-#define FE_AVX2_LOAD_F32(p) _mm256_loadu_ps(p)
-#define FE_AVX2_LOAD_F16(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
-#define FE_AVX2_LOAD_BF16(p)                                                                   \
+#define FE_AVX2_LOAD_F32(p, n) _mm256_loadu_ps(p)
+#define FE_AVX2_LOAD_F16(p, n) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
+#define FE_AVX2_LOAD_BF16(p, n)                                                                \
     _mm256_castsi256_ps(                                                                       \
         _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
-#define FE_AVX2_MASKED(p) _mm256_maskload_ps(p, m)
+/* The last n (< 8) floats, zero past them; the mask m is
+ * fe_tail_mask256 (n), made once per tail. */
+#define FE_AVX2_MASKED(p, n) _mm256_maskload_ps(p, m)
 /* The last k % 8 weights of four rows as f32, zero past k (what the masked
  * load of their f32 copy gives). */
-#define FE_AVX2_TAIL_F32(p) _mm256_maskload_ps(p, m)
-/* 16-bit tails through a zero-padded copy and the same vector widening
- * (+0.0 past k; no call inside the kernel, which made GCC keep the
- * accumulators on the stack). */
-#define FE_AVX2_TAIL_HALF(p, LOAD)                                                               \
+#define FE_AVX2_TAIL_F32(p, n) _mm256_maskload_ps(p, m)
+/* 16-bit tails of n (< 8) weights through a zero-padded copy and the same
+ * vector widening (+0.0 past k; no call inside the kernel, which made GCC
+ * keep the accumulators on the stack). */
+#define FE_AVX2_TAIL_HALF(p, n, LOAD)                                                            \
     __extension__({                                                                              \
         uint16_t t_[8] = {0};                                                                    \
-        for (int q_ = 0; q_ < k - i; q_++)                                                       \
+        for (int q_ = 0; q_ < (n); q_++)                                                         \
             t_[q_] = (p)[q_];                                                                    \
-        LOAD(t_);                                                                                \
+        LOAD(t_, 8);                                                                             \
     })
-#define FE_AVX2_TAIL_F16(p) FE_AVX2_TAIL_HALF(p, FE_AVX2_LOAD_F16)
-#define FE_AVX2_TAIL_BF16(p) FE_AVX2_TAIL_HALF(p, FE_AVX2_LOAD_BF16)
+#define FE_AVX2_TAIL_F16(p, n) FE_AVX2_TAIL_HALF(p, n, FE_AVX2_LOAD_F16)
+#define FE_AVX2_TAIL_BF16(p, n) FE_AVX2_TAIL_HALF(p, n, FE_AVX2_LOAD_BF16)
 #define FE_DEFINE_DOTNX4_AVX2(NAME, NR, WT, LOADW, TAILW, TARGET)                               \
     __attribute__((target(TARGET))) static void NAME(const float *x, size_t ldx, const WT *w,   \
                                                      size_t ldw, int k, float *y, size_t ldy) { \
@@ -517,10 +521,10 @@ __attribute__((target("avx2,fma"))) static void fe_dot4_avx2(const float *x, con
         FE_AVX2_ZERO4(c);                                                                      \
         int i = 0;                                                                             \
         for (; i + 8 <= k; i += 8)                                                             \
-            FE_AVX2_STEP(_mm256_loadu_ps, LOADW, NR);                                          \
+            FE_AVX2_STEP(FE_AVX2_LOAD_F32, LOADW, NR, k - i);                                  \
         if (i < k) {                                                                           \
             __m256i m = fe_tail_mask256(k - i);                                                \
-            FE_AVX2_STEP(FE_AVX2_MASKED, TAILW, NR);                                           \
+            FE_AVX2_STEP(FE_AVX2_MASKED, TAILW, NR, k - i);                                    \
         }                                                                                      \
         fe_hsum4_256(a0, a1, a2, a3, y);                                                       \
         if (NR > 1)                                                                            \
@@ -1033,9 +1037,11 @@ bool fe_cpu_keeps_half_weights(void) {
     const FeCpuInfo *ci = fe_cpu_info();
     if (ci->avx512f && ci->avx512bw && ci->avx512vl)
         return true;
-    /* fe_gemv_block_avx2 widens four weight rows at a time with F16C into
-     * L1 and sums them as their f32 copy (the same products, bit for bit);
-     * without F16C the widening is scalar and f32 weights are faster. */
+    /* fe_gemv_block_avx2's kernels widen four f16/bf16 weight rows at a
+     * time in their registers (F16C's vcvtph2ps, a shift for bf16) and sum
+     * them as their f32 copy (the same products, bit for bit); without F16C
+     * each four rows are widened into a scratch row first (fe_widen_row,
+     * scalar), and f32 weights are faster. */
     return fe_use_avx2() && ci->f16c;
 }
 

@@ -56,12 +56,13 @@ typedef struct {
      * f32, as the ops take them. */
     fe_dtype matrix_dtype;
     /* CPU with AVX-512 or AVX2+F16C (fe_cpu_keeps_half_weights: matmul
-     * kernels that widen exactly on the fly): the linear layers' matrices and the token embedding stay in the file's own f16 or
-     * bf16. Widening them is exact, so the results do not change, and a
-     * decode step, which is bound by streaming its weights, reads half the
-     * bytes (so does the encoder, whose weights come from memory again for
-     * each image). The convolutions (folded with BatchNorm, no longer the
-     * file's numbers) and the positional table are f32. Elsewhere all f32.
+     * kernels that widen exactly on the fly): the linear layers' matrices
+     * and the token embedding stay in the file's own f16 or bf16. Widening
+     * them is exact, so the results do not change, and a decode step,
+     * which is bound by streaming its weights, reads half the bytes (so
+     * does the encoder, whose weights come from memory again for each
+     * image). The convolutions (folded with BatchNorm, no longer the file's
+     * numbers) and the positional table are f32. Elsewhere all f32.
      * (Before 2026-11-27 AVX2 CPUs got f32 matrices: a Zen 3 decode step
      * streamed twice the bytes; bench/RESULTS.md "The paper end to end
      * again".) */

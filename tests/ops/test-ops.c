@@ -398,11 +398,29 @@ static void test_matmul(void) {
             check_matmul(shapes[i][0], shapes[i][1], shapes[i][2], v & 1, v & 2);
 }
 
+/* A 16-bit weight's value, decoded here rather than by the engine's
+ * fe_f16_to_f32 / fe_bf16_to_f32 (the reference below shares no code with
+ * what it checks). */
+static double half_value(uint16_t h, fe_dtype dt) {
+    if (dt == FE_DTYPE_BF16) {
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, sizeof f);
+        return f;
+    }
+    int e = (h >> 10) & 0x1f, mant = h & 0x3ff;
+    double v = e == 0 ? ldexp(mant, -24) : ldexp(1024 + mant, e - 25);
+    g_assert_cmpint(e, !=, 0x1f);
+    return h & 0x8000 ? -v : v;
+}
+
 /* A matmul weight or embedding table in f16 / bf16 (the model file's own
  * numbers, kept by the CPU loader for the decoder) gives exactly what the f32
  * copy of the same numbers gives: widening is exact and the sums run in the
  * same order. Both the dot-product path (m <= fe_cpu_matmul_exact_rows: 4
- * portable, 32 with AVX2 or AVX-512) and the GEMM path beyond it. */
+ * portable, 32 with AVX2 or AVX-512) and the GEMM path beyond it. Both
+ * results are also held against a double-precision sum of the 16-bit
+ * values decoded independently (the two paths could share one mistake). */
 static void test_matmul_half_weights(void) {
     const int shapes[][3] = {{1, 256, 256}, {1, 601, 255}, {3, 1024, 256}, {4, 37, 19},
                              {9, 45, 71},   {1, 3, 5},      {2, 38, 23},    {5, 42, 264}};
@@ -427,6 +445,19 @@ static void test_matmul_half_weights(void) {
                 g_assert_cmpint(fe_matmul(&y16, &x, &w16, &b, gelu), ==, FE_OK);
                 g_assert_cmpmem(fe_tensor_data(&y16), (size_t)m * n * sizeof(float),
                                 fe_tensor_data(&y32), (size_t)m * n * sizeof(float));
+                double *ref = g_new(double, (size_t)m * n);
+                const float *xd = fe_tensor_data(&x), *bd = fe_tensor_data(&b);
+                for (int r = 0; r < m; r++)
+                    for (int c = 0; c < n; c++) {
+                        double sum = bd[c];
+                        for (int p = 0; p < k; p++)
+                            sum += (double)xd[(size_t)r * k + p] * half_value(hd[(size_t)c * k + p], half);
+                        ref[(size_t)r * n + c] = gelu ? gelu_ref(sum) : sum;
+                    }
+                char what[64];
+                snprintf(what, sizeof what, "half matmul %dx%dx%d dtype=%d gelu=%d", m, n, k, half, gelu);
+                assert_close(what, fe_tensor_data(&y16), ref, (size_t)m * n, 2e-5 * k, 1e-5);
+                g_free(ref);
             }
             /* the embedding: row id of the table plus the position row */
             int64_t ps[2] = {3, k}, is[1] = {2}, es[2] = {2, k};
