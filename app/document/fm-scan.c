@@ -54,6 +54,9 @@
  * four pieces and \frac{\alpha}{c} in five, broken by binarisation
  * (development twins 2017-04 at 300 dpi, 2017-01 at 150 dpi). */
 #define SCRIPT_BASE_MAX_EM 0.8
+/* word_function_word: the confidence from which a function word Tesseract
+ * found in its dictionary is prose whatever the classifier says. */
+#define FUNCTION_WORD_CONF 50
 
 typedef struct {
   double x0, y0, x1, y1;
@@ -1232,7 +1235,7 @@ typedef struct {
   Box b;
   int n_seed;
   int band;         /* the text line it sits on, -1: a line of its own */
-  gboolean only_digits; /* all its ink is in digit-only words          */
+  gboolean only_digits; /* all its ink is in numbers (word_number_with_stop) */
   int n_pieces;     /* ink components                                  */
   int number_word;  /* the word reading "(3.1)" in it, -1 none         */
   double ink;       /* inked pixels                                    */
@@ -1750,6 +1753,68 @@ word_hyphen_piece (ScanPage *p, guint i)
   return prose_before;
 }
 
+/* Whether a text line (bands) lies within 1 em above or below word w,
+ * over its columns: a line of prose has others above or below it at the
+ * leading's gap; a display stands apart, its skips above and below. */
+static gboolean
+word_among_lines (const ScanPage *p, const Word *w)
+{
+  double cy = (w->b.y0 + w->b.y1) / 2, em = p->em;
+
+  for (guint k = 0; k < p->bands->len; k++)
+    {
+      const Band *bd = &g_array_index (p->bands, Band, k);
+      if ((cy >= bd->top && cy <= bd->bottom) || bd->x0 > w->b.x1 + em || bd->x1 < w->b.x0 - em)
+        continue;
+      if ((bd->top >= w->b.y1 && bd->top - w->b.y1 < em) || (w->b.y0 >= bd->bottom && w->b.y0 - bd->bottom < em))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether w reads as one of prose's function words ("at", "of", "on",
+ * "is", "Many"; sentence punctuation after it allowed), in Tesseract's
+ * dictionary and read at FUNCTION_WORD_CONF or more. The classifier
+ * called such words beside a formula math, and the formula was boxed
+ * with them or they were boxed alone (development twins, seeds 2018 and
+ * 2019: 17 such readings at 300 dpi and 12 at 150, "$k$ at $f_1$" one
+ * box; none in an inline formula, two in displays). Lower case only
+ * for two letters: "On" is O(n) read as a word, "In" \ln, "Be" a
+ * product. Not "an", which is a_n read as a word (at 87 on those twins);
+ * the shape rules (word_subscript_pair) still take any other such word
+ * for math after. Only on a line of prose, one with another text line
+ * within 1 em above or below it (word_among_lines): "has" and "or," read
+ * in two displays' ink (150 dpi), which stand apart, made a text line
+ * there and split them. */
+static gboolean
+word_function_word (const Word *w)
+{
+  static const char *const words[] = {
+    "after", "all", "also", "and", "any", "are", "as", "at", "be", "but", "by", "can", "could", "do",
+    "does", "each", "for", "from", "had", "has", "have", "he", "hence", "if", "in", "into", "is", "it",
+    "its", "let", "many", "may", "more", "most", "no", "not", "of", "on", "one", "only", "or", "other",
+    "our", "over", "since", "so", "some", "such", "than", "that", "the", "then", "there", "these", "they",
+    "this", "thus", "to", "two", "up", "was", "we", "when", "where", "which", "will", "with", "would" };
+  char core[16];
+  gsize n = strcspn (w->utf8, ".,;:!?");
+
+  if (!w->dict || w->conf < FUNCTION_WORD_CONF || n < 2 || n >= sizeof core ||
+      w->utf8[n + strspn (w->utf8 + n, ".,;:!?")] != '\0')
+    return FALSE;
+  memcpy (core, w->utf8, n);
+  core[n] = '\0';
+  for (gsize k = 1; k < n; k++)
+    if (!g_ascii_islower (core[k]))
+      return FALSE;
+  if (!g_ascii_islower (core[0]) && !(n >= 3 && g_ascii_isupper (core[0])))
+    return FALSE;
+  core[0] = g_ascii_tolower (core[0]);
+  for (guint k = 0; k < G_N_ELEMENTS (words); k++)
+    if (strcmp (core, words[k]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* Whether a piece beside running-text word o, before it (on its left) or
  * after it, may be a piece of it: not at a side where o begins or ends
  * with a hyphen or an apostrophe, which is how prose is glued to a
@@ -1826,7 +1891,9 @@ page_classify (ScanPage *p)
    * one prose word would turn prose one after another). */
   piece = g_new0 (gboolean, p->words->len + 1);
   for (guint i = 0; i < p->words->len; i++)
-    piece[i] = word_hyphen_piece (p, i) || word_empty_piece (p, i);
+    piece[i] = word_hyphen_piece (p, i) || word_empty_piece (p, i) ||
+               (!g_array_index (p->words, Word, i).text && word_function_word (&g_array_index (p->words, Word, i)) &&
+                word_among_lines (p, &g_array_index (p->words, Word, i)));
   for (guint i = 0; i < p->words->len; i++)
     if (piece[i])
       {
@@ -2289,9 +2356,54 @@ word_closes_bracket (const ScanPage *p, guint i)
          strchr ("([{", g_array_index (p->words, Word, l).utf8[0]) == NULL;
 }
 
+/* Whether w reads as one operator or relation symbol: "=", "<", "+",
+ * and what Tesseract reads \in and \subset as ("€", "©", "C": the
+ * eighteenth round, docs/scanned.md). */
+static gboolean
+reads_like_operator (const char *s)
+{
+  static const char *const ops[] = { "=", "<", ">", "+", "-", "\u2212", "\u00b1", "\u00d7", "\u00b7", "\u2264",
+                                     "\u2265", "\u2260", "\u2208", "\u2282", "\u20ac", "\u00a9", "C", "~" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (ops); k++)
+    if (strcmp (s, ops[k]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether running-text word i is a number that is an operator's operand:
+ * digits (sentence punctuation after them allowed) with a math word read
+ * as an operator (reads_like_operator) right beside it, within 0.6 em.
+ * Tesseract reads "y_i \in 36" as three words and the classifier, sure
+ * of the digits and seeing prose on their other side, took the number
+ * for running text: the formula was boxed without it (development twins,
+ * seeds 2018 and 2019: 7 such numbers at 300 dpi, 3 at 150, in "18 \in
+ * a", "g_i \subset 14", "b^3 < 96"; one number of prose beside an
+ * operator, against 269 numbers of prose with none). A number in prose
+ * stands between words; one beside a relation is compared with
+ * something. */
+static gboolean
+word_number_operand (const ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  gsize nd = strspn (w->utf8, "0123456789");
+
+  if (nd == 0 || w->utf8[nd + strspn (w->utf8 + nd, ".,;:")] != '\0')
+    return FALSE;
+  for (int dir = -1; dir <= 1; dir += 2)
+    {
+      int o = word_beside (p, i, dir, 0.6 * p->em);
+      if (o >= 0 && word_is_math (&g_array_index (p->words, Word, o)) &&
+          reads_like_operator (g_array_index (p->words, Word, o).utf8))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Running-text words whose ink is shaped as math (word_subscript_pair,
  * word_stacked), or that close a math word's bracket (word_closes_bracket),
- * are math, their ink seeds. After comp_place: the pieces of each word
+ * are math, as are numbers beside an operator (word_number_operand), their
+ * ink seeds. After comp_place: the pieces of each word
  * are known then. */
 static void
 page_math_shaped_words (ScanPage *p)
@@ -2328,7 +2440,7 @@ page_math_shaped_words (ScanPage *p)
       int n = start[i + 1] - start[i];
       shaped[i] = w->text &&
                   ((n >= 2 && (word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n))) ||
-                   word_closes_bracket (p, i));
+                   word_closes_bracket (p, i) || word_number_operand (p, i));
     }
   for (guint i = 0; i < nw; i++)
     {
@@ -2605,6 +2717,24 @@ page_join_ink (ScanPage *p)
   return parent;
 }
 
+/* Whether w is a number of the prose: digits only (w->digits), or digits
+ * and the sentence's punctuation after them ("3.", "2,", "108:"), as tall
+ * as lining digits (0.55 to 1.1 em, the test page_measure_em puts digits
+ * to; a subscript digit with a comma after it is smaller). Such words
+ * were boxed alone as inline formulas (development twins, seeds 2018 and
+ * 2019: "2,", "108:" at 300 dpi, "2;", "3.", "2," at 150), where the
+ * bare digits were dropped as a number. */
+static gboolean
+word_number_with_stop (const ScanPage *p, const Word *w)
+{
+  gsize nd = strspn (w->utf8, "0123456789");
+
+  if (w->digits)
+    return TRUE;
+  return nd > 0 && !w->misread && w->utf8[nd + strspn (w->utf8 + nd, ".,;:")] == '\0' &&
+         box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.1 * p->em;
+}
+
 /* The clusters of joined ink, with what their pieces say of them. */
 static void
 page_make_clusters (ScanPage *p, int *parent)
@@ -2645,7 +2775,7 @@ page_make_clusters (ScanPage *p, int *parent)
           cl->number_word = c->word;
           cl->number_ink += c->area;
         }
-      if (c->word < 0 || !g_array_index (words, Word, c->word).digits)
+      if (c->word < 0 || !word_number_with_stop (p, &g_array_index (words, Word, c->word)))
         cl->only_digits = FALSE;
       if (c->word >= 0)
         {

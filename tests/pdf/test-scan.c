@@ -959,6 +959,38 @@ test_stroke_along (void)
   g_assert_false (fm_scan_stroke_along (px, W, 128, 10, 0, 210, H, slope, 3));
 }
 
+/* A function word of prose beside a formula is prose, whatever the word
+ * classifier says: "at" (in Tesseract's dictionary, read at 55) after k <
+ * \delta was taken for math and joined the formula, and the two were one
+ * box. Page function-words: rows 60-260 pt of a development twin
+ * (make-truth seed 2018, heldout-2018-03, scan seed 20180, 300 dpi JPEG;
+ * tests/fixtures/pdf/scan/README.md); best IoU 0.11 before scan14r
+ * (2026-11-27). */
+static void
+test_function_words (void)
+{
+  static const double truth[][4] = {
+    { 112.9, 53.1, 137.0, 60.9 },   /* k < \delta */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/function-words-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* A number beside an operator is its operand: Tesseract read "18 \in a"
+ * as "18", "\u20ac" and "a", and the classifier took the number for
+ * running text; the formula was boxed without it. Page number-operand:
+ * rows 170-300 pt of a development twin (make-truth seed 2019,
+ * heldout-2019-04, scan seed 20190, 300 dpi JPEG;
+ * tests/fixtures/pdf/scan/README.md); best IoU 0.43 before scan14r
+ * (2026-11-27). */
+static void
+test_number_operand (void)
+{
+  static const double truth[][4] = {
+    { 138.2, 62.0, 164.4, 69.8 },   /* 18 \in a */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/number-operand-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -986,5 +1018,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
+  g_test_add_func ("/pdf/scan/function-words", test_function_words);
+  g_test_add_func ("/pdf/scan/number-operand", test_number_operand);
   return g_test_run ();
 }
