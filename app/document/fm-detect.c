@@ -5918,6 +5918,18 @@ phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lo
   return TRUE;
 }
 
+/* Whether chunk ch is one or two big delimiters alone (a \Bigl( set as a
+ * chunk of its own; a nameless CMEX's come as control characters). */
+static gboolean
+delimiter_chunk (const Glyph *g, const Chunk *ch)
+{
+  gboolean all = ch->end - ch->start <= 2;
+
+  for (int k = ch->start; k < ch->end && all; k++)
+    all = is_delimiter_char (g[k].c) || g[k].c < 0x20;
+  return all;
+}
+
 /* Whether a set-off line of one chunk that is mostly words is a display
  * made of words: \frac{dx}{dt} = (\text{rate in} \times \text{concentration
  * in}) - ..., \text{change of } x = (\text{births}) - (\text{deaths}). Its
@@ -5943,16 +5955,22 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
 {
   const Glyph *g = pc->g;
   FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
-  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0, first = 0;
+  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0, first = 0, cells = 0;
   gboolean operand = FALSE, opens_math, named, lower;
 
-  if (nm > 6)
+  /* (a \Bigl( or \Bigr] is a chunk of its own, a nameless CMEX's as a
+   * control character: no cell of a row) */
+  for (int m = 0; m < nm; m++)
+    cells += !delimiter_chunk (g, &g_array_index (pc->chunks, Chunk, members[m]));
+  if (cells > 6)
     return FALSE;
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
       fm_rect_union (&ext, &ch->box);
-      if (ch->em_max > 1.15 * pc->body_em)
+      /* (the median: a title is large all through, a display's big
+       * operator or delimiter is one glyph) */
+      if (ch->em > 1.15 * pc->body_em)
         return FALSE;
       if (ch->box.x0 < g_array_index (pc->chunks, Chunk, members[first]).box.x0)
         first = m;
@@ -5996,13 +6014,13 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
           operand = operand || (letters > 0 && other == 0 && operand_phrase (g, ch, k, e));
           k = e;
         }
-      if (nm > 2 && ops == ops_before && !named)
+      if (cells > 2 && ops == ops_before && !named && !delimiter_chunk (g, ch))
         return FALSE;
     }
   /* (a heading in bold, "The case $p = 2$", is no display) */
   /* (three chunks or more, each with its counted sign, are a row of
    * equations whatever their first word: no prose line has such gaps) */
-  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters && (opens_math || operand || nm > 2 || named);
+  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters && (opens_math || operand || cells > 2 || named);
 }
 
 /* The chunks stacked on a display line (stacked_on_line()) into parts:

@@ -863,7 +863,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * detect14t): centred headings "2. The case $n = 1$", "Lemma $k = 3$" stay
  * prose, a display naming its formula in lower-case words as wide as the
  * column and a row of three equations of words are displays (before:
- * display 0 of 2, three false displays). */
+ * display 0 of 2, three false displays); cls-bigdelimwords (pdfLaTeX CM
+ * and Palatino, detect14t): a display of words whose \Bigl( \Bigr) are
+ * chunks of their own, refused as a table row of five chunks (before:
+ * display 0 of 1, inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -901,7 +904,7 @@ test_detect_classes (void)
                           "cls-remarkrows-cm", "cls-remarkrows-xe", "cls-units-cm", "cls-units-lmodern",
                           "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua", "cls-stackparts-stix2",
                           "cls-stackparts-newtx", "cls-stackparts-xe", "cls-phrasedisp-cm", "cls-phrasedisp-xe",
-                          "cls-phrasedisp-lua" };
+                          "cls-phrasedisp-lua", "cls-bigdelimwords-cm", "cls-bigdelimwords-palatino" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -152,3 +152,5 @@ $gen --body "$dir/cls-stackparts.body.tex" --out "$dir" --prefix cls-stackparts-
 $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-cm --twocolumn --fonts cm --seed 10201
 $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-xe --twocolumn --engine xelatex --fonts pagella-math --seed 10201
 $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-lua --twocolumn --engine lualatex --fonts stix2-math --seed 10201
+$gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-cm --fonts cm --seed 10202
+$gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-palatino --fonts palatino --seed 10202
