@@ -4749,7 +4749,11 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
 }
 
 /* Whether a line spanning ext stays clear of its column's margins and is
- * centred or indented like a display. */
+ * centred or indented like a display. A display nearly as wide as a
+ * narrow column is set off by the same sliver on both sides, a quarter em
+ * or more (0.3 em either side of \text{practical resonance frequency }
+ * \omega = \sqrt{...} in a two-column page): a paragraph's line is flush
+ * with one margin at least. */
 static gboolean
 line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
 {
@@ -4759,6 +4763,8 @@ line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
     return FALSE;
   lg = ext->x0 - m->left[col];
   rg = m->right[col] - ext->x1;
+  if (lg >= 0.25 * em && rg >= 0.25 * em && fabs (lg - rg) < 0.1 * em)
+    return TRUE;
   if (lg < 1.0 * em || rg < 1.0 * em)
     return FALSE;
   return fabs (lg - rg) < 1.5 * em || (lg >= 2.0 * em && rg >= 2.5 * em);
@@ -5858,6 +5864,72 @@ operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
   return (k >= ch->start && binary_sign (g, k)) || (e < ch->end && binary_sign (g, e));
 }
 
+/* Whether a line (chunks members) is a phrase of words, after a label of
+ * digits and points, then a word space and one formula with no word after
+ * it, with 40 % of its glyphs text letters or more. Opening with a capital
+ * or a label it is a centred heading, \textsc{2. The case $n = 1$},
+ * "Lemma $k = 3$" (4-7 text letters of 8-12 glyphs: under
+ * display_lines_with_text()'s 60 %); opening with a lower-case word
+ * (*lower) it is a display that names its formula, \text{practical
+ * resonance frequency } \omega = \sqrt{\omega_0^2 - 2p^2} (over the 60 %): no
+ * heading, caption or sentence starts so, and an abstract's line has words
+ * after its math. A display of words has its words as operands, a sign
+ * right after them (\text{rate in} &= 5, \text{Var}(X)), or words after
+ * its math; one that opens with an operator name set in the text font
+ * (Times' \operatorname{ph}\,a &= \mathrm{erfc}(z-6) + ...) is mostly math. */
+static gboolean
+phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lower)
+{
+  const Glyph *g = pc->g;
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[0]), *next = NULL;
+  int k, words = 0, text = 0, total = 0;
+
+  *lower = FALSE;
+  for (int m = 0; m < nm; m++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, members[m]);
+      ch = o->box.x0 < ch->box.x0 ? o : ch;
+      text += o->n_text;
+      total += o->end - o->start;
+    }
+  if (text * 5 < total * 2)
+    return FALSE;
+  for (int m = 0; m < nm; m++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, members[m]);
+      for (int q = o->start; q < o->end && o != ch; q++)
+        if (g[q].cls == CLS_TEXT && g_unichar_isalpha (g[q].c))
+          return FALSE;
+      if (o != ch && (next == NULL || o->box.x0 < next->box.x0))
+        next = o;
+    }
+  for (k = ch->start; k < ch->end && (g_unichar_isdigit (g[k].c) || g[k].c == '.'); k++)
+    ;
+  *lower = k == ch->start && k < ch->end && g_unichar_islower (g[k].c);
+  for (; k < ch->end && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c); k++)
+    words += k == ch->start || g[k].space_before;
+  if (k == ch->end && next != NULL)
+    k = (int) (ch = next)->start;
+  if (words == 0 || k == ch->end || !g[k].space_before || is_operator (g[k].c) || is_relation_sign (g[k].c))
+    return FALSE;
+  for (; k < ch->end; k++)
+    if (g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c))
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether chunk ch is one or two big delimiters alone (a \Bigl( set as a
+ * chunk of its own; a nameless CMEX's come as control characters). */
+static gboolean
+delimiter_chunk (const Glyph *g, const Chunk *ch)
+{
+  gboolean all = ch->end - ch->start <= 2;
+
+  for (int k = ch->start; k < ch->end && all; k++)
+    all = is_delimiter_char (g[k].c) || g[k].c < 0x20;
+  return all;
+}
+
 /* Whether a set-off line of one chunk that is mostly words is a display
  * made of words: \frac{dx}{dt} = (\text{rate in} \times \text{concentration
  * in}) - ..., \text{change of } x = (\text{births}) - (\text{deaths}). Its
@@ -5866,9 +5938,11 @@ operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
  * (\text{rate in} &= 5, \text{volume} + (\text{rate in} - ...)),
  * and a math letter or sign that is no punctuation. A centred line of prose
  * (a caption, a \begin{center} line with an inline formula) runs four words
- * or more together. At most two chunks: a formula and a phrase a \quad
- * after it (f = g \quad \text{almost everywhere}); a table row has a gap
- * between each two cells.
+ * or more together. Two chunks: a formula and a phrase a \quad after it
+ * (f = g \quad \text{almost everywhere}); more only when each holds a
+ * counted sign, a row of equations \qquad apart (\text{rate in} = 5
+ * \qquad \text{rate out} = 3 \qquad ...): a table row has a gap between
+ * each two cells, and cells of words.
  * Short prose with inline math is as dense (a caption "Table 1: The sign
  * of $x$ and $y = 2$", a heading "1. The case $n = 1$", a list item, an
  * abstract's line; detectfix8): the line must also open with a math
@@ -5881,16 +5955,22 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
 {
   const Glyph *g = pc->g;
   FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
-  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0, first = 0;
-  gboolean operand = FALSE, opens_math;
+  int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0, first = 0, cells = 0;
+  gboolean operand = FALSE, opens_math, named, lower;
 
-  if (nm > 2)
+  /* (a \Bigl( or \Bigr] is a chunk of its own, a nameless CMEX's as a
+   * control character: no cell of a row) */
+  for (int m = 0; m < nm; m++)
+    cells += !delimiter_chunk (g, &g_array_index (pc->chunks, Chunk, members[m]));
+  if (cells > 6)
     return FALSE;
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
       fm_rect_union (&ext, &ch->box);
-      if (ch->em_max > 1.15 * pc->body_em)
+      /* (the median: a title is large all through, a display's big
+       * operator or delimiter is one glyph) */
+      if (ch->em > 1.15 * pc->body_em)
         return FALSE;
       if (ch->box.x0 < g_array_index (pc->chunks, Chunk, members[first]).box.x0)
         first = m;
@@ -5907,9 +5987,11 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
     const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[first]);
     opens_math = g[ch->start].cls != CLS_TEXT && g_unichar_isalpha (g[ch->start].c);
   }
+  named = phrase_then_formula (pc, members, nm, &lower) && lower;
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
+      int ops_before = ops;
       for (int k = ch->start; k < ch->end;)
         {
           /* one word: glyphs up to the next space */
@@ -5938,9 +6020,13 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
           operand = operand || (letters > 0 && other == 0 && operand_phrase (g, ch, k, e));
           k = e;
         }
+      if (cells > 2 && ops == ops_before && !named && !delimiter_chunk (g, ch))
+        return FALSE;
     }
   /* (a heading in bold, "The case $p = 2$", is no display) */
-  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters && (opens_math || operand);
+  /* (three chunks or more, each with its counted sign, are a row of
+   * equations whatever their first word: no prose line has such gaps) */
+  return ops >= 1 && math >= 1 && longest <= 3 && 2 * bold <= n_letters && (opens_math || operand || cells > 2 || named);
 }
 
 /* The chunks stacked on a display line (stacked_on_line()) into parts:
@@ -5980,7 +6066,7 @@ display_lines_with_text (PageCtx *pc)
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       FmRect ext;
       int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
-      gboolean all_display = TRUE, set_off;
+      gboolean all_display = TRUE, set_off, lower;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
       gboolean remark_seed = (g[ch->start].c == '(' || g[ch->start].c == '[') && ch->end - ch->start <= 60;
@@ -6002,7 +6088,8 @@ display_lines_with_text (PageCtx *pc)
       /* (formulas joined by words weigh their parts themselves: a long
        * condition after a \qquad is most of its line's glyphs) */
       set_off = math >= 2 &&
-                ((n_text * 5 <= total * 3 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em)) ||
+                ((n_text * 5 <= total * 3 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) &&
+                  !(phrase_then_formula (pc, members, nm, &lower) && !lower)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
       if (set_off)
@@ -6521,20 +6608,27 @@ small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
  * a few words that starts the formula - wholly left or right of chunk i's
  * block: a display's own line of words and math is no text line. */
 static gboolean
-bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
+bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
 {
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
   double y = bar_below_y (pc->ink, box, pc->body_em);
+  FmRect near = *box;
 
   if (y < 0)
     y = bar_above_y (pc->ink, box, pc->body_em);
   if (y < 0)
     return FALSE;
+  /* (the text beside is near the bar, not the part: a narrow part
+   * centred on a wide one, the 8 of \frac{\mathrm{cn}(\lambda+5)}{8},
+   * stands more than 2 em from the words on either side) */
+  ink_row_run (pc->ink, (int) (y * pc->ink->scale), (int) (fm_rect_cx (box) * pc->ink->scale), &near.x0, &near.x1);
+  near.x0 = MIN (near.x0, box->x0);
+  near.x1 = MAX (near.x1, box->x1);
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
       /* (the cheap test first: most of the page's chunks are far) */
-      if (fm_rect_h_gap (&o->box, box) >= 2.0 * o->em)
+      if (fm_rect_h_gap (&o->box, &near) >= 2.0 * o->em)
         continue;
       /* (a chunk under the body's size: a footnote's fraction part, on a
        * footnote's line only - small_text_line(); or a chunk of three
@@ -6550,6 +6644,7 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
         {
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("chunk %u: a fraction's part, its bar at y %.1f on the text of chunk %u\n", i, y, k);
+          *bar = (FmRect) { near.x0, y, near.x1, y };
           return TRUE;
         }
     }
@@ -6564,7 +6659,7 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
  * (the math axis of the line the fraction belongs to), as no display's bar
  * or the bottom stroke of its brackets and big operators does. */
 static gboolean
-fraction_part_chunk (const PageCtx *pc, guint i)
+fraction_part_chunk (const PageCtx *pc, guint i, FmRect *bar)
 {
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
   const Glyph *g = pc->g;
@@ -6575,7 +6670,7 @@ fraction_part_chunk (const PageCtx *pc, guint i)
    * a footnote's line: scripts are 0.67-0.73 of it) */
   if (ch->em < 0.76 * pc->body_em)
     return FALSE;
-  if (bar_on_text_line (pc, i, &ch->box))
+  if (bar_on_text_line (pc, i, &ch->box, bar))
     return TRUE;
   /* A chunk can hold more than the fraction's part: the limit under a
    * \lim before the fraction, on the denominator's row (\displaystyle
@@ -6598,7 +6693,7 @@ fraction_part_chunk (const PageCtx *pc, guint i)
           if (g[e].size >= 0.85 * ch->em_max)
             fm_rect_union (&run, &g[e].r);
         }
-      if ((k > ch->start || e + 1 < ch->end) && bar_on_text_line (pc, i, &run))
+      if ((k > ch->start || e + 1 < ch->end) && bar_on_text_line (pc, i, &run, bar))
         return TRUE;
       k = e + 1;
     }
@@ -6615,16 +6710,34 @@ fraction_parts_out (PageCtx *pc, int b)
   GArray *chunks = pc->chunks;
   gboolean *part = g_new0 (gboolean, chunks->len + 1), any = FALSE, rest = FALSE, own_line = FALSE;
   FmRect box = { 0, 0, 0, 0 }, parts = { 0, 0, 0, 0 };
+  FmRect *bars = g_new0 (FmRect, chunks->len + 1);
+  int n_bars = 0;
 
   for (guint i = 0; i < chunks->len; i++)
-    if (g_array_index (chunks, Chunk, i).block == b && fraction_part_chunk (pc, i))
+    if (g_array_index (chunks, Chunk, i).block == b && fraction_part_chunk (pc, i, &bars[n_bars]))
       {
         if (!any)
           parts = g_array_index (chunks, Chunk, i).box;
         else
           fm_rect_union (&parts, &g_array_index (chunks, Chunk, i).box);
         part[i] = any = TRUE;
+        n_bars++;
       }
+  /* (the other part of a fraction whose part passed: within its bar's
+   * ends, its near edge within 0.8 em of the bar. A denominator of x-height
+   * letters with boxes tight to the ink, the t of newtx's \frac{\log(1+t)}{t},
+   * hangs more than the 0.45 em that bar_above_y() looks under a bar) */
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *ch = &g_array_index (chunks, Chunk, i);
+      for (int k = 0; k < n_bars && ch->block == b && !part[i]; k++)
+        part[i] = ch->box.x0 >= bars[k].x0 - 0.1 * ch->em && ch->box.x1 <= bars[k].x1 + 0.1 * ch->em &&
+                  ((ch->box.y0 >= bars[k].y0 && ch->box.y0 - bars[k].y0 < 0.8 * ch->em) ||
+                   (ch->box.y1 <= bars[k].y0 && bars[k].y0 - ch->box.y1 < 0.8 * ch->em));
+      if (part[i] && ch->block == b)
+        fm_rect_union (&parts, &ch->box);
+    }
+  g_free (bars);
   /* (the rest keeps the block only with a line of its own: chunks level
    * with the parts are the other parts of the same fractions, \dfrac{dx}{dy}
    * = \dfrac{1}{ky}, whose bars need not all pass the test) */

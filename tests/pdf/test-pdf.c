@@ -853,7 +853,20 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * detect14s's rule, fixture by detectfix7): a footnote's display-style
  * \frac{1}{1-v^2}\,dv = dx, whose fraction at footnote size was taken for
  * a display of its own (before: a false display and two inline pieces,
- * inline 0 of 1). */
+ * inline 0 of 1);
+ * cls-stackparts (pdfLaTeX STIX Two and newtx, XeLaTeX Termes Math,
+ * detect14t): inline display-style fractions with a narrow or short part,
+ * the 8 of \frac{\mathrm{cn}(\lambda+5)}{8} more than 2 em from the words,
+ * the t of newtx's \frac{\log(1+t)}{t} under a bar 0.5 em above it (before:
+ * display precision 0.33-0.50, the parts false displays); cls-phrasedisp
+ * (pdfLaTeX CM, XeLaTeX Pagella Math, LuaLaTeX STIX Two Math, two columns,
+ * detect14t): centred headings "2. The case $n = 1$", "Lemma $k = 3$" stay
+ * prose, a display naming its formula in lower-case words as wide as the
+ * column and a row of three equations of words are displays (before:
+ * display 0 of 2, three false displays); cls-bigdelimwords (pdfLaTeX CM
+ * and Palatino, detect14t): a display of words whose \Bigl( \Bigr) are
+ * chunks of their own, refused as a table row of five chunks (before:
+ * display 0 of 1, inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -889,7 +902,9 @@ test_detect_classes (void)
                           "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua",
                           "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm",
                           "cls-remarkrows-cm", "cls-remarkrows-xe", "cls-units-cm", "cls-units-lmodern",
-                          "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua" };
+                          "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua", "cls-stackparts-stix2",
+                          "cls-stackparts-newtx", "cls-stackparts-xe", "cls-phrasedisp-cm", "cls-phrasedisp-xe",
+                          "cls-phrasedisp-lua", "cls-bigdelimwords-cm", "cls-bigdelimwords-palatino" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

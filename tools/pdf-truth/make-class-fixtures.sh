@@ -148,3 +148,11 @@ $gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix cls-units-xe --engin
 # (12 pt: at 10 pt the footnote's fraction was found before detectfix7's fixture too)
 $gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-xe --engine xelatex --fonts dejavu-math --size 12pt --seed 10130
 $gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-lua --engine lualatex --fonts pagella-math --size 12pt --seed 10130
+$gen --body "$dir/cls-stackparts.body.tex" --out "$dir" --prefix cls-stackparts-stix2 --fonts stix2 --seed 10200
+$gen --body "$dir/cls-stackparts.body.tex" --out "$dir" --prefix cls-stackparts-newtx --fonts newtx --seed 10200
+$gen --body "$dir/cls-stackparts.body.tex" --out "$dir" --prefix cls-stackparts-xe --engine xelatex --fonts termes-math --seed 10200
+$gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-cm --twocolumn --fonts cm --seed 10201
+$gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-xe --twocolumn --engine xelatex --fonts pagella-math --seed 10201
+$gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-lua --twocolumn --engine lualatex --fonts stix2-math --seed 10201
+$gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-cm --fonts cm --seed 10202
+$gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-palatino --fonts palatino --seed 10202
