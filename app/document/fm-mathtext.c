@@ -1161,8 +1161,9 @@ take_fraction (Reader *r, GPtrArray *items, Item *rule, Item *box)
       /* An inline fraction on the formula's main line with script-size
        * parts shows text style. Its parts are held against the line's text
        * size, else against the region's largest glyphs (r->em). Script-
-       * script-size parts are a fraction in a script, drawn alike in both
-       * styles (x^{\\frac{1}{n}}), and full-size ones where the line gives
+       * script-size parts are a fraction in a script, its parts drawn
+       * alike in both styles (a superscript's rise is not: inline_style
+       * keeps x^{\\frac{1}{n}} uncertain), and full-size ones where the line gives
        * no size are display style's or a region of the fraction alone:
        * neither is text style (tidy18: both had kept a word's limits
        * \\limits, uncertain, under a \\displaystyle the glyphs showed).
@@ -5036,6 +5037,40 @@ script_beside_dfrac (const char *tex)
   return FALSE;
 }
 
+/* A superscript (or prime) on tex's main line, not a word's limit above
+ * (\limits^{..}). Its rise tells the styles apart: TeX raises it by sup1
+ * in display style and sup2 in text style (CMSY: 0.413 and 0.363 em), so
+ * \displaystyle\lim_{n}x^{2} and \lim\limits_{n}x^{2} do not draw alike.
+ * Scripts inside a group (in a limit, a fraction's part, a radical, a
+ * script) are in a style of their own that both share, or cramped (sup3
+ * in both). A backslash's next character is a command's. */
+static gboolean
+main_line_superscript (const char *tex)
+{
+  gboolean limits = FALSE;
+  int depth = 0;
+
+  for (const char *q = tex; *q != 0; q++)
+    {
+      if (*q == '\\' && q[1] != 0)
+        {
+          if (depth == 0)
+            limits = strncmp (q + 1, "limits", 6) == 0 && !g_ascii_isalpha (q[7]);
+          for (q++; g_ascii_isalpha (q[0]) && g_ascii_isalpha (q[1]);)
+            q++;
+          continue;
+        }
+      depth += *q == '{';
+      depth -= *q == '}';
+      if (depth > 0 || *q == '}' || *q == '_')
+        continue;
+      if ((*q == '^' || *q == '\'') && !limits)
+        return TRUE;
+      limits = limits && *q == '^';
+    }
+  return FALSE;
+}
+
 /* An inline formula's style. Display style shown by a big operator at
  * its display size, or by a \lim-like word's limits above and below when
  * no glyph shows text style: \displaystyle, its full-size fractions plain
@@ -5055,6 +5090,12 @@ inline_style (Reader *r, char *tex)
     return tex;
   if (r->word_limits > 0 && !r->display_style && !by_words)
     uncertain (r, "a word's limits above and below beside text-style glyphs (\\limits or \\displaystyle?)");
+  /* a word's limits alone show no style where a superscript's rise does
+   * (the reviewer's \lim\limits_{n\to\infty}x^{\frac{1}{n}}=1 in a line
+   * of pdfLaTeX CM text read CERTAIN \displaystyle); the commoner
+   * \displaystyle reading stays, not sure */
+  if (by_words && !r->display_style && main_line_superscript (tex))
+    uncertain (r, "a superscript beside a word's limits above and below (its rise: \\displaystyle or \\limits?)");
   if (r->display_style || by_words)
     {
       g_autoptr (GString) t = g_string_new ("\\displaystyle");
