@@ -65,6 +65,8 @@ typedef struct {
   int left_depth;
   gboolean amp, newline;     /* & and \\ allowed here                  */
   gboolean arg_newline;      /* \\ allowed in the next argument (\substack) */
+  gboolean any_command;      /* fm_latex_check_well_formed: a command or environment
+                              * this parser does not know is taken as defined */
 } TexCheck;
 
 static gboolean
@@ -74,6 +76,18 @@ tex_in (const char *const *list, const char *name, gsize len)
     if (strlen (list[i]) == len && strncmp (list[i], name, len) == 0)
       return TRUE;
   return FALSE;
+}
+
+/* A command whose arguments this parser reads: no argument of another. */
+static gboolean
+tex_takes_arguments (const char *name, gsize len)
+{
+  static const char *const others[] = {
+    "sqrt", "xrightarrow", "xleftarrow", "substack", "operatorname", "mathop", "begin", "end",
+    "left", "right", "middle", NULL
+  };
+  return tex_in (tex_one_arg, name, len) || tex_in (tex_two_args, name, len) ||
+         tex_in (tex_text_arg, name, len) || tex_in (tex_big, name, len) || tex_in (others, name, len);
 }
 
 static void
@@ -117,7 +131,7 @@ tex_delimiter (TexCheck *t)
         "langle", "rangle", "lfloor", "rfloor", "lceil", "rceil", "vert", "Vert", "uparrow",
         "downarrow", "backslash", "lvert", "rvert", "lVert", "rVert", NULL
       };
-      if (tex_in (delims, t->p + 1, n))
+      if (tex_in (delims, t->p + 1, n) || t->any_command)
         {
           t->p += 1 + n;
           return TRUE;
@@ -148,7 +162,9 @@ tex_text_group (TexCheck *t)
               return TRUE;
             }
         }
-      else if ((guchar) *t->p >= 0x80 || strchr ("\\^_&#%$~", *t->p))
+      else if (t->any_command && *t->p == '\\' && t->p[1] != '\0')
+        t->p++;  /* a command (\'e); \{ and \} are no group */
+      else if (strchr ("^_&#%$", *t->p) || (!t->any_command && ((guchar) *t->p >= 0x80 || strchr ("\\~", *t->p))))
         return FALSE;
     }
   return FALSE;
@@ -183,6 +199,11 @@ tex_arg (TexCheck *t)
           return TRUE;
         }
       n = tex_word_len (t->p + 1);
+      if (n > 0 && t->any_command && !tex_takes_arguments (t->p + 1, n))
+        {
+          t->p += 1 + n;
+          return TRUE;
+        }
       if (n > 0 && (tex_in (tex_symbols, t->p + 1, n) || tex_in (tex_operators, t->p + 1, n)) &&
           !tex_in ((const char *const[]) { "displaystyle", "textstyle", "scriptstyle",
                                            "scriptscriptstyle", NULL }, t->p + 1, n))
@@ -192,7 +213,8 @@ tex_arg (TexCheck *t)
         }
       return FALSE;
     }
-  if (*t->p == '\0' || (guchar) *t->p >= 0x80 || strchr ("{}^_&#%$~\\'", *t->p))
+  if (*t->p == '\0' || strchr ("{}^_&#%$\\'", *t->p) ||
+      (!t->any_command && ((guchar) *t->p >= 0x80 || *t->p == '~')))
     return FALSE;
   t->p++;
   return TRUE;
@@ -222,10 +244,21 @@ tex_environment (TexCheck *t)
     return TEX_BAD;
   env = ++t->p;
   len = tex_word_len (env);
-  if (!tex_in (tex_envs, env, len) || env[len] != '}')
+  if (t->any_command && len > 0 && env[len] == '*')
+    len++;
+  if (len == 0 || (!tex_in (tex_envs, env, len) && !t->any_command) || env[len] != '}')
     return TEX_BAD;
   t->p = env + len + 1;
-  if (len == 5 && strncmp (env, "array", 5) == 0)
+  if (len == 5 && strncmp (env, "array", 5) == 0 && t->any_command)
+    {
+      /* any column specification (p{2cm}, @{}) in braces */
+      TexCheck spec = *t;
+      spec.any_command = TRUE;
+      if (!tex_text_group (&spec))
+        return TEX_BAD;
+      t->p = spec.p;
+    }
+  else if (len == 5 && strncmp (env, "array", 5) == 0)
     {
       /* Column specification: {cc|l}. */
       tex_skip_spaces (t);
@@ -284,7 +317,7 @@ tex_optional_then_arg (TexCheck *t)
         return TEX_BAD;
       {
         g_autofree char *inside = g_strndup (t->p + 1, opt.p - t->p - 1);
-        TexCheck sub_check = { inside, 0, FALSE, FALSE, FALSE };
+        TexCheck sub_check = { inside, 0, FALSE, FALSE, FALSE, t->any_command };
         if (!tex_list (&sub_check, 0))
           return TEX_BAD;
       }
@@ -342,7 +375,9 @@ tex_control_word (TexCheck *t, const char *name, gsize n, gboolean was_op, int *
     return tex_arg (t) && tex_arg (t) ? TEX_ATOM : TEX_BAD;
   if (tex_in (tex_text_arg, name, n))
     return tex_text_group (t) ? TEX_ATOM : TEX_BAD;
-  return TEX_BAD;  /* not a command this parser knows to be defined */
+  /* not a command this parser knows to be defined; for the well-formed
+   * check an atom that may take \limits (\bigsqcup, \iiiint) */
+  return t->any_command ? TEX_OPERATOR : TEX_BAD;
 }
 
 /* A control symbol at t->p (a backslash and one non-letter). */
@@ -357,7 +392,7 @@ tex_control_symbol (TexCheck *t)
         return TEX_BAD;
       t->p += 2;
       tex_skip_spaces (t);
-      return *t->p == '[' ? TEX_BAD : TEX_ATOM;  /* \\[2pt] is not worth parsing */
+      return *t->p == '[' && !t->any_command ? TEX_BAD : TEX_ATOM;  /* \\[2pt] is not worth parsing */
     }
   if (c == '\0' || (guchar) c >= 0x80 || strchr ("'`\"^~=.", c))
     return TEX_BAD;  /* text accents are errors in math */
@@ -367,17 +402,20 @@ tex_control_symbol (TexCheck *t)
 
 /* A list of atoms up to `until` ('}', 'E' for \end, 'R' for \right, 0 for
  * the end of the string). sup and sub: the atom before has a superscript
- * or subscript already; op: it is an operator (\limits may follow). */
+ * or subscript already; op: it is an operator (\limits may follow); base:
+ * an atom since the list or its row or cell began (pdflatex sets a script
+ * with none on an empty base, but no formula is written so: for the
+ * well-formed check a script that lost its base). */
 static gboolean
 tex_list (TexCheck *t, char until)
 {
-  gboolean sup = FALSE, sub = FALSE, op = FALSE;
+  gboolean sup = FALSE, sub = FALSE, op = FALSE, base = FALSE;
   int infix = 0;
 
   for (;;)
     {
       char c = *t->p;
-      gboolean was_op = op;
+      gboolean was_op = op, row_end = FALSE;
       TexStep step = TEX_ATOM;
 
       op = FALSE;
@@ -399,7 +437,7 @@ tex_list (TexCheck *t, char until)
         case '_':
           {
             gboolean *used = c == '^' ? &sup : &sub;
-            if (*used)
+            if (*used || (t->any_command && !base))
               return FALSE;  /* double superscript or subscript */
             *used = TRUE;
             t->p++;
@@ -407,7 +445,7 @@ tex_list (TexCheck *t, char until)
           }
           break;
         case '\'':
-          if (sup)
+          if (sup || (t->any_command && !base))
             return FALSE;  /* x^2' is a double superscript */
           while (*t->p == '\'')
             t->p++;
@@ -417,6 +455,7 @@ tex_list (TexCheck *t, char until)
           if (!t->amp)
             return FALSE;
           t->p++;
+          row_end = TRUE;
           break;
         case '\\':
           {
@@ -424,6 +463,7 @@ tex_list (TexCheck *t, char until)
             gsize n = tex_word_len (name);
             if (n == 0)
               {
+                row_end = name[0] == '\\';
                 step = tex_control_symbol (t);
                 break;
               }
@@ -436,7 +476,8 @@ tex_list (TexCheck *t, char until)
           }
           break;
         default:
-          if ((guchar) c >= 0x80 || strchr ("#%$~", c) || c < 0x20)
+          if (strchr ("#%$", c) || (guchar) c < 0x20 ||
+              (!t->any_command && ((guchar) c >= 0x80 || c == '~')))
             return FALSE;  /* non-ASCII needs packages; # % $ would break out */
           t->p++;
           break;
@@ -447,10 +488,11 @@ tex_list (TexCheck *t, char until)
           return FALSE;
         case TEX_ATOM:
           sup = sub = FALSE;
+          base = !row_end;
           break;
         case TEX_OPERATOR:
           sup = sub = FALSE;
-          op = TRUE;
+          op = base = TRUE;
           break;
         case TEX_LIMITS:
           op = TRUE;
@@ -465,10 +507,20 @@ tex_list (TexCheck *t, char until)
 gboolean
 fm_latex_check_compiles (const char *latex)
 {
-  TexCheck t = { latex, 0, FALSE, FALSE, FALSE };
+  TexCheck t = { latex, 0, FALSE, FALSE, FALSE, FALSE };
 
   if (latex == NULL || latex[strspn (latex, " ")] == '\0')
     return FALSE;  /* "$$" would open display math */
+  return tex_list (&t, 0);
+}
+
+gboolean
+fm_latex_check_well_formed (const char *latex)
+{
+  TexCheck t = { latex, 0, FALSE, FALSE, FALSE, TRUE };
+
+  if (latex == NULL || latex[strspn (latex, " ")] == '\0')
+    return FALSE;
   return tex_list (&t, 0);
 }
 

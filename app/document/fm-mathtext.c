@@ -5,6 +5,7 @@
 #include "fm-mathtext-delim.h"
 #include "fm-fonts.h"
 #include "fm-ink.h"
+#include "fm-latex-check.h"
 #include "fm-render.h"
 
 #include <math.h>
@@ -692,6 +693,49 @@ has_vinculum (Reader *r, const Item *g, double y)
   return FALSE;
 }
 
+/* Whether the rule at pixels [x, x_end) of row y has another item's ink
+ * next above it (the first ink within 0.6 em up its columns, not a rule
+ * of its own) and that item stands over the rule: a fraction's numerator.
+ * Then the letter under the rule is its denominator and the rule no stroke
+ * of the letter's: a text-style or script fraction's denominator stands
+ * close enough under the bar for its Poppler box (font ascent) to take
+ * the bar in (XeLaTeX's \lim\limits_{n}\frac{1}{n} read
+ * \lim_{n}_{n}^{1}, x^{\frac{1}{n}} read x_{n}^{1}: the bar owned by the
+ * Unicode n as an accent's ink; tests/fixtures/pdf/cls-scriptfrac-xe). */
+static gboolean
+rule_under_part (Reader *r, const FmGrayImage *img, const FmRect *origin, double scale, int x, int x_end, int y)
+{
+  int stop = MAX (0, y - (int) ceil (0.6 * r->em * scale));
+
+  for (int yy = y - 1; yy >= stop; yy--)
+    {
+      int n = 0;
+      double sum = 0, px, py = origin->y0 + (yy + 0.5) / scale;
+      for (int xx = x; xx < x_end; xx++)
+        if (img->pixels[(gsize) yy * img->stride + xx] < 128)
+          {
+            n++;
+            sum += xx;
+          }
+      if (n == 0)
+        continue;
+      if (n >= 0.9 * (x_end - x))
+        return FALSE;  /* another rule: the fraction's bar over an accent */
+      px = origin->x0 + (sum / n + 0.5) / scale;
+      for (guint i = 0; i < r->items->len; i++)
+        {
+          const Item *h = r->items->pdata[i];
+          double over = MIN (h->box.x1, origin->x0 + x_end / scale) - MAX (h->box.x0, origin->x0 + x / scale);
+          if (h->kind != ITEM_RULE && px >= h->box.x0 && px <= h->box.x1 && py >= h->box.y0 &&
+              py <= h->box.y1 && 0.5 * (h->box.y0 + h->box.y1) < origin->y0 + y / scale &&
+              over >= 0.5 * MIN (h->box.x1 - h->box.x0, (x_end - x) / scale))
+            return TRUE;
+        }
+      return FALSE;
+    }
+  return FALSE;
+}
+
 /* Horizontal rules in the render: runs of ink at least 0.3 em long, at most
  * 0.15 em thick, white just above and below along most of their length (so
  * not the inside of a letter), not inside a glyph that draws one itself
@@ -800,7 +844,8 @@ find_rules (Reader *r, const FmGrayImage *img, const FmRect *origin, double scal
                     break;
                   }
                 if (g->kind != ITEM_GLYPH || g->ext || is_radical_char (g->c) ||
-                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)) || (rcy > 0.5 * (g->box.y0 + g->box.y1) && draws_no_bar (g->c)))
+                    (g->c < 0x80 && g_ascii_isalnum ((char) g->c)) || ((rcy > 0.5 * (g->box.y0 + g->box.y1) ||
+                    rule_under_part (r, img, origin, scale, x, x_end, y)) && draws_no_bar (g->c)))
                   continue;
                 owned = rcx >= g->box.x0 && rcx <= g->box.x1 && rcy >= g->box.y0 - 0.1 * r->em &&
                         rcy <= g->box.y1 + 0.1 * r->em &&
@@ -5141,6 +5186,13 @@ read_finish (Reader *r, FmMathTextResult *res, char *tex)
       tex = t;
       g_ptr_array_add (r->symbols, g_strdup_printf ("%c", (char) r->trailing));
     }
+  /* Whatever the layout analysis missed, a reading that is not even
+   * well-formed LaTeX is no sure one: a double subscript where a fraction's
+   * bar was lost (\lim_{n\to\infty}_{n}^{1}=0 read CERTAIN on XeLaTeX,
+   * tests/fixtures/pdf/cls-scriptfrac-xe), a script without its base,
+   * unbalanced groups. The model reads it, or it goes out flagged. */
+  if (!fm_latex_check_well_formed (tex))
+    uncertain (r, "the reading is not well-formed LaTeX");
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
     g_printerr ("reading %s (%s)\n", tex, r->reasons->len > 0 ? r->reasons->str : "certain");
   res->latex = tex;

@@ -60,6 +60,23 @@ static const char *const refused[] = {
   "", "  ", "a $ b", "50% off", "x#1", "∥x∥", "a\\\\b" /* \\ outside an alignment */, NULL,
 };
 
+/* Well-formed whatever the packages: commands and environments this
+ * parser does not know, non-ASCII. */
+static const char *const well_formed[] = {
+  "\\foo x", "X\\xhookrightarrow{f}Y", "∥x∥", "\\text{caf\\'e é}", "{}^{14}C",
+  "\\begin{alignat*}{2}a&=b\\\\&=c\\end{alignat*}", "\\bigsqcup\\limits_{i}A_{i}",
+  "\\left\\lbrace x\\right.", "\\begin{array}{p{2cm}@{}c}a&b\\end{array}", "\\begin{aligned}a\\\\[2pt]b\\end{aligned}",
+};
+
+/* Not well-formed LaTeX, whatever the packages: what a text-layer reading
+ * must never be sure of. */
+static const char *const ill_formed[] = {
+  "\\lim_{n\\to\\infty}_{n}^{1}=0",                   /* a fraction's bar lost */
+  "^{2}x", "\\frac{^{1}}{n}", "\\sqrt{'}",                /* scripts without base  */
+  "\\begin{cases}1&^{2}\\end{cases}", "\\begin{cases}1\\\\^{2}\\end{cases}",
+  "\\begin{foo}a\\end{bar}", "\\left\\lbrace x", "x\\right)", "\\text{a_b}",
+};
+
 static gboolean
 pdflatex_compiles (const char *const *formulas, gsize n, gboolean display)
 {
@@ -108,6 +125,28 @@ test_check_verdicts (void)
   for (gsize i = 0; refused[i]; i++)
     g_assert_false (fm_latex_check_compiles (refused[i]));
   g_assert_false (fm_latex_check_compiles (NULL));
+}
+
+/* The well-formed check takes any command as defined and refuses a script
+ * without a base, otherwise as strict: the valid ones pass, every error
+ * but an undefined command and math in text mode fails. */
+static void
+test_check_well_formed (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
+    if (!fm_latex_check_well_formed (good[i]))
+      g_error ("not well-formed, but valid: %s", good[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (well_formed); i++)
+    if (!fm_latex_check_well_formed (well_formed[i]))
+      g_error ("not well-formed, but is: %s", well_formed[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
+    if (fm_latex_check_well_formed (bad[i]) != (strcmp (bad[i], "\\foo x") == 0))
+      g_error ("well-formed wrongly: %s", bad[i]);
+  for (gsize i = 0; i < G_N_ELEMENTS (ill_formed); i++)
+    if (fm_latex_check_well_formed (ill_formed[i]))
+      g_error ("well-formed, but is not: %s", ill_formed[i]);
+  g_assert_false (fm_latex_check_well_formed (NULL));
+  g_assert_false (fm_latex_check_well_formed (" "));
 }
 
 static void
@@ -411,6 +450,7 @@ main (int argc, char **argv)
   g_test_add_func ("/export/json/same-as-json-glib", test_json_same_as_json_glib);
   g_test_add_func ("/export/json/always-parses", test_json_always_parses);
   g_test_add_func ("/export/latex-check/verdicts", test_check_verdicts);
+  g_test_add_func ("/export/latex-check/well-formed", test_check_well_formed);
   g_test_add_func ("/export/latex-check/pdflatex", test_pdflatex);
   return g_test_run ();
 }
