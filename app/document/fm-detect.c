@@ -3916,6 +3916,35 @@ differential_after_letter (const InlineCtx *ic, int li, int ri, double gap, doub
           g[g_array_index (ic->math, MathGlyph, k).glyph].c <= 0x2233);
 }
 
+/* Whether ri, a differential glued to its letter, continues the formula
+ * after li, a big closing delimiter with no integral on its left
+ * (\left(2y + \frac{y^2}{x}\right)\,dx + (2y+x)\,dy = 0): TeX puts a thin
+ * space after a \right delimiter (an inner atom) on top of the \,, and
+ * the delimiter's box is fitted to its ink, so the gap (0.51 em in CM) is
+ * a word space and a sidebearing. The formula must go on after the
+ * differential with a binary sign or a relation (M\,dx + N\,dy = 0, a
+ * 1-form = 0): no formula a word space after another opens with a bare
+ * "dx +". The cap is two thin spaces and 0.25 em of sidebearing. */
+static gboolean
+differential_after_delimiter (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const Glyph *l = &g[g_array_index (ic->math, MathGlyph, li).glyph];
+  const Glyph *r = &g[g_array_index (ic->math, MathGlyph, ri).glyph];
+  int k = (int) (r - g) + 1, x = ic->best_right[ri], next;
+
+  if (!ext_delimiter (l) || g_array_index (ic->math, MathGlyph, ri).script || r->ext ||
+      gap > em / 3.0 + 0.25 * em || !(r->c == 'd' || r->c == 0x1D451))
+    return FALSE;
+  if (k >= ic->n || g[k].space_before || !g_unichar_isalpha (g[k].c) || g[k].cls == CLS_TEXT ||
+      g[k].r.x0 - r->r.x1 > 0.1 * em || !v_overlap_enough (&r->r, &g[k].r, 0.3) || x < 0 ||
+      g_array_index (ic->math, MathGlyph, x).glyph != k || (next = ic->best_right[x]) < 0)
+    return FALSE;
+  r = &g[g_array_index (ic->math, MathGlyph, next).glyph];
+  return (is_operator (r->c) || is_relation_sign (r->c)) && !g_array_index (ic->math, MathGlyph, next).script &&
+         r->r.x0 - g[k].r.x1 < 0.6 * em;
+}
+
 /* Whether c is an accent that Poppler gives a box of its own (\hat,
  * \bar, \tilde, \dot, \ddot, \check, \breve, \acute, \grave, \mathring). */
 static gboolean
@@ -4110,8 +4139,8 @@ relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doub
  * stretches) and \nulldelimiterspace (1.2 pt) between the bar and the
  * fraction's box; between two formulas the line's word space takes the
  * thin space's place. Only a closing (opening) bracket, a digit or an
- * upright letter: a math italic letter's italic correction widens the
- * gap inside a formula, and a relation's or binary sign's space stretches
+ * upright letter (after the fraction any letter): a math italic letter's
+ * italic correction widens the gap before a fraction inside a formula, and a relation's or binary sign's space stretches
  * (relation_after_word_space() tells those). The bar's ends come from the
  * ink, to a third of a point. */
 static gboolean
@@ -4122,7 +4151,10 @@ fraction_word_space_apart (const InlineCtx *ic, const FracBar *fb, int k, int si
   /* (the glyph's own line: the fraction's may be the rest of the line
    * after it, with no word space measured) */
   double ws = band_word_space (ic->bands, mo->band >= 0 ? mo->band : fb->band);
-  gboolean ord = g_unichar_isdigit (o->c) || (g_unichar_isalpha (o->c) && (o->cls == CLS_NEUTRAL || o->cls == CLS_TEXT)) ||
+  /* (a math italic letter after the fraction too: its italic correction
+   * follows it, \dfrac{e^{i\theta}-e^{-i\theta}}{2i}$ $f \colon ...) */
+  gboolean ord = g_unichar_isdigit (o->c) ||
+                 (g_unichar_isalpha (o->c) && (side == 1 || o->cls == CLS_NEUTRAL || o->cls == CLS_TEXT)) ||
                  (side == 0 ? is_close_bracket (o->c) : is_open_bracket (o->c));
 
   if (!ord || o->ext || o->ink || mo->script || ws <= 0)
@@ -4318,7 +4350,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))
     join = TRUE;
-  if (!join && rule == FM_DETECT_RULE_FULL && differential_after_letter (ic, li, ri, gap, em))
+  if (!join && rule == FM_DETECT_RULE_FULL &&
+      (differential_after_letter (ic, li, ri, gap, em) || differential_after_delimiter (ic, li, ri, gap, em)))
     join = TRUE;
   /* the words of a script of text (F_{\text{A on B}}, made neutral by
    * script_text_continues()): a script-size word space apart */
@@ -5011,6 +5044,7 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
   int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
   int col;
+  gboolean bracket;
 
   *n_parts = 0;
 
@@ -5041,7 +5075,18 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
       tally_formula_part (o, &left, &math, &text, &total);
     }
   /* (the remark first: the rows below are looked for on few lines) */
-  if (open < 0 || !(g[open].c == '[' || g[open].c == '(') || r_text < 3 || r_math * 4 > r_text || r_total > 60)
+  if (open < 0 || r_text < 3 || r_math * 4 > r_text || r_total > 60)
+    return FALSE;
+  bracket = g[open].c == '[' || g[open].c == '(';
+  /* A remark of words with no bracket (\sum_{n=1}^\infty \frac{2^n}{n!}
+   * \qquad \text{converges absolutely.}) only on a line TeX centred as a
+   * whole, formula and remark: 2 em or more from both margins, alike to
+   * 0.5 em (tested again below with the formula's rows). A paragraph's
+   * line starts at the margin or its indent; \hfill's remark, which has
+   * its bracket, reaches the right margin. */
+  col = column_of (pc, 0.5 * (left.x0 + right.x1));
+  if (!bracket && (!g_unichar_isalpha (g[open].c) || !pc->margins.known[col] ||
+                   pc->margins.right[col] - right.x1 < 2.0 * em || left.x0 - pc->margins.left[col] < 2.0 * em))
     return FALSE;
   /* The formula's rows above and below the line (a fraction's numerator
    * and denominator, "\frac{10^{-3}\ kg}{1\ g} \qquad (correct)") are
@@ -5060,7 +5105,10 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   col = column_of (pc, 0.5 * (left.x0 + right.x1));
   if (r_words < 2 && pc->margins.known[col] && pc->margins.right[col] - right.x1 < 1.0 * em)
     return FALSE;
-  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 && (g[open].c == '[' || g[open].c == '(') &&
+  if (!bracket && (left.x0 - pc->margins.left[col] < 2.0 * em ||
+                   fabs ((left.x0 - pc->margins.left[col]) - (pc->margins.right[col] - right.x1)) > 0.5 * em))
+    return FALSE;
+  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
          (condition_line_set_off (pc, left.x0, right.x1, em) ||
           (!pc->margins.known[col] && indented_from_text (pc, col, left.x0, em)));
@@ -6496,7 +6544,7 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
          o->em_max >= 0.81 * pc->body_em && !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
-/* Whether chunk o is a line of running text whose size is chunk ch's to
+/* Whether chunk o is a line of running text whose size is chunk ch's largest glyph's to
  * 10 %, for a ch smaller than the body (a footnote's \dfrac: 0.8-0.83 of
  * the body): ch is then full size on that line, not a script-size part
  * of a fraction in the body text, whose line is larger. */
@@ -6506,7 +6554,7 @@ small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
   int ot = o->end - o->start;
 
   return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot &&
-         running_text_chunk (o) && fabs (o->em - ch->em) < 0.1 * ch->em &&
+         running_text_chunk (o) && fabs (o->em - ch->em_max) < 0.1 * ch->em_max &&
          !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
@@ -6534,7 +6582,7 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
        * footnote's line only - small_text_line(); or a chunk of three
        * words' letters and the formula's start, "them X(s) =": the middle
        * is its letters') */
-      if (ch->em < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
+      if (ch->em_max < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
           !text_line_chunk (pc, o, fm_rect_cx (box)) &&
           !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
             !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
@@ -6567,7 +6615,9 @@ fraction_part_chunk (const PageCtx *pc, guint i)
    * above may be stacked onto a display) */
   /* (or a footnote's size, 0.8-0.83 of the body at 10-12 pt, with a bar on
    * a footnote's line: scripts are 0.67-0.73 of it) */
-  if (ch->em < 0.76 * pc->body_em)
+  /* (its largest glyph's size: a numerator of more script glyphs than
+   * full-size ones, \dfrac{e^{-as}}{s}, has a script-size median) */
+  if (ch->em_max < 0.76 * pc->body_em)
     return FALSE;
   if (bar_on_text_line (pc, i, &ch->box))
     return TRUE;
@@ -6778,6 +6828,74 @@ crossing_text_chunk (const PageCtx *pc, int b)
         flush = TRUE;
     }
   return flush ? run_text : -1;
+}
+
+/* Whether chunk o, wordy and wholly right of display block b, is a row of
+ * a column of conditions (cases' \text{if ...}): within the block's rows
+ * and 3 em of it, in its column and not at the margin, and left-aligned
+ * with another such chunk on another row of the block. */
+static gboolean
+condition_row (const PageCtx *pc, int b, const Chunk *o)
+{
+  const FmRect *bl = &pc->blocks[b];
+  double cy = fm_rect_cy (&o->box);
+  int col = column_of (pc, fm_rect_cx (bl));
+
+  return o->block < 0 && !o->is_number && o->n_text * 2 >= o->end - o->start && o->em_max >= 0.81 * pc->body_em &&
+         o->box.x0 >= bl->x1 - 0.2 * o->em && o->box.x0 - bl->x1 < 3.0 * o->em && cy > bl->y0 && cy < bl->y1 &&
+         !across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&o->box)) &&
+         (!pc->margins.known[col] || o->box.x1 < pc->margins.right[col] + 0.5 * o->em);
+}
+
+/* The conditions of a cases display beside its rows (\int_{\gamma\circ h}
+ * \omega = \begin{cases} \int_\gamma \omega & \text{if } h \text{
+ * preserves orientation,} \\ ...): their words make each a line of
+ * running text level with the block, which dissolve_crossed_blocks() took
+ * for an inline \displaystyle fraction's line and dissolved the display.
+ * One text line passes through an inline fraction's parts; rows of words
+ * starting at one x (to 0.2 em) on two rows of a block of two rows or more
+ * (1.8 em) right of it are a column of the display, and join its block (a
+ * paragraph's lines start at the margin, left of the block). */
+static void
+condition_rows (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  gboolean *row = g_new0 (gboolean, chunks->len + 1);
+
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      FmRect *bl = &pc->blocks[b];
+      if (bl->x1 <= bl->x0 || bl->y1 - bl->y0 < 1.8 * pc->body_em)
+        continue;
+      memset (row, 0, (chunks->len + 1) * sizeof (gboolean));
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, i);
+          gboolean aligned = FALSE;
+          if (!condition_row (pc, b, o))
+            continue;
+          for (guint k = 0; k < chunks->len && !aligned; k++)
+            {
+              const Chunk *q = &g_array_index (chunks, Chunk, k);
+              aligned = k != i && fabs (q->box.x0 - o->box.x0) < 0.2 * o->em &&
+                        fabs (fm_rect_cy (&q->box) - fm_rect_cy (&o->box)) > 0.8 * o->em && condition_row (pc, b, q);
+            }
+          if (!aligned)
+            continue;
+          if (g_getenv ("FM_DETECT_DEBUG"))
+            g_printerr ("chunk %u: a condition row of block %d\n", i, b);
+          row[i] = TRUE;
+        }
+      /* (joined after the scan: each row is measured against the block's
+       * own rows, and its partner is still a chunk of no block) */
+      for (guint i = 0; i < chunks->len; i++)
+        if (row[i])
+          {
+            g_array_index (chunks, Chunk, i).block = b;
+            fm_rect_union (bl, &g_array_index (chunks, Chunk, i).box);
+          }
+    }
+  g_free (row);
 }
 
 /* A block that a line of running text passes through is the numerator and
@@ -7350,6 +7468,7 @@ fm_detect_page (FmDocument            *doc,
       /* (word parts make the blocks of one display line touch) */
       if (stacked_word_parts (&pc))
         merge_blocks (&pc);
+      condition_rows (&pc);
       dissolve_crossed_blocks (&pc);
     }
   display_and_number_protos (&pc);
