@@ -6566,17 +6566,23 @@ static gboolean
 bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box)
 {
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  double y = bar_below_y (pc->ink, box, pc->body_em);
+  double y = bar_below_y (pc->ink, box, pc->body_em), bx0, bx1;
+  FmRect reach;
 
   if (y < 0)
     y = bar_above_y (pc->ink, box, pc->body_em);
   if (y < 0)
     return FALSE;
+  /* (the text is looked for beside the bar, which can be much wider than
+   * this part: a denominator 2i centred under e^{i\theta} - e^{-i\theta}
+   * lies over 2 em from the line's words on both sides) */
+  ink_row_run (pc->ink, (int) (y * pc->ink->scale), (int) (fm_rect_cx (box) * pc->ink->scale), &bx0, &bx1);
+  reach = (FmRect) { MIN (box->x0, bx0), box->y0, MAX (box->x1, bx1), box->y1 };
   for (guint k = 0; k < pc->chunks->len; k++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, k);
       /* (the cheap test first: most of the page's chunks are far) */
-      if (fm_rect_h_gap (&o->box, box) >= 2.0 * o->em)
+      if (fm_rect_h_gap (&o->box, &reach) >= 2.0 * o->em)
         continue;
       /* (a chunk under the body's size: a footnote's fraction part, on a
        * footnote's line only - small_text_line(); or a chunk of three
@@ -6831,18 +6837,19 @@ crossing_text_chunk (const PageCtx *pc, int b)
 }
 
 /* Whether chunk o, wordy and wholly right of display block b, is a row of
- * a column of conditions (cases' \text{if ...}): within the block's rows
- * and 3 em of it, in its column and not at the margin, and left-aligned
- * with another such chunk on another row of the block. */
+ * a column of conditions (cases' \text{if ...}): level with the block's
+ * rows (0.2 em into them: a cases' first row, text style, can lie above a
+ * block that starts at its second) and within 3 em of it, in its column and
+ * not past the margin. */
 static gboolean
 condition_row (const PageCtx *pc, int b, const Chunk *o)
 {
   const FmRect *bl = &pc->blocks[b];
-  double cy = fm_rect_cy (&o->box);
   int col = column_of (pc, fm_rect_cx (bl));
 
   return o->block < 0 && !o->is_number && o->n_text * 2 >= o->end - o->start && o->em_max >= 0.81 * pc->body_em &&
-         o->box.x0 >= bl->x1 - 0.2 * o->em && o->box.x0 - bl->x1 < 3.0 * o->em && cy > bl->y0 && cy < bl->y1 &&
+         o->box.x0 >= bl->x1 - 0.2 * o->em && o->box.x0 - bl->x1 < 3.0 * o->em &&
+         o->box.y1 > bl->y0 + 0.2 * o->em && o->box.y0 < bl->y1 - 0.2 * o->em &&
          !across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&o->box)) &&
          (!pc->margins.known[col] || o->box.x1 < pc->margins.right[col] + 0.5 * o->em);
 }
@@ -7136,9 +7143,12 @@ beside_display_rows (const PageCtx *pc, const FmRect *ba, const FmRect *bb)
   /* starting right of the block's left edge: conditions follow their
    * values (a row's condition may already be in the block, so not right of
    * its right edge), and a piece to the left is the other column's prose
-   * where no gutter was found */
+   * where no gutter was found; or reaching into the block over its left
+   * edge (a cases' first-row operator \int_{\gamma\circ h}, left of a block
+   * that starts at its subscript) */
   return ba->y1 - ba->y0 >= 1.8 * em && bb->y0 >= ba->y0 - 0.1 * em && bb->y1 <= ba->y1 + 0.1 * em &&
-         bb->x0 > ba->x0 && gap < 3.0 * em && !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
+         (bb->x0 > ba->x0 || bb->x1 > ba->x0 + 0.2 * em) && gap < 3.0 * em &&
+         !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
 }
 
 /* Inline pieces beside a display's rows (beside_display_rows) join it, the

@@ -853,7 +853,16 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * detect14s's rule, fixture by detectfix7): a footnote's display-style
  * \frac{1}{1-v^2}\,dv = dx, whose fraction at footnote size was taken for
  * a display of its own (before: a false display and two inline pieces,
- * inline 0 of 1). */
+ * inline 0 of 1);
+ * e2e12r (pdfLaTeX CM and LM; the detector before it in brackets):
+ * cls-scriptnum, inline \dfrac numerators of more scripts than full-size
+ * glyphs, a denominator 2 em from the line's words, a letter a word space
+ * after a fraction (display 1/2, inline 2/3 of 3); cls-exactdiff,
+ * \left(..\right)\,dx + (..)\,dy = 0 with no integral (inline 2/4 of 3);
+ * cls-condrows (two columns at 12 pt), a cases display whose conditions
+ * are rows of words (display 0 of 1, 6 and 4 inline pieces, number 0 of 1);
+ * cls-wordremark, a display and a remark of words after \qquad on one
+ * centred line (display 0 of 1). */
 static void
 test_detect_classes (void)
 {
@@ -889,7 +898,9 @@ test_detect_classes (void)
                           "cls-substack-lmodern", "cls-substack-newtx", "cls-substack-lua",
                           "cls-longcond-kpfonts", "cls-longcond-xe", "cls-dispcross-sans", "cls-dispcross-cm",
                           "cls-remarkrows-cm", "cls-remarkrows-xe", "cls-units-cm", "cls-units-lmodern",
-                          "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua" };
+                          "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua", "cls-scriptnum-cm",
+                          "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
+                          "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

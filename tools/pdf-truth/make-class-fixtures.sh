@@ -146,3 +146,11 @@ $gen --body "$dir/cls-units.body.tex" --out "$dir" --prefix cls-units-xe --engin
 # (12 pt: at 10 pt the footnote's fraction was found before detectfix7's fixture too)
 $gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-xe --engine xelatex --fonts dejavu-math --size 12pt --seed 10130
 $gen --body "$dir/cls-footfrac.body.tex" --out "$dir" --prefix cls-footfrac-lua --engine lualatex --fonts pagella-math --size 12pt --seed 10130
+
+# e2e12r (issue 12): CM/LM formulas pdf-e2e missed or cut
+for f in cm lmodern; do
+  $gen --body "$dir/cls-scriptnum.body.tex" --out "$dir" --prefix "cls-scriptnum-$f" --fonts $f --seed 10160
+  $gen --body "$dir/cls-exactdiff.body.tex" --out "$dir" --prefix "cls-exactdiff-$f" --fonts $f --seed 10161
+  $gen --body "$dir/cls-condrows.body.tex" --out "$dir" --prefix "cls-condrows-$f" --fonts $f --twocolumn --size 12pt --seed 10162
+  $gen --body "$dir/cls-wordremark.body.tex" --out "$dir" --prefix "cls-wordremark-$f" --fonts $f --seed 10163
+done
