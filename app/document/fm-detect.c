@@ -880,6 +880,30 @@ degree_after_number (const Glyph *g, int i)
   return o->c == 0x00B0 || (o->size < 0.85 * d->size && o->r.y0 + o->r.y1 < d->r.y0 + d->r.y1 - 0.1 * em);
 }
 
+/* The last glyph of a raised exponent glued to the number ending at g[d]
+ * (10^{-19}\ \textup{C}), or -1: Poppler can list the exponent, a line of
+ * its own to it, before its number's line, so the unit comes right after
+ * the number in the text and the exponent lies among the glyphs before. */
+static int
+exponent_end (const Glyph *g, int d)
+{
+  double em = g[d].size > 0.5 ? g[d].size : 10.0;
+  int k, e;
+
+  /* (all raised glyphs of the line come first: a line's length back) */
+  for (k = MAX (0, d - 240); k < d; k++)
+    if (g[k].size < 0.85 * g[d].size && (g_unichar_isdigit (g[k].c) || g[k].c == '-' || g[k].c == 0x2212) &&
+        g[k].r.x0 - g[d].r.x1 > -0.1 * em && g[k].r.x0 - g[d].r.x1 < 0.15 * em &&
+        g[k].r.y0 + g[k].r.y1 < g[d].r.y0 + g[d].r.y1 - 0.1 * em && g[k].r.y1 > g[d].r.y0)
+      break;
+  if (k >= d)
+    return -1;
+  for (e = k; e + 1 < d && !g[e + 1].space_before && g[e + 1].size < 0.85 * g[d].size &&
+              (g_unichar_isdigit (g[e + 1].c) || g[e + 1].c == '.') && fabs (g[e + 1].r.x0 - g[e].r.x1) < 0.1 * em;)
+    e++;
+  return g_unichar_isdigit (g[e].c) ? e : -1;
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -916,6 +940,14 @@ classify_units (Glyph *g, int n)
           d = &g[i - 2];
           em = d->size > 0.5 ? d->size : 10.0;
         }
+      /* (the number's exponent listed before it: the gap counts from the
+       * exponent's end, and the unit starts a line of Poppler's after it) */
+      else if (g_unichar_isdigit (d->c) && g[i].space_before && gap >= 0.5 * em && gap < 3.0 * em &&
+               (b = exponent_end (g, i - 1)) >= 0 && g[i].r.x0 - g[b].r.x1 >= 0.1 * em &&
+               g[i].r.x0 - g[b].r.x1 <= 0.5 * em && v_overlap_enough (&d->r, &g[i].r, 0.5) &&
+               fabs (g[i].size - d->size) <= 0.1 * em)
+        ;
+
       else if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
                gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
         continue;
@@ -3123,12 +3155,18 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
           * come on top of the thin space (a thin bar's are a
           * fifth of an em in Fourier) */
          (rule == FM_DETECT_RULE_FULL && ic->pc->ink != NULL && gap < 0.4 * em &&
-          (ext_delimiter (l) || ext_delimiter (r)));
+          (ext_delimiter (l) || ext_delimiter (r))) ||
+         /* ... and an extension font's big operator: its left sidebearing
+          * (0.05 em, CMEX's text-style \int) comes on top of the thin space
+          * before it, c\int s\,d\mu measures 0.216 em; a word space (2/9 em
+          * or more) and the sidebearing make 0.27 em */
+         (rule == FM_DETECT_RULE_FULL && r->ext && is_prefix_operator (r->c) && !mr->script && gap < 0.25 * em &&
+          v_overlap_enough (&l->r, &r->r, 0.5));
   /* Before a radical or big operator only TeX's thin space
    * (1/6 em) is inside a formula - or a binary operator's or a
    * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
    * no formula ends in one. */
-  if (join && is_prefix_operator (r->c) && gap >= 0.2 * em &&
+  if (join && is_prefix_operator (r->c) && gap >= (r->ext ? 0.25 : 0.2) * em &&
       !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
         gap < 0.45 * em))
     join = FALSE;
@@ -3292,6 +3330,28 @@ fraction_bar_x0 (const InlineCtx *ic, int k, double em)
         x0 = MIN (x0, bx0);
     }
   return x0;
+}
+
+/* The right end of the bar of fraction part k, as fraction_bar_x0() finds
+ * its left end: what follows the fraction is as far from the bar as from
+ * the fraction, however narrow the part beside it. */
+static double
+fraction_bar_x1 (const InlineCtx *ic, int k, double em)
+{
+  const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, x1 = r->x1;
+
+  for (int side = 0; side < 2; side++)
+    {
+      double y = side == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em), bx0, bx1;
+      if (y < 0)
+        continue;
+      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
+                   &bx1);
+      if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol && fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
+        x1 = MAX (x1, bx1);
+    }
+  return x1;
 }
 
 /* The glue between bar k and its line neighbour on side (-1 left, +1
@@ -4159,6 +4219,11 @@ fraction_word_space_apart (const InlineCtx *ic, const FracBar *fb, int k, int si
 
   if (!ord || o->ext || o->ink || mo->script || ws <= 0)
     return FALSE;
+  /* (a math italic letter's box comes from a virtual font in newtx and
+   * Libertine, up to 0.1 em wider apart than TeX set it: after the
+   * fraction, a gap up to 0.15 em over the word space; a \quad is 1 em) */
+  if (side == 1 && g_unichar_isalpha (o->c) && o->cls != CLS_NEUTRAL && o->cls != CLS_TEXT)
+    return gap - 1.2 >= ws - 0.04 * em && gap - 1.2 <= ws + 0.15 * em && gap - 1.2 >= (1.0 / 6 + 0.05) * em;
   return fabs (gap - 1.2 - ws) <= 0.04 * em && gap - 1.2 >= (1.0 / 6 + 0.05) * em;
 }
 
@@ -4316,9 +4381,11 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   /* ... and between a math letter and a closing delimiter that closes
    * a bracket or a bar opened on its left (\|f\| in TeX Gyre Bonum
-   * Math: f's italic correction, 0.25 em) */
+   * Math: f's italic correction, 0.25 em; a bracket from the text font
+   * too, as CM's are: \mathcal{A}(V)_{+}, V's is 0.22 em) */
   if (!join && rule == FM_DETECT_RULE_FULL && g_unichar_isalpha (l->c) && l->cls != CLS_TEXT &&
-      l->cls != CLS_NEUTRAL && !ml->script && !mr->script && r->font == FM_FONT_MATH && gap < 0.45 * em &&
+      l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
+      (r->font == FM_FONT_MATH || (is_close_bracket (r->c) && r->cls != CLS_TEXT)) && gap < 0.45 * em &&
       v_overlap_enough (&l->r, &r->r, 0.5) &&
       (is_close_bracket (r->c) ? bracket_unmatched_beside (ic, li, -1) : closing_bar (ic, ri)))
     join = TRUE;
@@ -4335,6 +4402,20 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       Glyph from_bar = *r;
       from_bar.r.x0 = fraction_bar_x0 (ic, ri, em);
       join = operator_script_end (ic, li, &from_bar, MAX (0.0, from_bar.r.x0 - l->r.x1));
+    }
+  /* After a text-style fraction TeX puts a thin space before an opening
+   * bracket or an ordinary symbol (the fraction is an inner atom) and the
+   * null delimiter (1.2 pt) between the bar and the fraction's box: the gap
+   * counts from the bar's end, a narrower numerator's end lies farther
+   * (\frac{\partial r}{\partial x_k}(0,0) = 0 lost its fraction). A word
+   * space there is wider than the thin space by 0.05 em at least. */
+  if (!join && rule == FM_DETECT_RULE_FULL && ml->script && !mr->script && ic->pc->ink != NULL &&
+      (is_open_bracket (r->c) || g_unichar_isalnum (r->c)) && fraction_part (ic, li, em))
+    {
+      double from_bar = r->r.x0 - fraction_bar_x1 (ic, li, em) - 1.2;
+      double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+      join = from_bar < (1.0 / 6 + 0.03) * em && (ws <= 0 || from_bar < ws - 0.03 * em) &&
+             v_overlap_enough (&l->r, &r->r, 0.1);
     }
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && limits_stack_end (ic, li, r, em))
     join = TRUE;
@@ -4367,10 +4448,11 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
       !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
     join = TRUE;
-  /* a number and its unit, a control space apart (classify_units) */
+  /* a number and its unit, a control space apart (classify_units); or
+   * the number's exponent listed apart from it (exponent_end()) */
   if (rule == FM_DETECT_RULE_FULL && r->unit &&
       (g_unichar_isdigit (l->c) || degree_after_number (g, (int) (r - g))) && gap < 0.5 * em &&
-      r - g == l - g + 1)
+      (r - g == l - g + 1 || (ml->script && r - g > 0 && exponent_end (g, (int) (r - g) - 1) == (int) (l - g))))
     join = TRUE;
   if (join && rule == FM_DETECT_RULE_FULL && word_space_starts_formula (ic, li, ri, gap, em))
     join = FALSE;
@@ -6462,6 +6544,21 @@ stacked_neutral_parts (PageCtx *pc)
           {
             fm_rect_union (&blocks[b], &ch->box);
             ch->block = b;
+            /* A part as near a second block on its other side joins the
+             * two: the row of an aligned display under a fraction's
+             * numerator (\theta_f &= ... \\ \frac{1}{f} &= ...), whose
+             * block began at the denominators 1 em below the first row. */
+            for (int c = 0; c < pc->n_blocks; c++)
+              if (c != b && blocks[c].x1 > blocks[c].x0 && ch->box.x0 >= blocks[c].x0 - 0.2 * ch->em &&
+                  ch->box.x1 <= blocks[c].x1 + 0.2 * ch->em && fm_rect_v_gap (&blocks[c], &ch->box) < 0.5 * ch->em &&
+                  (fm_rect_cy (&blocks[c]) < fm_rect_cy (&ch->box)) != (fm_rect_cy (&blocks[b]) < fm_rect_cy (&ch->box)) &&
+                  !across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&blocks[c])))
+                {
+                  fm_rect_union (&blocks[b], &blocks[c]);
+                  blocks[c] = (FmRect) { 0, 0, 0, 0 };
+                  reassign_block (chunks, c, b);
+                  pc->block_first[b] = MIN (pc->block_first[b], pc->block_first[c]);
+                }
             break;
           }
     }

@@ -153,4 +153,7 @@ for f in cm lmodern; do
   $gen --body "$dir/cls-exactdiff.body.tex" --out "$dir" --prefix "cls-exactdiff-$f" --fonts $f --seed 10161
   $gen --body "$dir/cls-condrows.body.tex" --out "$dir" --prefix "cls-condrows-$f" --fonts $f --twocolumn --size 12pt --seed 10162
   $gen --body "$dir/cls-wordremark.body.tex" --out "$dir" --prefix "cls-wordremark-$f" --fonts $f --seed 10163
+  $gen --body "$dir/cls-fracgaps.body.tex" --out "$dir" --prefix "cls-fracgaps-$f" --fonts $f --seed 10164
+  $gen --body "$dir/cls-alignfrac.body.tex" --out "$dir" --prefix "cls-alignfrac-$f" --fonts $f --size 11pt --seed 10165
+  $gen --body "$dir/cls-expunit.body.tex" --out "$dir" --prefix "cls-expunit-$f" --fonts $f --class amsart --size 12pt --seed 10166
 done
