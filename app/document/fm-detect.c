@@ -880,6 +880,30 @@ degree_after_number (const Glyph *g, int i)
   return o->c == 0x00B0 || (o->size < 0.85 * d->size && o->r.y0 + o->r.y1 < d->r.y0 + d->r.y1 - 0.1 * em);
 }
 
+/* The last glyph of a raised exponent glued to the number ending at g[d]
+ * (10^{-19}\ \textup{C}), or -1: Poppler can list the exponent, a line of
+ * its own to it, before its number's line, so the unit comes right after
+ * the number in the text and the exponent lies among the glyphs before. */
+static int
+exponent_end (const Glyph *g, int d)
+{
+  double em = g[d].size > 0.5 ? g[d].size : 10.0;
+  int k, e;
+
+  /* (all raised glyphs of the line come first: a line's length back) */
+  for (k = MAX (0, d - 240); k < d; k++)
+    if (g[k].size < 0.85 * g[d].size && (g_unichar_isdigit (g[k].c) || g[k].c == '-' || g[k].c == 0x2212) &&
+        g[k].r.x0 - g[d].r.x1 > -0.1 * em && g[k].r.x0 - g[d].r.x1 < 0.15 * em &&
+        g[k].r.y0 + g[k].r.y1 < g[d].r.y0 + g[d].r.y1 - 0.1 * em && g[k].r.y1 > g[d].r.y0)
+      break;
+  if (k >= d)
+    return -1;
+  for (e = k; e + 1 < d && !g[e + 1].space_before && g[e + 1].size < 0.85 * g[d].size &&
+              (g_unichar_isdigit (g[e + 1].c) || g[e + 1].c == '.') && fabs (g[e + 1].r.x0 - g[e].r.x1) < 0.1 * em;)
+    e++;
+  return g_unichar_isdigit (g[e].c) ? e : -1;
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -916,6 +940,14 @@ classify_units (Glyph *g, int n)
           d = &g[i - 2];
           em = d->size > 0.5 ? d->size : 10.0;
         }
+      /* (the number's exponent listed before it: the gap counts from the
+       * exponent's end, and the unit starts a line of Poppler's after it) */
+      else if (g_unichar_isdigit (d->c) && g[i].space_before && gap >= 0.5 * em && gap < 3.0 * em &&
+               (b = exponent_end (g, i - 1)) >= 0 && g[i].r.x0 - g[b].r.x1 >= 0.1 * em &&
+               g[i].r.x0 - g[b].r.x1 <= 0.5 * em && v_overlap_enough (&d->r, &g[i].r, 0.5) &&
+               fabs (g[i].size - d->size) <= 0.1 * em)
+        ;
+
       else if (!g_unichar_isdigit (d->c) || !g[i].space_before || g[i].line_before || gap < 0.1 * em ||
                gap > 0.5 * em || !v_overlap_enough (&d->r, &g[i].r, 0.5) || fabs (g[i].size - d->size) > 0.1 * em)
         continue;
@@ -3123,12 +3155,18 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
           * come on top of the thin space (a thin bar's are a
           * fifth of an em in Fourier) */
          (rule == FM_DETECT_RULE_FULL && ic->pc->ink != NULL && gap < 0.4 * em &&
-          (ext_delimiter (l) || ext_delimiter (r)));
+          (ext_delimiter (l) || ext_delimiter (r))) ||
+         /* ... and an extension font's big operator: its left sidebearing
+          * (0.05 em, CMEX's text-style \int) comes on top of the thin space
+          * before it, c\int s\,d\mu measures 0.216 em; a word space (2/9 em
+          * or more) and the sidebearing make 0.27 em */
+         (rule == FM_DETECT_RULE_FULL && r->ext && is_prefix_operator (r->c) && !mr->script && gap < 0.25 * em &&
+          v_overlap_enough (&l->r, &r->r, 0.5));
   /* Before a radical or big operator only TeX's thin space
    * (1/6 em) is inside a formula - or a binary operator's or a
    * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
    * no formula ends in one. */
-  if (join && is_prefix_operator (r->c) && gap >= 0.2 * em &&
+  if (join && is_prefix_operator (r->c) && gap >= (r->ext ? 0.25 : 0.2) * em &&
       !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
         gap < 0.45 * em))
     join = FALSE;
@@ -3292,6 +3330,28 @@ fraction_bar_x0 (const InlineCtx *ic, int k, double em)
         x0 = MIN (x0, bx0);
     }
   return x0;
+}
+
+/* The right end of the bar of fraction part k, as fraction_bar_x0() finds
+ * its left end: what follows the fraction is as far from the bar as from
+ * the fraction, however narrow the part beside it. */
+static double
+fraction_bar_x1 (const InlineCtx *ic, int k, double em)
+{
+  const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, x1 = r->x1;
+
+  for (int side = 0; side < 2; side++)
+    {
+      double y = side == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em), bx0, bx1;
+      if (y < 0)
+        continue;
+      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
+                   &bx1);
+      if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol && fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
+        x1 = MAX (x1, bx1);
+    }
+  return x1;
 }
 
 /* The glue between bar k and its line neighbour on side (-1 left, +1
@@ -3916,6 +3976,35 @@ differential_after_letter (const InlineCtx *ic, int li, int ri, double gap, doub
           g[g_array_index (ic->math, MathGlyph, k).glyph].c <= 0x2233);
 }
 
+/* Whether ri, a differential glued to its letter, continues the formula
+ * after li, a big closing delimiter with no integral on its left
+ * (\left(2y + \frac{y^2}{x}\right)\,dx + (2y+x)\,dy = 0): TeX puts a thin
+ * space after a \right delimiter (an inner atom) on top of the \,, and
+ * the delimiter's box is fitted to its ink, so the gap (0.51 em in CM) is
+ * a word space and a sidebearing. The formula must go on after the
+ * differential with a binary sign or a relation (M\,dx + N\,dy = 0, a
+ * 1-form = 0): no formula a word space after another opens with a bare
+ * "dx +". The cap is two thin spaces and 0.25 em of sidebearing. */
+static gboolean
+differential_after_delimiter (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const Glyph *g = ic->g;
+  const Glyph *l = &g[g_array_index (ic->math, MathGlyph, li).glyph];
+  const Glyph *r = &g[g_array_index (ic->math, MathGlyph, ri).glyph];
+  int k = (int) (r - g) + 1, x = ic->best_right[ri], next;
+
+  if (!ext_delimiter (l) || g_array_index (ic->math, MathGlyph, ri).script || r->ext ||
+      gap > em / 3.0 + 0.25 * em || !(r->c == 'd' || r->c == 0x1D451))
+    return FALSE;
+  if (k >= ic->n || g[k].space_before || !g_unichar_isalpha (g[k].c) || g[k].cls == CLS_TEXT ||
+      g[k].r.x0 - r->r.x1 > 0.1 * em || !v_overlap_enough (&r->r, &g[k].r, 0.3) || x < 0 ||
+      g_array_index (ic->math, MathGlyph, x).glyph != k || (next = ic->best_right[x]) < 0)
+    return FALSE;
+  r = &g[g_array_index (ic->math, MathGlyph, next).glyph];
+  return (is_operator (r->c) || is_relation_sign (r->c)) && !g_array_index (ic->math, MathGlyph, next).script &&
+         r->r.x0 - g[k].r.x1 < 0.6 * em;
+}
+
 /* Whether c is an accent that Poppler gives a box of its own (\hat,
  * \bar, \tilde, \dot, \ddot, \check, \breve, \acute, \grave, \mathring). */
 static gboolean
@@ -4110,8 +4199,8 @@ relation_after_word_space (const InlineCtx *ic, int li, int ri, double gap, doub
  * stretches) and \nulldelimiterspace (1.2 pt) between the bar and the
  * fraction's box; between two formulas the line's word space takes the
  * thin space's place. Only a closing (opening) bracket, a digit or an
- * upright letter: a math italic letter's italic correction widens the
- * gap inside a formula, and a relation's or binary sign's space stretches
+ * upright letter (after the fraction any letter): a math italic letter's
+ * italic correction widens the gap before a fraction inside a formula, and a relation's or binary sign's space stretches
  * (relation_after_word_space() tells those). The bar's ends come from the
  * ink, to a third of a point. */
 static gboolean
@@ -4122,11 +4211,19 @@ fraction_word_space_apart (const InlineCtx *ic, const FracBar *fb, int k, int si
   /* (the glyph's own line: the fraction's may be the rest of the line
    * after it, with no word space measured) */
   double ws = band_word_space (ic->bands, mo->band >= 0 ? mo->band : fb->band);
-  gboolean ord = g_unichar_isdigit (o->c) || (g_unichar_isalpha (o->c) && (o->cls == CLS_NEUTRAL || o->cls == CLS_TEXT)) ||
+  /* (a math italic letter after the fraction too: its italic correction
+   * follows it, \dfrac{e^{i\theta}-e^{-i\theta}}{2i}$ $f \colon ...) */
+  gboolean ord = g_unichar_isdigit (o->c) ||
+                 (g_unichar_isalpha (o->c) && (side == 1 || o->cls == CLS_NEUTRAL || o->cls == CLS_TEXT)) ||
                  (side == 0 ? is_close_bracket (o->c) : is_open_bracket (o->c));
 
   if (!ord || o->ext || o->ink || mo->script || ws <= 0)
     return FALSE;
+  /* (a math italic letter's box comes from a virtual font in newtx and
+   * Libertine, up to 0.1 em wider apart than TeX set it: after the
+   * fraction, a gap up to 0.15 em over the word space; a \quad is 1 em) */
+  if (side == 1 && g_unichar_isalpha (o->c) && o->cls != CLS_NEUTRAL && o->cls != CLS_TEXT)
+    return gap - 1.2 >= ws - 0.04 * em && gap - 1.2 <= ws + 0.15 * em && gap - 1.2 >= (1.0 / 6 + 0.05) * em;
   return fabs (gap - 1.2 - ws) <= 0.04 * em && gap - 1.2 >= (1.0 / 6 + 0.05) * em;
 }
 
@@ -4284,9 +4381,11 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   /* ... and between a math letter and a closing delimiter that closes
    * a bracket or a bar opened on its left (\|f\| in TeX Gyre Bonum
-   * Math: f's italic correction, 0.25 em) */
+   * Math: f's italic correction, 0.25 em; a bracket from the text font
+   * too, as CM's are: \mathcal{A}(V)_{+}, V's is 0.22 em) */
   if (!join && rule == FM_DETECT_RULE_FULL && g_unichar_isalpha (l->c) && l->cls != CLS_TEXT &&
-      l->cls != CLS_NEUTRAL && !ml->script && !mr->script && r->font == FM_FONT_MATH && gap < 0.45 * em &&
+      l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
+      (r->font == FM_FONT_MATH || (is_close_bracket (r->c) && r->cls != CLS_TEXT)) && gap < 0.45 * em &&
       v_overlap_enough (&l->r, &r->r, 0.5) &&
       (is_close_bracket (r->c) ? bracket_unmatched_beside (ic, li, -1) : closing_bar (ic, ri)))
     join = TRUE;
@@ -4304,6 +4403,20 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       from_bar.r.x0 = fraction_bar_x0 (ic, ri, em);
       join = operator_script_end (ic, li, &from_bar, MAX (0.0, from_bar.r.x0 - l->r.x1));
     }
+  /* After a text-style fraction TeX puts a thin space before an opening
+   * bracket or an ordinary symbol (the fraction is an inner atom) and the
+   * null delimiter (1.2 pt) between the bar and the fraction's box: the gap
+   * counts from the bar's end, a narrower numerator's end lies farther
+   * (\frac{\partial r}{\partial x_k}(0,0) = 0 lost its fraction). A word
+   * space there is wider than the thin space by 0.05 em at least. */
+  if (!join && rule == FM_DETECT_RULE_FULL && ml->script && !mr->script && ic->pc->ink != NULL &&
+      (is_open_bracket (r->c) || g_unichar_isalnum (r->c)) && fraction_part (ic, li, em))
+    {
+      double from_bar = r->r.x0 - fraction_bar_x1 (ic, li, em) - 1.2;
+      double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+      join = from_bar < (1.0 / 6 + 0.03) * em && (ws <= 0 || from_bar < ws - 0.03 * em) &&
+             v_overlap_enough (&l->r, &r->r, 0.1);
+    }
   if (!join && rule == FM_DETECT_RULE_FULL && !mr->script && limits_stack_end (ic, li, r, em))
     join = TRUE;
   /* a big operator, its side scripts, its operand: the gap counts from the
@@ -4318,7 +4431,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))
     join = TRUE;
-  if (!join && rule == FM_DETECT_RULE_FULL && differential_after_letter (ic, li, ri, gap, em))
+  if (!join && rule == FM_DETECT_RULE_FULL &&
+      (differential_after_letter (ic, li, ri, gap, em) || differential_after_delimiter (ic, li, ri, gap, em)))
     join = TRUE;
   /* the words of a script of text (F_{\text{A on B}}, made neutral by
    * script_text_continues()): a script-size word space apart */
@@ -4334,10 +4448,11 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
       !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
     join = TRUE;
-  /* a number and its unit, a control space apart (classify_units) */
+  /* a number and its unit, a control space apart (classify_units); or
+   * the number's exponent listed apart from it (exponent_end()) */
   if (rule == FM_DETECT_RULE_FULL && r->unit &&
       (g_unichar_isdigit (l->c) || degree_after_number (g, (int) (r - g))) && gap < 0.5 * em &&
-      r - g == l - g + 1)
+      (r - g == l - g + 1 || (ml->script && r - g > 0 && exponent_end (g, (int) (r - g) - 1) == (int) (l - g))))
     join = TRUE;
   if (join && rule == FM_DETECT_RULE_FULL && word_space_starts_formula (ic, li, ri, gap, em))
     join = FALSE;
@@ -5017,6 +5132,7 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
   int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
   int col;
+  gboolean bracket;
 
   *n_parts = 0;
 
@@ -5047,7 +5163,18 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
       tally_formula_part (o, &left, &math, &text, &total);
     }
   /* (the remark first: the rows below are looked for on few lines) */
-  if (open < 0 || !(g[open].c == '[' || g[open].c == '(') || r_text < 3 || r_math * 4 > r_text || r_total > 60)
+  if (open < 0 || r_text < 3 || r_math * 4 > r_text || r_total > 60)
+    return FALSE;
+  bracket = g[open].c == '[' || g[open].c == '(';
+  /* A remark of words with no bracket (\sum_{n=1}^\infty \frac{2^n}{n!}
+   * \qquad \text{converges absolutely.}) only on a line TeX centred as a
+   * whole, formula and remark: 2 em or more from both margins, alike to
+   * 0.5 em (tested again below with the formula's rows). A paragraph's
+   * line starts at the margin or its indent; \hfill's remark, which has
+   * its bracket, reaches the right margin. */
+  col = column_of (pc, 0.5 * (left.x0 + right.x1));
+  if (!bracket && (!g_unichar_isalpha (g[open].c) || !pc->margins.known[col] ||
+                   pc->margins.right[col] - right.x1 < 2.0 * em || left.x0 - pc->margins.left[col] < 2.0 * em))
     return FALSE;
   /* The formula's rows above and below the line (a fraction's numerator
    * and denominator, "\frac{10^{-3}\ kg}{1\ g} \qquad (correct)") are
@@ -5066,7 +5193,10 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   col = column_of (pc, 0.5 * (left.x0 + right.x1));
   if (r_words < 2 && pc->margins.known[col] && pc->margins.right[col] - right.x1 < 1.0 * em)
     return FALSE;
-  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 && (g[open].c == '[' || g[open].c == '(') &&
+  if (!bracket && (left.x0 - pc->margins.left[col] < 2.0 * em ||
+                   fabs ((left.x0 - pc->margins.left[col]) - (pc->margins.right[col] - right.x1)) > 0.5 * em))
+    return FALSE;
+  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
          (condition_line_set_off (pc, left.x0, right.x1, em) ||
           (!pc->margins.known[col] && indented_from_text (pc, col, left.x0, em)));
@@ -6507,6 +6637,21 @@ stacked_neutral_parts (PageCtx *pc)
           {
             fm_rect_union (&blocks[b], &ch->box);
             ch->block = b;
+            /* A part as near a second block on its other side joins the
+             * two: the row of an aligned display under a fraction's
+             * numerator (\theta_f &= ... \\ \frac{1}{f} &= ...), whose
+             * block began at the denominators 1 em below the first row. */
+            for (int c = 0; c < pc->n_blocks; c++)
+              if (c != b && blocks[c].x1 > blocks[c].x0 && ch->box.x0 >= blocks[c].x0 - 0.2 * ch->em &&
+                  ch->box.x1 <= blocks[c].x1 + 0.2 * ch->em && fm_rect_v_gap (&blocks[c], &ch->box) < 0.5 * ch->em &&
+                  (fm_rect_cy (&blocks[c]) < fm_rect_cy (&ch->box)) != (fm_rect_cy (&blocks[b]) < fm_rect_cy (&ch->box)) &&
+                  !across_gutter (pc, fm_rect_cx (&blocks[b]), fm_rect_cx (&blocks[c])))
+                {
+                  fm_rect_union (&blocks[b], &blocks[c]);
+                  blocks[c] = (FmRect) { 0, 0, 0, 0 };
+                  reassign_block (chunks, c, b);
+                  pc->block_first[b] = MIN (pc->block_first[b], pc->block_first[c]);
+                }
             break;
           }
     }
@@ -6589,7 +6734,7 @@ text_line_chunk (const PageCtx *pc, const Chunk *o, double x)
          o->em_max >= 0.81 * pc->body_em && !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
-/* Whether chunk o is a line of running text whose size is chunk ch's to
+/* Whether chunk o is a line of running text whose size is chunk ch's largest glyph's to
  * 10 %, for a ch smaller than the body (a footnote's \dfrac: 0.8-0.83 of
  * the body): ch is then full size on that line, not a script-size part
  * of a fraction in the body text, whose line is larger. */
@@ -6599,7 +6744,7 @@ small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
   int ot = o->end - o->start;
 
   return o->block < 0 && !o->is_number && ot >= 3 && o->n_text * 2 >= ot &&
-         running_text_chunk (o) && fabs (o->em - ch->em) < 0.1 * ch->em &&
+         running_text_chunk (o) && fabs (o->em - ch->em_max) < 0.1 * ch->em_max &&
          !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
@@ -6634,7 +6779,7 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
        * footnote's line only - small_text_line(); or a chunk of three
        * words' letters and the formula's start, "them X(s) =": the middle
        * is its letters') */
-      if (ch->em < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
+      if (ch->em_max < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
           !text_line_chunk (pc, o, fm_rect_cx (box)) &&
           !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
             !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
@@ -6668,7 +6813,9 @@ fraction_part_chunk (const PageCtx *pc, guint i, FmRect *bar)
    * above may be stacked onto a display) */
   /* (or a footnote's size, 0.8-0.83 of the body at 10-12 pt, with a bar on
    * a footnote's line: scripts are 0.67-0.73 of it) */
-  if (ch->em < 0.76 * pc->body_em)
+  /* (its largest glyph's size: a numerator of more script glyphs than
+   * full-size ones, \dfrac{e^{-as}}{s}, has a script-size median) */
+  if (ch->em_max < 0.76 * pc->body_em)
     return FALSE;
   if (bar_on_text_line (pc, i, &ch->box, bar))
     return TRUE;
@@ -6897,6 +7044,75 @@ crossing_text_chunk (const PageCtx *pc, int b)
         flush = TRUE;
     }
   return flush ? run_text : -1;
+}
+
+/* Whether chunk o, wordy and wholly right of display block b, is a row of
+ * a column of conditions (cases' \text{if ...}): level with the block's
+ * rows (0.2 em into them: a cases' first row, text style, can lie above a
+ * block that starts at its second) and within 3 em of it, in its column and
+ * not past the margin. */
+static gboolean
+condition_row (const PageCtx *pc, int b, const Chunk *o)
+{
+  const FmRect *bl = &pc->blocks[b];
+  int col = column_of (pc, fm_rect_cx (bl));
+
+  return o->block < 0 && !o->is_number && o->n_text * 2 >= o->end - o->start && o->em_max >= 0.81 * pc->body_em &&
+         o->box.x0 >= bl->x1 - 0.2 * o->em && o->box.x0 - bl->x1 < 3.0 * o->em &&
+         o->box.y1 > bl->y0 + 0.2 * o->em && o->box.y0 < bl->y1 - 0.2 * o->em &&
+         !across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&o->box)) &&
+         (!pc->margins.known[col] || o->box.x1 < pc->margins.right[col] + 0.5 * o->em);
+}
+
+/* The conditions of a cases display beside its rows (\int_{\gamma\circ h}
+ * \omega = \begin{cases} \int_\gamma \omega & \text{if } h \text{
+ * preserves orientation,} \\ ...): their words make each a line of
+ * running text level with the block, which dissolve_crossed_blocks() took
+ * for an inline \displaystyle fraction's line and dissolved the display.
+ * One text line passes through an inline fraction's parts; rows of words
+ * starting at one x (to 0.2 em) on two rows of a block of two rows or more
+ * (1.8 em) right of it are a column of the display, and join its block (a
+ * paragraph's lines start at the margin, left of the block). */
+static void
+condition_rows (PageCtx *pc)
+{
+  GArray *chunks = pc->chunks;
+  gboolean *row = g_new0 (gboolean, chunks->len + 1);
+
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      FmRect *bl = &pc->blocks[b];
+      if (bl->x1 <= bl->x0 || bl->y1 - bl->y0 < 1.8 * pc->body_em)
+        continue;
+      memset (row, 0, (chunks->len + 1) * sizeof (gboolean));
+      for (guint i = 0; i < chunks->len; i++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, i);
+          gboolean aligned = FALSE;
+          if (!condition_row (pc, b, o))
+            continue;
+          for (guint k = 0; k < chunks->len && !aligned; k++)
+            {
+              const Chunk *q = &g_array_index (chunks, Chunk, k);
+              aligned = k != i && fabs (q->box.x0 - o->box.x0) < 0.2 * o->em &&
+                        fabs (fm_rect_cy (&q->box) - fm_rect_cy (&o->box)) > 0.8 * o->em && condition_row (pc, b, q);
+            }
+          if (!aligned)
+            continue;
+          if (g_getenv ("FM_DETECT_DEBUG"))
+            g_printerr ("chunk %u: a condition row of block %d\n", i, b);
+          row[i] = TRUE;
+        }
+      /* (joined after the scan: each row is measured against the block's
+       * own rows, and its partner is still a chunk of no block) */
+      for (guint i = 0; i < chunks->len; i++)
+        if (row[i])
+          {
+            g_array_index (chunks, Chunk, i).block = b;
+            fm_rect_union (bl, &g_array_index (chunks, Chunk, i).box);
+          }
+    }
+  g_free (row);
 }
 
 /* A block that a line of running text passes through is the numerator and
@@ -7137,9 +7353,12 @@ beside_display_rows (const PageCtx *pc, const FmRect *ba, const FmRect *bb)
   /* starting right of the block's left edge: conditions follow their
    * values (a row's condition may already be in the block, so not right of
    * its right edge), and a piece to the left is the other column's prose
-   * where no gutter was found */
+   * where no gutter was found; or reaching into the block over its left
+   * edge (a cases' first-row operator \int_{\gamma\circ h}, left of a block
+   * that starts at its subscript) */
   return ba->y1 - ba->y0 >= 1.8 * em && bb->y0 >= ba->y0 - 0.1 * em && bb->y1 <= ba->y1 + 0.1 * em &&
-         bb->x0 > ba->x0 && gap < 3.0 * em && !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
+         (bb->x0 > ba->x0 || bb->x1 > ba->x0 + 0.2 * em) && gap < 3.0 * em &&
+         !across_gutter (pc, fm_rect_cx (ba), fm_rect_cx (bb));
 }
 
 /* Inline pieces beside a display's rows (beside_display_rows) join it, the
@@ -7469,6 +7688,7 @@ fm_detect_page (FmDocument            *doc,
       /* (word parts make the blocks of one display line touch) */
       if (stacked_word_parts (&pc))
         merge_blocks (&pc);
+      condition_rows (&pc);
       dissolve_crossed_blocks (&pc);
     }
   display_and_number_protos (&pc);

@@ -866,7 +866,22 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * display 0 of 2, three false displays); cls-bigdelimwords (pdfLaTeX CM
  * and Palatino, detect14t): a display of words whose \Bigl( \Bigr) are
  * chunks of their own, refused as a table row of five chunks (before:
- * display 0 of 1, inline pieces). */
+ * display 0 of 1, inline pieces);
+ * e2e12r (pdfLaTeX CM and LM; the detector before it in brackets):
+ * cls-scriptnum, inline \dfrac numerators of more scripts than full-size
+ * glyphs, a denominator 2 em from the line's words, a letter a word space
+ * after a fraction (display 1/2, inline 2/3 of 3); cls-exactdiff,
+ * \left(..\right)\,dx + (..)\,dy = 0 with no integral (inline 2/4 of 3);
+ * cls-condrows (two columns at 12 pt), a cases display whose conditions
+ * are rows of words (display 0 of 1, 6 and 4 inline pieces, number 0 of 1);
+ * cls-wordremark, a display and a remark of words after \qquad on one
+ * centred line (display 0 of 1); cls-fracgaps, a bracket after a text-style
+ * fraction and c\int s\,d\mu, thin spaces measured from a narrower
+ * numerator and from an ink-fitted \int (inline 6/7 of 6: a cut piece
+ * over); cls-alignfrac (11 pt), an aligned display whose second row holds
+ * fractions (display 1/2 of 1); cls-expunit (amsart at 12 pt), a unit after
+ * a power of ten whose exponent Poppler lists before the line (the regions
+ * ended at the 10: text checked below). */
 static void
 test_detect_classes (void)
 {
@@ -904,7 +919,12 @@ test_detect_classes (void)
                           "cls-remarkrows-cm", "cls-remarkrows-xe", "cls-units-cm", "cls-units-lmodern",
                           "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua", "cls-stackparts-stix2",
                           "cls-stackparts-newtx", "cls-stackparts-xe", "cls-phrasedisp-cm", "cls-phrasedisp-xe",
-                          "cls-phrasedisp-lua", "cls-bigdelimwords-cm", "cls-bigdelimwords-palatino" };
+                          "cls-phrasedisp-lua", "cls-bigdelimwords-cm", "cls-bigdelimwords-palatino",
+                          "cls-scriptnum-cm",
+                          "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
+                          "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
+                          "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
+                          "cls-expunit-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -929,6 +949,13 @@ test_detect_classes (void)
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-") ||
           g_str_has_prefix (names[i], "cls-substack-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
+      /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
+       * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */
+      if (g_str_has_prefix (names[i], "cls-fracgaps-") || g_str_has_prefix (names[i], "cls-alignfrac-"))
+        {
+          g_assert_cmpint (predicted[0], ==, matched[0]);
+          g_assert_cmpint (predicted[1], ==, matched[1]);
+        }
     }
 
   /* An aligned display's upper row ends in a comma further right than
@@ -956,6 +983,33 @@ test_detect_classes (void)
             }
         }
       g_assert_cmpuint (displays, ==, 1);
+      g_ptr_array_unref (r);
+    }
+
+  /* A unit a control space after a power of ten whose exponent Poppler
+   * listed before the number's line (e2e12r): the region ends in the unit,
+   * C or N; "10^{3} apples" keeps its word out. */
+  for (guint f = 0; f < 2; f++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FmDocument) doc = open_fixture (f == 0 ? "tests/fixtures/pdf/cls-expunit-cm.pdf" :
+                                                         "tests/fixtures/pdf/cls-expunit-lmodern.pdf", NULL, &error);
+      GPtrArray *r;
+      guint units = 0;
+
+      g_assert_no_error (error);
+      r = fm_detect_page (doc, 0, NULL, &error);
+      g_assert_no_error (error);
+      for (guint k = 0; k < r->len; k++)
+        {
+          const FmRegion *reg = r->pdata[k];
+          gsize len = strlen (reg->text);
+          if (reg->kind == FM_REGION_INLINE && len > 2 &&
+              (g_str_has_suffix (reg->text, " C") || g_str_has_suffix (reg->text, " N")))
+            units++;
+          g_assert_null (strstr (reg->text, "apples"));
+        }
+      g_assert_cmpuint (units, ==, 2);
       g_ptr_array_unref (r);
     }
 

@@ -156,3 +156,15 @@ $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-
 $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-lua --twocolumn --engine lualatex --fonts stix2-math --seed 10201
 $gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-cm --fonts cm --seed 10202
 $gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-palatino --fonts palatino --seed 10202
+
+
+# e2e12r (issue 12): CM/LM formulas pdf-e2e missed or cut
+for f in cm lmodern; do
+  $gen --body "$dir/cls-scriptnum.body.tex" --out "$dir" --prefix "cls-scriptnum-$f" --fonts $f --seed 10160
+  $gen --body "$dir/cls-exactdiff.body.tex" --out "$dir" --prefix "cls-exactdiff-$f" --fonts $f --seed 10161
+  $gen --body "$dir/cls-condrows.body.tex" --out "$dir" --prefix "cls-condrows-$f" --fonts $f --twocolumn --size 12pt --seed 10162
+  $gen --body "$dir/cls-wordremark.body.tex" --out "$dir" --prefix "cls-wordremark-$f" --fonts $f --seed 10163
+  $gen --body "$dir/cls-fracgaps.body.tex" --out "$dir" --prefix "cls-fracgaps-$f" --fonts $f --seed 10164
+  $gen --body "$dir/cls-alignfrac.body.tex" --out "$dir" --prefix "cls-alignfrac-$f" --fonts $f --size 11pt --seed 10165
+  $gen --body "$dir/cls-expunit.body.tex" --out "$dir" --prefix "cls-expunit-$f" --fonts $f --class amsart --size 12pt --seed 10166
+done
