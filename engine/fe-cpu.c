@@ -2221,6 +2221,9 @@ typedef struct {
     float scale;
     int q_blocks;
     fe_gemm_kernel kernel;
+    /* decode (tq <= 2) with the AVX2 kernel and an even number of heads: two
+     * heads a task through fe_attn_query2_avx2, the same numbers */
+    bool pair_heads;
     bool failed;
 } FeAttnJob;
 
@@ -2579,8 +2582,9 @@ static void fe_attn_one_query(const float *q, const float *k, const float *v, in
 
 static void fe_attn_task(void *ctx, int task) {
     FeAttnJob *j = ctx;
+    int per = j->pair_heads ? 2 : 1;
     int qb = task % j->q_blocks, bh = task / j->q_blocks;
-    int b = bh / j->heads, h = bh % j->heads;
+    int b = bh / (j->heads / per), h = bh % (j->heads / per) * per;
     int i0 = qb * FE_ATTN_QB, i1 = i0 + FE_ATTN_QB < j->tq ? i0 + FE_ATTN_QB : j->tq;
     int rows = i1 - i0, d = j->d, dh = j->dh;
     const float *q = j->q + ((size_t)b * j->tq + i0) * d + (size_t)h * dh;
@@ -2589,7 +2593,7 @@ static void fe_attn_task(void *ctx, int task) {
     float *y = j->y + ((size_t)b * j->tq + i0) * d + (size_t)h * dh;
     /* Keys past the last visible one never matter for this block. */
     int kv = fe_attn_visible(j, i1 - 1);
-    float *s = fe_scratch((size_t)rows * kv);
+    float *s = fe_scratch((size_t)rows * kv * per);
     if (!s) {
         j->failed = true;
         return;
@@ -2597,9 +2601,17 @@ static void fe_attn_task(void *ctx, int task) {
 
     if (rows <= 2) {
         /* Decode step: a few dot products per key, no GEMM set-up. */
-        for (int r = 0; r < rows; r++)
+        for (int r = 0; r < rows; r++) {
+#ifdef FE_HAVE_X86_KERNELS
+            if (j->pair_heads) {
+                fe_attn_query2_avx2(q + (size_t)r * d, k, v, d, dh, fe_attn_visible(j, i0 + r),
+                                    j->scale, s + (size_t)r * 2 * kv, y + (size_t)r * d);
+                continue;
+            }
+#endif
             fe_attn_one_query(q + (size_t)r * d, k, v, d, dh, fe_attn_visible(j, i0 + r),
                               j->scale, s + (size_t)r * kv, y + (size_t)r * d);
+        }
         return;
     }
 
@@ -2660,7 +2672,10 @@ static fe_status fe_cpu_attention(const FeOpDesc *op) {
         openblas_threads = blas_threads && strcmp(blas_threads, "openblas") == 0;
     }
     job.kernel = openblas_threads ? fe_best_builtin_kernel() : FE_GEMM_AUTO;
-    int tasks = batch * job.heads * job.q_blocks;
+#ifdef FE_HAVE_X86_KERNELS
+    job.pair_heads = job.tq <= 2 && job.heads % 2 == 0 && fe_attn_avx2_takes(job.dh);
+#endif
+    int tasks = batch * (job.pair_heads ? job.heads / 2 : job.heads) * job.q_blocks;
     double work = (double)batch * job.tq * job.kv_len * job.d;
     /* Small (decode) attention is a few microseconds: cheaper than a wake-up. */
     if (work < 256.0 * 1024)
