@@ -362,6 +362,40 @@ __attribute__((target("avx512f"))) static void fe_add_avx512(const float *a, con
 #endif
 
 #ifdef FE_HAVE_X86_KERNELS
+/* AVX2 versions of the element-wise loops (bias/ReLU, add, GELU, the direct
+ * convolution, layer norm's last pass) for CPUs without AVX-512, where these
+ * ran one float at a time (~12 % of the paper's CPU on Zen 3, bench/RESULTS.md
+ * "speed12r"). They do the portable loops' operations in the same order, one
+ * rounding each, so they give the same bits: compiled for "avx2" alone, never
+ * "fma", so that GCC cannot contract a multiply and an add into one
+ * (-ffp-contract=fast is its default) as the portable code, built for
+ * baseline x86-64, cannot either (tests/ops `/ops/elementwise/same-bits`). */
+__attribute__((target("avx2"))) static void fe_bias_relu_avx2(float *y, float bias, bool relu,
+                                                              size_t n) {
+    __m256 vb = _mm256_set1_ps(bias), zero = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 t = _mm256_add_ps(_mm256_loadu_ps(y + i), vb);
+        /* maxps gives its second operand (0) for a NaN, as !(t > 0) does */
+        _mm256_storeu_ps(y + i, relu ? _mm256_max_ps(t, zero) : t);
+    }
+    for (; i < n; i++) {
+        float t = y[i] + bias;
+        y[i] = relu && !(t > 0.0f) ? 0.0f : t;
+    }
+}
+
+__attribute__((target("avx2"))) static void fe_add_avx2(const float *a, const float *b, float *y,
+                                                        size_t n) {
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_add_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+    for (; i < n; i++)
+        y[i] = a[i] + b[i];
+}
+#endif
+
+#ifdef FE_HAVE_X86_KERNELS
 /* The tail of n % 8 floats as a masked load: lanes past n read as 0, so the
  * sum's order depends on n only, never on where the vectors sit. */
 __attribute__((target("avx2,fma"))) static inline __m256i fe_tail_mask256(int r) {
@@ -558,6 +592,10 @@ static void fe_bias_relu(float *y, float bias, bool relu, size_t n) {
         fe_bias_relu_avx512(y, bias, relu, n);
         return;
     }
+    if (fe_use_avx2()) {
+        fe_bias_relu_avx2(y, bias, relu, n);
+        return;
+    }
 #endif
     for (size_t i = 0; i < n; i++) {
         float t = y[i] + bias;
@@ -569,6 +607,10 @@ static void fe_add_rows(const float *a, const float *b, float *y, size_t n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512()) {
         fe_add_avx512(a, b, y, n);
+        return;
+    }
+    if (fe_use_avx2()) {
+        fe_add_avx2(a, b, y, n);
         return;
     }
 #endif
@@ -664,10 +706,53 @@ __attribute__((target("avx512f"))) static void fe_gelu_avx512(const float *x, fl
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+/* fe_erf_fast's polynomial and 0.5 * x * (1 + erf) eight at a time, each
+ * step the scalar loop's (a multiply, then an add: no FMA, see
+ * fe_bias_relu_avx2), so the same bits; the lanes past the clamp get +-1
+ * after the division, as the scalar code returns before it. */
+__attribute__((target("avx2"))) static void fe_gelu_avx2(const float *x, float *y, size_t n) {
+    const __m256 lo = _mm256_set1_ps(-FE_ERF_CLAMP), hi = _mm256_set1_ps(FE_ERF_CLAMP);
+    const __m256 inv_sqrt2 = _mm256_set1_ps(0.70710678118654752f), half = _mm256_set1_ps(0.5f);
+    const __m256 one = _mm256_set1_ps(1.0f);
+#define FE_GELU_STEP(acc, c) acc = _mm256_add_ps(_mm256_mul_ps(acc, t2), _mm256_set1_ps(c))
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 t = _mm256_mul_ps(v, inv_sqrt2);
+        __m256 t2 = _mm256_mul_ps(t, t);
+        __m256 p = _mm256_set1_ps(-2.72614225801306e-10f);
+        FE_GELU_STEP(p, 2.77068142495902e-08f);
+        FE_GELU_STEP(p, -2.10102402082508e-06f);
+        FE_GELU_STEP(p, -5.69250639462346e-05f);
+        FE_GELU_STEP(p, -7.34990630326855e-04f);
+        FE_GELU_STEP(p, -2.95459980854025e-03f);
+        FE_GELU_STEP(p, -1.60960333262415e-02f);
+        p = _mm256_mul_ps(p, t);
+        __m256 q = _mm256_set1_ps(-1.45660718464996e-05f);
+        FE_GELU_STEP(q, -2.13374055278905e-04f);
+        FE_GELU_STEP(q, -1.68282697438203e-03f);
+        FE_GELU_STEP(q, -7.37332916720468e-03f);
+        FE_GELU_STEP(q, -1.42647390514189e-02f);
+        __m256 erf = _mm256_div_ps(p, q);
+        erf = _mm256_blendv_ps(erf, _mm256_set1_ps(-1.0f), _mm256_cmp_ps(t, lo, _CMP_LE_OQ));
+        erf = _mm256_blendv_ps(erf, one, _mm256_cmp_ps(t, hi, _CMP_GE_OQ));
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_mul_ps(half, v), _mm256_add_ps(one, erf)));
+    }
+#undef FE_GELU_STEP
+    for (; i < n; i++)
+        y[i] = 0.5f * x[i] * (1.0f + fe_erf_fast(x[i] * 0.70710678118654752f));
+}
+#endif
+
 static void fe_gelu_rows(const float *x, float *y, size_t n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512()) {
         fe_gelu_avx512(x, y, n);
+        return;
+    }
+    if (fe_use_avx2()) {
+        fe_gelu_avx2(x, y, n);
         return;
     }
 #endif
@@ -1158,6 +1243,42 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, const FeGemvKernels *kt, int
 #endif
 
 #ifdef FE_HAVE_X86_KERNELS
+/* One input row by eight 16-bit weight rows: eight accumulators, so the
+ * multiply-adds do not wait on each other's latency as the four of
+ * fe_dot1x4_f16_avx2 do (a lone formula's decode step); each sum in that
+ * kernel's order (one 8-lane accumulator along k, fe_hsum4_256 by fours), so
+ * the same bits. */
+#define FE_DEFINE_DOT1X8_AVX2(NAME, LOADW, TAILW)                                               \
+    __attribute__((target(FE_AVX2_HALF_TARGET))) static void NAME(                             \
+        const float *x, const uint16_t *w, size_t ldw, int k, float *y) {                      \
+        FE_AVX2_ZERO4(a);                                                                      \
+        FE_AVX2_ZERO4(b);                                                                      \
+        int i = 0;                                                                             \
+        for (; i + 8 <= k; i += 8) {                                                           \
+            __m256 xv = _mm256_loadu_ps(x + i);                                                \
+            FE_DOT1X8_COLS(LOADW);                                                             \
+        }                                                                                      \
+        if (i < k) {                                                                           \
+            __m256i m = fe_tail_mask256(k - i);                                                \
+            __m256 xv = _mm256_maskload_ps(x + i, m);                                          \
+            FE_DOT1X8_COLS(TAILW);                                                             \
+        }                                                                                      \
+        fe_hsum4_256(a0, a1, a2, a3, y);                                                       \
+        fe_hsum4_256(b0, b1, b2, b3, y + 4);                                                   \
+    }
+#define FE_DOT1X8_COLS(LOADW)                                                                  \
+    do {                                                                                       \
+        a0 = _mm256_fmadd_ps(xv, LOADW(w + i), a0);                                            \
+        a1 = _mm256_fmadd_ps(xv, LOADW(w + ldw + i), a1);                                      \
+        a2 = _mm256_fmadd_ps(xv, LOADW(w + 2 * ldw + i), a2);                                  \
+        a3 = _mm256_fmadd_ps(xv, LOADW(w + 3 * ldw + i), a3);                                  \
+        b0 = _mm256_fmadd_ps(xv, LOADW(w + 4 * ldw + i), b0);                                  \
+        b1 = _mm256_fmadd_ps(xv, LOADW(w + 5 * ldw + i), b1);                                  \
+        b2 = _mm256_fmadd_ps(xv, LOADW(w + 6 * ldw + i), b2);                                  \
+        b3 = _mm256_fmadd_ps(xv, LOADW(w + 7 * ldw + i), b3);                                  \
+    } while (0)
+FE_DEFINE_DOT1X8_AVX2(fe_dot1x8_f16_avx2, FE_AVX2_LOAD_F16, FE_AVX2_TAIL_F16)
+FE_DEFINE_DOT1X8_AVX2(fe_dot1x8_bf16_avx2, FE_AVX2_LOAD_BF16, FE_AVX2_TAIL_BF16)
 /* Input rows r0..r1 by four weight rows (16-bit ones at w16 of j->wdt,
  * else f32 at w32), three input rows at a time, then two or one. Compiled
  * for AVX2+FMA: the 16-bit kernels (F16C) are called only with w16, which
@@ -1168,7 +1289,11 @@ fe_gemv_rows4_avx2(const FeGemvJob *j, int r0, int r1, const float *w32, const u
     size_t ldk = (size_t)j->k, ldn = (size_t)j->n;
     bool bf = j->wdt == FE_DTYPE_BF16;
     int r = r0;
-    for (; r + 3 <= r1; r += 3) {
+    /* Three rows a pass, but four left are two and two: the one-row kernel's
+     * four sums wait on each other's FMA latency (4 chains, half of Zen 3's
+     * FMA rate), two rows have 8 chains. The grouping does not change a
+     * row's sums. */
+    for (; r + 3 <= r1 && r1 - r != 4; r += 3) {
         const float *x = j->x + r * ldk;
         float *yr = y + r * ldn;
         if (w32)
@@ -1177,6 +1302,16 @@ fe_gemv_rows4_avx2(const FeGemvJob *j, int r0, int r1, const float *w32, const u
             fe_dot3x4_bf16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
         else
             fe_dot3x4_f16_avx2(x, ldk, w16, ldk, j->k, yr, ldn);
+    }
+    if (r1 - r == 4) {
+        const float *x = j->x + r * ldk;
+        if (w32)
+            fe_dot2x4_avx2(x, ldk, w32, ldk, j->k, y + r * ldn, ldn);
+        else if (bf)
+            fe_dot2x4_bf16_avx2(x, ldk, w16, ldk, j->k, y + r * ldn, ldn);
+        else
+            fe_dot2x4_f16_avx2(x, ldk, w16, ldk, j->k, y + r * ldn, ldn);
+        r += 2;
     }
     const float *x = j->x + r * ldk;
     float *yr = y + r * ldn;
@@ -1211,6 +1346,16 @@ __attribute__((target("avx2,fma"))) static int fe_gemv_block_avx2(const FeGemvJo
     size_t wsize = fe_dtype_size(j->wdt);
     bool in_regs = !f32 && fe_cpu_info()->f16c;
     int c = n0;
+    if (in_regs && r1 - r0 == 1)
+        for (; c + 8 <= n1; c += 8) {
+            const uint16_t *wb = (const uint16_t *)j->w + (size_t)c * ldk;
+            if (c + 16 <= n1)
+                fe_prefetch_rows(wb + 8 * ldk, 8 * ldk * wsize);
+            if (j->wdt == FE_DTYPE_BF16)
+                fe_dot1x8_bf16_avx2(j->x + r0 * ldk, wb, ldk, j->k, j->y + r0 * ldn + c);
+            else
+                fe_dot1x8_f16_avx2(j->x + r0 * ldk, wb, ldk, j->k, j->y + r0 * ldn + c);
+        }
     for (; c + 4 <= n1; c += 4) {
         const char *wb = (const char *)j->w + (size_t)c * ldk * wsize;
         if ((f32 || in_regs) && c + 8 <= n1)
@@ -1575,6 +1720,34 @@ static void fe_direct_conv_group_task(void *ctx, int group) {
         fe_direct_conv_task(ctx, c);
 }
 
+#ifdef FE_HAVE_X86_KERNELS
+/* fe_direct_conv_task's loop with its interior eight pixels at a time: the
+ * same products and sums in the same order ((k0 a + k1 b) + k2 c, then onto
+ * the output; no FMA, see fe_bias_relu_avx2), so the same bits. */
+__attribute__((target("avx2"))) static void fe_direct_conv_row_avx2(float *orow, const float *irow,
+                                                                    const float *k3, int w) {
+    __m256 v0 = _mm256_set1_ps(k3[0]), v1 = _mm256_set1_ps(k3[1]), v2 = _mm256_set1_ps(k3[2]);
+    int ox = 1;
+    for (; ox + 8 <= w - 1; ox += 8) {
+        __m256 s = _mm256_add_ps(_mm256_mul_ps(v0, _mm256_loadu_ps(irow + ox - 1)),
+                                 _mm256_mul_ps(v1, _mm256_loadu_ps(irow + ox)));
+        s = _mm256_add_ps(s, _mm256_mul_ps(v2, _mm256_loadu_ps(irow + ox + 1)));
+        _mm256_storeu_ps(orow + ox, _mm256_add_ps(_mm256_loadu_ps(orow + ox), s));
+    }
+    for (; ox < w - 1; ox++)
+        orow[ox] += k3[0] * irow[ox - 1] + k3[1] * irow[ox] + k3[2] * irow[ox + 1];
+}
+
+__attribute__((target("avx2"))) static void fe_relu_avx2(float *y, int n) {
+    __m256 zero = _mm256_setzero_ps();
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(y + i, _mm256_max_ps(_mm256_loadu_ps(y + i), zero));
+    for (; i < n; i++)
+        y[i] = y[i] > 0.0f ? y[i] : 0.0f;
+}
+#endif
+
 /* One output channel of a conv with few input channels: nine shifted
  * multiply-adds per input plane, vectorised along the row. */
 static void fe_direct_conv_task(void *ctx, int co) {
@@ -1584,6 +1757,7 @@ static void fe_direct_conv_task(void *ctx, int co) {
         fe_direct_conv_avx512(j, co);
         return;
     }
+    bool avx2 = fe_use_avx2();
 #endif
     int h = j->h, w = j->w;
     float *out = j->y + (size_t)co * h * w;
@@ -1602,13 +1776,24 @@ static void fe_direct_conv_task(void *ctx, int co) {
                 const float *irow = plane + (size_t)iy * w;
                 float k0 = k9[ky * 3], k1 = k9[ky * 3 + 1], k2 = k9[ky * 3 + 2];
                 /* Interior without bounds tests; the two edge pixels apart. */
-                for (int ox = 1; ox < w - 1; ox++)
-                    orow[ox] += k0 * irow[ox - 1] + k1 * irow[ox] + k2 * irow[ox + 1];
+#ifdef FE_HAVE_X86_KERNELS
+                if (avx2)
+                    fe_direct_conv_row_avx2(orow, irow, k9 + ky * 3, w);
+                else
+#endif
+                    for (int ox = 1; ox < w - 1; ox++)
+                        orow[ox] += k0 * irow[ox - 1] + k1 * irow[ox] + k2 * irow[ox + 1];
                 orow[0] += k1 * irow[0] + (w > 1 ? k2 * irow[1] : 0.0f);
                 if (w > 1)
                     orow[w - 1] += k0 * irow[w - 2] + k1 * irow[w - 1];
             }
         }
+#ifdef FE_HAVE_X86_KERNELS
+        if (j->relu && avx2) {
+            fe_relu_avx2(orow, w);
+            continue;
+        }
+#endif
         if (j->relu)
             for (int ox = 0; ox < w; ox++)
                 orow[ox] = orow[ox] > 0.0f ? orow[ox] : 0.0f;
@@ -1738,6 +1923,38 @@ __attribute__((target("avx512f"))) static void fe_maxpool_row_avx512(const float
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+/* One output row of fe_cpu_maxpool for windows 1 or 2 wide, eight outputs
+ * at a time (returns how many it did), the window's pixels in the scalar
+ * loop's order through maxps(v, m) = v > m ? v : m, so the same numbers
+ * (NaNs included). Two wide: the even and odd pixels of 16 apart. */
+__attribute__((target("avx2"))) static int fe_maxpool_row_avx2(const float *r0, int w, int ph,
+                                                               int pw, int ow, float *orow) {
+    int ox = 0;
+    for (; ox + 8 <= ow; ox += 8) {
+        __m256 m = _mm256_setzero_ps();
+        for (int dy = 0; dy < ph; dy++) {
+            const float *p = r0 + (size_t)dy * w + (size_t)ox * pw;
+            if (pw == 1) {
+                __m256 v = _mm256_loadu_ps(p);
+                m = _mm256_max_ps(v, dy == 0 ? v : m);
+                continue;
+            }
+            __m256 lo = _mm256_loadu_ps(p), hi = _mm256_loadu_ps(p + 8);
+            /* [l0 l2 h0 h2 | l4 l6 h4 h6] -> [l0 l2 l4 l6 h0 h2 h4 h6] */
+            __m256 ev = _mm256_castpd_ps(
+                _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0x88)), 0xd8));
+            __m256 od = _mm256_castpd_ps(
+                _mm256_permute4x64_pd(_mm256_castps_pd(_mm256_shuffle_ps(lo, hi, 0xdd)), 0xd8));
+            m = _mm256_max_ps(ev, dy == 0 ? ev : m);
+            m = _mm256_max_ps(od, m);
+        }
+        _mm256_storeu_ps(orow + ox, m);
+    }
+    return ox;
+}
+#endif
+
 static fe_status fe_cpu_maxpool(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0];
     int ph = op->iparams[0], pw = op->iparams[1];
@@ -1757,8 +1974,13 @@ static fe_status fe_cpu_maxpool(const FeOpDesc *op) {
                 fe_maxpool_row_avx512(r0, w, ph, pw, ow, orow);
                 continue;
             }
+            int ox = pw >= 1 && pw <= 2 && ph >= 1 && fe_use_avx2()
+                         ? fe_maxpool_row_avx2(r0, w, ph, pw, ow, orow)
+                         : 0;
+#else
+            int ox = 0;
 #endif
-            for (int ox = 0; ox < ow; ox++) {
+            for (; ox < ow; ox++) {
                 float m = r0[ox * pw];
                 for (int dy = 0; dy < ph; dy++)
                     for (int dx = 0; dx < pw; dx++) {
@@ -1842,6 +2064,27 @@ fe_layernorm_row_avx512(const float *x, const float *g, const float *b, float *y
 }
 #endif
 
+#ifdef FE_HAVE_X86_KERNELS
+/* The scalar layer norm's last pass, ((x - mean) * rstd) * g + b, eight at a
+ * time with the same roundings (no FMA, see fe_bias_relu_avx2); returns how
+ * many it did (whole vectors; the caller does the rest). Its two sums stay
+ * scalar: in double one after another, their order is their bits. */
+__attribute__((target("avx2"))) static int64_t fe_layernorm_scale_avx2(const float *x,
+                                                                       const float *g,
+                                                                       const float *b, float *y,
+                                                                       int64_t d, float mean,
+                                                                       float rstd) {
+    __m256 vm = _mm256_set1_ps(mean), vr = _mm256_set1_ps(rstd);
+    int64_t i = 0;
+    for (; i + 8 <= d; i += 8) {
+        __m256 t = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm), vr);
+        t = _mm256_add_ps(_mm256_mul_ps(t, _mm256_loadu_ps(g + i)), _mm256_loadu_ps(b + i));
+        _mm256_storeu_ps(y + i, t);
+    }
+    return i;
+}
+#endif
+
 static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0];
     int64_t d = xt->shape[xt->ndim - 1], rows = fe_tensor_nelements(xt) / d;
@@ -1870,7 +2113,12 @@ static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
         }
         float rstd = (float)(1.0 / sqrt(sq / (double)d + eps));
         float fmean = (float)mean;
-        for (int64_t i = 0; i < d; i++)
+        int64_t i = 0;
+#ifdef FE_HAVE_X86_KERNELS
+        if (fe_use_avx2())
+            i = fe_layernorm_scale_avx2(xr, g, bb, yr, d, fmean, rstd);
+#endif
+        for (; i < d; i++)
             yr[i] = (xr[i] - fmean) * rstd * g[i] + bb[i];
     }
     return FE_OK;
@@ -1979,6 +2227,9 @@ typedef struct {
     float scale;
     int q_blocks;
     fe_gemm_kernel kernel;
+    /* decode (tq <= 2) with the AVX2 kernel and an even number of heads: two
+     * heads a task through fe_attn_query2_avx2, the same numbers */
+    bool pair_heads;
     bool failed;
 } FeAttnJob;
 
@@ -2045,6 +2296,36 @@ __attribute__((target("avx512f"))) static void fe_softmax_row_avx512(float *s, i
 #endif
 
 /* softmax in place over n scores; returns nothing, the row sums to 1. */
+#ifdef FE_HAVE_X86_KERNELS
+/* The largest of s[0..] in whole vectors into *mx (returns how many it
+ * looked at). The maximum of numbers is the same in any order; maxps keeps
+ * its second operand for a NaN, so a NaN is never taken, as the scalar
+ * s > mx ? s : mx never takes it. (A -0 and a +0 may swap: x - mx and
+ * expf are the same for both.) */
+__attribute__((target("avx2"))) static int fe_max_avx2(const float *s, int n, float *mx) {
+    if (n < 8)
+        return 0;
+    __m256 m = _mm256_set1_ps(*mx);
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        m = _mm256_max_ps(_mm256_loadu_ps(s + i), m);
+    __m128 h = _mm_max_ps(_mm256_extractf128_ps(m, 1), _mm256_castps256_ps128(m));
+    h = _mm_max_ps(_mm_movehl_ps(h, h), h);
+    h = _mm_max_ss(_mm_movehdup_ps(h), h);
+    *mx = _mm_cvtss_f32(h);
+    return i;
+}
+
+/* s[i] *= f in whole vectors (returns how many). */
+__attribute__((target("avx2"))) static int fe_scale_avx2(float *s, int n, float f) {
+    __m256 vf = _mm256_set1_ps(f);
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(s + i, _mm256_mul_ps(_mm256_loadu_ps(s + i), vf));
+    return i;
+}
+#endif
+
 static void fe_softmax_row(float *s, int n) {
 #ifdef FE_HAVE_X86_KERNELS
     if (fe_use_avx512()) {
@@ -2053,15 +2334,27 @@ static void fe_softmax_row(float *s, int n) {
     }
 #endif
     float mx = -INFINITY;
-    for (int i = 0; i < n; i++)
+    int i = 0;
+#ifdef FE_HAVE_X86_KERNELS
+    bool avx2 = fe_use_avx2();
+    if (avx2)
+        i = fe_max_avx2(s, n, &mx);
+#endif
+    for (; i < n; i++)
         mx = s[i] > mx ? s[i] : mx;
+    /* expf and the sum one by one: their order is their bits */
     float sum = 0.0f;
-    for (int i = 0; i < n; i++) {
+    for (i = 0; i < n; i++) {
         s[i] = expf(s[i] - mx);
         sum += s[i];
     }
     float inv = 1.0f / sum;
-    for (int i = 0; i < n; i++)
+    i = 0;
+#ifdef FE_HAVE_X86_KERNELS
+    if (avx2)
+        i = fe_scale_avx2(s, n, inv);
+#endif
+    for (; i < n; i++)
         s[i] *= inv;
 }
 
@@ -2130,11 +2423,16 @@ fe_attn_query_avx512(const float *q, const float *k, const float *v, int ld, int
         _mm512_storeu_ps(y + 48, y3);
 }
 
-/* The same on AVX2 for head widths 8..32 (q and y in up to four ymm each):
- * keys four per reduction, the rest alone in the same order. */
-__attribute__((target("avx2,fma"))) static void
-fe_attn_query_avx2(const float *q, const float *k, const float *v, int ld, int dh, int n,
-                   float scale, float *s, float *y) {
+/* The same on AVX2 for head widths 8..32 (q and y in up to four ymm each),
+ * in two parts so that fe_attn_query2_avx2 can pair heads. The scores: keys
+ * eight per pass (eight sums in flight: four waited on each other's FMA
+ * latency), then four, then alone, each key's sum in the same order and
+ * reduction (fe_hsum4_256 = fe_hsum256 per key), so the grouping does not
+ * change its bits; then the softmax. */
+__attribute__((target("avx2,fma"))) static void fe_attn_scores_avx2(const float *q,
+                                                                    const float *k, int ld,
+                                                                    int dh, int n, float scale,
+                                                                    float *s) {
     int nv = dh / 8;
     __m256 z = _mm256_setzero_ps();
     __m256 q0 = _mm256_loadu_ps(q), q1 = nv > 1 ? _mm256_loadu_ps(q + 8) : z;
@@ -2149,25 +2447,54 @@ fe_attn_query_avx2(const float *q, const float *k, const float *v, int ld, int d
         if (nv > 3)                                                                             \
             acc = _mm256_fmadd_ps(q3, _mm256_loadu_ps((kt) + 24), acc);                         \
     } while (0)
+#define FE_QK_FOUR(t)                                                                           \
+    do {                                                                                        \
+        __m256 c0, c1, c2, c3;                                                                  \
+        FE_QK8(c0, k + (size_t)(t) * ld);                                                       \
+        FE_QK8(c1, k + (size_t)((t) + 1) * ld);                                                 \
+        FE_QK8(c2, k + (size_t)((t) + 2) * ld);                                                 \
+        FE_QK8(c3, k + (size_t)((t) + 3) * ld);                                                 \
+        fe_hsum4_256(c0, c1, c2, c3, s + (t));                                                  \
+        _mm_storeu_ps(s + (t), _mm_mul_ps(_mm_loadu_ps(s + (t)), _mm_set1_ps(scale)));          \
+    } while (0)
     int t = 0;
-    for (; t + 4 <= n; t += 4) {
-        __m256 c0, c1, c2, c3;
+    for (; t + 8 <= n; t += 8) {
+        __m256 c0, c1, c2, c3, c4, c5, c6, c7;
         FE_QK8(c0, k + (size_t)t * ld);
         FE_QK8(c1, k + (size_t)(t + 1) * ld);
         FE_QK8(c2, k + (size_t)(t + 2) * ld);
         FE_QK8(c3, k + (size_t)(t + 3) * ld);
+        FE_QK8(c4, k + (size_t)(t + 4) * ld);
+        FE_QK8(c5, k + (size_t)(t + 5) * ld);
+        FE_QK8(c6, k + (size_t)(t + 6) * ld);
+        FE_QK8(c7, k + (size_t)(t + 7) * ld);
         fe_hsum4_256(c0, c1, c2, c3, s + t);
-        _mm_storeu_ps(s + t, _mm_mul_ps(_mm_loadu_ps(s + t), _mm_set1_ps(scale)));
+        fe_hsum4_256(c4, c5, c6, c7, s + t + 4);
+        __m256 sv = _mm256_mul_ps(_mm256_loadu_ps(s + t), _mm256_set1_ps(scale));
+        _mm256_storeu_ps(s + t, sv);
     }
+    for (; t + 4 <= n; t += 4)
+        FE_QK_FOUR(t);
     for (; t < n; t++) {
         __m256 acc;
         FE_QK8(acc, k + (size_t)t * ld);
         s[t] = scale * fe_hsum256(acc);
     }
+#undef FE_QK_FOUR
 #undef FE_QK8
     fe_softmax_row(s, n);
+}
+
+/* The weighted sum of values for one head: y (dh floats) = sum_t s[t] v[t],
+ * one accumulator per eight floats of the head, t in order. */
+__attribute__((target("avx2,fma"))) static void
+fe_attn_query_avx2(const float *q, const float *k, const float *v, int ld, int dh, int n,
+                   float scale, float *s, float *y) {
+    int nv = dh / 8;
+    __m256 z = _mm256_setzero_ps();
+    fe_attn_scores_avx2(q, k, ld, dh, n, scale, s);
     __m256 y0 = z, y1 = z, y2 = z, y3 = z;
-    for (t = 0; t < n; t++) {
+    for (int t = 0; t < n; t++) {
         const float *vt = v + (size_t)t * ld;
         __m256 p = _mm256_set1_ps(s[t]);
         y0 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt), y0);
@@ -2186,6 +2513,50 @@ fe_attn_query_avx2(const float *q, const float *k, const float *v, int ld, int d
     if (nv > 3)
         _mm256_storeu_ps(y + 24, y3);
 }
+
+/* Two heads side by side (the second dh floats on in q, k, v, y; s holds
+ * 2n scores): each head's numbers are fe_attn_query_avx2's, but the weighted
+ * sums of the two run together, eight accumulators instead of four that
+ * each waited on its own FMA latency at every key. */
+__attribute__((target("avx2,fma"))) static void
+fe_attn_query2_avx2(const float *q, const float *k, const float *v, int ld, int dh, int n,
+                    float scale, float *s, float *y) {
+    int nv = dh / 8;
+    __m256 z = _mm256_setzero_ps();
+    fe_attn_scores_avx2(q, k, ld, dh, n, scale, s);
+    fe_attn_scores_avx2(q + dh, k + dh, ld, dh, n, scale, s + n);
+    __m256 y0 = z, y1 = z, y2 = z, y3 = z, u0 = z, u1 = z, u2 = z, u3 = z;
+    for (int t = 0; t < n; t++) {
+        const float *vt = v + (size_t)t * ld, *ut = vt + dh;
+        __m256 p = _mm256_set1_ps(s[t]), pu = _mm256_set1_ps(s[n + t]);
+        y0 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt), y0);
+        u0 = _mm256_fmadd_ps(pu, _mm256_loadu_ps(ut), u0);
+        if (nv > 1) {
+            y1 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt + 8), y1);
+            u1 = _mm256_fmadd_ps(pu, _mm256_loadu_ps(ut + 8), u1);
+        }
+        if (nv > 2) {
+            y2 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt + 16), y2);
+            u2 = _mm256_fmadd_ps(pu, _mm256_loadu_ps(ut + 16), u2);
+        }
+        if (nv > 3) {
+            y3 = _mm256_fmadd_ps(p, _mm256_loadu_ps(vt + 24), y3);
+            u3 = _mm256_fmadd_ps(pu, _mm256_loadu_ps(ut + 24), u3);
+        }
+    }
+    __m256 out[8] = {y0, y1, y2, y3, u0, u1, u2, u3};
+    for (int i = 0; i < nv; i++) {
+        _mm256_storeu_ps(y + 8 * i, out[i]);
+        _mm256_storeu_ps(y + dh + 8 * i, out[4 + i]);
+    }
+}
+#endif
+
+#ifdef FE_HAVE_X86_KERNELS
+/* Whether fe_attn_one_query takes the AVX2 kernel for this head width. */
+static bool fe_attn_avx2_takes(int dh) {
+    return !fe_use_avx512() && fe_use_avx2() && dh >= 8 && dh % 8 == 0 && dh <= 32;
+}
 #endif
 
 /* One query of one head over n keys (rows ld floats apart): the decode
@@ -2202,7 +2573,7 @@ static void fe_attn_one_query(const float *q, const float *k, const float *v, in
         fe_attn_query_avx512(q, k, v, ld, dh, n, scale, s, y);
         return;
     }
-    if (!fe_use_avx512() && fe_use_avx2() && dh >= 8 && dh % 8 == 0 && dh <= 32) {
+    if (fe_attn_avx2_takes(dh)) {
         fe_attn_query_avx2(q, k, v, ld, dh, n, scale, s, y);
         return;
     }
@@ -2217,8 +2588,9 @@ static void fe_attn_one_query(const float *q, const float *k, const float *v, in
 
 static void fe_attn_task(void *ctx, int task) {
     FeAttnJob *j = ctx;
+    int per = j->pair_heads ? 2 : 1;
     int qb = task % j->q_blocks, bh = task / j->q_blocks;
-    int b = bh / j->heads, h = bh % j->heads;
+    int b = bh / (j->heads / per), h = bh % (j->heads / per) * per;
     int i0 = qb * FE_ATTN_QB, i1 = i0 + FE_ATTN_QB < j->tq ? i0 + FE_ATTN_QB : j->tq;
     int rows = i1 - i0, d = j->d, dh = j->dh;
     const float *q = j->q + ((size_t)b * j->tq + i0) * d + (size_t)h * dh;
@@ -2227,7 +2599,7 @@ static void fe_attn_task(void *ctx, int task) {
     float *y = j->y + ((size_t)b * j->tq + i0) * d + (size_t)h * dh;
     /* Keys past the last visible one never matter for this block. */
     int kv = fe_attn_visible(j, i1 - 1);
-    float *s = fe_scratch((size_t)rows * kv);
+    float *s = fe_scratch((size_t)rows * kv * per);
     if (!s) {
         j->failed = true;
         return;
@@ -2235,9 +2607,17 @@ static void fe_attn_task(void *ctx, int task) {
 
     if (rows <= 2) {
         /* Decode step: a few dot products per key, no GEMM set-up. */
-        for (int r = 0; r < rows; r++)
+        for (int r = 0; r < rows; r++) {
+#ifdef FE_HAVE_X86_KERNELS
+            if (j->pair_heads) {
+                fe_attn_query2_avx2(q + (size_t)r * d, k, v, d, dh, fe_attn_visible(j, i0 + r),
+                                    j->scale, s + (size_t)r * 2 * kv, y + (size_t)r * d);
+                continue;
+            }
+#endif
             fe_attn_one_query(q + (size_t)r * d, k, v, d, dh, fe_attn_visible(j, i0 + r),
                               j->scale, s + (size_t)r * kv, y + (size_t)r * d);
+        }
         return;
     }
 
@@ -2298,7 +2678,10 @@ static fe_status fe_cpu_attention(const FeOpDesc *op) {
         openblas_threads = blas_threads && strcmp(blas_threads, "openblas") == 0;
     }
     job.kernel = openblas_threads ? fe_best_builtin_kernel() : FE_GEMM_AUTO;
-    int tasks = batch * job.heads * job.q_blocks;
+#ifdef FE_HAVE_X86_KERNELS
+    job.pair_heads = job.tq <= 2 && job.heads % 2 == 0 && fe_attn_avx2_takes(job.dh);
+#endif
+    int tasks = batch * (job.pair_heads ? job.heads / 2 : job.heads) * job.q_blocks;
     double work = (double)batch * job.tq * job.kv_len * job.d;
     /* Small (decode) attention is a few microseconds: cheaper than a wake-up. */
     if (work < 256.0 * 1024)
@@ -2318,14 +2701,18 @@ typedef struct {
     float *y;
     int tq, d, heads, dh;
     float scale;
+    /* two heads a task through fe_attn_query2_avx2 (the AVX2 path of
+     * fe_attn_one_query, an even number of heads): the same numbers */
+    bool pair_heads;
     bool failed;
 } FeAttnRowsJob;
 
 static void fe_attn_rows_task(void *ctx, int task) {
     FeAttnRowsJob *j = ctx;
-    int r = task / j->heads, h = task % j->heads;
+    int per = j->pair_heads ? 2 : 1, tasks_per_row = j->heads / per;
+    int r = task / tasks_per_row, h = task % tasks_per_row * per;
     int start = j->spans[2 * r], len = j->spans[2 * r + 1];
-    float *s = fe_scratch((size_t)len);
+    float *s = fe_scratch((size_t)len * per);
     if (!s) {
         j->failed = true;
         return;
@@ -2334,6 +2721,12 @@ static void fe_attn_rows_task(void *ctx, int task) {
     const float *v = j->v + (size_t)start * j->d + (size_t)h * j->dh;
     for (int i = 0; i < j->tq; i++) {
         size_t row = ((size_t)r * j->tq + i) * j->d + (size_t)h * j->dh;
+#ifdef FE_HAVE_X86_KERNELS
+        if (j->pair_heads) {
+            fe_attn_query2_avx2(j->q + row, k, v, j->d, j->dh, len, j->scale, s, j->y + row);
+            continue;
+        }
+#endif
         fe_attn_one_query(j->q + row, k, v, j->d, j->dh, len, j->scale, s, j->y + row);
     }
 }
@@ -2366,7 +2759,10 @@ static fe_status fe_cpu_attention_rows(const FeOpDesc *op) {
     }
     job.dh = job.d / job.heads;
     job.scale = 1.0f / sqrtf((float)job.dh);
-    int tasks = rows * job.heads;
+#ifdef FE_HAVE_X86_KERNELS
+    job.pair_heads = fe_attn_avx2_takes(job.dh) && job.heads % 2 == 0;
+#endif
+    int tasks = rows * (job.pair_heads ? job.heads / 2 : job.heads);
     /* The same threshold as fe_cpu_attention: one row's cross-attention
      * alone is a few microseconds, a batch of them is worth the pool. */
     if (work < 256.0 * 1024)

@@ -907,6 +907,93 @@ static void test_conv3x3(void) {
     check_conv(1, 128, 8, 33, 41, true, true);
 }
 
+/* FNV-1a of n floats' bits, as text. */
+static void hash_floats(GString *out, const char *what, const float *p, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    const unsigned char *b = (const unsigned char *)p;
+    for (size_t i = 0; i < n * sizeof(float); i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    g_string_append_printf(out, "%s=%016llx\n", what, (unsigned long long)h);
+}
+
+/* The element-wise ops on fixed inputs (GELU with its clamp and special
+ * values, the direct convolution with and without bias and ReLU, add, layer
+ * norm's last pass, max pooling 1 and 2 wide): their outputs' hashes. */
+static GString *elementwise_hashes(void) {
+    GString *out = g_string_new(NULL);
+    GRand *rand = g_rand_new_with_seed(20261127);
+    arena_setup();
+    int64_t gs[1] = {1003}, cs[4] = {2, 2, 9, 45}, ws[4] = {5, 2, 3, 3}, bs[1] = {5},
+            ys[4] = {2, 5, 9, 45}, ls[2] = {7, 259}, lg[1] = {259};
+    FeTensor gx = make(FE_DTYPE_F32, 1, gs, "gx"), gy = make(FE_DTYPE_F32, 1, gs, "gy");
+    FeTensor x = make(FE_DTYPE_F32, 4, cs, "x"), w = make(FE_DTYPE_F32, 4, ws, "w");
+    FeTensor b = make(FE_DTYPE_F32, 1, bs, "b"), y = make(FE_DTYPE_F32, 4, ys, "y");
+    FeTensor lx = make(FE_DTYPE_F32, 2, ls, "lx"), lgm = make(FE_DTYPE_F32, 1, lg, "lg");
+    FeTensor lb = make(FE_DTYPE_F32, 1, lg, "lb"), ly = make(FE_DTYPE_F32, 2, ls, "ly");
+    FeTensor *all[] = {&gx, &x, &w, &b, &lx, &lgm, &lb};
+    for (size_t t = 0; t < G_N_ELEMENTS(all); t++) {
+        float *d = fe_tensor_data(all[t]);
+        for (int64_t i = 0; i < fe_tensor_nelements(all[t]); i++)
+            d[i] = (float)g_rand_double_range(rand, -6, 6);
+    }
+    float *gd = fe_tensor_data(&gx);
+    const float special[] = {0.0f, -0.0f, 1e-20f, 50.0f, -50.0f, 5.42f, -5.42f, NAN, INFINITY,
+                             -INFINITY, 3.8325068f, -3.8325068f};
+    for (size_t i = 0; i < G_N_ELEMENTS(special); i++)
+        gd[100 + 7 * i] = special[i];
+    g_assert_cmpint(fe_gelu(&gy, &gx), ==, FE_OK);
+    hash_floats(out, "gelu", fe_tensor_data(&gy), 1003);
+    for (int variant = 0; variant < 4; variant++) {
+        g_assert_cmpint(fe_conv3x3(&y, &x, &w, variant & 1 ? &b : NULL, variant & 2), ==, FE_OK);
+        char name[32];
+        snprintf(name, sizeof name, "conv%d", variant);
+        hash_floats(out, name, fe_tensor_data(&y), (size_t)fe_tensor_nelements(&y));
+    }
+    g_assert_cmpint(fe_add(&ly, &lx, &lb), ==, FE_OK);
+    hash_floats(out, "add", fe_tensor_data(&ly), 7 * 259);
+    g_assert_cmpint(fe_layernorm(&ly, &lx, &lgm, &lb, 1e-5f), ==, FE_OK);
+    hash_floats(out, "layernorm", fe_tensor_data(&ly), 7 * 259);
+    for (int pw = 1; pw <= 2; pw++) {
+        int64_t ps[4] = {2, 5, 9 / 2, 45 / pw};
+        FeTensor py = make(FE_DTYPE_F32, 4, ps, "py");
+        g_assert_cmpint(fe_maxpool(&py, &y, 2, pw), ==, FE_OK);
+        hash_floats(out, pw == 1 ? "maxpool21" : "maxpool22", fe_tensor_data(&py),
+                    (size_t)fe_tensor_nelements(&py));
+    }
+    g_rand_free(rand);
+    return out;
+}
+
+/* The AVX2 element-wise loops give the portable loops' bits (they do the
+ * same operations in the same order, no FMA): these outputs decide the
+ * model's readings, and a paper read on an AVX2 CPU must read as on any. */
+static void test_elementwise_same_bits(void) {
+    if (g_test_subprocess()) {
+        GString *h = elementwise_hashes();
+        printf("%s", h->str);
+        g_string_free(h, TRUE);
+        return;
+    }
+#if defined(__x86_64__) && defined(__linux__)
+    if (!cpuinfo_has_flag("avx2") || !cpuinfo_has_flag("fma"))
+        g_test_message("no AVX2+FMA here: both runs take the portable loops");
+    GString *here = elementwise_hashes();
+    gchar *old = g_strdup(g_getenv("FE_CPU_ISA"));
+    g_setenv("FE_CPU_ISA", "portable", TRUE);
+    g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+    g_test_trap_assert_passed();
+    g_test_trap_assert_stdout(here->str);
+    if (old)
+        g_setenv("FE_CPU_ISA", old, TRUE);
+    else
+        g_unsetenv("FE_CPU_ISA");
+    g_free(old);
+    g_string_free(here, TRUE);
+#else
+    g_test_skip("FE_CPU_ISA caps x86 instruction sets");
+#endif
+}
+
 static void test_maxpool(void) {
     const int cases[][4] = {{9, 13, 2, 2}, {8, 7, 2, 1}, {5, 5, 1, 1}, {7, 9, 3, 2},
                             {4, 77, 2, 2}, {6, 45, 2, 1}, {3, 64, 2, 2}, {4, 33, 1, 3}};
@@ -1549,6 +1636,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/conv3x3", test_conv3x3);
     g_test_add_func("/ops/conv3x3/bf16", test_conv3x3_bf16);
     g_test_add_func("/ops/maxpool", test_maxpool);
+    g_test_add_func("/ops/elementwise/same-bits", test_elementwise_same_bits);
     g_test_add_func("/ops/nchw-to-nlc", test_nchw_to_nlc);
     g_test_add_func("/ops/add", test_add);
     g_test_add_func("/ops/layernorm", test_layernorm);
