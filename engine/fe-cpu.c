@@ -1248,7 +1248,7 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, const FeGemvKernels *kt, int
  * fe_dot1x4_f16_avx2 do (a lone formula's decode step); each sum in that
  * kernel's order (one 8-lane accumulator along k, fe_hsum4_256 by fours), so
  * the same bits. */
-#define FE_DEFINE_DOT1X8_AVX2(NAME, LOADW, TAILW)                                               \
+#define FE_DEFINE_DOT1X8_AVX2(NAME, LOADW, TAILW)                                              \
     __attribute__((target(FE_AVX2_HALF_TARGET))) static void NAME(                             \
         const float *x, const uint16_t *w, size_t ldw, int k, float *y) {                      \
         FE_AVX2_ZERO4(a);                                                                      \
@@ -1256,26 +1256,26 @@ static int fe_gemv_block_avx512(const FeGemvJob *j, const FeGemvKernels *kt, int
         int i = 0;                                                                             \
         for (; i + 8 <= k; i += 8) {                                                           \
             __m256 xv = _mm256_loadu_ps(x + i);                                                \
-            FE_DOT1X8_COLS(LOADW);                                                             \
+            FE_DOT1X8_COLS(LOADW, 8);                                                          \
         }                                                                                      \
         if (i < k) {                                                                           \
             __m256i m = fe_tail_mask256(k - i);                                                \
             __m256 xv = _mm256_maskload_ps(x + i, m);                                          \
-            FE_DOT1X8_COLS(TAILW);                                                             \
+            FE_DOT1X8_COLS(TAILW, k - i);                                                      \
         }                                                                                      \
         fe_hsum4_256(a0, a1, a2, a3, y);                                                       \
         fe_hsum4_256(b0, b1, b2, b3, y + 4);                                                   \
     }
-#define FE_DOT1X8_COLS(LOADW)                                                                  \
+#define FE_DOT1X8_COLS(LOADW, n)                                                               \
     do {                                                                                       \
-        a0 = _mm256_fmadd_ps(xv, LOADW(w + i), a0);                                            \
-        a1 = _mm256_fmadd_ps(xv, LOADW(w + ldw + i), a1);                                      \
-        a2 = _mm256_fmadd_ps(xv, LOADW(w + 2 * ldw + i), a2);                                  \
-        a3 = _mm256_fmadd_ps(xv, LOADW(w + 3 * ldw + i), a3);                                  \
-        b0 = _mm256_fmadd_ps(xv, LOADW(w + 4 * ldw + i), b0);                                  \
-        b1 = _mm256_fmadd_ps(xv, LOADW(w + 5 * ldw + i), b1);                                  \
-        b2 = _mm256_fmadd_ps(xv, LOADW(w + 6 * ldw + i), b2);                                  \
-        b3 = _mm256_fmadd_ps(xv, LOADW(w + 7 * ldw + i), b3);                                  \
+        a0 = _mm256_fmadd_ps(xv, LOADW(w + i, n), a0);                                         \
+        a1 = _mm256_fmadd_ps(xv, LOADW(w + ldw + i, n), a1);                                   \
+        a2 = _mm256_fmadd_ps(xv, LOADW(w + 2 * ldw + i, n), a2);                               \
+        a3 = _mm256_fmadd_ps(xv, LOADW(w + 3 * ldw + i, n), a3);                               \
+        b0 = _mm256_fmadd_ps(xv, LOADW(w + 4 * ldw + i, n), b0);                               \
+        b1 = _mm256_fmadd_ps(xv, LOADW(w + 5 * ldw + i, n), b1);                               \
+        b2 = _mm256_fmadd_ps(xv, LOADW(w + 6 * ldw + i, n), b2);                               \
+        b3 = _mm256_fmadd_ps(xv, LOADW(w + 7 * ldw + i, n), b3);                               \
     } while (0)
 FE_DEFINE_DOT1X8_AVX2(fe_dot1x8_f16_avx2, FE_AVX2_LOAD_F16, FE_AVX2_TAIL_F16)
 FE_DEFINE_DOT1X8_AVX2(fe_dot1x8_bf16_avx2, FE_AVX2_LOAD_BF16, FE_AVX2_TAIL_BF16)
