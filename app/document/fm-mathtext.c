@@ -3344,6 +3344,81 @@ merge_words (Reader *r)
     }
 }
 
+/* Whether the region holds a letter of a math italic face (CMMI,
+ * NewTXMI, Latin Modern Math's U+1D434...): then a text face's italic
+ * letters are no math letters. Under mathptmx the math letters are the
+ * text's own italic (NimbusRomNo9L-ReguItal), and nothing is told apart. */
+static gboolean
+has_math_italic_letter (Reader *r)
+{
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      const Item *it = r->items->pdata[i];
+      if (it->kind == ITEM_GLYPH && it->style == STYLE_PLAIN && it->font != NULL &&
+          ((it->c < 0x80 && g_ascii_isalpha ((char) it->c)) || (it->c >= 0x1D434 && it->c <= 0x1D467)) &&
+          fm_font_classify (it->font) == FM_FONT_MATH)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Two or more glued letters of a text face's italic beside math italic
+ * letters: a word in \mathit or \textit (M\colon\mathcal{I}\to\textit{Ab} had
+ * read M:\mathcal{I}\to Ab CERTAIN, math italic letters, on every set-up
+ * of development seed 1147; libertine's italic read \text{Ab}). The corpus
+ * writes \mathit{word} 4872 times and \textit{word} 2591, and the two draw
+ * alike but for a last italic correction: \mathit, UNCERTAIN. */
+static void
+merge_italic_words (Reader *r)
+{
+  g_autoptr (GPtrArray) sorted = NULL;
+
+  if (!has_math_italic_letter (r))
+    return;
+  sorted = g_ptr_array_new ();
+  for (guint i = 0; i < r->items->len; i++)
+    {
+      Item *it = r->items->pdata[i];
+      if (!it->used && it->kind == ITEM_GLYPH && it->c < 0x80 && g_ascii_isalpha ((char) it->c) &&
+          it->font != NULL && fm_font_classify (it->font) == FM_FONT_TEXT_ITALIC && !fm_font_is_bold (it->font))
+        g_ptr_array_add (sorted, it);
+    }
+  g_ptr_array_sort (sorted, by_x);
+  for (guint i = 0; i < sorted->len;)
+    {
+      Item *a = sorted->pdata[i], *word;
+      GString *w = g_string_new (NULL);
+      guint j = i + 1;
+
+      g_string_append_c (w, (char) a->c);
+      for (double end = a->box.x1; j < sorted->len; j++)
+        {
+          Item *b = sorted->pdata[j];
+          if (g_strcmp0 (b->font, a->font) != 0 || fabs (b->size - a->size) > 0.05 * a->size ||
+              fabs (b->mid - a->mid) > 0.1 * a->size || b->box.x0 > end + 0.12 * a->size || b->box.x0 < end - 0.3 * a->size)
+            break;
+          g_string_append_c (w, (char) b->c);
+          end = b->box.x1;
+        }
+      if (w->len >= 2)
+        {
+          word = item_new (ITEM_WORD);
+          word->font = g_strdup (a->font);
+          word->box = a->box;
+          word->box.x1 = ((Item *) sorted->pdata[j - 1])->box.x1;
+          word->size = a->size;
+          word->mid = a->mid;
+          word->tex = g_strdup_printf ("\\mathit{%s}", w->str);
+          for (guint k = i; k < j; k++)
+            ((Item *) sorted->pdata[k])->used = TRUE;
+          uncertain (r, "italic letters of a text face (\\mathit or \\textit)");
+          g_ptr_array_add (r->items, word);
+        }
+      g_string_free (w, TRUE);
+      i = j;
+    }
+}
+
 /* The letters of a word item that a text phrase can take in: a text
  * group's (\text{by}) or an article's (\mathrm{a}, \mathrm{I}), NULL for
  * an operator name, another lone upright letter (the d of
@@ -5294,6 +5369,7 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
   note_display_ops (&r);
   merge_pieces (&r);
   find_struck_relations (&r, img, &area, scale);
+  merge_italic_words (&r);
   merge_words (&r);
   merge_text_phrases (&r);
   if (r.inline_region)

@@ -597,6 +597,18 @@ count_sized (const char *latex)
   return n;
 }
 
+/* How often token tok stands in a reading. */
+static guint
+count_token (const char *latex, const char *tok)
+{
+  g_autoptr(GPtrArray) t = latex_tokens (latex);
+  guint n = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    n += strcmp (t->pdata[i], tok) == 0;
+  return n;
+}
+
 /* \left and \right (not \left.) in a reading. */
 static guint
 count_left (const char *latex)
@@ -2518,6 +2530,12 @@ checked_against_glyphs (FmChoice choice, const char *text_latex, char **latex, d
           *confidence = MIN (*confidence, CONF_CUT);
         }
       if (bold_symbols (*latex) != bold_symbols (text_latex))
+        *confidence = MIN (*confidence, CONF_CUT);
+      /* and script alphabets likewise: pdfLaTeX STIX Two's \mathscr{S} read
+       * \mathcal{S} by the glyphs and S by the model, whose agreeing S was
+       * confident and wrong (development seed 1147) */
+      if (count_token (*latex, "\\mathcal") != count_token (text_latex, "\\mathcal") ||
+          count_token (*latex, "\\mathscr") != count_token (text_latex, "\\mathscr"))
         *confidence = MIN (*confidence, CONF_CUT);
     }
 }

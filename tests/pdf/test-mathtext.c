@@ -1240,6 +1240,28 @@ test_inner_pairs (void)
     }
 }
 
+/* Glued italic letters of a text face beside math italic letters are one
+ * word, \\mathit, UNCERTAIN (mathtext-itwords.tex: \\textit{Ab} and
+ * \\mathit{Lift}, read as math italic letters and CERTAIN before). */
+static void
+test_italic_words (void)
+{
+  const char *names[] = { "mathtext-itwords.pdf", "mathtext-itwords-xe.pdf" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autoptr (FmDocument) doc = mathtext_fixture_open (names[f]);
+      FmMathTextResult *res;
+
+      res = read_page (doc, 0);
+      assert_uncertain_because (res, "M:\\mathcal{I}\\to\\mathit{Ab}", "italic letters of a text face");
+      fm_mathtext_result_free (res);
+      res = read_page (doc, 1);
+      assert_uncertain_because (res, "x\\in\\mathit{Lift}(y)", "italic letters of a text face");
+      fm_mathtext_result_free (res);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1285,5 +1307,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/big-around", test_big_around);
   g_test_add_func ("/pdf/mathtext/small-spaces", test_small_spaces);
   g_test_add_func ("/pdf/mathtext/inner-pairs", test_inner_pairs);
+  g_test_add_func ("/pdf/mathtext/italic-words", test_italic_words);
   return g_test_run ();
 }

@@ -540,6 +540,14 @@ static const ChooseCase choose_cases[] = {
   { "bigl-bar-kept-sure", FM_TEXT_READ_UNCERTAIN,
     "\\left|g(x)-g(y)\\right|<\\frac{\\epsilon}{2}.", "\\bigl|g(x)-g(y)\\bigr|<\\frac{\\epsilon}{2}.", 0.99, NULL, 0,
     FM_CHOICE_AGREE, "\\bigl|g(x)-g(y)\\bigr|<\\frac{\\epsilon}{2}.", FM_PROVENANCE_NONE, ">=", 0.75 },
+  /* the glyphs' script letter the agreeing reading writes plain or in the
+   * other script alphabet: flagged (pdfLaTeX STIX Two's \mathscr{S},
+   * development seed 1147: S confident and wrong) */
+  { "sup-s-in-cal-s-plain", FM_TEXT_READ_UNCERTAIN,
+    "\\int f\\,d\\mu=\\sup_{s\\in\\mathcal{S}}\\int s\\,d\\mu.", "\\int f\\,d\\mu=\\sup_{s\\in S}\\int s\\,d\\mu.",
+    0.98, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, "<", 0.75 },
+  { "cal-o-scr-o", FM_TEXT_READ_UNCERTAIN,
+    "\\mathscr{O}[\\mathscr{S}]", "\\mathcal{O}[\\mathscr{S}]", 0.95, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, "<", 0.75 },
   { "omega-j-bigl-gamma-t-bigr", FM_TEXT_READ_CERTAIN,
     "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))", "(\\omega_{j}\\left(\\gamma(t)\\right))", 0.9, NULL, 0,
     ANY, "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))", FM_PROVENANCE_NONE, NULL, 0 },
