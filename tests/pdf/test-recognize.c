@@ -546,8 +546,13 @@ static const ChooseCase choose_cases[] = {
   { "sup-s-in-cal-s-plain", FM_TEXT_READ_UNCERTAIN,
     "\\int f\\,d\\mu=\\sup_{s\\in\\mathcal{S}}\\int s\\,d\\mu.", "\\int f\\,d\\mu=\\sup_{s\\in S}\\int s\\,d\\mu.",
     0.98, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, "<", 0.75 },
+  /* as many script letters in either alphabet: the reader cannot tell them
+   * (mathptmx's rsfs \mathcal read \mathscr): the model's spelling, sure */
   { "cal-o-scr-o", FM_TEXT_READ_UNCERTAIN,
-    "\\mathscr{O}[\\mathscr{S}]", "\\mathcal{O}[\\mathscr{S}]", 0.95, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, "<", 0.75 },
+    "\\mathscr{O}[\\mathscr{S}]", "\\mathcal{O}[\\mathcal{S}]", 0.95, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, ">=", 0.75 },
+  { "plain-o-for-cal-o", FM_TEXT_READ_CERTAIN,
+    "\\sum_{j=1}^{\\infty}V(O_{j})<\\epsilon", "\\sum_{j=1}^{\\infty}V(\\mathcal{O}_{j})<\\epsilon", 0.97, NULL, 0, ANY, NULL,
+    FM_PROVENANCE_NONE, "<", 0.75 },
   { "omega-j-bigl-gamma-t-bigr", FM_TEXT_READ_CERTAIN,
     "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))", "(\\omega_{j}\\left(\\gamma(t)\\right))", 0.9, NULL, 0,
     ANY, "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))", FM_PROVENANCE_NONE, NULL, 0 },
