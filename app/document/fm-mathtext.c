@@ -2522,8 +2522,10 @@ is_unspaced_atom (const Item *it, gboolean after)
     return TRUE;
   if (strchr (after ? ")]" : "([", t[0]) != NULL && t[1] == 0)
     return TRUE;
-  /* a bar is an Ord on either side (\int_0^1|f|\,d\mu read |f|d\mu CERTAIN) */
-  if (strcmp (t, "|") == 0 || strcmp (t, "\\|") == 0)
+  /* a closing bar is an Ord (\int_0^1|f|\,d\mu read |f|d\mu CERTAIN); not an
+   * opening one: an italic f's correction before a bar's thin stem
+   * measures 0.16 em in fourier (\|f_n-f\|_S read f\,\|, fresh seed 1071) */
+  if (after && (strcmp (t, "|") == 0 || strcmp (t, "\\|") == 0))
     return TRUE;
   if (t[0] == '\\' && g_ascii_isalpha (t[1]))
     {
@@ -2870,6 +2872,10 @@ thin_after (LineParse *lp, guint k, gboolean *punct)
 static void
 line_inner_pairs (LineParse *lp)
 {
+  /* in a script TeX puts no such thin space (\int_{\partial B_r(z)} had read
+   * B_{r}\left(z\right), fresh seed 1071 on newtx) */
+  if (lp->main_size < 0.85 * lp->r->em)
+    return;
   for (guint k = 0; k < lp->main_items->len; k++)
     {
       int c = plain_partner (lp, k), before, after;

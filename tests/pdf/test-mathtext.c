@@ -1237,6 +1237,7 @@ test_inner_pairs (void)
       g_assert_null (strstr (res->reason != NULL ? res->reason : "", "spaced as \\left"));
       fm_mathtext_result_free (res);
       check_page (doc, 5, "a(x)b=c");
+      check_page (doc, 6, "\\int_{\\partial B_{r}(z)}f=0");
     }
 }
 
