@@ -597,6 +597,30 @@ count_sized (const char *latex)
   return n;
 }
 
+/* How often token tok stands in a reading. */
+static guint
+count_token (const char *latex, const char *tok)
+{
+  g_autoptr(GPtrArray) t = latex_tokens (latex);
+  guint n = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    n += strcmp (t->pdata[i], tok) == 0;
+  return n;
+}
+
+/* \left and \right (not \left.) in a reading. */
+static guint
+count_left (const char *latex)
+{
+  g_autoptr(GPtrArray) t = latex_tokens (latex);
+  guint n = 0;
+
+  for (guint i = 0; i < t->len; i++)
+    n += strcmp (t->pdata[i], "\\left") == 0 || strcmp (t->pdata[i], "\\right") == 0;
+  return n;
+}
+
 /* The model's reading without \big, \Bigl ... sizes when the glyphs' reading
  * has no sized delimiter: the reader writes \left( for every delimiter from
  * an extension font (pdfLaTeX's \bigl( is CMEX) or taller than 1.05 em (an
@@ -812,8 +836,13 @@ is_delimiter_token (const char *tok)
  * have given that size, fm-mathtext.c explicit_size) where it wrote them at
  * normal size or with \left: development seed 1011 lost
  * "\frac{d}{dx}\bigl[\cos(x)\bigr]" and "\omega_{j}\bigl(\gamma(t)\bigr)" on seven
- * set-ups to the model's plain [ and (. Delimiters are paired by order; when
- * the two readings' delimiters differ, NULL (nothing changes). */
+ * set-ups to the model's plain [ and (. The glyphs' \left and \right go
+ * where the model wrote a plain delimiter: the reader writes them for a
+ * taller glyph or for plain ones that TeX spaced as a \left pair's Inner
+ * atom (fm-mathtext.c, line_inner_pairs: -k\left(x\right). read as the
+ * model's -k(x). on every set-up of used seed 1060). Delimiters are paired
+ * by order; when the two readings' delimiters differ, NULL (nothing
+ * changes). */
 static char *
 with_glyphs_sizes (const char *model, const char *text)
 {
@@ -829,7 +858,9 @@ with_glyphs_sizes (const char *model, const char *text)
   for (guint i = 0; i < t->len; i++)
     if (is_delimiter_token (t->pdata[i]))
       {
-        const char *size = i > 0 && g_strv_contains (delimiter_sizes, t->pdata[i - 1]) ? t->pdata[i - 1] : NULL;
+        const char *prev = i > 0 ? t->pdata[i - 1] : "";
+        const char *size = g_strv_contains (delimiter_sizes, prev) || strcmp (prev, "\\left") == 0 ||
+                           strcmp (prev, "\\right") == 0 ? prev : NULL;
         g_ptr_array_add (want, (gpointer) size);
         any |= size != NULL;
       }
@@ -854,6 +885,10 @@ with_glyphs_sizes (const char *model, const char *text)
        * fraction parts does not show (\frac{\partial}{\partial\bar{z}_{k}}\big|_{p}
        * inline at 11 pt reads \Big|: development seed 1124, four set-ups) */
       if (prev != NULL && g_strv_contains (delimiter_sizes, prev))
+        continue;
+      /* a \left the model wrote stays; "(" -> "\left(" */
+      if ((strcmp (size, "\\left") == 0 || strcmp (size, "\\right") == 0) && prev != NULL &&
+          (strcmp (prev, "\\left") == 0 || strcmp (prev, "\\right") == 0))
         continue;
       /* "(" or "\left(" -> "\bigl(" */
       from = prev != NULL && (strcmp (prev, "\\left") == 0 || strcmp (prev, "\\right") == 0)
@@ -2494,6 +2529,15 @@ checked_against_glyphs (FmChoice choice, const char *text_latex, char **latex, d
         }
       if (bold_symbols (*latex) != bold_symbols (text_latex))
         *confidence = MIN (*confidence, CONF_CUT);
+      /* and script letters likewise: pdfLaTeX STIX Two's \mathscr{S} read
+       * \mathcal{S} by the glyphs and S by the model, whose agreeing S was
+       * confident and wrong (development seed 1147). Counted together: which
+       * of the two alphabets a script glyph is the reader often cannot say
+       * (mathptmx's \mathcal is rsfs, read \mathscr; the model's \mathcal
+       * there was right on five formulas of that seed). */
+      if (count_token (*latex, "\\mathcal") + count_token (*latex, "\\mathscr") !=
+          count_token (text_latex, "\\mathcal") + count_token (text_latex, "\\mathscr"))
+        *confidence = MIN (*confidence, CONF_CUT);
     }
 }
 
@@ -2635,9 +2679,15 @@ choose (FmTextReadVerdict  verdict,
     *confidence = MIN (*confidence, CONF_CUT);
   /* The glyphs hold sized delimiters the agreeing reading writes at normal
    * size ("\frac{d}{dx}(E(x))" for \bigl( ... \bigr): development seed
-   * 413, five times, all confident): its size is unknown, so flagged. */
+   * 413, five times, all confident): its size is unknown, so flagged; also
+   * where the glyphs' \left was written into it (with_glyphs_sizes): the
+   * two readings disagreed, and around flat content the reader's \left is
+   * read from spaces alone. (Explicit sizes written in stay sure: development
+   * seed 1011's \bigl[\cos(x)\bigr], right on seven set-ups.) */
   if (*latex != NULL && (choice == FM_CHOICE_AGREE || choice == FM_CHOICE_CONSTRAINED) &&
-      count_sized (text_latex) > count_sized (*latex))
+      (count_sized (text_latex) > count_sized (*latex) ||
+       ((choice == FM_CHOICE_AGREE ? model_latex : second_latex) != NULL &&
+        count_left (*latex) > count_left (choice == FM_CHOICE_AGREE ? model_latex : second_latex))))
     *confidence = MIN (*confidence, CONF_CUT);
   if (*latex != NULL && (choice == FM_CHOICE_AGREE || choice == FM_CHOICE_CONSTRAINED) &&
       text_latex != NULL && unseen_nolimits (*latex, text_latex))

@@ -1286,6 +1286,64 @@ test_small_spaces (void)
     }
 }
 
+/* Plain-size brackets spaced as a \left..\right pair's Inner atom
+ * (mathtext-inner.tex): a thin space from an Ord before it, or after it
+ * before a full stop, makes it \left..\right, UNCERTAIN; a thin space after
+ * the pair before a letter is a typed \, and a pair with no space beside it
+ * stays plain and CERTAIN. */
+static void
+test_inner_pairs (void)
+{
+  const char *names[] = { "mathtext-inner.pdf", "mathtext-inner-xe.pdf" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autoptr (FmDocument) doc = mathtext_fixture_open (names[f]);
+      FmMathTextResult *res;
+
+      res = read_page (doc, 0);
+      assert_uncertain_because (res, "F\\approx-k\\left(x-x_{0}\\right).", "spaced as \\left");
+      fm_mathtext_result_free (res);
+      res = read_page (doc, 1);
+      assert_uncertain_because (res, "v=e^{-ct}\\left(-c\\sin\\omega t+\\omega\\cos\\omega t\\right)", "spaced as \\left");
+      fm_mathtext_result_free (res);
+      res = read_page (doc, 2);
+      assert_uncertain_because (res, "A\\leq\\sup_{z}\\left\\|f(z)\\right\\|.", "spaced as \\left");
+      fm_mathtext_result_free (res);
+      res = read_page (doc, 3);
+      assert_uncertain_because (res, "F=g(x)\\,dx", "a small space");
+      fm_mathtext_result_free (res);
+      res = read_page (doc, 4);
+      g_assert_cmpstr (res->latex, ==, "I=\\int_{0}^{1}|f|\\,d\\mu");
+      g_assert_null (strstr (res->reason != NULL ? res->reason : "", "spaced as \\left"));
+      fm_mathtext_result_free (res);
+      check_page (doc, 5, "a(x)b=c");
+      check_page (doc, 6, "\\int_{\\partial B_{r}(z)}f=0");
+    }
+}
+
+/* Glued italic letters of a text face beside math italic letters are one
+ * word, \\mathit, UNCERTAIN (mathtext-itwords.tex: \\textit{Ab} and
+ * \\mathit{Lift}, read as math italic letters and CERTAIN before). */
+static void
+test_italic_words (void)
+{
+  const char *names[] = { "mathtext-itwords.pdf", "mathtext-itwords-xe.pdf" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (names); f++)
+    {
+      g_autoptr (FmDocument) doc = mathtext_fixture_open (names[f]);
+      FmMathTextResult *res;
+
+      res = read_page (doc, 0);
+      assert_uncertain_because (res, "M:\\mathcal{I}\\to\\mathit{Ab}", "italic letters of a text face");
+      fm_mathtext_result_free (res);
+      res = read_page (doc, 1);
+      assert_uncertain_because (res, "x\\in\\mathit{Lift}(y)", "italic letters of a text face");
+      fm_mathtext_result_free (res);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1332,5 +1390,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/xarrows", test_xarrows);
   g_test_add_func ("/pdf/mathtext/big-around", test_big_around);
   g_test_add_func ("/pdf/mathtext/small-spaces", test_small_spaces);
+  g_test_add_func ("/pdf/mathtext/inner-pairs", test_inner_pairs);
+  g_test_add_func ("/pdf/mathtext/italic-words", test_italic_words);
   return g_test_run ();
 }

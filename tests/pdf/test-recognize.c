@@ -522,6 +522,37 @@ static const ChooseCase choose_cases[] = {
     "\\frac{d}{dx}[\\cos(x)]=-\\sin(x)\\qquad\\text{and}", 0.9, NULL, 0,
     FM_CHOICE_AGREE,
     "\\frac{d}{dx}\\bigl[\\cos(x)\\bigr]=-\\sin(x)\\qquad\\text{and}", FM_PROVENANCE_NONE, ">=", 0.6 },
+  /* The glyphs' \left..\right around plain-size brackets (the reader's
+   * Inner-atom spacing, fm-mathtext.c line_inner_pairs) goes into the
+   * agreeing reading's plain pair, flagged: -k(x-x_0). was confident and
+   * wrong on every set-up of used seed 1060. */
+  { "k-left-x-right-inner", FM_TEXT_READ_UNCERTAIN,
+    "F\\approx-k\\left(x-x_{0}\\right).", "F\\approx-k(x-x_{0}).", 0.99, NULL, 0,
+    FM_CHOICE_AGREE, "F\\approx-k\\left(x-x_{0}\\right).", FM_PROVENANCE_NONE, "<", 0.75 },
+  { "sup-left-norm-right-inner", FM_TEXT_READ_UNCERTAIN,
+    "A\\leq\\sup_{z}\\left\\|f(z)\\right\\|.", "A\\leq\\sup_{z}\\|f(z)\\|.", 0.95, NULL, 0,
+    FM_CHOICE_AGREE, "A\\leq\\sup_{z}\\left\\|f(z)\\right\\|.", FM_PROVENANCE_NONE, "<", 0.75 },
+  /* the model's own \left stays where the glyphs have one too */
+  { "left-kept-both", FM_TEXT_READ_UNCERTAIN,
+    "F\\approx-k\\left(x-x_{0}\\right).", "F\\approx-k\\left(x-x_{0}\\right).", 0.99, NULL, 0,
+    FM_CHOICE_AGREE, "F\\approx-k\\left(x-x_{0}\\right).", FM_PROVENANCE_NONE, ">=", 0.75 },
+  /* the model's explicit size stays, and nothing was written in: sure */
+  { "bigl-bar-kept-sure", FM_TEXT_READ_UNCERTAIN,
+    "\\left|g(x)-g(y)\\right|<\\frac{\\epsilon}{2}.", "\\bigl|g(x)-g(y)\\bigr|<\\frac{\\epsilon}{2}.", 0.99, NULL, 0,
+    FM_CHOICE_AGREE, "\\bigl|g(x)-g(y)\\bigr|<\\frac{\\epsilon}{2}.", FM_PROVENANCE_NONE, ">=", 0.75 },
+  /* the glyphs' script letter the agreeing reading writes plain or in the
+   * other script alphabet: flagged (pdfLaTeX STIX Two's \mathscr{S},
+   * development seed 1147: S confident and wrong) */
+  { "sup-s-in-cal-s-plain", FM_TEXT_READ_UNCERTAIN,
+    "\\int f\\,d\\mu=\\sup_{s\\in\\mathcal{S}}\\int s\\,d\\mu.", "\\int f\\,d\\mu=\\sup_{s\\in S}\\int s\\,d\\mu.",
+    0.98, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, "<", 0.75 },
+  /* as many script letters in either alphabet: the reader cannot tell them
+   * (mathptmx's rsfs \mathcal read \mathscr): the model's spelling, sure */
+  { "cal-o-scr-o", FM_TEXT_READ_UNCERTAIN,
+    "\\mathscr{O}[\\mathscr{S}]", "\\mathcal{O}[\\mathcal{S}]", 0.95, NULL, 0, ANY, NULL, FM_PROVENANCE_NONE, ">=", 0.75 },
+  { "plain-o-for-cal-o", FM_TEXT_READ_CERTAIN,
+    "\\sum_{j=1}^{\\infty}V(O_{j})<\\epsilon", "\\sum_{j=1}^{\\infty}V(\\mathcal{O}_{j})<\\epsilon", 0.97, NULL, 0, ANY, NULL,
+    FM_PROVENANCE_NONE, "<", 0.75 },
   { "omega-j-bigl-gamma-t-bigr", FM_TEXT_READ_CERTAIN,
     "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))", "(\\omega_{j}\\left(\\gamma(t)\\right))", 0.9, NULL, 0,
     ANY, "(\\omega_{j}\\bigl(\\gamma(t)\\bigr))", FM_PROVENANCE_NONE, NULL, 0 },
