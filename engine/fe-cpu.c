@@ -367,8 +367,9 @@ __attribute__((target("avx512f"))) static void fe_add_avx512(const float *a, con
  * ran one float at a time (~12 % of the paper's CPU on Zen 3, bench/RESULTS.md
  * "speed12r"). They do the portable loops' operations in the same order, one
  * rounding each, so they give the same bits: compiled for "avx2" alone, never
- * "fma", so that GCC cannot contract a multiply and an add into one
- * (-ffp-contract=fast is its default) as the portable code, built for
+ * "fma", so that no compiler can contract a multiply and an add into one
+ * (GCC's GNU modes and clang contract by default; meson's c_std=c11 turns
+ * GCC's off, a clang build would not) as the portable code, built for
  * baseline x86-64, cannot either (tests/ops `/ops/elementwise/same-bits`). */
 __attribute__((target("avx2"))) static void fe_bias_relu_avx2(float *y, float bias, bool relu,
                                                               size_t n) {
