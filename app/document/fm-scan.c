@@ -1753,9 +1753,25 @@ word_hyphen_piece (ScanPage *p, guint i)
   return prose_before;
 }
 
-/* Whether a text line (bands) lies within 1 em above or below word w,
- * over its columns: a line of prose has others above or below it at the
- * leading's gap; a display stands apart, its skips above and below. */
+/* A display stands apart from the text lines above and below it by its
+ * skips, more than this, em; lines of prose are about 0.3 em apart (the
+ * leading). Not every display: after a short line TeX sets
+ * \abovedisplayshortskip (0 pt in the standard classes) and the display
+ * sits at the line spacing (word_in_display_line). */
+#define DISPLAY_APART_EM 1.0
+
+/* Whether rows [a0, a1] and [b0, b1] (top, bottom) overlap or lie within
+ * DISPLAY_APART_EM of each other. */
+static gboolean
+rows_within_skip (double a0, double a1, double b0, double b1, double em)
+{
+  return MAX (b0 - a1, a0 - b1) < DISPLAY_APART_EM * em;
+}
+
+/* Whether a text line (bands) lies within DISPLAY_APART_EM above or below
+ * word w, over its columns, and not on w's own row: a line of prose has
+ * others above or below it at the leading's gap; a display stands apart,
+ * its skips above and below. */
 static gboolean
 word_among_lines (const ScanPage *p, const Word *w)
 {
@@ -1766,7 +1782,8 @@ word_among_lines (const ScanPage *p, const Word *w)
       const Band *bd = &g_array_index (p->bands, Band, k);
       if ((cy >= bd->top && cy <= bd->bottom) || bd->x0 > w->b.x1 + em || bd->x1 < w->b.x0 - em)
         continue;
-      if ((bd->top >= w->b.y1 && bd->top - w->b.y1 < em) || (w->b.y0 >= bd->bottom && w->b.y0 - bd->bottom < em))
+      if (MAX (bd->top - w->b.y1, w->b.y0 - bd->bottom) >= 0 &&
+          rows_within_skip (w->b.y0, w->b.y1, bd->top, bd->bottom, em))
         return TRUE;
     }
   return FALSE;
@@ -1785,16 +1802,23 @@ word_among_lines (const ScanPage *p, const Word *w)
  * for math after. Only on a line of prose, one with another text line
  * within 1 em above or below it (word_among_lines): "has" and "or," read
  * in two displays' ink (150 dpi), which stand apart, made a text line
- * there and split them. */
+ * there and split them; and not between a display's halves
+ * (word_in_display_line), which may sit as near the line above. */
 static gboolean
 word_function_word (const Word *w)
 {
+  /* English (Tesseract reads "eng"). Two and three letters, which the
+   * classifier takes for a product of letters, and the longer words seen
+   * taken for math: on the development twins (seeds 2018 and 2019, both
+   * resolutions, before scan14r) the 29 readings it takes were as, at, by,
+   * do, has, he, if, in, is, it, its, many, not, of, on, or, up, no other
+   * word of four letters or more; "Also?" (at 71) on a twin of the
+   * review of scan14r (make-truth seed 9141, corpus formulas) joined the
+   * formula after it without "also". */
   static const char *const words[] = {
-    "after", "all", "also", "and", "any", "are", "as", "at", "be", "but", "by", "can", "could", "do",
-    "does", "each", "for", "from", "had", "has", "have", "he", "hence", "if", "in", "into", "is", "it",
-    "its", "let", "many", "may", "more", "most", "no", "not", "of", "on", "one", "only", "or", "other",
-    "our", "over", "since", "so", "some", "such", "than", "that", "the", "then", "there", "these", "they",
-    "this", "thus", "to", "two", "up", "was", "we", "when", "where", "which", "will", "with", "would" };
+    "all", "also", "and", "any", "are", "as", "at", "be", "but", "by", "can", "do", "for", "had", "has", "he",
+    "if", "in", "is", "it", "its", "let", "many", "may", "no", "not", "of", "on", "one", "or", "our", "so",
+    "the", "to", "two", "up", "was", "we" };
   char core[16];
   gsize n = strcspn (w->utf8, ".,;:!?");
 
@@ -1813,6 +1837,53 @@ word_function_word (const Word *w)
     if (strcmp (core, words[k]) == 0)
       return TRUE;
   return FALSE;
+}
+
+/* Math ink on each side of a display's word, em (word_in_display_line);
+ * a \qquad is 2 em, so the chain of ink may cross a gap this wide. */
+#define DISPLAY_SIDE_EM 3.0
+#define DISPLAY_CHAIN_GAP_EM 2.5
+
+/* Whether word i sits inside a display's line: math words chained to it
+ * on both sides (gaps under DISPLAY_CHAIN_GAP_EM), spanning
+ * DISPLAY_SIDE_EM or more on each side, with no running text in either
+ * chain but function words. "... , \qquad \text{and} \qquad ..." after a
+ * short line has the line above within 1 em (\abovedisplayshortskip 0
+ * pt): its "and" was made prose and the display cut in two inline boxes
+ * (review of scan14r, a scanned twin of cls-quads-lua, display recall 1/3
+ * -> 0). A function word of prose has prose words in its chains, or math
+ * narrower than that beside it ("$k$ at $f_1$"). */
+static gboolean
+word_in_display_line (const ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  double em = p->em;
+
+  for (int dir = -1; dir <= 1; dir += 2)
+    {
+      double edge = dir < 0 ? w->b.x0 : w->b.x1, reach = edge;
+      gboolean grew = TRUE;
+      while (grew)
+        {
+          grew = FALSE;
+          for (guint j = 0; j < p->words->len; j++)
+            {
+              const Word *o = &g_array_index (p->words, Word, j);
+              double gap = dir < 0 ? reach - o->b.x1 : o->b.x0 - reach;
+              double far = dir < 0 ? reach - o->b.x0 : o->b.x1 - reach;
+              if (j == i || far <= 0 || gap >= DISPLAY_CHAIN_GAP_EM * em || o->utf8 == NULL ||
+                  v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * MIN (box_h (&w->b), box_h (&o->b)))
+                continue;
+              if (o->text && !word_function_word (o))
+                return FALSE;
+              reach = dir < 0 ? MIN (reach, o->b.x0) : MAX (reach, o->b.x1);
+              grew = TRUE;
+            }
+        }
+      if (fabs (reach - edge) < DISPLAY_SIDE_EM * em)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* Whether a piece beside running-text word o, before it (on its left) or
@@ -1882,31 +1953,43 @@ word_empty_piece (ScanPage *p, guint i)
 static void
 page_classify (ScanPage *p)
 {
-  g_autofree gboolean *piece = NULL;
+  g_autofree signed char *verdict = NULL;  /* 1 running text, -1 math, 0 as classified */
 
   if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
     return;
   /* Verdicts first, then applied: a word made prose here is no running
    * text the next word's test may lean on (a chain of empty words beside
    * one prose word would turn prose one after another). */
-  piece = g_new0 (gboolean, p->words->len + 1);
+  verdict = g_new0 (signed char, p->words->len + 1);
   for (guint i = 0; i < p->words->len; i++)
-    piece[i] = word_hyphen_piece (p, i) || word_empty_piece (p, i) ||
-               (!g_array_index (p->words, Word, i).text && word_function_word (&g_array_index (p->words, Word, i)) &&
-                word_among_lines (p, &g_array_index (p->words, Word, i)));
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      gboolean in_display = word_function_word (w) && word_in_display_line (p, i);
+      if (word_hyphen_piece (p, i) || word_empty_piece (p, i) ||
+          (!w->text && word_function_word (w) && !in_display && word_among_lines (p, w)))
+        verdict[i] = 1;
+      /* A display's "and" the classifier itself took for prose (read at
+       * 96 on a copy of that twin saved again as a JPEG) cut the display
+       * the same way. */
+      else if (w->text && in_display)
+        verdict[i] = -1;
+    }
   for (guint i = 0; i < p->words->len; i++)
-    if (piece[i])
-      {
-        Word *w = &g_array_index (p->words, Word, i);
-        w->text = TRUE;
-        w->p_math = 0;  /* not a seed either (comp_place) */
-      }
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      if (verdict[i] > 0)
+        {
+          w->text = TRUE;
+          w->p_math = 0;  /* not a seed either (comp_place) */
+        }
+      else if (verdict[i] < 0)
+        w->text = FALSE;  /* ink joined with the display's, no seed of its own */
+    }
   page_rebuild_bands (p);
 }
 
 /* Whether band k stands apart: no other band over the same columns
- * within 1 em above or below it (prose lines are 0.3 em apart, a display
- * has its skips above and below). */
+ * within DISPLAY_APART_EM above or below it. */
 static gboolean
 band_stands_apart (ScanPage *p, guint k)
 {
@@ -1915,8 +1998,8 @@ band_stands_apart (ScanPage *p, guint k)
   for (guint m = 0; m < p->bands->len; m++)
     {
       const Band *o = &g_array_index (p->bands, Band, m);
-      double gap = MAX (o->top - b->bottom, b->top - o->bottom);
-      if (m != k && MIN (b->x1, o->x1) > MAX (b->x0, o->x0) && gap < 1.0 * p->em)
+      if (m != k && MIN (b->x1, o->x1) > MAX (b->x0, o->x0) &&
+          rows_within_skip (b->top, b->bottom, o->top, o->bottom, p->em))
         return FALSE;
     }
   return TRUE;
@@ -2381,7 +2464,15 @@ reads_like_operator (const char *s)
  * a", "g_i \subset 14", "b^3 < 96"; one number of prose beside an
  * operator, against 269 numbers of prose with none). A number in prose
  * stands between words; one beside a relation is compared with
- * something. */
+ * something. The reach, 0.6 em: TeX sets 0.22 em (\medmuskip) about a
+ * binary operator and 0.28 em (\thickmuskip) about a relation, which
+ * side bearings and blur widen. Measured on those twins (both
+ * resolutions, the words before scan14r): the numbers the rule took lay
+ * 0.21-0.50 em from the operator (the prose one 0.37 em), every number
+ * of a formula beside an operator reading 0.17-0.65 em, and no number had
+ * one 0.65-3 em away; so the gap keeps no prose out there (the operator
+ * reading does), and the reach only bounds how far apart two words may
+ * be and still be one formula's. */
 static gboolean
 word_number_operand (const ScanPage *p, guint i)
 {

@@ -991,6 +991,62 @@ test_number_operand (void)
   assert_inline_found ("tests/fixtures/pdf/scan/number-operand-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* A function word between a display's two halves stays in the display:
+ * "..., \qquad \text{and} \qquad ..." after a short line, which TeX sets
+ * at the line spacing (\abovedisplayshortskip 0 pt), so the text line
+ * above lies within 1 em. Its "and" was made prose (word_function_word,
+ * or the classifier read it as prose) and the display was boxed as two
+ * inline formulas. Page display-word: a scanned twin of the fixture
+ * cls-quads-lua (300 dpi JPEG, the review of scan14r, saved again at
+ * quality 40; tests/fixtures/pdf/scan/README.md); two inline boxes before
+ * scanfix5 (2026-11-27). A crop of it is no test: read without the rest
+ * of the page, junk words in the display's ink were taken for prose. */
+static void
+test_display_word (void)
+{
+  static const double truth[4] = { 72.4, 143.0, 539.0, 152.4 };
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/display-word-scan300.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      if (r->kind == FM_REGION_DISPLAY)
+        best = MAX (best, iou (&r->box, truth));
+    }
+  g_test_message ("best display IoU %.2f", best);
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
+/* Digits with sentence punctuation, as tall as lining digits, are a
+ * number of the prose, not a formula: "108:" was boxed alone as an inline
+ * formula; the formula above it is still found. Page number-stop: rows
+ * 120-200 pt of a development twin (make-truth seed 2018, heldout-2018-06,
+ * scan seed 20180, 300 dpi, binarised; tests/fixtures/pdf/scan/README.md);
+ * boxed before scan14r (2026-11-27). */
+static void
+test_number_stop (void)
+{
+  static const double formula[4] = { 84.1, 15.6, 123.2, 24.1 };   /* n^{-1} = t^n */
+  static const double prose[4] = { 133, 29, 154, 36 };            /* 108: */
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/number-stop-scan300.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      g_test_message ("region %u [%.0f %.0f %.0f %.0f]", i, r->box.x0, r->box.y0, r->box.x1, r->box.y1);
+      if (r->kind == FM_REGION_INLINE)
+        best = MAX (best, iou (&r->box, formula));
+      g_assert_cmpfloat (iou (&r->box, prose), <, 0.1);
+    }
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1020,5 +1076,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
   g_test_add_func ("/pdf/scan/function-words", test_function_words);
   g_test_add_func ("/pdf/scan/number-operand", test_number_operand);
+  g_test_add_func ("/pdf/scan/display-word", test_display_word);
+  g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   return g_test_run ();
 }
