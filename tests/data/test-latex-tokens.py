@@ -64,36 +64,8 @@ def unit():
     check(norm("{x}+{\\mathbf{F}}") == "x+\\mathbf{F}", "redundant groups")
     check(norm("{-}x") == "{-}x", "a group that changes spacing stays")
     check(norm("\\text{for all } x") == "\\text{for\\ all}x", "text spaces")
-    check(norm("\\text { f o r }", True) == "\\mathrm{for}", "im2latex text spacing")
-    # a word of letters draws the same in text and math roman (cmr10, cmbx10)
-    # but for the italic correction math adds after f g v w y V W Y
-    check(norm("N>i\\cdot\\text{rank}(E)") == "N>i\\cdot\\mathrm{rank}(E)", "text word as mathrm")
-    check(norm("\\textbf{F}=m\\textbf{a}") == "\\mathbf{F}=m\\mathbf{a}", "textbf letters as mathbf")
-    for raw in ("\\text{ref}", "\\textbf{v}", "\\textit{Ab}", "\\text{a b}", "\\text{x-y}"):
-        check(norm(raw).startswith("\\text"), "text word kept: " + raw)
-    check(lt.normalize("\\left( x^2 \\right)") == ["\\left(", "x", "^", "{", "2", "}", "\\right)"],
-          "left( token")
-    # \left..\right around flat content keeps the base-size glyphs, and the
-    # Inner atom is spaced like | or ( ) beside these neighbours: one spelling
-    # (pdfLaTeX CM \setbox widths, heights and depths equal for each merged pair)
-    check(norm("\\left\\lvert {f(x)} \\right\\rvert \\leq M") == norm("|{f(x)}|\\leq M") ==
-          "|{f(x)}|\\leq M", "small bars")
-    check(norm("s^{\\left\\lvert \\alpha \\right\\rvert}") == "s^{|\\alpha|}", "bars in a script")
-    check(norm("\\sup_z\\left\\|f(z)\\right\\|") == "\\sup_{z}\\|f(z)\\|", "norm after an operator")
-    check(norm("\\left[a,b\\right]\\subset\\left\\{x_i\\right\\}") == "[a,b]\\subset\\{x_{i}\\}",
-          "small brackets and braces")
-    check(norm("\\left(\\left|x\\right|\\right)") == "(|x|)", "inner pair first")
-    # where they draw differently the pair stays: a taller glyph (superscript,
-    # accent, subscripted bracket, big operator) or a thin space that only the
-    # Inner atom gets (after an Ord, before an Ord or a punctuation), or a
-    # leading minus that is unary only after \left
-    for raw in ("\\left|x^2\\right|", "\\left|\\hat{A}\\right|", "\\left|a_{(k)}\\right|",
-                "\\left|\\int f\\right|", "-k\\left(x\\right)", "\\left|x\\right|r",
-                "\\left|f(x)\\right|.", "\\left|-x\\right|", "=-\\left|x\\right|",
-                "\\left|x\\right|^2", "\\sin\\left(x\\right)"):
-        check(norm(raw).startswith(("\\left", "-k\\left", "=-\\left", "\\sin\\left")),
-              "pair kept: " + raw)
-
+    check(norm("\\text { f o r }", True) == "\\text{for}", "im2latex text spacing")
+    check(lt.normalize("\\left( x \\right)") == ["\\left(", "x", "\\right)"], "left( token")
     check(lt.normalize("\\left\\langle x \\right\\rangle") ==
           ["\\left", "\\langle", "x", "\\right", "\\rangle"], "word delimiters stay apart")
     check(lt.normalize("\\left\\lbrace x \\right.") == ["\\left\\{", "x", "\\right."],

@@ -26,7 +26,7 @@ superscript, and spaces only survive inside text (as `\\ `).
 import re
 import sys
 
-NORMALIZER_VERSION = 6
+NORMALIZER_VERSION = 5
 
 SPECIALS = ["<pad>", "<bos>", "<eos>", "<unk>"]
 
@@ -424,28 +424,6 @@ def _is_ord_node(n):
     return False
 
 
-# letters with an italic correction in cmr10 and cmbx10 (tftopl): math mode
-# adds it after a word's last letter, text mode does not
-_ITALIC_CORRECTED = set("fgvwyVWY")
-
-
-def _text_as_math(n):
-    """\\text{rank} -> \\mathrm, \\textbf{F} -> \\mathbf: a word of letters
-    and digits draws the same in both in Computer Modern (cmr10 / cmbx10,
-    with TeX's ligatures and kerns in math too; \\setbox widths, heights and
-    depths equal for rank, Tor, max, office, F=ma), but for the italic
-    correction math mode puts after a last f, g, v, w, y, V, W, Y. A space,
-    a symbol or \\textit (cmti's corrections fall elsewhere) keeps it."""
-    if n[1] not in ("\\text", "\\textbf") or not n[3][0]:
-        return None
-    word = n[3][0]
-    if any(m[0] != "tok" or len(m[1]) != 1 or not (m[1].isascii() and m[1].isalnum()) for m in word):
-        return None
-    if word[-1][1] in _ITALIC_CORRECTED:
-        return None
-    return "\\mathrm" if n[1] == "\\text" else "\\mathbf"
-
-
 def _clean(nodes, sole_ok=True):
     """Recursively canonicalise a node list."""
     out = []
@@ -459,8 +437,6 @@ def _clean(nodes, sole_ok=True):
                 out.append(inner[0])
                 continue
             out.append(("group", inner))
-        elif kind == "cmd" and _text_as_math(n) is not None:
-            out.append(("cmd", _text_as_math(n), None, n[3]))
         elif kind == "cmd":
             opt = _clean(n[2]) if n[2] is not None else None
             out.append(("cmd", n[1], opt, [_clean(a) for a in n[3]]))
@@ -474,183 +450,12 @@ def _clean(nodes, sole_ok=True):
     if sole_ok:
         while len(out) == 1 and out[0][0] == "group":
             out = out[0][1]
-    out = _plain_small_delimiters(out)
     # x^a_b -> x_b^a (same rendering)
     for i in range(len(out) - 1):
         if out[i][0] == "script" and out[i][1] == "^" and \
                 out[i + 1][0] == "script" and out[i + 1][1] == "_":
             out[i], out[i + 1] = out[i + 1], out[i]
     return _subscript_before_primes(out)
-
-
-# TeX's atom classes for the spacing rule below (The TeXbook, ch. 18)
-_BIN = {"+", "-", "*", "\\pm", "\\mp", "\\times", "\\cdot", "\\div", "\\ast", "\\star",
-        "\\circ", "\\bullet", "\\cap", "\\cup", "\\setminus", "\\otimes", "\\oplus",
-        "\\ominus", "\\odot", "\\wedge", "\\vee", "\\sqcup", "\\sqcap", "\\uplus"}
-_REL = {"=", "<", ">", ":", "\\leq", "\\geq", "\\neq", "\\in", "\\notin", "\\ni", "\\subset",
-        "\\supset", "\\subseteq", "\\supseteq", "\\to", "\\sim", "\\simeq", "\\approx",
-        "\\cong", "\\equiv", "\\propto", "\\mid", "\\parallel", "\\perp", "\\ll", "\\gg",
-        "\\coloneqq", "\\mapsto", "\\leftarrow", "\\Rightarrow", "\\Leftarrow",
-        "\\Leftrightarrow", "\\longrightarrow"}
-_OPEN = {"(", "[", "\\{", "\\langle", "\\lfloor", "\\lceil"}
-_CLOSE = {")", "]", "\\}", "\\rangle", "\\rfloor", "\\rceil", "!", "?"}
-_PUNCT = {",", ";"}
-_OP = {"\\" + w for w in NAMED_OPERATORS} | {"\\sum", "\\prod", "\\coprod", "\\int",
-                                              "\\iint", "\\oint", "\\bigcup", "\\bigcap"}
-# \left X \right Y -> X Y, both delimiters of one kind
-_PLAIN_PAIRS = {("\\left|", "\\right|"): ("|", "|"), ("\\left\\|", "\\right\\|"): ("\\|", "\\|"),
-                ("\\left(", "\\right)"): ("(", ")"), ("\\left[", "\\right]"): ("[", "]"),
-                ("\\left\\{", "\\right\\}"): ("\\{", "\\}")}
-
-def _atom_class(n):
-    """TeX's class of one node: Ord, Op, Bin, Rel, Open, Close, Punct, Inner,
-    or None when unknown (spacing commands, environments)."""
-    if n[0] == "group":
-        return "Ord"
-    if n[0] == "cmd":
-        if n[1] in ("\\frac", "\\dfrac", "\\tfrac", "\\binom", "\\dbinom", "\\tbinom"):
-            return "Inner"
-        if n[1].startswith("\\operatorname"):
-            return "Op"
-        return "Ord" if n[1] in ORD_CMDS else None
-    if n[0] != "tok":
-        return None
-    t = n[1]
-    if (len(t) == 1 and t.isalnum()) or t in ORD_TOKENS or t in (".", "/", "|", "\\|", "'"):
-        return "Ord"
-    if t.startswith(("\\right", "\\left")):
-        return "Inner"
-    for cls, names in (("Bin", _BIN), ("Rel", _REL), ("Open", _OPEN), ("Close", _CLOSE),
-                       ("Punct", _PUNCT), ("Op", _OP)):
-        if t in names:
-            return cls
-    return None
-
-
-def _nucleus(out, i):
-    """Index of the atom out[i] belongs to (a script belongs to its
-    nucleus), -1 at the start of the list."""
-    while i >= 0 and out[i][0] == "script":
-        i -= 1
-    return i
-
-
-def _edge(n, opener):
-    """A node that starts (opener "\\left") or ends ("\\right") the math
-    list around it; the other one of the two is a whole Inner atom."""
-    return n[0] == "tok" and (n[1] in ("&", "\\\\") or n[1].startswith(opener))
-
-
-def _class_before(out, i):
-    """Class of the atom before out[i] ("" at the start of the list); a Bin
-    after nothing, Op, Bin, Rel, Open or Punct is an Ord (TeX's rule)."""
-    j = _nucleus(out, i - 1)
-    if j < 0 or _edge(out[j], "\\left"):
-        return "" if j == -1 or _edge(out[j], "\\left") else None
-    cls = _atom_class(out[j])
-    if cls == "Bin":
-        prev = _class_before(out, j)
-        if prev is None:
-            return None
-        if prev in ("", "Bin", "Op", "Rel", "Open", "Punct"):
-            return "Ord"
-    return cls
-
-
-def _class_after(out, j):
-    """Class of the atom out[j] ("" past the end of the list, None for a
-    script, which would sit on the node before); a Bin before Rel, Close,
-    Punct or nothing is an Ord."""
-    if j >= len(out) or _edge(out[j], "\\right"):
-        return ""
-    if out[j][0] == "script":
-        return None
-    cls = _atom_class(out[j])
-    if cls == "Bin":
-        nxt = _class_after(out, j + 1)
-        if nxt is None:
-            return None
-        if nxt in ("", "Rel", "Close", "Punct"):
-            return "Ord"
-    return cls
-
-
-def _flat_list(nodes):
-    """Atoms no taller than a parenthesis in the math fonts we measured:
-    letters, digits, operators, brackets, and subscripts on a letter - no
-    superscript, prime, accent, fraction, big operator, or subscript on a
-    group (TeX hangs that one below the group's depth)."""
-    for k, n in enumerate(nodes):
-        if n[0] == "group":
-            if not _flat_list(n[1]):
-                return False
-        elif n[0] == "cmd":
-            if n[1] not in FONT_CMDS - {"\\mathscr"} or n[2] is not None or not _flat_list(n[3][0]):
-                return False
-        elif n[0] == "script":
-            base = nodes[k - 1] if k > 0 else None
-            if n[1] != "_" or base is None or base[0] not in ("tok", "cmd") or \
-                    any(m[0] != "tok" or m[1] == "'" or
-                        _atom_class(m) not in ("Ord", "Punct", "Bin", "Rel") for m in n[2]):
-                return False
-        elif n[0] != "tok" or n[1] == "'" or \
-                _atom_class(n) not in ("Ord", "Bin", "Rel", "Open", "Close", "Punct"):
-            return False
-    return True
-
-
-def _same_spacing_outside(pair, before, after):
-    """\\left..\\right is an Inner atom; | and \\| are Ord, ( [ \\{ Open and
-    Close. TeX spaces Inner differently from Ord after Ord/Close and before
-    Ord/Open/Punct, and from Open/Close after Ord/Op/Close and before
-    Ord/Open/Punct (the table in The TeXbook, ch. 18)."""
-    if before is None or after is None:
-        return False
-    if pair[0] in ("|", "\\|"):
-        return before not in ("Ord", "Close") and after not in ("Ord", "Open", "Punct")
-    return before not in ("Ord", "Op", "Close") and after not in ("Ord", "Open", "Punct")
-
-
-def _plain_small_delimiters(out):
-    """\\left|x_M\\right| -> |x_M| where both draw the same: a \\left delimiter
-    around letters, digits, operators, brackets and letter subscripts keeps
-    the base-size glyph (measured with \\setbox in pdfLaTeX CM, LM, Times,
-    newtx, libertine and XeLaTeX lm-math: equal widths, heights within
-    0.02 pt), and the atoms on both sides are spaced alike. Superscripts,
-    primes, accents, fractions, subscripted brackets and big operators make
-    \\left pick a taller glyph; a neighbour the Inner atom is spaced from
-    differently (k\\left(x\\right), \\left|x\\right|r) keeps the pair."""
-    # innermost pairs first: (\left|x\right|) -> (|x|) makes the outer
-    # pair's inside flat
-    for i in range(len(out) - 1, -1, -1):
-        n = out[i]
-        if n[0] != "tok" or not n[1].startswith("\\left"):
-            continue
-        depth, j = 0, i + 1
-        while j < len(out):
-            m = out[j]
-            if m[0] == "tok" and m[1].startswith("\\left"):
-                depth += 1
-            elif m[0] == "tok" and m[1].startswith("\\right"):
-                if depth == 0:
-                    break
-                depth -= 1
-            j += 1
-        pair = _PLAIN_PAIRS.get((n[1], out[j][1])) if j < len(out) else None
-        inner = out[i + 1:j]
-        if pair is None or not inner or not _flat_list(inner):
-            continue
-        if not _same_spacing_outside(pair, _class_before(out, i), _class_after(out, j + 1)):
-            continue
-        if pair[0] in ("|", "\\|"):
-            # inside, \\left| is an Open atom and | an Ord: the first atom
-            # must be spaced alike after both, the last before both
-            first = _atom_class(inner[0])
-            last = _class_before(inner, len(inner))
-            if first not in ("Ord", "Open") or last not in ("Ord", "Open", "Close"):
-                continue
-        out = out[:i] + [("tok", pair[0])] + inner + [("tok", pair[1])] + out[j + 1:]
-    return out
 
 
 def _subscript_before_primes(out):
