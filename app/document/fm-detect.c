@@ -5116,6 +5116,26 @@ tally_formula_part (const Chunk *o, FmRect *box, int *math, int *text, int *tota
   *total += o->end - o->start;
 }
 
+/* Whether a chunk of words other than those of the line y0..y1 starts at
+ * x (to 0.2 em) on a line within 2.5 em above or below it: the line is a
+ * row of a table column (display_then_remark(), condition_rows()). */
+static gboolean
+wordy_at_x_nearby (const PageCtx *pc, double x, double y0, double y1, double em)
+{
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *q = &g_array_index (pc->chunks, Chunk, i);
+      double cy = fm_rect_cy (&q->box);
+      if (q->is_number || q->n_text * 2 < q->end - q->start || fabs (q->box.x0 - x) >= 0.2 * em ||
+          (cy > y0 && cy < y1))
+        continue;
+      if ((q->box.y1 <= y0 + 0.2 * em && y0 - q->box.y1 < 2.5 * em) ||
+          (q->box.y0 >= y1 - 0.2 * em && q->box.y0 - y1 < 2.5 * em))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether the chunks members[0..nm) of one line are a display and, after
  * a \qquad or more (\hfill), a remark in brackets that closes the line
  * (\mathbf{v} = \Delta\mathbf{r}/\Delta t \qquad \hfill [only for constant
@@ -5195,6 +5215,12 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
     return FALSE;
   if (!bracket && (left.x0 - pc->margins.left[col] < 2.0 * em ||
                    fabs ((left.x0 - pc->margins.left[col]) - (pc->margins.right[col] - right.x1)) > 0.5 * em))
+    return FALSE;
+  /* The widest row of a centred table of a formula column and a text
+   * column (c@{\qquad}l) is centred too: its words start where the words
+   * of the rows above or below start, a display's remark is alone. */
+  if (!bracket && (wordy_at_x_nearby (pc, right.x0, right.y0, right.y1, em) ||
+                   wordy_at_x_nearby (pc, left.x0, left.y0, left.y1, em)))
     return FALSE;
   return total > 0 && math >= 2 && text * 4 <= total && open >= 0 &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
@@ -7064,6 +7090,90 @@ condition_row (const PageCtx *pc, int b, const Chunk *o)
          (!pc->margins.known[col] || o->box.x1 < pc->margins.right[col] + 0.5 * o->em);
 }
 
+/* Whether a tall glyph of character c can be a cases brace: an opening
+ * bracket, or a glyph the text layer could not name (Latin Modern's
+ * extension brace comes as a private-use or control code, a brace found in
+ * the ink as INK_GLYPH); an integral or sum beside the rows is no brace. */
+static gboolean
+cases_brace_char (gunichar c)
+{
+  return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
+}
+
+/* How many of the chunks marked in row[] have their middle within r's
+ * height (condition_column()). */
+static int
+rows_level_with (GArray *chunks, const gboolean *row, const FmRect *r)
+{
+  int n = 0;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      double cy = fm_rect_cy (&g_array_index (chunks, Chunk, i).box);
+      n += row[i] && cy > r->y0 && cy < r->y1;
+    }
+  return n;
+}
+
+/* Whether the rows row[] found beside block b are the conditions of a
+ * cases display: two or more of them level with one tall glyph of the
+ * block (the brace, 1.8 em or more), none ending in a hyphen, and no row
+ * of words at their x above or below them. A notation table's formula
+ * column has no brace (tabular{ll}, p{...}: its rows are a column of
+ * their own), a minipage of prose beside a display hyphenates and runs
+ * on, a table's text column continues past the block. */
+static gboolean
+condition_column (const PageCtx *pc, int b, const gboolean *row)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  const FmRect *bl = &pc->blocks[b];
+  FmRect col = { 0, 0, 0, 0 }, pieces = { 0, 0, 0, 0 };
+  int n = 0, braced = 0;
+  double em = pc->body_em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      int last = o->end - 1;
+      if (!row[i])
+        continue;
+      if (last > o->start && (g[last].c == '-' || g[last].c == 0x2010) && g_unichar_isalpha (g[last - 1].c))
+        return FALSE;
+      if (n++ == 0)
+        col = o->box;
+      else
+        fm_rect_union (&col, &o->box);
+    }
+  /* (the brace is not always a glyph of the block: a cases brace beside
+   * an integral's limits joins the block late; XeTeX and LuaTeX build it
+   * of pieces, U+23A7 to U+23AD, one span together) */
+  for (guint k = 0; k < chunks->len && braced < 2; k++)
+    {
+      const Chunk *c = &g_array_index (chunks, Chunk, k);
+      for (int j = c->start; j < c->end && braced < 2; j++)
+        {
+          const FmRect *r = &g[j].r;
+          gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
+          if (fm_rect_cx (r) < bl->x0 - em || r->x1 > col.x0 || r->y1 < bl->y0 || r->y0 > bl->y1 ||
+              !(piece || (r->y1 - r->y0 >= 1.8 * em && cases_brace_char (g[j].c))))
+            continue;
+          if (piece)
+            {
+              if (pieces.x1 <= pieces.x0)
+                pieces = *r;
+              else
+                fm_rect_union (&pieces, r);
+              continue;
+            }
+          braced = rows_level_with (chunks, row, r);
+        }
+    }
+  if (braced < 2 && pieces.x1 > pieces.x0)
+    braced = rows_level_with (chunks, row, &pieces);
+  return n >= 2 && braced >= 2 && !wordy_at_x_nearby (pc, col.x0, col.y0, col.y1, em);
+}
+
 /* The conditions of a cases display beside its rows (\int_{\gamma\circ h}
  * \omega = \begin{cases} \int_\gamma \omega & \text{if } h \text{
  * preserves orientation,} \\ ...): their words make each a line of
@@ -7105,11 +7215,16 @@ condition_rows (PageCtx *pc)
         }
       /* (joined after the scan: each row is measured against the block's
        * own rows, and its partner is still a chunk of no block) */
+      if (!condition_column (pc, b, row))
+        continue;
       for (guint i = 0; i < chunks->len; i++)
         if (row[i])
           {
             g_array_index (chunks, Chunk, i).block = b;
             fm_rect_union (bl, &g_array_index (chunks, Chunk, i).box);
+            /* (the block's first chunk orders its region among the
+             * others: a first row above the block comes first) */
+            pc->block_first[b] = MIN (pc->block_first[b], (int) i);
           }
     }
   g_free (row);

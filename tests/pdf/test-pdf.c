@@ -881,7 +881,10 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * over); cls-alignfrac (11 pt), an aligned display whose second row holds
  * fractions (display 1/2 of 1); cls-expunit (amsart at 12 pt), a unit after
  * a power of ten whose exponent Poppler lists before the line (the regions
- * ended at the 10: text checked below). */
+ * ended at the 10: text checked below). detectfix10: cls-condtable, a
+ * centred tabular{ll} of notation and a table l@{\quad}p{...} of \dfrac
+ * rows, whose text columns condition_rows() took for a cases display's
+ * conditions (main 090e5eb: inline 2/2 of 6, the first table one display). */
 static void
 test_detect_classes (void)
 {
@@ -924,7 +927,7 @@ test_detect_classes (void)
                           "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
                           "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
-                          "cls-expunit-lmodern" };
+                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -168,3 +168,9 @@ for f in cm lmodern; do
   $gen --body "$dir/cls-alignfrac.body.tex" --out "$dir" --prefix "cls-alignfrac-$f" --fonts $f --size 11pt --seed 10165
   $gen --body "$dir/cls-expunit.body.tex" --out "$dir" --prefix "cls-expunit-$f" --fonts $f --class amsart --size 12pt --seed 10166
 done
+
+# detectfix10 (review of e2e12r): columns of words beside a block that are
+# no cases' conditions (prose minipage, notation tables)
+for f in cm lmodern; do
+  $gen --body "$dir/cls-condtable.body.tex" --out "$dir" --prefix "cls-condtable-$f" --fonts $f --seed 10270
+done
