@@ -6174,7 +6174,11 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
     const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[first]);
     opens_math = g[ch->start].cls != CLS_TEXT && g_unichar_isalpha (g[ch->start].c);
   }
-  named = phrase_then_formula (pc, members, nm, &lower, &labelled) && lower;
+  /* (a named display's formula is taller than a text line, a radical or
+   * a fraction: 1.36-1.43 em on dev 1124 and the fixtures; a centred line
+   * of prose, "given that $x = 2$", "see also $n = 1$", is one text line
+   * high, 0.89 em - detectfix9) */
+  named = phrase_then_formula (pc, members, nm, &lower, &labelled) && lower && ext.y1 - ext.y0 >= 1.2 * em;
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);

@@ -873,7 +873,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * headings by detect14t (before: display 0 of 5, inline pieces, the number
  * lost); cls-boxpar (pdfLaTeX CM, LuaLaTeX LM Math, detectfix9): a
  * justified paragraph in an \fbox{\parbox}, set in by equal slivers
- * (before: a false display of its lines);
+ * (before: a false display of its lines); cls-centreprose (pdfLaTeX CM,
+ * XeLaTeX Termes Math, detectfix9): centred lower-case prose with one
+ * formula one text line high, "given that $x = 2$" (before: display);
  * e2e12r (pdfLaTeX CM and LM; the detector before it in brackets):
  * cls-scriptnum, inline \dfrac numerators of more scripts than full-size
  * glyphs, a denominator 2 em from the line's words, a letter a word space
@@ -928,6 +930,7 @@ test_detect_classes (void)
                           "cls-stackparts-newtx", "cls-stackparts-xe", "cls-phrasedisp-cm", "cls-phrasedisp-xe",
                           "cls-phrasedisp-lua", "cls-bigdelimwords-cm", "cls-bigdelimwords-palatino",
                           "cls-capdisp-cm", "cls-capdisp-xe", "cls-boxpar-cm", "cls-boxpar-lua",
+                          "cls-centreprose-cm", "cls-centreprose-xe",
                           "cls-scriptnum-cm",
                           "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",

@@ -161,6 +161,8 @@ $gen --body "$dir/cls-capdisp.body.tex" --out "$dir" --prefix cls-capdisp-cm --f
 $gen --body "$dir/cls-capdisp.body.tex" --out "$dir" --prefix cls-capdisp-xe --engine xelatex --fonts termes-math --seed 10255
 $gen --body "$dir/cls-boxpar.body.tex" --out "$dir" --prefix cls-boxpar-cm --fonts cm --seed 10256
 $gen --body "$dir/cls-boxpar.body.tex" --out "$dir" --prefix cls-boxpar-lua --engine lualatex --fonts lm-math --seed 10256
+$gen --body "$dir/cls-centreprose.body.tex" --out "$dir" --prefix cls-centreprose-cm --fonts cm --seed 10257
+$gen --body "$dir/cls-centreprose.body.tex" --out "$dir" --prefix cls-centreprose-xe --engine xelatex --fonts termes-math --seed 10257
 
 
 # e2e12r (issue 12): CM/LM formulas pdf-e2e missed or cut
