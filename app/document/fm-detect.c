@@ -4863,22 +4863,52 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
   return n;
 }
 
+/* Whether a line of words just above or below the line spanning ext (a
+ * box gap under 1 em) starts or ends within 0.1 em of where ext does: a
+ * line of the same paragraph, so ext's slivers from the margins are the
+ * paragraph's own measure (a framed box), not a display's centring. A
+ * display's neighbours run from margin to margin, a quarter em or more
+ * beyond it. */
+static gboolean
+edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
+{
+  for (guint j = 0; j < pc->chunks->len; j++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
+      double cy = 0.5 * (o->box.y0 + o->box.y1);
+
+      if (o->n_text == 0 || (cy >= ext->y0 && cy <= ext->y1) || fm_rect_v_gap (ext, &o->box) > 1.0 * em ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (ext)))
+        continue;
+      if (fabs (o->box.x0 - ext->x0) < 0.1 * em || fabs (o->box.x1 - ext->x1) < 0.1 * em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether a line spanning ext stays clear of its column's margins and is
  * centred or indented like a display. A display nearly as wide as a
  * narrow column is set off by the same sliver on both sides, a quarter em
  * or more (0.3 em either side of \text{practical resonance frequency }
  * \omega = \sqrt{...} in a two-column page): a paragraph's line is flush
- * with one margin at least. */
+ * with one margin at least - unless its box's margins are not the page's:
+ * a justified paragraph inside a framed or \fbox{\parbox} box is set in
+ * by the same sliver on both sides, and its neighbour lines share an edge
+ * with it (the line above ends, the line below starts, where it does;
+ * detectfix9). */
 static gboolean
-line_is_set_off (const Margins *m, int col, const FmRect *ext, double em)
+line_is_set_off (const PageCtx *pc, int col, const FmRect *ext, double em)
 {
+  const Margins *m = &pc->margins;
   double lg, rg;
 
   if (!m->known[col])
     return FALSE;
   lg = ext->x0 - m->left[col];
   rg = m->right[col] - ext->x1;
-  if (lg >= 0.25 * em && rg >= 0.25 * em && fabs (lg - rg) < 0.1 * em)
+  /* (a narrow display's rows share an edge too, and are set off by the
+   * rules below) */
+  if (lg >= 0.25 * em && rg >= 0.25 * em && fabs (lg - rg) < 0.1 * em && !edge_shared_by_neighbour (pc, ext, em))
     return TRUE;
   if (lg < 1.0 * em || rg < 1.0 * em)
     return FALSE;
@@ -4996,7 +5026,7 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
                x0[k] - x1[k - 1] >= 1.5 * em &&
                ((text[k] <= 12 && total[k] <= 16 && condition_line_set_off (pc, x0[0], x1[k], em)) ||
                 (text[k] <= 40 && total[k] <= 60 &&
-                 line_is_set_off (&pc->margins, column_of (pc, 0.5 * (x0[0] + x1[k])),
+                 line_is_set_off (pc, column_of (pc, 0.5 * (x0[0] + x1[k])),
                                   &(FmRect) { x0[0], row[0]->box.y0, x1[k], row[0]->box.y1 }, em))))
         condition = TRUE;
       else
@@ -6032,15 +6062,19 @@ operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
  * after its math. A display of words has its words as operands, a sign
  * right after them (\text{rate in} &= 5, \text{Var}(X)), or words after
  * its math; one that opens with an operator name set in the text font
- * (Times' \operatorname{ph}\,a &= \mathrm{erfc}(z-6) + ...) is mostly math. */
+ * (Times' \operatorname{ph}\,a &= \mathrm{erfc}(z-6) + ...) is mostly math.
+ * *labelled: the phrase opens with a label of digits and points or is
+ * mostly bold - what tells a heading from a display that opens with a
+ * capitalised word, \text{Maximize } z = 3x_1 + 2x_2 (heading_line()). */
 static gboolean
-phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lower)
+phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lower, gboolean *labelled)
 {
   const Glyph *g = pc->g;
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[0]), *next = NULL;
-  int k, words = 0, text = 0, total = 0;
+  int k, words = 0, text = 0, total = 0, letters = 0, bold = 0;
 
   *lower = FALSE;
+  *labelled = FALSE;
   for (int m = 0; m < nm; m++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, members[m]);
@@ -6062,8 +6096,14 @@ phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lo
   for (k = ch->start; k < ch->end && (g_unichar_isdigit (g[k].c) || g[k].c == '.'); k++)
     ;
   *lower = k == ch->start && k < ch->end && g_unichar_islower (g[k].c);
+  *labelled = k > ch->start;
   for (; k < ch->end && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c); k++)
-    words += k == ch->start || g[k].space_before;
+    {
+      words += k == ch->start || g[k].space_before;
+      letters++;
+      bold += g[k].bold;
+    }
+  *labelled = *labelled || (letters > 0 && 2 * bold > letters);
   if (k == ch->end && next != NULL)
     k = (int) (ch = next)->start;
   if (words == 0 || k == ch->end || !g[k].space_before || is_operator (g[k].c) || is_relation_sign (g[k].c))
@@ -6072,6 +6112,23 @@ phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lo
     if (g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c))
       return FALSE;
   return TRUE;
+}
+
+/* Whether a line (chunks members, extent ext) is a centred heading with a
+ * formula in it, \textsc{2. The case $n = 1$}, \textbf{Lemma 1.} $k = 3$:
+ * a phrase that opens with a capital then one formula (phrase_then_formula())
+ * and a heading's marks - a label or a bold face, one text line high (no
+ * big operator, fraction or tall delimiter). A capital alone is no such
+ * mark: \[\text{Maximize } z = 3x_1 + 2x_2\], \text{Area } A = \pi r^2
+ * with its (1), \text{Total } T = \sum_{i=1}^n t_i are displays
+ * (detectfix9). */
+static gboolean
+heading_line (const PageCtx *pc, const int *members, int nm, const FmRect *ext, double em)
+{
+  gboolean lower, labelled;
+
+  return phrase_then_formula (pc, members, nm, &lower, &labelled) && !lower && labelled &&
+         ext->y1 - ext->y0 <= 1.6 * em;
 }
 
 /* Whether chunk ch is one or two big delimiters alone (a \Bigl( set as a
@@ -6112,7 +6169,7 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
   const Glyph *g = pc->g;
   FmRect ext = g_array_index (pc->chunks, Chunk, members[0]).box;
   int run = 0, longest = 0, ops = 0, math = 0, bold = 0, n_letters = 0, first = 0, cells = 0;
-  gboolean operand = FALSE, opens_math, named, lower;
+  gboolean operand = FALSE, opens_math, named, lower, labelled;
 
   /* (a \Bigl( or \Bigr] is a chunk of its own, a nameless CMEX's as a
    * control character: no cell of a row) */
@@ -6131,7 +6188,7 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
       if (ch->box.x0 < g_array_index (pc->chunks, Chunk, members[first]).box.x0)
         first = m;
     }
-  if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, em))
+  if (!line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, em))
     return FALSE;
   {
     /* the leftmost chunk's first glyph in Poppler's text order, not its
@@ -6143,7 +6200,11 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
     const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[first]);
     opens_math = g[ch->start].cls != CLS_TEXT && g_unichar_isalpha (g[ch->start].c);
   }
-  named = phrase_then_formula (pc, members, nm, &lower) && lower;
+  /* (a named display's formula is taller than a text line, a radical or
+   * a fraction: 1.36-1.43 em on dev 1124 and the fixtures; a centred line
+   * of prose, "given that $x = 2$", "see also $n = 1$", is one text line
+   * high, 0.89 em - detectfix9) */
+  named = phrase_then_formula (pc, members, nm, &lower, &labelled) && lower && ext.y1 - ext.y0 >= 1.2 * em;
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);
@@ -6222,7 +6283,7 @@ display_lines_with_text (PageCtx *pc)
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       FmRect ext;
       int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
-      gboolean all_display = TRUE, set_off, lower;
+      gboolean all_display = TRUE, set_off;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
       gboolean remark_seed = (g[ch->start].c == '(' || g[ch->start].c == '[') && ch->end - ch->start <= 60;
@@ -6244,8 +6305,8 @@ display_lines_with_text (PageCtx *pc)
       /* (formulas joined by words weigh their parts themselves: a long
        * condition after a \qquad is most of its line's glyphs) */
       set_off = math >= 2 &&
-                ((n_text * 5 <= total * 3 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) &&
-                  !(phrase_then_formula (pc, members, nm, &lower) && !lower)) ||
+                ((n_text * 5 <= total * 3 && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) &&
+                  !heading_line (pc, members, nm, &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
       if (set_off)
@@ -6312,7 +6373,7 @@ row_alone_set_off (PageCtx *pc, guint i)
   int *members = g_new (int, pc->chunks->len + 1);
   FmRect ext;
   int nm = line_group (pc->chunks, i, pc, members, &ext);
-  gboolean ok = nm == 1 && line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
+  gboolean ok = nm == 1 && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
 
   g_free (members);
   return ok;
@@ -6461,7 +6522,7 @@ first_rows_above (PageCtx *pc)
             !block_continues (pc->g, chunks, b))
           continue;
         nm = line_group (chunks, i, pc, members, &ext);
-        if (!line_is_set_off (&pc->margins, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em))
+        if (!line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em))
           continue;
         for (int k = 0; k < nm; k++)
           {

@@ -867,6 +867,15 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * and Palatino, detect14t): a display of words whose \Bigl( \Bigr) are
  * chunks of their own, refused as a table row of five chunks (before:
  * display 0 of 1, inline pieces);
+ * cls-capdisp (pdfLaTeX CM, XeLaTeX Termes Math, detectfix9): displays that
+ * open with a capitalised word (\text{Maximize } z = ..., a numbered
+ * \text{Area } A = \pi r^2, an aligned \text{Minimize } & ...), taken for
+ * headings by detect14t (before: display 0 of 5, inline pieces, the number
+ * lost); cls-boxpar (pdfLaTeX CM, LuaLaTeX LM Math, detectfix9): a
+ * justified paragraph in an \fbox{\parbox}, set in by equal slivers
+ * (before: a false display of its lines); cls-centreprose (pdfLaTeX CM,
+ * XeLaTeX Termes Math, detectfix9): centred lower-case prose with one
+ * formula one text line high, "given that $x = 2$" (before: display);
  * e2e12r (pdfLaTeX CM and LM; the detector before it in brackets):
  * cls-scriptnum, inline \dfrac numerators of more scripts than full-size
  * glyphs, a denominator 2 em from the line's words, a letter a word space
@@ -923,6 +932,8 @@ test_detect_classes (void)
                           "cls-units-xe", "cls-footfrac-xe", "cls-footfrac-lua", "cls-stackparts-stix2",
                           "cls-stackparts-newtx", "cls-stackparts-xe", "cls-phrasedisp-cm", "cls-phrasedisp-xe",
                           "cls-phrasedisp-lua", "cls-bigdelimwords-cm", "cls-bigdelimwords-palatino",
+                          "cls-capdisp-cm", "cls-capdisp-xe", "cls-boxpar-cm", "cls-boxpar-lua",
+                          "cls-centreprose-cm", "cls-centreprose-xe",
                           "cls-scriptnum-cm",
                           "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",

@@ -156,6 +156,13 @@ $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-
 $gen --body "$dir/cls-phrasedisp.body.tex" --out "$dir" --prefix cls-phrasedisp-lua --twocolumn --engine lualatex --fonts stix2-math --seed 10201
 $gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-cm --fonts cm --seed 10202
 $gen --body "$dir/cls-bigdelimwords.body.tex" --out "$dir" --prefix cls-bigdelimwords-palatino --fonts palatino --seed 10202
+# detectfix9 (review of detect14t): displays that open with a capitalised word, a framed paragraph
+$gen --body "$dir/cls-capdisp.body.tex" --out "$dir" --prefix cls-capdisp-cm --fonts cm --seed 10255
+$gen --body "$dir/cls-capdisp.body.tex" --out "$dir" --prefix cls-capdisp-xe --engine xelatex --fonts termes-math --seed 10255
+$gen --body "$dir/cls-boxpar.body.tex" --out "$dir" --prefix cls-boxpar-cm --fonts cm --seed 10256
+$gen --body "$dir/cls-boxpar.body.tex" --out "$dir" --prefix cls-boxpar-lua --engine lualatex --fonts lm-math --seed 10256
+$gen --body "$dir/cls-centreprose.body.tex" --out "$dir" --prefix cls-centreprose-cm --fonts cm --seed 10257
+$gen --body "$dir/cls-centreprose.body.tex" --out "$dir" --prefix cls-centreprose-xe --engine xelatex --fonts termes-math --seed 10257
 
 
 # e2e12r (issue 12): CM/LM formulas pdf-e2e missed or cut
