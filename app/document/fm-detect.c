@@ -3307,17 +3307,19 @@ fraction_part (const InlineCtx *ic, int k, double em)
   return ic->frac[k] != 0;
 }
 
-/* The left end of the bar of fraction part k (fraction_part()): the ink
- * run of the rule right below or above it; k's own left end where neither
- * reaches across it. A fraction's parts are centred on its bar, the bar
- * starts the fraction: what stands before it is as far from the bar as
- * from the fraction, however narrow the part beside it. */
-static double
-fraction_bar_x0 (const InlineCtx *ic, int k, double em)
+/* The ends of the bar of fraction part k (fraction_part()): the ink run of
+ * the rule right below or above it; k's own ends where neither reaches
+ * across it. A fraction's parts are centred on its bar, the bar starts and
+ * ends the fraction: what stands before or after it is as far from the bar
+ * as from the fraction, however narrow the part beside it. */
+static void
+fraction_bar_ends (const InlineCtx *ic, int k, double em, double *x0, double *x1)
 {
   const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
-  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, x0 = r->x0;
+  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
 
+  *x0 = r->x0;
+  *x1 = r->x1;
   for (int side = 0; side < 2; side++)
     {
       double y = side == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em), bx0, bx1;
@@ -3325,33 +3327,13 @@ fraction_bar_x0 (const InlineCtx *ic, int k, double em)
         continue;
       ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
                    &bx1);
-      /* (a rule's left end is no bar's: the gap to it would be 0) */
+      /* (a rule's end is no bar's: the gap to it would be 0) */
       if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol && fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
-        x0 = MIN (x0, bx0);
+        {
+          *x0 = MIN (*x0, bx0);
+          *x1 = MAX (*x1, bx1);
+        }
     }
-  return x0;
-}
-
-/* The right end of the bar of fraction part k, as fraction_bar_x0() finds
- * its left end: what follows the fraction is as far from the bar as from
- * the fraction, however narrow the part beside it. */
-static double
-fraction_bar_x1 (const InlineCtx *ic, int k, double em)
-{
-  const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
-  double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, x1 = r->x1;
-
-  for (int side = 0; side < 2; side++)
-    {
-      double y = side == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em), bx0, bx1;
-      if (y < 0)
-        continue;
-      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
-                   &bx1);
-      if (bx0 <= r->x0 + tol && bx1 >= r->x1 - tol && fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
-        x1 = MAX (x1, bx1);
-    }
-  return x1;
 }
 
 /* The glue between bar k and its line neighbour on side (-1 left, +1
@@ -4400,7 +4382,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && mr->script && fraction_part (ic, ri, em))
     {
       Glyph from_bar = *r;
-      from_bar.r.x0 = fraction_bar_x0 (ic, ri, em);
+      double bar_x1;
+      fraction_bar_ends (ic, ri, em, &from_bar.r.x0, &bar_x1);
       join = operator_script_end (ic, li, &from_bar, MAX (0.0, from_bar.r.x0 - l->r.x1));
     }
   /* After a text-style fraction TeX puts a thin space before an opening
@@ -4412,7 +4395,9 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && ml->script && !mr->script && ic->pc->ink != NULL &&
       (is_open_bracket (r->c) || g_unichar_isalnum (r->c)) && fraction_part (ic, li, em))
     {
-      double from_bar = r->r.x0 - fraction_bar_x1 (ic, li, em) - 1.2;
+      double bar_x0, bar_x1;
+      fraction_bar_ends (ic, li, em, &bar_x0, &bar_x1);
+      double from_bar = r->r.x0 - bar_x1 - 1.2;
       double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
       join = from_bar < (1.0 / 6 + 0.03) * em && (ws <= 0 || from_bar < ws - 0.03 * em) &&
              v_overlap_enough (&l->r, &r->r, 0.1);
