@@ -3312,16 +3312,29 @@ is_word_apostrophe (const Item *b, const Item *word, gsize letters)
          b->box.x0 >= word->box.x1 - 0.3 * word->size;
 }
 
+/* The items keep holds (all of them where keep is NULL) in x order, the
+ * walk the merges below share. A plain array: g_ptr_array_copy would carry
+ * r->items' free function along. */
+static GPtrArray *
+items_by_x (Reader *r, gboolean (*keep) (const Item *it))
+{
+  GPtrArray *sorted = g_ptr_array_new ();
+
+  for (guint i = 0; i < r->items->len; i++)
+    if (keep == NULL || keep (r->items->pdata[i]))
+      g_ptr_array_add (sorted, r->items->pdata[i]);
+  g_ptr_array_sort (sorted, by_x);
+  return sorted;
+}
+
 /* Upright letters in a row, glued (gap < 0.12 em), one font and size, become
  * words: operator names, \mathrm{d}, \text{...}. */
 static void
 merge_words (Reader *r)
 {
   GPtrArray *g = r->items;
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
-  for (guint i = 0; i < g->len; i++)
-    g_ptr_array_add (sorted, g->pdata[i]);
-  g_ptr_array_sort (sorted, by_x);
+  g_autoptr (GPtrArray) sorted = items_by_x (r, NULL);
+
   for (guint i = 0; i < sorted->len; i++)
     {
       Item *a = sorted->pdata[i], *word;
@@ -3425,6 +3438,13 @@ has_math_italic_letter (Reader *r)
   return FALSE;
 }
 
+static gboolean
+is_text_italic_letter (const Item *it)
+{
+  return !it->used && it->kind == ITEM_GLYPH && it->c < 0x80 && g_ascii_isalpha ((char) it->c) && it->font != NULL &&
+         fm_font_classify (it->font) == FM_FONT_TEXT_ITALIC && !fm_font_is_bold (it->font);
+}
+
 /* Two or more glued letters of a text face's italic beside math italic
  * letters: a word in \mathit or \textit (M\colon\mathcal{I}\to\textit{Ab} had
  * read M:\mathcal{I}\to Ab CERTAIN, math italic letters, on every set-up
@@ -3438,15 +3458,7 @@ merge_italic_words (Reader *r)
 
   if (!has_math_italic_letter (r))
     return;
-  sorted = g_ptr_array_new ();
-  for (guint i = 0; i < r->items->len; i++)
-    {
-      Item *it = r->items->pdata[i];
-      if (!it->used && it->kind == ITEM_GLYPH && it->c < 0x80 && g_ascii_isalpha ((char) it->c) &&
-          it->font != NULL && fm_font_classify (it->font) == FM_FONT_TEXT_ITALIC && !fm_font_is_bold (it->font))
-        g_ptr_array_add (sorted, it);
-    }
-  g_ptr_array_sort (sorted, by_x);
+  sorted = items_by_x (r, is_text_italic_letter);
   for (guint i = 0; i < sorted->len;)
     {
       Item *a = sorted->pdata[i], *word;
@@ -3504,6 +3516,12 @@ phrase_letters (const Item *it)
   return g_strndup (t, strlen (t) - 1);
 }
 
+static gboolean
+is_unused (const Item *it)
+{
+  return !it->used;
+}
+
 /* Text words a word space apart (TEXT_WORD_SPACE up to half an em: beyond,
  * a spacing command stands between them), on one baseline in one size,
  * are one text group with its spaces: `\text{Maxwell's equations}`,
@@ -3512,12 +3530,8 @@ phrase_letters (const Item *it)
 static void
 merge_text_phrases (Reader *r)
 {
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  g_autoptr (GPtrArray) sorted = items_by_x (r, is_unused);
 
-  for (guint i = 0; i < r->items->len; i++)
-    if (!((Item *) r->items->pdata[i])->used)
-      g_ptr_array_add (sorted, r->items->pdata[i]);
-  g_ptr_array_sort (sorted, by_x);
   for (guint i = 0; i < sorted->len; i++)
     {
       Item *a = sorted->pdata[i];
@@ -3590,16 +3604,10 @@ neighbour_on_line (GPtrArray *sorted, guint i, int n)
 static void
 merge_sequences (Reader *r)
 {
-  GPtrArray *g = r->items;
-  /* A plain copy: g_ptr_array_copy would carry the free function along. */
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
-
-  for (guint i = 0; i < g->len; i++)
-    g_ptr_array_add (sorted, g->pdata[i]);
+  g_autoptr (GPtrArray) sorted = items_by_x (r, NULL);
 
   /* Three dots in a row are \ldots or \cdots (TeX sets them as three
    * glyphs); ":=" is \coloneqq. */
-  g_ptr_array_sort (sorted, by_x);
   for (guint i = 0; i + 1 < sorted->len; i++)
     {
       Item *a = sorted->pdata[i], *b, *c, *prev;

@@ -1143,52 +1143,146 @@ is_colon (GPtrArray *toks, guint i)
   return strcmp (toks->pdata[i], ":") == 0 || strcmp (toks->pdata[i], "\\colon") == 0;
 }
 
-/* The step the glyph spellings below share: the tokens of one class in
- * the glyphs' reading (t) and in the model's (m), paired by order. FALSE
- * when the glyphs have none or the counts differ (the readings do not
- * pair up); else want and got hold the token indices of each pair. */
-static gboolean
-paired_tokens (GPtrArray *t, GPtrArray *m, gboolean (*in_class) (GPtrArray *, guint),
-               GArray *want, GArray *got)
+/* A reading rewritten in place, piece by piece: its tokens with each
+ * one's byte offset and, from the first change on, the text so far. The
+ * step the rewrites below share (duplicates: without_top_limits,
+ * prime_tokens_as_typed and primes_as_typed each kept these by hand). */
+typedef struct
 {
-  for (guint i = 0; i < t->len; i++)
-    if (in_class (t, i))
-      g_array_append_val (want, i);
-  for (guint i = 0; i < m->len; i++)
-    if (in_class (m, i))
-      g_array_append_val (got, i);
-  return want->len > 0 && want->len == got->len;
+  const char *src;  /* the reading (not owned) */
+  GPtrArray *toks;  /* its tokens */
+  GArray *at;       /* the byte offset of each of toks in src */
+  GString *out;     /* NULL while nothing has changed */
+  gsize copied;     /* how much of src stands in out */
+} Rewrite;
+
+static void
+rewrite_read (Rewrite *w, const char *src)
+{
+  w->src = src;
+  w->at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  w->toks = latex_tokens_at (src, w->at);
 }
 
-/* The model's reading with token got[k] spelt edits[k] wherever edits[k]
- * is set (a control word keeps a space before a letter: "\colon I", not
- * "\colonI"); NULL when nothing is set. */
-static char *
-respelled (const char *model, GPtrArray *m, GArray *at, GArray *got, const char *const *edits)
+static void
+rewrite_clear (Rewrite *w)
 {
-  g_autoptr(GString) out = g_string_new (NULL);
-  gboolean changed = FALSE;
-  gsize copied = 0;
+  g_clear_pointer (&w->toks, g_ptr_array_unref);
+  g_clear_pointer (&w->at, g_array_unref);
+  if (w->out != NULL)
+    g_string_free (g_steal_pointer (&w->out), TRUE);
+}
 
-  for (guint k = 0; k < got->len; k++)
-    {
-      guint i = g_array_index (got, guint, k);
-      gsize from = g_array_index (at, gsize, i);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rewrite, rewrite_clear)
 
-      if (edits[k] == NULL)
-        continue;
-      g_string_append_len (out, model + copied, from - copied);
-      g_string_append (out, edits[k]);
-      copied = from + strlen (m->pdata[i]);
-      if (edits[k][0] == '\\' && g_ascii_isalpha (edits[k][strlen (edits[k]) - 1]) &&
-          g_ascii_isalpha (model[copied]))
-        g_string_append_c (out, ' ');
-      changed = TRUE;
-    }
-  if (!changed)
+/* Drops the bytes from..to of src: the text so far, src copied up to
+ * from, for the caller to append what stands there instead. */
+static GString *
+rewrite_cut (Rewrite *w, gsize from, gsize to)
+{
+  if (w->out == NULL)
+    w->out = g_string_new (NULL);
+  g_string_append_len (w->out, w->src + w->copied, from - w->copied);
+  w->copied = to;
+  return w->out;
+}
+
+/* The rewritten reading; NULL when nothing was cut. */
+static char *
+rewrite_done (Rewrite *w)
+{
+  if (w->out == NULL)
     return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  g_string_append (w->out, w->src + w->copied);
+  return g_string_free (g_steal_pointer (&w->out), FALSE);
+}
+
+/* The step the glyph respellings below share: both readings' tokens (the
+ * model's with each one's byte offset, to rewrite it in place) and the
+ * tokens of one class in each, paired by order. */
+typedef struct
+{
+  Rewrite model;  /* the model's reading, its tokens model.toks */
+  GPtrArray *t;   /* the glyphs' reading's tokens */
+  GArray *want;   /* the indices in t of the class's tokens */
+  GArray *got;    /* the same in model.toks: want[k] pairs with got[k] */
+} TokenPairs;
+
+static void
+token_pairs_clear (TokenPairs *p)
+{
+  rewrite_clear (&p->model);
+  g_clear_pointer (&p->t, g_ptr_array_unref);
+  g_clear_pointer (&p->want, g_array_unref);
+  g_clear_pointer (&p->got, g_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TokenPairs, token_pairs_clear)
+
+/* Reads both readings into p (cleared by token_pairs_clear) and pairs the
+ * tokens in_class holds. FALSE when the glyphs have none or the counts
+ * differ (the readings do not pair up); the tokens are read either way. */
+static gboolean
+token_pairs_read (TokenPairs *p, const char *model, const char *text, gboolean (*in_class) (GPtrArray *, guint))
+{
+  p->t = latex_tokens (text);
+  rewrite_read (&p->model, model);
+  p->want = g_array_new (FALSE, FALSE, sizeof (guint));
+  p->got = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < p->t->len; i++)
+    if (in_class (p->t, i))
+      g_array_append_val (p->want, i);
+  for (guint i = 0; i < p->model.toks->len; i++)
+    if (in_class (p->model.toks, i))
+      g_array_append_val (p->got, i);
+  return p->want->len > 0 && p->want->len == p->got->len;
+}
+
+/* One respelling's own check of a pair, the glyphs' token t[ti] and the
+ * model's m[mi]: FALSE where the pair shows the readings differ (nothing
+ * is respelt then); else *edit is set to the model token's new spelling,
+ * or left NULL to keep it. data is the respelling's own. */
+typedef gboolean (*PairSpelling) (GPtrArray *t, guint ti, GPtrArray *m, guint mi, gconstpointer data,
+                                   const char **edit);
+
+/* The model's reading with each pair's model token spelt as spell says
+ * (a control word keeps a space before a letter: "\colon I", not
+ * "\colonI"); NULL when spell refuses a pair or nothing changes. */
+static char *
+token_pairs_respelled (TokenPairs *p, PairSpelling spell, gconstpointer data)
+{
+  Rewrite *w = &p->model;
+
+  for (guint k = 0; k < p->got->len; k++)
+    {
+      guint mi = g_array_index (p->got, guint, k);
+      gsize from = g_array_index (w->at, gsize, mi);
+      const char *edit = NULL;
+      GString *out;
+
+      if (!spell (p->t, g_array_index (p->want, guint, k), w->toks, mi, data, &edit))
+        return NULL;
+      if (edit == NULL)
+        continue;
+      out = rewrite_cut (w, from, from + strlen (w->toks->pdata[mi]));
+      g_string_append (out, edit);
+      if (edit[0] == '\\' && g_ascii_isalpha (edit[strlen (edit) - 1]) && g_ascii_isalpha (w->src[w->copied]))
+        g_string_append_c (out, ' ');
+    }
+  return rewrite_done (w);
+}
+
+/* token_pairs_read then token_pairs_respelled, for a respelling that needs
+ * nothing else of the tokens: NULL where the readings do not pair up. */
+static char *
+respelled_pairs (const char *model, const char *text, gboolean (*in_class) (GPtrArray *, guint),
+                 PairSpelling spell, gconstpointer data)
+{
+  g_auto (TokenPairs) p = { 0 };
+
+  if (!token_pairs_read (&p, model, text, in_class))
+    return NULL;
+  return token_pairs_respelled (&p, spell, data);
 }
 
 /* Whether the braced arguments after t[i] and m[j] hold the same tokens. */
@@ -1204,6 +1298,19 @@ same_argument (GPtrArray *t, guint i, GPtrArray *m, guint j)
     }
 }
 
+/* respelled_face's check: data is { glyph_cmd, model_cmd }. */
+static gboolean
+face_spelling (GPtrArray *t, guint ti, GPtrArray *m, guint mi, gconstpointer data, const char **edit)
+{
+  const char *const *cmds = data;
+
+  if (!same_argument (t, ti + 1, m, mi + 1))
+    return FALSE;
+  if (strcmp (t->pdata[ti], cmds[0]) == 0 && strcmp (m->pdata[mi], cmds[1]) == 0)
+    *edit = cmds[0];
+  return TRUE;
+}
+
 /* The model reading with the glyphs' face command glyph_cmd where it writes
  * model_cmd over the same argument: the face commands (is_face) of both
  * readings paired by order. NULL when a pair's arguments differ or nothing
@@ -1212,25 +1319,9 @@ static char *
 respelled_face (const char *model, const char *text, gboolean (*is_face) (GPtrArray *, guint),
                 const char *glyph_cmd, const char *model_cmd)
 {
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree const char **edits = NULL;
+  const char *const cmds[] = { glyph_cmd, model_cmd };
 
-  if (!paired_tokens (t, m, is_face, want, got))
-    return NULL;
-  edits = g_new0 (const char *, got->len);
-  for (guint k = 0; k < got->len; k++)
-    {
-      guint ti = g_array_index (want, guint, k), mi = g_array_index (got, guint, k);
-      if (!same_argument (t, ti + 1, m, mi + 1))
-        return NULL;
-      if (strcmp (t->pdata[ti], glyph_cmd) == 0 && strcmp (m->pdata[mi], model_cmd) == 0)
-        edits[k] = glyph_cmd;
-    }
-  return respelled (model, m, at, got, edits);
+  return respelled_pairs (model, text, is_face, face_spelling, cmds);
 }
 
 /* The agreeing reading with the glyphs' \mathcal where it writes \mathscr
@@ -1250,6 +1341,15 @@ with_glyphs_calligraphic (const char *model, const char *text)
   return respelled_face (model, text, is_script_letter, "\\mathcal", "\\mathscr");
 }
 
+/* with_glyphs_colon's check: the glyphs' \colon where the model writes ":". */
+static gboolean
+colon_spelling (GPtrArray *t, guint ti, GPtrArray *m, guint mi, gconstpointer data, const char **edit)
+{
+  if (strcmp (t->pdata[ti], "\\colon") == 0 && strcmp (m->pdata[mi], ":") == 0)
+    *edit = "\\colon";
+  return TRUE;
+}
+
 /* The agreeing reading with the glyphs' \colon where it writes ":": TeX
  * spaces amsmath's \colon (punctuation, 2 mu before, 6 after) apart from
  * the relation ":" (5 mu on both sides), and the reader tells them by that
@@ -1260,21 +1360,7 @@ with_glyphs_calligraphic (const char *model, const char *text)
 static char *
 with_glyphs_colon (const char *model, const char *text)
 {
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree const char **edits = NULL;
-
-  if (!paired_tokens (t, m, is_colon, want, got))
-    return NULL;
-  edits = g_new0 (const char *, got->len);
-  for (guint k = 0; k < got->len; k++)
-    if (strcmp (t->pdata[g_array_index (want, guint, k)], "\\colon") == 0 &&
-        strcmp (m->pdata[g_array_index (got, guint, k)], ":") == 0)
-      edits[k] = "\\colon";
-  return respelled (model, m, at, got, edits);
+  return respelled_pairs (model, text, is_colon, colon_spelling, NULL);
 }
 
 static guint count_tokens (GPtrArray *toks, const char *const *which);
@@ -1322,16 +1408,15 @@ model_style_switch (GPtrArray *m, guint i)
 static char *
 without_top_limits (const char *latex)
 {
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (latex, at);
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
+  g_auto (Rewrite) w = { 0 };
   int depth = 0;
 
-  for (guint i = 0; i < m->len; i++)
+  rewrite_read (&w, latex);
+  for (guint i = 0; i < w.toks->len; i++)
     {
-      const char *tok = m->pdata[i];
-      gsize from = g_array_index (at, gsize, i);
+      const char *tok = w.toks->pdata[i];
+      gsize from = g_array_index (w.at, gsize, i);
+      GString *out;
 
       /* an environment's cells are text style (cases, array: review of
        * reader12q), and after a \\textstyle the model's \\limits are its own */
@@ -1341,18 +1426,12 @@ without_top_limits (const char *latex)
         break;
       if (depth != 0 || strcmp (tok, "\\limits") != 0)
         continue;
-      if (out == NULL)
-        out = g_string_new (NULL);
-      g_string_append_len (out, latex + copied, from - copied);
-      copied = from + strlen (tok);
+      out = rewrite_cut (&w, from, from + strlen (tok));
       /* "\\lim\\limits x" keeps a space between \\lim and x */
-      if (g_ascii_isalpha (latex[copied]) && out->len > 0 && g_ascii_isalpha (out->str[out->len - 1]))
+      if (g_ascii_isalpha (latex[w.copied]) && out->len > 0 && g_ascii_isalpha (out->str[out->len - 1]))
         g_string_append_c (out, ' ');
     }
-  if (out == NULL)
-    return NULL;
-  g_string_append (out, latex + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 /* Whether token i of toks lies inside a part (numerator or denominator) of
@@ -1395,6 +1474,18 @@ inside_fraction_part (GPtrArray *toks, guint i)
   return open_parts > 0;
 }
 
+/* with_glyphs_display_style's check: the glyphs' \dfrac where the model
+ * writes \frac, but not inside another fraction's part or under the
+ * model's own style switch. */
+static gboolean
+display_fraction_spelling (GPtrArray *t, guint ti, GPtrArray *m, guint mi, gconstpointer data, const char **edit)
+{
+  if (strcmp (t->pdata[ti], "\\dfrac") == 0 && strcmp (m->pdata[mi], "\\frac") == 0 &&
+      !inside_fraction_part (m, mi) && !model_style_switch (m, mi))
+    *edit = "\\dfrac";
+  return TRUE;
+}
+
 /* The agreeing reading in the glyphs' display style: the reader measures
  * an inline formula's style from its glyphs' sizes (fm-mathtext.c:
  * \displaystyle where a big operator is drawn at display size or takes
@@ -1410,31 +1501,18 @@ inside_fraction_part (GPtrArray *toks, guint i)
 static char *
 with_glyphs_display_style (const char *model, const char *text)
 {
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GArray) want = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr(GArray) got = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autofree const char **edits = NULL;
+  g_auto (TokenPairs) p = { 0 };
   g_autofree char *fracs = NULL;
+  gboolean style;
+
+  if (token_pairs_read (&p, model, text, is_fraction))
+    fracs = token_pairs_respelled (&p, display_fraction_spelling, NULL);
   /* the model's own switch outside braces, or in a group that opens the
    * formula, stays its own (review of reader12q: \\textstyle\\sum read
    * \\displaystyle\\textstyle\\sum); one inside a part or script sets
    * that group only, and the glyphs' \\displaystyle still holds outside
    * it (tidy18: any switch anywhere had kept it off) */
-  gboolean style = t->len > 0 && strcmp (t->pdata[0], "\\displaystyle") == 0 && !model_style_switch (m, 0);
-
-  if (paired_tokens (t, m, is_fraction, want, got))
-    {
-      edits = g_new0 (const char *, got->len);
-      for (guint k = 0; k < got->len; k++)
-        if (strcmp (t->pdata[g_array_index (want, guint, k)], "\\dfrac") == 0 &&
-            strcmp (m->pdata[g_array_index (got, guint, k)], "\\frac") == 0 &&
-            !inside_fraction_part (m, g_array_index (got, guint, k)) &&
-            !model_style_switch (m, g_array_index (got, guint, k)))
-          edits[k] = "\\dfrac";
-      fracs = respelled (model, m, at, got, edits);
-    }
+  style = p.t->len > 0 && strcmp (p.t->pdata[0], "\\displaystyle") == 0 && !model_style_switch (p.model.toks, 0);
   if (!style)
     return g_steal_pointer (&fracs);
   {
@@ -1749,14 +1827,15 @@ token_end (const char *latex, GArray *at, guint i)
 static char *
 prime_tokens_as_typed (const char *model)
 {
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
 
+  rewrite_read (&w, model);
+  m = w.toks;
   for (guint i = 0; i + 1 < m->len; i++)
     {
       guint n = 0, end = 0;
+      GString *out;
 
       if (strcmp (m->pdata[i], "^") != 0)
         continue;
@@ -1771,18 +1850,12 @@ prime_tokens_as_typed (const char *model)
         }
       if (n == 0 || end == 0)
         continue;
-      if (out == NULL)
-        out = g_string_new (NULL);
-      g_string_append_len (out, model + copied, g_array_index (at, gsize, i) - copied);
+      out = rewrite_cut (&w, g_array_index (w.at, gsize, i), token_end (model, w.at, end));
       for (guint k = 0; k < n; k++)
         g_string_append_c (out, '\'');
-      copied = token_end (model, at, end);
       i = end - 1;
     }
-  if (out == NULL)
-    return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 /* The agreeing reading with primes as people type them: ' for ^{\prime},
@@ -1798,14 +1871,18 @@ primes_as_typed (const char *model)
 {
   g_autofree char *ticks = prime_tokens_as_typed (model);
   const char *now = ticks != NULL ? ticks : model;
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (now, at);
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
+  GArray *at;
+  char *done;
 
+  rewrite_read (&w, now);
+  m = w.toks;
+  at = w.at;
   for (guint i = 0; i + 2 < m->len; i++)
     {
       guint g = i + 2, n = 0;
+      GString *out;
 
       if (strcmp (m->pdata[i], "_") != 0)
         continue;
@@ -1824,19 +1901,14 @@ primes_as_typed (const char *model)
         n++;
       if (n == 0 || (g + n < m->len && strcmp (m->pdata[g + n], "^") == 0))
         continue;
-      if (out == NULL)
-        out = g_string_new (NULL);
-      g_string_append_len (out, now + copied, g_array_index (at, gsize, i) - copied);
+      out = rewrite_cut (&w, g_array_index (at, gsize, i), token_end (now, at, g + n));
       for (guint k = 0; k < n; k++)
         g_string_append_c (out, '\'');
       g_string_append_len (out, now + g_array_index (at, gsize, i), g_array_index (at, gsize, g) - g_array_index (at, gsize, i));
-      copied = token_end (now, at, g + n);
       i = g + n - 1;
     }
-  if (out == NULL)
-    return ticks != NULL ? g_steal_pointer (&ticks) : NULL;
-  g_string_append (out, now + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  done = rewrite_done (&w);
+  return done != NULL ? done : g_steal_pointer (&ticks);
 }
 
 static gboolean
@@ -2347,6 +2419,26 @@ bold_symbols (const char *latex)
   return n;
 }
 
+static gboolean
+is_any_fraction (GPtrArray *toks, guint i)
+{
+  static const char *const fracs[] = { "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", NULL };
+
+  return g_strv_contains (fracs, toks->pdata[i]);
+}
+
+/* with_glyphs_fractions's check: the glyphs' own fraction command where it
+ * is not \frac; under the model's own style switch its \frac is as drawn. */
+static gboolean
+glyph_fraction_spelling (GPtrArray *t, guint ti, GPtrArray *m, guint mi, gconstpointer data, const char **edit)
+{
+  const char *glyphs = t->pdata[ti];
+
+  if (strcmp (glyphs, "\\frac") != 0 && strcmp (glyphs, m->pdata[mi]) != 0 && !model_style_switch (m, mi))
+    *edit = glyphs;
+  return TRUE;
+}
+
 /* The agreeing reading with the glyphs' fraction commands where the
  * glyphs measured one (fm-mathtext.c writes \dfrac for a fraction inside
  * a display fraction's part whose own parts are full size): the amsmath
@@ -2357,42 +2449,7 @@ bold_symbols (const char *latex)
 static char *
 with_glyphs_fractions (const char *reading, const char *text)
 {
-  static const char *const fracs[] = { "\\frac", "\\dfrac", "\\tfrac", "\\cfrac", NULL };
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (reading, at);
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GPtrArray) want = g_ptr_array_new ();
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
-  guint n = 0;
-
-  for (guint i = 0; i < t->len; i++)
-    if (g_strv_contains (fracs, t->pdata[i]))
-      g_ptr_array_add (want, t->pdata[i]);
-  for (guint i = 0; i < m->len; i++)
-    n += g_strv_contains (fracs, m->pdata[i]);
-  if (n != want->len || n == 0)
-    return NULL;
-  n = 0;
-  for (guint i = 0; i < m->len; i++)
-    {
-      const char *w;
-      if (!g_strv_contains (fracs, m->pdata[i]))
-        continue;
-      w = want->pdata[n++];
-      /* under the model's own style switch its \\frac is as drawn */
-      if (strcmp (w, "\\frac") == 0 || strcmp (w, m->pdata[i]) == 0 || model_style_switch (m, i))
-        continue;
-      if (out == NULL)
-        out = g_string_new (NULL);
-      g_string_append_len (out, reading + copied, g_array_index (at, gsize, i) - copied);
-      g_string_append (out, w);
-      copied = g_array_index (at, gsize, i) + strlen (m->pdata[i]);
-    }
-  if (out == NULL)
-    return NULL;
-  g_string_append (out, reading + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return respelled_pairs (reading, text, is_any_fraction, glyph_fraction_spelling, NULL);
 }
 
 /* Scripts on an empty base followed by another of the same kind
