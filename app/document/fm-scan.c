@@ -54,6 +54,18 @@
  * four pieces and \frac{\alpha}{c} in five, broken by binarisation
  * (development twins 2017-04 at 300 dpi, 2017-01 at 150 dpi). */
 #define SCRIPT_BASE_MAX_EM 0.8
+/* cluster_stacked: a fraction's numerator and denominator are letters or
+ * digits of script size (an x-height letter is 0.3 em there, less what a
+ * binarisation takes off; a dot or a speck is smaller), this far apart
+ * with the bar between them; without a bar piece of their own, this tall
+ * together (one of them took the bar; TeX's text-style fraction spans
+ * about 1.05 em, from 0.7 em above the baseline to 0.35 below) or this far
+ * apart (the bar lost; a digit is 0.65 em tall, and on a page whose
+ * strokes are not thin it does not break so). */
+#define SCRIPT_PIECE_EM 0.2
+#define FRACTION_GAP_EM 0.08
+#define FRACTION_SPAN_EM 0.9
+#define FRACTION_OPEN_GAP_EM 0.2
 /* word_function_word: the confidence from which a function word Tesseract
  * found in its dictionary is prose whatever the classifier says. */
 #define FUNCTION_WORD_CONF 50
@@ -2808,6 +2820,42 @@ page_join_ink (ScanPage *p)
   return parent;
 }
 
+/* Whether s reads as a number in brackets with a bracket lost or misread:
+ * digits (four at most) with a bracket on one side, and none or a mark
+ * on the other ("(19!", "(29°", "1)", "(3!", "[2" and "17]" of "[2 17]"),
+ * sentence punctuation after. A citation or a parenthetical number of the
+ * prose whose bracket a scan broke, which reads neither as a citation nor
+ * as an equation number (reads_like_number): the classifier took such
+ * words for math (0.51-0.93) and they were boxed alone as inline formulas
+ * (development twins, seeds 2020 and 2021: 1 box at 300 dpi, 6 at 150).
+ * Not "{": a brace is math's ("{7" for f^{*} at 150 dpi), and a citation
+ * read "{12]" is a number already. */
+static gboolean
+reads_like_broken_bracket_number (const char *s)
+{
+  gboolean bracket = FALSE;
+  gsize nd;
+
+  if (strncmp (s, "\xe2\x80\x98", 3) == 0)  /* ‘ */
+    s += 3;
+  else if (*s == '(' || *s == '[' || *s == '\'')
+    bracket = *s++ != '\'';
+  nd = strspn (s, "0123456789");
+  if (nd == 0 || nd > 4)
+    return FALSE;
+  s += nd;
+  if (*s == ')' || *s == ']')
+    {
+      bracket = TRUE;
+      s++;
+    }
+  else if (*s == '!' || *s == '\'')
+    s++;
+  else if (strncmp (s, "\xc2\xb0", 2) == 0 || strncmp (s, "\xe2\x80\x99", 3) == 0)  /* ° ’ */
+    s += s[0] == '\xc2' ? 2 : 3;
+  return bracket && s[strspn (s, ".,;:")] == '\0';
+}
+
 /* Whether w is a number of the prose: digits only (w->digits), or digits
  * and the sentence's punctuation after them ("3.", "2,", "108:"), as tall
  * as lining digits (0.55 to 1.1 em, the test page_measure_em puts digits
@@ -2822,6 +2870,8 @@ word_number_with_stop (const ScanPage *p, const Word *w)
 
   if (w->digits)
     return TRUE;
+  if (reads_like_broken_bracket_number (w->utf8))
+    return !w->misread && box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.6 * p->em;
   return nd > 0 && !w->misread && w->utf8[nd + strspn (w->utf8 + nd, ".,;:")] == '\0' &&
          box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.1 * p->em;
 }
@@ -3111,6 +3161,56 @@ cluster_scripted (const ScanPage *p, int ci)
   return FALSE;
 }
 
+/* Whether cluster ci's ink is stacked as a fraction's is: two pieces of
+ * script size (SCRIPT_PIECE_EM tall) one over the other, over the same
+ * columns (half the narrower's width shared), and either a third piece
+ * between them as wide as half the narrower (the bar) with
+ * FRACTION_GAP_EM between them, or no such piece and the two
+ * FRACTION_OPEN_GAP_EM apart (the bar lost: "2" for \frac{\sigma}{\alpha},
+ * 0.33 em) or FRACTION_SPAN_EM tall together (a blur ran the bar into the
+ * numerator or the denominator, a pixel or two of white left between
+ * them): a digit is 0.65 em, one piece. Tesseract reads a small inline fraction as one of its digits
+ * ("7" for \frac{a}{t}, "2" for \frac{\sigma}{\alpha}, "45" for
+ * \frac{u}{72}, "7" for \frac{u}{44}, "4" for \frac{k}{\lambda}:
+ * development twins, seeds 2020 and 2021; the last two two pieces 1.8 px
+ * apart, 0.98 and 1.09 em tall), a word no taller than the line's digits
+ * (page_measure_em), and the cluster was dropped as a bare number; a
+ * number of the prose stands on one row. Not the bar-less case on a page
+ * of thin strokes (a light copy), whose digits break into pieces. */
+static gboolean
+cluster_stacked (const ScanPage *p, int ci)
+{
+  double em = p->em;
+
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      const Comp *a = &g_array_index (p->comps, Comp, i);
+      if (a->cluster != ci || box_h (&a->b) < SCRIPT_PIECE_EM * em)
+        continue;
+      for (int j = 0; j < p->n_comps; j++)
+        {
+          const Comp *b = &g_array_index (p->comps, Comp, j);
+          double gap = b->b.y0 - a->b.y1, shared;
+          gboolean bar = FALSE;
+          if (j == i || b->cluster != ci || box_h (&b->b) < SCRIPT_PIECE_EM * em || gap <= 0)
+            continue;
+          shared = MIN (a->b.x1, b->b.x1) - MAX (a->b.x0, b->b.x0);
+          if (shared < 0.5 * MIN (box_w (&a->b), box_w (&b->b)))
+            continue;
+          for (int k = 0; k < p->n_comps && !bar; k++)
+            {
+              const Comp *c = &g_array_index (p->comps, Comp, k);
+              bar = c->cluster == ci && k != i && k != j && c->b.y0 >= a->b.y1 - 1 && c->b.y1 <= b->b.y0 + 1 &&
+                    box_w (&c->b) >= 0.5 * MIN (box_w (&a->b), box_w (&b->b));
+            }
+          if ((bar && gap >= FRACTION_GAP_EM * em) ||
+              (!p->thin && (gap >= FRACTION_OPEN_GAP_EM * em || b->b.y1 - a->b.y0 >= FRACTION_SPAN_EM * em)))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Why a cluster (a display block's root, or an inline cluster) is no
  * formula (a speck, a bare number, a blotch or a picture), NULL when it
  * is one. largest: largest_pieces. */
@@ -3123,7 +3223,7 @@ cluster_not_formula (ScanPage *p, int ci, const double *largest)
 
   /* Bare numbers are typographically text (bench/detect/README.md):
    * a page number, a year on a line of its own. */
-  if (cl->only_digits && !cluster_scripted (p, ci))
+  if (cl->only_digits && !cluster_scripted (p, ci) && !cluster_stacked (p, ci))
     return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,

@@ -1047,6 +1047,50 @@ test_number_stop (void)
   g_assert_cmpfloat (best, >=, 0.5);
 }
 
+/* A small inline fraction Tesseract read as one digit no taller than the
+ * line's digits ("2" for \frac{\sigma}{\alpha}, read at 60, the word
+ * classifier's math at 0.81) is a formula: its numerator and denominator
+ * are stacked, as no number of the prose is. It was dropped as a bare
+ * number. Page fraction-stacked: a development twin (make-truth seed 2020,
+ * heldout-2020-05, scan seed 20200, 300 dpi, binarised;
+ * tests/fixtures/pdf/scan/README.md); no region over it before scan14s
+ * (2026-11-27). */
+static void
+test_fraction_stacked (void)
+{
+  static const double truth[][4] = {
+    { 119.9, 710.2, 127.3, 719.3 },   /* \frac{\sigma}{\alpha} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/fraction-stacked-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* A number in brackets whose bracket the scan broke ("(19!" for a
+ * parenthetical "(19)", read at 68, the word classifier's math at 0.54)
+ * is prose, not a formula: it was boxed alone as an inline formula. Page
+ * bracket-number: a development twin (make-truth seed 2020,
+ * heldout-2020-00, scan seed 20200, 300 dpi, binarised, shaded, a light
+ * copy; tests/fixtures/pdf/scan/README.md); boxed before scan14s
+ * (2026-11-27). The box is Tesseract's word, in points. (The page's "28]"
+ * is boxed still: its "[" broke into pieces outside the word.) */
+static void
+test_bracket_number (void)
+{
+  static const double prose[4] = { 441, 229, 454, 239 };   /* (19! */
+  const double area = (prose[2] - prose[0]) * (prose[3] - prose[1]);
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/bracket-number-scan300.pdf");
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      double ix = MIN (r->box.x1, prose[2]) - MAX (r->box.x0, prose[0]);
+      double iy = MIN (r->box.y1, prose[3]) - MAX (r->box.y0, prose[1]);
+      g_test_message ("region %u [%.0f %.0f %.0f %.0f]", i, r->box.x0, r->box.y0, r->box.x1, r->box.y1);
+      g_assert_false (ix > 0 && iy > 0 && ix * iy > 0.5 * area);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1078,5 +1122,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/number-operand", test_number_operand);
   g_test_add_func ("/pdf/scan/display-word", test_display_word);
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
+  g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
+  g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);
   return g_test_run ();
 }
