@@ -190,3 +190,5 @@ $gen --body "$dir/cls-namedfrac.body.tex" --out "$dir" --prefix cls-namedfrac-cm
 $gen --body "$dir/cls-caption.body.tex" --out "$dir" --prefix cls-caption-cm --fonts cm --seed 10361
 $gen --body "$dir/cls-caption.body.tex" --out "$dir" --prefix cls-caption-xe --engine xelatex --fonts termes-math --seed 10361
 $gen --body "$dir/cls-alignedge.body.tex" --out "$dir" --prefix cls-alignedge-cm --twocolumn --fonts cm --seed 10362
+# (its scanned twins: tests/fixtures/pdf/scan/README.md, scanand)
+$gen --body "$dir/cls-scanand.body.tex" --out "$dir" --prefix cls-scanand-cm --fonts cm --seed 10363
