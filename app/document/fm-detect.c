@@ -4848,15 +4848,20 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
   return n;
 }
 
-/* Whether a line of words just above or below the line spanning ext (a
- * box gap under 1 em) starts or ends within 0.1 em of where ext does: a
- * line of the same paragraph, so ext's slivers from the margins are the
+/* Whether lines of words just above or below the line spanning ext (a
+ * box gap under 1 em) start and end within 0.1 em of where ext does: lines
+ * of the same paragraph, so ext's slivers from the margins are the
  * paragraph's own measure (a framed box), not a display's centring. A
  * display's neighbours run from margin to margin, a quarter em or more
- * beyond it. */
+ * beyond it. Both edges: the rows of a left-aligned aligned display
+ * (&\text{rate in is } ... \\ &\text{rate out is } ...) share the left
+ * one only, and a justified paragraph's line shares both with the line
+ * above or below (detectfix11). */
 static gboolean
 edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
 {
+  gboolean left = FALSE, right = FALSE;
+
   for (guint j = 0; j < pc->chunks->len; j++)
     {
       const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
@@ -4865,10 +4870,10 @@ edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
       if (o->n_text == 0 || (cy >= ext->y0 && cy <= ext->y1) || fm_rect_v_gap (ext, &o->box) > 1.0 * em ||
           across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (ext)))
         continue;
-      if (fabs (o->box.x0 - ext->x0) < 0.1 * em || fabs (o->box.x1 - ext->x1) < 0.1 * em)
-        return TRUE;
+      left = left || fabs (o->box.x0 - ext->x0) < 0.1 * em;
+      right = right || fabs (o->box.x1 - ext->x1) < 0.1 * em;
     }
-  return FALSE;
+  return left && right;
 }
 
 /* Whether a line spanning ext stays clear of its column's margins and is
@@ -6082,6 +6087,25 @@ phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lo
     ;
   *lower = k == ch->start && k < ch->end && g_unichar_islower (g[k].c);
   *labelled = k > ch->start;
+  if (k == ch->start)
+    {
+      /* a caption's label, "Figure 2: The map $g(t) = t^2$", "Table 1.":
+       * a capitalised word, a number, a colon or a point, then a word
+       * space - no display opens so (detectfix11) */
+      int q = k + 1, d;
+      while (q < ch->end && g[q].cls == CLS_TEXT && g_unichar_isalpha (g[q].c) && !g[q].space_before)
+        q++;
+      for (d = q; d < ch->end && (g_unichar_isdigit (g[d].c) || g[d].c == '.') && (d == q) == g[d].space_before; d++)
+        ;
+      d += d < ch->end && d > q && g[d].c == ':';
+      if (g[k].cls == CLS_TEXT && g_unichar_isupper (g[k].c) && d > q + 1 && g_unichar_isdigit (g[q].c) &&
+          (g[d - 1].c == ':' || g[d - 1].c == '.') && d < ch->end && g[d].space_before)
+        {
+          *labelled = TRUE;
+          words = 1;
+          k = d;
+        }
+    }
   for (; k < ch->end && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c); k++)
     {
       words += k == ch->start || g[k].space_before;
@@ -6188,8 +6212,26 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
   /* (a named display's formula is taller than a text line, a radical or
    * a fraction: 1.36-1.43 em on dev 1124 and the fixtures; a centred line
    * of prose, "given that $x = 2$", "see also $n = 1$", is one text line
-   * high, 0.89 em - detectfix9) */
-  named = phrase_then_formula (pc, members, nm, &lower, &labelled) && lower && ext.y1 - ext.y0 >= 1.2 * em;
+   * high, 0.89 em - detectfix9). The height takes in the chunks stacked
+   * on the line: Poppler lists a display fraction's numerator and
+   * denominator as lines of their own when the text font is not the math
+   * font's (Times' \text{average speed } \bar v = \frac{\Delta x}{\Delta t}
+   * left a line 0.9 em high; detectfix11) */
+  named = phrase_then_formula (pc, members, nm, &lower, &labelled) && lower;
+  if (named)
+    {
+      const Chunk **row = g_new (const Chunk *, pc->chunks->len + 1);
+      FmRect tall = ext;
+      int n;
+
+      for (int m = 0; m < nm; m++)
+        row[m] = &g_array_index (pc->chunks, Chunk, members[m]);
+      n = stacked_on_line (pc, members, nm, em, row);
+      for (int k = nm; k < n; k++)
+        fm_rect_union (&tall, &row[k]->box);
+      named = tall.y1 - tall.y0 >= 1.2 * em;
+      g_free (row);
+    }
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);

@@ -1865,6 +1865,53 @@ word_function_word (const Word *w)
  * (review of scan14r, a scanned twin of cls-quads-lua, display recall 1/3
  * -> 0). A function word of prose has prose words in its chains, or math
  * narrower than that beside it ("$k$ at $f_1$"). */
+/* Whether word w stands a word space from its neighbours on its line (both
+ * gaps under 1 em) and a line of running text just above or below (a gap
+ * under 1.5 em) starts where w's line does, x0 (within 0.5 em): w's line is
+ * flush with the paragraph's margin, a line of prose made of two formulas
+ * and the "and" between them ("\noindent $x_1^2 + ... = r^2$ and $y_1^2 +
+ * ... = s^2$"), not a display, which is centred or set in (detectfix11:
+ * the "and" was boxed with both formulas as one display). A display as
+ * wide as the column starts at the margin too, its "and" a \quad or more
+ * apart (display-word). A line's first word has no word of its line ending
+ * left of it. */
+static gboolean
+word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
+{
+  double em = p->em, left = G_MAXDOUBLE, right = G_MAXDOUBLE;
+
+  for (guint j = 0; j < p->words->len; j++)
+    {
+      const Word *o = &g_array_index (p->words, Word, j);
+      if (o == w || v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * MIN (box_h (&w->b), box_h (&o->b)))
+        continue;
+      if (o->b.x1 <= w->b.x0)
+        left = MIN (left, w->b.x0 - o->b.x1);
+      if (o->b.x0 >= w->b.x1)
+        right = MIN (right, o->b.x0 - w->b.x1);
+    }
+  if (left >= 1.0 * em || right >= 1.0 * em)
+    return FALSE;
+  for (guint j = 0; j < p->words->len; j++)
+    {
+      const Word *o = &g_array_index (p->words, Word, j);
+      double gap = MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1);
+      gboolean first = TRUE;
+
+      if (!o->text || gap <= 0 || gap >= 1.5 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
+        continue;
+      for (guint k = 0; k < p->words->len && first; k++)
+        {
+          const Word *q = &g_array_index (p->words, Word, k);
+          first = k == j || q->b.x1 > o->b.x0 || o->b.x0 - q->b.x1 >= DISPLAY_CHAIN_GAP_EM * em ||
+                  v_overlap (o->b.y0, o->b.y1, q->b.y0, q->b.y1) < 0.5 * MIN (box_h (&o->b), box_h (&q->b));
+        }
+      if (first)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 word_in_display_line (const ScanPage *p, guint i)
 {
@@ -1892,7 +1939,7 @@ word_in_display_line (const ScanPage *p, guint i)
               grew = TRUE;
             }
         }
-      if (fabs (reach - edge) < DISPLAY_SIDE_EM * em)
+      if (fabs (reach - edge) < DISPLAY_SIDE_EM * em || (dir < 0 && word_line_flush_with_prose (p, w, reach)))
         return FALSE;
     }
   return TRUE;

@@ -893,7 +893,44 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * ended at the 10: text checked below). detectfix10: cls-condtable, a
  * centred tabular{ll} of notation and a table l@{\quad}p{...} of \dfrac
  * rows, whose text columns condition_rows() took for a cases display's
- * conditions (main 090e5eb: inline 2/2 of 6, the first table one display). */
+ * conditions (main 090e5eb: inline 2/2 of 6, the first table one display).
+ * detectfix11: cls-namedfrac (pdfLaTeX Times and CM), displays named in
+ * lower-case words with a display fraction whose parts Poppler lists as
+ * lines of their own (main 0c158a9, Times: display 2 of 3, inline pieces);
+ * cls-caption (pdfLaTeX CM, XeLaTeX Termes Math), one-line captions
+ * "Figure 1: The map $g(t) = t^2$" (main 0c158a9: two false displays,
+ * inline 2 of 4). */
+/* cls-alignedge-cm (detectfix11): the widest row of a left-aligned aligned
+ * display, set in from a narrow column's margins by equal slivers of 0.31
+ * em, whose lower row of words starts where it starts. One shared edge made
+ * it a framed paragraph's line (main 0c158a9: an inline formula from a_1,
+ * its words dropped); it is a display with its words. Only that row: the
+ * lower rows still come apart from it (a limit of its own). */
+static void
+test_detect_aligned_edge (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/cls-alignedge-cm.pdf", NULL, &error);
+  GPtrArray *r;
+  guint rows = 0;
+
+  g_assert_no_error (error);
+  r = fm_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < r->len; k++)
+    {
+      const FmRegion *reg = r->pdata[k];
+      if (reg->text != NULL && strstr (reg->text, "h8") != NULL)
+        {
+          rows++;
+          g_assert_cmpint (reg->kind, ==, FM_REGION_DISPLAY);
+          g_assert_true (g_str_has_prefix (reg->text, "rate in is"));
+        }
+    }
+  g_assert_cmpuint (rows, ==, 2);
+  g_ptr_array_unref (r);
+}
+
 static void
 test_detect_classes (void)
 {
@@ -938,7 +975,8 @@ test_detect_classes (void)
                           "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
                           "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
-                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern" };
+                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern",
+                          "cls-namedfrac-times", "cls-namedfrac-cm", "cls-caption-cm", "cls-caption-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1627,6 +1665,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/detect/punctuation", test_detect_punctuation);
   g_test_add_func ("/pdf/detect/text-in-math", test_detect_text_in_math);
   g_test_add_func ("/pdf/detect/classes", test_detect_classes);
+  g_test_add_func ("/pdf/detect/aligned-edge", test_detect_aligned_edge);
   g_test_add_func ("/pdf/layout/gutter-overfull", test_layout_gutter_overfull);
   g_test_add_func ("/pdf/detect/baseline-rule", test_detect_baseline_rule_differs);
   g_test_add_func ("/pdf/detect/crop-scale", test_crop_scale);

@@ -1020,6 +1020,33 @@ test_display_word (void)
   g_assert_cmpfloat (best, >=, 0.5);
 }
 
+/* The "and" of a prose line flush with the margin, between two inline
+ * formulas a word space away ("\noindent $x_1^2 + ... = r^2$ and $y_1^2 +
+ * ... = s^2$"), is prose: word_in_display_line() took it for a display's
+ * word and the line was boxed as one display (main 0c158a9, both twins).
+ * Pages scanand-scan{300,150}: scanned twins of cls-scanand-cm (seed
+ * 10363, mixed degradation; tests/fixtures/pdf/scan/README.md). */
+static void
+test_prose_and (void)
+{
+  static const double truth[][4] = {
+    { 67.6, 134.2, 145.2, 146.0 },    /* x_1^2 + x_2^2 + x_3^2 = r^2 */
+    { 167.7, 132.5, 243.8, 144.4 },   /* y_1^2 + y_2^2 + y_3^2 = s^2 */
+  };
+  const char *pages[] = { "tests/fixtures/pdf/scan/scanand-scan300.pdf", "tests/fixtures/pdf/scan/scanand-scan150.pdf" };
+
+  for (guint f = 0; f < G_N_ELEMENTS (pages); f++)
+    {
+      g_autoptr(GPtrArray) regions = scan_fixture_first_page (pages[f]);
+
+      if (regions == NULL)
+        return;
+      for (guint i = 0; i < regions->len; i++)
+        g_assert_cmpint (((const FmRegion *) regions->pdata[i])->kind, !=, FM_REGION_DISPLAY);
+      assert_inline_found (pages[f], truth, G_N_ELEMENTS (truth));
+    }
+}
+
 /* Digits with sentence punctuation, as tall as lining digits, are a
  * number of the prose, not a formula: "108:" was boxed alone as an inline
  * formula; the formula above it is still found. Page number-stop: rows
@@ -1121,6 +1148,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/function-words", test_function_words);
   g_test_add_func ("/pdf/scan/number-operand", test_number_operand);
   g_test_add_func ("/pdf/scan/display-word", test_display_word);
+  g_test_add_func ("/pdf/scan/prose-and", test_prose_and);
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
   g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);

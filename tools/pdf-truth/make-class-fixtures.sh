@@ -181,3 +181,14 @@ done
 for f in cm lmodern; do
   $gen --body "$dir/cls-condtable.body.tex" --out "$dir" --prefix "cls-condtable-$f" --fonts $f --seed 10270
 done
+
+# detectfix11 (review of detectfix9's rules): a display named in lower-case
+# words whose fraction Poppler lists as lines of its own; a caption's label;
+# the wide row of a left-aligned aligned display set in by slivers
+$gen --body "$dir/cls-namedfrac.body.tex" --out "$dir" --prefix cls-namedfrac-times --fonts times --seed 10360
+$gen --body "$dir/cls-namedfrac.body.tex" --out "$dir" --prefix cls-namedfrac-cm --fonts cm --seed 10360
+$gen --body "$dir/cls-caption.body.tex" --out "$dir" --prefix cls-caption-cm --fonts cm --seed 10361
+$gen --body "$dir/cls-caption.body.tex" --out "$dir" --prefix cls-caption-xe --engine xelatex --fonts termes-math --seed 10361
+$gen --body "$dir/cls-alignedge.body.tex" --out "$dir" --prefix cls-alignedge-cm --twocolumn --fonts cm --seed 10362
+# (its scanned twins: tests/fixtures/pdf/scan/README.md, scanand)
+$gen --body "$dir/cls-scanand.body.tex" --out "$dir" --prefix cls-scanand-cm --fonts cm --seed 10363
