@@ -1108,6 +1108,26 @@ static void test_layernorm(void) {
     g_free(ref);
 }
 
+/* Rows normalised together (their sums four rows at a time) give each
+ * row's numbers alone, bit for bit: 11 rows = two groups of four and three
+ * rows by themselves, against each row as a one-row tensor. */
+static void test_layernorm_rows_alone(void) {
+    arena_setup();
+    int rows = 11, d = 256;
+    int64_t xs[2] = {rows, d}, gs[1] = {d}, one[2] = {1, d};
+    FeTensor x = make_rand(2, xs, "x", -3, 7), g = make_rand(1, gs, "g", 0.5f, 1.5f);
+    FeTensor b = make_rand(1, gs, "b", -1, 1), y = make(FE_DTYPE_F32, 2, xs, "y");
+    g_assert_cmpint(fe_layernorm(&y, &x, &g, &b, 1e-5f), ==, FE_OK);
+    for (int r = 0; r < rows; r++) {
+        FeTensor xr = make(FE_DTYPE_F32, 2, one, "xr"), yr = make(FE_DTYPE_F32, 2, one, "yr");
+        memcpy(fe_tensor_data(&xr), (const float *)fe_tensor_data(&x) + (size_t)r * d,
+               (size_t)d * sizeof(float));
+        g_assert_cmpint(fe_layernorm(&yr, &xr, &g, &b, 1e-5f), ==, FE_OK);
+        g_assert_cmpint(memcmp(fe_tensor_data(&yr), (const float *)fe_tensor_data(&y) + (size_t)r * d,
+                               (size_t)d * sizeof(float)), ==, 0);
+    }
+}
+
 /* fe_expf_rows against the linked expf, bit for bit: every 251st float bit
  * pattern (all ranges, NaNs and infinities among them), every float in
  * three dense stretches the softmax lives in (just below 0, around -1 and
@@ -1726,6 +1746,7 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/nchw-to-nlc", test_nchw_to_nlc);
     g_test_add_func("/ops/add", test_add);
     g_test_add_func("/ops/layernorm", test_layernorm);
+    g_test_add_func("/ops/layernorm/rows-alone", test_layernorm_rows_alone);
     g_test_add_func("/ops/log-softmax", test_log_softmax);
     g_test_add_func("/ops/expf/same-bits", test_expf_rows_same_bits);
     g_test_add_func("/ops/topk", test_topk);
