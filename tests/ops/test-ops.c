@@ -1133,8 +1133,8 @@ static void test_layernorm_rows_alone(void) {
  * three dense stretches the softmax lives in (just below 0, around -1 and
  * -20), odd lengths and in place: a wrong table index, lane or constant
  * moves many of them. (A product fused or not changes about one result in
- * ten million, below what this samples: the vector path was compared with
- * expf on all 2^32 floats once, bench/RESULTS.md "speed12s".) Where the CPU
+ * ten million, below what this samples: FE_TEST_EXPF_STRIDE=1 compares all
+ * 2^32 floats, bench/RESULTS.md "speed12s".) Where the CPU
  * has AVX2 and FMA and the libm is glibc's, the vector path must be the one
  * taken: a self-check that failed would silently drop it. */
 static void expf_rows_check(const float *x, size_t n) {
@@ -1164,7 +1164,10 @@ static void test_expf_rows_same_bits(void) {
     enum { CHUNK = 1 << 16 };
     float *x = g_new(float, CHUNK);
     size_t n = 0;
-    for (uint64_t u = 0; u < (1ull << 32); u += 251) {
+    /* FE_TEST_EXPF_STRIDE=1: all 2^32 floats (about a minute of CPU) */
+    const char *stride_env = g_getenv("FE_TEST_EXPF_STRIDE");
+    uint64_t stride = stride_env && atoi(stride_env) > 0 ? (uint64_t)atoi(stride_env) : 251;
+    for (uint64_t u = 0; u < (1ull << 32); u += stride) {
         uint32_t b = (uint32_t)u;
         memcpy(&x[n++], &b, sizeof b);
         if (n == CHUNK) {
