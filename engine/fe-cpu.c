@@ -2086,6 +2086,31 @@ __attribute__((target("avx2"))) static int64_t fe_layernorm_scale_avx2(const flo
 }
 #endif
 
+/* The mean and the sum of squared deviations of four rows of d floats (ld
+ * = d apart), each summed in double in element order exactly as the
+ * one-row loop in fe_cpu_layernorm sums it: four independent chains. */
+static void fe_layernorm_sums4(const float *x, int64_t d, double mean[4], double sq[4]) {
+    const float *x0 = x, *x1 = x + d, *x2 = x + 2 * d, *x3 = x + 3 * d;
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (int64_t i = 0; i < d; i++) {
+        s0 += x0[i];
+        s1 += x1[i];
+        s2 += x2[i];
+        s3 += x3[i];
+    }
+    double m0 = s0 / (double)d, m1 = s1 / (double)d, m2 = s2 / (double)d, m3 = s3 / (double)d;
+    double q0 = 0.0, q1 = 0.0, q2 = 0.0, q3 = 0.0;
+    for (int64_t i = 0; i < d; i++) {
+        double t0 = x0[i] - m0, t1 = x1[i] - m1, t2 = x2[i] - m2, t3 = x3[i] - m3;
+        q0 += t0 * t0;
+        q1 += t1 * t1;
+        q2 += t2 * t2;
+        q3 += t3 * t3;
+    }
+    mean[0] = m0, mean[1] = m1, mean[2] = m2, mean[3] = m3;
+    sq[0] = q0, sq[1] = q1, sq[2] = q2, sq[3] = q3;
+}
+
 static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
     const FeTensor *xt = op->src[0];
     int64_t d = xt->shape[xt->ndim - 1], rows = fe_tensor_nelements(xt) / d;
@@ -2100,17 +2125,31 @@ static fe_status fe_cpu_layernorm(const FeOpDesc *op) {
         return FE_OK;
     }
 #endif
+    double mean4[4], sq4[4];
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * d;
         float *yr = y + r * d;
-        /* Two passes in double: exact enough for any row length. */
-        double sum = 0.0, sq = 0.0;
-        for (int64_t i = 0; i < d; i++)
-            sum += xr[i];
-        double mean = sum / (double)d;
-        for (int64_t i = 0; i < d; i++) {
-            double t = xr[i] - mean;
-            sq += t * t;
+        /* Two passes in double: exact enough for any row length. The rows
+         * in whole groups of four have their sums taken together
+         * (fe_layernorm_sums4: each in its own order, so the numbers of the
+         * loop below; one sum alone waits on the add's latency at every
+         * element). */
+        double mean, sq;
+        if (r < rows - rows % 4) {
+            if (r % 4 == 0)
+                fe_layernorm_sums4(xr, d, mean4, sq4);
+            mean = mean4[r % 4];
+            sq = sq4[r % 4];
+        } else {
+            double sum = 0.0;
+            sq = 0.0;
+            for (int64_t i = 0; i < d; i++)
+                sum += xr[i];
+            mean = sum / (double)d;
+            for (int64_t i = 0; i < d; i++) {
+                double t = xr[i] - mean;
+                sq += t * t;
+            }
         }
         float rstd = (float)(1.0 / sqrt(sq / (double)d + eps));
         float fmean = (float)mean;
@@ -2343,12 +2382,14 @@ static void fe_softmax_row(float *s, int n) {
 #endif
     for (; i < n; i++)
         mx = s[i] > mx ? s[i] : mx;
-    /* expf and the sum one by one: their order is their bits */
+    /* the sum one by one: its order is its bits; expf eight at a time
+     * where that gives libm's numbers (fe_expf_rows) */
     float sum = 0.0f;
-    for (i = 0; i < n; i++) {
-        s[i] = expf(s[i] - mx);
+    for (i = 0; i < n; i++)
+        s[i] = s[i] - mx;
+    fe_expf_rows(s, s, (size_t)n);
+    for (i = 0; i < n; i++)
         sum += s[i];
-    }
     float inv = 1.0f / sum;
     i = 0;
 #ifdef FE_HAVE_X86_KERNELS

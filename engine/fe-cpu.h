@@ -119,5 +119,11 @@ fe_gemm_kernel fe_gemm_active_kernel(void);
 typedef void (*FeParallelFn)(void *ctx, int task);
 void fe_cpu_parallel_for(int n_tasks, FeParallelFn fn, void *ctx);
 
+/* y[i] = expf(x[i]) for n floats (y may be x), the numbers of the expf the
+ * engine is linked to, bit for bit (fe-cpu-expf.c): eight at a time in AVX2
+ * where that gives them, else one by one. */
+void fe_expf_rows(const float *x, float *y, size_t n);
+/* Whether fe_expf_rows takes its vector path on this CPU and libm. */
+bool fe_expf_rows_vectorised(void);
 
 #endif /* FE_CPU_H */

@@ -66,18 +66,26 @@ static double fe_log_sum_exp(const float *row, int n) {
     /* Terms below e^-88 (< 1e-38) cannot change a sum that is at least 1 in
      * double; skipping them also skips expf's slow underflow path, which a
      * confident model's logits take for most of the vocabulary. */
+    /* Even positions into s0, odd ones into s1, in order; the terms come
+     * from fe_expf_rows (expf's numbers, eight at a time) by chunks of an
+     * even length, so a term's parity is its position's. */
     double s0 = 0.0, s1 = 0.0;
-    int i = 0;
-    for (; i + 2 <= n; i += 2) {
-        float d0 = row[i] - mx, d1 = row[i + 1] - mx;
-        if (d0 > -88.0f)
-            s0 += expf(d0);
-        if (d1 > -88.0f)
-            s1 += expf(d1);
+    float e[256];
+    for (int c = 0; c < n; c += 256) {
+        int len = n - c < 256 ? n - c : 256;
+        for (int j = 0; j < len; j++) {
+            float d = row[c + j] - mx;
+            e[j] = d > -88.0f ? d : 0.0f; /* 0: a placeholder, not summed */
+        }
+        fe_expf_rows(e, e, (size_t)len);
+        for (int j = 0; j < len; j++)
+            if (row[c + j] - mx > -88.0f) {
+                if (j % 2 == 0)
+                    s0 += e[j];
+                else
+                    s1 += e[j];
+            }
     }
-    for (; i < n; i++)
-        if (row[i] - mx > -88.0f)
-            s0 += expf(row[i] - mx);
     return mx + log(s0 + s1);
 }
 

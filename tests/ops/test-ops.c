@@ -1108,6 +1108,95 @@ static void test_layernorm(void) {
     g_free(ref);
 }
 
+/* Rows normalised together (their sums four rows at a time) give each
+ * row's numbers alone, bit for bit: 11 rows = two groups of four and three
+ * rows by themselves, against each row as a one-row tensor. */
+static void test_layernorm_rows_alone(void) {
+    arena_setup();
+    int rows = 11, d = 256;
+    int64_t xs[2] = {rows, d}, gs[1] = {d}, one[2] = {1, d};
+    FeTensor x = make_rand(2, xs, "x", -3, 7), g = make_rand(1, gs, "g", 0.5f, 1.5f);
+    FeTensor b = make_rand(1, gs, "b", -1, 1), y = make(FE_DTYPE_F32, 2, xs, "y");
+    g_assert_cmpint(fe_layernorm(&y, &x, &g, &b, 1e-5f), ==, FE_OK);
+    for (int r = 0; r < rows; r++) {
+        FeTensor xr = make(FE_DTYPE_F32, 2, one, "xr"), yr = make(FE_DTYPE_F32, 2, one, "yr");
+        memcpy(fe_tensor_data(&xr), (const float *)fe_tensor_data(&x) + (size_t)r * d,
+               (size_t)d * sizeof(float));
+        g_assert_cmpint(fe_layernorm(&yr, &xr, &g, &b, 1e-5f), ==, FE_OK);
+        g_assert_cmpint(memcmp(fe_tensor_data(&yr), (const float *)fe_tensor_data(&y) + (size_t)r * d,
+                               (size_t)d * sizeof(float)), ==, 0);
+    }
+}
+
+/* fe_expf_rows against the linked expf, bit for bit: every 251st float bit
+ * pattern (all ranges, NaNs and infinities among them), every float in
+ * three dense stretches the softmax lives in (just below 0, around -1 and
+ * -20), odd lengths and in place: a wrong table index, lane or constant
+ * moves many of them. (A product fused or not changes about one result in
+ * ten million, below what this samples: FE_TEST_EXPF_STRIDE=1 compares all
+ * 2^32 floats, bench/RESULTS.md "speed12s".) Where the CPU
+ * has AVX2 and FMA and the libm is glibc's, the vector path must be the one
+ * taken: a self-check that failed would silently drop it. */
+static void expf_rows_check(const float *x, size_t n) {
+    float *y = g_new(float, n), *z = g_new(float, n + 1);
+    fe_expf_rows(x, y, n);
+    memcpy(z + 1, x, n * sizeof(float));
+    fe_expf_rows(z + 1, z + 1, n); /* in place, unaligned */
+    for (size_t i = 0; i < n; i++) {
+        float e = expf(x[i]);
+        if (isnan(e)) {
+            g_assert_true(isnan(y[i]) && isnan(z[i + 1]));
+            continue;
+        }
+        if (memcmp(&e, &y[i], sizeof e) != 0 || memcmp(&e, &z[i + 1], sizeof e) != 0)
+            g_error("expf(%a) = %a, fe_expf_rows gave %a / %a", x[i], e, y[i], z[i + 1]);
+    }
+    g_free(y);
+    g_free(z);
+}
+
+static void test_expf_rows_same_bits(void) {
+#if defined(__x86_64__) && defined(__GLIBC__)
+    const FeCpuInfo *ci = fe_cpu_info();
+    if (ci->avx2 && ci->fma)
+        g_assert_true(fe_expf_rows_vectorised());
+#endif
+    enum { CHUNK = 1 << 16 };
+    float *x = g_new(float, CHUNK);
+    size_t n = 0;
+    /* FE_TEST_EXPF_STRIDE=1: all 2^32 floats (about a minute of CPU) */
+    const char *stride_env = g_getenv("FE_TEST_EXPF_STRIDE");
+    uint64_t stride = stride_env && atoi(stride_env) > 0 ? (uint64_t)atoi(stride_env) : 251;
+    for (uint64_t u = 0; u < (1ull << 32); u += stride) {
+        uint32_t b = (uint32_t)u;
+        memcpy(&x[n++], &b, sizeof b);
+        if (n == CHUNK) {
+            expf_rows_check(x, n);
+            n = 0;
+        }
+    }
+    expf_rows_check(x, n);
+    const float starts[] = {-0.0f, -1.0f, -20.0f};
+    for (size_t s = 0; s < G_N_ELEMENTS(starts); s++) {
+        uint32_t b;
+        memcpy(&b, &starts[s], sizeof b);
+        for (int c = 0; c < 8; c++) {
+            for (int i = 0; i < CHUNK; i++) {
+                uint32_t v = b + (uint32_t)(c * CHUNK + i);
+                memcpy(&x[i], &v, sizeof v);
+            }
+            expf_rows_check(x, CHUNK);
+        }
+    }
+    const float special[] = {0.0f,      -0.0f,    1.0f,     -1.0f,    88.72f,   88.73f,
+                             -87.9f,    -88.0f,   -103.9f,  -104.0f,  -150.0f,  INFINITY,
+                             -INFINITY, NAN,      0x1p-149f, -0x1p-149f, 1e-30f,   -5.5f,
+                             3.25f,     -0.6931472f, 42.0f};
+    for (size_t len = 1; len <= G_N_ELEMENTS(special); len++)
+        expf_rows_check(special, len);
+    g_free(x);
+}
+
 static void test_log_softmax(void) {
     arena_setup();
     int rows = 3, n = 601;
@@ -1660,7 +1749,9 @@ int main(int argc, char **argv) {
     g_test_add_func("/ops/nchw-to-nlc", test_nchw_to_nlc);
     g_test_add_func("/ops/add", test_add);
     g_test_add_func("/ops/layernorm", test_layernorm);
+    g_test_add_func("/ops/layernorm/rows-alone", test_layernorm_rows_alone);
     g_test_add_func("/ops/log-softmax", test_log_softmax);
+    g_test_add_func("/ops/expf/same-bits", test_expf_rows_same_bits);
     g_test_add_func("/ops/topk", test_topk);
     g_test_add_func("/ops/embed-kv-write", test_embed_kv_write);
     g_test_add_func("/ops/attention", test_attention);
