@@ -893,7 +893,19 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * ended at the 10: text checked below). detectfix10: cls-condtable, a
  * centred tabular{ll} of notation and a table l@{\quad}p{...} of \dfrac
  * rows, whose text columns condition_rows() took for a cases display's
- * conditions (main 090e5eb: inline 2/2 of 6, the first table one display). */
+ * conditions (main 090e5eb: inline 2/2 of 6, the first table one display).
+ * detect14u (main 0c158a9 in brackets, matched/found of truth):
+ * cls-commalist (kpfonts, XeLaTeX Libertinus), f_\textup{o},\ 3f_\textup{o},\
+ * \ldots and a_1,\ a_2,\ a_3 cut at every comma and control space (inline
+ * 2/10 of 4), "$p_1,$ $p_2$" two formulas; cls-lostamalg (Fira Math), a lost
+ * \amalg after a subscript (XeLaTeX 2/7 of 4; LuaLaTeX right before too);
+ * cls-scriptapart (Euler, XeLaTeX Bonum), \rho_\text{w} in a footnote, its
+ * script listed as a line of its own (1/2 of 2); cls-sycrel (kpfonts,
+ * txfonts), symbolsC's \neq read as a comma, \coloneqq as a B (4/8 and 5/6
+ * of 5); cls-italicrun (Palatino, Times), uvX between two operators taken
+ * for an emphasised word (0/4 of 2); cls-wordbracket (XeLaTeX and LuaLaTeX
+ * Pagella), "$\ker B$ $(1,2)$" a word space apart joined by the
+ * italic-correction rule (2/3 of 5). */
 static void
 test_detect_classes (void)
 {
@@ -938,7 +950,11 @@ test_detect_classes (void)
                           "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
                           "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
-                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern" };
+                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern",
+                          "cls-commalist-kpfonts", "cls-commalist-xe", "cls-lostamalg-xe", "cls-lostamalg-lua",
+                          "cls-scriptapart-euler", "cls-scriptapart-xe", "cls-sycrel-kpfonts", "cls-sycrel-txfonts",
+                          "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
+                          "cls-wordbracket-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
