@@ -398,7 +398,23 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
 static gboolean
 script_of_math_letter (const Glyph *g, int i, double size)
 {
-  return i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size;
+  if (i > 0 && script_glued (&g[i - 1], &g[i]) && is_math_seed (&g[i - 1]) && size < 0.85 * g[i - 1].size)
+    return TRUE;
+  /* Poppler can list a script of text as a line of its own after its
+   * letter's line (\rho_\text{w} in a footnote, XeLaTeX Bonum and
+   * pdfLaTeX Euler): the letter is then found among the glyphs before,
+   * by the script's place - touching its right edge, level with it */
+  if (!g[i].line_before)
+    return FALSE;
+  for (int k = i - 1; k >= 0 && k >= i - 400; k--)
+    {
+      double em = g[k].size;
+      if (is_math_seed (&g[k]) && g_unichar_isalpha (g[k].c) && size < 0.85 * em &&
+          fabs (g[i].r.x0 - g[k].r.x1) < 0.08 * em && v_overlap_enough (&g[k].r, &g[i].r, 0.3) &&
+          fabs ((g[i].r.y0 + g[i].r.y1) - (g[k].r.y0 + g[k].r.y1)) > 0.1 * em)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
@@ -597,6 +613,39 @@ scripted_function_name (const Glyph *g, int i, int j)
     nl += g_unichar_to_utf8 (g[k].c, name + nl);
   name[nl] = '\0';
   return fm_word_is_math_function (name);
+}
+
+/* Whether g[o] is an operator or relation on the line of the letter
+ * g[k], next to it: no wider apart than a thick space and its sidebearings. */
+static gboolean
+operator_beside (const Glyph *g, int o, int k)
+{
+  const Glyph *a = o < k ? &g[o] : &g[k], *b = o < k ? &g[k] : &g[o];
+  double gap = b->r.x0 - a->r.x1, em = MAX (g[k].size, 1.0);
+
+  return (is_operator (g[o].c) || (fm_char_is_math_symbol (g[o].c) && !g_unichar_isalpha (g[o].c))) &&
+         g[o].c != '-' && g[o].c != '/' && fabs (g[o].size - g[k].size) < 0.2 * em &&
+         v_overlap_enough (&a->r, &b->r, 0.5) && gap > -0.1 * em && gap < 0.45 * em;
+}
+
+/* Where math letters are the text italic (mathpazo, mathptmx), a run of
+ * three or four italic letters with an operator glued on both sides is a
+ * formula's (c_X : uvX \to X, Palatino), not an emphasised word: prose
+ * sets no word between a relation and an arrow. After classify_words(),
+ * which leaves such runs running text. */
+static void
+classify_italic_runs (Glyph *g, int n)
+{
+  for (int i = 1, j; i < n; i = MAX (j, i + 1))
+    {
+      for (j = i; j < n && (j == i || !g[j].space_before) && g_unichar_isalpha (g[j].c) &&
+                  g[j].font == FM_FONT_TEXT_ITALIC && g[j].cls == CLS_TEXT;)
+        j++;
+      if (j - i >= 3 && j - i <= 4 && j < n && (g[j].space_before || !g_unichar_isalpha (g[j].c)) &&
+          operator_beside (g, i - 1, i) && operator_beside (g, j, j - 1))
+        for (int m = i; m < j; m++)
+          g[m].cls = CLS_WEAK;
+    }
 }
 
 /* Word-level decisions: upright function names are neutral; a short italic
@@ -4292,6 +4341,55 @@ comma_in_brackets (const InlineCtx *ic, int li, int ri, double gap, double em)
   return bracket_unmatched_beside (ic, c, -1) && bracket_unmatched_beside (ic, c, +1);
 }
 
+/* Whether the gap after math's comma l is the comma's thin space plus a
+ * control space, a list inside one formula (f_\textup{o},\ 3f_\textup{o},\
+ * \ldots): the thin space after a punctuation atom (1/6 em of the math
+ * font's quad, 0.11-0.17 em of the glyphs' size) neither stretches nor
+ * shrinks, so the gap is the line's word space and more, or - in a formula
+ * set at its natural width, a box, as the truth files' are - the font's
+ * natural word space and the thin space, which a stretched line's word
+ * space can pass. Two formulas a word space apart after math's comma have
+ * that space to 0.015 em: the formula before ends at its comma ("$a,$
+ * $b$"); a sentence's comma is the text font's. (The glyph after may be
+ * the text font's: pdfLaTeX takes math's digits from it.) */
+static gboolean
+comma_control_space (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
+                     const Glyph *r, double gap, double em)
+{
+  double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
+
+  return l->c == ',' && l->font == FM_FONT_MATH && !ml->script && !mr->script && !l->ink && !r->ink && ws > 0 &&
+         gap > 0.2 * em && gap < ws + 0.2 * em && fabs (gap - ws) > 0.015 * em &&
+         v_overlap_enough (&l->r, &r->r, 0.3) && ink_gap_empty (ic->pc->ink, &l->r, &r->r);
+}
+
+/* Whether a symbol the text layer lost stands between subscript l and the
+ * letter r after it (J_{a,1} \amalg J_{a,2}: Fira Math's \amalg has no
+ * text). The symbol stands on the line of the letter, so the ink is looked
+ * for over that letter's rows, from the script's end, up to 1.3 em. */
+static gboolean
+lost_symbol_after_script (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
+                          const Glyph *r, double gap, double em)
+{
+  FmRect from_script = r->r;
+
+  if (gap >= 1.3 * em || !ml->script || mr->script || r->cls != CLS_STRONG || l->ink || r->ink || r->r.y0 >= l->r.y0)
+    return FALSE;
+  from_script.x0 = l->r.x0;
+  from_script.x1 = l->r.x1;
+  return ink_lost_symbol_between (ic->pc->ink, &from_script, &r->r, em);
+}
+
+/* Whether gap between line neighbours ml and mr is the line's word space,
+ * to 0.008 em (TeX sets one line's word spaces alike). */
+static gboolean
+word_space_gap (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, double gap, double em)
+{
+  double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
+
+  return ws > 0 && fabs (gap - ws) < 0.008 * em;
+}
+
 /* Whether the line neighbours li (left) and ri of math join. */
 /* Whether the gap between line neighbours l and r is a \quad or \qquad inside one
  * formula (u(t-a) \quad (a \geq 0), \frac{dA}{dt} = -10A, \quad A(0)=5):
@@ -4355,6 +4453,12 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   if (!join && rule == FM_DETECT_RULE_FULL && is_open_bracket (r->c) && g_unichar_isalpha (l->c) &&
       l->cls != CLS_TEXT && l->cls != CLS_NEUTRAL && !ml->script && !mr->script &&
       gap < 0.45 * em && v_overlap_enough (&l->r, &r->r, 0.5) &&
+      /* (a gap that is the line's word space to 0.008 em is one, after
+       * any letter but f - "$\operatorname{Im} A$ $(0,0,0)$" in Pagella
+       * had been one formula; f's italic correction is itself about a word
+       * space, 0.244 em in Bonum, and can equal the line's: f(x) was cut
+       * on fresh 1081) */
+      (l->c == 'f' || l->c == 0x1D453 || !word_space_gap (ic, ml, mr, gap, em)) &&
       (r->font == FM_FONT_MATH ||
        /* (where math takes its brackets from the text font, as
         * Fourier does: math inside them, "f (t)" and not "f (see") */
@@ -4414,6 +4518,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     }
   if (!join && rule == FM_DETECT_RULE_FULL && comma_in_brackets (ic, li, ri, gap, em))
     join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && comma_control_space (ic, ml, mr, l, r, gap, em))
+    join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL && quad_in_formula (ic, ml, mr, l, r, gap, em))
     join = TRUE;
   if (!join && rule == FM_DETECT_RULE_FULL &&
@@ -4432,6 +4538,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   /* a math symbol the text layer lost between two math glyphs */
   if (!join && rule == FM_DETECT_RULE_FULL && gap < 1.2 * em && (l->cls == CLS_STRONG || r->cls == CLS_STRONG) &&
       !ml->script && !mr->script && ink_lost_symbol_between (ic->pc->ink, &l->r, &r->r, em))
+    join = TRUE;
+  if (!join && rule == FM_DETECT_RULE_FULL && lost_symbol_after_script (ic, ml, mr, l, r, gap, em))
     join = TRUE;
   /* a number and its unit, a control space apart (classify_units); or
    * the number's exponent listed apart from it (exponent_end()) */
@@ -5439,6 +5547,8 @@ page_words (PageCtx *pc)
       int *script = right_scripts (g, n);
       classify_words (g, n, math_italic, script, pc->body_em);
       classify_words (g, n, math_italic, script, pc->body_em);
+      if (!math_italic)
+        classify_italic_runs (g, n);
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
       g_free (script);

@@ -72,11 +72,23 @@ fm_font_oms_symbol (const char *name, gunichar c)
   };
   static GRegex *re, *ext_re, *syc_re;
 
-  /* txfonts' and pxfonts' extra symbol fonts (txsyc, pxsyc) set \neq in
-   * the comma's slot: it read as a comma and cut "E \neq \emptyset" */
-  regex_once (&syc_re, "^r?(tx|px)syc", G_REGEX_CASELESS);
-  if (c == ',' && g_regex_match (syc_re, fm_font_strip_subset (name), 0, NULL))
-    return 0x2260;
+  /* txfonts', pxfonts' and kpfonts' extra symbol fonts (txsyc, pxsyc,
+   * jkpsyc: "Kp--M-Syc") set relations in the slots of punctuation, digits
+   * and capitals (symbolsC in txfonts.sty and kpfonts.sty, one layout):
+   * \neq read as a comma and cut "E \neq \emptyset", kpfonts' \coloneqq as
+   * a B */
+  static const struct { gunichar slot, sym; } syc[] = {
+    { ',', 0x2260 }, { '-', 0x226D }, { '.', 0x2262 }, { '/', 0x2241 }, { '0', 0x2249 }, { '1', 0x2284 },
+    { '<', 0x2209 }, { '=', 0x220C }, { 'B', 0x2254 }, { 'C', 0x2255 },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS (syc); k++)
+    if (c == syc[k].slot)
+      {
+        regex_once (&syc_re, "^(r?(tx|px)syc|jkp\\w*syc|Kp-+M-Syc)", G_REGEX_CASELESS);
+        if (g_regex_match (syc_re, fm_font_strip_subset (name), 0, NULL))
+          return syc[k].sym;
+        break;
+      }
   regex_once (&ext_re, "^(cmex|lmex)|Math-?Extension|MathEX", G_REGEX_CASELESS);
   if (c >= 0x50 && c <= 0x74 && g_regex_match (ext_re, fm_font_strip_subset (name), 0, NULL))
     return omx[c - 0x50];

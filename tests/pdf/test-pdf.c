@@ -623,6 +623,37 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
   g_ptr_array_unref (all);
 }
 
+/* cls-alignedge-cm (detectfix11): the widest row of a left-aligned aligned
+ * display, set in from a narrow column's margins by equal slivers of 0.31
+ * em, whose lower row of words starts where it starts. One shared edge made
+ * it a framed paragraph's line (main 0c158a9: an inline formula from a_1,
+ * its words dropped); it is a display with its words. Only that row: the
+ * lower rows still come apart from it (a limit of its own). */
+static void
+test_detect_aligned_edge (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/cls-alignedge-cm.pdf", NULL, &error);
+  GPtrArray *r;
+  guint rows = 0;
+
+  g_assert_no_error (error);
+  r = fm_detect_page (doc, 0, NULL, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < r->len; k++)
+    {
+      const FmRegion *reg = r->pdata[k];
+      if (reg->text != NULL && strstr (reg->text, "h8") != NULL)
+        {
+          rows++;
+          g_assert_cmpint (reg->kind, ==, FM_REGION_DISPLAY);
+          g_assert_true (g_str_has_prefix (reg->text, "rate in is"));
+        }
+    }
+  g_assert_cmpuint (rows, ==, 2);
+  g_ptr_array_unref (r);
+}
+
 /* The failure classes of issue 14 section 1, one small fixture each
  * (tests/fixtures/pdf/cls-*.body.tex, made by
  * tools/pdf-truth/make-class-fixtures.sh): operator and special-function
@@ -899,38 +930,19 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * lines of their own (main 0c158a9, Times: display 2 of 3, inline pieces);
  * cls-caption (pdfLaTeX CM, XeLaTeX Termes Math), one-line captions
  * "Figure 1: The map $g(t) = t^2$" (main 0c158a9: two false displays,
- * inline 2 of 4). */
-/* cls-alignedge-cm (detectfix11): the widest row of a left-aligned aligned
- * display, set in from a narrow column's margins by equal slivers of 0.31
- * em, whose lower row of words starts where it starts. One shared edge made
- * it a framed paragraph's line (main 0c158a9: an inline formula from a_1,
- * its words dropped); it is a display with its words. Only that row: the
- * lower rows still come apart from it (a limit of its own). */
-static void
-test_detect_aligned_edge (void)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FmDocument) doc = open_fixture ("tests/fixtures/pdf/cls-alignedge-cm.pdf", NULL, &error);
-  GPtrArray *r;
-  guint rows = 0;
-
-  g_assert_no_error (error);
-  r = fm_detect_page (doc, 0, NULL, &error);
-  g_assert_no_error (error);
-  for (guint k = 0; k < r->len; k++)
-    {
-      const FmRegion *reg = r->pdata[k];
-      if (reg->text != NULL && strstr (reg->text, "h8") != NULL)
-        {
-          rows++;
-          g_assert_cmpint (reg->kind, ==, FM_REGION_DISPLAY);
-          g_assert_true (g_str_has_prefix (reg->text, "rate in is"));
-        }
-    }
-  g_assert_cmpuint (rows, ==, 2);
-  g_ptr_array_unref (r);
-}
-
+ * inline 2 of 4).
+ * detect14u (main 0c158a9 in brackets, matched/found of truth):
+ * cls-commalist (kpfonts, XeLaTeX Libertinus), f_\textup{o},\ 3f_\textup{o},\
+ * \ldots and a_1,\ a_2,\ a_3 cut at every comma and control space (inline
+ * 2/10 of 4), "$p_1,$ $p_2$" two formulas; cls-lostamalg (Fira Math), a lost
+ * \amalg after a subscript (XeLaTeX 2/7 of 4; LuaLaTeX right before too);
+ * cls-scriptapart (Euler, XeLaTeX Bonum), \rho_\text{w} in a footnote, its
+ * script listed as a line of its own (1/2 of 2); cls-sycrel (kpfonts,
+ * txfonts), symbolsC's \neq read as a comma, \coloneqq as a B (4/8 and 5/6
+ * of 5); cls-italicrun (Palatino, Times), uvX between two operators taken
+ * for an emphasised word (0/4 of 2); cls-wordbracket (XeLaTeX and LuaLaTeX
+ * Pagella), "$\ker B$ $(1,2)$" a word space apart joined by the
+ * italic-correction rule (2/3 of 5). */
 static void
 test_detect_classes (void)
 {
@@ -976,7 +988,11 @@ test_detect_classes (void)
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
                           "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
                           "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern",
-                          "cls-namedfrac-times", "cls-namedfrac-cm", "cls-caption-cm", "cls-caption-xe" };
+                          "cls-namedfrac-times", "cls-namedfrac-cm", "cls-caption-cm", "cls-caption-xe",
+                          "cls-commalist-kpfonts", "cls-commalist-xe", "cls-lostamalg-xe", "cls-lostamalg-lua",
+                          "cls-scriptapart-euler", "cls-scriptapart-xe", "cls-sycrel-kpfonts", "cls-sycrel-txfonts",
+                          "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
+                          "cls-wordbracket-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

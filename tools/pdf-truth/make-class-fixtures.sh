@@ -192,3 +192,18 @@ $gen --body "$dir/cls-caption.body.tex" --out "$dir" --prefix cls-caption-xe --e
 $gen --body "$dir/cls-alignedge.body.tex" --out "$dir" --prefix cls-alignedge-cm --twocolumn --fonts cm --seed 10362
 # (its scanned twins: tests/fixtures/pdf/scan/README.md, scanand)
 $gen --body "$dir/cls-scanand.body.tex" --out "$dir" --prefix cls-scanand-cm --fonts cm --seed 10363
+
+# detect14u: a list parted by comma and control space, a lost \amalg after
+# a subscript, a script of text listed apart, symbolsC's relations
+$gen --body "$dir/cls-commalist.body.tex" --out "$dir" --prefix cls-commalist-kpfonts --fonts kpfonts --seed 10320
+$gen --body "$dir/cls-commalist.body.tex" --out "$dir" --prefix cls-commalist-xe --engine xelatex --fonts libertinus-math --seed 10320
+$gen --body "$dir/cls-lostamalg.body.tex" --out "$dir" --prefix cls-lostamalg-xe --engine xelatex --fonts fira-math --seed 10321
+$gen --body "$dir/cls-lostamalg.body.tex" --out "$dir" --prefix cls-lostamalg-lua --engine lualatex --fonts fira-math --seed 10321
+$gen --body "$dir/cls-scriptapart.body.tex" --out "$dir" --prefix cls-scriptapart-euler --fonts euler --seed 10322
+$gen --body "$dir/cls-scriptapart.body.tex" --out "$dir" --prefix cls-scriptapart-xe --engine xelatex --fonts bonum-math --seed 10322
+$gen --body "$dir/cls-sycrel.body.tex" --out "$dir" --prefix cls-sycrel-kpfonts --fonts kpfonts --seed 10323
+$gen --body "$dir/cls-sycrel.body.tex" --out "$dir" --prefix cls-sycrel-txfonts --fonts txfonts --seed 10323
+$gen --body "$dir/cls-italicrun.body.tex" --out "$dir" --prefix cls-italicrun-palatino --fonts palatino --seed 10324
+$gen --body "$dir/cls-italicrun.body.tex" --out "$dir" --prefix cls-italicrun-times --fonts times --seed 10324
+$gen --body "$dir/cls-wordbracket.body.tex" --out "$dir" --prefix cls-wordbracket-xe --engine xelatex --fonts pagella-math --seed 10325
+$gen --body "$dir/cls-wordbracket.body.tex" --out "$dir" --prefix cls-wordbracket-lua --engine lualatex --fonts pagella-math --seed 10325
