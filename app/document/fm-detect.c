@@ -904,6 +904,39 @@ exponent_end (const Glyph *g, int d)
   return g_unichar_isdigit (g[e].c) ? e : -1;
 }
 
+/* A relation alone between words of prose, "hence $\coloneqq$." or "$=$":
+ * Computer Modern, Latin Modern and Times take '=' and ':' from the text
+ * font, so the word has no seed and the formula was lost
+ * (pdf-e2e 1073). Typed prose has no '=' standing alone; a word of '=' and
+ * ':' only (one '=' at least), a word space after a text letter and before
+ * a text letter or the line's end (sentence punctuation glued after it
+ * aside), is weak math. Between digits or math it joins its formula as it
+ * did. */
+static void
+classify_lone_relations (Glyph *g, int n)
+{
+  for (int i = 1; i < n; i++)
+    {
+      int e = i, eq = 0;
+      if (!g[i].space_before || g[i].line_before || g[i - 1].cls != CLS_TEXT || !g_unichar_isalpha (g[i - 1].c))
+        continue;
+      for (; e < n && (e == i || !g[e].space_before) && (g[e].c == '=' || g[e].c == ':') &&
+             (g[e].cls == CLS_NEUTRAL || (g[e].c == '=' && g[e].cls == CLS_STRONG)) && e - i < 3;
+           e++)
+        eq += g[e].c == '=';
+      if (eq == 0)
+        continue;
+      while (e < n && !g[e].space_before && (g[e].c == '.' || g[e].c == ',' || g[e].c == ';'))
+        e++;
+      if (e < n && !g[e].line_before && !(g[e].space_before && g[e].cls == CLS_TEXT && g_unichar_isalpha (g[e].c)))
+        continue;
+      /* (Fourier's '=' is a math font's, its ':' the text's: the ':'
+       * would be trimmed as punctuation) */
+      for (int k = i; k < e && (g[k].c == '=' || g[k].c == ':'); k++)
+        g[k].cls = g[k].cls == CLS_STRONG ? CLS_STRONG : CLS_WEAK;
+    }
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -5166,8 +5199,8 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   const Glyph *g = pc->g;
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
   int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
-  int col;
-  gboolean bracket;
+  int col, l_words = 0;
+  gboolean bracket, named = FALSE;
 
   *n_parts = 0;
 
@@ -5196,6 +5229,15 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
           continue;
         }
       tally_formula_part (o, &left, &math, &text, &total);
+      /* (the words of the formula's own line and whether a relation
+       * follows them: \text{efficiency} = 1-\frac{Q_L}{Q_H}) */
+      for (int i = o->start; i < o->end; i++)
+        {
+          l_words += g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c) &&
+                     (i == o->start || g[i].space_before || !g_unichar_isalpha (g[i - 1].c));
+          named = named || (is_relation_sign (g[i].c) && i > o->start && g[i - 1].cls == CLS_TEXT &&
+                            g_unichar_isalpha (g[i - 1].c));
+        }
     }
   /* (the remark first: the rows below are looked for on few lines) */
   if (open < 0 || r_text < 3 || r_math * 4 > r_text || r_total > 60)
@@ -5237,7 +5279,14 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   if (!bracket && (wordy_at_x_nearby (pc, right.x0, right.y0, right.y1, em) ||
                    wordy_at_x_nearby (pc, left.x0, left.y0, left.y1, em)))
     return FALSE;
-  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 &&
+  /* A formula that names its quantity in words, \text{efficiency} =
+   * 1-\frac{Q_L}{Q_H}. \qquad \text{[efficiency of any heat engine]}, is
+   * mostly letters: a phrase of up to three words then a relation, with
+   * rows above and below its line (a fraction: taller than a line of
+   * prose) and math on them (pdf-e2e 1073: missed on every
+   * set-up). */
+  named = named && l_words <= 3 && *n_parts > 0;
+  return total > 0 && math >= 2 && (text * 4 <= total || named) && open >= 0 &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
          (condition_line_set_off (pc, left.x0, right.x1, em) ||
           (!pc->margins.known[col] && indented_from_text (pc, col, left.x0, em)));
@@ -5436,6 +5485,7 @@ page_words (PageCtx *pc)
       classify_words (g, n, math_italic, script, pc->body_em);
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
+      classify_lone_relations (g, n);
       g_free (script);
     }
 }

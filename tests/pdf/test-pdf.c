@@ -893,7 +893,12 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * ended at the 10: text checked below). detectfix10: cls-condtable, a
  * centred tabular{ll} of notation and a table l@{\quad}p{...} of \dfrac
  * rows, whose text columns condition_rows() took for a cases display's
- * conditions (main 090e5eb: inline 2/2 of 6, the first table one display). */
+ * conditions (main 090e5eb: inline 2/2 of 6, the first table one display).
+ * e2e12s (main 0c158a9 in brackets): cls-namedremark (CM, LM), displays
+ * named in words then a bracketed remark after \qquad, \text{efficiency} =
+ * 1-\frac{Q_L}{Q_H}. \qquad \text{[..]} (display 0 of 2, two inline pieces);
+ * cls-lonerel (CM, LM, Times), a relation alone in prose, $\coloneqq$ and
+ * $=$ in the text font's glyphs (inline 3/3 of 5). */
 static void
 test_detect_classes (void)
 {
@@ -938,7 +943,9 @@ test_detect_classes (void)
                           "cls-scriptnum-lmodern", "cls-exactdiff-cm", "cls-exactdiff-lmodern", "cls-condrows-cm",
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
                           "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
-                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern" };
+                          "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern",
+                          "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-lonerel-cm",
+                          "cls-lonerel-lmodern", "cls-lonerel-times" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

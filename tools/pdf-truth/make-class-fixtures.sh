@@ -181,3 +181,12 @@ done
 for f in cm lmodern; do
   $gen --body "$dir/cls-condtable.body.tex" --out "$dir" --prefix "cls-condtable-$f" --fonts $f --seed 10270
 done
+
+# e2e12s (issue 12): displays named in words with a bracketed remark, a
+# relation alone between words of prose
+for f in cm lmodern; do
+  $gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix "cls-namedremark-$f" --fonts $f --seed 10280
+done
+for f in cm lmodern times; do
+  $gen --body "$dir/cls-lonerel.body.tex" --out "$dir" --prefix "cls-lonerel-$f" --fonts $f --seed 10281
+done
