@@ -5281,11 +5281,11 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
     return FALSE;
   /* A formula that names its quantity in words, \text{efficiency} =
    * 1-\frac{Q_L}{Q_H}. \qquad \text{[efficiency of any heat engine]}, is
-   * mostly letters: a phrase of up to three words then a relation, with
-   * rows above and below its line (a fraction: taller than a line of
-   * prose) and math on them (pdf-e2e 1073: missed on every
-   * set-up). */
-  named = named && l_words <= 3 && *n_parts > 0;
+   * mostly letters: a phrase of up to three words then a relation, the
+   * formula with its rows above and below the line (Poppler lists them
+   * apart or in the line's chunk) taller than a line of prose, 1.2 em: a
+   * fraction (pdf-e2e 1073: missed on every set-up). */
+  named = named && l_words <= 3 && left.y1 - left.y0 >= 1.2 * em;
   return total > 0 && math >= 2 && (text * 4 <= total || named) && open >= 0 &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
          (condition_line_set_off (pc, left.x0, right.x1, em) ||
@@ -6085,6 +6085,34 @@ operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
   return (k >= ch->start && binary_sign (g, k)) || (e < ch->end && binary_sign (g, e));
 }
 
+/* Whether the leftmost chunk of a line opens with a phrase of one to three
+ * lower-case words and, a word space after it, a relation sign with two
+ * math glyphs or more after it on its chunk: a display that names its
+ * quantity, \text{area under curve} = \Delta x = \int_{t_1}^{t_2} v\,dt
+ * (pdf-e2e 1073: a display in CM, where its integral is a chunk of its
+ * own, an inline piece in XeLaTeX, LuaLaTeX and STIX Two, whose line is
+ * 61 % letters). No sentence or caption runs words straight into '='. */
+static gboolean
+phrase_then_relation (const PageCtx *pc, const int *members, int nm)
+{
+  const Glyph *g = pc->g;
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[0]);
+  int k, words = 0, math = 0;
+
+  for (int m = 1; m < nm; m++)
+    if (g_array_index (pc->chunks, Chunk, members[m]).box.x0 < ch->box.x0)
+      ch = &g_array_index (pc->chunks, Chunk, members[m]);
+  if (ch->end <= ch->start || !g_unichar_islower (g[ch->start].c))
+    return FALSE;
+  for (k = ch->start; k < ch->end && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && !g[k].bold; k++)
+    words += k == ch->start || g[k].space_before;
+  if (words > 3 || k == ch->end || !g[k].space_before || !is_relation_sign (g[k].c))
+    return FALSE;
+  for (k++; k < ch->end; k++)
+    math += g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK;
+  return math >= 2;
+}
+
 /* Whether a line (chunks members) is a phrase of words, after a label of
  * digits and points, then a word space and one formula with no word after
  * it, with 40 % of its glyphs text letters or more. Opening with a capital
@@ -6239,7 +6267,8 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
    * a fraction: 1.36-1.43 em on dev 1124 and the fixtures; a centred line
    * of prose, "given that $x = 2$", "see also $n = 1$", is one text line
    * high, 0.89 em - detectfix9) */
-  named = phrase_then_formula (pc, members, nm, &lower, &labelled) && lower && ext.y1 - ext.y0 >= 1.2 * em;
+  named = (phrase_then_formula (pc, members, nm, &lower, &labelled) && lower && ext.y1 - ext.y0 >= 1.2 * em) ||
+          phrase_then_relation (pc, members, nm);
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);

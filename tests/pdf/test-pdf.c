@@ -894,9 +894,11 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * centred tabular{ll} of notation and a table l@{\quad}p{...} of \dfrac
  * rows, whose text columns condition_rows() took for a cases display's
  * conditions (main 090e5eb: inline 2/2 of 6, the first table one display).
- * e2e12s (main 0c158a9 in brackets): cls-namedremark (CM, LM), displays
- * named in words then a bracketed remark after \qquad, \text{efficiency} =
- * 1-\frac{Q_L}{Q_H}. \qquad \text{[..]} (display 0 of 2, two inline pieces);
+ * e2e12s (main 0c158a9 in brackets): cls-namedremark (CM, LM, XeLaTeX LM
+ * Math), displays named in words then a bracketed remark after \qquad,
+ * \text{efficiency} = 1-\frac{Q_L}{Q_H}. \qquad \text{[..]}, and one named
+ * straight before its relation, \text{area under curve} = \Delta x = \int
+ * .. (display 1/1 of 3 in CM and LM, 0 in XeLaTeX: inline pieces);
  * cls-lonerel (CM, LM, Times), a relation alone in prose, $\coloneqq$ and
  * $=$ in the text font's glyphs (inline 3/3 of 5). */
 static void
@@ -944,7 +946,7 @@ test_detect_classes (void)
                           "cls-condrows-lmodern", "cls-wordremark-cm", "cls-wordremark-lmodern", "cls-fracgaps-cm",
                           "cls-fracgaps-lmodern", "cls-alignfrac-cm", "cls-alignfrac-lmodern", "cls-expunit-cm",
                           "cls-expunit-lmodern", "cls-condtable-cm", "cls-condtable-lmodern",
-                          "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-lonerel-cm",
+                          "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)

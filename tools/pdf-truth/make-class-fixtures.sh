@@ -187,6 +187,7 @@ done
 for f in cm lmodern; do
   $gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix "cls-namedremark-$f" --fonts $f --seed 10280
 done
+$gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix cls-namedremark-xe --engine xelatex --fonts lm-math --seed 10280
 for f in cm lmodern times; do
   $gen --body "$dir/cls-lonerel.body.tex" --out "$dir" --prefix "cls-lonerel-$f" --fonts $f --seed 10281
 done
