@@ -900,7 +900,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * straight before its relation, \text{area under curve} = \Delta x = \int
  * .. (display 1/1 of 3 in CM and LM, 0 in XeLaTeX: inline pieces);
  * cls-lonerel (CM, LM, Times), a relation alone in prose, $\coloneqq$ and
- * $=$ in the text font's glyphs (inline 3/3 of 5). */
+ * $=$ in the text font's glyphs, and "lemma 42 $\bullet$ that", a bullet
+ * with no operand after it a word space from a number (inline 4/5 of 7:
+ * "42 \bullet" one region). */
 static void
 test_detect_classes (void)
 {
