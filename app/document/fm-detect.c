@@ -953,6 +953,39 @@ exponent_end (const Glyph *g, int d)
   return g_unichar_isdigit (g[e].c) ? e : -1;
 }
 
+/* A relation alone between words of prose, "hence $\coloneqq$." or "$=$":
+ * Computer Modern, Latin Modern and Times take '=' and ':' from the text
+ * font, so the word has no seed and the formula was lost
+ * (pdf-e2e 1073). Typed prose has no '=' standing alone; a word of '=' and
+ * ':' only (one '=' at least), a word space after a text letter and before
+ * a text letter or the line's end (sentence punctuation glued after it
+ * aside), is weak math. Between digits or math it joins its formula as it
+ * did. */
+static void
+classify_lone_relations (Glyph *g, int n)
+{
+  for (int i = 1; i < n; i++)
+    {
+      int e = i, eq = 0;
+      if (!g[i].space_before || g[i].line_before || g[i - 1].cls != CLS_TEXT || !g_unichar_isalpha (g[i - 1].c))
+        continue;
+      for (; e < n && (e == i || !g[e].space_before) && (g[e].c == '=' || g[e].c == ':') &&
+             (g[e].cls == CLS_NEUTRAL || (g[e].c == '=' && g[e].cls == CLS_STRONG)) && e - i < 3;
+           e++)
+        eq += g[e].c == '=';
+      if (eq == 0)
+        continue;
+      while (e < n && !g[e].space_before && (g[e].c == '.' || g[e].c == ',' || g[e].c == ';'))
+        e++;
+      if (e < n && !g[e].line_before && !(g[e].space_before && g[e].cls == CLS_TEXT && g_unichar_isalpha (g[e].c)))
+        continue;
+      /* (Fourier's '=' is a math font's, its ':' the text's: the ':'
+       * would be trimmed as punctuation) */
+      for (int k = i; k < e && (g[k].c == '=' || g[k].c == ':'); k++)
+        g[k].cls = g[k].cls == CLS_STRONG ? CLS_STRONG : CLS_WEAK;
+    }
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -4549,6 +4582,16 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
     join = TRUE;
   if (join && rule == FM_DETECT_RULE_FULL && word_space_starts_formula (ic, li, ri, gap, em))
     join = FALSE;
+  /* TeX makes a binary sign with no operand after it an ordinary symbol,
+   * with no medium space before it: a \bullet, \circ, \star or \dagger a
+   * word space after a number or letter and followed by a word of text is
+   * a formula of its own ("lemma 42 $\bullet$ that": the region "42 \bullet"
+   * missed it in all 11 set-ups of pdf-e2e 1074) */
+  if (join && rule == FM_DETECT_RULE_FULL && gap >= 0.15 * em && r->space_before &&
+      (r->c == 0x2022 || r->c == 0x2219 || r->c == 0x25E6 || r->c == 0x22C6 || r->c == 0x2020 || r->c == 0x2021) &&
+      r - g + 1 < n && r[1].space_before && r[1].cls == CLS_TEXT && g_unichar_isalpha (r[1].c) &&
+      g_unichar_isalnum (l->c))
+    join = FALSE;
   if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "joins") == 0)
     {
       char u1[8] = { 0 }, u2[8] = { 0 };
@@ -5279,8 +5322,8 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   const Glyph *g = pc->g;
   FmRect left = { 0, 0, 0, 0 }, right = { 0, 0, 0, 0 };
   int last = -1, math = 0, text = 0, total = 0, open = -1, r_math = 0, r_text = 0, r_total = 0, r_words = 0;
-  int col;
-  gboolean bracket;
+  int col, l_words = 0;
+  gboolean bracket, named = FALSE;
 
   *n_parts = 0;
 
@@ -5309,6 +5352,15 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
           continue;
         }
       tally_formula_part (o, &left, &math, &text, &total);
+      /* (the words of the formula's own line and whether a relation
+       * follows them: \text{efficiency} = 1-\frac{Q_L}{Q_H}) */
+      for (int i = o->start; i < o->end; i++)
+        {
+          l_words += g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c) &&
+                     (i == o->start || g[i].space_before || !g_unichar_isalpha (g[i - 1].c));
+          named = named || (is_relation_sign (g[i].c) && i > o->start && g[i - 1].cls == CLS_TEXT &&
+                            g_unichar_isalpha (g[i - 1].c));
+        }
     }
   /* (the remark first: the rows below are looked for on few lines) */
   if (open < 0 || r_text < 3 || r_math * 4 > r_text || r_total > 60)
@@ -5350,7 +5402,14 @@ display_then_remark (const PageCtx *pc, const int *members, int nm, double em, i
   if (!bracket && (wordy_at_x_nearby (pc, right.x0, right.y0, right.y1, em) ||
                    wordy_at_x_nearby (pc, left.x0, left.y0, left.y1, em)))
     return FALSE;
-  return total > 0 && math >= 2 && text * 4 <= total && open >= 0 &&
+  /* A formula that names its quantity in words, \text{efficiency} =
+   * 1-\frac{Q_L}{Q_H}. \qquad \text{[efficiency of any heat engine]}, is
+   * mostly letters: a phrase of up to three words then a relation, the
+   * formula with its rows above and below the line (Poppler lists them
+   * apart or in the line's chunk) taller than a line of prose, 1.2 em: a
+   * fraction (pdf-e2e 1073: missed on every set-up). */
+  named = named && l_words <= 3 && left.y1 - left.y0 >= 1.2 * em;
+  return total > 0 && math >= 2 && (text * 4 <= total || named) && open >= 0 &&
          r_text >= 3 && r_math * 4 <= r_text && r_total <= 60 && right.x0 - left.x1 >= 1.5 * em &&
          (condition_line_set_off (pc, left.x0, right.x1, em) ||
           (!pc->margins.known[col] && indented_from_text (pc, col, left.x0, em)));
@@ -5551,6 +5610,7 @@ page_words (PageCtx *pc)
         classify_italic_runs (g, n);
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
+      classify_lone_relations (g, n);
       g_free (script);
     }
 }
@@ -6150,6 +6210,34 @@ operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
   return (k >= ch->start && binary_sign (g, k)) || (e < ch->end && binary_sign (g, e));
 }
 
+/* Whether the leftmost chunk of a line opens with a phrase of one to three
+ * lower-case words and, a word space after it, a relation sign with two
+ * math glyphs or more after it on its chunk: a display that names its
+ * quantity, \text{area under curve} = \Delta x = \int_{t_1}^{t_2} v\,dt
+ * (pdf-e2e 1073: a display in CM, where its integral is a chunk of its
+ * own, an inline piece in XeLaTeX, LuaLaTeX and STIX Two, whose line is
+ * 61 % letters). No sentence or caption runs words straight into '='. */
+static gboolean
+phrase_then_relation (const PageCtx *pc, const int *members, int nm)
+{
+  const Glyph *g = pc->g;
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[0]);
+  int k, words = 0, math = 0;
+
+  for (int m = 1; m < nm; m++)
+    if (g_array_index (pc->chunks, Chunk, members[m]).box.x0 < ch->box.x0)
+      ch = &g_array_index (pc->chunks, Chunk, members[m]);
+  if (ch->end <= ch->start || !g_unichar_islower (g[ch->start].c))
+    return FALSE;
+  for (k = ch->start; k < ch->end && g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && !g[k].bold; k++)
+    words += k == ch->start || g[k].space_before;
+  if (words > 3 || k == ch->end || !g[k].space_before || !is_relation_sign (g[k].c))
+    return FALSE;
+  for (k++; k < ch->end; k++)
+    math += g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK;
+  return math >= 2;
+}
+
 /* Whether a line (chunks members) is a phrase of words, after a label of
  * digits and points, then a word space and one formula with no word after
  * it, with 40 % of its glyphs text letters or more. Opening with a capital
@@ -6342,6 +6430,8 @@ words_display_line (const PageCtx *pc, const int *members, int nm, double em)
       named = tall.y1 - tall.y0 >= 1.2 * em;
       g_free (row);
     }
+  /* (or a few lower-case words straight into a relation, e2e12s) */
+  named = named || phrase_then_relation (pc, members, nm);
   for (int m = 0; m < nm; m++)
     {
       const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[m]);

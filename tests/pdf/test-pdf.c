@@ -942,7 +942,16 @@ test_detect_aligned_edge (void)
  * of 5); cls-italicrun (Palatino, Times), uvX between two operators taken
  * for an emphasised word (0/4 of 2); cls-wordbracket (XeLaTeX and LuaLaTeX
  * Pagella), "$\ker B$ $(1,2)$" a word space apart joined by the
- * italic-correction rule (2/3 of 5). */
+ * italic-correction rule (2/3 of 5).
+ * e2e12s (main 0c158a9 in brackets): cls-namedremark (CM, LM, XeLaTeX LM
+ * Math), displays named in words then a bracketed remark after \qquad,
+ * \text{efficiency} = 1-\frac{Q_L}{Q_H}. \qquad \text{[..]}, and one named
+ * straight before its relation, \text{area under curve} = \Delta x = \int
+ * .. (display 1/1 of 3 in CM and LM, 0 in XeLaTeX: inline pieces);
+ * cls-lonerel (CM, LM, Times), a relation alone in prose, $\coloneqq$ and
+ * $=$ in the text font's glyphs, and "lemma 42 $\bullet$ that", a bullet
+ * with no operand after it a word space from a number (inline 4/5 of 7:
+ * "42 \bullet" one region). */
 static void
 test_detect_classes (void)
 {
@@ -992,7 +1001,9 @@ test_detect_classes (void)
                           "cls-commalist-kpfonts", "cls-commalist-xe", "cls-lostamalg-xe", "cls-lostamalg-lua",
                           "cls-scriptapart-euler", "cls-scriptapart-xe", "cls-sycrel-kpfonts", "cls-sycrel-txfonts",
                           "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
-                          "cls-wordbracket-lua" };
+                          "cls-wordbracket-lua",
+                          "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
+                          "cls-lonerel-lmodern", "cls-lonerel-times" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

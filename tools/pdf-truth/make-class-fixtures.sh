@@ -207,3 +207,13 @@ $gen --body "$dir/cls-italicrun.body.tex" --out "$dir" --prefix cls-italicrun-pa
 $gen --body "$dir/cls-italicrun.body.tex" --out "$dir" --prefix cls-italicrun-times --fonts times --seed 10324
 $gen --body "$dir/cls-wordbracket.body.tex" --out "$dir" --prefix cls-wordbracket-xe --engine xelatex --fonts pagella-math --seed 10325
 $gen --body "$dir/cls-wordbracket.body.tex" --out "$dir" --prefix cls-wordbracket-lua --engine lualatex --fonts pagella-math --seed 10325
+
+# e2e12s (issue 12): displays named in words with a bracketed remark, a
+# relation alone between words of prose
+for f in cm lmodern; do
+  $gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix "cls-namedremark-$f" --fonts $f --seed 10280
+done
+$gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix cls-namedremark-xe --engine xelatex --fonts lm-math --seed 10280
+for f in cm lmodern times; do
+  $gen --body "$dir/cls-lonerel.body.tex" --out "$dir" --prefix "cls-lonerel-$f" --fonts $f --seed 10281
+done
