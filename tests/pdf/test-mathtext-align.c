@@ -31,8 +31,9 @@ test_aligned (void)
 
   check_page (doc, 0, "\\begin{aligned}a&=b+c\\\\&=d\\end{aligned}", TRUE, NULL);
   check_page (doc, 1, "\\begin{aligned}x_{1}&=y^{2}+1\\\\z&\\leq w\\end{aligned}", TRUE, NULL);
-  /* neither a relation column nor centred: one x for every start */
-  check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", FALSE, "start at one x");
+  /* neither a relation column nor centred: every row starts at one x to
+   * the point and its relations stand apart, so `&` is first (issue 12) */
+  check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", TRUE, NULL);
   /* a row that continues the one above: a binary operator first, a \\quad
    * or \\qquad right of the relation column, written */
   check_page (doc, 14, "\\begin{aligned}a&=b+c-d\\\\&\\quad+e-f\\\\&=g\\end{aligned}", TRUE, NULL);
@@ -200,7 +201,11 @@ test_review (void)
               "wide gap before the relation column");
   check_page (doc, 1, "\\begin{aligned}A&\\Longrightarrow\\quad B\\\\C+D&\\Longrightarrow\\quad E\\end{aligned}", FALSE,
               "wide gap before the relation column");
-  check_page (doc, 2, "\\begin{aligned}a&=\\quad b\\\\c&=\\quad d\\end{aligned}", FALSE, "wide gap before");
+  /* gathered's rows here are of one width (a+b and c+d differ by 0.005
+   * em): they start at one x, and their relations stand 0.1 em apart, so
+   * `&` first draws them as the page does (issue 12), unsure */
+  check_page (doc, 2, "\\begin{aligned}&a\\quad=\\quad b\\\\&c\\quad=\\quad d\\end{aligned}", FALSE,
+              "gathered or & first");
   /* at 12pt a \quad is 1 em, an array's gap 0.83 em: `&\quad\le\quad` is
    * no array (was CERTAIN), a real array{rcl} is one (was an aligned) */
   check_page (doc12, 0, "\\begin{aligned}A&\\leq\\quad B\\\\C+D&\\leq\\quad E\\end{aligned}", FALSE,
