@@ -1362,6 +1362,21 @@ is_grid (const Align *a)
   return TRUE;
 }
 
+/* Whether a row has a gap of 0.9 em or more: a second column may stand
+ * after it (array{ll}'s `u(x,0)=0,\quad&u(x,h)=f(x)`, development seed
+ * 1154, read as one `&`-first column). */
+static gboolean
+rows_have_wide_gap (const Align *a)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double unused = 0;
+      if (row_gaps (a, j, -G_MAXDOUBLE, G_MAXDOUBLE, &unused) >= 0.9 * a->em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Where the `&` of rows that all start near one x and have relations near
  * one x (column x) stands, from which of the two is exact. TeX sets the
  * column's content at one x to the point: with `&` first the rows' first
@@ -1395,7 +1410,7 @@ start_or_relation (const Align *a, GPtrArray *rels, const RowSpan *spans, double
     }
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
     g_printerr ("align start %.4f relation %.4f em\n", start_dev / a->em, rel_dev / a->em);
-  if (start_dev < exact && rel_dev > 2 * exact)
+  if (start_dev < exact && rel_dev > 2 * exact && !rows_have_wide_gap (a))
     return ALIGN_AT_START;
   if (rel_dev < exact && start_dev > 2 * exact)
     return ALIGN_AT_RELATION;
@@ -1413,9 +1428,10 @@ ends_together (const Align *a, const RowSpan *spans)
   return TRUE;
 }
 
-/* Whether every row has a relation and all start at one x to the point:
- * aligned's `&` first, whose relations (not at one x, or a relation column
- * would have been found) cannot be the column. */
+/* Whether every row has a relation and all start at one x to the point,
+ * without a wide gap in a row: aligned's `&` first, whose relations (not
+ * at one x, or a relation column would have been found) cannot be the
+ * column. */
 static gboolean
 starts_exactly (const Align *a, GPtrArray *rels, const RowSpan *spans)
 {
@@ -1423,7 +1439,7 @@ starts_exactly (const Align *a, GPtrArray *rels, const RowSpan *spans)
     if (((GArray *) rels->pdata[j])->len == 0 || spans[j].first == NULL ||
         fabs (spans[j].x0 - spans[0].x0) >= ALIGN_EXACT_EM * a->em)
       return FALSE;
-  return TRUE;
+  return !rows_have_wide_gap (a);
 }
 
 /* Rows without a delimiter around them: aligned, left-aligned or gathered. */
