@@ -3617,14 +3617,18 @@ colon_box_touches (const Item *prev, const Item *a, const Item *b)
          fabs (b->mid - a->mid) < 0.1 * a->size && fabs (prev->mid - a->mid) < 0.1 * a->size;
 }
 
-/* The colon a whose left neighbour's box reached it (colon_box_touches),
+/* The colon a between two glyphs (colon_box_touches, colon_spaced),
  * spelt from the ink's spaces: a relation ":" has a thick space (5 mu) on
  * both sides, a \colon less before than after (amsmath's 2 mu and 6 mu;
  * unicode-math's punctuation none and 3 mu). Measured white after less
- * white before (bench/RESULTS.md, issue 12): relation 0.000-0.070 em
- * (pdfLaTeX CM and LM at 12 pt, STIX Two in pdfLaTeX and XeLaTeX), \colon
- * 0.134-0.151 em (XeLaTeX STIX Two Math). Without a render, or between the
- * two, ":" (ten times as common in the corpus) and unsure. */
+ * white before (bench/RESULTS.md, issue 12): relation -0.107 to 0.070 em,
+ * and 0.101 before TeX Gyre Termes' wide-bearing `[` (cls-edges-lua),
+ * \colon 0.134 to 0.305 em (pdfLaTeX CM, LM, mathptmx, newtx, fourier,
+ * libertine, STIX Two; XeLaTeX STIX Two Math; 10-12 pt), but 0.106 for
+ * STIX Two Math's at the coarser render of a tight region (the pixels
+ * move the white by some 0.04 em): over 0.11 \colon; more white before is
+ * never \colon. Without a render, or between 0.075 and 0.11, ":" (ten
+ * times as common in the corpus) and unsure. */
 static void
 colon_by_ink (Reader *r, const Item *prev, Item *a, const Item *b)
 {
@@ -3632,13 +3636,25 @@ colon_by_ink (Reader *r, const Item *prev, Item *a, const Item *b)
 
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
     g_printerr ("colon ink before %.3f after %.3f em\n", before / a->size, after / a->size);
-  if (before >= 0 && after >= 0 && after - before > 0.1 * a->size)
+  if (before >= 0 && after >= 0 && after - before > 0.11 * a->size)
     {
       g_free (a->tex);
       a->tex = g_strdup ("\\colon");
     }
-  else if (before < 0 || after < 0 || fabs (after - before) > 0.085 * a->size)
-    uncertain (r, "a colon whose left neighbour's box reaches it (\":\" or \\colon?)");
+  else if (before < 0 || after < 0 || after - before > 0.075 * a->size)
+    uncertain (r, "a colon whose spaces the ink does not tell (\":\" or \\colon?)");
+}
+
+/* Whether colon a stands on the line between prev and b with space after
+ * it: then its spelling is read from the ink (colon_by_ink). The boxes'
+ * gap before it holds the left glyph's italic correction (Times' italic f:
+ * `f\colon U` measured 0.26 em before the colon, read as the relation's
+ * thick space, fresh seed 1076 on mathptmx, newtx, fourier, libertine). */
+static gboolean
+colon_spaced (const Item *prev, const Item *a, const Item *b)
+{
+  return b->box.x0 - a->box.x1 > 0.08 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size &&
+         fabs (prev->mid - a->mid) < 0.1 * a->size;
 }
 
 /* Neighbours in x order: three dots (\ldots, \cdots), \pmb's overprints,
@@ -3704,7 +3720,7 @@ merge_sequences (Reader *r)
           uncertain (r, "an arrow built from pieces");
         }
       else if (a->c == ':' && prev != NULL && b->c != '=' && prev->kind == ITEM_GLYPH &&
-               colon_box_touches (prev, a, b))
+               (colon_box_touches (prev, a, b) || (r->img != NULL && colon_spaced (prev, a, b))))
         {
           /* Poppler widens a glyph's box over the kern that follows it in
            * one TJ array (pdfLaTeX's `[(\011)-278(:)]TJ` for \Psi : at

@@ -506,7 +506,13 @@ test_colon_spacing (void)
   check_page (doc, 4, "\\begin{aligned}X''+\\lambda X&=0,\\\\Y''-\\lambda Y&=0.\\end{aligned}");
   check_page (xe, 0, "f\\colon X\\to Y");
   check_page (xe, 1, "\\Psi:A\\longrightarrow\\mathcal{F}");
-  check_page (xe, 2, "\\Psi\\colon A\\longrightarrow\\mathcal{F}");
+  /* STIX Two Math's \\colon measures 0.151 em more white after than
+   * before at the CLI's render, 0.106 at this region's coarser one: inside
+   * the band the ink cannot tell, so ":" and a spelling doubt */
+  res = read_page (xe, 2);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_true (res->unsure_spelling);
+  fm_mathtext_result_free (res);
   check_page (xe, 3, "\\{x:x>0\\}");
   /* STIX Two's X and Y have one width: starts and relations both at one
    * x, drawn alike either way; unsure, and a spelling the image cannot
