@@ -546,7 +546,8 @@ parse_part (const Align *a, guint row, double x0, double x1)
   return a->ops->parse_line (a->ops->reader, part);
 }
 
-/* The line-by-line reading (rows joined by \\, no columns), uncertain. */
+/* The line-by-line reading (rows joined by \\, no columns); the caller
+ * says whether it is sure. */
 static char *
 rows_plain (const Align *a, const char *env, const char *lead)
 {
@@ -1361,6 +1362,86 @@ is_grid (const Align *a)
   return TRUE;
 }
 
+/* Whether a row has a gap of 0.9 em or more: a second column may stand
+ * after it (array{ll}'s `u(x,0)=0,\quad&u(x,h)=f(x)`, development seed
+ * 1154, read as one `&`-first column). */
+static gboolean
+rows_have_wide_gap (const Align *a)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double unused = 0;
+      if (row_gaps (a, j, -G_MAXDOUBLE, G_MAXDOUBLE, &unused) >= 0.9 * a->em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Where the `&` of rows that all start near one x and have relations near
+ * one x (column x) stands, from which of the two is exact. TeX sets the
+ * column's content at one x to the point: with `&` first the rows' first
+ * glyphs start at one x and their relations stand apart by the width
+ * difference of what precedes them (pdfLaTeX STIX Two's `&X''+\lambda X=0`
+ * over `&Y''-\lambda Y=0`: X and Y differ by 0.07 em, the relations by
+ * 0.14 em, inside the 0.1 em tolerance the column is found with); with `&`
+ * at the relation it is the other way round. Measured in real TeX
+ * (bench/RESULTS.md, issue 12): both exact to 0.001 pt in pdfLaTeX CM and
+ * XeLaTeX STIX Two Math. ALIGN_AT_UNKNOWN where neither is exact or both are
+ * (left-hand sides of one width) or a row has no relation there. */
+typedef enum { ALIGN_AT_UNKNOWN, ALIGN_AT_START, ALIGN_AT_RELATION } AlignAt;
+
+#define ALIGN_EXACT_EM 0.01
+
+static AlignAt
+start_or_relation (const Align *a, GPtrArray *rels, const RowSpan *spans, double x)
+{
+  double start_dev = 0, rel_dev = 0, exact = ALIGN_EXACT_EM * a->em;
+
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      GArray *xs = rels->pdata[j];
+      double nearest = G_MAXDOUBLE;
+      for (guint k = 0; k < xs->len; k++)
+        nearest = MIN (nearest, fabs (g_array_index (xs, double, k) - x));
+      if (spans[j].first == NULL || nearest > 0.1 * a->em)
+        return ALIGN_AT_UNKNOWN;
+      start_dev = MAX (start_dev, fabs (spans[j].x0 - spans[0].x0));
+      rel_dev = MAX (rel_dev, nearest);
+    }
+  if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+    g_printerr ("align start %.4f relation %.4f em\n", start_dev / a->em, rel_dev / a->em);
+  if (start_dev < exact && rel_dev > 2 * exact && !rows_have_wide_gap (a))
+    return ALIGN_AT_START;
+  if (rel_dev < exact && start_dev > 2 * exact)
+    return ALIGN_AT_RELATION;
+  return ALIGN_AT_UNKNOWN;
+}
+
+/* Whether the rows end at one x (to a hundredth of an em; starting at
+ * one x too, they are of one width). */
+static gboolean
+ends_together (const Align *a, const RowSpan *spans)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    if (fabs (spans[j].x1 - spans[0].x1) >= ALIGN_EXACT_EM * a->em)
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether every row has a relation and all start at one x to the point,
+ * without a wide gap in a row: aligned's `&` first, whose relations (not
+ * at one x, or a relation column would have been found) cannot be the
+ * column. */
+static gboolean
+starts_exactly (const Align *a, GPtrArray *rels, const RowSpan *spans)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    if (((GArray *) rels->pdata[j])->len == 0 || spans[j].first == NULL ||
+        fabs (spans[j].x0 - spans[0].x0) >= ALIGN_EXACT_EM * a->em)
+      return FALSE;
+  return !rows_have_wide_gap (a);
+}
+
 /* Rows without a delimiter around them: aligned, left-aligned or gathered. */
 static char *
 rows_only (const Align *a)
@@ -1388,7 +1469,21 @@ rows_only (const Align *a)
       /* rows that also all start at one x (left-hand sides of one width,
        * "g_{1}(x)=" over "g_{2}(x)="): `&` first or at the relation */
       if (starts && spans[0].x0 < x - tol)
-        a->ops->uncertain (a->ops->reader, "rows that start at one x and align at a relation (& first or at it)");
+        switch (start_or_relation (a, rels, spans, x))
+          {
+          case ALIGN_AT_START:
+            /* rows of one width centred start at one x too (gathered's
+             * `a\quad=\quad b` over `c\quad=\quad d`): drawn alike */
+            if (ends_together (a, spans))
+              a->ops->uncertain (a->ops->reader, "centred rows that start at one x (gathered or & first?)");
+            return rows_plain (a, "aligned", "&");
+          case ALIGN_AT_RELATION:
+            break;
+          case ALIGN_AT_UNKNOWN:
+          default:
+            a->ops->uncertain (a->ops->reader, "rows that start at one x and align at a relation (& first or at it)");
+            break;
+          }
       /* a gathered row `+d` under `a=b+c` can stand a quad right of the
        * relation too */
       for (guint j = 0; j < a->n_rows; j++)
@@ -1407,6 +1502,8 @@ rows_only (const Align *a)
       a->ops->uncertain (a->ops->reader, "columns without delimiters (a matrix whose delimiters are ink?)");
       return grid (a, &open, NULL);
     }
+  if (starts && starts_exactly (a, rels, spans))
+    return rows_plain (a, "aligned", "&");
   if (starts)
     {
       a->ops->uncertain (a->ops->reader, "several lines that start at one x (aligned at their start?)");

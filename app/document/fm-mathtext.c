@@ -452,6 +452,27 @@ uncertain (Reader *r, const char *why)
   g_string_append (r->reasons, why);
 }
 
+/* Whether the reasons hold a choice between two spellings whose renders
+ * differ by a few hundredths of an em, or not at all in the page's fonts:
+ * where `&` stands in rows that start and align alike (STIX Two's X and Y
+ * have one width), a colon whose space before it Poppler's box took in, a
+ * word's limits' style. The image model sees no more there than the glyphs;
+ * its agreeing reading was confident and wrong on such points (pdf-e2e seed
+ * 1073: `&X''+\lambda X=0` read `X''+\lambda X&=0` at 0.97-0.98 on three
+ * set-ups), so the agreement does not lift it (fm-recognize.c, choose). */
+static gboolean
+spelling_doubt (const char *reasons)
+{
+  static const char *const doubts[] = {
+    "(& first or at it)", "(\":\" or \\colon?)", "(\\limits or \\displaystyle?)",
+    "(its rise: \\displaystyle or \\limits?)", "(\\dfrac or \\displaystyle\\frac?)", NULL,
+  };
+  for (int k = 0; doubts[k] != NULL; k++)
+    if (strstr (reasons, doubts[k]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 static gboolean
 is_bigop_char (gunichar c)
 {
@@ -3599,6 +3620,57 @@ neighbour_on_line (GPtrArray *sorted, guint i, int n)
   return NULL;
 }
 
+/* Whether colon a's left neighbour's box reaches it while a space follows:
+ * TeX puts a space before both colons outside scripts (the relation's 5 mu,
+ * \colon's 2 mu), and a relation colon in a script has none on either
+ * side; a box that touches a spaced colon took in the space before it. */
+static gboolean
+colon_box_touches (const Item *prev, const Item *a, const Item *b)
+{
+  return a->box.x0 - prev->box.x1 < 0.01 * a->size && b->box.x0 - a->box.x1 > 0.08 * a->size &&
+         fabs (b->mid - a->mid) < 0.1 * a->size && fabs (prev->mid - a->mid) < 0.1 * a->size;
+}
+
+/* The colon a between two glyphs (colon_box_touches, colon_spaced),
+ * spelt from the ink's spaces: a relation ":" has a thick space (5 mu) on
+ * both sides, a \colon less before than after (amsmath's 2 mu and 6 mu;
+ * unicode-math's punctuation none and 3 mu). Measured white after less
+ * white before (bench/RESULTS.md, issue 12): relation -0.107 to 0.070 em,
+ * and 0.101 before TeX Gyre Termes' wide-bearing `[` (cls-edges-lua),
+ * \colon 0.134 to 0.305 em (pdfLaTeX CM, LM, mathptmx, newtx, fourier,
+ * libertine, STIX Two; XeLaTeX STIX Two Math; 10-12 pt), but 0.106 for
+ * STIX Two Math's at the coarser render of a tight region (the pixels
+ * move the white by some 0.04 em): over 0.11 \colon; more white before is
+ * never \colon. Without a render, or between 0.075 and 0.11, ":" (ten
+ * times as common in the corpus) and unsure. */
+static void
+colon_by_ink (Reader *r, const Item *prev, Item *a, const Item *b)
+{
+  double before = ink_space_between (r, prev, a), after = ink_space_between (r, a, b);
+
+  if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
+    g_printerr ("colon ink before %.3f after %.3f em\n", before / a->size, after / a->size);
+  if (before >= 0 && after >= 0 && after - before > 0.11 * a->size)
+    {
+      g_free (a->tex);
+      a->tex = g_strdup ("\\colon");
+    }
+  else if (before < 0 || after < 0 || after - before > 0.075 * a->size)
+    uncertain (r, "a colon whose spaces the ink does not tell (\":\" or \\colon?)");
+}
+
+/* Whether colon a stands on the line between prev and b with space after
+ * it: then its spelling is read from the ink (colon_by_ink). The boxes'
+ * gap before it holds the left glyph's italic correction (Times' italic f:
+ * `f\colon U` measured 0.26 em before the colon, read as the relation's
+ * thick space, fresh seed 1076 on mathptmx, newtx, fourier, libertine). */
+static gboolean
+colon_spaced (const Item *prev, const Item *a, const Item *b)
+{
+  return b->box.x0 - a->box.x1 > 0.08 * a->size && fabs (b->mid - a->mid) < 0.1 * a->size &&
+         fabs (prev->mid - a->mid) < 0.1 * a->size;
+}
+
 /* Neighbours in x order: three dots (\ldots, \cdots), \pmb's overprints,
  * touching minus signs, \colon, ":=" and \cong. */
 static void
@@ -3654,6 +3726,17 @@ merge_sequences (Reader *r)
           /* Minus signs that touch: the pieces of an extensible arrow
            * (\xrightarrow, amscd's arrows), whose length is the label's. */
           uncertain (r, "an arrow built from pieces");
+        }
+      else if (a->c == ':' && prev != NULL && b->c != '=' && prev->kind == ITEM_GLYPH &&
+               (colon_box_touches (prev, a, b) || (r->img != NULL && colon_spaced (prev, a, b))))
+        {
+          /* Poppler widens a glyph's box over the kern that follows it in
+           * one TJ array (pdfLaTeX's `[(\011)-278(:)]TJ` for \Psi : at
+           * 12 pt, development seed 1073: the box of \Psi reached the
+           * colon, read \colon). The space before the colon is then
+           * unknown, and with it the spelling: ":" (the corpus has it ten
+           * times as often), unsure. */
+          colon_by_ink (r, prev, a, b);
         }
       else if (a->c == ':' && prev != NULL && b->c != '=' && prev->kind == ITEM_GLYPH &&
                a->box.x0 - prev->box.x1 < 0.25 * a->size &&
@@ -5446,6 +5529,7 @@ read_finish (Reader *r, FmMathTextResult *res, char *tex)
     g_printerr ("reading %s (%s)\n", tex, r->reasons->len > 0 ? r->reasons->str : "certain");
   res->latex = tex;
   res->verdict = r->reasons->len > 0 ? FM_MATHTEXT_UNCERTAIN : FM_MATHTEXT_CERTAIN;
+  res->unsure_spelling = spelling_doubt (r->reasons->str);
   res->reason = r->reasons->len > 0 ? g_strdup (r->reasons->str) : NULL;
 }
 
@@ -5496,6 +5580,11 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     uncertain (&r, "glyphs without a LaTeX meaning");
   fit_items_to_ink (&r, img, &area, scale, &region->box);
   note_display_ops (&r);
+  /* merge_sequences reads a colon's spaces from the ink; nothing before
+   * the parse reads r->img otherwise. */
+  r.img = img;
+  r.img_area = area;
+  r.img_scale = scale;
   merge_pieces (&r);
   find_struck_relations (&r, img, &area, scale);
   merge_italic_words (&r);
@@ -5512,9 +5601,6 @@ fm_mathtext_read_region (FmDocument *doc, const FmRegion *region, GError **error
     uncertain (&r, "ink that no glyph or rule explains");
   if (img != NULL)
     find_lost_accents (&r, img, &area, scale, &region->box);
-  r.img = img;
-  r.img_area = area;
-  r.img_scale = scale;
   top = g_ptr_array_new ();
   for (guint i = 0; i < r.items->len; i++)
     if (!((Item *) r.items->pdata[i])->used)

@@ -41,6 +41,9 @@ typedef enum {
   FM_TEXT_READ_CERTAIN,      /* latex is right: the image model is skipped   */
   FM_TEXT_READ_UNCERTAIN,    /* latex is a guess: the image model decides    */
   FM_TEXT_READ_UNAVAILABLE,  /* nothing usable (no glyphs, no Unicode map)   */
+  FM_TEXT_READ_DOUBTFUL,     /* UNCERTAIN, over a spelling the image cannot
+                                settle either: an agreeing reading stays
+                                flagged (fm_mathtext's unsure_spelling)      */
 } FmTextReadVerdict;
 
 /* Reads a region's glyphs from the PDF's text layer. Sets *latex (g_free) for

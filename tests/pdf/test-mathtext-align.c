@@ -31,8 +31,9 @@ test_aligned (void)
 
   check_page (doc, 0, "\\begin{aligned}a&=b+c\\\\&=d\\end{aligned}", TRUE, NULL);
   check_page (doc, 1, "\\begin{aligned}x_{1}&=y^{2}+1\\\\z&\\leq w\\end{aligned}", TRUE, NULL);
-  /* neither a relation column nor centred: one x for every start */
-  check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", FALSE, "start at one x");
+  /* neither a relation column nor centred: every row starts at one x to
+   * the point and its relations stand apart, so `&` is first (issue 12) */
+  check_page (doc, 8, "\\begin{aligned}&a+b=c\\\\&x=y+z\\end{aligned}", TRUE, NULL);
   /* a row that continues the one above: a binary operator first, a \\quad
    * or \\qquad right of the relation column, written */
   check_page (doc, 14, "\\begin{aligned}a&=b+c-d\\\\&\\quad+e-f\\\\&=g\\end{aligned}", TRUE, NULL);
