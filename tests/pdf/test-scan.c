@@ -1047,6 +1047,25 @@ test_prose_and (void)
     }
 }
 
+/* Intervals and points in brackets are math: Tesseract parts "(0, 1)" at
+ * its space into "(0," and "1)", and both halves were taken for numbers
+ * of the prose whose bracket a scan broke (reads_like_broken_bracket_number),
+ * the cluster dropped as a bare number (main ecc856c; review of scan14s).
+ * Page intervals-scan300 (intervals.tex, scan seed 10380, binarised;
+ * tests/fixtures/pdf/scan/README.md); the boxes are the formulas' ink on
+ * the twin, turned with its skew. */
+static void
+test_intervals (void)
+{
+  static const double truth[][4] = {
+    { 158, 76, 177, 87 },   /* [0, 1] */
+    { 302, 74, 323, 84 },   /* (0, 1) */
+    { 274, 86, 305, 97 },   /* (0, 0, 1) */
+  };
+
+  assert_inline_found ("tests/fixtures/pdf/scan/intervals-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* Digits with sentence punctuation, as tall as lining digits, are a
  * number of the prose, not a formula: "108:" was boxed alone as an inline
  * formula; the formula above it is still found. Page number-stop: rows
@@ -1149,6 +1168,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/number-operand", test_number_operand);
   g_test_add_func ("/pdf/scan/display-word", test_display_word);
   g_test_add_func ("/pdf/scan/prose-and", test_prose_and);
+  g_test_add_func ("/pdf/scan/intervals", test_intervals);
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
   g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);
