@@ -2883,9 +2883,9 @@ page_join_ink (ScanPage *p)
  * numbers and the formula dropped); a citation's lost bracket leaves
  * "(19!" or "[2".
  * Not "{": a brace is math's ("{7" for f^{*} at 150 dpi), and a citation
- * read "{12]" is a number already. */
-static gboolean
-reads_like_broken_bracket_number (const char *s)
+ * read "{12]" is a number already. Public for the tests. */
+gboolean
+fm_scan_reads_like_broken_bracket_number (const char *s)
 {
   gboolean bracket = FALSE;
   gsize nd;
@@ -2918,7 +2918,7 @@ reads_like_broken_bracket_number (const char *s)
  * and the sentence's punctuation after them ("3.", "2,", "108:"), as tall
  * as lining digits (0.55 to 1.1 em, the test page_measure_em puts digits
  * to; a subscript digit with a comma after it is smaller), or digits
- * with a broken bracket (reads_like_broken_bracket_number) up to 1.6 em,
+ * with a broken bracket (fm_scan_reads_like_broken_bracket_number) up to 1.6 em,
  * a bracket's height. Such words
  * were boxed alone as inline formulas (development twins, seeds 2018 and
  * 2019: "2,", "108:" at 300 dpi, "2;", "3.", "2," at 150), where the
@@ -2930,7 +2930,7 @@ word_number_with_stop (const ScanPage *p, const Word *w)
 
   if (w->digits)
     return TRUE;
-  if (reads_like_broken_bracket_number (w->utf8))
+  if (fm_scan_reads_like_broken_bracket_number (w->utf8))
     return !w->misread && box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.6 * p->em;
   return nd > 0 && !w->misread && w->utf8[nd + strspn (w->utf8 + nd, ".,;:")] == '\0' &&
          box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.1 * p->em;
@@ -3276,21 +3276,44 @@ cluster_stacked (const ScanPage *p, int ci)
   return FALSE;
 }
 
-/* Whether the words of cluster ci, left to right and a comma between
- * each two, read as a list of numbers in brackets that is no citation
+/* Whether words (n, left to right), a comma between each two, read as a
+ * list of numbers in brackets that is no citation
  * (fm_scan_reads_like_citation): "[0" "1]" of the interval [0, 1] with
  * its comma lost, "(0," "0," "1)". Each word alone reads as a number with
- * a broken bracket, and the cluster would be dropped as a bare number;
- * a list that starts with 0 is math. */
-static gboolean
-cluster_reads_as_list (const ScanPage *p, int ci)
+ * a broken bracket, and their cluster would be dropped as a bare number;
+ * a list that starts with 0 is math. Public for the tests. */
+gboolean
+fm_scan_words_read_as_list (const char *const *words, guint n)
 {
   static GRegex *re;
-  g_autoptr (GArray) ws = g_array_new (FALSE, FALSE, sizeof (int));
   g_autoptr (GString) t = g_string_new (NULL);
 
   if (g_once_init_enter (&re))
     g_once_init_leave (&re, g_regex_new ("^[\\[(][0-9]{1,4}(,[0-9]{1,4})+[\\])]$", 0, 0, NULL));
+  if (n < 2)
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    {
+      gsize len = strlen (words[k]);
+      if (k > 0 && (t->len == 0 || t->str[t->len - 1] != ','))
+        g_string_append_c (t, ',');
+      /* The sentence's punctuation after the closing bracket. */
+      if (k == n - 1)
+        while (len > 0 && strchr (".,;:", words[k][len - 1]) != NULL)
+          len--;
+      g_string_append_len (t, words[k], (gssize) len);
+    }
+  return g_regex_match (re, t->str, 0, NULL) && !fm_scan_reads_like_citation (t->str);
+}
+
+/* Whether the words of cluster ci read as a list in brackets
+ * (fm_scan_words_read_as_list). */
+static gboolean
+cluster_reads_as_list (const ScanPage *p, int ci)
+{
+  g_autoptr (GArray) ws = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (GPtrArray) u = g_ptr_array_new ();
+
   for (int i = 0; i < p->n_comps; i++)
     {
       const Comp *c = &g_array_index (p->comps, Comp, i);
@@ -3305,21 +3328,9 @@ cluster_reads_as_list (const ScanPage *p, int ci)
       if (k == ws->len || g_array_index (ws, int, k) != c->word)
         g_array_insert_val (ws, k, c->word);
     }
-  if (ws->len < 2)
-    return FALSE;
   for (guint k = 0; k < ws->len; k++)
-    {
-      const char *u = g_array_index (p->words, Word, g_array_index (ws, int, k)).utf8;
-      gsize n = strlen (u);
-      if (k > 0 && (t->len == 0 || t->str[t->len - 1] != ','))
-        g_string_append_c (t, ',');
-      /* The sentence's punctuation after the closing bracket. */
-      if (k == ws->len - 1)
-        while (n > 0 && strchr (".,;:", u[n - 1]) != NULL)
-          n--;
-      g_string_append_len (t, u, (gssize) n);
-    }
-  return g_regex_match (re, t->str, 0, NULL) && !fm_scan_reads_like_citation (t->str);
+    g_ptr_array_add (u, g_array_index (p->words, Word, g_array_index (ws, int, k)).utf8);
+  return fm_scan_words_read_as_list ((const char *const *) u->pdata, u->len);
 }
 
 /* Why a cluster (a display block's root, or an inline cluster) is no
