@@ -2871,14 +2871,21 @@ page_join_ink (ScanPage *p)
  * digits (four at most) with a bracket on one side, and none or a mark
  * on the other ("(19!", "(29°", "1)", "(3!", "[2" and "17]" of "[2 17]"),
  * sentence punctuation after. A citation or a parenthetical number of the
- * prose whose bracket a scan broke, which reads neither as a citation nor
- * as an equation number (reads_like_number): the classifier took such
- * words for math (0.51-0.93) and they were boxed alone as inline formulas
+ * prose whose bracket a scan broke: the classifier took such words for
+ * math (0.51-0.93) and they were boxed alone as inline formulas
  * (development twins, seeds 2020 and 2021: 1 box at 300 dpi, 6 at 150).
+ * Not a whole "(3)" or "[12]" (an equation number or a citation,
+ * reads_like_number and fm_scan_reads_like_citation say so). Not an
+ * opening bracket whose digits end in punctuation ("[0," of the interval
+ * [0, 1], "(2," of the point (2, 7), "(2."): the first half of a list in
+ * brackets, which Tesseract parts at its space, is math as often as a
+ * citation (an interval's halves "[0," "1]" were both taken for prose
+ * numbers and the formula dropped); a citation's lost bracket leaves
+ * "(19!" or "[2".
  * Not "{": a brace is math's ("{7" for f^{*} at 150 dpi), and a citation
- * read "{12]" is a number already. */
-static gboolean
-reads_like_broken_bracket_number (const char *s)
+ * read "{12]" is a number already. Public for the tests. */
+gboolean
+fm_scan_reads_like_broken_bracket_number (const char *s)
 {
   gboolean bracket = FALSE;
   gsize nd;
@@ -2893,9 +2900,13 @@ reads_like_broken_bracket_number (const char *s)
   s += nd;
   if (*s == ')' || *s == ']')
     {
+      if (bracket)
+        return FALSE;
       bracket = TRUE;
       s++;
     }
+  else if (bracket && *s != '\0' && strchr (".,;:", *s) != NULL)
+    return FALSE;
   else if (*s == '!' || *s == '\'')
     s++;
   else if (strncmp (s, "\xc2\xb0", 2) == 0 || strncmp (s, "\xe2\x80\x99", 3) == 0)  /* ° ’ */
@@ -2906,7 +2917,9 @@ reads_like_broken_bracket_number (const char *s)
 /* Whether w is a number of the prose: digits only (w->digits), or digits
  * and the sentence's punctuation after them ("3.", "2,", "108:"), as tall
  * as lining digits (0.55 to 1.1 em, the test page_measure_em puts digits
- * to; a subscript digit with a comma after it is smaller). Such words
+ * to; a subscript digit with a comma after it is smaller), or digits
+ * with a broken bracket (fm_scan_reads_like_broken_bracket_number) up to 1.6 em,
+ * a bracket's height. Such words
  * were boxed alone as inline formulas (development twins, seeds 2018 and
  * 2019: "2,", "108:" at 300 dpi, "2;", "3.", "2," at 150), where the
  * bare digits were dropped as a number. */
@@ -2917,7 +2930,7 @@ word_number_with_stop (const ScanPage *p, const Word *w)
 
   if (w->digits)
     return TRUE;
-  if (reads_like_broken_bracket_number (w->utf8))
+  if (fm_scan_reads_like_broken_bracket_number (w->utf8))
     return !w->misread && box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.6 * p->em;
   return nd > 0 && !w->misread && w->utf8[nd + strspn (w->utf8 + nd, ".,;:")] == '\0' &&
          box_h (&w->b) >= 0.55 * p->em && box_h (&w->b) <= 1.1 * p->em;
@@ -3211,7 +3224,8 @@ cluster_scripted (const ScanPage *p, int ci)
 /* Whether cluster ci's ink is stacked as a fraction's is: two pieces of
  * script size (SCRIPT_PIECE_EM tall) one over the other, over the same
  * columns (half the narrower's width shared), and either a third piece
- * between them as wide as half the narrower (the bar) with
+ * between them as wide as half the narrower and under half the shared
+ * columns (the bar) with
  * FRACTION_GAP_EM between them, or no such piece and the two
  * FRACTION_OPEN_GAP_EM apart (the bar lost: "2" for \frac{\sigma}{\alpha},
  * 0.33 em) or FRACTION_SPAN_EM tall together (a blur ran the bar into the
@@ -3247,8 +3261,12 @@ cluster_stacked (const ScanPage *p, int ci)
           for (int k = 0; k < p->n_comps && !bar; k++)
             {
               const Comp *c = &g_array_index (p->comps, Comp, k);
+              /* Under the two's shared columns, half of them: a piece
+               * between the rows but off to the side (a comma, a speck
+               * of the line below's ascender) is no bar. */
+              double under = MIN (c->b.x1, MIN (a->b.x1, b->b.x1)) - MAX (c->b.x0, MAX (a->b.x0, b->b.x0));
               bar = c->cluster == ci && k != i && k != j && c->b.y0 >= a->b.y1 - 1 && c->b.y1 <= b->b.y0 + 1 &&
-                    box_w (&c->b) >= 0.5 * MIN (box_w (&a->b), box_w (&b->b));
+                    box_w (&c->b) >= 0.5 * MIN (box_w (&a->b), box_w (&b->b)) && under >= 0.5 * shared;
             }
           if ((bar && gap >= FRACTION_GAP_EM * em) ||
               (!p->thin && (gap >= FRACTION_OPEN_GAP_EM * em || b->b.y1 - a->b.y0 >= FRACTION_SPAN_EM * em)))
@@ -3256,6 +3274,63 @@ cluster_stacked (const ScanPage *p, int ci)
         }
     }
   return FALSE;
+}
+
+/* Whether words (n, left to right), a comma between each two, read as a
+ * list of numbers in brackets that is no citation
+ * (fm_scan_reads_like_citation): "[0" "1]" of the interval [0, 1] with
+ * its comma lost, "(0," "0," "1)". Each word alone reads as a number with
+ * a broken bracket, and their cluster would be dropped as a bare number;
+ * a list that starts with 0 is math. Public for the tests. */
+gboolean
+fm_scan_words_read_as_list (const char *const *words, guint n)
+{
+  static GRegex *re;
+  g_autoptr (GString) t = g_string_new (NULL);
+
+  if (g_once_init_enter (&re))
+    g_once_init_leave (&re, g_regex_new ("^[\\[(][0-9]{1,4}(,[0-9]{1,4})+[\\])]$", 0, 0, NULL));
+  if (n < 2)
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    {
+      gsize len = strlen (words[k]);
+      if (k > 0 && (t->len == 0 || t->str[t->len - 1] != ','))
+        g_string_append_c (t, ',');
+      /* The sentence's punctuation after the closing bracket. */
+      if (k == n - 1)
+        while (len > 0 && strchr (".,;:", words[k][len - 1]) != NULL)
+          len--;
+      g_string_append_len (t, words[k], (gssize) len);
+    }
+  return g_regex_match (re, t->str, 0, NULL) && !fm_scan_reads_like_citation (t->str);
+}
+
+/* Whether the words of cluster ci read as a list in brackets
+ * (fm_scan_words_read_as_list). */
+static gboolean
+cluster_reads_as_list (const ScanPage *p, int ci)
+{
+  g_autoptr (GArray) ws = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autoptr (GPtrArray) u = g_ptr_array_new ();
+
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, i);
+      guint k = 0;
+      if (c->cluster != ci || c->word < 0)
+        continue;
+      /* Insertion by left edge, each word once. */
+      while (k < ws->len && g_array_index (ws, int, k) != c->word &&
+             g_array_index (p->words, Word, g_array_index (ws, int, k)).b.x0 <=
+               g_array_index (p->words, Word, c->word).b.x0)
+        k++;
+      if (k == ws->len || g_array_index (ws, int, k) != c->word)
+        g_array_insert_val (ws, k, c->word);
+    }
+  for (guint k = 0; k < ws->len; k++)
+    g_ptr_array_add (u, g_array_index (p->words, Word, g_array_index (ws, int, k)).utf8);
+  return fm_scan_words_read_as_list ((const char *const *) u->pdata, u->len);
 }
 
 /* Why a cluster (a display block's root, or an inline cluster) is no
@@ -3270,7 +3345,7 @@ cluster_not_formula (ScanPage *p, int ci, const double *largest)
 
   /* Bare numbers are typographically text (bench/detect/README.md):
    * a page number, a year on a line of its own. */
-  if (cl->only_digits && !cluster_scripted (p, ci) && !cluster_stacked (p, ci))
+  if (cl->only_digits && !cluster_scripted (p, ci) && !cluster_stacked (p, ci) && !cluster_reads_as_list (p, ci))
     return "digits";
   /* Specks and sentence dots that survived as seeds; a display is at
    * least as tall as a lowercase letter (a lone rule - a footnote's,

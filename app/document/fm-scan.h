@@ -38,6 +38,15 @@ gboolean    fm_scan_have_ocr (void);
  * the tests. */
 gboolean    fm_scan_reads_like_citation (const char *s);
 
+/* Whether a word reads as a number of the prose whose bracket a scan broke
+ * ("(19!", "17]", "[2"); not "(0," nor a whole "(3)". Public for the tests. */
+gboolean    fm_scan_reads_like_broken_bracket_number (const char *s);
+
+/* Whether words (n, left to right), a comma between each two, read as a
+ * list of numbers in brackets that is no citation ("[0" "1]"). Public for
+ * the tests. */
+gboolean    fm_scan_words_read_as_list (const char *const *words, guint n);
+
 /* Whether the ink darker than threshold in the box [x0, x1) x [y0, y1) of a
  * gray image (pixels, stride bytes a row) is one straight stroke falling by
  * slope (dy/dx) to the right, its tenths' middles within tol pixels of the
