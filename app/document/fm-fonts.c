@@ -72,19 +72,27 @@ fm_font_oms_symbol (const char *name, gunichar c)
   };
   static GRegex *re, *ext_re, *syc_re;
 
-  /* txfonts', pxfonts' and kpfonts' extra symbol fonts (txsyc, pxsyc,
-   * jkpsyc: "Kp--M-Syc") set relations in the slots of punctuation, digits
-   * and capitals (symbolsC in txfonts.sty and kpfonts.sty, one layout):
-   * \neq read as a comma and cut "E \neq \emptyset", kpfonts' \coloneqq as
-   * a B */
+  /* txfonts', pxfonts' and kpfonts' extra symbol fonts (txsyc, pxsyc, the
+   * \boldmath txbsyc/pxbsyc, jkpsyc: "Kp--M-Syc", [light] "Kp-Light-M-Syc")
+   * set relations in the slots of punctuation, digits and capitals
+   * (symbolsC in txfonts.sty and kpfonts.sty, one layout): \neq read as a
+   * comma cut "E \neq \emptyset", kpfonts' \coloneqq read as a B.
+   * The table holds the slots whose symbol has one Unicode code point;
+   * \nbumpeq, \nll, \nSubset, \coloneq (colon minus) and the like have
+   * none and keep their slot. */
   static const struct { gunichar slot, sym; } syc[] = {
-    { ',', 0x2260 }, { '-', 0x226D }, { '.', 0x2262 }, { '/', 0x2241 }, { '0', 0x2249 }, { '1', 0x2284 },
-    { '<', 0x2209 }, { '=', 0x220C }, { 'B', 0x2254 }, { 'C', 0x2255 },
+    { 7, 0x26AA }, { 8, 0x26AB }, { 9, 0x2225 }, { 17, 0x2250 }, { 25, 0x22AB }, { 27, 0x2245 },
+    { 28, 0x2AB3 }, { 29, 0x2AB4 }, { '!', 0x2275 }, { '$', 0x22E0 }, { '%', 0x22E1 }, { '&', 0x2279 },
+    { '\'', 0x2278 }, { ',', 0x2260 }, { '-', 0x226D }, { '.', 0x2262 }, { '/', 0x2241 }, { '0', 0x2249 },
+    { '1', 0x2284 }, { '2', 0x2285 }, { ';', 0x2244 }, { '<', 0x2209 }, { '=', 0x220C }, { '@', 0x22E2 },
+    { 'A', 0x22E3 }, { 'B', 0x2254 }, { 'C', 0x2255 }, { 'F', 0x2A74 }, { 'M', 0x214B }, { 'N', 0x27C5 },
+    { 'O', 0x27C6 }, { 'R', 0x29C0 }, { 'S', 0x29C1 }, { 'V', 0x29B6 }, { 'W', 0x29B8 }, { 'Z', 0x2A1D },
+    { '^', 0x25C7 }, { '_', 0x25C6 }, { 'c', 0x21E0 }, { 'd', 0x21E2 }, { 'f', 0x21DC },
   };
   for (guint k = 0; k < G_N_ELEMENTS (syc); k++)
     if (c == syc[k].slot)
       {
-        regex_once (&syc_re, "^(r?(tx|px)syc|jkp\\w*syc|Kp-+M-Syc)", G_REGEX_CASELESS);
+        regex_once (&syc_re, "^(r?(tx|px)b?syc|jkp\\w*syc|Kp-[A-Za-z]*-?M-Syc)", G_REGEX_CASELESS);
         if (g_regex_match (syc_re, fm_font_strip_subset (name), 0, NULL))
           return syc[k].sym;
         break;

@@ -531,6 +531,17 @@ test_font_rules (void)
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+CMSY10", 'z'), ==, 0x2021);
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Pxsyc", ','), ==, 0x2260);   /* \neq */
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txsyc", ','), ==, 0x2260);
+  /* \boldmath's txbsyc/Pxbsyc and [light]{kpfonts}' face are symbolsC too
+   * (detectfix12); slots past the first ten come from txfonts.sty */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txbsyc", ','), ==, 0x2260);
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Pxbsyc", 'B'), ==, 0x2254);   /* \coloneqq */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Kp-Light-M-Syc-Regular", ','), ==, 0x2260);
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Kp--M-Syc-Regular", '2'), ==, 0x2285);   /* \nsupset */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txsyc", 'F'), ==, 0x2A74);   /* \Coloneqq */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txsyc", 27), ==, 0x2245);    /* \cong */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txsyc", 17), ==, 0x2250);    /* \doteq */
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Kp-Light-M-Sy-Regular", ','), ==, ',');
+  g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+txbsy", ','), ==, ',');
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Rpxmi", ','), ==, ',');
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+CMSY10", 'A'), ==, 'A');   /* \mathcal */
   g_assert_cmpuint (fm_font_oms_symbol ("ABCDEF+Fourier-Math-Letters-Italic", 'p'), ==, 'p');
