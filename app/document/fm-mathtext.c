@@ -3765,15 +3765,17 @@ merge_sequences (Reader *r)
           a->tex = g_strdup ("\\colon");
         }
       else if (a->c == ':' && prev != NULL && b->c != '=' && prev->kind == ITEM_GLYPH &&
-               b->box.x0 - a->box.x1 > 0.08 * a->size &&
-               (fabs (b->mid - a->mid) >= 0.1 * a->size || fabs (prev->mid - a->mid) >= 0.1 * a->size))
+               b->box.x0 - a->box.x1 > 0.08 * a->size && fabs (b->mid - a->mid) >= 0.1 * a->size)
         {
-          /* A spaced colon beside a glyph whose box middle is not the
+          /* A spaced colon before a glyph whose box middle is not the
            * line's (MSBM's and txsyb's \mathbb boxes sit some 0.2 em off:
            * `h\colon\mathbb{R}`, review of reader12s): neither the ink nor
            * the boxes were measured, so ":" is not certain either way and
            * an agreeing model's \colon stays (the spelling doubt makes the
-           * reading DOUBTFUL: fm-recognize.c, with_relation_colon). */
+           * reading DOUBTFUL: fm-recognize.c, with_relation_colon). A
+           * raised left neighbour (f' : X') keeps the corpus's ":": flagged
+           * too, it lost `f':X'\to B'` (right, 0.91) to the model's \colon
+           * on development seed 1157 (fourier). */
           uncertain (r, "a colon whose spaces the ink does not tell (\":\" or \\colon?)");
         }
       else if (a->c == ':' && b->c == '=' && !b->used && b->box.x0 - a->box.x1 < 0.15 * a->size)
