@@ -1390,6 +1390,19 @@ rows_have_wide_gap (const Align *a)
  * (left-hand sides of one width) or a row has no relation there. */
 typedef enum { ALIGN_AT_UNKNOWN, ALIGN_AT_START, ALIGN_AT_RELATION } AlignAt;
 
+/* Whether every row's first item is a glyph whose box starts at its TeX
+ * origin: only then do starts apart tell that `&` is not first. In
+ * Libertine and Fourier a glyph's box starts at its ink, not its origin
+ * (review of reader12s: `&x=1 \\ &y=22` read `x&=1\\y&=22`, CERTAIN). */
+static gboolean
+starts_at_origin (const Align *a, const RowSpan *spans)
+{
+  for (guint j = 0; j < a->n_rows; j++)
+    if (spans[j].first == NULL || !spans[j].first->origin)
+      return FALSE;
+  return TRUE;
+}
+
 #define ALIGN_EXACT_EM 0.01
 
 static AlignAt
@@ -1412,7 +1425,7 @@ start_or_relation (const Align *a, GPtrArray *rels, const RowSpan *spans, double
     g_printerr ("align start %.4f relation %.4f em\n", start_dev / a->em, rel_dev / a->em);
   if (start_dev < exact && rel_dev > 2 * exact && !rows_have_wide_gap (a))
     return ALIGN_AT_START;
-  if (rel_dev < exact && start_dev > 2 * exact)
+  if (rel_dev < exact && start_dev > 2 * exact && starts_at_origin (a, spans))
     return ALIGN_AT_RELATION;
   return ALIGN_AT_UNKNOWN;
 }
@@ -1431,7 +1444,9 @@ ends_together (const Align *a, const RowSpan *spans)
 /* Whether every row has a relation and all start at one x to the point,
  * without a wide gap in a row: aligned's `&` first, whose relations (not
  * at one x, or a relation column would have been found) cannot be the
- * column. */
+ * column. Not where they end at one x too: centred rows of one width
+ * (gathered's `2x=y` over `x=2y`, array{c}) are drawn alike (review of
+ * reader12s: read `&` first, CERTAIN). */
 static gboolean
 starts_exactly (const Align *a, GPtrArray *rels, const RowSpan *spans)
 {
@@ -1439,7 +1454,7 @@ starts_exactly (const Align *a, GPtrArray *rels, const RowSpan *spans)
     if (((GArray *) rels->pdata[j])->len == 0 || spans[j].first == NULL ||
         fabs (spans[j].x0 - spans[0].x0) >= ALIGN_EXACT_EM * a->em)
       return FALSE;
-  return !rows_have_wide_gap (a);
+  return !rows_have_wide_gap (a) && !ends_together (a, spans);
 }
 
 /* Rows without a delimiter around them: aligned, left-aligned or gathered. */

@@ -18,6 +18,8 @@ typedef struct {
   gboolean ext;       /* a glyph from a math extension font                  */
   gboolean glyph;     /* a single glyph (not a word, fraction, radical...)   */
   gboolean rule;      /* a drawn rule (fraction bar, vinculum)               */
+  gboolean origin;    /* a glyph of a font whose boxes start at the glyph's
+                         TeX origin (Computer/Latin Modern, STIX Two)        */
 } FmAlignItem;
 
 typedef struct {

@@ -27,7 +27,7 @@ typedef struct {
   char      *latex;    /* the formula in the project's normalised form; NULL only when UNAVAILABLE        */
   char      *reason;   /* why it is not CERTAIN (unknown glyph, no ToUnicode, Type 3 font, ambiguous layout…) */
   gboolean   unsure_spelling; /* UNCERTAIN over a choice between spellings that look alike on the page
-                                  (fm_mathtext_spelling_doubt): an image reading that agrees is no
+                                  (fm-mathtext.c's list of such reasons): an image reading that agrees is no
                                   confirmation of it                                                   */
   GPtrArray *symbols;  /* char*: the LaTeX symbol tokens the glyphs back, one per glyph use (\alpha, x, 2, +, \sum…),
                           for constrained decoding when the image model must take over; may be empty          */

@@ -182,6 +182,15 @@ test_rcl_middle (void)
   g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
   g_assert_nonnull (strstr (res->reason, "middle column"));
   fm_mathtext_result_free (res);
+  /* Fourier's glyph boxes start at the ink: `&x=1 \\ &y=22` starts apart
+   * and aligns at the relation, but `&` may be first (review of reader12s:
+   * read `x&=1`, CERTAIN); a spelling the image cannot settle */
+  res = mathtext_fixture_read_page (doc, 1);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_true (res->unsure_spelling);
+  fm_mathtext_result_free (res);
 }
 
 /* The review of align12m (mathtext-align-review.pdf, mathtext-align-12pt.pdf):

@@ -524,6 +524,18 @@ test_colon_spacing (void)
   res = read_page (doc, 0);
   g_assert_false (res->unsure_spelling);
   fm_mathtext_result_free (res);
+  /* \mathbb{R}'s box middle is off the line: the colon's spaces are not
+   * measured, so its ":" is no certain relation (review of reader12s: an
+   * agreeing model's right \colon had been replaced, 0.99) */
+  res = read_page (doc, 5);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_true (res->unsure_spelling);
+  fm_mathtext_result_free (res);
+  /* gathered's centred rows of one width start at one x and end at one
+   * x: `&` first is not certain (was CERTAIN) */
+  res = read_page (doc, 6);
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  fm_mathtext_result_free (res);
 }
 
 /* XeTeX's \\vec is a combining mark (tests/fixtures/pdf/mathtext-stix2-xe.tex)
