@@ -953,27 +953,32 @@ exponent_end (const Glyph *g, int d)
   return g_unichar_isdigit (g[e].c) ? e : -1;
 }
 
-/* A relation alone between words of prose, "hence $\coloneqq$." or "$=$":
- * Computer Modern, Latin Modern and Times take '=' and ':' from the text
- * font, so the word has no seed and the formula was lost
- * (pdf-e2e 1073). Typed prose has no '=' standing alone; a word of '=' and
- * ':' only (one '=' at least), a word space after a text letter and before
- * a text letter or the line's end (sentence punctuation glued after it
- * aside), is weak math. Between digits or math it joins its formula as it
- * did. */
+/* A relation alone between words of prose, "hence $\coloneqq$.":
+ * Computer Modern, Latin Modern and Times take ':' and '=' from the text
+ * font, so the word has no seed and the formula was lost (pdf-e2e 1073).
+ * Typed prose and code have '=', '==' and ':=' standing alone ("SD =
+ * standard deviation", "a := b", review of e2e12s), so a text-font '=' is
+ * no evidence; mathtools' \coloneqq is: \vcentcolon\mathrel{\mkern-1.2mu}=
+ * sets the '=' 1.2 mu (0.067 em) into the colon's advance, which typing
+ * never does: Poppler ends the colon's box where the '=' starts, 0.21 em
+ * wide in CM against a typed colon's 0.278 em (Times' and LM's the same). That pair, or a U+2254 glyph, a word space after a text letter and
+ * before a text letter or the line's end (sentence punctuation glued after
+ * it aside), is weak math. */
 static void
 classify_lone_relations (Glyph *g, int n)
 {
-  for (int i = 1; i < n; i++)
+  for (int i = 1; i + 1 < n; i++)
     {
-      int e = i, eq = 0;
+      int e = i + 1;
+      gboolean coloneqq = g[i].c == ':' && g[i + 1].c == '=' && !g[i + 1].space_before &&
+                          g[i].r.x1 - g[i].r.x0 < 0.24 * g[i].size;
       if (!g[i].space_before || g[i].line_before || g[i - 1].cls != CLS_TEXT || !g_unichar_isalpha (g[i - 1].c))
         continue;
-      for (; e < n && (e == i || !g[e].space_before) && (g[e].c == '=' || g[e].c == ':') &&
-             (g[e].cls == CLS_NEUTRAL || (g[e].c == '=' && g[e].cls == CLS_STRONG)) && e - i < 3;
-           e++)
-        eq += g[e].c == '=';
-      if (eq == 0)
+      if (g[i].c == 0x2254)
+        e = i + 1;
+      else if (coloneqq && (g[i].cls == CLS_NEUTRAL || g[i].cls == CLS_STRONG))
+        e = i + 2;
+      else
         continue;
       while (e < n && !g[e].space_before && (g[e].c == '.' || g[e].c == ',' || g[e].c == ';'))
         e++;
@@ -981,7 +986,7 @@ classify_lone_relations (Glyph *g, int n)
         continue;
       /* (Fourier's '=' is a math font's, its ':' the text's: the ':'
        * would be trimmed as punctuation) */
-      for (int k = i; k < e && (g[k].c == '=' || g[k].c == ':'); k++)
+      for (int k = i; k < e && (g[k].c == '=' || g[k].c == ':' || g[k].c == 0x2254); k++)
         g[k].cls = g[k].cls == CLS_STRONG ? CLS_STRONG : CLS_WEAK;
     }
 }
@@ -4465,7 +4470,7 @@ static gboolean
 lone_binary_sign (const Glyph *g, int n, const Glyph *l, const Glyph *r, double gap, double em)
 {
   return gap >= 0.15 * em && r->space_before &&
-         (r->c == 0x2022 || r->c == 0x2219 || r->c == 0x25E6 || r->c == 0x22C6 || r->c == 0x2020 || r->c == 0x2021) &&
+         (r->c == 0x2022 || r->c == 0x2219 || r->c == 0x25E6 || r->c == 0x2218 || r->c == 0x22C6 || r->c == 0x2020 || r->c == 0x2021) &&
          r - g + 1 < n && r[1].space_before && r[1].cls == CLS_TEXT && g_unichar_isalpha (r[1].c) &&
          g_unichar_isalnum (l->c);
 }
@@ -6223,13 +6228,15 @@ operand_phrase (const Glyph *g, const Chunk *ch, int k, int e)
  * quantity, \text{area under curve} = \Delta x = \int_{t_1}^{t_2} v\,dt
  * (pdf-e2e 1073: a display in CM, where its integral is a chunk of its
  * own, an inline piece in XeLaTeX, LuaLaTeX and STIX Two, whose line is
- * 61 % letters). No sentence or caption runs words straight into '='. */
+ * 61 % letters). A code line does ("flag = x == y" in verbatim, whose
+ * '==' is two weak glyphs: review of e2e12s), so one math-font glyph at
+ * least must follow. */
 static gboolean
 phrase_then_relation (const PageCtx *pc, const int *members, int nm)
 {
   const Glyph *g = pc->g;
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, members[0]);
-  int k, words = 0, math = 0;
+  int k, words = 0, math = 0, strong = 0;
 
   for (int m = 1; m < nm; m++)
     if (g_array_index (pc->chunks, Chunk, members[m]).box.x0 < ch->box.x0)
@@ -6241,8 +6248,31 @@ phrase_then_relation (const PageCtx *pc, const int *members, int nm)
   if (words > 3 || k == ch->end || !g[k].space_before || !is_relation_sign (g[k].c))
     return FALSE;
   for (k++; k < ch->end; k++)
-    math += g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK;
-  return math >= 2;
+    {
+      math += g[k].cls == CLS_STRONG || g[k].cls == CLS_WEAK;
+      strong += g[k].cls == CLS_STRONG;
+    }
+  return math >= 2 && strong > 0;
+}
+
+/* Whether glyphs [from, to) spell a caption's name. A label that is no
+ * caption's needs words after it to be one: \[\text{Case 1: } x > 0\]
+ * and \[\text{Theorem 2. } a^2 + b^2 = c^2\] are displays (review of
+ * detectfix11: both had become inline "1: x > 0") */
+static gboolean
+caption_name (const Glyph *g, int from, int to)
+{
+  static const char *const names[] = { "Figure", "Fig", "Table", "Tab", "Algorithm", "Listing", "Scheme", "Chart" };
+  char word[16];
+  int len = 0;
+
+  for (int k = from; k < to && len + 6 < (int) sizeof word; k++)
+    len += g_unichar_to_utf8 (g[k].c, word + len);
+  word[len] = '\0';
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (word, names[i]) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 /* Whether a line (chunks members) is a phrase of words, after a label of
@@ -6304,7 +6334,8 @@ phrase_then_formula (const PageCtx *pc, const int *members, int nm, gboolean *lo
         ;
       d += d < ch->end && d > q && g[d].c == ':';
       if (g[k].cls == CLS_TEXT && g_unichar_isupper (g[k].c) && d > q + 1 && g_unichar_isdigit (g[q].c) &&
-          (g[d - 1].c == ':' || g[d - 1].c == '.') && d < ch->end && g[d].space_before)
+          (g[d - 1].c == ':' || g[d - 1].c == '.') && d < ch->end && g[d].space_before &&
+          (caption_name (g, k, q) || (g[d].cls == CLS_TEXT && g_unichar_isalpha (g[d].c))))
         {
           *labelled = TRUE;
           words = 1;
