@@ -344,6 +344,21 @@ line_word_space (const Glyph *g, int n, int i, int j)
   return count >= 2 && hi - lo <= 0.006 * size ? 0.5 * (lo + hi) : -1;
 }
 
+#define GLYPH_WORD_SIZE 16
+
+/* Glyphs [from, to) as UTF-8 in word (GLYPH_WORD_SIZE bytes), cut short
+ * where a further character might not fit: long enough for the names the
+ * word lists compare with. */
+static void
+glyph_word (const Glyph *g, int from, int to, char *word)
+{
+  int len = 0;
+
+  for (int k = from; k < to && len < GLYPH_WORD_SIZE - 6; k++)
+    len += g_unichar_to_utf8 (g[k].c, word + len);
+  word[len] = '\0';
+}
+
 /* The function words of English prose (articles, prepositions, pronouns,
  * conjunctions): the running text's words right before an inline formula
  * ("but $\varphi$", "that $Q = ...$"), never an operator name, though the
@@ -695,11 +710,8 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
         }
       if (upright && !italic)
         {
-          char word[16];
-          int len = 0;
-          for (int k = i; k < j && len < (int) sizeof word - 6; k++)
-            len += g_unichar_to_utf8 (g[k].c, word + len);
-          word[len] = '\0';
+          char word[GLYPH_WORD_SIZE];
+          glyph_word (g, i, j, word);
           /* \mathbf{v}, \mathbf{R}_2: a bold letter on its own (its script
            * too would make it an upright word glued to math: neutral, no seed) */
           int lead = i;
@@ -6263,12 +6275,9 @@ static gboolean
 caption_name (const Glyph *g, int from, int to)
 {
   static const char *const names[] = { "Figure", "Fig", "Table", "Tab", "Algorithm", "Listing", "Scheme", "Chart" };
-  char word[16];
-  int len = 0;
+  char word[GLYPH_WORD_SIZE];
 
-  for (int k = from; k < to && len + 6 < (int) sizeof word; k++)
-    len += g_unichar_to_utf8 (g[k].c, word + len);
-  word[len] = '\0';
+  glyph_word (g, from, to, word);
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     if (strcmp (word, names[i]) == 0)
       return TRUE;
