@@ -1285,6 +1285,14 @@ v_overlap (double a0, double a1, double b0, double b1)
   return MIN (a1, b1) - MAX (a0, b0);
 }
 
+/* Whether words a and b stand on one row: they overlap by half the lower
+ * one's height or more. */
+static gboolean
+words_share_row (const Word *a, const Word *b)
+{
+  return v_overlap (a->b.y0, a->b.y1, b->b.y0, b->b.y1) >= 0.5 * MIN (box_h (&a->b), box_h (&b->b));
+}
+
 /* The right edge of the running text in the column of b: the text words
  * within 8 em above or below it that start left of it (in two columns, the
  * other column's words start right of a left column's equation number).
@@ -1883,7 +1891,7 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
   for (guint j = 0; j < p->words->len; j++)
     {
       const Word *o = &g_array_index (p->words, Word, j);
-      if (o == w || v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * MIN (box_h (&w->b), box_h (&o->b)))
+      if (o == w || !words_share_row (w, o))
         continue;
       if (o->b.x1 <= w->b.x0)
         left = MIN (left, w->b.x0 - o->b.x1);
@@ -1904,7 +1912,7 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
         {
           const Word *q = &g_array_index (p->words, Word, k);
           first = k == j || q->b.x1 > o->b.x0 || o->b.x0 - q->b.x1 >= DISPLAY_CHAIN_GAP_EM * em ||
-                  v_overlap (o->b.y0, o->b.y1, q->b.y0, q->b.y1) < 0.5 * MIN (box_h (&o->b), box_h (&q->b));
+                  !words_share_row (o, q);
         }
       if (first)
         return TRUE;
@@ -1931,7 +1939,7 @@ word_in_display_line (const ScanPage *p, guint i)
               double gap = dir < 0 ? reach - o->b.x1 : o->b.x0 - reach;
               double far = dir < 0 ? reach - o->b.x0 : o->b.x1 - reach;
               if (j == i || far <= 0 || gap >= DISPLAY_CHAIN_GAP_EM * em || o->utf8 == NULL ||
-                  v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * MIN (box_h (&w->b), box_h (&o->b)))
+                  !words_share_row (w, o))
                 continue;
               if (o->text && !word_function_word (o))
                 return FALSE;
@@ -2458,7 +2466,7 @@ word_beside (const ScanPage *p, guint i, int dir, double reach)
       const Word *o = &g_array_index (p->words, Word, j);
       double gap = dir < 0 ? w->b.x0 - o->b.x1 : o->b.x0 - w->b.x1;
       if (j == i || o->utf8 == NULL || o->utf8[0] == '\0' || gap < -0.1 * p->em || gap >= best ||
-          v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * MIN (box_h (&w->b), box_h (&o->b)))
+          !words_share_row (w, o))
         continue;
       best = gap;
       found = (int) j;
