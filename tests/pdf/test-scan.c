@@ -1166,6 +1166,50 @@ test_bracket_number (void)
     }
 }
 
+/* A footnote's first word read with the footnote's mark ("*A" at 57 for
+ * the mark and "A" of "A note on") is prose, not a formula: the word
+ * classifier took it for math and it was boxed alone. Page footnote-mark:
+ * a development twin (make-truth seed 2022, dev2022-2022-07, scan seed
+ * 20220, 150 dpi, binarised; tests/fixtures/pdf/scan/README.md); boxed
+ * before scan14t (2026-11-27). The box is the base's region, in points. */
+static void
+test_footnote_mark (void)
+{
+  static const double prose[4] = { 325.9, 712.3, 333.6, 720.1 };   /* *A */
+  const double area = (prose[2] - prose[0]) * (prose[3] - prose[1]);
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/footnote-mark-scan150.pdf");
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      double ix = MIN (r->box.x1, prose[2]) - MAX (r->box.x0, prose[0]);
+      double iy = MIN (r->box.y1, prose[3]) - MAX (r->box.y0, prose[1]);
+      g_test_message ("region %u [%.0f %.0f %.0f %.0f]", i, r->box.x0, r->box.y0, r->box.x1, r->box.y1);
+      g_assert_false (ix > 0 && iy > 0 && ix * iy > 0.5 * area);
+    }
+}
+
+/* Pieces of ink take the text line of their own column: on a two-column
+ * page whose columns' lines are not level, a piece whose middle lay on
+ * the rows of both columns' lines took the other column's, and a formula
+ * was cut between two lines and boxed in pieces (band_at). Page
+ * column-lines: a development twin (make-truth seed 2025, dev2025-2025-03,
+ * scan seed 20250, 300 dpi, binarised light copy, two columns, sans;
+ * tests/fixtures/pdf/scan/README.md); all three missed before scan14t
+ * (2026-11-27). */
+static void
+test_column_lines (void)
+{
+  static const double truth[][4] = {
+    { 436.0, 154.6, 511.0, 165.4 },   /* 64 \subset k + \|m\| \times t */
+    { 313.4, 163.9, 341.9, 176.0 },   /* \sum_{i=1}^{n} 9 */
+    { 360.8, 529.5, 393.0, 540.2 },   /* \sqrt{a \times \sigma} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/column-lines-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1202,5 +1246,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
   g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);
+  g_test_add_func ("/pdf/scan/footnote-mark", test_footnote_mark);
+  g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
   return g_test_run ();
 }
