@@ -6541,6 +6541,58 @@ display_line_parts (const PageCtx *pc, const int *members, int nm, double em, in
   return n;
 }
 
+/* The middle of chunk ch's line: the median of its glyphs' vertical
+ * middles (a tall glyph - a sum, a big delimiter - does not move it). */
+static double
+chunk_mid_y (const Glyph *g, const Chunk *ch)
+{
+  int n = ch->end - ch->start;
+  double *v = g_new (double, MAX (n, 1)), m;
+
+  for (int k = 0; k < n; k++)
+    v[k] = fm_rect_cy (&g[ch->start + k].r);
+  m = fm_median (v, n, fm_rect_cy (&ch->box));
+  g_free (v);
+  return m;
+}
+
+/* The running-text letters of chunk o that stand on the line whose middle
+ * is mid: letters raised or lowered by 0.4 em or more are the words of a
+ * display-style fraction's numerator or denominator (v =
+ * \frac{\text{circumference}}{T} = \frac{2\pi r}{T}: raised 0.6-0.7 em in CM,
+ * txfonts, Bonum Math, where Poppler lists them in the line's chunks) and
+ * read as math, not as the line's prose. */
+static int
+text_on_line (const Glyph *g, const Chunk *o, double mid, double em)
+{
+  int n = 0;
+
+  for (int k = o->start; k < o->end; k++)
+    n += g[k].cls == CLS_TEXT && fabs (fm_rect_cy (&g[k].r) - mid) < 0.4 * em;
+  return n;
+}
+
+/* The math of the chunks parts[0..n) stacked on a line whose middle is
+ * mid (display_line_parts()): their math glyphs, and one for each that a
+ * fraction bar separates from the line - the parts of
+ * \frac{100\ \textup{cm}}{1\ \textup{m}} are digits and unit words, and
+ * a line "\times ," between two such fractions (Palatino, Euler) has no
+ * other math to be a display by. */
+static int
+stacked_math (const PageCtx *pc, const int *parts, int n, double mid)
+{
+  int math = 0;
+
+  for (int k = 0; k < n; k++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, parts[k]);
+      gboolean above = fm_rect_cy (&o->box) < mid;
+      math += o->n_strong + o->n_weak;
+      math += (above ? bar_below_y (pc->ink, &o->box, o->em) : bar_above_y (pc->ink, &o->box, o->em)) >= 0;
+    }
+  return math;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -6557,6 +6609,7 @@ display_lines_with_text (PageCtx *pc)
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       FmRect ext;
       int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
+      double mid;
       gboolean all_display = TRUE, set_off;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
@@ -6566,16 +6619,20 @@ display_lines_with_text (PageCtx *pc)
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 && !remark_seed) || ch->em_max < 0.9 * pc->body_em)
         continue;
       nm = line_group (chunks, i, pc, members, &ext);
+      mid = chunk_mid_y (g, ch);
       for (int k = 0; k < nm; k++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-          n_text += o->n_text;
+          n_text += text_on_line (g, o, mid, ch->em);
           total += o->end - o->start;
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
         }
       if (all_display)
         continue;
+      /* (the parts stacked on the line count: a fraction's words) */
+      n_parts = display_line_parts (pc, members, nm, ch->em, parts);
+      math += stacked_math (pc, parts, n_parts, mid);
       /* (formulas joined by words weigh their parts themselves: a long
        * condition after a \qquad is most of its line's glyphs) */
       set_off = math >= 2 &&
@@ -6583,9 +6640,7 @@ display_lines_with_text (PageCtx *pc)
                   !heading_line (pc, members, nm, &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
-      if (set_off)
-        n_parts = display_line_parts (pc, members, nm, ch->em, parts);
-      else if (!display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
+      if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
         continue;
       for (int k = 0; k < nm + n_parts; k++)
         {
