@@ -6693,19 +6693,31 @@ display_blocks (PageCtx *pc)
     }
 }
 
+/* Whether the line of chunk i (line_group()) is set off from both margins
+ * of its column; *nm gets how many chunks the line has. */
+static gboolean
+chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  int *members = g_new (int, pc->chunks->len + 1);
+  FmRect ext;
+  gboolean ok;
+
+  *nm = line_group (pc->chunks, i, pc, members, &ext);
+  ok = line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
+  g_free (members);
+  return ok;
+}
+
 /* Whether chunk i has its line to itself (no other chunk level with it
  * but numbers) and that line is set off from both margins of its column. */
 static gboolean
 row_alone_set_off (PageCtx *pc, guint i)
 {
-  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  int *members = g_new (int, pc->chunks->len + 1);
-  FmRect ext;
-  int nm = line_group (pc->chunks, i, pc, members, &ext);
-  gboolean ok = nm == 1 && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
+  int nm;
+  gboolean ok = chunk_line_set_off (pc, i, &nm);
 
-  g_free (members);
-  return ok;
+  return ok && nm == 1;
 }
 
 /* Continuation lines: a long display broken over lines (aligned rows,
@@ -7419,7 +7431,7 @@ crossing_text_chunk (const PageCtx *pc, int b)
   GArray *chunks = pc->chunks;
   const FmRect *blocks = pc->blocks;
   const Margins *margins = &pc->margins;
-  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1;
+  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1, nm, set_off_words = -1;
   gboolean flush = FALSE;
 
   for (guint i = 0; i < chunks->len; i++)
@@ -7433,8 +7445,21 @@ crossing_text_chunk (const PageCtx *pc, int b)
        * passing through reaches out of it on one side at least */
       if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
         continue;
-      if (cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em)
+      if (!(cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em))
+        continue;
+      /* (nor does one line set off from both margins beside a block
+       * that reaches 0.5 em or more above or below it: a display's row
+       * with words beside it, "&= 3.2139\ \textup{m} \quad
+       * \text{(calculator output)}" of an aligned display in Euler, dev
+       * 1135; a paragraph's line starts or ends at a margin. Words beside
+       * two rows or more, or beside a block of their line only, are a
+       * centred table's text column, cls-condtable) */
+      if (!chunk_line_set_off (pc, i, &nm) ||
+          (o->box.y0 - blocks[b].y0 < 0.5 * o->em && blocks[b].y1 - o->box.y1 < 0.5 * o->em))
         return (int) i;
+      if (set_off_words >= 0)
+        return set_off_words;
+      set_off_words = (int) i;
     }
   /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
    * y(0) = 0 in define."): running text level with the block's

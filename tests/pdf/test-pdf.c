@@ -967,7 +967,10 @@ test_detect_aligned_edge (void)
  * Euler), displays whose fractions hold words, v =
  * \frac{\text{circumference}}{T} = ... and \frac{100\ \textup{cm}}{1\
  * \textup{m}} \times ..., came as inline pieces or not at all (display 0/0,
- * 1/2 and 1/1 of 2; inline pieces "v=", "2\pi r =", "100 cm 100 cm \times"). */
+ * 1/2 and 1/1 of 2; inline pieces "v=", "2\pi r =", "100 cm 100 cm \times");
+ * cls-rowwords (Euler, Palatino), an aligned display whose middle row has
+ * "\quad \text{(calculator output)}", dissolved as crossed by running text
+ * (display 0/0 of 1, its number lost, 3 inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1020,7 +1023,8 @@ test_detect_classes (void)
                           "cls-wordbracket-lua",
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times", "cls-wordfrac-palatino",
-                          "cls-wordfrac-txfonts", "cls-wordfrac-euler" };
+                          "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",
+                          "cls-rowwords-palatino" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

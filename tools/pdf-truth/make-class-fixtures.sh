@@ -223,3 +223,6 @@ done
 for f in palatino txfonts euler; do
   $gen --body "$dir/cls-wordfrac.body.tex" --out "$dir" --prefix "cls-wordfrac-$f" --fonts $f --seed 10460
 done
+# words after a \quad beside an aligned display's middle row
+$gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-euler --fonts euler --seed 10464
+$gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-palatino --fonts palatino --seed 10464
