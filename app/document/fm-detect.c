@@ -6541,6 +6541,58 @@ display_line_parts (const PageCtx *pc, const int *members, int nm, double em, in
   return n;
 }
 
+/* The middle of chunk ch's line: the median of its glyphs' vertical
+ * middles (a tall glyph - a sum, a big delimiter - does not move it). */
+static double
+chunk_mid_y (const Glyph *g, const Chunk *ch)
+{
+  int n = ch->end - ch->start;
+  double *v = g_new (double, MAX (n, 1)), m;
+
+  for (int k = 0; k < n; k++)
+    v[k] = fm_rect_cy (&g[ch->start + k].r);
+  m = fm_median (v, n, fm_rect_cy (&ch->box));
+  g_free (v);
+  return m;
+}
+
+/* The running-text letters of chunk o that stand on the line whose middle
+ * is mid: letters raised or lowered by 0.4 em or more are the words of a
+ * display-style fraction's numerator or denominator (v =
+ * \frac{\text{circumference}}{T} = \frac{2\pi r}{T}: raised 0.6-0.7 em in CM,
+ * txfonts, Bonum Math, where Poppler lists them in the line's chunks) and
+ * read as math, not as the line's prose. */
+static int
+text_on_line (const Glyph *g, const Chunk *o, double mid, double em)
+{
+  int n = 0;
+
+  for (int k = o->start; k < o->end; k++)
+    n += g[k].cls == CLS_TEXT && fabs (fm_rect_cy (&g[k].r) - mid) < 0.4 * em;
+  return n;
+}
+
+/* The math of the chunks parts[0..n) stacked on a line whose middle is
+ * mid (display_line_parts()): their math glyphs, and one for each that a
+ * fraction bar separates from the line - the parts of
+ * \frac{100\ \textup{cm}}{1\ \textup{m}} are digits and unit words, and
+ * a line "\times ," between two such fractions (Palatino, Euler) has no
+ * other math to be a display by. */
+static int
+stacked_math (const PageCtx *pc, const int *parts, int n, double mid)
+{
+  int math = 0;
+
+  for (int k = 0; k < n; k++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, parts[k]);
+      gboolean above = fm_rect_cy (&o->box) < mid;
+      math += o->n_strong + o->n_weak;
+      math += (above ? bar_below_y (pc->ink, &o->box, o->em) : bar_above_y (pc->ink, &o->box, o->em)) >= 0;
+    }
+  return math;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -6557,6 +6609,7 @@ display_lines_with_text (PageCtx *pc)
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       FmRect ext;
       int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
+      double mid;
       gboolean all_display = TRUE, set_off;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
@@ -6566,16 +6619,20 @@ display_lines_with_text (PageCtx *pc)
       if (ch->is_number || (ch->n_strong + ch->n_weak == 0 && !remark_seed) || ch->em_max < 0.9 * pc->body_em)
         continue;
       nm = line_group (chunks, i, pc, members, &ext);
+      mid = chunk_mid_y (g, ch);
       for (int k = 0; k < nm; k++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-          n_text += o->n_text;
+          n_text += text_on_line (g, o, mid, ch->em);
           total += o->end - o->start;
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
         }
       if (all_display)
         continue;
+      /* (the parts stacked on the line count: a fraction's words) */
+      n_parts = display_line_parts (pc, members, nm, ch->em, parts);
+      math += stacked_math (pc, parts, n_parts, mid);
       /* (formulas joined by words weigh their parts themselves: a long
        * condition after a \qquad is most of its line's glyphs) */
       set_off = math >= 2 &&
@@ -6583,9 +6640,7 @@ display_lines_with_text (PageCtx *pc)
                   !heading_line (pc, members, nm, &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
-      if (set_off)
-        n_parts = display_line_parts (pc, members, nm, ch->em, parts);
-      else if (!display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
+      if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
         continue;
       for (int k = 0; k < nm + n_parts; k++)
         {
@@ -6638,19 +6693,31 @@ display_blocks (PageCtx *pc)
     }
 }
 
+/* Whether the line of chunk i (line_group()) is set off from both margins
+ * of its column; *nm gets how many chunks the line has. */
+static gboolean
+chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  int *members = g_new (int, pc->chunks->len + 1);
+  FmRect ext;
+  gboolean ok;
+
+  *nm = line_group (pc->chunks, i, pc, members, &ext);
+  ok = line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
+  g_free (members);
+  return ok;
+}
+
 /* Whether chunk i has its line to itself (no other chunk level with it
  * but numbers) and that line is set off from both margins of its column. */
 static gboolean
 row_alone_set_off (PageCtx *pc, guint i)
 {
-  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  int *members = g_new (int, pc->chunks->len + 1);
-  FmRect ext;
-  int nm = line_group (pc->chunks, i, pc, members, &ext);
-  gboolean ok = nm == 1 && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
+  int nm;
+  gboolean ok = chunk_line_set_off (pc, i, &nm);
 
-  g_free (members);
-  return ok;
+  return ok && nm == 1;
 }
 
 /* Continuation lines: a long display broken over lines (aligned rows,
@@ -7364,7 +7431,7 @@ crossing_text_chunk (const PageCtx *pc, int b)
   GArray *chunks = pc->chunks;
   const FmRect *blocks = pc->blocks;
   const Margins *margins = &pc->margins;
-  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1;
+  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1, nm, set_off_words = -1;
   gboolean flush = FALSE;
 
   for (guint i = 0; i < chunks->len; i++)
@@ -7378,8 +7445,21 @@ crossing_text_chunk (const PageCtx *pc, int b)
        * passing through reaches out of it on one side at least */
       if (o->box.x0 > blocks[b].x0 + 0.5 * o->em && o->box.x1 < blocks[b].x1 - 0.5 * o->em)
         continue;
-      if (cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em)
+      if (!(cy > blocks[b].y0 && cy < blocks[b].y1 && fm_rect_h_gap (&o->box, &blocks[b]) < 2.0 * o->em))
+        continue;
+      /* (nor does one line set off from both margins beside a block
+       * that reaches 0.5 em or more above or below it: a display's row
+       * with words beside it, "&= 3.2139\ \textup{m} \quad
+       * \text{(calculator output)}" of an aligned display in Euler, dev
+       * 1135; a paragraph's line starts or ends at a margin. Words beside
+       * two rows or more, or beside a block of their line only, are a
+       * centred table's text column, cls-condtable) */
+      if (!chunk_line_set_off (pc, i, &nm) ||
+          (o->box.y0 - blocks[b].y0 < 0.5 * o->em && blocks[b].y1 - o->box.y1 < 0.5 * o->em))
         return (int) i;
+      if (set_off_words >= 0)
+        return set_off_words;
+      set_off_words = (int) i;
     }
   /* ... farther away (after a \qquad, "y' = \dfrac{1}{x}, \qquad
    * y(0) = 0 in define."): running text level with the block's

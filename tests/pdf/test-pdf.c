@@ -962,7 +962,15 @@ test_detect_aligned_edge (void)
  * cls-lonerel (CM, LM, Times), a relation alone in prose, $\coloneqq$ and
  * $=$ in the text font's glyphs, and "lemma 42 $\bullet$ that", a bullet
  * with no operand after it a word space from a number (inline 4/5 of 7:
- * "42 \bullet" one region). */
+ * "42 \bullet" one region).
+ * detect14v (main 0667c64 in brackets): cls-wordfrac (Palatino, txfonts,
+ * Euler), displays whose fractions hold words, v =
+ * \frac{\text{circumference}}{T} = ... and \frac{100\ \textup{cm}}{1\
+ * \textup{m}} \times ..., came as inline pieces or not at all (display 0/0,
+ * 1/2 and 1/1 of 2; inline pieces "v=", "2\pi r =", "100 cm 100 cm \times");
+ * cls-rowwords (Euler, Palatino), an aligned display whose middle row has
+ * "\quad \text{(calculator output)}", dissolved as crossed by running text
+ * (display 0/0 of 1, its number lost, 3 inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1014,7 +1022,9 @@ test_detect_classes (void)
                           "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
                           "cls-wordbracket-lua",
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
-                          "cls-lonerel-lmodern", "cls-lonerel-times" };
+                          "cls-lonerel-lmodern", "cls-lonerel-times", "cls-wordfrac-palatino",
+                          "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",
+                          "cls-rowwords-palatino" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

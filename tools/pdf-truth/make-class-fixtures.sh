@@ -217,3 +217,12 @@ $gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix cls-namedremar
 for f in cm lmodern times; do
   $gen --body "$dir/cls-lonerel.body.tex" --out "$dir" --prefix "cls-lonerel-$f" --fonts $f --seed 10281
 done
+
+# detect14v (issue 14): displays whose fractions hold words, \text numerators
+# and units over units
+for f in palatino txfonts euler; do
+  $gen --body "$dir/cls-wordfrac.body.tex" --out "$dir" --prefix "cls-wordfrac-$f" --fonts $f --seed 10460
+done
+# words after a \quad beside an aligned display's middle row
+$gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-euler --fonts euler --seed 10464
+$gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-palatino --fonts palatino --seed 10464

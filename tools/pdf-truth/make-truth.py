@@ -325,6 +325,43 @@ def class_inline(r):
     return "generated", inline_formula(r)
 
 
+TEXT_FRACS = [(r"\text{circumference}", "T"), (r"\text{distance}", r"\text{time}"), (r"\text{change in } x", r"\Delta t"),
+              (r"\text{work done}", "t"), (r"100\ \textup{cm}", r"1\ \textup{m}"), (r"1\ \textup{km}", r"10^{3}\ \textup{m}"),
+              (r"60\ \textup{s}", r"1\ \textup{min}")]
+CONDITIONS = [r"\text{for }n \geq c", r"\text{for all } %s \in U", r"\text{if } %s > 0", r"\text{in } U_\iota \cap U_\kappa",
+              r"\text{whenever } %s \neq 0", r"\text{on } [0, 1]", r"\text{otherwise}"]
+
+
+def c_condition(r):
+    c = r.choice(CONDITIONS)
+    return c % c_var(r) if "%s" in c else c
+
+
+def c_textdisp(r):
+    """A display with words in the text font inside it (issue 14: cut at the
+    words into inline pieces): cases with \\text conditions, aligned rows with a
+    text column, a trailing condition after a \\quad, words or units in a
+    fraction."""
+    c = r.random()
+    if c < 0.25:
+        v = c_var(r)
+        rows = [r"%s & %s" % (r.choice(["0", "1", c_frac(r), c_fcall(r)]), r.choice([
+            r"\text{ if $%s > 0$}" % v, r"\text{if } %s \ge 0" % v, r"\text{for } %s \in U" % v]))]
+        rows.append(r"%s & %s" % (r.choice(["1", "-1", c_frac(r)]), r.choice([
+            r"\text{ if $%s \leq 0$}" % v, r"\text{otherwise}", r"\text{if } %s < 0" % v])))
+        return r"%s(%s) = \begin{cases} %s \end{cases}" % (r.choice("fgh"), v, r" \\ ".join(rows))
+    if c < 0.45:
+        rows = [r"& %s = %s & & %s" % (c_fcall(r), r.choice([c_frac(r), c_var(r), "0", "1"]), c_condition(r)) for _ in range(2)]
+        return r"\begin{aligned} %s \end{aligned}" % r" \\ ".join(rows)
+    if c < 0.65:
+        return r"%s %s %s %s %s" % (c_var(r), r.choice(["=", r"\le", r"\colon X \to"]), r.choice([c_frac(r), c_fcall(r)]),
+                                    r.choice([r"\quad", r"\qquad"]), c_condition(r))
+    num, den = r.choice(TEXT_FRACS)
+    if c < 0.85:
+        return r"%s = \frac{%s}{%s} = %s" % (c_var(r), num, den, c_frac(r))
+    return r"\frac{%s}{%s} %s \frac{%s}{%s}" % (num, den, r.choice([r"\times", "="]), *r.choice(TEXT_FRACS))
+
+
 def class_display(r, twocol):
     c = r.random()
     if c < 0.3 or (twocol and c < 0.5):
@@ -339,10 +376,12 @@ def class_display(r, twocol):
         return "leftright", c_leftright(r, True) + r.choice(["", " = " + c_frac(r), " + " + c_fcall(r)])
     if c < 0.75:
         return "opname", r"%s = %s %s" % (c_fcall(r), c_frac(r), " + ".join(c_fcall(r) for _ in range(r.randint(1, 3))))
-    if c < 0.85:
+    if c < 0.83:
         return "numbers", c_number(r, True)
-    if c < 0.92:
+    if c < 0.89:
         return "bold", r"%s = %s" % (c_bold(r), c_leftright(r))
+    if c < 0.96:
+        return "textdisp", c_textdisp(r)
     return "generated", display_formula(r)
 
 
