@@ -962,7 +962,14 @@ test_detect_aligned_edge (void)
  * cls-lonerel (CM, LM, Times), a relation alone in prose, $\coloneqq$ and
  * $=$ in the text font's glyphs, and "lemma 42 $\bullet$ that", a bullet
  * with no operand after it a word space from a number (inline 4/5 of 7:
- * "42 \bullet" one region). */
+ * "42 \bullet" one region).
+ * detectfix16 (main 0667c64 in brackets): cls-boxtwo (CM, Times), two-line
+ * \fbox{\parbox} paragraphs whose short last line shares one edge only with
+ * the first (two false displays, inline 1 of 6); cls-squeeze (CM, LM),
+ * V(x), Y(t) on a line squeezed to TeX's limit, CM's italic correction of
+ * V and Y as wide as its word space (11 of 12, three pieces); cls-emphsigns
+ * (Times, Palatino), $\to$ \emph{lex} $\to$ and *\emph{new}* taken for
+ * math letters between operators (4 of 8, four regions over). */
 static void
 test_detect_classes (void)
 {
@@ -1012,7 +1019,8 @@ test_detect_classes (void)
                           "cls-commalist-kpfonts", "cls-commalist-xe", "cls-lostamalg-xe", "cls-lostamalg-lua",
                           "cls-scriptapart-euler", "cls-scriptapart-xe", "cls-sycrel-kpfonts", "cls-sycrel-txfonts",
                           "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
-                          "cls-wordbracket-lua",
+                          "cls-wordbracket-lua", "cls-boxtwo-cm", "cls-boxtwo-times", "cls-squeeze-cm",
+                          "cls-squeeze-lmodern", "cls-emphsigns-times", "cls-emphsigns-palatino",
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times" };
 
