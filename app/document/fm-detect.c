@@ -1175,6 +1175,20 @@ classify_nuclide (Glyph *g, int n, int i)
     }
 }
 
+/* Whether '<' g[i] and '>' g[k] are glued to the word of three letters or
+ * more between them: $<$\emph{file}$>$, a meta-variable set with math's
+ * less and greater signs (CM, kpfonts, XeLaTeX LM/Termes/Pagella Math:
+ * one region). Inside a formula a relation has a thick space on each
+ * side. */
+static gboolean
+glued_less_greater (const Glyph *g, int i, int k, int letters)
+{
+  double em = MAX (g[i].size, 1.0);
+
+  return g[k].c == '>' && letters >= 3 && k > i + 1 && !g[i + 1].space_before && !g[k].space_before &&
+         g[i + 1].r.x0 - g[i].r.x1 < 0.05 * em && g[k].r.x0 - g[k - 1].r.x1 < 0.05 * em;
+}
+
 /* Glyph-level corrections after the word classes, for what looks like math
  * glyph by glyph but is not (or the reverse):
  * - a number with a script (4^{1}, 15_{16}, 10^{-3}): digits are neutral
@@ -1216,7 +1230,7 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
         }
       classify_nuclide (g, n, i);
       /* a meta-variable */
-      if (is_angle_open (g[i].c))
+      if (is_angle_open (g[i].c) || g[i].c == '<')
         {
           int k = i + 1, letters = 0, italic = 0;
           while (k < n && (g_unichar_isalpha (g[k].c) || g[k].c == '-') && g[k].cls != CLS_STRONG &&
@@ -1226,7 +1240,8 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
               italic += g[k].font == FM_FONT_TEXT_ITALIC;
               k++;
             }
-          if (k < n && is_angle_close (g[k].c) && (letters >= 3 || (letters == 2 && italic == 0)))
+          if (k < n && (g[i].c == '<' ? glued_less_greater (g, i, k, letters) : is_angle_close (g[k].c)) &&
+              (letters >= 3 || (letters == 2 && italic == 0)))
             {
               /* with the closing brace of "\begin{<name>}" */
               if (k + 1 < n && g[k + 1].c == '}' && !g[k + 1].space_before)

@@ -968,8 +968,9 @@ test_detect_aligned_edge (void)
  * the first (two false displays, inline 1 of 6); cls-squeeze (CM, LM),
  * V(x), Y(t) on a line squeezed to TeX's limit, CM's italic correction of
  * V and Y as wide as its word space (11 of 12, three pieces); cls-emphsigns
- * (Times, Palatino), $\to$ \emph{lex} $\to$ and *\emph{new}* taken for
- * math letters between operators (4 of 8, four regions over). */
+ * (Times, Palatino, CM), $\to$ \emph{lex} $\to$ and *\emph{new}* taken for
+ * math letters between operators (4 of 8, six regions over), and
+ * $<$\emph{file}$>$, a meta-variable in math's signs (CM: two regions over). */
 static void
 test_detect_classes (void)
 {
@@ -1021,6 +1022,7 @@ test_detect_classes (void)
                           "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
                           "cls-wordbracket-lua", "cls-boxtwo-cm", "cls-boxtwo-times", "cls-squeeze-cm",
                           "cls-squeeze-lmodern", "cls-emphsigns-times", "cls-emphsigns-palatino",
+                          "cls-emphsigns-cm",
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times" };
 

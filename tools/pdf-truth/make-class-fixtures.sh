@@ -227,3 +227,4 @@ $gen --body "$dir/cls-squeeze.body.tex" --out "$dir" --prefix cls-squeeze-cm --f
 $gen --body "$dir/cls-squeeze.body.tex" --out "$dir" --prefix cls-squeeze-lmodern --fonts lmodern --seed 10441
 $gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-times --fonts times --seed 10442
 $gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-palatino --fonts palatino --seed 10442
+$gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-cm --fonts cm --seed 10442
