@@ -678,10 +678,11 @@ glyph_line_word_space (const Glyph *g, int n, int k)
  * thick or medium space), or a word space after the left one and that
  * space and the run's italic correction before the right one ($\to$
  * \emph{lex} $\to$). Measured in Times, Palatino, txfonts, pxfonts,
- * Charter: the word space to 0.012 em (Palatino's signs come from virtual
- * fonts) and the italic correction under 0.03 em; math letters between
- * operators differ from the word space by 0.014 em or more on the left
- * (txfonts' thick space), or by more than a correction on the right. */
+ * Charter: the word space to 0.013 em (Palatino's signs come from virtual
+ * fonts, 0.012 em off) and the italic correction under 0.03 em; math
+ * letters between operators differ from the word space by 0.014 em or
+ * more on the left (txfonts' thick space), or by more than a correction
+ * on the right. */
 static gboolean
 prose_word_between_signs (const Glyph *g, int n, int i, int j)
 {
@@ -5126,10 +5127,11 @@ edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
       if (o->n_text == 0 || (cy >= ext->y0 && cy <= ext->y1) || fm_rect_v_gap (ext, &o->box) > 1.0 * em ||
           across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (ext)))
         continue;
-      gboolean l = fabs (o->box.x0 - ext->x0) < 0.1 * em, r = fabs (o->box.x1 - ext->x1) < 0.1 * em;
-      left = left || l;
-      right = right || r;
-      prose_edge = prose_edge || ((l || r) && o->n_text >= 3 && fabs (cy - fm_rect_cy (ext)) < 1.3 * em);
+      gboolean shares_left = fabs (o->box.x0 - ext->x0) < 0.1 * em;
+      gboolean shares_right = fabs (o->box.x1 - ext->x1) < 0.1 * em;
+      left = left || shares_left;
+      right = right || shares_right;
+      prose_edge = prose_edge || ((shares_left || shares_right) && o->n_text >= 3 && fabs (cy - fm_rect_cy (ext)) < 1.3 * em);
     }
   return (left && right) || prose_edge;
 }
