@@ -643,6 +643,57 @@ operator_beside (const Glyph *g, int o, int k)
          v_overlap_enough (&a->r, &b->r, 0.5) && gap > -0.1 * em && gap < 0.45 * em;
 }
 
+/* The word space of the text line of g[k], from the gaps between its
+ * upright text letters a space apart (one width to 0.006 em, two samples
+ * at least, as band_word_space() asks of a band); -1 where they do not
+ * agree. For the glyph classes, before the bands exist. */
+static double
+glyph_line_word_space (const Glyph *g, int n, int k)
+{
+  int first = k, last = k, samples = 0;
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, em = MAX (g[k].size, 1.0);
+
+  while (first > 0 && !g[first].line_before)
+    first--;
+  while (last + 1 < n && !g[last + 1].line_before)
+    last++;
+  for (int m = first + 1; m <= last; m++)
+    {
+      const Glyph *a = &g[m - 1], *b = &g[m];
+      double gap = b->r.x0 - a->r.x1;
+      if (!b->space_before || a->font != FM_FONT_TEXT || b->font != FM_FONT_TEXT || !g_unichar_isalpha (a->c) ||
+          !g_unichar_isalpha (b->c) || fabs (a->size - g[k].size) > 0.05 * em || fabs (b->size - g[k].size) > 0.05 * em ||
+          gap < 0.1 * em || gap > 1.0 * em || !v_overlap_enough (&a->r, &b->r, 0.5))
+        continue;
+      samples++;
+      lo = MIN (lo, gap);
+      hi = MAX (hi, gap);
+    }
+  return samples >= 2 && hi - lo <= 0.006 * em ? 0.5 * (lo + hi) : -1;
+}
+
+/* Whether the italic run g[i..j) between the signs g[i-1] and g[j] is set
+ * like an emphasised word of prose: glued to both (*\emph{new}*,
+ * $<$\emph{file}$>$: inside a formula a relation or binary sign has a
+ * thick or medium space), or a word space after the left one and that
+ * space and the run's italic correction before the right one ($\to$
+ * \emph{lex} $\to$). Measured in Times, Palatino, txfonts, pxfonts,
+ * Charter: the word space to 0.013 em (Palatino's signs come from virtual
+ * fonts, 0.012 em off) and the italic correction under 0.03 em; math
+ * letters between operators differ from the word space by 0.014 em or
+ * more on the left (txfonts' thick space), or by more than a correction
+ * on the right. */
+static gboolean
+prose_word_between_signs (const Glyph *g, int n, int i, int j)
+{
+  double em = MAX (g[i].size, 1.0), ws = glyph_line_word_space (g, n, i);
+  double left = g[i].r.x0 - g[i - 1].r.x1, right = g[j].r.x0 - g[j - 1].r.x1;
+
+  if (left < 0.05 * em && right < 0.05 * em)
+    return TRUE;
+  return ws > 0 && fabs (left - ws) <= 0.013 * em && right - left >= -0.008 * em && right - left <= 0.03 * em;
+}
+
 /* Where math letters are the text italic (mathpazo, mathptmx), a run of
  * three or four italic letters with an operator glued on both sides is a
  * formula's (c_X : uvX \to X, Palatino), not an emphasised word: prose
@@ -657,7 +708,7 @@ classify_italic_runs (Glyph *g, int n)
                   g[j].font == FM_FONT_TEXT_ITALIC && g[j].cls == CLS_TEXT;)
         j++;
       if (j - i >= 3 && j - i <= 4 && j < n && (g[j].space_before || !g_unichar_isalpha (g[j].c)) &&
-          operator_beside (g, i - 1, i) && operator_beside (g, j, j - 1))
+          operator_beside (g, i - 1, i) && operator_beside (g, j, j - 1) && !prose_word_between_signs (g, n, i, j))
         for (int m = i; m < j; m++)
           g[m].cls = CLS_WEAK;
     }
@@ -1125,6 +1176,20 @@ classify_nuclide (Glyph *g, int n, int i)
     }
 }
 
+/* Whether '<' g[i] and '>' g[k] are glued to the word of three letters or
+ * more between them: $<$\emph{file}$>$, a meta-variable set with math's
+ * less and greater signs (CM, kpfonts, XeLaTeX LM/Termes/Pagella Math:
+ * one region). Inside a formula a relation has a thick space on each
+ * side. */
+static gboolean
+glued_less_greater (const Glyph *g, int i, int k, int letters)
+{
+  double em = MAX (g[i].size, 1.0);
+
+  return g[k].c == '>' && letters >= 3 && k > i + 1 && !g[i + 1].space_before && !g[k].space_before &&
+         g[i + 1].r.x0 - g[i].r.x1 < 0.05 * em && g[k].r.x0 - g[k - 1].r.x1 < 0.05 * em;
+}
+
 /* Glyph-level corrections after the word classes, for what looks like math
  * glyph by glyph but is not (or the reverse):
  * - a number with a script (4^{1}, 15_{16}, 10^{-3}): digits are neutral
@@ -1166,7 +1231,7 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
         }
       classify_nuclide (g, n, i);
       /* a meta-variable */
-      if (is_angle_open (g[i].c))
+      if (is_angle_open (g[i].c) || g[i].c == '<')
         {
           int k = i + 1, letters = 0, italic = 0;
           while (k < n && (g_unichar_isalpha (g[k].c) || g[k].c == '-') && g[k].cls != CLS_STRONG &&
@@ -1176,7 +1241,8 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
               italic += g[k].font == FM_FONT_TEXT_ITALIC;
               k++;
             }
-          if (k < n && is_angle_close (g[k].c) && (letters >= 3 || (letters == 2 && italic == 0)))
+          if (k < n && (g[i].c == '<' ? glued_less_greater (g, i, k, letters) : is_angle_close (g[k].c)) &&
+              (letters >= 3 || (letters == 2 && italic == 0)))
             {
               /* with the closing brace of "\begin{<name>}" */
               if (k + 1 < n && g[k + 1].c == '}' && !g[k + 1].space_before)
@@ -4430,14 +4496,22 @@ lost_symbol_after_script (const InlineCtx *ic, const MathGlyph *ml, const MathGl
   return ink_lost_symbol_between (ic->pc->ink, &from_script, &r->r, em);
 }
 
-/* Whether gap between line neighbours ml and mr is the line's word space,
- * to 0.008 em (TeX sets one line's word spaces alike). */
+/* Whether the glue between line neighbours ml and mr (glyphs l and r) is
+ * the line's word space, to 0.008 em (TeX sets one line's word spaces
+ * alike). The glue counts from l's ink where it reaches past its box: an
+ * italic letter's correction is no glue, and on a line squeezed to TeX's
+ * limit it equals the word space - CM's V and Y have 0.222 em, the word
+ * space shrinks to 0.222 em, and V(x), Y(t) were cut at the bracket (the
+ * ink of V reaches 0.19 em past its box; LuaTeX LM Math: 0.214 against
+ * 0.222 em). */
 static gboolean
-word_space_gap (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, double gap, double em)
+word_space_gap (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l, const Glyph *r,
+                double em)
 {
   double ws = band_word_space (ic->bands, ml->band >= 0 ? ml->band : mr->band);
+  double glue = r->r.x0 - MAX (l->r.x1, ink_right_edge (ic->pc->ink, &l->r, r->r.x0));
 
-  return ws > 0 && fabs (gap - ws) < 0.008 * em;
+  return ws > 0 && fabs (glue - ws) < 0.008 * em;
 }
 
 /* Whether the line neighbours li (left) and ri of math join. */
@@ -4522,7 +4596,7 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
        * had been one formula; f's italic correction is itself about a word
        * space, 0.244 em in Bonum, and can equal the line's: f(x) was cut
        * on fresh 1081) */
-      (l->c == 'f' || l->c == 0x1D453 || !word_space_gap (ic, ml, mr, gap, em)) &&
+      (l->c == 'f' || l->c == 0x1D453 || !word_space_gap (ic, ml, mr, l, r, em)) &&
       (r->font == FM_FONT_MATH ||
        /* (where math takes its brackets from the text font, as
         * Fourier does: math inside them, "f (t)" and not "f (see") */
@@ -5031,11 +5105,19 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
  * beyond it. Both edges: the rows of a left-aligned aligned display
  * (&\text{rate in is } ... \\ &\text{rate out is } ...) share the left
  * one only, and a justified paragraph's line shares both with the line
- * above or below (detectfix11). */
+ * above or below (detectfix11). One edge is enough where the line sharing
+ * it is running text one line pitch away: the short last line of a
+ * two-line \fbox{\parbox} paragraph (its first line had come as a false
+ * display in CM, LM, Times, Palatino, Charter, XeLaTeX Termes Math,
+ * LuaLaTeX LM Math), a word or more on it ("w_1 + w_2 = v holds."). It
+ * lies the paragraph's baselineskip away (1.15-1.2 em between the lines'
+ * middles), where the rows of an aligned or gathered display are \jot
+ * further apart (1.45-1.5 em in cls-alignedge, whose lower row "rate out
+ * = x + y" has words too) and a matrix's rows have none. */
 static gboolean
 edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
 {
-  gboolean left = FALSE, right = FALSE;
+  gboolean left = FALSE, right = FALSE, prose_edge = FALSE;
 
   for (guint j = 0; j < pc->chunks->len; j++)
     {
@@ -5045,10 +5127,13 @@ edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
       if (o->n_text == 0 || (cy >= ext->y0 && cy <= ext->y1) || fm_rect_v_gap (ext, &o->box) > 1.0 * em ||
           across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (ext)))
         continue;
-      left = left || fabs (o->box.x0 - ext->x0) < 0.1 * em;
-      right = right || fabs (o->box.x1 - ext->x1) < 0.1 * em;
+      gboolean shares_left = fabs (o->box.x0 - ext->x0) < 0.1 * em;
+      gboolean shares_right = fabs (o->box.x1 - ext->x1) < 0.1 * em;
+      left = left || shares_left;
+      right = right || shares_right;
+      prose_edge = prose_edge || ((shares_left || shares_right) && o->n_text >= 3 && fabs (cy - fm_rect_cy (ext)) < 1.3 * em);
     }
-  return left && right;
+  return (left && right) || prose_edge;
 }
 
 /* Whether a line spanning ext stays clear of its column's margins and is

@@ -970,7 +970,16 @@ test_detect_aligned_edge (void)
  * 1/2 and 1/1 of 2; inline pieces "v=", "2\pi r =", "100 cm 100 cm \times");
  * cls-rowwords (Euler, Palatino), an aligned display whose middle row has
  * "\quad \text{(calculator output)}", dissolved as crossed by running text
- * (display 0/0 of 1, its number lost, 3 inline pieces). */
+ * (display 0/0 of 1, its number lost, 3 inline pieces).
+ *
+ * detectfix16 (main 0667c64 in brackets): cls-boxtwo (CM, Times), two-line
+ * \fbox{\parbox} paragraphs whose short last line shares one edge only with
+ * the first (two false displays, inline 1 of 6); cls-squeeze (CM, LM),
+ * V(x), Y(t) on a line squeezed to TeX's limit, CM's italic correction of
+ * V and Y as wide as its word space (11 of 12, three pieces); cls-emphsigns
+ * (Times, Palatino, CM), $\to$ \emph{lex} $\to$ and *\emph{new}* taken for
+ * math letters between operators (4 of 8, six regions over), and
+ * $<$\emph{file}$>$, a meta-variable in math's signs (CM: two regions over). */
 static void
 test_detect_classes (void)
 {
@@ -1020,7 +1029,9 @@ test_detect_classes (void)
                           "cls-commalist-kpfonts", "cls-commalist-xe", "cls-lostamalg-xe", "cls-lostamalg-lua",
                           "cls-scriptapart-euler", "cls-scriptapart-xe", "cls-sycrel-kpfonts", "cls-sycrel-txfonts",
                           "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
-                          "cls-wordbracket-lua",
+                          "cls-wordbracket-lua", "cls-boxtwo-cm", "cls-boxtwo-times", "cls-squeeze-cm",
+                          "cls-squeeze-lmodern", "cls-emphsigns-times", "cls-emphsigns-palatino",
+                          "cls-emphsigns-cm",
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times", "cls-wordfrac-palatino",
                           "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",

@@ -226,3 +226,13 @@ done
 # words after a \quad beside an aligned display's middle row
 $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-euler --fonts euler --seed 10464
 $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-palatino --fonts palatino --seed 10464
+# detectfix16 (review of detectfix11 and detect14u): two-line framed
+# paragraphs, function applications on squeezed lines, emphasised words
+# between math signs
+$gen --body "$dir/cls-boxtwo.body.tex" --out "$dir" --prefix cls-boxtwo-cm --fonts cm --seed 10440
+$gen --body "$dir/cls-boxtwo.body.tex" --out "$dir" --prefix cls-boxtwo-times --fonts times --seed 10440
+$gen --body "$dir/cls-squeeze.body.tex" --out "$dir" --prefix cls-squeeze-cm --fonts cm --seed 10441
+$gen --body "$dir/cls-squeeze.body.tex" --out "$dir" --prefix cls-squeeze-lmodern --fonts lmodern --seed 10441
+$gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-times --fonts times --seed 10442
+$gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-palatino --fonts palatino --seed 10442
+$gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-cm --fonts cm --seed 10442
