@@ -1390,17 +1390,75 @@ rows_have_wide_gap (const Align *a)
  * (left-hand sides of one width) or a row has no relation there. */
 typedef enum { ALIGN_AT_UNKNOWN, ALIGN_AT_START, ALIGN_AT_RELATION } AlignAt;
 
-/* Whether every row's first item is a glyph whose box starts at its TeX
- * origin: only then do starts apart tell that `&` is not first. In
- * Libertine and Fourier a glyph's box starts at its ink, not its origin
- * (review of reader12s: `&x=1 \\ &y=22` read `x&=1\\y&=22`, CERTAIN). */
-static gboolean
-starts_at_origin (const Align *a, const RowSpan *spans)
+/* Where row j's content may start in TeX (x range [*lo, *hi]), from its
+ * first item's box: virtual math fonts draw some letters off their TeX
+ * origin (mathptmx's f 0.15 em right of it, C 0.05 em left), so rows of
+ * `&` first start apart on the page where their first glyphs differ
+ * (review of reader12s: Fourier's `&x=1 \\ &y=22` had read `x&=1`
+ * CERTAIN; `&f=1 \\ &C=22` read `f&=1` at 0.92 in mathptmx). One glyph of
+ * one font and size moves alike in every row (one_glyph); an unmeasured
+ * item may stand UNMEASURED_LO..UNMEASURED_HI em off, beyond the widest
+ * moves measured (NewTXMI -0.054..0.175, LibertineMathMI -0.091..0.081). */
+#define UNMEASURED_LO (-0.1)
+#define UNMEASURED_HI 0.2
+
+static void
+row_origin (const RowSpan *span, gboolean one_glyph, double *lo, double *hi)
 {
+  const FmAlignItem *f = span->first;
+  double move_lo = UNMEASURED_LO, move_hi = UNMEASURED_HI;
+
+  if (one_glyph)
+    move_lo = move_hi = 0;
+  else if (f->glyph && f->origin)
+    {
+      move_lo = f->origin_lo;
+      move_hi = f->origin_hi;
+    }
+  *lo = span->x0 - move_hi * f->size;
+  *hi = span->x0 - move_lo * f->size;
+}
+
+/* Whether every row starts with one glyph (the same character of one font
+ * and size). */
+static gboolean
+rows_start_with_one_glyph (const Align *a, const RowSpan *spans)
+{
+  const FmAlignItem *f0 = spans[0].first;
+
   for (guint j = 0; j < a->n_rows; j++)
-    if (spans[j].first == NULL || !spans[j].first->origin)
-      return FALSE;
+    {
+      const FmAlignItem *f = spans[j].first;
+      if (f == NULL || !f->glyph || f->tex == NULL || f0->tex == NULL || strcmp (f->tex, f0->tex) != 0 ||
+          g_strcmp0 (f->font, f0->font) != 0 || fabs (f->size - f0->size) >= 0.01 * f0->size)
+        return FALSE;
+    }
   return TRUE;
+}
+
+/* How the rows' TeX starts can lie: *apart, how far the ranges of
+ * row_origin stand apart at least (negative where they overlap: the rows
+ * may start at one x); *spread, how far the starts stand apart where they
+ * are exactly known (G_MAXDOUBLE where some row's is not). */
+static void
+origins_apart (const Align *a, const RowSpan *spans, double *apart, double *spread)
+{
+  gboolean one_glyph = rows_start_with_one_glyph (a, spans);
+  double lo_max = -G_MAXDOUBLE, hi_min = G_MAXDOUBLE, first_min = G_MAXDOUBLE, first_max = -G_MAXDOUBLE;
+  gboolean points = TRUE;
+
+  for (guint j = 0; j < a->n_rows; j++)
+    {
+      double lo, hi;
+      row_origin (&spans[j], one_glyph, &lo, &hi);
+      lo_max = MAX (lo_max, lo);
+      hi_min = MIN (hi_min, hi);
+      first_min = MIN (first_min, lo);
+      first_max = MAX (first_max, lo);
+      points = points && hi - lo <= 0.002 * spans[j].first->size;
+    }
+  *apart = lo_max - hi_min;
+  *spread = points ? first_max - first_min : G_MAXDOUBLE;
 }
 
 #define ALIGN_EXACT_EM 0.01
@@ -1408,7 +1466,7 @@ starts_at_origin (const Align *a, const RowSpan *spans)
 static AlignAt
 start_or_relation (const Align *a, GPtrArray *rels, const RowSpan *spans, double x)
 {
-  double start_dev = 0, rel_dev = 0, exact = ALIGN_EXACT_EM * a->em;
+  double rel_dev = 0, apart, spread, exact = ALIGN_EXACT_EM * a->em;
 
   for (guint j = 0; j < a->n_rows; j++)
     {
@@ -1418,16 +1476,31 @@ start_or_relation (const Align *a, GPtrArray *rels, const RowSpan *spans, double
         nearest = MIN (nearest, fabs (g_array_index (xs, double, k) - x));
       if (spans[j].first == NULL || nearest > 0.1 * a->em)
         return ALIGN_AT_UNKNOWN;
-      start_dev = MAX (start_dev, fabs (spans[j].x0 - spans[0].x0));
       rel_dev = MAX (rel_dev, nearest);
     }
+  origins_apart (a, spans, &apart, &spread);
   if (g_getenv ("FM_MATHTEXT_DEBUG") != NULL)
-    g_printerr ("align start %.4f relation %.4f em\n", start_dev / a->em, rel_dev / a->em);
-  if (start_dev < exact && rel_dev > 2 * exact && !rows_have_wide_gap (a))
+    g_printerr ("align starts apart %.4f (exact spread %.4f) relation %.4f em\n", apart / a->em,
+                spread == G_MAXDOUBLE ? -1 : spread / a->em, rel_dev / a->em);
+  if (spread < exact && rel_dev > 2 * exact && !rows_have_wide_gap (a))
     return ALIGN_AT_START;
-  if (rel_dev < exact && start_dev > 2 * exact && starts_at_origin (a, spans))
+  if (rel_dev < exact && apart > 2 * exact)
     return ALIGN_AT_RELATION;
   return ALIGN_AT_UNKNOWN;
+}
+
+/* Whether the rows may start at one x in TeX (`&` first), their first
+ * glyphs' moves off their origins counted. */
+static gboolean
+may_start_together (const Align *a, const RowSpan *spans)
+{
+  double apart, spread;
+
+  for (guint j = 0; j < a->n_rows; j++)
+    if (spans[j].first == NULL)
+      return FALSE;
+  origins_apart (a, spans, &apart, &spread);
+  return apart <= 2 * ALIGN_EXACT_EM * a->em;
 }
 
 /* Whether the rows end at one x (to a hundredth of an em; starting at
@@ -1482,8 +1555,9 @@ rows_only (const Align *a)
   if (x != G_MAXDOUBLE)
     {
       /* rows that also all start at one x (left-hand sides of one width,
-       * "g_{1}(x)=" over "g_{2}(x)="): `&` first or at the relation */
-      if (starts && spans[0].x0 < x - tol)
+       * "g_{1}(x)=" over "g_{2}(x)="), or may in TeX where their first
+       * glyphs are drawn off their origins: `&` first or at the relation */
+      if ((starts || may_start_together (a, spans)) && spans[0].x0 < x - tol)
         switch (start_or_relation (a, rels, spans, x))
           {
           case ALIGN_AT_START:
@@ -1519,7 +1593,12 @@ rows_only (const Align *a)
     }
   if (starts && starts_exactly (a, rels, spans))
     return rows_plain (a, "aligned", "&");
-  if (starts)
+  /* rows whose first glyphs a virtual font draws off their TeX origins
+   * start apart on the page (mathptmx's `&f=1 \\ &a+b=2`: f 0.15 em
+   * right): read like rows that start at one x, so that a reading with
+   * `&` elsewhere is not taken for an agreeing one (the model's `f&=1` had
+   * stood at 0.93-0.97 against a reading without `&`) */
+  if (starts || may_start_together (a, spans))
     {
       a->ops->uncertain (a->ops->reader, "several lines that start at one x (aligned at their start?)");
       return rows_plain (a, "aligned", "&");

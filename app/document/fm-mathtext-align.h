@@ -18,8 +18,12 @@ typedef struct {
   gboolean ext;       /* a glyph from a math extension font                  */
   gboolean glyph;     /* a single glyph (not a word, fraction, radical...)   */
   gboolean rule;      /* a drawn rule (fraction bar, vinculum)               */
-  gboolean origin;    /* a glyph of a font whose boxes start at the glyph's
-                         TeX origin (Computer/Latin Modern, STIX Two)        */
+  gboolean origin;    /* a glyph whose box start is measured against its TeX
+                         origin: it lies origin_lo..origin_hi em right of it
+                         (0 in Computer/Latin Modern, STIX Two; virtual
+                         fonts move some letters, bench/RESULTS.md)          */
+  double origin_lo, origin_hi;
+  const char *font;   /* a glyph's font name (NULL for other items)          */
 } FmAlignItem;
 
 typedef struct {

@@ -2685,7 +2685,7 @@ line_append_small_space (LineParse *lp, const Item *base, const Item *prev, cons
   gboolean after_script = prev != base;
   double ink, space;
 
-  if (base == NULL || lp->main_size < 0.85 * lp->r->em || !is_unspaced_atom (base, TRUE) || !is_unspaced_atom (m, FALSE))
+  if (base == NULL || !is_unspaced_atom (base, TRUE) || !is_unspaced_atom (m, FALSE))
     return;
   /* the thin space of a \left..\right pair's Inner atom (line_inner_pairs) */
   if (lp->inner != NULL && lp->k > 0 && (lp->inner[lp->k] == INNER_OPEN || lp->inner[lp->k - 1] == INNER_CLOSE))
@@ -2713,6 +2713,9 @@ line_append_small_space (LineParse *lp, const Item *base, const Item *prev, cons
       !(!after_script && font_is_unicode_math (prev->font) && fabs (gap - 1.0 / 6.0) <= 0.006 && ink / MAX (lp->main_size, 1.0) >= 0.12))
     return;
   tex_append (lp->out, space >= 0.3 ? "\\ " : "\\,");
+  /* in a script the space is measured in the script's em, as TeX's mu
+   * are (3 mu: a sixth of the script's quad): e^{-0.0616\,t} had been read
+   * without it, CERTAIN (development seed 1163, four set-ups) */
   uncertain (lp->r, "a small space between ordinary symbols (\\, or a word space?)");
 }
 
@@ -3203,18 +3206,65 @@ align_forget_piece (gpointer reader, gpointer item)
     drop_symbol (reader, it->symbol);
 }
 
-/* Fonts whose glyph boxes start at the TeX origin, measured (bench/RESULTS.md,
- * issue 12): Computer Modern, Latin Modern, STIX Two; Libertine's and
- * Fourier's start at the ink, and the rest are not measured. */
+/* Characters whose box starts the probes measured (below) beside letters,
+ * digits and Greek letters: brackets, a bar, a leading sign, \partial,
+ * \nabla, \infty, letter-like symbols. Big operators are left out: the
+ * reader fits their boxes to the ink. */
 static gboolean
-font_boxes_at_origin (const char *font)
+origin_measured_char (gunichar c)
 {
-  static const char *const prefixes[] = { "cm", "lm", "latinmodern", "stixtwo", NULL };
+  static const char measured[] = "([{|+\u2212\u2016\u2202\u2207\u221e\u27e8\u2329\u00b5\u210e\u211d\u2126\u2206";
 
-  for (int k = 0; font != NULL && prefixes[k] != NULL; k++)
-    if (g_ascii_strncasecmp (font, prefixes[k], strlen (prefixes[k])) == 0)
-      return TRUE;
-  return FALSE;
+  return g_ascii_isalnum (c) || (c >= 0x391 && c <= 0x3f6) || (c >= 0x1d400 && c <= 0x1d7ff) ||
+         (c > 0 && g_utf8_strchr (measured, -1, c) != NULL);
+}
+
+/* Where a glyph's box starts right of its TeX origin, in em of its size:
+ * FALSE where not measured. Poppler boxes a glyph from where the PDF draws
+ * it, and virtual fonts draw some letters off their TeX origin (mathptmx's
+ * f 0.15 em right of it, C 0.05 em left, the same Nimbus italic 0.025 em
+ * left in txfonts: the range over the set-ups). Measured with typeset
+ * probes (bench/RESULTS.md, reader12t: letters, digits, Greek letters and
+ * some symbols at a line's start, 10 and 12 pt, every make-truth.py set-up,
+ * pdfLaTeX, XeLaTeX, LuaLaTeX); fm-mathtext-origins.inc. Computer Modern,
+ * Latin Modern and STIX Two draw every glyph at its origin, unless a
+ * virtual font moves them (mathpazo's CMSY10 0.0125 em right). */
+static gboolean
+glyph_origin_moves (const char *font, gunichar c, double *lo, double *hi)
+{
+  static const char *const exact[] = { "cm", "lm", "latinmodern", "stixtwo", NULL };
+  static const struct { const char *font; gunichar c; double lo, hi; } moves[] = {
+#include "fm-mathtext-origins.inc"
+  };
+  gboolean by_prefix = FALSE, font_known = FALSE;
+
+  *lo = *hi = 0;
+  if (font == NULL)
+    return FALSE;
+  for (int k = 0; exact[k] != NULL; k++)
+    by_prefix = by_prefix || g_ascii_strncasecmp (font, exact[k], strlen (exact[k])) == 0;
+  for (guint k = 0; k < G_N_ELEMENTS (moves); k++)
+    if (g_ascii_strcasecmp (font, moves[k].font) == 0)
+      {
+        if (moves[k].c == c && c != 0)
+          {
+            *lo = moves[k].lo;
+            *hi = moves[k].hi;
+            return TRUE;
+          }
+        if (moves[k].c == 0)
+          {
+            font_known = TRUE;
+            *lo = moves[k].lo;
+            *hi = moves[k].hi;
+          }
+      }
+  /* a character the probes did not meet in this font: Computer Modern's
+   * fonts move all glyphs alike, the others are unmeasured (a font that
+   * drew every measured one at its origin draws its letters so too) */
+  if (by_prefix)
+    return TRUE;
+  return font_known && *lo == 0 && *hi == 0 && origin_measured_char (c);
 }
 
 static char *
@@ -3226,8 +3276,12 @@ align_rows (Reader *r, GPtrArray *items)
   for (guint i = 0; i < items->len; i++)
     {
       Item *it = items->pdata[i];
-      FmAlignItem a = { it, it->box, it->mid, it->size, it->tex, it->ext, it->kind == ITEM_GLYPH, FALSE,
-                        it->kind == ITEM_GLYPH && font_boxes_at_origin (it->font) };
+      FmAlignItem a = { it, it->box, it->mid, it->size, it->tex, it->ext, it->kind == ITEM_GLYPH, FALSE };
+      if (it->kind == ITEM_GLYPH)
+        {
+          a.origin = glyph_origin_moves (it->font, it->c, &a.origin_lo, &a.origin_hi);
+          a.font = it->font;
+        }
       if (!it->used && it->kind != ITEM_RULE)
         g_array_append_val (view, a);
     }

@@ -193,6 +193,31 @@ test_rcl_middle (void)
   fm_mathtext_result_free (res);
 }
 
+/* mathptmx's virtual math italic draws f 0.15 em right of its TeX origin
+ * and C 0.05 em left (reader12t's probes): a row's start tells where `&`
+ * stands only with the measured moves counted. */
+static void
+test_origins (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-align-origins.pdf");
+  FmMathTextResult *res;
+
+  /* x and f are measured: starts apart beyond their moves, relations at one
+   * x to the point: `&` at the relation (was UNCERTAIN) */
+  check_page (doc, 0, "\\begin{aligned}x&=1\\\\f&=2\\end{aligned}", TRUE, NULL);
+  /* `&` first, f's and C's moves set the starts 0.2 em apart: a spelling
+   * the image cannot settle (was `f&=1` CERTAIN) */
+  res = mathtext_fixture_read_page (doc, 1);
+  if (g_test_verbose ())
+    g_printerr ("%s (%s)\n", res->latex, res->reason ? res->reason : "certain");
+  g_assert_cmpint (res->verdict, ==, FM_MATHTEXT_UNCERTAIN);
+  g_assert_true (res->unsure_spelling);
+  fm_mathtext_result_free (res);
+  /* `&` first, relations apart: read with `&` first, not sure (was read
+   * without `&`, and the model's agreeing `f&=1` stood) */
+  check_page (doc, 2, "\\begin{aligned}&f=1\\\\&a+b=2\\end{aligned}", FALSE, "start at one x");
+}
+
 /* The review of align12m (mathtext-align-review.pdf, mathtext-align-12pt.pdf):
  * readings that had been CERTAIN and wrong. */
 static void
@@ -254,5 +279,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext-align/arrays", test_arrays);
   g_test_add_func ("/pdf/mathtext-align/rcl-middle", test_rcl_middle);
   g_test_add_func ("/pdf/mathtext-align/review", test_review);
+  g_test_add_func ("/pdf/mathtext-align/origins", test_origins);
   return g_test_run ();
 }

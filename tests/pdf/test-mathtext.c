@@ -488,6 +488,18 @@ test_stix2 (void)
  * after it (pdfLaTeX's TJ arrays at 12 pt, XeTeX's glyph runs), and where
  * aligned's `&` stands (tests/fixtures/pdf/mathtext-colon-12pt.tex and
  * mathtext-colon-xe.tex, issue 12). */
+/* A thin space inside a superscript, measured in the script's own em
+ * (reader12t, development seed 1163: read without it, CERTAIN, on four
+ * set-ups); the same superscript without the space stays CERTAIN. */
+static void
+test_script_space (void)
+{
+  g_autoptr (FmDocument) doc = mathtext_fixture_open ("mathtext-script-space.pdf");
+
+  check_page_uncertain (doc, 0, "60=22+67e^{-0.0616\\,t}");
+  check_page (doc, 1, "60=22+67e^{-0.0616t}");
+}
+
 static void
 test_colon_spacing (void)
 {
@@ -1447,5 +1459,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/mathtext/inner-pairs", test_inner_pairs);
   g_test_add_func ("/pdf/mathtext/italic-words", test_italic_words);
   g_test_add_func ("/pdf/mathtext/colon-spacing", test_colon_spacing);
+  g_test_add_func ("/pdf/mathtext/script-space", test_script_space);
   return g_test_run ();
 }
