@@ -432,6 +432,20 @@ script_of_math_letter (const Glyph *g, int i, double size)
   return FALSE;
 }
 
+/* Whether gap, between an upright name and the next glyph on its line, is
+ * TeX's thin space (1/6 em, after an operator name before its operand)
+ * rather than a word space: a word space is 1/3 em and shrinks to 2/9 em
+ * at most; ws is the line's word space (line_word_space(), -1 where it
+ * cannot be measured). On a line squeezed until its word space is about
+ * a thin space, only a gap clearly narrower than it is one: "= 0 also s"
+ * in Utopia, word spaces 0.17 em. */
+static gboolean
+thin_space_not_word_space (double gap, double ws, double size)
+{
+  return gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size) &&
+         !(ws > 0 && ws < 0.2 * size && gap > ws - 0.02 * size);
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -477,11 +491,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
        * the name stands two thin spaces (1/3 em) before its argument,
        * which the line's word spaces tell from a word space */
       double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
-      /* (on a line squeezed until its word space is about a thin space,
-       * only a gap clearly narrower than it is one: "= 0 also s" in
-       * Utopia, word spaces 0.17 em) */
-      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size) &&
-          !(ws > 0 && ws < 0.2 * size && gap > ws - 0.02 * size))
+      if (thin_space_not_word_space (gap, ws, size))
         return TRUE;
       if (ws > 0 && fabs (gap - size / 3.0) < 0.02 * size && fabs (gap - ws) > 0.02 * size)
         return TRUE;
@@ -522,6 +532,31 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
         }
     }
   return FALSE;
+}
+
+/* Whether the upright word g[i..j), an operator name, stands a thin space
+ * before a number of its size: \sinh 0 = 0, \log 1 = 0, \cos 0 = 1 in CM
+ * and LM, where the name, the digits and '=' all come from the text font
+ * (CMR, LMRoman), so the formula had no seed and was missed in every
+ * set-up of pdf-e2e (\sinh 0 = 0 on 1077). TeX puts a thin space between
+ * an operator and an ordinary operand, 0.166 em measured there; running
+ * text sets a word space after a word ("log 2" of a list of files). */
+static gboolean
+operator_name_before_number (const Glyph *g, int n, int i, int j)
+{
+  char word[GLYPH_WORD_SIZE];
+  double size = 0, gap;
+
+  if (j >= n || j - i > 7 || !g_unichar_isdigit (g[j].c))
+    return FALSE;
+  glyph_word (g, i, j, word);
+  for (int k = i; k < j; k++)
+    size = MAX (size, g[k].size);
+  if (!fm_word_is_math_function (word) || g[j - 1].size < 0.85 * size || fabs (g[j].size - size) > 0.1 * size ||
+      !v_overlap_enough (&g[j - 1].r, &g[j].r, 0.5))
+    return FALSE;
+  gap = g[j].r.x0 - g[j - 1].r.x1;
+  return gap >= 0.1 * size && thin_space_not_word_space (gap, line_word_space (g, n, i, j), size);
 }
 
 /* Whether the upright word g[i..j) goes on a script of text that ends at
@@ -729,8 +764,10 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
                     upright_word_in_math (g, n, i, j, script, body_em) ||
                     script_text_continues (g, i, j, script_text_end)))
             {
+              /* (a seed where the operand is a number: \sinh 0 = 0) */
+              GlyphClass cls = operator_name_before_number (g, n, i, j) ? CLS_WEAK : CLS_NEUTRAL;
               for (int k = i; k < j; k++)
-                g[k].cls = CLS_NEUTRAL;
+                g[k].cls = cls;
               /* a script of text glued to a math letter (F_{\text{A on B}}):
                * its next words may follow */
               if (script_text_continues (g, i, j, script_text_end) ||

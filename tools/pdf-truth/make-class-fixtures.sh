@@ -217,3 +217,9 @@ $gen --body "$dir/cls-namedremark.body.tex" --out "$dir" --prefix cls-namedremar
 for f in cm lmodern times; do
   $gen --body "$dir/cls-lonerel.body.tex" --out "$dir" --prefix "cls-lonerel-$f" --fonts $f --seed 10281
 done
+
+# e2e12t (issue 12): an operator name before a number, all in the text font
+# (\sinh 0 = 0 in CMR), with typed prose "log 2" a word space apart
+for f in cm lmodern; do
+  $gen --body "$dir/cls-opnum.body.tex" --out "$dir" --prefix "cls-opnum-$f" --fonts $f --seed 10480
+done
