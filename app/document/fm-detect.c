@@ -3554,6 +3554,50 @@ is_ordinary_symbol (gunichar c)
  * (\operatorname{ph}\,z and \mathrm{Li}_2\,u put two thin
  * spaces, a word space at its natural width in CM). li is l's index in
  * math; join is the spacing rules' answer, returned changed or not. */
+static gboolean is_accent_mark (gunichar c);
+static int script_base (const InlineCtx *ic, int li);
+
+/* Whether math glyph li is a script of a math letter (x_\infty, L^\infty),
+ * not of an operator's limits. */
+static gboolean
+script_of_letter (const InlineCtx *ic, int li)
+{
+  int b = script_base (ic, li);
+  const Glyph *base = b >= 0 ? &ic->g[g_array_index (ic->math, MathGlyph, b).glyph] : NULL;
+
+  return base != NULL && g_unichar_isalpha (base->c) && (base->cls == CLS_STRONG || base->cls == CLS_WEAK) &&
+         !base->ext && !is_prefix_operator (base->c);
+}
+
+/* The letter under accent g[a] (\vec{e}, \hat{z}): the glyph listed
+ * next to it that overlaps it across or starts where it ends (TeX kerns
+ * back over the accent's advance: CM's \vec is a 0.03 em box before the
+ * e), not above it (an accent over an x-height letter is not raised: its
+ * box is level with the letter's); -1 if none. */
+static int
+accented_letter (const Glyph *g, int n, int a)
+{
+  for (int k = a - 1; k <= a + 1; k += 2)
+    if (k >= 0 && k < n && g_unichar_isalpha (g[k].c) &&
+        (MIN (g[k].r.x1, g[a].r.x1) > MAX (g[k].r.x0, g[a].r.x0) ||
+         fabs (g[k].r.x0 - g[a].r.x1) < 0.05 * g[k].size) &&
+        fm_rect_cy (&g[k].r) > fm_rect_cy (&g[a].r) - 0.1 * g[k].size)
+      return k;
+  return -1;
+}
+
+/* The gap between l and r as TeX's glue: an accent's box is its own
+ * glyph's, set off by the letter's skew (\vec{e}'s arrow starts 0.03 em
+ * before the e), while the accented atom is as wide as its letter. */
+static double
+atom_gap (const Glyph *g, int n, const Glyph *l, const Glyph *r)
+{
+  int a = is_accent_mark (l->c) ? accented_letter (g, n, (int) (l - g)) : -1;
+  int b = is_accent_mark (r->c) ? accented_letter (g, n, (int) (r - g)) : -1;
+
+  return MAX (0.0, (b >= 0 ? g[b].r.x0 : r->r.x0) - (a >= 0 ? g[a].r.x1 : l->r.x1));
+}
+
 static gboolean
 pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
                       const Glyph *r, double gap, double em, gboolean join)
@@ -3566,14 +3610,17 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* A formula that ends in \infty or \emptyset, ordinary symbols with
    * no glue after them, is parted from the next by a word space
    * ("$0\cdot\infty$ $h : U \to X$" had been one). Only those two on
-   * the left, not in a script (\lim_{n\to\infty} a_n centres the
-   * limit under \lim: its gap to a_n is any width), and none on the
+   * the left, not in a limit (\lim_{n\to\infty} a_n centres the
+   * limit under \lim: its gap to a_n is any width; a letter's script
+   * is no limit: "$Y_\infty$ 2024", pdf-e2e dev 1161), and none on the
    * right: a control space before \forall, \exists, \partial or \nabla
    * is the word space inside one formula (f(x) \ge 0\ \forall x \in X,
    * \nabla f = 0\ \partial_x g). */
-  gboolean ends_ordinary = !ml->script && (l->c == 0x221E || l->c == 0x2205);
-  gboolean op = (is_operator (l->c) && !ends_ordinary && !closing_bar (ic, li)) ||
-                (is_operator (r->c) && !is_prefix_operator (r->c));
+  gboolean ends_ordinary = (l->c == 0x221E || l->c == 0x2205) && (!ml->script || script_of_letter (ic, li));
+  /* (an accent has no glue: \vec{e}_2 after a word space had been
+   * joined to the formula before it as if after an operator) */
+  gboolean op = (is_operator (l->c) && !ends_ordinary && !is_accent_mark (l->c) && !closing_bar (ic, li)) ||
+                (is_operator (r->c) && !is_prefix_operator (r->c) && !is_accent_mark (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
@@ -4128,7 +4175,8 @@ differential_after_delimiter (const InlineCtx *ic, int li, int ri, double gap, d
 static gboolean
 is_accent_mark (gunichar c)
 {
-  return (c >= 0x0300 && c <= 0x036F && c != 0x0338) || c == 0x02C6 || c == 0x02DC || c == 0x00AF ||
+  return (c >= 0x0300 && c <= 0x036F && c != 0x0338) || (c >= 0x20D0 && c <= 0x20DC) || c == 0x02C6 ||
+         c == 0x02DC || c == 0x00AF ||
          c == 0x02D9 || c == 0x00A8 || c == 0x02C7 || c == 0x02D8 || c == 0x00B4 || c == 0x02DA;
 }
 
@@ -4538,7 +4586,7 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   gboolean join = pair_join_spacing (ic, ml, mr, l, r, gap, em);
 
   if (rule == FM_DETECT_RULE_FULL)
-    join = pair_join_word_space (ic, li, ml, mr, l, r, gap, em, join);
+    join = pair_join_word_space (ic, li, ml, mr, l, r, atom_gap (g, n, l, r), em, join);
   /* digit groups of one number stay one whatever the line's word space:
    * \: (2/9 em) can equal it, a control space (8.45747\ 37604, 1/3 em
    * in CM) exceeds it; digit_groups() wants a decimal point and groups

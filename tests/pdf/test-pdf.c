@@ -965,7 +965,10 @@ test_detect_aligned_edge (void)
  * "42 \bullet" one region).
  * e2e12t (main 0667c64 in brackets): cls-opnum (CM, LM), an operator name a
  * thin space before a number, \sinh 0 = 0, all in the text font (inline 0/0
- * of 6), beside typed prose "log 2" a word space apart (no region). */
+ * of 6), beside typed prose "log 2" a word space apart (no region);
+ * cls-scriptspace (CM, LM), a formula ending in a script a word space before
+ * the next, "$Y_\infty$ 2024", "$a^n$ $\vec{v}$" (inline 6/8 of 9: one region
+ * each). */
 static void
 test_detect_classes (void)
 {
@@ -1017,7 +1020,8 @@ test_detect_classes (void)
                           "cls-italicrun-palatino", "cls-italicrun-times", "cls-wordbracket-xe",
                           "cls-wordbracket-lua",
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
-                          "cls-lonerel-lmodern", "cls-lonerel-times", "cls-opnum-cm", "cls-opnum-lmodern" };
+                          "cls-lonerel-lmodern", "cls-lonerel-times", "cls-opnum-cm", "cls-opnum-lmodern",
+                          "cls-scriptspace-cm", "cls-scriptspace-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1040,7 +1044,8 @@ test_detect_classes (void)
        * piece over allowed above would let them back) */
       if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe") ||
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-") ||
-          g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-"))
+          g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
+          g_str_has_prefix (names[i], "cls-scriptspace-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */
