@@ -964,8 +964,10 @@ test_detect_aligned_edge (void)
  * with no operand after it a word space from a number (inline 4/5 of 7:
  * "42 \bullet" one region).
  * e2e12t (main 0667c64 in brackets): cls-opnum (CM, LM), an operator name a
- * thin space before a number, \sinh 0 = 0, all in the text font (inline 0/0
- * of 6), beside typed prose "log 2" a word space apart (no region);
+ * thin space before a number, \sinh 0 = 0, all in the text font, beside
+ * typed prose "log 2" a word space apart (no region), and limits under a
+ * name whose first letter's italic correction parted it from the arrow,
+ * \lim\limits_{N\to\infty} (inline 0/4 of 8);
  * cls-scriptspace (CM, LM), a formula ending in a script a word space before
  * the next, "$Y_\infty$ 2024", "$a^n$ $\vec{v}$" (inline 6/8 of 9: one region
  * each). */
