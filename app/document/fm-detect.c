@@ -5679,6 +5679,24 @@ page_glyphs (PageCtx *pc, FmDocument *doc, GError **error)
   return TRUE;
 }
 
+/* TeX builds \mapsto from CMSY's \mapstochar, a bar of no width in
+ * slot 0x37, and the arrow set on top of it; Poppler reads the bar as the
+ * digit '7' of the math font. Where that '7' starts where the arrow (or
+ * \longmapsto's relbar) after it starts, it is the relation's piece: as a
+ * digit it had parted "z_n \mapsto f(..)" and "\mathcal{G} \mapsto .." after
+ * their first atom, the relation's thick space as wide as a word space
+ * (pdf-e2e dev 1161, CM and LM). */
+static void
+mapsto_pieces (Glyph *g, int n)
+{
+  for (int i = 0; i + 1 < n; i++)
+    if (g[i].c == '7' && g[i].font == FM_FONT_MATH &&
+        ((g[i + 1].c >= 0x2190 && g[i + 1].c <= 0x21FF) || (g[i + 1].c >= 0x27F0 && g[i + 1].c <= 0x27FF) ||
+         g[i + 1].c == 0x2212 || g[i + 1].c == '-') &&
+        fabs (g[i + 1].r.x0 - g[i].r.x0) < 0.1 * MAX (g[i].size, 1.0) && v_overlap_enough (&g[i].r, &g[i + 1].r, 0.5))
+      g[i].c = 0x21A6;
+}
+
 /* The body size, the text direction (turned text is worked on in the frame
  * where it runs left to right, and its boxes given back as displayed) and,
  * for the full rule, the word-level classes: they measure gaps along the
@@ -5696,6 +5714,7 @@ page_words (PageCtx *pc)
       g[i].r = fm_rect_to_frame (&g[i].r, pc->rot, pc->page_w, pc->page_h);
   if (pc->opts.rule == FM_DETECT_RULE_FULL)
     {
+      mapsto_pieces (g, n);
       /* twice: an upright word's test looks at the class of the italic
        * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
       /* Whether this page's math letters come from a math font: lowercase
