@@ -432,6 +432,20 @@ script_of_math_letter (const Glyph *g, int i, double size)
   return FALSE;
 }
 
+/* Whether gap, between an upright name and the next glyph on its line, is
+ * TeX's thin space (1/6 em, after an operator name before its operand)
+ * rather than a word space: a word space is 1/3 em and shrinks to 2/9 em
+ * at most; ws is the line's word space (line_word_space(), -1 where it
+ * cannot be measured). On a line squeezed until its word space is about
+ * a thin space, only a gap clearly narrower than it is one: "= 0 also s"
+ * in Utopia, word spaces 0.17 em. */
+static gboolean
+thin_space_not_word_space (double gap, double ws, double size)
+{
+  return gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size) &&
+         !(ws > 0 && ws < 0.2 * size && gap > ws - 0.02 * size);
+}
+
 /* Whether the upright word g[i..j) is text inside a formula (\text{pr}_1,
  * \mathrm{Spec}(A), F_{\text{water}}, \mathrm{d}x) rather than a word of
  * running text: it carries a script, takes an argument in brackets that
@@ -477,11 +491,7 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
        * the name stands two thin spaces (1/3 em) before its argument,
        * which the line's word spaces tell from a word space */
       double gap = g[j].r.x0 - g[j - 1].r.x1, ws = line_word_space (g, n, i, j);
-      /* (on a line squeezed until its word space is about a thin space,
-       * only a gap clearly narrower than it is one: "= 0 also s" in
-       * Utopia, word spaces 0.17 em) */
-      if (gap < 0.2 * size && !(ws > 0 && fabs (gap - ws) < 0.008 * size) &&
-          !(ws > 0 && ws < 0.2 * size && gap > ws - 0.02 * size))
+      if (thin_space_not_word_space (gap, ws, size))
         return TRUE;
       if (ws > 0 && fabs (gap - size / 3.0) < 0.02 * size && fabs (gap - ws) > 0.02 * size)
         return TRUE;
@@ -522,6 +532,31 @@ upright_word_in_math (const Glyph *g, int n, int i, int j, const int *script, do
         }
     }
   return FALSE;
+}
+
+/* Whether the upright word g[i..j), an operator name, stands a thin space
+ * before a number of its size: \sinh 0 = 0, \log 1 = 0, \cos 0 = 1 in CM
+ * and LM, where the name, the digits and '=' all come from the text font
+ * (CMR, LMRoman), so the formula had no seed and was missed in every
+ * set-up of pdf-e2e (\sinh 0 = 0 on 1077). TeX puts a thin space between
+ * an operator and an ordinary operand, 0.166 em measured there; running
+ * text sets a word space after a word ("log 2" of a list of files). */
+static gboolean
+operator_name_before_number (const Glyph *g, int n, int i, int j)
+{
+  char word[GLYPH_WORD_SIZE];
+  double size = 0, gap;
+
+  if (j >= n || j - i > 7 || !g_unichar_isdigit (g[j].c))
+    return FALSE;
+  glyph_word (g, i, j, word);
+  for (int k = i; k < j; k++)
+    size = MAX (size, g[k].size);
+  if (!fm_word_is_math_function (word) || g[j - 1].size < 0.85 * size || fabs (g[j].size - size) > 0.1 * size ||
+      !v_overlap_enough (&g[j - 1].r, &g[j].r, 0.5))
+    return FALSE;
+  gap = g[j].r.x0 - g[j - 1].r.x1;
+  return gap >= 0.1 * size && thin_space_not_word_space (gap, line_word_space (g, n, i, j), size);
 }
 
 /* Whether the upright word g[i..j) goes on a script of text that ends at
@@ -780,8 +815,10 @@ classify_words (Glyph *g, int n, gboolean math_italic, const int *script, double
                     upright_word_in_math (g, n, i, j, script, body_em) ||
                     script_text_continues (g, i, j, script_text_end)))
             {
+              /* (a seed where the operand is a number: \sinh 0 = 0) */
+              GlyphClass cls = operator_name_before_number (g, n, i, j) ? CLS_WEAK : CLS_NEUTRAL;
               for (int k = i; k < j; k++)
-                g[k].cls = CLS_NEUTRAL;
+                g[k].cls = cls;
               /* a script of text glued to a math letter (F_{\text{A on B}}):
                * its next words may follow */
               if (script_text_continues (g, i, j, script_text_end) ||
@@ -3583,6 +3620,50 @@ is_ordinary_symbol (gunichar c)
  * (\operatorname{ph}\,z and \mathrm{Li}_2\,u put two thin
  * spaces, a word space at its natural width in CM). li is l's index in
  * math; join is the spacing rules' answer, returned changed or not. */
+static gboolean is_accent_mark (gunichar c);
+static int script_base (const InlineCtx *ic, int li);
+
+/* Whether math glyph li is a script of a math letter (x_\infty, L^\infty),
+ * not of an operator's limits. */
+static gboolean
+script_of_letter (const InlineCtx *ic, int li)
+{
+  int b = script_base (ic, li);
+  const Glyph *base = b >= 0 ? &ic->g[g_array_index (ic->math, MathGlyph, b).glyph] : NULL;
+
+  return base != NULL && g_unichar_isalpha (base->c) && (base->cls == CLS_STRONG || base->cls == CLS_WEAK) &&
+         !base->ext && !is_prefix_operator (base->c);
+}
+
+/* The letter under accent g[a] (\vec{e}, \hat{z}): the glyph listed
+ * next to it that overlaps it across or starts where it ends (TeX kerns
+ * back over the accent's advance: CM's \vec is a 0.03 em box before the
+ * e), not above it (an accent over an x-height letter is not raised: its
+ * box is level with the letter's); -1 if none. */
+static int
+accented_letter (const Glyph *g, int n, int a)
+{
+  for (int k = a - 1; k <= a + 1; k += 2)
+    if (k >= 0 && k < n && g_unichar_isalpha (g[k].c) &&
+        (MIN (g[k].r.x1, g[a].r.x1) > MAX (g[k].r.x0, g[a].r.x0) ||
+         fabs (g[k].r.x0 - g[a].r.x1) < 0.05 * g[k].size) &&
+        fm_rect_cy (&g[k].r) > fm_rect_cy (&g[a].r) - 0.1 * g[k].size)
+      return k;
+  return -1;
+}
+
+/* The gap between l and r as TeX's glue: an accent's box is its own
+ * glyph's, set off by the letter's skew (\vec{e}'s arrow starts 0.03 em
+ * before the e), while the accented atom is as wide as its letter. */
+static double
+atom_gap (const Glyph *g, int n, const Glyph *l, const Glyph *r)
+{
+  int a = is_accent_mark (l->c) ? accented_letter (g, n, (int) (l - g)) : -1;
+  int b = is_accent_mark (r->c) ? accented_letter (g, n, (int) (r - g)) : -1;
+
+  return MAX (0.0, (b >= 0 ? g[b].r.x0 : r->r.x0) - (a >= 0 ? g[a].r.x1 : l->r.x1));
+}
+
 static gboolean
 pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
                       const Glyph *r, double gap, double em, gboolean join)
@@ -3595,14 +3676,17 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
   /* A formula that ends in \infty or \emptyset, ordinary symbols with
    * no glue after them, is parted from the next by a word space
    * ("$0\cdot\infty$ $h : U \to X$" had been one). Only those two on
-   * the left, not in a script (\lim_{n\to\infty} a_n centres the
-   * limit under \lim: its gap to a_n is any width), and none on the
+   * the left, not in a limit (\lim_{n\to\infty} a_n centres the
+   * limit under \lim: its gap to a_n is any width; a letter's script
+   * is no limit: "$Y_\infty$ 2024", pdf-e2e dev 1161), and none on the
    * right: a control space before \forall, \exists, \partial or \nabla
    * is the word space inside one formula (f(x) \ge 0\ \forall x \in X,
    * \nabla f = 0\ \partial_x g). */
-  gboolean ends_ordinary = !ml->script && (l->c == 0x221E || l->c == 0x2205);
-  gboolean op = (is_operator (l->c) && !ends_ordinary && !closing_bar (ic, li)) ||
-                (is_operator (r->c) && !is_prefix_operator (r->c));
+  gboolean ends_ordinary = (l->c == 0x221E || l->c == 0x2205) && (!ml->script || script_of_letter (ic, li));
+  /* (an accent has no glue: \vec{e}_2 after a word space had been
+   * joined to the formula before it as if after an operator) */
+  gboolean op = (is_operator (l->c) && !ends_ordinary && !is_accent_mark (l->c) && !closing_bar (ic, li)) ||
+                (is_operator (r->c) && !is_prefix_operator (r->c) && !is_accent_mark (r->c));
   /* boxes made from the ink (extension fonts, lost pieces)
    * have no sidebearings: their gaps are no glue widths */
   gboolean exact = !l->ext && !r->ext && !l->ink && !r->ink;
@@ -3963,8 +4047,11 @@ limits_stack_end (const InlineCtx *ic, int li, const Glyph *r, double em)
         break;
       /* (on the limit's row: a subscript of the line above can reach
        * over it in x - pdf-e2e seed 1039, an x_k over the n of
-       * \lim\limits_{n\to\infty}, tests/fixtures/pdf/cls-limrow.body.tex) */
-      if (mk->script && rk->x1 > lim_x0 - 0.05 * em && rk->x0 < lim_x0 && rk->x0 > op.x0 - 1.0 * em &&
+       * \lim\limits_{n\to\infty}, tests/fixtures/pdf/cls-limrow.body.tex;
+       * touching within 0.12 em: a script letter's italic correction, CM's
+       * N of \lim\limits_{N\to\infty} ends 0.08 em before the arrow, which
+       * alone had been taken for the limit, not centred - pdf-e2e dev 1161) */
+      if (mk->script && rk->x1 > lim_x0 - 0.12 * em && rk->x0 < lim_x0 && rk->x0 > op.x0 - 1.0 * em &&
           !(fm_rect_cy (rk) <= op.y1 - 0.1 * em && fm_rect_cy (rk) >= op.y0 + 0.1 * em) &&
           v_overlap_enough (rk, &row, 0.5))
         lim_x0 = rk->x0;
@@ -4157,7 +4244,8 @@ differential_after_delimiter (const InlineCtx *ic, int li, int ri, double gap, d
 static gboolean
 is_accent_mark (gunichar c)
 {
-  return (c >= 0x0300 && c <= 0x036F && c != 0x0338) || c == 0x02C6 || c == 0x02DC || c == 0x00AF ||
+  return (c >= 0x0300 && c <= 0x036F && c != 0x0338) || (c >= 0x20D0 && c <= 0x20DC) || c == 0x02C6 ||
+         c == 0x02DC || c == 0x00AF ||
          c == 0x02D9 || c == 0x00A8 || c == 0x02C7 || c == 0x02D8 || c == 0x00B4 || c == 0x02DA;
 }
 
@@ -4575,7 +4663,7 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
   gboolean join = pair_join_spacing (ic, ml, mr, l, r, gap, em);
 
   if (rule == FM_DETECT_RULE_FULL)
-    join = pair_join_word_space (ic, li, ml, mr, l, r, gap, em, join);
+    join = pair_join_word_space (ic, li, ml, mr, l, r, atom_gap (g, n, l, r), em, join);
   /* digit groups of one number stay one whatever the line's word space:
    * \: (2/9 em) can equal it, a control space (8.45747\ 37604, 1/3 em
    * in CM) exceeds it; digit_groups() wants a decimal point and groups
@@ -5676,6 +5764,24 @@ page_glyphs (PageCtx *pc, FmDocument *doc, GError **error)
   return TRUE;
 }
 
+/* TeX builds \mapsto from CMSY's \mapstochar, a bar of no width in
+ * slot 0x37, and the arrow set on top of it; Poppler reads the bar as the
+ * digit '7' of the math font. Where that '7' starts where the arrow (or
+ * \longmapsto's relbar) after it starts, it is the relation's piece: as a
+ * digit it had parted "z_n \mapsto f(..)" and "\mathcal{G} \mapsto .." after
+ * their first atom, the relation's thick space as wide as a word space
+ * (pdf-e2e dev 1161, CM and LM). */
+static void
+mapsto_pieces (Glyph *g, int n)
+{
+  for (int i = 0; i + 1 < n; i++)
+    if (g[i].c == '7' && g[i].font == FM_FONT_MATH &&
+        ((g[i + 1].c >= 0x2190 && g[i + 1].c <= 0x21FF) || (g[i + 1].c >= 0x27F0 && g[i + 1].c <= 0x27FF) ||
+         g[i + 1].c == 0x2212 || g[i + 1].c == '-') &&
+        fabs (g[i + 1].r.x0 - g[i].r.x0) < 0.1 * MAX (g[i].size, 1.0) && v_overlap_enough (&g[i].r, &g[i + 1].r, 0.5))
+      g[i].c = 0x21A6;
+}
+
 /* The body size, the text direction (turned text is worked on in the frame
  * where it runs left to right, and its boxes given back as displayed) and,
  * for the full rule, the word-level classes: they measure gaps along the
@@ -5693,6 +5799,7 @@ page_words (PageCtx *pc)
       g[i].r = fm_rect_to_frame (&g[i].r, pc->rot, pc->page_w, pc->page_h);
   if (pc->opts.rule == FM_DETECT_RULE_FULL)
     {
+      mapsto_pieces (g, n);
       /* twice: an upright word's test looks at the class of the italic
        * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
       /* Whether this page's math letters come from a math font: lowercase

@@ -979,7 +979,17 @@ test_detect_aligned_edge (void)
  * V and Y as wide as its word space (11 of 12, three pieces); cls-emphsigns
  * (Times, Palatino, CM), $\to$ \emph{lex} $\to$ and *\emph{new}* taken for
  * math letters between operators (4 of 8, six regions over), and
- * $<$\emph{file}$>$, a meta-variable in math's signs (CM: two regions over). */
+ * $<$\emph{file}$>$, a meta-variable in math's signs (CM: two regions over).
+ *
+ * e2e12t (main 0667c64 in brackets): cls-opnum (CM, LM), an operator name a
+ * thin space before a number, \sinh 0 = 0, all in the text font, beside
+ * typed prose "log 2" a word space apart (no region), and limits under a
+ * name whose first letter's italic correction parted it from the arrow,
+ * \lim\limits_{N\to\infty} (inline 0/4 of 8);
+ * cls-scriptspace (CM, LM), a formula ending in a script a word space before
+ * the next, "$Y_\infty$ 2024", "$a^n$ $\vec{v}$" (inline 6/8 of 9: one region
+ * each); cls-mapsto (CM, LM), \mapsto whose CMSY bar Poppler reads as a
+ * '7': the formula lost its first atom (inline 5/12 and 5/11 of 6). */
 static void
 test_detect_classes (void)
 {
@@ -1035,7 +1045,9 @@ test_detect_classes (void)
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times", "cls-wordfrac-palatino",
                           "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",
-                          "cls-rowwords-palatino" };
+                          "cls-rowwords-palatino",
+                          "cls-opnum-cm", "cls-opnum-lmodern",
+                          "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1058,7 +1070,8 @@ test_detect_classes (void)
        * piece over allowed above would let them back) */
       if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe") ||
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-") ||
-          g_str_has_prefix (names[i], "cls-substack-"))
+          g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
+          g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

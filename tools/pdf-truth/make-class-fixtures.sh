@@ -236,3 +236,13 @@ $gen --body "$dir/cls-squeeze.body.tex" --out "$dir" --prefix cls-squeeze-lmoder
 $gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-times --fonts times --seed 10442
 $gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-palatino --fonts palatino --seed 10442
 $gen --body "$dir/cls-emphsigns.body.tex" --out "$dir" --prefix cls-emphsigns-cm --fonts cm --seed 10442
+# e2e12t (issue 12): an operator name before a number, all in the text font
+# (\sinh 0 = 0 in CMR), with typed prose "log 2" a word space apart, and
+# limits under a name (\lim\limits_{N\to\infty}); a formula ending in a
+# script, a word space before the next ($Y_\infty$ 2024, $a^n$ $\vec{v}$);
+# \mapsto, whose CMSY bar Poppler reads as a '7' (z_n \mapsto f(..))
+for f in cm lmodern; do
+  $gen --body "$dir/cls-opnum.body.tex" --out "$dir" --prefix "cls-opnum-$f" --fonts $f --seed 10480
+  $gen --body "$dir/cls-scriptspace.body.tex" --out "$dir" --prefix "cls-scriptspace-$f" --fonts $f --seed 10481
+  $gen --body "$dir/cls-mapsto.body.tex" --out "$dir" --prefix "cls-mapsto-$f" --fonts $f --seed 10482
+done
