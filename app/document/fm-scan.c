@@ -1509,6 +1509,7 @@ typedef struct {
   int page_index;
   double skew, em;          /* radians; px                                   */
   double pitch;             /* text lines' median pitch, px; 0 unmeasured    */
+  double leading;           /* a paragraph's lines' pitch (bands_pitch), px  */
   double cx, cy;            /* the render's centre, the deskew's pivot       */
   gint64 t_ocr, c_ocr;      /* wall, thread CPU; microseconds                */
   gint64 c_ocr_part;        /* thread CPU of a split page's second part      */
@@ -1595,14 +1596,19 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
 }
 
 /* The text lines' pitch: the median, over the lines, of the distance
- * from a line's top to the top of the nearest line wholly below it in
- * the same column (sharing columns of the page), 0 with fewer than three
- * such pairs. Measured from the lines alone, so a wrong em does not move
- * it. */
+ * from a line's top to the top of the nearest line wholly below it in the
+ * same column (sharing columns of the page), 0 with fewer than three such
+ * pairs. Measured from the lines alone, so a wrong em does not move it.
+ * *leading: the lower quartile of those distances, the pitch of a
+ * paragraph's lines where several displays and headings part few lines
+ * of prose (the probes of scanfix8: 7 of 13 distances across a display
+ * or a heading, the median 45 px for lines 25 px apart); lines are never
+ * set closer than that. */
 static double
-bands_pitch (const GArray *bands)
+bands_pitch (const GArray *bands, double *leading)
 {
   g_autofree double *d = g_new (double, bands->len + 1);
+  double mid;
   int n = 0;
 
   for (guint i = 0; i < bands->len; i++)
@@ -1618,7 +1624,11 @@ bands_pitch (const GArray *bands)
       if (best < G_MAXDOUBLE)
         d[n++] = best;
     }
-  return n >= 3 ? median (d, n) : 0;
+  if (n < 3)
+    return *leading = 0;
+  mid = median (d, n);  /* (sorts d) */
+  *leading = d[(n - 1) / 4];
+  return mid;
 }
 
 /* The em from the running text's word heights; the verdicts that need it;
@@ -1738,8 +1748,6 @@ page_rebuild_bands (ScanPage *p)
   p->bands = text_bands (p->words, p->em);
 }
 
-/* The word classifier's verdict, and the text lines again from its
- * running text. */
 /* Whether word i is the first piece of a word hyphenated at the line's
  * end ("ex-", "fine-"): two letters or more and a hyphen, no word after it
  * on its line within 1.5 em, running text before it within 3 em. The
@@ -1864,25 +1872,71 @@ word_function_word (const Word *w)
 #define DISPLAY_SIDE_EM 3.0
 #define DISPLAY_CHAIN_GAP_EM 2.5
 
-/* Whether word i sits inside a display's line: math words chained to it
- * on both sides (gaps under DISPLAY_CHAIN_GAP_EM), spanning
- * DISPLAY_SIDE_EM or more on each side, with no running text in either
- * chain but function words. "... , \qquad \text{and} \qquad ..." after a
- * short line has the line above within 1 em (\abovedisplayshortskip 0
- * pt): its "and" was made prose and the display cut in two inline boxes
- * (review of scan14r, a scanned twin of cls-quads-lua, display recall 1/3
- * -> 0). A function word of prose has prose words in its chains, or math
- * narrower than that beside it ("$k$ at $f_1$"). */
+/* A line of prose lies one line pitch from the next: a display's rows lie
+ * further apart (\jot, 3 pt, between gathered or aligned rows: 15 pt
+ * baseline to baseline against the text's 12 pt, 1.25 pitches) and a
+ * display lies further from the text (its skips: 1.8 pitches on the
+ * probes of scanfix8, fleqn displays set flush with the margin). */
+#define LINE_PITCH_SLACK 1.15
+
+/* Word w's baseline: the bottom of its box, less a descender's depth
+ * (about 0.2 em) when it has a letter that descends ("by", "up"). */
+static double
+word_baseline (const Word *w, double em)
+{
+  return strpbrk (w->utf8, "gjpqy") != NULL ? w->b.y1 - 0.2 * em : w->b.y1;
+}
+
+/* Whether the line that word o (a running-text word, the first of its
+ * line) starts is a line of prose one line pitch from word w's: the words
+ * chained to o on its row (gaps under DISPLAY_CHAIN_GAP_EM) are running
+ * text by half their width or more, and their baseline (the highest
+ * bottom of its running-text words: a descender only lowers a word's) is
+ * within LINE_PITCH_SLACK pitches of w's. Not another row of w's display,
+ * which may start at its left edge too (a fleqn display's rows, gathered
+ * or aligned at the left) with a \text{...} first (scanfix8). Without a
+ * measured pitch, a line whose box lies within 1.5 em of w's. */
+static gboolean
+word_prose_line_next (const ScanPage *p, const Word *w, const Word *o)
+{
+  double em = p->em, right = o->b.x1, baseline = o->b.y1, text_w = 0, all_w = 0;
+  gboolean grew = TRUE;
+  g_autofree gboolean *on = g_new0 (gboolean, p->words->len + 1);
+
+  if (p->leading <= 0)
+    return MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1) < 1.5 * em;
+  while (grew)
+    {
+      grew = FALSE;
+      for (guint k = 0; k < p->words->len; k++)
+        {
+          const Word *q = &g_array_index (p->words, Word, k);
+          if (on[k] || q->b.x0 < o->b.x0 || q->b.x0 - right >= DISPLAY_CHAIN_GAP_EM * em || !words_share_row (o, q))
+            continue;
+          on[k] = grew = TRUE;
+          right = MAX (right, q->b.x1);
+          all_w += box_w (&q->b);
+          if (q->text)
+            {
+              text_w += box_w (&q->b);
+              baseline = MIN (baseline, q->b.y1);
+            }
+        }
+    }
+  return text_w >= 0.5 * all_w && fabs (baseline - word_baseline (w, em)) <= LINE_PITCH_SLACK * p->leading;
+}
+
 /* Whether word w stands a word space from its neighbours on its line (both
- * gaps under 1 em) and a line of running text just above or below (a gap
- * under 1.5 em) starts where w's line does, x0 (within 0.5 em): w's line is
- * flush with the paragraph's margin, a line of prose made of two formulas
- * and the "and" between them ("\noindent $x_1^2 + ... = r^2$ and $y_1^2 +
- * ... = s^2$"), not a display, which is centred or set in (detectfix11:
- * the "and" was boxed with both formulas as one display). A display as
- * wide as the column starts at the margin too, its "and" a \quad or more
- * apart (display-word). A line's first word has no word of its line ending
- * left of it. */
+ * gaps under 1 em) and a line of prose just above or below (one line pitch
+ * away, word_prose_line_next) starts where w's line does, x0 (within 0.5
+ * em): w's line is flush with the paragraph's margin, a line of prose made
+ * of two formulas and the "and" between them ("\noindent $x_1^2 + ... =
+ * r^2$ and $y_1^2 + ... = s^2$"), not a display, which is centred or set in
+ * (detectfix11: the "and" was boxed with both formulas as one display). A
+ * display as wide as the column starts at the margin too, its "and" a
+ * \quad or more apart (display-word), and so does a fleqn display with no
+ * indent, its skips above and below it. A line's first word has no word of
+ * its line ending left of it. */
 static gboolean
 word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
 {
@@ -1906,7 +1960,7 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
       double gap = MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1);
       gboolean first = TRUE;
 
-      if (!o->text || gap <= 0 || gap >= 1.5 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
+      if (!o->text || gap <= 0 || gap >= 3 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
         continue;
       for (guint k = 0; k < p->words->len && first; k++)
         {
@@ -1914,12 +1968,23 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
           first = k == j || q->b.x1 > o->b.x0 || o->b.x0 - q->b.x1 >= DISPLAY_CHAIN_GAP_EM * em ||
                   !words_share_row (o, q);
         }
-      if (first)
+      if (first && word_prose_line_next (p, w, o))
         return TRUE;
     }
   return FALSE;
 }
 
+/* Whether word i sits inside a display's line: math words chained to it
+ * on both sides (gaps under DISPLAY_CHAIN_GAP_EM), spanning
+ * DISPLAY_SIDE_EM or more on each side, with no running text in either
+ * chain but function words, and its line not a line of prose flush with
+ * the margin (word_line_flush_with_prose). "... , \qquad \text{and}
+ * \qquad ..." after a short line has the line above within 1 em
+ * (\abovedisplayshortskip 0 pt): its "and" was made prose and the display
+ * cut in two inline boxes (review of scan14r, a scanned twin of
+ * cls-quads-lua, display recall 1/3 -> 0). A function word of prose has
+ * prose words in its chains, or math narrower than that beside it ("$k$
+ * at $f_1$"). */
 static gboolean
 word_in_display_line (const ScanPage *p, guint i)
 {
@@ -2017,6 +2082,10 @@ word_empty_piece (ScanPage *p, guint i)
   return FALSE;
 }
 
+/* The word classifier's verdict, the rules that overrule it on a word
+ * (a hyphenated word's piece, an empty piece of a word, a function word of
+ * prose or of a display's line), and the text lines again from its
+ * running text. */
 static void
 page_classify (ScanPage *p)
 {
@@ -3741,7 +3810,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   p.regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   p.clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
   page_measure_em (&p);
-  p.pitch = bands_pitch (p.bands);
+  p.pitch = bands_pitch (p.bands, &p.leading);
   for (guint k = 0; k < p.bands->len; k++)
     band_line_groups (&p, k);
   if (!words_only)
