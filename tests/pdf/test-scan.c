@@ -1111,6 +1111,33 @@ test_fleqn (void)
     }
 }
 
+/* A section's heading is no display: "1 She by" (\section, bold at 14.4
+ * pt) was read at confidence 43, its words taken for math and the line
+ * boxed as a display (main 0667c64); the display below it stays. Page
+ * heading-scan300: rows 0-250 pt of a development twin (make-truth seed
+ * 2028, dev-2028-07, scan seed 20280, 300 dpi, binary+lowres0.66;
+ * tests/fixtures/pdf/scan/README.md). */
+static void
+test_heading (void)
+{
+  static const double heading[4] = { 91, 83, 158, 99 };
+  static const double display[4] = { 272.5, 157.9, 346.3, 182.9 };  /* M = \begin{pmatrix} ... */
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/heading-scan300.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      g_test_message ("region %u [%.0f %.0f %.0f %.0f]", i, r->box.x0, r->box.y0, r->box.x1, r->box.y1);
+      g_assert_cmpfloat (iou (&r->box, heading), <, 0.1);
+      if (r->kind == FM_REGION_DISPLAY)
+        best = MAX (best, iou (&r->box, display));
+    }
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
 /* Intervals and points in brackets are math: Tesseract parts "(0, 1)" at
  * its space into "(0," and "1)", and both halves were taken for numbers
  * of the prose whose bracket a scan broke (reads_like_broken_bracket_number),
@@ -1234,6 +1261,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/display-word", test_display_word);
   g_test_add_func ("/pdf/scan/prose-and", test_prose_and);
   g_test_add_func ("/pdf/scan/fleqn", test_fleqn);
+  g_test_add_func ("/pdf/scan/heading", test_heading);
   g_test_add_func ("/pdf/scan/intervals", test_intervals);
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
