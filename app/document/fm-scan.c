@@ -1911,7 +1911,8 @@ word_prose_line_next (const ScanPage *p, const Word *w, const Word *o)
       for (guint k = 0; k < p->words->len; k++)
         {
           const Word *q = &g_array_index (p->words, Word, k);
-          if (on[k] || q->b.x0 < o->b.x0 || q->b.x0 - right >= DISPLAY_CHAIN_GAP_EM * em || !words_share_row (o, q))
+          if (on[k] || q->b.x0 < o->b.x0 || q->b.x0 - right >= DISPLAY_CHAIN_GAP_EM * em ||
+              !words_share_row (o, q))
             continue;
           on[k] = grew = TRUE;
           right = MAX (right, q->b.x1);
@@ -2141,12 +2142,14 @@ band_stands_apart (ScanPage *p, guint k)
   return TRUE;
 }
 
-/* The width of band k's line: its text words' span widened by the ink on
- * the line (middles within 0.3 em of the band) that is no text word's,
- * chained over gaps < 1.3 em (the sideways join of math ink). */
-static double
-band_line_width (ScanPage *p, guint k, double x0, double x1)
+/* The span of band k's line from x0 to x1 (its text words' span, or
+ * some of them), widened by the ink on the line (middles within 0.3 em
+ * of the band) that is no text word's, chained over gaps < 1.3 em (the
+ * sideways join of math ink). */
+static void
+band_line_span (ScanPage *p, guint k, double *span_x0, double *span_x1)
 {
+  double x0 = *span_x0, x1 = *span_x1;
   const Band *b = &g_array_index (p->bands, Band, k);
   double em = p->em;
   gboolean grew = TRUE;
@@ -2181,7 +2184,90 @@ band_line_width (ScanPage *p, guint k, double x0, double x1)
             }
         }
     }
+  *span_x0 = x0;
+  *span_x1 = x1;
+}
+
+/* The width of band k's line: band_line_span from x0 to x1. */
+static double
+band_line_width (ScanPage *p, guint k, double x0, double x1)
+{
+  band_line_span (p, k, &x0, &x1);
   return x1 - x0;
+}
+
+/* Running-text words on one text line more than this apart, em, are in
+ * two columns, or a prose line and a display beside it in the other
+ * column (a column gap is 1 em, a display is centred in its column). */
+#define COLUMN_GAP_EM 3.0
+
+/* Whether no running-text word off band k lies within DISPLAY_APART_EM
+ * above or below rows [y0, y1] over columns [x0, x1]. */
+static gboolean
+words_stand_apart (const ScanPage *p, guint k, double x0, double x1, double y0, double y1)
+{
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *o = &g_array_index (p->words, Word, i);
+      if (o->text && o->band != (int) k && o->b.x0 < x1 && o->b.x1 > x0 &&
+          MAX (o->b.y0 - y1, y0 - o->b.y1) >= 0 && rows_within_skip (y0, y1, o->b.y0, o->b.y1, p->em))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The display lines of page_display_lines on a text line that spans two
+ * columns: its running-text words chained over gaps under COLUMN_GAP_EM
+ * are each a line of their own, judged with the words above and below
+ * it over its columns. A display's numerator read as a word ("93>" at
+ * confidence 80 over \frac{93 \cdot f_k}{\|b\| - t}) on the height of
+ * the other column's line of prose made one text line with it, which
+ * the prose lines above and below that column kept from standing apart;
+ * the numerator was boxed inline and the rest as a display (development
+ * twin dev-2029-05, make-truth seed 2029, scan seed 20290, 300 dpi). */
+static gboolean
+band_column_display_lines (ScanPage *p, guint k)
+{
+  g_autoptr(GPtrArray) on = g_ptr_array_new ();
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      if (w->text && w->band == (int) k)
+        g_ptr_array_add (on, w);
+    }
+  g_ptr_array_sort (on, cmp_word_x);
+  for (guint a = 0; a < on->len;)
+    {
+      const Word *first = on->pdata[a];
+      double text_w = 0, x0 = first->b.x0, x1 = first->b.x1, y0 = first->b.y0, y1 = first->b.y1;
+      guint b = a;
+      while (b < on->len && (b == a || ((Word *) on->pdata[b])->b.x0 - x1 < COLUMN_GAP_EM * p->em))
+        {
+          const Word *w = on->pdata[b++];
+          text_w += box_w (&w->b);
+          x1 = MAX (x1, w->b.x1);
+          y0 = MIN (y0, w->b.y0);
+          y1 = MAX (y1, w->b.y1);
+        }
+      double line_x0 = x0, line_x1 = x1;
+      band_line_span (p, k, &line_x0, &line_x1);
+      /* (a line's ink reaching the next words is one line with them: a
+       * prose line whose inline formula Tesseract made no word of) */
+      if ((a > 0 || b < on->len) && b - a <= 2 && words_stand_apart (p, k, x0, x1, y0, y1) &&
+          text_w < 0.5 * (line_x1 - line_x0) &&
+          (a == 0 || ((Word *) on->pdata[a - 1])->b.x1 < line_x0 - p->em) &&
+          (b == on->len || ((Word *) on->pdata[b])->b.x0 > line_x1 + p->em))
+        for (guint m = a; m < b; m++)
+          {
+            Word *w = on->pdata[m];
+            w->text = w->strong = FALSE;
+            changed = TRUE;
+          }
+      a = b;
+    }
+  return changed;
 }
 
 /* A line of its own, apart from the text above and below, whose one or
@@ -2208,8 +2294,11 @@ page_display_lines (ScanPage *p)
           x0 = MIN (x0, w->b.x0);
           x1 = MAX (x1, w->b.x1);
         }
-      if (n == 0 || n > 2 || !band_stands_apart (p, k) || text_w >= 0.5 * band_line_width (p, k, x0, x1))
-        continue;
+      if (n == 0 || (n > 2 || !band_stands_apart (p, k) || text_w >= 0.5 * band_line_width (p, k, x0, x1)))
+        {
+          changed |= band_column_display_lines (p, k);
+          continue;
+        }
       for (guint i = 0; i < p->words->len; i++)
         {
           Word *w = &g_array_index (p->words, Word, i);

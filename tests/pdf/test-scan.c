@@ -1138,6 +1138,34 @@ test_heading (void)
   g_assert_cmpfloat (best, >=, 0.5);
 }
 
+/* A display in one column whose piece Tesseract read as a word of
+ * prose ("t+" at confidence 62 in t + b_n + 95 > 31 + \epsilon + g_{ij})
+ * on the height of the other column's line of prose made one text line
+ * with that line, and was boxed inline (main 0667c64): the words of a
+ * text line more than 3 em apart are judged each with their own column
+ * (band_column_display_lines). Page column-display-scan300: rows 0-230
+ * pt of a development twin (make-truth seed 2029, dev-2029-05, scan seed
+ * 20290, 300 dpi, binary+shade25; tests/fixtures/pdf/scan/README.md). */
+static void
+test_column_display (void)
+{
+  static const double display[4] = { 123.5, 173.4, 234.6, 183.3 };
+  g_autoptr(GPtrArray) regions =
+    scan_fixture_first_page ("tests/fixtures/pdf/scan/column-display-scan300.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      if (r->kind == FM_REGION_DISPLAY)
+        best = MAX (best, iou (&r->box, display));
+    }
+  g_test_message ("best display IoU %.2f", best);
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
 /* Intervals and points in brackets are math: Tesseract parts "(0, 1)" at
  * its space into "(0," and "1)", and both halves were taken for numbers
  * of the prose whose bracket a scan broke (reads_like_broken_bracket_number),
@@ -1262,6 +1290,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/prose-and", test_prose_and);
   g_test_add_func ("/pdf/scan/fleqn", test_fleqn);
   g_test_add_func ("/pdf/scan/heading", test_heading);
+  g_test_add_func ("/pdf/scan/column-display", test_column_display);
   g_test_add_func ("/pdf/scan/intervals", test_intervals);
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
