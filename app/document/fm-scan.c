@@ -1879,6 +1879,21 @@ word_function_word (const Word *w)
  * probes of scanfix8, fleqn displays set flush with the margin). */
 #define LINE_PITCH_SLACK 1.15
 
+/* Whether word o starts its line: no word of its row ends left of it
+ * within DISPLAY_CHAIN_GAP_EM. */
+static gboolean
+word_starts_line (const ScanPage *p, const Word *o)
+{
+  for (guint k = 0; k < p->words->len; k++)
+    {
+      const Word *q = &g_array_index (p->words, Word, k);
+      if (q != o && q->b.x1 <= o->b.x0 && o->b.x0 - q->b.x1 < DISPLAY_CHAIN_GAP_EM * p->em &&
+          words_share_row (o, q))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Word w's baseline: the bottom of its box, less a descender's depth
  * (about 0.2 em) when it has a letter that descends ("by", "up"). */
 static double
@@ -1959,17 +1974,10 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
     {
       const Word *o = &g_array_index (p->words, Word, j);
       double gap = MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1);
-      gboolean first = TRUE;
 
       if (!o->text || gap <= 0 || gap >= 3 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
         continue;
-      for (guint k = 0; k < p->words->len && first; k++)
-        {
-          const Word *q = &g_array_index (p->words, Word, k);
-          first = k == j || q->b.x1 > o->b.x0 || o->b.x0 - q->b.x1 >= DISPLAY_CHAIN_GAP_EM * em ||
-                  !words_share_row (o, q);
-        }
-      if (first && word_prose_line_next (p, w, o))
+      if (word_starts_line (p, o) && word_prose_line_next (p, w, o))
         return TRUE;
     }
   return FALSE;
@@ -2216,6 +2224,29 @@ words_stand_apart (const ScanPage *p, guint k, double x0, double x1, double y0, 
   return TRUE;
 }
 
+/* Whether running text shares the row of the run of words that starts
+ * with word first, and none of it lies within 1 em of the run's line,
+ * from x0 to x1 (band_line_span): the row holds another column's text.
+ * Its words, not its band's: a line's words fall on two bands now and
+ * then ("where which" in "$\gamma^k \in t^2 \cdot a$ where which to one
+ * was", dev-2028-03), and the line's ink reaches the other band's. */
+static gboolean
+run_beside_column (const ScanPage *p, const Word *first, double x0, double x1)
+{
+  gboolean beside = FALSE;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *o = &g_array_index (p->words, Word, i);
+      if (!o->text || !words_share_row (first, o) || (o->b.x1 >= x0 && o->b.x0 <= x1))
+        continue;
+      if (o->b.x1 > x0 - p->em && o->b.x0 < x1 + p->em)
+        return FALSE;
+      beside = TRUE;
+    }
+  return beside;
+}
+
 /* The display lines of page_display_lines on a text line that spans two
  * columns: its running-text words chained over gaps under COLUMN_GAP_EM
  * are each a line of their own, judged with the words above and below
@@ -2255,10 +2286,8 @@ band_column_display_lines (ScanPage *p, guint k)
       band_line_span (p, k, &line_x0, &line_x1);
       /* (a line's ink reaching the next words is one line with them: a
        * prose line whose inline formula Tesseract made no word of) */
-      if ((a > 0 || b < on->len) && b - a <= 2 && words_stand_apart (p, k, x0, x1, y0, y1) &&
-          text_w < 0.5 * (line_x1 - line_x0) &&
-          (a == 0 || ((Word *) on->pdata[a - 1])->b.x1 < line_x0 - p->em) &&
-          (b == on->len || ((Word *) on->pdata[b])->b.x0 > line_x1 + p->em))
+      if (b - a <= 2 && words_stand_apart (p, k, x0, x1, y0, y1) && text_w < 0.5 * (line_x1 - line_x0) &&
+          run_beside_column (p, first, line_x0, line_x1))
         for (guint m = a; m < b; m++)
           {
             Word *w = on->pdata[m];
@@ -2365,7 +2394,9 @@ heading_words (const ScanPage *p, guint i)
  * line within DISPLAY_APART_EM above or below it over its columns) and
  * starts at its column's left edge: a line of running text below it,
  * within 5 em (the paragraph after it, whose first line LaTeX does not
- * indent), starts within 0.5 em of it. */
+ * indent), starts within 0.5 em of it (a line's start: a word inside a
+ * line there is no margin; a display's "37" and "Cats" over a line's
+ * word were taken for a heading, dev-2026-09). */
 static gboolean
 heading_at_margin (const ScanPage *p, const Word *num, double x1)
 {
@@ -2383,7 +2414,7 @@ heading_at_margin (const ScanPage *p, const Word *num, double x1)
     {
       const Word *o = &g_array_index (p->words, Word, k);
       margin = o->text && o->b.y0 > num->b.y1 && o->b.y0 < num->b.y1 + 5 * em &&
-               fabs (o->b.x0 - num->b.x0) < 0.5 * em;
+               fabs (o->b.x0 - num->b.x0) < 0.5 * em && word_starts_line (p, o);
     }
   return margin;
 }
