@@ -1509,6 +1509,7 @@ typedef struct {
   int page_index;
   double skew, em;          /* radians; px                                   */
   double pitch;             /* text lines' median pitch, px; 0 unmeasured    */
+  double leading;           /* a paragraph's lines' pitch (bands_pitch), px  */
   double cx, cy;            /* the render's centre, the deskew's pivot       */
   gint64 t_ocr, c_ocr;      /* wall, thread CPU; microseconds                */
   gint64 c_ocr_part;        /* thread CPU of a split page's second part      */
@@ -1595,14 +1596,19 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
 }
 
 /* The text lines' pitch: the median, over the lines, of the distance
- * from a line's top to the top of the nearest line wholly below it in
- * the same column (sharing columns of the page), 0 with fewer than three
- * such pairs. Measured from the lines alone, so a wrong em does not move
- * it. */
+ * from a line's top to the top of the nearest line wholly below it in the
+ * same column (sharing columns of the page), 0 with fewer than three such
+ * pairs. Measured from the lines alone, so a wrong em does not move it.
+ * *leading: the lower quartile of those distances, the pitch of a
+ * paragraph's lines where several displays and headings part few lines
+ * of prose (the probes of scanfix8: 7 of 13 distances across a display
+ * or a heading, the median 45 px for lines 25 px apart); lines are never
+ * set closer than that. */
 static double
-bands_pitch (const GArray *bands)
+bands_pitch (const GArray *bands, double *leading)
 {
   g_autofree double *d = g_new (double, bands->len + 1);
+  double mid;
   int n = 0;
 
   for (guint i = 0; i < bands->len; i++)
@@ -1618,7 +1624,11 @@ bands_pitch (const GArray *bands)
       if (best < G_MAXDOUBLE)
         d[n++] = best;
     }
-  return n >= 3 ? median (d, n) : 0;
+  if (n < 3)
+    return *leading = 0;
+  mid = median (d, n);  /* (sorts d) */
+  *leading = d[(n - 1) / 4];
+  return mid;
 }
 
 /* The em from the running text's word heights; the verdicts that need it;
@@ -1738,8 +1748,6 @@ page_rebuild_bands (ScanPage *p)
   p->bands = text_bands (p->words, p->em);
 }
 
-/* The word classifier's verdict, and the text lines again from its
- * running text. */
 /* Whether word i is the first piece of a word hyphenated at the line's
  * end ("ex-", "fine-"): two letters or more and a hyphen, no word after it
  * on its line within 1.5 em, running text before it within 3 em. The
@@ -1894,25 +1902,87 @@ word_function_word (const Word *w)
 #define DISPLAY_SIDE_EM 3.0
 #define DISPLAY_CHAIN_GAP_EM 2.5
 
-/* Whether word i sits inside a display's line: math words chained to it
- * on both sides (gaps under DISPLAY_CHAIN_GAP_EM), spanning
- * DISPLAY_SIDE_EM or more on each side, with no running text in either
- * chain but function words. "... , \qquad \text{and} \qquad ..." after a
- * short line has the line above within 1 em (\abovedisplayshortskip 0
- * pt): its "and" was made prose and the display cut in two inline boxes
- * (review of scan14r, a scanned twin of cls-quads-lua, display recall 1/3
- * -> 0). A function word of prose has prose words in its chains, or math
- * narrower than that beside it ("$k$ at $f_1$"). */
+/* A line of prose lies one line pitch from the next: a display's rows lie
+ * further apart (\jot, 3 pt, between gathered or aligned rows: 15 pt
+ * baseline to baseline against the text's 12 pt, 1.25 pitches) and a
+ * display lies further from the text (its skips: 1.8 pitches on the
+ * probes of scanfix8, fleqn displays set flush with the margin). */
+#define LINE_PITCH_SLACK 1.15
+
+/* Whether word o starts its line: no word of its row ends left of it
+ * within DISPLAY_CHAIN_GAP_EM. */
+static gboolean
+word_starts_line (const ScanPage *p, const Word *o)
+{
+  for (guint k = 0; k < p->words->len; k++)
+    {
+      const Word *q = &g_array_index (p->words, Word, k);
+      if (q != o && q->b.x1 <= o->b.x0 && o->b.x0 - q->b.x1 < DISPLAY_CHAIN_GAP_EM * p->em &&
+          words_share_row (o, q))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Word w's baseline: the bottom of its box, less a descender's depth
+ * (about 0.2 em) when it has a letter that descends ("by", "up"). */
+static double
+word_baseline (const Word *w, double em)
+{
+  return strpbrk (w->utf8, "gjpqy") != NULL ? w->b.y1 - 0.2 * em : w->b.y1;
+}
+
+/* Whether the line that word o (a running-text word, the first of its
+ * line) starts is a line of prose one line pitch from word w's: the words
+ * chained to o on its row (gaps under DISPLAY_CHAIN_GAP_EM) are running
+ * text by half their width or more, and their baseline (the highest
+ * bottom of its running-text words: a descender only lowers a word's) is
+ * within LINE_PITCH_SLACK pitches of w's. Not another row of w's display,
+ * which may start at its left edge too (a fleqn display's rows, gathered
+ * or aligned at the left) with a \text{...} first (scanfix8). Without a
+ * measured pitch, a line whose box lies within 1.5 em of w's. */
+static gboolean
+word_prose_line_next (const ScanPage *p, const Word *w, const Word *o)
+{
+  double em = p->em, right = o->b.x1, baseline = o->b.y1, text_w = 0, all_w = 0;
+  gboolean grew = TRUE;
+  g_autofree gboolean *on = g_new0 (gboolean, p->words->len + 1);
+
+  if (p->leading <= 0)
+    return MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1) < 1.5 * em;
+  while (grew)
+    {
+      grew = FALSE;
+      for (guint k = 0; k < p->words->len; k++)
+        {
+          const Word *q = &g_array_index (p->words, Word, k);
+          if (on[k] || q->b.x0 < o->b.x0 || q->b.x0 - right >= DISPLAY_CHAIN_GAP_EM * em ||
+              !words_share_row (o, q))
+            continue;
+          on[k] = grew = TRUE;
+          right = MAX (right, q->b.x1);
+          all_w += box_w (&q->b);
+          if (q->text)
+            {
+              text_w += box_w (&q->b);
+              baseline = MIN (baseline, q->b.y1);
+            }
+        }
+    }
+  return text_w >= 0.5 * all_w && fabs (baseline - word_baseline (w, em)) <= LINE_PITCH_SLACK * p->leading;
+}
+
 /* Whether word w stands a word space from its neighbours on its line (both
- * gaps under 1 em) and a line of running text just above or below (a gap
- * under 1.5 em) starts where w's line does, x0 (within 0.5 em): w's line is
- * flush with the paragraph's margin, a line of prose made of two formulas
- * and the "and" between them ("\noindent $x_1^2 + ... = r^2$ and $y_1^2 +
- * ... = s^2$"), not a display, which is centred or set in (detectfix11:
- * the "and" was boxed with both formulas as one display). A display as
- * wide as the column starts at the margin too, its "and" a \quad or more
- * apart (display-word). A line's first word has no word of its line ending
- * left of it. */
+ * gaps under 1 em) and a line of prose just above or below (one line pitch
+ * away, word_prose_line_next) starts where w's line does, x0 (within 0.5
+ * em): w's line is flush with the paragraph's margin, a line of prose made
+ * of two formulas and the "and" between them ("\noindent $x_1^2 + ... =
+ * r^2$ and $y_1^2 + ... = s^2$"), not a display, which is centred or set in
+ * (detectfix11: the "and" was boxed with both formulas as one display). A
+ * display as wide as the column starts at the margin too, its "and" a
+ * \quad or more apart (display-word), and so does a fleqn display with no
+ * indent, its skips above and below it. A line's first word has no word of
+ * its line ending left of it. */
 static gboolean
 word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
 {
@@ -1934,22 +2004,26 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
     {
       const Word *o = &g_array_index (p->words, Word, j);
       double gap = MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1);
-      gboolean first = TRUE;
 
-      if (!o->text || gap <= 0 || gap >= 1.5 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
+      if (!o->text || gap <= 0 || gap >= 3 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
         continue;
-      for (guint k = 0; k < p->words->len && first; k++)
-        {
-          const Word *q = &g_array_index (p->words, Word, k);
-          first = k == j || q->b.x1 > o->b.x0 || o->b.x0 - q->b.x1 >= DISPLAY_CHAIN_GAP_EM * em ||
-                  !words_share_row (o, q);
-        }
-      if (first)
+      if (word_starts_line (p, o) && word_prose_line_next (p, w, o))
         return TRUE;
     }
   return FALSE;
 }
 
+/* Whether word i sits inside a display's line: math words chained to it
+ * on both sides (gaps under DISPLAY_CHAIN_GAP_EM), spanning
+ * DISPLAY_SIDE_EM or more on each side, with no running text in either
+ * chain but function words, and its line not a line of prose flush with
+ * the margin (word_line_flush_with_prose). "... , \qquad \text{and}
+ * \qquad ..." after a short line has the line above within 1 em
+ * (\abovedisplayshortskip 0 pt): its "and" was made prose and the display
+ * cut in two inline boxes (review of scan14r, a scanned twin of
+ * cls-quads-lua, display recall 1/3 -> 0). A function word of prose has
+ * prose words in its chains, or math narrower than that beside it ("$k$
+ * at $f_1$"). */
 static gboolean
 word_in_display_line (const ScanPage *p, guint i)
 {
@@ -2047,6 +2121,10 @@ word_empty_piece (ScanPage *p, guint i)
   return FALSE;
 }
 
+/* The word classifier's verdict, the rules that overrule it on a word
+ * (a hyphenated word's piece, an empty piece of a word, a function word of
+ * prose or of a display's line), and the text lines again from its
+ * running text. */
 static void
 page_classify (ScanPage *p)
 {
@@ -2102,12 +2180,14 @@ band_stands_apart (ScanPage *p, guint k)
   return TRUE;
 }
 
-/* The width of band k's line: its text words' span widened by the ink on
- * the line (middles within 0.3 em of the band) that is no text word's,
- * chained over gaps < 1.3 em (the sideways join of math ink). */
-static double
-band_line_width (ScanPage *p, guint k, double x0, double x1)
+/* The span of band k's line from x0 to x1 (its text words' span, or
+ * some of them), widened by the ink on the line (middles within 0.3 em
+ * of the band) that is no text word's, chained over gaps < 1.3 em (the
+ * sideways join of math ink). */
+static void
+band_line_span (ScanPage *p, guint k, double *span_x0, double *span_x1)
 {
+  double x0 = *span_x0, x1 = *span_x1;
   const Band *b = &g_array_index (p->bands, Band, k);
   double em = p->em;
   gboolean grew = TRUE;
@@ -2142,7 +2222,111 @@ band_line_width (ScanPage *p, guint k, double x0, double x1)
             }
         }
     }
+  *span_x0 = x0;
+  *span_x1 = x1;
+}
+
+/* The width of band k's line: band_line_span from x0 to x1. */
+static double
+band_line_width (ScanPage *p, guint k, double x0, double x1)
+{
+  band_line_span (p, k, &x0, &x1);
   return x1 - x0;
+}
+
+/* Running-text words on one text line more than this apart, em, are in
+ * two columns, or a prose line and a display beside it in the other
+ * column (a column gap is 1 em, a display is centred in its column). */
+#define COLUMN_GAP_EM 3.0
+
+/* Whether no running-text word off band k lies within DISPLAY_APART_EM
+ * above or below rows [y0, y1] over columns [x0, x1]. */
+static gboolean
+words_stand_apart (const ScanPage *p, guint k, double x0, double x1, double y0, double y1)
+{
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *o = &g_array_index (p->words, Word, i);
+      if (o->text && o->band != (int) k && o->b.x0 < x1 && o->b.x1 > x0 &&
+          MAX (o->b.y0 - y1, y0 - o->b.y1) >= 0 && rows_within_skip (y0, y1, o->b.y0, o->b.y1, p->em))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether running text shares the row of the run of words that starts
+ * with word first, and none of it lies within 1 em of the run's line,
+ * from x0 to x1 (band_line_span): the row holds another column's text.
+ * Its words, not its band's: a line's words fall on two bands now and
+ * then ("where which" in "$\gamma^k \in t^2 \cdot a$ where which to one
+ * was", dev-2028-03), and the line's ink reaches the other band's. */
+static gboolean
+run_beside_column (const ScanPage *p, const Word *first, double x0, double x1)
+{
+  gboolean beside = FALSE;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *o = &g_array_index (p->words, Word, i);
+      if (!o->text || !words_share_row (first, o) || (o->b.x1 >= x0 && o->b.x0 <= x1))
+        continue;
+      if (o->b.x1 > x0 - p->em && o->b.x0 < x1 + p->em)
+        return FALSE;
+      beside = TRUE;
+    }
+  return beside;
+}
+
+/* The display lines of page_display_lines on a text line that spans two
+ * columns: its running-text words chained over gaps under COLUMN_GAP_EM
+ * are each a line of their own, judged with the words above and below
+ * it over its columns. A display's numerator read as a word ("93>" at
+ * confidence 80 over \frac{93 \cdot f_k}{\|b\| - t}) on the height of
+ * the other column's line of prose made one text line with it, which
+ * the prose lines above and below that column kept from standing apart;
+ * the numerator was boxed inline and the rest as a display (development
+ * twin dev-2029-05, make-truth seed 2029, scan seed 20290, 300 dpi). */
+static gboolean
+band_column_display_lines (ScanPage *p, guint k)
+{
+  g_autoptr(GPtrArray) on = g_ptr_array_new ();
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      if (w->text && w->band == (int) k)
+        g_ptr_array_add (on, w);
+    }
+  g_ptr_array_sort (on, cmp_word_x);
+  for (guint a = 0; a < on->len;)
+    {
+      const Word *first = on->pdata[a];
+      double text_w = 0, x0 = first->b.x0, x1 = first->b.x1, y0 = first->b.y0, y1 = first->b.y1;
+      guint b = a;
+      while (b < on->len && (b == a || ((Word *) on->pdata[b])->b.x0 - x1 < COLUMN_GAP_EM * p->em))
+        {
+          const Word *w = on->pdata[b++];
+          text_w += box_w (&w->b);
+          x1 = MAX (x1, w->b.x1);
+          y0 = MIN (y0, w->b.y0);
+          y1 = MAX (y1, w->b.y1);
+        }
+      double line_x0 = x0, line_x1 = x1;
+      band_line_span (p, k, &line_x0, &line_x1);
+      /* (a line's ink reaching the next words is one line with them: a
+       * prose line whose inline formula Tesseract made no word of) */
+      if (b - a <= 2 && words_stand_apart (p, k, x0, x1, y0, y1) && text_w < 0.5 * (line_x1 - line_x0) &&
+          run_beside_column (p, first, line_x0, line_x1))
+        for (guint m = a; m < b; m++)
+          {
+            Word *w = on->pdata[m];
+            w->text = w->strong = FALSE;
+            changed = TRUE;
+          }
+      a = b;
+    }
+  return changed;
 }
 
 /* A line of its own, apart from the text above and below, whose one or
@@ -2169,13 +2353,130 @@ page_display_lines (ScanPage *p)
           x0 = MIN (x0, w->b.x0);
           x1 = MAX (x1, w->b.x1);
         }
-      if (n == 0 || n > 2 || !band_stands_apart (p, k) || text_w >= 0.5 * band_line_width (p, k, x0, x1))
-        continue;
+      if (n == 0 || (n > 2 || !band_stands_apart (p, k) || text_w >= 0.5 * band_line_width (p, k, x0, x1)))
+        {
+          changed |= band_column_display_lines (p, k);
+          continue;
+        }
       for (guint i = 0; i < p->words->len; i++)
         {
           Word *w = &g_array_index (p->words, Word, i);
           if (w->text && w->band == (int) k)
             w->text = w->strong = FALSE;
+        }
+      changed = TRUE;
+    }
+  if (changed)
+    page_rebuild_bands (p);
+}
+
+/* Whether s reads as a section's number: digits, with dots between and
+ * after them ("2", "3.1", "4.2."). */
+static gboolean
+reads_like_section_number (const char *s)
+{
+  if (!g_ascii_isdigit (*s))
+    return FALSE;
+  for (; *s; s++)
+    if (!g_ascii_isdigit (*s) && (*s != '.' || s[1] == '.'))
+      return FALSE;
+  return TRUE;
+}
+
+/* The words of the heading whose number is word i, or NULL: the words
+ * after it on its row (chained over gaps under 2.5 em: the heading's quad
+ * after its number is 1.44 em of the text at \section's 14.4 pt), one to
+ * eight of them, all of letters, the first a capital. */
+static GPtrArray *
+heading_words (const ScanPage *p, guint i)
+{
+  const Word *num = &g_array_index (p->words, Word, i);
+  g_autoptr(GPtrArray) title = g_ptr_array_new ();
+  double right = num->b.x1;
+  gboolean grew = TRUE;
+  int n_letters;
+
+  while (grew)
+    {
+      grew = FALSE;
+      for (guint k = 0; k < p->words->len; k++)
+        {
+          Word *w = &g_array_index (p->words, Word, k);
+          if (w->b.x0 <= right || w->b.x0 - right >= 2.5 * p->em || !words_share_row (num, w) ||
+              g_ptr_array_find (title, w, NULL))
+            continue;
+          if (!letters_only (w->utf8, &n_letters))
+            return NULL;
+          g_ptr_array_add (title, w);
+          right = w->b.x1;
+          grew = TRUE;
+        }
+    }
+  if (title->len == 0 || title->len > 8)
+    return NULL;
+  g_ptr_array_sort (title, cmp_word_x);
+  if (!g_unichar_isupper (g_utf8_get_char (((Word *) title->pdata[0])->utf8)))
+    return NULL;
+  return g_steal_pointer (&title);
+}
+
+/* Whether the heading line from word num to x1 stands apart (no text
+ * line within DISPLAY_APART_EM above or below it over its columns) and
+ * starts at its column's left edge: a line of running text below it,
+ * within 5 em (the paragraph after it, whose first line LaTeX does not
+ * indent), starts within 0.5 em of it (a line's start: a word inside a
+ * line there is no margin; a display's "37" and "Cats" over a line's
+ * word were taken for a heading, dev-2026-09). */
+static gboolean
+heading_at_margin (const ScanPage *p, const Word *num, double x1)
+{
+  double em = p->em;
+  gboolean margin = FALSE;
+
+  for (guint k = 0; k < p->bands->len; k++)
+    {
+      const Band *bd = &g_array_index (p->bands, Band, k);
+      if (bd->x0 < x1 && bd->x1 > num->b.x0 && MAX (bd->top - num->b.y1, num->b.y0 - bd->bottom) >= 0 &&
+          rows_within_skip (num->b.y0, num->b.y1, bd->top, bd->bottom, em))
+        return FALSE;
+    }
+  for (guint k = 0; k < p->words->len && !margin; k++)
+    {
+      const Word *o = &g_array_index (p->words, Word, k);
+      margin = o->text && o->b.y0 > num->b.y1 && o->b.y0 < num->b.y1 + 5 * em &&
+               fabs (o->b.x0 - num->b.x0) < 0.5 * em && word_starts_line (p, o);
+    }
+  return margin;
+}
+
+/* A section's heading ("2 Of that", "1 She by"): a number at its
+ * column's left edge and a few words of letters after it, the first a
+ * capital, on a line of its own, is running text whatever Tesseract's
+ * confidence. Bold at 14.4 pt on a 300 dpi twin, its words were read at
+ * confidence 1 to 43 and taken for math, and the heading was boxed as a
+ * display (development twins, make-truth seeds 2026-2029, scan seeds
+ * 20260-20290: 4 of the 29 false displays at 300 dpi, none at 150). A
+ * display is centred or set in, not at the margin, and its words are
+ * seldom all letters after a number. */
+static void
+page_heading_lines (ScanPage *p)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *num = &g_array_index (p->words, Word, i);
+      g_autoptr(GPtrArray) title = NULL;
+
+      if (!reads_like_section_number (num->utf8) || (title = heading_words (p, i)) == NULL ||
+          !heading_at_margin (p, num, ((Word *) title->pdata[title->len - 1])->b.x1))
+        continue;
+      g_ptr_array_add (title, num);
+      for (guint k = 0; k < title->len; k++)
+        {
+          Word *w = title->pdata[k];
+          w->text = TRUE;
+          w->p_math = 0;  /* not a seed either (comp_place) */
         }
       changed = TRUE;
     }
@@ -3798,7 +4099,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   p.regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   p.clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
   page_measure_em (&p);
-  p.pitch = bands_pitch (p.bands);
+  p.pitch = bands_pitch (p.bands, &p.leading);
   for (guint k = 0; k < p.bands->len; k++)
     band_line_groups (&p, k);
   if (!words_only)
@@ -3806,6 +4107,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
       page_classify (&p);
       if (g_strcmp0 (g_getenv ("FM_SCAN_DISPLAY_LINES"), "0") != 0)
         page_display_lines (&p);
+      if (g_strcmp0 (g_getenv ("FM_SCAN_HEADINGS"), "0") != 0)
+        page_heading_lines (&p);
     }
   for (int i = 0; i < p.n_comps; i++)
     comp_place (&p, &g_array_index (comps, Comp, i));

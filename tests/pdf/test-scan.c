@@ -1076,6 +1076,96 @@ test_prose_and (void)
     }
 }
 
+/* A display set flush with the margin (fleqn, \mathindent 0 pt) with a
+ * function word a word space from the math on both sides is no line of
+ * prose: the line of prose below it starts at the margin too, but a
+ * display's skip away (1.7 line pitches), not at the paragraph's leading.
+ * word_line_flush_with_prose() took it for the next line of a paragraph,
+ * the "as" of the gathered rows' second row stayed prose and the row was
+ * cut off the display (best IoU 0.45, main 0667c64). Page fleqn-scan300:
+ * rows 0-1400 px of a scanned twin of cls-scanfleqn-cm (scan seed 10520,
+ * JPEG, saved again at quality 40; tests/fixtures/pdf/scan/README.md). */
+static void
+test_fleqn (void)
+{
+  static const double truth[][4] = {
+    { 77.5, 136.9, 258.2, 151.0 },   /* u_n(x) + v_n(x) \le 2 \text{ and } ... */
+    { 76.0, 204.7, 214.7, 217.7 },   /* f(x) = g(x) + h(x) \text{ for } x \in [a, b] */
+    { 74.4, 258.9, 177.2, 288.1 },   /* a_1 + b_1 = c_1 \text{ if } ..., \\ ... \text{ as } ... */
+  };
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/fleqn-scan300.pdf");
+
+  if (regions == NULL)
+    return;
+  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
+    {
+      double best = 0;
+      for (guint i = 0; i < regions->len; i++)
+        {
+          const FmRegion *r = regions->pdata[i];
+          if (r->kind == FM_REGION_DISPLAY)
+            best = MAX (best, iou (&r->box, truth[t]));
+        }
+      g_test_message ("display %u: best IoU %.2f", t, best);
+      g_assert_cmpfloat (best, >=, 0.5);
+    }
+}
+
+/* A section's heading is no display: "1 She by" (\section, bold at 14.4
+ * pt) was read at confidence 43, its words taken for math and the line
+ * boxed as a display (main 0667c64); the display below it stays. Page
+ * heading-scan300: rows 0-250 pt of a development twin (make-truth seed
+ * 2028, dev-2028-07, scan seed 20280, 300 dpi, binary+lowres0.66;
+ * tests/fixtures/pdf/scan/README.md). */
+static void
+test_heading (void)
+{
+  static const double heading[4] = { 91, 83, 158, 99 };
+  static const double display[4] = { 272.5, 157.9, 346.3, 182.9 };  /* M = \begin{pmatrix} ... */
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/heading-scan300.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      g_test_message ("region %u [%.0f %.0f %.0f %.0f]", i, r->box.x0, r->box.y0, r->box.x1, r->box.y1);
+      g_assert_cmpfloat (iou (&r->box, heading), <, 0.1);
+      if (r->kind == FM_REGION_DISPLAY)
+        best = MAX (best, iou (&r->box, display));
+    }
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
+/* A display in one column whose piece Tesseract read as a word of
+ * prose ("t+" at confidence 62 in t + b_n + 95 > 31 + \epsilon + g_{ij})
+ * on the height of the other column's line of prose made one text line
+ * with that line, and was boxed inline (main 0667c64): the words of a
+ * text line more than 3 em apart are judged each with their own column
+ * (band_column_display_lines). Page column-display-scan300: rows 0-230
+ * pt of a development twin (make-truth seed 2029, dev-2029-05, scan seed
+ * 20290, 300 dpi, binary+shade25; tests/fixtures/pdf/scan/README.md). */
+static void
+test_column_display (void)
+{
+  static const double display[4] = { 123.5, 173.4, 234.6, 183.3 };
+  g_autoptr(GPtrArray) regions =
+    scan_fixture_first_page ("tests/fixtures/pdf/scan/column-display-scan300.pdf");
+  double best = 0;
+
+  if (regions == NULL)
+    return;
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      if (r->kind == FM_REGION_DISPLAY)
+        best = MAX (best, iou (&r->box, display));
+    }
+  g_test_message ("best display IoU %.2f", best);
+  g_assert_cmpfloat (best, >=, 0.5);
+}
+
 /* Intervals and points in brackets are math: Tesseract parts "(0, 1)" at
  * its space into "(0," and "1)", and both halves were taken for numbers
  * of the prose whose bracket a scan broke (reads_like_broken_bracket_number),
@@ -1242,6 +1332,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/number-operand", test_number_operand);
   g_test_add_func ("/pdf/scan/display-word", test_display_word);
   g_test_add_func ("/pdf/scan/prose-and", test_prose_and);
+  g_test_add_func ("/pdf/scan/fleqn", test_fleqn);
+  g_test_add_func ("/pdf/scan/heading", test_heading);
+  g_test_add_func ("/pdf/scan/column-display", test_column_display);
   g_test_add_func ("/pdf/scan/intervals", test_intervals);
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);

@@ -192,6 +192,9 @@ $gen --body "$dir/cls-caption.body.tex" --out "$dir" --prefix cls-caption-xe --e
 $gen --body "$dir/cls-alignedge.body.tex" --out "$dir" --prefix cls-alignedge-cm --twocolumn --fonts cm --seed 10362
 # (its scanned twins: tests/fixtures/pdf/scan/README.md, scanand)
 $gen --body "$dir/cls-scanand.body.tex" --out "$dir" --prefix cls-scanand-cm --fonts cm --seed 10363
+# scanfix8: fleqn displays flush with the margin, a function word a word space
+# from the math (its scanned twin: tests/fixtures/pdf/scan/README.md, fleqn)
+$gen --body "$dir/cls-scanfleqn.body.tex" --out "$dir" --prefix cls-scanfleqn-cm --fonts cm --seed 10520
 
 # detect14u: a list parted by comma and control space, a lost \amalg after
 # a subscript, a script of text listed apart, symbolsC's relations
