@@ -545,18 +545,32 @@ static gboolean
 operator_name_before_number (const Glyph *g, int n, int i, int j)
 {
   char word[GLYPH_WORD_SIZE];
-  double size = 0, gap;
+  double size = 0, gap, ws;
+  int k;
 
   if (j >= n || j - i > 7 || !g_unichar_isdigit (g[j].c))
     return FALSE;
   glyph_word (g, i, j, word);
-  for (int k = i; k < j; k++)
+  for (k = i; k < j; k++)
     size = MAX (size, g[k].size);
   if (!fm_word_is_math_function (word) || g[j - 1].size < 0.85 * size || fabs (g[j].size - size) > 0.1 * size ||
       !v_overlap_enough (&g[j - 1].r, &g[j].r, 0.5))
     return FALSE;
   gap = g[j].r.x0 - g[j - 1].r.x1;
-  return gap >= 0.1 * size && thin_space_not_word_space (gap, line_word_space (g, n, i, j), size);
+  ws = line_word_space (g, n, i, j);
+  if (gap < 0.1 * size || !thin_space_not_word_space (gap, ws, size))
+    return FALSE;
+  /* a line squeezed to its limit sets a word space under 0.2 em in
+   * Times, Palatino (0.19), Libertine, Termes, Pagella (0.167): where the
+   * line's word space is not measured, the number must go on into a
+   * relation (\sinh 0 = 0), or "log 2, 55, max 10" of a list became
+   * formulas (review of e2e12t, fully squeezed lines in six fonts) */
+  if (ws > 0)
+    return gap < ws - 0.03 * size;
+  for (k = j; k < n && (g_unichar_isdigit (g[k].c) || g[k].c == '.') && !g[k].line_before; k++)
+    ;
+  return k < n && k > j && !g[k].line_before &&
+         (g[k].c == '=' || g[k].c == '<' || g[k].c == '>' || g[k].c == 0x2260 || g[k].c == 0x2264 || g[k].c == 0x2265);
 }
 
 /* Whether the upright word g[i..j) goes on a script of text that ends at
@@ -707,6 +721,20 @@ glyph_line_word_space (const Glyph *g, int n, int k)
   return samples >= 2 && hi - lo <= 0.006 * em ? 0.5 * (lo + hi) : -1;
 }
 
+/* Whether the sign g[s] follows running text: it starts its line, or
+ * the glyph before it is an upright text letter classed running text
+ * ("goes $\to$ \emph{lex}", "the *\emph{new}*", "a $<$\emph{file}$>$").
+ * A sign after a math operand is a formula's (review of detectfix16:
+ * e^{a+bcd+1}, x_{a<bcd>e}, \sum_{k=\mathit{low}+1} in Times and
+ * Palatino, whose scripts glue their signs; f : \mathit{Int} \to
+ * \mathit{Nat} on a Times line shrunk to math's thick space, 0.222 em -
+ * all split at the italic word). */
+static gboolean
+sign_after_prose (const Glyph *g, int s)
+{
+  return s == 0 || g[s].line_before || (g[s - 1].font == FM_FONT_TEXT && g[s - 1].cls == CLS_TEXT);
+}
+
 /* Whether the italic run g[i..j) between the signs g[i-1] and g[j] is set
  * like an emphasised word of prose: glued to both (*\emph{new}*,
  * $<$\emph{file}$>$: inside a formula a relation or binary sign has a
@@ -724,6 +752,8 @@ prose_word_between_signs (const Glyph *g, int n, int i, int j)
   double em = MAX (g[i].size, 1.0), ws = glyph_line_word_space (g, n, i);
   double left = g[i].r.x0 - g[i - 1].r.x1, right = g[j].r.x0 - g[j - 1].r.x1;
 
+  if (!sign_after_prose (g, i - 1))
+    return FALSE;
   if (left < 0.05 * em && right < 0.05 * em)
     return TRUE;
   return ws > 0 && fabs (left - ws) <= 0.013 * em && right - left >= -0.008 * em && right - left <= 0.03 * em;
@@ -1223,7 +1253,8 @@ glued_less_greater (const Glyph *g, int i, int k, int letters)
 {
   double em = MAX (g[i].size, 1.0);
 
-  return g[k].c == '>' && letters >= 3 && k > i + 1 && !g[i + 1].space_before && !g[k].space_before &&
+  return g[k].c == '>' && letters >= 3 && k > i + 1 && sign_after_prose (g, i) && !g[i + 1].space_before &&
+         !g[k].space_before &&
          g[i + 1].r.x0 - g[i].r.x1 < 0.05 * em && g[k].r.x0 - g[k - 1].r.x1 < 0.05 * em;
 }
 
