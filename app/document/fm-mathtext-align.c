@@ -1490,15 +1490,25 @@ start_or_relation (const Align *a, GPtrArray *rels, const RowSpan *spans, double
 }
 
 /* Whether the rows may start at one x in TeX (`&` first), their first
- * glyphs' moves off their origins counted. */
+ * glyphs' moves off their origins counted. Not where no row's first glyph
+ * was measured (and they differ): the unmeasured range then takes in
+ * most left-hand sides of an `x &= ... \\ y &= ...` block, which had
+ * been read CERTAIN at the relation and came out flagged (newpx, STIX v1,
+ * fouriernc: review of reader12t); there the page's starts decide, as
+ * before. */
 static gboolean
 may_start_together (const Align *a, const RowSpan *spans)
 {
   double apart, spread;
+  gboolean measured = FALSE;
 
   for (guint j = 0; j < a->n_rows; j++)
     if (spans[j].first == NULL)
       return FALSE;
+    else
+      measured = measured || (spans[j].first->glyph && spans[j].first->origin);
+  if (!measured && !rows_start_with_one_glyph (a, spans))
+    return FALSE;
   origins_apart (a, spans, &apart, &spread);
   return apart <= 2 * ALIGN_EXACT_EM * a->em;
 }

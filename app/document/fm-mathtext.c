@@ -2663,9 +2663,22 @@ ink_space_between (const Reader *r, const Item *a, const Item *b)
   return best / s;
 }
 
+/* Whether a (subset-stripped) font is Computer Modern or Latin Modern:
+ * CMMI7, LMMathItalic7, LatinModernMath-Regular. */
+static gboolean
+font_is_computer_modern (const char *font)
+{
+  static const char *const prefixes[] = { "cm", "lm", "latinmodern", NULL };
+
+  for (int k = 0; font != NULL && prefixes[k] != NULL; k++)
+    if (g_ascii_strncasecmp (font, prefixes[k], strlen (prefixes[k])) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 /* A small space (\, or a word space) between two atoms TeX puts no space
  * between (is_unspaced_atom: f\,dz, f(x)\,dx, 0.160\ \mu), on a line of
- * full-size items, written and UNCERTAIN: the reading had been CERTAIN
+ * full-size items (or a CM/LM script line), written and UNCERTAIN: the reading had been CERTAIN
  * without it, and the model's agreeing reading drops such spaces (used
  * seeds 1053 and 1055: d(f\,dz) confident and wrong on five set-ups).
  * The space is the smaller of the boxes' gap and the ink's: advance boxes
@@ -2686,6 +2699,13 @@ line_append_small_space (LineParse *lp, const Item *base, const Item *prev, cons
   double ink, space;
 
   if (base == NULL || !is_unspaced_atom (base, TRUE) || !is_unspaced_atom (m, FALSE))
+    return;
+  /* On a script line only in Computer Modern / Latin Modern, where the
+   * thin space (0.195 em of the script) stands clear of letter pairs: in
+   * newtx (i|j 0.170, F|j 0.218), Libertine (J|y 0.214), Charter (V|t
+   * 0.194) and Fourier (T|Y 0.169) pairs with no space measure as wide as
+   * a \, (a_{ij} read a_{i\,j}: review of reader12t) */
+  if (lp->main_size < 0.85 * lp->r->em && !(font_is_computer_modern (prev->font) && font_is_computer_modern (m->font)))
     return;
   /* the thin space of a \left..\right pair's Inner atom (line_inner_pairs) */
   if (lp->inner != NULL && lp->k > 0 && (lp->inner[lp->k] == INNER_OPEN || lp->inner[lp->k - 1] == INNER_CLOSE))

@@ -2664,6 +2664,23 @@ with_relation_colon (const char *latex, const char *text)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* The model unsure (long formulas: H^{-k}(L\pi_{!}(\mathcal{F})
+ * \otimes_{B}^{\mathbf{L}}...) at 0.26-0.50) of a reading that is the
+ * glyphs' CERTAIN one token for token: the layout the model's low
+ * confidence doubts is the glyphs' own. Such readings were right 17
+ * times in 17 where flagged, 327 in 327 in all, on development seed
+ * 1162 (reader12t, bench/RESULTS.md): lifted as if the model were half sure.
+ * Not from below a quarter: a model that all but refuses the image
+ * sees a piece of something (\displaystyle\prod_{j} cut from its
+ * operand by detection, newtx: 0.0 -> 0.9, review of reader12t). */
+static gboolean
+unsure_model_certain_glyphs (FmTextReadVerdict verdict, double model_confidence, const char *latex,
+                             const char *text_latex)
+{
+  return verdict == FM_TEXT_READ_CERTAIN && model_confidence >= 0.25 && model_confidence < AGREE_SURE &&
+         same_tokens (latex, text_latex);
+}
+
 /* An agreeing (or constrained) reading checked where the agreement
  * confirms less than it seems: the relation colon the glyphs measured, a
  * \nolimits the image cannot show (flagged), and a spelling the glyphs
@@ -2749,13 +2766,7 @@ choose (FmTextReadVerdict  verdict,
         }
       else
         *latex = spelled_as_glyphs (model_latex, text_latex);
-      /* The model unsure (long formulas: H^{-k}(L\pi_{!}(\mathcal{F})
-       * \otimes_{B}^{\mathbf{L}}...) at 0.26-0.50) of a reading that is the
-       * glyphs' CERTAIN one token for token: the layout the model's low
-       * confidence doubts is the glyphs' own. Such readings were right 17
-       * times in 17 where flagged, 327 in 327 in all, on development seed
-       * 1162 (reader12t, bench/RESULTS.md): lifted as if the model were half sure. */
-      if (verdict == FM_TEXT_READ_CERTAIN && model_confidence < AGREE_SURE && same_tokens (*latex, text_latex))
+      if (unsure_model_certain_glyphs (verdict, model_confidence, *latex, text_latex))
         *confidence = agree_confidence (AGREE_SURE);
     }
   else if (is_unsure (verdict) && second_latex != NULL &&
