@@ -6734,7 +6734,12 @@ display_line_parts (const PageCtx *pc, const int *members, int nm, double em, in
 }
 
 /* The middle of chunk ch's line: the median of its glyphs' vertical
- * middles (a tall glyph - a sum, a big delimiter - does not move it). */
+ * middles. A tall glyph among many (a sum, a big delimiter in a long
+ * chunk) does not move it; in a chunk of a few glyphs it can, and a chunk
+ * can be mostly a fraction's numerator ("\sum x_i" of
+ * \displaystyle\sum_{i=1}^{n}\frac{x_i}{n} is one chunk in CM and Latin
+ * Modern, its median two-thirds up in the numerator): text_on_line()
+ * does not trust it alone. */
 static double
 chunk_mid_y (const Glyph *g, const Chunk *ch)
 {
@@ -6748,19 +6753,59 @@ chunk_mid_y (const Glyph *g, const Chunk *ch)
   return m;
 }
 
-/* The running-text letters of chunk o that stand on the line whose middle
- * is mid: letters raised or lowered by 0.4 em or more are the words of a
- * display-style fraction's numerator or denominator (v =
- * \frac{\text{circumference}}{T} = \frac{2\pi r}{T}: raised 0.6-0.7 em in CM,
- * txfonts, Bonum Math, where Poppler lists them in the line's chunks) and
- * read as math, not as the line's prose. */
-static int
-text_on_line (const Glyph *g, const Chunk *o, double mid, double em)
+/* Whether the run of running-text letters [from, to) of one side of a
+ * line (above it when above) has a fraction bar between it and the line,
+ * across the run's whole width: the words of a display-style fraction's
+ * numerator or denominator. */
+static gboolean
+text_run_over_bar (const PageCtx *pc, int from, int to, gboolean above, double em)
 {
+  FmRect run = pc->g[from].r;
+
+  for (int k = from + 1; k < to; k++)
+    fm_rect_union (&run, &pc->g[k].r);
+  return (above ? bar_below_y (pc->ink, &run, em) : bar_above_y (pc->ink, &run, em)) >= 0;
+}
+
+/* The running-text letters of chunk o that stand on the line whose middle
+ * is mid: letters raised or lowered by 0.4 em or more over or under a
+ * fraction bar are the words of a display-style fraction's numerator or
+ * denominator (v = \frac{\text{circumference}}{T} = \frac{2\pi r}{T}:
+ * raised 0.6-0.7 em in CM, txfonts, Bonum Math, where Poppler lists them in
+ * the line's chunks) and read as math, not as the line's prose. Without
+ * the bar they are the line's words, mid taken from a chunk that is mostly
+ * a numerator (chunk_mid_y(): "the mean \displaystyle\sum_{i=1}^{n}
+ * \frac{x_i}{n} of the sample" in CM and Latin Modern puts the words 0.45 em
+ * below it, and the centred prose line became a display). */
+static int
+text_on_line (const PageCtx *pc, const Chunk *o, double mid, double em)
+{
+  const Glyph *g = pc->g;
   int n = 0;
 
-  for (int k = o->start; k < o->end; k++)
-    n += g[k].cls == CLS_TEXT && fabs (fm_rect_cy (&g[k].r) - mid) < 0.4 * em;
+  for (int k = o->start; k < o->end;)
+    {
+      double dy = fm_rect_cy (&g[k].r) - mid;
+      int end = k + 1;
+      if (g[k].cls != CLS_TEXT)
+        {
+          k++;
+          continue;
+        }
+      if (fabs (dy) < 0.4 * em)
+        {
+          n++;
+          k++;
+          continue;
+        }
+      /* the run of letters off the line on the same side */
+      while (end < o->end && g[end].cls == CLS_TEXT && fabs (fm_rect_cy (&g[end].r) - mid) >= 0.4 * em &&
+             (fm_rect_cy (&g[end].r) < mid) == (dy < 0))
+        end++;
+      if (!text_run_over_bar (pc, k, end, dy < 0, em))
+        n += end - k;
+      k = end;
+    }
   return n;
 }
 
@@ -6815,7 +6860,7 @@ display_lines_with_text (PageCtx *pc)
       for (int k = 0; k < nm; k++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-          n_text += text_on_line (g, o, mid, ch->em);
+          n_text += text_on_line (pc, o, mid, ch->em);
           total += o->end - o->start;
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
@@ -6886,7 +6931,7 @@ display_blocks (PageCtx *pc)
 }
 
 /* Whether the line of chunk i (line_group()) is set off from both margins
- * of its column; *nm gets how many chunks the line has. */
+ * of its column; *nm (unless NULL) gets how many chunks the line has. */
 static gboolean
 chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
 {
@@ -6894,8 +6939,11 @@ chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
   int *members = g_new (int, pc->chunks->len + 1);
   FmRect ext;
   gboolean ok;
+  int n;
 
-  *nm = line_group (pc->chunks, i, pc, members, &ext);
+  n = line_group (pc->chunks, i, pc, members, &ext);
+  if (nm != NULL)
+    *nm = n;
   ok = line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
   g_free (members);
   return ok;
@@ -7623,7 +7671,7 @@ crossing_text_chunk (const PageCtx *pc, int b)
   GArray *chunks = pc->chunks;
   const FmRect *blocks = pc->blocks;
   const Margins *margins = &pc->margins;
-  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1, nm, set_off_words = -1;
+  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1, set_off_words = -1;
   gboolean flush = FALSE;
 
   for (guint i = 0; i < chunks->len; i++)
@@ -7646,7 +7694,7 @@ crossing_text_chunk (const PageCtx *pc, int b)
        * 1135; a paragraph's line starts or ends at a margin. Words beside
        * two rows or more, or beside a block of their line only, are a
        * centred table's text column, cls-condtable) */
-      if (!chunk_line_set_off (pc, i, &nm) ||
+      if (!chunk_line_set_off (pc, i, NULL) ||
           (o->box.y0 - blocks[b].y0 < 0.5 * o->em && blocks[b].y1 - o->box.y1 < 0.5 * o->em))
         return (int) i;
       if (set_off_words >= 0)
