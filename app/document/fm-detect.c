@@ -6733,79 +6733,61 @@ display_line_parts (const PageCtx *pc, const int *members, int nm, double em, in
   return n;
 }
 
+/* Whether c is a big operator that TeX centres on the math axis. */
+static gboolean
+big_operator_char (gunichar c)
+{
+  return c == 0x2211 || c == 0x220F || c == 0x2210 || c == 0x222B || c == 0x222C || c == 0x222E || c == 0x22C3 ||
+         c == 0x22C2 || c == 0x2A01 || c == 0x2A02;
+}
+
 /* The middle of chunk ch's line: the median of its glyphs' vertical
- * middles. A tall glyph among many (a sum, a big delimiter in a long
- * chunk) does not move it; in a chunk of a few glyphs it can, and a chunk
- * can be mostly a fraction's numerator ("\sum x_i" of
- * \displaystyle\sum_{i=1}^{n}\frac{x_i}{n} is one chunk in CM and Latin
- * Modern, its median two-thirds up in the numerator): text_on_line()
- * does not trust it alone. */
+ * middles - or, when the chunk holds a big operator 1.3 em tall or more
+ * (a display-style sum or integral) near it, that glyph's middle, which
+ * TeX centres on the math axis (not any tall glyph box: a Latin Modern
+ * chunk of "\dfrac{n+1}{2} is the median rank" holds one 2 em tall whose
+ * middle is above the line's). The median of a chunk of a few glyphs can lie
+ * in a fraction's numerator: CM and Latin Modern put "\sum x_i" of an
+ * inline \displaystyle\sum_{i=1}^{n}\frac{x_i}{n} in one chunk, its median
+ * two-thirds up in the numerator, and the words of the line, 0.45 em
+ * below it, stopped counting as its prose (text_on_line()): a centred or
+ * quoted prose line became one display (cls-sumfrac). */
 static double
 chunk_mid_y (const Glyph *g, const Chunk *ch)
 {
-  int n = ch->end - ch->start;
+  int n = ch->end - ch->start, tallest = -1;
   double *v = g_new (double, MAX (n, 1)), m;
 
   for (int k = 0; k < n; k++)
-    v[k] = fm_rect_cy (&g[ch->start + k].r);
+    {
+      const FmRect *r = &g[ch->start + k].r;
+      v[k] = fm_rect_cy (r);
+      if (big_operator_char (g[ch->start + k].c) && r->y1 - r->y0 >= 1.3 * ch->em && (tallest < 0 || r->y1 - r->y0 > g[tallest].r.y1 - g[tallest].r.y0))
+        tallest = ch->start + k;
+    }
   m = fm_median (v, n, fm_rect_cy (&ch->box));
+  /* (within 0.75 em of the median: a chunk can reach into the next line's
+   * sum, "\dfrac{n+1}{2}" over the line below's \displaystyle\sum in a
+   * quote, Latin Modern) */
+  if (tallest >= 0 && fabs (fm_rect_cy (&g[tallest].r) - m) < 0.75 * ch->em)
+    m = fm_rect_cy (&g[tallest].r);
   g_free (v);
   return m;
 }
 
-/* Whether the run of running-text letters [from, to) of one side of a
- * line (above it when above) has a fraction bar between it and the line,
- * across the run's whole width: the words of a display-style fraction's
- * numerator or denominator. */
-static gboolean
-text_run_over_bar (const PageCtx *pc, int from, int to, gboolean above, double em)
-{
-  FmRect run = pc->g[from].r;
-
-  for (int k = from + 1; k < to; k++)
-    fm_rect_union (&run, &pc->g[k].r);
-  return (above ? bar_below_y (pc->ink, &run, em) : bar_above_y (pc->ink, &run, em)) >= 0;
-}
-
 /* The running-text letters of chunk o that stand on the line whose middle
- * is mid: letters raised or lowered by 0.4 em or more over or under a
- * fraction bar are the words of a display-style fraction's numerator or
- * denominator (v = \frac{\text{circumference}}{T} = \frac{2\pi r}{T}:
- * raised 0.6-0.7 em in CM, txfonts, Bonum Math, where Poppler lists them in
- * the line's chunks) and read as math, not as the line's prose. Without
- * the bar they are the line's words, mid taken from a chunk that is mostly
- * a numerator (chunk_mid_y(): "the mean \displaystyle\sum_{i=1}^{n}
- * \frac{x_i}{n} of the sample" in CM and Latin Modern puts the words 0.45 em
- * below it, and the centred prose line became a display). */
+ * is mid: letters raised or lowered by 0.4 em or more are the words of a
+ * display-style fraction's numerator or denominator (v =
+ * \frac{\text{circumference}}{T} = \frac{2\pi r}{T}: raised 0.6-0.7 em in CM,
+ * txfonts, Bonum Math, where Poppler lists them in the line's chunks) and
+ * read as math, not as the line's prose. */
 static int
-text_on_line (const PageCtx *pc, const Chunk *o, double mid, double em)
+text_on_line (const Glyph *g, const Chunk *o, double mid, double em)
 {
-  const Glyph *g = pc->g;
   int n = 0;
 
-  for (int k = o->start; k < o->end;)
-    {
-      double dy = fm_rect_cy (&g[k].r) - mid;
-      int end = k + 1;
-      if (g[k].cls != CLS_TEXT)
-        {
-          k++;
-          continue;
-        }
-      if (fabs (dy) < 0.4 * em)
-        {
-          n++;
-          k++;
-          continue;
-        }
-      /* the run of letters off the line on the same side */
-      while (end < o->end && g[end].cls == CLS_TEXT && fabs (fm_rect_cy (&g[end].r) - mid) >= 0.4 * em &&
-             (fm_rect_cy (&g[end].r) < mid) == (dy < 0))
-        end++;
-      if (!text_run_over_bar (pc, k, end, dy < 0, em))
-        n += end - k;
-      k = end;
-    }
+  for (int k = o->start; k < o->end; k++)
+    n += g[k].cls == CLS_TEXT && fabs (fm_rect_cy (&g[k].r) - mid) < 0.4 * em;
   return n;
 }
 
@@ -6860,7 +6842,7 @@ display_lines_with_text (PageCtx *pc)
       for (int k = 0; k < nm; k++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-          n_text += text_on_line (pc, o, mid, ch->em);
+          n_text += text_on_line (g, o, mid, ch->em);
           total += o->end - o->start;
           math += o->n_strong + o->n_weak;
           all_display &= o->is_display;
