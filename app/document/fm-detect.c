@@ -6764,17 +6764,44 @@ display_line_parts (const PageCtx *pc, const int *members, int nm, double em, in
   return n;
 }
 
+/* Whether c is a big operator that TeX centres on the math axis. */
+static gboolean
+big_operator_char (gunichar c)
+{
+  return c == 0x2211 || c == 0x220F || c == 0x2210 || c == 0x222B || c == 0x222C || c == 0x222E || c == 0x22C3 ||
+         c == 0x22C2 || c == 0x2A01 || c == 0x2A02;
+}
+
 /* The middle of chunk ch's line: the median of its glyphs' vertical
- * middles (a tall glyph - a sum, a big delimiter - does not move it). */
+ * middles - or, when the chunk holds a big operator 1.3 em tall or more
+ * (a display-style sum or integral) near it, that glyph's middle, which
+ * TeX centres on the math axis (not any tall glyph box: a Latin Modern
+ * chunk of "\dfrac{n+1}{2} is the median rank" holds one 2 em tall whose
+ * middle is above the line's). The median of a chunk of a few glyphs can lie
+ * in a fraction's numerator: CM and Latin Modern put "\sum x_i" of an
+ * inline \displaystyle\sum_{i=1}^{n}\frac{x_i}{n} in one chunk, its median
+ * two-thirds up in the numerator, and the words of the line, 0.45 em
+ * below it, stopped counting as its prose (text_on_line()): a centred or
+ * quoted prose line became one display (cls-sumfrac). */
 static double
 chunk_mid_y (const Glyph *g, const Chunk *ch)
 {
-  int n = ch->end - ch->start;
+  int n = ch->end - ch->start, tallest = -1;
   double *v = g_new (double, MAX (n, 1)), m;
 
   for (int k = 0; k < n; k++)
-    v[k] = fm_rect_cy (&g[ch->start + k].r);
+    {
+      const FmRect *r = &g[ch->start + k].r;
+      v[k] = fm_rect_cy (r);
+      if (big_operator_char (g[ch->start + k].c) && r->y1 - r->y0 >= 1.3 * ch->em && (tallest < 0 || r->y1 - r->y0 > g[tallest].r.y1 - g[tallest].r.y0))
+        tallest = ch->start + k;
+    }
   m = fm_median (v, n, fm_rect_cy (&ch->box));
+  /* (within 0.75 em of the median: a chunk can reach into the next line's
+   * sum, "\dfrac{n+1}{2}" over the line below's \displaystyle\sum in a
+   * quote, Latin Modern) */
+  if (tallest >= 0 && fabs (fm_rect_cy (&g[tallest].r) - m) < 0.75 * ch->em)
+    m = fm_rect_cy (&g[tallest].r);
   g_free (v);
   return m;
 }
@@ -6917,7 +6944,7 @@ display_blocks (PageCtx *pc)
 }
 
 /* Whether the line of chunk i (line_group()) is set off from both margins
- * of its column; *nm gets how many chunks the line has. */
+ * of its column; *nm (unless NULL) gets how many chunks the line has. */
 static gboolean
 chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
 {
@@ -6925,8 +6952,11 @@ chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
   int *members = g_new (int, pc->chunks->len + 1);
   FmRect ext;
   gboolean ok;
+  int n;
 
-  *nm = line_group (pc->chunks, i, pc, members, &ext);
+  n = line_group (pc->chunks, i, pc, members, &ext);
+  if (nm != NULL)
+    *nm = n;
   ok = line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em);
   g_free (members);
   return ok;
@@ -7654,7 +7684,7 @@ crossing_text_chunk (const PageCtx *pc, int b)
   GArray *chunks = pc->chunks;
   const FmRect *blocks = pc->blocks;
   const Margins *margins = &pc->margins;
-  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1, nm, set_off_words = -1;
+  int col = column_of (pc, fm_rect_cx (&blocks[b])), run_text = -1, set_off_words = -1;
   gboolean flush = FALSE;
 
   for (guint i = 0; i < chunks->len; i++)
@@ -7677,7 +7707,7 @@ crossing_text_chunk (const PageCtx *pc, int b)
        * 1135; a paragraph's line starts or ends at a margin. Words beside
        * two rows or more, or beside a block of their line only, are a
        * centred table's text column, cls-condtable) */
-      if (!chunk_line_set_off (pc, i, &nm) ||
+      if (!chunk_line_set_off (pc, i, NULL) ||
           (o->box.y0 - blocks[b].y0 < 0.5 * o->em && blocks[b].y1 - o->box.y1 < 0.5 * o->em))
         return (int) i;
       if (set_off_words >= 0)

@@ -971,6 +971,10 @@ test_detect_aligned_edge (void)
  * cls-rowwords (Euler, Palatino), an aligned display whose middle row has
  * "\quad \text{(calculator output)}", dissolved as crossed by running text
  * (display 0/0 of 1, its number lost, 3 inline pieces).
+ * detectfix17 (main d7bc3b0 in brackets): cls-sumfrac (CM, LM), a centred
+ * prose line with an inline \displaystyle\sum_{i=1}^{n}\frac{x_i}{n}, its
+ * words 0.45 em below the middle of the sum-and-numerator chunk, became one
+ * display, words and all (display 0/1 of 0, inline 2/2 of 3).
  *
  * detectfix16 (main 0667c64 in brackets): cls-boxtwo (CM, Times), two-line
  * \fbox{\parbox} paragraphs whose short last line shares one edge only with
@@ -1045,7 +1049,7 @@ test_detect_classes (void)
                           "cls-namedremark-cm", "cls-namedremark-lmodern", "cls-namedremark-xe", "cls-lonerel-cm",
                           "cls-lonerel-lmodern", "cls-lonerel-times", "cls-wordfrac-palatino",
                           "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",
-                          "cls-rowwords-palatino",
+                          "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
                           "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern" };
 

@@ -229,6 +229,11 @@ done
 # words after a \quad beside an aligned display's middle row
 $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-euler --fonts euler --seed 10464
 $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-palatino --fonts palatino --seed 10464
+# detectfix17 (review of detect14v): a centred prose line with an inline
+# display-style sum over a fraction, its words below the sum chunk's middle
+for f in cm lmodern; do
+  $gen --body "$dir/cls-sumfrac.body.tex" --out "$dir" --prefix "cls-sumfrac-$f" --fonts $f --seed 10470
+done
 # detectfix16 (review of detectfix11 and detect14u): two-line framed
 # paragraphs, function applications on squeezed lines, emphasised words
 # between math signs

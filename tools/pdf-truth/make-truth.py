@@ -376,12 +376,10 @@ def class_display(r, twocol):
         return "leftright", c_leftright(r, True) + r.choice(["", " = " + c_frac(r), " + " + c_fcall(r)])
     if c < 0.75:
         return "opname", r"%s = %s %s" % (c_fcall(r), c_frac(r), " + ".join(c_fcall(r) for _ in range(r.randint(1, 3))))
-    if c < 0.83:
+    if c < 0.85:
         return "numbers", c_number(r, True)
-    if c < 0.89:
+    if c < 0.92:
         return "bold", r"%s = %s" % (c_bold(r), c_leftright(r))
-    if c < 0.96:
-        return "textdisp", c_textdisp(r)
     return "generated", display_formula(r)
 
 
@@ -450,11 +448,12 @@ class Corpus:
 
 
 class Doc:
-    def __init__(self, r, corpus=None, classes=False, twocol=False):
+    def __init__(self, r, corpus=None, classes=False, twocol=False, textdisp_r=None):
         self.r = r
         self.corpus = corpus
         self.classes = classes  # --formulas classes
         self.twocol = twocol
+        self.textdisp_r = textdisp_r  # --formulas classes: its own generator
         self.formulas = {}  # id -> (kind, latex)
         self.cls = {}  # id -> class (--formulas classes)
         self.last_class = None
@@ -470,6 +469,12 @@ class Doc:
     def display_formula(self):
         if self.classes:
             self.last_class, f = class_display(self.r, self.twocol)
+            # 7 % of the displays have words in them (textdisp), drawn from
+            # a generator of their own after the usual draw: the classes
+            # documents of earlier seeds stay what they were but for those
+            # displays.
+            if self.textdisp_r.random() < 0.07:
+                self.last_class, f = "textdisp", c_textdisp(self.textdisp_r)
             return f
         return self.r.choice(self.r.choice(self.corpus.display)) if self.corpus else display_formula(self.r)
 
@@ -595,7 +600,7 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
         # Long displays in two columns are one of the classes: more two-column
         # pages, from a generator of their own.
         twocol = random.Random(seed * 13 + 7).random() < 0.6
-    doc = Doc(r, corpus, classes, twocol)
+    doc = Doc(r, corpus, classes, twocol, random.Random(seed * 17 + 11))
     margin = r.choice(["1in", "1.2in", "0.8in"])
     # The body size varies only off pdfLaTeX's default font cycle, from its own
     # generator, so that the pdfLaTeX sets of a seed stay what they were.
