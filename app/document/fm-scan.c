@@ -1928,10 +1928,16 @@ word_starts_line (const ScanPage *p, const Word *o)
 }
 
 /* Word w's baseline: the bottom of its box, less a descender's depth
- * (about 0.2 em) when it has a letter that descends ("by", "up"). */
+ * (about 0.2 em) when it has a letter that descends ("by", "up"). A box
+ * taller than 1.2 em took in the scripts of the formulas beside the word
+ * (Palatino's "and" between x_1^2 + ... = r^2 and y_1^2 + ...: 1.5 em
+ * tall, reaching above the line before): its middle is near the math
+ * axis, a quarter em over the baseline (review of scanfix8). */
 static double
 word_baseline (const Word *w, double em)
 {
+  if (box_h (&w->b) > 1.2 * em)
+    return 0.5 * (w->b.y0 + w->b.y1) + 0.25 * em;
   return strpbrk (w->utf8, "gjpqy") != NULL ? w->b.y1 - 0.2 * em : w->b.y1;
 }
 
@@ -2008,7 +2014,9 @@ word_line_flush_with_prose (const ScanPage *p, const Word *w, double x0)
       const Word *o = &g_array_index (p->words, Word, j);
       double gap = MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1);
 
-      if (!o->text || gap <= 0 || gap >= 3 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
+      /* (a word box grown by the line's scripts overlaps the line
+       * above by a few pixels: review of scanfix8) */
+      if (!o->text || gap <= -0.3 * em || gap >= 3 * em || fabs (o->b.x0 - x0) >= 0.5 * em)
         continue;
       if (word_starts_line (p, o) && word_prose_line_next (p, w, o))
         return TRUE;
@@ -2564,25 +2572,32 @@ comp_touching_word (const ScanPage *p, const Comp *c)
  * (development twins, make-truth seeds 2022-2025, scan seeds 20220-20250,
  * 40 pages: \frac{a}{k}, f < z + c, \sqrt{a \times \sigma} among the 9
  * inline formulas gained at 300 and 150 dpi, 1 lost; band_at alone 21
- * false boxes fewer). Bands within 0.3 em of my count too, by their
- * distance sideways plus up or down: a piece whose middle lies only in a
- * far band's rows took that band at any distance while the formula's
- * other pieces took the near one (review of scan14t: u \neq \|n\| and
- * g_{i} cut in two on two-column twins). */
+ * false boxes fewer). Where the nearest such band is 3 em or more to the
+ * side (the other column's), bands within 0.3 em of my count too, by
+ * their distance sideways plus up or down: the piece took the far band
+ * while the formula's other pieces took the near one (review of scan14t:
+ * u \neq \|n\| and g_{i} cut in two on two-column twins). Not nearer:
+ * on one column, a stray band of a misread word between two lines drew
+ * the scripts of x_1^2 + x_2^2 + x_3^2 = r^2 apart (review of scanfix8). */
 static int
 band_at (const ScanPage *p, double mx, double my)
 {
   double best = G_MAXDOUBLE;
   int found = -1;
-  gboolean held = FALSE;
 
-  for (guint k = 0; k < p->bands->len && !held; k++)
+  for (guint k = 0; k < p->bands->len; k++)
     {
       const Band *bd = &g_array_index (p->bands, Band, k);
-      held = my >= bd->top && my <= bd->bottom;
+      double dx = mx < bd->x0 ? bd->x0 - mx : mx > bd->x1 ? mx - bd->x1 : 0;
+      if (my >= bd->top && my <= bd->bottom && dx <= best)
+        {
+          best = dx;
+          found = (int) k;
+        }
     }
-  if (!held)
-    return -1;
+  if (found < 0 || best < 3.0 * p->em)
+    return found;
+  best = G_MAXDOUBLE;
   for (guint k = 0; k < p->bands->len; k++)
     {
       const Band *bd = &g_array_index (p->bands, Band, k);
