@@ -68,6 +68,21 @@ iou (const FmRect *a, const double b[4])
   return uni > 0 ? inter / uni : 0;
 }
 
+/* The best IoU of a region of this kind with the truth box. */
+static double
+best_iou_of_kind (GPtrArray *regions, FmRegionKind kind, const double box[4])
+{
+  double best = 0;
+
+  for (guint i = 0; i < regions->len; i++)
+    {
+      const FmRegion *r = regions->pdata[i];
+      if (r->kind == kind)
+        best = MAX (best, iou (&r->box, box));
+    }
+  return best;
+}
+
 typedef struct {
   int matched, predicted, truth;
 } Count;
@@ -388,13 +403,7 @@ assert_inline_found (const char *fixture, const double truth[][4], guint n_truth
     return;
   for (guint t = 0; t < n_truth; t++)
     {
-      double best = 0;
-      for (guint i = 0; i < regions->len; i++)
-        {
-          const FmRegion *r = regions->pdata[i];
-          if (r->kind == FM_REGION_INLINE)
-            best = MAX (best, iou (&r->box, truth[t]));
-        }
+      double best = best_iou_of_kind (regions, FM_REGION_INLINE, truth[t]);
       g_test_message ("%s, formula %u: best inline IoU %.2f", fixture, t, best);
       g_assert_cmpfloat (best, >=, 0.5);
     }
@@ -477,13 +486,7 @@ test_display_lines (void)
       g_assert_no_error (error);
       for (guint t = 0; t < G_N_ELEMENTS (pages[k].truth); t++)
         {
-          double best = 0;
-          for (guint i = 0; i < regions->len; i++)
-            {
-              const FmRegion *r = regions->pdata[i];
-              if (r->kind == FM_REGION_DISPLAY)
-                best = MAX (best, iou (&r->box, pages[k].truth[t]));
-            }
+          double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, pages[k].truth[t]);
           g_test_message ("%s display %u: best display IoU %.2f", pages[k].pdf, t, best);
           g_assert_cmpfloat (best, >=, 0.5);
         }
@@ -673,13 +676,7 @@ test_light_aligned (void)
     return;
   for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
     {
-      double best = 0;
-      for (guint i = 0; i < regions->len; i++)
-        {
-          const FmRegion *r = regions->pdata[i];
-          if (r->kind == FM_REGION_DISPLAY)
-            best = MAX (best, iou (&r->box, truth[t]));
-        }
+      double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth[t]);
       g_test_message ("aligned-light display %u: best display IoU %.2f", t, best);
       g_assert_cmpfloat (best, >=, 0.5);
     }
@@ -1039,12 +1036,7 @@ test_display_word (void)
 
   if (regions == NULL)
     return;
-  for (guint i = 0; i < regions->len; i++)
-    {
-      const FmRegion *r = regions->pdata[i];
-      if (r->kind == FM_REGION_DISPLAY)
-        best = MAX (best, iou (&r->box, truth));
-    }
+  best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth);
   g_test_message ("best display IoU %.2f", best);
   g_assert_cmpfloat (best, >=, 0.5);
 }
@@ -1099,13 +1091,7 @@ test_fleqn (void)
     return;
   for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
     {
-      double best = 0;
-      for (guint i = 0; i < regions->len; i++)
-        {
-          const FmRegion *r = regions->pdata[i];
-          if (r->kind == FM_REGION_DISPLAY)
-            best = MAX (best, iou (&r->box, truth[t]));
-        }
+      double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth[t]);
       g_test_message ("display %u: best IoU %.2f", t, best);
       g_assert_cmpfloat (best, >=, 0.5);
     }
@@ -1156,12 +1142,7 @@ test_column_display (void)
 
   if (regions == NULL)
     return;
-  for (guint i = 0; i < regions->len; i++)
-    {
-      const FmRegion *r = regions->pdata[i];
-      if (r->kind == FM_REGION_DISPLAY)
-        best = MAX (best, iou (&r->box, display));
-    }
+  best = best_iou_of_kind (regions, FM_REGION_DISPLAY, display);
   g_test_message ("best display IoU %.2f", best);
   g_assert_cmpfloat (best, >=, 0.5);
 }
