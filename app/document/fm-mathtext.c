@@ -3249,13 +3249,40 @@ origin_measured_char (gunichar c)
  * pdfLaTeX, XeLaTeX, LuaLaTeX); fm-mathtext-origins.inc. Computer Modern,
  * Latin Modern and STIX Two draw every glyph at its origin, unless a
  * virtual font moves them (mathpazo's CMSY10 0.0125 em right). */
+typedef struct
+{
+  const char *font;
+  gunichar c;
+  double lo, hi;
+} GlyphOriginMove;
+
+static const GlyphOriginMove glyph_origin_table[] = {
+#include "fm-mathtext-origins.inc"
+};
+
+/* The first row of FONT in glyph_origin_table, or its length: the table is
+ * generated sorted by font name (case folded), then character, and is
+ * looked up for every glyph of every aligned row. */
+static guint
+glyph_origin_first_row (const char *font)
+{
+  guint lo = 0, hi = G_N_ELEMENTS (glyph_origin_table);
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_ascii_strcasecmp (glyph_origin_table[mid].font, font) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 static gboolean
 glyph_origin_moves (const char *font, gunichar c, double *lo, double *hi)
 {
   static const char *const exact[] = { "cm", "lm", "latinmodern", "stixtwo", NULL };
-  static const struct { const char *font; gunichar c; double lo, hi; } moves[] = {
-#include "fm-mathtext-origins.inc"
-  };
   gboolean by_prefix = FALSE, font_known = FALSE;
 
   *lo = *hi = 0;
@@ -3263,22 +3290,22 @@ glyph_origin_moves (const char *font, gunichar c, double *lo, double *hi)
     return FALSE;
   for (int k = 0; exact[k] != NULL; k++)
     by_prefix = by_prefix || g_ascii_strncasecmp (font, exact[k], strlen (exact[k])) == 0;
-  for (guint k = 0; k < G_N_ELEMENTS (moves); k++)
-    if (g_ascii_strcasecmp (font, moves[k].font) == 0)
-      {
-        if (moves[k].c == c && c != 0)
-          {
-            *lo = moves[k].lo;
-            *hi = moves[k].hi;
-            return TRUE;
-          }
-        if (moves[k].c == 0)
-          {
-            font_known = TRUE;
-            *lo = moves[k].lo;
-            *hi = moves[k].hi;
-          }
-      }
+  for (guint k = glyph_origin_first_row (font);
+       k < G_N_ELEMENTS (glyph_origin_table) && g_ascii_strcasecmp (font, glyph_origin_table[k].font) == 0; k++)
+    {
+      if (glyph_origin_table[k].c == c && c != 0)
+        {
+          *lo = glyph_origin_table[k].lo;
+          *hi = glyph_origin_table[k].hi;
+          return TRUE;
+        }
+      if (glyph_origin_table[k].c == 0)
+        {
+          font_known = TRUE;
+          *lo = glyph_origin_table[k].lo;
+          *hi = glyph_origin_table[k].hi;
+        }
+    }
   /* a character the probes did not meet in this font: Computer Modern's
    * fonts move all glyphs alike, the others are unmeasured (a font that
    * drew every measured one at its origin draws its letters so too) */
