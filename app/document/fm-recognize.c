@@ -831,6 +831,59 @@ is_delimiter_token (const char *tok)
   return g_strv_contains (delimiters, tok);
 }
 
+/* A reading rewritten in place, piece by piece: its tokens with each
+ * one's byte offset and, from the first change on, the text so far. The
+ * step every rewrite of a reading below shares. */
+typedef struct
+{
+  const char *src;  /* the reading (not owned) */
+  GPtrArray *toks;  /* its tokens */
+  GArray *at;       /* the byte offset of each of toks in src */
+  GString *out;     /* NULL while nothing has changed */
+  gsize copied;     /* how much of src stands in out */
+} Rewrite;
+
+static void
+rewrite_read (Rewrite *w, const char *src)
+{
+  w->src = src;
+  w->at = g_array_new (FALSE, FALSE, sizeof (gsize));
+  w->toks = latex_tokens_at (src, w->at);
+}
+
+static void
+rewrite_clear (Rewrite *w)
+{
+  g_clear_pointer (&w->toks, g_ptr_array_unref);
+  g_clear_pointer (&w->at, g_array_unref);
+  if (w->out != NULL)
+    g_string_free (g_steal_pointer (&w->out), TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rewrite, rewrite_clear)
+
+/* Drops the bytes from..to of src: the text so far, src copied up to
+ * from, for the caller to append what stands there instead. */
+static GString *
+rewrite_cut (Rewrite *w, gsize from, gsize to)
+{
+  if (w->out == NULL)
+    w->out = g_string_new (NULL);
+  g_string_append_len (w->out, w->src + w->copied, from - w->copied);
+  w->copied = to;
+  return w->out;
+}
+
+/* The rewritten reading; NULL when nothing was cut. */
+static char *
+rewrite_done (Rewrite *w)
+{
+  if (w->out == NULL)
+    return NULL;
+  g_string_append (w->out, w->src + w->copied);
+  return g_string_free (g_steal_pointer (&w->out), FALSE);
+}
+
 /* The agreeing reading with the explicit sizes of the glyphs' delimiters
  * (\bigl[ ... \bigr], which the reader writes only where \left could not
  * have given that size, fm-mathtext.c explicit_size) where it wrote them at
@@ -847,12 +900,11 @@ static char *
 with_glyphs_sizes (const char *model, const char *text)
 {
   g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
   g_autoptr(GPtrArray) want = g_ptr_array_new ();   /* per delimiter: size or NULL */
-  g_autoptr(GString) out = NULL;
-  gboolean any = FALSE, changed = FALSE;
-  gsize copied = 0;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
+  GArray *at;
+  gboolean any = FALSE;
   guint d = 0;
 
   for (guint i = 0; i < t->len; i++)
@@ -866,7 +918,9 @@ with_glyphs_sizes (const char *model, const char *text)
       }
   if (!any)
     return NULL;
-  out = g_string_new (NULL);
+  rewrite_read (&w, model);
+  m = w.toks;
+  at = w.at;
   for (guint i = 0; i < m->len; i++)
     {
       const char *prev = i > 0 ? m->pdata[i - 1] : NULL;
@@ -893,15 +947,11 @@ with_glyphs_sizes (const char *model, const char *text)
       /* "(" or "\left(" -> "\bigl(" */
       from = prev != NULL && (strcmp (prev, "\\left") == 0 || strcmp (prev, "\\right") == 0)
              ? g_array_index (at, gsize, i - 1) : g_array_index (at, gsize, i);
-      g_string_append_len (out, model + copied, from - copied);
-      g_string_append (out, size);
-      copied = g_array_index (at, gsize, i);
-      changed = TRUE;
+      g_string_append (rewrite_cut (&w, from, g_array_index (at, gsize, i)), size);
     }
-  if (d != want->len || !changed)
+  if (d != want->len)
     return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 /* Whether the reading's i-th token, a delimiter, is drawn sized: after
@@ -929,17 +979,18 @@ static char *
 without_unsized_left (const char *model, const char *text)
 {
   g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
   g_autoptr(GArray) td = g_array_new (FALSE, FALSE, sizeof (guint));   /* text's delimiters */
   g_autoptr(GArray) md = g_array_new (FALSE, FALSE, sizeof (guint));   /* model's */
-  g_autofree gboolean *drop = g_new0 (gboolean, m->len + 1);
-  g_autoptr(GString) out = NULL;
+  g_autofree gboolean *drop = NULL;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
   gboolean changed = FALSE;
-  gsize copied = 0;
 
   if (strstr (model, "\\left") == NULL)
     return NULL;
+  rewrite_read (&w, model);
+  m = w.toks;
+  drop = g_new0 (gboolean, m->len + 1);
   for (guint i = 0; i < t->len; i++)
     if (strcmp (t->pdata[i], "?") == 0)
       return NULL;
@@ -986,16 +1037,10 @@ without_unsized_left (const char *model, const char *text)
     }
   if (!changed)
     return NULL;
-  out = g_string_new (NULL);
   for (guint i = 0; i < m->len; i++)
     if (drop[i])
-      {
-        gsize from = g_array_index (at, gsize, i);
-        g_string_append_len (out, model + copied, from - copied);
-        copied = g_array_index (at, gsize, i + 1);
-      }
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+      rewrite_cut (&w, g_array_index (w.at, gsize, i), g_array_index (w.at, gsize, i + 1));
+  return rewrite_done (&w);
 }
 
 static const char *const limits_operators[] = {
@@ -1049,28 +1094,24 @@ static char *
 with_glyphs_nolimits (const char *model, const char *text)
 {
   g_autoptr(GPtrArray) t = NULL;
-  g_autoptr(GArray) at = NULL;
-  g_autoptr(GPtrArray) m = NULL;
   g_autoptr(GArray) pairs = NULL;
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
-  gboolean changed = FALSE;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
   guint n = 0;
 
   if (strstr (text, "limits") == NULL)
     return NULL;
   t = latex_tokens (text);
-  at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  m = latex_tokens_at (model, at);
+  rewrite_read (&w, model);
+  m = w.toks;
   pairs = g_array_new (FALSE, FALSE, sizeof (guint));
   if (!paired_operators (t, m, pairs))
     return NULL;
-  out = g_string_new (NULL);
   for (guint i = 0; i < t->len; i++)
     {
       guint j;
       const char *after, *want;
-      gsize end;
+      gsize end, skip;
 
       if (!g_strv_contains (limits_operators, t->pdata[i]))
         continue;
@@ -1079,19 +1120,13 @@ with_glyphs_nolimits (const char *model, const char *text)
       want = token_after (t, i);
       if ((strcmp (want, "\\nolimits") != 0 && strcmp (want, "\\limits") != 0) || strcmp (after, want) == 0)
         continue;
-      end = g_array_index (at, gsize, j) + strlen (m->pdata[j]);
-      g_string_append_len (out, model + copied, end - copied);
-      g_string_append (out, want);
-      copied = end;
+      end = skip = g_array_index (w.at, gsize, j) + strlen (m->pdata[j]);
       /* the model's other one goes: the glyphs saw where the scripts are */
       if (strcmp (after, "\\limits") == 0 || strcmp (after, "\\nolimits") == 0)
-        copied = g_array_index (at, gsize, j + 1) + strlen (after);
-      changed = TRUE;
+        skip = g_array_index (w.at, gsize, j + 1) + strlen (after);
+      g_string_append (rewrite_cut (&w, end, skip), want);
     }
-  if (!changed)
-    return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 /* Whether a reading writes \nolimits on an operator the glyphs read with
@@ -1141,60 +1176,6 @@ static gboolean
 is_colon (GPtrArray *toks, guint i)
 {
   return strcmp (toks->pdata[i], ":") == 0 || strcmp (toks->pdata[i], "\\colon") == 0;
-}
-
-/* A reading rewritten in place, piece by piece: its tokens with each
- * one's byte offset and, from the first change on, the text so far. The
- * step the rewrites below share (duplicates: without_top_limits,
- * prime_tokens_as_typed and primes_as_typed each kept these by hand). */
-typedef struct
-{
-  const char *src;  /* the reading (not owned) */
-  GPtrArray *toks;  /* its tokens */
-  GArray *at;       /* the byte offset of each of toks in src */
-  GString *out;     /* NULL while nothing has changed */
-  gsize copied;     /* how much of src stands in out */
-} Rewrite;
-
-static void
-rewrite_read (Rewrite *w, const char *src)
-{
-  w->src = src;
-  w->at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  w->toks = latex_tokens_at (src, w->at);
-}
-
-static void
-rewrite_clear (Rewrite *w)
-{
-  g_clear_pointer (&w->toks, g_ptr_array_unref);
-  g_clear_pointer (&w->at, g_array_unref);
-  if (w->out != NULL)
-    g_string_free (g_steal_pointer (&w->out), TRUE);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Rewrite, rewrite_clear)
-
-/* Drops the bytes from..to of src: the text so far, src copied up to
- * from, for the caller to append what stands there instead. */
-static GString *
-rewrite_cut (Rewrite *w, gsize from, gsize to)
-{
-  if (w->out == NULL)
-    w->out = g_string_new (NULL);
-  g_string_append_len (w->out, w->src + w->copied, from - w->copied);
-  w->copied = to;
-  return w->out;
-}
-
-/* The rewritten reading; NULL when nothing was cut. */
-static char *
-rewrite_done (Rewrite *w)
-{
-  if (w->out == NULL)
-    return NULL;
-  g_string_append (w->out, w->src + w->copied);
-  return g_string_free (g_steal_pointer (&w->out), FALSE);
 }
 
 /* The step the glyph respellings below share: both readings' tokens (the
@@ -1555,18 +1536,19 @@ with_glyphs_operator_names (const char *model, const char *text)
 {
   static const char *const wraps[] = { "\\text", "\\mathrm", "\\textrm", "\\textup", "\\operatorname", NULL };
   g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GString) out = g_string_new (NULL);
   g_autoptr(GPtrArray) done = g_ptr_array_new_with_free_func (g_free);
-  gsize copied = 0;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
 
+  rewrite_read (&w, model);
+  m = w.toks;
   for (guint i = 0; i + 3 < m->len; i++)
     {
       g_autoptr(GString) word = g_string_new (NULL);
       g_autofree char *cmd = NULL;
       const char *one[] = { NULL, NULL };
       guint j = i + 2, before = 0;
+      GString *out;
       gsize end;
 
       if (!g_strv_contains (wraps, m->pdata[i]) || strcmp (m->pdata[i + 1], "{") != 0)
@@ -1585,18 +1567,14 @@ with_glyphs_operator_names (const char *model, const char *text)
       if (count_tokens (t, one) < count_tokens (m, one) + before + 1)
         return NULL;
       g_ptr_array_add (done, g_strdup (cmd));
-      end = g_array_index (at, gsize, j) + 1;
-      g_string_append_len (out, model + copied, g_array_index (at, gsize, i) - copied);
+      end = g_array_index (w.at, gsize, j) + 1;
+      out = rewrite_cut (&w, g_array_index (w.at, gsize, i), end);
       g_string_append (out, cmd);
       if (g_ascii_isalpha (model[end]))
         g_string_append_c (out, ' ');
-      copied = end;
       i = j;
     }
-  if (done->len == 0)
-    return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 static guint
@@ -1632,34 +1610,34 @@ without_invented_underline (const char *model, const char *text)
 {
   static const char *const under[] = { "\\underline", NULL };
   static const char *const rules[] = { "\\frac", "\\dfrac", "\\tfrac", "\\overline", "\\underline", "\\sqrt", NULL };
-  g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
-  guint n_under = count_tokens (m, under);
-
   static const char *const open_brace[] = { "{", NULL }, *const close_brace[] = { "}", NULL };
+  g_autoptr(GPtrArray) t = latex_tokens (text);
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
+  guint n_under;
 
+  rewrite_read (&w, model);
+  m = w.toks;
+  n_under = count_tokens (m, under);
   if (n_under == 0 || count_tokens (t, under) > 0 || count_tokens (t, rules) + n_under > count_tokens (m, rules))
     return NULL;
   /* an unclosed group (skip_group stops at the end of the text) */
   if (count_tokens (m, open_brace) != count_tokens (m, close_brace))
     return NULL;
-  out = g_string_new (NULL);
   for (guint i = 0; i + 1 < m->len; i++)
     {
       const char *open, *close;
+      GString *out;
 
       /* not one inside a group already copied (\underline{\underline{a}}) */
       if (strcmp (m->pdata[i], "\\underline") != 0 || strcmp (m->pdata[i + 1], "{") != 0 ||
-          g_array_index (at, gsize, i) < copied)
+          g_array_index (w.at, gsize, i) < w.copied)
         continue;
-      open = model + g_array_index (at, gsize, i + 1);
+      open = model + g_array_index (w.at, gsize, i + 1);
       close = skip_group (open);
       if (close == NULL || close <= open + 1 || close[-1] != '}')
         return NULL;
-      g_string_append_len (out, model + copied, g_array_index (at, gsize, i) - copied);
+      out = rewrite_cut (&w, g_array_index (w.at, gsize, i), close - model);
       /* "\underline{ab}^{2}" keeps its group as the base of the script,
        * "x^\underline{ab}" as the script's argument */
       if (*close == '^' || *close == '_' ||
@@ -1672,10 +1650,8 @@ without_invented_underline (const char *model, const char *text)
             g_string_append_c (out, ' ');
           g_string_append_len (out, open + 1, close - open - 2);
         }
-      copied = close - model;
     }
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 /* A reading that is not LaTeX: math inside \text{...} (development seed
@@ -1767,15 +1743,18 @@ without_space_after_text (const char *model, const char *text)
                                      "\\tanh", "\\log", "\\ln", "\\lg", "\\exp", "\\det", "\\dim", "\\ker", "\\deg",
                                      "\\gcd", "\\lim", "\\liminf", "\\limsup", "\\Pr", "\\arg", "\\hom", NULL };
   static const char *const small[] = { "\\,", "\\;", "\\:", "\\ ", "~", NULL };
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (model, at);
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
+  GArray *at;
 
+  rewrite_read (&w, model);
+  m = w.toks;
+  at = w.at;
   for (guint i = 0; i + 1 < m->len; i++)
     {
       int depth = 0;
       guint k = i;    /* the construct's last token */
+      GString *out;
 
       if (g_strv_contains (texts, m->pdata[i]) && strcmp (m->pdata[i + 1], "{") == 0)
         for (k = i + 1; k < m->len; k++)
@@ -1801,19 +1780,13 @@ without_space_after_text (const char *model, const char *text)
               continue;
             }
         }
-      if (out == NULL)
-        out = g_string_new (NULL);
-      g_string_append_len (out, model + copied, g_array_index (at, gsize, k + 1) - copied);
+      out = rewrite_cut (&w, g_array_index (at, gsize, k + 1), g_array_index (at, gsize, k + 2));
       /* "\inf A", not "\infA" */
       if (k == i && g_ascii_isalpha (model[g_array_index (at, gsize, k + 2)]))
         g_string_append_c (out, ' ');
-      copied = g_array_index (at, gsize, k + 2);
       i = k + 1;
     }
-  if (out == NULL)
-    return NULL;
-  g_string_append (out, model + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 static gsize
@@ -2347,17 +2320,18 @@ with_glyphs_words (const char *reading, const char *text, gboolean *respelt)
 {
   g_autoptr(GPtrArray) phrases = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = NULL;
-  g_autoptr(GString) out = NULL;
-  gsize copied = 0;
+  g_auto (Rewrite) rw = { 0 };
+  GPtrArray *m;
+  GArray *at;
   guint pos = 0;
 
   *respelt = FALSE;
   if (reading == NULL || text == NULL || strstr (text, "\\text{") == NULL || strcmp (reading, text) == 0)
     return NULL;
   glyph_phrases (text, phrases, want);
-  m = latex_tokens_at (reading, at);
+  rewrite_read (&rw, reading);
+  m = rw.toks;
+  at = rw.at;
   for (guint p = 0; p < phrases->len; p++)
     {
       const char *w = want->pdata[p];
@@ -2392,19 +2366,12 @@ with_glyphs_words (const char *reading, const char *text, gboolean *respelt)
          * \text{for }\;k keeps the model's) */
         if (strcmp (g_strstrip (was), typed) != 0 && (best_d > 0 || count_spaces (typed) > count_spaces (was)))
           {
-            if (out == NULL)
-              out = g_string_new (NULL);
-            g_string_append_len (out, reading + copied, from - copied);
-            g_string_append (out, typed);
-            copied = to;
+            g_string_append (rewrite_cut (&rw, from, to), typed);
             *respelt |= best_d > 0;
           }
       }
     }
-  if (out == NULL)
-    return NULL;
-  g_string_append (out, reading + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&rw);
 }
 
 /* The symbols a reading draws bold: tokens inside \mathbf, \boldsymbol,
@@ -2627,13 +2594,12 @@ static char *
 with_relation_colon (const char *latex, const char *text)
 {
   g_autoptr(GPtrArray) t = latex_tokens (text);
-  g_autoptr(GArray) at = g_array_new (FALSE, FALSE, sizeof (gsize));
-  g_autoptr(GPtrArray) m = latex_tokens_at (latex, at);
-  g_autoptr(GString) out = g_string_new (NULL);
+  g_auto (Rewrite) w = { 0 };
+  GPtrArray *m;
   guint ti = 0;
-  gsize copied = 0;
-  gboolean changed = FALSE;
 
+  rewrite_read (&w, latex);
+  m = w.toks;
   for (guint mi = 0; mi < m->len; mi++)
     {
       const char *mt = m->pdata[mi];
@@ -2646,22 +2612,18 @@ with_relation_colon (const char *latex, const char *text)
       if (strcmp (mt, "\\colon") == 0 && strcmp (t->pdata[ti], ":") == 0 && ti > 0 && ti + 1 < t->len &&
           strcmp (t->pdata[ti + 1], "=") != 0)
         {
-          gsize from = g_array_index (at, gsize, mi);
-          g_string_append_len (out, latex + copied, from - copied);
-          g_string_append_c (out, ':');
-          copied = from + strlen (mt);
-          while (latex[copied] == ' ')
-            copied++;
-          changed = TRUE;
+          gsize from = g_array_index (w.at, gsize, mi), to = from + strlen (mt);
+          while (latex[to] == ' ')
+            to++;
+          g_string_append_c (rewrite_cut (&w, from, to), ':');
         }
       ti++;
     }
   while (ti < t->len && strcmp (t->pdata[ti], ":") != 0 && strcmp (t->pdata[ti], "\\colon") != 0)
     ti++;
-  if (!changed || ti < t->len)
+  if (ti < t->len)
     return NULL;
-  g_string_append (out, latex + copied);
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  return rewrite_done (&w);
 }
 
 /* The model unsure (long formulas: H^{-k}(L\pi_{!}(\mathcal{F})
