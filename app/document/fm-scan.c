@@ -3275,7 +3275,8 @@ page_join_ink (ScanPage *p)
  * the line's spaces alike) where Tesseract saw a word break (the pieces
  * at each side in two different words, neither a symbol, the left not
  * ending and the right not beginning with what relations and operators
- * read as, the right no operator name) and neither side's run of ink
+ * read as, the right no operator name, no bracket open on the left or
+ * closed on the right: "(0," then "1)") and neither side's run of ink
  * (pieces under WORD_SPACE_RUN_EM apart) is a dot or comma (under 0.22
  * em tall) or an operator's shape: one or two pieces 0.25-0.85 em wide
  * and under 0.9 em tall with gaps on both sides within 30 % of each
@@ -3586,6 +3587,8 @@ page_split_word_spaces (ScanPage *p, int *parent)
   g_autofree int *idx = g_new (int, p->n_comps + 1);
   g_autofree int *band = g_new (int, p->n_comps + 1);
   g_autofree int *root = g_new (int, p->n_comps + 1);
+  g_autofree int *start = g_new0 (int, p->n_comps + 2);
+  g_autofree int *fill = g_new0 (int, p->n_comps + 1);
 
   for (int i = 0; i < p->n_comps; i++)
     {
@@ -3601,22 +3604,27 @@ page_split_word_spaces (ScanPage *p, int *parent)
         continue;
       band[r] = band[r] == -1 || band[r] == c->band ? c->band : -2;
     }
+  /* The pieces grouped by their root (start[r] .. start[r + 1] in idx):
+   * one pass, not one per group (a noisy page has tens of thousands of
+   * specks). */
+  for (int i = 0; i < p->n_comps; i++)
+    start[root[i] + 1]++;
+  for (int r = 0; r < p->n_comps; r++)
+    start[r + 1] += start[r];
+  for (int i = 0; i < p->n_comps; i++)
+    idx[fill[root[i]]++ + start[root[i]]] = i;
   for (int r = 0; r < p->n_comps; r++)
     {
-      int n = 0;
+      int n = start[r + 1] - start[r], *members = idx + start[r];
       Box span = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
-      if (root[r] != r || band[r] < 0 || g_array_index (p->comps, Comp, r).text)
+      if (n < 2 || band[r] < 0 || g_array_index (p->comps, Comp, r).text)
         continue;
-      for (int i = 0; i < p->n_comps; i++)
-        if (root[i] == r)
-          {
-            idx[n++] = i;
-            box_union (&span, &g_array_index (p->comps, Comp, i).b);
-          }
-      if (n < 2 || !band_text_near (p, band[r], span.x0, span.x1))
+      for (int m = 0; m < n; m++)
+        box_union (&span, &g_array_index (p->comps, Comp, members[m]).b);
+      if (!band_text_near (p, band[r], span.x0, span.x1))
         continue;
-      g_qsort_with_data (idx, n, sizeof (int), cmp_comp_x, p->comps);
-      group_split_word_spaces (p, parent, idx, n, band[r]);
+      g_qsort_with_data (members, n, sizeof (int), cmp_comp_x, p->comps);
+      group_split_word_spaces (p, parent, members, n, band[r]);
     }
 }
 
