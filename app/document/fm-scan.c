@@ -3264,6 +3264,370 @@ page_join_ink (ScanPage *p)
   return parent;
 }
 
+/* Two inline formulas set a word space apart ("$f_{ij}$ $n^{*}$",
+ * "$m_1, \dots, m_n$ $93 \le x$") are one group of ink to page_join_ink,
+ * whose 1.3 em side-by-side join must bridge a relation's and a binary
+ * operator's spaces. Inside a formula a gap that wide lies beside a
+ * relation or a binary operator, a big operator's limits, a comma or a
+ * dot; between two formulas both sides are operands. A group on a line
+ * of prose is cut at a gap as wide as the line's own word space (the
+ * median gap between its running-text words; 0.75 of it, TeX stretches
+ * the line's spaces alike) where Tesseract saw a word break (the pieces
+ * at each side in two different words, neither a symbol, the left not
+ * ending and the right not beginning with what relations and operators
+ * read as, the right no operator name, no bracket open on the left or
+ * closed on the right: "(0," then "1)") and neither side's run of ink
+ * (pieces under WORD_SPACE_RUN_EM apart) is a dot or comma (under 0.22
+ * em tall) or an operator's shape: one or two pieces 0.25-0.85 em wide
+ * and under 0.9 em tall with gaps on both sides within 30 % of each
+ * other (a relation's thick spaces are alike; "x" for \times and "€"
+ * for \in read as letters), nor a big operator's limits (the thin space
+ * after them; pieces_limits_before). Development twins (make-truth seeds
+ * 2034-2036, scan seeds 20340-20360, 300 dpi): of the 1,127 gaps of 0.15
+ * em or more inside their inline groups, 38 lay between two formulas,
+ * 999 inside one (most beside an operator, 0.2-0.45 em like the word
+ * space: the gap alone does not tell them apart) and 90 beside prose
+ * read as math. FM_SCAN_WORD_SPACES=0 leaves this out. */
+#define WORD_SPACE_RUN_EM 0.12
+
+typedef struct {
+  double x0, x1, y0, y1;
+  int first, n;          /* index into the sorted pieces, count */
+} PieceRun;
+
+/* Whether s begins with an operator name of three letters or more
+ * ("logn)" for \log n), which a thin space sets apart from its operand. */
+static gboolean
+reads_operator_name_first (const char *s)
+{
+  static const char *const names[] = { "cos", "det", "exp", "lim", "log", "max", "min", "sin", "sup", "tan", NULL };
+
+  for (int i = 0; names[i]; i++)
+    if (strncmp (s, names[i], 3) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether a word's reading at its start (or end) is what a relation or a
+ * binary operator reads as, a symbol alone, or an operator name. */
+static gboolean
+word_operator_at (const char *s, gboolean at_end)
+{
+  static const char ops[] = "+-=<>~xXcCeE";
+  gunichar u;
+
+  if (s == NULL || *s == '\0')
+    return TRUE;
+  if (g_utf8_strlen (s, -1) == 1 && !g_unichar_isalnum (g_utf8_get_char (s)))
+    return TRUE;
+  u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
+  if (u < 128)
+    return strchr (ops, (int) u) != NULL;
+  /* × · ± ∈ ⊂ ≤ ≥ — – € ¢ § */
+  return u == 0xd7 || u == 0xb7 || u == 0xb1 || u == 0x2208 || u == 0x2282 || u == 0x2264 ||
+         u == 0x2265 || u == 0x2014 || u == 0x2013 || u == 0x20ac || u == 0xa2 || u == 0xa7 ||
+         (!at_end && reads_operator_name_first (s + (*s == '(')));
+}
+
+/* The words of the pieces of run r at its right (or left) edge, into
+ * set (up to 4); FALSE when a piece there is in no word. */
+static gboolean
+run_edge_words (const ScanPage *p, const int *idx, const PieceRun *r, gboolean right, int *set, int *n_set)
+{
+  *n_set = 0;
+  for (int m = r->first; m < r->first + r->n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      gboolean edge = right ? c->b.x1 >= r->x1 - 0.15 * p->em : c->b.x0 <= r->x0 + 0.15 * p->em;
+      gboolean seen = FALSE;
+      if (!edge)
+        continue;
+      if (c->word < 0)
+        return FALSE;
+      for (int s = 0; s < *n_set; s++)
+        seen |= set[s] == c->word;
+      if (!seen && *n_set < 4)
+        set[(*n_set)++] = c->word;
+    }
+  return *n_set > 0;
+}
+
+/* Whether Tesseract read a word break between runs a and b, with an
+ * operand's reading on both sides. */
+static gboolean
+runs_word_break (const ScanPage *p, const int *idx, const PieceRun *a, const PieceRun *b)
+{
+  int la[4], lb[4], na, nb;
+
+  if (!run_edge_words (p, idx, a, TRUE, la, &na) || !run_edge_words (p, idx, b, FALSE, lb, &nb))
+    return FALSE;
+  for (int i = 0; i < na; i++)
+    {
+      /* a bracket left open ("(0," then "1)" of (0, 1), "O(n" then "logn)") */
+      if (bracket_balance (g_array_index (p->words, Word, la[i]).utf8) > 0)
+        return FALSE;
+      for (int j = 0; j < nb; j++)
+        if (la[i] == lb[j])
+          return FALSE;
+      if (word_operator_at (g_array_index (p->words, Word, la[i]).utf8, TRUE) ||
+          is_operator_name (g_array_index (p->words, Word, la[i]).utf8))
+        return FALSE;
+    }
+  for (int j = 0; j < nb; j++)
+    if (word_operator_at (g_array_index (p->words, Word, lb[j]).utf8, FALSE) ||
+        bracket_balance (g_array_index (p->words, Word, lb[j]).utf8) < 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether run r is shaped as a dot, a comma, or a flat operator (a
+ * minus, =, \approx, an arrow: one piece twice as wide as tall, under
+ * half an em tall). */
+static gboolean
+run_flat_operator (const PieceRun *r, double em)
+{
+  double w = r->x1 - r->x0, h = r->y1 - r->y0;
+
+  return h <= 0.22 * em || (r->n == 1 && w >= 2 * h && h <= 0.5 * em);
+}
+
+/* Whether run k of n, gaps g[] between them (em), is a relation's or a
+ * binary operator's shape between its two spaces, or a dot or comma. A
+ * run beside a flat operator is its operand (\|n\| \to \lambda: the
+ * lambda's spaces are the arrow's and the word space, alike). */
+static gboolean
+run_operator_like (const PieceRun *runs, int k, int n, const double *g, double em)
+{
+  double w = (runs[k].x1 - runs[k].x0) / em, h = (runs[k].y1 - runs[k].y0) / em;
+
+  if (run_flat_operator (&runs[k], em))
+    return TRUE;
+  if (k == 0 || k == n - 1 || w < 0.25 || w > 0.85 || h > 0.9 ||
+      run_flat_operator (&runs[k - 1], em) || run_flat_operator (&runs[k + 1], em))
+    return FALSE;
+  return fabs (g[k - 1] - g[k]) <= 0.3 * MAX (g[k - 1], g[k]);
+}
+
+/* Whether piece c is flat: twice as wide as tall. */
+static gboolean
+comp_flat (const Comp *c)
+{
+  return box_w (&c->b) >= 2 * box_h (&c->b);
+}
+
+/* Whether the middle of one of the pieces idx[0..n) other than a lies in
+ * a's box (a radical's contents under its bar). */
+static gboolean
+pieces_inside (const ScanPage *p, const int *idx, int n, const Comp *a)
+{
+  for (int m = 0; m < n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      double mx = (c->b.x0 + c->b.x1) / 2, my = (c->b.y0 + c->b.y1) / 2;
+      if (c != a && mx > a->b.x0 && mx < a->b.x1 && my > a->b.y0 && my < a->b.y1)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the pieces idx[0..n) ending within 0.7 em left of x hold a
+ * big operator (a piece 0.85 em tall or more, 0.65-2 em wide, with its
+ * limits when the blur ran them into it, nothing inside it) or two
+ * stacked ones (sharing columns, one wholly above the other, no flat
+ * piece between them) 0.9 em or more from top to bottom: a big
+ * operator's limits, "n" over "i=1" right of a text-style \sum, or the
+ * sigma itself broken by a light copy into its top and its flat foot;
+ * the thin space after them is the operator's, not a word space
+ * (\sum_{i=1}^{n} \|m\| was cut after its limits on 13 of the first 30
+ * development twins at 300 dpi). A fraction's parts have their bar
+ * between them, an i's dot its stem under it (0.5 em), = and \le are
+ * flat or short. */
+static gboolean
+pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
+{
+  double em = p->em;
+
+  for (int i = 0; i < n; i++)
+    {
+      const Comp *a = &g_array_index (p->comps, Comp, idx[i]);
+      if (a->b.x1 > x + 1 || a->b.x1 < x - 0.7 * em || comp_flat (a))
+        continue;
+      /* the operator itself, taller than a letter and as wide as an em
+       * (an f is half as wide); its limits may lie on another line */
+      if (box_h (&a->b) >= 0.85 * em && box_w (&a->b) >= 0.65 * em && box_w (&a->b) <= 2.0 * em &&
+          !pieces_inside (p, idx, n, a))
+        return TRUE;
+      for (int j = 0; j < n; j++)
+        {
+          const Comp *b = &g_array_index (p->comps, Comp, idx[j]);
+          gboolean bar = FALSE;
+          if (j == i || b->b.x1 > x + 1 || b->b.y0 < a->b.y1 || MIN (a->b.x1, b->b.x1) <= MAX (a->b.x0, b->b.x0) ||
+              b->b.y1 - a->b.y0 < 0.9 * em || (comp_flat (b) && box_h (&a->b) < 0.5 * em))
+            continue;
+          for (int m = 0; m < n && !bar; m++)
+            {
+              const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+              bar = m != i && m != j && comp_flat (c) && c->b.y0 >= a->b.y1 - 1 && c->b.y1 <= b->b.y0 + 1 &&
+                    c->b.x0 < MIN (a->b.x1, b->b.x1) && c->b.x1 > MAX (a->b.x0, b->b.x0);
+            }
+          if (!bar)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The median gap between the running-text words of band k, px; 0 when
+ * under two gaps. */
+static double
+band_word_space (const ScanPage *p, int k)
+{
+  g_autoptr(GPtrArray) on = g_ptr_array_new ();
+  g_autoptr(GArray) gaps = g_array_new (FALSE, FALSE, sizeof (double));
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      if (w->text && w->band == k)
+        g_ptr_array_add (on, w);
+    }
+  g_ptr_array_sort (on, cmp_word_x);
+  for (guint i = 1; i < on->len; i++)
+    {
+      double gap = ((Word *) on->pdata[i])->b.x0 - ((Word *) on->pdata[i - 1])->b.x1;
+      if (gap > 0 && gap < p->em)
+        g_array_append_val (gaps, gap);
+    }
+  return gaps->len >= 2 ? median ((double *) (void *) gaps->data, (int) gaps->len) : 0;
+}
+
+static int
+cmp_comp_x (const void *a, const void *b, gpointer data)
+{
+  const Comp *c = &g_array_index ((GArray *) data, Comp, *(const int *) a);
+  const Comp *d = &g_array_index ((GArray *) data, Comp, *(const int *) b);
+  return c->b.x0 < d->b.x0 ? -1 : c->b.x0 > d->b.x0;
+}
+
+/* Cuts one group (its pieces idx[0..n), sorted by x) at word spaces. */
+static void
+group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
+{
+  double em = p->em, ws = band_word_space (p, band);
+  double min_gap = MAX (0.2 * em, ws > 0 ? 0.75 * ws : 0.3 * em);
+  /* Wider than two word spaces, a gap is ink lost between two operands
+   * (a minus read with the prose, "42 + a" then delta^{*} 0.9 em on). */
+  double max_gap = ws > 0 ? 2 * ws : 0.6 * em;
+  g_autofree PieceRun *runs = g_new (PieceRun, n);
+  g_autofree double *g = g_new (double, n);
+  g_autofree gboolean *cut = g_new0 (gboolean, n);
+  g_autofree gboolean *on_band = g_new0 (gboolean, n);
+  int nr = 0, root;
+
+  for (int m = 0; m < n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      if (nr > 0 && c->b.x0 < runs[nr - 1].x1 + WORD_SPACE_RUN_EM * em)
+        {
+          PieceRun *r = &runs[nr - 1];
+          r->x1 = MAX (r->x1, c->b.x1);
+          r->y0 = MIN (r->y0, c->b.y0);
+          r->y1 = MAX (r->y1, c->b.y1);
+          r->n++;
+          continue;
+        }
+      runs[nr] = (PieceRun) { c->b.x0, c->b.x1, c->b.y0, c->b.y1, m, 1 };
+      nr++;
+    }
+  for (int k = 0; k + 1 < nr; k++)
+    g[k] = (runs[k + 1].x0 - runs[k].x1) / em;
+  for (int k = 0; k < nr; k++)
+    {
+      cut[k] = k > 0 && g[k - 1] * em >= min_gap && g[k - 1] * em <= max_gap && !run_operator_like (runs, k - 1, nr, g, em) &&
+               !run_operator_like (runs, k, nr, g, em) && runs_word_break (p, idx, &runs[k - 1], &runs[k]) &&
+               !pieces_limits_before (p, idx, n, runs[k - 1].x1);
+      for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
+        on_band[k] |= g_array_index (p->comps, Comp, idx[m]).band == band;
+    }
+  /* Each part keeps a piece on the line and running text within 2 em
+   * (page_cluster_lines' inline test): a part without would be taken for
+   * a display ("pair" read as math at the start of a line, and the first
+   * formula after it, 6 em from the line's next prose word). */
+  for (int k = 0, start = 0; k <= nr; k++)
+    if (k == nr || (k > 0 && cut[k]))
+      {
+        gboolean has = FALSE;
+        for (int m = start; m < k; m++)
+          has |= on_band[m];
+        has = has && band_text_near (p, band, runs[start].x0, runs[k - 1].x1);
+        if (!has && start == 0 && k < nr)
+          {
+            cut[k] = FALSE;  /* the first part joins the next */
+            continue;
+          }
+        if (!has)
+          cut[start] = FALSE;
+        start = k;
+      }
+  root = idx[0];
+  for (int k = 0; k < nr; k++)
+    {
+      if (cut[k])
+        root = idx[runs[k].first];
+      for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
+        parent[idx[m]] = root;
+    }
+}
+
+/* page_join_ink's groups of ink on a line of prose, cut at word spaces
+ * between two formulas (group_split_word_spaces). */
+static void
+page_split_word_spaces (ScanPage *p, int *parent)
+{
+  g_autofree int *idx = g_new (int, p->n_comps + 1);
+  g_autofree int *band = g_new (int, p->n_comps + 1);
+  g_autofree int *root = g_new (int, p->n_comps + 1);
+  g_autofree int *start = g_new0 (int, p->n_comps + 2);
+  g_autofree int *fill = g_new0 (int, p->n_comps + 1);
+
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      root[i] = fm_uf_find (parent, i);
+      band[i] = -1;
+    }
+  /* The line of each group: one band for all its pieces on a band. */
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, i);
+      int r = root[i];
+      if (c->text || c->band < 0)
+        continue;
+      band[r] = band[r] == -1 || band[r] == c->band ? c->band : -2;
+    }
+  /* The pieces grouped by their root (start[r] .. start[r + 1] in idx):
+   * one pass, not one per group (a noisy page has tens of thousands of
+   * specks). */
+  for (int i = 0; i < p->n_comps; i++)
+    start[root[i] + 1]++;
+  for (int r = 0; r < p->n_comps; r++)
+    start[r + 1] += start[r];
+  for (int i = 0; i < p->n_comps; i++)
+    idx[fill[root[i]]++ + start[root[i]]] = i;
+  for (int r = 0; r < p->n_comps; r++)
+    {
+      int n = start[r + 1] - start[r], *members = idx + start[r];
+      Box span = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE };
+      if (n < 2 || band[r] < 0 || g_array_index (p->comps, Comp, r).text)
+        continue;
+      for (int m = 0; m < n; m++)
+        box_union (&span, &g_array_index (p->comps, Comp, members[m]).b);
+      if (!band_text_near (p, band[r], span.x0, span.x1))
+        continue;
+      g_qsort_with_data (members, n, sizeof (int), cmp_comp_x, p->comps);
+      group_split_word_spaces (p, parent, members, n, band[r]);
+    }
+}
+
 /* Whether s reads as a number in brackets with a bracket lost or misread:
  * digits (four at most) with a bracket on one side, and none or a mark
  * on the other ("(19!", "(29°", "1)", "(3!", "[2" and "17]" of "[2 17]"),
@@ -4102,6 +4466,16 @@ page_debug (const ScanPage *p)
                   w->band, w->b.x0, w->b.y0, w->b.x1, w->b.y1, w->img.x0 / scale, w->img.y0 / scale,
                   w->img.x1 / scale, w->img.y1 / scale, w->utf8);
     }
+  if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0)
+    for (int i = 0; i < p->n_comps; i++)
+      {
+        const Comp *c = &g_array_index (p->comps, Comp, i);
+        if (c->text)
+          continue;
+        g_printerr ("  comp %d cluster %d band %d word %d seed %d area %d [%.1f %.1f %.1f %.1f] page [%.2f %.2f %.2f %.2f]\n",
+                    i, c->cluster, c->band, c->word, c->seed, c->area, c->b.x0, c->b.y0, c->b.x1, c->b.y1,
+                    c->img.x0 / scale, c->img.y0 / scale, c->img.x1 / scale, c->img.y1 / scale);
+      }
 }
 
 /* The regions of one rendered page (img at scale px/pt): Tesseract's
@@ -4153,6 +4527,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   else
     {
       g_autofree int *parent = page_join_ink (&p);
+      if (g_strcmp0 (g_getenv ("FM_SCAN_WORD_SPACES"), "0") != 0)
+        page_split_word_spaces (&p, parent);
       page_make_clusters (&p, parent);
       page_cluster_lines (&p);
       page_display_blocks (&p);

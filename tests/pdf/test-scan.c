@@ -1281,6 +1281,27 @@ test_column_lines (void)
   assert_inline_found ("tests/fixtures/pdf/scan/column-lines-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Two inline formulas a word space apart are two boxes
+ * (page_split_word_spaces): f_{ij} and n^{*} were one box (main
+ * 3b437ef, best IoU 0.45 and 0.37); the formulas with relations and
+ * operators between word spaces on the same lines stay whole. Page
+ * pairs-scan300: rows 300-780 px of a scanned twin of cls-scanpairs-cm
+ * (scan seed 10570, JPEG; tests/fixtures/pdf/scan/README.md). */
+static void
+test_word_space_pairs (void)
+{
+  static const double truth[][4] = {
+    { 309.2, 36.5, 321.2, 46.5 },   /* f_{ij}                        */
+    { 324.9, 36.3, 335.6, 43.3 },   /* n^{*}                         */
+    { 255.4, 48.5, 320.2, 58.5 },   /* 93 \le x \times \beta \times a */
+    { 355.2, 57.2, 411.5, 68.2 },   /* a_{k} < 77 - x^{k}            */
+    { 395.3, 69.8, 432.7, 80.4 },   /* \|n\| \to \lambda              */
+    { 67.9, 99.9, 124.5, 109.8 },   /* g \times b \approx c + d       */
+    { 315.1, 97.4, 342.8, 104.8 },  /* u \in v_{k}                    */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/pairs-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1322,5 +1343,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);
   g_test_add_func ("/pdf/scan/footnote-mark", test_footnote_mark);
   g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
+  g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
   return g_test_run ();
 }
