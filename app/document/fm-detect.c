@@ -1531,9 +1531,11 @@ v_overlap_enough (const FmRect *a, const FmRect *b, double frac)
 
 /* Whether the glyphs level with box, taken while each is less than 0.9 em
  * from those taken so far, include a letter of running text (full size:
- * a script's words, \prod_{i\text{ even}}, are the formula's). */
+ * a script's words, \prod_{i\text{ even}}, are the formula's). Glyphs
+ * starting at stop_x or right of it are not walked (a cases display's
+ * column of conditions: cases_condition_column()). */
 static gboolean
-line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc,
+line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc, double stop_x,
                    double *line_x0, double *line_x1)
 {
   double x0 = box->x0, x1 = box->x1;
@@ -1548,7 +1550,7 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
           double cy = 0.5 * (g[i].r.y0 + g[i].r.y1);
           if (taken[i] || cy < box->y0 || cy > box->y1 || across_gutter (pc, fm_rect_cx (&g[i].r), fm_rect_cx (box)))
             continue;
-          if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em)
+          if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em || g[i].r.x0 >= stop_x)
             continue;
           taken[i] = TRUE;
           if (g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c) && g[i].size >= 0.8 * em)
@@ -6311,6 +6313,73 @@ running_text_chunk (const Chunk *o)
   return o->n_text >= 4 || o->n_strong == 0;
 }
 
+/* Whether a tall glyph of character c can be a cases brace: an opening
+ * bracket, or a glyph the text layer could not name (Latin Modern's
+ * extension brace comes as a private-use or control code, a brace found in
+ * the ink as INK_GLYPH); an integral or sum beside the rows is no brace. */
+static gboolean
+cases_brace_char (gunichar c)
+{
+  return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
+}
+
+/* The x where a column of conditions starts right of a tall cases brace of
+ * chunk ch (\begin{cases} 1 & \text{if } x \in S \\ ...), or G_MAXDOUBLE:
+ * two chunks or more starting at one x (0.2 em), their middles within
+ * the brace's height and 0.8 em or more apart, less than 4 em right of it,
+ * one of them with words (a third of its glyphs running text, as the
+ * isolation test counts them; "otherwise" can be an upright word glued to
+ * the period).
+ * Their words made the chunk holding the brace no display (a text chunk
+ * level with it, its line reaching running text) wherever the text margins
+ * are unknown - a short last page - and the line-group rule cannot help:
+ * 14 false inline regions and a missed display in one formula on detect dev
+ * 1139 (CM, XeLaTeX, LuaLaTeX), every cases display with words on a probe
+ * page in CM, Times, XeLaTeX and LuaLaTeX LM. A paragraph has no brace. */
+static double
+cases_condition_column (const PageCtx *pc, const Chunk *ch)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  FmRect brace = { 0, 0, 0, 0 };
+
+  for (int j = ch->start; j < ch->end; j++)
+    {
+      gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
+      FmRect r = g[j].r;
+      /* (an OpenType math font's big brace is a glyph variant that
+       * Poppler boxes at the font's ascent and descent, about an em: its
+       * ink, the tallest run in its middle columns, is the brace) */
+      if (g[j].c == '{' && g[j].font == FM_FONT_MATH && fm_rect_h (&r) < 1.8 * pc->body_em && pc->ink != NULL)
+        radical_to_ink (pc->ink, &r);
+      if (!piece && !(fm_rect_h (&r) >= 1.8 * pc->body_em && cases_brace_char (g[j].c)))
+        continue;
+      if (brace.x1 <= brace.x0 || r.x0 > brace.x1)
+        brace = r;
+      else
+        fm_rect_union (&brace, &r);
+    }
+  if (brace.x1 <= brace.x0 || fm_rect_h (&brace) < 1.8 * pc->body_em)
+    return G_MAXDOUBLE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (o->is_number || o->n_text * 3 < o->end - o->start || o->box.x0 < brace.x1 ||
+          o->box.x0 - brace.x1 > 4.0 * o->em || cy < brace.y0 || cy > brace.y1)
+        continue;
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const Chunk *q = &g_array_index (chunks, Chunk, k);
+          double qy = fm_rect_cy (&q->box);
+          if (k != i && !q->is_number && fabs (q->box.x0 - o->box.x0) < 0.2 * o->em && fabs (qy - cy) > 0.8 * o->em && qy > brace.y0 &&
+              qy < brace.y1)
+            return o->box.x0 - 0.1 * o->em;
+        }
+    }
+  return G_MAXDOUBLE;
+}
+
 /* Display candidates: math-dominated chunks with no text chunk beside them
  * (with the full rule, also clear of the text margins found first). */
 static void
@@ -6327,7 +6396,7 @@ display_chunks (PageCtx *pc)
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       int total = ch->end - ch->start, script_text = 0;
       gboolean isolated = TRUE, piece;
-      double line_x0, line_x1;
+      double line_x0, line_x1, column_x = G_MAXDOUBLE;
 
       /* (words in scripts, \prod_{i\text{ even}} or F_{\text{total}},
        * are a display's own: running text is full size) */
@@ -6348,11 +6417,13 @@ display_chunks (PageCtx *pc)
         }
       else if (ch->n_text - script_text > MAX (1, total / 6))
         continue;
+      if (rule == FM_DETECT_RULE_FULL)
+        column_x = cases_condition_column (pc, ch);
       for (guint j = 0; j < chunks->len && isolated; j++)
         {
           Chunk *o = &g_array_index (chunks, Chunk, j);
           int ot = o->end - o->start;
-          if (j == i || o->is_number)
+          if (j == i || o->is_number || o->box.x0 >= column_x)
             continue;
           if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
               (rule == FM_DETECT_RULE_FULL && o->em_max < 0.81 * pc->body_em && v_overlap_enough (&o->box, &ch->box, 0.05) &&
@@ -6380,7 +6451,8 @@ display_chunks (PageCtx *pc)
       line_x0 = ch->box.x0;
       line_x1 = ch->box.x1;
       if (isolated && rule == FM_DETECT_RULE_FULL &&
-          line_reaches_text (g, pc->n, &ch->box, piece ? MAX (ch->em, pc->body_em) : ch->em, pc, &line_x0, &line_x1))
+          line_reaches_text (g, pc->n, &ch->box, piece ? MAX (ch->em, pc->body_em) : ch->em, pc, column_x, &line_x0,
+                             &line_x1))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -7089,7 +7161,7 @@ continuation_lines (PageCtx *pc)
                    * on a chunk of its own); a worded row's own words are
                    * not running text */
                   double lx0, lx1;
-                  if (!worded && line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+                  if (!worded && line_reaches_text (g, pc->n, &ch->box, ch->em, pc, G_MAXDOUBLE, &lx0, &lx1))
                     continue;
                   fm_rect_union (&blocks[b], &ch->box);
                   ch->block = b;
@@ -7358,7 +7430,7 @@ stacked_neutral_parts (PageCtx *pc)
             !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
             /* not a piece of the text line below or above (a delimiter
              * of an inline formula that only the ink shows, \bigl( ) */
-            !line_reaches_text (pc->g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+            !line_reaches_text (pc->g, pc->n, &ch->box, ch->em, pc, G_MAXDOUBLE, &lx0, &lx1))
           {
             fm_rect_union (&blocks[b], &ch->box);
             ch->block = b;
@@ -7800,16 +7872,6 @@ condition_row (const PageCtx *pc, int b, const Chunk *o)
          o->box.y1 > bl->y0 + 0.2 * o->em && o->box.y0 < bl->y1 - 0.2 * o->em &&
          !across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&o->box)) &&
          (!pc->margins.known[col] || o->box.x1 < pc->margins.right[col] + 0.5 * o->em);
-}
-
-/* Whether a tall glyph of character c can be a cases brace: an opening
- * bracket, or a glyph the text layer could not name (Latin Modern's
- * extension brace comes as a private-use or control code, a brace found in
- * the ink as INK_GLYPH); an integral or sum beside the rows is no brace. */
-static gboolean
-cases_brace_char (gunichar c)
-{
-  return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
 }
 
 /* How many of the chunks marked in row[] have their middle within r's

@@ -999,7 +999,9 @@ test_detect_aligned_edge (void)
  * text-style fractions of digits in a text line, \frac{1}{2}, whose
  * digits and bar (a rule) hold no seed in pdfLaTeX, and a numerator and a
  * denominator that Poppler lists as one word (inline 1/1 of 10 each: the
- * letters of \frac{a}{b} only). */
+ * letters of \frac{a}{b} only); cls-casescol (CM, Times), cases displays
+ * whose conditions hold words on a page too short for its text margins to
+ * be known (display 0 of 2 each, the rows inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1058,7 +1060,7 @@ test_detect_classes (void)
                           "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
                           "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
-                          "cls-textfrac-cm", "cls-textfrac-times" };
+                          "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

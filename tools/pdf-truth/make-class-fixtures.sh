@@ -260,3 +260,8 @@ done
 for f in cm times; do
   $gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix "cls-textfrac-$f" --fonts $f --seed 10600
 done
+# detectprec: cases displays with words in their conditions on a page too
+# short for its text margins to be known
+for f in cm times; do
+  $gen --body "$dir/cls-casescol.body.tex" --out "$dir" --prefix "cls-casescol-$f" --fonts $f --seed 10601
+done
