@@ -6334,8 +6334,9 @@ cases_brace_char (gunichar c)
  * level with it, its line reaching running text) wherever the text margins
  * are unknown - a short last page - and the line-group rule cannot help:
  * 14 false inline regions and a missed display in one formula on detect dev
- * 1139 (CM, XeLaTeX, LuaLaTeX), every cases display with words on a probe
- * page in CM, Times, XeLaTeX and LuaLaTeX LM. A paragraph has no brace. */
+ * 1139 (CM, XeLaTeX, LuaLaTeX; the CM one fixed), 7 of 8 such displays on a
+ * probe page in CM, Times, XeLaTeX and LuaLaTeX LM (6 found now, LuaLaTeX's
+ * first still not). A paragraph has no brace. */
 static double
 cases_condition_column (const PageCtx *pc, const Chunk *ch)
 {
