@@ -1531,9 +1531,11 @@ v_overlap_enough (const FmRect *a, const FmRect *b, double frac)
 
 /* Whether the glyphs level with box, taken while each is less than 0.9 em
  * from those taken so far, include a letter of running text (full size:
- * a script's words, \prod_{i\text{ even}}, are the formula's). */
+ * a script's words, \prod_{i\text{ even}}, are the formula's). Glyphs
+ * starting at stop_x or right of it are not walked (a cases display's
+ * column of conditions: cases_condition_column()). */
 static gboolean
-line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc,
+line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const PageCtx *pc, double stop_x,
                    double *line_x0, double *line_x1)
 {
   double x0 = box->x0, x1 = box->x1;
@@ -1548,7 +1550,7 @@ line_reaches_text (const Glyph *g, int n, const FmRect *box, double em, const Pa
           double cy = 0.5 * (g[i].r.y0 + g[i].r.y1);
           if (taken[i] || cy < box->y0 || cy > box->y1 || across_gutter (pc, fm_rect_cx (&g[i].r), fm_rect_cx (box)))
             continue;
-          if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em)
+          if (g[i].r.x1 < x0 - 0.9 * em || g[i].r.x0 > x1 + 0.9 * em || g[i].r.x0 >= stop_x)
             continue;
           taken[i] = TRUE;
           if (g[i].cls == CLS_TEXT && g_unichar_isalpha (g[i].c) && g[i].size >= 0.8 * em)
@@ -4983,33 +4985,46 @@ inline_trim_ends (const Glyph *g, int n, const int *idx, int *s_io, int *e_io)
   *e_io = e;
 }
 
-/* Clusters with a seed (a math-font glyph, a math symbol or a weak letter)
- * become protos in protos. */
+/* Clusters with a seed (a math-font glyph, a math symbol, a weak letter, or
+ * a text-style fraction's part) become protos in protos.
+ * pdfLaTeX sets \frac{1}{2} in a text line from its text font's digits
+ * (CMR7, LMRoman7, Times, Palatino, Libertine, newtx) and draws the bar as
+ * a rule: no glyph was a seed, and 11 of the 13 inline fractions of a probe
+ * page were missed in each of those six set-ups (XeLaTeX and LuaLaTeX take
+ * the digits from the math font); \dfrac{1}{2} the same, full size. Two
+ * glyphs stacked over a bar on their line's middle (fraction_part(),
+ * inline_fraction_stacks()) are math; prose stacks nothing. */
 static void
 inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
 {
   const Glyph *g = ic->g;
   GHashTable *by_root = g_hash_table_new (NULL, NULL);
   GPtrArray *lists = g_ptr_array_new ();
+  GArray *fractions = g_array_new (FALSE, TRUE, sizeof (gboolean));
 
   for (int a = 0; a < ic->m; a++)
     {
+      const MathGlyph *ma = &g_array_index (ic->math, MathGlyph, a);
       int root = fm_uf_find (ic->parent, a);
-      GArray *list = g_hash_table_lookup (by_root, GINT_TO_POINTER (root + 1));
-      if (list == NULL)
+      int l = GPOINTER_TO_INT (g_hash_table_lookup (by_root, GINT_TO_POINTER (root + 1))) - 1;
+      if (l < 0)
         {
-          list = g_array_new (FALSE, FALSE, sizeof (int));
-          g_hash_table_insert (by_root, GINT_TO_POINTER (root + 1), list);
-          g_ptr_array_add (lists, list);
+          l = (int) lists->len;
+          g_hash_table_insert (by_root, GINT_TO_POINTER (root + 1), GINT_TO_POINTER (l + 1));
+          g_ptr_array_add (lists, g_array_new (FALSE, FALSE, sizeof (int)));
+          g_array_set_size (fractions, lists->len);
         }
-      g_array_append_val (list, g_array_index (ic->math, MathGlyph, a).glyph);
+      g_array_append_val ((GArray *) lists->pdata[l], ma->glyph);
+      if (ic->rule == FM_DETECT_RULE_FULL && !g_array_index (fractions, gboolean, l) &&
+          (ic->bar[a] >= 0 || (ma->script && fraction_part (ic, a, ma->em))))
+        g_array_index (fractions, gboolean, l) = TRUE;
     }
   for (guint l = 0; l < lists->len; l++)
     {
       GArray *list = lists->pdata[l];
       int *idx = (int *) (void *) list->data;
       int s = 0, e = (int) list->len;
-      gboolean seeded = FALSE, ink = FALSE, delimiters_only = TRUE;
+      gboolean seeded = g_array_index (fractions, gboolean, l), ink = FALSE, delimiters_only = TRUE;
 
       g_qsort_with_data (idx, e, sizeof (int), compare_glyph_x, (gpointer) g);
       inline_trim_ends (g, ic->n, idx, &s, &e);
@@ -5049,6 +5064,7 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
       g_array_free (list, TRUE);
     }
   g_ptr_array_free (lists, TRUE);
+  g_array_free (fractions, TRUE);
   g_hash_table_destroy (by_root);
 }
 
@@ -5813,6 +5829,35 @@ mapsto_pieces (Glyph *g, int n)
       g[i].c = 0x21A6;
 }
 
+/* Poppler lists a text-style fraction's numerator and denominator as one
+ * word when the denominator starts where the numerator starts or a little
+ * right of it (\frac{1}{2}, \frac{3}{4}, \frac{a}{b}): a word's glyphs
+ * all get the word's height, from the numerator's top to the denominator's
+ * bottom, and the first glyph ends where the second starts (no width).
+ * Seen in every probe set-up (pdfLaTeX CM, LM, Times, Palatino,
+ * Libertine, newtx; XeLaTeX LM and Termes Math; LuaLaTeX LM Math), and the
+ * parts' test (fraction_part()) found no bar between two boxes that are one.
+ * Such a pair - the second's box as tall as two glyphs' (over 1.7 of its
+ * size), the first no wider than a quarter em, both of one size - gets its
+ * boxes back: the first (the numerator, set first) the upper half, the
+ * second the lower, the first as wide as the second. */
+static void
+one_word_fraction_parts (Glyph *g, int n)
+{
+  for (int i = 0; i + 1 < n; i++)
+    {
+      Glyph *up = &g[i], *down = &g[i + 1];
+      double h = fm_rect_h (&down->r), size = down->size;
+      if (down->space_before || down->line_before || !(size > 0) || fabs (up->size - size) > 0.05 * size ||
+          h < 1.7 * size || fabs (up->r.y0 - down->r.y0) > 0.01 || fabs (up->r.y1 - down->r.y1) > 0.01 ||
+          fm_rect_w (&up->r) > 0.25 * size || fabs (up->r.x1 - down->r.x0) > 0.01 || fm_rect_w (&down->r) <= 0.01)
+        continue;
+      up->r.x1 = MAX (up->r.x1, up->r.x0 + fm_rect_w (&down->r));
+      up->r.y1 = down->r.y0 = up->r.y0 + 0.5 * h;
+      i++;
+    }
+}
+
 /* The body size, the text direction (turned text is worked on in the frame
  * where it runs left to right, and its boxes given back as displayed) and,
  * for the full rule, the word-level classes: they measure gaps along the
@@ -5831,6 +5876,7 @@ page_words (PageCtx *pc)
   if (pc->opts.rule == FM_DETECT_RULE_FULL)
     {
       mapsto_pieces (g, n);
+      one_word_fraction_parts (g, n);
       /* twice: an upright word's test looks at the class of the italic
        * letter after it (\mathrm{ns}(u) in mathptmx), set later in the pass */
       /* Whether this page's math letters come from a math font: lowercase
@@ -6267,6 +6313,74 @@ running_text_chunk (const Chunk *o)
   return o->n_text >= 4 || o->n_strong == 0;
 }
 
+/* Whether a tall glyph of character c can be a cases brace: an opening
+ * bracket, or a glyph the text layer could not name (Latin Modern's
+ * extension brace comes as a private-use or control code, a brace found in
+ * the ink as INK_GLYPH); an integral or sum beside the rows is no brace. */
+static gboolean
+cases_brace_char (gunichar c)
+{
+  return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
+}
+
+/* The x where a column of conditions starts right of a tall cases brace of
+ * chunk ch (\begin{cases} 1 & \text{if } x \in S \\ ...), or G_MAXDOUBLE:
+ * two chunks or more starting at one x (0.2 em), their middles within
+ * the brace's height and 0.8 em or more apart, less than 4 em right of it,
+ * one of them with words (a third of its glyphs running text, as the
+ * isolation test counts them; "otherwise" can be an upright word glued to
+ * the period).
+ * Their words made the chunk holding the brace no display (a text chunk
+ * level with it, its line reaching running text) wherever the text margins
+ * are unknown - a short last page - and the line-group rule cannot help:
+ * 14 false inline regions and a missed display in one formula on detect dev
+ * 1139 (CM, XeLaTeX, LuaLaTeX; the CM one fixed), 7 of 8 such displays on a
+ * probe page in CM, Times, XeLaTeX and LuaLaTeX LM (6 found now, LuaLaTeX's
+ * first still not). A paragraph has no brace. */
+static double
+cases_condition_column (const PageCtx *pc, const Chunk *ch)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  FmRect brace = { 0, 0, 0, 0 };
+
+  for (int j = ch->start; j < ch->end; j++)
+    {
+      gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
+      FmRect r = g[j].r;
+      /* (an OpenType math font's big brace is a glyph variant that
+       * Poppler boxes at the font's ascent and descent, about an em: its
+       * ink, the tallest run in its middle columns, is the brace) */
+      if (g[j].c == '{' && g[j].font == FM_FONT_MATH && fm_rect_h (&r) < 1.8 * pc->body_em && pc->ink != NULL)
+        radical_to_ink (pc->ink, &r);
+      if (!piece && !(fm_rect_h (&r) >= 1.8 * pc->body_em && cases_brace_char (g[j].c)))
+        continue;
+      if (brace.x1 <= brace.x0 || r.x0 > brace.x1)
+        brace = r;
+      else
+        fm_rect_union (&brace, &r);
+    }
+  if (brace.x1 <= brace.x0 || fm_rect_h (&brace) < 1.8 * pc->body_em)
+    return G_MAXDOUBLE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (o->is_number || o->n_text * 3 < o->end - o->start || o->box.x0 < brace.x1 ||
+          o->box.x0 - brace.x1 > 4.0 * o->em || cy < brace.y0 || cy > brace.y1)
+        continue;
+      for (guint k = 0; k < chunks->len; k++)
+        {
+          const Chunk *q = &g_array_index (chunks, Chunk, k);
+          double qy = fm_rect_cy (&q->box);
+          if (k != i && !q->is_number && fabs (q->box.x0 - o->box.x0) < 0.2 * o->em && fabs (qy - cy) > 0.8 * o->em && qy > brace.y0 &&
+              qy < brace.y1)
+            return o->box.x0 - 0.1 * o->em;
+        }
+    }
+  return G_MAXDOUBLE;
+}
+
 /* Display candidates: math-dominated chunks with no text chunk beside them
  * (with the full rule, also clear of the text margins found first). */
 static void
@@ -6283,7 +6397,7 @@ display_chunks (PageCtx *pc)
       Chunk *ch = &g_array_index (chunks, Chunk, i);
       int total = ch->end - ch->start, script_text = 0;
       gboolean isolated = TRUE, piece;
-      double line_x0, line_x1;
+      double line_x0, line_x1, column_x = G_MAXDOUBLE;
 
       /* (words in scripts, \prod_{i\text{ even}} or F_{\text{total}},
        * are a display's own: running text is full size) */
@@ -6304,11 +6418,13 @@ display_chunks (PageCtx *pc)
         }
       else if (ch->n_text - script_text > MAX (1, total / 6))
         continue;
+      if (rule == FM_DETECT_RULE_FULL)
+        column_x = cases_condition_column (pc, ch);
       for (guint j = 0; j < chunks->len && isolated; j++)
         {
           Chunk *o = &g_array_index (chunks, Chunk, j);
           int ot = o->end - o->start;
-          if (j == i || o->is_number)
+          if (j == i || o->is_number || o->box.x0 >= column_x)
             continue;
           if (o->n_text * 3 < ot || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&ch->box)) ||
               (rule == FM_DETECT_RULE_FULL && o->em_max < 0.81 * pc->body_em && v_overlap_enough (&o->box, &ch->box, 0.05) &&
@@ -6336,7 +6452,8 @@ display_chunks (PageCtx *pc)
       line_x0 = ch->box.x0;
       line_x1 = ch->box.x1;
       if (isolated && rule == FM_DETECT_RULE_FULL &&
-          line_reaches_text (g, pc->n, &ch->box, piece ? MAX (ch->em, pc->body_em) : ch->em, pc, &line_x0, &line_x1))
+          line_reaches_text (g, pc->n, &ch->box, piece ? MAX (ch->em, pc->body_em) : ch->em, pc, column_x, &line_x0,
+                             &line_x1))
         isolated = FALSE;
       /* Displays are indented or centred; a math-only line flush with the
        * text margin above it is the end of a paragraph. */
@@ -7045,7 +7162,7 @@ continuation_lines (PageCtx *pc)
                    * on a chunk of its own); a worded row's own words are
                    * not running text */
                   double lx0, lx1;
-                  if (!worded && line_reaches_text (g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+                  if (!worded && line_reaches_text (g, pc->n, &ch->box, ch->em, pc, G_MAXDOUBLE, &lx0, &lx1))
                     continue;
                   fm_rect_union (&blocks[b], &ch->box);
                   ch->block = b;
@@ -7314,7 +7431,7 @@ stacked_neutral_parts (PageCtx *pc)
             !v_overlap_enough (&blocks[b], &ch->box, 0.9) &&
             /* not a piece of the text line below or above (a delimiter
              * of an inline formula that only the ink shows, \bigl( ) */
-            !line_reaches_text (pc->g, pc->n, &ch->box, ch->em, pc, &lx0, &lx1))
+            !line_reaches_text (pc->g, pc->n, &ch->box, ch->em, pc, G_MAXDOUBLE, &lx0, &lx1))
           {
             fm_rect_union (&blocks[b], &ch->box);
             ch->block = b;
@@ -7756,16 +7873,6 @@ condition_row (const PageCtx *pc, int b, const Chunk *o)
          o->box.y1 > bl->y0 + 0.2 * o->em && o->box.y0 < bl->y1 - 0.2 * o->em &&
          !across_gutter (pc, fm_rect_cx (bl), fm_rect_cx (&o->box)) &&
          (!pc->margins.known[col] || o->box.x1 < pc->margins.right[col] + 0.5 * o->em);
-}
-
-/* Whether a tall glyph of character c can be a cases brace: an opening
- * bracket, or a glyph the text layer could not name (Latin Modern's
- * extension brace comes as a private-use or control code, a brace found in
- * the ink as INK_GLYPH); an integral or sum beside the rows is no brace. */
-static gboolean
-cases_brace_char (gunichar c)
-{
-  return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
 }
 
 /* How many of the chunks marked in row[] have their middle within r's

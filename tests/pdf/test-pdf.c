@@ -993,7 +993,15 @@ test_detect_aligned_edge (void)
  * cls-scriptspace (CM, LM), a formula ending in a script a word space before
  * the next, "$Y_\infty$ 2024", "$a^n$ $\vec{v}$" (inline 6/8 of 9: one region
  * each); cls-mapsto (CM, LM), \mapsto whose CMSY bar Poppler reads as a
- * '7': the formula lost its first atom (inline 5/12 and 5/11 of 6). */
+ * '7': the formula lost its first atom (inline 5/12 and 5/11 of 6).
+ *
+ * detectprec (main 3b437ef in brackets): cls-textfrac (CM, Times),
+ * text-style fractions of digits in a text line, \frac{1}{2}, whose
+ * digits and bar (a rule) hold no seed in pdfLaTeX, and a numerator and a
+ * denominator that Poppler lists as one word (inline 1/1 of 10 each: the
+ * letters of \frac{a}{b} only); cls-casescol (CM, Times), cases displays
+ * whose conditions hold words on a page too short for its text margins to
+ * be known (display 0 of 2 each, the rows inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1051,7 +1059,8 @@ test_detect_classes (void)
                           "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",
                           "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
-                          "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern" };
+                          "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
+                          "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1075,7 +1084,8 @@ test_detect_classes (void)
       if (g_str_equal (names[i], "cls-stacks-charter") || g_str_equal (names[i], "cls-stacks-xe") ||
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-") ||
           g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
-          g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-"))
+          g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-") ||
+          g_str_has_prefix (names[i], "cls-textfrac-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

@@ -257,3 +257,14 @@ for f in cm lmodern; do
   $gen --body "$dir/cls-scriptspace.body.tex" --out "$dir" --prefix "cls-scriptspace-$f" --fonts $f --seed 10481
   $gen --body "$dir/cls-mapsto.body.tex" --out "$dir" --prefix "cls-mapsto-$f" --fonts $f --seed 10482
 done
+# detectprec (issue 14): text-style fractions of digits in a text line
+# (\frac{1}{2}: pdfLaTeX's text-font digits and a rule, no seed), and a
+# numerator and a denominator that Poppler lists as one word
+for f in cm times; do
+  $gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix "cls-textfrac-$f" --fonts $f --seed 10600
+done
+# detectprec: cases displays with words in their conditions on a page too
+# short for its text margins to be known
+for f in cm times; do
+  $gen --body "$dir/cls-casescol.body.tex" --out "$dir" --prefix "cls-casescol-$f" --fonts $f --seed 10601
+done
