@@ -195,6 +195,9 @@ $gen --body "$dir/cls-scanand.body.tex" --out "$dir" --prefix cls-scanand-cm --f
 # scanfix8: fleqn displays flush with the margin, a function word a word space
 # from the math (its scanned twin: tests/fixtures/pdf/scan/README.md, fleqn)
 $gen --body "$dir/cls-scanfleqn.body.tex" --out "$dir" --prefix cls-scanfleqn-cm --fonts cm --seed 10520
+# scandisp: inline formulas alone on their paragraph's last line (its scanned
+# twin: tests/fixtures/pdf/scan/README.md, lastline)
+$gen --body "$dir/cls-scanlastline.body.tex" --out "$dir" --prefix cls-scanlastline-cm --fonts cm --seed 10582
 
 # detect14u: a list parted by comma and control space, a lost \amalg after
 # a subscript, a script of text listed apart, symbolsC's relations
