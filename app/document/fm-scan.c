@@ -1509,7 +1509,7 @@ typedef struct {
   int page_index;
   double skew, em;          /* radians; px                                   */
   double pitch;             /* text lines' median pitch, px; 0 unmeasured    */
-  double leading;           /* a paragraph's lines' pitch (bands_pitch), px  */
+  double leading;           /* a paragraph's lines' pitch (page_prose_leading), px */
   double cx, cy;            /* the render's centre, the deskew's pivot       */
   gint64 t_ocr, c_ocr;      /* wall, thread CPU; microseconds                */
   gint64 c_ocr_part;        /* thread CPU of a split page's second part      */
@@ -1598,17 +1598,11 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
 /* The text lines' pitch: the median, over the lines, of the distance
  * from a line's top to the top of the nearest line wholly below it in the
  * same column (sharing columns of the page), 0 with fewer than three such
- * pairs. Measured from the lines alone, so a wrong em does not move it.
- * *leading: the lower quartile of those distances, the pitch of a
- * paragraph's lines where several displays and headings part few lines
- * of prose (the probes of scanfix8: 7 of 13 distances across a display
- * or a heading, the median 45 px for lines 25 px apart); lines are never
- * set closer than that. */
+ * pairs. Measured from the lines alone, so a wrong em does not move it. */
 static double
-bands_pitch (const GArray *bands, double *leading)
+bands_pitch (const GArray *bands)
 {
   g_autofree double *d = g_new (double, bands->len + 1);
-  double mid;
   int n = 0;
 
   for (guint i = 0; i < bands->len; i++)
@@ -1624,11 +1618,85 @@ bands_pitch (const GArray *bands, double *leading)
       if (best < G_MAXDOUBLE)
         d[n++] = best;
     }
-  if (n < 3)
-    return *leading = 0;
-  mid = median (d, n);  /* (sorts d) */
-  *leading = d[(n - 1) / 4];
-  return mid;
+  return n < 3 ? 0 : median (d, n);
+}
+
+/* A text line is a paragraph's line for the leading when it holds this
+ * many running-text words or more: a display's word read as prose ("xa",
+ * "\text{and}"), a fraction's numerator and denominator read as words, a
+ * heading or a title make lines of one or two. */
+#define LEADING_LINE_WORDS 3
+
+/* Two paragraph lines' pitch agrees with another's within this share of
+ * it (a scan's lines are placed to a pixel or two: 23-26 px for 25 on
+ * the development twins, 150 px to the inch). */
+#define LEADING_AGREE 0.08
+
+/* The pitch of a paragraph's lines (the leading), px; 0 unmeasured. Over
+ * the text lines of LEADING_LINE_WORDS running-text words or more, the
+ * distance from each one's top to the top of the nearest such line below
+ * it over the same columns, if that is 1.2 to 2.2 times the taller line's
+ * height (a 10 pt line's words are 16 px tall at 150 px to the inch and
+ * 25 px apart; a display, a heading or the title lies 2 pitches and more
+ * from its neighbours); of those the distance the most others agree with
+ * (LEADING_AGREE; the smallest of equals), as the median of them. The
+ * lower quartile of every line's distance, used before (scanfix8), fell
+ * on the stray lines of a short page: a fraction's numerator and
+ * denominator read as words lie 0.9 em apart, a title page's lines are
+ * its title, authors and date (probes of scandisp: title pages 33-36 px
+ * for the abstract's 23 at 300 dpi, a page of five displays and two
+ * lines of prose 44 px). */
+static double
+page_prose_leading (const ScanPage *p)
+{
+  const GArray *bands = p->bands;
+  g_autofree int *n_words = g_new0 (int, bands->len + 1);
+  g_autofree double *d = g_new (double, bands->len + 1);
+  int n = 0, best_support = 0, best = 0, lo;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      if (w->text && w->band >= 0)
+        n_words[w->band]++;
+    }
+  for (guint i = 0; i < bands->len; i++)
+    {
+      const Band *a = &g_array_index (bands, Band, i);
+      double nearest = G_MAXDOUBLE, h_max = 0, h_min = 0;
+      if (n_words[i] < LEADING_LINE_WORDS)
+        continue;
+      for (guint j = 0; j < bands->len; j++)
+        {
+          const Band *b = &g_array_index (bands, Band, j);
+          if (n_words[j] >= LEADING_LINE_WORDS && b->top > a->bottom && b->top - a->top < nearest &&
+              MIN (a->x1, b->x1) > MAX (a->x0, b->x0))
+            {
+              nearest = b->top - a->top;
+              h_max = MAX (a->bottom - a->top, b->bottom - b->top);
+              h_min = MIN (a->bottom - a->top, b->bottom - b->top);
+            }
+        }
+      if (nearest >= 1.2 * h_max && nearest <= 2.5 * h_min)
+        d[n++] = nearest;
+    }
+  if (n == 0)
+    return 0;
+  qsort (d, n, sizeof (double), cmp_double);
+  for (int i = 0; i < n; i++)
+    {
+      int support = 0;
+      for (int j = 0; j < n; j++)
+        support += fabs (d[j] - d[i]) <= LEADING_AGREE * d[i];
+      if (support > best_support)
+        {
+          best_support = support;
+          best = i;
+        }
+    }
+  for (lo = best; lo > 0 && fabs (d[lo - 1] - d[best]) <= LEADING_AGREE * d[best]; lo--)
+    ;
+  return median (d + lo, best_support);
 }
 
 /* The em from the running text's word heights; the verdicts that need it;
@@ -1912,6 +1980,15 @@ word_function_word (const Word *w)
  * probes of scanfix8, fleqn displays set flush with the margin). */
 #define LINE_PITCH_SLACK 1.15
 
+/* A paragraph's first line is set in by \parindent: 15 pt in the
+ * standard classes at 10 pt, 1.5 em (1.35 of our em, measured from the
+ * words' heights). */
+#define PARINDENT_EM 2.0
+
+/* An inline formula is at most this tall, em: a text-style fraction
+ * \frac{94}{\|n\|} with its scripts is 1.3 em. */
+#define INLINE_TALL_EM 1.6
+
 /* Whether word o starts its line: no word of its row ends left of it
  * within DISPLAY_CHAIN_GAP_EM. */
 static gboolean
@@ -1942,23 +2019,22 @@ word_baseline (const Word *w, double em)
 }
 
 /* Whether the line that word o (a running-text word, the first of its
- * line) starts is a line of prose one line pitch from word w's: the words
- * chained to o on its row (gaps under DISPLAY_CHAIN_GAP_EM) are running
- * text by half their width or more, and their baseline (the highest
- * bottom of its running-text words: a descender only lowers a word's) is
- * within LINE_PITCH_SLACK pitches of w's. Not another row of w's display,
- * which may start at its left edge too (a fleqn display's rows, gathered
- * or aligned at the left) with a \text{...} first (scanfix8). Without a
- * measured pitch, a line whose box lies within 1.5 em of w's. */
+ * line) starts is a line of prose: the words chained to o on its row (gaps
+ * under DISPLAY_CHAIN_GAP_EM) are running text by half their width or
+ * more. *baseline: the highest bottom of its running-text words (a
+ * descender only lowers a word's) starting left of x_end (on a two-column
+ * page whose columns' lines are not level, the other column's words
+ * moved it); *n_text (may be NULL): how many running-text words the line
+ * has. */
 static gboolean
-word_prose_line_next (const ScanPage *p, const Word *w, const Word *o)
+prose_line_from (const ScanPage *p, const Word *o, double x_end, double *baseline, int *n_text)
 {
-  double em = p->em, right = o->b.x1, baseline = o->b.y1, text_w = 0, all_w = 0;
+  double em = p->em, right = o->b.x1, text_w = 0, all_w = 0;
+  int n = 0;
   gboolean grew = TRUE;
   g_autofree gboolean *on = g_new0 (gboolean, p->words->len + 1);
 
-  if (p->leading <= 0)
-    return MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1) < 1.5 * em;
+  *baseline = o->b.y1;
   while (grew)
     {
       grew = FALSE;
@@ -1974,11 +2050,33 @@ word_prose_line_next (const ScanPage *p, const Word *w, const Word *o)
           if (q->text)
             {
               text_w += box_w (&q->b);
-              baseline = MIN (baseline, q->b.y1);
+              if (q->b.x0 <= x_end)
+                *baseline = MIN (*baseline, q->b.y1);
+              n++;
             }
         }
     }
-  return text_w >= 0.5 * all_w && fabs (baseline - word_baseline (w, em)) <= LINE_PITCH_SLACK * p->leading;
+  if (n_text)
+    *n_text = n;
+  return text_w >= 0.5 * all_w;
+}
+
+/* Whether the line that word o (a running-text word, the first of its
+ * line) starts is a line of prose (prose_line_from) one line pitch from
+ * word w's: its baseline is within LINE_PITCH_SLACK pitches of w's. Not
+ * another row of w's display, which may start at its left edge too (a
+ * fleqn display's rows, gathered or aligned at the left) with a
+ * \text{...} first (scanfix8). Without a measured pitch, a line whose box
+ * lies within 1.5 em of w's. */
+static gboolean
+word_prose_line_next (const ScanPage *p, const Word *w, const Word *o)
+{
+  double baseline;
+
+  if (p->leading <= 0)
+    return MAX (o->b.y0 - w->b.y1, w->b.y0 - o->b.y1) < 1.5 * p->em;
+  return prose_line_from (p, o, G_MAXDOUBLE, &baseline, NULL) &&
+         fabs (baseline - word_baseline (w, p->em)) <= LINE_PITCH_SLACK * p->leading;
 }
 
 /* Whether word w stands a word space from its neighbours on its line (both
@@ -2250,16 +2348,55 @@ band_line_width (ScanPage *p, guint k, double x0, double x1)
  * column (a column gap is 1 em, a display is centred in its column). */
 #define COLUMN_GAP_EM 3.0
 
+/* The columns of word o's line: o and the words of its row chained to it
+ * over gaps under 1.3 em (the sideways join of math ink), running text or
+ * not. */
+static void
+word_row_span (const ScanPage *p, const Word *o, double *x0, double *x1)
+{
+  gboolean grew = TRUE;
+
+  *x0 = o->b.x0;
+  *x1 = o->b.x1;
+  while (grew)
+    {
+      grew = FALSE;
+      for (guint i = 0; i < p->words->len; i++)
+        {
+          const Word *q = &g_array_index (p->words, Word, i);
+          if ((q->b.x0 < *x0 || q->b.x1 > *x1) && q->b.x0 < *x1 + 1.3 * p->em &&
+              q->b.x1 > *x0 - 1.3 * p->em && words_share_row (o, q))
+            {
+              *x0 = MIN (*x0, q->b.x0);
+              *x1 = MAX (*x1, q->b.x1);
+              grew = TRUE;
+            }
+        }
+    }
+}
+
 /* Whether no running-text word off band k lies within DISPLAY_APART_EM
- * above or below rows [y0, y1] over columns [x0, x1]. */
+ * above or below rows [y0, y1] over columns [x0, x1]: the word's line
+ * (word_row_span), not the word alone. A line of prose that starts with
+ * an inline formula Tesseract read as no text ("Hell C [feel] + [feel]
+ * them is and ...") left the paragraph's last line under the formula,
+ * "were 12 2.", one running-text word and two numbers, apart from the
+ * text, and it was boxed as a display (development twin dev-2037-09 of
+ * scandisp, make-truth seed 2037, scan seed 20370, both resolutions). */
 static gboolean
 words_stand_apart (const ScanPage *p, guint k, double x0, double x1, double y0, double y1)
 {
   for (guint i = 0; i < p->words->len; i++)
     {
       const Word *o = &g_array_index (p->words, Word, i);
-      if (o->text && o->band != (int) k && o->b.x0 < x1 && o->b.x1 > x0 &&
-          MAX (o->b.y0 - y1, y0 - o->b.y1) >= 0 && rows_within_skip (y0, y1, o->b.y0, o->b.y1, p->em))
+      double o_x0, o_x1;
+      if (!o->text || o->band == (int) k || MAX (o->b.y0 - y1, y0 - o->b.y1) < 0 ||
+          !rows_within_skip (y0, y1, o->b.y0, o->b.y1, p->em))
+        continue;
+      if (o->b.x0 < x1 && o->b.x1 > x0)
+        return FALSE;
+      word_row_span (p, o, &o_x0, &o_x1);
+      if (o_x0 < x1 && o_x1 > x0)
         return FALSE;
     }
   return TRUE;
@@ -3753,6 +3890,61 @@ page_make_clusters (ScanPage *p, int *parent)
     }
 }
 
+/* Whether cluster cl, on no text line, sits on a line of a paragraph: a
+ * line of prose (prose_line_from, LEADING_LINE_WORDS running-text words
+ * or more: a display fraction's numerator read as a word, "bxe" at 91,
+ * is a line of its own one leading over the denominator, development
+ * twin dev-2037-03) one leading above or below it starts
+ * where cl does (within 0.5 em; the line above up to PARINDENT_EM right
+ * of it, a paragraph's first line), and cl is no taller than a line's
+ * inline formula. Its baseline is taken a quarter em (the math axis)
+ * under its middle. An inline formula alone on its paragraph's last line
+ * ("... when an $a$.", "$\|f\| \approx x \cdot \Gamma$ thus:" with
+ * "thus:" misread) has no running text beside it and was boxed as a
+ * display (development twins of scandisp, make-truth seeds 2037 and
+ * 2039: 3 of the 19 false displays at 300 dpi). A display is centred or
+ * set in from the margin, and one that starts at the margin (fleqn, a
+ * full-width display) lies its skip away from the prose, 1.7 leadings
+ * and more (scanfix8's probes); after a short line (\abovedisplayshortskip)
+ * it sits one leading below, but centred, the short line ending left of
+ * it. */
+static gboolean
+cluster_on_paragraph_line (const ScanPage *p, const Cluster *cl)
+{
+  double em = p->em, mid = (cl->b.y0 + cl->b.y1) / 2;
+  gboolean at_margin = FALSE;
+
+  if (p->leading <= 0 || box_h (&cl->b) > INLINE_TALL_EM * em)
+    return FALSE;
+  /* A margin: some line of running text starts where cl does. An
+   * equation number read as a letter ("a" for "(1)") at the left column's
+   * right edge lies within PARINDENT_EM left of the right column's lines
+   * (dev-2037-04). */
+  for (guint j = 0; j < p->words->len && !at_margin; j++)
+    {
+      const Word *o = &g_array_index (p->words, Word, j);
+      at_margin = o->text && fabs (o->b.x0 - cl->b.x0) < 0.5 * em && word_starts_line (p, o);
+    }
+  if (!at_margin)
+    return FALSE;
+  for (guint j = 0; j < p->words->len; j++)
+    {
+      const Word *o = &g_array_index (p->words, Word, j);
+      gboolean above = o->b.y1 < mid;
+      double baseline, off;
+      int n_text;
+      if (!o->text || o->b.x0 <= cl->b.x0 - 0.5 * em ||
+          o->b.x0 >= cl->b.x0 + (above ? PARINDENT_EM : 0.5) * em || !word_starts_line (p, o) ||
+          !prose_line_from (p, o, cl->b.x1 + DISPLAY_CHAIN_GAP_EM * em, &baseline, &n_text) ||
+          n_text < LEADING_LINE_WORDS)
+        continue;
+      off = fabs (mid + 0.25 * em - baseline);
+      if (fabs (off - p->leading) <= 0.3 * p->leading)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Line of each cluster: a text band it overlaps by >= 30 % of the smaller
  * height with running text on the band within 2 em of it. A cluster on no
  * line (and no number) is a display. */
@@ -3802,7 +3994,7 @@ page_cluster_lines (ScanPage *p)
               cl->band = (int) k;
             }
         }
-      cl->display = cl->band < 0 && !cl->number;
+      cl->display = cl->band < 0 && !cl->number && !cluster_on_paragraph_line (p, cl);
     }
 }
 
@@ -4443,8 +4635,9 @@ page_debug (const ScanPage *p)
   double scale = p->scale;
 
   g_printerr ("scan: page %d, OCR %.0f ms (thread CPU %.0f + %.0f), %d x %d px, skew %.2f deg, em %.1f px, %u words, "
-              "%u bands, %d comps\n", p->page_index + 1, p->t_ocr / 1000.0, p->c_ocr / 1000.0, p->c_ocr_part / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
-              words->len, bands->len, p->n_comps);
+              "%u bands, %d comps, pitch %.1f px, leading %.1f px\n", p->page_index + 1, p->t_ocr / 1000.0, p->c_ocr / 1000.0,
+              p->c_ocr_part / 1000.0, p->img->width, p->img->height, p->skew * 180 / G_PI, p->em,
+              words->len, bands->len, p->n_comps, p->pitch, p->leading);
   for (guint i = 0; i < clusters->len; i++)
     {
       Cluster *cl = &g_array_index (clusters, Cluster, i);
@@ -4504,7 +4697,8 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
   p.regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   p.clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
   page_measure_em (&p);
-  p.pitch = bands_pitch (p.bands, &p.leading);
+  p.pitch = bands_pitch (p.bands);
+  p.leading = page_prose_leading (&p);
   for (guint k = 0; k < p.bands->len; k++)
     band_line_groups (&p, k);
   if (!words_only)

@@ -1068,6 +1068,38 @@ test_prose_and (void)
     }
 }
 
+/* An inline formula alone on its paragraph's last line, at the margin
+ * one leading under the prose line above, is inline: no running text
+ * beside it, it was boxed as a display (main 3b437ef; the display IoU
+ * 0.95, no inline box). The displays below it stay displays. Page
+ * lastline-scan300: rows 0-245 pt of a scanned twin of cls-scanlastline-cm
+ * (scan seed 10582, JPEG and uneven light, saved again at quality 40;
+ * tests/fixtures/pdf/scan/README.md). */
+static void
+test_last_line (void)
+{
+  static const double inline_truth[4] = { 77.5, 115.5, 155.9, 127.4 };   /* \|b\| \in a_{j} - a_{i+1} \cdot c */
+  static const double display_truth[][4] = {
+    { 269.4, 130.7, 353.0, 157.1 },   /* \int_{0}^{1} f(t) \, dt = u^{2} + t */
+    { 281.0, 197.0, 338.5, 229.3 },   /* \sum_{k=1}^{N} a_{k} b_{k} \le \frac{z}{x} */
+  };
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/lastline-scan300.pdf");
+  double best;
+
+  if (regions == NULL)
+    return;
+  best = best_iou_of_kind (regions, FM_REGION_INLINE, inline_truth);
+  g_test_message ("inline on the last line: best IoU %.2f", best);
+  g_assert_cmpfloat (best, >=, 0.5);
+  g_assert_cmpfloat (best_iou_of_kind (regions, FM_REGION_DISPLAY, inline_truth), <, 0.5);
+  for (guint t = 0; t < G_N_ELEMENTS (display_truth); t++)
+    {
+      best = best_iou_of_kind (regions, FM_REGION_DISPLAY, display_truth[t]);
+      g_test_message ("display %u: best IoU %.2f", t, best);
+      g_assert_cmpfloat (best, >=, 0.5);
+    }
+}
+
 /* A display set flush with the margin (fleqn, \mathindent 0 pt) with a
  * function word a word space from the math on both sides is no line of
  * prose: the line of prose below it starts at the margin too, but a
@@ -1344,5 +1376,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/footnote-mark", test_footnote_mark);
   g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
+  g_test_add_func ("/pdf/scan/last-line", test_last_line);
   return g_test_run ();
 }

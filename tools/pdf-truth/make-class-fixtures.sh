@@ -198,6 +198,9 @@ $gen --body "$dir/cls-scanfleqn.body.tex" --out "$dir" --prefix cls-scanfleqn-cm
 # scanmerge: inline formulas a word space apart, operand against operand
 # (its scanned twin: tests/fixtures/pdf/scan/README.md, pairs)
 $gen --body "$dir/cls-scanpairs.body.tex" --out "$dir" --prefix cls-scanpairs-cm --fonts cm --seed 10570
+# scandisp: inline formulas alone on their paragraph's last line (its scanned
+# twin: tests/fixtures/pdf/scan/README.md, lastline)
+$gen --body "$dir/cls-scanlastline.body.tex" --out "$dir" --prefix cls-scanlastline-cm --fonts cm --seed 10582
 
 # detect14u: a list parted by comma and control space, a lost \amalg after
 # a subscript, a script of text listed apart, symbolsC's relations
