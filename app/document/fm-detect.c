@@ -5136,7 +5136,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 
 
 /* Text margins: the most common left and right ends of long chunks of
- * running text (justified paragraphs share both). */
+ * running text (justified paragraphs share both), three of them at each
+ * margin, or two at the right one where they are the rightmost. */
 static void
 find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
 {
@@ -5159,6 +5160,15 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
         {
           m->left[col] = fm_layout_mode (l, nl, &cl);
           m->right[col] = fm_layout_mode (r, nl, &cr);
+          /* (two lines ending at the rightmost x to a point are the
+           * paragraphs' justified measure where three start at the left
+           * one: a short page of narrow type - Times, newtx, txfonts,
+           * Libertine, XITS - around an aligned display has no third) */
+          if (cr < 3 && cl >= 3 && nl >= 2 && r[nl - 2] >= r[nl - 1] - 1.0)
+            {
+              m->right[col] = r[nl - 1];
+              cr = 3;
+            }
           m->known[col] = cl >= 3 && cr >= 3 && m->right[col] - m->left[col] > 10.0;
         }
       g_free (l);
@@ -8070,6 +8080,75 @@ condition_rows (PageCtx *pc)
   g_free (row);
 }
 
+/* How many chunks of running text (text_line_chunk()) out of every block
+ * stand beside display block b on the lines of its rows, a row that is not
+ * the whole block, and are those lines set off from both margins
+ * (line_is_set_off()); *words gets the last one. */
+static int
+words_beside_rows (const PageCtx *pc, int b, gboolean *set_off, int *words)
+{
+  GArray *chunks = pc->chunks;
+  const FmRect *bk = &pc->blocks[b];
+  int *members = g_new (int, chunks->len + 1), n = 0;
+  gboolean *seen = g_new0 (gboolean, chunks->len + 1);
+
+  *set_off = TRUE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *r = &g_array_index (chunks, Chunk, i);
+      FmRect ext;
+      int nm;
+      if (r->block != b || !r->is_display ||
+          (r->box.y0 - bk->y0 < 0.5 * r->em && bk->y1 - r->box.y1 < 0.5 * r->em))
+        continue;
+      nm = line_group (chunks, i, pc, members, &ext);
+      for (int k = 0; k < nm; k++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          if (seen[members[k]] || !text_line_chunk (pc, o, fm_rect_cx (bk)) ||
+              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0))
+            continue;
+          seen[members[k]] = TRUE;
+          *words = members[k];
+          *set_off = *set_off && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, r->em);
+          n++;
+        }
+    }
+  g_free (seen);
+  g_free (members);
+  return n;
+}
+
+/* Words beside one row of a display of several rows: "&= 3.2139\
+ * \textup{m} \quad \text{(calculator output)}" of an aligned display, the
+ * words an em right of the block on a line set off from both margins. The
+ * rows' line joins a display by itself where it holds two math glyphs or
+ * more (Euler, Palatino); a number and a unit in the text font have none
+ * (CM, LM, Times, txfonts, newtx, Libertine, XeLaTeX Pagella and XITS
+ * Math: the display was cut before the words). One such chunk joins the
+ * block; words beside two rows or more are a centred table's text column
+ * (cls-condtable), and words on a line that reaches a margin are running
+ * text (crossing_text_chunk()). */
+static void
+join_words_beside_rows (PageCtx *pc)
+{
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      gboolean set_off;
+      int words = -1;
+      Chunk *o;
+      if (pc->blocks[b].x1 <= pc->blocks[b].x0 || words_beside_rows (pc, b, &set_off, &words) != 1 || !set_off)
+        continue;
+      o = &g_array_index (pc->chunks, Chunk, words);
+      o->block = b;
+      o->is_display = TRUE;
+      o->is_display_piece = FALSE;
+      fm_rect_union (&pc->blocks[b], &o->box);
+      if (g_getenv ("FM_DETECT_DEBUG"))
+        g_printerr ("chunk %d: words beside a row of block %d\n", words, b);
+    }
+}
+
 /* A block that a line of running text passes through is the numerator and
  * denominator (or limits) of an inline \displaystyle fraction on that
  * line, not a display: a display has its lines to itself. Only the rows
@@ -8644,6 +8723,7 @@ fm_detect_page (FmDocument            *doc,
       if (stacked_word_parts (&pc))
         merge_blocks (&pc);
       condition_rows (&pc);
+      join_words_beside_rows (&pc);
       dissolve_crossed_blocks (&pc);
     }
   display_and_number_protos (&pc);
