@@ -993,7 +993,17 @@ test_detect_aligned_edge (void)
  * cls-scriptspace (CM, LM), a formula ending in a script a word space before
  * the next, "$Y_\infty$ 2024", "$a^n$ $\vec{v}$" (inline 6/8 of 9: one region
  * each); cls-mapsto (CM, LM), \mapsto whose CMSY bar Poppler reads as a
- * '7': the formula lost its first atom (inline 5/12 and 5/11 of 6). */
+ * '7': the formula lost its first atom (inline 5/12 and 5/11 of 6).
+ *
+ * detectfix18 (main 3b437ef in brackets): cls-jotrows (CM, LuaLaTeX LM
+ * Math, two columns), aligned rows set with \jot 0-1 pt sharing one edge,
+ * the widest taken for a framed paragraph's line and the rows flush with it
+ * set off on one side only (display 0/0 of 3, 6 inline pieces);
+ * cls-wideframe (CM, Times), \fbox{\parbox} paragraphs 1-1.2 em inside
+ * their frame as mdframed and tcolorbox set them, the full first line a
+ * false display (2 false displays, inline 2 of 8); cls-rowwords (CM, Times,
+ * XeLaTeX XITS), the calculator-output row in fonts whose "= 3.2139 m"
+ * holds no math glyph: cut before the words or dissolved (display 0 of 1). */
 static void
 test_detect_classes (void)
 {
@@ -1051,7 +1061,9 @@ test_detect_classes (void)
                           "cls-wordfrac-txfonts", "cls-wordfrac-euler", "cls-rowwords-euler",
                           "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
-                          "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern" };
+                          "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
+                          "cls-jotrows-cm", "cls-jotrows-lua", "cls-wideframe-cm", "cls-wideframe-times",
+                          "cls-rowwords-cm", "cls-rowwords-times", "cls-rowwords-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
