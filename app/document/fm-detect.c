@@ -5366,7 +5366,10 @@ framed_paragraph_line (const PageCtx *pc, const FmRect *ext, double em)
  * lies the paragraph's baselineskip away (1.15-1.2 em between the lines'
  * middles), where the rows of an aligned or gathered display are \jot
  * further apart (1.45-1.5 em in cls-alignedge, whose lower row "rate out
- * = x + y" has words too) and a matrix's rows have none. */
+ * = x + y" has words too) and a matrix's rows have none. Only without a
+ * render of the page: rows set with \jot at 0-1 pt lie at a paragraph's
+ * pitch (cls-jotrows), and the frame's ink tells a framed paragraph
+ * (framed_paragraph_line()). */
 static gboolean
 edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
 {
