@@ -638,8 +638,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * display, set in from a narrow column's margins by equal slivers of 0.31
  * em, whose lower row of words starts where it starts. One shared edge made
  * it a framed paragraph's line (main 0c158a9: an inline formula from a_1,
- * its words dropped); it is a display with its words. Only that row: the
- * lower rows still come apart from it (a limit of its own). */
+ * its words dropped); it is a display with its words. The lower rows, flush
+ * with it, join it since detectfix18 (row_flush_with_block()): the whole
+ * fixture is in /pdf/detect/classes too. */
 static void
 test_detect_aligned_edge (void)
 {
@@ -995,7 +996,9 @@ test_detect_aligned_edge (void)
  * each); cls-mapsto (CM, LM), \mapsto whose CMSY bar Poppler reads as a
  * '7': the formula lost its first atom (inline 5/12 and 5/11 of 6).
  *
- * detectfix18 (main 3b437ef in brackets): cls-jotrows (CM, LuaLaTeX LM
+ * detectfix18 (main 3b437ef in brackets): cls-alignedge-cm, whole (its
+ * lower rows, flush with the widest, came as inline pieces: display 0/0 of
+ * 2); cls-jotrows (CM, LuaLaTeX LM
  * Math, two columns), aligned rows set with \jot 0-1 pt sharing one edge,
  * the widest taken for a framed paragraph's line and the rows flush with it
  * set off on one side only (display 0/0 of 3, 6 inline pieces);
@@ -1062,7 +1065,7 @@ test_detect_classes (void)
                           "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
                           "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
-                          "cls-jotrows-cm", "cls-jotrows-lua", "cls-wideframe-cm", "cls-wideframe-times",
+                          "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-wideframe-cm", "cls-wideframe-times",
                           "cls-rowwords-cm", "cls-rowwords-times", "cls-rowwords-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
