@@ -4985,6 +4985,53 @@ inline_trim_ends (const Glyph *g, int n, const int *idx, int *s_io, int *e_io)
   *e_io = e;
 }
 
+/* Whether the bar of fraction seed a (under or over it) is a fraction's
+ * and not a table's rule: it ends within 0.35 em of the parts stacked on
+ * it. TeX adds \nulldelimiterspace (0.12 em) each side of a fraction; a
+ * table's \hline or \cline runs \tabcolsep (0.6 em) or whole columns past
+ * its cells (review of detectprec: a \multirow results table's numbers
+ * and wrapped text beside an \hline had become inline formulas in CM). */
+static gboolean
+fraction_seed_tight (const InlineCtx *ic, int a, double em)
+{
+  const Glyph *g = ic->g;
+  const FmRect *r = &g[g_array_index (ic->math, MathGlyph, a).glyph].r;
+  double bx0, bx1, p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE, tol, s0, s1;
+
+  if (ic->bar[a] >= 0)
+    {
+      const FracBar *fb = &g_array_index (ic->bars, FracBar, ic->bar[a]);
+      for (int k = 0; k < ic->m; k++)
+        if (ic->bar[k] == ic->bar[a])
+          {
+            const FmRect *rk = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+            p0 = MIN (p0, rk->x0);
+            p1 = MAX (p1, rk->x1);
+          }
+      return p1 > p0 && fb->x0 >= p0 - 0.35 * em && fb->x1 <= p1 + 0.35 * em;
+    }
+  tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
+  for (int which = 0; which < 2; which++)
+    {
+      double y = which == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em);
+      if (y < 0)
+        continue;
+      p0 = G_MAXDOUBLE;
+      p1 = -G_MAXDOUBLE;
+      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
+                   &bx1);
+      for (int side = 0; side < 2; side++)
+        if (fraction_side_extent (ic, y, side == 0, bx0, bx1, tol, em, &s0, &s1))
+          {
+            p0 = MIN (p0, s0);
+            p1 = MAX (p1, s1);
+          }
+      if (p1 > p0 && bx0 >= p0 - 0.35 * em && bx1 <= p1 + 0.35 * em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Clusters with a seed (a math-font glyph, a math symbol, a weak letter, or
  * a text-style fraction's part) become protos in protos.
  * pdfLaTeX sets \frac{1}{2} in a text line from its text font's digits
@@ -5016,7 +5063,7 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
         }
       g_array_append_val ((GArray *) lists->pdata[l], ma->glyph);
       if (ic->rule == FM_DETECT_RULE_FULL && !g_array_index (fractions, gboolean, l) &&
-          (ic->bar[a] >= 0 || (ma->script && fraction_part (ic, a, ma->em))))
+          (ic->bar[a] >= 0 || (ma->script && fraction_part (ic, a, ma->em))) && fraction_seed_tight (ic, a, ma->em))
         g_array_index (fractions, gboolean, l) = TRUE;
     }
   for (guint l = 0; l < lists->len; l++)
