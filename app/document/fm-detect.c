@@ -6028,15 +6028,22 @@ mapsto_pieces (Glyph *g, int n)
  * Such a pair - the second's box as tall as two glyphs' (over 1.7 of its
  * size), the first no wider than a quarter em, both of one size - gets its
  * boxes back: the first (the numerator, set first) the upper half, the
- * second the lower, the first as wide as the second. */
+ * second the lower, the first as wide as the second. Only letters and
+ * digits under the page's body size (a text fraction's parts are script
+ * size): old dvips PDFs of Type 3 bitmap fonts give every word's glyphs
+ * 1.8 em tall boxes, and Times' '.' or Helvetica's 'i' are a quarter em
+ * wide (review of detectprec). */
 static void
 one_word_fraction_parts (Glyph *g, int n)
 {
+  double body = median_size (g, 0, n);
+
   for (int i = 0; i + 1 < n; i++)
     {
       Glyph *up = &g[i], *down = &g[i + 1];
       double h = fm_rect_h (&down->r), size = down->size;
       if (down->space_before || down->line_before || !(size > 0) || fabs (up->size - size) > 0.05 * size ||
+          size > 0.85 * body || !g_unichar_isalnum (up->c) || !g_unichar_isalnum (down->c) ||
           h < 1.7 * size || fabs (up->r.y0 - down->r.y0) > 0.01 || fabs (up->r.y1 - down->r.y1) > 0.01 ||
           fm_rect_w (&up->r) > 0.25 * size || fabs (up->r.x1 - down->r.x0) > 0.01 || fm_rect_w (&down->r) <= 0.01)
         continue;
