@@ -4,7 +4,12 @@
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py dump --cli build/app/formulate-cli \
       --twins DIR... --out FEATURES_DIR
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py train --features FEATURES_DIR... \
-      [--hidden 16] [--ensemble 5] [--seed 1] --header app/document/fm-scan-words.h
+      [--hidden 16] [--ensemble 5] [--seed 1] [--pos-weight W] [--edge LO,HI] [--patience N] \
+      --header app/document/fm-scan-words.h
+  /usr/bin/python3 tools/pdf-truth/train-scan-words.py eval --features FEATURES_DIR... \
+      --header app/document/fm-scan-words.h
+  /usr/bin/python3 tools/pdf-truth/train-scan-words.py merge --headers OLD.h NEW.h \
+      --header app/document/fm-scan-words.h
 
 dump: runs `formulate-cli pdf TWIN --detect-only` on every TWIN.pdf of the
 folders (scanned twins from scan-truth.py, with TWIN.truth.json beside them)
@@ -12,13 +17,17 @@ with FM_SCAN_FEATURES (every Tesseract word's features, as fm-scan.c computes
 them) and FM_SCAN_WORDS=rules, and writes TWIN.tsv into FEATURES_DIR, each
 word labelled: 1 when half its box or more lies in an inline or display truth
 region, 0 when it lies in none, and left out (-1) when it lies in an equation
-number's (numbers keep the rules' verdict in fm-scan.c).
+number's (numbers keep the rules' verdict in fm-scan.c); the last column is
+the largest share of its box in one formula region (--edge reads it).
 
 train: one-hidden-layer MLPs (tanh, sigmoid output; inputs standardised) by
 full-batch Adam on the words of the training folders, with one twin in five
 held out (by file) to pick the epoch, --ensemble of them from different
 initialisations merged into one net (logits averaged); writes the weights as
-a C header. Use
+a C header. eval: the word accuracy and math precision/recall of a
+header's net and of the rules on dumped features. merge: one net
+averaging the logits of several headers' nets (an earlier header's twins
+need not be at hand). Use
 twins of seeds that the bench never scores (docs/scanned.md lists them).
 """
 import argparse
@@ -69,7 +78,11 @@ def dump(args):
                         continue
                     label = -1 if r["kind"] == "number" else 1
                     break
-                out.append("\t".join([str(label)] + cols))
+                # The largest share of the box in a formula: words astride a
+                # region's edge are the labels' noise (train --edge).
+                share = max([overlap_fraction(box, r["box"]) for r in truth
+                             if r["page"] == page and r["kind"] != "number"] + [0.0])
+                out.append("\t".join([str(label)] + cols + [f"{share:.3f}"]))
             os.remove(raw)
             with open(os.path.join(args.out, name + ".tsv"), "w", encoding="utf-8") as fp:
                 fp.write("\n".join(out) + ("\n" if out else ""))
@@ -86,10 +99,11 @@ def load(folders):
                 label = int(cols[0])
                 number, citation = int(cols[6]), int(cols[7])
                 word = cols[8 + N_FEATURES] if len(cols) > 8 + N_FEATURES else ""
+                share = float(cols[9 + N_FEATURES]) if len(cols) > 9 + N_FEATURES else float(label)
                 # fm-scan.c classifies neither numbers, citations nor empty words.
                 if label < 0 or number or citation or word == "":
                     continue
-                rows.append((label, [float(c) for c in cols[8:8 + N_FEATURES]]))
+                rows.append((label, [float(c) for c in cols[8:8 + N_FEATURES]], share))
             if rows:
                 files.append((path, rows))
     return files
@@ -106,14 +120,17 @@ def train(args):
     order = rng.permutation(len(files))
     n_val = max(1, len(files) // 5)
     val_files = set(order[:n_val].tolist())
+    lo, hi = args.edge
 
-    def stack(sel):
-        y = [lab for i, (_, rows) in enumerate(files) if sel(i) for lab, _ in rows]
-        x = [f for i, (_, rows) in enumerate(files) if sel(i) for _, f in rows]
+    def stack(sel, edge):
+        rows = [row for i, (_, rs) in enumerate(files) if sel(i) for row in rs
+                if not (edge and lo < row[2] < hi)]
+        x = [f for _, f, _ in rows]
+        y = [lab for lab, _, _ in rows]
         return np.array(x, dtype=np.float32), np.array(y, dtype=np.float32)
 
-    xt, yt = stack(lambda i: i not in val_files)
-    xv, yv = stack(lambda i: i in val_files)
+    xt, yt = stack(lambda i: i not in val_files, True)
+    xv, yv = stack(lambda i: i in val_files, False)
     # Features left out: constant in training, so their weights stay 0.
     for k in args.drop:
         xt[:, k] = 0
@@ -125,7 +142,8 @@ def train(args):
     ty = torch.tensor(yt)
     vx = torch.tensor((xv - mean) / scale)
     vy = torch.tensor(yv)
-    loss_fn = torch.nn.BCEWithLogitsLoss()
+    # --pos-weight weighs the math words' errors (a fifth of the words).
+    loss_fn = torch.nn.BCEWithLogitsLoss(pos_weight=torch.tensor(args.pos_weight))
 
     def fit(seed):
         torch.manual_seed(seed)
@@ -144,6 +162,8 @@ def train(args):
                 vl = loss_fn(model(vx).squeeze(1), vy).item()
             if vl < best[0]:
                 best = (vl, [p.detach().clone() for p in model.parameters()], epoch)
+            elif args.patience and epoch - best[2] > args.patience:
+                break
         print(f"member seed {seed}: best epoch {best[2]}, held-out loss {best[0]:.4f}", file=sys.stderr)
         return best
 
@@ -201,6 +221,82 @@ def train(args):
         fp.write("\n".join(src) + "\n")
 
 
+def read_header(path):
+    """The net of a header that train or merge wrote: mean, scale, w1, b1, w2, b2,
+    threshold, and the header's text from its threshold's comment on."""
+    import re
+    import numpy as np
+
+    text = open(path).read()
+
+    def arr(name):
+        body = re.search(name + r"(?:\[\d+\])+ = \{(.*?)\};", text, re.S).group(1)
+        return np.array([float(v.rstrip("f")) for v in re.findall(r"[-+0-9.eE]+f", body)], dtype=np.float64)
+
+    b1 = arr("fm_scan_words_b1")
+    b2 = float(re.search(r"fm_scan_words_b2 = ([-+0-9.eE]+)f", text).group(1))
+    thr = float(re.search(r"fm_scan_words_threshold = ([-+0-9.eE]+)f", text).group(1))
+    return (arr("fm_scan_words_mean"), arr("fm_scan_words_scale"), arr("fm_scan_words_w1").reshape(len(b1), N_FEATURES),
+            b1, arr("fm_scan_words_w2"), b2, thr, text[text.index("/* Running text under"):])
+
+
+def merge(args):
+    """One net whose logit is the mean of the headers' nets' logits: their
+    hidden units side by side, each net's standardisation folded into its
+    first layer (mean 0, scale 1), the output weights divided by their
+    number; threshold and seed from the last header. Keeps what an earlier
+    header learnt from twins that are no longer at hand."""
+    import numpy as np
+
+    nets = [read_header(h) for h in args.headers]
+    w1 = np.vstack([n[2] / n[1] for n in nets])
+    b1 = np.concatenate([n[3] - (n[2] / n[1]) @ n[0] for n in nets])
+    w2 = np.concatenate([n[4] for n in nets]) / len(nets)
+    b2 = sum(n[5] for n in nets) / len(nets)
+
+    def num(a):
+        t = f"{float(a):.7g}"
+        return (t if any(c in t for c in ".en") else t + ".0") + "f"
+
+    fl = lambda v: ", ".join(num(a) for a in v)
+    h = len(b1)
+    src = ["/* Generated by tools/pdf-truth/train-scan-words.py: do not edit.",
+           f" * {' '.join(sys.argv[1:])}: the logits of these nets averaged."]
+    for path in args.headers:  # what each net was (each header's comment)
+        comment = open(path).read().split("*/")[0].splitlines()[1:]
+        src += [f" * {os.path.basename(path)}:"] + [(" *  " + line.lstrip(" *")).rstrip() for line in comment]
+    src[-1] += " */"
+    src += [
+           f"#define FM_SCAN_WORDS_N_FEATURES {N_FEATURES}",
+           f"#define FM_SCAN_WORDS_N_HIDDEN {h}",
+           f"static const float fm_scan_words_mean[{N_FEATURES}] = {{ {fl(np.zeros(N_FEATURES))} }};",
+           f"static const float fm_scan_words_scale[{N_FEATURES}] = {{ {fl(np.ones(N_FEATURES))} }};",
+           f"static const float fm_scan_words_w1[{h}][{N_FEATURES}] = {{"]
+    src += [f"  {{ {fl(row)} }}," for row in w1]
+    src += ["};",
+            f"static const float fm_scan_words_b1[{h}] = {{ {fl(b1)} }};",
+            f"static const float fm_scan_words_w2[{h}] = {{ {fl(w2)} }};",
+            f"static const float fm_scan_words_b2 = {num(b2)};"]
+    with open(args.header, "w") as fp:
+        fp.write("\n".join(src) + "\n" + nets[-1][7])
+
+
+def evaluate(args):
+    """Word accuracy, math precision/recall of a header's net (and of the rules)
+    on dumped features: whether a header still fits what fm-scan.c dumps."""
+    import numpy as np
+
+    mean, scale, w1, b1, w2, b2, thr, _ = read_header(args.header)
+    rows = [row for _, rs in load(args.features) for row in rs]
+    x = np.array([f for _, f, _ in rows])
+    y = np.array([lab for lab, _, _ in rows]) >= 0.5
+    p = 1 / (1 + np.exp(-(np.tanh((x - mean) / scale @ w1.T + b1) @ w2 + b2)))
+    for name, m in (("net", p >= thr), ("rules", x[:, 2] < 0.5)):
+        tp = float((m & y).sum())
+        print(f"{name}: words {len(y)} ({y.mean():.3f} math), accuracy {(m == y).mean():.4f}, "
+              f"math P {tp / max(m.sum(), 1):.4f} R {tp / max(y.sum(), 1):.4f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -218,9 +314,22 @@ def main():
     t.add_argument("--seed-threshold", type=float, default=0.8)
     t.add_argument("--drop", type=lambda v: [int(k) for k in v.split(",") if k], default=[],
                    help="feature indices (comma-separated) the model does not use")
+    t.add_argument("--patience", type=int, default=0,
+                   help="stop a member after this many epochs without a better held-out loss (0: never)")
+    t.add_argument("--pos-weight", type=float, default=1.0,
+                   help="weight of the math words in the loss")
+    t.add_argument("--edge", type=lambda v: [float(k) for k in v.split(",")], default=[1.0, 0.0],
+                   help="LO,HI: leave out of training the words whose largest share in a formula "
+                        "lies strictly between LO and HI (labels astride a region edge)")
     t.add_argument("--header", required=True)
+    e = sub.add_parser("eval")
+    e.add_argument("--features", nargs="+", required=True)
+    e.add_argument("--header", required=True)
+    m = sub.add_parser("merge")
+    m.add_argument("--headers", nargs="+", required=True)
+    m.add_argument("--header", required=True)
     args = ap.parse_args()
-    dump(args) if args.cmd == "dump" else train(args)
+    {"dump": dump, "train": train, "eval": evaluate, "merge": merge}[args.cmd](args)
 
 
 if __name__ == "__main__":
