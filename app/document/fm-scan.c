@@ -512,6 +512,23 @@ static gboolean tess_failed;
  * parameters, not the instance's. */
 static GMutex tess_init_lock;
 
+/* FM_SCAN_TESS_VARS="name=value;name=value": Tesseract variables set on
+ * every instance, for measuring them in the pipeline (docs/scanned.md,
+ * Speed); a name Tesseract does not know is reported once per instance. */
+static void
+tess_set_env_variables (TessBaseAPI *api)
+{
+  const char *env = g_getenv ("FM_SCAN_TESS_VARS");
+  g_auto(GStrv) pairs = env ? g_strsplit (env, ";", -1) : NULL;
+
+  for (int i = 0; pairs && pairs[i]; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (pairs[i], "=", 2);
+      if (kv[0] && *kv[0] && kv[1] && !TessBaseAPISetVariable (api, kv[0], kv[1]))
+        g_printerr ("FM_SCAN_TESS_VARS: Tesseract has no variable %s\n", kv[0]);
+    }
+}
+
 static TessBaseAPI *
 tess_new (void)
 {
@@ -526,7 +543,20 @@ tess_new (void)
       api = NULL;
     }
   else
-    TessBaseAPISetVariable (api, "debug_file", "/dev/null");
+    {
+      TessBaseAPISetVariable (api, "debug_file", "/dev/null");
+      /* A text line whose LSTM outputs are unsure (mean under
+       * invert_threshold, 0.7) is read a second time inverted, for white
+       * text on black: on the development twins a math line's reading
+       * (19 of 292 and 18 of 150 of the lines read on two of them), never
+       * white text on a scanned page. Off: Tesseract's thread CPU on the
+       * twins of seeds 2040-2041 fell by about a tenth (the sums 23.0 ->
+       * 18.9 s at 300 dpi and 22.5 -> 19.2 s at 150, the other stages
+       * 5-9 % lower in the same runs: the load), the scores the same but
+       * one inline box at 300 dpi (inline P 0.769 -> 0.767). */
+      TessBaseAPISetVariable (api, "tessedit_do_invert", "0");
+      tess_set_env_variables (api);
+    }
   g_mutex_unlock (&tess_init_lock);
   return api;
 }
@@ -547,23 +577,27 @@ tess_load_thread (gpointer data)
   return NULL;
 }
 
-/* One page's reading split between two instances (split_rows): on two
+/* One page's reading split between two instances (split_cut): on two
  * cores a lone page's OCR, nine tenths of its analysis, then takes about
  * the time of its larger part. Only for a page read alone (with other
- * pages in flight the cores are busy with theirs) and on a machine with
- * two processors or more. Off unless FM_SCAN_SPLIT=1 (or =serial, its two
- * parts one after the other on one instance: the same words, measuring the
- * parts' CPU time alone): scored once on fresh scans (1056/10560) together
- * with the ink's skew, the two lost 300 dpi inline P 0.770 -> 0.667 and the
- * split moves what Tesseract reads, while on this VM's two processors it
- * gained no wall time (docs/scanned.md); whole pages stay the default until
- * the split is scored alone and timed on real cores. */
+ * pages in flight the cores are busy with theirs; its parts are then read
+ * one after the other on its one instance, the same words) and on a
+ * machine with two processors or more. On by default since 2026-11-28
+ * (tessspeed): on the development twins (make-truth seeds 2040-2041, 300
+ * and 150 dpi) the parts' thread CPU was 609 and 547 ms (medians) where
+ * the whole page's was 1301 ms, and the scores held (300 dpi display P/R
+ * 0.864/0.885 -> 0.912/0.852, inline 0.756/0.699 -> 0.769/0.703; 150 dpi
+ * equal but inline P +0.002). It was off from 2026-11-26: scored once on
+ * fresh twins together with the ink's skew, the two lost inline P, and
+ * on this VM it gained no wall time, which is the VM's scheduler: every
+ * session's processes share one autogroup's CPU however many threads
+ * they run (docs/scanned.md, Speed). FM_SCAN_SPLIT=0 reads pages whole,
+ * =serial reads the parts one after the other on one instance. */
 static gboolean
 tess_split_wanted (void)
 {
   const char *split = g_getenv ("FM_SCAN_SPLIT");
-  return (g_strcmp0 (split, "1") == 0 || g_strcmp0 (split, "serial") == 0) &&
-         g_get_num_processors () >= 2;
+  return g_strcmp0 (split, "0") != 0 && g_get_num_processors () >= 2;
 }
 
 /* A page with ink may need an instance: where none is free or loading for
