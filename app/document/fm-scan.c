@@ -3461,14 +3461,38 @@ reads_operator_name_first (const char *s)
   return FALSE;
 }
 
+static gboolean
+is_bar (gunichar u)
+{
+  return u == '|' || u == 0x2223 || u == 0x2225 || u == 0x2016 || u == 0xa6;
+}
+
+/* Whether word s's bars (| ∣ ∥ ‖ ¦) at its start and at its end differ in
+ * number: \mid or \parallel read stuck to an operand ("|b", "||q",
+ * "a|"), not a norm or an absolute value, whose bars pair ("||n||" of
+ * \|n\|: development twins 2034-2036 lost m_1, \dots, m_n before \|n\|
+ * when any bar counted as a relation). */
+static gboolean
+reads_lone_bar (const char *s)
+{
+  int lead = 0, trail = 0;
+  const char *c = s, *end = s + strlen (s);
+
+  for (; *c && is_bar (g_utf8_get_char (c)); c = g_utf8_next_char (c))
+    lead++;
+  for (const char *e = end; e > c && is_bar (g_utf8_get_char (g_utf8_prev_char (e))); e = g_utf8_prev_char (e))
+    trail++;
+  return lead != trail;
+}
+
 /* Whether a word's reading at its start (or end) is what a relation or a
  * binary operator reads as, a symbol alone, or an operator name. */
 static gboolean
 word_operator_at (const char *s, gboolean at_end)
 {
-  /* | : / \ for \mid, \parallel, a ratio's colon, a slash: narrow
-   * relations Tesseract reads stuck to an operand ("|b", "a:") */
-  static const char ops[] = "+-=<>~xXcCeE|:/\\";
+  /* : / \ for a ratio's colon, a slash: narrow relations Tesseract
+   * reads stuck to an operand ("a:") */
+  static const char ops[] = "+-=<>~xXcCeE:/\\";
   gunichar u;
 
   if (s == NULL || *s == '\0')
@@ -3476,12 +3500,13 @@ word_operator_at (const char *s, gboolean at_end)
   if (g_utf8_strlen (s, -1) == 1 && !g_unichar_isalnum (g_utf8_get_char (s)))
     return TRUE;
   u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
+  if (is_bar (u))
+    return reads_lone_bar (s);
   if (u < 128)
     return strchr (ops, (int) u) != NULL;
-  /* × · ± ∈ ⊂ ≤ ≥ — – € ¢ § ∣ ∥ ‖ ¦ */
+  /* × · ± ∈ ⊂ ≤ ≥ — – € ¢ § */
   return u == 0xd7 || u == 0xb7 || u == 0xb1 || u == 0x2208 || u == 0x2282 || u == 0x2264 ||
          u == 0x2265 || u == 0x2014 || u == 0x2013 || u == 0x20ac || u == 0xa2 || u == 0xa7 ||
-         u == 0x2223 || u == 0x2225 || u == 0x2016 || u == 0xa6 ||
          (!at_end && reads_operator_name_first (s + (*s == '(')));
 }
 
