@@ -740,19 +740,37 @@ letters_only (const char *s, int *n_letters)
 
 /* The operator names of amsmath (\log, \sin, \max ...), as Tesseract
  * reads them; a sentence's punctuation after one is allowed. */
+static const char *const operator_names[] = {
+  "arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "det", "dim",
+  "exp", "gcd", "hom", "inf", "ker", "lg", "lim", "liminf", "limsup", "ln", "log", "max", "min",
+  "mod", "sec", "sin", "sinh", "sup", "tan", "tanh", NULL
+};
+
 static gboolean
 is_operator_name (const char *s)
 {
-  static const char *const names[] = {
-    "arccos", "arcsin", "arctan", "arg", "cos", "cosh", "cot", "coth", "csc", "deg", "det", "dim",
-    "exp", "gcd", "hom", "inf", "ker", "lg", "lim", "liminf", "limsup", "ln", "log", "max", "min",
-    "mod", "sec", "sin", "sinh", "sup", "tan", "tanh", NULL
-  };
   gsize n = strcspn (s, ".,;:)");
-  for (int i = 0; names[i]; i++)
-    if (strlen (names[i]) == n && strncmp (s, names[i], n) == 0)
+  for (int i = 0; operator_names[i]; i++)
+    if (strlen (operator_names[i]) == n && strncmp (s, operator_names[i], n) == 0)
       return TRUE;
   return FALSE;
+}
+
+/* is_operator_name allowing Tesseract's usual misreads of a leading l
+ * (\ln read "In", \lg "Ig" or "1g" in newtx at 300 and 150 dpi). */
+static gboolean
+reads_operator_name (const char *s)
+{
+  char buf[16];
+
+  if ((s[0] == 'I' || s[0] == '1' || s[0] == '|') && strlen (s) < sizeof buf)
+    {
+      g_strlcpy (buf, s, sizeof buf);
+      buf[0] = 'l';
+      if (is_operator_name (buf))
+        return TRUE;
+    }
+  return is_operator_name (s);
 }
 
 /* "(3)", "(3.1)", "(2a)", "(A.1)", "(iv)", "(*)" as Tesseract reads them. */
@@ -3477,12 +3495,34 @@ typedef struct {
 static gboolean
 reads_operator_name_first (const char *s)
 {
-  static const char *const names[] = { "cos", "det", "exp", "lim", "log", "max", "min", "sin", "sup", "tan", NULL };
-
-  for (int i = 0; names[i]; i++)
-    if (strncmp (s, names[i], 3) == 0)
+  for (int i = 0; operator_names[i]; i++)
+    if (strlen (operator_names[i]) >= 3 && strncmp (s, operator_names[i], 3) == 0)
       return TRUE;
   return FALSE;
+}
+
+static gboolean
+is_bar (gunichar u)
+{
+  return u == '|' || u == 0x2223 || u == 0x2225 || u == 0x2016 || u == 0xa6;
+}
+
+/* Whether word s's bars (| ∣ ∥ ‖ ¦) at its start and at its end differ in
+ * number: \mid or \parallel read stuck to an operand ("|b", "||q",
+ * "a|"), not a norm or an absolute value, whose bars pair ("||n||" of
+ * \|n\|: development twins 2034-2036 lost m_1, \dots, m_n before \|n\|
+ * when any bar counted as a relation). */
+static gboolean
+reads_lone_bar (const char *s)
+{
+  int lead = 0, trail = 0;
+  const char *c = s, *end = s + strlen (s);
+
+  for (; *c && is_bar (g_utf8_get_char (c)); c = g_utf8_next_char (c))
+    lead++;
+  for (const char *e = end; e > c && is_bar (g_utf8_get_char (g_utf8_prev_char (e))); e = g_utf8_prev_char (e))
+    trail++;
+  return lead != trail;
 }
 
 /* Whether a word's reading at its start (or end) is what a relation or a
@@ -3490,7 +3530,9 @@ reads_operator_name_first (const char *s)
 static gboolean
 word_operator_at (const char *s, gboolean at_end)
 {
-  static const char ops[] = "+-=<>~xXcCeE";
+  /* : / \ for a ratio's colon, a slash: narrow relations Tesseract
+   * reads stuck to an operand ("a:") */
+  static const char ops[] = "+-=<>~xXcCeE:/\\";
   gunichar u;
 
   if (s == NULL || *s == '\0')
@@ -3498,6 +3540,8 @@ word_operator_at (const char *s, gboolean at_end)
   if (g_utf8_strlen (s, -1) == 1 && !g_unichar_isalnum (g_utf8_get_char (s)))
     return TRUE;
   u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
+  if (is_bar (u))
+    return reads_lone_bar (s);
   if (u < 128)
     return strchr (ops, (int) u) != NULL;
   /* × · ± ∈ ⊂ ≤ ≥ — – € ¢ § */
@@ -3547,7 +3591,7 @@ runs_word_break (const ScanPage *p, const int *idx, const PieceRun *a, const Pie
         if (la[i] == lb[j])
           return FALSE;
       if (word_operator_at (g_array_index (p->words, Word, la[i]).utf8, TRUE) ||
-          is_operator_name (g_array_index (p->words, Word, la[i]).utf8))
+          reads_operator_name (g_array_index (p->words, Word, la[i]).utf8))
         return FALSE;
     }
   for (int j = 0; j < nb; j++)
@@ -3579,6 +3623,13 @@ run_operator_like (const PieceRun *runs, int k, int n, const double *g, double e
 
   if (run_flat_operator (&runs[k], em))
     return TRUE;
+  /* a narrow relation: \mid or \parallel (one or two bars, tall and
+   * thin) or a colon (two stacked dots), under 0.25 em wide; the probes
+   * (\mid, \parallel, a : b in cm, times, palatino, libertine, newtx,
+   * xelatex, lualatex) lost 15 such formulas cut beside them */
+  if (k > 0 && k < n - 1 && w < 0.2 && (h >= 0.6 || (runs[k].n == 2 && h >= 0.3)) && h <= 1.3 &&
+      !run_flat_operator (&runs[k - 1], em) && !run_flat_operator (&runs[k + 1], em))
+    return fabs (g[k - 1] - g[k]) <= 0.3 * MAX (g[k - 1], g[k]);
   if (k == 0 || k == n - 1 || w < 0.25 || w > 0.85 || h > 0.9 ||
       run_flat_operator (&runs[k - 1], em) || run_flat_operator (&runs[k + 1], em))
     return FALSE;
@@ -3622,23 +3673,29 @@ pieces_inside (const ScanPage *p, const int *idx, int n, const Comp *a)
 static gboolean
 pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
 {
-  double em = p->em;
+  double em = p->em, slack = 0.05 * em;
 
   for (int i = 0; i < n; i++)
     {
       const Comp *a = &g_array_index (p->comps, Comp, idx[i]);
-      if (a->b.x1 > x + 1 || a->b.x1 < x - 0.7 * em || comp_flat (a))
+      if (a->b.x1 > x + slack || a->b.x1 < x - 0.7 * em || comp_flat (a))
         continue;
       /* the operator itself, taller than a letter and as wide as an em
-       * (an f is half as wide); its limits may lie on another line */
+       * (an f is half as wide); its limits may lie on another line. A
+       * slanted text-style integral (newtx, libertine) is narrower but
+       * taller than a parenthesis (1.0 em): \int_0^1 f, \oint_C w were
+       * cut after the sign or its limits on the probes; its limits lie
+       * inside its slanted box, so they are not a radical's contents */
       if (box_h (&a->b) >= 0.85 * em && box_w (&a->b) >= 0.65 * em && box_w (&a->b) <= 2.0 * em &&
           !pieces_inside (p, idx, n, a))
+        return TRUE;
+      if (box_h (&a->b) >= 1.1 * em && box_w (&a->b) >= 0.3 * em && box_w (&a->b) <= 1.0 * em)
         return TRUE;
       for (int j = 0; j < n; j++)
         {
           const Comp *b = &g_array_index (p->comps, Comp, idx[j]);
           gboolean bar = FALSE;
-          if (j == i || b->b.x1 > x + 1 || b->b.y0 < a->b.y1 || MIN (a->b.x1, b->b.x1) <= MAX (a->b.x0, b->b.x0) ||
+          if (j == i || b->b.x1 > x + slack || b->b.y0 < a->b.y1 || MIN (a->b.x1, b->b.x1) <= MAX (a->b.x0, b->b.x0) ||
               b->b.y1 - a->b.y0 < 0.9 * em || (comp_flat (b) && box_h (&a->b) < 0.5 * em))
             continue;
           for (int m = 0; m < n && !bar; m++)

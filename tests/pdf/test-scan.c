@@ -1356,6 +1356,23 @@ test_word_space_pairs (void)
   assert_inline_found ("tests/fixtures/pdf/scan/pairs-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* A single inline formula stays one box across the word-sized spaces
+ * inside it (page_split_word_spaces): a text-style integral with its
+ * limits, \int_0^1 f \, dx, was cut after the limits in newtx (main
+ * 0183a41, best IoU 0.29: the slanted sign is under 0.65 em wide); a \mid
+ * b, its relation under 0.25 em wide, stays whole. Page narrow-scan300:
+ * rows 140-215 pt of a scanned twin of cls-scannarrow-newtx (scan seed
+ * 10572, JPEG; tests/fixtures/pdf/scan/README.md). */
+static void
+test_narrow_relations (void)
+{
+  static const double truth[][4] = {
+    { 186.9, 6.3, 206.4, 15.6 },    /* a \mid b          */
+    { 259.2, 51.3, 290.5, 66.8 },   /* \int_0^1 f \, dx */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/narrow-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1399,5 +1416,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
   g_test_add_func ("/pdf/scan/last-line", test_last_line);
+  g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   return g_test_run ();
 }

@@ -198,6 +198,10 @@ $gen --body "$dir/cls-scanfleqn.body.tex" --out "$dir" --prefix cls-scanfleqn-cm
 # scanmerge: inline formulas a word space apart, operand against operand
 # (its scanned twin: tests/fixtures/pdf/scan/README.md, pairs)
 $gen --body "$dir/cls-scanpairs.body.tex" --out "$dir" --prefix cls-scanpairs-cm --fonts cm --seed 10570
+# scanfix9: single inline formulas with word-sized inner spaces (narrow
+# relations, a text-style integral, \ln; its scanned twin:
+# tests/fixtures/pdf/scan/README.md, narrow)
+$gen --body "$dir/cls-scannarrow.body.tex" --out "$dir" --prefix cls-scannarrow-newtx --fonts newtx --seed 10572
 # scandisp: inline formulas alone on their paragraph's last line (its scanned
 # twin: tests/fixtures/pdf/scan/README.md, lastline)
 $gen --body "$dir/cls-scanlastline.body.tex" --out "$dir" --prefix cls-scanlastline-cm --fonts cm --seed 10582
