@@ -5199,8 +5199,7 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 
 
 /* Text margins: the most common left and right ends of long chunks of
- * running text (justified paragraphs share both), three of them at each
- * margin, or two at the right one where they are the rightmost. */
+ * running text (justified paragraphs share both). */
 static void
 find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
 {
@@ -5223,15 +5222,6 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
         {
           m->left[col] = fm_layout_mode (l, nl, &cl);
           m->right[col] = fm_layout_mode (r, nl, &cr);
-          /* (two lines ending at the rightmost x to a point are the
-           * paragraphs' justified measure where three start at the left
-           * one: a short page of narrow type - Times, newtx, txfonts,
-           * Libertine, XITS - around an aligned display has no third) */
-          if (cr < 3 && cl >= 3 && nl >= 2 && r[nl - 2] >= r[nl - 1] - 1.0)
-            {
-              m->right[col] = r[nl - 1];
-              cr = 3;
-            }
           m->known[col] = cl >= 3 && cr >= 3 && m->right[col] - m->left[col] > 10.0;
         }
       g_free (l);
@@ -5289,130 +5279,6 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
   return n;
 }
 
-/* The pixel column nearest to x (points), stepping by dir over at most
- * reach points, whose ink runs unbroken over the rows y0..y1 (points): a
- * frame's side beside a line of text; -1 when none. */
-static int
-ink_stroke_beside (const InkMap *m, double x, int dir, double reach, double y0, double y1)
-{
-  int py0 = MAX (0, (int) ceil (y0 * m->scale)), py1 = MIN (m->h, (int) floor (y1 * m->scale));
-  int px = (int) floor (x * m->scale), steps = (int) ceil (reach * m->scale);
-
-  if (py1 - py0 < 2)
-    return -1;
-  for (int s = 0; s < steps && px >= 0 && px < m->w; s++, px += dir)
-    if (ink_column_run (m, px, py0, py1) == py1 - py0)
-      return px;
-  return -1;
-}
-
-/* The rows (points) where the ink of pixel column px, unbroken through
- * row py, starts and ends. */
-static void
-ink_stroke_ends (const InkMap *m, int px, int py, double *y0, double *y1)
-{
-  int top = py, bottom = py;
-
-  while (top > 0 && m->ink[(gsize) (top - 1) * m->w + px])
-    top--;
-  while (bottom + 1 < m->h && m->ink[(gsize) (bottom + 1) * m->w + px])
-    bottom++;
-  *y0 = top / m->scale;
-  *y1 = (bottom + 1) / m->scale;
-}
-
-/* Whether a rule of ink joins the strokes at x0 and x1 (points) near y:
- * some pixel row within 0.6 em of y (a rounded corner's radius) whose run
- * of ink through the middle reaches within 0.6 em of both. */
-static gboolean
-ink_rule_joins (const InkMap *m, double x0, double x1, double y, double em)
-{
-  int py0 = MAX (0, (int) floor ((y - 0.6 * em) * m->scale));
-  int py1 = MIN (m->h - 1, (int) ceil ((y + 0.6 * em) * m->scale));
-
-  for (int py = py0; py <= py1; py++)
-    {
-      double r0, r1;
-      if (!m->ink[(gsize) py * m->w + CLAMP ((int) (0.5 * (x0 + x1) * m->scale), 0, m->w - 1)])
-        continue;
-      ink_row_run (m, py, (int) (0.5 * (x0 + x1) * m->scale), &r0, &r1);
-      if (r0 <= x0 + 0.6 * em && r1 >= x1 - 0.6 * em)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* The frame drawn around the line spanning ext, if any: vertical strokes
- * of ink within 3 em left and right of it across its middle, ending level
- * with each other (to 0.6 em) beyond the line, and a rule across from one
- * to the other at their top or bottom (a frame cut by a page break has one
- * of them). \fbox{\parbox}, framed, mdframed and tcolorbox draw one; a
- * determinant's bars or a bracket are joined by no rule. *frame gets the
- * strokes' x and their common rows. */
-static gboolean
-frame_around (const PageCtx *pc, const FmRect *ext, double em, FmRect *frame)
-{
-  const InkMap *m = pc->ink;
-  double cy = fm_rect_cy (ext), ly0, ly1, ry0, ry1;
-  int left, right;
-
-  if (m == NULL)
-    return FALSE;
-  left = ink_stroke_beside (m, ext->x0 - 0.05 * em, -1, 3.0 * em, cy - 0.3 * em, cy + 0.3 * em);
-  right = ink_stroke_beside (m, ext->x1 + 0.05 * em, 1, 3.0 * em, cy - 0.3 * em, cy + 0.3 * em);
-  if (left < 0 || right < 0)
-    return FALSE;
-  ink_stroke_ends (m, left, (int) (cy * m->scale), &ly0, &ly1);
-  ink_stroke_ends (m, right, (int) (cy * m->scale), &ry0, &ry1);
-  *frame = (FmRect) { left / m->scale, MAX (ly0, ry0), (right + 1) / m->scale, MIN (ly1, ry1) };
-  if (fabs (ly0 - ry0) > 0.6 * em || fabs (ly1 - ry1) > 0.6 * em ||
-      frame->y0 > ext->y0 + 0.2 * em || frame->y1 < ext->y1 - 0.2 * em)
-    return FALSE;
-  return ink_rule_joins (m, frame->x0, frame->x1, frame->y0, em) ||
-         ink_rule_joins (m, frame->x0, frame->x1, frame->y1, em);
-}
-
-/* The text margins inside frame (frame_around()): the outer edges of the
- * lines of words in it besides the one spanning ext (chunks of three text
- * letters or more: the short last line of a paragraph may be mostly a
- * formula), the measure of its paragraphs - a display's words stand
- * within it. FALSE when it holds no such line: a boxed display alone. */
-static gboolean
-frame_text_margins (const PageCtx *pc, const FmRect *frame, const FmRect *ext, double *left, double *right)
-{
-  gboolean any = FALSE;
-
-  *left = *right = 0;
-  for (guint j = 0; j < pc->chunks->len; j++)
-    {
-      const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
-      double cy = fm_rect_cy (&o->box);
-      if (o->n_text < 3 || (cy >= ext->y0 && cy <= ext->y1) ||
-          o->box.x0 < frame->x0 || o->box.x1 > frame->x1 || cy < frame->y0 || cy > frame->y1)
-        continue;
-      *left = any ? MIN (*left, o->box.x0) : o->box.x0;
-      *right = any ? MAX (*right, o->box.x1) : o->box.x1;
-      any = TRUE;
-    }
-  return any;
-}
-
-/* Whether the line spanning ext is a line of a framed paragraph: inside a
- * frame (frame_around()) and flush (to 0.25 em) with the text margins of
- * the other lines of running text in it, on one side at least - the
- * paragraph's first line is indented, its last one short. A display
- * centred in a framed box (a theorem's) stays clear of both. */
-static gboolean
-framed_paragraph_line (const PageCtx *pc, const FmRect *ext, double em)
-{
-  FmRect frame;
-  double left, right;
-
-  if (!frame_around (pc, ext, em, &frame) || !frame_text_margins (pc, &frame, ext, &left, &right))
-    return FALSE;
-  return ext->x0 - left < 0.25 * em || right - ext->x1 < 0.25 * em;
-}
-
 /* Whether lines of words just above or below the line spanning ext (a
  * box gap under 1 em) start and end within 0.1 em of where ext does: lines
  * of the same paragraph, so ext's slivers from the margins are the
@@ -5429,10 +5295,7 @@ framed_paragraph_line (const PageCtx *pc, const FmRect *ext, double em)
  * lies the paragraph's baselineskip away (1.15-1.2 em between the lines'
  * middles), where the rows of an aligned or gathered display are \jot
  * further apart (1.45-1.5 em in cls-alignedge, whose lower row "rate out
- * = x + y" has words too) and a matrix's rows have none. Only without a
- * render of the page: rows set with \jot at 0-1 pt lie at a paragraph's
- * pitch (cls-jotrows), and the frame's ink tells a framed paragraph
- * (framed_paragraph_line()). */
+ * = x + y" has words too) and a matrix's rows have none. */
 static gboolean
 edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
 {
@@ -5475,13 +5338,9 @@ line_is_set_off (const PageCtx *pc, int col, const FmRect *ext, double em)
     return FALSE;
   lg = ext->x0 - m->left[col];
   rg = m->right[col] - ext->x1;
-  if (lg < 0.25 * em || rg < 0.25 * em || framed_paragraph_line (pc, ext, em))
-    return FALSE;
   /* (a narrow display's rows share an edge too, and are set off by the
-   * rules below; with a render the frame tells a framed paragraph, and
-   * aligned rows \jot 0-1 pt apart share an edge at a framed paragraph's
-   * pitch) */
-  if (fabs (lg - rg) < 0.1 * em && (pc->ink != NULL || !edge_shared_by_neighbour (pc, ext, em)))
+   * rules below) */
+  if (lg >= 0.25 * em && rg >= 0.25 * em && fabs (lg - rg) < 0.1 * em && !edge_shared_by_neighbour (pc, ext, em))
     return TRUE;
   if (lg < 1.0 * em || rg < 1.0 * em)
     return FALSE;
@@ -7277,7 +7136,7 @@ chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
 /* Whether chunk i has its line to itself (no other chunk level with it
  * but numbers) and that line is set off from both margins of its column. */
 static gboolean
-row_alone_set_off (const PageCtx *pc, guint i)
+row_alone_set_off (PageCtx *pc, guint i)
 {
   int nm;
   gboolean ok = chunk_line_set_off (pc, i, &nm);
@@ -7504,51 +7363,6 @@ closes_block_bracket (const PageCtx *pc, const Chunk *o, int b)
   return open > 0;
 }
 
-/* Whether chunk i, alone on its line, is flush with an edge of display
- * block b (to 0.1 em) and no wider, both set off from the column's margins
- * by a quarter em or more: a lower row of an aligned display sharing the
- * widest row's edge - its "&= x + y" ending where the row above ends, or
- * its "&\text{rate out} = ..." starting where it starts - is set off on
- * one side only (CM, LM, Times, Libertine, Palatino, Euler, XeLaTeX and
- * LuaLaTeX LM Math probes: the row and its words came as an inline
- * formula). Prose reaches a margin; a framed paragraph's last line shares
- * its frame's edge (framed_paragraph_line()). */
-static gboolean
-row_flush_with_block (const PageCtx *pc, guint i, int b)
-{
-  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  const FmRect *bk = &pc->blocks[b];
-  const Margins *m = &pc->margins;
-  int *members = g_new (int, pc->chunks->len + 1);
-  FmRect ext;
-  int nm = line_group (pc->chunks, i, pc, members, &ext), col = column_of (pc, fm_rect_cx (&ext));
-  double em = ch->em;
-  gboolean ok = nm == 1 && m->known[col] && ext.x0 - m->left[col] >= 0.25 * em &&
-                m->right[col] - ext.x1 >= 0.25 * em && bk->x0 - m->left[col] >= 0.25 * em &&
-                m->right[col] - bk->x1 >= 0.25 * em && ext.x0 >= bk->x0 - 0.1 * em && ext.x1 <= bk->x1 + 0.1 * em &&
-                (fabs (ext.x0 - bk->x0) < 0.1 * em || fabs (ext.x1 - bk->x1) < 0.1 * em) &&
-                !framed_paragraph_line (pc, &ext, em);
-
-  g_free (members);
-  return ok;
-}
-
-/* Whether chunk i, right above or below chunk o's display block, is a row
- * of it (aligned_rows()): its relation sign at the x of one of o's, or it
- * closes a bracket the block left open, on a line set off from both
- * margins; or, with math, flush with the block's edge
- * (row_flush_with_block()). */
-static gboolean
-aligned_row_of (const PageCtx *pc, guint i, guint j)
-{
-  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i), *o = &g_array_index (pc->chunks, Chunk, j);
-  int b = o->block;
-
-  if (relation_aligned (pc->g, ch, o) || (ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b)))
-    return row_alone_set_off (pc, i) || row_flush_with_block (pc, i, b);
-  return ch->n_strong + ch->n_weak > 0 && row_flush_with_block (pc, i, b);
-}
-
 /* Rows of an aligned display that are mostly words (\text{rate in} &= 5,
  * \text{concentration in} &= 0.1): no display line of their own, but a
  * line right above or below a display block (less than 1 em), alone on its
@@ -7579,7 +7393,8 @@ aligned_rows (PageCtx *pc)
               if (b < 0 || pc->blocks[b].x1 <= pc->blocks[b].x0 || fm_rect_v_gap (&pc->blocks[b], &ch->box) >= 1.0 * ch->em ||
                   v_overlap_enough (&pc->blocks[b], &ch->box, 0.3) ||
                   across_gutter (pc, fm_rect_cx (&pc->blocks[b]), fm_rect_cx (&ch->box)) ||
-                  !aligned_row_of (pc, i, j))
+                  !(relation_aligned (pc->g, ch, o) || (ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b))) ||
+                  !row_alone_set_off (pc, i))
                 continue;
               ch->block = b;
               ch->is_display = TRUE;
@@ -8244,75 +8059,6 @@ condition_rows (PageCtx *pc)
   g_free (row);
 }
 
-/* How many chunks of running text (text_line_chunk()) out of every block
- * stand beside display block b on the lines of its rows, a row that is not
- * the whole block, and are those lines set off from both margins
- * (line_is_set_off()); *words gets the last one. */
-static int
-words_beside_rows (const PageCtx *pc, int b, gboolean *set_off, int *words)
-{
-  GArray *chunks = pc->chunks;
-  const FmRect *bk = &pc->blocks[b];
-  int *members = g_new (int, chunks->len + 1), n = 0;
-  gboolean *seen = g_new0 (gboolean, chunks->len + 1);
-
-  *set_off = TRUE;
-  for (guint i = 0; i < chunks->len; i++)
-    {
-      const Chunk *r = &g_array_index (chunks, Chunk, i);
-      FmRect ext;
-      int nm;
-      if (r->block != b || !r->is_display ||
-          (r->box.y0 - bk->y0 < 0.5 * r->em && bk->y1 - r->box.y1 < 0.5 * r->em))
-        continue;
-      nm = line_group (chunks, i, pc, members, &ext);
-      for (int k = 0; k < nm; k++)
-        {
-          const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
-          if (seen[members[k]] || !text_line_chunk (pc, o, fm_rect_cx (bk)) ||
-              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0))
-            continue;
-          seen[members[k]] = TRUE;
-          *words = members[k];
-          *set_off = *set_off && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, r->em);
-          n++;
-        }
-    }
-  g_free (seen);
-  g_free (members);
-  return n;
-}
-
-/* Words beside one row of a display of several rows: "&= 3.2139\
- * \textup{m} \quad \text{(calculator output)}" of an aligned display, the
- * words an em right of the block on a line set off from both margins. The
- * rows' line joins a display by itself where it holds two math glyphs or
- * more (Euler, Palatino); a number and a unit in the text font have none
- * (CM, LM, Times, txfonts, newtx, Libertine, XeLaTeX Pagella and XITS
- * Math: the display was cut before the words). One such chunk joins the
- * block; words beside two rows or more are a centred table's text column
- * (cls-condtable), and words on a line that reaches a margin are running
- * text (crossing_text_chunk()). */
-static void
-join_words_beside_rows (PageCtx *pc)
-{
-  for (int b = 0; b < pc->n_blocks; b++)
-    {
-      gboolean set_off;
-      int words = -1;
-      Chunk *o;
-      if (pc->blocks[b].x1 <= pc->blocks[b].x0 || words_beside_rows (pc, b, &set_off, &words) != 1 || !set_off)
-        continue;
-      o = &g_array_index (pc->chunks, Chunk, words);
-      o->block = b;
-      o->is_display = TRUE;
-      o->is_display_piece = FALSE;
-      fm_rect_union (&pc->blocks[b], &o->box);
-      if (g_getenv ("FM_DETECT_DEBUG"))
-        g_printerr ("chunk %d: words beside a row of block %d\n", words, b);
-    }
-}
-
 /* A block that a line of running text passes through is the numerator and
  * denominator (or limits) of an inline \displaystyle fraction on that
  * line, not a display: a display has its lines to itself. Only the rows
@@ -8887,7 +8633,6 @@ fm_detect_page (FmDocument            *doc,
       if (stacked_word_parts (&pc))
         merge_blocks (&pc);
       condition_rows (&pc);
-      join_words_beside_rows (&pc);
       dissolve_crossed_blocks (&pc);
     }
   display_and_number_protos (&pc);

@@ -275,14 +275,3 @@ done
 for f in cm times; do
   $gen --body "$dir/cls-casescol.body.tex" --out "$dir" --prefix "cls-casescol-$f" --fonts $f --seed 10601
 done
-# detectfix18 (review of detectfix16 and detect14v): aligned rows \jot 0-1 pt
-# apart sharing one edge, framed paragraphs set 1-1.3 em inside their frame,
-# and words beside an aligned display's row in fonts whose row holds no
-# math glyph
-$gen --body "$dir/cls-jotrows.body.tex" --out "$dir" --prefix cls-jotrows-cm --twocolumn --fonts cm --seed 10620
-$gen --body "$dir/cls-jotrows.body.tex" --out "$dir" --prefix cls-jotrows-lua --twocolumn --engine lualatex --fonts lm-math --seed 10620
-for f in cm times; do
-  $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix "cls-rowwords-$f" --fonts $f --seed 10621
-  $gen --body "$dir/cls-wideframe.body.tex" --out "$dir" --prefix "cls-wideframe-$f" --fonts $f --seed 10622
-done
-$gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-xe --engine xelatex --fonts xits-math --seed 10621
