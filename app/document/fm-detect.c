@@ -5383,14 +5383,6 @@ stacked_on_line (const PageCtx *pc, const int *members, int nm, double em, const
   return n;
 }
 
-/* Whether the chunks members[0..nm) of one line are formulas joined by
- * words set a \qquad apart (\qquad \text{and} \qquad): a display as wide
- * as the column, which line_is_set_off() cannot tell from a text line.
- * Chunks that overlap or nearly touch (a fraction's parts, an integral and
- * its limits) are one part of the line. Running text has no gap of 1.5 em
- * inside a line, so two parts of math and, between them, only short parts
- * of words, each 1.5 em or more from a neighbour (\qquad \text{whenever}
- * \quad) and 0.9 em from the other, are one display line. */
 /* Whether a display line from x0 to x1 closing in a condition
  * (formulas_joined_by_words()) is set off from its column's margins. */
 static gboolean
@@ -5402,16 +5394,49 @@ condition_line_set_off (const PageCtx *pc, double x0, double x1, double em)
   return pc->margins.known[col] && (lg >= 1.0 * em || (lg >= 0.2 * em && rg >= 0.2 * em && fabs (lg - rg) < 1.0 * em));
 }
 
+/* Whether an equation number chunk stands level with the line from x0 to
+ * x1 (box y0..y1), right or left of it and not across a gutter. */
+static gboolean
+number_level_with_line (const PageCtx *pc, double x0, double x1, double y0, double y1)
+{
+  FmRect line = { x0, y0, x1, y1 };
+
+  for (guint j = 0; j < pc->chunks->len; j++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, j);
+      if (o->is_number && v_overlap_enough (&o->box, &line, 0.5) && (o->box.x0 >= x1 || o->box.x1 <= x0) &&
+          !across_gutter (pc, fm_rect_cx (&o->box), 0.5 * (x0 + x1)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the chunks members[0..nm) of one line are formulas joined by
+ * words set a \qquad apart (\qquad \text{and} \qquad): a display as wide
+ * as the column, which line_is_set_off() cannot tell from a text line.
+ * Chunks that overlap or nearly touch (a fraction's parts, an integral and
+ * its limits) are one part of the line. Running text has no gap of 1.5 em
+ * inside a line, so two parts of math and, between them, only short parts
+ * of words, each 1.5 em or more from a neighbour (\qquad \text{whenever}
+ * \quad) and 0.9 em from the other, are one display line. So are they
+ * with a word set only a \quad apart from each (\quad\text{in}\quad,
+ * \quad\text{for all}\quad) when an equation number stands level with
+ * the line: a numbered display as wide as its column is centred in the
+ * room the number leaves, so line_is_set_off() sees no centring, and its
+ * parts had come as two inline formulas and a lost number (XeLaTeX and
+ * LuaLaTeX Termes, Latin Modern, two columns). A line of running text has
+ * no equation number 0.9 em clear of its words. */
 static gboolean
 formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double em)
 {
   int cap = (int) pc->chunks->len + 1;
   const Chunk **row = g_new (const Chunk *, cap);
+  const Chunk *line = &g_array_index (pc->chunks, Chunk, members[0]);
   /* the parts: extent and glyph counts */
   double *x0 = g_new (double, cap), *x1 = g_new (double, cap);
   int *math = g_new0 (int, cap), *text = g_new0 (int, cap), *total = g_new0 (int, cap);
   int np = 0, n_math = 0, n_words = 0;
-  gboolean ok = TRUE, condition = FALSE, *lead_text = g_new0 (gboolean, cap);
+  gboolean ok = TRUE, condition = FALSE, numbered, *lead_text = g_new0 (gboolean, cap);
 
   for (int k = 0; k < nm; k++)
     row[k] = &g_array_index (pc->chunks, Chunk, members[k]);
@@ -5438,12 +5463,14 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
       text[np - 1] += o->n_text;
       total[np - 1] += o->end - o->start;
     }
+  /* (the parts are more than 0.9 em apart: a \quad each side) */
+  numbered = np >= 3 && number_level_with_line (pc, x0[0], x1[np - 1], line->box.y0, line->box.y1);
   for (int k = 0; ok && k < np; k++)
     {
       if (math[k] >= 2 && text[k] * 4 <= total[k])
         n_math++;
       else if (math[k] == 0 && text[k] > 0 && total[k] <= 12 && k > 0 && k < np - 1 &&
-               MAX (x0[k] - x1[k - 1], x0[k + 1] - x1[k]) >= 1.5 * em)
+               (numbered || MAX (x0[k] - x1[k - 1], x0[k + 1] - x1[k]) >= 1.5 * em))
         n_words++;
       /* a condition closing the line after a \qquad, words then math
        * (\qquad \text{for all $\xi \in U$}.), after a formula that

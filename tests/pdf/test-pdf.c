@@ -1001,7 +1001,13 @@ test_detect_aligned_edge (void)
  * denominator that Poppler lists as one word (inline 1/1 of 10 each: the
  * letters of \frac{a}{b} only); cls-casescol (CM, Times), cases displays
  * whose conditions hold words on a page too short for its text margins to
- * be known (display 0 of 2 each, the rows inline pieces). */
+ * be known (display 0 of 2 each, the rows inline pieces).
+ *
+ * Lead, session v (main d42a378 in brackets): cls-quadword (Latin Modern,
+ * XeLaTeX and LuaLaTeX Termes Math, two columns), numbered displays as wide
+ * as the column whose formulas a word joins a \quad apart each side,
+ * \quad\text{in}\quad (display 3/3 of 4, inline 1/3 of 1, numbers 3/3 of 4 each: one line
+ * came as two inline formulas and lost its number). */
 static void
 test_detect_classes (void)
 {
@@ -1060,7 +1066,8 @@ test_detect_classes (void)
                           "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
                           "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
-                          "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times" };
+                          "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times",
+                          "cls-quadword-lmodern", "cls-quadword-xe", "cls-quadword-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

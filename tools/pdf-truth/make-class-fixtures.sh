@@ -275,3 +275,8 @@ done
 for f in cm times; do
   $gen --body "$dir/cls-casescol.body.tex" --out "$dir" --prefix "cls-casescol-$f" --fonts $f --seed 10601
 done
+# lead, session v: numbered displays as wide as a column whose formulas a
+# word joins a \quad apart each side (\quad\text{in}\quad)
+$gen --body "$dir/cls-quadword.body.tex" --out "$dir" --prefix cls-quadword-lmodern --twocolumn --fonts lmodern --seed 10690
+$gen --body "$dir/cls-quadword.body.tex" --out "$dir" --prefix cls-quadword-xe --twocolumn --engine xelatex --fonts termes-math --seed 10690
+$gen --body "$dir/cls-quadword.body.tex" --out "$dir" --prefix cls-quadword-lua --twocolumn --engine lualatex --fonts termes-math --seed 10690
