@@ -4537,6 +4537,32 @@ cluster_reads_as_list (const ScanPage *p, int ci)
   return fm_scan_words_read_as_list ((const char *const *) u->pdata, u->len);
 }
 
+/* Whether inline cluster cl (b: its box on the page) has no more
+ * midtones than the running-text words of its line beside it (within 3
+ * em; their box's share, plus 0.1): type in shaded or JPEG'd paper, not a
+ * photo. A JPEG'd page in uneven light (development twin dev-2042-09,
+ * jpeg+shade28, 300 dpi) had three inline formulas 10 em wide dropped
+ * as midtones; its prose words are as gray. */
+static gboolean
+cluster_midtones_as_prose (ScanPage *p, const Cluster *cl, const Box *b)
+{
+  double most = -1;
+
+  if (cl->display || cl->band < 0)
+    return FALSE;
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      Box wb;
+      if (!w->text || w->band != cl->band ||
+          MAX (cl->b.x0, w->b.x0) - MIN (cl->b.x1, w->b.x1) > 3 * p->em)
+        continue;
+      wb = box_turn (&w->b, p->skew, p->cx, p->cy);
+      most = MAX (most, midtone_fraction (p->midtones, p->img, &wb));
+    }
+  return most >= 0 && midtone_fraction (p->midtones, p->img, b) <= most + 0.1;
+}
+
 /* Why a cluster (a display block's root, or an inline cluster) is no
  * formula (a speck, a bare number, a blotch or a picture), NULL when it
  * is one. largest: largest_pieces. */
@@ -4603,7 +4629,7 @@ cluster_not_formula (ScanPage *p, int ci, const double *largest)
   if (p->midtones == NULL)
     p->midtones = midtone_table (p->img);
   if ((cl->display || box_w (&cl->b) * box_h (&cl->b) > 4 * em * em) &&
-      midtone_fraction (p->midtones, p->img, &b) > 0.33)
+      midtone_fraction (p->midtones, p->img, &b) > 0.33 && !cluster_midtones_as_prose (p, cl, &b))
     return "midtones";
   /* Larger than a few letters and a third inked: a picture (a
    * formula of that size is mostly white between its symbols). */

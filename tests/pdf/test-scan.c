@@ -1416,6 +1416,22 @@ test_limits_between_lines (void)
   assert_inline_found ("tests/fixtures/pdf/scan/limits-lines-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Inline formulas on a JPEG'd page in uneven light are type, not a
+ * photo, when their box has no more midtones than the prose words
+ * beside them (cluster_midtones_as_prose): two formulas 8-10 em wide were
+ * dropped as midtones (main d42a378: no box). Page midtones-inline-scan300:
+ * rows 430-520 pt of development twin dev-2042-09 (make-truth seed 2042,
+ * scan seed 20420, 300 dpi, jpeg+shade28; tests/fixtures/pdf/scan/README.md). */
+static void
+test_midtones_inline (void)
+{
+  static const double truth[][4] = {
+    { 112.5, 52.7, 180.6, 62.8 },   /* 19 \ge b + 71 \cdot \|u\|           */
+    { 96.9, 64.7, 176.8, 75.3 },    /* k_{j} \subset \pi \pm \|u\| - \|m\| */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/midtones-inline-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1457,6 +1473,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);
   g_test_add_func ("/pdf/scan/pairs-line-end", test_pairs_at_line_end);
   g_test_add_func ("/pdf/scan/limits-lines", test_limits_between_lines);
+  g_test_add_func ("/pdf/scan/midtones-inline", test_midtones_inline);
   g_test_add_func ("/pdf/scan/footnote-mark", test_footnote_mark);
   g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
