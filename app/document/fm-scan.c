@@ -86,6 +86,7 @@ typedef struct {
   int near;         /* that line, else the one nearest its middle (< 1 em)   */
   double near_d;    /* how far its middle is from that line, px              */
   gboolean lone_rule; /* a rule that takes nothing stacked on it (page_lone_rules) */
+  int group;        /* its group of ink before page_split_word_spaces cut it */
 } Comp;
 
 typedef struct {
@@ -1319,6 +1320,7 @@ typedef struct {
   double tallest;   /* its tallest piece's height, px (its block's, for a
                      * display block's root)                             */
   int piece_word;   /* the one word all its pieces are in, -1 none       */
+  int group;        /* its pieces' Comp.group (page_split_word_spaces)   */
 } Cluster;
 
 /* A long thin rule: a fraction bar, a footnote's or a table's rule. A
@@ -3432,14 +3434,57 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
  * development set's inline recall rose from 0.41 at 0.35 em through 0.46
  * at 0.5 em to 0.55 at 1.3 em, and fell at 1.7 em) or 0.3 em stacked
  * (fraction parts, limits). Returns the union-find parents. */
+/* Two pieces page_join_ink joins, and the gap between them (px, the
+ * larger of the two ways; negative where they overlap both ways). */
+typedef struct {
+  int a, b;
+  double gap;
+} JoinPair;
+
+static int
+cmp_join_pair (const void *x, const void *y)
+{
+  const JoinPair *a = x, *b = y;
+  if (a->gap != b->gap)
+    return a->gap < b->gap ? -1 : 1;
+  return a->a != b->a ? a->a - b->a : a->b - b->b;
+}
+
+/* Whether text lines a and b (bands, -1 none) are two lines one over
+ * the other: their middles 0.75 of the lines' pitch apart (1.2 em where
+ * none was measured). The two columns' lines of a light copy that are
+ * not level lie closer, and one formula's pieces may fall on both
+ * (fixture column-lines: \sum_{i=1}^{n} 9, its sign's top on one, its
+ * foot on the other). */
+static gboolean
+lines_apart (const ScanPage *p, int a, int b)
+{
+  const Band *ba, *bb;
+
+  if (a < 0 || b < 0 || a == b)
+    return FALSE;
+  ba = &g_array_index (p->bands, Band, a);
+  bb = &g_array_index (p->bands, Band, b);
+  return fabs ((ba->top + ba->bottom) - (bb->top + bb->bottom)) / 2 >= 0.75 * (p->pitch > 0 ? p->pitch : 1.2 * p->em);
+}
+
 static int *
 page_join_ink (ScanPage *p)
 {
   int *parent = g_new (int, p->n_comps + 1);
   g_autofree gboolean *lone_rule = NULL;
 
+  g_autofree int *line = g_new (int, p->n_comps + 1);
+  g_autofree double *tallest = g_new (double, p->n_comps + 1);
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (JoinPair));
+
   for (int i = 0; i < p->n_comps; i++)
-    parent[i] = i;
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, i);
+      parent[i] = i;
+      line[i] = c->band;
+      tallest[i] = c->band >= 0 ? box_h (&c->b) : 0;
+    }
   lone_rule = page_lone_rules (p);
   for (int i = 0; i < p->n_comps; i++)
     {
@@ -3450,12 +3495,37 @@ page_join_ink (ScanPage *p)
       for (int j = i + 1; j < p->n_comps; j++)
         {
           Comp *b = &g_array_index (p->comps, Comp, j);
-          if (b->text)
-            continue;
-          if (comps_join (p, a, b, lone_rule[i], lone_rule[j]))
-            uf_join (parent, i, j);
+          JoinPair pair = { i, j, MAX (MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1),
+                                       MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1)) };
+          if (!b->text && comps_join (p, a, b, lone_rule[i], lone_rule[j]))
+            g_array_append_val (pairs, pair);
         }
     }
+  /* Nearest first, and never two formulas on two text lines a line's
+   * pitch apart (line[]: a group's line, -1 none; lines_apart; each with
+   * a piece on its line half an em tall, tallest[]): comps_join keeps
+   * two pieces on two lines apart, but a piece off the lines joined both
+   * (the limits under an inline sum, side by side with its sign, and
+   * stacked over the next line's formula 0.37 em below: development twin
+   * dev-2042-05, scaninline), and the two formulas were one box. The
+   * nearer join wins. A group with only small pieces on its line is no
+   * formula of its own: a light copy broke a sum's sign, and its foot
+   * and its limit's specks fell on the next line (fixture column-lines,
+   * \sum_{i=1}^{n} 9). */
+  g_array_sort (pairs, cmp_join_pair);
+  for (guint k = 0; k < pairs->len; k++)
+    {
+      const JoinPair *pair = &g_array_index (pairs, JoinPair, k);
+      int ra = fm_uf_find (parent, pair->a), rb = fm_uf_find (parent, pair->b), r;
+      if (ra == rb || (lines_apart (p, line[ra], line[rb]) && MIN (tallest[ra], tallest[rb]) >= 0.5 * p->em))
+        continue;
+      uf_join (parent, ra, rb);
+      r = MIN (ra, rb);
+      line[r] = MAX (line[ra], line[rb]);
+      tallest[r] = MAX (tallest[ra], tallest[rb]);
+    }
+  for (int i = 0; i < p->n_comps; i++)
+    g_array_index (p->comps, Comp, i).group = fm_uf_find (parent, i);
   return parent;
 }
 
@@ -3669,7 +3739,56 @@ pieces_inside (const ScanPage *p, const int *idx, int n, const Comp *a)
  * (\sum_{i=1}^{n} \|m\| was cut after its limits on 13 of the first 30
  * development twins at 300 dpi). A fraction's parts have their bar
  * between them, an i's dot its stem under it (0.5 em), = and \le are
- * flat or short. */
+ * flat or short; and where the blur ran the bar into a part, no sign
+ * precedes them (pieces_operator_before, scaninline). */
+/* Whether piece a (of the pieces idx[0..n)) is shaped as a big
+ * operator: taller than a letter and as wide as an em (an f is half as
+ * wide); its limits may lie on another line. A slanted text-style
+ * integral (newtx, libertine) is narrower but taller than a parenthesis
+ * (1.0 em): \int_0^1 f, \oint_C w were cut after the sign or its limits
+ * on the probes; its limits lie inside its slanted box, so they are not
+ * a radical's contents. */
+static gboolean
+comp_big_operator (const ScanPage *p, const int *idx, int n, const Comp *a)
+{
+  double em = p->em;
+
+  if (comp_flat (a))
+    return FALSE;
+  if (box_h (&a->b) >= 0.85 * em && box_w (&a->b) >= 0.65 * em && box_w (&a->b) <= 2.0 * em &&
+      !pieces_inside (p, idx, n, a))
+    return TRUE;
+  return box_h (&a->b) >= 1.1 * em && box_w (&a->b) >= 0.3 * em && box_w (&a->b) <= 1.0 * em;
+}
+
+/* Whether a big operator's sign among idx[0..n) ends just left of x
+ * (within 0.4 em, or a little into it): what stacked limits follow. The
+ * sign is one piece (comp_big_operator) or, broken by a light copy, a
+ * piece over a flat foot starting where it does, 0.85 em tall together
+ * (a sigma's top and foot: development twin dev-2042-03 at 300 dpi). */
+static gboolean
+pieces_operator_before (const ScanPage *p, const int *idx, int n, double x)
+{
+  double em = p->em;
+
+  for (int m = 0; m < n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      if (c->b.x1 > x + 0.1 * em || c->b.x1 < x - 0.4 * em)
+        continue;
+      if (comp_big_operator (p, idx, n, c))
+        return TRUE;
+      for (int k = 0; k < n && comp_flat (c); k++)
+        {
+          const Comp *top = &g_array_index (p->comps, Comp, idx[k]);
+          if (k != m && !comp_flat (top) && top->b.y1 <= c->b.y0 + 1 && fabs (top->b.x0 - c->b.x0) < 0.15 * em &&
+              c->b.y1 - top->b.y0 >= 0.85 * em)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 static gboolean
 pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
 {
@@ -3680,16 +3799,7 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
       const Comp *a = &g_array_index (p->comps, Comp, idx[i]);
       if (a->b.x1 > x + slack || a->b.x1 < x - 0.7 * em || comp_flat (a))
         continue;
-      /* the operator itself, taller than a letter and as wide as an em
-       * (an f is half as wide); its limits may lie on another line. A
-       * slanted text-style integral (newtx, libertine) is narrower but
-       * taller than a parenthesis (1.0 em): \int_0^1 f, \oint_C w were
-       * cut after the sign or its limits on the probes; its limits lie
-       * inside its slanted box, so they are not a radical's contents */
-      if (box_h (&a->b) >= 0.85 * em && box_w (&a->b) >= 0.65 * em && box_w (&a->b) <= 2.0 * em &&
-          !pieces_inside (p, idx, n, a))
-        return TRUE;
-      if (box_h (&a->b) >= 1.1 * em && box_w (&a->b) >= 0.3 * em && box_w (&a->b) <= 1.0 * em)
+      if (comp_big_operator (p, idx, n, a))
         return TRUE;
       for (int j = 0; j < n; j++)
         {
@@ -3704,7 +3814,13 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
               bar = m != i && m != j && comp_flat (c) && c->b.y0 >= a->b.y1 - 1 && c->b.y1 <= b->b.y0 + 1 &&
                     c->b.x0 < MIN (a->b.x1, b->b.x1) && c->b.x1 > MAX (a->b.x0, b->b.x0);
             }
-          if (!bar)
+          /* Limits follow their operator's sign; a broken sign is its
+           * top over its flat foot (or any stacked pieces on a page of
+           * thin strokes). Else two stacked pieces are a fraction whose
+           * blur ran its bar into a part, with no bar piece of its own
+           * ("\frac{m}{\|n\|} \frac{89}{\epsilon}" a word space apart,
+           * development twin dev-2042-00 at 300 dpi, were one box). */
+          if (!bar && (p->thin || comp_flat (b) || pieces_operator_before (p, idx, n, MIN (a->b.x0, b->b.x0))))
             return TRUE;
         }
     }
@@ -3783,17 +3899,18 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
       for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
         on_band[k] |= g_array_index (p->comps, Comp, idx[m]).band == band;
     }
-  /* Each part keeps a piece on the line and running text within 2 em
-   * (page_cluster_lines' inline test): a part without would be taken for
-   * a display ("pair" read as math at the start of a line, and the first
-   * formula after it, 6 em from the line's next prose word). */
+  /* Each part keeps a piece on the line (a part off the line would be
+   * taken for a display). Running text within 2 em of the part is not
+   * asked (scaninline): the group has it, and a part without takes its
+   * line from the group's other parts (page_cluster_lines). Asked before,
+   * it left the second of two formulas a word space apart at a line's end
+   * ("so $\sin(73 \pm \alpha)$ $O(k \log k)$.") joined to the first. */
   for (int k = 0, start = 0; k <= nr; k++)
     if (k == nr || (k > 0 && cut[k]))
       {
         gboolean has = FALSE;
         for (int m = start; m < k; m++)
           has |= on_band[m];
-        has = has && band_text_near (p, band, runs[start].x0, runs[k - 1].x1);
         if (!has && start == 0 && k < nr)
           {
             cut[k] = FALSE;  /* the first part joins the next */
@@ -3952,6 +4069,7 @@ page_make_clusters (ScanPage *p, int *parent)
         {
           Cluster n = { c->b, 0, -1, TRUE, 0, -1, 0, FALSE, FALSE, -1 };
           n.piece_word = c->word;
+          n.group = c->group;
           root_cluster[r] = (int) p->clusters->len;
           g_array_append_val (p->clusters, n);
         }
@@ -4051,6 +4169,30 @@ cluster_on_paragraph_line (const ScanPage *p, const Cluster *cl)
 /* Line of each cluster: a text band it overlaps by >= 30 % of the smaller
  * height with running text on the band within 2 em of it. A cluster on no
  * line (and no number) is a display. */
+/* The text line of another part of cl's group of ink (Comp.group: a
+ * group page_split_word_spaces cut at a word space) that cl's middle
+ * lies on, -1 none. The group had running text within 2 em on its line;
+ * a part at its end may not ("so $\sin(73 \pm \alpha)$ $O(k \log k)$."
+ * at a line's end, development twin dev-2042-00), and is on the line all
+ * the same, inline like the part beside it. */
+static int
+cluster_group_band (const ScanPage *p, const Cluster *cl)
+{
+  double mid = (cl->b.y0 + cl->b.y1) / 2;
+
+  for (guint j = 0; j < p->clusters->len; j++)
+    {
+      const Cluster *o = &g_array_index (p->clusters, Cluster, j);
+      const Band *band;
+      if (o == cl || o->group != cl->group || o->band < 0 || o->display)
+        continue;
+      band = &g_array_index (p->bands, Band, o->band);
+      if (mid >= band->top - 0.2 * p->em && mid <= band->bottom + 0.2 * p->em)
+        return o->band;
+    }
+  return -1;
+}
+
 static void
 page_cluster_lines (ScanPage *p)
 {
@@ -4097,6 +4239,12 @@ page_cluster_lines (ScanPage *p)
               cl->band = (int) k;
             }
         }
+    }
+  for (guint i = 0; i < p->clusters->len; i++)
+    {
+      Cluster *cl = &g_array_index (p->clusters, Cluster, i);
+      if (cl->band < 0 && !cl->number)
+        cl->band = cluster_group_band (p, cl);
       cl->display = cl->band < 0 && !cl->number && !cluster_on_paragraph_line (p, cl);
     }
 }
@@ -4389,6 +4537,32 @@ cluster_reads_as_list (const ScanPage *p, int ci)
   return fm_scan_words_read_as_list ((const char *const *) u->pdata, u->len);
 }
 
+/* Whether inline cluster cl (b: its box on the page) has no more
+ * midtones than the running-text words of its line beside it (within 3
+ * em; their box's share, plus 0.1): type in shaded or JPEG'd paper, not a
+ * photo. A JPEG'd page in uneven light (development twin dev-2042-09,
+ * jpeg+shade28, 300 dpi) had three inline formulas 10 em wide dropped
+ * as midtones; its prose words are as gray. */
+static gboolean
+cluster_midtones_as_prose (ScanPage *p, const Cluster *cl, const Box *b)
+{
+  double most = -1;
+
+  if (cl->display || cl->band < 0)
+    return FALSE;
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      Box wb;
+      if (!w->text || w->band != cl->band ||
+          MAX (cl->b.x0, w->b.x0) - MIN (cl->b.x1, w->b.x1) > 3 * p->em)
+        continue;
+      wb = box_turn (&w->b, p->skew, p->cx, p->cy);
+      most = MAX (most, midtone_fraction (p->midtones, p->img, &wb));
+    }
+  return most >= 0 && midtone_fraction (p->midtones, p->img, b) <= most + 0.1;
+}
+
 /* Why a cluster (a display block's root, or an inline cluster) is no
  * formula (a speck, a bare number, a blotch or a picture), NULL when it
  * is one. largest: largest_pieces. */
@@ -4455,7 +4629,7 @@ cluster_not_formula (ScanPage *p, int ci, const double *largest)
   if (p->midtones == NULL)
     p->midtones = midtone_table (p->img);
   if ((cl->display || box_w (&cl->b) * box_h (&cl->b) > 4 * em * em) &&
-      midtone_fraction (p->midtones, p->img, &b) > 0.33)
+      midtone_fraction (p->midtones, p->img, &b) > 0.33 && !cluster_midtones_as_prose (p, cl, &b))
     return "midtones";
   /* Larger than a few letters and a third inked: a picture (a
    * formula of that size is mostly white between its symbols). */

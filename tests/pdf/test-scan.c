@@ -1373,6 +1373,65 @@ test_narrow_relations (void)
   assert_inline_found ("tests/fixtures/pdf/scan/narrow-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Two inline formulas a word space apart at the end of a text line are
+ * two boxes: the second, with no running text within 2 em, was left
+ * joined to the first (main d42a378, best IoU 0.46 and 0.38; its line now
+ * comes from the first, cluster_group_band). Two inline fractions a word
+ * space apart whose blur ran each bar into a part looked like a big
+ * operator's limits (pieces_limits_before: limits follow their sign) and
+ * stayed one box (best IoU 0.43 and 0.27). Pages pair-line-end-scan300
+ * and fraction-pair-scan300: rows 480-600 pt and 400-470 pt of
+ * development twin dev-2042-00 (make-truth seed 2042, scan seed 20420,
+ * 300 dpi, JPEG, lower-resolution scanner; tests/fixtures/pdf/scan/README.md). */
+static void
+test_pairs_at_line_end (void)
+{
+  static const double end_truth[][4] = {
+    { 372.3, 57.7, 421.1, 69.1 },   /* \sin(73 \pm \alpha) */
+    { 424.1, 59.2, 467.2, 70.5 },   /* O(k \log k)          */
+  };
+  static const double fraction_truth[][4] = {
+    { 240.7, 28.3, 256.5, 40.9 },   /* \frac{m}{\|n\|}      */
+    { 259.8, 27.4, 270.4, 39.5 },   /* \frac{89}{\epsilon}   */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/pair-line-end-scan300.pdf", end_truth, G_N_ELEMENTS (end_truth));
+  assert_inline_found ("tests/fixtures/pdf/scan/fraction-pair-scan300.pdf", fraction_truth,
+                       G_N_ELEMENTS (fraction_truth));
+}
+
+/* Two inline formulas on two text lines are two boxes even where a piece
+ * off the lines reaches both: the limits under an inline sum, beside its
+ * sign, lie 0.37 em over the next line's formula, and the two were one
+ * box (main d42a378, best IoU 0.20 and 0.43; page_join_ink: the nearer
+ * join first, never two lines' groups). Page limits-lines-scan300: rows
+ * 60-130 pt of development twin dev-2042-05 (make-truth seed 2042, scan
+ * seed 20420, 300 dpi, JPEG in uneven light; tests/fixtures/pdf/scan/README.md). */
+static void
+test_limits_between_lines (void)
+{
+  static const double truth[][4] = {
+    { 491.9, 25.3, 522.7, 36.4 },   /* \sum_{i=1}^{n} g                       */
+    { 460.4, 37.8, 539.2, 48.0 },   /* 84 \subset \|k\| + 79 \times \lambda */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/limits-lines-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* Inline formulas on a JPEG'd page in uneven light are type, not a
+ * photo, when their box has no more midtones than the prose words
+ * beside them (cluster_midtones_as_prose): two formulas 8-10 em wide were
+ * dropped as midtones (main d42a378: no box). Page midtones-inline-scan300:
+ * rows 430-520 pt of development twin dev-2042-09 (make-truth seed 2042,
+ * scan seed 20420, 300 dpi, jpeg+shade28; tests/fixtures/pdf/scan/README.md). */
+static void
+test_midtones_inline (void)
+{
+  static const double truth[][4] = {
+    { 112.5, 52.7, 180.6, 62.8 },   /* 19 \ge b + 71 \cdot \|u\|           */
+    { 96.9, 64.7, 176.8, 75.3 },    /* k_{j} \subset \pi \pm \|u\| - \|m\| */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/midtones-inline-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1412,6 +1471,9 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/number-stop", test_number_stop);
   g_test_add_func ("/pdf/scan/fraction-stacked", test_fraction_stacked);
   g_test_add_func ("/pdf/scan/bracket-number", test_bracket_number);
+  g_test_add_func ("/pdf/scan/pairs-line-end", test_pairs_at_line_end);
+  g_test_add_func ("/pdf/scan/limits-lines", test_limits_between_lines);
+  g_test_add_func ("/pdf/scan/midtones-inline", test_midtones_inline);
   g_test_add_func ("/pdf/scan/footnote-mark", test_footnote_mark);
   g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
