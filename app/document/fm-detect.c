@@ -6377,6 +6377,135 @@ cases_brace_char (gunichar c)
   return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
 }
 
+/* Whether c is a piece of a left brace as XeTeX and LuaTeX build a tall
+ * one: the upper hook, middle piece, lower hook and extension, U+23A7 to
+ * U+23AA. The right brace's pieces, U+23AB to U+23AD (\right\} closing
+ * a system, rcases), open no cases column. */
+static gboolean
+left_brace_piece (gunichar c)
+{
+  return c >= 0x23A7 && c <= 0x23AA;
+}
+
+/* The tall cases brace of chunk ch into *brace (the union of a brace's
+ * pieces, or its one tall glyph); FALSE when ch has none 1.8 body ems tall. */
+static gboolean
+chunk_cases_brace (const PageCtx *pc, const Chunk *ch, FmRect *brace)
+{
+  const Glyph *g = pc->g;
+
+  *brace = (FmRect) { 0, 0, 0, 0 };
+  for (int j = ch->start; j < ch->end; j++)
+    {
+      gboolean piece = left_brace_piece (g[j].c);
+      FmRect r = g[j].r;
+      /* (an OpenType math font's big brace is a glyph variant that
+       * Poppler boxes at the font's ascent and descent, about an em: its
+       * ink, the tallest run in its middle columns, is the brace) */
+      if (g[j].c == '{' && g[j].font == FM_FONT_MATH && fm_rect_h (&r) < 1.8 * pc->body_em && pc->ink != NULL)
+        radical_to_ink (pc->ink, &r);
+      if (!piece && !(fm_rect_h (&r) >= 1.8 * pc->body_em && cases_brace_char (g[j].c)))
+        continue;
+      if (brace->x1 <= brace->x0 || r.x0 > brace->x1)
+        *brace = r;
+      else
+        fm_rect_union (brace, &r);
+    }
+  return brace->x1 > brace->x0 && fm_rect_h (brace) >= 1.8 * pc->body_em;
+}
+
+/* Whether a tall brace stands in a line of running text: three words or
+ * more of full-size letters left of it, level with its middle, in one
+ * chunk (the brace's middle is the math axis, on the text line that holds
+ * an inline cases or \left\{ ... \right.; XeTeX's brace and rows can
+ * come in the prose's chunk). A
+ * cases display has only its left side there, math or a word
+ * (\operatorname{sign}(x) = ...). */
+static gboolean
+brace_in_running_text (const PageCtx *pc, const FmRect *brace)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  double cy = fm_rect_cy (brace), em = pc->body_em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      int words = 0;
+      if (o->is_number || o->box.x0 >= brace->x0 || o->box.y0 >= cy || o->box.y1 <= cy ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (brace)))
+        continue;
+      for (int k = o->start; k < o->end; k++)
+        words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em && g[k].r.x1 <= brace->x0 &&
+                 g[k].r.y0 < cy && g[k].r.y1 > cy && (k == o->start || g[k].space_before);
+      if (words >= 3)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether chunk ch is a piece of a cases or \left\{ ... \right. set in a
+ * text line (brace_in_running_text()): its rows, right of the brace and
+ * less than 4 em from it, or its left side, ending less than 1.5 em
+ * before it, within the brace's height. Its first row stands above the
+ * text line and its left side between the lines' rows, both math only: a
+ * false display each in CM, LM, Times, Palatino, Libertine, newtx,
+ * XeLaTeX and LuaLaTeX (STIX Two, Libertinus) probes. */
+static gboolean
+inline_cases_piece (const PageCtx *pc, const Chunk *ch)
+{
+  GArray *chunks = pc->chunks;
+  double cy = fm_rect_cy (&ch->box), em = pc->body_em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *b = &g_array_index (chunks, Chunk, i);
+      FmRect brace;
+      if (!chunk_cases_brace (pc, b, &brace) || cy <= brace.y0 || cy >= brace.y1)
+        continue;
+      if (!((ch->box.x0 >= brace.x0 - 0.1 * em && ch->box.x0 - brace.x1 < 4.0 * em) ||
+            (ch->box.x1 <= brace.x0 + 0.1 * em && brace.x0 - ch->box.x1 < 1.5 * em)))
+        continue;
+      if (brace_in_running_text (pc, &brace))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether running text follows the column of conditions that starts at
+ * column_x right of brace: a text chunk starting after the column's
+ * widest row, less than 2 em after it, level with the brace. A cases in a
+ * text line (\begin{cases} or \left\{ ... \right. inside $...$) is
+ * followed by the rest of its sentence; a cases display by nothing but its
+ * number. (Without this the prose right of an inline cases at a line's
+ * start was skipped as conditions and the cases taken for a display on a
+ * short page: probes in CM, LM, Times, Palatino, Libertine, newtx,
+ * XeLaTeX and LuaLaTeX.) */
+static gboolean
+prose_after_column (const PageCtx *pc, const FmRect *brace, double column_x, double em)
+{
+  GArray *chunks = pc->chunks;
+  double column_x1 = column_x;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (fabs (o->box.x0 - column_x) < 0.2 * em && cy > brace->y0 && cy < brace->y1)
+        column_x1 = MAX (column_x1, o->box.x1);
+    }
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (!o->is_number && o->n_text * 3 >= o->end - o->start && o->box.x0 >= column_x1 &&
+          o->box.x0 - column_x1 < 2.0 * em && cy > brace->y0 && cy < brace->y1 &&
+          !across_gutter (pc, fm_rect_cx (&o->box), column_x))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The x where a column of conditions starts right of a tall cases brace of
  * chunk ch (\begin{cases} 1 & \text{if } x \in S \\ ...), or G_MAXDOUBLE:
  * two chunks or more starting at one x (0.2 em), their middles within
@@ -6395,26 +6524,9 @@ static double
 cases_condition_column (const PageCtx *pc, const Chunk *ch)
 {
   GArray *chunks = pc->chunks;
-  const Glyph *g = pc->g;
-  FmRect brace = { 0, 0, 0, 0 };
+  FmRect brace;
 
-  for (int j = ch->start; j < ch->end; j++)
-    {
-      gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
-      FmRect r = g[j].r;
-      /* (an OpenType math font's big brace is a glyph variant that
-       * Poppler boxes at the font's ascent and descent, about an em: its
-       * ink, the tallest run in its middle columns, is the brace) */
-      if (g[j].c == '{' && g[j].font == FM_FONT_MATH && fm_rect_h (&r) < 1.8 * pc->body_em && pc->ink != NULL)
-        radical_to_ink (pc->ink, &r);
-      if (!piece && !(fm_rect_h (&r) >= 1.8 * pc->body_em && cases_brace_char (g[j].c)))
-        continue;
-      if (brace.x1 <= brace.x0 || r.x0 > brace.x1)
-        brace = r;
-      else
-        fm_rect_union (&brace, &r);
-    }
-  if (brace.x1 <= brace.x0 || fm_rect_h (&brace) < 1.8 * pc->body_em)
+  if (!chunk_cases_brace (pc, ch, &brace) || brace_in_running_text (pc, &brace))
     return G_MAXDOUBLE;
   for (guint i = 0; i < chunks->len; i++)
     {
@@ -6429,7 +6541,7 @@ cases_condition_column (const PageCtx *pc, const Chunk *ch)
           double qy = fm_rect_cy (&q->box);
           if (k != i && !q->is_number && fabs (q->box.x0 - o->box.x0) < 0.2 * o->em && fabs (qy - cy) > 0.8 * o->em && qy > brace.y0 &&
               qy < brace.y1)
-            return o->box.x0 - 0.1 * o->em;
+            return prose_after_column (pc, &brace, o->box.x0, o->em) ? G_MAXDOUBLE : o->box.x0 - 0.1 * o->em;
         }
     }
   return G_MAXDOUBLE;
@@ -6488,6 +6600,8 @@ display_chunks (PageCtx *pc)
               fm_rect_h_gap (&ch->box, &o->box) < 2.0 * ch->em)
             isolated = FALSE;
         }
+      if (isolated && rule == FM_DETECT_RULE_FULL && inline_cases_piece (pc, ch))
+        isolated = FALSE;
       /* A lone script or radical sign that Poppler put on a line of its own
        * is a piece of an inline formula, not a display. */
       /* So is a script-sized piece (limits, scripts, fraction parts): both
@@ -7976,14 +8090,14 @@ condition_column (const PageCtx *pc, int b, const gboolean *row)
     }
   /* (the brace is not always a glyph of the block: a cases brace beside
    * an integral's limits joins the block late; XeTeX and LuaTeX build it
-   * of pieces, U+23A7 to U+23AD, one span together) */
+   * of pieces, left_brace_piece(), one span together) */
   for (guint k = 0; k < chunks->len && braced < 2; k++)
     {
       const Chunk *c = &g_array_index (chunks, Chunk, k);
       for (int j = c->start; j < c->end && braced < 2; j++)
         {
           const FmRect *r = &g[j].r;
-          gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
+          gboolean piece = left_brace_piece (g[j].c);
           if (fm_rect_cx (r) < bl->x0 - em || r->x1 > col.x0 || r->y1 < bl->y0 || r->y0 > bl->y1 ||
               !(piece || (r->y1 - r->y0 >= 1.8 * em && cases_brace_char (g[j].c))))
             continue;

@@ -275,3 +275,10 @@ done
 for f in cm times; do
   $gen --body "$dir/cls-casescol.body.tex" --out "$dir" --prefix "cls-casescol-$f" --fonts $f --seed 10601
 done
+# detectprec2 (review of detectprec): a cases and a \left\{ ... \right. in a
+# text line of a short page, their first row above the line taken for a
+# display
+for f in cm newtx; do
+  $gen --body "$dir/cls-inlcases.body.tex" --out "$dir" --prefix "cls-inlcases-$f" --fonts $f --seed 10646
+done
+$gen --body "$dir/cls-inlcases.body.tex" --out "$dir" --prefix cls-inlcases-xe --engine xelatex --fonts stix2-math --seed 10646
