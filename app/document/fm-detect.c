@@ -2749,6 +2749,11 @@ ext_delimiter (const Glyph *g)
 }
 /* The state of inline_clusters' steps: the glyphs, the text lines, the math
  * glyphs with their home lines, and the union-find over them. */
+/* fraction_part_scan()'s answer for a glyph: no fraction part, a part
+ * whose bar runs past its parts (fraction_bar_hugs_parts(): a table's
+ * rule), or a part of a bar that ends with its parts. */
+typedef enum { FRAC_NONE = 0, FRAC_PART = 1, FRAC_TIGHT = 2 } FracAnswer;
+
 typedef struct {
   const Glyph *g;
   int n;
@@ -2769,9 +2774,9 @@ typedef struct {
   int *bar;                     /* per math glyph: its display-style fraction, or -1 */
   GArray *bars;                 /* FracBar */
   double max_script_w;          /* the widest script-size math glyph */
-  /* fraction_part()'s answer per math glyph, for frac_em[k] (-1: not
-   * asked yet): it is asked for each pair a glyph is in, and scans the
-   * page's ink and math */
+  /* fraction_part()'s answer per math glyph (FracAnswer), for frac_em[k]
+   * (-1: not asked yet): it is asked for each pair a glyph is in, and
+   * scans the page's ink and math */
   signed char *frac;
   double *frac_em;
 } InlineCtx;
@@ -3436,6 +3441,35 @@ fraction_side_extent (const InlineCtx *ic, double y, gboolean above, double bx0,
   return *s1 > *s0;
 }
 
+/* Whether a bar [bx0, bx1] ends within 0.35 em of the parts [p0, p1]
+ * stacked on it: a fraction's, not a table's rule. TeX adds
+ * \nulldelimiterspace (0.12 em) each side of a fraction; a table's \hline
+ * or \cline runs \tabcolsep (0.6 em) or whole columns past its cells
+ * (review of detectprec: a \multirow results table's numbers and wrapped
+ * text beside an \hline had become inline formulas in CM). */
+static gboolean
+fraction_bar_hugs_parts (double bx0, double bx1, double p0, double p1, double em)
+{
+  return p1 > p0 && bx0 >= p0 - 0.35 * em && bx1 <= p1 + 0.35 * em;
+}
+
+/* fraction_bar_hugs_parts() for the bar on row y over [bx0, bx1], its
+ * parts the script-size math glyphs above and below it
+ * (fraction_side_extent()). */
+static gboolean
+fraction_bar_tight (const InlineCtx *ic, double y, double bx0, double bx1, double tol, double em)
+{
+  double p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE, s0, s1;
+
+  for (int side = 0; side < 2; side++)
+    if (fraction_side_extent (ic, y, side == 0, bx0, bx1, tol, em, &s0, &s1))
+      {
+        p0 = MIN (p0, s0);
+        p1 = MAX (p1, s1);
+      }
+  return fraction_bar_hugs_parts (bx0, bx1, p0, p1, em);
+}
+
 /* Whether a fraction part [s0, s1] is centred on its bar [bx0, bx1]:
  * its margins equal within tol and a quarter of the room left (a
  * denominator's italic correction is in its box for TeX, not in the
@@ -3460,22 +3494,24 @@ fraction_part_centred (double s0, double s1, double bx0, double bx1, double tol)
  * tight boxes, where the rule found is the superscript's own bottom
  * stroke) is left-aligned with it. (The wider part need not reach the
  * bar's ends: a numerator's f(x) starts 1 pt after it in some fonts.) */
-static gboolean
+static FracAnswer
 fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, double em)
 {
   const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
   double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, bx0, bx1, k0, k1, p0, p1;
 
   if (y < 0)
-    return FALSE;
+    return FRAC_NONE;
   ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0, &bx1);
   if (bx0 > r->x0 + tol || bx1 < r->x1 - tol || fraction_bar_band (ic, y, bx0, bx1, em) < 0)
-    return FALSE;
+    return FRAC_NONE;
   /* (above: the partner's side, the bar above k; k's is the other) */
   if (!fraction_side_extent (ic, y, above, bx0, bx1, tol, em, &p0, &p1) ||
       !fraction_side_extent (ic, y, !above, bx0, bx1, tol, em, &k0, &k1))
-    return FALSE;
-  return p1 - p0 < k1 - k0 ? fraction_part_centred (p0, p1, bx0, bx1, tol) : fraction_part_centred (k0, k1, bx0, bx1, tol);
+    return FRAC_NONE;
+  if (!(p1 - p0 < k1 - k0 ? fraction_part_centred (p0, p1, bx0, bx1, tol) : fraction_part_centred (k0, k1, bx0, bx1, tol)))
+    return FRAC_NONE;
+  return fraction_bar_hugs_parts (bx0, bx1, MIN (p0, k0), MAX (p1, k1), em) ? FRAC_TIGHT : FRAC_PART;
 }
 
 /* Whether math glyph k is a part of a text-style fraction: a bar runs
@@ -3483,21 +3519,22 @@ fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, do
  * script-size math glyph stands on the bar's other side over the same
  * columns (a superscript's box can have a letter's stroke right below it,
  * t^2: no partner). */
-static gboolean
+static FracAnswer
 fraction_part_scan (const InlineCtx *ic, int k, double em)
 {
   const Glyph *g = ic->g;
   const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
   const FmRect *r = &g[mk->glyph].r;
   double below, above;
+  FracAnswer answer;
 
   if (ic->pc->ink == NULL || !mk->script)
-    return FALSE;
+    return FRAC_NONE;
   /* (both: the rule below may be the glyph's own bottom stroke, a 2's) */
   below = bar_below_y (ic->pc->ink, r, em);
   above = bar_above_y (ic->pc->ink, r, em);
   if (below < 0 && above < 0)
-    return FALSE;
+    return FRAC_NONE;
   /* (a partner overlaps r's columns: it starts before r ends, and at most
    * the widest script's width before r starts; math is sorted by x0) */
   for (int j = math_from_x (ic->math, g, ic->m, r->x0 - ic->max_script_w - 0.01 * em); j < ic->m; j++)
@@ -3523,10 +3560,11 @@ fraction_part_scan (const InlineCtx *ic, int k, double em)
                        (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * ic->pc->ink->scale), &bx0, &bx1);
           if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol &&
               fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
-            return TRUE;
+            return fraction_bar_tight (ic, y, bx0, bx1, tol, em) ? FRAC_TIGHT : FRAC_PART;
         }
     }
-  return fraction_partner_apart (ic, k, below, FALSE, em) || fraction_partner_apart (ic, k, above, TRUE, em);
+  answer = fraction_partner_apart (ic, k, below, FALSE, em);
+  return answer != FRAC_NONE ? answer : fraction_partner_apart (ic, k, above, TRUE, em);
 }
 
 /* fraction_part_scan(), asked once per glyph and em (each pair a glyph is
@@ -3539,7 +3577,7 @@ fraction_part (const InlineCtx *ic, int k, double em)
       ic->frac[k] = (signed char) fraction_part_scan (ic, k, em);
       ic->frac_em[k] = em;
     }
-  return ic->frac[k] != 0;
+  return ic->frac[k] != FRAC_NONE;
 }
 
 /* The ends of the bar of fraction part k (fraction_part()): the ink run of
@@ -4986,50 +5024,25 @@ inline_trim_ends (const Glyph *g, int n, const int *idx, int *s_io, int *e_io)
 }
 
 /* Whether the bar of fraction seed a (under or over it) is a fraction's
- * and not a table's rule: it ends within 0.35 em of the parts stacked on
- * it. TeX adds \nulldelimiterspace (0.12 em) each side of a fraction; a
- * table's \hline or \cline runs \tabcolsep (0.6 em) or whole columns past
- * its cells (review of detectprec: a \multirow results table's numbers
- * and wrapped text beside an \hline had become inline formulas in CM). */
+ * and not a table's rule (fraction_bar_hugs_parts()): a bar of the
+ * fraction finder's, or the one fraction_part() found under or over a. */
 static gboolean
 fraction_seed_tight (const InlineCtx *ic, int a, double em)
 {
   const Glyph *g = ic->g;
-  const FmRect *r = &g[g_array_index (ic->math, MathGlyph, a).glyph].r;
-  double bx0, bx1, p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE, tol, s0, s1;
+  double p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE;
 
-  if (ic->bar[a] >= 0)
-    {
-      const FracBar *fb = &g_array_index (ic->bars, FracBar, ic->bar[a]);
-      for (int k = 0; k < ic->m; k++)
-        if (ic->bar[k] == ic->bar[a])
-          {
-            const FmRect *rk = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
-            p0 = MIN (p0, rk->x0);
-            p1 = MAX (p1, rk->x1);
-          }
-      return p1 > p0 && fb->x0 >= p0 - 0.35 * em && fb->x1 <= p1 + 0.35 * em;
-    }
-  tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
-  for (int which = 0; which < 2; which++)
-    {
-      double y = which == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em);
-      if (y < 0)
-        continue;
-      p0 = G_MAXDOUBLE;
-      p1 = -G_MAXDOUBLE;
-      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
-                   &bx1);
-      for (int side = 0; side < 2; side++)
-        if (fraction_side_extent (ic, y, side == 0, bx0, bx1, tol, em, &s0, &s1))
-          {
-            p0 = MIN (p0, s0);
-            p1 = MAX (p1, s1);
-          }
-      if (p1 > p0 && bx0 >= p0 - 0.35 * em && bx1 <= p1 + 0.35 * em)
-        return TRUE;
-    }
-  return FALSE;
+  if (ic->bar[a] < 0)
+    return fraction_part (ic, a, em) && ic->frac[a] == FRAC_TIGHT;
+  for (int k = 0; k < ic->m; k++)
+    if (ic->bar[k] == ic->bar[a])
+      {
+        const FmRect *rk = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+        p0 = MIN (p0, rk->x0);
+        p1 = MAX (p1, rk->x1);
+      }
+  return fraction_bar_hugs_parts (g_array_index (ic->bars, FracBar, ic->bar[a]).x0,
+                                  g_array_index (ic->bars, FracBar, ic->bar[a]).x1, p0, p1, em);
 }
 
 /* Clusters with a seed (a math-font glyph, a math symbol, a weak letter, or
