@@ -5106,7 +5106,11 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
           ink = ink || seeded;
           seeded = FALSE;
         }
-      if (seeded || ink)
+      /* (a cluster seeded by a fraction part can be trimmed to nothing:
+       * a lone script-size period with a rule under it, a fraction part
+       * for fraction_part(), read an empty proto's first glyph - a crash
+       * on detect dev j1148l-1148-08, LuaLaTeX, main d42a378 too) */
+      if ((seeded || ink) && e > s)
         {
           Proto *pr = g_new0 (Proto, 1);
           /* a delimiter the text layer lost, with no seed: kept only to
