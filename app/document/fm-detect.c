@@ -2749,6 +2749,11 @@ ext_delimiter (const Glyph *g)
 }
 /* The state of inline_clusters' steps: the glyphs, the text lines, the math
  * glyphs with their home lines, and the union-find over them. */
+/* fraction_part_scan()'s answer for a glyph: no fraction part, a part
+ * whose bar runs past its parts (fraction_bar_hugs_parts(): a table's
+ * rule), or a part of a bar that ends with its parts. */
+typedef enum { FRAC_NONE = 0, FRAC_PART = 1, FRAC_TIGHT = 2 } FracAnswer;
+
 typedef struct {
   const Glyph *g;
   int n;
@@ -2769,9 +2774,9 @@ typedef struct {
   int *bar;                     /* per math glyph: its display-style fraction, or -1 */
   GArray *bars;                 /* FracBar */
   double max_script_w;          /* the widest script-size math glyph */
-  /* fraction_part()'s answer per math glyph, for frac_em[k] (-1: not
-   * asked yet): it is asked for each pair a glyph is in, and scans the
-   * page's ink and math */
+  /* fraction_part()'s answer per math glyph (FracAnswer), for frac_em[k]
+   * (-1: not asked yet): it is asked for each pair a glyph is in, and
+   * scans the page's ink and math */
   signed char *frac;
   double *frac_em;
 } InlineCtx;
@@ -3436,6 +3441,35 @@ fraction_side_extent (const InlineCtx *ic, double y, gboolean above, double bx0,
   return *s1 > *s0;
 }
 
+/* Whether a bar [bx0, bx1] ends within 0.35 em of the parts [p0, p1]
+ * stacked on it: a fraction's, not a table's rule. TeX adds
+ * \nulldelimiterspace (0.12 em) each side of a fraction; a table's \hline
+ * or \cline runs \tabcolsep (0.6 em) or whole columns past its cells
+ * (review of detectprec: a \multirow results table's numbers and wrapped
+ * text beside an \hline had become inline formulas in CM). */
+static gboolean
+fraction_bar_hugs_parts (double bx0, double bx1, double p0, double p1, double em)
+{
+  return p1 > p0 && bx0 >= p0 - 0.35 * em && bx1 <= p1 + 0.35 * em;
+}
+
+/* fraction_bar_hugs_parts() for the bar on row y over [bx0, bx1], its
+ * parts the script-size math glyphs above and below it
+ * (fraction_side_extent()). */
+static gboolean
+fraction_bar_tight (const InlineCtx *ic, double y, double bx0, double bx1, double tol, double em)
+{
+  double p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE, s0, s1;
+
+  for (int side = 0; side < 2; side++)
+    if (fraction_side_extent (ic, y, side == 0, bx0, bx1, tol, em, &s0, &s1))
+      {
+        p0 = MIN (p0, s0);
+        p1 = MAX (p1, s1);
+      }
+  return fraction_bar_hugs_parts (bx0, bx1, p0, p1, em);
+}
+
 /* Whether a fraction part [s0, s1] is centred on its bar [bx0, bx1]:
  * its margins equal within tol and a quarter of the room left (a
  * denominator's italic correction is in its box for TeX, not in the
@@ -3460,22 +3494,24 @@ fraction_part_centred (double s0, double s1, double bx0, double bx1, double tol)
  * tight boxes, where the rule found is the superscript's own bottom
  * stroke) is left-aligned with it. (The wider part need not reach the
  * bar's ends: a numerator's f(x) starts 1 pt after it in some fonts.) */
-static gboolean
+static FracAnswer
 fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, double em)
 {
   const FmRect *r = &ic->g[g_array_index (ic->math, MathGlyph, k).glyph].r;
   double tol = 1.5 / ic->pc->ink->scale + 0.02 * em, bx0, bx1, k0, k1, p0, p1;
 
   if (y < 0)
-    return FALSE;
+    return FRAC_NONE;
   ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0, &bx1);
   if (bx0 > r->x0 + tol || bx1 < r->x1 - tol || fraction_bar_band (ic, y, bx0, bx1, em) < 0)
-    return FALSE;
+    return FRAC_NONE;
   /* (above: the partner's side, the bar above k; k's is the other) */
   if (!fraction_side_extent (ic, y, above, bx0, bx1, tol, em, &p0, &p1) ||
       !fraction_side_extent (ic, y, !above, bx0, bx1, tol, em, &k0, &k1))
-    return FALSE;
-  return p1 - p0 < k1 - k0 ? fraction_part_centred (p0, p1, bx0, bx1, tol) : fraction_part_centred (k0, k1, bx0, bx1, tol);
+    return FRAC_NONE;
+  if (!(p1 - p0 < k1 - k0 ? fraction_part_centred (p0, p1, bx0, bx1, tol) : fraction_part_centred (k0, k1, bx0, bx1, tol)))
+    return FRAC_NONE;
+  return fraction_bar_hugs_parts (bx0, bx1, MIN (p0, k0), MAX (p1, k1), em) ? FRAC_TIGHT : FRAC_PART;
 }
 
 /* Whether math glyph k is a part of a text-style fraction: a bar runs
@@ -3483,21 +3519,22 @@ fraction_partner_apart (const InlineCtx *ic, int k, double y, gboolean above, do
  * script-size math glyph stands on the bar's other side over the same
  * columns (a superscript's box can have a letter's stroke right below it,
  * t^2: no partner). */
-static gboolean
+static FracAnswer
 fraction_part_scan (const InlineCtx *ic, int k, double em)
 {
   const Glyph *g = ic->g;
   const MathGlyph *mk = &g_array_index (ic->math, MathGlyph, k);
   const FmRect *r = &g[mk->glyph].r;
   double below, above;
+  FracAnswer answer;
 
   if (ic->pc->ink == NULL || !mk->script)
-    return FALSE;
+    return FRAC_NONE;
   /* (both: the rule below may be the glyph's own bottom stroke, a 2's) */
   below = bar_below_y (ic->pc->ink, r, em);
   above = bar_above_y (ic->pc->ink, r, em);
   if (below < 0 && above < 0)
-    return FALSE;
+    return FRAC_NONE;
   /* (a partner overlaps r's columns: it starts before r ends, and at most
    * the widest script's width before r starts; math is sorted by x0) */
   for (int j = math_from_x (ic->math, g, ic->m, r->x0 - ic->max_script_w - 0.01 * em); j < ic->m; j++)
@@ -3523,10 +3560,11 @@ fraction_part_scan (const InlineCtx *ic, int k, double em)
                        (int) (0.5 * (MAX (o->x0, r->x0) + MIN (o->x1, r->x1)) * ic->pc->ink->scale), &bx0, &bx1);
           if (bx0 <= MIN (o->x0, r->x0) + tol && bx1 >= MAX (o->x1, r->x1) - tol &&
               fraction_bar_band (ic, y, bx0, bx1, em) >= 0)
-            return TRUE;
+            return fraction_bar_tight (ic, y, bx0, bx1, tol, em) ? FRAC_TIGHT : FRAC_PART;
         }
     }
-  return fraction_partner_apart (ic, k, below, FALSE, em) || fraction_partner_apart (ic, k, above, TRUE, em);
+  answer = fraction_partner_apart (ic, k, below, FALSE, em);
+  return answer != FRAC_NONE ? answer : fraction_partner_apart (ic, k, above, TRUE, em);
 }
 
 /* fraction_part_scan(), asked once per glyph and em (each pair a glyph is
@@ -3539,7 +3577,7 @@ fraction_part (const InlineCtx *ic, int k, double em)
       ic->frac[k] = (signed char) fraction_part_scan (ic, k, em);
       ic->frac_em[k] = em;
     }
-  return ic->frac[k] != 0;
+  return ic->frac[k] != FRAC_NONE;
 }
 
 /* The ends of the bar of fraction part k (fraction_part()): the ink run of
@@ -4986,50 +5024,25 @@ inline_trim_ends (const Glyph *g, int n, const int *idx, int *s_io, int *e_io)
 }
 
 /* Whether the bar of fraction seed a (under or over it) is a fraction's
- * and not a table's rule: it ends within 0.35 em of the parts stacked on
- * it. TeX adds \nulldelimiterspace (0.12 em) each side of a fraction; a
- * table's \hline or \cline runs \tabcolsep (0.6 em) or whole columns past
- * its cells (review of detectprec: a \multirow results table's numbers
- * and wrapped text beside an \hline had become inline formulas in CM). */
+ * and not a table's rule (fraction_bar_hugs_parts()): a bar of the
+ * fraction finder's, or the one fraction_part() found under or over a. */
 static gboolean
 fraction_seed_tight (const InlineCtx *ic, int a, double em)
 {
   const Glyph *g = ic->g;
-  const FmRect *r = &g[g_array_index (ic->math, MathGlyph, a).glyph].r;
-  double bx0, bx1, p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE, tol, s0, s1;
+  double p0 = G_MAXDOUBLE, p1 = -G_MAXDOUBLE;
 
-  if (ic->bar[a] >= 0)
-    {
-      const FracBar *fb = &g_array_index (ic->bars, FracBar, ic->bar[a]);
-      for (int k = 0; k < ic->m; k++)
-        if (ic->bar[k] == ic->bar[a])
-          {
-            const FmRect *rk = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
-            p0 = MIN (p0, rk->x0);
-            p1 = MAX (p1, rk->x1);
-          }
-      return p1 > p0 && fb->x0 >= p0 - 0.35 * em && fb->x1 <= p1 + 0.35 * em;
-    }
-  tol = 1.5 / ic->pc->ink->scale + 0.02 * em;
-  for (int which = 0; which < 2; which++)
-    {
-      double y = which == 0 ? bar_below_y (ic->pc->ink, r, em) : bar_above_y (ic->pc->ink, r, em);
-      if (y < 0)
-        continue;
-      p0 = G_MAXDOUBLE;
-      p1 = -G_MAXDOUBLE;
-      ink_row_run (ic->pc->ink, (int) (y * ic->pc->ink->scale), (int) (fm_rect_cx (r) * ic->pc->ink->scale), &bx0,
-                   &bx1);
-      for (int side = 0; side < 2; side++)
-        if (fraction_side_extent (ic, y, side == 0, bx0, bx1, tol, em, &s0, &s1))
-          {
-            p0 = MIN (p0, s0);
-            p1 = MAX (p1, s1);
-          }
-      if (p1 > p0 && bx0 >= p0 - 0.35 * em && bx1 <= p1 + 0.35 * em)
-        return TRUE;
-    }
-  return FALSE;
+  if (ic->bar[a] < 0)
+    return fraction_part (ic, a, em) && ic->frac[a] == FRAC_TIGHT;
+  for (int k = 0; k < ic->m; k++)
+    if (ic->bar[k] == ic->bar[a])
+      {
+        const FmRect *rk = &g[g_array_index (ic->math, MathGlyph, k).glyph].r;
+        p0 = MIN (p0, rk->x0);
+        p1 = MAX (p1, rk->x1);
+      }
+  return fraction_bar_hugs_parts (g_array_index (ic->bars, FracBar, ic->bar[a]).x0,
+                                  g_array_index (ic->bars, FracBar, ic->bar[a]).x1, p0, p1, em);
 }
 
 /* Clusters with a seed (a math-font glyph, a math symbol, a weak letter, or
@@ -5093,7 +5106,11 @@ inline_seeded_protos (const InlineCtx *ic, GPtrArray *protos)
           ink = ink || seeded;
           seeded = FALSE;
         }
-      if (seeded || ink)
+      /* (a cluster seeded by a fraction part can be trimmed to nothing:
+       * a lone script-size period with a rule under it, a fraction part
+       * for fraction_part(), read an empty proto's first glyph - a crash
+       * on detect dev j1148l-1148-08, LuaLaTeX, main d42a378 too) */
+      if ((seeded || ink) && e > s)
         {
           Proto *pr = g_new0 (Proto, 1);
           /* a delimiter the text layer lost, with no seed: kept only to
@@ -6404,6 +6421,135 @@ cases_brace_char (gunichar c)
   return is_open_bracket (c) || c == INK_GLYPH || c < 0x20 || (c >= 0xE000 && c <= 0xF8FF);
 }
 
+/* Whether c is a piece of a left brace as XeTeX and LuaTeX build a tall
+ * one: the upper hook, middle piece, lower hook and extension, U+23A7 to
+ * U+23AA. The right brace's pieces, U+23AB to U+23AD (\right\} closing
+ * a system, rcases), open no cases column. */
+static gboolean
+left_brace_piece (gunichar c)
+{
+  return c >= 0x23A7 && c <= 0x23AA;
+}
+
+/* The tall cases brace of chunk ch into *brace (the union of a brace's
+ * pieces, or its one tall glyph); FALSE when ch has none 1.8 body ems tall. */
+static gboolean
+chunk_cases_brace (const PageCtx *pc, const Chunk *ch, FmRect *brace)
+{
+  const Glyph *g = pc->g;
+
+  *brace = (FmRect) { 0, 0, 0, 0 };
+  for (int j = ch->start; j < ch->end; j++)
+    {
+      gboolean piece = left_brace_piece (g[j].c);
+      FmRect r = g[j].r;
+      /* (an OpenType math font's big brace is a glyph variant that
+       * Poppler boxes at the font's ascent and descent, about an em: its
+       * ink, the tallest run in its middle columns, is the brace) */
+      if (g[j].c == '{' && g[j].font == FM_FONT_MATH && fm_rect_h (&r) < 1.8 * pc->body_em && pc->ink != NULL)
+        radical_to_ink (pc->ink, &r);
+      if (!piece && !(fm_rect_h (&r) >= 1.8 * pc->body_em && cases_brace_char (g[j].c)))
+        continue;
+      if (brace->x1 <= brace->x0 || r.x0 > brace->x1)
+        *brace = r;
+      else
+        fm_rect_union (brace, &r);
+    }
+  return brace->x1 > brace->x0 && fm_rect_h (brace) >= 1.8 * pc->body_em;
+}
+
+/* Whether a tall brace stands in a line of running text: three words or
+ * more of full-size letters left of it, level with its middle, in one
+ * chunk (the brace's middle is the math axis, on the text line that holds
+ * an inline cases or \left\{ ... \right.; XeTeX's brace and rows can
+ * come in the prose's chunk). A
+ * cases display has only its left side there, math or a word
+ * (\operatorname{sign}(x) = ...). */
+static gboolean
+brace_in_running_text (const PageCtx *pc, const FmRect *brace)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  double cy = fm_rect_cy (brace), em = pc->body_em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      int words = 0;
+      if (o->is_number || o->box.x0 >= brace->x0 || o->box.y0 >= cy || o->box.y1 <= cy ||
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (brace)))
+        continue;
+      for (int k = o->start; k < o->end; k++)
+        words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em && g[k].r.x1 <= brace->x0 &&
+                 g[k].r.y0 < cy && g[k].r.y1 > cy && (k == o->start || g[k].space_before);
+      if (words >= 3)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether chunk ch is a piece of a cases or \left\{ ... \right. set in a
+ * text line (brace_in_running_text()): its rows, right of the brace and
+ * less than 4 em from it, or its left side, ending less than 1.5 em
+ * before it, within the brace's height. Its first row stands above the
+ * text line and its left side between the lines' rows, both math only: a
+ * false display each in CM, LM, Times, Palatino, Libertine, newtx,
+ * XeLaTeX and LuaLaTeX (STIX Two, Libertinus) probes. */
+static gboolean
+inline_cases_piece (const PageCtx *pc, const Chunk *ch)
+{
+  GArray *chunks = pc->chunks;
+  double cy = fm_rect_cy (&ch->box), em = pc->body_em;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *b = &g_array_index (chunks, Chunk, i);
+      FmRect brace;
+      if (!chunk_cases_brace (pc, b, &brace) || cy <= brace.y0 || cy >= brace.y1)
+        continue;
+      if (!((ch->box.x0 >= brace.x0 - 0.1 * em && ch->box.x0 - brace.x1 < 4.0 * em) ||
+            (ch->box.x1 <= brace.x0 + 0.1 * em && brace.x0 - ch->box.x1 < 1.5 * em)))
+        continue;
+      if (brace_in_running_text (pc, &brace))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether running text follows the column of conditions that starts at
+ * column_x right of brace: a text chunk starting after the column's
+ * widest row, less than 2 em after it, level with the brace. A cases in a
+ * text line (\begin{cases} or \left\{ ... \right. inside $...$) is
+ * followed by the rest of its sentence; a cases display by nothing but its
+ * number. (Without this the prose right of an inline cases at a line's
+ * start was skipped as conditions and the cases taken for a display on a
+ * short page: probes in CM, LM, Times, Palatino, Libertine, newtx,
+ * XeLaTeX and LuaLaTeX.) */
+static gboolean
+prose_after_column (const PageCtx *pc, const FmRect *brace, double column_x, double em)
+{
+  GArray *chunks = pc->chunks;
+  double column_x1 = column_x;
+
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (fabs (o->box.x0 - column_x) < 0.2 * em && cy > brace->y0 && cy < brace->y1)
+        column_x1 = MAX (column_x1, o->box.x1);
+    }
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (!o->is_number && o->n_text * 3 >= o->end - o->start && o->box.x0 >= column_x1 &&
+          o->box.x0 - column_x1 < 2.0 * em && cy > brace->y0 && cy < brace->y1 &&
+          !across_gutter (pc, fm_rect_cx (&o->box), column_x))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The x where a column of conditions starts right of a tall cases brace of
  * chunk ch (\begin{cases} 1 & \text{if } x \in S \\ ...), or G_MAXDOUBLE:
  * two chunks or more starting at one x (0.2 em), their middles within
@@ -6422,26 +6568,9 @@ static double
 cases_condition_column (const PageCtx *pc, const Chunk *ch)
 {
   GArray *chunks = pc->chunks;
-  const Glyph *g = pc->g;
-  FmRect brace = { 0, 0, 0, 0 };
+  FmRect brace;
 
-  for (int j = ch->start; j < ch->end; j++)
-    {
-      gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
-      FmRect r = g[j].r;
-      /* (an OpenType math font's big brace is a glyph variant that
-       * Poppler boxes at the font's ascent and descent, about an em: its
-       * ink, the tallest run in its middle columns, is the brace) */
-      if (g[j].c == '{' && g[j].font == FM_FONT_MATH && fm_rect_h (&r) < 1.8 * pc->body_em && pc->ink != NULL)
-        radical_to_ink (pc->ink, &r);
-      if (!piece && !(fm_rect_h (&r) >= 1.8 * pc->body_em && cases_brace_char (g[j].c)))
-        continue;
-      if (brace.x1 <= brace.x0 || r.x0 > brace.x1)
-        brace = r;
-      else
-        fm_rect_union (&brace, &r);
-    }
-  if (brace.x1 <= brace.x0 || fm_rect_h (&brace) < 1.8 * pc->body_em)
+  if (!chunk_cases_brace (pc, ch, &brace) || brace_in_running_text (pc, &brace))
     return G_MAXDOUBLE;
   for (guint i = 0; i < chunks->len; i++)
     {
@@ -6456,7 +6585,7 @@ cases_condition_column (const PageCtx *pc, const Chunk *ch)
           double qy = fm_rect_cy (&q->box);
           if (k != i && !q->is_number && fabs (q->box.x0 - o->box.x0) < 0.2 * o->em && fabs (qy - cy) > 0.8 * o->em && qy > brace.y0 &&
               qy < brace.y1)
-            return o->box.x0 - 0.1 * o->em;
+            return prose_after_column (pc, &brace, o->box.x0, o->em) ? G_MAXDOUBLE : o->box.x0 - 0.1 * o->em;
         }
     }
   return G_MAXDOUBLE;
@@ -6515,6 +6644,8 @@ display_chunks (PageCtx *pc)
               fm_rect_h_gap (&ch->box, &o->box) < 2.0 * ch->em)
             isolated = FALSE;
         }
+      if (isolated && rule == FM_DETECT_RULE_FULL && inline_cases_piece (pc, ch))
+        isolated = FALSE;
       /* A lone script or radical sign that Poppler put on a line of its own
        * is a piece of an inline formula, not a display. */
       /* So is a script-sized piece (limits, scripts, fraction parts): both
@@ -8003,14 +8134,14 @@ condition_column (const PageCtx *pc, int b, const gboolean *row)
     }
   /* (the brace is not always a glyph of the block: a cases brace beside
    * an integral's limits joins the block late; XeTeX and LuaTeX build it
-   * of pieces, U+23A7 to U+23AD, one span together) */
+   * of pieces, left_brace_piece(), one span together) */
   for (guint k = 0; k < chunks->len && braced < 2; k++)
     {
       const Chunk *c = &g_array_index (chunks, Chunk, k);
       for (int j = c->start; j < c->end && braced < 2; j++)
         {
           const FmRect *r = &g[j].r;
-          gboolean piece = g[j].c >= 0x23A7 && g[j].c <= 0x23AD;
+          gboolean piece = left_brace_piece (g[j].c);
           if (fm_rect_cx (r) < bl->x0 - em || r->x1 > col.x0 || r->y1 < bl->y0 || r->y0 > bl->y1 ||
               !(piece || (r->y1 - r->y0 >= 1.8 * em && cases_brace_char (g[j].c))))
             continue;

@@ -280,3 +280,10 @@ done
 $gen --body "$dir/cls-quadword.body.tex" --out "$dir" --prefix cls-quadword-lmodern --twocolumn --fonts lmodern --seed 10690
 $gen --body "$dir/cls-quadword.body.tex" --out "$dir" --prefix cls-quadword-xe --twocolumn --engine xelatex --fonts termes-math --seed 10690
 $gen --body "$dir/cls-quadword.body.tex" --out "$dir" --prefix cls-quadword-lua --twocolumn --engine lualatex --fonts termes-math --seed 10690
+# detectprec2 (review of detectprec): a cases and a \left\{ ... \right. in a
+# text line of a short page, their first row above the line taken for a
+# display
+for f in cm newtx; do
+  $gen --body "$dir/cls-inlcases.body.tex" --out "$dir" --prefix "cls-inlcases-$f" --fonts $f --seed 10646
+done
+$gen --body "$dir/cls-inlcases.body.tex" --out "$dir" --prefix cls-inlcases-xe --engine xelatex --fonts stix2-math --seed 10646
