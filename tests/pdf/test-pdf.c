@@ -638,8 +638,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * display, set in from a narrow column's margins by equal slivers of 0.31
  * em, whose lower row of words starts where it starts. One shared edge made
  * it a framed paragraph's line (main 0c158a9: an inline formula from a_1,
- * its words dropped); it is a display with its words. Only that row: the
- * lower rows still come apart from it (a limit of its own). */
+ * its words dropped); it is a display with its words. The lower rows, flush
+ * with it, join it since detectfix20 (row_flush_with_block()): the whole
+ * fixture is in /pdf/detect/classes too. */
 static void
 test_detect_aligned_edge (void)
 {
@@ -1001,7 +1002,16 @@ test_detect_aligned_edge (void)
  * denominator that Poppler lists as one word (inline 1/1 of 10 each: the
  * letters of \frac{a}{b} only); cls-casescol (CM, Times), cases displays
  * whose conditions hold words on a page too short for its text margins to
- * be known (display 0 of 2 each, the rows inline pieces). */
+ * be known (display 0 of 2 each, the rows inline pieces).
+ *
+ * detectfix20 (main d42a378 in brackets): cls-alignedge-cm, whole (its
+ * lower rows, flush with the widest, came as inline pieces: display 0 of
+ * 2); cls-jotrows (CM, LuaLaTeX LM Math, two columns), aligned and
+ * gathered rows set with \jot 0-1 pt sharing an edge, the widest taken for
+ * a framed paragraph's line and the rows flush with it set off on one side
+ * only (display 0 of 4, CM; 0 of 4, LuaLaTeX); cls-rowwords (CM, Times,
+ * XeLaTeX XITS), the calculator-output row in fonts whose "= 3.2139 m"
+ * holds no math glyph: cut before the words or dissolved (display 0 of 1). */
 static void
 test_detect_classes (void)
 {
@@ -1060,7 +1070,9 @@ test_detect_classes (void)
                           "cls-rowwords-palatino", "cls-sumfrac-cm", "cls-sumfrac-lmodern",
                           "cls-opnum-cm", "cls-opnum-lmodern",
                           "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
-                          "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times" };
+                          "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times",
+                          "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
+                          "cls-rowwords-times", "cls-rowwords-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
