@@ -5308,19 +5308,29 @@ running_text_line (const Glyph *g, const Chunk *o)
   return o->n_text >= 3 && (o->n_text * 3 >= (o->end - o->start) * 2 || words >= 3);
 }
 
-/* Whether chunk o has a relation sign at the very x of one in a chunk on
- * the line spanning ext (relation_aligned()): o and that line are rows of
- * one aligned or gathered display, not lines of a paragraph. */
+/* Whether a chunk level with chunk o (o itself, or a relation sign set
+ * apart from it: Palatino's "=" of a gathered row is a chunk of its own)
+ * has a relation sign at the very x of one in a chunk on the line spanning
+ * ext (relation_aligned()): o's line and ext are rows of one aligned or
+ * gathered display, not lines of a paragraph. */
 static gboolean
 rows_of_one_display (const PageCtx *pc, const Chunk *o, const FmRect *ext)
 {
-  for (guint j = 0; j < pc->chunks->len; j++)
+  double oy = fm_rect_cy (&o->box);
+
+  for (guint i = 0; i < pc->chunks->len; i++)
     {
-      const Chunk *r = &g_array_index (pc->chunks, Chunk, j);
-      double cy = fm_rect_cy (&r->box);
-      if (r != o && cy >= ext->y0 && cy <= ext->y1 && r->box.x0 >= ext->x0 - 0.1 * r->em &&
-          r->box.x1 <= ext->x1 + 0.1 * r->em && relation_aligned (pc->g, o, r))
-        return TRUE;
+      const Chunk *a = &g_array_index (pc->chunks, Chunk, i);
+      if (fabs (fm_rect_cy (&a->box) - oy) > 0.3 * o->em || a->box.x1 < ext->x0 || a->box.x0 > ext->x1)
+        continue;
+      for (guint j = 0; j < pc->chunks->len; j++)
+        {
+          const Chunk *r = &g_array_index (pc->chunks, Chunk, j);
+          double cy = fm_rect_cy (&r->box);
+          if (r != a && cy >= ext->y0 && cy <= ext->y1 && r->box.x0 >= ext->x0 - 0.1 * r->em &&
+              r->box.x1 <= ext->x1 + 0.1 * r->em && relation_aligned (pc->g, a, r))
+            return TRUE;
+        }
     }
   return FALSE;
 }
