@@ -5290,7 +5290,7 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
   return n;
 }
 
-static gboolean relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r);
+static gboolean relation_aligned_within (const Glyph *g, const Chunk *o, const Chunk *r, double tol);
 
 /* Whether chunk o reads as a line of running text rather than a
  * display's row with a label: three text letters or more, and two thirds
@@ -5311,8 +5311,11 @@ running_text_line (const Glyph *g, const Chunk *o)
 /* Whether a chunk level with chunk o (o itself, or a relation sign set
  * apart from it: Palatino's "=" of a gathered row is a chunk of its own)
  * has a relation sign at the very x of one in a chunk on the line spanning
- * ext (relation_aligned()): o's line and ext are rows of one aligned or
- * gathered display, not lines of a paragraph. */
+ * ext, to 0.005 em: o's line and ext are rows of one aligned or gathered
+ * display, not lines of a paragraph. TeX sets aligned rows' signs at one x
+ * to the thousandth of a point (the jot-row probes in eight set-ups); two
+ * lines of an inset paragraph met to 0.012 em by chance (a Palatino list,
+ * 0.05 em as aligned_rows() allows made its first line a display). */
 static gboolean
 rows_of_one_display (const PageCtx *pc, const Chunk *o, const FmRect *ext)
 {
@@ -5328,7 +5331,7 @@ rows_of_one_display (const PageCtx *pc, const Chunk *o, const FmRect *ext)
           const Chunk *r = &g_array_index (pc->chunks, Chunk, j);
           double cy = fm_rect_cy (&r->box);
           if (r != a && cy >= ext->y0 && cy <= ext->y1 && r->box.x0 >= ext->x0 - 0.1 * r->em &&
-              r->box.x1 <= ext->x1 + 0.1 * r->em && relation_aligned (pc->g, a, r))
+              r->box.x1 <= ext->x1 + 0.1 * r->em && relation_aligned_within (pc->g, a, r, 0.005))
             return TRUE;
         }
     }
@@ -7372,18 +7375,26 @@ first_rows_above (PageCtx *pc)
   return any;
 }
 
+/* Whether one of chunk o's full-size relation signs stands within tol em
+ * of the same sign's x in chunk r. */
+static gboolean
+relation_aligned_within (const Glyph *g, const Chunk *o, const Chunk *r, double tol)
+{
+  for (int a = o->start; a < o->end; a++)
+    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
+      for (int b = r->start; b < r->end; b++)
+        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < tol * o->em && fabs (g[b].size - g[a].size) < 0.5)
+          return TRUE;
+  return FALSE;
+}
+
 /* Whether one of chunk o's full-size relation signs stands within 0.05 em
  * of the same sign's x in chunk r: aligned rows share their "=" to the
  * point. */
 static gboolean
 relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
 {
-  for (int a = o->start; a < o->end; a++)
-    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
-      for (int b = r->start; b < r->end; b++)
-        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < 0.05 * o->em && fabs (g[b].size - g[a].size) < 0.5)
-          return TRUE;
-  return FALSE;
+  return relation_aligned_within (g, o, r, 0.05);
 }
 
 /* Whether chunk o closes, with its last glyph, a square bracket that the
@@ -7457,9 +7468,9 @@ row_flush_with_block (const PageCtx *pc, guint i, int b)
 /* Whether chunk i, right above or below chunk o's display block, is a row
  * of it (aligned_rows()): its relation sign at the x of one of o's, or it
  * closes a bracket the block left open, on a line set off from both
- * margins or flush with the block's edge (row_flush_with_block()); or,
- * with math and no running text (running_text_line()), flush with the
- * block's edge. The last line of an inset paragraph under a boxed display
+ * margins; or flush with the block's edge (row_flush_with_block()) with
+ * its sign at the very x of o's (0.005 em, rows_of_one_display()), or a
+ * bracket closed, or math and no running text (running_text_line()). The last line of an inset paragraph under a boxed display
  * (quote, \fbox, a shaded box) is running text, and its signs meet the
  * block's only by chance. */
 static gboolean
@@ -7468,9 +7479,13 @@ aligned_row_of (const PageCtx *pc, guint i, guint j)
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, i), *o = &g_array_index (pc->chunks, Chunk, j);
   int b = o->block;
 
-  if (relation_aligned (pc->g, ch, o) || (ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b)))
-    return row_alone_set_off (pc, i) || row_flush_with_block (pc, i, b);
-  return ch->n_strong + ch->n_weak > 0 && !running_text_line (pc->g, ch) && row_flush_with_block (pc, i, b);
+  gboolean closes = ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b);
+
+  if ((relation_aligned (pc->g, ch, o) || closes) && row_alone_set_off (pc, i))
+    return TRUE;
+  return (relation_aligned_within (pc->g, ch, o, 0.005) || closes ||
+          (ch->n_strong + ch->n_weak > 0 && !running_text_line (pc->g, ch))) &&
+         row_flush_with_block (pc, i, b);
 }
 
 /* Rows of an aligned display that are mostly words (\text{rate in} &= 5,
