@@ -5216,7 +5216,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
 
 
 /* Text margins: the most common left and right ends of long chunks of
- * running text (justified paragraphs share both). */
+ * running text (justified paragraphs share both), three of them at each
+ * margin, or two at the right one where they are the rightmost. */
 static void
 find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
 {
@@ -5239,6 +5240,16 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
         {
           m->left[col] = fm_layout_mode (l, nl, &cl);
           m->right[col] = fm_layout_mode (r, nl, &cr);
+          /* (two lines ending at the rightmost x to a point, r sorted by
+           * fm_layout_mode(), are the paragraphs' justified measure where
+           * three start at the left one: a short page of narrow type -
+           * Times, XITS Math - around an aligned display has no third, and
+           * its rows with words beside them were dissolved, cls-rowwords) */
+          if (cr < 3 && cl >= 3 && r[nl - 2] >= r[nl - 1] - 1.0)
+            {
+              m->right[col] = r[nl - 1];
+              cr = 3;
+            }
           m->known[col] = cl >= 3 && cr >= 3 && m->right[col] - m->left[col] > 10.0;
         }
       g_free (l);
@@ -5296,6 +5307,54 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
   return n;
 }
 
+static gboolean relation_aligned_within (const Glyph *g, const Chunk *o, const Chunk *r, double tol);
+
+/* Whether chunk o reads as a line of running text rather than a
+ * display's row with a label: three text letters or more, and two thirds
+ * of its glyphs text letters or three words of them (runs after a space
+ * or a math glyph). "rate out = x + y" has 7 letters of 11 in two words; a
+ * minipage's line "also have r_1 + r_2 = s_1 if we know that the sum t_1
+ * + t_2 = m holds." 30 of 46 in nine words. */
+static gboolean
+running_text_line (const Glyph *g, const Chunk *o)
+{
+  int words = 0;
+
+  for (int k = o->start; k < o->end; k++)
+    words += g[k].cls == CLS_TEXT && (k == o->start || g[k].space_before || g[k - 1].cls != CLS_TEXT);
+  return o->n_text >= 3 && (o->n_text * 3 >= (o->end - o->start) * 2 || words >= 3);
+}
+
+/* Whether a chunk level with chunk o (o itself, or a relation sign set
+ * apart from it: Palatino's "=" of a gathered row is a chunk of its own)
+ * has a relation sign at the very x of one in a chunk on the line spanning
+ * ext, to 0.005 em: o's line and ext are rows of one aligned or gathered
+ * display, not lines of a paragraph. TeX sets aligned rows' signs at one x
+ * to the thousandth of a point (the jot-row probes in eight set-ups); two
+ * lines of an inset paragraph met to 0.012 em by chance (a Palatino list,
+ * 0.05 em as aligned_rows() allows made its first line a display). */
+static gboolean
+rows_of_one_display (const PageCtx *pc, const Chunk *o, const FmRect *ext)
+{
+  double oy = fm_rect_cy (&o->box);
+
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *a = &g_array_index (pc->chunks, Chunk, i);
+      if (fabs (fm_rect_cy (&a->box) - oy) > 0.3 * o->em || a->box.x1 < ext->x0 || a->box.x0 > ext->x1)
+        continue;
+      for (guint j = 0; j < pc->chunks->len; j++)
+        {
+          const Chunk *r = &g_array_index (pc->chunks, Chunk, j);
+          double cy = fm_rect_cy (&r->box);
+          if (r != a && cy >= ext->y0 && cy <= ext->y1 && r->box.x0 >= ext->x0 - 0.1 * r->em &&
+              r->box.x1 <= ext->x1 + 0.1 * r->em && relation_aligned_within (pc->g, a, r, 0.005))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* Whether lines of words just above or below the line spanning ext (a
  * box gap under 1 em) start and end within 0.1 em of where ext does: lines
  * of the same paragraph, so ext's slivers from the margins are the
@@ -5312,7 +5371,14 @@ line_group (GArray *chunks, guint i, const PageCtx *pc, int *members, FmRect *ex
  * lies the paragraph's baselineskip away (1.15-1.2 em between the lines'
  * middles), where the rows of an aligned or gathered display are \jot
  * further apart (1.45-1.5 em in cls-alignedge, whose lower row "rate out
- * = x + y" has words too) and a matrix's rows have none. */
+ * = x + y" has words too) and a matrix's rows have none. Rows set with
+ * \jot at 0-1 pt lie at the paragraph's pitch (1.2-1.3 em, cls-jotrows:
+ * the widest row's words were lost in CM and LuaLaTeX LM Math), so the
+ * neighbour must look like a paragraph's line too: no relation sign at
+ * the x of one on ext's line (rows_of_one_display()), and, for one shared
+ * edge, running text (running_text_line()). An inset paragraph's lines
+ * (quote, minipage, list, shaded box) are running text whose signs meet
+ * only by chance. */
 static gboolean
 edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
 {
@@ -5324,13 +5390,14 @@ edge_shared_by_neighbour (const PageCtx *pc, const FmRect *ext, double em)
       double cy = 0.5 * (o->box.y0 + o->box.y1);
 
       if (o->n_text == 0 || (cy >= ext->y0 && cy <= ext->y1) || fm_rect_v_gap (ext, &o->box) > 1.0 * em ||
-          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (ext)))
+          across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (ext)) || rows_of_one_display (pc, o, ext))
         continue;
       gboolean shares_left = fabs (o->box.x0 - ext->x0) < 0.1 * em;
       gboolean shares_right = fabs (o->box.x1 - ext->x1) < 0.1 * em;
       left = left || shares_left;
       right = right || shares_right;
-      prose_edge = prose_edge || ((shares_left || shares_right) && o->n_text >= 3 && fabs (cy - fm_rect_cy (ext)) < 1.3 * em);
+      prose_edge = prose_edge || ((shares_left || shares_right) && running_text_line (pc->g, o) &&
+                                  fabs (cy - fm_rect_cy (ext)) < 1.3 * em);
     }
   return (left && right) || prose_edge;
 }
@@ -7294,7 +7361,7 @@ chunk_line_set_off (const PageCtx *pc, guint i, int *nm)
 /* Whether chunk i has its line to itself (no other chunk level with it
  * but numbers) and that line is set off from both margins of its column. */
 static gboolean
-row_alone_set_off (PageCtx *pc, guint i)
+row_alone_set_off (const PageCtx *pc, guint i)
 {
   int nm;
   gboolean ok = chunk_line_set_off (pc, i, &nm);
@@ -7466,18 +7533,26 @@ first_rows_above (PageCtx *pc)
   return any;
 }
 
+/* Whether one of chunk o's full-size relation signs stands within tol em
+ * of the same sign's x in chunk r. */
+static gboolean
+relation_aligned_within (const Glyph *g, const Chunk *o, const Chunk *r, double tol)
+{
+  for (int a = o->start; a < o->end; a++)
+    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
+      for (int b = r->start; b < r->end; b++)
+        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < tol * o->em && fabs (g[b].size - g[a].size) < 0.5)
+          return TRUE;
+  return FALSE;
+}
+
 /* Whether one of chunk o's full-size relation signs stands within 0.05 em
  * of the same sign's x in chunk r: aligned rows share their "=" to the
  * point. */
 static gboolean
 relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
 {
-  for (int a = o->start; a < o->end; a++)
-    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
-      for (int b = r->start; b < r->end; b++)
-        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < 0.05 * o->em && fabs (g[b].size - g[a].size) < 0.5)
-          return TRUE;
-  return FALSE;
+  return relation_aligned_within (g, o, r, 0.05);
 }
 
 /* Whether chunk o closes, with its last glyph, a square bracket that the
@@ -7521,6 +7596,56 @@ closes_block_bracket (const PageCtx *pc, const Chunk *o, int b)
   return open > 0;
 }
 
+/* Whether chunk i, alone on its line, is flush with an edge of display
+ * block b (to 0.1 em) and no wider, both set off from the column's margins
+ * by a quarter em or more: a lower row of an aligned display sharing the
+ * widest row's edge - its "&= x + y" ending where the row above ends, or
+ * its "&\text{rate out} = ..." starting where it starts - is set off on
+ * one side only (cls-jotrows, cls-alignedge: the row came as an inline
+ * formula in CM and LuaLaTeX LM Math). A paragraph's line reaches a
+ * margin. */
+static gboolean
+row_flush_with_block (const PageCtx *pc, guint i, int b)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+  const FmRect *bk = &pc->blocks[b];
+  const Margins *m = &pc->margins;
+  int *members = g_new (int, pc->chunks->len + 1);
+  FmRect ext;
+  int nm = line_group (pc->chunks, i, pc, members, &ext), col = column_of (pc, fm_rect_cx (&ext));
+  double em = ch->em;
+  gboolean ok = nm == 1 && m->known[col] && ext.x0 - m->left[col] >= 0.25 * em &&
+                m->right[col] - ext.x1 >= 0.25 * em && bk->x0 - m->left[col] >= 0.25 * em &&
+                m->right[col] - bk->x1 >= 0.25 * em && ext.x0 >= bk->x0 - 0.1 * em && ext.x1 <= bk->x1 + 0.1 * em &&
+                (fabs (ext.x0 - bk->x0) < 0.1 * em || fabs (ext.x1 - bk->x1) < 0.1 * em);
+
+  g_free (members);
+  return ok;
+}
+
+/* Whether chunk i, right above or below chunk o's display block, is a row
+ * of it (aligned_rows()): its relation sign at the x of one of o's, or it
+ * closes a bracket the block left open, on a line set off from both
+ * margins; or flush with the block's edge (row_flush_with_block()) with
+ * its sign at the very x of o's (0.005 em, rows_of_one_display()), or a
+ * bracket closed, or math and no running text (running_text_line()). The last line of an inset paragraph under a boxed display
+ * (quote, \fbox, a shaded box) is running text, and its signs meet the
+ * block's only by chance. */
+static gboolean
+aligned_row_of (const PageCtx *pc, guint i, guint j)
+{
+  const Chunk *ch = &g_array_index (pc->chunks, Chunk, i), *o = &g_array_index (pc->chunks, Chunk, j);
+  int b = o->block;
+
+  gboolean closes = ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b);
+
+  if ((relation_aligned (pc->g, ch, o) || closes) && row_alone_set_off (pc, i))
+    return TRUE;
+  return (relation_aligned_within (pc->g, ch, o, 0.005) || closes ||
+          (ch->n_strong + ch->n_weak > 0 && !running_text_line (pc->g, ch))) &&
+         row_flush_with_block (pc, i, b);
+}
+
 /* Rows of an aligned display that are mostly words (\text{rate in} &= 5,
  * \text{concentration in} &= 0.1): no display line of their own, but a
  * line right above or below a display block (less than 1 em), alone on its
@@ -7551,8 +7676,7 @@ aligned_rows (PageCtx *pc)
               if (b < 0 || pc->blocks[b].x1 <= pc->blocks[b].x0 || fm_rect_v_gap (&pc->blocks[b], &ch->box) >= 1.0 * ch->em ||
                   v_overlap_enough (&pc->blocks[b], &ch->box, 0.3) ||
                   across_gutter (pc, fm_rect_cx (&pc->blocks[b]), fm_rect_cx (&ch->box)) ||
-                  !(relation_aligned (pc->g, ch, o) || (ch->box.y0 > pc->blocks[b].y0 && closes_block_bracket (pc, ch, b))) ||
-                  !row_alone_set_off (pc, i))
+                  !aligned_row_of (pc, i, j))
                 continue;
               ch->block = b;
               ch->is_display = TRUE;
@@ -8217,6 +8341,75 @@ condition_rows (PageCtx *pc)
   g_free (row);
 }
 
+/* How many chunks of running text (text_line_chunk()) out of every block
+ * stand beside display block b on the lines of its rows, a row that is not
+ * the whole block, and are those lines set off from both margins
+ * (line_is_set_off()); *words gets the last one. */
+static int
+words_beside_rows (const PageCtx *pc, int b, gboolean *set_off, int *words)
+{
+  GArray *chunks = pc->chunks;
+  const FmRect *bk = &pc->blocks[b];
+  int *members = g_new (int, chunks->len + 1), n = 0;
+  gboolean *seen = g_new0 (gboolean, chunks->len + 1);
+
+  *set_off = TRUE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *r = &g_array_index (chunks, Chunk, i);
+      FmRect ext;
+      int nm;
+      if (r->block != b || !r->is_display ||
+          (r->box.y0 - bk->y0 < 0.5 * r->em && bk->y1 - r->box.y1 < 0.5 * r->em))
+        continue;
+      nm = line_group (chunks, i, pc, members, &ext);
+      for (int k = 0; k < nm; k++)
+        {
+          const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          if (seen[members[k]] || !text_line_chunk (pc, o, fm_rect_cx (bk)) ||
+              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0))
+            continue;
+          seen[members[k]] = TRUE;
+          *words = members[k];
+          *set_off = *set_off && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, r->em);
+          n++;
+        }
+    }
+  g_free (seen);
+  g_free (members);
+  return n;
+}
+
+/* Words beside one row of a display of several rows: "&= 3.2139\
+ * \textup{m} \quad \text{(calculator output)}" of an aligned display, the
+ * words an em right of the block on a line set off from both margins. The
+ * rows' line joins a display by itself where it holds two math glyphs or
+ * more (Euler, Palatino); a number and a unit in the text font have none
+ * (CM, LM, Times, txfonts, newtx, Libertine, XeLaTeX Pagella and XITS
+ * Math: the display was cut before the words). One such chunk joins the
+ * block; words beside two rows or more are a centred table's text column
+ * (cls-condtable), and words on a line that reaches a margin are running
+ * text (crossing_text_chunk()). */
+static void
+join_words_beside_rows (PageCtx *pc)
+{
+  for (int b = 0; b < pc->n_blocks; b++)
+    {
+      gboolean set_off;
+      int words = -1;
+      Chunk *o;
+      if (pc->blocks[b].x1 <= pc->blocks[b].x0 || words_beside_rows (pc, b, &set_off, &words) != 1 || !set_off)
+        continue;
+      o = &g_array_index (pc->chunks, Chunk, words);
+      o->block = b;
+      o->is_display = TRUE;
+      o->is_display_piece = FALSE;
+      fm_rect_union (&pc->blocks[b], &o->box);
+      if (g_getenv ("FM_DETECT_DEBUG"))
+        g_printerr ("chunk %d: words beside a row of block %d\n", words, b);
+    }
+}
+
 /* A block that a line of running text passes through is the numerator and
  * denominator (or limits) of an inline \displaystyle fraction on that
  * line, not a display: a display has its lines to itself. Only the rows
@@ -8791,6 +8984,7 @@ fm_detect_page (FmDocument            *doc,
       if (stacked_word_parts (&pc))
         merge_blocks (&pc);
       condition_rows (&pc);
+      join_words_beside_rows (&pc);
       dissolve_crossed_blocks (&pc);
     }
   display_and_number_protos (&pc);

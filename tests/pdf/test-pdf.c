@@ -638,8 +638,9 @@ score_fixture (const char *name, int *matched, int *predicted, int *truth)
  * display, set in from a narrow column's margins by equal slivers of 0.31
  * em, whose lower row of words starts where it starts. One shared edge made
  * it a framed paragraph's line (main 0c158a9: an inline formula from a_1,
- * its words dropped); it is a display with its words. Only that row: the
- * lower rows still come apart from it (a limit of its own). */
+ * its words dropped); it is a display with its words. The lower rows, flush
+ * with it, join it since detectfix20 (row_flush_with_block()): the whole
+ * fixture is in /pdf/detect/classes too. */
 static void
 test_detect_aligned_edge (void)
 {
@@ -1030,7 +1031,16 @@ test_detect_inline_cases (void)
  * XeLaTeX and LuaLaTeX Termes Math, two columns), numbered displays as wide
  * as the column whose formulas a word joins a \quad apart each side,
  * \quad\text{in}\quad (display 3/3 of 4, inline 1/3 of 1, numbers 3/3 of 4 each: one line
- * came as two inline formulas and lost its number). */
+ * came as two inline formulas and lost its number).
+ *
+ * detectfix20 (main d42a378 in brackets): cls-alignedge-cm, whole (its
+ * lower rows, flush with the widest, came as inline pieces: display 0 of
+ * 2); cls-jotrows (CM, LuaLaTeX LM Math, two columns), aligned and
+ * gathered rows set with \jot 0-1 pt sharing an edge, the widest taken for
+ * a framed paragraph's line and the rows flush with it set off on one side
+ * only (display 0 of 4, CM; 0 of 4, LuaLaTeX); cls-rowwords (CM, Times,
+ * XeLaTeX XITS), the calculator-output row in fonts whose "= 3.2139 m"
+ * holds no math glyph: cut before the words or dissolved (display 0 of 1). */
 static void
 test_detect_classes (void)
 {
@@ -1090,7 +1100,9 @@ test_detect_classes (void)
                           "cls-opnum-cm", "cls-opnum-lmodern",
                           "cls-scriptspace-cm", "cls-scriptspace-lmodern", "cls-mapsto-cm", "cls-mapsto-lmodern",
                           "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times",
-                          "cls-quadword-lmodern", "cls-quadword-xe", "cls-quadword-lua" };
+                          "cls-quadword-lmodern", "cls-quadword-xe", "cls-quadword-lua",
+                          "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
+                          "cls-rowwords-times", "cls-rowwords-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

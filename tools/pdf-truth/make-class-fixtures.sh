@@ -287,3 +287,12 @@ for f in cm newtx; do
   $gen --body "$dir/cls-inlcases.body.tex" --out "$dir" --prefix "cls-inlcases-$f" --fonts $f --seed 10646
 done
 $gen --body "$dir/cls-inlcases.body.tex" --out "$dir" --prefix cls-inlcases-xe --engine xelatex --fonts stix2-math --seed 10646
+# detectfix20 (review findings of detectfix16 and detect14v; detectfix18's
+# bodies): aligned rows \jot 0-1 pt apart sharing one edge, and words beside
+# an aligned display's row in fonts whose row holds no math glyph
+$gen --body "$dir/cls-jotrows.body.tex" --out "$dir" --prefix cls-jotrows-cm --twocolumn --fonts cm --seed 10630
+$gen --body "$dir/cls-jotrows.body.tex" --out "$dir" --prefix cls-jotrows-lua --twocolumn --engine lualatex --fonts lm-math --seed 10630
+for f in cm times; do
+  $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix "cls-rowwords-$f" --fonts $f --seed 10631
+done
+$gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-xe --engine xelatex --fonts xits-math --seed 10631
