@@ -1698,11 +1698,15 @@ bands_pitch (const GArray *bands)
 /* The pitch of a paragraph's lines (the leading), px; 0 unmeasured. Over
  * the text lines of LEADING_LINE_WORDS running-text words or more, the
  * distance from each one's top to the top of the nearest such line below
- * it over the same columns, if that is 1.2 to 2.2 times the taller line's
- * height (a 10 pt line's words are 16 px tall at 150 px to the inch and
- * 25 px apart; a display, a heading or the title lies 2 pitches and more
- * from its neighbours); of those the distance the most others agree with
- * (LEADING_AGREE; the smallest of equals), as the median of them. The
+ * it over the same columns, if that is 1.2 times the taller line's height
+ * to 3.3 times the shorter's (a 10 pt line's words are 16 px tall at 150
+ * px to the inch and 25 px apart; a display, a heading or the title lies
+ * 2 pitches and more from its neighbours; a page set with \linespread{2}
+ * has its lines 49.6 px apart, 2.9 line heights: under the 2.5 asked
+ * before scanfix10 its leading was 0 and each inline formula alone on a
+ * paragraph's last line was boxed as a display, probes in CM and Times);
+ * of those the distance the most others agree with (LEADING_AGREE; the
+ * smallest of equals), as the median of them. The
  * lower quartile of every line's distance, used before (scanfix8), fell
  * on the stray lines of a short page: a fraction's numerator and
  * denominator read as words lie 0.9 em apart, a title page's lines are
@@ -1740,7 +1744,7 @@ page_prose_leading (const ScanPage *p)
               h_min = MIN (a->bottom - a->top, b->bottom - b->top);
             }
         }
-      if (nearest >= 1.2 * h_max && nearest <= 2.5 * h_min)
+      if (nearest >= 1.2 * h_max && nearest <= 3.3 * h_min)
         d[n++] = nearest;
     }
   if (n == 0)

@@ -1393,6 +1393,22 @@ test_uneven_bars (void)
   assert_inline_found ("tests/fixtures/pdf/scan/bars-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* On a double-spaced page (\linespread{2}: lines 2.9 line heights apart)
+ * the leading is measured (page_prose_leading) and an inline formula
+ * alone on its paragraph's last line stays inline: both were boxed as
+ * displays on main d42a378 (leading 0). Page double-scan300: rows 0-380
+ * pt of a scanned twin of cls-scandouble-cm (scan seed 10685, binarised,
+ * a lower-resolution scanner; tests/fixtures/pdf/scan/README.md). */
+static void
+test_double_spacing (void)
+{
+  static const double truth[][4] = {
+    { 75.2, 152.9, 153.6, 164.3 },  /* \|b\| \in a_{j} - a_{i+1} \cdot c */
+    { 73.8, 254.5, 122.2, 265.1 },  /* \|f\| \approx x \cdot \Gamma     */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/double-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1438,5 +1454,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/last-line", test_last_line);
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
+  g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
   return g_test_run ();
 }
