@@ -601,19 +601,26 @@ tess_split_wanted (void)
   return g_strcmp0 (split, "0") != 0 && g_get_num_processors () >= 2;
 }
 
+/* A page is read in two parts (read_page_parts) only when its image is
+ * this tall or more. */
+#define SPLIT_MIN_INCHES 4.0
+
 /* A page with ink may need an instance: where none is free or loading for
  * it, one is loaded on a thread of its own while the page renders
  * (FM_SCAN_PRELOAD=0: on the page's thread when it needs it, as before
- * 2026-11-26). */
+ * 2026-11-26). may_split: the page is tall enough to be read in two parts
+ * (SPLIT_MIN_INCHES); a smaller one (a crop, a formula's snapshot) never
+ * is, and a second instance loaded for it was 0.3-0.5 s of CPU spent on
+ * the other core for nothing (review of tessspeed). */
 static void
-tess_begin_page (void)
+tess_begin_page (gboolean may_split)
 {
   g_mutex_lock (&tess_lock);
   if (tess_free == NULL)
     tess_free = g_ptr_array_new ();
   tess_pages++;
   /* A page read alone gets a second instance for its split reading. */
-  int wanted = tess_pages - tess_held + (tess_pages == 1 && tess_split_wanted () ? 1 : 0);
+  int wanted = tess_pages - tess_held + (tess_pages == 1 && may_split && tess_split_wanted () ? 1 : 0);
   while (!tess_failed && g_strcmp0 (g_getenv ("FM_SCAN_PRELOAD"), "0") != 0 &&
          (int) tess_free->len + tess_loading < wanted)
     {
@@ -1048,7 +1055,7 @@ read_page_parts (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double
    * a half page) holds a few lines, which Tesseract's layout analysis
    * reads worse alone (the 1.6 in pairs fixture lost a formula read in
    * parts), and the whole is read in a fraction of the time anyway. */
-  *split = tess_split_wanted () && img->height >= 4 * dpi && split_cut (img, comps, slope, &cut);
+  *split = tess_split_wanted () && img->height >= SPLIT_MIN_INCHES * dpi && split_cut (img, comps, slope, &cut);
   if (!*split)
     {
       tess_read_part (&whole);
@@ -1693,11 +1700,15 @@ bands_pitch (const GArray *bands)
 /* The pitch of a paragraph's lines (the leading), px; 0 unmeasured. Over
  * the text lines of LEADING_LINE_WORDS running-text words or more, the
  * distance from each one's top to the top of the nearest such line below
- * it over the same columns, if that is 1.2 to 2.2 times the taller line's
- * height (a 10 pt line's words are 16 px tall at 150 px to the inch and
- * 25 px apart; a display, a heading or the title lies 2 pitches and more
- * from its neighbours); of those the distance the most others agree with
- * (LEADING_AGREE; the smallest of equals), as the median of them. The
+ * it over the same columns, if that is 1.2 times the taller line's height
+ * to 3.3 times the shorter's (a 10 pt line's words are 16 px tall at 150
+ * px to the inch and 25 px apart; a display, a heading or the title lies
+ * 2 pitches and more from its neighbours; a page set with \linespread{2}
+ * has its lines 49.6 px apart, 2.9 line heights: under the 2.5 asked
+ * before scanfix10 its leading was 0 and each inline formula alone on a
+ * paragraph's last line was boxed as a display, probes in CM and Times);
+ * of those the distance the most others agree with (LEADING_AGREE; the
+ * smallest of equals), as the median of them. The
  * lower quartile of every line's distance, used before (scanfix8), fell
  * on the stray lines of a short page: a fraction's numerator and
  * denominator read as words lie 0.9 em apart, a title page's lines are
@@ -1735,7 +1746,7 @@ page_prose_leading (const ScanPage *p)
               h_min = MIN (a->bottom - a->top, b->bottom - b->top);
             }
         }
-      if (nearest >= 1.2 * h_max && nearest <= 2.5 * h_min)
+      if (nearest >= 1.2 * h_max && nearest <= 3.3 * h_min)
         d[n++] = nearest;
     }
   if (n == 0)
@@ -2408,9 +2419,39 @@ band_line_width (ScanPage *p, guint k, double x0, double x1)
  * column (a column gap is 1 em, a display is centred in its column). */
 #define COLUMN_GAP_EM 3.0
 
+/* Whether the gap from x0 to x1 beside the rows y0..y1 is a column
+ * gutter: no running-text word within 4 em above or below crosses its
+ * middle, and on two rows or more there a word of running text ends
+ * within 1.5 em left of it and one starts within 1.5 em right of it (a
+ * column's justified edges). Within one column a line of prose above or
+ * below crosses any gap of a line. */
+static gboolean
+gap_is_gutter (const ScanPage *p, double x0, double x1, double y0, double y1)
+{
+  double mid = (x0 + x1) / 2, em = p->em;
+  int left = 0, right = 0;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *q = &g_array_index (p->words, Word, i);
+      if (!q->text || q->b.y1 < y0 - 4 * em || q->b.y0 > y1 + 4 * em)
+        continue;
+      if (q->b.x0 < mid && q->b.x1 > mid)
+        return FALSE;
+      if (q->b.y1 < y0 || q->b.y0 > y1)
+        {
+          left += q->b.x1 <= mid && q->b.x1 > x0 - 1.5 * em;
+          right += q->b.x0 >= mid && q->b.x0 < x1 + 1.5 * em;
+        }
+    }
+  return left >= 2 && right >= 2;
+}
+
 /* The columns of word o's line: o and the words of its row chained to it
  * over gaps under 1.3 em (the sideways join of math ink), running text or
- * not. */
+ * not, but not across a column gutter (gap_is_gutter: a two-column page's
+ * gutter is 1 em wide, and the span of a line reached into the other
+ * column's, review of scandisp). */
 static void
 word_row_span (const ScanPage *p, const Word *o, double *x0, double *x1)
 {
@@ -2424,8 +2465,10 @@ word_row_span (const ScanPage *p, const Word *o, double *x0, double *x1)
       for (guint i = 0; i < p->words->len; i++)
         {
           const Word *q = &g_array_index (p->words, Word, i);
+          double gap_x0 = q->b.x0 >= *x1 ? *x1 : q->b.x1, gap_x1 = q->b.x0 >= *x1 ? q->b.x0 : *x0;
           if ((q->b.x0 < *x0 || q->b.x1 > *x1) && q->b.x0 < *x1 + 1.3 * p->em &&
-              q->b.x1 > *x0 - 1.3 * p->em && words_share_row (o, q))
+              q->b.x1 > *x0 - 1.3 * p->em && words_share_row (o, q) &&
+              !(gap_x1 - gap_x0 >= 0.5 * p->em && gap_is_gutter (p, gap_x0, gap_x1, o->b.y0, o->b.y1)))
             {
               *x0 = MIN (*x0, q->b.x0);
               *x1 = MAX (*x1, q->b.x1);
@@ -3596,9 +3639,13 @@ reads_lone_bar (const char *s)
 }
 
 /* Whether a word's reading at its start (or end) is what a relation or a
- * binary operator reads as, a symbol alone, or an operator name. */
+ * binary operator reads as, a symbol alone, or an operator name. A bar
+ * there is a relation's where the word's bars are uneven ("|b", "||q")
+ * unless the ink there is a delimiter's bar (delimiter, run_edge_delimiter):
+ * then a bar, "\" or "/" read there is that delimiter ("||n|", "\|n\" for
+ * \|n\|). */
 static gboolean
-word_operator_at (const char *s, gboolean at_end)
+word_operator_at (const char *s, gboolean at_end, gboolean delimiter)
 {
   /* : / \ for a ratio's colon, a slash: narrow relations Tesseract
    * reads stuck to an operand ("a:") */
@@ -3610,6 +3657,8 @@ word_operator_at (const char *s, gboolean at_end)
   if (g_utf8_strlen (s, -1) == 1 && !g_unichar_isalnum (g_utf8_get_char (s)))
     return TRUE;
   u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
+  if (delimiter && (is_bar (u) || u == '\\' || u == '/'))
+    return FALSE;
   if (is_bar (u))
     return reads_lone_bar (s);
   if (u < 128)
@@ -3643,11 +3692,47 @@ run_edge_words (const ScanPage *p, const int *idx, const PieceRun *r, gboolean r
   return *n_set > 0;
 }
 
-/* Whether Tesseract read a word break between runs a and b, with an
- * operand's reading on both sides. */
+/* Whether run k of n has an upright bar (half an em tall or more, under
+ * 0.2 em wide) at its edge facing run k - side (side -1: the run's right
+ * edge, +1: its left) with ink beside it: a norm's or an absolute value's
+ * bar against its operand (the glyph's side bearing, 0.1-0.15 em), not
+ * bars alone (the run under 0.4 em wide) set apart from the ink on their
+ * far side, run k + side, by 0.25 em or more or with none there: \mid,
+ * \parallel, their thick space (0.28 em) on both sides. However Tesseract
+ * reads such a bar ("||n|", "|n||", "|x", "\|n\" for \|n\|, |x|), a word
+ * space beside it is a cut between two formulas: scanfix9 kept bars read
+ * unevenly as relations and lost such cuts on its development twins (m_1,
+ * \dots, m_n then \|n\|; \|n\| \to \lambda then y_{i+1}). Probes
+ * (cls-scanbars in 5 Type 1 fonts and XeLaTeX, two scan seeds, 300 and
+ * 150 dpi): 33 formulas more found, none lost. */
 static gboolean
-runs_word_break (const ScanPage *p, const int *idx, const PieceRun *a, const PieceRun *b)
+run_edge_delimiter (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n, int side)
 {
+  const PieceRun *r = &runs[k];
+  double em = p->em;
+  gboolean alone = r->x1 - r->x0 < 0.4 * em;
+  const Comp *edge = NULL;
+
+  for (int m = r->first; m < r->first + r->n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      alone &= box_h (&c->b) >= 0.5 * em && box_w (&c->b) < 0.2 * em;
+      if (edge == NULL || (side < 0 ? c->b.x1 > edge->b.x1 : c->b.x0 < edge->b.x0))
+        edge = c;
+    }
+  if (alone && (k + side < 0 || k + side >= n ||
+                (side < 0 ? r->x0 - runs[k - 1].x1 : runs[k + 1].x0 - r->x1) >= 0.25 * em))
+    return FALSE;
+  return edge != NULL && box_h (&edge->b) >= 0.5 * em && box_w (&edge->b) < 0.2 * em;
+}
+
+/* Whether Tesseract read a word break between runs k - 1 and k of n,
+ * with an operand's reading on both sides. */
+static gboolean
+runs_word_break (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n)
+{
+  const PieceRun *a = &runs[k - 1], *b = &runs[k];
+  gboolean bar_a = run_edge_delimiter (p, idx, runs, k - 1, n, -1), bar_b = run_edge_delimiter (p, idx, runs, k, n, 1);
   int la[4], lb[4], na, nb;
 
   if (!run_edge_words (p, idx, a, TRUE, la, &na) || !run_edge_words (p, idx, b, FALSE, lb, &nb))
@@ -3660,12 +3745,12 @@ runs_word_break (const ScanPage *p, const int *idx, const PieceRun *a, const Pie
       for (int j = 0; j < nb; j++)
         if (la[i] == lb[j])
           return FALSE;
-      if (word_operator_at (g_array_index (p->words, Word, la[i]).utf8, TRUE) ||
+      if (word_operator_at (g_array_index (p->words, Word, la[i]).utf8, TRUE, bar_a) ||
           reads_operator_name (g_array_index (p->words, Word, la[i]).utf8))
         return FALSE;
     }
   for (int j = 0; j < nb; j++)
-    if (word_operator_at (g_array_index (p->words, Word, lb[j]).utf8, FALSE) ||
+    if (word_operator_at (g_array_index (p->words, Word, lb[j]).utf8, FALSE, bar_b) ||
         bracket_balance (g_array_index (p->words, Word, lb[j]).utf8) < 0)
       return FALSE;
   return TRUE;
@@ -3894,8 +3979,11 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
   for (int k = 0; k < nr; k++)
     {
       cut[k] = k > 0 && g[k - 1] * em >= min_gap && g[k - 1] * em <= max_gap && !run_operator_like (runs, k - 1, nr, g, em) &&
-               !run_operator_like (runs, k, nr, g, em) && runs_word_break (p, idx, &runs[k - 1], &runs[k]) &&
+               !run_operator_like (runs, k, nr, g, em) && runs_word_break (p, idx, runs, k, nr) &&
                !pieces_limits_before (p, idx, n, runs[k - 1].x1);
+      if (k > 0 && g[k - 1] >= 0.15 && g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0)
+        g_printerr ("  word space? band %d x %.0f gap %.2f em (%.2f-%.2f) %s\n", band, runs[k - 1].x1, g[k - 1],
+                    min_gap / em, max_gap / em, cut[k] ? "cut" : "no");
       for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
         on_band[k] |= g_array_index (p->comps, Comp, idx[m]).band == band;
     }
@@ -5259,7 +5347,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
     scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
   rect = (FmRect) { 0, 0, w_pt, h_pt };
 #ifdef FM_HAVE_TESSERACT
-  tess_begin_page ();
+  tess_begin_page (h_pt >= SPLIT_MIN_INCHES * 72);
 #endif
   regions = scan_read_pixels (doc, page_index, &rect, scale, words_only, kind, error);
 #ifdef FM_HAVE_TESSERACT

@@ -1430,6 +1430,40 @@ test_midtones_inline (void)
     { 96.9, 64.7, 176.8, 75.3 },    /* k_{j} \subset \pi \pm \|u\| - \|m\| */
   };
   assert_inline_found ("tests/fixtures/pdf/scan/midtones-inline-scan300.pdf", truth, G_N_ELEMENTS (truth));
+/* Two inline formulas a word space apart beside a norm are cut apart
+ * however Tesseract reads the norm's bars (page_split_word_spaces,
+ * run_edge_delimiter): "m," then "|\al\" for m_1, \dots, m_n then \|n\|
+ * was one box on main d42a378 (bars read unevenly or as "\", taken for
+ * \mid or \setminus read stuck to an operand); a \mid b and u \parallel v stay whole. Page
+ * bars-scan300: rows 0-300 pt of a scanned twin of cls-scanbars-times
+ * (scan seed 10683, JPEG; tests/fixtures/pdf/scan/README.md). */
+static void
+test_uneven_bars (void)
+{
+  static const double truth[][4] = {
+    { 266.6, 109.4, 281.9, 119.7 },   /* \|n\|            */
+    { 222.3, 113.0, 264.6, 120.6 },   /* m_1, \dots, m_n  */
+    { 114.6, 126.0, 130.6, 136.4 },   /* \|f\|            */
+    { 159.9, 184.4, 177.3, 194.8 },   /* a \mid b         */
+    { 441.0, 175.7, 460.1, 186.2 },   /* u \parallel v    */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/bars-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
+/* On a double-spaced page (\linespread{2}: lines 2.9 line heights apart)
+ * the leading is measured (page_prose_leading) and an inline formula
+ * alone on its paragraph's last line stays inline: both were boxed as
+ * displays on main d42a378 (leading 0). Page double-scan300: rows 0-380
+ * pt of a scanned twin of cls-scandouble-cm (scan seed 10685, binarised,
+ * a lower-resolution scanner; tests/fixtures/pdf/scan/README.md). */
+static void
+test_double_spacing (void)
+{
+  static const double truth[][4] = {
+    { 75.2, 152.9, 153.6, 164.3 },  /* \|b\| \in a_{j} - a_{i+1} \cdot c */
+    { 73.8, 254.5, 122.2, 265.1 },  /* \|f\| \approx x \cdot \Gamma     */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/double-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
 int
@@ -1479,5 +1513,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
   g_test_add_func ("/pdf/scan/last-line", test_last_line);
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
+  g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
+  g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
   return g_test_run ();
 }

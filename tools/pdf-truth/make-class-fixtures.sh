@@ -205,6 +205,12 @@ $gen --body "$dir/cls-scannarrow.body.tex" --out "$dir" --prefix cls-scannarrow-
 # scandisp: inline formulas alone on their paragraph's last line (its scanned
 # twin: tests/fixtures/pdf/scan/README.md, lastline)
 $gen --body "$dir/cls-scanlastline.body.tex" --out "$dir" --prefix cls-scanlastline-cm --fonts cm --seed 10582
+# scanfix10: inline formulas a word space apart beside norms and absolute
+# values read with uneven bars (its scanned twin: tests/fixtures/pdf/scan/README.md, bars)
+$gen --body "$dir/cls-scanbars.body.tex" --out "$dir" --prefix cls-scanbars-times --fonts times --seed 10680
+# scanfix10: cls-scanlastline's paragraphs double-spaced (its scanned twin:
+# tests/fixtures/pdf/scan/README.md, double)
+$gen --body "$dir/cls-scandouble.body.tex" --out "$dir" --prefix cls-scandouble-cm --fonts cm --seed 10681
 
 # detect14u: a list parted by comma and control space, a lost \amalg after
 # a subscript, a script of text listed apart, symbolsC's relations
