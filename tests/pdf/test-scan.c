@@ -1430,6 +1430,8 @@ test_midtones_inline (void)
     { 96.9, 64.7, 176.8, 75.3 },    /* k_{j} \subset \pi \pm \|u\| - \|m\| */
   };
   assert_inline_found ("tests/fixtures/pdf/scan/midtones-inline-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* Two inline formulas a word space apart beside a norm are cut apart
  * however Tesseract reads the norm's bars (page_split_word_spaces,
  * run_edge_delimiter): "m," then "|\al\" for m_1, \dots, m_n then \|n\|
