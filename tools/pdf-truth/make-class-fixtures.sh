@@ -205,6 +205,9 @@ $gen --body "$dir/cls-scannarrow.body.tex" --out "$dir" --prefix cls-scannarrow-
 # scandisp: inline formulas alone on their paragraph's last line (its scanned
 # twin: tests/fixtures/pdf/scan/README.md, lastline)
 $gen --body "$dir/cls-scanlastline.body.tex" --out "$dir" --prefix cls-scanlastline-cm --fonts cm --seed 10582
+# scanlight: flat fleqn displays with tight display skips, 1.2-1.3 leadings
+# under the prose (its scanned twin: tests/fixtures/pdf/scan/README.md, flushtight)
+$gen --body "$dir/cls-scanflushtight.body.tex" --out "$dir" --prefix cls-scanflushtight-cm --fonts cm --seed 10670
 
 # detect14u: a list parted by comma and control space, a lost \amalg after
 # a subscript, a script of text listed apart, symbolsC's relations
