@@ -2545,14 +2545,18 @@ band_column_display_lines (ScanPage *p, guint k)
 
 /* Whether band k's line, columns [x0, x1], lies OFF_LEADING leadings or
  * more from the nearest running-text line above it and from the nearest
- * below it (baseline to baseline, word_baseline; a side with no text line
- * within 2.5 leadings counts as apart): a display set with tight skips (3
+ * below it, both within 2.5 leadings (baseline to baseline,
+ * word_baseline): a display set with tight skips (3
  * pt above and below, a fleqn display flush with the margin) lies 1.2-1.3
  * leadings from the prose, within DISPLAY_APART_EM of it (scanlight:
  * fixture cls-scanflushtight-cm, whose first display's u_n was read as
  * "Un" at confidence 90 and its line taken for prose, the display boxed
  * inline; test /pdf/scan/flush-tight). A paragraph's line lies one leading
- * from its neighbours. */
+ * from its neighbours, but for the line under a display, whose next line
+ * a tall inline formula (\frac{f}{f}) pushed 1.1 leadings down: the line
+ * above must be prose too (development twin dev-2047-04 at 300 dpi, make-truth
+ * seed 2047, scan seed 20470: two inline formulas on two lines boxed as
+ * one). */
 static gboolean
 band_off_leading (const ScanPage *p, guint k, double x0, double x1)
 {
@@ -2578,8 +2582,8 @@ band_off_leading (const ScanPage *p, guint k, double x0, double x1)
       else if (b > base + 0.5 * p->em)
         below = MIN (below, b);
     }
-  if (above < base - 2.5 * lead && below > base + 2.5 * lead)
-    return FALSE; /* no neighbour: band_stands_apart's to tell */
+  if (above < base - 2.5 * lead || below > base + 2.5 * lead)
+    return FALSE;
   return base - above >= OFF_LEADING * lead && below - base >= OFF_LEADING * lead;
 }
 
