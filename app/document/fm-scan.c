@@ -1763,6 +1763,9 @@ page_prose_leading (const ScanPage *p)
           best = i;
         }
     }
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("scan: page %d, leading from %d of %d line distances (%.1f px)\n", p->page_index + 1, best_support, n,
+                d[best]);
   for (lo = best; lo > 0 && fabs (d[lo - 1] - d[best]) <= LEADING_AGREE * d[best]; lo--)
     ;
   return median (d + lo, best_support);
@@ -2580,15 +2583,65 @@ band_column_display_lines (ScanPage *p, guint k)
   return changed;
 }
 
-/* A line of its own, apart from the text above and below, whose one or
- * two running-text words are under half the line's width is a display's
- * line: the words are what Tesseract read of the math ("xa" in
- * \|c\| \times a at confidence 85). The line groups (band_line_groups)
- * weigh words only, and a display's math is often no word at all. */
+/* A paragraph's lines lie one leading apart (within LEADING_AGREE); a
+ * line this many leadings or more from the text lines above and below
+ * it is off the paragraph's grid (band_off_leading). */
+#define OFF_LEADING 1.1
+
+/* Whether band k's line, columns [x0, x1], lies OFF_LEADING leadings or
+ * more from the nearest running-text line above it and from the nearest
+ * below it, both within 2.5 leadings (baseline to baseline,
+ * word_baseline): a display set with tight skips (3
+ * pt above and below, a fleqn display flush with the margin) lies 1.2-1.3
+ * leadings from the prose, within DISPLAY_APART_EM of it (scanlight:
+ * fixture cls-scanflushtight-cm, whose first display's u_n was read as
+ * "Un" at confidence 90 and its line taken for prose, the display boxed
+ * inline; test /pdf/scan/flush-tight). A paragraph's line lies one leading
+ * from its neighbours, but for the line under a display, whose next line
+ * a tall inline formula (\frac{f}{f}) pushed 1.1 leadings down: the line
+ * above must be prose too (development twin dev-2047-04 at 300 dpi, make-truth
+ * seed 2047, scan seed 20470: two inline formulas on two lines boxed as
+ * one). */
+static gboolean
+band_off_leading (const ScanPage *p, guint k, double x0, double x1)
+{
+  double base = G_MAXDOUBLE, above = -G_MAXDOUBLE, below = G_MAXDOUBLE, lead = p->leading;
+
+  if (lead <= 0)
+    return FALSE;
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      if (w->text && w->band == (int) k)
+        base = MIN (base, word_baseline (w, p->em));
+    }
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *o = &g_array_index (p->words, Word, i);
+      double b;
+      if (!o->text || o->band == (int) k || o->b.x1 <= x0 || o->b.x0 >= x1)
+        continue;
+      b = word_baseline (o, p->em);
+      if (b < base - 0.5 * p->em)
+        above = MAX (above, b);
+      else if (b > base + 0.5 * p->em)
+        below = MIN (below, b);
+    }
+  if (above < base - 2.5 * lead || below > base + 2.5 * lead)
+    return FALSE;
+  return base - above >= OFF_LEADING * lead && below - base >= OFF_LEADING * lead;
+}
+
+/* A line of its own, apart from the text above and below (or off the
+ * paragraph's leading, band_off_leading), whose one or two running-text
+ * words are under half the line's width is a display's line: the words
+ * are what Tesseract read of the math ("xa" in \|c\| \times a at
+ * confidence 85). The line groups (band_line_groups) weigh words only,
+ * and a display's math is often no word at all. */
 static void
 page_display_lines (ScanPage *p)
 {
-  gboolean changed = FALSE;
+  gboolean changed = FALSE, off_leading = g_strcmp0 (g_getenv ("FM_SCAN_OFF_LEADING"), "0") != 0;
 
   for (guint k = 0; k < p->bands->len; k++)
     {
@@ -2604,7 +2657,8 @@ page_display_lines (ScanPage *p)
           x0 = MIN (x0, w->b.x0);
           x1 = MAX (x1, w->b.x1);
         }
-      if (n == 0 || (n > 2 || !band_stands_apart (p, k) || text_w >= 0.5 * band_line_width (p, k, x0, x1)))
+      if (n == 0 || n > 2 || text_w >= 0.5 * band_line_width (p, k, x0, x1) ||
+          !(band_stands_apart (p, k) || (off_leading && band_off_leading (p, k, x0, x1))))
         {
           changed |= band_column_display_lines (p, k);
           continue;

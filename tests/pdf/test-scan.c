@@ -1122,6 +1122,35 @@ test_last_line (void)
     }
 }
 
+/* Flat displays flush with the margin (fleqn, \mathindent 0 pt) with
+ * tight display skips (3 pt) lie 1.2-1.3 leadings under the prose, within
+ * 1 em of it, and start where it does: they stay displays. The first
+ * one's u_n was read as "Un" at confidence 90, its line taken for a line
+ * of prose (it does not stand apart) and the display boxed inline (main
+ * d42a378; band_off_leading). Page flushtight-scan300: rows 0-300 pt of a
+ * scanned twin of cls-scanflushtight-cm (scan seed 10673, JPEG, saved again
+ * at quality 40; tests/fixtures/pdf/scan/README.md). */
+static void
+test_flush_tight (void)
+{
+  static const double truth[][4] = {
+    { 63.5, 140.3, 179.2, 152.5 },   /* u_{n} + v_{n} \le 2 w_{n} - z_{n} + c \cdot y */
+    { 65.2, 192.6, 194.7, 206.8 },   /* f(x) = g(x) + h(x) - a \cdot b + k */
+    { 66.7, 237.1, 156.3, 248.1 },   /* p_{1} + q_{1} = r_{1} \cdot s_{1} - t_{1} */
+  };
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/flushtight-scan300.pdf");
+
+  if (regions == NULL)
+    return;
+  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
+    {
+      double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth[t]);
+      g_test_message ("display %u: best IoU %.2f", t, best);
+      g_assert_cmpfloat (best, >=, 0.5);
+      g_assert_cmpfloat (best_iou_of_kind (regions, FM_REGION_INLINE, truth[t]), <, 0.5);
+    }
+}
+
 /* A display set flush with the margin (fleqn, \mathindent 0 pt) with a
  * function word a word space from the math on both sides is no line of
  * prose: the line of prose below it starts at the margin too, but a
@@ -1514,6 +1543,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/column-lines", test_column_lines);
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
   g_test_add_func ("/pdf/scan/last-line", test_last_line);
+  g_test_add_func ("/pdf/scan/flush-tight", test_flush_tight);
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);

@@ -211,6 +211,9 @@ $gen --body "$dir/cls-scanbars.body.tex" --out "$dir" --prefix cls-scanbars-time
 # scanfix10: cls-scanlastline's paragraphs double-spaced (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, double)
 $gen --body "$dir/cls-scandouble.body.tex" --out "$dir" --prefix cls-scandouble-cm --fonts cm --seed 10681
+# scanlight: flat fleqn displays with tight display skips, 1.2-1.3 leadings
+# under the prose (its scanned twin: tests/fixtures/pdf/scan/README.md, flushtight)
+$gen --body "$dir/cls-scanflushtight.body.tex" --out "$dir" --prefix cls-scanflushtight-cm --fonts cm --seed 10670
 
 # detect14u: a list parted by comma and control space, a lost \amalg after
 # a subscript, a script of text listed apart, symbolsC's relations
