@@ -3867,19 +3867,6 @@ pieces_inside (const ScanPage *p, const int *idx, int n, const Comp *a)
   return FALSE;
 }
 
-/* Whether the pieces idx[0..n) ending within 0.7 em left of x hold a
- * big operator (a piece 0.85 em tall or more, 0.65-2 em wide, with its
- * limits when the blur ran them into it, nothing inside it) or two
- * stacked ones (sharing columns, one wholly above the other, no flat
- * piece between them) 0.9 em or more from top to bottom: a big
- * operator's limits, "n" over "i=1" right of a text-style \sum, or the
- * sigma itself broken by a light copy into its top and its flat foot;
- * the thin space after them is the operator's, not a word space
- * (\sum_{i=1}^{n} \|m\| was cut after its limits on 13 of the first 30
- * development twins at 300 dpi). A fraction's parts have their bar
- * between them, an i's dot its stem under it (0.5 em), = and \le are
- * flat or short; and where the blur ran the bar into a part, no sign
- * precedes them (pieces_operator_before, scaninline). */
 /* Whether piece a (of the pieces idx[0..n)) is shaped as a big
  * operator: taller than a letter and as wide as an em (an f is half as
  * wide); its limits may lie on another line. A slanted text-style
@@ -3900,34 +3887,18 @@ comp_big_operator (const ScanPage *p, const int *idx, int n, const Comp *a)
   return box_h (&a->b) >= 1.1 * em && box_w (&a->b) >= 0.3 * em && box_w (&a->b) <= 1.0 * em;
 }
 
-/* Whether a big operator's sign among idx[0..n) ends just left of x
- * (within 0.4 em, or a little into it): what stacked limits follow. The
- * sign is one piece (comp_big_operator) or, broken by a light copy, a
- * piece over a flat foot starting where it does, 0.85 em tall together
- * (a sigma's top and foot: development twin dev-2042-03 at 300 dpi). */
-static gboolean
-pieces_operator_before (const ScanPage *p, const int *idx, int n, double x)
-{
-  double em = p->em;
-
-  for (int m = 0; m < n; m++)
-    {
-      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
-      if (c->b.x1 > x + 0.1 * em || c->b.x1 < x - 0.4 * em)
-        continue;
-      if (comp_big_operator (p, idx, n, c))
-        return TRUE;
-      for (int k = 0; k < n && comp_flat (c); k++)
-        {
-          const Comp *top = &g_array_index (p->comps, Comp, idx[k]);
-          if (k != m && !comp_flat (top) && top->b.y1 <= c->b.y0 + 1 && fabs (top->b.x0 - c->b.x0) < 0.15 * em &&
-              c->b.y1 - top->b.y0 >= 0.85 * em)
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
+/* Whether the pieces idx[0..n) ending within 0.7 em left of x hold a
+ * big operator (a piece 0.85 em tall or more, 0.65-2 em wide, with its
+ * limits when the blur ran them into it, nothing inside it) or two
+ * stacked ones (sharing columns, one wholly above the other, no flat
+ * piece between them) 0.9 em or more from top to bottom: a big
+ * operator's limits, "n" over "i=1" right of a text-style \sum, or the
+ * sigma itself broken by a light copy into its top and its flat foot;
+ * the thin space after them is the operator's, not a word space
+ * (\sum_{i=1}^{n} \|m\| was cut after its limits on 13 of the first 30
+ * development twins at 300 dpi). A fraction's parts have their bar
+ * between them, an i's dot its stem under it (0.5 em), = and \le are
+ * flat or short. */
 static gboolean
 pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
 {
@@ -3953,13 +3924,14 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
               bar = m != i && m != j && comp_flat (c) && c->b.y0 >= a->b.y1 - 1 && c->b.y1 <= b->b.y0 + 1 &&
                     c->b.x0 < MIN (a->b.x1, b->b.x1) && c->b.x1 > MAX (a->b.x0, b->b.x0);
             }
-          /* Limits follow their operator's sign; a broken sign is its
-           * top over its flat foot (or any stacked pieces on a page of
-           * thin strokes). Else two stacked pieces are a fraction whose
-           * blur ran its bar into a part, with no bar piece of its own
-           * ("\frac{m}{\|n\|} \frac{89}{\epsilon}" a word space apart,
-           * development twin dev-2042-00 at 300 dpi, were one box). */
-          if (!bar && (p->thin || comp_flat (b) || pieces_operator_before (p, idx, n, MIN (a->b.x0, b->b.x0))))
+          /* (scaninline told a fraction whose blur ran its bar into a
+           * part from limits by the sign before them; its review found
+           * text-style \int_0^1 f(t)\,dt, whose slanted sign reaches over
+           * its limits, cut after them in sans, Latin Modern, Times and
+           * Palatino: two stacked pieces with no bar between are limits,
+           * as before, and "\frac{m}{\|n\|} \frac{89}{\epsilon}" a word
+           * space apart stay one box) */
+          if (!bar)
             return TRUE;
         }
     }
@@ -4690,7 +4662,11 @@ cluster_midtones_as_prose (ScanPage *p, const Cluster *cl, const Box *b)
 {
   double most = -1;
 
-  if (cl->display || cl->band < 0)
+  /* (a formula's size only: a shaded paragraph's whole gray ground, its
+   * hundreds of pieces over three lines, is as gray as the words inside
+   * it and had become one inline box over the prose - review of
+   * scaninline) */
+  if (cl->display || cl->band < 0 || cl->n_pieces > 40 || box_h (&cl->b) > 2.2 * p->em)
     return FALSE;
   for (guint i = 0; i < p->words->len; i++)
     {

@@ -1405,13 +1405,12 @@ test_narrow_relations (void)
 /* Two inline formulas a word space apart at the end of a text line are
  * two boxes: the second, with no running text within 2 em, was left
  * joined to the first (main d42a378, best IoU 0.46 and 0.38; its line now
- * comes from the first, cluster_group_band). Two inline fractions a word
- * space apart whose blur ran each bar into a part looked like a big
- * operator's limits (pieces_limits_before: limits follow their sign) and
- * stayed one box (best IoU 0.43 and 0.27). Pages pair-line-end-scan300
- * and fraction-pair-scan300: rows 480-600 pt and 400-470 pt of
- * development twin dev-2042-00 (make-truth seed 2042, scan seed 20420,
- * 300 dpi, JPEG, lower-resolution scanner; tests/fixtures/pdf/scan/README.md). */
+ * comes from the first, cluster_group_band). (scaninline's fraction pair,
+ * two fractions whose blur ran each bar into a part, was withdrawn after
+ * its review: telling them from limits cut text-style integrals.) Page
+ * pair-line-end-scan300: rows 480-600 pt of development twin dev-2042-00
+ * (make-truth seed 2042, scan seed 20420, 300 dpi, JPEG, lower-resolution
+ * scanner; tests/fixtures/pdf/scan/README.md). */
 static void
 test_pairs_at_line_end (void)
 {
@@ -1419,13 +1418,7 @@ test_pairs_at_line_end (void)
     { 372.3, 57.7, 421.1, 69.1 },   /* \sin(73 \pm \alpha) */
     { 424.1, 59.2, 467.2, 70.5 },   /* O(k \log k)          */
   };
-  static const double fraction_truth[][4] = {
-    { 240.7, 28.3, 256.5, 40.9 },   /* \frac{m}{\|n\|}      */
-    { 259.8, 27.4, 270.4, 39.5 },   /* \frac{89}{\epsilon}   */
-  };
   assert_inline_found ("tests/fixtures/pdf/scan/pair-line-end-scan300.pdf", end_truth, G_N_ELEMENTS (end_truth));
-  assert_inline_found ("tests/fixtures/pdf/scan/fraction-pair-scan300.pdf", fraction_truth,
-                       G_N_ELEMENTS (fraction_truth));
 }
 
 /* Two inline formulas on two text lines are two boxes even where a piece
