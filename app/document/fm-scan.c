@@ -3526,11 +3526,6 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
   return side || (gx < 0 && gy < (rule ? 0.15 : 0.3) * em) || (gx < 0.12 * em && gy < 0.12 * em);
 }
 
-/* Clusters: non-text ink within 1.3 em side by side (text words are not
- * in the graph, and none may lie between, so prose is never bridged; the
- * development set's inline recall rose from 0.41 at 0.35 em through 0.46
- * at 0.5 em to 0.55 at 1.3 em, and fell at 1.7 em) or 0.3 em stacked
- * (fraction parts, limits). Returns the union-find parents. */
 /* Two pieces page_join_ink joins, and the gap between them (px, the
  * larger of the two ways; negative where they overlap both ways). */
 typedef struct {
@@ -3565,6 +3560,11 @@ lines_apart (const ScanPage *p, int a, int b)
   return fabs ((ba->top + ba->bottom) - (bb->top + bb->bottom)) / 2 >= 0.75 * (p->pitch > 0 ? p->pitch : 1.2 * p->em);
 }
 
+/* Clusters: non-text ink within 1.3 em side by side (text words are not
+ * in the graph, and none may lie between, so prose is never bridged; the
+ * development set's inline recall rose from 0.41 at 0.35 em through 0.46
+ * at 0.5 em to 0.55 at 1.3 em, and fell at 1.7 em) or 0.3 em stacked
+ * (fraction parts, limits). Returns the union-find parents. */
 static int *
 page_join_ink (ScanPage *p)
 {
@@ -4280,9 +4280,6 @@ cluster_on_paragraph_line (const ScanPage *p, const Cluster *cl)
   return FALSE;
 }
 
-/* Line of each cluster: a text band it overlaps by >= 30 % of the smaller
- * height with running text on the band within 2 em of it. A cluster on no
- * line (and no number) is a display. */
 /* The text line of another part of cl's group of ink (Comp.group: a
  * group page_split_word_spaces cut at a word space) that cl's middle
  * lies on, -1 none. The group had running text within 2 em on its line;
@@ -4307,6 +4304,9 @@ cluster_group_band (const ScanPage *p, const Cluster *cl)
   return -1;
 }
 
+/* Line of each cluster: a text band it overlaps by >= 30 % of the smaller
+ * height with running text on the band within 2 em of it. A cluster on no
+ * line (and no number) is a display. */
 static void
 page_cluster_lines (ScanPage *p)
 {
