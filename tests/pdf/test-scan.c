@@ -392,6 +392,20 @@ test_render (void)
     }
 }
 
+/* Each truth box found as a region of this kind (IoU >= 0.5). */
+static void
+assert_boxes_found (GPtrArray *regions, FmRegionKind kind, const char *what,
+                    const double truth[][4], guint n_truth)
+{
+  for (guint t = 0; t < n_truth; t++)
+    {
+      double best = best_iou_of_kind (regions, kind, truth[t]);
+      g_test_message ("%s, formula %u: best %s IoU %.2f", what, t,
+                      kind == FM_REGION_DISPLAY ? "display" : "inline", best);
+      g_assert_cmpfloat (best, >=, 0.5);
+    }
+}
+
 /* Each truth box of page 1 of a scanned fixture found as an inline
  * region (IoU >= 0.5). */
 static void
@@ -399,14 +413,18 @@ assert_inline_found (const char *fixture, const double truth[][4], guint n_truth
 {
   g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
 
-  if (regions == NULL)
-    return;
-  for (guint t = 0; t < n_truth; t++)
-    {
-      double best = best_iou_of_kind (regions, FM_REGION_INLINE, truth[t]);
-      g_test_message ("%s, formula %u: best inline IoU %.2f", fixture, t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-    }
+  if (regions != NULL)
+    assert_boxes_found (regions, FM_REGION_INLINE, fixture, truth, n_truth);
+}
+
+/* The same for display regions. */
+static void
+assert_display_found (const char *fixture, const double truth[][4], guint n_truth)
+{
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
+
+  if (regions != NULL)
+    assert_boxes_found (regions, FM_REGION_DISPLAY, fixture, truth, n_truth);
 }
 
 /* Small inline fractions that Tesseract reads as one of their digits
@@ -670,16 +688,8 @@ test_light_aligned (void)
   static const double truth[][4] = { { 281.6, 102.6, 344.6, 132.1 },
                                      { 271.2, 185.7, 350.3, 231.2 },
                                      { 269.2, 260.2, 348.6, 304.0 } };
-  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/aligned-light-scan300.pdf");
 
-  if (regions == NULL)
-    return;
-  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
-    {
-      double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth[t]);
-      g_test_message ("aligned-light display %u: best display IoU %.2f", t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-    }
+  assert_display_found ("tests/fixtures/pdf/scan/aligned-light-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
 /* Equation numbers that Tesseract does not read as "(3.3)" ("bas", "fn"
@@ -1114,12 +1124,7 @@ test_last_line (void)
   g_test_message ("inline on the last line: best IoU %.2f", best);
   g_assert_cmpfloat (best, >=, 0.5);
   g_assert_cmpfloat (best_iou_of_kind (regions, FM_REGION_DISPLAY, inline_truth), <, 0.5);
-  for (guint t = 0; t < G_N_ELEMENTS (display_truth); t++)
-    {
-      best = best_iou_of_kind (regions, FM_REGION_DISPLAY, display_truth[t]);
-      g_test_message ("display %u: best IoU %.2f", t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-    }
+  assert_boxes_found (regions, FM_REGION_DISPLAY, "lastline", display_truth, G_N_ELEMENTS (display_truth));
 }
 
 /* Flat displays flush with the margin (fleqn, \mathindent 0 pt) with
@@ -1142,13 +1147,9 @@ test_flush_tight (void)
 
   if (regions == NULL)
     return;
+  assert_boxes_found (regions, FM_REGION_DISPLAY, "flushtight", truth, G_N_ELEMENTS (truth));
   for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
-    {
-      double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth[t]);
-      g_test_message ("display %u: best IoU %.2f", t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-      g_assert_cmpfloat (best_iou_of_kind (regions, FM_REGION_INLINE, truth[t]), <, 0.5);
-    }
+    g_assert_cmpfloat (best_iou_of_kind (regions, FM_REGION_INLINE, truth[t]), <, 0.5);
 }
 
 /* A display set flush with the margin (fleqn, \mathindent 0 pt) with a
@@ -1168,16 +1169,8 @@ test_fleqn (void)
     { 76.0, 204.7, 214.7, 217.7 },   /* f(x) = g(x) + h(x) \text{ for } x \in [a, b] */
     { 74.4, 258.9, 177.2, 288.1 },   /* a_1 + b_1 = c_1 \text{ if } ..., \\ ... \text{ as } ... */
   };
-  g_autoptr(GPtrArray) regions = scan_fixture_first_page ("tests/fixtures/pdf/scan/fleqn-scan300.pdf");
 
-  if (regions == NULL)
-    return;
-  for (guint t = 0; t < G_N_ELEMENTS (truth); t++)
-    {
-      double best = best_iou_of_kind (regions, FM_REGION_DISPLAY, truth[t]);
-      g_test_message ("display %u: best IoU %.2f", t, best);
-      g_assert_cmpfloat (best, >=, 0.5);
-    }
+  assert_display_found ("tests/fixtures/pdf/scan/fleqn-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
 /* A section's heading is no display: "1 She by" (\section, bold at 14.4
