@@ -1846,11 +1846,34 @@ ink_column_run (const InkMap *m, int x, int y0, int y1)
   return best;
 }
 
+/* Whether pixel column x holds, through the middle of box, a stroke 2.4 em
+ * taller than the box or more: a rule running on through the lines above
+ * or below - the side of an \fbox{\parbox}, a framed box or a table's
+ * column rule - not a delimiter of the formula in box (a lost \left| is
+ * the formula's height and a little more, a lost \Bigg| 3 em). */
+static gboolean
+ink_column_runs_through (const InkMap *m, int x, const FmRect *box, double em)
+{
+  int mid = (int) floor (0.5 * (box->y0 + box->y1) * m->scale), top = mid, bottom = mid;
+
+  if (mid < 0 || mid >= m->h || !m->ink[(gsize) mid * m->w + x])
+    return FALSE;
+  while (top > 0 && m->ink[(gsize) (top - 1) * m->w + x])
+    top--;
+  while (bottom + 1 < m->h && m->ink[(gsize) (bottom + 1) * m->w + x])
+    bottom++;
+  return bottom + 1 - top >= (box->y1 - box->y0 + 2.4 * em) * m->scale;
+}
+
 /* A region's box grows over large delimiters that the text layer lost
  * (\left| ... \right|, \left\|: CMEX's extension pieces at codes Poppler
  * reads as spaces): a tall vertical stroke (>= 1 em, and >= 60 % of the
  * box's height) within 0.6 em beside the box, in columns no glyph of the
- * text layer covers. Its neighbour bar (\|) comes with it. */
+ * text layer covers. Its neighbour bar (\|) comes with it. A frame's or
+ * table's rule runs on through the lines above or below
+ * (ink_column_runs_through()): a formula starting or ending a line of an
+ * \fbox{\parbox} took the box's side and the line's height with it
+ * (cls-framerule: IoU under 0.5 in every font). */
 static void
 ink_lost_delimiters (const InkMap *m, FmRect *box, double em, const Glyph *g, int n)
 {
@@ -1877,6 +1900,8 @@ ink_lost_delimiters (const InkMap *m, FmRect *box, double em, const Glyph *g, in
             break;
           if (ink_column_run (m, x, y0, y1) < need)
             continue;
+          if (ink_column_runs_through (m, x, box, em))
+            break;
           for (int k = 0; k < n && !covered; k++)
             covered = xp >= g[k].r.x0 && xp <= g[k].r.x1 && g[k].r.y1 > box->y0 && g[k].r.y0 < box->y1;
           if (covered)

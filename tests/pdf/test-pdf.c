@@ -1040,7 +1040,12 @@ test_detect_inline_cases (void)
  * a framed paragraph's line and the rows flush with it set off on one side
  * only (display 0 of 4, CM; 0 of 4, LuaLaTeX); cls-rowwords (CM, Times,
  * XeLaTeX XITS), the calculator-output row in fonts whose "= 3.2139 m"
- * holds no math glyph: cut before the words or dissolved (display 0 of 1). */
+ * holds no math glyph: cut before the words or dissolved (display 0 of 1).
+ *
+ * rvfix20 (main a69a2cf in brackets): cls-framerule (CM, Palatino, XeLaTeX
+ * LM Math), inline formulas starting a line of an \fbox{\parbox}, the
+ * box's side taken for a lost delimiter (inline 3 of 6, CM and XeLaTeX; 2
+ * of 6, Palatino). */
 static void
 test_detect_classes (void)
 {
@@ -1102,7 +1107,8 @@ test_detect_classes (void)
                           "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times",
                           "cls-quadword-lmodern", "cls-quadword-xe", "cls-quadword-lua",
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
-                          "cls-rowwords-times", "cls-rowwords-xe" };
+                          "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
+                          "cls-framerule-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -305,3 +305,8 @@ for f in cm times; do
   $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix "cls-rowwords-$f" --fonts $f --seed 10631
 done
 $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-xe --engine xelatex --fonts xits-math --seed 10631
+# rvfix20 (review of detectfix20): inline formulas starting a line of an
+# \fbox{\parbox}, the box's side taken for a lost delimiter
+$gen --body "$dir/cls-framerule.body.tex" --out "$dir" --prefix cls-framerule-cm --fonts cm --seed 11050
+$gen --body "$dir/cls-framerule.body.tex" --out "$dir" --prefix cls-framerule-palatino --fonts palatino --seed 11050
+$gen --body "$dir/cls-framerule.body.tex" --out "$dir" --prefix cls-framerule-xe --engine xelatex --fonts lm-math --seed 11050
