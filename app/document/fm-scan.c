@@ -605,6 +605,17 @@ tess_split_wanted (void)
  * this tall or more. */
 #define SPLIT_MIN_INCHES 4.0
 
+/* Whether an image height_px tall at dpi may be read in two parts: the one
+ * test for the preload (tess_begin_page, before the page is rendered) and
+ * for the reading (read_page_parts), both in the analysis image's pixels;
+ * the preload's was in page points and the reading's in pixels (review of
+ * scanfix10). */
+static gboolean
+tall_enough_to_split (double height_px, double dpi)
+{
+  return height_px >= SPLIT_MIN_INCHES * dpi;
+}
+
 /* A page with ink may need an instance: where none is free or loading for
  * it, one is loaded on a thread of its own while the page renders
  * (FM_SCAN_PRELOAD=0: on the page's thread when it needs it, as before
@@ -1055,7 +1066,7 @@ read_page_parts (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double
    * a half page) holds a few lines, which Tesseract's layout analysis
    * reads worse alone (the 1.6 in pairs fixture lost a formula read in
    * parts), and the whole is read in a fraction of the time anyway. */
-  *split = tess_split_wanted () && img->height >= SPLIT_MIN_INCHES * dpi && split_cut (img, comps, slope, &cut);
+  *split = tess_split_wanted () && tall_enough_to_split (img->height, dpi) && split_cut (img, comps, slope, &cut);
   if (!*split)
     {
       tess_read_part (&whole);
@@ -3970,6 +3981,20 @@ cmp_comp_x (const void *a, const void *b, gpointer data)
   return c->b.x0 < d->b.x0 ? -1 : c->b.x0 > d->b.x0;
 }
 
+/* Whether FM_DETECT_DEBUG=comps asks for every piece and word-space gap:
+ * read once per process, not per gap of the word-space loop, where a
+ * getenv per gap was a scan of the environment in a hot loop (review of
+ * scanfix10). */
+static gboolean
+debug_comps (void)
+{
+  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+
+  if (g_once_init_enter (&wanted))
+    g_once_init_leave (&wanted, g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0 ? 2 : 1);
+  return wanted == 2;
+}
+
 /* Cuts one group (its pieces idx[0..n), sorted by x) at word spaces. */
 static void
 group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
@@ -4007,7 +4032,7 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
       cut[k] = k > 0 && g[k - 1] * em >= min_gap && g[k - 1] * em <= max_gap && !run_operator_like (runs, k - 1, nr, g, em) &&
                !run_operator_like (runs, k, nr, g, em) && runs_word_break (p, idx, runs, k, nr) &&
                !pieces_limits_before (p, idx, n, runs[k - 1].x1);
-      if (k > 0 && g[k - 1] >= 0.15 && g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0)
+      if (k > 0 && g[k - 1] >= 0.15 && debug_comps ())
         g_printerr ("  word space? band %d x %.0f gap %.2f em (%.2f-%.2f) %s\n", band, runs[k - 1].x1, g[k - 1],
                     min_gap / em, max_gap / em, cut[k] ? "cut" : "no");
       for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
@@ -5054,7 +5079,7 @@ page_debug (const ScanPage *p)
                   w->band, w->b.x0, w->b.y0, w->b.x1, w->b.y1, w->img.x0 / scale, w->img.y0 / scale,
                   w->img.x1 / scale, w->img.y1 / scale, w->utf8);
     }
-  if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0)
+  if (debug_comps ())
     for (int i = 0; i < p->n_comps; i++)
       {
         const Comp *c = &g_array_index (p->comps, Comp, i);
@@ -5377,7 +5402,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
     scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
   rect = (FmRect) { 0, 0, w_pt, h_pt };
 #ifdef FM_HAVE_TESSERACT
-  tess_begin_page (h_pt >= SPLIT_MIN_INCHES * 72);
+  tess_begin_page (tall_enough_to_split (h_pt * scale, scale * 72));
 #endif
   regions = scan_read_pixels (doc, page_index, &rect, scale, words_only, kind, error);
 #ifdef FM_HAVE_TESSERACT
