@@ -605,6 +605,17 @@ tess_split_wanted (void)
  * this tall or more. */
 #define SPLIT_MIN_INCHES 4.0
 
+/* Whether an image height_px tall at dpi may be read in two parts: the one
+ * test for the preload (tess_begin_page, before the page is rendered) and
+ * for the reading (read_page_parts), both in the analysis image's pixels;
+ * the preload's was in page points and the reading's in pixels (review of
+ * scanfix10). */
+static gboolean
+tall_enough_to_split (double height_px, double dpi)
+{
+  return height_px >= SPLIT_MIN_INCHES * dpi;
+}
+
 /* A page with ink may need an instance: where none is free or loading for
  * it, one is loaded on a thread of its own while the page renders
  * (FM_SCAN_PRELOAD=0: on the page's thread when it needs it, as before
@@ -1055,7 +1066,7 @@ read_page_parts (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double
    * a half page) holds a few lines, which Tesseract's layout analysis
    * reads worse alone (the 1.6 in pairs fixture lost a formula read in
    * parts), and the whole is read in a fraction of the time anyway. */
-  *split = tess_split_wanted () && img->height >= SPLIT_MIN_INCHES * dpi && split_cut (img, comps, slope, &cut);
+  *split = tess_split_wanted () && tall_enough_to_split (img->height, dpi) && split_cut (img, comps, slope, &cut);
   if (!*split)
     {
       tess_read_part (&whole);
@@ -1658,6 +1669,76 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
       word_first_verdict (w);
     }
   return TRUE;
+}
+
+/* Tesseract's word boxes are at least 1.5 times as tall as their ink
+ * (median over the running-text words with two pieces or more) when they
+ * are inflated (words_fit_ink). */
+#define WORD_BOX_INFLATED 1.5
+
+/* The rows of the ink whose middle lies in word box *b: *y0, *y1; how
+ * many pieces. */
+static int
+word_ink_rows (const ScanPage *p, const Box *b, double *y0, double *y1)
+{
+  int n = 0;
+
+  *y0 = G_MAXDOUBLE;
+  *y1 = -G_MAXDOUBLE;
+  for (int i = 0; i < p->n_comps; i++)
+    {
+      const Box *c = &g_array_index (p->comps, Comp, i).img;
+      double mx = (c->x0 + c->x1) / 2, my = (c->y0 + c->y1) / 2;
+      if (mx >= b->x0 && mx <= b->x1 && my >= b->y0 && my <= b->y1)
+        {
+          *y0 = MIN (*y0, c->y0);
+          *y1 = MAX (*y1, c->y1);
+          n++;
+        }
+    }
+  return n;
+}
+
+/* Word boxes as tall as their ink. On some soft gray pages (JPEG at 150
+ * dpi, 5 of the 16 such development twins of seeds 2045-2047 and 2 of 9
+ * of seeds 2057-2058, whether Tesseract read the pooled image or the
+ * plain render) every word's box of a line came out with one top and one
+ * bottom, 1.9-2.0 times the height of its ink ("Can", "your", "point" all
+ * 31 px for ink of 16), so the em from them (page_measure_em) doubled
+ * (44.4 px for 23) and the leading, the bands and every verdict in ems
+ * with it. Where the median word is WORD_BOX_INFLATED times its ink or
+ * more, each word's rows become its ink's; a page whose boxes fit (median
+ * 1.0-1.1) is left as Tesseract read it. */
+static void
+words_fit_ink (ScanPage *p)
+{
+  g_autofree double *ratio = g_new (double, p->words->len + 1);
+  int n = 0;
+  double r;
+
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, i);
+      double y0, y1;
+      if (w->text && word_ink_rows (p, &w->img, &y0, &y1) >= 2 && y1 > y0)
+        ratio[n++] = (w->img.y1 - w->img.y0) / (y1 - y0);
+    }
+  r = n > 0 ? median (ratio, n) : 0;
+  if (g_getenv ("FM_DETECT_DEBUG"))
+    g_printerr ("scan: page %d, word boxes %.2f times their ink (%d words)\n", p->page_index + 1, r, n);
+  if (r < WORD_BOX_INFLATED || g_strcmp0 (g_getenv ("FM_SCAN_FIT_WORDS"), "0") == 0)
+    return;
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      double y0, y1;
+      if (word_ink_rows (p, &w->img, &y0, &y1) > 0 && y1 > y0)
+        {
+          w->img.y0 = y0;
+          w->img.y1 = y1;
+          w->b = box_turn (&w->img, -p->skew, p->cx, p->cy);
+        }
+    }
 }
 
 /* The text lines' pitch: the median, over the lines, of the distance
@@ -3970,6 +4051,20 @@ cmp_comp_x (const void *a, const void *b, gpointer data)
   return c->b.x0 < d->b.x0 ? -1 : c->b.x0 > d->b.x0;
 }
 
+/* Whether FM_DETECT_DEBUG=comps asks for every piece and word-space gap:
+ * read once per process, not per gap of the word-space loop, where a
+ * getenv per gap was a scan of the environment in a hot loop (review of
+ * scanfix10). */
+static gboolean
+debug_comps (void)
+{
+  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+
+  if (g_once_init_enter (&wanted))
+    g_once_init_leave (&wanted, g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0 ? 2 : 1);
+  return wanted == 2;
+}
+
 /* Cuts one group (its pieces idx[0..n), sorted by x) at word spaces. */
 static void
 group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
@@ -4007,7 +4102,7 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
       cut[k] = k > 0 && g[k - 1] * em >= min_gap && g[k - 1] * em <= max_gap && !run_operator_like (runs, k - 1, nr, g, em) &&
                !run_operator_like (runs, k, nr, g, em) && runs_word_break (p, idx, runs, k, nr) &&
                !pieces_limits_before (p, idx, n, runs[k - 1].x1);
-      if (k > 0 && g[k - 1] >= 0.15 && g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0)
+      if (k > 0 && g[k - 1] >= 0.15 && debug_comps ())
         g_printerr ("  word space? band %d x %.0f gap %.2f em (%.2f-%.2f) %s\n", band, runs[k - 1].x1, g[k - 1],
                     min_gap / em, max_gap / em, cut[k] ? "cut" : "no");
       for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
@@ -5054,7 +5149,7 @@ page_debug (const ScanPage *p)
                   w->band, w->b.x0, w->b.y0, w->b.x1, w->b.y1, w->img.x0 / scale, w->img.y0 / scale,
                   w->img.x1 / scale, w->img.y1 / scale, w->utf8);
     }
-  if (g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0)
+  if (debug_comps ())
     for (int i = 0; i < p->n_comps; i++)
       {
         const Comp *c = &g_array_index (p->comps, Comp, i);
@@ -5091,6 +5186,7 @@ analyse (TessBaseAPI *api, FmGrayImage *img, FmGrayImage *ocr_img, GArray *comps
     }
   p.regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   p.clusters = g_array_new (FALSE, TRUE, sizeof (Cluster));
+  words_fit_ink (&p);
   page_measure_em (&p);
   p.pitch = bands_pitch (p.bands);
   p.leading = page_prose_leading (&p);
@@ -5377,7 +5473,7 @@ scan_detect_page (FmDocument *doc, int page_index, gboolean words_only, FmScanPa
     scale = sqrt (MAX_ANALYSIS_PIXELS / (w_pt * h_pt));
   rect = (FmRect) { 0, 0, w_pt, h_pt };
 #ifdef FM_HAVE_TESSERACT
-  tess_begin_page (h_pt >= SPLIT_MIN_INCHES * 72);
+  tess_begin_page (tall_enough_to_split (h_pt * scale, scale * 72));
 #endif
   regions = scan_read_pixels (doc, page_index, &rect, scale, words_only, kind, error);
 #ifdef FM_HAVE_TESSERACT

@@ -1483,6 +1483,20 @@ test_double_spacing (void)
   assert_inline_found ("tests/fixtures/pdf/scan/double-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Word boxes Tesseract made twice as tall as their ink (every word of a
+ * line with one top and one bottom, on a soft 150 dpi JPEG page): the em
+ * from them doubled (68.4 px for 24.9) and the first inline formula was
+ * missed; with the boxes fitted to their ink (words_fit_ink) it is found.
+ * Page inflated-scan150 (tests/fixtures/pdf/scan/README.md). */
+static void
+test_inflated_words (void)
+{
+  static const double truth[][4] = {
+    { 77.8, 150.4, 156.2, 162.6 },  /* \|b\| \in a_{j} - a_{i+1} \cdot c */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/inflated-scan150.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1533,5 +1547,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
+  g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   return g_test_run ();
 }
