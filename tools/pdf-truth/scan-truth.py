@@ -15,6 +15,7 @@ formulate-detect-truth-1 (bench/detect/README.md).
 
   /usr/bin/python3 tools/pdf-truth/scan-truth.py --in DIR_OR_PDF... --out DIR
       [--dpi 300] [--seed S] [--max-skew 2] [--degrade mixed|clean|binary|jpeg] [--no-extra]
+      [--light]
 
 The degradations are drawn per page from --seed; keep the seeds used while
 developing the pixel detector apart from the seeds it is scored on (the scored
@@ -61,17 +62,21 @@ def page_sizes_pt(pdf):
     return sizes
 
 
-def degrade(img, rng, mode, max_skew, xrng=None):
+def degrade(img, rng, mode, max_skew, xrng=None, light=False):
     """The degraded page, the skew in degrees (counter-clockwise as seen) and
     what was done. xrng (None: none of them) draws the further degradations
     from a generator of its own, so that a seed's skew, blur, noise and
-    binarisation stay what they were before these were added."""
+    binarisation stay what they were before these were added. light: every
+    page a light copy (binarised near the ink), its other draws as they
+    fall, so that a seed gives light copies with and without lowres/shade."""
     skew = rng.uniform(-max_skew, max_skew)
     # Turn about the centre, same canvas, white in the corners.
     img = img.rotate(skew, resample=Image.BICUBIC, expand=False, fillcolor=255)
     if mode == "clean":
         return img, skew, "clean"
     kind = mode if mode != "mixed" else rng.choice(["binary", "jpeg"])
+    if light:
+        kind = "binary"
     extras = []
     if xrng is not None:
         # A scanner of lower resolution (150-220 dpi at 300), the page
@@ -106,7 +111,7 @@ def degrade(img, rng, mode, max_skew, xrng=None):
         threshold = lo + (hi - lo) * rng.uniform(0.6, 0.75)
         # A light copy: the threshold near the ink thins the strokes and
         # breaks hairlines (fraction bars, serifs) into pieces.
-        if xrng is not None and xrng.random() < 0.3:
+        if xrng is not None and (xrng.random() < 0.3 or light):
             # Between paper and the darkest ink on the page: a lower-
             # resolution scanner's soft strokes are gray (0.2nd percentile
             # 125-145 for ink at lo 10), and a threshold drawn from lo
@@ -149,7 +154,7 @@ def turn_box(box, skew_deg, w, h):
     return [round(min(xs), 3), round(min(ys), 3), round(max(xs), 3), round(max(ys), 3)]
 
 
-def make_twin(pdf, out_dir, dpi, rng, mode, max_skew, xrng=None):
+def make_twin(pdf, out_dir, dpi, rng, mode, max_skew, xrng=None, light=False):
     name = os.path.basename(pdf)[:-4]
     truth_path = pdf[:-4] + ".truth.json"
     truth = json.load(open(truth_path)) if os.path.exists(truth_path) else None
@@ -160,7 +165,7 @@ def make_twin(pdf, out_dir, dpi, rng, mode, max_skew, xrng=None):
         sys.exit("%s: %d pages rendered, pdfinfo says %d" % (pdf, len(pages), len(sizes)))
     out_pages, skews, kinds = [], [], []
     for img in pages:
-        d, skew, kind = degrade(img, rng, mode, max_skew, xrng)
+        d, skew, kind = degrade(img, rng, mode, max_skew, xrng, light)
         out_pages.append(d)
         skews.append(skew)
         kinds.append(kind)
@@ -197,7 +202,12 @@ def main():
     ap.add_argument("--no-extra", dest="extra", action="store_false",
                     help="without the degradations added on 2026-11-25 (a lower-resolution scanner, "
                          "uneven light, a light copy's thin strokes): the twins of a seed as before")
+    ap.add_argument("--light", action="store_true",
+                    help="every page a light copy (binarised near the ink: thin, broken strokes), "
+                         "with lowres/shade drawn as in mixed; for twins of light copies only")
     a = ap.parse_args()
+    if a.light and (not a.extra or a.degrade in ("clean", "jpeg")):
+        sys.exit("--light needs the extra degradations and --degrade mixed or binary")
     if not 50 <= a.dpi <= 600:
         sys.exit("--dpi must be in 50..600")
     os.makedirs(a.out, exist_ok=True)
@@ -207,7 +217,7 @@ def main():
     rng = random.Random(a.seed)
     xrng = random.Random(a.seed * 7919 + 17) if a.extra else None
     for pdf in pdfs:
-        print(make_twin(pdf, a.out, a.dpi, rng, a.degrade, a.max_skew, xrng))
+        print(make_twin(pdf, a.out, a.dpi, rng, a.degrade, a.max_skew, xrng, a.light))
 
 
 if __name__ == "__main__":
