@@ -1040,7 +1040,12 @@ test_detect_inline_cases (void)
  * a framed paragraph's line and the rows flush with it set off on one side
  * only (display 0 of 4, CM; 0 of 4, LuaLaTeX); cls-rowwords (CM, Times,
  * XeLaTeX XITS), the calculator-output row in fonts whose "= 3.2139 m"
- * holds no math glyph: cut before the words or dissolved (display 0 of 1). */
+ * holds no math glyph: cut before the words or dissolved (display 0 of 1).
+ * rvprec2 (main a64d825 in brackets): cls-caseswords (CM, Times, XeLaTeX
+ * STIX Two, LuaLaTeX Libertinus), cases displays whose line opens with words
+ * before the brace ("for every x we set u(x) = {...") on a short page, the
+ * words taken for running text around an inline cases (display 0 of 2 in
+ * each, 8 or 10 inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1102,7 +1107,8 @@ test_detect_classes (void)
                           "cls-textfrac-cm", "cls-textfrac-times", "cls-casescol-cm", "cls-casescol-times",
                           "cls-quadword-lmodern", "cls-quadword-xe", "cls-quadword-lua",
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
-                          "cls-rowwords-times", "cls-rowwords-xe" };
+                          "cls-rowwords-times", "cls-rowwords-xe", "cls-caseswords-cm", "cls-caseswords-times",
+                          "cls-caseswords-xe", "cls-caseswords-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
