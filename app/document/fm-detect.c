@@ -6550,19 +6550,46 @@ chunk_cases_brace (const PageCtx *pc, const Chunk *ch, FmRect *brace)
   return brace->x1 > brace->x0 && fm_rect_h (brace) >= 1.8 * pc->body_em;
 }
 
+/* Whether the line starting at x0, level with y, is a display's line that
+ * begins with words ("for every x we set u(x) = {...}"): it starts 2 em
+ * or more right of where its column's prose starts (indented_from_text():
+ * a paragraph's line starts there, or a \parindent of 1 to 1.5 em in),
+ * and no other line of text within 2.5 em above or below starts at its x
+ * (an item of a list is indented too, its lines at one x). On a page too
+ * short for its text margins to be known such a display was taken for an
+ * inline cases in running text and lost (probe page: both displays missed
+ * in CM, Times, Libertine, XeLaTeX STIX Two, LuaLaTeX Libertinus). */
+static gboolean
+display_line_with_words (const PageCtx *pc, double x0, double y, double em)
+{
+  if (!indented_from_text (pc, column_of (pc, x0), x0, em))
+    return FALSE;
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (fabs (o->box.x0 - x0) < 0.2 * em && fabs (cy - y) > 0.8 * em && fabs (cy - y) < 2.5 * em &&
+          running_text_line (pc->g, o))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Whether a tall brace stands in a line of running text: three words or
  * more of full-size letters left of it, level with its middle, in one
  * chunk (the brace's middle is the math axis, on the text line that holds
  * an inline cases or \left\{ ... \right.; XeTeX's brace and rows can
- * come in the prose's chunk). A
- * cases display has only its left side there, math or a word
- * (\operatorname{sign}(x) = ...). */
+ * come in the prose's chunk), on a line that is no display's
+ * (display_line_with_words()). A cases display has only its left side
+ * there, math or a word (\operatorname{sign}(x) = ...), or words on a
+ * line of its own. */
 static gboolean
 brace_in_running_text (const PageCtx *pc, const FmRect *brace)
 {
   GArray *chunks = pc->chunks;
   const Glyph *g = pc->g;
-  double cy = fm_rect_cy (brace), em = pc->body_em;
+  double cy = fm_rect_cy (brace), em = pc->body_em, line_x0 = G_MAXDOUBLE;
+  gboolean words_left = FALSE;
 
   for (guint i = 0; i < chunks->len; i++)
     {
@@ -6571,13 +6598,13 @@ brace_in_running_text (const PageCtx *pc, const FmRect *brace)
       if (o->is_number || o->box.x0 >= brace->x0 || o->box.y0 >= cy || o->box.y1 <= cy ||
           across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (brace)))
         continue;
+      line_x0 = MIN (line_x0, o->box.x0);
       for (int k = o->start; k < o->end; k++)
         words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em && g[k].r.x1 <= brace->x0 &&
                  g[k].r.y0 < cy && g[k].r.y1 > cy && (k == o->start || g[k].space_before);
-      if (words >= 3)
-        return TRUE;
+      words_left = words_left || words >= 3;
     }
-  return FALSE;
+  return words_left && !display_line_with_words (pc, line_x0, cy, em);
 }
 
 /* Whether chunk ch is a piece of a cases or \left\{ ... \right. set in a
@@ -7264,6 +7291,28 @@ stacked_math (const PageCtx *pc, const int *parts, int n, double mid)
   return math;
 }
 
+/* Whether the line spanning ext (its chunks members[0..nm)) opens a cases
+ * display with words before its brace, on a page whose text margins are
+ * unknown (line_is_set_off() cannot tell): a member holds a tall left
+ * brace (chunk_cases_brace()) and the words before it stand on a line
+ * of their own, indented from the prose (display_line_with_words()).
+ * "\text{for every } x \text{ we set } u(x) = \begin{cases}...": both
+ * such displays of a short probe page were lost in CM, Times,
+ * Libertine, XeLaTeX STIX Two and LuaLaTeX Libertinus. */
+static gboolean
+cases_words_line (const PageCtx *pc, const int *members, int nm, const FmRect *ext, double em)
+{
+  FmRect brace;
+
+  if (pc->margins.known[column_of (pc, fm_rect_cx (ext))])
+    return FALSE;
+  for (int k = 0; k < nm; k++)
+    if (chunk_cases_brace (pc, &g_array_index (pc->chunks, Chunk, members[k]), &brace) && brace.x0 > ext->x0 + 2.0 * em &&
+        display_line_with_words (pc, ext->x0, fm_rect_cy (&brace), em))
+      return TRUE;
+  return FALSE;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -7311,6 +7360,7 @@ display_lines_with_text (PageCtx *pc)
                   !heading_line (pc, members, nm, &ext, ch->em)) ||
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
+      set_off = set_off || (math >= 2 && cases_words_line (pc, members, nm, &ext, ch->em));
       if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
         continue;
       for (int k = 0; k < nm + n_parts; k++)

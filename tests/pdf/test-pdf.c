@@ -1045,7 +1045,13 @@ test_detect_inline_cases (void)
  * rvfix20 (main a69a2cf in brackets): cls-framerule (CM, Palatino, XeLaTeX
  * LM Math), inline formulas starting a line of an \fbox{\parbox}, the
  * box's side taken for a lost delimiter (inline 3 of 6, CM and XeLaTeX; 2
- * of 6, Palatino). */
+ * of 6, Palatino).
+ *
+ * rvprec2 (main a64d825 in brackets): cls-caseswords (CM, Times, XeLaTeX
+ * STIX Two, LuaLaTeX Libertinus), cases displays whose line opens with words
+ * before the brace ("for every x we set u(x) = {...") on a short page, the
+ * words taken for running text around an inline cases (display 0 of 2 in
+ * each, 8 or 10 inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1108,7 +1114,8 @@ test_detect_classes (void)
                           "cls-quadword-lmodern", "cls-quadword-xe", "cls-quadword-lua",
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
-                          "cls-framerule-xe" };
+                          "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
+                          "cls-caseswords-xe", "cls-caseswords-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

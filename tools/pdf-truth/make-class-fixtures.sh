@@ -310,3 +310,10 @@ $gen --body "$dir/cls-rowwords.body.tex" --out "$dir" --prefix cls-rowwords-xe -
 $gen --body "$dir/cls-framerule.body.tex" --out "$dir" --prefix cls-framerule-cm --fonts cm --seed 11050
 $gen --body "$dir/cls-framerule.body.tex" --out "$dir" --prefix cls-framerule-palatino --fonts palatino --seed 11050
 $gen --body "$dir/cls-framerule.body.tex" --out "$dir" --prefix cls-framerule-xe --engine xelatex --fonts lm-math --seed 11050
+# rvprec2 (review of detectprec2): cases displays whose line opens with
+# words before the brace, on a short page (margins unknown)
+for f in cm times; do
+  $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix "cls-caseswords-$f" --fonts $f --seed 11000
+done
+$gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-xe --engine xelatex --fonts stix2-math --seed 11000
+$gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-lua --engine lualatex --fonts libertinus-math --seed 11000
