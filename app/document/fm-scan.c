@@ -1394,13 +1394,39 @@ column_right (GArray *words, const Box *b, double em, double fallback)
  * same evidence jointly. Features, in this order: */
 #define N_WORD_FEATURES 39
 
+/* The ink whose middle lies in word box *b: its rows *y0, *y1 and its
+ * tallest piece's height *max_h; how many pieces (the word classifier's
+ * inputs and words_fit_ink). */
+static int
+word_ink (GArray *comps, const Box *b, double *y0, double *y1, double *max_h)
+{
+  int n = 0;
+
+  *y0 = G_MAXDOUBLE;
+  *y1 = -G_MAXDOUBLE;
+  *max_h = 0;
+  for (guint i = 0; i < comps->len; i++)
+    {
+      const Box *c = &g_array_index (comps, Comp, i).img;
+      double mx = (c->x0 + c->x1) / 2, my = (c->y0 + c->y1) / 2;
+      if (mx >= b->x0 && mx <= b->x1 && my >= b->y0 && my <= b->y1)
+        {
+          *y0 = MIN (*y0, c->y0);
+          *y1 = MAX (*y1, c->y1);
+          *max_h = MAX (*max_h, box_h (c));
+          n++;
+        }
+    }
+  return n;
+}
+
 static void
 word_features (GArray *words, guint i, GArray *comps, double em, double page_conf, double page_dict, float *f)
 {
   const Word *w = &g_array_index (words, Word, i);
-  int n_chars = 0, n_digits = 0, n_alpha = 0, n_other = 0, n_letters = 0, n_upper = 0, n_comps = 0;
+  int n_chars = 0, n_digits = 0, n_alpha = 0, n_other = 0, n_letters = 0, n_upper = 0, n_comps;
   gboolean non_latin = FALSE, letters;
-  double left = 3 * em, right = 3 * em, max_h = 0, h = box_h (&w->b), wd = box_w (&w->b);
+  double left = 3 * em, right = 3 * em, max_h, ink_y0, ink_y1, h = box_h (&w->b), wd = box_w (&w->b);
   int left_text = 0, right_text = 0, left_conf = 0, right_conf = 0;
 
   for (const char *p = w->utf8; *p; p = g_utf8_next_char (p))
@@ -1420,16 +1446,7 @@ word_features (GArray *words, guint i, GArray *comps, double em, double page_con
         non_latin = TRUE;
     }
   letters = letters_only (w->utf8, &n_letters);
-  for (guint k = 0; k < comps->len; k++)
-    {
-      const Comp *c = &g_array_index (comps, Comp, k);
-      double mx = (c->img.x0 + c->img.x1) / 2, my = (c->img.y0 + c->img.y1) / 2;
-      if (mx >= w->img.x0 && mx <= w->img.x1 && my >= w->img.y0 && my <= w->img.y1)
-        {
-          n_comps++;
-          max_h = MAX (max_h, box_h (&c->img));
-        }
-    }
+  n_comps = word_ink (comps, &w->img, &ink_y0, &ink_y1, &max_h);
   /* The nearest words left and right on its line. */
   for (guint k = 0; k < words->len; k++)
     {
@@ -1676,29 +1693,6 @@ page_read_words (ScanPage *p, TessBaseAPI *api, GError **error)
  * are inflated (words_fit_ink). */
 #define WORD_BOX_INFLATED 1.5
 
-/* The rows of the ink whose middle lies in word box *b: *y0, *y1; how
- * many pieces. */
-static int
-word_ink_rows (const ScanPage *p, const Box *b, double *y0, double *y1)
-{
-  int n = 0;
-
-  *y0 = G_MAXDOUBLE;
-  *y1 = -G_MAXDOUBLE;
-  for (int i = 0; i < p->n_comps; i++)
-    {
-      const Box *c = &g_array_index (p->comps, Comp, i).img;
-      double mx = (c->x0 + c->x1) / 2, my = (c->y0 + c->y1) / 2;
-      if (mx >= b->x0 && mx <= b->x1 && my >= b->y0 && my <= b->y1)
-        {
-          *y0 = MIN (*y0, c->y0);
-          *y1 = MAX (*y1, c->y1);
-          n++;
-        }
-    }
-  return n;
-}
-
 /* Word boxes as tall as their ink. On some soft gray pages (JPEG at 150
  * dpi, 5 of the 16 such development twins of seeds 2045-2047 and 2 of 9
  * of seeds 2057-2058, whether Tesseract read the pooled image or the
@@ -1719,8 +1713,8 @@ words_fit_ink (ScanPage *p)
   for (guint i = 0; i < p->words->len; i++)
     {
       const Word *w = &g_array_index (p->words, Word, i);
-      double y0, y1;
-      if (w->text && word_ink_rows (p, &w->img, &y0, &y1) >= 2 && y1 > y0)
+      double y0, y1, tallest;
+      if (w->text && word_ink (p->comps, &w->img, &y0, &y1, &tallest) >= 2 && y1 > y0)
         ratio[n++] = (w->img.y1 - w->img.y0) / (y1 - y0);
     }
   r = n > 0 ? median (ratio, n) : 0;
@@ -1731,8 +1725,8 @@ words_fit_ink (ScanPage *p)
   for (guint i = 0; i < p->words->len; i++)
     {
       Word *w = &g_array_index (p->words, Word, i);
-      double y0, y1;
-      if (word_ink_rows (p, &w->img, &y0, &y1) > 0 && y1 > y0)
+      double y0, y1, tallest;
+      if (word_ink (p->comps, &w->img, &y0, &y1, &tallest) > 0 && y1 > y0)
         {
           w->img.y0 = y0;
           w->img.y1 = y1;
