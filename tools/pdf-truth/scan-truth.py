@@ -117,11 +117,16 @@ def degrade(img, rng, mode, max_skew, xrng=None, light=False):
             # 125-145 for ink at lo 10), and a threshold drawn from lo
             # left 889 dark pixels of a page's text at 150 dpi and 4511
             # at 300 (make-truth seed 3255, twin seed 3255, page 1 of
-            # dev-3255-00: a blank twin). Pages of full-strength ink keep
-            # lo, and their twins as they were.
-            ink = lo
-            if any(e.startswith("lowres") for e in extras):
-                ink = min(max(lo, float(np.percentile(a, 0.2))), (lo + hi) / 2.0)
+            # dev-3255-00: a blank twin). The blur above does the same
+            # to thin strokes (sigma up to 2 px at 300 dpi): a CM page at
+            # sigma 1.97, threshold 0.40 from lo kept 9 % of its prose's
+            # ink and 7 % of its formulas' - a blank page but for a bold
+            # heading, which no reader of a copy would call one (make-truth
+            # 2059, --light twin seed 20590, dev-2059-00; scanlight3). So
+            # every light copy is measured from its darkest ink; a page of
+            # full-strength ink (its 0.2nd percentile at lo) keeps lo, and
+            # its twin as it was.
+            ink = min(max(lo, float(np.percentile(a, 0.2))), (lo + hi) / 2.0)
             threshold = ink + (hi - ink) * xrng.uniform(0.3, 0.45)
             extras.append("light")
         # Salt-and-pepper specks, as on a copier's glass.
