@@ -97,7 +97,7 @@ def degrade(img, rng, mode, max_skew, xrng=None, light=False):
             a = a - depth * ramp[None, :] * (a / 255.0)
             img = Image.fromarray(np.clip(a, 0, 255).astype(np.uint8), "L")
             extras.append("shade%.0f" % depth)
-    radius = rng.uniform(0.3, 1.0) * img.width / 2550.0 * 2.0  # ~0.3..1 px at 300 dpi
+    radius = rng.uniform(0.3, 1.0) * img.width / 2550.0 * 2.0  # sigma 0.6..2 px at 300 dpi (0.14..0.48 pt)
     img = img.filter(ImageFilter.GaussianBlur(radius))
     a = np.asarray(img, dtype=np.float32)
     nrng = np.random.default_rng(rng.randrange(1 << 30))
