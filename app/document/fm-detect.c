@@ -7957,21 +7957,43 @@ small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
          !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
-/* Whether a bar right below or above box (chunk i or a run of its glyphs)
- * lies on the middle of a line of running text beside it, or of a chunk of
- * a few words that starts the formula - wholly left or right of chunk i's
+/* Whether block b holds only script-size chunks (under 0.81 of the body,
+ * as display_chunks() tells a piece: OpenType fonts' scripts are 0.7-0.8
+ * of the text, Libertinus Math's read as 0.8 by Poppler). Their
+ * bar on a text line's middle makes them the parts of text-style fractions
+ * of that line (\frac{1}{2} in running text): in LuaLaTeX STIX Two and
+ * Libertinus Math the denominators are chunks of their own that touch the
+ * next line's raised \dfrac numerator, whose line group took them in and
+ * made them displays of their own (cls-textfrac's body: 4 false displays
+ * in STIX Two, 2 in Libertinus; the fractions in pieces). A display's own
+ * limits and scripts stand in a block with a full-size chunk. */
+static gboolean
+script_parts_block (const PageCtx *pc, int b)
+{
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < pc->chunks->len && b >= 0; i++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      if (ch->block != b)
+        continue;
+      if (ch->em_max >= 0.81 * pc->body_em)
+        return FALSE;
+      any = TRUE;
+    }
+  return any;
+}
+
+/* Whether the bar on row y by box (chunk i or a run of its glyphs) lies on
+ * the middle of a line of running text beside it, or of a chunk of a few
+ * words that starts the formula - wholly left or right of chunk i's
  * block: a display's own line of words and math is no text line. */
 static gboolean
-bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
+bar_y_on_text_line (const PageCtx *pc, guint i, const FmRect *box, double y, FmRect *bar)
 {
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  double y = bar_below_y (pc->ink, box, pc->body_em);
   FmRect near = *box;
 
-  if (y < 0)
-    y = bar_above_y (pc->ink, box, pc->body_em);
-  if (y < 0)
-    return FALSE;
   /* (the text beside is near the bar, not the part: a narrow part
    * centred on a wide one, the 8 of \frac{\mathrm{cn}(\lambda+5)}{8},
    * stands more than 2 em from the words on either side) */
@@ -7988,7 +8010,11 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
        * footnote's line only - small_text_line(); or a chunk of three
        * words' letters and the formula's start, "them X(s) =": the middle
        * is its letters') */
-      if (ch->em_max < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
+      /* (a script-size part of a block of such parts only - a text-style
+       * fraction's, script_parts_block(): on a line of body text too) */
+      if (ch->em_max < 0.85 * pc->body_em ?
+          !small_text_line (pc, o, ch, fm_rect_cx (box)) &&
+          !(script_parts_block (pc, ch->block) && text_line_chunk (pc, o, fm_rect_cx (box))) :
           !text_line_chunk (pc, o, fm_rect_cx (box)) &&
           !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
             !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
@@ -8001,6 +8027,22 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
           *bar = (FmRect) { near.x0, y, near.x1, y };
           return TRUE;
         }
+    }
+  return FALSE;
+}
+
+/* Whether a bar right below or above box (bar_y_on_text_line()) lies on
+ * the middle of a text line. Both sides are tried: the rule found below a
+ * denominator can be its own flat bottom stroke (a 2's, a z's), which lies
+ * on no line's middle (\frac{1}{2}'s 2 in LuaLaTeX STIX Two). */
+static gboolean
+bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
+{
+  for (int side = 0; side < 2; side++)
+    {
+      double y = side == 0 ? bar_below_y (pc->ink, box, pc->body_em) : bar_above_y (pc->ink, box, pc->body_em);
+      if (y >= 0 && bar_y_on_text_line (pc, i, box, y, bar))
+        return TRUE;
     }
   return FALSE;
 }
@@ -8019,12 +8061,13 @@ fraction_part_chunk (const PageCtx *pc, guint i, FmRect *bar)
   const Glyph *g = pc->g;
 
   /* (full size: a text-style fraction's script-size part of the line
-   * above may be stacked onto a display) */
+   * above may be stacked onto a display - unless its block is script-size
+   * parts only, script_parts_block()) */
   /* (or a footnote's size, 0.8-0.83 of the body at 10-12 pt, with a bar on
    * a footnote's line: scripts are 0.67-0.73 of it) */
   /* (its largest glyph's size: a numerator of more script glyphs than
    * full-size ones, \dfrac{e^{-as}}{s}, has a script-size median) */
-  if (ch->em_max < 0.76 * pc->body_em)
+  if (ch->em_max < 0.76 * pc->body_em && !script_parts_block (pc, ch->block))
     return FALSE;
   if (bar_on_text_line (pc, i, &ch->box, bar))
     return TRUE;

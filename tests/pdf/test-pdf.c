@@ -1051,7 +1051,13 @@ test_detect_inline_cases (void)
  * STIX Two, LuaLaTeX Libertinus), cases displays whose line opens with words
  * before the brace ("for every x we set u(x) = {...") on a short page, the
  * words taken for running text around an inline cases (display 0 of 2 in
- * each, 8 or 10 inline pieces). */
+ * each, 8 or 10 inline pieces).
+ *
+ * detectprec3 (main 2c577b6 in brackets): cls-textfrac (LuaLaTeX STIX Two,
+ * XeLaTeX Libertinus), text-style fractions whose script-size denominators
+ * Poppler lists as chunks of their own: the next line's raised \dfrac
+ * numerator took them into its line, each a display of its own (display
+ * 0/4 of 0, inline 6/10 of 10; display 0/2, inline 8/10). */
 static void
 test_detect_classes (void)
 {
@@ -1115,7 +1121,7 @@ test_detect_classes (void)
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
-                          "cls-caseswords-xe", "cls-caseswords-lua" };
+                          "cls-caseswords-xe", "cls-caseswords-lua", "cls-textfrac-lua", "cls-textfrac-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

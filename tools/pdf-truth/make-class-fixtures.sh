@@ -317,3 +317,8 @@ for f in cm times; do
 done
 $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-xe --engine xelatex --fonts stix2-math --seed 11000
 $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-lua --engine lualatex --fonts libertinus-math --seed 11000
+# detectprec3 (issue 14): text-style fractions in a text line in OpenType
+# fonts whose denominators are chunks of their own, taken into the next
+# line's raised \dfrac numerator's line and made displays
+$gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-lua --engine lualatex --fonts stix2-math --seed 11350
+$gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-xe --engine xelatex --fonts libertinus-math --seed 11350
