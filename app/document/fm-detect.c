@@ -6575,6 +6575,55 @@ display_line_with_words (const PageCtx *pc, double x0, double y, double em)
   return TRUE;
 }
 
+/* Whether the line of an inline cases that starts a line runs on as prose
+ * right of its rows: a chunk of three words or more, level with the
+ * brace's middle, starting less than 2 em after every chunk right of the
+ * brace within its height (the rows, which it must not overlap) and
+ * ending at its column's known right margin (0.5 em). The rest of the
+ * sentence after "f(x) = \begin{cases}...\end{cases}" at a line's start
+ * ("is the function that we study here, ..."): the first row above the
+ * text line was a false display in XeLaTeX and LuaLaTeX STIX Two and
+ * Libertinus Math (probe 3751; XeLaTeX LM Math's brace is not found
+ * tall, chunk_cases_brace(), and on a short page the margins are
+ * unknown: left). A cases display's line ends short of the margin (a
+ * remark after \quad too), its number aside. */
+static gboolean
+prose_right_of_rows (const PageCtx *pc, const FmRect *brace)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  double cy = fm_rect_cy (brace), em = pc->body_em;
+  int col = column_of (pc, fm_rect_cx (brace));
+
+  if (!pc->margins.known[col])
+    return FALSE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double rows_x1 = -G_MAXDOUBLE;
+      gboolean clear = TRUE;
+      int words = 0;
+      if (o->is_number || o->box.x0 <= brace->x1 || o->box.y0 >= cy || o->box.y1 <= cy ||
+          fabs (o->box.x1 - pc->margins.right[col]) > 0.5 * em || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (brace)))
+        continue;
+      for (int k = o->start; k < o->end; k++)
+        words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em &&
+                 (k == o->start || g[k].space_before);
+      for (guint j = 0; j < chunks->len && clear && words >= 3; j++)
+        {
+          const Chunk *q = &g_array_index (chunks, Chunk, j);
+          double qy = fm_rect_cy (&q->box);
+          if (j == i || q->is_number || q->box.x0 < brace->x1 - 0.1 * em || qy <= brace->y0 || qy >= brace->y1)
+            continue;
+          rows_x1 = MAX (rows_x1, q->box.x1);
+          clear = q->box.x1 <= o->box.x0 + 0.1 * em;
+        }
+      if (words >= 3 && clear && rows_x1 > -G_MAXDOUBLE && o->box.x0 - rows_x1 < 2.0 * em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether a tall brace stands in a line of running text: three words or
  * more of full-size letters left of it, level with its middle, in one
  * chunk (the brace's middle is the math axis, on the text line that holds
@@ -6582,7 +6631,9 @@ display_line_with_words (const PageCtx *pc, double x0, double y, double em)
  * come in the prose's chunk), on a line that is no display's
  * (display_line_with_words()). A cases display has only its left side
  * there, math or a word (\operatorname{sign}(x) = ...), or words on a
- * line of its own. */
+ * line of its own. An inline cases that starts a line has no words left
+ * of it: the sentence running on right of its rows tells it
+ * (prose_right_of_rows()). */
 static gboolean
 brace_in_running_text (const PageCtx *pc, const FmRect *brace)
 {
@@ -6604,7 +6655,7 @@ brace_in_running_text (const PageCtx *pc, const FmRect *brace)
                  g[k].r.y0 < cy && g[k].r.y1 > cy && (k == o->start || g[k].space_before);
       words_left = words_left || words >= 3;
     }
-  return words_left && !display_line_with_words (pc, line_x0, cy, em);
+  return (words_left && !display_line_with_words (pc, line_x0, cy, em)) || prose_right_of_rows (pc, brace);
 }
 
 /* Whether chunk ch is a piece of a cases or \left\{ ... \right. set in a

@@ -671,11 +671,15 @@ test_detect_aligned_edge (void)
  * STIX Two Math). Their first row stands above the text line, math only,
  * and was taken for a display (main d42a378: 1, 2 and 1 false displays);
  * no region of these pages is a display. (The inline formulas themselves
- * still come in pieces: not scored here.) */
+ * still come in pieces: not scored here.) detectprec3: cls-casesstart
+ * (LuaLaTeX STIX Two, XeLaTeX Libertinus), the same starting a line of a
+ * paragraph, no words left of the brace, the sentence running on right of
+ * the rows (main 2c577b6: one false display each). */
 static void
 test_detect_inline_cases (void)
 {
-  const char *names[] = { "cls-inlcases-cm", "cls-inlcases-newtx", "cls-inlcases-xe" };
+  const char *names[] = { "cls-inlcases-cm", "cls-inlcases-newtx", "cls-inlcases-xe", "cls-casesstart-lua",
+                          "cls-casesstart-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

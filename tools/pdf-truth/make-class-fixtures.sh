@@ -322,3 +322,6 @@ $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-
 # line's raised \dfrac numerator's line and made displays
 $gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-lua --engine lualatex --fonts stix2-math --seed 11350
 $gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-xe --engine xelatex --fonts libertinus-math --seed 11350
+# detectprec3: an inline cases starting a line, the prose right of its rows
+$gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-lua --engine lualatex --fonts stix2-math --seed 11351
+$gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-xe --engine xelatex --fonts libertinus-math --seed 11351
