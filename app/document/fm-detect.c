@@ -5269,8 +5269,12 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
            * fm_layout_mode(), are the paragraphs' justified measure where
            * three start at the left one: a short page of narrow type -
            * Times, XITS Math - around an aligned display has no third, and
-           * its rows with words beside them were dissolved, cls-rowwords) */
-          if (cr < 3 && cl >= 3 && r[nl - 2] >= r[nl - 1] - 1.0)
+           * its rows with words beside them were dissolved, cls-rowwords.
+           * "To a point" at a 10 pt body: 0.1 em, as what moves a
+           * justified line's end - Poppler's rounded advance widths, a
+           * protruded period - scales with the type; a fixed point was
+           * a third looser at 8 pt than at 12) */
+          if (cr < 3 && cl >= 3 && r[nl - 2] >= r[nl - 1] - 0.1 * pc->body_em)
             {
               m->right[col] = r[nl - 1];
               cr = 3;
@@ -8535,8 +8539,11 @@ words_beside_rows (const PageCtx *pc, int b, gboolean *set_off, int *words)
       for (int k = 0; k < nm; k++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          /* (within 3.5 em of the block itself, line_group()'s step: the
+           * remark after a row is a \quad or \qquad off it, 1-2 em; the
+           * line's chain can reach words further on over another chunk) */
           if (seen[members[k]] || !text_line_chunk (pc, o, fm_rect_cx (bk)) ||
-              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0))
+              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0) || fm_rect_h_gap (&o->box, bk) > 3.5 * r->em)
             continue;
           seen[members[k]] = TRUE;
           *words = members[k];
