@@ -7368,6 +7368,22 @@ cases_words_line (const PageCtx *pc, const int *members, int nm, const FmRect *e
   return FALSE;
 }
 
+/* Whether a line of n_text running-text letters in total glyphs is no
+ * prose once the glyphs of the parts stacked on it (parts[0..n_parts),
+ * off its middle) count among its own: "\text{FWHM} =
+ * \frac{f_\textup{o}}{Q}." had 5 letters of 7 glyphs without its
+ * fraction's parts, over display_lines_with_text()'s 3/5, and its display
+ * and number were lost (XeLaTeX, LuaLaTeX STIX Two, detect dev 1157).
+ * Asked after display_then_remark(), which takes a remark's line with
+ * its parts as it will (cls-remarks). */
+static gboolean
+words_over_parts (const PageCtx *pc, const int *parts, int n_parts, int n_text, int total)
+{
+  for (int k = 0; k < n_parts; k++)
+    total += g_array_index (pc->chunks, Chunk, parts[k]).end - g_array_index (pc->chunks, Chunk, parts[k]).start;
+  return n_parts > 0 && n_text * 5 <= total * 3;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -7385,7 +7401,7 @@ display_lines_with_text (PageCtx *pc)
       FmRect ext;
       int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
       double mid;
-      gboolean all_display = TRUE, set_off;
+      gboolean all_display = TRUE, set_off, parts_over;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
       gboolean remark_seed = (g[ch->start].c == '(' || g[ch->start].c == '[') && ch->end - ch->start <= 60;
@@ -7416,8 +7432,15 @@ display_lines_with_text (PageCtx *pc)
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
       set_off = set_off || (math >= 2 && cases_words_line (pc, members, nm, &ext, ch->em));
+      parts_over = words_over_parts (pc, parts, n_parts, n_text, total);
       if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
-        continue;
+        {
+          /* (display_then_remark() wrote its own parts: the line's again) */
+          if (!(math >= 2 && parts_over && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) &&
+                !heading_line (pc, members, nm, &ext, ch->em)))
+            continue;
+          n_parts = display_line_parts (pc, members, nm, ch->em, parts);
+        }
       for (int k = 0; k < nm + n_parts; k++)
         {
           Chunk *o = &g_array_index (chunks, Chunk, k < nm ? members[k] : parts[k - nm]);

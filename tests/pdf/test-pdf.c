@@ -1061,7 +1061,11 @@ test_detect_inline_cases (void)
  * XeLaTeX Libertinus), text-style fractions whose script-size denominators
  * Poppler lists as chunks of their own: the next line's raised \dfrac
  * numerator took them into its line, each a display of its own (display
- * 0/4 of 0, inline 6/10 of 10; display 0/2, inline 8/10). */
+ * 0/4 of 0, inline 6/10 of 10; display 0/2, inline 8/10); cls-wordfrac2
+ * (XeLaTeX STIX Two, LuaLaTeX Libertinus, two columns, 12 pt), a numbered
+ * display "\text{FWHM} = \frac{f_\textup{o}}{Q}." whose line was mostly the
+ * acronym's letters, its fraction's parts not counted (XeLaTeX: display 0 of
+ * 1, number 0 of 1; the LuaLaTeX one was found). */
 static void
 test_detect_classes (void)
 {
@@ -1125,7 +1129,8 @@ test_detect_classes (void)
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
-                          "cls-caseswords-xe", "cls-caseswords-lua", "cls-textfrac-lua", "cls-textfrac-xe" };
+                          "cls-caseswords-xe", "cls-caseswords-lua", "cls-textfrac-lua", "cls-textfrac-xe",
+                          "cls-wordfrac2-xe", "cls-wordfrac2-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -325,3 +325,7 @@ $gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-xe -
 # detectprec3: an inline cases starting a line, the prose right of its rows
 $gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-lua --engine lualatex --fonts stix2-math --seed 11351
 $gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-xe --engine xelatex --fonts libertinus-math --seed 11351
+# detectprec3: a numbered display of an upright acronym and a fraction whose
+# stacked parts were not counted among its line's glyphs (two columns, 12 pt)
+$gen --body "$dir/cls-wordfrac2.body.tex" --out "$dir" --prefix cls-wordfrac2-xe --engine xelatex --fonts stix2-math --twocolumn --size 12pt --seed 11352
+$gen --body "$dir/cls-wordfrac2.body.tex" --out "$dir" --prefix cls-wordfrac2-lua --engine lualatex --fonts libertinus-math --twocolumn --size 12pt --seed 11352
