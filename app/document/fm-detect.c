@@ -5269,8 +5269,12 @@ find_margins (GArray *chunks, const PageCtx *pc, Margins *m)
            * fm_layout_mode(), are the paragraphs' justified measure where
            * three start at the left one: a short page of narrow type -
            * Times, XITS Math - around an aligned display has no third, and
-           * its rows with words beside them were dissolved, cls-rowwords) */
-          if (cr < 3 && cl >= 3 && r[nl - 2] >= r[nl - 1] - 1.0)
+           * its rows with words beside them were dissolved, cls-rowwords.
+           * "To a point" at a 10 pt body: 0.1 em, as what moves a
+           * justified line's end - Poppler's rounded advance widths, a
+           * protruded period - scales with the type; a fixed point was
+           * a third looser at 8 pt than at 12) */
+          if (cr < 3 && cl >= 3 && r[nl - 2] >= r[nl - 1] - 0.1 * pc->body_em)
             {
               m->right[col] = r[nl - 1];
               cr = 3;
@@ -6575,6 +6579,55 @@ display_line_with_words (const PageCtx *pc, double x0, double y, double em)
   return TRUE;
 }
 
+/* Whether the line of an inline cases that starts a line runs on as prose
+ * right of its rows: a chunk of three words or more, level with the
+ * brace's middle, starting less than 2 em after every chunk right of the
+ * brace within its height (the rows, which it must not overlap) and
+ * ending at its column's known right margin (0.5 em). The rest of the
+ * sentence after "f(x) = \begin{cases}...\end{cases}" at a line's start
+ * ("is the function that we study here, ..."): the first row above the
+ * text line was a false display in XeLaTeX and LuaLaTeX STIX Two and
+ * Libertinus Math (probe 3751; XeLaTeX LM Math's brace is not found
+ * tall, chunk_cases_brace(), and on a short page the margins are
+ * unknown: left). A cases display's line ends short of the margin (a
+ * remark after \quad too), its number aside. */
+static gboolean
+prose_right_of_rows (const PageCtx *pc, const FmRect *brace)
+{
+  GArray *chunks = pc->chunks;
+  const Glyph *g = pc->g;
+  double cy = fm_rect_cy (brace), em = pc->body_em;
+  int col = column_of (pc, fm_rect_cx (brace));
+
+  if (!pc->margins.known[col])
+    return FALSE;
+  for (guint i = 0; i < chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (chunks, Chunk, i);
+      double rows_x1 = -G_MAXDOUBLE;
+      gboolean clear = TRUE;
+      int words = 0;
+      if (o->is_number || o->box.x0 <= brace->x1 || o->box.y0 >= cy || o->box.y1 <= cy ||
+          fabs (o->box.x1 - pc->margins.right[col]) > 0.5 * em || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (brace)))
+        continue;
+      for (int k = o->start; k < o->end; k++)
+        words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em &&
+                 (k == o->start || g[k].space_before);
+      for (guint j = 0; j < chunks->len && clear && words >= 3; j++)
+        {
+          const Chunk *q = &g_array_index (chunks, Chunk, j);
+          double qy = fm_rect_cy (&q->box);
+          if (j == i || q->is_number || q->box.x0 < brace->x1 - 0.1 * em || qy <= brace->y0 || qy >= brace->y1)
+            continue;
+          rows_x1 = MAX (rows_x1, q->box.x1);
+          clear = q->box.x1 <= o->box.x0 + 0.1 * em;
+        }
+      if (words >= 3 && clear && rows_x1 > -G_MAXDOUBLE && o->box.x0 - rows_x1 < 2.0 * em)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Whether a tall brace stands in a line of running text: three words or
  * more of full-size letters left of it, level with its middle, in one
  * chunk (the brace's middle is the math axis, on the text line that holds
@@ -6582,7 +6635,9 @@ display_line_with_words (const PageCtx *pc, double x0, double y, double em)
  * come in the prose's chunk), on a line that is no display's
  * (display_line_with_words()). A cases display has only its left side
  * there, math or a word (\operatorname{sign}(x) = ...), or words on a
- * line of its own. */
+ * line of its own. An inline cases that starts a line has no words left
+ * of it: the sentence running on right of its rows tells it
+ * (prose_right_of_rows()). */
 static gboolean
 brace_in_running_text (const PageCtx *pc, const FmRect *brace)
 {
@@ -6604,7 +6659,7 @@ brace_in_running_text (const PageCtx *pc, const FmRect *brace)
                  g[k].r.y0 < cy && g[k].r.y1 > cy && (k == o->start || g[k].space_before);
       words_left = words_left || words >= 3;
     }
-  return words_left && !display_line_with_words (pc, line_x0, cy, em);
+  return (words_left && !display_line_with_words (pc, line_x0, cy, em)) || prose_right_of_rows (pc, brace);
 }
 
 /* Whether chunk ch is a piece of a cases or \left\{ ... \right. set in a
@@ -7313,6 +7368,22 @@ cases_words_line (const PageCtx *pc, const int *members, int nm, const FmRect *e
   return FALSE;
 }
 
+/* Whether a line of n_text running-text letters in total glyphs is no
+ * prose once the glyphs of the parts stacked on it (parts[0..n_parts),
+ * off its middle) count among its own: "\text{FWHM} =
+ * \frac{f_\textup{o}}{Q}." had 5 letters of 7 glyphs without its
+ * fraction's parts, over display_lines_with_text()'s 3/5, and its display
+ * and number were lost (XeLaTeX, LuaLaTeX STIX Two, detect dev 1157).
+ * Asked after display_then_remark(), which takes a remark's line with
+ * its parts as it will (cls-remarks). */
+static gboolean
+words_over_parts (const PageCtx *pc, const int *parts, int n_parts, int n_text, int total)
+{
+  for (int k = 0; k < n_parts; k++)
+    total += g_array_index (pc->chunks, Chunk, parts[k]).end - g_array_index (pc->chunks, Chunk, parts[k]).start;
+  return n_parts > 0 && n_text * 5 <= total * 3;
+}
+
 /* Display lines with text in them: a chunk with math whose whole line is
  * set off like a display (clear of both margins, centred or indented) and
  * is not mostly text makes that line a display, text chunks and all. */
@@ -7330,7 +7401,7 @@ display_lines_with_text (PageCtx *pc)
       FmRect ext;
       int nm, n_parts = 0, n_text = 0, total = 0, math = 0;
       double mid;
-      gboolean all_display = TRUE, set_off;
+      gboolean all_display = TRUE, set_off, parts_over;
       /* a remark's line may hold no math of its own: a fraction's rows
        * are above and below it (display_then_remark()) */
       gboolean remark_seed = (g[ch->start].c == '(' || g[ch->start].c == '[') && ch->end - ch->start <= 60;
@@ -7361,8 +7432,15 @@ display_lines_with_text (PageCtx *pc)
                  formulas_joined_by_words (pc, members, nm, ch->em));
       set_off = set_off || words_display_line (pc, members, nm, ch->em);
       set_off = set_off || (math >= 2 && cases_words_line (pc, members, nm, &ext, ch->em));
+      parts_over = words_over_parts (pc, parts, n_parts, n_text, total);
       if (!set_off && !display_then_remark (pc, members, nm, ch->em, parts, &n_parts))
-        continue;
+        {
+          /* (display_then_remark() wrote its own parts: the line's again) */
+          if (!(math >= 2 && parts_over && line_is_set_off (pc, column_of (pc, fm_rect_cx (&ext)), &ext, ch->em) &&
+                !heading_line (pc, members, nm, &ext, ch->em)))
+            continue;
+          n_parts = display_line_parts (pc, members, nm, ch->em, parts);
+        }
       for (int k = 0; k < nm + n_parts; k++)
         {
           Chunk *o = &g_array_index (chunks, Chunk, k < nm ? members[k] : parts[k - nm]);
@@ -7957,21 +8035,43 @@ small_text_line (const PageCtx *pc, const Chunk *o, const Chunk *ch, double x)
          !across_gutter (pc, fm_rect_cx (&o->box), x);
 }
 
-/* Whether a bar right below or above box (chunk i or a run of its glyphs)
- * lies on the middle of a line of running text beside it, or of a chunk of
- * a few words that starts the formula - wholly left or right of chunk i's
+/* Whether block b holds only script-size chunks (under 0.81 of the body,
+ * as display_chunks() tells a piece: OpenType fonts' scripts are 0.7-0.8
+ * of the text, Libertinus Math's read as 0.8 by Poppler). Their
+ * bar on a text line's middle makes them the parts of text-style fractions
+ * of that line (\frac{1}{2} in running text): in LuaLaTeX STIX Two and
+ * Libertinus Math the denominators are chunks of their own that touch the
+ * next line's raised \dfrac numerator, whose line group took them in and
+ * made them displays of their own (cls-textfrac's body: 4 false displays
+ * in STIX Two, 2 in Libertinus; the fractions in pieces). A display's own
+ * limits and scripts stand in a block with a full-size chunk. */
+static gboolean
+script_parts_block (const PageCtx *pc, int b)
+{
+  gboolean any = FALSE;
+
+  for (guint i = 0; i < pc->chunks->len && b >= 0; i++)
+    {
+      const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
+      if (ch->block != b)
+        continue;
+      if (ch->em_max >= 0.81 * pc->body_em)
+        return FALSE;
+      any = TRUE;
+    }
+  return any;
+}
+
+/* Whether the bar on row y by box (chunk i or a run of its glyphs) lies on
+ * the middle of a line of running text beside it, or of a chunk of a few
+ * words that starts the formula - wholly left or right of chunk i's
  * block: a display's own line of words and math is no text line. */
 static gboolean
-bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
+bar_y_on_text_line (const PageCtx *pc, guint i, const FmRect *box, double y, FmRect *bar)
 {
   const Chunk *ch = &g_array_index (pc->chunks, Chunk, i);
-  double y = bar_below_y (pc->ink, box, pc->body_em);
   FmRect near = *box;
 
-  if (y < 0)
-    y = bar_above_y (pc->ink, box, pc->body_em);
-  if (y < 0)
-    return FALSE;
   /* (the text beside is near the bar, not the part: a narrow part
    * centred on a wide one, the 8 of \frac{\mathrm{cn}(\lambda+5)}{8},
    * stands more than 2 em from the words on either side) */
@@ -7988,7 +8088,11 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
        * footnote's line only - small_text_line(); or a chunk of three
        * words' letters and the formula's start, "them X(s) =": the middle
        * is its letters') */
-      if (ch->em_max < 0.85 * pc->body_em ? !small_text_line (pc, o, ch, fm_rect_cx (box)) :
+      /* (a script-size part of a block of such parts only - a text-style
+       * fraction's, script_parts_block(): on a line of body text too) */
+      if (ch->em_max < 0.85 * pc->body_em ?
+          !small_text_line (pc, o, ch, fm_rect_cx (box)) &&
+          !(script_parts_block (pc, ch->block) && text_line_chunk (pc, o, fm_rect_cx (box))) :
           !text_line_chunk (pc, o, fm_rect_cx (box)) &&
           !(o->block < 0 && !o->is_number && o->n_text >= 3 &&
             !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (box)) &&
@@ -8001,6 +8105,22 @@ bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
           *bar = (FmRect) { near.x0, y, near.x1, y };
           return TRUE;
         }
+    }
+  return FALSE;
+}
+
+/* Whether a bar right below or above box (bar_y_on_text_line()) lies on
+ * the middle of a text line. Both sides are tried: the rule found below a
+ * denominator can be its own flat bottom stroke (a 2's, a z's), which lies
+ * on no line's middle (\frac{1}{2}'s 2 in LuaLaTeX STIX Two). */
+static gboolean
+bar_on_text_line (const PageCtx *pc, guint i, const FmRect *box, FmRect *bar)
+{
+  for (int side = 0; side < 2; side++)
+    {
+      double y = side == 0 ? bar_below_y (pc->ink, box, pc->body_em) : bar_above_y (pc->ink, box, pc->body_em);
+      if (y >= 0 && bar_y_on_text_line (pc, i, box, y, bar))
+        return TRUE;
     }
   return FALSE;
 }
@@ -8019,12 +8139,13 @@ fraction_part_chunk (const PageCtx *pc, guint i, FmRect *bar)
   const Glyph *g = pc->g;
 
   /* (full size: a text-style fraction's script-size part of the line
-   * above may be stacked onto a display) */
+   * above may be stacked onto a display - unless its block is script-size
+   * parts only, script_parts_block()) */
   /* (or a footnote's size, 0.8-0.83 of the body at 10-12 pt, with a bar on
    * a footnote's line: scripts are 0.67-0.73 of it) */
   /* (its largest glyph's size: a numerator of more script glyphs than
    * full-size ones, \dfrac{e^{-as}}{s}, has a script-size median) */
-  if (ch->em_max < 0.76 * pc->body_em)
+  if (ch->em_max < 0.76 * pc->body_em && !script_parts_block (pc, ch->block))
     return FALSE;
   if (bar_on_text_line (pc, i, &ch->box, bar))
     return TRUE;
@@ -8441,8 +8562,11 @@ words_beside_rows (const PageCtx *pc, int b, gboolean *set_off, int *words)
       for (int k = 0; k < nm; k++)
         {
           const Chunk *o = &g_array_index (chunks, Chunk, members[k]);
+          /* (within 3.5 em of the block itself, line_group()'s step: the
+           * remark after a row is a \quad or \qquad off it, 1-2 em; the
+           * line's chain can reach words further on over another chunk) */
           if (seen[members[k]] || !text_line_chunk (pc, o, fm_rect_cx (bk)) ||
-              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0))
+              (o->box.x0 < bk->x1 && o->box.x1 > bk->x0) || fm_rect_h_gap (&o->box, bk) > 3.5 * r->em)
             continue;
           seen[members[k]] = TRUE;
           *words = members[k];

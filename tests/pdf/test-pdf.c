@@ -671,11 +671,15 @@ test_detect_aligned_edge (void)
  * STIX Two Math). Their first row stands above the text line, math only,
  * and was taken for a display (main d42a378: 1, 2 and 1 false displays);
  * no region of these pages is a display. (The inline formulas themselves
- * still come in pieces: not scored here.) */
+ * still come in pieces: not scored here.) detectprec3: cls-casesstart
+ * (LuaLaTeX STIX Two, XeLaTeX Libertinus), the same starting a line of a
+ * paragraph, no words left of the brace, the sentence running on right of
+ * the rows (main 2c577b6: one false display each). */
 static void
 test_detect_inline_cases (void)
 {
-  const char *names[] = { "cls-inlcases-cm", "cls-inlcases-newtx", "cls-inlcases-xe" };
+  const char *names[] = { "cls-inlcases-cm", "cls-inlcases-newtx", "cls-inlcases-xe", "cls-casesstart-lua",
+                          "cls-casesstart-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1051,7 +1055,17 @@ test_detect_inline_cases (void)
  * STIX Two, LuaLaTeX Libertinus), cases displays whose line opens with words
  * before the brace ("for every x we set u(x) = {...") on a short page, the
  * words taken for running text around an inline cases (display 0 of 2 in
- * each, 8 or 10 inline pieces). */
+ * each, 8 or 10 inline pieces).
+ *
+ * detectprec3 (main 2c577b6 in brackets): cls-textfrac (LuaLaTeX STIX Two,
+ * XeLaTeX Libertinus), text-style fractions whose script-size denominators
+ * Poppler lists as chunks of their own: the next line's raised \dfrac
+ * numerator took them into its line, each a display of its own (display
+ * 0/4 of 0, inline 6/10 of 10; display 0/2, inline 8/10); cls-wordfrac2
+ * (XeLaTeX STIX Two, LuaLaTeX Libertinus, two columns, 12 pt), a numbered
+ * display "\text{FWHM} = \frac{f_\textup{o}}{Q}." whose line was mostly the
+ * acronym's letters, its fraction's parts not counted (XeLaTeX: display 0 of
+ * 1, number 0 of 1; the LuaLaTeX one was found). */
 static void
 test_detect_classes (void)
 {
@@ -1115,7 +1129,8 @@ test_detect_classes (void)
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
-                          "cls-caseswords-xe", "cls-caseswords-lua" };
+                          "cls-caseswords-xe", "cls-caseswords-lua", "cls-textfrac-lua", "cls-textfrac-xe",
+                          "cls-wordfrac2-xe", "cls-wordfrac2-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

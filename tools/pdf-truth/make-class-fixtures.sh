@@ -317,3 +317,15 @@ for f in cm times; do
 done
 $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-xe --engine xelatex --fonts stix2-math --seed 11000
 $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-lua --engine lualatex --fonts libertinus-math --seed 11000
+# detectprec3 (issue 14): text-style fractions in a text line in OpenType
+# fonts whose denominators are chunks of their own, taken into the next
+# line's raised \dfrac numerator's line and made displays
+$gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-lua --engine lualatex --fonts stix2-math --seed 11350
+$gen --body "$dir/cls-textfrac.body.tex" --out "$dir" --prefix cls-textfrac-xe --engine xelatex --fonts libertinus-math --seed 11350
+# detectprec3: an inline cases starting a line, the prose right of its rows
+$gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-lua --engine lualatex --fonts stix2-math --seed 11351
+$gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-xe --engine xelatex --fonts libertinus-math --seed 11351
+# detectprec3: a numbered display of an upright acronym and a fraction whose
+# stacked parts were not counted among its line's glyphs (two columns, 12 pt)
+$gen --body "$dir/cls-wordfrac2.body.tex" --out "$dir" --prefix cls-wordfrac2-xe --engine xelatex --fonts stix2-math --twocolumn --size 12pt --seed 11352
+$gen --body "$dir/cls-wordfrac2.body.tex" --out "$dir" --prefix cls-wordfrac2-lua --engine lualatex --fonts libertinus-math --twocolumn --size 12pt --seed 11352
