@@ -1051,7 +1051,12 @@ test_detect_inline_cases (void)
  * STIX Two, LuaLaTeX Libertinus), cases displays whose line opens with words
  * before the brace ("for every x we set u(x) = {...") on a short page, the
  * words taken for running text around an inline cases (display 0 of 2 in
- * each, 8 or 10 inline pieces). */
+ * each, 8 or 10 inline pieces).
+ *
+ * detecttext (main 916dd3b in brackets): cls-setwords (CM, XeLaTeX STIX
+ * Two, LuaLaTeX Libertinus), displays whose words are most of the line - a
+ * set's condition in words, formulas joined by a clause a \quad apart and
+ * closed by a word (display 1 of 3 in each, the rest inline pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1115,7 +1120,8 @@ test_detect_classes (void)
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
-                          "cls-caseswords-xe", "cls-caseswords-lua" };
+                          "cls-caseswords-xe", "cls-caseswords-lua", "cls-setwords-cm", "cls-setwords-xe",
+                          "cls-setwords-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

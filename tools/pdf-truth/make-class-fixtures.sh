@@ -317,3 +317,8 @@ for f in cm times; do
 done
 $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-xe --engine xelatex --fonts stix2-math --seed 11000
 $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-lua --engine lualatex --fonts libertinus-math --seed 11000
+# detecttext (issue 14): displays whose words are most of the line - a set's
+# condition in words, formulas joined by a clause a \quad apart
+$gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-cm --fonts cm --seed 11300
+$gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-xe --engine xelatex --fonts stix2-math --seed 11300
+$gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-lua --engine lualatex --fonts libertinus-math --seed 11300
