@@ -1056,7 +1056,9 @@ test_detect_inline_cases (void)
  * detecttext (main 916dd3b in brackets): cls-setwords (CM, XeLaTeX STIX
  * Two, LuaLaTeX Libertinus), displays whose words are most of the line - a
  * set's condition in words, formulas joined by a clause a \quad apart and
- * closed by a word (display 1 of 3 in each, the rest inline pieces). */
+ * closed by a word (display 1 of 3 in each, the rest inline pieces);
+ * cls-letterdelim (CM, Libertine), a math letter before a \left delimiter
+ * split off as a region of its own (2 and 3 stray regions). */
 static void
 test_detect_classes (void)
 {
@@ -1121,7 +1123,7 @@ test_detect_classes (void)
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
                           "cls-caseswords-xe", "cls-caseswords-lua", "cls-setwords-cm", "cls-setwords-xe",
-                          "cls-setwords-lua" };
+                          "cls-setwords-lua", "cls-letterdelim-cm", "cls-letterdelim-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

@@ -322,3 +322,8 @@ $gen --body "$dir/cls-caseswords.body.tex" --out "$dir" --prefix cls-caseswords-
 $gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-cm --fonts cm --seed 11300
 $gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-xe --engine xelatex --fonts stix2-math --seed 11300
 $gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-lua --engine lualatex --fonts libertinus-math --seed 11300
+# detecttext (issue 14): a math letter before a \left delimiter, a thin
+# space and the delimiter's sidebearing apart (over 0.4 em)
+for f in cm libertine; do
+  $gen --body "$dir/cls-letterdelim.body.tex" --out "$dir" --prefix "cls-letterdelim-$f" --fonts $f --seed 11301
+done
