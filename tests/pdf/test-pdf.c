@@ -1058,7 +1058,10 @@ test_detect_inline_cases (void)
  * set's condition in words, formulas joined by a clause a \quad apart and
  * closed by a word (display 1 of 3 in each, the rest inline pieces);
  * cls-letterdelim (CM, Libertine), a math letter before a \left delimiter
- * split off as a region of its own (2 and 3 stray regions). */
+ * split off as a region of its own (2 and 3 stray regions); cls-framedisp
+ * (CM, XeLaTeX LM Math, LuaLaTeX Termes Math), displays of framed
+ * paragraphs joined by math (display 0 of 2 in each, the math between the
+ * frames in pieces). */
 static void
 test_detect_classes (void)
 {
@@ -1123,7 +1126,8 @@ test_detect_classes (void)
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
                           "cls-caseswords-xe", "cls-caseswords-lua", "cls-setwords-cm", "cls-setwords-xe",
-                          "cls-setwords-lua", "cls-letterdelim-cm", "cls-letterdelim-libertine" };
+                          "cls-setwords-lua", "cls-letterdelim-cm", "cls-letterdelim-libertine",
+                          "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

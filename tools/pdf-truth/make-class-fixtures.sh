@@ -327,3 +327,7 @@ $gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-lua 
 for f in cm libertine; do
   $gen --body "$dir/cls-letterdelim.body.tex" --out "$dir" --prefix "cls-letterdelim-$f" --fonts $f --seed 11301
 done
+# detecttext (issue 14): displays of framed paragraphs joined by math
+$gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-cm --fonts cm --seed 11302
+$gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-xe --engine xelatex --fonts lm-math --seed 11302
+$gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-lua --engine lualatex --fonts termes-math --seed 11302
