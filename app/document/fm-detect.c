@@ -3365,6 +3365,23 @@ is_script_sign (gunichar c)
          c == 0x2227 || c == 0x2228 || c == 0x223C || g_unichar_type (c) == G_UNICODE_NON_SPACING_MARK;
 }
 
+/* Whether r, an extension font's delimiter fitted to its ink, opens the
+ * \left ... \right group of the math letter l before it (x \left[
+ * \frac{a}{b} \right], \kappa \left\| ... \right\|): TeX's thin space
+ * before the inner atom and the big delimiter's left sidebearing measure
+ * 0.39-0.45 em in CM, LM, Times, Palatino and Libertine (probes 3705, detect
+ * dev 1153), over the 0.4 em of any extension delimiter, so the letter was
+ * an inline region of its own (class leftright, fresh detect 1092: P
+ * 0.823). A word space and the sidebearing, two formulas, measure 0.55 em
+ * or more. */
+static gboolean
+letter_before_big_delimiter (const MathGlyph *ml, const MathGlyph *mr, const Glyph *l, const Glyph *r, double gap,
+                             double em)
+{
+  return gap < 0.5 * em && ext_delimiter (r) && !r->ink && !ml->script && !mr->script && !l->ext &&
+         (l->cls == CLS_STRONG || l->cls == CLS_WEAK) && g_unichar_isalnum (l->c);
+}
+
 /* The spacing rules for two line neighbours l (left) and r: operators,
  * punctuation, ellipses, scripts, operator names, digit groups and
  * delimiters, and the limit before a radical or big operator. */
@@ -3421,6 +3438,7 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
           * fifth of an em in Fourier) */
          (rule == FM_DETECT_RULE_FULL && ic->pc->ink != NULL && gap < 0.4 * em &&
           (ext_delimiter (l) || ext_delimiter (r))) ||
+         letter_before_big_delimiter (ml, mr, l, r, gap, em) ||
          /* ... and an extension font's big operator: its left sidebearing
           * (0.05 em, CMEX's text-style \int) comes on top of the thin space
           * before it, c\int s\,d\mu measures 0.216 em; a word space (2/9 em
@@ -5524,6 +5542,20 @@ number_level_with_line (const PageCtx *pc, double x0, double x1, double y0, doub
   return FALSE;
 }
 
+/* Whether a part of words of total glyphs, on a centred line of formulas
+ * (formulas_joined_by_words()), is a display's phrase: between two
+ * formulas a clause of up to 40 glyphs (\sum_n x_n \quad \text{converges
+ * if and only if} \quad \sum_{n=M} x_n, the corpus: 20 letters, over the
+ * 12 a word part of a line that is not centred may hold), and as the
+ * line's last part a word or two (\quad \text{converges.}). A centred
+ * prose line has no gap of 0.9 em between its words and its formulas.
+ * Fresh detect 1092 lost these displays in four engines. */
+static gboolean
+phrase_between_formulas (int total, gboolean last)
+{
+  return total <= (last ? 12 : 40);
+}
+
 /* Whether the chunks members[0..nm) of one line are formulas joined by
  * words set a \qquad apart (\qquad \text{and} \qquad): a display as wide
  * as the column, which line_is_set_off() cannot tell from a text line.
@@ -5549,7 +5581,7 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
   double *x0 = g_new (double, cap), *x1 = g_new (double, cap);
   int *math = g_new0 (int, cap), *text = g_new0 (int, cap), *total = g_new0 (int, cap);
   int np = 0, n_math = 0, n_words = 0;
-  gboolean ok = TRUE, condition = FALSE, numbered, *lead_text = g_new0 (gboolean, cap);
+  gboolean ok = TRUE, condition = FALSE, numbered, centred, *lead_text = g_new0 (gboolean, cap);
 
   for (int k = 0; k < nm; k++)
     row[k] = &g_array_index (pc->chunks, Chunk, members[k]);
@@ -5578,6 +5610,10 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
     }
   /* (the parts are more than 0.9 em apart: a \quad each side) */
   numbered = np >= 3 && number_level_with_line (pc, x0[0], x1[np - 1], line->box.y0, line->box.y1);
+  /* (a centred line: its word parts may be a longer phrase, and a last
+   * part of words may close it - see phrase_between_formulas()) */
+  centred = np >= 3 && line_is_set_off (pc, column_of (pc, 0.5 * (x0[0] + x1[np - 1])),
+                                        &(FmRect) { x0[0], line->box.y0, x1[np - 1], line->box.y1 }, em);
   for (int k = 0; ok && k < np; k++)
     {
       if (math[k] >= 2 && text[k] * 4 <= total[k])
@@ -5585,6 +5621,9 @@ formulas_joined_by_words (const PageCtx *pc, const int *members, int nm, double 
       else if (math[k] == 0 && text[k] > 0 && total[k] <= 12 && k > 0 && k < np - 1 &&
                (numbered || MAX (x0[k] - x1[k - 1], x0[k + 1] - x1[k]) >= 1.5 * em))
         n_words++;
+      else if (centred && math[k] == 0 && text[k] > 0 && k > 0 && math[k - 1] >= 2 &&
+               phrase_between_formulas (total[k], k == np - 1))
+        n_words += k < np - 1;
       /* a condition closing the line after a \qquad, words then math
        * (\qquad \text{for all $\xi \in U$}.), after a formula that
        * starts the line - set off as a display is, indented or centred
@@ -7309,6 +7348,47 @@ chunk_mid_y (const Glyph *g, const Chunk *ch)
   return m;
 }
 
+/* The running-text letters of chunk o on the line whose middle is mid
+ * that are a set's condition: after the separator (':' or '|' of a math
+ * face) inside a brace pair '{' ... '}' of a math face that closes in the
+ * chunk. U = \{ p \in M : h \text{ is a
+ * local diffeomorphism at } p \}, W = \{x \in |X| : f \text{ is Gorenstein
+ * at }x\} (the corpus, fresh detect 1092) are mostly words, so a centred
+ * display line of them was prose with two inline formulas; prose sets no
+ * math-face braces around its words. */
+static int
+set_condition_words (const Glyph *g, const Chunk *o, double mid, double em)
+{
+  int n = 0, pending = 0, depth = 0;
+  gboolean condition = FALSE;
+
+  for (int k = o->start; k < o->end; k++)
+    {
+      gunichar c = g[k].c;
+      gboolean math_face = g[k].font == FM_FONT_MATH;
+
+      if (math_face && c == '{')
+        {
+          /* (a nested pair ends the outer condition: none is counted) */
+          depth++;
+          condition = FALSE;
+          pending = 0;
+        }
+      else if (math_face && c == '}' && depth > 0)
+        {
+          n += condition ? pending : 0;
+          depth--;
+          condition = FALSE;
+          pending = 0;
+        }
+      else if (depth > 0 && !condition && g[k].cls != CLS_TEXT && (c == ':' || c == 0x2236 || c == '|' || c == 0x2223))
+        condition = TRUE;
+      else if (condition && g[k].cls == CLS_TEXT && fabs (fm_rect_cy (&g[k].r) - mid) < 0.4 * em)
+        pending++;
+    }
+  return n;
+}
+
 /* The running-text letters of chunk o that stand on the line whose middle
  * is mid: letters raised or lowered by 0.4 em or more are the words of a
  * display-style fraction's numerator or denominator (v =
@@ -7322,7 +7402,7 @@ text_on_line (const Glyph *g, const Chunk *o, double mid, double em)
 
   for (int k = o->start; k < o->end; k++)
     n += g[k].cls == CLS_TEXT && fabs (fm_rect_cy (&g[k].r) - mid) < 0.4 * em;
-  return n;
+  return n - set_condition_words (g, o, mid, em);
 }
 
 /* The math of the chunks parts[0..n) stacked on a line whose middle is
@@ -9042,6 +9122,203 @@ drop_display_punct (const PageCtx *pc, Proto *pr)
     }
 }
 
+/* Whether proto pr holds no running-text letter (a frame's formula is math
+ * only; a line of framed prose with a formula in it is not). */
+static gboolean
+proto_all_math (const Glyph *g, const Proto *pr)
+{
+  for (int m = 0; m < pr->n; m++)
+    if (g[pr->idx[m]].cls == CLS_TEXT && g_unichar_isalpha (g[pr->idx[m]].c))
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether ink row y holds ink in every column from x0 to x1 but a few
+ * (a rule's anti-aliased pixels). */
+static gboolean
+ink_row_covered (const InkMap *m, int y, int x0, int x1)
+{
+  int miss = 0;
+
+  if (y < 0 || y >= m->h)
+    return FALSE;
+  for (int x = MAX (0, x0); x <= MIN (m->w - 1, x1); x++)
+    miss += !m->ink[(gsize) y * m->w + x];
+  return miss * 20 <= x1 - x0 + 1;
+}
+
+/* Whether ink column x holds ink in every row from y0 to y1 but a few. */
+static gboolean
+ink_col_covered (const InkMap *m, int x, int y0, int y1)
+{
+  int miss = 0;
+
+  if (x < 0 || x >= m->w)
+    return FALSE;
+  for (int y = MAX (0, y0); y <= MIN (m->h - 1, y1); y++)
+    miss += !m->ink[(gsize) y * m->w + x];
+  return miss * 20 <= y1 - y0 + 1;
+}
+
+/* Where a rule of ink along row y (or the row under it: a rule is a pixel
+ * or two) runs on from column x in direction dir; x itself when none. */
+static int
+ink_rule_end (const InkMap *m, int y, int x, int dir)
+{
+  int best = x;
+
+  for (int r = y; r <= y + 1 && r < m->h; r++)
+    {
+      int e = x;
+      while (e + dir >= 0 && e + dir < m->w && m->ink[(gsize) r * m->w + e + dir])
+        e += dir;
+      best = dir > 0 ? MAX (best, e) : MIN (best, e);
+    }
+  return best;
+}
+
+/* Whether rect a holds rect b whole. */
+static gboolean
+rect_holds (const FmRect *a, const FmRect *b)
+{
+  return b->x0 >= a->x0 && b->x1 <= a->x1 && b->y0 >= a->y0 && b->y1 <= a->y1;
+}
+
+/* The frame whose side is the stroke of ink column x through row mid, its
+ * interior on side dir (1: right, -1: left): the stroke at least min_h
+ * pixels tall, a rule along its top and its bottom running 3 em or more
+ * to a second stroke as tall. *frame gets the frame's box. */
+static gboolean
+frame_from_stroke (const InkMap *m, int x, int mid, int min_h, int dir, double em, FmRect *frame)
+{
+  int top = mid, bottom = mid, far, far_bottom;
+
+  if (x < 0 || x >= m->w || mid < 0 || mid >= m->h || !m->ink[(gsize) mid * m->w + x])
+    return FALSE;
+  while (top > 0 && m->ink[(gsize) (top - 1) * m->w + x])
+    top--;
+  while (bottom + 1 < m->h && m->ink[(gsize) (bottom + 1) * m->w + x])
+    bottom++;
+  if (bottom + 1 - top < min_h)
+    return FALSE;
+  far = ink_rule_end (m, top, x, dir);
+  far_bottom = ink_rule_end (m, MAX (bottom - 1, 0), x, dir);
+  if (abs (far - x) < 3.0 * em * m->scale || abs (far_bottom - far) > 0.2 * em * m->scale ||
+      !ink_col_covered (m, far, top + 1, bottom - 1) ||
+      !(ink_row_covered (m, top, MIN (x, far), MAX (x, far)) ||
+        ink_row_covered (m, top + 1, MIN (x, far), MAX (x, far))))
+    return FALSE;
+  frame->x0 = MIN (x, far) / m->scale;
+  frame->x1 = (MAX (x, far) + 1) / m->scale;
+  frame->y0 = top / m->scale;
+  frame->y1 = (bottom + 1) / m->scale;
+  return TRUE;
+}
+
+/* A frame (\fbox{\parbox{...}{...}}, a framed box) right beside box on
+ * side 0 (right) or 1 (left), its interior away from box: its side within
+ * 0.8 em of box through the middle of the formula's line (y0..y1), 1.2
+ * em taller than the line (a frame of two lines of text; a glyph's ink
+ * is not, a delimiter has no rules), and
+ * (frame_from_stroke()) its rules running away from box. A formula inside
+ * a frame (cls-framerule) has the frame's side beside it too, but the
+ * rules run past it, not away. */
+static gboolean
+frame_beside (const InkMap *m, const FmRect *box, double y0, double y1, double em, int side, FmRect *frame)
+{
+  int dir = side == 0 ? 1 : -1;
+  int start = side == 0 ? (int) ceil (box->x1 * m->scale) : (int) floor (box->x0 * m->scale) - 1;
+  int reach = (int) ceil (0.8 * em * m->scale), mid = (int) floor (0.5 * (y0 + y1) * m->scale);
+  int min_h = (int) ceil ((y1 - y0 + 1.2 * em) * m->scale);
+
+  if (mid < 0 || mid >= m->h)
+    return FALSE;
+  for (int d = 0; d < reach; d++)
+    {
+      int x = start + dir * d;
+      if (x < 0 || x >= m->w)
+        return FALSE;
+      if (m->ink[(gsize) mid * m->w + x])
+        return frame_from_stroke (m, x, mid, min_h, dir, em, frame);
+    }
+  return FALSE;
+}
+
+/* Grows a formula's box over the frames beside it (frame_beside()) and
+ * the frames its line crosses (a display whose line took a line of each
+ * frame's text, XeLaTeX and LuaLaTeX): the corpus' displays of framed
+ * paragraphs joined by math, c\fbox{\parbox{38mm}{Alice saw ...}} +
+ * c'\fbox{\parbox{38mm}{Bob saw ...}}, (fresh detect 1092, three engines)
+ * came as the letters and signs between the frames - inline pieces, or a
+ * display without its frames. line is the formula's own line (before
+ * any growth). Returns whether it grew. */
+static gboolean
+grow_over_frames (const InkMap *m, FmRect *box, const FmRect *line, double em, gboolean crossing)
+{
+  gboolean grew = FALSE;
+  FmRect frame;
+  int mid = (int) floor (0.5 * (line->y0 + line->y1) * m->scale);
+  int min_h = (int) ceil ((line->y1 - line->y0 + 1.2 * em) * m->scale);
+
+  for (int side = 0; side < 2; side++)
+    while (frame_beside (m, box, line->y0, line->y1, em, side, &frame) && !rect_holds (box, &frame))
+      {
+        fm_rect_union (box, &frame);
+        grew = TRUE;
+      }
+  if (crossing)
+    for (int x = (int) floor (line->x0 * m->scale); x <= (int) ceil (line->x1 * m->scale); x++)
+      for (int dir = -1; dir <= 1; dir += 2)
+        if (frame_from_stroke (m, x, mid, min_h, dir, em, &frame) && !rect_holds (box, &frame))
+          {
+            fm_rect_union (box, &frame);
+            grew = TRUE;
+          }
+  return grew;
+}
+
+/* Joins the regions that grow_over_frames() grew (framed[a]) with the
+ * regions their boxes now overlap, into one display: the frames' math
+ * between them (+c', - b) and after them, growing over the frames beside
+ * the joined line. lines[] are the regions' own lines. Equation numbers'
+ * display indices follow. */
+static void
+join_framed_regions (const InkMap *m, GPtrArray *regions, gboolean *framed, FmRect *lines)
+{
+  for (guint a = 0; a < regions->len; a++)
+    for (guint b = a + 1; b < regions->len; b++)
+      {
+        FmRegion *ra = regions->pdata[a], *rb = regions->pdata[b];
+        char *text;
+
+        if (!(framed[a] || framed[b]) || ra->kind == FM_REGION_NUMBER || rb->kind == FM_REGION_NUMBER ||
+            fm_rect_h_gap (&ra->box, &rb->box) > 0.0 || fm_rect_v_gap (&ra->box, &rb->box) > 0.0)
+          continue;
+        fm_rect_union (&ra->box, &rb->box);
+        fm_rect_union (&lines[a], &lines[b]);
+        text = g_strconcat (ra->text ? ra->text : "", " ", rb->text ? rb->text : "", NULL);
+        g_free (ra->text);
+        ra->text = text;
+        framed[a] = TRUE;
+        grow_over_frames (m, &ra->box, &lines[a], ra->font_size, FALSE);
+        for (guint k = 0; k < regions->len; k++)
+          {
+            FmRegion *rk = regions->pdata[k];
+            if (rk->label_of == (int) b)
+              rk->label_of = (int) a;
+            else if (rk->label_of > (int) b)
+              rk->label_of--;
+          }
+        memmove (framed + b, framed + b + 1, sizeof (gboolean) * (regions->len - b - 1));
+        memmove (lines + b, lines + b + 1, sizeof (FmRect) * (regions->len - b - 1));
+        g_ptr_array_remove_index (regions, b);
+        b = a;
+      }
+  for (guint a = 0; a < regions->len; a++)
+    if (framed[a])
+      ((FmRegion *) regions->pdata[a])->kind = FM_REGION_DISPLAY;
+}
+
 /* The regions, in reading order (the order of their first chunk; numbers
  * after their display, which gets its index first): box fitted to the ink,
  * turned back to the displayed page, text, font size, and the display each
@@ -9052,6 +9329,8 @@ make_regions (PageCtx *pc)
   GPtrArray *protos = pc->protos;
   GPtrArray *regions = g_ptr_array_new_with_free_func ((GDestroyNotify) fm_region_free);
   int *block_region = g_new (int, pc->n_blocks + 1);
+  gboolean *framed = g_new0 (gboolean, protos->len + 1);
+  FmRect *lines = g_new0 (FmRect, protos->len + 1);
 
   for (int b = 0; b <= pc->n_blocks; b++)
     block_region[b] = -1;
@@ -9094,12 +9373,16 @@ make_regions (PageCtx *pc)
           ink_refine (&pc->ink_map, &region->box, region->font_size, (int) a + 1);
           b1 = region->box;
           ink_lost_delimiters (&pc->ink_map, &region->box, region->font_size, pc->g, pc->n);
+          lines[a] = b0;
+          framed[a] = pr->kind != FM_REGION_NUMBER &&
+                      (proto_all_math (pc->g, pr) || pr->kind == FM_REGION_DISPLAY) &&
+                      grow_over_frames (&pc->ink_map, &region->box, &lines[a], region->font_size,
+                                        pr->kind == FM_REGION_DISPLAY);
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("region %s [%.1f %.1f %.1f %.1f] ink [%.1f %.1f %.1f %.1f] delim [%.1f %.1f %.1f %.1f]\n",
                         region->text, b0.x0, b0.y0, b0.x1, b0.y1, b1.x0, b1.y0, b1.x1, b1.y1, region->box.x0,
                         region->box.y0, region->box.x1, region->box.y1);
         }
-      region->box = fm_rect_from_frame (&region->box, pc->rot, pc->disp_w, pc->disp_h);
       if (pr->kind == FM_REGION_DISPLAY)
         block_region[pr->label_block] = (int) regions->len;
       g_ptr_array_add (regions, region);
@@ -9111,6 +9394,16 @@ make_regions (PageCtx *pc)
         ((FmRegion *) regions->pdata[a])->label_of = block_region[pr->label_block];
     }
   g_free (block_region);
+  /* (in the upright frame, where the ink is; then turned back) */
+  if (pc->have_ink)
+    join_framed_regions (&pc->ink_map, regions, framed, lines);
+  for (guint a = 0; a < regions->len; a++)
+    {
+      FmRegion *region = regions->pdata[a];
+      region->box = fm_rect_from_frame (&region->box, pc->rot, pc->disp_w, pc->disp_h);
+    }
+  g_free (framed);
+  g_free (lines);
   return regions;
 }
 

@@ -329,3 +329,17 @@ $gen --body "$dir/cls-casesstart.body.tex" --out "$dir" --prefix cls-casesstart-
 # stacked parts were not counted among its line's glyphs (two columns, 12 pt)
 $gen --body "$dir/cls-wordfrac2.body.tex" --out "$dir" --prefix cls-wordfrac2-xe --engine xelatex --fonts stix2-math --twocolumn --size 12pt --seed 11352
 $gen --body "$dir/cls-wordfrac2.body.tex" --out "$dir" --prefix cls-wordfrac2-lua --engine lualatex --fonts libertinus-math --twocolumn --size 12pt --seed 11352
+# detecttext (issue 14): displays whose words are most of the line - a set's
+# condition in words, formulas joined by a clause a \quad apart
+$gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-cm --fonts cm --seed 11300
+$gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-xe --engine xelatex --fonts stix2-math --seed 11300
+$gen --body "$dir/cls-setwords.body.tex" --out "$dir" --prefix cls-setwords-lua --engine lualatex --fonts libertinus-math --seed 11300
+# detecttext (issue 14): a math letter before a \left delimiter, a thin
+# space and the delimiter's sidebearing apart (over 0.4 em)
+for f in cm libertine; do
+  $gen --body "$dir/cls-letterdelim.body.tex" --out "$dir" --prefix "cls-letterdelim-$f" --fonts $f --seed 11301
+done
+# detecttext (issue 14): displays of framed paragraphs joined by math
+$gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-cm --fonts cm --seed 11302
+$gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-xe --engine xelatex --fonts lm-math --seed 11302
+$gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-lua --engine lualatex --fonts termes-math --seed 11302
