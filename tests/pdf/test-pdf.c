@@ -1057,7 +1057,6 @@ test_detect_inline_cases (void)
  * words taken for running text around an inline cases (display 0 of 2 in
  * each, 8 or 10 inline pieces).
  *
-<<<<<<< HEAD
  * detectprec3 (main 2c577b6 in brackets): cls-textfrac (LuaLaTeX STIX Two,
  * XeLaTeX Libertinus), text-style fractions whose script-size denominators
  * Poppler lists as chunks of their own: the next line's raised \dfrac
@@ -1066,8 +1065,8 @@ test_detect_inline_cases (void)
  * (XeLaTeX STIX Two, LuaLaTeX Libertinus, two columns, 12 pt), a numbered
  * display "\text{FWHM} = \frac{f_\textup{o}}{Q}." whose line was mostly the
  * acronym's letters, its fraction's parts not counted (XeLaTeX: display 0 of
- * 1, number 0 of 1; the LuaLaTeX one was found). */
-=======
+ * 1, number 0 of 1; the LuaLaTeX one was found).
+ *
  * detecttext (main 916dd3b in brackets): cls-setwords (CM, XeLaTeX STIX
  * Two, LuaLaTeX Libertinus), displays whose words are most of the line - a
  * set's condition in words, formulas joined by a clause a \quad apart and
@@ -1077,7 +1076,6 @@ test_detect_inline_cases (void)
  * (CM, XeLaTeX LM Math, LuaLaTeX Termes Math), displays of framed
  * paragraphs joined by math (display 0 of 2 in each, the math between the
  * frames in pieces). */
->>>>>>> detecttext
 static void
 test_detect_classes (void)
 {
@@ -1141,14 +1139,10 @@ test_detect_classes (void)
                           "cls-alignedge-cm", "cls-jotrows-cm", "cls-jotrows-lua", "cls-rowwords-cm",
                           "cls-rowwords-times", "cls-rowwords-xe", "cls-framerule-cm", "cls-framerule-palatino",
                           "cls-framerule-xe", "cls-caseswords-cm", "cls-caseswords-times",
-<<<<<<< HEAD
                           "cls-caseswords-xe", "cls-caseswords-lua", "cls-textfrac-lua", "cls-textfrac-xe",
-                          "cls-wordfrac2-xe", "cls-wordfrac2-lua" };
-=======
-                          "cls-caseswords-xe", "cls-caseswords-lua", "cls-setwords-cm", "cls-setwords-xe",
+                          "cls-wordfrac2-xe", "cls-wordfrac2-lua", "cls-setwords-cm", "cls-setwords-xe",
                           "cls-setwords-lua", "cls-letterdelim-cm", "cls-letterdelim-libertine",
                           "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua" };
->>>>>>> detecttext
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
