@@ -3719,7 +3719,9 @@ page_join_ink (ScanPage *p)
  * and under 0.9 em tall with gaps on both sides within 30 % of each
  * other (a relation's thick spaces are alike; "x" for \times and "€"
  * for \in read as letters), nor a big operator's limits (the thin space
- * after them; pieces_limits_before). Development twins (make-truth seeds
+ * after them; pieces_limits_before), unless it is an operand whatever
+ * its gaps (run_operand: a letter with a script, or beside a run read as
+ * an operator). Development twins (make-truth seeds
  * 2034-2036, scan seeds 20340-20360, 300 dpi): of the 1,127 gaps of 0.15
  * em or more inside their inline groups, 38 lay between two formulas,
  * 999 inside one (most beside an operator, 0.2-0.45 em like the word
@@ -3774,12 +3776,13 @@ reads_lone_bar (const char *s)
  * "—" and the like. Taken for operators, such words kept two formulas a
  * word space apart in one box (development twins, make-truth seeds
  * 2051-2053, scan seeds 20510-20530: "\sqrt{x \pm 59}" then "a" read
- * "£59" "@", "z_1 \in k" then "\frac{\theta}{54}" read "k" "&"). */
+ * "£59" "@", "z_1 \in k" then "\frac{\theta}{54}" read "k" "&"). Not
+ * "#" or "¥": both are \neq on those twins ("x^{*} \neq g" read "ct" "#"
+ * "g" was cut in three at 150 dpi). */
 static gboolean
 reads_misread_glyph (gunichar u)
 {
-  return u == '@' || u == '&' || u == '#' || u == '$' || u == '%' || u == 0xae /* ® */ ||
-         u == 0x2122 /* ™ */ || u == 0xa5 /* ¥ */ || u == 0xb6 /* ¶ */;
+  return u == '@' || u == '&' || u == 0xae /* ® */ || u == 0x2122 /* ™ */;
 }
 
 /* Whether a word's reading at its start (or end) is what a relation or a
