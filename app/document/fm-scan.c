@@ -3719,7 +3719,9 @@ page_join_ink (ScanPage *p)
  * and under 0.9 em tall with gaps on both sides within 30 % of each
  * other (a relation's thick spaces are alike; "x" for \times and "€"
  * for \in read as letters), nor a big operator's limits (the thin space
- * after them; pieces_limits_before). Development twins (make-truth seeds
+ * after them; pieces_limits_before), unless it is an operand whatever
+ * its gaps (run_operand: a letter with a script, or beside a run read as
+ * an operator). Development twins (make-truth seeds
  * 2034-2036, scan seeds 20340-20360, 300 dpi): of the 1,127 gaps of 0.15
  * em or more inside their inline groups, 38 lay between two formulas,
  * 999 inside one (most beside an operator, 0.2-0.45 em like the word
@@ -3767,6 +3769,22 @@ reads_lone_bar (const char *s)
   return lead != trail;
 }
 
+/* Whether u, read alone as a word, is what Tesseract makes of a letter
+ * or a small formula it cannot read - "@" for \alpha, "&" or "®" for a
+ * small fraction, "™" for a letter with scripts - and never of a
+ * relation or a binary operator, which it reads as "+", "<", "€", "©",
+ * "—" and the like. Taken for operators, such words kept two formulas a
+ * word space apart in one box (development twins, make-truth seeds
+ * 2051-2053, scan seeds 20510-20530: "\sqrt{x \pm 59}" then "a" read
+ * "£59" "@", "z_1 \in k" then "\frac{\theta}{54}" read "k" "&"). Not
+ * "#" or "¥": both are \neq on those twins ("x^{*} \neq g" read "ct" "#"
+ * "g" was cut in three at 150 dpi). */
+static gboolean
+reads_misread_glyph (gunichar u)
+{
+  return u == '@' || u == '&' || u == 0xae /* ® */ || u == 0x2122 /* ™ */;
+}
+
 /* Whether a word's reading at its start (or end) is what a relation or a
  * binary operator reads as, a symbol alone, or an operator name. A bar
  * there is a relation's where the word's bars are uneven ("|b", "||q")
@@ -3784,7 +3802,7 @@ word_operator_at (const char *s, gboolean at_end, gboolean delimiter)
   if (s == NULL || *s == '\0')
     return TRUE;
   if (g_utf8_strlen (s, -1) == 1 && !g_unichar_isalnum (g_utf8_get_char (s)))
-    return TRUE;
+    return !reads_misread_glyph (g_utf8_get_char (s));
   u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
   if (delimiter && (is_bar (u) || u == '\\' || u == '/'))
     return FALSE;
@@ -3819,6 +3837,68 @@ run_edge_words (const ScanPage *p, const int *idx, const PieceRun *r, gboolean r
         set[(*n_set)++] = c->word;
     }
   return *n_set > 0;
+}
+
+/* What Tesseract read of run r: the characters of its pieces' words
+ * whose slot (each character an equal share of its word's width) has its
+ * middle inside the run, into buf (size bytes, at least 8). A word read
+ * across several runs ("+m" over the plus and the m of "77 + m") gives
+ * each run its own part. */
+static void
+run_reading (const ScanPage *p, const int *idx, const PieceRun *r, char *buf, gsize size)
+{
+  int seen[4], n_seen = 0;
+  gsize len = 0;
+
+  buf[0] = '\0';
+  for (int m = r->first; m < r->first + r->n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      const Word *w;
+      gboolean dup = FALSE;
+      glong n_chars;
+      const char *ch;
+      if (c->word < 0)
+        continue;
+      for (int s = 0; s < n_seen; s++)
+        dup |= seen[s] == c->word;
+      if (dup || n_seen == 4)
+        continue;
+      seen[n_seen++] = c->word;
+      w = &g_array_index (p->words, Word, c->word);
+      n_chars = g_utf8_strlen (w->utf8, -1);
+      ch = w->utf8;
+      for (glong i = 0; i < n_chars; i++, ch = g_utf8_next_char (ch))
+        {
+          double mid = w->b.x0 + (i + 0.5) * box_w (&w->b) / n_chars;
+          gsize bytes = (gsize) (g_utf8_next_char (ch) - ch);
+          if (mid >= r->x0 && mid <= r->x1 && len + bytes < size)
+            {
+              memcpy (buf + len, ch, bytes);
+              len += bytes;
+              buf[len] = '\0';
+            }
+        }
+    }
+}
+
+/* Whether a letter that reads as an operator (x for \times, c for
+ * \subset, e for \in: word_operator_at) at the edge of a word is a
+ * letter of its run's longer reading: the operator's run is read alone,
+ * its thick space apart, and "ex" or "c*" (c^{*}) is an operand. */
+static gboolean
+run_letter_not_operator (const ScanPage *p, const int *idx, const PieceRun *r, const char *word, gboolean at_end)
+{
+  char reading[64];
+  gunichar u;
+
+  if (word == NULL || *word == '\0')
+    return FALSE;
+  u = at_end ? g_utf8_get_char (g_utf8_prev_char (word + strlen (word))) : g_utf8_get_char (word);
+  if (!g_unichar_isalpha (u))
+    return FALSE;
+  run_reading (p, idx, r, reading, sizeof reading);
+  return g_utf8_strlen (reading, -1) >= 2;
 }
 
 /* Whether run k of n has an upright bar (half an em tall or more, under
@@ -3874,14 +3954,18 @@ runs_word_break (const ScanPage *p, const int *idx, const PieceRun *runs, int k,
       for (int j = 0; j < nb; j++)
         if (la[i] == lb[j])
           return FALSE;
-      if (word_operator_at (g_array_index (p->words, Word, la[i]).utf8, TRUE, bar_a) ||
-          reads_operator_name (g_array_index (p->words, Word, la[i]).utf8))
+      const char *wa = g_array_index (p->words, Word, la[i]).utf8;
+      if ((word_operator_at (wa, TRUE, bar_a) && !run_letter_not_operator (p, idx, a, wa, TRUE)) ||
+          reads_operator_name (wa))
         return FALSE;
     }
   for (int j = 0; j < nb; j++)
-    if (word_operator_at (g_array_index (p->words, Word, lb[j]).utf8, FALSE, bar_b) ||
-        bracket_balance (g_array_index (p->words, Word, lb[j]).utf8) < 0)
-      return FALSE;
+    {
+      const char *wb = g_array_index (p->words, Word, lb[j]).utf8;
+      if ((word_operator_at (wb, FALSE, bar_b) && !run_letter_not_operator (p, idx, b, wb, FALSE)) ||
+          bracket_balance (wb) < 0)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -3918,6 +4002,65 @@ run_operator_like (const PieceRun *runs, int k, int n, const double *g, double e
       run_flat_operator (&runs[k - 1], em) || run_flat_operator (&runs[k + 1], em))
     return FALSE;
   return fabs (g[k - 1] - g[k]) <= 0.3 * MAX (g[k - 1], g[k]);
+}
+
+/* Whether run r holds a letter with a script: a piece 0.25 em tall or
+ * more right of another's middle and lowered 0.12 em at both ends (a
+ * subscript), or raised 0.25 em at its bottom and 0.1 em at its top (a
+ * superscript; cluster_scripted's measures). An operator's pieces are
+ * stacked (=, \le, \pm) or one; a_k, t_n, b_0 between an operator's
+ * thick space and a word space have alike gaps on both sides and were
+ * taken for operators (run_operator_like): two formulas a word space
+ * apart stayed one box (development twins, seeds 2051-2053). */
+static gboolean
+run_scripted (const ScanPage *p, const int *idx, const PieceRun *r)
+{
+  double em = p->em;
+
+  for (int i = r->first; i < r->first + r->n; i++)
+    {
+      const Comp *a = &g_array_index (p->comps, Comp, idx[i]);
+      if (box_h (&a->b) < 0.25 * em)
+        continue;
+      for (int j = r->first; j < r->first + r->n; j++)
+        {
+          const Comp *b = &g_array_index (p->comps, Comp, idx[j]);
+          if (j == i || box_h (&b->b) < 0.25 * em || b->b.x0 < (a->b.x0 + a->b.x1) / 2)
+            continue;
+          if ((a->b.y1 - b->b.y1 >= 0.25 * em && a->b.y0 - b->b.y0 >= 0.1 * em) ||
+              (b->b.y1 - a->b.y1 >= 0.12 * em && b->b.y0 - a->b.y0 >= 0.12 * em))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Whether run k of n reads as one operator or relation symbol
+ * (reads_like_operator: "+", ">", "€" for \in, ...). */
+static gboolean
+run_reads_operator (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n)
+{
+  char reading[64];
+
+  if (k < 0 || k >= n)
+    return FALSE;
+  run_reading (p, idx, &runs[k], reading, sizeof reading);
+  return reads_like_operator (reading);
+}
+
+/* Whether run k of n is an operand whatever its gaps: a letter with a
+ * script (run_scripted), or a run beside one that Tesseract read as an
+ * operator while it did not. Between a relation's thick space (0.28 em)
+ * and a word space (0.25-0.4 em) an operand's gaps are as alike as an
+ * operator's own two, and run_operator_like took "k" of "z_1 \in k" (its
+ * neighbour read "€") and "m" of "77 + m" for operators. */
+static gboolean
+run_operand (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n)
+{
+  if (run_scripted (p, idx, &runs[k]))
+    return TRUE;
+  return !run_reads_operator (p, idx, runs, k, n) &&
+         (run_reads_operator (p, idx, runs, k - 1, n) || run_reads_operator (p, idx, runs, k + 1, n));
 }
 
 /* Whether piece c is flat: twice as wide as tall. */
@@ -4093,12 +4236,24 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
     g[k] = (runs[k + 1].x0 - runs[k].x1) / em;
   for (int k = 0; k < nr; k++)
     {
-      cut[k] = k > 0 && g[k - 1] * em >= min_gap && g[k - 1] * em <= max_gap && !run_operator_like (runs, k - 1, nr, g, em) &&
-               !run_operator_like (runs, k, nr, g, em) && runs_word_break (p, idx, runs, k, nr) &&
-               !pieces_limits_before (p, idx, n, runs[k - 1].x1);
+      const char *why = NULL;
+      if (k > 0)
+        why = g[k - 1] * em < min_gap || g[k - 1] * em > max_gap ? "gap"
+              : run_operator_like (runs, k - 1, nr, g, em) && !run_operand (p, idx, runs, k - 1, nr) ? "left operator-shaped"
+              : run_operator_like (runs, k, nr, g, em) && !run_operand (p, idx, runs, k, nr) ? "right operator-shaped"
+              : !runs_word_break (p, idx, runs, k, nr)            ? "no word break"
+              : pieces_limits_before (p, idx, n, runs[k - 1].x1)  ? "limits"
+                                                                  : NULL;
+      cut[k] = k > 0 && why == NULL;
       if (k > 0 && g[k - 1] >= 0.15 && debug_comps ())
-        g_printerr ("  word space? band %d x %.0f gap %.2f em (%.2f-%.2f) %s\n", band, runs[k - 1].x1, g[k - 1],
-                    min_gap / em, max_gap / em, cut[k] ? "cut" : "no");
+        {
+          int la[4], lb[4], na = 0, nb = 0;
+          gboolean ha = run_edge_words (p, idx, &runs[k - 1], TRUE, la, &na);
+          gboolean hb = run_edge_words (p, idx, &runs[k], FALSE, lb, &nb);
+          g_printerr ("  word space? band %d y %.0f x %.0f gap %.2f em (%.2f-%.2f) \"%s\" | \"%s\" %s\n", band, (runs[k - 1].y0 + runs[k - 1].y1) / 2, runs[k - 1].x1,
+                      g[k - 1], min_gap / em, max_gap / em, ha ? g_array_index (p->words, Word, la[0]).utf8 : "-",
+                      hb ? g_array_index (p->words, Word, lb[0]).utf8 : "-", cut[k] ? "cut" : why);
+        }
       for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
         on_band[k] |= g_array_index (p->comps, Comp, idx[m]).band == band;
     }

@@ -1467,6 +1467,34 @@ test_uneven_bars (void)
   assert_inline_found ("tests/fixtures/pdf/scan/bars-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Two inline formulas a word space apart are cut apart where the facing
+ * operand sits between an operator's thick space and the word space (its
+ * gaps alike, as an operator's are: run_operand) or Tesseract reads the
+ * second as a lone misread glyph ("&" for \frac{\theta}{54}:
+ * reads_misread_glyph); z_1 \in k then \frac{\theta}{54}, and g \in
+ * \beta then \frac{a_0}{x} on the next line, were one box each on main
+ * 2c577b6. Single formulas whose operands have scripts stay whole. Page
+ * pair2-scan300: rows 0-230 pt of a scanned twin of cls-scanpair2-cm
+ * (scan seed 11103, JPEG; tests/fixtures/pdf/scan/README.md). */
+static void
+test_operand_pairs (void)
+{
+  static const double truth[][4] = {
+    { 330.8, 106.8, 341.2, 119.0 },   /* \frac{\theta}{54}       */
+    { 300.4, 108.7, 327.2, 117.3 },   /* z_{1} \in k             */
+    { 210.3, 121.0, 262.7, 130.1 },   /* f_{i} > 30 + m          */
+    { 266.5, 121.8, 316.2, 129.4 },   /* a_{k} > a - m           */
+    { 356.2, 130.6, 392.4, 141.1 },   /* \sqrt{x \pm 59}         */
+    { 319.4, 172.7, 347.4, 180.7 },   /* u \ge t_{n}              */
+    { 408.8, 183.6, 419.5, 194.1 },   /* \frac{a_{0}}{x}          */
+    { 139.5, 185.0, 163.0, 194.0 },   /* g \in \beta              */
+    { 374.5, 185.3, 405.6, 193.7 },   /* m_{j} > q               */
+    { 220.5, 196.4, 272.3, 206.4 },   /* a_{k} > b_{j} + c_{i}   */
+    { 93.5, 210.2, 139.0, 218.1 },    /* x \times y_{n} - z       */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/pair2-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* On a double-spaced page (\linespread{2}: lines 2.9 line heights apart)
  * the leading is measured (page_prose_leading) and an inline formula
  * alone on its paragraph's last line stays inline: both were boxed as
@@ -1546,6 +1574,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/flush-tight", test_flush_tight);
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
+  g_test_add_func ("/pdf/scan/operand-pairs", test_operand_pairs);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   return g_test_run ();

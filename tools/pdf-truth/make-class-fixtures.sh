@@ -208,6 +208,10 @@ $gen --body "$dir/cls-scanlastline.body.tex" --out "$dir" --prefix cls-scanlastl
 # scanfix10: inline formulas a word space apart beside norms and absolute
 # values read with uneven bars (its scanned twin: tests/fixtures/pdf/scan/README.md, bars)
 $gen --body "$dir/cls-scanbars.body.tex" --out "$dir" --prefix cls-scanbars-times --fonts times --seed 10680
+# scanpair2: inline formulas a word space apart whose facing operand sits
+# between an operator's thick space and the word space, or reads as a lone
+# misread glyph (its scanned twin: tests/fixtures/pdf/scan/README.md, pair2)
+$gen --body "$dir/cls-scanpair2.body.tex" --out "$dir" --prefix cls-scanpair2-cm --fonts cm --seed 11100
 # scanfix10: cls-scanlastline's paragraphs double-spaced (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, double)
 $gen --body "$dir/cls-scandouble.body.tex" --out "$dir" --prefix cls-scandouble-cm --fonts cm --seed 10681
