@@ -1392,19 +1392,56 @@ column_right (GArray *words, const Box *b, double em, double fallback)
  * scanned twins of training seeds and writes fm-scan-words.h). The rules
  * plateaued three rounds running (docs/scanned.md); a small MLP weighs the
  * same evidence jointly. Features, in this order: */
-#define N_WORD_FEATURES 39
+#define N_WORD_FEATURES 42
+
+/* The script shape of a word's ink (the word classifier's last three
+ * inputs): the spread of the tops and of the bottoms of its letter-sized
+ * pieces and its smallest piece. A script sits off the line (a subscript's
+ * top under the x-height, a superscript's foot over the baseline) and is
+ * smaller, where prose letters share a baseline and two top heights:
+ * Tesseract reads g_1 "gy", k_{ij} "ky", m_n "my,", alpha^2 "a?" at
+ * confidence 40-85 (the lead's 40 used scanned pages, 2026-11-28: the most
+ * common inline miss). On the training words the bottoms' spread is 0.20 em
+ * (median) for math words of four characters and more, 0.04 for prose. */
+typedef struct
+{
+  double em;  /* pieces are letter-sized in ems */
+  double top_lo, top_hi, bot_lo, bot_hi, min_h;
+} InkShape;
+
+static void
+ink_shape_add (InkShape *s, const Box *c)
+{
+  double h = box_h (c);
+
+  if (h >= 0.1 * s->em)
+    s->min_h = MIN (s->min_h, h);
+  /* Not punctuation (a comma under the baseline made the article "a," of
+   * fixture title-scan300 math), nor a bracket's or a stem's sliver. */
+  if (h < 0.25 * s->em || h > 0.9 * s->em || box_w (c) < 0.13 * s->em)
+    return;
+  s->top_lo = MIN (s->top_lo, c->y0);
+  s->top_hi = MAX (s->top_hi, c->y0);
+  s->bot_lo = MIN (s->bot_lo, c->y1);
+  s->bot_hi = MAX (s->bot_hi, c->y1);
+}
 
 /* The ink whose middle lies in word box *b: its rows *y0, *y1 and its
- * tallest piece's height *max_h; how many pieces (the word classifier's
- * inputs and words_fit_ink). */
+ * tallest piece's height *max_h, and its script shape where shape is not
+ * NULL; how many pieces (the word classifier's inputs and words_fit_ink). */
 static int
-word_ink (GArray *comps, const Box *b, double *y0, double *y1, double *max_h)
+word_ink (GArray *comps, const Box *b, double *y0, double *y1, double *max_h, InkShape *shape)
 {
   int n = 0;
 
   *y0 = G_MAXDOUBLE;
   *y1 = -G_MAXDOUBLE;
   *max_h = 0;
+  if (shape)
+    {
+      shape->top_lo = shape->bot_lo = shape->min_h = G_MAXDOUBLE;
+      shape->top_hi = shape->bot_hi = -G_MAXDOUBLE;
+    }
   for (guint i = 0; i < comps->len; i++)
     {
       const Box *c = &g_array_index (comps, Comp, i).img;
@@ -1414,6 +1451,8 @@ word_ink (GArray *comps, const Box *b, double *y0, double *y1, double *max_h)
           *y0 = MIN (*y0, c->y0);
           *y1 = MAX (*y1, c->y1);
           *max_h = MAX (*max_h, box_h (c));
+          if (shape)
+            ink_shape_add (shape, c);
           n++;
         }
     }
@@ -1427,6 +1466,7 @@ word_features (GArray *words, guint i, GArray *comps, double em, double page_con
   int n_chars = 0, n_digits = 0, n_alpha = 0, n_other = 0, n_letters = 0, n_upper = 0, n_comps;
   gboolean non_latin = FALSE, letters;
   double left = 3 * em, right = 3 * em, max_h, ink_y0, ink_y1, h = box_h (&w->b), wd = box_w (&w->b);
+  InkShape shape = { .em = em };
   int left_text = 0, right_text = 0, left_conf = 0, right_conf = 0;
 
   for (const char *p = w->utf8; *p; p = g_utf8_next_char (p))
@@ -1446,7 +1486,7 @@ word_features (GArray *words, guint i, GArray *comps, double em, double page_con
         non_latin = TRUE;
     }
   letters = letters_only (w->utf8, &n_letters);
-  n_comps = word_ink (comps, &w->img, &ink_y0, &ink_y1, &max_h);
+  n_comps = word_ink (comps, &w->img, &ink_y0, &ink_y1, &max_h, &shape);
   /* The nearest words left and right on its line. */
   for (guint k = 0; k < words->len; k++)
     {
@@ -1510,6 +1550,9 @@ word_features (GArray *words, guint i, GArray *comps, double em, double page_con
   f[36] = page_conf / 100.0f;
   f[37] = page_dict;
   f[38] = (w->conf - page_conf) / 100.0f;
+  f[39] = shape.top_hi >= shape.top_lo ? MIN ((shape.top_hi - shape.top_lo) / em, 1.5) : 0;
+  f[40] = shape.bot_hi >= shape.bot_lo ? MIN ((shape.bot_hi - shape.bot_lo) / em, 1.5) : 0;
+  f[41] = shape.min_h < G_MAXDOUBLE && max_h > 0 ? MIN (shape.min_h / max_h, 1.0) : 1;
 }
 
 static float
@@ -1714,7 +1757,7 @@ words_fit_ink (ScanPage *p)
     {
       const Word *w = &g_array_index (p->words, Word, i);
       double y0, y1, tallest;
-      if (w->text && word_ink (p->comps, &w->img, &y0, &y1, &tallest) >= 2 && y1 > y0)
+      if (w->text && word_ink (p->comps, &w->img, &y0, &y1, &tallest, NULL) >= 2 && y1 > y0)
         ratio[n++] = (w->img.y1 - w->img.y0) / (y1 - y0);
     }
   r = n > 0 ? median (ratio, n) : 0;
@@ -1726,7 +1769,7 @@ words_fit_ink (ScanPage *p)
     {
       Word *w = &g_array_index (p->words, Word, i);
       double y0, y1, tallest;
-      if (word_ink (p->comps, &w->img, &y0, &y1, &tallest) > 0 && y1 > y0)
+      if (word_ink (p->comps, &w->img, &y0, &y1, &tallest, NULL) > 0 && y1 > y0)
         {
           w->img.y0 = y0;
           w->img.y1 = y1;

@@ -134,6 +134,39 @@ system method result value function model data case order point process given sp
 number problem theory paper section proof lemma follows shows consider assume define
 hence therefore thus where note example approach error bound estimate condition""".split()
 
+SHORT_WORDS = ["a", "a", "a", "a,", "a.", "I", "A"]
+TITLE_SMALL = ["a", "of", "in", "on", "via", "for", "and", "the", "to", "with", "at"]
+
+
+def front_matter(fr, doc, docclass):
+    """A title page's top (--front-matter): a large, often bold title with
+    short words in it, authors, a date, an abstract (with inline formulas) and
+    keywords, drawn from generator fr; the word classifier's training pages had
+    no title and no article "a" (a title fixture's "a," was boxed, 2026-11-28)."""
+    words = []
+    for k in range(fr.randint(4, 10)):
+        w = fr.choice(TITLE_SMALL) if k and fr.random() < 0.3 else fr.choice(WORDS).capitalize()
+        words.append(w)
+    style = fr.choice(["", "\\bfseries ", "\\bfseries ", "\\scshape "])
+    title = style + " ".join(words)
+    authors = " \\and ".join("%s.%s %s" % (fr.choice("ABCDEFGHJKLMNPRSTW"),
+                                              fr.choice(["", " " + fr.choice("ABCDEJKLMR") + "."]),
+                                              fr.choice(WORDS).capitalize() + fr.choice(["son", "er", "i", "ov", "ez"]))
+                             for _ in range(fr.randint(1, 3)))
+    date = fr.choice(["", "", "March 2024", "\\today"])
+    saved, doc.short_words = doc.short_words, True
+    abstract = " ".join(doc.sentence(fr.choice([0.0, 0.04, 0.08])) for _ in range(fr.randint(2, 5)))
+    doc.short_words = saved
+    keywords = ", ".join(fr.choice(WORDS) + " " + fr.choice(WORDS) for _ in range(fr.randint(2, 5)))
+    head = "\\title{%s}\n\\author{%s}\n\\date{%s}\n" % (title, authors, date)
+    ab = "\\begin{abstract}\n%s\n\\end{abstract}\n" % abstract
+    kw = "\\noindent\\textit{Keywords:} %s.\n\n" % keywords
+    if docclass == "amsart":
+        # amsart sets the abstract with \maketitle, and wants it before.
+        return head + ab + "\\maketitle\n" + kw
+    return head + "\\maketitle\n" + ab + kw
+
+
 GREEK = [r"\alpha", r"\beta", r"\gamma", r"\delta", r"\epsilon", r"\theta", r"\lambda",
          r"\mu", r"\pi", r"\sigma", r"\phi", r"\omega", r"\Omega", r"\Gamma", r"\Delta"]
 VARS = list("xyzabcnkmtfgu")
@@ -459,6 +492,15 @@ class Doc:
         self.last_class = None
         self.n = 0
         self.eqno = 0
+        self.short_words = False  # --front-matter: prose with the article "a"
+
+    def word(self):
+        # The word list has no one-letter word; prose's commonest, the
+        # article "a" ("a," of the title fixture), is a math variable's
+        # twin on a scan (--front-matter only: other sets draw as before).
+        if self.short_words and self.r.random() < 0.05:
+            return self.r.choice(SHORT_WORDS)
+        return self.r.choice(WORDS)
 
     def inline_formula(self):
         if self.classes:
@@ -504,7 +546,7 @@ class Doc:
             elif c < inline_rate + 0.05:
                 words.append("[%d]" % r.randint(1, 40))
             else:
-                words.append(r.choice(WORDS))
+                words.append(self.word())
         s = " ".join(words)
         s = s[0].upper() + s[1:] if s[0].isalpha() else s
         return s + r.choice([".", ".", ".", ",", ":"]) if not s.endswith("}") else s + "."
@@ -592,7 +634,8 @@ def too_wide(aux, doc):
     return sorted(set(bad))
 
 
-def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", corpus=None, classes=False):
+def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", corpus=None, classes=False,
+             front=False):
     r = random.Random(seed)
     font = font or r.choice(sorted(FONTS))
     twocol = r.random() < 0.35 if twocol is None else twocol
@@ -625,6 +668,9 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
                       "engine_setup": setup}
     src = src.replace("{article}", "{%s}" % docclass, 1)
     src += "\\makeatletter\\immediate\\write\\@auxout{\\string\\fmlinewidth{\\the\\linewidth}}\\makeatother\n"
+    if front:
+        src += front_matter(random.Random(seed * 19 + 13), doc, docclass)
+        doc.short_words = True
     src += doc.body(r.randint(4, 7) if not twocol else r.randint(6, 10))
     src += "\\end{document}\n"
     with tempfile.TemporaryDirectory() as tmp:
@@ -799,6 +845,9 @@ def main():
     ap.add_argument("--size", default="10pt", choices=("10pt", "11pt", "12pt"),
                     help="body size for --body (default %(default)s): a class that shows only off "
                     "10 pt, such as a footnote's display-style fraction at 12 pt")
+    ap.add_argument("--front-matter", action="store_true",
+                    help="begin each document with a title, authors, an abstract and keywords, and put the "
+                    "article \"a\" into its prose (training pages for the scanned-page word classifier)")
     a = ap.parse_args()
     if a.body:
         os.makedirs(a.out, exist_ok=True)
@@ -821,7 +870,7 @@ def main():
         # Cycle through the font setups so every set covers all of them.
         name = "%s-%d-%02d" % (a.prefix, a.seed, i)
         total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine,
-                          corpus=corpus, classes=a.formulas == "classes")
+                          corpus=corpus, classes=a.formulas == "classes", front=a.front_matter)
     print("%d PDFs, %d regions in %s" % (a.count, total, a.out))
 
 

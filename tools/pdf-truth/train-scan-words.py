@@ -37,7 +37,7 @@ import os
 import subprocess
 import sys
 
-N_FEATURES = 39
+N_FEATURES = 42
 FIXED = 7  # page, x0, y0, x1, y1, number, citation
 
 
