@@ -1392,7 +1392,28 @@ column_right (GArray *words, const Box *b, double em, double fallback)
  * scanned twins of training seeds and writes fm-scan-words.h). The rules
  * plateaued three rounds running (docs/scanned.md); a small MLP weighs the
  * same evidence jointly. Features, in this order: */
-#define N_WORD_FEATURES 42
+#define N_WORD_FEATURES 43
+
+/* The word reads as a one-letter English word, "a", "A" or "I", with ASCII
+ * punctuation around it ("a," "(I" "A."): the word classifier's last input
+ * (train-scan-words.py's english_letter_word computes it the same way from
+ * the dumped text). Without it the script-shape inputs took the letters x,
+ * a, b, lambda of formulas on JPEG'd pages for prose along with the
+ * article "a," of a title page (scanwords3's net A, docs/scanned.md
+ * twenty-eighth round): nothing else tells the article from a one-letter
+ * formula. */
+static gboolean
+word_english_letter (const char *utf8)
+{
+  size_t n = strlen (utf8);
+  const char *p = utf8;
+
+  while (n > 0 && g_ascii_ispunct (*p))
+    p++, n--;
+  while (n > 0 && g_ascii_ispunct (p[n - 1]))
+    n--;
+  return n == 1 && (*p == 'a' || *p == 'A' || *p == 'I');
+}
 
 /* The script shape of a word's ink (the word classifier's last three
  * inputs): the spread of the tops and of the bottoms of its letter-sized
@@ -1553,6 +1574,7 @@ word_features (GArray *words, guint i, GArray *comps, double em, double page_con
   f[39] = shape.top_hi >= shape.top_lo ? MIN ((shape.top_hi - shape.top_lo) / em, 1.5) : 0;
   f[40] = shape.bot_hi >= shape.bot_lo ? MIN ((shape.bot_hi - shape.bot_lo) / em, 1.5) : 0;
   f[41] = shape.min_h < G_MAXDOUBLE && max_h > 0 ? MIN (shape.min_h / max_h, 1.0) : 1;
+  f[42] = word_english_letter (w->utf8);
 }
 
 static float

@@ -31,14 +31,28 @@ need not be at hand). Use
 twins of seeds that the bench never scores (docs/scanned.md lists them).
 """
 import argparse
+import codecs
 import glob
 import json
 import os
+import string
 import subprocess
 import sys
 
-N_FEATURES = 42
+N_FEATURES = 43
 FIXED = 7  # page, x0, y0, x1, y1, number, citation
+ENGLISH_LETTER = 42  # the input computed from the word's text (english_letter_word)
+
+
+def english_letter_word(escaped):
+    """1.0 when the word (as fm-scan.c dumps it, g_strescape'd) reads as a
+    one-letter English word, "a", "A" or "I", with ASCII punctuation around it
+    ("a," "(I" "A."), as fm-scan.c's word_english_letter computes it: the
+    script-shape inputs alone took the letters x, a, b of formulas on JPEG'd
+    pages for the article (scanwords3's net A, docs/scanned.md)."""
+    text = codecs.escape_decode(escaped.encode("utf-8"))[0].decode("utf-8", "replace")
+    core = text.strip(string.punctuation)
+    return 1.0 if core in ("a", "A", "I") else 0.0
 
 
 def overlap_fraction(w, r):
@@ -68,7 +82,7 @@ def dump(args):
             out = []
             for line in open(raw, encoding="utf-8", errors="replace"):
                 cols = line.rstrip("\n").split("\t")
-                if len(cols) < FIXED + N_FEATURES:
+                if len(cols) < FIXED + N_FEATURES - 1:
                     continue
                 page = int(cols[0])
                 box = [float(c) for c in cols[1:5]]
@@ -98,12 +112,19 @@ def load(folders):
                 cols = line.rstrip("\n").split("\t")
                 label = int(cols[0])
                 number, citation = int(cols[6]), int(cols[7])
-                word = cols[8 + N_FEATURES] if len(cols) > 8 + N_FEATURES else ""
-                share = float(cols[9 + N_FEATURES]) if len(cols) > 9 + N_FEATURES else float(label)
+                # label, the fixed columns, the inputs, the word, the share:
+                # dumps made before the 43rd input hold 42 inputs, and the
+                # text's input is computed here from the word either way.
+                n_in = len(cols) - 10
+                word = cols[8 + n_in]
+                share = float(cols[9 + n_in])
                 # fm-scan.c classifies neither numbers, citations nor empty words.
                 if label < 0 or number or citation or word == "":
                     continue
-                rows.append((label, [float(c) for c in cols[8:8 + N_FEATURES]], share))
+                feats = [float(c) for c in cols[8:8 + min(n_in, N_FEATURES)]]
+                feats += [0.0] * (N_FEATURES - len(feats))
+                feats[ENGLISH_LETTER] = english_letter_word(word)
+                rows.append((label, feats, share))
             if rows:
                 files.append((path, rows))
     return files
