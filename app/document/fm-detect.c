@@ -3784,12 +3784,14 @@ atom_gap (const Glyph *g, int n, const Glyph *l, const Glyph *r)
  * 1/3 em, the natural word space of CM and LM (pdfLaTeX, XeLaTeX), and with
  * the sidebearings 0.244-0.253 em in newtx and Libertine, as wide as their
  * lines' word space to 0.004 em (probes 3800: \ker\, T, \operatorname{Tr}\,\nu,
- * \mathrm{tr}\, A): the letter was an inline region of its own. Prose sets
- * no function name right before a formula's letter. */
+ * \mathrm{tr}\, A): the letter was an inline region of its own. Not the
+ * names that prose writes as words before a formula ("the min $M$", "max
+ * $N$", "log $L$" in CM are as wide apart: probe 3801 merged them). */
 static gboolean
 operator_name_before_letter (const Glyph *g, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
                              const Glyph *r)
 {
+  static const char *const prose_names[] = { "min", "max", "log", "exp", "mod", "deg", "arg", "sup", "inf", NULL };
   char word[GLYPH_WORD_SIZE];
   int j = (int) (l - g) + 1, i = j - 1;
 
@@ -3799,6 +3801,9 @@ operator_name_before_letter (const Glyph *g, const MathGlyph *ml, const MathGlyp
   while (i > 0 && j - i < 8 && !g[i].space_before && g[i - 1].cls == CLS_NEUTRAL && g_unichar_isalpha (g[i - 1].c))
     i--;
   glyph_word (g, i, j, word);
+  for (int k = 0; prose_names[k]; k++)
+    if (strcmp (word, prose_names[k]) == 0)
+      return FALSE;
   return fm_word_is_math_function (word);
 }
 
