@@ -3778,6 +3778,35 @@ atom_gap (const Glyph *g, int n, const Glyph *l, const Glyph *r)
   return MAX (0.0, (b >= 0 ? g[b].r.x0 : r->r.x0) - (a >= 0 ? g[a].r.x1 : l->r.x1));
 }
 
+/* Whether l ends an operator name (\ker, \operatorname{Tr}: a known
+ * function word, upright, neutral) and r is the math letter of its operand:
+ * TeX's thin space after the operator and the \, written after it make
+ * 1/3 em, the natural word space of CM and LM (pdfLaTeX, XeLaTeX), and with
+ * the sidebearings 0.244-0.253 em in newtx and Libertine, as wide as their
+ * lines' word space to 0.004 em (probes 3800: \ker\, T, \operatorname{Tr}\,\nu,
+ * \mathrm{tr}\, A): the letter was an inline region of its own. Not the
+ * names that prose writes as words before a formula ("the min $M$", "max
+ * $N$", "log $L$" in CM are as wide apart: probe 3801 merged them). */
+static gboolean
+operator_name_before_letter (const Glyph *g, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
+                             const Glyph *r)
+{
+  static const char *const prose_names[] = { "min", "max", "log", "exp", "mod", "deg", "arg", "sup", "inf", NULL };
+  char word[GLYPH_WORD_SIZE];
+  int j = (int) (l - g) + 1, i = j - 1;
+
+  if (l->cls != CLS_NEUTRAL || !g_unichar_isalpha (l->c) || ml->script || mr->script || r->cls != CLS_STRONG ||
+      !g_unichar_isalpha (r->c))
+    return FALSE;
+  while (i > 0 && j - i < 8 && !g[i].space_before && g[i - 1].cls == CLS_NEUTRAL && g_unichar_isalpha (g[i - 1].c))
+    i--;
+  glyph_word (g, i, j, word);
+  for (int k = 0; prose_names[k]; k++)
+    if (strcmp (word, prose_names[k]) == 0)
+      return FALSE;
+  return fm_word_is_math_function (word);
+}
+
 static gboolean
 pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
                       const Glyph *r, double gap, double em, gboolean join)
@@ -3816,7 +3845,7 @@ pair_join_word_space (const InlineCtx *ic, int li, const MathGlyph *ml, const Ma
       fabs (gap - ws) < 0.008 * em &&
       /* (beside a fraction a word space has the null delimiter on top:
        * \frac{F_0}{m} \cos, a thin space and it, can equal the line's) */
-      !frac_l && !frac_r &&
+      !frac_l && !frac_r && !operator_name_before_letter (g, ml, mr, l, r) &&
       /* (the dots of one ellipsis: a squeezed line's word space can
        * shrink to their spacing) */
       !(ellipsis_dot (g, ic->n, (int) (l - g)) && ellipsis_dot (g, ic->n, (int) (r - g))) &&

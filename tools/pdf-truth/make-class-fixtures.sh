@@ -347,3 +347,8 @@ done
 $gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-cm --fonts cm --seed 11302
 $gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-xe --engine xelatex --fonts lm-math --seed 11302
 $gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-lua --engine lualatex --fonts termes-math --seed 11302
+# detectop (issue 14): an operator name, \, and a letter, as wide apart as
+# the line's word space (1/3 em in CM and LM; Libertine's sidebearings)
+$gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-cm --fonts cm --seed 11450
+$gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-xe --engine xelatex --fonts lm-math --seed 11450
+$gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-libertine --fonts libertine --seed 11450
