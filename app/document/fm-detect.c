@@ -6647,6 +6647,17 @@ display_line_with_words (const PageCtx *pc, double x0, double y, double em)
   return TRUE;
 }
 
+/* Whether glyph k of chunk o starts a word of running text in letters of
+ * the body's size (first in its chunk or after a space): how a brace's
+ * line counts its prose words (prose_right_of_rows(),
+ * brace_in_running_text()). */
+static gboolean
+full_size_word_start (const Glyph *g, const Chunk *o, int k, double em)
+{
+  return g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em &&
+         (k == o->start || g[k].space_before);
+}
+
 /* Whether the line of an inline cases that starts a line runs on as prose
  * right of its rows: a chunk of three words or more, level with the
  * brace's middle, starting less than 2 em after every chunk right of the
@@ -6679,8 +6690,7 @@ prose_right_of_rows (const PageCtx *pc, const FmRect *brace)
           fabs (o->box.x1 - pc->margins.right[col]) > 0.5 * em || across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (brace)))
         continue;
       for (int k = o->start; k < o->end; k++)
-        words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em &&
-                 (k == o->start || g[k].space_before);
+        words += full_size_word_start (g, o, k, em);
       for (guint j = 0; j < chunks->len && clear && words >= 3; j++)
         {
           const Chunk *q = &g_array_index (chunks, Chunk, j);
@@ -6723,8 +6733,7 @@ brace_in_running_text (const PageCtx *pc, const FmRect *brace)
         continue;
       line_x0 = MIN (line_x0, o->box.x0);
       for (int k = o->start; k < o->end; k++)
-        words += g[k].cls == CLS_TEXT && g_unichar_isalpha (g[k].c) && g[k].size >= 0.8 * em && g[k].r.x1 <= brace->x0 &&
-                 g[k].r.y0 < cy && g[k].r.y1 > cy && (k == o->start || g[k].space_before);
+        words += full_size_word_start (g, o, k, em) && g[k].r.x1 <= brace->x0 && g[k].r.y0 < cy && g[k].r.y1 > cy;
       words_left = words_left || words >= 3;
     }
   return (words_left && !display_line_with_words (pc, line_x0, cy, em)) || prose_right_of_rows (pc, brace);
