@@ -69,6 +69,9 @@
 /* word_function_word: the confidence from which a function word Tesseract
  * found in its dictionary is prose whatever the classifier says. */
 #define FUNCTION_WORD_CONF 50
+/* How near a hyphenated piece ends to its column's right edge, em
+ * (word_hyphen_piece). */
+#define HYPHEN_EDGE_EM 0.3
 
 typedef struct {
   double x0, y0, x1, y1;
@@ -2035,7 +2038,15 @@ page_rebuild_bands (ScanPage *p)
  * at the end; development twins, seeds 2010 and 2011: "ex-" at
  * confidence 57, "fine-" at 34, each boxed inline); a formula broken at
  * a line's end ends with an operator or a relation, not letters and a
- * hyphen. */
+ * hyphen. On a two-column page the next word may be the other column's,
+ * across the gutter (gap_is_gutter: "con-" at 57 and "Es-" at 89 beside
+ * the right column's first word, 1 em on, development twins dev-2075-01
+ * and -06, 300 dpi), and the words before may be a formula's ("a < k +u
+ * ap-", dev-2076-08): a piece that ends at its column's right edge
+ * (column_right, within HYPHEN_EDGE_EM: a justified line's end) is at the
+ * line's end whatever stands before it. */
+static gboolean gap_is_gutter (const ScanPage *p, double x0, double x1, double y0, double y1);
+
 static gboolean
 word_hyphen_piece (ScanPage *p, guint i)
 {
@@ -2053,12 +2064,14 @@ word_hyphen_piece (ScanPage *p, guint i)
       double h = MIN (box_h (&w->b), box_h (&o->b));
       if (k == i || v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1) < 0.5 * h)
         continue;
-      if (o->b.x0 >= w->b.x1 - 0.1 * p->em && o->b.x0 < w->b.x1 + 1.5 * p->em)
+      if (o->b.x0 >= w->b.x1 - 0.1 * p->em && o->b.x0 < w->b.x1 + 1.5 * p->em &&
+          !(o->b.x0 - w->b.x1 >= 0.5 * p->em && gap_is_gutter (p, w->b.x1, o->b.x0, w->b.y0, w->b.y1)))
         return FALSE;
       if (o->text && o->b.x1 <= w->b.x0 + 0.1 * p->em && o->b.x1 > w->b.x0 - 3 * p->em)
         prose_before = TRUE;
     }
-  return prose_before;
+  return prose_before ||
+         fabs (column_right (p->words, &w->b, p->em, -G_MAXDOUBLE) - w->b.x1) < HYPHEN_EDGE_EM * p->em;
 }
 
 /* Whether word i is a footnote's first word read with the footnote's mark:
@@ -2444,6 +2457,24 @@ word_empty_piece (ScanPage *p, guint i)
   return FALSE;
 }
 
+/* Applies the rules' verdicts (1 running text, -1 math, 0 as classified)
+ * to the words. */
+static void
+page_apply_verdicts (ScanPage *p, const signed char *verdict)
+{
+  for (guint i = 0; i < p->words->len; i++)
+    {
+      Word *w = &g_array_index (p->words, Word, i);
+      if (verdict[i] > 0)
+        {
+          w->text = TRUE;
+          w->p_math = 0;  /* not a seed either (comp_place) */
+        }
+      else if (verdict[i] < 0)
+        w->text = FALSE;  /* ink joined with the display's, no seed of its own */
+    }
+}
+
 /* The word classifier's verdict, the rules that overrule it on a word
  * (a hyphenated word's piece, an empty piece of a word, a function word of
  * prose or of a display's line), and the text lines again from its
@@ -2463,7 +2494,7 @@ page_classify (ScanPage *p)
     {
       const Word *w = &g_array_index (p->words, Word, i);
       gboolean in_display = word_function_word (w) && word_in_display_line (p, i);
-      if (word_hyphen_piece (p, i) || word_empty_piece (p, i) || word_footnote_start (p, i) ||
+      if (word_hyphen_piece (p, i) || word_footnote_start (p, i) ||
           (!w->text && word_function_word (w) && !in_display && word_among_lines (p, w)))
         verdict[i] = 1;
       /* A display's "and" the classifier itself took for prose (read at
@@ -2472,17 +2503,17 @@ page_classify (ScanPage *p)
       else if (w->text && in_display)
         verdict[i] = -1;
     }
+  page_apply_verdicts (p, verdict);
+  /* Empty pieces after the words' verdicts: the piece's own word may be
+   * one this pass made prose ("Also" read "Also?" at 77 with its A split
+   * off as an empty word, a function word the classifier doubted;
+   * development twin dev-2075-00, 300 dpi). These verdicts too are
+   * applied only after all are made, so no empty word leans on another. */
+  memset (verdict, 0, p->words->len);
   for (guint i = 0; i < p->words->len; i++)
-    {
-      Word *w = &g_array_index (p->words, Word, i);
-      if (verdict[i] > 0)
-        {
-          w->text = TRUE;
-          w->p_math = 0;  /* not a seed either (comp_place) */
-        }
-      else if (verdict[i] < 0)
-        w->text = FALSE;  /* ink joined with the display's, no seed of its own */
-    }
+    if (word_empty_piece (p, i))
+      verdict[i] = 1;
+  page_apply_verdicts (p, verdict);
   page_rebuild_bands (p);
 }
 
