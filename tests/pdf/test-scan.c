@@ -586,6 +586,30 @@ assert_prose_not_inline (GPtrArray *regions, const double prose[][4], guint n_pr
     }
 }
 
+/* A footnote's first word "A" whose raised mark Tesseract lost, read
+ * "A" at confidence 76 at the start of a line under the footnote rule, is
+ * prose; the footnote's formula stays. Rows 640-760 pt of a scanned twin
+ * of fixture cls-scanfootnote-cm (scan seed 11562, JPEG, quality 40;
+ * tests/fixtures/pdf/scan/README.md); the "A" was boxed inline before
+ * scanprose. */
+static void
+test_footnote_lost_mark (void)
+{
+  static const double prose[][4] = {
+    { 83, 63, 93, 71 },   /* A (of "A note on the runs.") */
+  };
+  static const double truth[][4] = {
+    { 126.3, 54.6, 162.6, 62.6 },   /* O(k \log k) */
+  };
+  const char *fixture = "tests/fixtures/pdf/scan/footnote-lost-mark-scan300.pdf";
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
+
+  if (regions == NULL)
+    return;
+  assert_prose_not_inline (regions, prose, G_N_ELEMENTS (prose));
+  assert_boxes_found (regions, FM_REGION_INLINE, fixture, truth, G_N_ELEMENTS (truth));
+}
+
 /* Prose marks and parentheticals are no math: "($n$ large)" and "($x$
  * positive)", whose closing bracket the math word "(n" did not open as an
  * argument's, and a section mark between two words, read as itself at
@@ -1608,5 +1632,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   g_test_add_func ("/pdf/scan/hyphen-gutter", test_hyphen_gutter);
+  g_test_add_func ("/pdf/scan/footnote-lost-mark", test_footnote_lost_mark);
   return g_test_run ();
 }

@@ -352,3 +352,6 @@ $gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-lu
 $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-cm --fonts cm --seed 11450
 $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-xe --engine xelatex --fonts lm-math --seed 11450
 $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-libertine --fonts libertine --seed 11450
+# scanprose: footnotes starting "A" under the footnote rule (its scanned twin:
+# tests/fixtures/pdf/scan/README.md, footnote-lost-mark)
+$gen --body "$dir/cls-scanfootnote.body.tex" --out "$dir" --prefix cls-scanfootnote-cm --fonts cm --seed 11561
