@@ -4170,6 +4170,35 @@ comp_big_operator (const ScanPage *p, const int *idx, int n, const Comp *a)
   return box_h (&a->b) >= 1.1 * em && box_w (&a->b) >= 0.3 * em && box_w (&a->b) <= 1.0 * em;
 }
 
+/* Whether the pieces idx[0..n) that lie wholly between x_from and x are
+ * limits: each wholly above or wholly below row mid (specks under 0.2 em
+ * both ways aside: a blurred "=" leaves them), and at least one. Inline,
+ * \sum_{i=1}^{n} sets "n" at the sign's top right and "i=1" at its foot;
+ * the lower limit (1.1-1.3 em wide in script size) ends farther from the
+ * sign, or from "n" over "i", than the 0.7 em asked of them alone, while
+ * an operand (\sum a_i, the next formula's first letter) straddles the
+ * sign's middle. Development twins (make-truth seeds 2069-2070, 300 dpi):
+ * \sum_{i=1}^{n} x^{\prime} (CM), \sum_{i=1}^{n} m, c^{k}, b^{n}
+ * (Palatino, whose text-style sign is 0.81 em tall, under a big
+ * operator's 0.85) were cut after the "1" of their lower limit. */
+static gboolean
+pieces_limits_within (const ScanPage *p, const int *idx, int n, double x_from, double x, double mid)
+{
+  double em = p->em, slack = 0.05 * em;
+  int limits = 0;
+
+  for (int m = 0; m < n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      if (c->b.x0 < x_from - slack || c->b.x1 > x + slack || (box_w (&c->b) < 0.2 * em && box_h (&c->b) < 0.2 * em))
+        continue;
+      if (c->b.y1 > mid + slack && c->b.y0 < mid - slack)
+        return FALSE;
+      limits++;
+    }
+  return limits > 0;
+}
+
 /* Whether the pieces idx[0..n) ending within 0.7 em left of x hold a
  * big operator (a piece 0.85 em tall or more, 0.65-2 em wide, with its
  * limits when the blur ran them into it, nothing inside it) or two
@@ -4181,7 +4210,8 @@ comp_big_operator (const ScanPage *p, const int *idx, int n, const Comp *a)
  * (\sum_{i=1}^{n} \|m\| was cut after its limits on 13 of the first 30
  * development twins at 300 dpi). A fraction's parts have their bar
  * between them, an i's dot its stem under it (0.5 em), = and \le are
- * flat or short. */
+ * flat or short. Farther left than 0.7 em, such a sign or pair holds
+ * when only its limits lie between it and x (pieces_limits_within). */
 static gboolean
 pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
 {
@@ -4190,9 +4220,11 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
   for (int i = 0; i < n; i++)
     {
       const Comp *a = &g_array_index (p->comps, Comp, idx[i]);
-      if (a->b.x1 > x + slack || a->b.x1 < x - 0.7 * em || comp_flat (a))
+      gboolean near = a->b.x1 >= x - 0.7 * em;
+      if (a->b.x1 > x + slack || a->b.x1 < x - 2.0 * em || comp_flat (a))
         continue;
-      if (comp_big_operator (p, idx, n, a))
+      if (comp_big_operator (p, idx, n, a) &&
+          (near || pieces_limits_within (p, idx, n, a->b.x1, x, (a->b.y0 + a->b.y1) / 2)))
         return TRUE;
       for (int j = 0; j < n; j++)
         {
@@ -4214,7 +4246,7 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
            * Palatino: two stacked pieces with no bar between are limits,
            * as before, and "\frac{m}{\|n\|} \frac{89}{\epsilon}" a word
            * space apart stay one box) */
-          if (!bar)
+          if (!bar && (near || pieces_limits_within (p, idx, n, MIN (a->b.x0, b->b.x0), x, (a->b.y1 + b->b.y0) / 2)))
             return TRUE;
         }
     }
