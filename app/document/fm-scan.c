@@ -2444,6 +2444,33 @@ word_empty_piece (ScanPage *p, guint i)
   return FALSE;
 }
 
+/* Whether w, read as no text, lies within a word read as math (80 % of
+ * its box): Tesseract read a list's dots a second time, as a blank word
+ * inside the list's own ("c1..-.4¢n" for c_1, \dots, c_n, "sry.....2ty"
+ * for m_1, \dots, m_n, each with a blank word at confidence 95 over its
+ * dots: development twins dev-2069-06 and dev-2070-09, 300 dpi, Latin
+ * Modern and Times). The classifier took the blank word for prose
+ * (0.35-0.39), its dots became running text, and the list was cut in
+ * two at them. */
+static gboolean
+word_blank_in_math (const ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  double area = box_w (&w->b) * box_h (&w->b);
+
+  if (!word_blank (w) || area <= 0)
+    return FALSE;
+  for (guint k = 0; k < p->words->len; k++)
+    {
+      const Word *o = &g_array_index (p->words, Word, k);
+      double ix = MIN (w->b.x1, o->b.x1) - MAX (w->b.x0, o->b.x0);
+      double iy = MIN (w->b.y1, o->b.y1) - MAX (w->b.y0, o->b.y0);
+      if (k != i && !o->text && !word_blank (o) && ix > 0 && iy > 0 && ix * iy >= 0.8 * area)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The word classifier's verdict, the rules that overrule it on a word
  * (a hyphenated word's piece, an empty piece of a word, a function word of
  * prose or of a display's line), and the text lines again from its
@@ -2469,7 +2496,7 @@ page_classify (ScanPage *p)
       /* A display's "and" the classifier itself took for prose (read at
        * 96 on a copy of that twin saved again as a JPEG) cut the display
        * the same way. */
-      else if (w->text && in_display)
+      else if (w->text && (in_display || word_blank_in_math (p, i)))
         verdict[i] = -1;
     }
   for (guint i = 0; i < p->words->len; i++)
@@ -3274,6 +3301,66 @@ word_is_math (const Word *w)
   return !w->text && !w->number && !w->citation && w->utf8 != NULL && w->utf8[0] != '\0';
 }
 
+static int cmp_comp_x (const void *a, const void *b, gpointer data);
+
+/* Whether comp c is an ellipsis' dot: under 0.2 em both ways (a comma
+ * hangs 0.25 em and more). */
+static gboolean
+comp_dot (const ScanPage *p, const Comp *c)
+{
+  return box_w (&c->b) < 0.2 * p->em && box_h (&c->b) < 0.2 * p->em;
+}
+
+/* Whether w's pieces (pieces[0..n)) hold an ellipsis between letters:
+ * three dots or more in a row on one level (middles within 0.1 em), each
+ * under 0.4 em from the next, in the word's lower half, with a piece of
+ * ink 0.2 em tall or more before them in the word and after them in the
+ * word or in a math word within 0.3 em (the list's last item read apart:
+ * "Bleeees" then "&n" for g_n). A list
+ * "x_1, \dots, x_n" is one word to Tesseract, its dots read as letters
+ * ("Bleeees" for g_1, \dots, g_n, "Thevees", "Zyeceete", "Pyseeeetn" at
+ * confidence 0 on the development twins of make-truth seeds 2069-2070,
+ * JPEG'd, CM, Latin Modern and Times) that the classifier took for
+ * prose (0.03-0.40), and the list was cut where it began or lost. Prose
+ * puts an ellipsis at a word's end, with its space after it. */
+static gboolean
+word_ellipsis_list (const ScanPage *p, guint i, const int *pieces, int n)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  double em = p->em, mid = (w->b.y0 + w->b.y1) / 2;
+  g_autofree int *sorted = g_memdup2 (pieces, sizeof (int) * n);
+  int run = 0;
+  gboolean before = FALSE, ellipsis = FALSE;
+
+  g_qsort_with_data (sorted, n, sizeof (int), cmp_comp_x, p->comps);
+  for (int k = 0; k < n; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, sorted[k]);
+      const Comp *prev = k > 0 ? &g_array_index (p->comps, Comp, sorted[k - 1]) : NULL;
+      if (box_h (&c->b) >= 0.2 * em)
+        {
+          if (ellipsis)
+            return TRUE;
+          before = TRUE;
+          run = 0;
+          continue;
+        }
+      if (comp_dot (p, c) && (c->b.y0 + c->b.y1) / 2 > mid)
+        run = run > 0 && c->b.x0 - prev->b.x1 < 0.4 * em &&
+                  fabs ((c->b.y0 + c->b.y1) - (prev->b.y0 + prev->b.y1)) / 2 < 0.1 * em
+                ? run + 1 : 1;
+      else
+        run = 0;
+      ellipsis |= before && run >= 3;
+    }
+  if (ellipsis)
+    {
+      int next = word_beside (p, i, 1, 0.3 * em);
+      return next >= 0 && word_is_math (&g_array_index (p->words, Word, next));
+    }
+  return FALSE;
+}
+
 /* The nearest word beside word i on its line (left: dir < 0), its gap
  * under reach, or -1. Beside: their heights overlap by half the
  * shorter's. */
@@ -3421,6 +3508,7 @@ page_math_shaped_words (ScanPage *p)
       int n = start[i + 1] - start[i];
       shaped[i] = w->text &&
                   ((n >= 2 && (word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n))) ||
+                   (n >= 5 && word_ellipsis_list (p, i, pieces, n)) ||
                    word_closes_bracket (p, i) || word_number_operand (p, i));
     }
   for (guint i = 0; i < nw; i++)
