@@ -2532,6 +2532,33 @@ page_apply_verdicts (ScanPage *p, const signed char *verdict)
     }
 }
 
+/* Whether w, read as no text, lies within a word read as math (80 % of
+ * its box): Tesseract read a list's dots a second time, as a blank word
+ * inside the list's own ("c1..-.4¢n" for c_1, \dots, c_n, "sry.....2ty"
+ * for m_1, \dots, m_n, each with a blank word at confidence 95 over its
+ * dots: development twins dev-2069-06 and dev-2070-09, 300 dpi, Latin
+ * Modern and Times). The classifier took the blank word for prose
+ * (0.35-0.39), its dots became running text, and the list was cut in
+ * two at them. */
+static gboolean
+word_blank_in_math (const ScanPage *p, guint i)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  double area = box_w (&w->b) * box_h (&w->b);
+
+  if (!word_blank (w) || area <= 0)
+    return FALSE;
+  for (guint k = 0; k < p->words->len; k++)
+    {
+      const Word *o = &g_array_index (p->words, Word, k);
+      double ix = MIN (w->b.x1, o->b.x1) - MAX (w->b.x0, o->b.x0);
+      double iy = MIN (w->b.y1, o->b.y1) - MAX (w->b.y0, o->b.y0);
+      if (k != i && !o->text && !word_blank (o) && ix > 0 && iy > 0 && ix * iy >= 0.8 * area)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The word classifier's verdict, the rules that overrule it on a word
  * (a hyphenated word's piece, an empty piece of a word, a function word of
  * prose or of a display's line), and the text lines again from its
@@ -2557,7 +2584,7 @@ page_classify (ScanPage *p)
       /* A display's "and" the classifier itself took for prose (read at
        * 96 on a copy of that twin saved again as a JPEG) cut the display
        * the same way. */
-      else if (w->text && in_display)
+      else if (w->text && (in_display || word_blank_in_math (p, i)))
         verdict[i] = -1;
     }
   page_apply_verdicts (p, verdict);
@@ -3362,6 +3389,66 @@ word_is_math (const Word *w)
   return !w->text && !w->number && !w->citation && w->utf8 != NULL && w->utf8[0] != '\0';
 }
 
+static int cmp_comp_x (const void *a, const void *b, gpointer data);
+
+/* Whether comp c is an ellipsis' dot: under 0.2 em both ways (a comma
+ * hangs 0.25 em and more). */
+static gboolean
+comp_dot (const ScanPage *p, const Comp *c)
+{
+  return box_w (&c->b) < 0.2 * p->em && box_h (&c->b) < 0.2 * p->em;
+}
+
+/* Whether w's pieces (pieces[0..n)) hold an ellipsis between letters:
+ * three dots or more in a row on one level (middles within 0.1 em), each
+ * under 0.4 em from the next, in the word's lower half, with a piece of
+ * ink 0.2 em tall or more before them in the word and after them in the
+ * word or in a math word within 0.3 em (the list's last item read apart:
+ * "Bleeees" then "&n" for g_n). A list
+ * "x_1, \dots, x_n" is one word to Tesseract, its dots read as letters
+ * ("Bleeees" for g_1, \dots, g_n, "Thevees", "Zyeceete", "Pyseeeetn" at
+ * confidence 0 on the development twins of make-truth seeds 2069-2070,
+ * JPEG'd, CM, Latin Modern and Times) that the classifier took for
+ * prose (0.03-0.40), and the list was cut where it began or lost. Prose
+ * puts an ellipsis at a word's end, with its space after it. */
+static gboolean
+word_ellipsis_list (const ScanPage *p, guint i, const int *pieces, int n)
+{
+  const Word *w = &g_array_index (p->words, Word, i);
+  double em = p->em, mid = (w->b.y0 + w->b.y1) / 2;
+  g_autofree int *sorted = g_memdup2 (pieces, sizeof (int) * n);
+  int run = 0;
+  gboolean before = FALSE, ellipsis = FALSE;
+
+  g_qsort_with_data (sorted, n, sizeof (int), cmp_comp_x, p->comps);
+  for (int k = 0; k < n; k++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, sorted[k]);
+      const Comp *prev = k > 0 ? &g_array_index (p->comps, Comp, sorted[k - 1]) : NULL;
+      if (box_h (&c->b) >= 0.2 * em)
+        {
+          if (ellipsis)
+            return TRUE;
+          before = TRUE;
+          run = 0;
+          continue;
+        }
+      if (comp_dot (p, c) && (c->b.y0 + c->b.y1) / 2 > mid)
+        run = run > 0 && c->b.x0 - prev->b.x1 < 0.4 * em &&
+                  fabs ((c->b.y0 + c->b.y1) - (prev->b.y0 + prev->b.y1)) / 2 < 0.1 * em
+                ? run + 1 : 1;
+      else
+        run = 0;
+      ellipsis |= before && run >= 3;
+    }
+  if (ellipsis)
+    {
+      int next = word_beside (p, i, 1, 0.3 * em);
+      return next >= 0 && word_is_math (&g_array_index (p->words, Word, next));
+    }
+  return FALSE;
+}
+
 /* The nearest word beside word i on its line (left: dir < 0), its gap
  * under reach, or -1. Beside: their heights overlap by half the
  * shorter's. */
@@ -3509,6 +3596,7 @@ page_math_shaped_words (ScanPage *p)
       int n = start[i + 1] - start[i];
       shaped[i] = w->text &&
                   ((n >= 2 && (word_subscript_pair (p, w, pieces, n) || word_stacked (p, w, pieces, n))) ||
+                   (n >= 5 && word_ellipsis_list (p, i, pieces, n)) ||
                    word_closes_bracket (p, i) || word_number_operand (p, i));
     }
   for (guint i = 0; i < nw; i++)
@@ -4258,6 +4346,35 @@ comp_big_operator (const ScanPage *p, const int *idx, int n, const Comp *a)
   return box_h (&a->b) >= 1.1 * em && box_w (&a->b) >= 0.3 * em && box_w (&a->b) <= 1.0 * em;
 }
 
+/* Whether the pieces idx[0..n) that lie wholly between x_from and x are
+ * limits: each wholly above or wholly below row mid (specks under 0.2 em
+ * both ways aside: a blurred "=" leaves them), and at least one. Inline,
+ * \sum_{i=1}^{n} sets "n" at the sign's top right and "i=1" at its foot;
+ * the lower limit (1.1-1.3 em wide in script size) ends farther from the
+ * sign, or from "n" over "i", than the 0.7 em asked of them alone, while
+ * an operand (\sum a_i, the next formula's first letter) straddles the
+ * sign's middle. Development twins (make-truth seeds 2069-2070, 300 dpi):
+ * \sum_{i=1}^{n} x^{\prime} (CM), \sum_{i=1}^{n} m, c^{k}, b^{n}
+ * (Palatino, whose text-style sign is 0.81 em tall, under a big
+ * operator's 0.85) were cut after the "1" of their lower limit. */
+static gboolean
+pieces_limits_within (const ScanPage *p, const int *idx, int n, double x_from, double x, double mid)
+{
+  double em = p->em, slack = 0.05 * em;
+  int limits = 0;
+
+  for (int m = 0; m < n; m++)
+    {
+      const Comp *c = &g_array_index (p->comps, Comp, idx[m]);
+      if (c->b.x0 < x_from - slack || c->b.x1 > x + slack || (box_w (&c->b) < 0.2 * em && box_h (&c->b) < 0.2 * em))
+        continue;
+      if (c->b.y1 > mid + slack && c->b.y0 < mid - slack)
+        return FALSE;
+      limits++;
+    }
+  return limits > 0;
+}
+
 /* Whether the pieces idx[0..n) ending within 0.7 em left of x hold a
  * big operator (a piece 0.85 em tall or more, 0.65-2 em wide, with its
  * limits when the blur ran them into it, nothing inside it) or two
@@ -4269,7 +4386,8 @@ comp_big_operator (const ScanPage *p, const int *idx, int n, const Comp *a)
  * (\sum_{i=1}^{n} \|m\| was cut after its limits on 13 of the first 30
  * development twins at 300 dpi). A fraction's parts have their bar
  * between them, an i's dot its stem under it (0.5 em), = and \le are
- * flat or short. */
+ * flat or short. Farther left than 0.7 em, such a sign or pair holds
+ * when only its limits lie between it and x (pieces_limits_within). */
 static gboolean
 pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
 {
@@ -4278,9 +4396,11 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
   for (int i = 0; i < n; i++)
     {
       const Comp *a = &g_array_index (p->comps, Comp, idx[i]);
-      if (a->b.x1 > x + slack || a->b.x1 < x - 0.7 * em || comp_flat (a))
+      gboolean near = a->b.x1 >= x - 0.7 * em;
+      if (a->b.x1 > x + slack || a->b.x1 < x - 2.0 * em || comp_flat (a))
         continue;
-      if (comp_big_operator (p, idx, n, a))
+      if (comp_big_operator (p, idx, n, a) &&
+          (near || pieces_limits_within (p, idx, n, a->b.x1, x, (a->b.y0 + a->b.y1) / 2)))
         return TRUE;
       for (int j = 0; j < n; j++)
         {
@@ -4302,7 +4422,7 @@ pieces_limits_before (const ScanPage *p, const int *idx, int n, double x)
            * Palatino: two stacked pieces with no bar between are limits,
            * as before, and "\frac{m}{\|n\|} \frac{89}{\epsilon}" a word
            * space apart stay one box) */
-          if (!bar)
+          if (!bar && (near || pieces_limits_within (p, idx, n, MIN (a->b.x0, b->b.x0), x, (a->b.y1 + b->b.y0) / 2)))
             return TRUE;
         }
     }

@@ -1549,6 +1549,63 @@ test_operand_pairs (void)
   assert_inline_found ("tests/fixtures/pdf/scan/pair2-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Single inline formulas that scans cut in pieces: a text-style sum
+ * whose lower limit "i=1" ends over 0.7 em right of the sign (Palatino's
+ * sign is 0.81 em tall, under a big operator's 0.85), cut after the "1"
+ * where Tesseract read a word break; a list x_1, \dots, x_n whose dots
+ * were read as letters or as a blank word the classifier took for prose.
+ * Each is found whole (IoU >= 0.5) and no inline box is a piece of it.
+ * Pages cut-scan300 (rows 0-400 pt, scan seed 11503 mixed: JPEG) and
+ * cutlist-scan300 (rows 0-230 pt, scan seed 11503 --degrade jpeg) of the
+ * scanned twins of cls-scancut-palatino (tests/fixtures/pdf/scan/README.md):
+ * on main 3f548fe \sum_{i=1}^{n} x^{\prime} and \sum_{i=1}^{n} y (IoU 0.60,
+ * 0.67, each with its operand boxed apart) and m_1, \dots, m_n (0.46, two
+ * pieces) were cut. */
+static void
+assert_inline_whole (const char *fixture, const double truth[][4], guint n_truth)
+{
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
+
+  if (regions == NULL)
+    return;
+  assert_boxes_found (regions, FM_REGION_INLINE, fixture, truth, n_truth);
+  for (guint t = 0; t < n_truth; t++)
+    for (guint i = 0; i < regions->len; i++)
+      {
+        const FmRegion *r = regions->pdata[i];
+        double ix = MIN (r->box.x1, truth[t][2]) - MAX (r->box.x0, truth[t][0]);
+        double iy = MIN (r->box.y1, truth[t][3]) - MAX (r->box.y0, truth[t][1]);
+        double area = (r->box.x1 - r->box.x0) * (r->box.y1 - r->box.y0);
+        gboolean piece = r->kind == FM_REGION_INLINE && ix > 0 && iy > 0 && ix * iy >= 0.9 * area &&
+                         iou (&r->box, truth[t]) < 0.5;
+        if (piece)
+          g_test_message ("%s, formula %u: a piece boxed apart at %.1f %.1f %.1f %.1f", fixture, t,
+                          r->box.x0, r->box.y0, r->box.x1, r->box.y1);
+        g_assert_false (piece);
+      }
+}
+
+static void
+test_limits_lists (void)
+{
+  static const double truth[][4] = {
+    { 257.4, 109.2, 287.9, 120.1 },  /* \sum_{i=1}^{n} m          */
+    { 215.8, 121.0, 248.0, 131.9 },  /* \sum_{i=1}^{n} b^{n}      */
+    { 181.0, 135.8, 222.5, 143.5 },  /* g_1, \dots, g_n           */
+    { 296.2, 143.7, 327.1, 156.0 },  /* \sum_{i=1}^{n} c^{k}      */
+    { 401.6, 160.3, 448.3, 167.1 },  /* m_1, \dots, m_n           */
+    { 225.4, 168.6, 256.2, 179.7 },  /* \sum_{i=1}^{n} x^{\prime} */
+    { 368.0, 172.1, 407.3, 179.0 },  /* c_1, \dots, c_n           */
+    { 139.3, 180.6, 167.1, 191.5 },  /* \sum_{i=1}^{n} y          */
+    { 409.1, 181.8, 449.4, 191.0 },  /* k_1, \dots, k_n           */
+    { 272.9, 192.7, 309.5, 204.8 },  /* \sum_{i=1}^{n} t^{-1}     */
+    { 462.5, 197.3, 504.0, 204.1 },  /* x_1, \dots, x_n           */
+    { 94.0, 205.4, 122.2, 216.3 },   /* \sum_{i=1}^{n} u          */
+  };
+  assert_inline_whole ("tests/fixtures/pdf/scan/cut-scan300.pdf", truth, G_N_ELEMENTS (truth));
+  assert_inline_whole ("tests/fixtures/pdf/scan/cutlist-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* On a double-spaced page (\linespread{2}: lines 2.9 line heights apart)
  * the leading is measured (page_prose_leading) and an inline formula
  * alone on its paragraph's last line stays inline: both were boxed as
@@ -1629,6 +1686,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
   g_test_add_func ("/pdf/scan/operand-pairs", test_operand_pairs);
+  g_test_add_func ("/pdf/scan/limits-lists", test_limits_lists);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   g_test_add_func ("/pdf/scan/hyphen-gutter", test_hyphen_gutter);

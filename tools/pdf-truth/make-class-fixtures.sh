@@ -212,6 +212,10 @@ $gen --body "$dir/cls-scanbars.body.tex" --out "$dir" --prefix cls-scanbars-time
 # between an operator's thick space and the word space, or reads as a lone
 # misread glyph (its scanned twin: tests/fixtures/pdf/scan/README.md, pair2)
 $gen --body "$dir/cls-scanpair2.body.tex" --out "$dir" --prefix cls-scanpair2-cm --fonts cm --seed 11100
+# scancut: single inline formulas that scans cut in pieces - text-style sums
+# whose lower limit ends far from the sign, lists x_1, \dots, x_n (its scanned
+# twins: tests/fixtures/pdf/scan/README.md, cut and cutlist)
+$gen --body "$dir/cls-scancut.body.tex" --out "$dir" --prefix cls-scancut-palatino --fonts palatino --seed 11500
 # scanfix10: cls-scanlastline's paragraphs double-spaced (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, double)
 $gen --body "$dir/cls-scandouble.body.tex" --out "$dir" --prefix cls-scandouble-cm --fonts cm --seed 10681
