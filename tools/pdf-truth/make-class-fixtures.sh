@@ -212,6 +212,10 @@ $gen --body "$dir/cls-scanbars.body.tex" --out "$dir" --prefix cls-scanbars-time
 # between an operator's thick space and the word space, or reads as a lone
 # misread glyph (its scanned twin: tests/fixtures/pdf/scan/README.md, pair2)
 $gen --body "$dir/cls-scanpair2.body.tex" --out "$dir" --prefix cls-scanpair2-cm --fonts cm --seed 11100
+# scanjoin: inline formulas a word space apart whose facing operand a
+# blurred JPEG page misreads as a flat operator or as two characters (its
+# scanned twin: tests/fixtures/pdf/scan/README.md, join)
+$gen --body "$dir/cls-scanjoin.body.tex" --out "$dir" --prefix cls-scanjoin-cm --fonts cm --seed 11540
 # scanfix10: cls-scanlastline's paragraphs double-spaced (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, double)
 $gen --body "$dir/cls-scandouble.body.tex" --out "$dir" --prefix cls-scandouble-cm --fonts cm --seed 10681
