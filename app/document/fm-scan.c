@@ -4026,10 +4026,13 @@ reads_flat_operator_at (const char *s, gboolean at_end)
  * right edge), reads there as a relation or a binary operator that r's
  * ink is not: a letter of the run's longer reading
  * (run_letter_not_operator), or a flat operator's reading ("-", "=", "~")
- * on ink taller than wide and 0.4 em tall or more. Minus, =, ~, \approx,
- * arrows are wider than tall in every font; blurred JPEG pages read a
- * letter as "-" or "=" (development twins, make-truth seeds 2073-2074:
- * y read "-" before z_k, z read "=" before \beta > c, each pair one box). */
+ * on ink 0.4 em tall or more and 1.3 times as tall as wide. Minus, =, ~,
+ * \approx, arrows are wider than tall in every font; blurred JPEG pages
+ * read a letter as "-" or "=" (development twins, make-truth seeds
+ * 2073-2074: y read "-" before z_k, 1.6 times as tall as wide, z read "="
+ * before \beta > c, 1.4; each pair one box). Not a square run: \times
+ * read "-" (1.25 on those twins, \sqrt{c \times a^{\prime}}) is an
+ * operator. */
 static gboolean
 run_edge_reads_operator (const PieceRun *r, const RunReading *reading, const char *s, gboolean at_end,
                          gboolean delimiter, double em)
@@ -4038,7 +4041,7 @@ run_edge_reads_operator (const PieceRun *r, const RunReading *reading, const cha
 
   if (!word_operator_at (s, at_end, delimiter) || run_letter_not_operator (reading, s, at_end))
     return FALSE;
-  return !(reads_flat_operator_at (s, at_end) && h >= w && h >= 0.4 * em);
+  return !(reads_flat_operator_at (s, at_end) && h >= 1.3 * w && h >= 0.4 * em);
 }
 
 /* Whether Tesseract read a word break between runs k - 1 and k of n
@@ -4139,22 +4142,24 @@ run_scripted (const ScanPage *p, const int *idx, const PieceRun *r)
   return FALSE;
 }
 
-/* Whether a run's own reading s is an operand's: two letters or digits
- * or more, or one misread glyph alone (reads_misread_glyph: "@" for
- * \alpha or a letter, "&" for a small fraction). Tesseract reads one
- * operator or relation symbol as one character ("4" for \neq, "x" for
- * \times); "24" over one run is a scripted letter whose blur joined its
- * pieces. Between a word space and a relation's thick space such runs
- * were taken for operators and two formulas stayed one box (development
- * twins, make-truth seeds 2073-2074: z_k read "24" before u_{ij} \neq
- * \beta^{2}, a read "@" between z_1, \dots, z_n and 89 \ge \|z\|). */
+/* Whether run r, its own reading s, is an operand by its reading: two
+ * letters or digits or more, or one misread glyph alone
+ * (reads_misread_glyph: "@" for a letter, "&" for a small fraction) on
+ * ink as tall as wide or taller. Tesseract reads one operator or relation
+ * symbol as one character ("4" for \neq, "x" for \times); "24" over one
+ * run is a scripted letter whose blur joined its pieces. Between a word
+ * space and a relation's thick space such runs were taken for operators
+ * and two formulas stayed one box (development twins, make-truth seeds
+ * 2073-2074: z_k read "24" before u_{ij} \neq \beta^{2}, a read "@"
+ * between z_1, \dots, z_n and 89 \ge \|z\|). \approx read "&" is wider
+ * than tall (0.63 x 0.46 em there) and stays an operator. */
 static gboolean
-reads_operand (const char *s)
+reads_operand (const PieceRun *r, const char *s)
 {
   int n = 0;
 
   if (g_utf8_strlen (s, -1) == 1 && reads_misread_glyph (g_utf8_get_char (s)))
-    return TRUE;
+    return r->y1 - r->y0 >= r->x1 - r->x0;
   for (; *s; s = g_utf8_next_char (s))
     n += g_unichar_isalnum (g_utf8_get_char (s)) != 0;
   return n >= 2;
@@ -4177,7 +4182,7 @@ run_reads_operator (const RunReading *readings, int k, int n)
 static gboolean
 run_operand (const ScanPage *p, const int *idx, const PieceRun *runs, const RunReading *readings, int k, int n)
 {
-  if (run_scripted (p, idx, &runs[k]) || reads_operand (readings[k].text))
+  if (run_scripted (p, idx, &runs[k]) || reads_operand (&runs[k], readings[k].text))
     return TRUE;
   return !run_reads_operator (readings, k, n) &&
          (run_reads_operator (readings, k - 1, n) || run_reads_operator (readings, k + 1, n));
