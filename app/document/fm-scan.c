@@ -4009,39 +4009,45 @@ run_edge_delimiter (const ScanPage *p, const int *idx, const PieceRun *runs, int
   return edge != NULL && box_h (&edge->b) >= 0.5 * em && box_w (&edge->b) < 0.2 * em;
 }
 
-/* Whether word s reads at its start (or end) as a flat operator: a minus
- * or dash, =, ~. */
-static gboolean
-reads_flat_operator_at (const char *s, gboolean at_end)
+/* How many times as tall as wide ink must be for word s's reading at its
+ * start (or end) to be a letter's, not a flat operator's; 0 when that
+ * reading is no flat operator. "=" and "~" are wider than tall in every
+ * font and no square operator reads so (z read "=" was 1.25 and 1.37
+ * times as tall as wide on the development twins and probes); a minus
+ * or dash is also what \times and + read as (square: 1.25), so it needs
+ * 1.3 (y read "-": 1.6). */
+static double
+flat_operator_reading_ratio (const char *s, gboolean at_end)
 {
   gunichar u;
 
   if (s == NULL || *s == '\0')
-    return FALSE;
+    return 0;
   u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
-  return u == '-' || u == '=' || u == '~' || u == 0x2212 || u == 0x2013 || u == 0x2014;
+  if (u == '=' || u == '~')
+    return 1.0;
+  return u == '-' || u == 0x2212 || u == 0x2013 || u == 0x2014 ? 1.3 : 0;
 }
 
 /* Whether word s, at the edge of run r facing the gap (at its end: r's
  * right edge), reads there as a relation or a binary operator that r's
  * ink is not: a letter of the run's longer reading
  * (run_letter_not_operator), or a flat operator's reading ("-", "=", "~")
- * on ink 0.4 em tall or more and 1.3 times as tall as wide. Minus, =, ~,
- * \approx, arrows are wider than tall in every font; blurred JPEG pages
- * read a letter as "-" or "=" (development twins, make-truth seeds
- * 2073-2074: y read "-" before z_k, 1.6 times as tall as wide, z read "="
- * before \beta > c, 1.4; each pair one box). Not a square run: \times
- * read "-" (1.25 on those twins, \sqrt{c \times a^{\prime}}) is an
- * operator. */
+ * on ink 0.4 em tall or more and taller than wide
+ * (flat_operator_reading_ratio). Minus, =, ~, \approx, arrows are wider
+ * than tall in every font; blurred JPEG pages read a letter as "-" or
+ * "=" (development twins, make-truth seeds 2073-2074: y read "-" before
+ * z_k, z read "=" before \beta > c, each pair one box). \times read "-"
+ * (\sqrt{c \times a^{\prime}}) stays an operator. */
 static gboolean
 run_edge_reads_operator (const PieceRun *r, const RunReading *reading, const char *s, gboolean at_end,
                          gboolean delimiter, double em)
 {
-  double w = r->x1 - r->x0, h = r->y1 - r->y0;
+  double w = r->x1 - r->x0, h = r->y1 - r->y0, ratio = flat_operator_reading_ratio (s, at_end);
 
   if (!word_operator_at (s, at_end, delimiter) || run_letter_not_operator (reading, s, at_end))
     return FALSE;
-  return !(reads_flat_operator_at (s, at_end) && h >= 1.3 * w && h >= 0.4 * em);
+  return !(ratio > 0 && h >= ratio * w && h >= 0.4 * em);
 }
 
 /* Whether Tesseract read a word break between runs k - 1 and k of n
