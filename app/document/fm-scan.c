@@ -3975,6 +3975,16 @@ typedef struct {
   int first, n;          /* index into the sorted pieces, count */
 } PieceRun;
 
+/* What Tesseract read of a run (run_reading) and whether that reads as
+ * one operator or relation symbol, read once per run of a group into an
+ * array beside its runs: each gap asks of the runs on both sides and of
+ * their neighbours, up to six readings a gap when each was read anew
+ * (review of scanpair2). */
+typedef struct {
+  char text[64];
+  gboolean op;
+} RunReading;
+
 /* Whether s begins with an operator name of three letters or more
  * ("logn)" for \log n), which a thin space sets apart from its operand. */
 static gboolean
@@ -4125,12 +4135,12 @@ run_reading (const ScanPage *p, const int *idx, const PieceRun *r, char *buf, gs
 
 /* Whether a letter that reads as an operator (x for \times, c for
  * \subset, e for \in: word_operator_at) at the edge of a word is a
- * letter of its run's longer reading: the operator's run is read alone,
- * its thick space apart, and "ex" or "c*" (c^{*}) is an operand. */
+ * letter of its run's longer reading (run_reading): the operator's run
+ * is read alone, its thick space apart, and "ex" or "c*" (c^{*}) is an
+ * operand. */
 static gboolean
-run_letter_not_operator (const ScanPage *p, const int *idx, const PieceRun *r, const char *word, gboolean at_end)
+run_letter_not_operator (const RunReading *reading, const char *word, gboolean at_end)
 {
-  char reading[64];
   gunichar u;
 
   if (word == NULL || *word == '\0')
@@ -4138,8 +4148,7 @@ run_letter_not_operator (const ScanPage *p, const int *idx, const PieceRun *r, c
   u = at_end ? g_utf8_get_char (g_utf8_prev_char (word + strlen (word))) : g_utf8_get_char (word);
   if (!g_unichar_isalpha (u))
     return FALSE;
-  run_reading (p, idx, r, reading, sizeof reading);
-  return g_utf8_strlen (reading, -1) >= 2;
+  return g_utf8_strlen (reading->text, -1) >= 2;
 }
 
 /* Whether run k of n has an upright bar (half an em tall or more, under
@@ -4176,10 +4185,51 @@ run_edge_delimiter (const ScanPage *p, const int *idx, const PieceRun *runs, int
   return edge != NULL && box_h (&edge->b) >= 0.5 * em && box_w (&edge->b) < 0.2 * em;
 }
 
-/* Whether Tesseract read a word break between runs k - 1 and k of n,
- * with an operand's reading on both sides. */
+/* How many times as tall as wide ink must be for word s's reading at its
+ * start (or end) to be a letter's, not a flat operator's; 0 when that
+ * reading is no flat operator. "=" and "~" are wider than tall in every
+ * font and no square operator reads so (z read "=" was 1.25 and 1.37
+ * times as tall as wide on the development twins and probes); a minus
+ * or dash is also what \times and + read as (square: 1.25), so it needs
+ * 1.3 (y read "-": 1.6). */
+static double
+flat_operator_reading_ratio (const char *s, gboolean at_end)
+{
+  gunichar u;
+
+  if (s == NULL || *s == '\0')
+    return 0;
+  u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
+  if (u == '=' || u == '~')
+    return 1.0;
+  return u == '-' || u == 0x2212 || u == 0x2013 || u == 0x2014 ? 1.3 : 0;
+}
+
+/* Whether word s, at the edge of run r facing the gap (at its end: r's
+ * right edge), reads there as a relation or a binary operator that r's
+ * ink is not: a letter of the run's longer reading
+ * (run_letter_not_operator), or a flat operator's reading ("-", "=", "~")
+ * on ink 0.4 em tall or more and taller than wide
+ * (flat_operator_reading_ratio). Minus, =, ~, \approx, arrows are wider
+ * than tall in every font; blurred JPEG pages read a letter as "-" or
+ * "=" (development twins, make-truth seeds 2073-2074: y read "-" before
+ * z_k, z read "=" before \beta > c, each pair one box). \times read "-"
+ * (\sqrt{c \times a^{\prime}}) stays an operator. */
 static gboolean
-runs_word_break (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n)
+run_edge_reads_operator (const PieceRun *r, const RunReading *reading, const char *s, gboolean at_end,
+                         gboolean delimiter, double em)
+{
+  double w = r->x1 - r->x0, h = r->y1 - r->y0, ratio = flat_operator_reading_ratio (s, at_end);
+
+  if (!word_operator_at (s, at_end, delimiter) || run_letter_not_operator (reading, s, at_end))
+    return FALSE;
+  return !(ratio > 0 && h >= ratio * w && h >= 0.4 * em);
+}
+
+/* Whether Tesseract read a word break between runs k - 1 and k of n
+ * (their readings[]), with an operand's reading on both sides. */
+static gboolean
+runs_word_break (const ScanPage *p, const int *idx, const PieceRun *runs, const RunReading *readings, int k, int n)
 {
   const PieceRun *a = &runs[k - 1], *b = &runs[k];
   gboolean bar_a = run_edge_delimiter (p, idx, runs, k - 1, n, -1), bar_b = run_edge_delimiter (p, idx, runs, k, n, 1);
@@ -4196,15 +4246,13 @@ runs_word_break (const ScanPage *p, const int *idx, const PieceRun *runs, int k,
         if (la[i] == lb[j])
           return FALSE;
       const char *wa = g_array_index (p->words, Word, la[i]).utf8;
-      if ((word_operator_at (wa, TRUE, bar_a) && !run_letter_not_operator (p, idx, a, wa, TRUE)) ||
-          reads_operator_name (wa))
+      if (run_edge_reads_operator (a, &readings[k - 1], wa, TRUE, bar_a, p->em) || reads_operator_name (wa))
         return FALSE;
     }
   for (int j = 0; j < nb; j++)
     {
       const char *wb = g_array_index (p->words, Word, lb[j]).utf8;
-      if ((word_operator_at (wb, FALSE, bar_b) && !run_letter_not_operator (p, idx, b, wb, FALSE)) ||
-          bracket_balance (wb) < 0)
+      if (run_edge_reads_operator (b, &readings[k], wb, FALSE, bar_b, p->em) || bracket_balance (wb) < 0)
         return FALSE;
     }
   return TRUE;
@@ -4276,17 +4324,35 @@ run_scripted (const ScanPage *p, const int *idx, const PieceRun *r)
   return FALSE;
 }
 
+/* Whether run r, its own reading s, is an operand by its reading: two
+ * letters or digits or more, or one misread glyph alone
+ * (reads_misread_glyph: "@" for a letter, "&" for a small fraction) on
+ * ink as tall as wide or taller. Tesseract reads one operator or relation
+ * symbol as one character ("4" for \neq, "x" for \times); "24" over one
+ * run is a scripted letter whose blur joined its pieces. Between a word
+ * space and a relation's thick space such runs were taken for operators
+ * and two formulas stayed one box (development twins, make-truth seeds
+ * 2073-2074: z_k read "24" before u_{ij} \neq \beta^{2}, a read "@"
+ * between z_1, \dots, z_n and 89 \ge \|z\|). \approx read "&" is wider
+ * than tall (0.63 x 0.46 em there) and stays an operator. */
+static gboolean
+reads_operand (const PieceRun *r, const char *s)
+{
+  int n = 0;
+
+  if (g_utf8_strlen (s, -1) == 1 && reads_misread_glyph (g_utf8_get_char (s)))
+    return r->y1 - r->y0 >= r->x1 - r->x0;
+  for (; *s; s = g_utf8_next_char (s))
+    n += g_unichar_isalnum (g_utf8_get_char (s)) != 0;
+  return n >= 2;
+}
+
 /* Whether run k of n reads as one operator or relation symbol
  * (reads_like_operator: "+", ">", "€" for \in, ...). */
 static gboolean
-run_reads_operator (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n)
+run_reads_operator (const RunReading *readings, int k, int n)
 {
-  char reading[64];
-
-  if (k < 0 || k >= n)
-    return FALSE;
-  run_reading (p, idx, &runs[k], reading, sizeof reading);
-  return reads_like_operator (reading);
+  return k >= 0 && k < n && readings[k].op;
 }
 
 /* Whether run k of n is an operand whatever its gaps: a letter with a
@@ -4296,12 +4362,12 @@ run_reads_operator (const ScanPage *p, const int *idx, const PieceRun *runs, int
  * operator's own two, and run_operator_like took "k" of "z_1 \in k" (its
  * neighbour read "€") and "m" of "77 + m" for operators. */
 static gboolean
-run_operand (const ScanPage *p, const int *idx, const PieceRun *runs, int k, int n)
+run_operand (const ScanPage *p, const int *idx, const PieceRun *runs, const RunReading *readings, int k, int n)
 {
-  if (run_scripted (p, idx, &runs[k]))
+  if (run_scripted (p, idx, &runs[k]) || reads_operand (&runs[k], readings[k].text))
     return TRUE;
-  return !run_reads_operator (p, idx, runs, k, n) &&
-         (run_reads_operator (p, idx, runs, k - 1, n) || run_reads_operator (p, idx, runs, k + 1, n));
+  return !run_reads_operator (readings, k, n) &&
+         (run_reads_operator (readings, k - 1, n) || run_reads_operator (readings, k + 1, n));
 }
 
 /* Whether piece c is flat: twice as wide as tall. */
@@ -4485,6 +4551,7 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
    * (a minus read with the prose, "42 + a" then delta^{*} 0.9 em on). */
   double max_gap = ws > 0 ? 2 * ws : 0.6 * em;
   g_autofree PieceRun *runs = g_new (PieceRun, n);
+  g_autofree RunReading *readings = NULL;
   g_autofree double *g = g_new (double, n);
   g_autofree gboolean *cut = g_new0 (gboolean, n);
   g_autofree gboolean *on_band = g_new0 (gboolean, n);
@@ -4507,14 +4574,20 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
     }
   for (int k = 0; k + 1 < nr; k++)
     g[k] = (runs[k + 1].x0 - runs[k].x1) / em;
+  readings = g_new (RunReading, nr);
+  for (int k = 0; k < nr; k++)
+    {
+      run_reading (p, idx, &runs[k], readings[k].text, sizeof readings[k].text);
+      readings[k].op = reads_like_operator (readings[k].text);
+    }
   for (int k = 0; k < nr; k++)
     {
       const char *why = NULL;
       if (k > 0)
         why = g[k - 1] * em < min_gap || g[k - 1] * em > max_gap ? "gap"
-              : run_operator_like (runs, k - 1, nr, g, em) && !run_operand (p, idx, runs, k - 1, nr) ? "left operator-shaped"
-              : run_operator_like (runs, k, nr, g, em) && !run_operand (p, idx, runs, k, nr) ? "right operator-shaped"
-              : !runs_word_break (p, idx, runs, k, nr)            ? "no word break"
+              : run_operator_like (runs, k - 1, nr, g, em) && !run_operand (p, idx, runs, readings, k - 1, nr) ? "left operator-shaped"
+              : run_operator_like (runs, k, nr, g, em) && !run_operand (p, idx, runs, readings, k, nr) ? "right operator-shaped"
+              : !runs_word_break (p, idx, runs, readings, k, nr)           ? "no word break"
               : pieces_limits_before (p, idx, n, runs[k - 1].x1)  ? "limits"
                                                                   : NULL;
       cut[k] = k > 0 && why == NULL;
@@ -4523,9 +4596,12 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
           int la[4], lb[4], na = 0, nb = 0;
           gboolean ha = run_edge_words (p, idx, &runs[k - 1], TRUE, la, &na);
           gboolean hb = run_edge_words (p, idx, &runs[k], FALSE, lb, &nb);
-          g_printerr ("  word space? band %d y %.0f x %.0f gap %.2f em (%.2f-%.2f) \"%s\" | \"%s\" %s\n", band, (runs[k - 1].y0 + runs[k - 1].y1) / 2, runs[k - 1].x1,
-                      g[k - 1], min_gap / em, max_gap / em, ha ? g_array_index (p->words, Word, la[0]).utf8 : "-",
-                      hb ? g_array_index (p->words, Word, lb[0]).utf8 : "-", cut[k] ? "cut" : why);
+          g_printerr ("  word space? band %d y %.0f x %.0f gap %.2f em (%.2f-%.2f) \"%s\" | \"%s\" %s (runs \"%s\" %.2fx%.2f | \"%s\" %.2fx%.2f em)\n",
+                      band, (runs[k - 1].y0 + runs[k - 1].y1) / 2, runs[k - 1].x1, g[k - 1], min_gap / em, max_gap / em,
+                      ha ? g_array_index (p->words, Word, la[0]).utf8 : "-", hb ? g_array_index (p->words, Word, lb[0]).utf8 : "-",
+                      cut[k] ? "cut" : why, readings[k - 1].text, (runs[k - 1].x1 - runs[k - 1].x0) / em,
+                      (runs[k - 1].y1 - runs[k - 1].y0) / em, readings[k].text, (runs[k].x1 - runs[k].x0) / em,
+                      (runs[k].y1 - runs[k].y0) / em);
         }
       for (int m = runs[k].first; m < runs[k].first + runs[k].n; m++)
         on_band[k] |= g_array_index (p->comps, Comp, idx[m]).band == band;
