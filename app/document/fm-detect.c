@@ -7574,60 +7574,6 @@ display_lines_with_text (PageCtx *pc)
   g_free (parts);
 }
 
-/* The bottoms of the first and last full-size rows of display block b
- * (the bottoms of its body-size chunks' boxes, each a baseline plus the
- * font's descent); NAN when it has none, and where its top (bottom) chunk
- * is script-sized: a limit over a sum (\sum_{k=1}^{n} in an aligned row,
- * newtx and Libertine's boxes tight to its ink) leaves more room to the
- * row above than TeX's \lineskip and \jot put there (probe 3891). */
-static void
-block_rows (const PageCtx *pc, int b, double *first, double *last)
-{
-  const Chunk *top = NULL, *bottom = NULL;
-
-  *first = *last = NAN;
-  for (guint i = 0; i < pc->chunks->len; i++)
-    {
-      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
-      if (o->block != b)
-        continue;
-      top = top == NULL || o->box.y0 < top->box.y0 ? o : top;
-      bottom = bottom == NULL || o->box.y1 > bottom->box.y1 ? o : bottom;
-      if (o->em < 0.9 * pc->body_em)
-        continue;
-      *first = isnan (*first) ? o->box.y1 : MIN (*first, o->box.y1);
-      *last = isnan (*last) ? o->box.y1 : MAX (*last, o->box.y1);
-    }
-  if (top != NULL && top->em < 0.9 * pc->body_em)
-    *first = NAN;
-  if (bottom != NULL && bottom->em < 0.9 * pc->body_em)
-    *last = NAN;
-}
-
-/* Whether display boxes a and b (the bottoms of their first and last
- * full-size rows: block_rows()) are rows of one display, stacked under
- * 0.9 em apart. Two displays set back to back (\[...\] \[...\], no text
- * line between) are TeX's display skips apart: their boxes 0.7 em
- * (\Bigl\{ sets, where \lineskip takes over) to 0.85 em (single lines)
- * apart and the rows' bottoms 1.7 em or more, while one display's rows
- * are \baselineskip plus \jot apart, 1.5 em at 10 pt and less at 11 and
- * 12 pt (their boxes 0.6 em apart in CM, 0.4 em with \Bigl pieces
- * through \lineskip): probe 3890 (CM, LM, newtx, Libertine, STIX Two;
- * XeLaTeX and LuaLaTeX LM and STIX Two Math) merged them in all nine
- * set-ups. Apart takes both, 0.6 em between the boxes and 1.6 em between
- * the rows; a missing row (pieces only) keeps the join. */
-static gboolean
-display_rows_stacked (const PageCtx *pc, const FmRect *a, const double a_rows[2], const FmRect *b,
-                      const double b_rows[2], double em)
-{
-  double gap = fm_rect_v_gap (a, b);
-  double pitch = fm_rect_cy (a) < fm_rect_cy (b) ? b_rows[0] - a_rows[1] : a_rows[0] - b_rows[1];
-
-  if (gap >= 0.9 * em || fm_rect_h_gap (a, b) >= 0.5 * em)
-    return FALSE;
-  return !(gap >= 0.6 * pc->body_em && pitch >= 1.6 * pc->body_em);
-}
-
 /* Display blocks: stacked or side-by-side display chunks. */
 static void
 display_blocks (PageCtx *pc)
@@ -7646,11 +7592,8 @@ display_blocks (PageCtx *pc)
       for (int k = 0; k < pc->n_blocks && b < 0; k++)
         {
           const FmRect *bk = &pc->blocks[k];
-          double em = ch->em, bk_rows[2], ch_rows[2];
-          gboolean stacked;
-          block_rows (pc, k, &bk_rows[0], &bk_rows[1]);
-          ch_rows[0] = ch_rows[1] = ch->em >= 0.9 * pc->body_em ? ch->box.y1 : NAN;
-          stacked = display_rows_stacked (pc, bk, bk_rows, &ch->box, ch_rows, em);
+          double em = ch->em;
+          gboolean stacked = fm_rect_v_gap (bk, &ch->box) < 0.9 * em && fm_rect_h_gap (bk, &ch->box) < 0.5 * em;
           gboolean beside = v_overlap_enough (bk, &ch->box, 0.3) && fm_rect_h_gap (bk, &ch->box) < 3.0 * em;
           if ((stacked || beside) && !across_gutter (pc, fm_rect_cx (bk), fm_rect_cx (&ch->box)))
             b = k;
@@ -8035,15 +7978,13 @@ merge_blocks (PageCtx *pc)
       for (int a = 0; a < pc->n_blocks && !changed; a++)
         for (int b = a + 1; b < pc->n_blocks && !changed; b++)
           {
-            double em = 10, a_rows[2], b_rows[2];
+            double em = 10;
             if (blocks[a].x1 <= blocks[a].x0 || blocks[b].x1 <= blocks[b].x0)
               continue;
             for (guint i = 0; i < chunks->len; i++)
               if (g_array_index (chunks, Chunk, i).block == a)
                 em = g_array_index (chunks, Chunk, i).em;
-            block_rows (pc, a, &a_rows[0], &a_rows[1]);
-            block_rows (pc, b, &b_rows[0], &b_rows[1]);
-            if ((display_rows_stacked (pc, &blocks[a], a_rows, &blocks[b], b_rows, em) ||
+            if (((fm_rect_v_gap (&blocks[a], &blocks[b]) < 0.9 * em && fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
                  (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && fm_rect_h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
                  (pc->opts.rule == FM_DETECT_RULE_FULL && fm_rect_v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
                   fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&

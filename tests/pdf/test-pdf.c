@@ -1079,10 +1079,7 @@ test_detect_inline_cases (void)
  * XeLaTeX LM Math, Libertine), a known operator name, \, and a letter as
  * wide apart as the line's word space (\operatorname{Tr}\,\nu, \ker\, T:
  * the letter a region of its own, inline 4 of 6 in CM and XeLaTeX, 5 of 6
- * in Libertine); detectleft (main 3f548fe in brackets): cls-backtoback (CM,
- * XeLaTeX LM Math), displays set back to back with no text line between,
- * each pair one display (display 3 of 7 matched in CM, 5 predicted; 5 of 7
- * in XeLaTeX, 6 predicted). */
+ * in Libertine). */
 static void
 test_detect_classes (void)
 {
@@ -1150,7 +1147,7 @@ test_detect_classes (void)
                           "cls-wordfrac2-xe", "cls-wordfrac2-lua", "cls-setwords-cm", "cls-setwords-xe",
                           "cls-setwords-lua", "cls-letterdelim-cm", "cls-letterdelim-libertine",
                           "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua", "cls-opthin-cm",
-                          "cls-opthin-xe", "cls-opthin-libertine", "cls-backtoback-cm", "cls-backtoback-xe" };
+                          "cls-opthin-xe", "cls-opthin-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

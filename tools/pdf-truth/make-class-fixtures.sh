@@ -352,7 +352,3 @@ $gen --body "$dir/cls-framedisp.body.tex" --out "$dir" --prefix cls-framedisp-lu
 $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-cm --fonts cm --seed 11450
 $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-xe --engine xelatex --fonts lm-math --seed 11450
 $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-libertine --fonts libertine --seed 11450
-# detectleft (issue 14): displays set back to back, no text line between
-# (their boxes 0.7-0.85 em apart, under the 0.9 em of one display's rows)
-$gen --body "$dir/cls-backtoback.body.tex" --out "$dir" --prefix cls-backtoback-cm --fonts cm --seed 11580
-$gen --body "$dir/cls-backtoback.body.tex" --out "$dir" --prefix cls-backtoback-xe --engine xelatex --fonts lm-math --seed 11580
