@@ -4185,47 +4185,6 @@ run_edge_delimiter (const ScanPage *p, const int *idx, const PieceRun *runs, int
   return edge != NULL && box_h (&edge->b) >= 0.5 * em && box_w (&edge->b) < 0.2 * em;
 }
 
-/* How many times as tall as wide ink must be for word s's reading at its
- * start (or end) to be a letter's, not a flat operator's; 0 when that
- * reading is no flat operator. "=" and "~" are wider than tall in every
- * font and no square operator reads so (z read "=" was 1.25 and 1.37
- * times as tall as wide on the development twins and probes); a minus
- * or dash is also what \times and + read as (square: 1.25), so it needs
- * 1.3 (y read "-": 1.6). */
-static double
-flat_operator_reading_ratio (const char *s, gboolean at_end)
-{
-  gunichar u;
-
-  if (s == NULL || *s == '\0')
-    return 0;
-  u = at_end ? g_utf8_get_char (g_utf8_prev_char (s + strlen (s))) : g_utf8_get_char (s);
-  if (u == '=' || u == '~')
-    return 1.0;
-  return u == '-' || u == 0x2212 || u == 0x2013 || u == 0x2014 ? 1.3 : 0;
-}
-
-/* Whether word s, at the edge of run r facing the gap (at its end: r's
- * right edge), reads there as a relation or a binary operator that r's
- * ink is not: a letter of the run's longer reading
- * (run_letter_not_operator), or a flat operator's reading ("-", "=", "~")
- * on ink 0.4 em tall or more and taller than wide
- * (flat_operator_reading_ratio). Minus, =, ~, \approx, arrows are wider
- * than tall in every font; blurred JPEG pages read a letter as "-" or
- * "=" (development twins, make-truth seeds 2073-2074: y read "-" before
- * z_k, z read "=" before \beta > c, each pair one box). \times read "-"
- * (\sqrt{c \times a^{\prime}}) stays an operator. */
-static gboolean
-run_edge_reads_operator (const PieceRun *r, const RunReading *reading, const char *s, gboolean at_end,
-                         gboolean delimiter, double em)
-{
-  double w = r->x1 - r->x0, h = r->y1 - r->y0, ratio = flat_operator_reading_ratio (s, at_end);
-
-  if (!word_operator_at (s, at_end, delimiter) || run_letter_not_operator (reading, s, at_end))
-    return FALSE;
-  return !(ratio > 0 && h >= ratio * w && h >= 0.4 * em);
-}
-
 /* Whether Tesseract read a word break between runs k - 1 and k of n
  * (their readings[]), with an operand's reading on both sides. */
 static gboolean
@@ -4246,13 +4205,15 @@ runs_word_break (const ScanPage *p, const int *idx, const PieceRun *runs, const 
         if (la[i] == lb[j])
           return FALSE;
       const char *wa = g_array_index (p->words, Word, la[i]).utf8;
-      if (run_edge_reads_operator (a, &readings[k - 1], wa, TRUE, bar_a, p->em) || reads_operator_name (wa))
+      if ((word_operator_at (wa, TRUE, bar_a) && !run_letter_not_operator (&readings[k - 1], wa, TRUE)) ||
+          reads_operator_name (wa))
         return FALSE;
     }
   for (int j = 0; j < nb; j++)
     {
       const char *wb = g_array_index (p->words, Word, lb[j]).utf8;
-      if (run_edge_reads_operator (b, &readings[k], wb, FALSE, bar_b, p->em) || bracket_balance (wb) < 0)
+      if ((word_operator_at (wb, FALSE, bar_b) && !run_letter_not_operator (&readings[k], wb, FALSE)) ||
+          bracket_balance (wb) < 0)
         return FALSE;
     }
   return TRUE;
@@ -4324,29 +4285,6 @@ run_scripted (const ScanPage *p, const int *idx, const PieceRun *r)
   return FALSE;
 }
 
-/* Whether run r, its own reading s, is an operand by its reading: two
- * letters or digits or more, or one misread glyph alone
- * (reads_misread_glyph: "@" for a letter, "&" for a small fraction) on
- * ink as tall as wide or taller. Tesseract reads one operator or relation
- * symbol as one character ("4" for \neq, "x" for \times); "24" over one
- * run is a scripted letter whose blur joined its pieces. Between a word
- * space and a relation's thick space such runs were taken for operators
- * and two formulas stayed one box (development twins, make-truth seeds
- * 2073-2074: z_k read "24" before u_{ij} \neq \beta^{2}, a read "@"
- * between z_1, \dots, z_n and 89 \ge \|z\|). \approx read "&" is wider
- * than tall (0.63 x 0.46 em there) and stays an operator. */
-static gboolean
-reads_operand (const PieceRun *r, const char *s)
-{
-  int n = 0;
-
-  if (g_utf8_strlen (s, -1) == 1 && reads_misread_glyph (g_utf8_get_char (s)))
-    return r->y1 - r->y0 >= r->x1 - r->x0;
-  for (; *s; s = g_utf8_next_char (s))
-    n += g_unichar_isalnum (g_utf8_get_char (s)) != 0;
-  return n >= 2;
-}
-
 /* Whether run k of n reads as one operator or relation symbol
  * (reads_like_operator: "+", ">", "€" for \in, ...). */
 static gboolean
@@ -4364,7 +4302,7 @@ run_reads_operator (const RunReading *readings, int k, int n)
 static gboolean
 run_operand (const ScanPage *p, const int *idx, const PieceRun *runs, const RunReading *readings, int k, int n)
 {
-  if (run_scripted (p, idx, &runs[k]) || reads_operand (&runs[k], readings[k].text))
+  if (run_scripted (p, idx, &runs[k]))
     return TRUE;
   return !run_reads_operator (readings, k, n) &&
          (run_reads_operator (readings, k - 1, n) || run_reads_operator (readings, k + 1, n));

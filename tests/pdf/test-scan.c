@@ -1606,28 +1606,6 @@ test_limits_lists (void)
   assert_inline_whole ("tests/fixtures/pdf/scan/cutlist-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
-/* Two inline formulas a word space apart whose facing operands a
- * blurred JPEG page misreads: y of \sigma \neq \|c\| \cdot y read "-"
- * (a flat operator's reading on ink taller than wide) and z_{k} read
- * "24" (two characters: an operand, not an operator between alike gaps).
- * They, z_{k} and u_{ij} \neq \beta^{2} were one box before scanjoin;
- * the single formulas stay whole. Page join-scan300: rows 0-230 pt of a
- * scanned twin of cls-scanjoin-cm (scan seed 11542, JPEG;
- * tests/fixtures/pdf/scan/README.md). */
-static void
-test_misread_operands (void)
-{
-  static const double truth[][4] = {
-    { 322.5, 108.6, 368.8, 119.6 },   /* \sigma \neq \|c\| \cdot y   */
-    { 386.1, 109.4, 423.0, 121.2 },   /* u_{ij} \neq \beta^{2}        */
-    { 245.8, 119.3, 269.8, 128.7 },   /* \beta > c                    */
-    { 345.6, 132.4, 390.4, 144.0 },   /* k^{-1} \le \|g\|             */
-    { 226.1, 190.6, 278.0, 201.6 },   /* a_{k} - b_{j} = c_{i}        */
-    { 98.8, 200.7, 144.4, 209.5 },    /* x \times y_{n} - z           */
-  };
-  assert_inline_found ("tests/fixtures/pdf/scan/join-scan300.pdf", truth, G_N_ELEMENTS (truth));
-}
-
 /* On a double-spaced page (\linespread{2}: lines 2.9 line heights apart)
  * the leading is measured (page_prose_leading) and an inline formula
  * alone on its paragraph's last line stays inline: both were boxed as
@@ -1710,7 +1688,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/operand-pairs", test_operand_pairs);
   g_test_add_func ("/pdf/scan/limits-lists", test_limits_lists);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
-  g_test_add_func ("/pdf/scan/misread-operands", test_misread_operands);
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   g_test_add_func ("/pdf/scan/hyphen-gutter", test_hyphen_gutter);
   g_test_add_func ("/pdf/scan/footnote-lost-mark", test_footnote_lost_mark);

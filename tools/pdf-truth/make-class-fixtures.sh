@@ -216,10 +216,6 @@ $gen --body "$dir/cls-scanpair2.body.tex" --out "$dir" --prefix cls-scanpair2-cm
 # whose lower limit ends far from the sign, lists x_1, \dots, x_n (its scanned
 # twins: tests/fixtures/pdf/scan/README.md, cut and cutlist)
 $gen --body "$dir/cls-scancut.body.tex" --out "$dir" --prefix cls-scancut-palatino --fonts palatino --seed 11500
-# scanjoin: inline formulas a word space apart whose facing operand a
-# blurred JPEG page misreads as a flat operator or as two characters (its
-# scanned twin: tests/fixtures/pdf/scan/README.md, join)
-$gen --body "$dir/cls-scanjoin.body.tex" --out "$dir" --prefix cls-scanjoin-cm --fonts cm --seed 11540
 # scanfix10: cls-scanlastline's paragraphs double-spaced (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, double)
 $gen --body "$dir/cls-scandouble.body.tex" --out "$dir" --prefix cls-scandouble-cm --fonts cm --seed 10681
