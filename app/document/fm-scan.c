@@ -1401,7 +1401,7 @@ column_right (GArray *words, const Box *b, double em, double fallback)
  * scanned twins of training seeds and writes fm-scan-words.h). The rules
  * plateaued three rounds running (docs/scanned.md); a small MLP weighs the
  * same evidence jointly. Features, in this order: */
-#define N_WORD_FEATURES 43
+#define N_WORD_FEATURES 44
 
 /* The word reads as a one-letter English word, "a", "A" or "I", with ASCII
  * punctuation around it ("a," "(I" "A."): the word classifier's last input
@@ -1489,8 +1489,75 @@ word_ink (GArray *comps, const Box *b, double *y0, double *y1, double *max_h, In
   return n;
 }
 
+/* The page's pixels a word's ink is measured in (word_slant). */
+typedef struct
+{
+  const FmGrayImage *img;
+  int threshold;  /* ink is darker */
+  double slope;   /* the text lines' slope, tan (skew) */
+} PageInk;
+
+/* The slant of the strokes in a word box's ink, rows y0 to y1: the shear
+ * x + k (y - middle) whose column projection is sharpest (the largest sum
+ * of squared column counts: vertical strokes stack into few columns),
+ * k from -0.3 to 0.6 in steps of 0.05, less the page's skew (a page turned
+ * clockwise by its slope leans its upright strokes by as much). Positive
+ * leans right. Why: Tesseract reads a math italic letter as the prose word
+ * it looks like - lambda and Delta as "A", alpha as "a" at confidence 62-90
+ * (scanwords4, docs/scanned.md twenty-ninth round), a, x, u, n as
+ * themselves - and the text-based inputs cannot tell the article from the
+ * formula; the math letter is italic, the prose word upright: on the
+ * training twins of seeds 4000-4049 one-letter math words measure 0.12
+ * (median), one-letter prose words -0.08, the articles a/A/I -0.10
+ * (docs/scanned.md, thirtieth round). 0 with too little ink. */
+static double
+word_slant (const PageInk *ink, const Box *b, double y0, double y1)
+{
+  enum { N_SHEARS = 19 };
+  int x0 = MAX (0, (int) b->x0), x1 = MIN (ink->img->width, (int) ceil (b->x1));
+  int r0 = MAX (0, (int) MAX (b->y0, y0)), r1 = MIN (ink->img->height, (int) ceil (MIN (b->y1, y1)));
+  int pad, n_cols, n_ink = 0, best = 0;
+  double ym, best_energy = -1;
+  g_autofree int *cols = NULL;
+
+  if (x1 - x0 < 2 || r1 - r0 < 4)
+    return 0;
+  ym = (r0 + r1) / 2.0;
+  pad = (int) ceil (0.6 * (r1 - r0) / 2.0) + 2;
+  n_cols = x1 - x0 + 2 * pad;
+  cols = g_new (int, (gsize) N_SHEARS * n_cols);
+  memset (cols, 0, sizeof (int) * (gsize) N_SHEARS * n_cols);
+  for (int y = r0; y < r1; y++)
+    {
+      const guint8 *row = ink->img->pixels + (gsize) y * ink->img->stride;
+      for (int x = x0; x < x1; x++)
+        if (row[x] < ink->threshold)
+          {
+            n_ink++;
+            for (int s = 0; s < N_SHEARS; s++)
+              {
+                double k = -0.3 + 0.05 * s;
+                int c = (int) lround (x - x0 + pad + k * (y - ym));
+                cols[s * n_cols + CLAMP (c, 0, n_cols - 1)]++;
+              }
+          }
+    }
+  if (n_ink < 12)
+    return 0;
+  for (int s = 0; s < N_SHEARS; s++)
+    {
+      double energy = 0;
+      for (int c = 0; c < n_cols; c++)
+        energy += (double) cols[s * n_cols + c] * cols[s * n_cols + c];
+      if (energy > best_energy)
+        best_energy = energy, best = s;
+    }
+  return CLAMP (-0.3 + 0.05 * best - ink->slope, -0.3, 0.6);
+}
+
 static void
-word_features (GArray *words, guint i, GArray *comps, double em, double page_conf, double page_dict, float *f)
+word_features (GArray *words, guint i, GArray *comps, const PageInk *ink, double em, double page_conf, double page_dict,
+               float *f)
 {
   const Word *w = &g_array_index (words, Word, i);
   int n_chars = 0, n_digits = 0, n_alpha = 0, n_other = 0, n_letters = 0, n_upper = 0, n_comps;
@@ -1584,6 +1651,7 @@ word_features (GArray *words, guint i, GArray *comps, double em, double page_con
   f[40] = shape.bot_hi >= shape.bot_lo ? MIN ((shape.bot_hi - shape.bot_lo) / em, 1.5) : 0;
   f[41] = shape.min_h < G_MAXDOUBLE && max_h > 0 ? MIN (shape.min_h / max_h, 1.0) : 1;
   f[42] = word_english_letter (w->utf8);
+  f[43] = word_slant (ink, &w->img, ink_y0, ink_y1);
 }
 
 static float
@@ -1606,7 +1674,7 @@ word_math_probability (const float *f)
  * features to FILE (the training script's input). Returns whether the
  * model decided. */
 static gboolean
-classify_words (GArray *words, GArray *comps, double em, double scale, int page_index)
+classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, double scale, int page_index)
 {
   static GMutex dump_lock;
   const char *dump = g_getenv ("FM_SCAN_FEATURES");
@@ -1628,7 +1696,7 @@ classify_words (GArray *words, GArray *comps, double em, double scale, int page_
       page_dict /= words->len;
     }
   for (guint i = 0; i < words->len; i++)
-    word_features (words, i, comps, em, page_conf, page_dict, f + (gsize) i * N_WORD_FEATURES);
+    word_features (words, i, comps, ink, em, page_conf, page_dict, f + (gsize) i * N_WORD_FEATURES);
   if (dump && *dump)
     {
       FILE *fp;
@@ -2567,8 +2635,9 @@ static void
 page_classify (ScanPage *p)
 {
   g_autofree signed char *verdict = NULL;  /* 1 running text, -1 math, 0 as classified */
+  PageInk ink = { p->img, p->threshold, tan (p->skew) };
 
-  if (!classify_words (p->words, p->comps, p->em, p->scale, p->page_index))
+  if (!classify_words (p->words, p->comps, &ink, p->em, p->scale, p->page_index))
     return;
   /* Verdicts first, then applied: a word made prose here is no running
    * text the next word's test may lean on (a chain of empty words beside

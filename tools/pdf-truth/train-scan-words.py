@@ -39,7 +39,7 @@ import string
 import subprocess
 import sys
 
-N_FEATURES = 43
+N_FEATURES = 44
 FIXED = 7  # page, x0, y0, x1, y1, number, citation
 ENGLISH_LETTER = 42  # the input computed from the word's text (english_letter_word)
 
@@ -113,8 +113,9 @@ def load(folders):
                 label = int(cols[0])
                 number, citation = int(cols[6]), int(cols[7])
                 # label, the fixed columns, the inputs, the word, the share:
-                # dumps made before the 43rd input hold 42 inputs, and the
-                # text's input is computed here from the word either way.
+                # dumps made before the 43rd input hold 42 inputs, before
+                # the 44th (the slant) 43, the missing ones 0; the text's
+                # input is computed here from the word either way.
                 n_in = len(cols) - 10
                 word = cols[8 + n_in]
                 share = float(cols[9 + n_in])
