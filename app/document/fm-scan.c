@@ -2619,8 +2619,8 @@ word_blank_in_math (const ScanPage *p, guint i)
   for (guint k = 0; k < p->words->len; k++)
     {
       const Word *o = &g_array_index (p->words, Word, k);
-      double ix = MIN (w->b.x1, o->b.x1) - MAX (w->b.x0, o->b.x0);
-      double iy = MIN (w->b.y1, o->b.y1) - MAX (w->b.y0, o->b.y0);
+      double ix = v_overlap (w->b.x0, w->b.x1, o->b.x0, o->b.x1);
+      double iy = v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1);
       if (k != i && !o->text && !word_blank (o) && ix > 0 && iy > 0 && ix * iy >= 0.8 * area)
         return TRUE;
     }

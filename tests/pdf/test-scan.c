@@ -586,6 +586,20 @@ assert_prose_not_inline (GPtrArray *regions, const double prose[][4], guint n_pr
     }
 }
 
+/* The fixture's first page keeps the prose boxes out of every inline
+ * region and finds the truth's inline formulas beside them. */
+static void
+assert_prose_beside_inline (const char *fixture, const double prose[][4], guint n_prose,
+                            const double truth[][4], guint n_truth)
+{
+  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
+
+  if (regions == NULL)
+    return;
+  assert_prose_not_inline (regions, prose, n_prose);
+  assert_boxes_found (regions, FM_REGION_INLINE, fixture, truth, n_truth);
+}
+
 /* A footnote's first word "A" whose raised mark Tesseract lost, read
  * "A" at confidence 76 at the start of a line under the footnote rule, is
  * prose; the footnote's formula stays. Rows 640-760 pt of a scanned twin
@@ -601,13 +615,8 @@ test_footnote_lost_mark (void)
   static const double truth[][4] = {
     { 126.3, 54.6, 162.6, 62.6 },   /* O(k \log k) */
   };
-  const char *fixture = "tests/fixtures/pdf/scan/footnote-lost-mark-scan300.pdf";
-  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
-
-  if (regions == NULL)
-    return;
-  assert_prose_not_inline (regions, prose, G_N_ELEMENTS (prose));
-  assert_boxes_found (regions, FM_REGION_INLINE, fixture, truth, G_N_ELEMENTS (truth));
+  assert_prose_beside_inline ("tests/fixtures/pdf/scan/footnote-lost-mark-scan300.pdf", prose,
+                              G_N_ELEMENTS (prose), truth, G_N_ELEMENTS (truth));
 }
 
 /* Prose marks and parentheticals are no math: "($n$ large)" and "($x$
@@ -648,13 +657,8 @@ test_hyphen_gutter (void)
   static const double truth[][4] = {
     { 266.9, 71.8, 274.2, 82.2 },   /* \frac{c}{\sigma} */
   };
-  const char *fixture = "tests/fixtures/pdf/scan/hyphen-gutter-scan300.pdf";
-  g_autoptr(GPtrArray) regions = scan_fixture_first_page (fixture);
-
-  if (regions == NULL)
-    return;
-  assert_prose_not_inline (regions, prose, G_N_ELEMENTS (prose));
-  assert_boxes_found (regions, FM_REGION_INLINE, fixture, truth, G_N_ELEMENTS (truth));
+  assert_prose_beside_inline ("tests/fixtures/pdf/scan/hyphen-gutter-scan300.pdf", prose,
+                              G_N_ELEMENTS (prose), truth, G_N_ELEMENTS (truth));
 }
 
 /* Digits with a script are no bare number: \frac{93}{94}, read as digits,
