@@ -3386,6 +3386,8 @@ letter_before_big_delimiter (const MathGlyph *ml, const MathGlyph *mr, const Gly
 /* The spacing rules for two line neighbours l (left) and r: operators,
  * punctuation, ellipses, scripts, operator names, digit groups and
  * delimiters, and the limit before a radical or big operator. */
+static gboolean closing_bar (const InlineCtx *ic, int li);
+
 static gboolean
 pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
                    const Glyph *r, double gap, double em)
@@ -3450,9 +3452,12 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
    * (1/6 em) is inside a formula - or a binary operator's or a
    * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
    * no formula ends in one. */
+  /* (a closing bar, \bigr| or \|v\|, is no relation: "$|a|$ $\sqrt{2}$",
+   * "$\bigl| f_n - f \bigr|$ $\int_0^1 g$" had been one formula in Libertine,
+   * STIX Two and LM Math, whose bars Poppler reads as U+2223 or U+2225) */
   if (join && is_prefix_operator (r->c) && gap >= (r->ext ? 0.25 : 0.2) * em &&
       !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
-        gap < 0.45 * em))
+        gap < 0.45 * em && !closing_bar (ic, (int) (ml - &g_array_index (ic->math, MathGlyph, 0)))))
     join = FALSE;
   return join;
 }
@@ -3700,7 +3705,10 @@ closing_bar (const InlineCtx *ic, int li)
   gunichar c = g[ml->glyph].c;
   int k = li, bars = 0;
 
-  if (c != '|' && c != 0x2016 && c != 0x2225)
+  /* (U+2223: unicode-math's \lvert/\rvert at \bigl/\bigr size in LM
+   * Math, as Poppler reads them; \mid is that character too, and its
+   * thick space tells it apart) */
+  if (c != '|' && c != 0x2016 && c != 0x2225 && c != 0x2223)
     return FALSE;
   if (bar_glue (ic, li, -1) > 0.22 * ml->em)
     return FALSE;
