@@ -2804,6 +2804,7 @@ typedef struct {
    * scans the page's ink and math */
   signed char *frac;
   double *frac_em;
+  gboolean math_face_commas;    /* the page sets math's commas in a math face */
 } InlineCtx;
 
 /* A display-style fraction in a text line (inline_fraction_stacks()). */
@@ -3385,6 +3386,8 @@ letter_before_big_delimiter (const MathGlyph *ml, const MathGlyph *mr, const Gly
 /* The spacing rules for two line neighbours l (left) and r: operators,
  * punctuation, ellipses, scripts, operator names, digit groups and
  * delimiters, and the limit before a radical or big operator. */
+static gboolean closing_bar (const InlineCtx *ic, int li);
+
 static gboolean
 pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, const Glyph *l,
                    const Glyph *r, double gap, double em)
@@ -3449,9 +3452,12 @@ pair_join_spacing (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr
    * (1/6 em) is inside a formula - or a binary operator's or a
    * relation's own space (2/9, 5/18 em: r \propto \sqrt{A}):
    * no formula ends in one. */
+  /* (a closing bar, \bigr| or \|v\|, is no relation: "$|a|$ $\sqrt{2}$",
+   * "$\bigl| f_n - f \bigr|$ $\int_0^1 g$" had been one formula in Libertine,
+   * STIX Two and LM Math, whose bars Poppler reads as U+2223 or U+2225) */
   if (join && is_prefix_operator (r->c) && gap >= (r->ext ? 0.25 : 0.2) * em &&
       !(is_operator (l->c) && !is_prefix_operator (l->c) && l->c != '/' && l->c != '|' &&
-        gap < 0.45 * em))
+        gap < 0.45 * em && !closing_bar (ic, (int) (ml - &g_array_index (ic->math, MathGlyph, 0)))))
     join = FALSE;
   return join;
 }
@@ -3699,7 +3705,10 @@ closing_bar (const InlineCtx *ic, int li)
   gunichar c = g[ml->glyph].c;
   int k = li, bars = 0;
 
-  if (c != '|' && c != 0x2016 && c != 0x2225)
+  /* (U+2223: unicode-math's \lvert/\rvert at \bigl/\bigr size in LM
+   * Math, as Poppler reads them; \mid is that character too, and its
+   * thick space tells it apart) */
+  if (c != '|' && c != 0x2016 && c != 0x2225 && c != 0x2223)
     return FALSE;
   if (bar_glue (ic, li, -1) > 0.22 * ml->em)
     return FALSE;
@@ -4778,6 +4787,24 @@ quad_in_formula (const InlineCtx *ic, const MathGlyph *ml, const MathGlyph *mr, 
   return FALSE;
 }
 
+/* Whether comma l is the sentence's between two formulas ("$x=1$, $y$",
+ * "$q_1$, $q_2$"): a text face's comma followed by a word space, on a page
+ * whose math sets its commas in a math face (CMMI, LM Math Italic, NewTXMI,
+ * LibertineMathMI, STIX Two Math; mathptmx takes CMMI's) - math's own comma
+ * comes from there, so a text face's is prose. Its thin space and a
+ * squeezed word space are both about 0.2 em, and Libertine's and newtx's
+ * comma boxes reach into the space: the gap alone joined them (probes 3934,
+ * seven pdfLaTeX set-ups and XeLaTeX/LuaLaTeX STIX Two Math: 23 of 108
+ * formulas joined to the next). mathpazo sets math's comma in the text face
+ * too: there no page has a math face's comma and nothing changes. */
+static gboolean
+sentence_comma_between (const InlineCtx *ic, const MathGlyph *mr, const Glyph *l, const Glyph *r, double gap,
+                        double em)
+{
+  return ic->math_face_commas && l->c == ',' && l->font == FM_FONT_TEXT && !mr->script && r->space_before &&
+         gap >= 0.15 * em && r->cls != CLS_TEXT;
+}
+
 /* TeX makes a binary sign with no operand after it an ordinary symbol,
  * with no medium space before it: a \bullet, \circ, \star or \dagger a
  * word space after a number or letter and followed by a word of text is
@@ -4917,6 +4944,8 @@ inline_pair_join (const InlineCtx *ic, int li, int ri)
       (r - g == l - g + 1 || (ml->script && r - g > 0 && exponent_end (g, (int) (r - g) - 1) == (int) (l - g))))
     join = TRUE;
   if (join && rule == FM_DETECT_RULE_FULL && word_space_starts_formula (ic, li, ri, gap, em))
+    join = FALSE;
+  if (join && rule == FM_DETECT_RULE_FULL && sentence_comma_between (ic, mr, l, r, gap, em))
     join = FALSE;
   /* (a lone binary sign is a formula of its own) */
   if (join && rule == FM_DETECT_RULE_FULL && lone_binary_sign (g, n, l, r, gap, em))
@@ -5231,6 +5260,8 @@ inline_clusters (const Glyph *g, int n, const gboolean *excluded, const int *chu
   ic.frac = g_new (signed char, ic.m + 1);
   memset (ic.frac, -1, ic.m + 1);
   ic.frac_em = g_new0 (double, ic.m + 1);
+  for (int k = 0; k < n && !ic.math_face_commas; k++)
+    ic.math_face_commas = g[k].c == ',' && g[k].font == FM_FONT_MATH;
   inline_scripts_to_base (&ic);
   inline_fraction_part_lines (&ic);
   ic.n_text_bands = (int) ic.bands->len;

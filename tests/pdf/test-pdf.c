@@ -1079,7 +1079,12 @@ test_detect_inline_cases (void)
  * XeLaTeX LM Math, Libertine), a known operator name, \, and a letter as
  * wide apart as the line's word space (\operatorname{Tr}\,\nu, \ker\, T:
  * the letter a region of its own, inline 4 of 6 in CM and XeLaTeX, 5 of 6
- * in Libertine). */
+ * in Libertine). detectinline (main daea23f in brackets): cls-sentcomma
+ * (Libertine, newtx, XeLaTeX STIX Two), two formulas parted by the
+ * sentence's comma and a word space, "$x=1$, $y$" (inline 3 of 11, 6 of 11,
+ * 7 of 11); cls-barop (XeLaTeX and LuaLaTeX LM Math), a formula ending in
+ * \bigr| a word space before one opening with an integral or a sum (inline
+ * 4 of 7 in both). */
 static void
 test_detect_classes (void)
 {
@@ -1147,7 +1152,8 @@ test_detect_classes (void)
                           "cls-wordfrac2-xe", "cls-wordfrac2-lua", "cls-setwords-cm", "cls-setwords-xe",
                           "cls-setwords-lua", "cls-letterdelim-cm", "cls-letterdelim-libertine",
                           "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua", "cls-opthin-cm",
-                          "cls-opthin-xe", "cls-opthin-libertine" };
+                          "cls-opthin-xe", "cls-opthin-libertine", "cls-sentcomma-libertine",
+                          "cls-sentcomma-newtx", "cls-sentcomma-xe", "cls-barop-xe", "cls-barop-lua" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {

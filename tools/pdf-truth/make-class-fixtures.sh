@@ -359,3 +359,12 @@ $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-libertin
 # scanprose: footnotes starting "A" under the footnote rule (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, footnote-lost-mark)
 $gen --body "$dir/cls-scanfootnote.body.tex" --out "$dir" --prefix cls-scanfootnote-cm --fonts cm --seed 11561
+# detectinline (issue 14): two inline formulas parted by the sentence's comma
+# and a word space ("$x=1$, $y$"), and by a word space after a closing bar
+# before a big operator ("$\bigl| f \bigr|$ $\int_0^1 g$", LM Math's U+2223)
+for f in libertine newtx; do
+  $gen --body "$dir/cls-sentcomma.body.tex" --out "$dir" --prefix "cls-sentcomma-$f" --fonts $f --seed 11640
+done
+$gen --body "$dir/cls-sentcomma.body.tex" --out "$dir" --prefix cls-sentcomma-xe --engine xelatex --fonts stix2-math --seed 11640
+$gen --body "$dir/cls-barop.body.tex" --out "$dir" --prefix cls-barop-xe --engine xelatex --fonts lm-math --seed 11641
+$gen --body "$dir/cls-barop.body.tex" --out "$dir" --prefix cls-barop-lua --engine lualatex --fonts lm-math --seed 11641
