@@ -1239,6 +1239,92 @@ cmp_word_cy (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* Whether text word b stands beside word a on one line: under 3 em
+ * apart sideways (an inline formula between them), their middles within
+ * 0.2 em up or down (one line's words, 0-2 px apart at 300 dpi; the
+ * other column's line, not level, 0.4 em off on dev-2082-05). */
+static gboolean
+words_side_by_side (const Word *a, const Word *b, double em)
+{
+  double gx = MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1);
+
+  return gx < 3 * em && fabs ((a->b.y0 + a->b.y1) - (b->b.y0 + b->b.y1)) / 2 <= 0.2 * em;
+}
+
+static double
+word_cy (const Word *w)
+{
+  return (w->b.y0 + w->b.y1) / 2;
+}
+
+/* The line of words sorted->pdata[i..j) (by their middles; the window
+ * of 0.45 em from the first's, cy0) mended where it cut a row of words
+ * side by side (words_side_by_side, chained) with middles within 0.9 em
+ * of cy0: a row with as many words in the window as beyond it comes in
+ * whole, a row with more beyond it goes out whole (the first word's row
+ * keeps its words in the window). Returns the new j; the words from j on
+ * are sorted again. On a two-column page whose columns' lines are not level, the window cut the
+ * lower column's line in two: its first words with the other column's
+ * line, the rest a text line of their own between two real ones, and a
+ * fraction there lost its bar to that false line (development twin
+ * dev-2082-05, make-truth seed 2082, scan seed 20820, 300 dpi:
+ * \frac{62}{91} cut in two, its numerator and its bar on two lines 9 px
+ * apart). A row with a word or two in the window (a misread word's box
+ * taller than its line) is the next line's: pulling such a row in made
+ * the line hold both columns' lines and joined formulas over three lines
+ * (dev-2081-04). */
+static guint
+band_take_line_rest (GPtrArray *sorted, guint i, guint j, double cy0, double em)
+{
+  guint end = j, n, k_in = 0, k_out = 0;
+  int first;
+  g_autofree int *parent = NULL, *n_in = NULL, *n_out = NULL;
+  g_autofree gpointer *in = NULL, *out = NULL;
+
+  while (end < sorted->len && word_cy (sorted->pdata[end]) - cy0 <= 0.9 * em)
+    end++;
+  if (end == j)
+    return j;
+  n = end - i;
+  parent = g_new (int, n);
+  n_in = g_new0 (int, n);
+  n_out = g_new0 (int, n);
+  for (guint a = 0; a < n; a++)
+    parent[a] = (int) a;
+  for (guint a = 0; a < n; a++)
+    for (guint b = a + 1; b < n; b++)
+      if (words_side_by_side (sorted->pdata[i + a], sorted->pdata[i + b], em))
+        uf_join (parent, (int) a, (int) b);
+  for (guint a = 0; a < n; a++)
+    {
+      int r = fm_uf_find (parent, (int) a);
+      if (i + a < j)
+        n_in[r]++;
+      else
+        n_out[r]++;
+    }
+  in = g_new (gpointer, n);
+  out = g_new (gpointer, n);
+  first = fm_uf_find (parent, 0);
+  for (guint a = 0; a < n; a++)
+    {
+      int r = fm_uf_find (parent, (int) a);
+      gboolean stays = i + a < j ? r == first || n_in[r] >= n_out[r] : n_in[r] > 0 && n_in[r] >= n_out[r];
+      if (stays)
+        in[k_in++] = sorted->pdata[i + a];
+      else
+        out[k_out++] = sorted->pdata[i + a];
+    }
+  for (guint a = 0; a < k_in; a++)
+    sorted->pdata[i + a] = in[a];
+  for (guint a = 0; a < k_out; a++)
+    sorted->pdata[i + k_in + a] = out[a];
+  j = i + k_in;
+  if (j < sorted->len)
+    qsort (sorted->pdata + j, sorted->len - j, sizeof (gpointer), cmp_word_cy);
+  return j;
+}
+
 /* Text lines: running-text words grouped by their middles. */
 static GArray *
 text_bands (GArray *words, double em)
@@ -1267,6 +1353,7 @@ text_bands (GArray *words, double em)
             break;
           j++;
         }
+      j = band_take_line_rest (sorted, i, j, cy0, em);
       tops = g_new (double, j - i);
       bottoms = g_new (double, j - i);
       for (guint k = i; k < j; k++)

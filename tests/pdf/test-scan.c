@@ -1610,6 +1610,23 @@ test_limits_lists (void)
   assert_inline_whole ("tests/fixtures/pdf/scan/cutlist-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* A two-column page whose columns' lines are not level (the right
+ * column's 0.43 em lower): the 0.45 em window from the left line's first
+ * word took half the right line's words, the rest became a text line of
+ * its own, and \frac{62}{91} on that line lost its bar to it - its
+ * numerator boxed alone with the formula before it (IoU 0.39 on main
+ * daea23f). Page column-offset-scan300: rows 0-260 pt of development twin
+ * dev-2082-05 (make-truth seed 2082, scan seed 20820, binarised, lower
+ * resolution; tests/fixtures/pdf/scan/README.md). */
+static void
+test_column_offset (void)
+{
+  static const double truth[][4] = {
+    { 379.7, 120.2, 390.2, 132.1 },  /* \frac{62}{91} */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/column-offset-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* On a double-spaced page (\linespread{2}: lines 2.9 line heights apart)
  * the leading is measured (page_prose_leading) and an inline formula
  * alone on its paragraph's last line stays inline: both were boxed as
@@ -1692,6 +1709,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/operand-pairs", test_operand_pairs);
   g_test_add_func ("/pdf/scan/limits-lists", test_limits_lists);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
+  g_test_add_func ("/pdf/scan/column-offset", test_column_offset);
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   g_test_add_func ("/pdf/scan/hyphen-gutter", test_hyphen_gutter);
   g_test_add_func ("/pdf/scan/footnote-lost-mark", test_footnote_lost_mark);
