@@ -1671,15 +1671,16 @@ typedef struct
 
 /* Two nets: fm-scan-words.h for the one-character words and the one-letter
  * English words ("a," "A" "I"), fm-scan-words-multi.h for the rest - the
- * first's logits averaged with those of a net trained with the script
- * shape and slant inputs (scanletter's net S). Why: net S alone read prose
- * better (dev inline P 0.877 -> 0.900) but lost the single math letters
- * Tesseract reads as the article - lambda and Delta as "A", alpha as "a" -
- * and failed three fixtures; with the single letters left to the first
- * net it fails only light-aligned (a light copy's formula read "Bow", S's
- * math 0.40), which the average keeps (docs/scanned.md, thirty-first
- * round: dev 2079/2080 at 300 dpi inline 0.826/0.788 -> 0.835/0.790,
- * display 0.951/0.959 -> 0.967/0.975). */
+ * first's logits averaged with those of two nets trained with the script
+ * shape and slant inputs (scanletter's net S on every word, net N on the
+ * words of two characters and more). Why: S alone read prose better (dev
+ * inline P 0.877 -> 0.900) but lost the single math letters Tesseract
+ * reads as the article - lambda and Delta as "A", alpha as "a" - and
+ * failed three fixtures; with the single letters left to the first net,
+ * S or N alone still fail light-aligned (a light copy's formula row read
+ * "Bow": math 0.40 and 0.36, the first net's 0.73), which the average
+ * keeps (docs/scanned.md, thirty-first round: dev 2079/2080 at 300 dpi
+ * inline 0.826/0.788 -> 0.849/0.796, display 0.951/0.959 -> 0.967/0.975). */
 static const WordNet single_net = WORD_NET (fm_scan_words, FM_SCAN_WORDS);
 static const WordNet multi_net = WORD_NET (fm_scan_words_multi, FM_SCAN_WORDS_MULTI);
 
