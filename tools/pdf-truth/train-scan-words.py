@@ -5,11 +5,11 @@
       --twins DIR... --out FEATURES_DIR
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py train --features FEATURES_DIR... \
       [--hidden 16] [--ensemble 5] [--seed 1] [--pos-weight W] [--edge LO,HI] [--patience N] \
-      --header app/document/fm-scan-words.h
+      [--words all|multi|single] --header app/document/fm-scan-words.h
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py eval --features FEATURES_DIR... \
-      --header app/document/fm-scan-words.h
-  /usr/bin/python3 tools/pdf-truth/train-scan-words.py merge --headers OLD.h NEW.h \
-      --header app/document/fm-scan-words.h
+      --header app/document/fm-scan-words.h [--multi app/document/fm-scan-words-multi.h]
+  /usr/bin/python3 tools/pdf-truth/train-scan-words.py merge [--name fm_scan_words_multi] \
+      --headers OLD.h NEW.h --header app/document/fm-scan-words.h
 
 dump: runs `formulate-cli pdf TWIN --detect-only` on every TWIN.pdf of the
 folders (scanned twins from scan-truth.py, with TWIN.truth.json beside them)
@@ -25,7 +25,10 @@ full-batch Adam on the words of the training folders, with one twin in five
 held out (by file) to pick the epoch, --ensemble of them from different
 initialisations merged into one net (logits averaged); writes the weights as
 a C header. eval: the word accuracy and math precision/recall of a
-header's net and of the rules on dumped features. merge: one net
+header's net and of the rules on dumped features. fm-scan.c has two
+nets: fm-scan-words.h judges the words of one character and the one-letter
+English words, fm-scan-words-multi.h (merge --name fm_scan_words_multi)
+the others; train --words multi or single trains on those alone. merge: one net
 averaging the logits of several headers' nets (an earlier header's twins
 need not be at hand). Use
 twins of seeds that the bench never scores (docs/scanned.md lists them).
@@ -324,11 +327,18 @@ def evaluate(args):
     on dumped features: whether a header still fits what fm-scan.c dumps."""
     import numpy as np
 
-    mean, scale, w1, b1, w2, b2, thr, _ = read_header(args.header)
+    def net(path):
+        mean, scale, w1, b1, w2, b2, thr, _ = read_header(path)
+        return lambda x: 1 / (1 + np.exp(-(np.tanh((x - mean) / scale @ w1.T + b1) @ w2 + b2))), thr
+
     rows = [row for _, rs in load(args.features) for row in rs]
     x = np.array([f for _, f, _ in rows])
     y = np.array([lab for lab, _, _ in rows]) >= 0.5
-    p = 1 / (1 + np.exp(-(np.tanh((x - mean) / scale @ w1.T + b1) @ w2 + b2)))
+    single, thr = net(args.header)
+    p = single(x)
+    if args.multi:  # fm-scan.c's second net for the words that are not single letters
+        multi = np.array([not single_letter_word(f) for f in x])
+        p[multi] = net(args.multi)[0](x[multi])
     for name, m in (("net", p >= thr), ("rules", x[:, 2] < 0.5)):
         tp = float((m & y).sum())
         print(f"{name}: words {len(y)} ({y.mean():.3f} math), accuracy {(m == y).mean():.4f}, "
@@ -366,6 +376,8 @@ def main():
     e = sub.add_parser("eval")
     e.add_argument("--features", nargs="+", required=True)
     e.add_argument("--header", required=True)
+    e.add_argument("--multi", help="the net for the words of more than one character "
+                                   "(app/document/fm-scan-words-multi.h)")
     m = sub.add_parser("merge")
     m.add_argument("--headers", nargs="+", required=True)
     m.add_argument("--name", default="fm_scan_words",
