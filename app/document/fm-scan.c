@@ -14,6 +14,7 @@
 #include <tesseract/capi.h>
 
 #include "fm-scan-words.h"
+#include "fm-scan-words-multi.h"
 #endif
 
 /* Ink components smaller than this many square points are specks (scanner
@@ -1741,16 +1742,53 @@ word_features (GArray *words, guint i, GArray *comps, const PageInk *ink, double
   f[43] = word_slant (ink, &w->img, ink_y0, ink_y1);
 }
 
+/* One of the word classifier's nets (a header train-scan-words.py wrote). */
+typedef struct
+{
+  int n_hidden;
+  const float *mean, *scale;
+  const float (*w1)[N_WORD_FEATURES];
+  const float *b1, *w2;
+  float b2;
+} WordNet;
+
+#define WORD_NET(name, N)                                                            \
+  { .n_hidden = N##_N_HIDDEN, .mean = name##_mean, .scale = name##_scale, .w1 = name##_w1, \
+    .b1 = name##_b1, .w2 = name##_w2, .b2 = name##_b2 }
+
+/* Two nets: fm-scan-words.h for the one-character words and the one-letter
+ * English words ("a," "A" "I"), fm-scan-words-multi.h for the rest - the
+ * first's logits averaged with those of two nets trained with the script
+ * shape and slant inputs (scanletter's net S on every word, net N on the
+ * words of two characters and more). Why: S alone read prose better (dev
+ * inline P 0.877 -> 0.900) but lost the single math letters Tesseract
+ * reads as the article - lambda and Delta as "A", alpha as "a" - and
+ * failed three fixtures; with the single letters left to the first net,
+ * S or N alone still fail light-aligned (a light copy's formula row read
+ * "Bow": math 0.40 and 0.36, the first net's 0.73), which the average
+ * keeps (docs/scanned.md, thirty-first round: dev 2079/2080 at 300 dpi
+ * inline 0.826/0.788 -> 0.849/0.796, display 0.951/0.959 -> 0.967/0.975). */
+static const WordNet single_net = WORD_NET (fm_scan_words, FM_SCAN_WORDS);
+static const WordNet multi_net = WORD_NET (fm_scan_words_multi, FM_SCAN_WORDS_MULTI);
+
+static gboolean
+word_for_single_net (const float *f)
+{
+  return f[32] > 0.5f || f[42] > 0.5f;  /* one character; a one-letter English word */
+}
+
 static float
 word_math_probability (const float *f)
 {
-  float z = fm_scan_words_b2;
-  for (int j = 0; j < FM_SCAN_WORDS_N_HIDDEN; j++)
+  const WordNet *net = word_for_single_net (f) ? &single_net : &multi_net;
+  float z = net->b2;
+
+  for (int j = 0; j < net->n_hidden; j++)
     {
-      float a = fm_scan_words_b1[j];
+      float a = net->b1[j];
       for (int k = 0; k < N_WORD_FEATURES; k++)
-        a += fm_scan_words_w1[j][k] * (f[k] - fm_scan_words_mean[k]) / fm_scan_words_scale[k];
-      z += fm_scan_words_w2[j] * tanhf (a);
+        a += net->w1[j][k] * (f[k] - net->mean[k]) / net->scale[k];
+      z += net->w2[j] * tanhf (a);
     }
   return 1.0f / (1.0f + expf (-z));
 }
@@ -1770,6 +1808,7 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
   g_autofree float *f = g_new (float, (gsize) words->len * N_WORD_FEATURES + 1);
 
   G_STATIC_ASSERT (FM_SCAN_WORDS_N_FEATURES == N_WORD_FEATURES);
+  G_STATIC_ASSERT (FM_SCAN_WORDS_MULTI_N_FEATURES == N_WORD_FEATURES);
   double page_conf = 0, page_dict = 0;
   if (words->len > 0)
     {

@@ -427,6 +427,22 @@ assert_display_found (const char *fixture, const double truth[][4], guint n_trut
     assert_boxes_found (regions, FM_REGION_DISPLAY, fixture, truth, n_truth);
 }
 
+/* Scripted letters on a binarised light copy (t_{n}, y_{ij}): the word
+ * classifier's net for words of two characters and more weighs their ink's
+ * script shape and slant (fm-scan-words-multi.h); the single net of main
+ * before scanwordsnet (2026-11-28) called both prose. Page scripts-light:
+ * a whole twin (make-truth seed 11621, scan seed 11621, 300
+ * dpi, binary+light; tests/fixtures/pdf/scan/README.md). */
+static void
+test_scripts_light (void)
+{
+  static const double truth[][4] = {
+    { 223.6, 305.8, 232.9, 313.7 },   /* t_{n}    */
+    { 269.6, 257.3, 281.7, 264.8 },   /* y_{ij}   */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/scripts-light-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* Small inline fractions that Tesseract reads as one of their digits
  * ("2" for \frac{29}{a}, "6" for \frac{y_j}{96}, a word taller than the
  * line): boxed as inline formulas, not dropped as bare numbers. The page
@@ -1713,5 +1729,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   g_test_add_func ("/pdf/scan/hyphen-gutter", test_hyphen_gutter);
   g_test_add_func ("/pdf/scan/footnote-lost-mark", test_footnote_lost_mark);
+  g_test_add_func ("/pdf/scan/scripts-light", test_scripts_light);
   return g_test_run ();
 }

@@ -5,11 +5,11 @@
       --twins DIR... --out FEATURES_DIR
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py train --features FEATURES_DIR... \
       [--hidden 16] [--ensemble 5] [--seed 1] [--pos-weight W] [--edge LO,HI] [--patience N] \
-      --header app/document/fm-scan-words.h
+      [--words all|multi|single] --header app/document/fm-scan-words.h
   /usr/bin/python3 tools/pdf-truth/train-scan-words.py eval --features FEATURES_DIR... \
-      --header app/document/fm-scan-words.h
-  /usr/bin/python3 tools/pdf-truth/train-scan-words.py merge --headers OLD.h NEW.h \
-      --header app/document/fm-scan-words.h
+      --header app/document/fm-scan-words.h [--multi app/document/fm-scan-words-multi.h]
+  /usr/bin/python3 tools/pdf-truth/train-scan-words.py merge [--name fm_scan_words_multi] \
+      --headers OLD.h NEW.h --header app/document/fm-scan-words.h
 
 dump: runs `formulate-cli pdf TWIN --detect-only` on every TWIN.pdf of the
 folders (scanned twins from scan-truth.py, with TWIN.truth.json beside them)
@@ -25,7 +25,10 @@ full-batch Adam on the words of the training folders, with one twin in five
 held out (by file) to pick the epoch, --ensemble of them from different
 initialisations merged into one net (logits averaged); writes the weights as
 a C header. eval: the word accuracy and math precision/recall of a
-header's net and of the rules on dumped features. merge: one net
+header's net and of the rules on dumped features. fm-scan.c has two
+nets: fm-scan-words.h judges the words of one character and the one-letter
+English words, fm-scan-words-multi.h (merge --name fm_scan_words_multi)
+the others; train --words multi or single trains on those alone. merge: one net
 averaging the logits of several headers' nets (an earlier header's twins
 need not be at hand). Use
 twins of seeds that the bench never scores (docs/scanned.md lists them).
@@ -41,6 +44,7 @@ import sys
 
 N_FEATURES = 44
 FIXED = 7  # page, x0, y0, x1, y1, number, citation
+ONE_CHAR = 32  # the input n_chars == 1
 ENGLISH_LETTER = 42  # the input computed from the word's text (english_letter_word)
 
 
@@ -103,7 +107,14 @@ def dump(args):
             print(f"{name}: {len(out)} words", file=sys.stderr)
 
 
-def load(folders):
+def single_letter_word(feats):
+    """One character, or a one-letter English word with punctuation ("a,"):
+    the words whose verdict the classifier's single-letter net keeps
+    (fm-scan.c's word_for_single_net)."""
+    return feats[ONE_CHAR] > 0.5 or feats[ENGLISH_LETTER] > 0.5
+
+
+def load(folders, words="all"):
     files = []
     for folder in folders:
         for path in sorted(glob.glob(os.path.join(folder, "*.tsv"))):
@@ -125,6 +136,8 @@ def load(folders):
                 feats = [float(c) for c in cols[8:8 + min(n_in, N_FEATURES)]]
                 feats += [0.0] * (N_FEATURES - len(feats))
                 feats[ENGLISH_LETTER] = english_letter_word(word)
+                if words != "all" and single_letter_word(feats) != (words == "single"):
+                    continue
                 rows.append((label, feats, share))
             if rows:
                 files.append((path, rows))
@@ -135,7 +148,7 @@ def train(args):
     import numpy as np
     import torch
 
-    files = load(args.features)
+    files = load(args.features, args.words)
     if not files:
         sys.exit("train-scan-words: no words in " + " ".join(args.features))
     rng = np.random.default_rng(args.seed)
@@ -250,16 +263,18 @@ def read_header(path):
     import numpy as np
 
     text = open(path).read()
+    net = re.search(r"static const float (\w+)_b2 = ", text).group(1)  # the net's name (--name)
 
     def arr(name):
-        body = re.search(name + r"(?:\[\d+\])+ = \{(.*?)\};", text, re.S).group(1)
+        body = re.search(net + name + r"(?:\[\d+\])+ = \{(.*?)\};", text, re.S).group(1)
         return np.array([float(v.rstrip("f")) for v in re.findall(r"[-+0-9.eE]+f", body)], dtype=np.float64)
 
-    b1 = arr("fm_scan_words_b1")
-    b2 = float(re.search(r"fm_scan_words_b2 = ([-+0-9.eE]+)f", text).group(1))
-    thr = float(re.search(r"fm_scan_words_threshold = ([-+0-9.eE]+)f", text).group(1))
-    return (arr("fm_scan_words_mean"), arr("fm_scan_words_scale"), arr("fm_scan_words_w1").reshape(len(b1), N_FEATURES),
-            b1, arr("fm_scan_words_w2"), b2, thr, text[text.index("/* Running text under"):])
+    b1 = arr("_b1")
+    b2 = float(re.search(net + r"_b2 = ([-+0-9.eE]+)f", text).group(1))
+    thr = re.search(r"fm_scan_words_threshold = ([-+0-9.eE]+)f", text)  # not in a second net's header
+    tail = text.find("/* Running text under")
+    return (arr("_mean"), arr("_scale"), arr("_w1").reshape(len(b1), N_FEATURES),
+            b1, arr("_w2"), b2, float(thr.group(1)) if thr else 0.5, text[tail:] if tail >= 0 else "")
 
 
 def merge(args):
@@ -288,19 +303,23 @@ def merge(args):
         comment = open(path).read().split("*/")[0].splitlines()[1:]
         src += [f" * {os.path.basename(path)}:"] + [(" *  " + line.lstrip(" *")).rstrip() for line in comment]
     src[-1] += " */"
+    n, N = args.name, args.name.upper()
     src += [
-           f"#define FM_SCAN_WORDS_N_FEATURES {N_FEATURES}",
-           f"#define FM_SCAN_WORDS_N_HIDDEN {h}",
-           f"static const float fm_scan_words_mean[{N_FEATURES}] = {{ {fl(np.zeros(N_FEATURES))} }};",
-           f"static const float fm_scan_words_scale[{N_FEATURES}] = {{ {fl(np.ones(N_FEATURES))} }};",
-           f"static const float fm_scan_words_w1[{h}][{N_FEATURES}] = {{"]
+           f"#define {N}_N_FEATURES {N_FEATURES}",
+           f"#define {N}_N_HIDDEN {h}",
+           f"static const float {n}_mean[{N_FEATURES}] = {{ {fl(np.zeros(N_FEATURES))} }};",
+           f"static const float {n}_scale[{N_FEATURES}] = {{ {fl(np.ones(N_FEATURES))} }};",
+           f"static const float {n}_w1[{h}][{N_FEATURES}] = {{"]
     src += [f"  {{ {fl(row)} }}," for row in w1]
     src += ["};",
-            f"static const float fm_scan_words_b1[{h}] = {{ {fl(b1)} }};",
-            f"static const float fm_scan_words_w2[{h}] = {{ {fl(w2)} }};",
-            f"static const float fm_scan_words_b2 = {num(b2)};"]
+            f"static const float {n}_b1[{h}] = {{ {fl(b1)} }};",
+            f"static const float {n}_w2[{h}] = {{ {fl(w2)} }};",
+            f"static const float {n}_b2 = {num(b2)};"]
+    # The threshold and seed belong to the classifier, not to one of its
+    # nets: a header of a second net (--name) leaves them out.
+    tail = nets[-1][7] if n == "fm_scan_words" else ""
     with open(args.header, "w") as fp:
-        fp.write("\n".join(src) + "\n" + nets[-1][7])
+        fp.write("\n".join(src) + "\n" + tail)
 
 
 def evaluate(args):
@@ -308,11 +327,18 @@ def evaluate(args):
     on dumped features: whether a header still fits what fm-scan.c dumps."""
     import numpy as np
 
-    mean, scale, w1, b1, w2, b2, thr, _ = read_header(args.header)
+    def net(path):
+        mean, scale, w1, b1, w2, b2, thr, _ = read_header(path)
+        return lambda x: 1 / (1 + np.exp(-(np.tanh((x - mean) / scale @ w1.T + b1) @ w2 + b2))), thr
+
     rows = [row for _, rs in load(args.features) for row in rs]
     x = np.array([f for _, f, _ in rows])
     y = np.array([lab for lab, _, _ in rows]) >= 0.5
-    p = 1 / (1 + np.exp(-(np.tanh((x - mean) / scale @ w1.T + b1) @ w2 + b2)))
+    single, thr = net(args.header)
+    p = single(x)
+    if args.multi:  # fm-scan.c's second net for the words that are not single letters
+        multi = np.array([not single_letter_word(f) for f in x])
+        p[multi] = net(args.multi)[0](x[multi])
     for name, m in (("net", p >= thr), ("rules", x[:, 2] < 0.5)):
         tp = float((m & y).sum())
         print(f"{name}: words {len(y)} ({y.mean():.3f} math), accuracy {(m == y).mean():.4f}, "
@@ -343,12 +369,20 @@ def main():
     t.add_argument("--edge", type=lambda v: [float(k) for k in v.split(",")], default=[1.0, 0.0],
                    help="LO,HI: leave out of training the words whose largest share in a formula "
                         "lies strictly between LO and HI (labels astride a region edge)")
+    t.add_argument("--words", choices=["all", "multi", "single"], default="all",
+                   help="train on every word, on the words of more than one character that are "
+                        "not a one-letter English word (multi), or on those (single)")
     t.add_argument("--header", required=True)
     e = sub.add_parser("eval")
     e.add_argument("--features", nargs="+", required=True)
     e.add_argument("--header", required=True)
+    e.add_argument("--multi", help="the net for the words of more than one character "
+                                   "(app/document/fm-scan-words-multi.h)")
     m = sub.add_parser("merge")
     m.add_argument("--headers", nargs="+", required=True)
+    m.add_argument("--name", default="fm_scan_words",
+                   help="the C name of the merged net (fm_scan_words_multi: fm-scan.c's net for "
+                        "the words of more than one character)")
     m.add_argument("--header", required=True)
     args = ap.parse_args()
     {"dump": dump, "train": train, "eval": evaluate, "merge": merge}[args.cmd](args)
