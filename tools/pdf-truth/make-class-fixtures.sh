@@ -359,3 +359,7 @@ $gen --body "$dir/cls-opthin.body.tex" --out "$dir" --prefix cls-opthin-libertin
 # scanprose: footnotes starting "A" under the footnote rule (its scanned twin:
 # tests/fixtures/pdf/scan/README.md, footnote-lost-mark)
 $gen --body "$dir/cls-scanfootnote.body.tex" --out "$dir" --prefix cls-scanfootnote-cm --fonts cm --seed 11561
+# detectb2b (issue 14): displays set back to back, parted by their own
+# numbers or their spacing unless their rows share a relation's x
+$gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-cm --fonts cm --seed 11660
+$gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-xe --engine xelatex --fonts lm-math --seed 11660
