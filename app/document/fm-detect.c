@@ -7605,6 +7605,188 @@ display_lines_with_text (PageCtx *pc)
   g_free (parts);
 }
 
+/* Whether one of chunk o's full-size relation signs stands within tol em
+ * of the same sign's x in chunk r. */
+static gboolean
+relation_aligned_within (const Glyph *g, const Chunk *o, const Chunk *r, double tol)
+{
+  for (int a = o->start; a < o->end; a++)
+    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
+      for (int b = r->start; b < r->end; b++)
+        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < tol * o->em && fabs (g[b].size - g[a].size) < 0.5)
+          return TRUE;
+  return FALSE;
+}
+
+/* Whether one of chunk o's full-size relation signs stands within 0.05 em
+ * of the same sign's x in chunk r: aligned rows share their "=" to the
+ * point. */
+static gboolean
+relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
+{
+  return relation_aligned_within (g, o, r, 0.05);
+}
+
+/* The bottoms of the first and last full-size rows of display block b
+ * (the bottoms of its body-size chunks' boxes, each a baseline plus the
+ * font's descent); NAN when it has none, and where its top (bottom) chunk
+ * is script-sized: a limit over a sum (\sum_{k=1}^{n} in an aligned row,
+ * newtx and Libertine's boxes tight to its ink) leaves more room to the
+ * row above than TeX's \lineskip and \jot put there. *top_row and
+ * *bottom_row (unless NULL) get those rows' chunks. */
+static void
+block_rows (const PageCtx *pc, int b, double *first, double *last, const Chunk **top_row, const Chunk **bottom_row)
+{
+  const Chunk *top = NULL, *bottom = NULL, *first_row = NULL, *last_row = NULL;
+
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
+      if (o->block != b)
+        continue;
+      top = top == NULL || o->box.y0 < top->box.y0 ? o : top;
+      bottom = bottom == NULL || o->box.y1 > bottom->box.y1 ? o : bottom;
+      if (o->em < 0.9 * pc->body_em)
+        continue;
+      first_row = first_row == NULL || o->box.y1 < first_row->box.y1 ? o : first_row;
+      last_row = last_row == NULL || o->box.y1 > last_row->box.y1 ? o : last_row;
+    }
+  if (top != NULL && top->em < 0.9 * pc->body_em)
+    first_row = NULL;
+  if (bottom != NULL && bottom->em < 0.9 * pc->body_em)
+    last_row = NULL;
+  *first = first_row != NULL ? first_row->box.y1 : NAN;
+  *last = last_row != NULL ? last_row->box.y1 : NAN;
+  if (top_row != NULL)
+    *top_row = first_row;
+  if (bottom_row != NULL)
+    *bottom_row = last_row;
+}
+
+/* Whether a full-size relation sign of chunk r stands at the x of the
+ * same sign in a chunk of display block b, either way (relation_aligned()):
+ * the rows of one aligned, align or split display share their "=". */
+static gboolean
+relation_aligned_with_block (const PageCtx *pc, int b, const Chunk *r)
+{
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
+      if (o->block == b && o != r && (relation_aligned (pc->g, o, r) || relation_aligned (pc->g, r, o)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The equation number level with row (half its height or more in the
+ * row's box, same column), or NULL. */
+static const Chunk *
+number_level_with (const PageCtx *pc, const Chunk *row)
+{
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
+      if (o->is_number && v_overlap_enough (&o->box, &row->box, 0.5) &&
+          !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&row->box)))
+        return o;
+    }
+  return NULL;
+}
+
+/* Whether an equation number stands level with the gap between the rows
+ * upper and lower (its middle below the upper row's middle and above the
+ * lower's): amsmath centres an equation's one number on its gathered or
+ * split block, between its rows. */
+static gboolean
+number_between_rows (const PageCtx *pc, const Chunk *upper, const Chunk *lower)
+{
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *o = &g_array_index (pc->chunks, Chunk, i);
+      double cy = fm_rect_cy (&o->box);
+      if (o->is_number && cy > fm_rect_cy (&upper->box) && cy < fm_rect_cy (&lower->box) &&
+          number_level_with (pc, upper) != o && number_level_with (pc, lower) != o &&
+          !across_gutter (pc, fm_rect_cx (&o->box), fm_rect_cx (&upper->box)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether display block b, or chunk single where b < 0, has a full-size
+ * row whose relation sign stands at the x of one in block a's rows. */
+static gboolean
+rows_share_relation (const PageCtx *pc, int a, int b, const Chunk *single)
+{
+  if (b < 0)
+    return relation_aligned_with_block (pc, a, single);
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *r = &g_array_index (pc->chunks, Chunk, i);
+      if (r->block == b && r->em >= 0.9 * pc->body_em && relation_aligned_with_block (pc, a, r))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The equation number level with a full-size row of display block b
+ * (or, where b < 0, with chunk single), or NULL. */
+static const Chunk *
+number_of_display (const PageCtx *pc, int b, const Chunk *single)
+{
+  if (b < 0)
+    return single->em >= 0.9 * pc->body_em ? number_level_with (pc, single) : NULL;
+  for (guint i = 0; i < pc->chunks->len; i++)
+    {
+      const Chunk *r = &g_array_index (pc->chunks, Chunk, i), *n;
+      if (r->block == b && r->em >= 0.9 * pc->body_em && (n = number_level_with (pc, r)) != NULL)
+        return n;
+    }
+  return NULL;
+}
+
+/* Whether display block a and display block b (or, where b < 0, chunk
+ * single), stacked less than 0.9 em apart, are two displays set back to
+ * back (\[...\] \[...\], two equations in a row, no text line between).
+ * Spacing alone does not tell them from one display's rows: TeX's
+ * display skips put the boxes 0.6-0.87 em apart and the facing rows'
+ * bottoms 1.8-3.1 em (probe 3940: CM, LM, newtx, Libertine, STIX Two;
+ * XeLaTeX and LuaLaTeX LM and STIX Two Math), while rows set with \\[len]
+ * are 1.5 em plus len apart with boxes 0.6-0.9 em apart (probes 3894,
+ * 3941) - a rule on spacing alone cut aligned rows set with \\[2pt]
+ * (detectleft). Two signs tell them: the rows of one aligned, align or
+ * split display share their relation's x (relation_aligned()), which
+ * keeps them together at any spacing, and two displays each carry their
+ * own number (one equation's number stands level with one row or between
+ * its rows), which parts them at any spacing. Neither said, the facing
+ * full-size rows part at 1.75 em: gathered rows up to \\[2pt] (1.6-1.7
+ * em) stay one display, rows farther apart were already cut where their
+ * boxes are 0.9 em apart. */
+static gboolean
+displays_back_to_back (const PageCtx *pc, int a, int b, const Chunk *single)
+{
+  const FmRect *ra = &pc->blocks[a], *rb = b >= 0 ? &pc->blocks[b] : &single->box;
+  const Chunk *a_top, *a_bottom, *b_top, *b_bottom, *upper, *lower, *n_a, *n_b;
+  double a_rows[2], b_rows[2], gap = fm_rect_v_gap (ra, rb);
+  gboolean a_above = fm_rect_cy (ra) < fm_rect_cy (rb);
+
+  if (gap < 0.3 * pc->body_em || rows_share_relation (pc, a, b, single))
+    return FALSE;
+  n_a = number_of_display (pc, a, NULL);
+  n_b = number_of_display (pc, b, single);
+  if (n_a != NULL && n_b != NULL && n_a != n_b)
+    return TRUE;
+  block_rows (pc, a, &a_rows[0], &a_rows[1], &a_top, &a_bottom);
+  if (b >= 0)
+    block_rows (pc, b, &b_rows[0], &b_rows[1], &b_top, &b_bottom);
+  else
+    b_top = b_bottom = single->em >= 0.9 * pc->body_em ? single : NULL;
+  upper = a_above ? a_bottom : b_bottom;
+  lower = a_above ? b_top : a_top;
+  if (upper == NULL || lower == NULL || gap < 0.6 * pc->body_em)
+    return FALSE;
+  return lower->box.y1 - upper->box.y1 >= 1.75 * pc->body_em && !number_between_rows (pc, upper, lower);
+}
+
 /* Display blocks: stacked or side-by-side display chunks. */
 static void
 display_blocks (PageCtx *pc)
@@ -7624,7 +7806,8 @@ display_blocks (PageCtx *pc)
         {
           const FmRect *bk = &pc->blocks[k];
           double em = ch->em;
-          gboolean stacked = fm_rect_v_gap (bk, &ch->box) < 0.9 * em && fm_rect_h_gap (bk, &ch->box) < 0.5 * em;
+          gboolean stacked = fm_rect_v_gap (bk, &ch->box) < 0.9 * em && fm_rect_h_gap (bk, &ch->box) < 0.5 * em &&
+                             !(pc->opts.rule == FM_DETECT_RULE_FULL && displays_back_to_back (pc, k, -1, ch));
           gboolean beside = v_overlap_enough (bk, &ch->box, 0.3) && fm_rect_h_gap (bk, &ch->box) < 3.0 * em;
           if ((stacked || beside) && !across_gutter (pc, fm_rect_cx (bk), fm_rect_cx (&ch->box)))
             b = k;
@@ -7835,28 +8018,6 @@ first_rows_above (PageCtx *pc)
   return any;
 }
 
-/* Whether one of chunk o's full-size relation signs stands within tol em
- * of the same sign's x in chunk r. */
-static gboolean
-relation_aligned_within (const Glyph *g, const Chunk *o, const Chunk *r, double tol)
-{
-  for (int a = o->start; a < o->end; a++)
-    if (is_relation_sign (g[a].c) && g[a].size >= 0.8 * o->em_max)
-      for (int b = r->start; b < r->end; b++)
-        if (g[b].c == g[a].c && fabs (g[b].r.x0 - g[a].r.x0) < tol * o->em && fabs (g[b].size - g[a].size) < 0.5)
-          return TRUE;
-  return FALSE;
-}
-
-/* Whether one of chunk o's full-size relation signs stands within 0.05 em
- * of the same sign's x in chunk r: aligned rows share their "=" to the
- * point. */
-static gboolean
-relation_aligned (const Glyph *g, const Chunk *o, const Chunk *r)
-{
-  return relation_aligned_within (g, o, r, 0.05);
-}
-
 /* Whether chunk o closes, with its last glyph, a square bracket that the
  * chunks of block b leave open: the second row of a bracketed remark,
  * \shoveright{\text{[condition for a maximum;}} \\ \text{$m$ is an
@@ -7994,6 +8155,19 @@ aligned_rows (PageCtx *pc)
   return any;
 }
 
+/* Whether display blocks a and b are rows of one aligned (align, split)
+ * display set farther apart than 0.9 em with \\[len] (\\[4pt] under rows
+ * of display-style sums, \\[6pt]): stacked less than 1.5 em apart (a
+ * line of text between two displays puts them 2 em or more apart), their
+ * relation signs at one x (relation_aligned(): 0.05 em). They came as two
+ * displays in CM, LM, newtx, Libertine and XeLaTeX STIX Two (probe 3941). */
+static gboolean
+aligned_rows_apart (const PageCtx *pc, int a, int b, double em)
+{
+  return fm_rect_v_gap (&pc->blocks[a], &pc->blocks[b]) < 1.5 * em && fm_rect_h_gap (&pc->blocks[a], &pc->blocks[b]) < 0.5 * em &&
+         rows_share_relation (pc, a, b, NULL);
+}
+
 /* Merging can make blocks touch that did not before (a limit joins two
  * pieces): merge until stable. Then blocks of pieces only are not
  * displays. */
@@ -8015,12 +8189,14 @@ merge_blocks (PageCtx *pc)
             for (guint i = 0; i < chunks->len; i++)
               if (g_array_index (chunks, Chunk, i).block == a)
                 em = g_array_index (chunks, Chunk, i).em;
-            if (((fm_rect_v_gap (&blocks[a], &blocks[b]) < 0.9 * em && fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em) ||
+            if (((fm_rect_v_gap (&blocks[a], &blocks[b]) < 0.9 * em && fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
+                  !(pc->opts.rule == FM_DETECT_RULE_FULL && displays_back_to_back (pc, a, b, NULL))) ||
                  (v_overlap_enough (&blocks[a], &blocks[b], 0.3) && fm_rect_h_gap (&blocks[a], &blocks[b]) < 3.0 * em) ||
                  (pc->opts.rule == FM_DETECT_RULE_FULL && fm_rect_v_gap (&blocks[a], &blocks[b]) < 1.5 * em &&
                   fm_rect_h_gap (&blocks[a], &blocks[b]) < 0.5 * em &&
                   block_continues (pc->g, chunks, blocks[a].y0 < blocks[b].y0 ? b : a)) ||
-                 (pc->opts.rule == FM_DETECT_RULE_FULL && blocks_level_apart (pc, a, b, em))) &&
+                 (pc->opts.rule == FM_DETECT_RULE_FULL && blocks_level_apart (pc, a, b, em)) ||
+                 (pc->opts.rule == FM_DETECT_RULE_FULL && aligned_rows_apart (pc, a, b, em))) &&
                 !across_gutter (pc, fm_rect_cx (&blocks[a]), fm_rect_cx (&blocks[b])))
               {
                 fm_rect_union (&blocks[a], &blocks[b]);

@@ -368,3 +368,7 @@ done
 $gen --body "$dir/cls-sentcomma.body.tex" --out "$dir" --prefix cls-sentcomma-xe --engine xelatex --fonts stix2-math --seed 11640
 $gen --body "$dir/cls-barop.body.tex" --out "$dir" --prefix cls-barop-xe --engine xelatex --fonts lm-math --seed 11641
 $gen --body "$dir/cls-barop.body.tex" --out "$dir" --prefix cls-barop-lua --engine lualatex --fonts lm-math --seed 11641
+# detectb2b (issue 14): displays set back to back, parted by their own
+# numbers or their spacing unless their rows share a relation's x
+$gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-cm --fonts cm --seed 11660
+$gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-xe --engine xelatex --fonts lm-math --seed 11660

@@ -493,6 +493,8 @@ class Doc:
         self.n = 0
         self.eqno = 0
         self.short_words = False  # --front-matter: prose with the article "a"
+        self.back_to_back = 0.0  # --back-to-back: share of displays followed at once by another
+        self.b2b_r = None
 
     def word(self):
         # The word list has no one-letter word; prose's commonest, the
@@ -562,6 +564,17 @@ class Doc:
             return "\\begin{equation*}\\FD{%s}{%s}\\tag*{\\FN{%s}{%s}}\\end{equation*}\n" % (fid, f, nid, num)
         return "\\[ \\FD{%s}{%s} \\]\n" % (fid, f)
 
+    def display_back_to_back(self):
+        """A second display right after the first (no text line between),
+        drawn from the --back-to-back generator alone: the documents' other
+        draws stay what they were but for the numbers after it."""
+        saved = self.r, self.textdisp_r
+        self.r = self.textdisp_r = self.b2b_r
+        try:
+            return self.display()
+        finally:
+            self.r, self.textdisp_r = saved
+
     def body(self, n_paragraphs):
         r = self.r
         out = []
@@ -578,6 +591,8 @@ class Doc:
             out.append(" ".join(para) + "\n")
             for _ in range(r.choice([0, 1, 1, 2])):
                 out.append(self.display())
+                if self.back_to_back > 0 and self.b2b_r.random() < self.back_to_back:
+                    out.append(self.display_back_to_back())
                 out.append(self.sentence(rate) + "\n\n")
             out.append("\n")
         return "".join(out)
@@ -635,7 +650,7 @@ def too_wide(aux, doc):
 
 
 def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", corpus=None, classes=False,
-             front=False):
+             front=False, back_to_back=0.0):
     r = random.Random(seed)
     font = font or r.choice(sorted(FONTS))
     twocol = r.random() < 0.35 if twocol is None else twocol
@@ -644,6 +659,7 @@ def make_one(name, seed, out_dir, font=None, twocol=None, engine="pdflatex", cor
         # pages, from a generator of their own.
         twocol = random.Random(seed * 13 + 7).random() < 0.6
     doc = Doc(r, corpus, classes, twocol, random.Random(seed * 17 + 11))
+    doc.back_to_back, doc.b2b_r = back_to_back, random.Random(seed * 23 + 17)
     margin = r.choice(["1in", "1.2in", "0.8in"])
     # The body size varies only off pdfLaTeX's default font cycle, from its own
     # generator, so that the pdfLaTeX sets of a seed stay what they were.
@@ -848,6 +864,10 @@ def main():
     ap.add_argument("--front-matter", action="store_true",
                     help="begin each document with a title, authors, an abstract and keywords, and put the "
                     "article \"a\" into its prose (training pages for the scanned-page word classifier)")
+    ap.add_argument("--back-to-back", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the displays (0-1, default 0) is followed at once by a second display, "
+                    "no text between (\\[...\\] \\[...\\], two equations in a row); drawn from a generator of "
+                    "its own, so a seed's documents stay what they were without it")
     a = ap.parse_args()
     if a.body:
         os.makedirs(a.out, exist_ok=True)
@@ -870,7 +890,8 @@ def main():
         # Cycle through the font setups so every set covers all of them.
         name = "%s-%d-%02d" % (a.prefix, a.seed, i)
         total += make_one(name, a.seed * 1000 + i, a.out, font=fonts[i % len(fonts)], engine=a.engine,
-                          corpus=corpus, classes=a.formulas == "classes", front=a.front_matter)
+                          corpus=corpus, classes=a.formulas == "classes", front=a.front_matter,
+                          back_to_back=a.back_to_back)
     print("%d PDFs, %d regions in %s" % (a.count, total, a.out))
 
 
