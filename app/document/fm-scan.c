@@ -1166,15 +1166,14 @@ read_again_text (const GArray *words, guint first)
  * swallowed both displays and the line's inline formulas. Where the
  * reading again reads text, the blank words of the first reading there
  * go; where it does not (a photo: a few words by chance), the reading
- * again of ink all in pictures goes, as before leadempty (ink outside
- * every block keeps its reading again, as before). */
+ * again goes, as before leadempty. */
 static void
-read_again_keep (GArray *words, guint first, const Box *b, gboolean all_in_picture)
+read_again_keep (GArray *words, guint first, const Box *b, gboolean in_picture)
 {
+  if (!in_picture)
+    return;  /* ink outside every block: its reading again kept, as before */
   if (!read_again_text (words, first))
     {
-      if (!all_in_picture)
-        return;  /* ink outside every block: kept as before */
       for (guint i = first; i < words->len; i++)
         g_free (g_array_index (words, Word, i).utf8);
       g_array_set_size (words, first);
@@ -1244,7 +1243,6 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
       g_autofree int *parent = g_new (int, n);
       g_autofree Box *group = g_new (Box, n);
       g_autofree int *count = g_new0 (int, n);
-      g_autofree int *count_in_picture = g_new0 (int, n);
       for (guint i = 0; i < n; i++)
         parent[i] = (int) i;
       for (guint i = 0; i < n; i++)
@@ -1252,7 +1250,9 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
           {
             const Box *a = &g_array_index (comps, Comp, g_array_index (unread, int, i)).img;
             const Box *b = &g_array_index (comps, Comp, g_array_index (unread, int, j)).img;
-            if (MAX (a->x0, b->x0) - MIN (a->x1, b->x1) < 1.0 * em &&
+            /* Ink in pictures and ink outside every block in groups of
+             * their own: the latter are read again as before leadempty. */
+            if (in_picture[i] == in_picture[j] && MAX (a->x0, b->x0) - MIN (a->x1, b->x1) < 1.0 * em &&
                 MAX (a->y0, b->y0) - MIN (a->y1, b->y1) < 0.5 * em)
               uf_join (parent, (int) i, (int) j);
           }
@@ -1264,7 +1264,6 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
             group[r] = *a;
           else
             box_union (&group[r], a);
-          count_in_picture[r] += in_picture[i];
         }
       for (guint i = 0; i < n; i++)
         {
@@ -1286,7 +1285,7 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
             {
               guint first = words->len;
               collect_words (api, img, words, angles, NULL, 0);
-              read_again_keep (words, first, b, count_in_picture[i] == count[i]);
+              read_again_keep (words, first, b, in_picture[i]);
             }
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("scan: ink outside Tesseract's blocks [%.0f %.0f %.0f %.0f] (%d pieces) read again\n",
