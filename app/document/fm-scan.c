@@ -813,6 +813,13 @@ reads_like_number (const char *s)
   return g_regex_match (re, s, 0, NULL);
 }
 
+/* A block of Tesseract's layout: a picture block's reading is one blank
+ * word over it (read_words). */
+typedef struct {
+  Box box;
+  gboolean picture;
+} ReadBlock;
+
 /* Appends the words of the last recognition to words, the angles of its
  * long text lines' baselines to angles, and the boxes of the blocks it
  * read to blocks when not NULL. */
@@ -832,10 +839,13 @@ collect_words (TessBaseAPI *api, const FmGrayImage *img, GArray *words, GArray *
       do
         {
           int l, t, r, b;
+          TessPolyBlockType type = TessPageIteratorBlockType (pi);
           if (TessPageIteratorBoundingBox (pi, RIL_BLOCK, &l, &t, &r, &b))
             {
-              Box box = { l, t + dy, r, b + dy };
-              g_array_append_val (blocks, box);
+              ReadBlock block = { { l, t + dy, r, b + dy },
+                                  type == PT_FLOWING_IMAGE || type == PT_HEADING_IMAGE ||
+                                  type == PT_PULLOUT_IMAGE };
+              g_array_append_val (blocks, block);
             }
         }
       while (TessPageIteratorNext (pi, RIL_BLOCK));
@@ -1086,7 +1096,7 @@ read_page_parts (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double
   {
     g_autoptr(GArray) words2 = g_array_new (FALSE, TRUE, sizeof (Word));
     g_autoptr(GArray) angles2 = g_array_new (FALSE, FALSE, sizeof (double));
-    g_autoptr(GArray) blocks2 = g_array_new (FALSE, FALSE, sizeof (Box));
+    g_autoptr(GArray) blocks2 = g_array_new (FALSE, FALSE, sizeof (ReadBlock));
     TessPart top = whole, bottom = { extra ? extra : api, img, dpi, &cut, TRUE, words2, angles2, blocks2,
                                      FALSE, 0 };
     GThread *t = NULL;
@@ -1115,14 +1125,83 @@ read_page_parts (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double
   }
 }
 
+static double
+v_overlap (double a0, double a1, double b0, double b1)
+{
+  return MIN (a1, b1) - MAX (a0, b0);
+}
+
+/* Whether Tesseract read no text for w: nothing, or white space only
+ * (what the debug output shows as nothing). */
+static gboolean
+word_blank (const Word *w)
+{
+  for (const char *q = w->utf8; *q; q++)
+    if (!g_ascii_isspace (*q))
+      return FALSE;
+  return TRUE;
+}
+
+/* Whether words [first, len), a block's reading again, read text: three
+ * dictionary words at confidence 60 or more, half the words. */
+static gboolean
+read_again_text (const GArray *words, guint first)
+{
+  int n_text = 0;
+
+  for (guint i = first; i < words->len; i++)
+    {
+      const Word *w = &g_array_index (words, Word, i);
+      if (w->dict && w->conf >= 60)
+        n_text++;
+    }
+  return n_text >= 3 && 2 * n_text >= (int) (words->len - first);
+}
+
+/* Keeps or drops b's reading again, words [first, len). Ink in a block
+ * Tesseract took for a picture is read again too: a block over two lines
+ * of prose between two displays (PT_PULLOUT_IMAGE on a JPEG'd page of the
+ * lead's fresh set 1087 at 300 dpi, a binary page of 1083) came back as
+ * one blank word, and the whole block was one display's ink that
+ * swallowed both displays and the line's inline formulas. Where the
+ * reading again reads text, the blank words of the first reading there
+ * go; where it does not (a photo: a few words by chance), the reading
+ * again goes, as before leadempty. */
+static void
+read_again_keep (GArray *words, guint first, const Box *b, gboolean in_picture)
+{
+  if (!in_picture)
+    return;  /* ink outside every block: its reading again kept, as before */
+  if (!read_again_text (words, first))
+    {
+      for (guint i = first; i < words->len; i++)
+        g_free (g_array_index (words, Word, i).utf8);
+      g_array_set_size (words, first);
+      return;
+    }
+  for (guint i = first; i-- > 0;)
+    {
+      Word *w = &g_array_index (words, Word, i);
+      double ix = v_overlap (w->img.x0, w->img.x1, b->x0, b->x1);
+      double iy = v_overlap (w->img.y0, w->img.y1, b->y0, b->y1);
+      double area = box_w (&w->img) * box_h (&w->img);
+      if (word_blank (w) && area > 0 && ix > 0 && iy > 0 && ix * iy >= 0.5 * area)
+        {
+          g_free (w->utf8);
+          g_array_remove_index (words, i);
+        }
+    }
+}
+
 static GArray *
 read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi, double *skew,
             gint64 *part_cpu_us, GError **error)
 {
   GArray *words = g_array_new (FALSE, TRUE, sizeof (Word));
   g_autoptr(GArray) angles = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr(GArray) blocks = g_array_new (FALSE, FALSE, sizeof (Box));
+  g_autoptr(GArray) blocks = g_array_new (FALSE, FALSE, sizeof (ReadBlock));
   g_autoptr(GArray) unread = g_array_new (FALSE, FALSE, sizeof (int));
+  g_autofree gboolean *in_picture = g_new0 (gboolean, comps->len + 1);  /* by unread's index */
   double em = dpi / 7.2;   /* 10 pt, before the page's own is known */
   gboolean split;
   double slope = ink_slope (img, comps);
@@ -1138,21 +1217,25 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
    * a picture now and then and leaves it out, unread: paragraphs of prose
    * without words, all of whose ink looked like math (development twins: a
    * JPEG'd page at 1.9 degrees, three lines of a paragraph one display
-   * box). Ink outside every block Tesseract read, in groups as wide as a
+   * box). Ink outside every block Tesseract read as text (a picture block
+   * comes back as one blank word: read_again_keep), in groups as wide as a
    * few words, is read again as one block of text; a picture gives a few
    * unsure words there, and the ink tests still tell it apart. */
   for (guint i = 0; i < comps->len; i++)
     {
       const Comp *c = &g_array_index (comps, Comp, i);
       double mx = (c->img.x0 + c->img.x1) / 2, my = (c->img.y0 + c->img.y1) / 2;
-      gboolean inside = FALSE;
-      for (guint k = 0; k < blocks->len && !inside; k++)
+      int inside = 0;   /* 1 in a picture block, 2 in a text block */
+      for (guint k = 0; k < blocks->len && inside < 2; k++)
         {
-          const Box *b = &g_array_index (blocks, Box, k);
-          inside = mx >= b->x0 && mx <= b->x1 && my >= b->y0 && my <= b->y1;
+          const ReadBlock *b = &g_array_index (blocks, ReadBlock, k);
+          if (mx >= b->box.x0 && mx <= b->box.x1 && my >= b->box.y0 && my <= b->box.y1)
+            inside = b->picture ? 1 : 2;
         }
-      if (!inside)
+      if (inside < 2)
         g_array_append_val (unread, i);
+      if (inside == 1)
+        in_picture[unread->len - 1] = TRUE;
     }
   if (unread->len >= 20)
     {
@@ -1167,7 +1250,9 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
           {
             const Box *a = &g_array_index (comps, Comp, g_array_index (unread, int, i)).img;
             const Box *b = &g_array_index (comps, Comp, g_array_index (unread, int, j)).img;
-            if (MAX (a->x0, b->x0) - MIN (a->x1, b->x1) < 1.0 * em &&
+            /* Ink in pictures and ink outside every block in groups of
+             * their own: the latter are read again as before leadempty. */
+            if (in_picture[i] == in_picture[j] && MAX (a->x0, b->x0) - MIN (a->x1, b->x1) < 1.0 * em &&
                 MAX (a->y0, b->y0) - MIN (a->y1, b->y1) < 0.5 * em)
               uf_join (parent, (int) i, (int) j);
           }
@@ -1197,7 +1282,11 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
             }
           TessBaseAPISetRectangle (api, (int) b->x0, (int) b->y0, (int) box_w (b), (int) box_h (b));
           if (TessBaseAPIRecognize (api, NULL) == 0)
-            collect_words (api, img, words, angles, NULL, 0);
+            {
+              guint first = words->len;
+              collect_words (api, img, words, angles, NULL, 0);
+              read_again_keep (words, first, b, in_picture[i]);
+            }
           if (g_getenv ("FM_DETECT_DEBUG"))
             g_printerr ("scan: ink outside Tesseract's blocks [%.0f %.0f %.0f %.0f] (%d pieces) read again\n",
                         b->x0, b->y0, b->x1, b->y1, count[i]);
@@ -1452,11 +1541,6 @@ is_rule (const Box *b, double em)
 }
 
 
-static double
-v_overlap (double a0, double a1, double b0, double b1)
-{
-  return MIN (a1, b1) - MAX (a0, b0);
-}
 
 /* Whether words a and b stand on one row: they overlap by half the lower
  * one's height or more. */
@@ -2669,17 +2753,6 @@ word_open_at (const Word *o, gboolean before)
  * a text word were prose; 54 of 70 farther off were in formulas). Boxed
  * as formulas, the near ones were a quarter of the false inline boxes
  * over prose (10 of 41 at 300 dpi). */
-/* Whether Tesseract read no text for w: nothing, or white space only
- * (what the debug output shows as nothing). */
-static gboolean
-word_blank (const Word *w)
-{
-  for (const char *q = w->utf8; *q; q++)
-    if (!g_ascii_isspace (*q))
-      return FALSE;
-  return TRUE;
-}
-
 static gboolean
 word_empty_piece (ScanPage *p, guint i)
 {

@@ -70,6 +70,7 @@ FM_TESS_FN (BOOL, TessPageIteratorBoundingBox,
             (const TessPageIterator *h, TessPageIteratorLevel level, int *left, int *top, int *right,
              int *bottom),
             (h, level, left, top, right, bottom), 0)
+FM_TESS_FN (TessPolyBlockType, TessPageIteratorBlockType, (const TessPageIterator *h), (h), PT_UNKNOWN)
 FM_TESS_FN (BOOL, TessPageIteratorBaseline,
             (const TessPageIterator *h, TessPageIteratorLevel level, int *x1, int *y1, int *x2,
              int *y2),

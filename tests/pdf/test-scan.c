@@ -1626,6 +1626,27 @@ test_limits_lists (void)
   assert_inline_whole ("tests/fixtures/pdf/scan/cutlist-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Two lines of prose between two displays that Tesseract's layout took
+ * for a picture (a PT_PULLOUT_IMAGE block, returned as one blank word):
+ * on main aa1b8be the block's ink became one display [67 175 298 276]
+ * that swallowed both displays and k = n (read_again_keep). Page
+ * picture-block-scan300: the lead's fresh twin heldout-1087-01 (make-truth
+ * seed 1087, scan seed 10870, 300 dpi, JPEG, shade), copied as made: a
+ * crop or a JPEG saved again is read without the picture block. */
+static void
+test_picture_block (void)
+{
+  static const double displays[][4] = {
+    { 136.7, 176.6, 227.1, 203.3 },  /* \int_{0}^{1} n_{i+1} \times \alpha \, dx = 46 */
+    { 151.0, 242.3, 215.9, 274.9 },  /* \sum_{k=1}^{N} a \cdot 94 = \frac{54}{k} */
+  };
+  static const double inlines[][4] = {
+    { 67.9, 213.2, 92.8, 220.6 },    /* k = n */
+  };
+  assert_display_found ("tests/fixtures/pdf/scan/picture-block-scan300.pdf", displays, G_N_ELEMENTS (displays));
+  assert_inline_found ("tests/fixtures/pdf/scan/picture-block-scan300.pdf", inlines, G_N_ELEMENTS (inlines));
+}
+
 /* A two-column page whose columns' lines are not level (the right
  * column's 0.43 em lower): the 0.45 em window from the left line's first
  * word took half the right line's words, the rest became a text line of
@@ -1726,6 +1747,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/limits-lists", test_limits_lists);
   g_test_add_func ("/pdf/scan/double-spacing", test_double_spacing);
   g_test_add_func ("/pdf/scan/column-offset", test_column_offset);
+  g_test_add_func ("/pdf/scan/picture-block", test_picture_block);
   g_test_add_func ("/pdf/scan/inflated-words", test_inflated_words);
   g_test_add_func ("/pdf/scan/hyphen-gutter", test_hyphen_gutter);
   g_test_add_func ("/pdf/scan/footnote-lost-mark", test_footnote_lost_mark);
