@@ -4535,6 +4535,29 @@ bar_then_bracket_apart (const InlineCtx *ic, int li, int ri, double gap, double 
          gap >= 0.25 * em && closing_bar (ic, li);
 }
 
+/* Whether a radical ri a word space after a closing bar or bracket li
+ * opens the next formula: a radical is an ordinary atom to TeX, and
+ * between a closing delimiter (or a bar, an ordinary symbol) and an
+ * ordinary atom TeX puts no glue, so "|a|\sqrt{b}" sets the sign 0.04 em
+ * from the bar (newtx) and "$|a|$ $\sqrt{b}$" a word space plus that.
+ * Only a gap as wide as the line's word space and over 0.22 em: a thin
+ * space written in the formula (\,, 0.17 em and the sidebearing) stays
+ * under both; a root's index comes after the sign (Poppler's box of the
+ * sign in "$(a+b)$ $\sqrt[3]{c}$" starts 0.247 em on in Libertine). */
+static gboolean
+closing_then_radical_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li);
+  const MathGlyph *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &ic->g[ml->glyph];
+  const Glyph *r = &ic->g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+
+  return r->c >= 0x221A && r->c <= 0x221C && !mr->script && !ml->script && ws > 0 &&
+         gap >= ws - 0.03 * em && gap >= 0.22 * em &&
+         ((is_close_bracket (l->c) && l->cls != CLS_TEXT) || closing_bar (ic, li));
+}
+
 /* Whether a relation or binary sign ri a word space after li opens the
  * next formula ("$g(x)$ $>f$"): inside one formula TeX spaces such a sign
  * alike on both sides (thick or medium space, stretched alike), so a gap
@@ -4640,7 +4663,7 @@ word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, doub
     }
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
          equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em) ||
-         relation_after_word_space (ic, li, ri, gap, em);
+         closing_then_radical_apart (ic, li, ri, gap, em) || relation_after_word_space (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)

@@ -1088,7 +1088,11 @@ test_detect_inline_cases (void)
  * back to back - single lines, two numbered equations, \Bigl\{ sets, an
  * aligned block then a line - merged pairwise, and an aligned block's rows
  * set with \\[4pt] split in CM (display 3 of 10 in CM, 4 of 10 in
- * XeLaTeX on main), with gathered rows in \\[1pt] that must stay one. */
+ * XeLaTeX on main), with gathered rows in \\[1pt] that must stay one;
+ * detectreal: cls-barroot (newtx, Libertine), a formula ending in a closing
+ * bar or bracket a word space before one opening with a radical, "$|a|$
+ * $\sqrt{b}$", "$f(x)$ $\sqrt{x}$" (inline 6 of 13 in both on main, the
+ * pairs one region each). */
 static void
 test_detect_classes (void)
 {
@@ -1158,7 +1162,7 @@ test_detect_classes (void)
                           "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua", "cls-opthin-cm",
                           "cls-opthin-xe", "cls-opthin-libertine", "cls-sentcomma-libertine",
                           "cls-sentcomma-newtx", "cls-sentcomma-xe", "cls-barop-xe", "cls-barop-lua",
-                          "cls-b2b-cm", "cls-b2b-xe" };
+                          "cls-b2b-cm", "cls-b2b-xe", "cls-barroot-newtx", "cls-barroot-libertine" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1183,7 +1187,8 @@ test_detect_classes (void)
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-") ||
           g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
           g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-") ||
-          g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-"))
+          g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-") ||
+          g_str_has_prefix (names[i], "cls-barroot-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

@@ -372,3 +372,7 @@ $gen --body "$dir/cls-barop.body.tex" --out "$dir" --prefix cls-barop-lua --engi
 # numbers or their spacing unless their rows share a relation's x
 $gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-cm --fonts cm --seed 11660
 $gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-xe --engine xelatex --fonts lm-math --seed 11660
+# detectreal (issue 14): a formula ending in a closing bar or bracket a word
+# space before one opening with a radical
+$gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-newtx --fonts newtx --seed 11670
+$gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-libertine --fonts libertine --seed 11670
