@@ -395,7 +395,10 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
       g[j].r.y1 > g[j - 1].r.y1 - 0.15 * size)
     return -1;
   while (e < n && (e == j || glued (&g[e - 1], &g[e])) && g[e].size < 0.85 * size &&
-         (g_unichar_isdigit (g[e].c) || g[e].c == '*' || g[e].c == 0x2020 || g[e].c == 0x2021))
+         (g_unichar_isdigit (g[e].c) || g[e].c == '*' || g[e].c == 0x2020 || g[e].c == 0x2021 ||
+          /* (\fnsymbol's other marks: CMSY's \ast as Poppler reads it,
+           * \S, \P, \|) */
+          g[e].c == 0x2217 || g[e].c == 0x00A7 || g[e].c == 0x00B6 || g[e].c == 0x2016))
     e++;
   if (e == j || e >= n || !g[e].space_before || !v_overlap_enough (&g[j - 1].r, &g[e].r, 0.3))
     return -1;
@@ -1121,6 +1124,46 @@ classify_lone_relations (Glyph *g, int n)
     }
 }
 
+/* A mark that opens a line of running text is the line's label, not a
+ * formula: a list item's bullet (amsart's and many classes' \labelitemi
+ * is CMSY's \bullet, U+2022, a \circ label U+25E6, U+2218 in
+ * unicode-math), a footnote's
+ * symbol before the note's first word (\thanks sets $^\ast$, U+2217, at
+ * the foot of a title page: ten of twenty TeX Live manuals, detectreal).
+ * The mark is first on its line, level with a word of two or more letters
+ * of the text faces after it; a formula opening a line with a bullet or a
+ * star has math or a sign after it. */
+static gboolean is_sentence_punct (gunichar c);
+
+static void
+classify_line_marks (Glyph *g, int n)
+{
+  for (int i = 0; i + 2 < n; i++)
+    {
+      gunichar c = g[i].c;
+      int k = i + 1;
+
+      if (!(c == 0x2022 || c == 0x25E6 || c == 0x2218 || c == 0x2219 || c == 0x2217 || c == '*' || c == 0x22C6 ||
+            c == 0x2020 || c == 0x2021) ||
+          !(i == 0 || g[i].line_before) || g[k].line_before || !v_overlap_enough (&g[i].r, &g[k].r, 0.3) ||
+          g[k].r.x0 < g[i].r.x1 - 0.05 * g[k].size || g[k].r.x0 - g[i].r.x1 > 2.0 * g[k].size)
+        continue;
+      /* (the word may be a macro's name in typewriter, "\\brk[type]": its
+       * letters are running text, its backslash is not a letter) */
+      int letters = 0, math = 0;
+      for (; k < n && (k == i + 1 || !g[k].space_before) && !g[k].line_before; k++)
+        {
+          letters += g_unichar_isalpha (g[k].c) && g[k].cls == CLS_TEXT;
+          math += g[k].font == FM_FONT_MATH || (g_unichar_isalpha (g[k].c) && g[k].cls != CLS_TEXT);
+        }
+      if (letters >= 2 && math == 0)
+        {
+          g[i].cls = CLS_TEXT;
+          g[i].font = FM_FONT_TEXT;
+        }
+    }
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -1441,8 +1484,6 @@ pmt_char_is_math (gunichar c)
 }
 
 /* "[12]" or "[3, 7]" starting at glyph i, preceded by a space: a citation. */
-static gboolean is_sentence_punct (gunichar c);
-
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
@@ -6220,6 +6261,7 @@ page_words (PageCtx *pc)
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
       classify_lone_relations (g, n);
+      classify_line_marks (g, n);
       g_free (script);
     }
 }

@@ -1092,7 +1092,10 @@ test_detect_inline_cases (void)
  * detectreal: cls-barroot (newtx, Libertine), a formula ending in a closing
  * bar or bracket a word space before one opening with a radical, "$|a|$
  * $\sqrt{b}$", "$f(x)$ $\sqrt{x}$" (inline 6 of 13 in both on main, the
- * pairs one region each). */
+ * pairs one region each); cls-linemarks (CM, XeLaTeX LM Math), marks
+ * opening a line of running text - \circ and \ast item labels, \fnsymbol's
+ * star at the foot of the page - and that star after a word in the text
+ * (4 regions over in both on main: the marks, "below*"). */
 static void
 test_detect_classes (void)
 {
@@ -1162,7 +1165,8 @@ test_detect_classes (void)
                           "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua", "cls-opthin-cm",
                           "cls-opthin-xe", "cls-opthin-libertine", "cls-sentcomma-libertine",
                           "cls-sentcomma-newtx", "cls-sentcomma-xe", "cls-barop-xe", "cls-barop-lua",
-                          "cls-b2b-cm", "cls-b2b-xe", "cls-barroot-newtx", "cls-barroot-libertine" };
+                          "cls-b2b-cm", "cls-b2b-xe", "cls-barroot-newtx", "cls-barroot-libertine",
+                          "cls-linemarks-cm", "cls-linemarks-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1188,7 +1192,7 @@ test_detect_classes (void)
           g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
           g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-") ||
           g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-") ||
-          g_str_has_prefix (names[i], "cls-barroot-"))
+          g_str_has_prefix (names[i], "cls-barroot-") || g_str_has_prefix (names[i], "cls-linemarks-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

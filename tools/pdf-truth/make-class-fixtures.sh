@@ -376,3 +376,7 @@ $gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-xe --engine xe
 # space before one opening with a radical
 $gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-newtx --fonts newtx --seed 11670
 $gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-libertine --fonts libertine --seed 11670
+# detectreal (issue 14): list labels and footnote marks that open a line of
+# running text, \fnsymbol's star after a word
+$gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-cm --fonts cm --seed 11671
+$gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-xe --engine xelatex --fonts lm-math --seed 11671
