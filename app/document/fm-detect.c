@@ -1345,8 +1345,17 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
       if (is_angle_open (g[i].c) || g[i].c == '<')
         {
           int k = i + 1, letters = 0, italic = 0;
-          while (k < n && (g_unichar_isalpha (g[k].c) || g[k].c == '-') && g[k].cls != CLS_STRONG &&
-                 g[k].font != FM_FONT_MATH && v_overlap_enough (&g[i].r, &g[k].r, 0.3))
+          /* (the word may hold digits and an underscore, "<point1>",
+           * "<math_column>", a second word, "<AMS env>", and docstrip's
+           * guards sign their option with a star or a slash, "<*package>",
+           * "</trace>", in the listings of the TeX Live manuals: the star
+           * is CMSY's) */
+          while (k < n && v_overlap_enough (&g[i].r, &g[k].r, 0.3) && !g[k].line_before &&
+                 (g_unichar_isalnum (g[k].c) ?
+                  g[k].cls != CLS_STRONG && g[k].font != FM_FONT_MATH &&
+                  (!g[k].space_before || (letters > 0 && g[k].r.x0 - g[k - 1].r.x1 < 0.6 * g[k].size)) :
+                  !g[k].space_before && (g[k].c == '-' || g[k].c == '_' ||
+                                         ((g[k].c == '*' || g[k].c == 0x2217 || g[k].c == '/') && k == i + 1))))
             {
               letters += g_unichar_isalpha (g[k].c) != 0;
               italic += g[k].font == FM_FONT_TEXT_ITALIC;

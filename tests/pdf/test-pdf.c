@@ -1095,7 +1095,10 @@ test_detect_inline_cases (void)
  * pairs one region each); cls-linemarks (CM, XeLaTeX LM Math), marks
  * opening a line of running text - \circ and \ast item labels, \fnsymbol's
  * star at the foot of the page - and that star after a word in the text
- * (4 regions over in both on main: the marks, "below*"). */
+ * (4 regions over in both on main: the marks, "below*"); cls-metavars (CM,
+ * XeLaTeX LM Math), meta-variables with a digit, an underscore or two words
+ * and docstrip's guards "<*package>", "</trace>" (7 regions over in both on
+ * main), beside angle brackets of math. */
 static void
 test_detect_classes (void)
 {
@@ -1166,7 +1169,7 @@ test_detect_classes (void)
                           "cls-opthin-xe", "cls-opthin-libertine", "cls-sentcomma-libertine",
                           "cls-sentcomma-newtx", "cls-sentcomma-xe", "cls-barop-xe", "cls-barop-lua",
                           "cls-b2b-cm", "cls-b2b-xe", "cls-barroot-newtx", "cls-barroot-libertine",
-                          "cls-linemarks-cm", "cls-linemarks-xe" };
+                          "cls-linemarks-cm", "cls-linemarks-xe", "cls-metavars-cm", "cls-metavars-xe" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1192,7 +1195,8 @@ test_detect_classes (void)
           g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
           g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-") ||
           g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-") ||
-          g_str_has_prefix (names[i], "cls-barroot-") || g_str_has_prefix (names[i], "cls-linemarks-"))
+          g_str_has_prefix (names[i], "cls-barroot-") || g_str_has_prefix (names[i], "cls-linemarks-") ||
+          g_str_has_prefix (names[i], "cls-metavars-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

@@ -380,3 +380,7 @@ $gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-libert
 # running text, \fnsymbol's star after a word
 $gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-cm --fonts cm --seed 11671
 $gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-xe --engine xelatex --fonts lm-math --seed 11671
+# detectreal (issue 14): meta-variables with digits, underscores, two words;
+# docstrip's guards in listings
+$gen --body "$dir/cls-metavars.body.tex" --out "$dir" --prefix cls-metavars-cm --fonts cm --seed 11672
+$gen --body "$dir/cls-metavars.body.tex" --out "$dir" --prefix cls-metavars-xe --engine xelatex --fonts lm-math --seed 11672
