@@ -1164,6 +1164,32 @@ classify_line_marks (Glyph *g, int n)
     }
 }
 
+/* A section or paragraph sign before a number is a reference in running
+ * text ("(\S 10)", "\S\S 3-4"), not a formula: pdfLaTeX's \S in OT1
+ * comes from CMSY, a math font (nathguide's index of commands, 150 such
+ * regions, detectreal). The number follows on the sign's line, glued or a
+ * word space on. */
+static void
+classify_section_signs (Glyph *g, int n)
+{
+  for (int i = 0; i + 1 < n; i++)
+    {
+      int k = i + 1;
+
+      if (g[i].c != 0x00A7 && g[i].c != 0x00B6)
+        continue;
+      while (k < n && k < i + 3 && g[k].c == g[i].c && !g[k].space_before)
+        k++;
+      if (k < n && g_unichar_isdigit (g[k].c) && !g[k].line_before && v_overlap_enough (&g[i].r, &g[k].r, 0.3) &&
+          g[k].r.x0 - g[k - 1].r.x1 < 0.5 * g[k].size && g[k].size >= 0.85 * g[i].size)
+        for (int m = i; m < k; m++)
+          {
+            g[m].cls = CLS_TEXT;
+            g[m].font = FM_FONT_TEXT;
+          }
+    }
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -6271,6 +6297,7 @@ page_words (PageCtx *pc)
       classify_units (g, n);
       classify_lone_relations (g, n);
       classify_line_marks (g, n);
+      classify_section_signs (g, n);
       g_free (script);
     }
 }

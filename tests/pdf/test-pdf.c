@@ -1098,7 +1098,8 @@ test_detect_inline_cases (void)
  * (4 regions over in both on main: the marks, "below*"); cls-metavars (CM,
  * XeLaTeX LM Math), meta-variables with a digit, an underscore or two words
  * and docstrip's guards "<*package>", "</trace>" (7 regions over in both on
- * main), beside angle brackets of math. */
+ * main), beside angle brackets of math; cls-sectsign (CM), references
+ * "(\S 10)", "\S\S 3--4", "\P 2" with CMSY's signs (6 regions over on main). */
 static void
 test_detect_classes (void)
 {
@@ -1169,7 +1170,8 @@ test_detect_classes (void)
                           "cls-opthin-xe", "cls-opthin-libertine", "cls-sentcomma-libertine",
                           "cls-sentcomma-newtx", "cls-sentcomma-xe", "cls-barop-xe", "cls-barop-lua",
                           "cls-b2b-cm", "cls-b2b-xe", "cls-barroot-newtx", "cls-barroot-libertine",
-                          "cls-linemarks-cm", "cls-linemarks-xe", "cls-metavars-cm", "cls-metavars-xe" };
+                          "cls-linemarks-cm", "cls-linemarks-xe", "cls-metavars-cm", "cls-metavars-xe",
+                          "cls-sectsign-cm" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1196,7 +1198,7 @@ test_detect_classes (void)
           g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-") ||
           g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-") ||
           g_str_has_prefix (names[i], "cls-barroot-") || g_str_has_prefix (names[i], "cls-linemarks-") ||
-          g_str_has_prefix (names[i], "cls-metavars-"))
+          g_str_has_prefix (names[i], "cls-metavars-") || g_str_has_prefix (names[i], "cls-sectsign-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

@@ -384,3 +384,5 @@ $gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-xe
 # docstrip's guards in listings
 $gen --body "$dir/cls-metavars.body.tex" --out "$dir" --prefix cls-metavars-cm --fonts cm --seed 11672
 $gen --body "$dir/cls-metavars.body.tex" --out "$dir" --prefix cls-metavars-xe --engine xelatex --fonts lm-math --seed 11672
+# detectreal (issue 14): section and paragraph signs from CMSY before a number
+$gen --body "$dir/cls-sectsign.body.tex" --out "$dir" --prefix cls-sectsign-cm --fonts cm --seed 11673
