@@ -395,7 +395,10 @@ footnote_mark_end (const Glyph *g, int n, int i, int j, double size)
       g[j].r.y1 > g[j - 1].r.y1 - 0.15 * size)
     return -1;
   while (e < n && (e == j || glued (&g[e - 1], &g[e])) && g[e].size < 0.85 * size &&
-         (g_unichar_isdigit (g[e].c) || g[e].c == '*' || g[e].c == 0x2020 || g[e].c == 0x2021))
+         (g_unichar_isdigit (g[e].c) || g[e].c == '*' || g[e].c == 0x2020 || g[e].c == 0x2021 ||
+          /* (\fnsymbol's other marks: CMSY's \ast as Poppler reads it,
+           * \S, \P, \|) */
+          g[e].c == 0x2217 || g[e].c == 0x00A7 || g[e].c == 0x00B6 || g[e].c == 0x2016))
     e++;
   if (e == j || e >= n || !g[e].space_before || !v_overlap_enough (&g[j - 1].r, &g[e].r, 0.3))
     return -1;
@@ -1121,6 +1124,72 @@ classify_lone_relations (Glyph *g, int n)
     }
 }
 
+/* A mark that opens a line of running text is the line's label, not a
+ * formula: a list item's bullet (amsart's and many classes' \labelitemi
+ * is CMSY's \bullet, U+2022, a \circ label U+25E6, U+2218 in
+ * unicode-math), a footnote's
+ * symbol before the note's first word (\thanks sets $^\ast$, U+2217, at
+ * the foot of a title page: ten of twenty TeX Live manuals, detectreal).
+ * The mark is first on its line, level with a word of two or more letters
+ * of the text faces after it; a formula opening a line with a bullet or a
+ * star has math or a sign after it. */
+static gboolean is_sentence_punct (gunichar c);
+
+static void
+classify_line_marks (Glyph *g, int n)
+{
+  for (int i = 0; i + 2 < n; i++)
+    {
+      gunichar c = g[i].c;
+      int k = i + 1;
+
+      if (!(c == 0x2022 || c == 0x25E6 || c == 0x2218 || c == 0x2219 || c == 0x2217 || c == '*' || c == 0x22C6 ||
+            c == 0x2020 || c == 0x2021) ||
+          !(i == 0 || g[i].line_before) || g[k].line_before || !v_overlap_enough (&g[i].r, &g[k].r, 0.3) ||
+          g[k].r.x0 < g[i].r.x1 - 0.05 * g[k].size || g[k].r.x0 - g[i].r.x1 > 2.0 * g[k].size)
+        continue;
+      /* (the word may be a macro's name in typewriter, "\\brk[type]": its
+       * letters are running text, its backslash is not a letter) */
+      int letters = 0, math = 0;
+      for (; k < n && (k == i + 1 || !g[k].space_before) && !g[k].line_before; k++)
+        {
+          letters += g_unichar_isalpha (g[k].c) && g[k].cls == CLS_TEXT;
+          math += g[k].font == FM_FONT_MATH || (g_unichar_isalpha (g[k].c) && g[k].cls != CLS_TEXT);
+        }
+      if (letters >= 2 && math == 0)
+        {
+          g[i].cls = CLS_TEXT;
+          g[i].font = FM_FONT_TEXT;
+        }
+    }
+}
+
+/* A section or paragraph sign before a number is a reference in running
+ * text ("(\S 10)", "\S\S 3-4"), not a formula: pdfLaTeX's \S in OT1
+ * comes from CMSY, a math font (nathguide's index of commands, 150 such
+ * regions, detectreal). The number follows on the sign's line, glued or a
+ * word space on. */
+static void
+classify_section_signs (Glyph *g, int n)
+{
+  for (int i = 0; i + 1 < n; i++)
+    {
+      int k = i + 1;
+
+      if (g[i].c != 0x00A7 && g[i].c != 0x00B6)
+        continue;
+      while (k < n && k < i + 3 && g[k].c == g[i].c && !g[k].space_before)
+        k++;
+      if (k < n && g_unichar_isdigit (g[k].c) && !g[k].line_before && v_overlap_enough (&g[i].r, &g[k].r, 0.3) &&
+          g[k].r.x0 - g[k - 1].r.x1 < 0.5 * g[k].size && g[k].size >= 0.85 * g[i].size)
+        for (int m = i; m < k; m++)
+          {
+            g[m].cls = CLS_TEXT;
+            g[m].font = FM_FONT_TEXT;
+          }
+    }
+}
+
 /* Units after a number: TeX sets 9.8\ \mathrm{m/s^2} with a control space,
  * as wide as the line's word spaces, so the gap cannot tell the unit from
  * a word of running text; the word can. An upright word that is a unit
@@ -1302,8 +1371,17 @@ classify_glyph_runs (Glyph *g, int n, const int *script)
       if (is_angle_open (g[i].c) || g[i].c == '<')
         {
           int k = i + 1, letters = 0, italic = 0;
-          while (k < n && (g_unichar_isalpha (g[k].c) || g[k].c == '-') && g[k].cls != CLS_STRONG &&
-                 g[k].font != FM_FONT_MATH && v_overlap_enough (&g[i].r, &g[k].r, 0.3))
+          /* (the word may hold digits and an underscore, "<point1>",
+           * "<math_column>", a second word, "<AMS env>", and docstrip's
+           * guards sign their option with a star or a slash, "<*package>",
+           * "</trace>", in the listings of the TeX Live manuals: the star
+           * is CMSY's) */
+          while (k < n && v_overlap_enough (&g[i].r, &g[k].r, 0.3) && !g[k].line_before &&
+                 (g_unichar_isalnum (g[k].c) ?
+                  g[k].cls != CLS_STRONG && g[k].font != FM_FONT_MATH &&
+                  (!g[k].space_before || (letters > 0 && g[k].r.x0 - g[k - 1].r.x1 < 0.6 * g[k].size)) :
+                  !g[k].space_before && (g[k].c == '-' || g[k].c == '_' ||
+                                         ((g[k].c == '*' || g[k].c == 0x2217 || g[k].c == '/') && k == i + 1))))
             {
               letters += g_unichar_isalpha (g[k].c) != 0;
               italic += g[k].font == FM_FONT_TEXT_ITALIC;
@@ -1441,8 +1519,6 @@ pmt_char_is_math (gunichar c)
 }
 
 /* "[12]" or "[3, 7]" starting at glyph i, preceded by a space: a citation. */
-static gboolean is_sentence_punct (gunichar c);
-
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
@@ -4535,6 +4611,29 @@ bar_then_bracket_apart (const InlineCtx *ic, int li, int ri, double gap, double 
          gap >= 0.25 * em && closing_bar (ic, li);
 }
 
+/* Whether a radical ri a word space after a closing bar or bracket li
+ * opens the next formula: a radical is an ordinary atom to TeX, and
+ * between a closing delimiter (or a bar, an ordinary symbol) and an
+ * ordinary atom TeX puts no glue, so "|a|\sqrt{b}" sets the sign 0.04 em
+ * from the bar (newtx) and "$|a|$ $\sqrt{b}$" a word space plus that.
+ * Only a gap as wide as the line's word space and over 0.22 em: a thin
+ * space written in the formula (\,, 0.17 em and the sidebearing) stays
+ * under both; a root's index comes after the sign (Poppler's box of the
+ * sign in "$(a+b)$ $\sqrt[3]{c}$" starts 0.247 em on in Libertine). */
+static gboolean
+closing_then_radical_apart (const InlineCtx *ic, int li, int ri, double gap, double em)
+{
+  const MathGlyph *ml = &g_array_index (ic->math, MathGlyph, li);
+  const MathGlyph *mr = &g_array_index (ic->math, MathGlyph, ri);
+  const Glyph *l = &ic->g[ml->glyph];
+  const Glyph *r = &ic->g[mr->glyph];
+  double ws = band_word_space (ic->bands, mr->band >= 0 ? mr->band : ml->band);
+
+  return r->c >= 0x221A && r->c <= 0x221C && !mr->script && !ml->script && ws > 0 &&
+         gap >= ws - 0.03 * em && gap >= 0.22 * em &&
+         ((is_close_bracket (l->c) && l->cls != CLS_TEXT) || closing_bar (ic, li));
+}
+
 /* Whether a relation or binary sign ri a word space after li opens the
  * next formula ("$g(x)$ $>f$"): inside one formula TeX spaces such a sign
  * alike on both sides (thick or medium space, stretched alike), so a gap
@@ -4640,7 +4739,7 @@ word_space_starts_formula (const InlineCtx *ic, int li, int ri, double gap, doub
     }
   return unary_sign_after_word_space (ic, li, ri, gap, em) || bracket_after_word_space (ic, li, ri, gap, em) ||
          equations_apart (ic, li, ri, gap, em) || bar_then_bracket_apart (ic, li, ri, gap, em) ||
-         relation_after_word_space (ic, li, ri, gap, em);
+         closing_then_radical_apart (ic, li, ri, gap, em) || relation_after_word_space (ic, li, ri, gap, em);
 }
 
 /* Whether an unmatched bracket lies on the side step (-1 left, +1 right)
@@ -6197,6 +6296,8 @@ page_words (PageCtx *pc)
       classify_glyph_runs (g, n, script);
       classify_units (g, n);
       classify_lone_relations (g, n);
+      classify_line_marks (g, n);
+      classify_section_signs (g, n);
       g_free (script);
     }
 }

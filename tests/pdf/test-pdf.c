@@ -1088,7 +1088,18 @@ test_detect_inline_cases (void)
  * back to back - single lines, two numbered equations, \Bigl\{ sets, an
  * aligned block then a line - merged pairwise, and an aligned block's rows
  * set with \\[4pt] split in CM (display 3 of 10 in CM, 4 of 10 in
- * XeLaTeX on main), with gathered rows in \\[1pt] that must stay one. */
+ * XeLaTeX on main), with gathered rows in \\[1pt] that must stay one;
+ * detectreal: cls-barroot (newtx, Libertine), a formula ending in a closing
+ * bar or bracket a word space before one opening with a radical, "$|a|$
+ * $\sqrt{b}$", "$f(x)$ $\sqrt{x}$" (inline 6 of 13 in both on main, the
+ * pairs one region each); cls-linemarks (CM, XeLaTeX LM Math), marks
+ * opening a line of running text - \circ and \ast item labels, \fnsymbol's
+ * star at the foot of the page - and that star after a word in the text
+ * (4 regions over in both on main: the marks, "below*"); cls-metavars (CM,
+ * XeLaTeX LM Math), meta-variables with a digit, an underscore or two words
+ * and docstrip's guards "<*package>", "</trace>" (7 regions over in both on
+ * main), beside angle brackets of math; cls-sectsign (CM), references
+ * "(\S 10)", "\S\S 3--4", "\P 2" with CMSY's signs (6 regions over on main). */
 static void
 test_detect_classes (void)
 {
@@ -1158,7 +1169,9 @@ test_detect_classes (void)
                           "cls-framedisp-cm", "cls-framedisp-xe", "cls-framedisp-lua", "cls-opthin-cm",
                           "cls-opthin-xe", "cls-opthin-libertine", "cls-sentcomma-libertine",
                           "cls-sentcomma-newtx", "cls-sentcomma-xe", "cls-barop-xe", "cls-barop-lua",
-                          "cls-b2b-cm", "cls-b2b-xe" };
+                          "cls-b2b-cm", "cls-b2b-xe", "cls-barroot-newtx", "cls-barroot-libertine",
+                          "cls-linemarks-cm", "cls-linemarks-xe", "cls-metavars-cm", "cls-metavars-xe",
+                          "cls-sectsign-cm" };
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -1183,7 +1196,9 @@ test_detect_classes (void)
           g_str_has_prefix (names[i], "cls-dsumfrac-") || g_str_has_prefix (names[i], "cls-barrule-") ||
           g_str_has_prefix (names[i], "cls-substack-") || g_str_has_prefix (names[i], "cls-opnum-") ||
           g_str_has_prefix (names[i], "cls-scriptspace-") || g_str_has_prefix (names[i], "cls-mapsto-") ||
-          g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-"))
+          g_str_has_prefix (names[i], "cls-textfrac-") || g_str_has_prefix (names[i], "cls-opthin-") ||
+          g_str_has_prefix (names[i], "cls-barroot-") || g_str_has_prefix (names[i], "cls-linemarks-") ||
+          g_str_has_prefix (names[i], "cls-metavars-") || g_str_has_prefix (names[i], "cls-sectsign-"))
         g_assert_cmpint (predicted[1], ==, matched[1]);
       /* (e2e12r's cuts keep the IoU over 0.5, the piece cut off is a
        * region over: cls-fracgaps' lone c, cls-alignfrac's second row) */

@@ -372,3 +372,17 @@ $gen --body "$dir/cls-barop.body.tex" --out "$dir" --prefix cls-barop-lua --engi
 # numbers or their spacing unless their rows share a relation's x
 $gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-cm --fonts cm --seed 11660
 $gen --body "$dir/cls-b2b.body.tex" --out "$dir" --prefix cls-b2b-xe --engine xelatex --fonts lm-math --seed 11660
+# detectreal (issue 14): a formula ending in a closing bar or bracket a word
+# space before one opening with a radical
+$gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-newtx --fonts newtx --seed 11670
+$gen --body "$dir/cls-barroot.body.tex" --out "$dir" --prefix cls-barroot-libertine --fonts libertine --seed 11670
+# detectreal (issue 14): list labels and footnote marks that open a line of
+# running text, \fnsymbol's star after a word
+$gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-cm --fonts cm --seed 11671
+$gen --body "$dir/cls-linemarks.body.tex" --out "$dir" --prefix cls-linemarks-xe --engine xelatex --fonts lm-math --seed 11671
+# detectreal (issue 14): meta-variables with digits, underscores, two words;
+# docstrip's guards in listings
+$gen --body "$dir/cls-metavars.body.tex" --out "$dir" --prefix cls-metavars-cm --fonts cm --seed 11672
+$gen --body "$dir/cls-metavars.body.tex" --out "$dir" --prefix cls-metavars-xe --engine xelatex --fonts lm-math --seed 11672
+# detectreal (issue 14): section and paragraph signs from CMSY before a number
+$gen --body "$dir/cls-sectsign.body.tex" --out "$dir" --prefix cls-sectsign-cm --fonts cm --seed 11673
