@@ -9479,31 +9479,28 @@ proto_all_math (const Glyph *g, const Proto *pr)
   return TRUE;
 }
 
-/* Whether ink row y holds ink in every column from x0 to x1 but a few
+/* Which way a line of ink runs: along a row (y fixed) or a column (x
+ * fixed). */
+typedef enum { INK_ROW, INK_COLUMN } InkAxis;
+
+/* Whether the line of ink at at (row y = at for INK_ROW, column x = at for
+ * INK_COLUMN) holds ink at every pixel from from to to along it but a few
  * (a rule's anti-aliased pixels). */
 static gboolean
-ink_row_covered (const InkMap *m, int y, int x0, int x1)
+ink_line_covered (const InkMap *m, InkAxis axis, int at, int from, int to)
 {
+  int lines = axis == INK_ROW ? m->h : m->w;
+  int length = axis == INK_ROW ? m->w : m->h;
   int miss = 0;
 
-  if (y < 0 || y >= m->h)
+  if (at < 0 || at >= lines)
     return FALSE;
-  for (int x = MAX (0, x0); x <= MIN (m->w - 1, x1); x++)
-    miss += !m->ink[(gsize) y * m->w + x];
-  return miss * 20 <= x1 - x0 + 1;
-}
-
-/* Whether ink column x holds ink in every row from y0 to y1 but a few. */
-static gboolean
-ink_col_covered (const InkMap *m, int x, int y0, int y1)
-{
-  int miss = 0;
-
-  if (x < 0 || x >= m->w)
-    return FALSE;
-  for (int y = MAX (0, y0); y <= MIN (m->h - 1, y1); y++)
-    miss += !m->ink[(gsize) y * m->w + x];
-  return miss * 20 <= y1 - y0 + 1;
+  for (int i = MAX (0, from); i <= MIN (length - 1, to); i++)
+    {
+      int x = axis == INK_ROW ? i : at, y = axis == INK_ROW ? at : i;
+      miss += !m->ink[(gsize) y * m->w + x];
+    }
+  return miss * 20 <= to - from + 1;
 }
 
 /* Where a rule of ink along row y (or the row under it: a rule is a pixel
@@ -9550,9 +9547,9 @@ frame_from_stroke (const InkMap *m, int x, int mid, int min_h, int dir, double e
   far = ink_rule_end (m, top, x, dir);
   far_bottom = ink_rule_end (m, MAX (bottom - 1, 0), x, dir);
   if (abs (far - x) < 3.0 * em * m->scale || abs (far_bottom - far) > 0.2 * em * m->scale ||
-      !ink_col_covered (m, far, top + 1, bottom - 1) ||
-      !(ink_row_covered (m, top, MIN (x, far), MAX (x, far)) ||
-        ink_row_covered (m, top + 1, MIN (x, far), MAX (x, far))))
+      !ink_line_covered (m, INK_COLUMN, far, top + 1, bottom - 1) ||
+      !(ink_line_covered (m, INK_ROW, top, MIN (x, far), MAX (x, far)) ||
+        ink_line_covered (m, INK_ROW, top + 1, MIN (x, far), MAX (x, far))))
     return FALSE;
   frame->x0 = MIN (x, far) / m->scale;
   frame->x1 = (MAX (x, far) + 1) / m->scale;

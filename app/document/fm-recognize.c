@@ -1945,51 +1945,48 @@ is_multiline (const char *latex)
   return latex != NULL && strstr (latex, "\\begin{") != NULL && strstr (latex, "\\\\") != NULL;
 }
 
-/* An agreeing reading with the glyphs' sentence punctuation and without
- * delimiter sizes the glyphs do not have, or with the explicit sizes they
- * have, with their \colon, display style, operator names, \mathbf and \mathcal,
- * without an underline they do not have, without the model's small space after a text group or operator,
- * and with primes as typed. */
+/* What an agreeing reading takes from the glyphs, in this order: each
+ * gives the reading so far spelled as the glyphs have it, or NULL when
+ * nothing changes. */
+typedef char *(*GlyphSpelling) (const char *model, const char *text);
+
+static const GlyphSpelling glyph_spellings[] = {
+  with_glyphs_punctuation,     /* their sentence punctuation */
+  without_sizes,               /* no delimiter sizes the glyphs do not have */
+  with_glyphs_sizes,           /* the explicit sizes they have */
+  without_unsized_left,
+  with_glyphs_nolimits,
+  with_glyphs_colon,           /* their \colon */
+  with_glyphs_display_style,
+  with_glyphs_operator_names,
+  with_glyphs_bold,            /* \mathbf */
+  with_glyphs_calligraphic,    /* \mathcal */
+  without_invented_underline,  /* no underline they do not have */
+  without_space_after_text,    /* no model's small space after a text group or operator */
+};
+
+/* An agreeing reading spelled as its glyphs (glyph_spellings), with primes
+ * as typed. */
 static char *
 spelled_as_glyphs (const char *reading, const char *text)
 {
-  g_autofree char *punct = with_glyphs_punctuation (reading, text);
-  g_autofree char *plain = without_sizes (punct != NULL ? punct : reading, text);
-  const char *now = plain != NULL ? plain : punct != NULL ? punct : reading;
-  g_autofree char *sized = with_glyphs_sizes (now, text);
-  g_autofree char *unleft = NULL;
-  g_autofree char *nolimits = NULL;
-  g_autofree char *cal = NULL;
-  g_autofree char *under = NULL;
-  g_autofree char *unspaced = NULL;
+  char *now = g_strdup (reading);
   char *primes;
 
-  g_autofree char *colon = NULL;
-  g_autofree char *style = NULL;
-  g_autofree char *names = NULL;
-  g_autofree char *bold = NULL;
-
-  now = sized != NULL ? sized : now;
-  unleft = without_unsized_left (now, text);
-  now = unleft != NULL ? unleft : now;
-  nolimits = with_glyphs_nolimits (now, text);
-  now = nolimits != NULL ? nolimits : now;
-  colon = with_glyphs_colon (now, text);
-  now = colon != NULL ? colon : now;
-  style = with_glyphs_display_style (now, text);
-  now = style != NULL ? style : now;
-  names = with_glyphs_operator_names (now, text);
-  now = names != NULL ? names : now;
-  bold = with_glyphs_bold (now, text);
-  now = bold != NULL ? bold : now;
-  cal = with_glyphs_calligraphic (now, text);
-  now = cal != NULL ? cal : now;
-  under = without_invented_underline (now, text);
-  now = under != NULL ? under : now;
-  unspaced = without_space_after_text (now, text);
-  now = unspaced != NULL ? unspaced : now;
+  for (gsize i = 0; i < G_N_ELEMENTS (glyph_spellings); i++)
+    {
+      char *spelled = glyph_spellings[i] (now, text);
+      if (spelled != NULL)
+        {
+          g_free (now);
+          now = spelled;
+        }
+    }
   primes = primes_as_typed (now);
-  return primes != NULL ? primes : g_strdup (now);
+  if (primes == NULL)
+    return now;
+  g_free (now);
+  return primes;
 }
 
 /* A run of two or more ties ("Ab_{1}~~~Ab_{2}~~~\cdots~~Ab_{n}", the model's

@@ -1131,6 +1131,20 @@ v_overlap (double a0, double a1, double b0, double b1)
   return MIN (a1, b1) - MAX (a0, b0);
 }
 
+/* The share of a's area that lies inside b: 0 where they do not overlap
+ * or a has no area. */
+static double
+box_share_inside (const Box *a, const Box *b)
+{
+  double ix = v_overlap (a->x0, a->x1, b->x0, b->x1);
+  double iy = v_overlap (a->y0, a->y1, b->y0, b->y1);
+  double area = box_w (a) * box_h (a);
+
+  if (area <= 0 || ix <= 0 || iy <= 0)
+    return 0;
+  return ix * iy / area;
+}
+
 /* Whether Tesseract read no text for w: nothing, or white space only
  * (what the debug output shows as nothing). */
 static gboolean
@@ -1182,10 +1196,7 @@ read_again_keep (GArray *words, guint first, const Box *b, gboolean in_picture)
   for (guint i = first; i-- > 0;)
     {
       Word *w = &g_array_index (words, Word, i);
-      double ix = v_overlap (w->img.x0, w->img.x1, b->x0, b->x1);
-      double iy = v_overlap (w->img.y0, w->img.y1, b->y0, b->y1);
-      double area = box_w (&w->img) * box_h (&w->img);
-      if (word_blank (w) && area > 0 && ix > 0 && iy > 0 && ix * iy >= 0.5 * area)
+      if (word_blank (w) && box_share_inside (&w->img, b) >= 0.5)
         {
           g_free (w->utf8);
           g_array_remove_index (words, i);
@@ -1539,8 +1550,6 @@ is_rule (const Box *b, double em)
   return box_w (b) > 2 * em && box_w (b) > 8 * box_h (b) &&
          (box_h (b) < 0.3 * em || (box_h (b) < 0.6 * em && box_w (b) > 4 * em));
 }
-
-
 
 /* Whether words a and b stand on one row: they overlap by half the lower
  * one's height or more. */
@@ -2811,16 +2820,13 @@ static gboolean
 word_blank_in_math (const ScanPage *p, guint i)
 {
   const Word *w = &g_array_index (p->words, Word, i);
-  double area = box_w (&w->b) * box_h (&w->b);
 
-  if (!word_blank (w) || area <= 0)
+  if (!word_blank (w))
     return FALSE;
   for (guint k = 0; k < p->words->len; k++)
     {
       const Word *o = &g_array_index (p->words, Word, k);
-      double ix = v_overlap (w->b.x0, w->b.x1, o->b.x0, o->b.x1);
-      double iy = v_overlap (w->b.y0, w->b.y1, o->b.y0, o->b.y1);
-      if (k != i && !o->text && !word_blank (o) && ix > 0 && iy > 0 && ix * iy >= 0.8 * area)
+      if (k != i && !o->text && !word_blank (o) && box_share_inside (&w->b, &o->b) >= 0.8)
         return TRUE;
     }
   return FALSE;
