@@ -1133,8 +1133,6 @@ classify_lone_relations (Glyph *g, int n)
  * The mark is first on its line, level with a word of two or more letters
  * of the text faces after it; a formula opening a line with a bullet or a
  * star has math or a sign after it. */
-static gboolean is_sentence_punct (gunichar c);
-
 static void
 classify_line_marks (Glyph *g, int n)
 {
@@ -1519,6 +1517,8 @@ pmt_char_is_math (gunichar c)
 }
 
 /* "[12]" or "[3, 7]" starting at glyph i, preceded by a space: a citation. */
+static gboolean is_sentence_punct (gunichar c);
+
 static gboolean
 is_citation (const Glyph *g, int i, int end)
 {
