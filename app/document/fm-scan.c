@@ -15,6 +15,7 @@
 
 #include "fm-scan-words.h"
 #include "fm-scan-words-multi.h"
+#include "fm-scan-words-context.h"
 #endif
 
 /* Ink components smaller than this many square points are specks (scanner
@@ -1838,16 +1839,16 @@ word_features (GArray *words, guint i, GArray *comps, const PageInk *ink, double
 /* One of the word classifier's nets (a header train-scan-words.py wrote). */
 typedef struct
 {
-  int n_hidden;
+  int n_in, n_hidden;
   const float *mean, *scale;
-  const float (*w1)[N_WORD_FEATURES];
+  const float *w1;  /* n_hidden rows of n_in */
   const float *b1, *w2;
   float b2;
 } WordNet;
 
-#define WORD_NET(name, N)                                                            \
-  { .n_hidden = N##_N_HIDDEN, .mean = name##_mean, .scale = name##_scale, .w1 = name##_w1, \
-    .b1 = name##_b1, .w2 = name##_w2, .b2 = name##_b2 }
+#define WORD_NET(name, N)                                                                   \
+  { .n_in = N##_N_FEATURES, .n_hidden = N##_N_HIDDEN, .mean = name##_mean, .scale = name##_scale, \
+    .w1 = &name##_w1[0][0], .b1 = name##_b1, .w2 = name##_w2, .b2 = name##_b2 }
 
 /* Two nets: fm-scan-words.h for the one-character words and the one-letter
  * English words ("a," "A" "I"), fm-scan-words-multi.h for the rest - the
@@ -1871,19 +1872,187 @@ word_for_single_net (const float *f)
 }
 
 static float
-word_math_probability (const float *f)
+word_net_probability (const WordNet *net, const float *f)
 {
-  const WordNet *net = word_for_single_net (f) ? &single_net : &multi_net;
   float z = net->b2;
 
   for (int j = 0; j < net->n_hidden; j++)
     {
       float a = net->b1[j];
-      for (int k = 0; k < N_WORD_FEATURES; k++)
-        a += net->w1[j][k] * (f[k] - net->mean[k]) / net->scale[k];
+      for (int k = 0; k < net->n_in; k++)
+        a += net->w1[(gsize) j * net->n_in + k] * (f[k] - net->mean[k]) / net->scale[k];
       z += net->w2[j] * tanhf (a);
     }
   return 1.0f / (1.0f + expf (-z));
+}
+
+static float
+word_math_probability (const float *f)
+{
+  return word_net_probability (word_for_single_net (f) ? &single_net : &multi_net, f);
+}
+
+/* The second reading (fm-scan-words-context.h): each word again, from the
+ * first reading's verdicts of its neighbours on its line. Why: the first
+ * net judges a word by itself and the nearest words' rule verdicts, and its
+ * 2-3 % of wrong words fall where context settles them - a prose word read
+ * badly ("he" at 0.68, "Aso!" at 0.79 among sure prose) boxed as a formula,
+ * a formula's middle piece under 0.5 ("fo" for f_0 at 0.45 between two
+ * sure pieces) cutting it in two (development twins 2083, 300 dpi). */
+#define N_CONTEXT_FEATURES 31
+G_STATIC_ASSERT (FM_SCAN_CONTEXT_N_FEATURES == N_CONTEXT_FEATURES);
+static const WordNet context_net = WORD_NET (fm_scan_context, FM_SCAN_CONTEXT);
+
+/* A first-reading probability as the context inputs take it: the logit,
+ * clamped to +-6, over 6. */
+static float
+context_logit (float p)
+{
+  p = CLAMP (p, 0.0025f, 0.9975f);
+  return logf (p / (1 - p)) / 6.0f;
+}
+
+/* Word i's context inputs from p1, the first reading's probabilities (-1
+ * where it made none: numbers, citations, empty words, whose rules'
+ * verdict stands in). Its own reading, and for the two nearest words
+ * each side on its line within 4 em: whether there is one, its reading,
+ * the gap (em) and whether it is blank (Tesseract's empty boxes over
+ * math); then the line around it (within 10 em): how many words, and
+ * their mean reading; then the nearest word over it and under it within
+ * 1 em (a fraction's other half: "Gf" for y_j over "%" for 96 at 0.58
+ * beside prose, fixture fraction-digits). Words taller than 2.5 em are
+ * no neighbours: a picture block read as one blank word over several
+ * lines (fixture picture-block) is beside every word in it. */
+static void
+word_context_features (GArray *words, guint i, const float *p1, double em, float *f)
+{
+  const Word *w = &g_array_index (words, Word, i);
+  double h = box_h (&w->b), mid = (w->b.x0 + w->b.x1) / 2;
+  int side[2][2] = { { -1, -1 }, { -1, -1 } };   /* [left/right][nearest, next] */
+  double gap[2][2] = { { G_MAXDOUBLE, G_MAXDOUBLE }, { G_MAXDOUBLE, G_MAXDOUBLE } };
+  int n_line = 0, stacked[2] = { -1, -1 };  /* over, under */
+  double line_sum = 0, stacked_gap[2] = { em, em };
+
+  for (guint k = 0; k < words->len; k++)
+    {
+      const Word *o = &g_array_index (words, Word, k);
+      double g;
+      int s;
+      if (k == i || box_h (&o->b) > 2.5 * em)
+        continue;
+      if (v_overlap (o->b.y0, o->b.y1, w->b.y0, w->b.y1) <= 0 &&
+          MIN (o->b.x1, w->b.x1) - MAX (o->b.x0, w->b.x0) > 0.3 * MIN (box_w (&o->b), box_w (&w->b)))
+        {
+          s = o->b.y1 <= (w->b.y0 + w->b.y1) / 2 ? 0 : 1;
+          g = s == 0 ? w->b.y0 - o->b.y1 : o->b.y0 - w->b.y1;
+          g = MAX (g, 0);
+          if (g < stacked_gap[s])
+            stacked_gap[s] = g, stacked[s] = (int) k;
+        }
+      if (v_overlap (o->b.y0, o->b.y1, w->b.y0, w->b.y1) < 0.5 * MIN (h, box_h (&o->b)))
+        continue;
+      if (o->b.x1 > w->b.x0 - 10 * em && o->b.x0 < w->b.x1 + 10 * em)
+        {
+          n_line++;
+          line_sum += context_logit (p1[k] >= 0 ? p1[k] : (o->text ? 0 : 1));
+        }
+      if ((o->b.x0 + o->b.x1) / 2 < mid)
+        s = 0, g = MAX (0, w->b.x0 - o->b.x1);
+      else
+        s = 1, g = MAX (0, o->b.x0 - w->b.x1);
+      if (g >= 4 * em)
+        continue;
+      if (g < gap[s][0])
+        {
+          gap[s][1] = gap[s][0], side[s][1] = side[s][0];
+          gap[s][0] = g, side[s][0] = (int) k;
+        }
+      else if (g < gap[s][1])
+        gap[s][1] = g, side[s][1] = (int) k;
+    }
+  f[0] = context_logit (p1[i] >= 0 ? p1[i] : (w->text ? 0 : 1));
+  f[1] = word_blank (w);
+  f[2] = w->conf / 100.0f;
+  f[3] = g_utf8_strlen (w->utf8, -1) == 1;
+  f[4] = w->dict;
+  for (int s = 0; s < 2; s++)
+    for (int n = 0; n < 2; n++)
+      {
+        float *q = f + 5 + 4 * (2 * s + n);
+        const Word *o = side[s][n] >= 0 ? &g_array_index (words, Word, side[s][n]) : NULL;
+        q[0] = o != NULL;
+        q[1] = o ? context_logit (p1[side[s][n]] >= 0 ? p1[side[s][n]] : (o->text ? 0 : 1)) : 0;
+        q[2] = o ? MIN (gap[s][n] / em, 4.0) : 4.0f;
+        q[3] = o ? word_blank (o) : 0;
+      }
+  f[21] = MIN (n_line, 20) / 20.0f;
+  f[22] = n_line ? line_sum / n_line : 0;
+  f[23] = MIN (h / em, 4.0);
+  f[24] = MIN (box_w (&w->b) / em, 10.0);
+  for (int s = 0; s < 2; s++)
+    {
+      float *q = f + 25 + 3 * s;
+      const Word *o = stacked[s] >= 0 ? &g_array_index (words, Word, stacked[s]) : NULL;
+      q[0] = o != NULL;
+      q[1] = o ? context_logit (p1[stacked[s]] >= 0 ? p1[stacked[s]] : (o->text ? 0 : 1)) : 0;
+      q[2] = stacked_gap[s] / em;
+    }
+}
+
+/* The second reading of the words the first classified (word_context_features);
+ * FM_SCAN_CONTEXT=FILE appends every word's context inputs to FILE (the
+ * training script's input), first_only keeps the first reading
+ * (FM_SCAN_WORDS=first). */
+static void
+classify_words_again (GArray *words, const gboolean *single, double em, double scale, int page_index,
+                      gboolean first_only)
+{
+  static GMutex dump_lock;
+  const char *dump = g_getenv ("FM_SCAN_CONTEXT");
+  g_autofree float *p1 = g_new (float, words->len + 1);
+  g_autofree float *f = g_new (float, (gsize) words->len * N_CONTEXT_FEATURES + 1);
+
+  for (guint i = 0; i < words->len; i++)
+    p1[i] = g_array_index (words, Word, i).p_math;
+  for (guint i = 0; i < words->len; i++)
+    word_context_features (words, i, p1, em, f + (gsize) i * N_CONTEXT_FEATURES);
+  if (dump && *dump)
+    {
+      FILE *fp;
+      g_mutex_lock (&dump_lock);
+      fp = fopen (dump, "a");
+      if (fp)
+        {
+          for (guint i = 0; i < words->len; i++)
+            {
+              const Word *w = &g_array_index (words, Word, i);
+              g_autofree char *esc = g_strescape (w->utf8, NULL);
+              fprintf (fp, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d", page_index + 1, w->img.x0 / scale,
+                       w->img.y0 / scale, w->img.x1 / scale, w->img.y1 / scale, w->number || w->citation,
+                       p1[i] >= 0 && !single[i]);
+              for (int k = 0; k < N_CONTEXT_FEATURES; k++)
+                fprintf (fp, "\t%.4g", f[(gsize) i * N_CONTEXT_FEATURES + k]);
+              fprintf (fp, "\t%s\n", esc);
+            }
+          fclose (fp);
+        }
+      g_mutex_unlock (&dump_lock);
+    }
+  if (first_only)
+    return;
+  for (guint i = 0; i < words->len; i++)
+    {
+      Word *w = &g_array_index (words, Word, i);
+      if (p1[i] < 0 || single[i])
+        continue;
+      {
+        float p2 = word_net_probability (&context_net, f + (gsize) i * N_CONTEXT_FEATURES);
+        float q1 = CLAMP (p1[i], 1e-4f, 1 - 1e-4f), q2 = CLAMP (p2, 1e-4f, 1 - 1e-4f);
+        float z = 0.5f * logf (q1 / (1 - q1)) + 0.5f * logf (q2 / (1 - q2));
+        w->p_math = 1.0f / (1.0f + expf (-z));
+      }
+      w->text = w->p_math < fm_scan_context_threshold;
+    }
 }
 
 /* Classifies the words (numbers and citations keep the rules' verdict):
@@ -1899,6 +2068,7 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
   const char *mode = g_getenv ("FM_SCAN_WORDS");
   gboolean use = !(mode && strcmp (mode, "rules") == 0);
   g_autofree float *f = g_new (float, (gsize) words->len * N_WORD_FEATURES + 1);
+  g_autofree gboolean *single = g_new0 (gboolean, words->len + 1);
 
   G_STATIC_ASSERT (FM_SCAN_WORDS_N_FEATURES == N_WORD_FEATURES);
   G_STATIC_ASSERT (FM_SCAN_WORDS_MULTI_N_FEATURES == N_WORD_FEATURES);
@@ -1948,6 +2118,9 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
       w->p_math = word_math_probability (f + (gsize) i * N_WORD_FEATURES);
       w->text = w->p_math < fm_scan_words_threshold;
     }
+  for (guint i = 0; i < words->len; i++)
+    single[i] = word_for_single_net (f + (gsize) i * N_WORD_FEATURES);
+  classify_words_again (words, single, em, scale, page_index, mode && strcmp (mode, "first") == 0);
   return TRUE;
 }
 

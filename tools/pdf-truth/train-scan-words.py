@@ -43,6 +43,7 @@ import subprocess
 import sys
 
 N_FEATURES = 44
+N_CONTEXT = 31  # the second reading's inputs (fm-scan.c's word_context_features)
 FIXED = 7  # page, x0, y0, x1, y1, number, citation
 ONE_CHAR = 32  # the input n_chars == 1
 ENGLISH_LETTER = 42  # the input computed from the word's text (english_letter_word)
@@ -79,14 +80,18 @@ def dump(args):
             raw = os.path.join(args.out, name + ".raw")
             if os.path.exists(raw):
                 os.remove(raw)
-            env = dict(os.environ, FM_SCAN_FEATURES=raw, FM_SCAN_WORDS="rules")
+            # --context: the second reading's inputs, from the first reading
+            # of the nets this CLI was built with.
+            env = dict(os.environ, FM_SCAN_CONTEXT=raw, FM_SCAN_WORDS="first") if args.context else \
+                dict(os.environ, FM_SCAN_FEATURES=raw, FM_SCAN_WORDS="rules")
+            n_in = N_CONTEXT if args.context else N_FEATURES
             subprocess.run([args.cli, "pdf", pdf, "--detect-only", "--format", "json", "-q",
                             "-o", os.devnull], env=env, check=False)
             truth = json.load(open(truth_path))["regions"]
             out = []
             for line in open(raw, encoding="utf-8", errors="replace"):
                 cols = line.rstrip("\n").split("\t")
-                if len(cols) < FIXED + N_FEATURES - 1:
+                if len(cols) < FIXED + n_in - 1:
                     continue
                 page = int(cols[0])
                 box = [float(c) for c in cols[1:5]]
@@ -112,6 +117,25 @@ def single_letter_word(feats):
     the words whose verdict the classifier's single-letter net keeps
     (fm-scan.c's word_for_single_net)."""
     return feats[ONE_CHAR] > 0.5 or feats[ENGLISH_LETTER] > 0.5
+
+
+def load_context(folders):
+    """The --context dumps: label, page, box, numbers-or-citation, whether the
+    first reading classified the word, the inputs, the word, the share; the
+    words the first reading classified alone (the second reads those)."""
+    files = []
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(folder, "*.tsv"))):
+            rows = []
+            for line in open(path, encoding="utf-8"):
+                cols = line.rstrip("\n").split("\t")
+                label, fixed, classified = int(cols[0]), int(cols[6]), int(cols[7])
+                if label < 0 or fixed or not classified:
+                    continue
+                rows.append((label, [float(c) for c in cols[8:8 + N_CONTEXT]], float(cols[-1])))
+            if rows:
+                files.append((path, rows))
+    return files
 
 
 def load(folders, words="all"):
@@ -148,7 +172,8 @@ def train(args):
     import numpy as np
     import torch
 
-    files = load(args.features, args.words)
+    nf = N_CONTEXT if args.context else N_FEATURES
+    files = load_context(args.features) if args.context else load(args.features, args.words)
     if not files:
         sys.exit("train-scan-words: no words in " + " ".join(args.features))
     rng = np.random.default_rng(args.seed)
@@ -182,7 +207,7 @@ def train(args):
 
     def fit(seed):
         torch.manual_seed(seed)
-        model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, args.hidden), torch.nn.Tanh(),
+        model = torch.nn.Sequential(torch.nn.Linear(nf, args.hidden), torch.nn.Tanh(),
                                     torch.nn.Linear(args.hidden, 1))
         opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=1e-4)
         best = (1e9, None, 0)
@@ -208,7 +233,7 @@ def train(args):
     # several points from one initialisation to the next).
     members = [fit(args.seed + m) for m in range(args.ensemble)]
     h = args.hidden * args.ensemble
-    model = torch.nn.Sequential(torch.nn.Linear(N_FEATURES, h), torch.nn.Tanh(), torch.nn.Linear(h, 1))
+    model = torch.nn.Sequential(torch.nn.Linear(nf, h), torch.nn.Tanh(), torch.nn.Linear(h, 1))
     with torch.no_grad():
         model[0].weight.copy_(torch.cat([m[1][0] for m in members], 0))
         model[0].bias.copy_(torch.cat([m[1][1] for m in members], 0))
@@ -218,7 +243,8 @@ def train(args):
         pt = torch.sigmoid(model(tx).squeeze(1)).numpy()
         vloss = loss_fn(model(vx).squeeze(1), vy).item()
     best = (vloss, None, "-")
-    rules_v = 1 - xv[:, 2]  # feature 2: the rules' running-text verdict
+    # feature 2: the rules' running-text verdict; --context: the first reading's logit
+    rules_v = (xv[:, 0] >= 0).astype(np.float32) if args.context else 1 - xv[:, 2]
     acc = lambda p, y: float(((p >= 0.5) == (y >= 0.5)).mean())
     print(f"words: train {len(yt)} ({yt.mean():.2f} math), held-out {len(yv)} ({yv.mean():.2f} math); "
           f"ensemble of {args.ensemble}, held-out loss {best[0]:.4f}", file=sys.stderr)
@@ -230,28 +256,36 @@ def train(args):
         t = f"{float(a):.6g}"
         return (t if any(c in t for c in ".en") else t + ".0") + "f"
     fl = lambda v: ", ".join(num(a) for a in v)
+    n = "fm_scan_context" if args.context else "fm_scan_words"
+    N = n.upper()
     src = [
         "/* Generated by tools/pdf-truth/train-scan-words.py: do not edit.",
         f" * {' '.join(sys.argv[1:])}",
         f" * words: train {len(yt)}, held-out {len(yv)}; held-out accuracy {acc(pv, yv):.3f}",
-        f" * (the rules alone {acc(rules_v, yv):.3f}). */",
-        f"#define FM_SCAN_WORDS_N_FEATURES {N_FEATURES}",
-        f"#define FM_SCAN_WORDS_N_HIDDEN {h}",
-        f"static const float fm_scan_words_mean[{N_FEATURES}] = {{ {fl(mean)} }};",
-        f"static const float fm_scan_words_scale[{N_FEATURES}] = {{ {fl(scale)} }};",
-        f"static const float fm_scan_words_w1[{h}][{N_FEATURES}] = {{",
+        f" * ({'the first reading' if args.context else 'the rules'} alone {acc(rules_v, yv):.3f}). */",
+        f"#define {N}_N_FEATURES {nf}",
+        f"#define {N}_N_HIDDEN {h}",
+        f"static const float {n}_mean[{nf}] = {{ {fl(mean)} }};",
+        f"static const float {n}_scale[{nf}] = {{ {fl(scale)} }};",
+        f"static const float {n}_w1[{h}][{nf}] = {{",
     ]
     src += [f"  {{ {fl(row)} }}," for row in w1]
     src += [
         "};",
-        f"static const float fm_scan_words_b1[{h}] = {{ {fl(b1)} }};",
-        f"static const float fm_scan_words_w2[{h}] = {{ {fl(w2[0])} }};",
-        f"static const float fm_scan_words_b2 = {num(b2[0])};",
-        "/* Running text under this probability of math; a word's ink is math",
-        " * evidence (a seed) from the second. */",
-        f"static const float fm_scan_words_threshold = {num(args.threshold)};",
-        f"static const float fm_scan_words_seed = {num(args.seed_threshold)};",
+        f"static const float {n}_b1[{h}] = {{ {fl(b1)} }};",
+        f"static const float {n}_w2[{h}] = {{ {fl(w2[0])} }};",
+        f"static const float {n}_b2 = {num(b2[0])};",
     ]
+    if args.context:
+        src += ["/* Running text under this probability of math (the second reading). */",
+                f"static const float fm_scan_context_threshold = {num(args.threshold)};"]
+    else:
+        src += [
+            "/* Running text under this probability of math; a word's ink is math",
+            " * evidence (a seed) from the second. */",
+            f"static const float fm_scan_words_threshold = {num(args.threshold)};",
+            f"static const float fm_scan_words_seed = {num(args.seed_threshold)};",
+        ]
     with open(args.header, "w") as fp:
         fp.write("\n".join(src) + "\n")
 
@@ -352,6 +386,8 @@ def main():
     d.add_argument("--cli", required=True)
     d.add_argument("--twins", nargs="+", required=True)
     d.add_argument("--out", required=True)
+    d.add_argument("--context", action="store_true",
+                   help="dump the second reading's inputs (FM_SCAN_CONTEXT) instead of the first's")
     t = sub.add_parser("train")
     t.add_argument("--features", nargs="+", required=True)
     t.add_argument("--hidden", type=int, default=16)
@@ -372,6 +408,9 @@ def main():
     t.add_argument("--words", choices=["all", "multi", "single"], default="all",
                    help="train on every word, on the words of more than one character that are "
                         "not a one-letter English word (multi), or on those (single)")
+    t.add_argument("--context", action="store_true",
+                   help="train the second reading (app/document/fm-scan-words-context.h) on "
+                        "dump --context folders")
     t.add_argument("--header", required=True)
     e = sub.add_parser("eval")
     e.add_argument("--features", nargs="+", required=True)
