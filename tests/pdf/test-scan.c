@@ -1626,6 +1626,31 @@ test_limits_lists (void)
   assert_inline_whole ("tests/fixtures/pdf/scan/cutlist-scan300.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* The second reading of the words (fm-scan-words-context.h) settles a
+ * word by its neighbours: "fall" read in the middle of k \in u - \|x\| -
+ * \Gamma at 0.43 (the first reading's) joins the formula's pieces on both
+ * sides (0.60), and "is.was" at 0.58 among sure prose is prose (0.43), no
+ * inline formula. Pages dev-2083-01 and dev-2083-00 of the development
+ * twins (make-truth seed 2083, scan seed 20830, 300 dpi, binarised;
+ * tests/fixtures/pdf/scan/README.md); on main 52d59d8 the formula was cut
+ * in two (IoU 0.35) and the prose word boxed. */
+static void
+test_context (void)
+{
+  static const double whole[][4] = {
+    { 57.2, 379.3, 127.0, 390.9 },   /* k \in u - \|x\| - \Gamma */
+  };
+  static const double prose[][4] = {
+    { 151.0, 109.0, 178.0, 116.0 },  /* "is.was" */
+  };
+  static const double beside[][4] = {
+    { 180.9, 110.2, 220.3, 118.8 },  /* t_1, \dots, t_n */
+  };
+  assert_inline_whole ("tests/fixtures/pdf/scan/context-join-scan300.pdf", whole, G_N_ELEMENTS (whole));
+  assert_prose_beside_inline ("tests/fixtures/pdf/scan/context-prose-scan300.pdf", prose, G_N_ELEMENTS (prose),
+                              beside, G_N_ELEMENTS (beside));
+}
+
 /* Two lines of prose between two displays that Tesseract's layout took
  * for a picture (a PT_PULLOUT_IMAGE block, returned as one blank word):
  * on main aa1b8be the block's ink became one display [67 175 298 276]
@@ -1741,6 +1766,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/word-space-pairs", test_word_space_pairs);
   g_test_add_func ("/pdf/scan/last-line", test_last_line);
   g_test_add_func ("/pdf/scan/flush-tight", test_flush_tight);
+  g_test_add_func ("/pdf/scan/context", test_context);
   g_test_add_func ("/pdf/scan/narrow-relations", test_narrow_relations);
   g_test_add_func ("/pdf/scan/uneven-bars", test_uneven_bars);
   g_test_add_func ("/pdf/scan/operand-pairs", test_operand_pairs);
