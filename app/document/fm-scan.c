@@ -1999,7 +1999,23 @@ word_context_features (GArray *words, guint i, const float *p1, double em, float
     }
 }
 
-/* The second reading of the words the first classified (word_context_features);
+/* The probability whose logit is the mean of p and q's. The second reading
+ * is averaged with the first, not put in its place: alone it took a
+ * fraction's numerator beside prose (fixture fraction-digits, 0.58 ->
+ * 0.35) and a display row read as one garbage word alone on its line
+ * (flush-tight, 0.86 -> 0.49) for prose, and trained for the average it
+ * learnt to undo it (docs/scanned.md, thirty-fourth round). */
+static float
+mean_logit (float p, float q)
+{
+  p = CLAMP (p, 1e-4f, 1 - 1e-4f);
+  q = CLAMP (q, 1e-4f, 1 - 1e-4f);
+  return 1.0f / (1.0f + expf (-0.5f * (logf (p / (1 - p)) + logf (q / (1 - q)))));
+}
+
+/* The second reading of the words the first classified (word_context_features)
+ * but the single letters (single: the first net's own words, whose
+ * neighbours are prose around a lone variable, x in "where x is");
  * FM_SCAN_CONTEXT=FILE appends every word's context inputs to FILE (the
  * training script's input), first_only keeps the first reading
  * (FM_SCAN_WORDS=first). */
@@ -2045,19 +2061,16 @@ classify_words_again (GArray *words, const gboolean *single, double em, double s
       Word *w = &g_array_index (words, Word, i);
       if (p1[i] < 0 || single[i])
         continue;
-      {
-        float p2 = word_net_probability (&context_net, f + (gsize) i * N_CONTEXT_FEATURES);
-        float q1 = CLAMP (p1[i], 1e-4f, 1 - 1e-4f), q2 = CLAMP (p2, 1e-4f, 1 - 1e-4f);
-        float z = 0.5f * logf (q1 / (1 - q1)) + 0.5f * logf (q2 / (1 - q2));
-        w->p_math = 1.0f / (1.0f + expf (-z));
-      }
+      w->p_math = mean_logit (p1[i],
+                              word_net_probability (&context_net, f + (gsize) i * N_CONTEXT_FEATURES));
       w->text = w->p_math < fm_scan_context_threshold;
     }
 }
 
 /* Classifies the words (numbers and citations keep the rules' verdict):
- * running text is what the model gives under its threshold. FM_SCAN_WORDS=rules
- * keeps the rules alone; FM_SCAN_FEATURES=FILE appends every word's
+ * running text is what the model gives under its threshold, then read again
+ * (classify_words_again). FM_SCAN_WORDS=rules keeps the rules alone,
+ * FM_SCAN_WORDS=first the first reading; FM_SCAN_FEATURES=FILE appends every word's
  * features to FILE (the training script's input). Returns whether the
  * model decided. */
 static gboolean
