@@ -1912,6 +1912,14 @@ context_logit (float p)
   return logf (p / (1 - p)) / 6.0f;
 }
 
+/* Word k's first reading as a context input; where the first reading
+ * made none, its rules' verdict (running text 0, math 1). */
+static float
+first_reading_logit (GArray *words, const float *p1, int k)
+{
+  return context_logit (p1[k] >= 0 ? p1[k] : (g_array_index (words, Word, k).text ? 0 : 1));
+}
+
 /* Word i's context inputs from p1, the first reading's probabilities (-1
  * where it made none: numbers, citations, empty words, whose rules'
  * verdict stands in). Its own reading, and for the two nearest words
@@ -1954,7 +1962,7 @@ word_context_features (GArray *words, guint i, const float *p1, double em, float
       if (o->b.x1 > w->b.x0 - 10 * em && o->b.x0 < w->b.x1 + 10 * em)
         {
           n_line++;
-          line_sum += context_logit (p1[k] >= 0 ? p1[k] : (o->text ? 0 : 1));
+          line_sum += first_reading_logit (words, p1, (int) k);
         }
       if ((o->b.x0 + o->b.x1) / 2 < mid)
         s = 0, g = MAX (0, w->b.x0 - o->b.x1);
@@ -1970,7 +1978,7 @@ word_context_features (GArray *words, guint i, const float *p1, double em, float
       else if (g < gap[s][1])
         gap[s][1] = g, side[s][1] = (int) k;
     }
-  f[0] = context_logit (p1[i] >= 0 ? p1[i] : (w->text ? 0 : 1));
+  f[0] = first_reading_logit (words, p1, (int) i);
   f[1] = word_blank (w);
   f[2] = w->conf / 100.0f;
   f[3] = g_utf8_strlen (w->utf8, -1) == 1;
@@ -1981,7 +1989,7 @@ word_context_features (GArray *words, guint i, const float *p1, double em, float
         float *q = f + 5 + 4 * (2 * s + n);
         const Word *o = side[s][n] >= 0 ? &g_array_index (words, Word, side[s][n]) : NULL;
         q[0] = o != NULL;
-        q[1] = o ? context_logit (p1[side[s][n]] >= 0 ? p1[side[s][n]] : (o->text ? 0 : 1)) : 0;
+        q[1] = o ? first_reading_logit (words, p1, side[s][n]) : 0;
         q[2] = o ? MIN (gap[s][n] / em, 4.0) : 4.0f;
         q[3] = o ? word_blank (o) : 0;
       }
@@ -1994,9 +2002,39 @@ word_context_features (GArray *words, guint i, const float *p1, double em, float
       float *q = f + 25 + 3 * s;
       const Word *o = stacked[s] >= 0 ? &g_array_index (words, Word, stacked[s]) : NULL;
       q[0] = o != NULL;
-      q[1] = o ? context_logit (p1[stacked[s]] >= 0 ? p1[stacked[s]] : (o->text ? 0 : 1)) : 0;
+      q[1] = o ? first_reading_logit (words, p1, stacked[s]) : 0;
       q[2] = stacked_gap[s] / em;
     }
+}
+
+/* Appends one line per word to the file at path (the training script's
+ * input, train-scan-words.py dump): page, box in points, the word's two
+ * fixed columns (fixed[2i], fixed[2i+1]), its n_in inputs, its text.
+ * Pages are analysed on several threads: one lock for the file. */
+static void
+dump_word_inputs (const char *path, GArray *words, const int *fixed, const float *f, int n_in, double scale,
+                  int page_index)
+{
+  static GMutex dump_lock;
+  FILE *fp;
+
+  g_mutex_lock (&dump_lock);
+  fp = fopen (path, "a");
+  if (fp)
+    {
+      for (guint i = 0; i < words->len; i++)
+        {
+          const Word *w = &g_array_index (words, Word, i);
+          g_autofree char *esc = g_strescape (w->utf8, NULL);
+          fprintf (fp, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d", page_index + 1, w->img.x0 / scale,
+                   w->img.y0 / scale, w->img.x1 / scale, w->img.y1 / scale, fixed[2 * i], fixed[2 * i + 1]);
+          for (int k = 0; k < n_in; k++)
+            fprintf (fp, "\t%.4g", f[(gsize) i * n_in + k]);
+          fprintf (fp, "\t%s\n", esc);
+        }
+      fclose (fp);
+    }
+  g_mutex_unlock (&dump_lock);
 }
 
 /* The probability whose logit is the mean of p and q's. The second reading
@@ -2023,7 +2061,6 @@ static void
 classify_words_again (GArray *words, const gboolean *single, double em, double scale, int page_index,
                       gboolean first_only)
 {
-  static GMutex dump_lock;
   const char *dump = g_getenv ("FM_SCAN_CONTEXT");
   g_autofree float *p1 = g_new (float, words->len + 1);
   g_autofree float *f = g_new (float, (gsize) words->len * N_CONTEXT_FEATURES + 1);
@@ -2034,25 +2071,14 @@ classify_words_again (GArray *words, const gboolean *single, double em, double s
     word_context_features (words, i, p1, em, f + (gsize) i * N_CONTEXT_FEATURES);
   if (dump && *dump)
     {
-      FILE *fp;
-      g_mutex_lock (&dump_lock);
-      fp = fopen (dump, "a");
-      if (fp)
+      g_autofree int *fixed = g_new (int, 2 * (gsize) words->len + 1);
+      for (guint i = 0; i < words->len; i++)
         {
-          for (guint i = 0; i < words->len; i++)
-            {
-              const Word *w = &g_array_index (words, Word, i);
-              g_autofree char *esc = g_strescape (w->utf8, NULL);
-              fprintf (fp, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d", page_index + 1, w->img.x0 / scale,
-                       w->img.y0 / scale, w->img.x1 / scale, w->img.y1 / scale, w->number || w->citation,
-                       p1[i] >= 0 && !single[i]);
-              for (int k = 0; k < N_CONTEXT_FEATURES; k++)
-                fprintf (fp, "\t%.4g", f[(gsize) i * N_CONTEXT_FEATURES + k]);
-              fprintf (fp, "\t%s\n", esc);
-            }
-          fclose (fp);
+          const Word *w = &g_array_index (words, Word, i);
+          fixed[2 * i] = w->number || w->citation;
+          fixed[2 * i + 1] = p1[i] >= 0 && !single[i];
         }
-      g_mutex_unlock (&dump_lock);
+      dump_word_inputs (dump, words, fixed, f, N_CONTEXT_FEATURES, scale, page_index);
     }
   if (first_only)
     return;
@@ -2076,7 +2102,6 @@ classify_words_again (GArray *words, const gboolean *single, double em, double s
 static gboolean
 classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, double scale, int page_index)
 {
-  static GMutex dump_lock;
   const char *dump = g_getenv ("FM_SCAN_FEATURES");
   const char *mode = g_getenv ("FM_SCAN_WORDS");
   gboolean use = !(mode && strcmp (mode, "rules") == 0);
@@ -2101,24 +2126,14 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
     word_features (words, i, comps, ink, em, page_conf, page_dict, f + (gsize) i * N_WORD_FEATURES);
   if (dump && *dump)
     {
-      FILE *fp;
-      g_mutex_lock (&dump_lock);
-      fp = fopen (dump, "a");
-      if (fp)
+      g_autofree int *fixed = g_new (int, 2 * (gsize) words->len + 1);
+      for (guint i = 0; i < words->len; i++)
         {
-          for (guint i = 0; i < words->len; i++)
-            {
-              const Word *w = &g_array_index (words, Word, i);
-              g_autofree char *esc = g_strescape (w->utf8, NULL);
-              fprintf (fp, "%d\t%.2f\t%.2f\t%.2f\t%.2f\t%d\t%d", page_index + 1, w->img.x0 / scale,
-                       w->img.y0 / scale, w->img.x1 / scale, w->img.y1 / scale, w->number, w->citation);
-              for (int k = 0; k < N_WORD_FEATURES; k++)
-                fprintf (fp, "\t%.4g", f[(gsize) i * N_WORD_FEATURES + k]);
-              fprintf (fp, "\t%s\n", esc);
-            }
-          fclose (fp);
+          const Word *w = &g_array_index (words, Word, i);
+          fixed[2 * i] = w->number;
+          fixed[2 * i + 1] = w->citation;
         }
-      g_mutex_unlock (&dump_lock);
+      dump_word_inputs (dump, words, fixed, f, N_WORD_FEATURES, scale, page_index);
     }
   if (!use)
     return FALSE;

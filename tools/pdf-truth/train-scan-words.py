@@ -119,53 +119,53 @@ def single_letter_word(feats):
     return feats[ONE_CHAR] > 0.5 or feats[ENGLISH_LETTER] > 0.5
 
 
+def load_rows(folders, row):
+    """Every dump (*.tsv) of the folders as (path, rows): row(cols) of each
+    line's tab-separated columns, the lines it returns None for left out;
+    files with no row left out."""
+    files = []
+    for folder in folders:
+        for path in sorted(glob.glob(os.path.join(folder, "*.tsv"))):
+            rows = [r for r in (row(line.rstrip("\n").split("\t")) for line in open(path, encoding="utf-8"))
+                    if r is not None]
+            if rows:
+                files.append((path, rows))
+    return files
+
+
 def load_context(folders):
     """The --context dumps: label, page, box, numbers-or-citation, whether the
     first reading classified the word, the inputs, the word, the share; the
     words the first reading classified alone (the second reads those)."""
-    files = []
-    for folder in folders:
-        for path in sorted(glob.glob(os.path.join(folder, "*.tsv"))):
-            rows = []
-            for line in open(path, encoding="utf-8"):
-                cols = line.rstrip("\n").split("\t")
-                label, fixed, classified = int(cols[0]), int(cols[6]), int(cols[7])
-                if label < 0 or fixed or not classified:
-                    continue
-                rows.append((label, [float(c) for c in cols[8:8 + N_CONTEXT]], float(cols[-1])))
-            if rows:
-                files.append((path, rows))
-    return files
+    def row(cols):
+        label, fixed, classified = int(cols[0]), int(cols[6]), int(cols[7])
+        if label < 0 or fixed or not classified:
+            return None
+        return (label, [float(c) for c in cols[8:8 + N_CONTEXT]], float(cols[-1]))
+    return load_rows(folders, row)
 
 
 def load(folders, words="all"):
-    files = []
-    for folder in folders:
-        for path in sorted(glob.glob(os.path.join(folder, "*.tsv"))):
-            rows = []
-            for line in open(path, encoding="utf-8"):
-                cols = line.rstrip("\n").split("\t")
-                label = int(cols[0])
-                number, citation = int(cols[6]), int(cols[7])
-                # label, the fixed columns, the inputs, the word, the share:
-                # dumps made before the 43rd input hold 42 inputs, before
-                # the 44th (the slant) 43, the missing ones 0; the text's
-                # input is computed here from the word either way.
-                n_in = len(cols) - 10
-                word = cols[8 + n_in]
-                share = float(cols[9 + n_in])
-                # fm-scan.c classifies neither numbers, citations nor empty words.
-                if label < 0 or number or citation or word == "":
-                    continue
-                feats = [float(c) for c in cols[8:8 + min(n_in, N_FEATURES)]]
-                feats += [0.0] * (N_FEATURES - len(feats))
-                feats[ENGLISH_LETTER] = english_letter_word(word)
-                if words != "all" and single_letter_word(feats) != (words == "single"):
-                    continue
-                rows.append((label, feats, share))
-            if rows:
-                files.append((path, rows))
-    return files
+    def row(cols):
+        label = int(cols[0])
+        number, citation = int(cols[6]), int(cols[7])
+        # label, the fixed columns, the inputs, the word, the share:
+        # dumps made before the 43rd input hold 42 inputs, before
+        # the 44th (the slant) 43, the missing ones 0; the text's
+        # input is computed here from the word either way.
+        n_in = len(cols) - 10
+        word = cols[8 + n_in]
+        share = float(cols[9 + n_in])
+        # fm-scan.c classifies neither numbers, citations nor empty words.
+        if label < 0 or number or citation or word == "":
+            return None
+        feats = [float(c) for c in cols[8:8 + min(n_in, N_FEATURES)]]
+        feats += [0.0] * (N_FEATURES - len(feats))
+        feats[ENGLISH_LETTER] = english_letter_word(word)
+        if words != "all" and single_letter_word(feats) != (words == "single"):
+            return None
+        return (label, feats, share)
+    return load_rows(folders, row)
 
 
 def train(args):
