@@ -16,6 +16,7 @@
 #include "fm-scan-words.h"
 #include "fm-scan-words-multi.h"
 #include "fm-scan-words-context.h"
+#include "fm-glyph-net.h"
 #endif
 
 /* Ink components smaller than this many square points are specks (scanner
@@ -1836,6 +1837,52 @@ word_features (GArray *words, guint i, GArray *comps, const PageInk *ink, double
   f[43] = word_slant (ink, &w->img, ink_y0, ink_y1);
 }
 
+/* A word's glyphs as the glyph net reads them (train-scan-glyphs.py):
+ * GLYPH_ROWS x GLYPH_COLS pixels at GLYPH_PX_PER_EM to the em, the box's
+ * middle at the middle row, its left edge a pixel in; ink 255, paper 0,
+ * the page's ink threshold at 128; what lies more than 0.15 em outside
+ * the box (the lines over and under, the next word) is paper. Each pixel
+ * is the mean of 3 x 3 samples of the page. */
+#define GLYPH_ROWS FM_GLYPH_NET_ROWS
+#define GLYPH_COLS FM_GLYPH_NET_COLS
+#define GLYPH_PX_PER_EM 12.0
+#define GLYPH_PIXELS (GLYPH_ROWS * GLYPH_COLS)
+
+/* Added to the final logit of a word the glyph net looked at. The weights
+ * (fm-scan-glyphs.h) are fitted to the words' accuracy, and there they make
+ * more words prose than before; a formula lost with a word costs the
+ * detector more than a prose word boxed. Development twins 2083-2087 at 300
+ * dpi, 15 sets, inline P/R: without the glyph net 0.767/0.782, with it
+ * 0.783/0.782 (shift 0), 0.779/0.800 (0.5 on both kinds of word),
+ * 0.781/0.790 and 0.771/0.798 (1 on the single letters or on the others
+ * alone); display within 0.003 (docs/scanned.md, thirty-fifth round). */
+#define GLYPH_RECALL_SHIFT 0.5f
+
+static void
+word_glyphs (const PageInk *ink, const Box *b, double em, guint8 *out)
+{
+  const FmGrayImage *img = ink->img;
+  double step = em / GLYPH_PX_PER_EM, margin = 0.15 * em;
+  double top = (b->y0 + b->y1) / 2 - GLYPH_ROWS / 2.0 * step, left = b->x0 - step;
+  double keep_x0 = MAX (0, b->x0 - margin), keep_x1 = MIN (img->width, b->x1 + margin);
+  double keep_y0 = MAX (0, b->y0 - margin), keep_y1 = MIN (img->height, b->y1 + margin);
+  double range = MAX (255 - ink->threshold, 16);
+
+  for (int r = 0; r < GLYPH_ROWS; r++)
+    for (int c = 0; c < GLYPH_COLS; c++)
+      {
+        double sum = 0;
+        for (int sy = 0; sy < 3; sy++)
+          for (int sx = 0; sx < 3; sx++)
+            {
+              double x = left + (c + (sx + 0.5) / 3) * step, y = top + (r + (sy + 0.5) / 3) * step;
+              if (x >= keep_x0 && x < keep_x1 && y >= keep_y0 && y < keep_y1)
+                sum += 255 - img->pixels[(gsize) (int) y * img->stride + (int) x];
+            }
+        out[r * GLYPH_COLS + c] = (guint8) CLAMP (sum / 9 / range * 128, 0, 255);
+      }
+}
+
 /* One of the word classifier's nets (a header train-scan-words.py wrote). */
 typedef struct
 {
@@ -2013,12 +2060,19 @@ word_context_features (GArray *words, guint i, const float *p1, double em, float
  * Pages are analysed on several threads: one lock for the file. */
 static void
 dump_word_inputs (const char *path, GArray *words, const int *fixed, const float *f, int n_in, double scale,
-                  int page_index)
+                  int page_index, const guint8 *glyphs, const char *glyphs_path)
 {
   static GMutex dump_lock;
   FILE *fp;
 
   g_mutex_lock (&dump_lock);
+  /* The glyphs in the inputs' order, under the same lock: a page's words
+   * are rows of both files, never interleaved with another page's. */
+  if (glyphs && glyphs_path && *glyphs_path && (fp = fopen (glyphs_path, "ab")))
+    {
+      fwrite (glyphs, GLYPH_PIXELS, words->len, fp);
+      fclose (fp);
+    }
   fp = fopen (path, "a");
   if (fp)
     {
@@ -2053,13 +2107,20 @@ mean_logit (float p, float q)
 
 /* The second reading of the words the first classified (word_context_features)
  * but the single letters (single: the first net's own words, whose
- * neighbours are prose around a lone variable, x in "where x is");
- * FM_SCAN_CONTEXT=FILE appends every word's context inputs to FILE (the
- * training script's input), first_only keeps the first reading
- * (FM_SCAN_WORDS=first). */
+ * neighbours are prose around a lone variable, x in "where x is"); then
+ * every word the first reading classified is looked at by the glyph net
+ * (fm-glyph-net.c), its logit weighed against the readings' by the
+ * weights train-scan-glyphs.py fitted on held-out twins. Why: Tesseract's
+ * reading loses what the pixels show - an italic k with a lowered 0 read
+ * "ko", mu read "Be", an italic a read as the article "a." - and the
+ * inputs from the reading cannot get it back (docs/scanned.md,
+ * thirty-fifth round). FM_SCAN_CONTEXT=FILE appends every word's context
+ * inputs to FILE and FM_SCAN_GLYPHS=FILE its glyph crop (word_glyphs) to
+ * FILE (the training scripts' inputs); first_only keeps the first reading
+ * (FM_SCAN_WORDS=first), glyphs_off the two readings (FM_SCAN_WORDS=words). */
 static void
-classify_words_again (GArray *words, const gboolean *single, double em, double scale, int page_index,
-                      gboolean first_only)
+classify_words_again (GArray *words, const gboolean *single, const guint8 *glyphs, double em, double scale,
+                      int page_index, gboolean first_only, gboolean glyphs_off)
 {
   const char *dump = g_getenv ("FM_SCAN_CONTEXT");
   g_autofree float *p1 = g_new (float, words->len + 1);
@@ -2078,7 +2139,8 @@ classify_words_again (GArray *words, const gboolean *single, double em, double s
           fixed[2 * i] = w->number || w->citation;
           fixed[2 * i + 1] = p1[i] >= 0 && !single[i];
         }
-      dump_word_inputs (dump, words, fixed, f, N_CONTEXT_FEATURES, scale, page_index);
+      dump_word_inputs (dump, words, fixed, f, N_CONTEXT_FEATURES, scale, page_index, glyphs,
+                        g_getenv ("FM_SCAN_GLYPHS"));
     }
   if (first_only)
     return;
@@ -2091,14 +2153,29 @@ classify_words_again (GArray *words, const gboolean *single, double em, double s
                               word_net_probability (&context_net, f + (gsize) i * N_CONTEXT_FEATURES));
       w->text = w->p_math < fm_scan_context_threshold;
     }
+  if (!glyphs_off)
+    for (guint i = 0; i < words->len; i++)
+      {
+        Word *w = &g_array_index (words, Word, i);
+        float a, b, c, p;
+        if (p1[i] < 0)
+          continue;
+        fm_glyph_net_weights (single[i], &a, &b, &c);
+        p = CLAMP (w->p_math, 1e-4f, 1 - 1e-4f);
+        p = 1.0f / (1.0f + expf (-(a * logf (p / (1 - p)) + b * fm_glyph_net_logit (glyphs + (gsize) i * GLYPH_PIXELS) +
+                                   c + GLYPH_RECALL_SHIFT)));
+        w->p_math = p;
+        w->text = p < 0.5f;
+      }
 }
 
 /* Classifies the words (numbers and citations keep the rules' verdict):
  * running text is what the model gives under its threshold, then read again
- * (classify_words_again). FM_SCAN_WORDS=rules keeps the rules alone,
- * FM_SCAN_WORDS=first the first reading; FM_SCAN_FEATURES=FILE appends every word's
- * features to FILE (the training script's input). Returns whether the
- * model decided. */
+ * (classify_words_again) and looked at (the glyph net). FM_SCAN_WORDS=rules
+ * keeps the rules alone, FM_SCAN_WORDS=first the first reading,
+ * FM_SCAN_WORDS=words both readings without the glyph net;
+ * FM_SCAN_FEATURES=FILE appends every word's features to FILE (the training
+ * script's input). Returns whether the model decided. */
 static gboolean
 classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, double scale, int page_index)
 {
@@ -2107,6 +2184,7 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
   gboolean use = !(mode && strcmp (mode, "rules") == 0);
   g_autofree float *f = g_new (float, (gsize) words->len * N_WORD_FEATURES + 1);
   g_autofree gboolean *single = g_new0 (gboolean, words->len + 1);
+  g_autofree guint8 *glyphs = NULL;
 
   G_STATIC_ASSERT (FM_SCAN_WORDS_N_FEATURES == N_WORD_FEATURES);
   G_STATIC_ASSERT (FM_SCAN_WORDS_MULTI_N_FEATURES == N_WORD_FEATURES);
@@ -2133,7 +2211,7 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
           fixed[2 * i] = w->number;
           fixed[2 * i + 1] = w->citation;
         }
-      dump_word_inputs (dump, words, fixed, f, N_WORD_FEATURES, scale, page_index);
+      dump_word_inputs (dump, words, fixed, f, N_WORD_FEATURES, scale, page_index, NULL, NULL);
     }
   if (!use)
     return FALSE;
@@ -2148,7 +2226,11 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
     }
   for (guint i = 0; i < words->len; i++)
     single[i] = word_for_single_net (f + (gsize) i * N_WORD_FEATURES);
-  classify_words_again (words, single, em, scale, page_index, mode && strcmp (mode, "first") == 0);
+  glyphs = g_new (guint8, (gsize) words->len * GLYPH_PIXELS + 1);
+  for (guint i = 0; i < words->len; i++)
+    word_glyphs (ink, &g_array_index (words, Word, i).img, em, glyphs + (gsize) i * GLYPH_PIXELS);
+  classify_words_again (words, single, glyphs, em, scale, page_index, mode && strcmp (mode, "first") == 0,
+                        mode && strcmp (mode, "words") == 0);
   return TRUE;
 }
 

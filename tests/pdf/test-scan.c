@@ -15,6 +15,7 @@
 #include "fm-document.h"
 #include "fm-render.h"
 #include "fm-scan.h"
+#include "fm-glyph-net.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
@@ -1719,10 +1720,27 @@ test_inflated_words (void)
   assert_inline_found ("tests/fixtures/pdf/scan/inflated-scan150.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* The glyph net's forward pass in C is the trained net's: on the check
+ * crop it gives the logit train-scan-glyphs.py computed with PyTorch (a
+ * weight layout slip, a pool or padding off by one changes it by far more
+ * than rounding). */
+static void
+test_glyph_net (void)
+{
+  guint8 crop[FM_GLYPH_NET_ROWS * FM_GLYPH_NET_COLS];
+  float z;
+
+  fm_glyph_net_check_crop (crop);
+  z = fm_glyph_net_logit (crop);
+  g_test_message ("glyph net on the check crop: %.6f, PyTorch %.6f", z, fm_glyph_net_check_logit ());
+  g_assert_cmpfloat_with_epsilon (z, fm_glyph_net_check_logit (), 1e-3 * MAX (1, fabs (z)));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/pdf/scan/glyph-net", test_glyph_net);
   g_test_add_func ("/pdf/scan/twins", test_twins);
   g_test_add_func ("/pdf/scan/words", test_words);
   g_test_add_func ("/pdf/scan/blank", test_blank);

@@ -84,6 +84,13 @@ def dump(args):
             # of the nets this CLI was built with.
             env = dict(os.environ, FM_SCAN_CONTEXT=raw, FM_SCAN_WORDS="first") if args.context else \
                 dict(os.environ, FM_SCAN_FEATURES=raw, FM_SCAN_WORDS="rules")
+            # --glyphs (with --context): each word's glyph crop, in the rows'
+            # order, into NAME.glyphs (train-scan-glyphs.py reads them).
+            glyphs = os.path.join(args.out, name + ".glyphs")
+            if args.glyphs:
+                if os.path.exists(glyphs):
+                    os.remove(glyphs)
+                env["FM_SCAN_GLYPHS"] = glyphs
             n_in = N_CONTEXT if args.context else N_FEATURES
             subprocess.run([args.cli, "pdf", pdf, "--detect-only", "--format", "json", "-q",
                             "-o", os.devnull], env=env, check=False)
@@ -92,6 +99,8 @@ def dump(args):
             for line in open(raw, encoding="utf-8", errors="replace"):
                 cols = line.rstrip("\n").split("\t")
                 if len(cols) < FIXED + n_in - 1:
+                    if args.glyphs:
+                        sys.exit(f"{raw}: a short row, the glyphs would not line up")
                     continue
                 page = int(cols[0])
                 box = [float(c) for c in cols[1:5]]
@@ -386,6 +395,8 @@ def main():
     d.add_argument("--cli", required=True)
     d.add_argument("--twins", nargs="+", required=True)
     d.add_argument("--out", required=True)
+    d.add_argument("--glyphs", action="store_true",
+                   help="with --context: each word's glyph crop into NAME.glyphs (train-scan-glyphs.py)")
     d.add_argument("--context", action="store_true",
                    help="dump the second reading's inputs (FM_SCAN_CONTEXT) instead of the first's")
     t = sub.add_parser("train")
