@@ -1856,7 +1856,24 @@ word_features (GArray *words, guint i, GArray *comps, const PageInk *ink, double
  * 0.783/0.782 (shift 0), 0.779/0.800 (0.5 on both kinds of word),
  * 0.781/0.790 and 0.771/0.798 (1 on the single letters or on the others
  * alone); display within 0.003 (docs/scanned.md, thirty-fifth round). */
-#define GLYPH_RECALL_SHIFT 0.5f
+#define GLYPH_RECALL_SHIFT 0.25f
+#define GLYPH_RECALL_SHIFT_SINGLE 0.5f
+
+/* Whether Tesseract read a letter in the word: the glyph net looks at
+ * those alone. Digits and signs are set upright in math as in prose, so
+ * the pixels of a word read without a letter tell the net nothing the
+ * reading does not, and where the reading was wrong they mislead it: a
+ * fraction read "2" (sigma over alpha, its script-size glyphs 4 pixels
+ * high in the crop, fixture fraction-stacked) went from math 0.55 to
+ * prose 0.36 as a digit of the prose. */
+static gboolean
+word_has_letter (const char *s)
+{
+  for (; *s; s = g_utf8_next_char (s))
+    if (g_unichar_isalpha (g_utf8_get_char (s)))
+      return TRUE;
+  return FALSE;
+}
 
 static void
 word_glyphs (const PageInk *ink, const Box *b, double em, guint8 *out)
@@ -2158,12 +2175,12 @@ classify_words_again (GArray *words, const gboolean *single, const guint8 *glyph
       {
         Word *w = &g_array_index (words, Word, i);
         float a, b, c, p;
-        if (p1[i] < 0)
+        if (p1[i] < 0 || !word_has_letter (w->utf8))
           continue;
         fm_glyph_net_weights (single[i], &a, &b, &c);
         p = CLAMP (w->p_math, 1e-4f, 1 - 1e-4f);
         p = 1.0f / (1.0f + expf (-(a * logf (p / (1 - p)) + b * fm_glyph_net_logit (glyphs + (gsize) i * GLYPH_PIXELS) +
-                                   c + GLYPH_RECALL_SHIFT)));
+                                   c + (single[i] ? GLYPH_RECALL_SHIFT_SINGLE : GLYPH_RECALL_SHIFT))));
         w->p_math = p;
         w->text = p < 0.5f;
       }
