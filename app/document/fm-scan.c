@@ -1848,12 +1848,14 @@ word_features (GArray *words, guint i, GArray *comps, const PageInk *ink, double
 #define GLYPH_PX_PER_EM 12.0
 #define GLYPH_PIXELS (GLYPH_ROWS * GLYPH_COLS)
 
-/* Added to the final logit of a word the glyph net looked at. The weights
- * (fm-scan-glyphs.h) are fitted to the words' accuracy, and there they make
- * more words prose than before; a formula lost with a word costs the
- * detector more than a prose word boxed. Development twins 2083-2087 at 300
- * dpi, 15 sets, inline P/R: without the glyph net 0.767/0.782, with it
- * 0.783/0.782 (shift 0), 0.779/0.800 (0.5 on both kinds of word),
+/* Added to the final logit of a word the glyph net looked at (the single
+ * letters', the others'). The weights (fm-scan-glyphs.h) are fitted to the
+ * words' accuracy, and there they make more words prose than before; a
+ * formula lost with a word costs the detector more than a prose word
+ * boxed. Development twins 2083-2087 at 300 dpi, 15 sets, inline P/R:
+ * without the glyph net 0.767/0.782, with it 0.783/0.782 (no shift),
+ * 0.781/0.793 (0.5 and 0.25, these), 0.779/0.800 (0.5 on both: it made
+ * the prose word "is.was" of fixture context-prose math, 0.43 -> 0.53),
  * 0.781/0.790 and 0.771/0.798 (1 on the single letters or on the others
  * alone); display within 0.003 (docs/scanned.md, thirty-fifth round). */
 #define GLYPH_RECALL_SHIFT 0.25f
