@@ -2110,6 +2110,14 @@ dump_word_inputs (const char *path, GArray *words, const int *fixed, const float
   g_mutex_unlock (&dump_lock);
 }
 
+/* A word's probability of math as a logit, p kept within 1e-4 of 0 and 1. */
+static float
+word_logit (float p)
+{
+  p = CLAMP (p, 1e-4f, 1 - 1e-4f);
+  return logf (p / (1 - p));
+}
+
 /* The probability whose logit is the mean of p and q's. The second reading
  * is averaged with the first, not put in its place: alone it took a
  * fraction's numerator beside prose (fixture fraction-digits, 0.58 ->
@@ -2119,9 +2127,7 @@ dump_word_inputs (const char *path, GArray *words, const int *fixed, const float
 static float
 mean_logit (float p, float q)
 {
-  p = CLAMP (p, 1e-4f, 1 - 1e-4f);
-  q = CLAMP (q, 1e-4f, 1 - 1e-4f);
-  return 1.0f / (1.0f + expf (-0.5f * (logf (p / (1 - p)) + logf (q / (1 - q)))));
+  return 1.0f / (1.0f + expf (-0.5f * (word_logit (p) + word_logit (q))));
 }
 
 /* The second reading of the words the first classified (word_context_features)
@@ -2138,9 +2144,10 @@ mean_logit (float p, float q)
  * FILE (the training scripts' inputs); first_only keeps the first reading
  * (FM_SCAN_WORDS=first), glyphs_off the two readings (FM_SCAN_WORDS=words). */
 static void
-classify_words_again (GArray *words, const gboolean *single, const guint8 *glyphs, double em, double scale,
+classify_words_again (GArray *words, const gboolean *single, const PageInk *ink, double em, double scale,
                       int page_index, gboolean first_only, gboolean glyphs_off)
 {
+  const char *glyphs_dump = g_getenv ("FM_SCAN_GLYPHS");
   const char *dump = g_getenv ("FM_SCAN_CONTEXT");
   g_autofree float *p1 = g_new (float, words->len + 1);
   g_autofree float *f = g_new (float, (gsize) words->len * N_CONTEXT_FEATURES + 1);
@@ -2158,8 +2165,16 @@ classify_words_again (GArray *words, const gboolean *single, const guint8 *glyph
           fixed[2 * i] = w->number || w->citation;
           fixed[2 * i + 1] = p1[i] >= 0 && !single[i];
         }
-      dump_word_inputs (dump, words, fixed, f, N_CONTEXT_FEATURES, scale, page_index, glyphs,
-                        g_getenv ("FM_SCAN_GLYPHS"));
+      /* Every word's crop for the dump; the net below crops only the
+       * words it looks at. */
+      g_autofree guint8 *glyphs = NULL;
+      if (glyphs_dump && *glyphs_dump)
+        {
+          glyphs = g_new (guint8, (gsize) words->len * GLYPH_PIXELS + 1);
+          for (guint i = 0; i < words->len; i++)
+            word_glyphs (ink, &g_array_index (words, Word, i).img, em, glyphs + (gsize) i * GLYPH_PIXELS);
+        }
+      dump_word_inputs (dump, words, fixed, f, N_CONTEXT_FEATURES, scale, page_index, glyphs, glyphs_dump);
     }
   if (first_only)
     return;
@@ -2176,13 +2191,14 @@ classify_words_again (GArray *words, const gboolean *single, const guint8 *glyph
     for (guint i = 0; i < words->len; i++)
       {
         Word *w = &g_array_index (words, Word, i);
+        guint8 glyphs[GLYPH_PIXELS];
         float a, b, c, p;
         if (p1[i] < 0 || !word_has_letter (w->utf8))
           continue;
         fm_glyph_net_weights (single[i], &a, &b, &c);
-        p = CLAMP (w->p_math, 1e-4f, 1 - 1e-4f);
-        p = 1.0f / (1.0f + expf (-(a * logf (p / (1 - p)) + b * fm_glyph_net_logit (glyphs + (gsize) i * GLYPH_PIXELS) +
-                                   c + (single[i] ? GLYPH_RECALL_SHIFT_SINGLE : GLYPH_RECALL_SHIFT))));
+        word_glyphs (ink, &w->img, em, glyphs);
+        p = 1.0f / (1.0f + expf (-(a * word_logit (w->p_math) + b * fm_glyph_net_logit (glyphs) + c +
+                                   (single[i] ? GLYPH_RECALL_SHIFT_SINGLE : GLYPH_RECALL_SHIFT))));
         w->p_math = p;
         w->text = p < 0.5f;
       }
@@ -2203,7 +2219,6 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
   gboolean use = !(mode && strcmp (mode, "rules") == 0);
   g_autofree float *f = g_new (float, (gsize) words->len * N_WORD_FEATURES + 1);
   g_autofree gboolean *single = g_new0 (gboolean, words->len + 1);
-  g_autofree guint8 *glyphs = NULL;
 
   G_STATIC_ASSERT (FM_SCAN_WORDS_N_FEATURES == N_WORD_FEATURES);
   G_STATIC_ASSERT (FM_SCAN_WORDS_MULTI_N_FEATURES == N_WORD_FEATURES);
@@ -2245,10 +2260,7 @@ classify_words (GArray *words, GArray *comps, const PageInk *ink, double em, dou
     }
   for (guint i = 0; i < words->len; i++)
     single[i] = word_for_single_net (f + (gsize) i * N_WORD_FEATURES);
-  glyphs = g_new (guint8, (gsize) words->len * GLYPH_PIXELS + 1);
-  for (guint i = 0; i < words->len; i++)
-    word_glyphs (ink, &g_array_index (words, Word, i).img, em, glyphs + (gsize) i * GLYPH_PIXELS);
-  classify_words_again (words, single, glyphs, em, scale, page_index, mode && strcmp (mode, "first") == 0,
+  classify_words_again (words, single, ink, em, scale, page_index, mode && strcmp (mode, "first") == 0,
                         mode && strcmp (mode, "words") == 0);
   return TRUE;
 }
