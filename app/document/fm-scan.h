@@ -42,6 +42,11 @@ gboolean    fm_scan_reads_like_citation (const char *s);
  * ("(19!", "17]", "[2"); not "(0," nor a whole "(3)". Public for the tests. */
 gboolean    fm_scan_reads_like_broken_bracket_number (const char *s);
 
+/* Whether a word reads as a function applied: a name of at most four
+ * letters or an operator name, then "(" and more ("f(x)", "O(nlogn)",
+ * "tan(40"); not a plural's "value(s)". Public for the tests. */
+gboolean    fm_scan_reads_function_application (const char *s);
+
 /* Whether words (n, left to right), a comma between each two, read as a
  * list of numbers in brackets that is no citation ("[0" "1]"). Public for
  * the tests. */

@@ -1002,6 +1002,21 @@ test_citation (void)
     g_assert_false (fm_scan_reads_like_citation (no[i]));
 }
 
+/* A name set against its opening parenthesis is a function applied,
+ * math however the nets read the word; a plural's "(s)", a longer word,
+ * a lone "(" and a parenthesis after a space or a digit are not. */
+static void
+test_function_application (void)
+{
+  static const char *yes[] = { "f(x)", "O(ntog", "tan(40", "span(T)", "det(k", "Ig(n)", "arcsin(x)", "F(U;)" };
+  static const char *no[] = { "value(s)", "line(es)", "function(x)", "f(", "(x)", "3(x)", "f", "", "e.g.(a)" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    g_assert_true (fm_scan_reads_function_application (yes[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    g_assert_false (fm_scan_reads_function_application (no[i]));
+}
+
 /* Digits with one bracket broken are a prose number; the first half of
  * an interval or a point, "(0,", is not, nor a whole "(3)"; the halves of
  * an interval read as a list stay math, a citation's do not. */
@@ -1763,6 +1778,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/prose-marks", test_prose_marks);
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
+  g_test_add_func ("/pdf/scan/function-application", test_function_application);
   g_test_add_func ("/pdf/scan/broken-bracket", test_broken_bracket);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
   g_test_add_func ("/pdf/scan/function-words", test_function_words);
