@@ -47,6 +47,11 @@ gboolean    fm_scan_reads_like_broken_bracket_number (const char *s);
  * "tan(40"); not a plural's "value(s)". Public for the tests. */
 gboolean    fm_scan_reads_function_application (const char *s);
 
+/* Whether a word reads as one lowercase letter but the words "a" and
+ * "i", a sentence's mark after it allowed ("m", "y."). Public for the
+ * tests. */
+gboolean    fm_scan_reads_lone_letter (const char *s);
+
 /* Whether words (n, left to right), a comma between each two, read as a
  * list of numbers in brackets that is no citation ("[0" "1]"). Public for
  * the tests. */

@@ -1017,6 +1017,19 @@ test_function_application (void)
     g_assert_false (fm_scan_reads_function_application (no[i]));
 }
 
+/* One lowercase letter is a variable, but the words "a" and "i". */
+static void
+test_lone_letter (void)
+{
+  static const char *yes[] = { "m", "y.", "x,", "b", "z:" };
+  static const char *no[] = { "a", "a.", "i", "I", "M", "xy", "x.,", "x)", "", "1" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    g_assert_true (fm_scan_reads_lone_letter (yes[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    g_assert_false (fm_scan_reads_lone_letter (no[i]));
+}
+
 /* Digits with one bracket broken are a prose number; the first half of
  * an interval or a point, "(0,", is not, nor a whole "(3)"; the halves of
  * an interval read as a list stay math, a citation's do not. */
@@ -1779,6 +1792,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pdf/scan/twocol-fraction", test_twocol_fraction);
   g_test_add_func ("/pdf/scan/citation", test_citation);
   g_test_add_func ("/pdf/scan/function-application", test_function_application);
+  g_test_add_func ("/pdf/scan/lone-letter", test_lone_letter);
   g_test_add_func ("/pdf/scan/broken-bracket", test_broken_bracket);
   g_test_add_func ("/pdf/scan/stroke-along", test_stroke_along);
   g_test_add_func ("/pdf/scan/function-words", test_function_words);
