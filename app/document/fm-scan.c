@@ -148,6 +148,13 @@ box_h (const Box *b)
   return b->y1 - b->y0;
 }
 
+/* Whether (x, y) lies in b, its edges included. */
+static gboolean
+box_holds (const Box *b, double x, double y)
+{
+  return x >= b->x0 && x <= b->x1 && y >= b->y0 && y <= b->y1;
+}
+
 static void
 box_union (Box *a, const Box *b)
 {
@@ -1226,6 +1233,14 @@ read_again_text (const GArray *words, guint first)
   return n_text >= 3 && 2 * n_text >= (int) (words->len - first);
 }
 
+/* Removes word i of words with its string. */
+static void
+words_remove (GArray *words, guint i)
+{
+  g_free (g_array_index (words, Word, i).utf8);
+  g_array_remove_index (words, i);
+}
+
 /* Keeps or drops b's reading again, words [first, len). Ink in a block
  * Tesseract took for a picture is read again too: a block over two lines
  * of prose between two displays (PT_PULLOUT_IMAGE on a JPEG'd page of the
@@ -1251,10 +1266,7 @@ read_again_keep (GArray *words, guint first, const Box *b, gboolean in_picture)
     {
       Word *w = &g_array_index (words, Word, i);
       if (word_blank (w) && box_share_inside (&w->img, b) >= 0.5)
-        {
-          g_free (w->utf8);
-          g_array_remove_index (words, i);
-        }
+        words_remove (words, i);
     }
 }
 
@@ -1271,10 +1283,7 @@ read_again_drop_read (GArray *words, guint first)
       for (guint k = 0; k < first && !read; k++)
         read = box_share_inside (&w->img, &g_array_index (words, Word, k).img) >= 0.5;
       if (read)
-        {
-          g_free (w->utf8);
-          g_array_remove_index (words, i);
-        }
+        words_remove (words, i);
     }
 }
 
@@ -1320,7 +1329,7 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
       for (guint k = 0; k < blocks->len && inside < 2; k++)
         {
           const ReadBlock *b = &g_array_index (blocks, ReadBlock, k);
-          if (mx >= b->box.x0 && mx <= b->box.x1 && my >= b->box.y0 && my <= b->box.y1)
+          if (box_holds (&b->box, mx, my))
             inside = b->picture ? 1 : 2;
         }
       if (inside == 2)
@@ -1329,10 +1338,7 @@ read_words (TessBaseAPI *api, const FmGrayImage *img, GArray *comps, double dpi,
            * block took and gave no words for. */
           gboolean covered = FALSE;
           for (guint k = 0; k < words->len && !covered; k++)
-            {
-              const Box *w = &g_array_index (words, Word, k).img;
-              covered = mx >= w->x0 && mx <= w->x1 && my >= w->y0 && my <= w->y1;
-            }
+            covered = box_holds (&g_array_index (words, Word, k).img, mx, my);
           if (covered)
             continue;
         }
@@ -1755,7 +1761,7 @@ word_ink (GArray *comps, const Box *b, double *y0, double *y1, double *max_h, In
     {
       const Box *c = &g_array_index (comps, Comp, i).img;
       double mx = (c->x0 + c->x1) / 2, my = (c->y0 + c->y1) / 2;
-      if (mx >= b->x0 && mx <= b->x1 && my >= b->y0 && my <= b->y1)
+      if (box_holds (b, mx, my))
         {
           *y0 = MIN (*y0, c->y0);
           *y1 = MAX (*y1, c->y1);
@@ -2298,18 +2304,22 @@ classify_words_again (GArray *words, const gboolean *single, const PageInk *ink,
         w->p_math = p;
         w->text = p < 0.5f;
       }
+  /* The readings no net overrules: a floor on the word's probability,
+   * over 0.5 (math) for both. */
   for (guint i = 0; i < words->len; i++)
     {
       Word *w = &g_array_index (words, Word, i);
-      if (p1[i] >= 0 && fm_scan_reads_function_application (w->utf8))
+      float floor_p = 0;
+      if (p1[i] < 0)
+        continue;
+      if (fm_scan_reads_function_application (w->utf8))
+        floor_p = FUNCTION_APPLICATION_P;
+      else if (w->conf >= LONE_LETTER_CONF && fm_scan_reads_lone_letter (w->utf8))
+        floor_p = LONE_LETTER_P;
+      if (floor_p > 0)
         {
-          w->p_math = MAX (w->p_math, FUNCTION_APPLICATION_P);
+          w->p_math = MAX (w->p_math, floor_p);
           w->text = FALSE;
-        }
-      else if (p1[i] >= 0 && w->conf >= LONE_LETTER_CONF && fm_scan_reads_lone_letter (w->utf8))
-        {
-          w->p_math = MAX (w->p_math, LONE_LETTER_P);
-          w->text = w->p_math < 0.5f;
         }
     }
 }
@@ -3339,7 +3349,7 @@ band_line_span (ScanPage *p, guint k, double *span_x0, double *span_x1)
       for (guint w = 0; w < p->words->len && !in_text; w++)
         {
           const Word *wd = &g_array_index (p->words, Word, w);
-          in_text = wd->text && mx >= wd->b.x0 && mx <= wd->b.x1 && my >= wd->b.y0 && my <= wd->b.y1;
+          in_text = wd->text && box_holds (&wd->b, mx, my);
         }
       if (!in_text)
         g_array_append_val (ink, c);
@@ -3877,7 +3887,7 @@ comp_place (ScanPage *p, Comp *c)
   for (guint k = 0; k < words->len; k++)
     {
       Word *w = &g_array_index (words, Word, k);
-      if (mx >= w->b.x0 && mx <= w->b.x1 && my >= w->b.y0 && my <= w->b.y1 &&
+      if (box_holds (&w->b, mx, my) &&
           (c->word < 0 || box_w (&w->b) * box_h (&w->b) <
                               box_w (&g_array_index (words, Word, c->word).b) *
                                 box_h (&g_array_index (words, Word, c->word).b)))

@@ -989,6 +989,19 @@ test_twocol_fraction (void)
     }
 }
 
+/* Asserts that reads takes every string of yes and none of no. */
+static void
+assert_reads (gboolean (*reads) (const char *), const char *const *yes, gsize n_yes, const char *const *no,
+              gsize n_no)
+{
+  for (gsize i = 0; i < n_yes; i++)
+    if (!reads (yes[i]))
+      g_error ("not taken: \"%s\"", yes[i]);
+  for (gsize i = 0; i < n_no; i++)
+    if (reads (no[i]))
+      g_error ("taken: \"%s\"", no[i]);
+}
+
 /* A citation is prose; a set or an interval in brackets is math. */
 static void
 test_citation (void)
@@ -996,10 +1009,7 @@ test_citation (void)
   static const char *yes[] = { "[12]", "[3,7].", "{13}.", "{10}:", "{10]:", "(4)", "[l2]", "[1-3]" };
   static const char *no[] = { "{0,1}", "{0,1}.", "{1,2}", "{1,2]", "[0,1]", "(0,1)", "[0]", "{}", "[a]", "x" };
 
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    g_assert_true (fm_scan_reads_like_citation (yes[i]));
-  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
-    g_assert_false (fm_scan_reads_like_citation (no[i]));
+  assert_reads (fm_scan_reads_like_citation, yes, G_N_ELEMENTS (yes), no, G_N_ELEMENTS (no));
 }
 
 /* A name set against its opening parenthesis is a function applied,
@@ -1011,10 +1021,7 @@ test_function_application (void)
   static const char *yes[] = { "f(x)", "O(ntog", "tan(40", "span(T)", "det(k", "Ig(n)", "arcsin(x)", "F(U;)" };
   static const char *no[] = { "value(s)", "line(es)", "function(x)", "f(", "(x)", "3(x)", "f", "", "e.g.(a)" };
 
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    g_assert_true (fm_scan_reads_function_application (yes[i]));
-  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
-    g_assert_false (fm_scan_reads_function_application (no[i]));
+  assert_reads (fm_scan_reads_function_application, yes, G_N_ELEMENTS (yes), no, G_N_ELEMENTS (no));
 }
 
 /* One lowercase letter is a variable, but the words "a" and "i". */
@@ -1024,10 +1031,7 @@ test_lone_letter (void)
   static const char *yes[] = { "m", "y.", "x,", "b", "z:" };
   static const char *no[] = { "a", "a.", "i", "I", "M", "xy", "x.,", "x)", "", "1" };
 
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    g_assert_true (fm_scan_reads_lone_letter (yes[i]));
-  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
-    g_assert_false (fm_scan_reads_lone_letter (no[i]));
+  assert_reads (fm_scan_reads_lone_letter, yes, G_N_ELEMENTS (yes), no, G_N_ELEMENTS (no));
 }
 
 /* Digits with one bracket broken are a prose number; the first half of
@@ -1046,10 +1050,7 @@ test_broken_bracket (void)
   static const char *one[] = { "[0,1]" };
   static const char *words[] = { "(0,", "x)" };
 
-  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    g_assert_true (fm_scan_reads_like_broken_bracket_number (yes[i]));
-  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
-    g_assert_false (fm_scan_reads_like_broken_bracket_number (no[i]));
+  assert_reads (fm_scan_reads_like_broken_bracket_number, yes, G_N_ELEMENTS (yes), no, G_N_ELEMENTS (no));
   g_assert_true (fm_scan_words_read_as_list (interval, 2));
   g_assert_true (fm_scan_words_read_as_list (interval_stop, 2));
   g_assert_true (fm_scan_words_read_as_list (point, 3));
