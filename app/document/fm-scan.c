@@ -16,6 +16,7 @@
 #include "fm-scan-words.h"
 #include "fm-scan-words-multi.h"
 #include "fm-scan-words-context.h"
+#include "fm-scan-gaps.h"
 #include "fm-glyph-net.h"
 #endif
 
@@ -5187,6 +5188,157 @@ debug_comps (void)
   return wanted == 2;
 }
 
+/* Whether FM_SCAN_GAP_FEATURES asks for every word-space gap's inputs
+ * (tools/pdf-truth/train-scan-gaps.py dump), read once per process. */
+static gboolean
+dump_gap_features (void)
+{
+  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+
+  if (g_once_init_enter (&wanted))
+    g_once_init_leave (&wanted, g_getenv ("FM_SCAN_GAP_FEATURES") != NULL ? 2 : 1);
+  return wanted == 2;
+}
+
+/* The most math of the words at run r's edge (run_edge_words), -1 for
+ * none read there; 0.5 for a word the classifier did not judge. */
+static double
+run_edge_math (const ScanPage *p, const int *idx, const PieceRun *r, gboolean right)
+{
+  int set[4], n_set;
+  double most = -1;
+
+  if (!run_edge_words (p, idx, r, right, set, &n_set))
+    return -1;
+  for (int i = 0; i < n_set; i++)
+    {
+      const Word *w = &g_array_index (p->words, Word, set[i]);
+      most = MAX (most, w->p_math >= 0 ? w->p_math : 0.5);
+    }
+  return most;
+}
+
+/* The gap net (fm-scan-gaps.h, tools/pdf-truth/train-scan-gaps.py): whether
+ * a gap of 0.12 em or more between two runs of ink in a group on a line of
+ * prose parts two formulas, from the gap against the line's word space, the
+ * runs' shapes, what Tesseract read there and the rules' answers as inputs.
+ * Why: the rules (the gap's bounds, operator shapes, Tesseract's word
+ * break, limits) each settled a class, and on the development twins
+ * (2083-2087, 300 dpi) they still cut inside one formula at 75 of 6871 gaps
+ * and missed 102 of 168 gaps between two formulas; the net trained on the
+ * twins of training seeds 4070-4128 cut 30 and missed 91 of them. It
+ * overrules the rules only when sure: a cut the rules make stands unless
+ * the net puts it under GAP_NET_KEEP_RULES_CUT, a cut they do not make
+ * needs GAP_NET_NEW_CUT. At 0.5 both ways the development twins' inline
+ * P/R was 0.800/0.809 (main 0.780/0.796) but two classes the probes had
+ * settled broke: "m_1, \dots, m_n" then "\|n\|" a word space on, the bars
+ * read unevenly (the net 0.31), and "x_1^2 + x_2^2" at 150 dpi cut at its
+ * plus (0.61); with the two bounds 0.792/0.803 and both classes kept
+ * (docs/scanned.md, thirty-seventh round). */
+#define N_GAP_FEATURES 40
+#define GAP_NET_KEEP_RULES_CUT 0.25f
+#define GAP_NET_NEW_CUT 0.7f
+G_STATIC_ASSERT (FM_SCAN_GAPS_N_FEATURES == N_GAP_FEATURES);
+static const WordNet gap_net = WORD_NET (fm_scan_gaps, FM_SCAN_GAPS);
+
+/* Whether FM_SCAN_GAPS=rules asks for the rules' cuts alone (the gap net
+ * off: the training dumps and the comparison), read once per process. */
+static gboolean
+gaps_by_rules (void)
+{
+  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+
+  if (g_once_init_enter (&wanted))
+    g_once_init_leave (&wanted, g_strcmp0 (g_getenv ("FM_SCAN_GAPS"), "rules") == 0 ? 2 : 1);
+  return wanted == 2;
+}
+
+/* The inputs of the word-space gap between runs k - 1 and k of n (gaps
+ * g[], em) for the gap net: the gap against the line's word space, the
+ * two runs' shapes and what Tesseract read of them, and the rules'
+ * answers (operator shapes, word break, limits) as inputs. */
+static void
+gap_features (const ScanPage *p, const int *idx, int n, const PieceRun *runs, const RunReading *readings,
+              const double *g, int k, int nr, double ws, int band, float *f)
+{
+  const PieceRun *a = &runs[k - 1], *b = &runs[k];
+  const Band *bd = &g_array_index (p->bands, Band, band);
+  double em = p->em;
+  int la[4], lb[4], na = 0, nb = 0, i = 0;
+  gboolean ha = run_edge_words (p, idx, a, TRUE, la, &na), hb = run_edge_words (p, idx, b, FALSE, lb, &nb);
+  const char *wa = ha ? g_array_index (p->words, Word, la[0]).utf8 : "";
+  const char *wb = hb ? g_array_index (p->words, Word, lb[0]).utf8 : "";
+  gboolean same = FALSE;
+
+  for (int x = 0; x < na; x++)
+    for (int y = 0; y < nb; y++)
+      same |= la[x] == lb[y];
+  f[i++] = g[k - 1];
+  f[i++] = ws / em;
+  f[i++] = g[k - 1] * em / (ws > 0 ? ws : 0.3 * em);
+  f[i++] = k >= 2 ? MIN (g[k - 2], 2.0) : 2.0;
+  f[i++] = k + 1 < nr ? MIN (g[k], 2.0) : 2.0;
+  f[i++] = MIN ((a->x1 - a->x0) / em, 4.0);
+  f[i++] = (a->y1 - a->y0) / em;
+  f[i++] = MIN ((b->x1 - b->x0) / em, 4.0);
+  f[i++] = (b->y1 - b->y0) / em;
+  f[i++] = logf (a->n);
+  f[i++] = logf (b->n);
+  f[i++] = run_flat_operator (a, em);
+  f[i++] = run_flat_operator (b, em);
+  f[i++] = run_operator_like (runs, k - 1, nr, g, em);
+  f[i++] = run_operator_like (runs, k, nr, g, em);
+  f[i++] = run_operand (p, idx, runs, readings, k - 1, nr);
+  f[i++] = run_operand (p, idx, runs, readings, k, nr);
+  f[i++] = readings[k - 1].op;
+  f[i++] = readings[k].op;
+  f[i++] = runs_word_break (p, idx, runs, readings, k, nr);
+  f[i++] = pieces_limits_before (p, idx, n, a->x1);
+  f[i++] = run_scripted (p, idx, a);
+  f[i++] = run_scripted (p, idx, b);
+  f[i++] = run_edge_delimiter (p, idx, runs, k - 1, nr, -1);
+  f[i++] = run_edge_delimiter (p, idx, runs, k, nr, 1);
+  f[i++] = (a->y0 - bd->top) / em;
+  f[i++] = (a->y1 - bd->bottom) / em;
+  f[i++] = (b->y0 - bd->top) / em;
+  f[i++] = (b->y1 - bd->bottom) / em;
+  f[i++] = run_edge_math (p, idx, a, TRUE);
+  f[i++] = run_edge_math (p, idx, b, FALSE);
+  f[i++] = same;
+  f[i++] = ha && (g_str_has_suffix (wa, ",") || g_str_has_suffix (wa, ";"));
+  f[i++] = ha && bracket_balance (wa) > 0;
+  f[i++] = hb && bracket_balance (wb) < 0;
+  f[i++] = ha && word_operator_at (wa, TRUE, FALSE);
+  f[i++] = hb && word_operator_at (wb, FALSE, FALSE);
+  f[i++] = ha && reads_operator_name (wa);
+  f[i++] = k == 1;
+  f[i++] = k == nr - 1;
+  g_assert (i == N_GAP_FEATURES);
+}
+
+/* The gap's inputs, the two runs' boxes on the page (pt) first, onto
+ * stderr for tools/pdf-truth/train-scan-gaps.py. */
+static void
+gap_features_print (const ScanPage *p, const PieceRun *a, const PieceRun *b, gboolean rules_cut, const float *f)
+{
+  GString *line = g_string_new ("gapf");
+  const PieceRun *run[2] = { a, b };
+
+  g_string_append_printf (line, " %d", p->page_index + 1);
+  for (int s = 0; s < 2; s++)
+    {
+      Box box = { run[s]->x0, run[s]->y0, run[s]->x1, run[s]->y1 };
+      box = box_turn (&box, p->skew, p->cx, p->cy);
+      g_string_append_printf (line, " %.2f %.2f %.2f %.2f", box.x0 / p->scale, box.y0 / p->scale,
+                              box.x1 / p->scale, box.y1 / p->scale);
+    }
+  g_string_append_printf (line, " %d", rules_cut);
+  for (int i = 0; i < N_GAP_FEATURES; i++)
+    g_string_append_printf (line, " %.4g", f[i]);
+  g_printerr ("%s\n", line->str);
+  g_string_free (line, TRUE);
+}
+
 /* Cuts one group (its pieces idx[0..n), sorted by x) at word spaces. */
 static void
 group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
@@ -5229,6 +5381,7 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
   for (int k = 0; k < nr; k++)
     {
       const char *why = NULL;
+      float p_cut = -1;
       if (k > 0)
         why = g[k - 1] * em < min_gap || g[k - 1] * em > max_gap ? "gap"
               : run_operator_like (runs, k - 1, nr, g, em) && !run_operand (p, idx, runs, readings, k - 1, nr) ? "left operator-shaped"
@@ -5237,15 +5390,29 @@ group_split_word_spaces (ScanPage *p, int *parent, int *idx, int n, int band)
               : pieces_limits_before (p, idx, n, runs[k - 1].x1)  ? "limits"
                                                                   : NULL;
       cut[k] = k > 0 && why == NULL;
+      if (k > 0 && (dump_gap_features () || !gaps_by_rules ()))
+        {
+          float f[N_GAP_FEATURES];
+          gboolean rules_cut = cut[k];
+          gap_features (p, idx, n, runs, readings, g, k, nr, ws, band, f);
+          if (dump_gap_features ())
+            gap_features_print (p, &runs[k - 1], &runs[k], rules_cut, f);
+          if (!gaps_by_rules ())
+            {
+              p_cut = word_net_probability (&gap_net, f);
+              cut[k] = p_cut >= (rules_cut ? GAP_NET_KEEP_RULES_CUT : GAP_NET_NEW_CUT);
+              why = cut[k] ? NULL : "gap net";
+            }
+        }
       if (k > 0 && g[k - 1] >= 0.15 && debug_comps ())
         {
           int la[4], lb[4], na = 0, nb = 0;
           gboolean ha = run_edge_words (p, idx, &runs[k - 1], TRUE, la, &na);
           gboolean hb = run_edge_words (p, idx, &runs[k], FALSE, lb, &nb);
-          g_printerr ("  word space? band %d y %.0f x %.0f gap %.2f em (%.2f-%.2f) \"%s\" | \"%s\" %s (runs \"%s\" %.2fx%.2f | \"%s\" %.2fx%.2f em)\n",
+          g_printerr ("  word space? band %d y %.0f x %.0f gap %.2f em (%.2f-%.2f) \"%s\" | \"%s\" %s %.2f (runs \"%s\" %.2fx%.2f | \"%s\" %.2fx%.2f em)\n",
                       band, (runs[k - 1].y0 + runs[k - 1].y1) / 2, runs[k - 1].x1, g[k - 1], min_gap / em, max_gap / em,
                       ha ? g_array_index (p->words, Word, la[0]).utf8 : "-", hb ? g_array_index (p->words, Word, lb[0]).utf8 : "-",
-                      cut[k] ? "cut" : why, readings[k - 1].text, (runs[k - 1].x1 - runs[k - 1].x0) / em,
+                      cut[k] ? "cut" : why, p_cut, readings[k - 1].text, (runs[k - 1].x1 - runs[k - 1].x0) / em,
                       (runs[k - 1].y1 - runs[k - 1].y0) / em, readings[k].text, (runs[k].x1 - runs[k].x0) / em,
                       (runs[k].y1 - runs[k].y0) / em);
         }
