@@ -1749,6 +1749,23 @@ test_inflated_words (void)
   assert_inline_found ("tests/fixtures/pdf/scan/inflated-scan150.pdf", truth, G_N_ELEMENTS (truth));
 }
 
+/* Two inline formulas a word space apart that the rules kept as one box
+ * are cut apart by the gap net (fm-scan.c, gap_features): "k \neq
+ * \lambda" then "\sum_{i=1}^{n} \|b\|", the sum's sign read as a relation
+ * between alike gaps (main a8952b7, `FM_SCAN_GAPS=rules`: one box over
+ * both). Page gapnet-scan300: rows 300-620 pt of probe twin probe-3960-03
+ * (make-truth seed 3960, scan seed 39600, 300 dpi,
+ * binary+lowres0.52+shade35+light; tests/fixtures/pdf/scan/README.md). */
+static void
+test_gap_net (void)
+{
+  static const double truth[][4] = {
+    { 459.7, 157.0, 482.9, 166.1 },   /* k \neq \lambda          */
+    { 487.2, 155.3, 525.8, 167.1 },   /* \sum_{i=1}^{n} \|b\|   */
+  };
+  assert_inline_found ("tests/fixtures/pdf/scan/gapnet-scan300.pdf", truth, G_N_ELEMENTS (truth));
+}
+
 /* The glyph net's forward pass in C is the trained net's: on the check
  * crop it gives the logit train-scan-glyphs.py computed with PyTorch (a
  * weight layout slip, a pool or padding off by one changes it by far more
@@ -1770,6 +1787,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pdf/scan/glyph-net", test_glyph_net);
+  g_test_add_func ("/pdf/scan/gap-net", test_gap_net);
   g_test_add_func ("/pdf/scan/twins", test_twins);
   g_test_add_func ("/pdf/scan/words", test_words);
   g_test_add_func ("/pdf/scan/blank", test_blank);
