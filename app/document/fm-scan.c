@@ -5313,7 +5313,8 @@ gap_features (const ScanPage *p, const int *idx, int n, const PieceRun *runs, co
   f[i++] = ha && reads_operator_name (wa);
   f[i++] = k == 1;
   f[i++] = k == nr - 1;
-  g_assert (i == N_GAP_FEATURES);
+  /* a slip here feeds the net shifted inputs: loud in the tests, no abort */
+  g_warn_if_fail (i == N_GAP_FEATURES);
 }
 
 /* The gap's inputs, the two runs' boxes on the page (pt) first, onto
