@@ -4481,10 +4481,19 @@ page_lone_rules (ScanPage *p)
 }
 
 /* Whether two pieces of non-text ink are one formula's. */
+static double band_word_space (const ScanPage *p, int k);
+
+/* Whether piece c is in a word read as an equation number. */
 static gboolean
-comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean lone_b)
+comp_in_number (const ScanPage *p, const Comp *c)
 {
-  double gx, gy, em = p->em;
+  return c->word >= 0 && g_array_index (p->words, Word, c->word).number;
+}
+
+static gboolean
+comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean lone_b, const double *band_ws)
+{
+  double gx, gy, em = p->em, reach = 1.3 * em;
   gboolean rule, side;
 
   /* Ink on two different text lines is never one formula: two
@@ -4512,7 +4521,18 @@ comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean
           off->near_d < band_gap (bd, my))
         return FALSE;
     }
-  side = gx < 1.3 * em && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
+  /* A light copy loses the thin strokes of a relation or an operator
+   * (\le, \subset, \cdot down to a few pixels), and its operands stand
+   * the symbol's width and both its spaces apart, 1.3-1.6 em ("4 \le
+   * \gamma", "t^{-1} \le z" as two groups, development twins 2083,
+   * binary+light). On a line of prose with an ordinary word space (under
+   * half an em: not a line TeX stretched, whose wide spaces part two
+   * formulas) two pieces of that line join that far too; an equation
+   * number's never. */
+  if (a->band >= 0 && a->band == b->band && band_ws[a->band] > 0 && band_ws[a->band] < 0.5 * em &&
+      !comp_in_number (p, a) && !comp_in_number (p, b))
+    reach = 1.6 * em;
+  side = gx < reach && gy < -0.2 * MIN (box_h (&a->b), box_h (&b->b));
   if ((lone_a || lone_b) && gx < 0)
     return FALSE;
   /* Side by side over more than a thin space only with no running
@@ -4595,6 +4615,7 @@ page_join_ink (ScanPage *p)
 {
   int *parent = g_new (int, p->n_comps + 1);
   g_autofree gboolean *lone_rule = NULL;
+  g_autofree double *band_ws = NULL;
 
   g_autofree int *line = g_new (int, p->n_comps + 1);
   g_autofree double *tallest = g_new (double, p->n_comps + 1);
@@ -4608,6 +4629,9 @@ page_join_ink (ScanPage *p)
       tallest[i] = c->band >= 0 ? box_h (&c->b) : 0;
     }
   lone_rule = page_lone_rules (p);
+  band_ws = g_new0 (double, p->bands->len + 1);
+  for (guint k = 0; k < p->bands->len; k++)
+    band_ws[k] = band_word_space (p, (int) k);
   for (int i = 0; i < p->n_comps; i++)
     {
       Comp *a = &g_array_index (p->comps, Comp, i);
@@ -4619,7 +4643,7 @@ page_join_ink (ScanPage *p)
           Comp *b = &g_array_index (p->comps, Comp, j);
           JoinPair pair = { i, j, MAX (MAX (a->b.x0, b->b.x0) - MIN (a->b.x1, b->b.x1),
                                        MAX (a->b.y0, b->b.y0) - MIN (a->b.y1, b->b.y1)) };
-          if (!b->text && comps_join (p, a, b, lone_rule[i], lone_rule[j]))
+          if (!b->text && comps_join (p, a, b, lone_rule[i], lone_rule[j], band_ws))
             g_array_append_val (pairs, pair);
         }
     }
