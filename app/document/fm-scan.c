@@ -4480,7 +4480,6 @@ page_lone_rules (ScanPage *p)
   return lone_rule;
 }
 
-/* Whether two pieces of non-text ink are one formula's. */
 static double band_word_space (const ScanPage *p, int k);
 
 /* Whether piece c is in a word read as an equation number. */
@@ -4490,6 +4489,8 @@ comp_in_number (const ScanPage *p, const Comp *c)
   return c->word >= 0 && g_array_index (p->words, Word, c->word).number;
 }
 
+/* Whether two pieces of non-text ink are one formula's (band_ws: each
+ * text line's word space, band_word_space). */
 static gboolean
 comps_join (ScanPage *p, const Comp *a, const Comp *b, gboolean lone_a, gboolean lone_b, const double *band_ws)
 {
