@@ -5200,6 +5200,21 @@ cmp_comp_x (const void *a, const void *b, gpointer data)
   return c->b.x0 < d->b.x0 ? -1 : c->b.x0 > d->b.x0;
 }
 
+/* Whether environment variable name is set (to value, when not NULL),
+ * read once per process into *state (0 not read yet, 1 no, 2 yes): the
+ * switches below are asked per gap of the word-space loop, where a
+ * getenv each time was a scan of the environment in a hot loop. */
+static gboolean
+env_switch (gsize *state, const char *name, const char *value)
+{
+  if (g_once_init_enter (state))
+    {
+      const char *set = g_getenv (name);
+      g_once_init_leave (state, set != NULL && (value == NULL || strcmp (set, value) == 0) ? 2 : 1);
+    }
+  return *state == 2;
+}
+
 /* Whether FM_DETECT_DEBUG=comps asks for every piece and word-space gap:
  * read once per process, not per gap of the word-space loop, where a
  * getenv per gap was a scan of the environment in a hot loop (review of
@@ -5207,11 +5222,9 @@ cmp_comp_x (const void *a, const void *b, gpointer data)
 static gboolean
 debug_comps (void)
 {
-  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+  static gsize state = 0;
 
-  if (g_once_init_enter (&wanted))
-    g_once_init_leave (&wanted, g_strcmp0 (g_getenv ("FM_DETECT_DEBUG"), "comps") == 0 ? 2 : 1);
-  return wanted == 2;
+  return env_switch (&state, "FM_DETECT_DEBUG", "comps");
 }
 
 /* Whether FM_SCAN_GAP_FEATURES asks for every word-space gap's inputs
@@ -5219,11 +5232,9 @@ debug_comps (void)
 static gboolean
 dump_gap_features (void)
 {
-  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+  static gsize state = 0;
 
-  if (g_once_init_enter (&wanted))
-    g_once_init_leave (&wanted, g_getenv ("FM_SCAN_GAP_FEATURES") != NULL ? 2 : 1);
-  return wanted == 2;
+  return env_switch (&state, "FM_SCAN_GAP_FEATURES", NULL);
 }
 
 /* The most math of the words at run r's edge (run_edge_words), -1 for
@@ -5272,11 +5283,9 @@ static const WordNet gap_net = WORD_NET (fm_scan_gaps, FM_SCAN_GAPS);
 static gboolean
 gaps_by_rules (void)
 {
-  static gsize wanted = 0; /* 0 not read yet, 1 no, 2 yes */
+  static gsize state = 0;
 
-  if (g_once_init_enter (&wanted))
-    g_once_init_leave (&wanted, g_strcmp0 (g_getenv ("FM_SCAN_GAPS"), "rules") == 0 ? 2 : 1);
-  return wanted == 2;
+  return env_switch (&state, "FM_SCAN_GAPS", "rules");
 }
 
 /* The inputs of the word-space gap between runs k - 1 and k of n (gaps
